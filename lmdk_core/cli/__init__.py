@@ -1,0 +1,109 @@
+"""The ``lmdk`` command line (contract in DESIGN.md).
+
+Each group of sub-commands lives in its own module exposing ``register(subparsers)``;
+every sub-command's handler takes the parsed arguments and returns an exit status.
+Bad input of any kind ends with exit status 2 and one line on stderr, never a
+traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+import numpy as np
+
+from lmdk_core import __version__
+from lmdk_core.validation import InputError
+
+__all__ = ["main", "build_parser", "emit_json"]
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports usage errors as one line (raised, then printed by main)."""
+
+    def error(self, message: str):  # noqa: D401 - argparse API
+        raise InputError(f"{message} (see: {self.prog} --help)")
+
+
+def _jsonable(obj):
+    if isinstance(obj, np.ndarray):
+        return [_jsonable(x) for x in obj.tolist()]
+    if isinstance(obj, (np.floating, float)):
+        x = float(obj)
+        return x if np.isfinite(x) else None
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.bool_):
+        return bool(obj)
+    if isinstance(obj, dict):
+        return {k: _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(x) for x in obj]
+    return obj
+
+
+def emit_json(obj: dict) -> None:
+    """Print one JSON object on stdout (NaN/inf become null)."""
+    print(json.dumps(_jsonable(obj), allow_nan=False))
+
+
+def _explore(args: argparse.Namespace) -> int:
+    import subprocess
+    from pathlib import Path
+
+    app = Path(__file__).resolve().parents[2] / "app.py"
+    if not app.exists():
+        raise InputError(f"the app is not found at {app}; run lmdk explore from a source checkout")
+    cmd = [sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(args.port)]
+    if args.headless:
+        cmd += ["--server.headless", "true"]
+    return subprocess.call(cmd)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full ``lmdk`` parser with every sub-command registered."""
+    from lmdk_core.cli import release_commands
+
+    groups = [release_commands]
+    parser = _Parser(prog="lmdk", description="Landmark Privacy Explorer command line.")
+    parser.add_argument("--version", action="version", version=f"lmdk {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for group in groups:
+        group.register(sub)
+    p = sub.add_parser("explore", help="launch the Streamlit explorer")
+    p.add_argument("--port", type=int, default=8501)
+    p.add_argument("--headless", action="store_true", help="do not open a browser")
+    p.set_defaults(handler=_explore)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``lmdk`` console script."""
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if not getattr(args, "handler", None):
+            parser.print_help(sys.stderr)
+            return 2
+        return int(args.handler(args) or 0)
+    except InputError as exc:
+        print(f"lmdk: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"lmdk: error: {exc.strerror or exc} ({exc.filename or ''})".rstrip(" ()"),
+              file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("lmdk: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a bug: still one line, never a traceback
+        print(f"lmdk: error: unexpected {type(exc).__name__}: {exc}".splitlines()[0],
+              file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Loading and validating user data (series CSV, track CSV/GPX) and built-in demo data."""

@@ -1,0 +1,75 @@
+"""Randomized response (Warner, JASA 1965), k-ary form (Kairouz, Oh, Viswanath 2014).
+
+Each categorical value in ``0..k-1`` is reported truthfully with probability
+``p = e^ε/(e^ε + k - 1)`` and otherwise replaced by one of the other ``k - 1``
+categories uniformly (each with ``q = 1/(e^ε + k - 1)``); ``p/q = e^ε`` so every
+report is ε-DP. The unbiased estimate of the true proportion of category j from the
+observed proportion λ_j is ``(λ_j - q)/(p - q)``. Expected error of one report: it is
+wrong with probability ``1 - p``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from lmdk_core.validation import InputError, as_generator, check_epsilon, check_epsilon_array
+
+
+class RandomizedResponse:
+    """k-ary randomized response (``categories = 2`` is Warner's coin-flip survey)."""
+
+    name = "randomized_response"
+    label = "Randomized response"
+
+    def __init__(self, categories: int = 2) -> None:
+        if not isinstance(categories, (int, np.integer)) or categories < 2:
+            raise InputError(f"randomized response needs at least 2 categories, got {categories!r}")
+        self.categories = int(categories)
+
+    def truth_probability(self, epsilon: ArrayLike) -> np.ndarray:
+        """``p = e^ε/(e^ε + k - 1)``."""
+        e = np.exp(check_epsilon_array(epsilon))
+        return e / (e + self.categories - 1)
+
+    def _values(self, values: ArrayLike) -> np.ndarray:
+        x = np.asarray(values)
+        if x.dtype.kind == "b":
+            x = x.astype(int)
+        if x.dtype.kind == "f" and np.all(np.isfinite(x)) and np.all(x == np.round(x)):
+            x = x.astype(int)
+        if x.dtype.kind not in "iu" or np.any((x < 0) | (x >= self.categories)):
+            raise InputError(
+                f"randomized response takes categories 0..{self.categories - 1} (whole numbers)"
+            )
+        return x
+
+    def perturb(
+        self,
+        values: ArrayLike,
+        epsilon: ArrayLike,
+        rng: int | np.random.Generator | None = None,
+    ) -> np.ndarray:
+        """Randomized reports, one ε per element or one for all."""
+        x = self._values(values)
+        eps = check_epsilon_array(epsilon, x.shape[0] if x.ndim else None)
+        gen = as_generator(rng)
+        keep = gen.random(x.shape) < self.truth_probability(eps)
+        # another category, uniformly among the k-1 others
+        other = (x + gen.integers(1, self.categories, size=x.shape)) % self.categories
+        return np.where(keep, x, other)
+
+    def expected_error(self, epsilon: ArrayLike) -> np.ndarray:
+        """Probability that one report is wrong: ``1 - p``."""
+        return 1.0 - self.truth_probability(epsilon)
+
+    def estimate_proportions(self, reports: ArrayLike, epsilon: float) -> np.ndarray:
+        """Unbiased estimate ``(λ_j - q)/(p - q)`` of each category's true proportion."""
+        r = self._values(reports)
+        if r.size == 0:
+            raise InputError("no reports to estimate from")
+        eps = check_epsilon(epsilon)
+        p = float(self.truth_probability(eps))
+        q = (1.0 - p) / (self.categories - 1)
+        lam = np.bincount(r.ravel(), minlength=self.categories) / r.size
+        return (lam - q) / (p - q)

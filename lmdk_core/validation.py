@@ -1,0 +1,131 @@
+"""Parameter validation shared by every part of the engine.
+
+Every check raises :class:`InputError` with a message that says what is wrong and
+how to fix it. The CLI turns it into exit status 2 and one line on stderr; the app
+turns it into ``st.error``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+__all__ = [
+    "InputError",
+    "as_generator",
+    "check_epsilon",
+    "check_epsilon_array",
+    "check_landmarks",
+    "check_positive",
+    "parse_landmarks",
+]
+
+
+class InputError(ValueError):
+    """Bad input from a user: the message is meant to be shown as is."""
+
+
+def check_positive(value: float, name: str) -> float:
+    """Return ``value`` as a float if it is finite and > 0, else raise InputError."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be a number, got {value!r}") from None
+    if not np.isfinite(x) or x <= 0:
+        raise InputError(f"{name} must be a finite number greater than 0, got {value!r}")
+    return x
+
+
+def check_epsilon(epsilon: float, name: str = "epsilon") -> float:
+    """The total privacy budget ε: a finite number > 0."""
+    return check_positive(epsilon, name)
+
+
+def check_epsilon_array(
+    epsilon: float | Iterable[float],
+    length: int | None = None,
+    *,
+    allow_zero: bool = False,
+    name: str = "epsilon",
+) -> np.ndarray:
+    """A per-element budget: a scalar (broadcast to ``length``) or one value per element.
+
+    Values must be finite and > 0 (or >= 0 with ``allow_zero``, 0 meaning "nothing
+    released from the raw data").
+    """
+    try:
+        eps = np.asarray(epsilon, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be numbers, got {epsilon!r}") from None
+    if eps.ndim > 1:
+        raise InputError(f"{name} must be a number or a 1-D list of numbers")
+    if length is not None:
+        if eps.ndim == 0:
+            eps = np.full(length, float(eps))
+        elif eps.shape[0] != length:
+            raise InputError(
+                f"{name} has {eps.shape[0]} values but the data have {length}; "
+                "give one value per element or a single number"
+            )
+    if not np.all(np.isfinite(eps)):
+        raise InputError(f"{name} must be finite (no NaN or infinity)")
+    if allow_zero:
+        if np.any(eps < 0):
+            raise InputError(f"{name} must be >= 0 everywhere")
+    elif np.any(eps <= 0):
+        raise InputError(f"{name} must be greater than 0 (got {float(np.min(eps)):g})")
+    return eps
+
+
+def check_landmarks(landmarks: Iterable[int] | None, length: int) -> np.ndarray:
+    """Landmark timestamps as a sorted array of unique 0-based indices in ``0..length-1``."""
+    if landmarks is None:
+        return np.zeros(0, dtype=int)
+    raw = list(landmarks)
+    if not raw:
+        return np.zeros(0, dtype=int)
+    arr = np.asarray(raw)
+    if arr.dtype.kind == "f":
+        if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
+            raise InputError("landmarks must be whole numbers (0-based timestamps)")
+        arr = arr.astype(int)
+    elif arr.dtype.kind not in "iu":
+        raise InputError(f"landmarks must be whole numbers (0-based timestamps), got {raw!r}")
+    bad = arr[(arr < 0) | (arr >= length)]
+    if bad.size:
+        raise InputError(
+            f"landmark {int(bad[0])} is outside the series: timestamps run from 0 to {length - 1}"
+        )
+    return np.unique(arr)
+
+
+def parse_landmarks(text: str | None) -> list[int]:
+    """Parse a comma-separated list such as ``"3,7"``; ``""`` (or None) means no landmarks."""
+    if text is None or not text.strip():
+        return []
+    out = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        try:
+            out.append(int(part))
+        except ValueError:
+            raise InputError(
+                f"landmark {part!r} is not a whole number; give 0-based timestamps like 3,7"
+            ) from None
+    return out
+
+
+def as_generator(seed: int | np.random.Generator | None) -> np.random.Generator:
+    """A ``numpy.random.Generator`` from a seed (int or None) or an existing generator."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is None:
+        return np.random.default_rng()
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise InputError(f"seed must be a whole number, got {seed!r}")
+    if seed < 0:
+        raise InputError(f"seed must be >= 0, got {seed}")
+    return np.random.default_rng(int(seed))
