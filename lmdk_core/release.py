@@ -258,9 +258,8 @@ def release_series(
     if x.ndim != 1:
         raise InputError("a series is one column of numbers")
     if not np.all(np.isfinite(x)):
-        raise InputError(
-            f"the series has a missing or infinite value at t={int(np.flatnonzero(~np.isfinite(x))[0])}"
-        )
+        bad = int(np.flatnonzero(~np.isfinite(x))[0])
+        raise InputError(f"the series has a missing or infinite value at t={bad}")
     mech = numeric_mechanism(mechanism, sensitivity)
     if isinstance(mech, Geometric) and np.any(x != np.round(x)):
         raise InputError(
@@ -285,4 +284,5 @@ def release_trajectory(
     errors are displacements in metres."""
     la, lo = check_coordinates(lat, lon)
     mech = PlanarLaplace(radius)
-    return release(np.column_stack([la, lo]), landmarks, epsilon, scheme, mech, seed, window, adaptive)
+    points = np.column_stack([la, lo])
+    return release(points, landmarks, epsilon, scheme, mech, seed, window, adaptive)

@@ -1,4 +1,8 @@
-"""``lmdk allocate``, ``check``, ``release`` and ``geo-release``."""
+"""``lmdk allocate``, ``check``, ``release`` and ``geo-release``.
+
+Heavy imports happen inside the handlers so that ``lmdk --help`` and argument errors
+answer at once.
+"""
 
 from __future__ import annotations
 
@@ -6,26 +10,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from lmdk_core.allocation import allocate, scheme_info
-from lmdk_core.data.allocation_csv import load_allocation_csv
-from lmdk_core.data.series import load_series_csv
-from lmdk_core.data.track import load_track
-from lmdk_core.export import (
-    geojson_text,
-    series_release_frame,
-    trajectory_geojson,
-    trajectory_release_frame,
-)
-from lmdk_core.release import release_series, release_trajectory
 from lmdk_core.validation import InputError, parse_landmarks
-from lmdk_core.verifier import verify
 
 STATIC_SCHEMES = ["event", "user", "w-event", "uniform", "skip"]
 ALL_SCHEMES = STATIC_SCHEMES + ["adaptive"]
-
-
-def _verdict_lines(verdict) -> str:
-    return verdict.summary()
 
 
 def _write_table(frame, output: str | None) -> None:
@@ -39,7 +27,9 @@ def _write_table(frame, output: str | None) -> None:
 
 
 def _cmd_allocate(args: argparse.Namespace) -> int:
+    from lmdk_core.allocation import allocate, scheme_info
     from lmdk_core.cli import emit_json
+    from lmdk_core.verifier import verify
 
     info = scheme_info(args.scheme)
     if info.data_dependent:
@@ -52,24 +42,29 @@ def _cmd_allocate(args: argparse.Namespace) -> int:
     else:
         print(f"scheme: {info.label} — {info.description}")
         print("epsilon_t: " + ", ".join(f"{e:.6g}" for e in eps))
-        print(_verdict_lines(verdict))
+        print(verdict.summary())
     return 0
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
     from lmdk_core.cli import emit_json
+    from lmdk_core.data.allocation_csv import load_allocation_csv
+    from lmdk_core.verifier import verify
 
     eps = load_allocation_csv(args.allocation)
     verdict = verify(eps, parse_landmarks(args.landmarks), args.epsilon)
     if args.json:
         emit_json({"epsilon_t": eps, **verdict.to_dict()})
     else:
-        print(_verdict_lines(verdict))
+        print(verdict.summary())
     return 0 if verdict.private else 1
 
 
 def _cmd_release(args: argparse.Namespace) -> int:
     from lmdk_core.cli import emit_json
+    from lmdk_core.data.series import load_series_csv
+    from lmdk_core.export import series_release_frame
+    from lmdk_core.release import release_series
 
     series = load_series_csv(args.input, name=Path(args.input).name)
     rel = release_series(series.values, parse_landmarks(args.landmarks), args.epsilon,
@@ -80,7 +75,7 @@ def _cmd_release(args: argparse.Namespace) -> int:
     if args.json and args.output not in (None, "-"):
         emit_json(summary)
     elif args.output not in (None, "-"):
-        print(_verdict_lines(rel.verdict))
+        print(rel.verdict.summary())
         m = rel.metrics()
         print(f"wrote {args.output}: {m['n_published']} published, "
               f"{m['n_approximated']} approximated, {m['n_withheld']} withheld; "
@@ -90,6 +85,9 @@ def _cmd_release(args: argparse.Namespace) -> int:
 
 def _cmd_geo_release(args: argparse.Namespace) -> int:
     from lmdk_core.cli import emit_json
+    from lmdk_core.data.track import load_track
+    from lmdk_core.export import geojson_text, trajectory_geojson, trajectory_release_frame
+    from lmdk_core.release import release_trajectory
 
     track = load_track(args.input, filename=args.input, name=Path(args.input).name)
     rel = release_trajectory(track.lat, track.lon, parse_landmarks(args.landmarks),
@@ -114,7 +112,7 @@ def _cmd_geo_release(args: argparse.Namespace) -> int:
                    "n_withheld": m["n_withheld"], "candidate_landmarks": candidates,
                    "output": out})
     else:
-        print(_verdict_lines(rel.verdict))
+        print(rel.verdict.summary())
         print(f"wrote {out}: mean displacement {m['mae']:.1f} m "
               f"(expected {m['expected_mae_published']:.1f} m at publications)")
         for c in candidates:

@@ -36,10 +36,8 @@ def read_bytes(source: Source, what: str = "the file") -> bytes:
             raise InputError(f"no such file: {path}")
         if os.path.isdir(path):
             raise InputError(f"{path} is a folder, not a file")
-        if os.path.getsize(path) > MAX_BYTES:
-            raise InputError(f"{what} is larger than {MAX_BYTES // 2**20} MB; use a smaller extract")
         with open(path, "rb") as fh:
-            data = fh.read()
+            data = fh.read(MAX_BYTES + 1)
     else:
         data = source.read()
         if isinstance(data, str):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import stats
+from scipy.special import gammaincinv
 
 from lmdk_core.geodesy import destination, distance_m
 from lmdk_core.validation import InputError, as_generator, check_epsilon_array, check_positive
@@ -84,7 +84,7 @@ class PlanarLaplace:
 
     def displacement_quantile(self, q: float, epsilon: ArrayLike) -> np.ndarray:
         """Quantile ``q`` of the displacement (metres): Gamma(2, r/ε) quantile."""
-        return stats.gamma.ppf(q, 2.0, scale=self.radius_scale(epsilon))
+        return gammaincinv(2.0, q) * self.radius_scale(epsilon)
 
     def displacement_cdf(self, d: ArrayLike, epsilon: float) -> np.ndarray:
         """Exact CDF of the displacement: ``1 - (1 + d·ε/r)·exp(-d·ε/r)``."""

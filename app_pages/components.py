@@ -1,0 +1,64 @@
+"""Small rendering pieces shared by pages (badges, metric rows, cached engine calls)."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from lmdk_core.release import Release, release_series
+from lmdk_core.verifier import Verdict
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def cached_series_release(values: np.ndarray, landmarks: tuple[int, ...], epsilon: float,
+                          scheme: str, mechanism: str, sensitivity: float, seed: int,
+                          window: int) -> Release:
+    """release_series, cached on its inputs."""
+    return release_series(values, list(landmarks), epsilon, scheme, mechanism, sensitivity,
+                          seed, window)
+
+
+def verdict_badge(verdict: Verdict, time_label: str | None = None) -> None:
+    """A green or red box with the verifier's verdict in plain words."""
+    n_lm = verdict.landmarks.size
+    when = f"t={verdict.worst_timestamp}" + (f" ({time_label})" if time_label else "")
+    if verdict.private:
+        st.success(
+            f"**Landmark-private.** The {n_lm} landmark{'s' if n_lm != 1 else ''} plus any "
+            f"one timestamp spend at most **{verdict.worst_total:.4g}** ≤ ε = "
+            f"{verdict.epsilon:.4g} (largest total at {when}).",
+            icon=":material/verified_user:",
+        )
+    else:
+        n_bad = verdict.violations.size
+        st.error(
+            f"**Not landmark-private.** At {when} the landmarks plus that timestamp spend "
+            f"**{verdict.worst_total:.4g}** > ε = {verdict.epsilon:.4g}; {n_bad} "
+            f"timestamp{'s are' if n_bad != 1 else ' is'} over budget. Choose another scheme "
+            "or fewer landmarks.",
+            icon=":material/gpp_bad:",
+        )
+
+
+def error_metrics(rel: Release, unit: str = "", distance: bool = False) -> None:
+    """Measured vs expected error and what was published."""
+    m = rel.metrics()
+    u = f" {unit}" if unit else ""
+    c = st.columns(4)
+    name = "Mean displacement" if distance else "MAE (measured)"
+    c[0].metric(name, f"{m['mae']:.3g}{u}" if np.isfinite(m["mae"]) else "—",
+                help="Mean absolute error over every released timestamp, approximations "
+                     "included.")
+    c[1].metric("Expected at noisy releases",
+                f"{m['expected_mae_published']:.3g}{u}"
+                if np.isfinite(m["expected_mae_published"]) else "—",
+                help=("Planar Laplace: 2r/ε_t" if distance else "Laplace: Δf/ε_t")
+                + ", averaged over the timestamps published from the raw data.")
+    c[2].metric("RMSE" if not distance else "95th percentile",
+                f"{(m['rmse'] if not distance else m['p95_error']):.3g}{u}"
+                if np.isfinite(m["rmse"]) else "—")
+    c[3].metric("Published / approximated", f"{m['n_published']} / {m['n_approximated']}",
+                help="Published = fresh noisy value from the raw data (spends ε_t). "
+                     "Approximated = last release repeated (spends nothing)."
+                     + (f" {m['n_withheld']} withheld (nothing to repeat yet)."
+                        if m["n_withheld"] else ""))

@@ -1,0 +1,47 @@
+"""Home: what landmark privacy is and what each page does."""
+
+import streamlit as st
+
+st.title(":material/shield_lock: Landmark Privacy Explorer")
+st.markdown(
+    """
+**Landmark privacy** is a form of *differential privacy* for data that arrive over
+time — a smart-meter series, a step counter, a GPS track. Some moments matter more than
+others: a night at the hospital, the home address, a spike that reveals a medical
+device. Those are the **landmarks**. Landmark privacy protects *all landmarks together*
+and *every other event on its own*: for every timestamp t, the budget spent at the
+landmarks plus the budget spent at t adds up to at most ε. Compared with protecting the
+whole series (user-level), far less noise is needed; compared with protecting single
+events (event-level), the landmarks cannot be singled out by combining releases.
+
+This tool lets you mark landmarks, choose the total budget ε and a **scheme** that
+spreads it over time, and see at once the released data, the budget spent at each
+timestamp, a **verdict** from the landmark-privacy verifier (with the worst timestamp
+when it fails), and the measured error next to the expected one. Every allocation
+shown has been checked against the theorem; nothing is simulated.
+"""
+)
+
+st.subheader("Pages")
+c1, c2 = st.columns(2)
+with c1:
+    st.page_link("app_pages/timeline.py", label="**Timeline** — time series",
+                 icon=":material/show_chart:")
+    st.caption(
+        "Mark landmarks by clicking points on the chart (or box/lasso-select several), "
+        "release the series with Laplace or Geometric noise under any scheme, compare "
+        "original and released data, read the per-timestamp budget and the verdict, and "
+        "download the release and a configuration that reproduces it."
+    )
+with c2:
+    st.markdown("**Shared settings** (sidebar)")
+    st.caption(
+        "ε, the scheme, the mechanism, the sensitivity and the random seed are shared by all "
+        "pages and kept while you switch pages. Landmarks are kept per dataset."
+    )
+
+with st.expander("The schemes in one line each"):
+    from lmdk_core.allocation import SCHEMES
+
+    for s in SCHEMES.values():
+        st.markdown(f"- **{s.label}** — {s.description}")
