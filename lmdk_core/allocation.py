@@ -3,7 +3,8 @@
 DESIGN.md's table, with T timestamps, landmark set L and total budget ε:
 
 =============  ==============================================================
-event          ε everywhere — protects one event; landmark-private only if |L| <= 1
+event          ε everywhere — protects one event; landmark-private only without landmarks
+               (with one landmark l and a regular t the total is ε_l + ε_t = 2ε)
 user           ε/T everywhere — protects the whole series (user-level DP)
 w-event        ε/w everywhere — uniform w-event privacy (Kellaris et al., VLDB 2014)
 uniform        ε/(|L|+1) everywhere (ε/|L| when every timestamp is a landmark)
@@ -43,7 +44,7 @@ SCHEMES: dict[str, Scheme] = {
     s.key: s
     for s in [
         Scheme("event", "Event-level", "ε at every timestamp: protects single events only; "
-               "not landmark-private with 2+ landmarks."),
+               "not landmark-private once there is a landmark."),
         Scheme("user", "User-level", "ε/T at every timestamp: protects the whole series, "
                "at the highest cost in accuracy."),
         Scheme("w-event", "w-event", "ε/w at every timestamp: protects any w consecutive "

@@ -62,6 +62,14 @@ def test_event_level_fails_with_two_landmarks(inst):
     assert v.worst_total >= 2 * eps - 1e-9
 
 
+@settings(max_examples=100, deadline=None)
+@given(instances(min_landmarks=1))
+def test_event_level_fails_with_one_landmark_and_a_regular_timestamp(inst):
+    T, lm, eps, _ = inst
+    v = verify(allocate("event", T, lm, eps), lm, eps)
+    assert v.private == (len(lm) == T == 1)
+
+
 @settings(max_examples=150, deadline=None)
 @given(instances(min_landmarks=1))
 def test_literal_uniform_reading_fails_at_a_regular_timestamp(inst):
