@@ -110,15 +110,18 @@ def timeline_figure(
             + "<extra>click to remove</extra>",
         ), row=1, col=1)
 
-    bar_colors = np.where(is_lm, COLORS["landmark"], COLORS["regular"])
-    fig.add_trace(go.Bar(
-        x=x, y=rel.epsilon_t, name="ε_t", marker={"color": bar_colors},
-        customdata=np.column_stack([t_idx, labels, np.where(is_lm, "landmark", "regular"),
-                                    status]),
-        hovertemplate="t=%{customdata[0]} · %{customdata[1]} (%{customdata[2]})"
-        "<br>ε_t = %{y:.4g}<br>%{customdata[3]}<extra></extra>",
-        showlegend=False,
-    ), row=2, col=1)
+    # two bar traces with one colour each: a per-bar colour array is slow to validate
+    for mask, kind in ((~is_lm, "regular"), (is_lm, "landmark")):
+        if not mask.any():
+            continue
+        fig.add_trace(go.Bar(
+            x=x[mask], y=rel.epsilon_t[mask], name=f"ε_t ({kind})",
+            marker={"color": COLORS[kind], "line": {"width": 0}},
+            customdata=np.column_stack([t_idx[mask], np.asarray(labels)[mask], status[mask]]),
+            hovertemplate="t=%{customdata[0]} · %{customdata[1]} (" + kind + ")"
+            "<br>ε_t = %{y:.4g}<br>%{customdata[2]}<extra></extra>",
+            showlegend=False,
+        ), row=2, col=1)
     if approx.any() or rel.withheld.any():
         zero = ~rel.published
         fig.add_trace(scatter(
@@ -155,6 +158,7 @@ def timeline_figure(
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.04, "x": 0},
         hovermode="closest",
         bargap=0.15,
+        barmode="overlay",
         clickmode="event+select",
     )
     return fig
