@@ -1,0 +1,139 @@
+"""``lmdk dummies`` (dummy landmark options + private selection) and ``lmdk suggest``
+(automatic landmark discovery)."""
+
+from __future__ import annotations
+
+import argparse
+import io
+from pathlib import Path
+
+import pandas as pd
+
+from lmdk_core.data.series import load_series_csv
+from lmdk_core.data.tables import read_bytes
+from lmdk_core.data.track import load_track
+from lmdk_core.discovery import (
+    DEFAULT_DEVIATION_K,
+    DEFAULT_DEVIATION_WINDOW,
+    DEFAULT_STAY_DISTANCE_M,
+    DEFAULT_STAY_MINUTES,
+    deviation_suggestions,
+    stay_points,
+    suggested_timestamps,
+)
+from lmdk_core.dummies import METHODS, METRICS, dummy_options, select_option
+from lmdk_core.validation import InputError, check_epsilon, parse_landmarks
+
+#: minutes per unit of a numeric time column, by --time-unit
+TIME_UNITS = {"s": 1 / 60, "min": 1.0, "h": 60.0}
+
+
+def _cmd_dummies(args: argparse.Namespace) -> int:
+    from lmdk_core.cli import emit_json
+
+    eps = check_epsilon(args.epsilon, "--epsilon (ε_sel)")
+    opts = dummy_options(args.length, parse_landmarks(args.landmarks), args.method, args.metric,
+                         max_options=args.max_options)
+    sel = select_option(opts, eps, args.seed, args.sensitivity)
+    if args.json:
+        emit_json(sel.to_dict())
+        return 0
+    print(f"original metric ({opts.metric.label}): {opts.original_metric:.6g}")
+    print(f"{opts.method} options: {len(opts)} (objective |mean − original| = "
+          f"{opts.objective:.6g}); ε_sel = {sel.epsilon:g}, Δu = {sel.sensitivity:g}")
+    for i, (m, p) in enumerate(zip(opts.metrics, sel.probabilities, strict=True)):
+        mark = "*" if i == sel.index else " "
+        print(f"{mark} option {i + 1}: metric {m:.6g}  probability {p:.4f}  "
+              f"dummies {opts.added[: i + 1].tolist()}")
+    print("selected landmarks: " + ",".join(str(t) for t in sel.selected.tolist()))
+    return 0
+
+
+def _input_kind(path: str) -> str:
+    """'track' for GPX or a CSV with lat and lon columns, else 'series'."""
+    if path.lower().endswith(".gpx"):
+        return "track"
+    data = read_bytes(path, "the input file")
+    if data.lstrip().startswith(b"<"):
+        return "track"
+    try:
+        header = pd.read_csv(io.BytesIO(data), nrows=0, dtype=str, encoding_errors="strict")
+    except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError, ValueError):
+        raise InputError("the input is neither a GPX file nor a readable CSV") from None
+    cols = {str(c).strip().lower() for c in header.columns}
+    return "track" if {"lat", "lon"} <= cols else "series"
+
+
+def _cmd_suggest(args: argparse.Namespace) -> int:
+    from lmdk_core.cli import emit_json
+
+    kind = _input_kind(args.input)
+    name = Path(args.input).name
+    if kind == "track":
+        track = load_track(args.input, filename=args.input, name=name)
+        found = stay_points(track, args.distance, args.duration, args.minutes_per_point,
+                            TIME_UNITS[args.time_unit])
+        method = "stay_points"
+        params = {"distance_m": args.distance, "duration_minutes": args.duration,
+                  "minutes_per_point": args.minutes_per_point}
+        length = len(track)
+    else:
+        series = load_series_csv(args.input, name=name)
+        found = deviation_suggestions(series.values, args.window, args.k)
+        method = "deviation"
+        params = {"window": args.window, "k": args.k}
+        length = len(series)
+    landmarks = suggested_timestamps(found)
+    if args.json:
+        emit_json({"kind": kind, "method": method, "length": length, "parameters": params,
+                   "landmarks": landmarks, "suggestions": [s.to_dict() for s in found]})
+        return 0
+    print(f"{name}: {kind} of {length} points, {len(found)} suggestion"
+          f"{'s' if len(found) != 1 else ''} ({method})")
+    for s in found:
+        d = s.to_dict()
+        if d["reason"] == "stay":
+            print(f"stay t={s.start}..{s.end}: centroid {s.lat:.6f},{s.lon:.6f}, "
+                  f"{s.duration_minutes:.1f} min")
+        else:
+            print(f"deviation t={s.timestamp}: value {s.value:.6g}, baseline {s.baseline:.6g}, "
+                  f"score {s.score:.2f} ({s.direction})")
+    print("suggested landmarks: " + ",".join(str(t) for t in landmarks))
+    return 0
+
+
+def register(sub) -> None:
+    """Add this module's sub-commands to ``sub``."""
+    p = sub.add_parser("dummies", help="dummy landmark options and their private selection")
+    p.add_argument("--length", type=int, required=True, help="number of timestamps T")
+    p.add_argument("--landmarks", default="", help="0-based timestamps, e.g. 3,7")
+    p.add_argument("--method", default="heuristic", choices=list(METHODS))
+    p.add_argument("--metric", default="gap_std", choices=list(METRICS),
+                   help="how an option is compared with the original set")
+    p.add_argument("--epsilon", type=float, required=True,
+                   help="budget ε_sel of the selection (spent on top of the release's ε)")
+    p.add_argument("--sensitivity", type=float, default=None,
+                   help="utility sensitivity Δu (default: the metric's bound, (T−1)/2)")
+    p.add_argument("--max-options", type=int, default=None,
+                   help="heuristic only: stop after this many dummies")
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=_cmd_dummies)
+
+    p = sub.add_parser("suggest", help="suggest landmarks: stay points or series deviations")
+    p.add_argument("--input", required=True, help="series CSV (time,value), track CSV "
+                   "(time,lat,lon) or GPX")
+    p.add_argument("--distance", type=float, default=DEFAULT_STAY_DISTANCE_M,
+                   help="track: stay radius in metres")
+    p.add_argument("--duration", type=float, default=DEFAULT_STAY_MINUTES,
+                   help="track: minimum stay in minutes")
+    p.add_argument("--minutes-per-point", type=float, default=None,
+                   help="track: sampling interval, needed when the track has no times")
+    p.add_argument("--time-unit", default="s", choices=list(TIME_UNITS),
+                   help="track: unit of a numeric time column")
+    p.add_argument("--window", type=int, default=DEFAULT_DEVIATION_WINDOW,
+                   help="series: rolling-median window (timestamps)")
+    p.add_argument("--k", type=float, default=DEFAULT_DEVIATION_K,
+                   help="series: threshold in robust standard deviations")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=_cmd_suggest)

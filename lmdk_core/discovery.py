@@ -1,0 +1,382 @@
+"""Automatic landmark discovery: suggestions the user accepts or rejects.
+
+* **Trajectories — stay points** (:func:`stay_points`, :func:`detect_stay_points`):
+  places where the user stayed within a distance threshold for at least a time
+  threshold. Hariharan & Toyama, "Project Lachesis: Parsing and Modeling Location
+  Histories" (GIScience 2004); the stay-point algorithm of Li, Zheng, Xie, Chen, Liu &
+  Ma, "Mining user similarity based on location history" (ACM GIS 2008). Each stay
+  point suggests the timestamps of its visit as landmarks, with its centroid and
+  duration.
+* **Series — deviations from a rolling baseline** (:func:`deviation_suggestions`):
+  timestamps whose value is more than k robust standard deviations away from a
+  centred rolling median (a Hampel-style identifier: Hampel 1974; Pearson 2002),
+  the robust standard deviation being ``1.4826·MAD`` of the residuals; Theil–Sen
+  lines (Sen 1968) stand in for the median at the two ends of the series.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike
+
+from lmdk_core.data.track import Track
+from lmdk_core.geodesy import distance_m
+from lmdk_core.mechanisms.planar_laplace import check_coordinates
+from lmdk_core.validation import InputError, check_positive
+
+__all__ = [
+    "DEFAULT_DEVIATION_K",
+    "DEFAULT_DEVIATION_WINDOW",
+    "DEFAULT_STAY_DISTANCE_M",
+    "DEFAULT_STAY_MINUTES",
+    "MAD_TO_SD",
+    "DeviationSuggestion",
+    "StayPoint",
+    "deviation_scores",
+    "deviation_suggestions",
+    "detect_stay_points",
+    "stay_points",
+    "suggested_timestamps",
+    "track_minutes",
+]
+
+#: Stay-point thresholds of Li et al. 2008: 200 m and 20 minutes.
+DEFAULT_STAY_DISTANCE_M = 200.0
+DEFAULT_STAY_MINUTES = 20.0
+#: Rolling-median window (timestamps; a day of hourly readings) and threshold k.
+DEFAULT_DEVIATION_WINDOW = 24
+DEFAULT_DEVIATION_K = 3.5
+#: ``1/Φ⁻¹(3/4)``: MAD × 1.4826 estimates the standard deviation of normal data.
+MAD_TO_SD = 1.4826
+#: ``√(π/2)``: mean absolute deviation × 1.2533 estimates the std of normal data (used
+#: when the MAD is 0, e.g. a mostly flat series).
+MEANAD_TO_SD = 1.253314
+
+
+# ------------------------------------------------------------------------- stay points
+
+
+@dataclass(frozen=True)
+class StayPoint:
+    """A stay: track points ``start..end`` (inclusive) all within the distance
+    threshold of point ``start``, lasting ``duration_minutes``; centroid (lat, lon)."""
+
+    start: int
+    end: int
+    lat: float
+    lon: float
+    arrival_minutes: float
+    departure_minutes: float
+    arrival: str = ""
+    departure: str = ""
+
+    @property
+    def duration_minutes(self) -> float:
+        """Time between the first and last point of the stay."""
+        return self.departure_minutes - self.arrival_minutes
+
+    @property
+    def timestamps(self) -> list[int]:
+        """The suggested landmark timestamps: every point of the visit."""
+        return list(range(self.start, self.end + 1))
+
+    def to_dict(self) -> dict:
+        """JSON-ready suggestion."""
+        return {
+            "reason": "stay",
+            "timestamps": self.timestamps,
+            "centroid": {"lat": self.lat, "lon": self.lon},
+            "duration_minutes": self.duration_minutes,
+            "arrival": self.arrival,
+            "departure": self.departure,
+        }
+
+
+def _check_minutes(minutes: ArrayLike, n: int) -> np.ndarray:
+    m = np.asarray(minutes, dtype=float)
+    if m.shape != (n,):
+        raise InputError(f"need one time per track point ({n}), got {m.size}")
+    if not np.all(np.isfinite(m)):
+        bad = int(np.flatnonzero(~np.isfinite(m))[0])
+        raise InputError(f"track point {bad} has no time; stay points need a time at every point")
+    if n > 1 and np.any(np.diff(m) < 0):
+        bad = int(np.flatnonzero(np.diff(m) < 0)[0]) + 1
+        raise InputError(f"track point {bad} is earlier than the point before it; sort by time")
+    return m
+
+
+def _first_outside(lat: np.ndarray, lon: np.ndarray, i: int, limit: float) -> int:
+    """Smallest j > i with distance(p_i, p_j) > limit, or n (chunked, vectorized)."""
+    n = lat.size
+    start, size = i + 1, 32
+    while start < n:
+        end = min(n, start + size)
+        d = distance_m(lat[i], lon[i], lat[start:end], lon[start:end])
+        out = np.flatnonzero(d > limit)
+        if out.size:
+            return start + int(out[0])
+        start, size = end, min(size * 2, 8192)
+    return n
+
+
+def _centroid(lat: np.ndarray, lon: np.ndarray) -> tuple[float, float]:
+    """Mean position; longitudes are averaged relative to the first one so a stay
+    straddling the antimeridian stays in place."""
+    rel = (lon - lon[0] + 180.0) % 360.0 - 180.0
+    c_lon = (lon[0] + rel.mean() + 180.0) % 360.0 - 180.0
+    return float(lat.mean()), float(c_lon)
+
+
+def detect_stay_points(
+    lat: ArrayLike,
+    lon: ArrayLike,
+    minutes: ArrayLike,
+    distance_threshold_m: float = DEFAULT_STAY_DISTANCE_M,
+    time_threshold_min: float = DEFAULT_STAY_MINUTES,
+    labels: ArrayLike | None = None,
+) -> list[StayPoint]:
+    """Stay points of a track (Li et al. 2008, Algorithm "StayPointDetection";
+    Hariharan & Toyama 2004).
+
+    From anchor point i, take the points i..j−1 that lie within
+    ``distance_threshold_m`` (geodesic metres) of point i, j being the first point
+    farther away. If ``minutes[j−1] − minutes[i] ≥ time_threshold_min`` they form a
+    stay (centroid = their mean position) and the scan resumes at j, else at i+1.
+
+    Two deliberate details: the duration is measured to the last point *inside* the
+    radius (Li et al. measure to p_j, the first point outside, which can count travel
+    time as stay time), and a stay still open at the end of the track is reported
+    (the original loop drops it). ``minutes`` are the point times in minutes;
+    ``labels`` (optional) are shown as arrival/departure.
+    """
+    la, lo = check_coordinates(lat, lon)
+    if la.ndim != 1 or la.size == 0:
+        raise InputError("the track is empty: there are no points to look for stays in")
+    n = la.size
+    t = _check_minutes(minutes, n)
+    dist = check_positive(distance_threshold_m, "stay distance threshold (metres)")
+    dur = check_positive(time_threshold_min, "stay time threshold (minutes)")
+    names = None if labels is None else [str(x) for x in np.asarray(labels).tolist()]
+    stays: list[StayPoint] = []
+    i = 0
+    while i < n and t[-1] - t[i] >= dur:  # no later anchor can last long enough
+        j = _first_outside(la, lo, i, dist)
+        if t[j - 1] - t[i] >= dur:
+            c_lat, c_lon = _centroid(la[i:j], lo[i:j])
+            stays.append(StayPoint(
+                start=i, end=j - 1, lat=c_lat, lon=c_lon,
+                arrival_minutes=float(t[i]), departure_minutes=float(t[j - 1]),
+                arrival=names[i] if names else "", departure=names[j - 1] if names else "",
+            ))
+            i = j
+        else:
+            i += 1
+    return stays
+
+
+def track_minutes(
+    track: Track,
+    minutes_per_point: float | None = None,
+    minutes_per_time_unit: float | None = None,
+) -> np.ndarray:
+    """Minutes since the first point, for every point of ``track``.
+
+    * ``minutes_per_point`` given: a fixed sampling interval (``i·minutes_per_point``),
+      used whatever the track's times — required when the track has no times
+      (``time_kind == 'index'``).
+    * datetime times: their difference in minutes.
+    * numeric times: multiplied by ``minutes_per_time_unit`` (default 1/60: the numbers
+      are seconds, e.g. Unix time).
+    """
+    n = len(track)
+    if minutes_per_point is not None:
+        step = check_positive(minutes_per_point, "minutes per point")
+        return np.arange(n, dtype=float) * step
+    if track.time_kind == "index":
+        raise InputError(
+            "the track has no times, so stay durations cannot be measured; give the sampling "
+            "interval (minutes per point, CLI: --minutes-per-point)"
+        )
+    if track.time_kind == "datetime":
+        times = np.asarray(track.time, dtype="datetime64[ns]")
+        missing = np.isnat(times)
+        if missing.any():
+            raise InputError(
+                f"track point {int(np.flatnonzero(missing)[0])} has no time; give a sampling "
+                "interval (minutes per point) or a track with a time at every point"
+            )
+        return (times - times[0]).astype("timedelta64[ns]").astype(np.int64) / 6e10
+    unit = 1 / 60 if minutes_per_time_unit is None else check_positive(
+        minutes_per_time_unit, "minutes per time unit")
+    times = np.asarray(track.time, dtype=float)
+    return (times - times[0]) * unit
+
+
+def _time_labels(track: Track) -> list[str]:
+    if track.time_kind == "datetime":
+        return [str(x) for x in np.datetime_as_string(
+            np.asarray(track.time, dtype="datetime64[s]"), unit="s")]
+    return [f"{x:g}" for x in np.asarray(track.time, dtype=float)]
+
+
+def stay_points(
+    track: Track,
+    distance_threshold_m: float = DEFAULT_STAY_DISTANCE_M,
+    time_threshold_min: float = DEFAULT_STAY_MINUTES,
+    minutes_per_point: float | None = None,
+    minutes_per_time_unit: float | None = None,
+) -> list[StayPoint]:
+    """Stay points of a loaded :class:`~lmdk_core.data.track.Track` (see
+    :func:`detect_stay_points` for the algorithm and :func:`track_minutes` for how
+    times are read)."""
+    if not isinstance(track, Track):
+        raise InputError("stay points need a track (lat, lon and times)")
+    if len(track) == 0:
+        raise InputError("the track is empty: there are no points to look for stays in")
+    minutes = track_minutes(track, minutes_per_point, minutes_per_time_unit)
+    return detect_stay_points(track.lat, track.lon, minutes, distance_threshold_m,
+                              time_threshold_min, labels=_time_labels(track))
+
+
+# -------------------------------------------------------------------------- deviations
+
+
+@dataclass(frozen=True)
+class DeviationSuggestion:
+    """A timestamp whose value is ``score`` robust standard deviations from the
+    rolling-median baseline."""
+
+    timestamp: int
+    value: float
+    baseline: float
+    score: float
+
+    @property
+    def timestamps(self) -> list[int]:
+        """The suggested landmark timestamp (as a list, like :class:`StayPoint`)."""
+        return [self.timestamp]
+
+    @property
+    def direction(self) -> str:
+        """'above' or 'below' the baseline."""
+        return "above" if self.value >= self.baseline else "below"
+
+    def to_dict(self) -> dict:
+        """JSON-ready suggestion."""
+        return {
+            "reason": "deviation",
+            "timestamps": self.timestamps,
+            "timestamp": self.timestamp,
+            "value": self.value,
+            "baseline": self.baseline,
+            "score": self.score,
+            "direction": self.direction,
+        }
+
+
+def _check_window(window: int) -> int:
+    if isinstance(window, (bool, np.bool_)) or not isinstance(window, (int, np.integer)):
+        raise InputError(f"the rolling window must be a whole number of timestamps, got {window!r}")
+    if window < 3:
+        raise InputError(f"the rolling window must cover at least 3 timestamps, got {window}")
+    return int(window)
+
+
+#: Theil–Sen fits use at most this many (evenly spaced) points: O(n²) slopes.
+_THEIL_SEN_MAX_POINTS = 256
+
+
+def _theil_sen(t: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """Theil–Sen line (Sen 1968): slope = median of the pairwise slopes, intercept =
+    ``median(y) − slope·median(t)`` (scipy's convention). Returns (slope, intercept)."""
+    if t.size > _THEIL_SEN_MAX_POINTS:
+        keep = np.unique(np.linspace(0, t.size - 1, _THEIL_SEN_MAX_POINTS).astype(int))
+        t, y = t[keep], y[keep]
+    i, j = np.triu_indices(t.size, k=1)
+    slope = float(np.median((y[j] - y[i]) / (t[j] - t[i])))
+    return slope, float(np.median(y) - slope * np.median(t))
+
+
+def _baseline(x: np.ndarray, w: int) -> np.ndarray:
+    """Centred rolling median; Theil–Sen lines through the first/last w values where
+    the centred window does not fit."""
+    T = x.size
+    t = np.arange(T, dtype=float)
+    if T < 3:
+        return np.full(T, float(np.median(x)))
+    base = pd.Series(x).rolling(w, center=True, min_periods=w).median().to_numpy().copy()
+    missing = np.isnan(base)
+    if missing.all():
+        slope, icept = _theil_sen(t, x)
+        return icept + slope * t
+    ok = np.flatnonzero(~missing)
+    first, last = ok[0], ok[-1]
+    if first > 0:
+        slope, icept = _theil_sen(t[:w], x[:w])
+        base[:first] = icept + slope * t[:first]
+    if last < T - 1:
+        slope, icept = _theil_sen(t[-w:], x[-w:])
+        base[last + 1 :] = icept + slope * t[last + 1 :]
+    return base
+
+
+def deviation_scores(
+    values: ArrayLike, window: int = DEFAULT_DEVIATION_WINDOW
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(baseline, score)`` for every timestamp.
+
+    ``baseline_t`` = median of the ``window`` values centred on t. Where that window
+    does not fit (the first and last ~window/2 timestamps) the baseline is the
+    Theil–Sen line (Sen 1968; robust to spikes) through the first (last) ``window``
+    values: a truncated median would lag behind any trend there and flag the ends.
+    Residual ``r_t = x_t − baseline_t``; robust standard deviation
+    ``σ = 1.4826·median(|r − median(r)|)`` over the whole series (``1.2533·mean|r −
+    mean(r)|`` if that MAD is 0); ``score_t = |r_t| / σ`` (0 everywhere if σ = 0, i.e.
+    the series follows its baseline exactly).
+    """
+    try:
+        x = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError("the series values must be numbers") from None
+    if x.ndim != 1 or x.size == 0:
+        raise InputError("the series is empty: there are no values to look for deviations in")
+    if not np.all(np.isfinite(x)):
+        bad = int(np.flatnonzero(~np.isfinite(x))[0])
+        raise InputError(f"the series has a missing or infinite value at t={bad}")
+    baseline = _baseline(x, _check_window(window))
+    r = x - baseline
+    sigma = MAD_TO_SD * float(np.median(np.abs(r - np.median(r))))
+    if sigma == 0:
+        sigma = MEANAD_TO_SD * float(np.mean(np.abs(r - r.mean())))
+    if sigma == 0:
+        return baseline, np.zeros_like(x)
+    return baseline, np.abs(r) / sigma
+
+
+def deviation_suggestions(
+    values: ArrayLike,
+    window: int = DEFAULT_DEVIATION_WINDOW,
+    k: float = DEFAULT_DEVIATION_K,
+) -> list[DeviationSuggestion]:
+    """Timestamps with ``score_t > k`` (see :func:`deviation_scores`), in time order."""
+    kk = check_positive(k, "deviation threshold k")
+    baseline, score = deviation_scores(values, window)
+    x = np.asarray(values, dtype=float)
+    return [
+        DeviationSuggestion(int(t), float(x[t]), float(baseline[t]), float(score[t]))
+        for t in np.flatnonzero(score > kk)
+    ]
+
+
+def suggested_timestamps(
+    suggestions: Iterable[StayPoint | DeviationSuggestion],
+) -> list[int]:
+    """The sorted union of the suggestions' timestamps (the landmarks if all accepted)."""
+    out: set[int] = set()
+    for s in suggestions:
+        out.update(s.timestamps)
+    return sorted(out)
