@@ -17,6 +17,11 @@ from app_pages.session import (
 from lmdk_core.config import ViewConfig, config_from_json, config_to_json
 from lmdk_core.data.demo import demo_series_landmarks
 from lmdk_core.data.series import load_series_csv
+from lmdk_core.discovery import (
+    DEFAULT_DEVIATION_K,
+    DEFAULT_DEVIATION_WINDOW,
+    deviation_suggestions,
+)
 from lmdk_core.export import series_release_frame, time_labels
 from lmdk_core.figures import hover_labels, timeline_figure
 from lmdk_core.validation import InputError
@@ -49,6 +54,27 @@ def _clear() -> None:
 
 def _demo_events() -> None:
     set_series_landmarks(demo_series_landmarks(), name)
+
+
+def _suggest() -> None:
+    try:
+        found = deviation_suggestions(series.values, int(st.session_state.dev_window),
+                                      float(st.session_state.dev_k))
+    except InputError as exc:
+        st.session_state.suggest_error = str(exc)
+        return
+    st.session_state.suggest_error = None
+    st.session_state.suggestions[name] = [
+        (s.timestamp, s.score, s.direction) for s in found]
+
+
+def _accept_suggestions() -> None:
+    found = st.session_state.suggestions.pop(name, [])
+    set_series_landmarks(set(series_landmarks(name)) | {t for t, _, _ in found}, name)
+
+
+def _dismiss_suggestions() -> None:
+    st.session_state.suggestions.pop(name, None)
 
 
 def _on_upload() -> None:
@@ -120,7 +146,8 @@ if st.session_state.get("upload_error"):
 
 landmarks = series_landmarks(name)
 st.session_state[SELECT_KEY] = landmarks
-lc1, lc2, lc3 = st.columns([6, 1, 1], vertical_alignment="bottom")
+st.session_state.setdefault("suggestions", {})
+lc1, lc2, lc3, lc4 = st.columns([6, 1.1, 1.1, 1.1], vertical_alignment="bottom")
 lc1.multiselect(
     f"Landmarks ({len(landmarks)})", options=list(range(T)), key=SELECT_KEY,
     format_func=lambda t: f"t={t} · {labels[t]}", on_change=_on_multiselect,
@@ -129,10 +156,39 @@ lc1.multiselect(
 )
 lc2.button("Clear", on_click=_clear, width="stretch",
            help="Remove every landmark of this series.")
+with lc3.popover("Suggest", icon=":material/auto_awesome:", width="stretch",
+                 help="Find unusual values to consider as landmarks."):
+    st.markdown("Flag timestamps whose value is far from the usual level (a rolling "
+                "median): more than *k* robust standard deviations away.")
+    st.number_input("Window (timestamps)", min_value=3, max_value=10_000,
+                    value=DEFAULT_DEVIATION_WINDOW, key="dev_window",
+                    help="Length of the rolling median that defines the usual level.")
+    st.number_input("k (robust standard deviations)", min_value=0.5, max_value=50.0,
+                    value=DEFAULT_DEVIATION_K, step=0.5, key="dev_k",
+                    help="Larger k = fewer, more extreme suggestions.")
+    st.button("Find suggestions", on_click=_suggest, type="primary")
 if name == DEMO_SERIES:
-    lc3.button("Demo events", on_click=_demo_events, width="stretch",
+    lc4.button("Demo events", on_click=_demo_events, width="stretch",
                help="The demo week's notable events: a night-time device, a hospital "
                     "visit, a party.")
+if st.session_state.get("suggest_error"):
+    st.error(f"Cannot suggest landmarks: {st.session_state.suggest_error}",
+             icon=":material/error:")
+pending = st.session_state.suggestions.get(name)
+if pending is not None:
+    new = [(t, sc, d) for t, sc, d in pending if t not in landmarks]
+    if new:
+        listing = ", ".join(f"t={t} ({labels[t]}, {sc:.1f}σ {d})" for t, sc, d in new[:12])
+        more = f" and {len(new) - 12} more" if len(new) > 12 else ""
+        sc1, sc2, sc3 = st.columns([6, 1.1, 1.1], vertical_alignment="center")
+        sc1.info(f"**{len(new)} suggested landmark{'s' if len(new) != 1 else ''}** (open "
+                 f"diamonds on the chart; click one to accept it alone): {listing}{more}.",
+                 icon=":material/auto_awesome:")
+        sc2.button("Accept all", on_click=_accept_suggestions, width="stretch")
+        sc3.button("Dismiss", on_click=_dismiss_suggestions, width="stretch")
+    else:
+        st.info("No new suggestions: every unusual value is already a landmark, or none "
+                "stands out at this k.", icon=":material/info:")
 
 try:
     rel = cached_series_release(
@@ -147,7 +203,8 @@ except InputError as exc:
 verdict_badge(rel.verdict, labels[rel.verdict.worst_timestamp])
 error_metrics(rel, series.unit)
 
-fig = timeline_figure(series.time, series.time_kind, rel, unit=series.unit)
+fig = timeline_figure(series.time, series.time_kind, rel, unit=series.unit,
+                      suggestions=[t for t, _, _ in (pending or [])])
 st.plotly_chart(fig, key=CHART_KEY, on_select=_on_chart_select,
                 selection_mode=("points", "box", "lasso"), width="stretch")
 

@@ -47,9 +47,11 @@ __all__ = [
 #: Stay-point thresholds of Li et al. 2008: 200 m and 20 minutes.
 DEFAULT_STAY_DISTANCE_M = 200.0
 DEFAULT_STAY_MINUTES = 20.0
-#: Rolling-median window (timestamps; a day of hourly readings) and threshold k.
+#: Rolling-median window (timestamps; a day of hourly readings) and threshold k. k = 5
+#: keeps ordinary daily peaks out (on the demo week k = 3.5 also flags every evening
+#: peak) while spikes of one-off events score far higher.
 DEFAULT_DEVIATION_WINDOW = 24
-DEFAULT_DEVIATION_K = 3.5
+DEFAULT_DEVIATION_K = 5.0
 #: ``1/Φ⁻¹(3/4)``: MAD × 1.4826 estimates the standard deviation of normal data.
 MAD_TO_SD = 1.4826
 #: ``√(π/2)``: mean absolute deviation × 1.2533 estimates the std of normal data (used

@@ -48,12 +48,14 @@ def timeline_figure(
     *,
     unit: str = "",
     leakage: dict[str, np.ndarray] | None = None,
+    suggestions: list[int] | None = None,
     height: int | None = None,
 ) -> go.Figure:
     """Aligned panels on one time axis: data (original vs released, landmarks marked),
     per-timestamp budget (bars, landmarks coloured, approximations marked, the
     theorem's total Σ_{L∪{t}} ε_i against ε), and, if given, the leakage curves
-    (``leakage`` maps 'TPL' / 'landmark TPL' to arrays)."""
+    (``leakage`` maps 'TPL' / 'landmark TPL' to arrays). ``suggestions`` are timestamps
+    proposed as landmarks, drawn as open diamonds."""
     T = rel.original.shape[0]
     x = np.asarray(time)
     t_idx = np.arange(T)
@@ -100,6 +102,17 @@ def timeline_figure(
             hovertemplate="t=%{customdata[0]} · %{customdata[1]}<br>approximation %{y:.4g}"
             + u + "<extra></extra>",
         ), row=1, col=1)
+    if suggestions:
+        sug = np.asarray(sorted(set(suggestions) - set(rel.landmarks.tolist())), dtype=int)
+        if sug.size:
+            fig.add_trace(scatter(
+                x=x[sug], y=rel.original[sug], name="suggested landmark", mode="markers",
+                marker={"symbol": "diamond-open", "size": 14, "color": COLORS["landmark"],
+                        "line": {"width": 2}},
+                customdata=custom[sug],
+                hovertemplate="SUGGESTED t=%{customdata[0]} · %{customdata[1]}<br>%{y:.4g}" + u
+                + "<extra>click to accept</extra>",
+            ), row=1, col=1)
     if is_lm.any():
         fig.add_trace(scatter(
             x=x[is_lm], y=rel.original[is_lm], name="landmark", mode="markers",

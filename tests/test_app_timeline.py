@@ -151,3 +151,18 @@ def test_bad_config_upload_changes_nothing(timeline):
     upload(at, "config_upload", "view.json", b'{"format": "nope"}', "application/json")
     assert any("not a Landmark Privacy Explorer configuration" in e.value for e in at.error)
     assert at.multiselect(key="w_lm_select").value == [27, 28, 85, 86, 139]
+
+
+def test_suggest_landmarks_and_accept(timeline):
+    at = timeline
+    next(b for b in at.button if b.label == "Clear").click().run()
+    next(b for b in at.button if b.label == "Find suggestions").click().run()
+    assert not at.exception
+    info = " ".join(i.value for i in at.info)
+    # the demo's night-time device (t=27, 28) and party (t=138..140) stand out
+    for t in (27, 28, 139):
+        assert f"t={t} " in info
+    next(b for b in at.button if b.label == "Accept all").click().run()
+    lm = at.multiselect(key="w_lm_select").value
+    assert {27, 28, 138, 139, 140} <= set(lm)
+    assert not [b for b in at.button if b.label == "Accept all"]

@@ -188,10 +188,10 @@ def test_suggest_series(tmp_path):
     out = ok_json("suggest", "--input", str(csv))
     assert out["kind"] == "series" and out["method"] == "deviation"
     assert {30, 150} <= set(out["landmarks"])
-    assert all(s["reason"] == "deviation" and s["score"] > 3.5 for s in out["suggestions"])
+    assert all(s["reason"] == "deviation" and s["score"] > 5.0 for s in out["suggestions"])
     assert [s["timestamp"] for s in out["suggestions"] if s["score"] > 10] == [30, 150]
     assert out["landmarks"] == sorted(t for s in out["suggestions"] for t in s["timestamps"])
-    assert out["parameters"] == {"window": 24, "k": 3.5}
+    assert out["parameters"] == {"window": 24, "k": 5.0}
     strict = ok_json("suggest", "--input", str(csv), "--k", "1000")
     assert strict["landmarks"] == []
 
