@@ -1,0 +1,189 @@
+"""``lmdk loss``, ``leakage``, ``supremum`` and ``calibrate`` (temporal privacy leakage).
+
+Cao, Yoshikawa, Xiao, Xiong, "Quantifying Differential Privacy under Temporal
+Correlations" (ICDE'17 / TKDE'18); see :mod:`lmdk_core.leakage`. Matrix files are
+``n`` lines of ``n`` comma-separated numbers, no header.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+import numpy as np
+
+from lmdk_core.allocation import allocate, scheme_info
+from lmdk_core.data.allocation_csv import load_allocation_csv
+from lmdk_core.leakage.calibration import calibrate_epsilon, calibrate_scale
+from lmdk_core.leakage.correlation import load_matrix_csv
+from lmdk_core.leakage.loss import LossFunction
+from lmdk_core.leakage.supremum import check_constant_epsilon, supremum
+from lmdk_core.leakage.tpl import temporal_leakage
+from lmdk_core.validation import InputError, check_positive, parse_landmarks
+
+STATIC_SCHEMES = ["event", "user", "w-event", "uniform", "skip"]
+
+
+def _parse_alphas(text: str) -> np.ndarray:
+    parts = [p.strip() for p in str(text).split(",") if p.strip()]
+    if not parts:
+        raise InputError("--alpha needs at least one value, e.g. --alpha 0.1,1")
+    out = []
+    for p in parts:
+        try:
+            a = float(p)
+        except ValueError:
+            raise InputError(f"--alpha value {p!r} is not a number; give e.g. 0.1,1") from None
+        if not math.isfinite(a) or a < 0:
+            raise InputError(f"--alpha value {p!r} must be a finite number >= 0")
+        out.append(a)
+    return np.array(out)
+
+
+def _loss(path: str, option: str) -> LossFunction:
+    return LossFunction(load_matrix_csv(path, name=f"the {option} file ({path})"),
+                        name=f"the {option} file ({path})")
+
+
+def _length(value: int | None) -> int | None:
+    if value is None:
+        return None
+    if value < 1:
+        raise InputError(f"--length must be a whole number >= 1, got {value}")
+    return value
+
+
+def _cmd_loss(args: argparse.Namespace) -> int:
+    from lmdk_core.cli import emit_json
+
+    alphas = _parse_alphas(args.alpha)
+    loss = _loss(args.matrix, "--matrix")
+    values = loss(alphas)
+    if args.json:
+        emit_json({"alpha": alphas, "loss": values})
+    else:
+        print("alpha,loss")
+        for a, v in zip(alphas.tolist(), values.tolist(), strict=True):
+            print(f"{a:.10g},{v:.10g}")
+    return 0
+
+
+def _cmd_leakage(args: argparse.Namespace) -> int:
+    from lmdk_core.cli import emit_json
+
+    if args.allocation is not None:
+        if args.epsilon is not None or args.length is not None:
+            raise InputError("give either --allocation or --epsilon with --length, not both")
+        eps = load_allocation_csv(args.allocation)
+    else:
+        if args.epsilon is None or args.length is None:
+            raise InputError(
+                "give --epsilon e and --length T (a constant budget), or --allocation eps.csv"
+            )
+        e = check_constant_epsilon(args.epsilon, "--epsilon")
+        eps = np.full(_length(args.length), e)
+    lb = _loss(args.backward, "--backward")
+    lf = lb if args.forward is None else _loss(args.forward, "--forward")
+    landmarks = parse_landmarks(args.landmarks) if args.landmarks is not None else None
+    res = temporal_leakage(eps, lb, lf, landmarks)
+    if args.json:
+        emit_json(res.to_dict())
+    else:
+        cols = ["t", "epsilon_t", "bpl", "fpl", "tpl"]
+        if res.landmark_tpl is not None:
+            cols.append("landmark_tpl")
+        print(",".join(cols))
+        for t in range(eps.size):
+            row = [eps[t], res.bpl[t], res.fpl[t], res.tpl[t]]
+            if res.landmark_tpl is not None:
+                row.append(res.landmark_tpl[t])
+            print(f"{t}," + ",".join(f"{v:.10g}" for v in row))
+    return 0
+
+
+def _cmd_supremum(args: argparse.Namespace) -> int:
+    from lmdk_core.cli import emit_json
+
+    e = check_constant_epsilon(args.epsilon, "--epsilon")
+    sup = supremum(_loss(args.matrix, "--matrix"), e)
+    if args.json:
+        emit_json({"supremum": sup})
+    elif math.isinf(sup):
+        print(f"supremum: infinite (the leakage grows without bound at epsilon = {e:g})")
+    else:
+        print(f"supremum: {sup:.10g}")
+    return 0
+
+
+def _cmd_calibrate(args: argparse.Namespace) -> int:
+    from lmdk_core.cli import emit_json
+
+    check_positive(args.target, "--target")
+    lb = _loss(args.matrix, "--matrix")
+    lf = lb if args.forward is None else _loss(args.forward, "--forward")
+    length = _length(args.length)
+    landmarks = parse_landmarks(args.landmarks)
+    if landmarks or args.scheme is not None:
+        if length is None:
+            raise InputError("--length T is needed to scale a scheme's allocation")
+        info = scheme_info(args.scheme or "uniform")
+        if info.data_dependent:
+            raise InputError("the adaptive scheme depends on the data; calibrate a static scheme")
+        base = allocate(info.key, length, landmarks, args.target, args.window)
+        res = calibrate_scale(base, args.target, lb, lf, landmarks)
+        out = {"scheme": info.key, "target": res.target, "scale": res.value,
+               "epsilon": res.value * args.target, "achieved": res.achieved,
+               "length": length, "landmarks": landmarks, "epsilon_t": res.epsilon_t}
+        text = (f"scale {res.value:.10g} of the {info.label} allocation for epsilon = "
+                f"{args.target:g}: total epsilon {res.value * args.target:.10g}; largest "
+                f"landmark TPL {res.achieved:.10g} <= {res.target:g}")
+    else:
+        res = calibrate_epsilon(args.target, lb, lf, length)
+        out = {"epsilon": res.value, "target": res.target, "achieved": res.achieved,
+               "length": length}
+        horizon = "an unbounded series" if length is None else f"{length} timestamps"
+        text = (f"epsilon per timestamp {res.value:.10g}: largest TPL over {horizon} "
+                f"{res.achieved:.10g} <= {res.target:g}")
+    if args.json:
+        emit_json(out)
+    else:
+        print(text)
+    return 0
+
+
+def register(sub) -> None:
+    """Add this module's sub-commands to ``sub``."""
+    p = sub.add_parser("loss", help="loss function L_P(alpha) of a transition matrix")
+    p.add_argument("--matrix", required=True, help="CSV: n lines of n probabilities")
+    p.add_argument("--alpha", required=True, help="comma-separated alphas >= 0, e.g. 0.1,1")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=_cmd_loss)
+
+    p = sub.add_parser("leakage", help="BPL, FPL, TPL (and landmark TPL) per timestamp")
+    p.add_argument("--backward", required=True, help="backward transition matrix CSV")
+    p.add_argument("--forward", default=None, help="forward matrix CSV (default: --backward)")
+    p.add_argument("--epsilon", type=float, default=None, help="constant budget per timestamp")
+    p.add_argument("--length", type=int, default=None, help="number of timestamps T")
+    p.add_argument("--allocation", default=None, help="CSV with one epsilon_t per timestamp")
+    p.add_argument("--landmarks", default=None, help="0-based timestamps, e.g. 3,7")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=_cmd_leakage)
+
+    p = sub.add_parser("supremum", help="supremum of BPL/FPL for a constant epsilon")
+    p.add_argument("--matrix", required=True)
+    p.add_argument("--epsilon", type=float, required=True)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=_cmd_supremum)
+
+    p = sub.add_parser("calibrate", help="largest budget whose leakage stays <= a target")
+    p.add_argument("--matrix", required=True, help="backward matrix CSV")
+    p.add_argument("--forward", default=None, help="forward matrix CSV (default: --matrix)")
+    p.add_argument("--target", type=float, required=True, help="target leakage alpha > 0")
+    p.add_argument("--length", type=int, default=None,
+                   help="number of timestamps T (omit: unbounded series, constant epsilon)")
+    p.add_argument("--landmarks", default="", help="0-based timestamps, e.g. 3,7")
+    p.add_argument("--scheme", default=None, choices=STATIC_SCHEMES,
+                   help="scale this scheme's allocation (default uniform with --landmarks)")
+    p.add_argument("--window", type=int, default=None, help="w for the w-event scheme")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=_cmd_calibrate)

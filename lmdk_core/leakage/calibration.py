@@ -1,0 +1,203 @@
+"""Calibrating budgets to a target temporal privacy leakage (as the ConTPL demo does).
+
+Cao et al. (ICDE'17 / TKDE'18; ConTPL demo, PVLDB 11(12)) turn the leakage analysis
+around: given a target ``α``, choose the budgets so that the leakage never exceeds it.
+Every quantity used here is continuous and strictly increasing in the budget (the loss
+function is non-decreasing, so the recursions are monotone), so a bracketing search
+finds the largest feasible budget:
+
+* :func:`calibrate_epsilon` — the largest constant ``ε`` with ``max_t TPL_t <= α`` for
+  a series of length T, or, for the infinite horizon, with
+  ``sup BPL + sup FPL − ε <= α`` (``2·sup − ε`` when both matrices are equal; the
+  supremum is Cao's Theorem 10, :mod:`lmdk_core.leakage.supremum`);
+* :func:`calibrate_scale` — the largest factor ``c`` such that the allocation
+  ``c · ε_t`` (e.g. Uniform with landmarks) keeps ``max_t landmark TPL <= α``.
+
+The search keeps a bracket ``[lo, hi]`` with ``lo`` feasible and ``hi`` infeasible and
+shrinks it by regula falsi (Illinois variant) safeguarded by bisection until
+``hi − lo <= rtol · hi``; the result is the feasible end ``lo`` with the maximum
+leakage reached there.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from lmdk_core.leakage.loss import LossFunction
+from lmdk_core.leakage.supremum import tpl_supremum
+from lmdk_core.leakage.tpl import _losses, _run, check_allocation, landmark_tpl
+from lmdk_core.validation import InputError, check_landmarks, check_positive
+
+__all__ = ["CalibrationResult", "calibrate_epsilon", "calibrate_scale", "max_tpl_constant"]
+
+
+@dataclass(frozen=True)
+class CalibrationResult:
+    """Outcome of a calibration.
+
+    ``value`` is what was searched: the constant ε (``kind`` "constant") or the scale
+    factor (``kind`` "scale"). ``achieved`` is the maximum leakage at ``value``
+    (<= ``target``); ``epsilon_t`` the resulting per-timestamp budget (None for the
+    infinite horizon); ``evaluations`` how many leakage computations the search used.
+    """
+
+    kind: str
+    target: float
+    value: float
+    achieved: float
+    epsilon_t: np.ndarray | None
+    horizon: int | None
+    evaluations: int
+
+    def to_dict(self) -> dict:
+        out = {
+            "kind": self.kind,
+            "target": self.target,
+            "achieved": self.achieved,
+            "length": self.horizon,
+            "evaluations": self.evaluations,
+        }
+        if self.kind == "constant":
+            out["epsilon"] = self.value
+        else:
+            out["scale"] = self.value
+        if self.epsilon_t is not None:
+            out["epsilon_t"] = self.epsilon_t
+        return out
+
+
+def _check_rtol(rtol: float) -> float:
+    r = check_positive(rtol, "rtol")
+    if r >= 0.5:
+        raise InputError("rtol must be smaller than 0.5 (e.g. 1e-9)")
+    return r
+
+
+def _search(f: Callable[[float], float], target: float, hi: float, rtol: float,
+            max_evals: int = 200) -> tuple[float, float, int]:
+    """Largest ``x`` in ``[0, hi]`` with ``f(x) <= target`` for increasing ``f``, f(0) = 0.
+
+    Regula falsi (Illinois) inside a bracket, with a bisection step whenever the
+    bracket has not halved in two steps. Returns ``(x, f(x), evaluations)``.
+    """
+    evals = 1
+    f_hi = f(hi)
+    if f_hi <= target:
+        return hi, f_hi, evals
+    lo, f_lo = 0.0, 0.0
+    g_lo, g_hi = f_lo - target, f_hi - target  # interpolation values (Illinois-halved)
+    last = 0
+    history = [hi - lo]
+    while hi - lo > rtol * hi and evals < max_evals:
+        if len(history) >= 3 and hi - lo > 0.5 * history[-3]:
+            x = 0.5 * (lo + hi)
+        elif math.isfinite(g_hi):
+            x = (lo * g_hi - hi * g_lo) / (g_hi - g_lo)
+        else:
+            x = 0.5 * (lo + hi)
+        if not lo < x < hi:
+            x = 0.5 * (lo + hi)
+        fx = f(x)
+        evals += 1
+        if fx <= target:
+            lo, f_lo, g_lo = x, fx, fx - target
+            if last == -1:
+                g_hi *= 0.5
+            last = -1
+        else:
+            hi, f_hi, g_hi = x, fx, fx - target
+            if last == 1:
+                g_lo *= 0.5
+            last = 1
+        history.append(hi - lo)
+    return lo, f_lo, evals
+
+
+def max_tpl_constant(epsilon: float, length: int, backward: LossFunction | ArrayLike,
+                     forward: LossFunction | ArrayLike | None = None) -> float:
+    """``max_t TPL_t`` for the constant budget ``epsilon`` over ``length`` timestamps."""
+    lb, lf = _losses(backward, forward)
+    eps = np.full(int(length), float(epsilon))
+    return float(np.max(_run(eps, lb) + _run(eps, lf)[::-1] - eps))
+
+
+def _check_length(length: object) -> int:
+    if isinstance(length, bool) or not isinstance(length, (int, np.integer)) or length < 1:
+        raise InputError(f"the series length must be a whole number >= 1, got {length!r}")
+    return int(length)
+
+
+def calibrate_epsilon(
+    target: float,
+    backward: LossFunction | ArrayLike,
+    forward: LossFunction | ArrayLike | None = None,
+    length: int | None = None,
+    *,
+    rtol: float = 1e-10,
+) -> CalibrationResult:
+    """The largest constant ε per timestamp whose TPL never exceeds ``target``.
+
+    ``length=T``: ``max_t TPL_t(ε) <= target`` over T timestamps. ``length=None``: the
+    infinite horizon, ``sup BPL + sup FPL − ε <= target`` (Cao's Theorem 10).
+    """
+    alpha = check_positive(target, "the target leakage α")
+    tol = _check_rtol(rtol)
+    lb, lf = _losses(backward, forward)
+    if length is None:
+        if math.isinf(tpl_supremum(alpha * 1e-12, lb, lf)):
+            raise InputError(
+                "with this correlation the leakage of an unbounded series grows without limit "
+                "for every ε > 0 (some state is followed by another with certainty); give a "
+                "series length instead"
+            )
+
+        def f(e: float) -> float:
+            return tpl_supremum(e, lb, lf) if e > 0 else 0.0
+        T = None
+    else:
+        T = _check_length(length)
+
+        def f(e: float) -> float:
+            return max_tpl_constant(e, T, lb, lf) if e > 0 else 0.0
+    # TPL_t >= ε_t, so ε <= α.
+    e, achieved, evals = _search(f, alpha, alpha, tol)
+    eps_t = None if T is None else np.full(T, e)
+    return CalibrationResult(kind="constant", target=alpha, value=e, achieved=achieved,
+                             epsilon_t=eps_t, horizon=T, evaluations=evals)
+
+
+def calibrate_scale(
+    epsilon_t: ArrayLike,
+    target: float,
+    backward: LossFunction | ArrayLike,
+    forward: LossFunction | ArrayLike | None = None,
+    landmarks: Iterable[int] | None = None,
+    *,
+    rtol: float = 1e-9,
+) -> CalibrationResult:
+    """The largest factor ``c`` with ``max_t landmark TPL(c · ε_t) <= target``.
+
+    With no landmarks the landmark TPL is the plain TPL. The result's ``epsilon_t`` is
+    the scaled allocation ``c · ε_t``.
+    """
+    alpha = check_positive(target, "the target leakage α")
+    tol = _check_rtol(rtol)
+    eps = check_allocation(epsilon_t)
+    lm = check_landmarks(landmarks, eps.size)
+    if not np.any(eps > 0):
+        raise InputError("the allocation is 0 everywhere; there is nothing to scale")
+    lb, lf = _losses(backward, forward)
+
+    def f(c: float) -> float:
+        return float(np.max(landmark_tpl(c * eps, lm, lb, lf))) if c > 0 else 0.0
+
+    # landmark TPL_t >= Σ_{i∈L∪{t}} c ε_i >= c · max ε, so c <= α / max ε.
+    hi = alpha / float(np.max(eps))
+    c, achieved, evals = _search(f, alpha, hi, tol)
+    return CalibrationResult(kind="scale", target=alpha, value=c, achieved=achieved,
+                             epsilon_t=c * eps, horizon=eps.size, evaluations=evals)

@@ -1,0 +1,89 @@
+r"""Supremum of BPL / FPL / TPL for a constant budget (Cao et al., Theorem 10).
+
+With the same ``ε`` at every timestamp, the BPL recursion ``a_t = L(a_{t-1}) + ε``
+(Cao, Yoshikawa, Xiao, Xiong, ICDE'17 / TKDE'18) increases with t and converges to
+the smallest fixed point ``a* = L(a*) + ε`` — or grows without bound when there is
+none. ``L = max_v g_v`` over the loss function's hull vertices ``v = (Q, D)`` with
+``g_v(a) = log((Q(e^a − 1) + 1)/(D(e^a − 1) + 1))``. For one vertex, with ``y = e^a``,
+``a <= g_v(a) + ε`` exactly while ``y`` is below the positive root of
+
+.. math::
+
+    D y^2 + (1 − D − e^ε Q)\, y − e^ε (1 − Q) = 0
+
+(for ``D = 0``: ``y = e^ε(1 − Q)/(1 − e^ε Q)``, finite iff ``e^ε Q < 1``, i.e.
+``ε < log(1/Q)``). So ``L(a) + ε > a`` exactly below the largest of these roots, and
+the supremum is ``log`` of the largest root over the vertices (``∞`` if a vertex has no
+root). Cao's Theorem 10 states the same fixed point for the optimal pair ``(q, d)``.
+The roots are computed with ``z = y e^{−ε}`` to avoid overflow and with the
+cancellation-free form of the quadratic formula.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from lmdk_core.leakage.loss import LossFunction, as_loss
+from lmdk_core.validation import InputError
+
+__all__ = ["supremum", "tpl_supremum", "check_constant_epsilon"]
+
+
+def check_constant_epsilon(epsilon: float, name: str = "epsilon") -> float:
+    """A constant per-timestamp budget: a finite number >= 0."""
+    try:
+        e = float(epsilon)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be a number, got {epsilon!r}") from None
+    if not math.isfinite(e) or e < 0:
+        raise InputError(f"{name} must be a finite number >= 0, got {epsilon!r}")
+    return e
+
+
+def supremum(loss: LossFunction | ArrayLike, epsilon: float) -> float:
+    """``sup_t BPL_t`` (equivalently ``sup_t FPL_t``) for the constant budget ``epsilon``.
+
+    Returns ``math.inf`` when the recursion diverges (e.g. a row pair with ``d_j = 0``
+    on the states of mass ``Q`` and ``ε >= log(1/Q)``).
+    """
+    e = check_constant_epsilon(epsilon)
+    lf = as_loss(loss)
+    if e == 0.0:
+        return 0.0
+    if lf.is_zero:
+        return e
+    Q = lf.vertex_Q
+    D = lf.vertex_D
+    r = math.exp(-e)
+    b = (1.0 - D) * r - Q  # z-quadratic: D z² + b z − c = 0, z = y e^{−ε}
+    c = (1.0 - Q) * r
+    best = 0.0  # log z = 0 is the vertex (0, 0): sup >= ε
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pos = D > 0
+        disc = np.sqrt(b * b + 4.0 * D * c)
+        z_pos = np.where(b < 0, (disc - b) / (2.0 * D), 2.0 * c / (b + disc))
+        z_zero = np.where(b > 0, c / b, np.inf)
+        z = np.where(pos, z_pos, z_zero)
+    if np.any(~np.isfinite(z)):
+        return math.inf
+    best = max(best, float(np.max(np.log(z))))
+    return e + best
+
+
+def tpl_supremum(
+    epsilon: float,
+    backward: LossFunction | ArrayLike,
+    forward: LossFunction | ArrayLike | None = None,
+) -> float:
+    """``sup_t TPL_t = sup BPL + sup FPL − ε`` for a constant budget (infinite horizon)."""
+    e = check_constant_epsilon(epsilon)
+    lb = as_loss(backward, "the backward matrix")
+    lf = lb if forward is None else as_loss(forward, "the forward matrix")
+    sb = supremum(lb, e)
+    sf = sb if lf is lb else supremum(lf, e)
+    if math.isinf(sb) or math.isinf(sf):
+        return math.inf
+    return sb + sf - e

@@ -1,0 +1,80 @@
+"""Supremum of BPL for a constant ε (Cao's Theorem 10) vs iterating the recursion."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lmdk_core.leakage import LossFunction, bpl, smoothed_matrix, supremum, tpl, tpl_supremum
+from lmdk_core.validation import InputError
+from tests.test_leakage_oracles import stochastic_matrices
+
+
+def iterate_to_limit(L: LossFunction, eps: float, steps: int = 200_000) -> float:
+    """a ← L(a) + ε from a = ε until it stops moving (inf if it passes 1e4)."""
+    a = eps
+    for _ in range(steps):
+        b = L.scalar(a) + eps
+        if b > 1e4:
+            return math.inf
+        if b - a <= 1e-14 * max(1.0, b):
+            return b
+        a = b
+    return a
+
+
+@settings(max_examples=80, deadline=None)
+@given(stochastic_matrices(min_n=2, max_n=5), st.sampled_from([0.01, 0.1, 0.5, 1.0, 2.5]))
+def test_supremum_is_the_limit_of_the_recursion(P, eps):
+    L = LossFunction(P)
+    sup = supremum(L, eps)
+    lim = iterate_to_limit(L, eps)
+    if math.isinf(sup):
+        assert math.isinf(lim) or lim > 50 * eps  # diverging (or still climbing)
+    else:
+        assert lim <= sup + 1e-9
+        assert abs(lim - sup) < 1e-6 * max(1.0, sup)
+        # the supremum is a fixed point and every BPL value stays below it
+        assert abs(L.scalar(sup) + eps - sup) < 1e-9 * max(1.0, sup)
+        assert np.all(bpl(np.full(300, eps), L) <= sup + 1e-9)
+
+
+def test_divergence_with_a_zero_in_d():
+    # q = (0.5, 0.5), d = (1, 0): Q = 0.5 where d = 0 → finite iff ε < log(1/0.5)
+    P = np.array([[0.5, 0.5], [1.0, 0.0]])
+    L = LossFunction(P)
+    assert math.isinf(supremum(L, math.log(2.0)))
+    assert math.isinf(supremum(L, 1.0))
+    e = 0.5
+    sup = supremum(L, e)
+    assert math.isfinite(sup)
+    # closed form for D = 0: y = e^ε(1 − Q)/(1 − e^ε Q)
+    assert abs(sup - math.log(math.exp(e) * 0.5 / (1 - math.exp(e) * 0.5))) < 1e-12
+    assert abs(iterate_to_limit(L, e) - sup) < 1e-9
+
+
+def test_identity_diverges_and_no_correlation_gives_epsilon():
+    assert math.isinf(supremum(np.eye(3), 0.01))
+    assert supremum(np.full((3, 3), 1 / 3), 0.7) == pytest.approx(0.7, abs=1e-15)
+    assert supremum(np.eye(3), 0.0) == 0.0
+
+
+def test_tpl_supremum_bounds_every_finite_horizon():
+    P = smoothed_matrix(6, 0.2, "random", seed=4)
+    e = 0.3
+    s = tpl_supremum(e, P)
+    assert abs(s - (2 * supremum(P, e) - e)) < 1e-12
+    assert np.max(tpl(np.full(2000, e), P)) <= s + 1e-9
+    assert np.max(tpl(np.full(2000, e), P)) > s - 1e-6
+    PF = smoothed_matrix(6, 0.5, "shift")
+    assert abs(tpl_supremum(e, P, PF) - (supremum(P, e) + supremum(PF, e) - e)) < 1e-12
+
+
+@pytest.mark.parametrize("bad", [-1.0, float("nan"), float("inf"), "abc"])
+def test_bad_epsilon(bad):
+    with pytest.raises(InputError, match="epsilon"):
+        supremum(np.eye(2), bad)
