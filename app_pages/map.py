@@ -1,0 +1,484 @@
+"""Map: mark landmarks on a trajectory, release it with Planar Laplace, read the budget,
+the verdict, the displacement and the leakage."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+from streamlit_folium import st_folium
+
+from app_pages.components import verdict_badge
+from app_pages.report_button import report_download_button
+from app_pages.session import set_setting, setting
+from app_pages.track_session import (
+    DEMO_TRACK,
+    DEMO_TRACK_KEY,
+    MAX_TRACK_POINTS,
+    add_track,
+    apply_table_edits,
+    check_track_size,
+    current_track,
+    set_track_landmarks,
+    toggle_track_landmark,
+    track_landmarks,
+)
+from lmdk_core.config import ViewConfig, config_from_json, config_to_json
+from lmdk_core.data.demo_track import demo_track_events, demo_track_landmarks
+from lmdk_core.data.track import load_track, load_track_csv
+from lmdk_core.discovery import detect_stay_points, track_minutes
+from lmdk_core.export import geojson_text, time_labels, trajectory_geojson, trajectory_release_frame
+from lmdk_core.figures import hover_labels
+from lmdk_core.map_figures import (
+    base_map,
+    budget_figure,
+    click_signature,
+    clicked_index,
+    displacement_summary,
+    landmark_frame,
+    layer_control,
+    overlay_layers,
+)
+from lmdk_core.release import Release, release_trajectory
+from lmdk_core.validation import InputError
+
+MAP_KEY = "track_map"
+SELECT_KEY = "w_track_lm_select"
+CANDIDATE_KEY = "track_candidates"
+#: the leakage model's loss functions take O(n²) work: above this many cells, no TPL
+MAX_LEAKAGE_STATES = 500
+
+name, track = current_track()
+T = len(track)
+labels = hover_labels(track.time, track.time_kind)
+
+
+# ---------------------------------------------------------------- cached engine calls
+@st.cache_data(max_entries=32, show_spinner=False)
+def cached_track_release(lat: np.ndarray, lon: np.ndarray, landmarks: tuple[int, ...],
+                         epsilon: float, radius: float, scheme: str, seed: int,
+                         window: int) -> Release:
+    """release_trajectory, cached on its inputs."""
+    return release_trajectory(lat, lon, list(landmarks), epsilon, radius, scheme, seed, window)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def cached_stays(lat: np.ndarray, lon: np.ndarray, minutes: np.ndarray, stay_labels: list[str],
+                 distance_m: float, duration_min: float) -> list:
+    """Stay points (discovery.detect_stay_points), cached on their inputs."""
+    return detect_stay_points(lat, lon, minutes, distance_m, duration_min, labels=stay_labels)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def cached_grid_model(lat: np.ndarray, lon: np.ndarray, cell_size: float):
+    """Grid cells of the track and the loss functions of their transition matrices
+    (forward, backward), or only the number of states when there are too many."""
+    from lmdk_core.leakage.correlation import trajectory_cells, transition_matrices
+    from lmdk_core.leakage.loss import LossFunction
+
+    cells = trajectory_cells(lat, lon, cell_size)
+    if cells.n_states > MAX_LEAKAGE_STATES:
+        return cells.n_states, None, None
+    forward, backward = transition_matrices(cells.states, cells.n_states)
+    return cells.n_states, LossFunction(forward, name="the forward matrix"), LossFunction(
+        backward, name="the backward matrix")
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def cached_leakage(lat: np.ndarray, lon: np.ndarray, cell_size: float, epsilon_t: np.ndarray,
+                   landmarks: tuple[int, ...]) -> tuple[int, dict[str, np.ndarray] | None]:
+    """(number of states, {'TPL': ..., 'landmark TPL': ...}) for the grid-cell model."""
+    from lmdk_core.leakage.tpl import temporal_leakage
+
+    n, lf, lb = cached_grid_model(lat, lon, cell_size)
+    if lf is None:
+        return n, None
+    res = temporal_leakage(epsilon_t, lb, lf, list(landmarks))
+    return n, {"TPL": res.tpl, "landmark TPL": res.landmark_tpl}
+
+
+def stay_suggestions() -> tuple[list, str | None]:
+    """Stay points of the current track with the page's thresholds, or a message."""
+    try:
+        if track.time_kind == "index":
+            minutes = track_minutes(track, minutes_per_point=float(setting("minutes_per_point")))
+        else:
+            minutes = track_minutes(track)
+        if track.time_kind == "datetime":
+            stay_labels = [str(x) for x in np.datetime_as_string(
+                np.asarray(track.time, dtype="datetime64[s]"), unit="s")]
+        else:
+            stay_labels = list(labels)
+        return cached_stays(track.lat, track.lon, minutes, stay_labels,
+                            float(setting("stay_distance")), float(setting("stay_minutes"))), None
+    except InputError as exc:
+        return [], f"No stay points: {exc}."
+
+
+def metres(x: float) -> str:
+    """A distance for a metric: '1,234 m' (or a dash)."""
+    return f"{x:,.0f} m" if np.isfinite(x) else "—"
+
+
+# ---------------------------------------------------------------- callbacks
+def _on_map_click() -> None:
+    """Toggle the clicked track point; every click is processed once."""
+    value = st.session_state.get(MAP_KEY)
+    sig = click_signature(value)
+    if sig is None:
+        return
+    key = (name, sig)
+    if st.session_state.get("track_last_click") == key:
+        return
+    st.session_state.track_last_click = key
+    t = clicked_index(value, track.lat, track.lon)
+    if t is not None:
+        toggle_track_landmark(t, name)
+
+
+def _on_multiselect() -> None:
+    set_track_landmarks(st.session_state[SELECT_KEY], name)
+
+
+def _on_table_edit() -> None:
+    key = f"track_lm_table_{st.session_state.track_table_version}"
+    edits = st.session_state.get(key) or {}
+    new, notes = apply_table_edits(track_landmarks(name), edits, T)
+    st.session_state.track_table_notes = notes
+    set_track_landmarks(new, name)
+
+
+def _clear() -> None:
+    set_track_landmarks([], name)
+
+
+def _demo_landmarks() -> None:
+    set_track_landmarks(demo_track_landmarks(), name)
+
+
+def _candidate_timestamps(keys: list[str], stays: list) -> set[int]:
+    out: set[int] = set()
+    for k in keys:
+        kind, _, i = k.partition(":")
+        if kind == "stay" and int(i) < len(stays):
+            s = stays[int(i)]
+            out.update(s.timestamps if setting("stay_mark") == "visit" else [s.start])
+        elif kind == "wpt" and int(i) < len(track.waypoints):
+            out.add(track.waypoints[int(i)].index)
+    return out
+
+
+def _accept(all_: bool) -> None:
+    stays, _ = stay_suggestions() if setting("suggest") else ([], None)
+    keys = candidate_options(stays) if all_ else st.session_state.get(CANDIDATE_KEY, [])
+    added = _candidate_timestamps(list(keys), stays)
+    set_track_landmarks(set(track_landmarks(name)) | added, name)
+    st.session_state[CANDIDATE_KEY] = []
+
+
+def _on_upload() -> None:
+    f = st.session_state.get("track_upload")
+    if f is None:
+        return
+    try:
+        tr = check_track_size(load_track(f.getvalue(), filename=f.name, name=f.name))
+    except InputError as exc:
+        st.session_state.track_upload_error = (
+            f"Could not use {f.name}: {exc}. Your current track, landmarks and settings "
+            "are unchanged.")
+        return
+    st.session_state.track_upload_error = None
+    add_track(f"Upload: {f.name}", tr)
+
+
+def _on_config() -> None:
+    f = st.session_state.get("track_config_upload")
+    if f is None:
+        return
+    try:
+        cfg = config_from_json(f.getvalue())
+        if cfg.data_kind != "track":
+            raise InputError("this configuration is for a time series; open it on the "
+                             "Timeline page")
+        if cfg.dataset == DEMO_TRACK_KEY:
+            target, tr = DEMO_TRACK, st.session_state.track_sets[DEMO_TRACK]
+        elif cfg.dataset == "embedded":
+            table = pd.DataFrame(cfg.data).to_csv(index=False).encode()
+            tr = check_track_size(load_track_csv(table, name="restored track"))
+            target = None
+        else:
+            raise InputError(f"unknown dataset {cfg.dataset!r} (expected {DEMO_TRACK_KEY!r} "
+                             "or 'embedded')")
+        if any(t >= len(tr) for t in cfg.landmarks):
+            raise InputError(f"a landmark lies beyond the end of the track ({len(tr)} points)")
+        cell = float(cfg.extra.get("cell_size_m", setting("cell_size")))
+        if not np.isfinite(cell) or cell <= 0:
+            raise InputError("config: extra.cell_size_m must be a number of metres > 0")
+    except InputError as exc:
+        st.session_state.track_upload_error = (f"Could not restore {f.name}: {exc}. Nothing "
+                                               "was changed.")
+        return
+    except (TypeError, ValueError) as exc:
+        st.session_state.track_upload_error = (f"Could not restore {f.name}: a value is not "
+                                               f"valid ({exc}). Nothing was changed.")
+        return
+    st.session_state.track_upload_error = None
+    if target is None:
+        target = add_track("Restored: " + f.name, tr)
+    st.session_state.w_track_name = target
+    set_track_landmarks(cfg.landmarks, target)
+    for k in ("epsilon", "scheme", "window", "seed", "correlation_strength"):
+        set_setting(k, getattr(cfg, k))
+    set_setting("radius", float(cfg.radius))
+    set_setting("cell_size", cell)
+
+
+def candidate_options(stays: list) -> list[str]:
+    """Keys of the landmark candidates: stay points and waypoints."""
+    return [f"stay:{i}" for i in range(len(stays))] + [
+        f"wpt:{i}" for i in range(len(track.waypoints))]
+
+
+def candidate_label(key: str, stays: list) -> str:
+    """A readable line for a candidate key."""
+    kind, _, i = key.partition(":")
+    if kind == "stay":
+        s = stays[int(i)]
+        a = s.arrival[11:16] if len(s.arrival) >= 16 else s.arrival
+        d = s.departure[11:16] if len(s.departure) >= 16 else s.departure
+        return f"Stay {int(i) + 1}: {a} to {d} ({s.duration_minutes:.0f} min, t={s.start}-{s.end})"
+    w = track.waypoints[int(i)]
+    return f"Waypoint {w.name} (t={w.index}, {w.distance_m:,.0f} m away)"
+
+
+# ---------------------------------------------------------------- page
+st.title(":material/map: Map")
+st.caption(
+    f"**{name}** — {T:,} points. Click a point on the map to mark or unmark it as a "
+    "landmark; edit the list beside the map. Locations are released with Planar Laplace "
+    "(geo-indistinguishability) at each timestamp's budget ε_t; ε, the scheme and the seed "
+    "come from the sidebar (its mechanism and Δf apply to series only)."
+)
+
+with st.expander(":material/upload_file: Use your own track, or restore a saved view"):
+    c1, c2 = st.columns(2)
+    c1.file_uploader(
+        f"Track: CSV with columns `time,lat,lon` (time optional) or GPX (tracks; waypoints "
+        f"become landmark candidates). Up to {MAX_TRACK_POINTS:,} points.",
+        type=["csv", "txt", "gpx"], key="track_upload", on_change=_on_upload)
+    c2.file_uploader("Configuration JSON (downloaded below)", type=["json"],
+                     key="track_config_upload", on_change=_on_config)
+if st.session_state.get("track_upload_error"):
+    st.error(st.session_state.track_upload_error, icon=":material/error:")
+
+c = st.columns([3, 2, 2, 2], vertical_alignment="bottom")
+c[0].selectbox("Track", list(st.session_state.track_sets), key="w_track_name",
+               help="The demo day, or a track you uploaded above.")
+c[1].number_input(
+    "Protection radius r (metres)", min_value=1.0, max_value=100_000.0, step=25.0,
+    format="%.0f", key="w_radius",
+    help="Geo-indistinguishability: two places within r metres are ε_t-indistinguishable "
+         "at each timestamp. The mean displacement is 2r/ε_t.")
+c[2].toggle("2r/ε_t circles", key="w_show_circles",
+            help="A dashed circle of radius 2r/ε_t (the mean displacement) around each "
+                 "published point (at most 100, evenly spread over time).")
+c[3].toggle("Map background", key="w_tiles",
+            help="OpenStreetMap tiles (need an internet connection; the path, points and "
+                 "landmarks are drawn without them).")
+
+landmarks = track_landmarks(name)
+radius = float(setting("radius"))
+try:
+    rel = cached_track_release(
+        track.lat, track.lon, tuple(landmarks), float(setting("epsilon")), radius,
+        setting("scheme"), int(setting("seed")), int(setting("window")))
+except InputError as exc:
+    st.error(f"Cannot release this track: {exc}", icon=":material/error:")
+    st.stop()
+
+verdict_badge(rel.verdict, labels[rel.verdict.worst_timestamp])
+summary = displacement_summary(rel, radius)
+counts = rel.metrics()
+mc = st.columns(4)
+mc[0].metric("Mean displacement", metres(summary.iloc[0, 0]),
+             help="Mean distance between a noisy released point and the true one.")
+mc[1].metric("Expected (2r/ε_t)", metres(summary.iloc[0, 1]),
+             help="Planar Laplace's mean displacement 2r/ε_t, averaged over the published "
+                  "timestamps.")
+mc[2].metric("95th percentile", metres(summary.iloc[2, 0]),
+             help=f"Expected: {metres(summary.iloc[2, 1])} (Gamma(2, r/ε_t) quantile).")
+mc[3].metric("Published / approximated", f"{counts['n_published']} / "
+             f"{counts['n_approximated']}",
+             help="Published = fresh noisy location (spends ε_t). Approximated = last "
+                  "release repeated (spends nothing)."
+                  + (f" {counts['n_withheld']} withheld (nothing to repeat yet)."
+                     if counts["n_withheld"] else ""))
+
+stays, stay_note = stay_suggestions() if setting("suggest") else ([], None)
+
+left, right = st.columns([3, 2], gap="medium")
+with left:
+    fmap = base_map(track, tiles=bool(setting("tiles")))
+    groups = overlay_layers(
+        track, rel, radius, show_released=bool(setting("show_released")),
+        show_circles=bool(setting("show_circles")), suggestions=stays,
+        waypoints=track.waypoints)
+    st_folium(fmap, key=MAP_KEY, height=620, use_container_width=True,
+              returned_objects=["last_object_clicked", "last_object_clicked_tooltip",
+                                "last_object_clicked_count"],
+              feature_group_to_add=groups, layer_control=layer_control(),
+              on_change=_on_map_click)
+    st.toggle("Show the released path", key="w_show_released",
+              help="Blue: the published locations (orange rings: approximations that "
+                   "repeat the last release and spend nothing).")
+
+with right:
+    st.markdown(f"**Landmarks ({len(landmarks)})**")
+    st.session_state[SELECT_KEY] = landmarks
+    st.multiselect(
+        "Landmarks", options=list(range(T)), key=SELECT_KEY, label_visibility="collapsed",
+        format_func=lambda t: f"t={t} · {labels[t]}", on_change=_on_multiselect,
+        help="Add or remove landmarks precisely; the map and the budget follow.",
+        placeholder="No landmarks: click points on the map or pick timestamps here")
+    table = landmark_frame(track, landmarks, rel.epsilon_t)
+    table.insert(0, "keep", True)
+    st.data_editor(
+        table, key=f"track_lm_table_{st.session_state.track_table_version}",
+        on_change=_on_table_edit, num_rows="dynamic", hide_index=True, width="stretch",
+        height=min(300, 38 + 35 * (len(table) + 1)),
+        disabled=["time", "lat", "lon", "ε_t"],
+        column_config={
+            "keep": st.column_config.CheckboxColumn("keep", help="Untick to remove."),
+            "t": st.column_config.NumberColumn("t", min_value=0, max_value=T - 1, step=1,
+                                               help="0-based timestamp; edit or add a row."),
+            "lat": st.column_config.NumberColumn("lat", format="%.5f"),
+            "lon": st.column_config.NumberColumn("lon", format="%.5f"),
+            "ε_t": st.column_config.NumberColumn("ε_t", format="%.4g"),
+        })
+    for note in st.session_state.get("track_table_notes") or []:
+        st.warning(f"Ignored: {note}.", icon=":material/warning:")
+    b1, b2 = st.columns(2)
+    b1.button("Clear", on_click=_clear, width="stretch", icon=":material/clear_all:",
+              help="Remove every landmark of this track.")
+    if name == DEMO_TRACK:
+        b2.button("Demo landmarks", on_click=_demo_landmarks, width="stretch",
+                  icon=":material/restart_alt:",
+                  help="; ".join(text for _, text in demo_track_events()) + ".")
+
+    st.markdown("**Suggest landmarks**")
+    st.toggle("Suggest stay points", key="w_suggest",
+              help="Places where the track stayed within a distance for at least a time "
+                   "(Li et al. 2008; Project Lachesis). Shown as orange circles.")
+    if setting("suggest"):
+        s1, s2 = st.columns(2)
+        s1.number_input("Within (metres)", min_value=5.0, max_value=10_000.0, step=25.0,
+                        format="%.0f", key="w_stay_distance")
+        s2.number_input("For at least (minutes)", min_value=1.0, max_value=1440.0, step=5.0,
+                        format="%.0f", key="w_stay_minutes")
+        if track.time_kind == "index":
+            st.number_input("Minutes between points (the track has no times)",
+                            min_value=0.01, max_value=1440.0, step=1.0, key="w_minutes_per_point")
+        if stay_note:
+            st.info(stay_note, icon=":material/info:")
+    options = candidate_options(stays)
+    if options:
+        st.radio("Accepting a stay marks", ["visit", "arrival"], key="w_stay_mark",
+                 horizontal=True,
+                 format_func={"visit": "every point of the visit",
+                              "arrival": "its first point"}.get)
+        st.session_state[CANDIDATE_KEY] = [k for k in st.session_state.get(CANDIDATE_KEY, [])
+                                           if k in options]
+        st.multiselect(f"Candidates ({len(options)})", options, key=CANDIDATE_KEY,
+                       format_func=lambda k: candidate_label(k, stays),
+                       placeholder="Pick suggestions to accept")
+        a1, a2 = st.columns(2)
+        a1.button("Accept selected", on_click=_accept, args=(False,), width="stretch",
+                  icon=":material/done:")
+        a2.button("Accept all", on_click=_accept, args=(True,), width="stretch",
+                  icon=":material/done_all:")
+    elif setting("suggest") and not stay_note:
+        st.caption("No stay found with these thresholds.")
+
+# ---------------------------------------------------------------- budget, displacement, leakage
+st.subheader("Budget, displacement and leakage")
+k1, k2, k3 = st.columns([2, 2, 3], vertical_alignment="bottom")
+k1.toggle("Temporal leakage (TPL)", key="w_track_leakage",
+          help="Cao et al. (ICDE'17): how much a release leaks when locations are "
+               "correlated in time. The correlation is estimated from this track: its "
+               "points are mapped to square grid cells (the states) and the moves between "
+               "cells are counted (add-one smoothing).")
+leakage = None
+if setting("track_leakage"):
+    k2.number_input("Grid cell size (metres)", min_value=10.0, max_value=100_000.0, step=50.0,
+                    format="%.0f", key="w_cell_size")
+    try:
+        n_states, leakage = cached_leakage(track.lat, track.lon, float(setting("cell_size")),
+                                           rel.epsilon_t, tuple(landmarks))
+    except InputError as exc:
+        k3.error(f"No leakage: {exc}", icon=":material/error:")
+    else:
+        if leakage is None:
+            k3.warning(f"{n_states:,} grid cells visited: too many states for the leakage "
+                       f"model here (at most {MAX_LEAKAGE_STATES}); choose larger cells.",
+                       icon=":material/warning:")
+        else:
+            k3.caption(
+                f"**{n_states} states** (visited cells). Largest TPL "
+                f"**{np.max(leakage['TPL']):.3g}**, largest landmark TPL "
+                f"**{np.max(leakage['landmark TPL']):.3g}** against ε = {rel.epsilon:g}.")
+
+st.plotly_chart(budget_figure(track, rel, radius, leakage=leakage), key="track_budget_chart",
+                width="stretch")
+
+st.markdown("**Displacement: measured vs expected** (Planar Laplace at the published "
+            "points: mean 2r/ε_t; median and 95th percentile of Gamma(2, r/ε_t))")
+st.dataframe(summary.style.format("{:,.0f}", na_rep="—"),
+             width="stretch")
+
+with st.expander("How to read this"):
+    st.markdown(
+        "- **Map**: grey is the true path with its points (click one to make it a "
+        "landmark, click a red landmark to remove it). Blue is what would be published; "
+        "orange rings are *approximations* (the last release repeated, no budget spent; "
+        "Skip and Adaptive). Dashed circles show the mean displacement 2r/ε_t. Orange "
+        "discs are suggested stays; purple dots are waypoints or named places. Switch "
+        "layers on and off in the top-right box.\n"
+        "- **ε_t**: bars are the budget spent at each timestamp (red at landmarks); the "
+        "green line is the theorem's total, the landmarks' budgets plus ε_t. Landmark "
+        "privacy holds when it never rises above the dashed ε line.\n"
+        "- **Displacement**: how far each released point lies from the true one (log "
+        "scale); the dashed line is the expected 2r/ε_t. Halving ε_t doubles it.\n"
+        "- **Leakage**: TPL is the leakage of one timestamp once correlation between "
+        "consecutive locations is accounted for; landmark TPL is that of all landmarks "
+        "plus one timestamp (equal to the green total when there is no correlation)."
+    )
+
+# ---------------------------------------------------------------- downloads
+is_demo = st.session_state.track_keys.get(name) == DEMO_TRACK_KEY
+data = None
+if not is_demo:
+    data = {"lat": track.lat.tolist(), "lon": track.lon.tolist()}
+    if track.time_kind != "index":
+        data = {"time": time_labels(track.time, track.time_kind), **data}
+cfg = ViewConfig(
+    data_kind="track", dataset=DEMO_TRACK_KEY if is_demo else "embedded", data=data,
+    time_kind=track.time_kind, landmarks=landmarks, epsilon=float(setting("epsilon")),
+    scheme=setting("scheme"), window=int(setting("window")), mechanism=setting("mechanism"),
+    sensitivity=float(setting("sensitivity")), radius=radius, seed=int(setting("seed")),
+    correlation_strength=float(setting("correlation_strength")), page="map",
+    extra={"cell_size_m": float(setting("cell_size"))},
+)
+d1, d2, d3, d4 = st.columns([1, 1, 1, 1])
+d1.download_button("Released track (CSV)",
+                   trajectory_release_frame(track, rel).to_csv(index=False),
+                   file_name="released_track.csv", mime="text/csv", icon=":material/download:")
+d2.download_button("Released track (GeoJSON)", geojson_text(trajectory_geojson(track, rel)),
+                   file_name="released_track.geojson", mime="application/geo+json",
+                   icon=":material/download:",
+                   help="Original path, released path, one point per landmark and one per "
+                        "released location.")
+d3.download_button("Configuration (JSON)", config_to_json(cfg), icon=":material/download:",
+                   file_name="lmdk_map_view.json", mime="application/json",
+                   help="Upload it above to restore exactly this view (seed included).")
+with d4:
+    report_download_button(cfg, key="map_report")
