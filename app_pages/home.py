@@ -22,6 +22,17 @@ shown has been checked against the theorem; nothing is simulated.
 """
 )
 
+st.subheader("New to differential privacy?")
+st.markdown(
+    "The **Learn** page explains the ideas behind this tool in six short interactive "
+    "lessons: the definition, what ε means to an adversary, event-, user-, w-event- and "
+    "landmark-level protection, the mechanisms (Laplace, Geometric, Planar Laplace, "
+    "Exponential, Randomized response), how releases compose, and why k-anonymity breaks "
+    "when data are published again and again."
+)
+st.page_link("app_pages/learn.py", label="**Learn** — differential privacy step by step",
+             icon=":material/school:")
+
 st.subheader("Pages")
 c1, c2 = st.columns(2)
 with c1:
@@ -32,6 +43,13 @@ with c1:
         "release the series with Laplace or Geometric noise under any scheme, compare "
         "original and released data, read the per-timestamp budget and the verdict, and "
         "download the release and a configuration that reproduces it."
+    )
+    st.page_link("app_pages/map.py", label="**Map** — trajectories", icon=":material/map:")
+    st.caption(
+        "A day in Paris (or your CSV/GPX track) on a map: click points to make them "
+        "landmarks or accept suggested stays, release the locations with Planar Laplace "
+        "for a protection radius r, and compare the released path, the budget, the verdict, "
+        "the displacement (measured vs expected 2r/ε_t) and the temporal leakage."
     )
 with c2:
     st.markdown("**Shared settings** (sidebar)")

@@ -65,9 +65,9 @@ def _explore(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The full ``lmdk`` parser with every sub-command registered."""
-    from lmdk_core.cli import dummy_commands, release_commands
+    from lmdk_core.cli import dummy_commands, leakage_commands, release_commands, report_commands
 
-    groups = [release_commands, dummy_commands]
+    groups = [release_commands, dummy_commands, leakage_commands, report_commands]
     parser = _Parser(prog="lmdk", description="Landmark Privacy Explorer command line.")
     parser.add_argument("--version", action="version", version=f"lmdk {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
