@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from lmdk_core.release import Release, release_series
+from lmdk_core.release import Release, release_series, release_trajectory
+from lmdk_core.report import MAX_LEAKAGE_STATES
 from lmdk_core.verifier import Verdict
 
 
@@ -62,3 +63,65 @@ def error_metrics(rel: Release, unit: str = "", distance: bool = False) -> None:
                      "Approximated = last release repeated (spends nothing)."
                      + (f" {m['n_withheld']} withheld (nothing to repeat yet)."
                         if m["n_withheld"] else ""))
+
+
+#: states of the strength-parameter correlation model used for series (as in the report)
+SERIES_STATES = 10
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def cached_smoothed_loss(strength: float, n_states: int = SERIES_STATES):
+    """The loss function of Cao et al.'s smoothed matrix P = (I + s)/(1 + n·s), built
+    once per (s, n) and shared by every session (it is read-only)."""
+    from lmdk_core.leakage import loss_function, smoothed_matrix
+
+    return loss_function(smoothed_matrix(n_states, strength))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def cached_series_leakage(epsilon_t: np.ndarray, landmarks: tuple[int, ...], strength: float,
+                          n_states: int = SERIES_STATES) -> dict[str, np.ndarray]:
+    """TPL and landmark TPL of an allocation under the smoothed correlation model with
+    strength s (the same matrix backward and forward), cached on its inputs."""
+    from lmdk_core.leakage import temporal_leakage
+
+    loss = cached_smoothed_loss(float(strength), int(n_states))
+    res = temporal_leakage(epsilon_t, loss, loss, list(landmarks))
+    return {"TPL": res.tpl, "landmark TPL": res.landmark_tpl}
+
+
+# ---------------------------------------------------------------- tracks (Map, Compare, Leakage)
+@st.cache_data(max_entries=32, show_spinner=False)
+def cached_track_release(lat: np.ndarray, lon: np.ndarray, landmarks: tuple[int, ...],
+                         epsilon: float, radius: float, scheme: str, seed: int,
+                         window: int) -> Release:
+    """release_trajectory, cached on its inputs."""
+    return release_trajectory(lat, lon, list(landmarks), epsilon, radius, scheme, seed, window)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def cached_grid_model(lat: np.ndarray, lon: np.ndarray, cell_size: float):
+    """Grid cells of the track and the loss functions of their transition matrices
+    (forward, backward), or only the number of states when there are too many."""
+    from lmdk_core.leakage.correlation import trajectory_cells, transition_matrices
+    from lmdk_core.leakage.loss import LossFunction
+
+    cells = trajectory_cells(lat, lon, cell_size)
+    if cells.n_states > MAX_LEAKAGE_STATES:
+        return cells.n_states, None, None
+    forward, backward = transition_matrices(cells.states, cells.n_states)
+    return cells.n_states, LossFunction(forward, name="the forward matrix"), LossFunction(
+        backward, name="the backward matrix")
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def cached_leakage(lat: np.ndarray, lon: np.ndarray, cell_size: float, epsilon_t: np.ndarray,
+                   landmarks: tuple[int, ...]) -> tuple[int, dict[str, np.ndarray] | None]:
+    """(number of states, {'TPL': ..., 'landmark TPL': ...}) for the grid-cell model."""
+    from lmdk_core.leakage.tpl import temporal_leakage
+
+    n, lf, lb = cached_grid_model(lat, lon, cell_size)
+    if lf is None:
+        return n, None
+    res = temporal_leakage(epsilon_t, lb, lf, list(landmarks))
+    return n, {"TPL": res.tpl, "landmark TPL": res.landmark_tpl}

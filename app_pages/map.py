@@ -8,7 +8,12 @@ import pandas as pd
 import streamlit as st
 from streamlit_folium import st_folium
 
-from app_pages.components import verdict_badge
+from app_pages.components import (
+    MAX_LEAKAGE_STATES,
+    cached_leakage,
+    cached_track_release,
+    verdict_badge,
+)
 from app_pages.report_button import report_download_button
 from app_pages.session import set_setting, setting
 from app_pages.track_session import (
@@ -39,14 +44,11 @@ from lmdk_core.map_figures import (
     layer_control,
     overlay_layers,
 )
-from lmdk_core.release import Release, release_trajectory
 from lmdk_core.validation import InputError
 
 MAP_KEY = "track_map"
 SELECT_KEY = "w_track_lm_select"
 CANDIDATE_KEY = "track_candidates"
-#: the leakage model's loss functions take O(n²) work: above this many cells, no TPL
-MAX_LEAKAGE_STATES = 500
 
 name, track = current_track()
 T = len(track)
@@ -54,47 +56,11 @@ labels = hover_labels(track.time, track.time_kind)
 
 
 # ---------------------------------------------------------------- cached engine calls
-@st.cache_data(max_entries=32, show_spinner=False)
-def cached_track_release(lat: np.ndarray, lon: np.ndarray, landmarks: tuple[int, ...],
-                         epsilon: float, radius: float, scheme: str, seed: int,
-                         window: int) -> Release:
-    """release_trajectory, cached on its inputs."""
-    return release_trajectory(lat, lon, list(landmarks), epsilon, radius, scheme, seed, window)
-
-
 @st.cache_data(max_entries=16, show_spinner=False)
 def cached_stays(lat: np.ndarray, lon: np.ndarray, minutes: np.ndarray, stay_labels: list[str],
                  distance_m: float, duration_min: float) -> list:
     """Stay points (discovery.detect_stay_points), cached on their inputs."""
     return detect_stay_points(lat, lon, minutes, distance_m, duration_min, labels=stay_labels)
-
-
-@st.cache_data(max_entries=8, show_spinner=False)
-def cached_grid_model(lat: np.ndarray, lon: np.ndarray, cell_size: float):
-    """Grid cells of the track and the loss functions of their transition matrices
-    (forward, backward), or only the number of states when there are too many."""
-    from lmdk_core.leakage.correlation import trajectory_cells, transition_matrices
-    from lmdk_core.leakage.loss import LossFunction
-
-    cells = trajectory_cells(lat, lon, cell_size)
-    if cells.n_states > MAX_LEAKAGE_STATES:
-        return cells.n_states, None, None
-    forward, backward = transition_matrices(cells.states, cells.n_states)
-    return cells.n_states, LossFunction(forward, name="the forward matrix"), LossFunction(
-        backward, name="the backward matrix")
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def cached_leakage(lat: np.ndarray, lon: np.ndarray, cell_size: float, epsilon_t: np.ndarray,
-                   landmarks: tuple[int, ...]) -> tuple[int, dict[str, np.ndarray] | None]:
-    """(number of states, {'TPL': ..., 'landmark TPL': ...}) for the grid-cell model."""
-    from lmdk_core.leakage.tpl import temporal_leakage
-
-    n, lf, lb = cached_grid_model(lat, lon, cell_size)
-    if lf is None:
-        return n, None
-    res = temporal_leakage(epsilon_t, lb, lf, list(landmarks))
-    return n, {"TPL": res.tpl, "landmark TPL": res.landmark_tpl}
 
 
 def stay_suggestions() -> tuple[list, str | None]:
