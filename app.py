@@ -25,6 +25,10 @@ PAGES = {
         st.Page("app_pages/map.py", title="Map", icon=":material/map:", url_path="map"),
     ],
     "Analyse": [
+        st.Page("app_pages/compare.py", title="Compare", icon=":material/compare:",
+                url_path="compare"),
+        st.Page("app_pages/leakage.py", title="Leakage", icon=":material/water_drop:",
+                url_path="leakage"),
         st.Page("app_pages/dummies.py", title="Dummy landmarks", icon=":material/scatter_plot:",
                 url_path="dummies"),
     ],

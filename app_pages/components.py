@@ -19,10 +19,21 @@ def cached_series_release(values: np.ndarray, landmarks: tuple[int, ...], epsilo
                           seed, window)
 
 
-def verdict_badge(verdict: Verdict, time_label: str | None = None) -> None:
-    """A green or red box with the verifier's verdict in plain words."""
+def verdict_badge(verdict: Verdict, time_label: str | None = None,
+                  compact: bool = False) -> None:
+    """A green or red box with the verifier's verdict in plain words (``compact``: one
+    short line, for a narrow column)."""
     n_lm = verdict.landmarks.size
     when = f"t={verdict.worst_timestamp}" + (f" ({time_label})" if time_label else "")
+    if compact:
+        text = (f"**{'Landmark-private' if verdict.private else 'Not landmark-private'}**: "
+                f"max Σ = {verdict.worst_total:.3g} {'≤' if verdict.private else '>'} "
+                f"ε = {verdict.epsilon:.3g} (at {when})")
+        if verdict.private:
+            st.success(text, icon=":material/verified_user:")
+        else:
+            st.error(text, icon=":material/gpp_bad:")
+        return
     if verdict.private:
         st.success(
             f"**Landmark-private.** The {n_lm} landmark{'s' if n_lm != 1 else ''} plus any "

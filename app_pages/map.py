@@ -14,6 +14,7 @@ from app_pages.components import (
     cached_track_release,
     verdict_badge,
 )
+from app_pages.current_data import current_data, view_config
 from app_pages.report_button import report_download_button
 from app_pages.session import set_setting, setting
 from app_pages.track_session import (
@@ -28,11 +29,11 @@ from app_pages.track_session import (
     toggle_track_landmark,
     track_landmarks,
 )
-from lmdk_core.config import ViewConfig, config_from_json, config_to_json
+from lmdk_core.config import config_from_json, config_to_json
 from lmdk_core.data.demo_track import demo_track_events, demo_track_landmarks
 from lmdk_core.data.track import load_track, load_track_csv
 from lmdk_core.discovery import detect_stay_points, track_minutes
-from lmdk_core.export import geojson_text, time_labels, trajectory_geojson, trajectory_release_frame
+from lmdk_core.export import geojson_text, trajectory_geojson, trajectory_release_frame
 from lmdk_core.figures import hover_labels
 from lmdk_core.map_figures import (
     base_map,
@@ -420,20 +421,7 @@ with st.expander("How to read this"):
     )
 
 # ---------------------------------------------------------------- downloads
-is_demo = st.session_state.track_keys.get(name) == DEMO_TRACK_KEY
-data = None
-if not is_demo:
-    data = {"lat": track.lat.tolist(), "lon": track.lon.tolist()}
-    if track.time_kind != "index":
-        data = {"time": time_labels(track.time, track.time_kind), **data}
-cfg = ViewConfig(
-    data_kind="track", dataset=DEMO_TRACK_KEY if is_demo else "embedded", data=data,
-    time_kind=track.time_kind, landmarks=landmarks, epsilon=float(setting("epsilon")),
-    scheme=setting("scheme"), window=int(setting("window")), mechanism=setting("mechanism"),
-    sensitivity=float(setting("sensitivity")), radius=radius, seed=int(setting("seed")),
-    correlation_strength=float(setting("correlation_strength")), page="map",
-    extra={"cell_size_m": float(setting("cell_size"))},
-)
+cfg = view_config(current_data("track"), page="map")
 d1, d2, d3, d4 = st.columns([1, 1, 1, 1])
 d1.download_button("Released track (CSV)",
                    trajectory_release_frame(track, rel).to_csv(index=False),

@@ -26,7 +26,20 @@ DEFAULTS = {
     "sensitivity": 0.2,
     "seed": 0,
     "correlation_strength": 0.1,
+    "series_leakage": True,
+    "analysis_data": "series",
 }
+
+#: choices of the correlation-strength slider (Cao et al.'s smoothing parameter s)
+STRENGTHS = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
+
+
+def strength_ladder(current: float) -> list[float]:
+    """The slider's choices, with ``current`` among them (a restored view may hold any s)."""
+    return sorted(set(STRENGTHS) | {float(current)})
+
+#: range of the sidebar's total budget ε
+MIN_EPSILON, MAX_EPSILON = 0.001, 100.0
 
 #: widget keys whose values must survive pages that do not draw them
 PERSISTENT = [f"w_{k}" for k in DEFAULTS] + ["w_series_name"]
@@ -49,6 +62,14 @@ def keep_widget_state() -> None:
     for k in PERSISTENT:
         if k in st.session_state:
             st.session_state[k] = st.session_state[k]
+
+
+def keep_page_state(defaults: dict) -> None:
+    """A page's own widget keys: set their defaults once, then re-assign them so that
+    Streamlit keeps their values while the user visits other pages."""
+    for k, v in defaults.items():
+        st.session_state.setdefault(k, v)
+        st.session_state[k] = st.session_state[k]
 
 
 def setting(name: str):
@@ -107,8 +128,8 @@ def sidebar() -> None:
         st.selectbox("Time series", list(st.session_state.series_sets), key="w_series_name",
                      help="The demo, or a CSV you uploaded on the Timeline page.")
         st.number_input(
-            "Total privacy budget ε", min_value=0.01, max_value=100.0, step=0.1,
-            format="%.2f", key="w_epsilon",
+            "Total privacy budget ε", min_value=MIN_EPSILON, max_value=MAX_EPSILON, step=0.1,
+            format="%.4g", key="w_epsilon",
             help="Smaller ε = stronger privacy and more noise. Landmark privacy guarantees "
                  "that all landmarks plus any one event together spend at most ε.")
         st.selectbox(

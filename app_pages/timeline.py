@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import numpy as np
 import streamlit as st
 
-from app_pages.components import cached_series_release, error_metrics, verdict_badge
+from app_pages.components import (
+    SERIES_STATES,
+    cached_series_leakage,
+    cached_series_release,
+    error_metrics,
+    verdict_badge,
+)
+from app_pages.current_data import current_data, view_config
+from app_pages.report_button import report_download_button
 from app_pages.session import (
     DEMO_SERIES,
     add_series,
@@ -13,8 +22,9 @@ from app_pages.session import (
     set_series_landmarks,
     set_setting,
     setting,
+    strength_ladder,
 )
-from lmdk_core.config import ViewConfig, config_from_json, config_to_json
+from lmdk_core.config import config_from_json, config_to_json
 from lmdk_core.data.demo import demo_series_landmarks
 from lmdk_core.data.series import load_series_csv
 from lmdk_core.discovery import (
@@ -22,7 +32,7 @@ from lmdk_core.discovery import (
     DEFAULT_DEVIATION_WINDOW,
     deviation_suggestions,
 )
-from lmdk_core.export import series_release_frame, time_labels
+from lmdk_core.export import series_release_frame
 from lmdk_core.figures import hover_labels, timeline_figure
 from lmdk_core.validation import InputError
 
@@ -203,7 +213,28 @@ except InputError as exc:
 verdict_badge(rel.verdict, labels[rel.verdict.worst_timestamp])
 error_metrics(rel, series.unit)
 
-fig = timeline_figure(series.time, series.time_kind, rel, unit=series.unit,
+k1, k2, k3 = st.columns([2, 3, 4], vertical_alignment="bottom")
+k1.toggle("Temporal leakage (TPL)", key="w_series_leakage",
+          help="Cao et al. (ICDE'17): how much a release leaks when consecutive values are "
+               "correlated. Adds a third panel with TPL and landmark TPL.")
+leakage = None
+if setting("series_leakage"):
+    k2.select_slider(
+        "Correlation strength s (smaller = stronger)", key="w_correlation_strength",
+        options=strength_ladder(float(setting("correlation_strength"))),
+        format_func=lambda s: f"{s:g}",
+        help=f"Cao et al.'s smoothed model: {SERIES_STATES} states, P = (I + s)/(1 + n·s). "
+             "s → 0: the value never changes (strongest correlation, leakage grows without "
+             "bound); large s: nearly independent values (leakage ≈ the theorem's total). "
+             "The Leakage page lets you estimate or upload the matrix.")
+    leakage = cached_series_leakage(rel.epsilon_t, tuple(landmarks),
+                                    float(setting("correlation_strength")))
+    k3.caption(
+        f"Largest TPL **{np.max(leakage['TPL']):.3g}** (one timestamp), largest landmark TPL "
+        f"**{np.max(leakage['landmark TPL']):.3g}** (all landmarks + one timestamp) against "
+        f"ε = {rel.epsilon:g}. Without correlation the landmark TPL equals the green total.")
+
+fig = timeline_figure(series.time, series.time_kind, rel, unit=series.unit, leakage=leakage,
                       suggestions=[t for t, _, _ in (pending or [])])
 st.plotly_chart(fig, key=CHART_KEY, on_select=_on_chart_select,
                 selection_mode=("points", "box", "lasso"), width="stretch")
@@ -216,26 +247,23 @@ with st.expander("How to read this"):
         "- **Middle**: bars are the budget ε_t spent at each timestamp (red at landmarks). "
         "The green line is the theorem's total: the landmarks' budgets plus ε_t. Landmark "
         "privacy holds when it never rises above the dashed ε line.\n"
+        "- **Bottom** (when *Temporal leakage* is on): if consecutive values are "
+        "correlated, an adversary who knows the correlation learns more than ε_t about one "
+        "timestamp. TPL (dotted purple) is that leakage for one timestamp; landmark TPL "
+        "(red) for all landmarks plus one timestamp. Compare them with the dashed ε line.\n"
         "- Expected error: Laplace noise has mean absolute error Δf/ε_t, so halving ε_t "
         "doubles the error."
     )
 
 # ---------------------------------------------------------------- downloads
-cfg = ViewConfig(
-    data_kind="series",
-    dataset="demo-household" if name == DEMO_SERIES else "embedded",
-    data=None if name == DEMO_SERIES else {
-        "time": time_labels(series.time, series.time_kind), "value": series.values.tolist()},
-    time_kind=series.time_kind, landmarks=landmarks, epsilon=float(setting("epsilon")),
-    scheme=setting("scheme"), window=int(setting("window")), mechanism=setting("mechanism"),
-    sensitivity=float(setting("sensitivity")), seed=int(setting("seed")),
-    correlation_strength=float(setting("correlation_strength")), page="timeline",
-)
-d1, d2, _ = st.columns([1, 1, 2])
+cfg = view_config(current_data("series"), page="timeline")
+d1, d2, d3, _ = st.columns([1, 1, 1, 1])
 d1.download_button("Released series (CSV)",
                    series_release_frame(series, rel).to_csv(index=False),
                    file_name="released_series.csv", mime="text/csv", icon=":material/download:")
 d2.download_button("Configuration (JSON)", config_to_json(cfg), icon=":material/download:",
                    file_name="lmdk_view.json", mime="application/json",
                    help="Upload it above to restore exactly this view (seed included).")
+with d3:
+    report_download_button(cfg, key="timeline_report")
 

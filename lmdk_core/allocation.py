@@ -27,7 +27,8 @@ import numpy as np
 
 from lmdk_core.validation import InputError, check_epsilon, check_landmarks
 
-__all__ = ["SCHEMES", "Scheme", "allocate", "literal_uniform_reading", "scheme_info"]
+__all__ = ["SCHEMES", "Scheme", "allocate", "literal_uniform_reading", "scheme_info",
+           "uniform_total_for_share"]
 
 
 @dataclass(frozen=True)
@@ -106,6 +107,19 @@ def allocate(
     out = np.full(T, eps)
     out[lm] = 0.0
     return out
+
+
+def uniform_total_for_share(share: float, length: int, n_landmarks: int) -> float:
+    """The total ε for which Uniform spends ``share`` at every timestamp.
+
+    Uniform gives ε/(|L|+1) everywhere (ε/|L| when all T timestamps are landmarks), so
+    ε = share·(|L|+1), or share·|L| when |L| = T. Used to apply a calibrated constant
+    per-timestamp budget as a landmark-private Uniform release.
+    """
+    e = check_epsilon(share, "the per-timestamp budget")
+    if not 0 <= n_landmarks <= length:
+        raise InputError(f"{n_landmarks} landmarks do not fit in {length} timestamps")
+    return e * (n_landmarks if n_landmarks == length else n_landmarks + 1)
 
 
 def literal_uniform_reading(length: int, landmarks: Iterable[int], epsilon: float) -> np.ndarray:

@@ -31,7 +31,7 @@ from lmdk_core.leakage.correlation import (
     transition_matrix,
 )
 from lmdk_core.leakage.loss import LossFunction, LossStats, as_loss, loss_function
-from lmdk_core.leakage.supremum import supremum, tpl_supremum
+from lmdk_core.leakage.supremum import divergence_threshold, supremum, tpl_supremum
 from lmdk_core.leakage.tpl import (
     LeakageResult,
     bpl,
@@ -57,6 +57,7 @@ __all__ = [
     "calibrate_scale",
     "check_transition_matrix",
     "discretize_series",
+    "divergence_threshold",
     "fpl",
     "landmark_tpl",
     "load_matrix_csv",

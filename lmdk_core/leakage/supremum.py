@@ -29,7 +29,7 @@ from numpy.typing import ArrayLike
 from lmdk_core.leakage.loss import LossFunction, as_loss
 from lmdk_core.validation import InputError
 
-__all__ = ["supremum", "tpl_supremum", "check_constant_epsilon"]
+__all__ = ["check_constant_epsilon", "divergence_threshold", "supremum", "tpl_supremum"]
 
 
 def check_constant_epsilon(epsilon: float, name: str = "epsilon") -> float:
@@ -87,3 +87,22 @@ def tpl_supremum(
     if math.isinf(sb) or math.isinf(sf):
         return math.inf
     return sb + sf - e
+
+
+def divergence_threshold(loss: LossFunction | ArrayLike) -> float:
+    """The smallest constant ε at which ``sup_t BPL_t`` is infinite (``math.inf`` if none).
+
+    Cao's Theorem 10: a hull vertex with ``d(S) = 0`` (a set of next states that one
+    previous state makes impossible and another reaches with probability ``q(S)``) makes
+    the recursion diverge once ``e^{−ε} <= q(S)``, i.e. for ``ε >= −log q(S)``. The
+    threshold is therefore ``−log max{q(S) : d(S) = 0}`` over the loss function's
+    vertices; below it every supremum is finite.
+    """
+    lf = as_loss(loss)
+    if lf.is_zero:
+        return math.inf
+    zero = lf.vertex_D <= 0.0
+    if not np.any(zero):
+        return math.inf
+    q = float(np.max(lf.vertex_Q[zero]))
+    return 0.0 if q >= 1.0 else -math.log(q)

@@ -1,0 +1,199 @@
+"""Compare: 2–4 schemes side by side on the same data, and their error against ε."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from app_pages.components import verdict_badge
+from app_pages.current_data import CurrentData, data_choice, view_config
+from app_pages.report_button import report_download_button
+from app_pages.session import keep_page_state, setting
+from lmdk_core.allocation import SCHEMES
+from lmdk_core.compare_figures import side_by_side_figure, utility_figure
+from lmdk_core.comparison import (
+    UtilitySweep,
+    epsilon_grid,
+    series_release_fn,
+    sweep_reading,
+    track_release_fn,
+    utility_sweep,
+)
+from lmdk_core.figures import hover_labels
+from lmdk_core.validation import InputError
+
+SCHEMES_KEY = "w_compare_schemes"
+#: sweeps kept per browser session (revisiting a setting is instant)
+MAX_STORED_SWEEPS = 12
+
+keep_page_state({SCHEMES_KEY: ["uniform", "skip", "adaptive"], "w_sweep_runs": 20,
+                 "w_sweep_points": 9, "w_sweep_low": round(float(setting("epsilon")) / 10, 4),
+                 "w_sweep_high": round(float(setting("epsilon")) * 10, 4)})
+
+st.title(":material/compare: Compare schemes")
+st.caption(
+    "The same data, landmarks, ε and seed under 2–4 budget schemes, aligned on one time "
+    "axis; below, how the error of each scheme falls as ε grows, over many random runs."
+)
+
+cur: CurrentData = data_choice()
+labels = hover_labels(cur.data.time, cur.data.time_kind)
+st.multiselect(
+    "Schemes (2 to 4)", list(SCHEMES), key=SCHEMES_KEY, max_selections=4,
+    format_func=lambda k: SCHEMES[k].label,
+    help="; ".join(f"{s.label}: {s.description}" for s in SCHEMES.values()))
+schemes: list[str] = list(st.session_state[SCHEMES_KEY])
+eps = float(setting("epsilon"))
+what = (f"**{cur.name}** — {cur.length:,} timestamps, {len(cur.landmarks)} landmarks "
+        f"(edit them on the {'Map' if cur.is_track else 'Timeline'} page), ε = {eps:g}, "
+        f"seed {int(setting('seed'))}, ")
+what += (f"Planar Laplace with r = {float(setting('radius')):g} m." if cur.is_track else
+         f"{setting('mechanism').capitalize()} with Δf = {float(setting('sensitivity')):g}.")
+st.caption(what)
+if len(schemes) < 2:
+    st.info("Pick at least two schemes to compare.", icon=":material/info:")
+    st.stop()
+
+# ---------------------------------------------------------------- side by side
+try:
+    releases = {s: cur.release(s) for s in schemes}
+except InputError as exc:
+    st.error(f"Cannot release this data: {exc}", icon=":material/error:")
+    st.stop()
+
+show_leak = st.toggle("Temporal leakage (TPL and landmark TPL)", value=True,
+                      key="compare_leakage")
+leakage = None
+if show_leak:
+    leakage = {}
+    for s, rel in releases.items():
+        model, leak = cur.default_leakage(rel.epsilon_t)
+        if leak is None:
+            st.warning(f"No leakage: {model}.", icon=":material/warning:")
+            leakage = None
+            break
+        leakage[s] = leak
+    if leakage is not None:
+        st.caption(f"Correlation model: {model}.")
+
+cols = st.columns(len(schemes))
+for col, s in zip(cols, schemes, strict=True):
+    rel = releases[s]
+    m = rel.metrics()
+    with col:
+        st.markdown(f"**{SCHEMES[s].label}**")
+        verdict_badge(rel.verdict, labels[rel.verdict.worst_timestamp], compact=True)
+        u = f" {cur.unit}" if cur.unit else ""
+        fmt = ",.0f" if cur.is_track else ".3g"
+        a, b = st.columns(2)
+        a.metric("Mean displacement" if cur.is_track else "MAE",
+                 f"{m['mae']:{fmt}}{u}" if np.isfinite(m["mae"]) else "—",
+                 help="Measured over every released timestamp, approximations included.")
+        b.metric("Expected", f"{m['expected_mae_published']:{fmt}}{u}"
+                 if np.isfinite(m["expected_mae_published"]) else "—",
+                 help=("2r/ε_t" if cur.is_track else "Δf/ε_t (Laplace)")
+                 + " averaged over the noisy releases.")
+        line = f"Published {m['n_published']} · approximated {m['n_approximated']}"
+        if m["n_withheld"]:
+            line += f" · withheld {m['n_withheld']}"
+        if leakage:
+            line += (f" · max TPL {np.max(leakage[s]['TPL']):.3g} · max landmark TPL "
+                     f"{np.max(leakage[s]['landmark TPL']):.3g}")
+        st.caption(line)
+
+st.plotly_chart(
+    side_by_side_figure(cur.data.time, cur.data.time_kind, releases, leakage=leakage,
+                        unit=cur.unit, distance=cur.is_track),
+    key="compare_side_by_side", width="stretch")
+with st.expander("How to read this"):
+    st.markdown(
+        "- One column per scheme; every row shares its y-axis, so heights compare "
+        "directly.\n"
+        + ("- **Top**: how far each released location lies from the true one (log scale); "
+           "dotted: the expected 2r/ε_t.\n" if cur.is_track else
+           "- **Top**: grey is the true series, blue what would be published; red stars "
+           "are landmarks.\n")
+        + "- **Middle**: the budget ε_t (red at landmarks; orange × where nothing was "
+        "spent because the last release was repeated). The green line is the theorem's "
+        "total, landmarks plus t; it must stay under the dashed ε.\n"
+        "- **Bottom**: temporal privacy leakage — TPL (dotted) for one timestamp, "
+        "landmark TPL (red) for all landmarks plus one timestamp — against ε."
+    )
+
+# ---------------------------------------------------------------- utility vs ε
+st.subheader("Error against ε")
+c = st.columns([1, 1, 1, 1], vertical_alignment="bottom")
+low = c[0].number_input("From ε", min_value=0.001, max_value=1000.0, format="%.3g",
+                        key="w_sweep_low")
+high = c[1].number_input("To ε", min_value=0.001, max_value=1000.0, format="%.3g",
+                         key="w_sweep_high")
+points = c[2].slider("ε values", 3, 15, key="w_sweep_points",
+                     help="Spaced evenly on a log scale.")
+runs = c[3].slider("Runs R per ε and scheme", 5, 200, key="w_sweep_runs",
+                   help="Monte Carlo runs with different noise; the band shows their "
+                        "spread (10th–90th percentile).")
+try:
+    grid = epsilon_grid(float(low), float(high), int(points))
+except InputError as exc:
+    st.error(f"Cannot sweep ε: {exc}.", icon=":material/error:")
+    st.stop()
+
+
+def _data_digest(cur: CurrentData) -> str:
+    h = hashlib.sha1()
+    arrays = (cur.data.lat, cur.data.lon) if cur.is_track else (cur.data.values,)
+    for a in arrays:
+        h.update(np.ascontiguousarray(a, dtype=float).tobytes())
+    return h.hexdigest()
+
+
+key = (cur.kind, _data_digest(cur), tuple(cur.landmarks), tuple(schemes), tuple(grid),
+       int(runs), int(setting("seed")), int(setting("window")), float(setting("radius")),
+       setting("mechanism"), float(setting("sensitivity")))
+store: dict = st.session_state.setdefault("compare_sweeps", {})
+if key not in store:
+    if cur.is_track:
+        fn = track_release_fn(cur.data.lat, cur.data.lon, cur.landmarks,
+                              float(setting("radius")), int(setting("window")))
+    else:
+        fn = series_release_fn(cur.data.values, cur.landmarks, setting("mechanism"),
+                               float(setting("sensitivity")), int(setting("window")))
+    bar = st.progress(0.0, text="Running the releases…")
+    try:
+        sweep = utility_sweep(fn, schemes, grid, int(runs), int(setting("seed")),
+                              cur.landmarks,
+                              progress=lambda f, msg: bar.progress(min(f, 1.0), text=msg))
+    except InputError as exc:
+        bar.empty()
+        st.error(f"Cannot sweep ε: {exc}.", icon=":material/error:")
+        st.stop()
+    bar.empty()
+    while len(store) >= MAX_STORED_SWEEPS:
+        store.pop(next(iter(store)))
+    store[key] = sweep
+sweep: UtilitySweep = store[key]
+
+st.plotly_chart(utility_figure(sweep, unit=cur.unit, current=eps, distance=cur.is_track),
+                key="compare_utility", width="stretch")
+st.markdown("**Reading the chart**\n\n" + "\n".join(
+    f"- {s}" for s in sweep_reading(sweep, eps, cur.unit)))
+st.caption(
+    f"{sweep.runs} runs per point; run r at the i-th ε uses the same random numbers for "
+    "every scheme (seed, i, r), so the curves differ by the scheme, not by luck. Lines "
+    "are means, bands the 10th–90th percentile; dashed lines are schemes that are not "
+    "landmark-private.")
+table = pd.DataFrame(sweep.to_records())
+with st.expander("The numbers"):
+    st.dataframe(table, hide_index=True, width="stretch")
+
+d1, d2, _ = st.columns([1, 1, 2])
+d1.download_button("Error against ε (CSV)", table.to_csv(index=False),
+                   file_name="lmdk_compare_sweep.csv", mime="text/csv",
+                   icon=":material/download:")
+with d2:
+    report_download_button(view_config(cur, page="compare",
+                                       extra={"compare_schemes": schemes}),
+                           key="compare_report")

@@ -1,0 +1,342 @@
+"""Leakage: temporal privacy leakage under a Markov model, and ε calibration (ConTPL-like)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import streamlit as st
+
+from app_pages.components import MAX_LEAKAGE_STATES, verdict_badge
+from app_pages.current_data import CurrentData, data_choice
+from app_pages.session import (
+    MAX_EPSILON,
+    MIN_EPSILON,
+    keep_page_state,
+    set_setting,
+    setting,
+    strength_ladder,
+)
+from lmdk_core.allocation import SCHEMES, uniform_total_for_share
+from lmdk_core.leakage import (
+    CalibrationResult,
+    LossFunction,
+    backward_matrix,
+    calibrate_epsilon,
+    calibrate_scale,
+    discretize_series,
+    divergence_threshold,
+    load_matrix_csv,
+    smoothed_matrix,
+    temporal_leakage,
+    tpl_supremum,
+    trajectory_cells,
+    transition_matrices,
+)
+from lmdk_core.leakage_figures import (
+    leakage_curves_figure,
+    matrix_heatmap,
+    series_state_labels,
+    track_state_labels,
+)
+from lmdk_core.validation import InputError
+from lmdk_core.verifier import verify
+
+SOURCES = {"strength": "Correlation strength", "estimated": "Estimated from the data",
+           "upload": "Uploaded CSV"}
+BACKWARD = {"same": "Same as forward", "bayes": "Bayes (from forward + stationary)",
+            "estimated": "Estimated (reversed transitions)", "upload": "Uploaded CSV"}
+
+keep_page_state({"lk_source": "strength", "lk_states": 10, "lk_base": "identity",
+                 "lk_bins": 10, "lk_binning": "width", "lk_backward": "same",
+                 "lk_alloc": "scheme", "lk_const_eps": 0.1, "lk_target": 1.0,
+                 "lk_cal_kind": "scale"})
+st.session_state.setdefault("lk_matrices", {})  # uploaded matrices: 'forward'/'backward'
+
+
+# ---------------------------------------------------------------- cached engine calls
+@st.cache_resource(max_entries=16, show_spinner=False)
+def cached_loss(matrix_bytes: bytes, n: int) -> LossFunction:
+    """The loss function of a matrix (keyed on its bytes; shared, read-only)."""
+    P = np.frombuffer(matrix_bytes, dtype=float).reshape(n, n)
+    return LossFunction(P)
+
+
+def loss_of(P: np.ndarray) -> LossFunction:
+    P = np.ascontiguousarray(P, dtype=float)
+    if P.shape[0] > 150:
+        with st.spinner(f"Precomputing the loss function of {P.shape[0]} states…"):
+            return cached_loss(P.tobytes(), P.shape[0])
+    return cached_loss(P.tobytes(), P.shape[0])
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def cached_calibration(kind: str, target: float, eps_t: np.ndarray, landmarks: tuple[int, ...],
+                       pb: bytes, pf: bytes, n: int) -> CalibrationResult:
+    lb, lf = cached_loss(pb, n), cached_loss(pf, n)
+    if kind == "constant":
+        return calibrate_epsilon(target, lb, lf, length=int(eps_t.size))
+    return calibrate_scale(eps_t, target, lb, lf, list(landmarks))
+
+
+# ---------------------------------------------------------------- callbacks
+def _on_upload(which: str) -> None:
+    f = st.session_state.get(f"lk_upload_{which}")
+    if f is None:
+        return
+    try:
+        P = load_matrix_csv(f.getvalue(), name=f.name)
+        if P.shape[0] > MAX_LEAKAGE_STATES:
+            raise InputError(f"it has {P.shape[0]} states; this page handles up to "
+                             f"{MAX_LEAKAGE_STATES} (use `lmdk leakage` for larger ones)")
+    except InputError as exc:
+        st.session_state.lk_upload_error = (f"Could not use {f.name}: {exc}. The previous "
+                                            "matrix and all settings are unchanged.")
+        return
+    st.session_state.lk_upload_error = None
+    st.session_state.lk_matrices[which] = (f.name, P)
+
+
+def _apply(kind: str, value: float, n_landmarks: int, T: int) -> None:
+    if kind == "constant":
+        eps = uniform_total_for_share(value, T, n_landmarks)
+        set_setting("scheme", "uniform")
+        note = (f"Applied: Uniform with ε = {eps:.4g}, which spends the calibrated "
+                f"{value:.4g} at every timestamp.")
+    else:
+        eps = value * float(setting("epsilon"))
+        note = (f"Applied: ε = {eps:.4g} ({value:.4g} × the previous ε) with the "
+                f"{SCHEMES[setting('scheme')].label} scheme.")
+    if not MIN_EPSILON <= eps <= MAX_EPSILON:
+        st.session_state.lk_applied = (f"Not applied: ε = {eps:.4g} is outside the sidebar's "
+                                       f"range [{MIN_EPSILON:g}, {MAX_EPSILON:g}].")
+        return
+    set_setting("epsilon", float(eps))
+    st.session_state.lk_alloc = "scheme"
+    st.session_state.lk_applied = note
+
+
+# ---------------------------------------------------------------- page
+st.title(":material/water_drop: Temporal privacy leakage")
+st.caption(
+    "When consecutive values are correlated (a person at home at 3:00 is likely at home "
+    "at 3:05), an adversary who knows the correlation learns more than ε_t about a "
+    "timestamp. Cao et al. (ICDE'17) measure it with a Markov model: backward leakage "
+    "(BPL) accumulates from the past, forward leakage (FPL) from the future, and TPL = "
+    "BPL + FPL − ε_t. Landmark TPL is the leakage of all landmarks plus one timestamp."
+)
+cur: CurrentData = data_choice()
+T = cur.length
+landmarks = cur.landmarks
+
+# ---- 1. the correlation model
+st.subheader("1. Correlation model (transition matrix)")
+src = st.radio("Matrix", list(SOURCES), key="lk_source", format_func=SOURCES.get,
+               horizontal=True)
+if st.session_state.get("lk_upload_error"):
+    st.error(st.session_state.lk_upload_error, icon=":material/error:")
+estimated_backward = None
+try:
+    if src == "strength":
+        c1, c2, c3 = st.columns(3)
+        c1.select_slider("Strength s (smaller = stronger)", key="w_correlation_strength",
+                         options=strength_ladder(float(setting("correlation_strength"))),
+                         format_func=lambda s: f"{s:g}",
+                         help="Cao et al.'s smoothing: P = (B + s)/(1 + n·s). s → 0: "
+                              "deterministic moves (strongest); large s: nearly uniform.")
+        n = c2.number_input("States n", min_value=2, max_value=200, step=1, key="lk_states")
+        c3.radio("Base B", ["identity", "shift"], key="lk_base", horizontal=True,
+                 format_func={"identity": "stay (identity)", "shift": "move on (i → i+1)"}.get,
+                 help="Where the chain goes when it is most correlated.")
+        forward = smoothed_matrix(int(n), float(setting("correlation_strength")),
+                                  base=st.session_state.lk_base)
+        labels = [str(k) for k in range(int(n))]
+        model = (f"smoothed matrix, n = {int(n)} states, s = "
+                 f"{float(setting('correlation_strength')):g}, base {st.session_state.lk_base}")
+    elif src == "estimated" and not cur.is_track:
+        c1, c2 = st.columns(2)
+        n = c1.number_input("Bins (states)", min_value=2, max_value=MAX_LEAKAGE_STATES, step=1,
+                            key="lk_bins")
+        c2.radio("Binning", ["width", "quantile"], key="lk_binning", horizontal=True,
+                 format_func={"width": "equal width", "quantile": "equal counts"}.get)
+        disc = discretize_series(cur.data.values, int(n), st.session_state.lk_binning)
+        forward, estimated_backward = transition_matrices(disc.states, disc.n_states)
+        labels = series_state_labels(disc.edges, cur.unit)
+        model = (f"estimated from {cur.name}: {disc.n_states} bins, transitions counted "
+                 "with add-one smoothing")
+    elif src == "estimated":
+        st.number_input("Grid cell size (metres)", min_value=10.0, max_value=100_000.0,
+                        step=50.0, format="%.0f", key="w_cell_size",
+                        help="Each visited square cell is a state (the Map page's setting).")
+        cells = trajectory_cells(cur.data.lat, cur.data.lon, float(setting("cell_size")))
+        if cells.n_states > MAX_LEAKAGE_STATES:
+            raise InputError(f"{cells.n_states:,} cells visited: more than the "
+                             f"{MAX_LEAKAGE_STATES} states this page handles; choose larger "
+                             "cells")
+        forward, estimated_backward = transition_matrices(cells.states, cells.n_states)
+        labels = track_state_labels(cells.centre_lat, cells.centre_lon)
+        model = (f"estimated from {cur.name}: {cells.n_states} grid cells of "
+                 f"{float(setting('cell_size')):,.0f} m, moves counted with add-one smoothing")
+    else:
+        st.file_uploader("Forward matrix CSV: n lines of n comma-separated probabilities, no "
+                         "header; every row sums to 1", type=["csv", "txt"],
+                         key="lk_upload_forward", on_change=_on_upload, args=("forward",))
+        if "forward" not in st.session_state.lk_matrices:
+            st.info("Upload a matrix to continue, e.g. `0.9,0.1` / `0.2,0.8` for two states.",
+                    icon=":material/info:")
+            st.stop()
+        fname, forward = st.session_state.lk_matrices["forward"]
+        labels = [str(k) for k in range(forward.shape[0])]
+        model = f"uploaded {fname} ({forward.shape[0]} states)"
+except InputError as exc:
+    st.error(f"Cannot build the matrix: {exc}.", icon=":material/error:")
+    st.stop()
+
+back_options = ["same", "bayes"] + (["estimated"] if estimated_backward is not None else []) \
+    + ["upload"]
+if st.session_state.lk_backward not in back_options:
+    st.session_state.lk_backward = "same"
+bsrc = st.radio("Backward matrix P_B (for BPL)", back_options, key="lk_backward",
+                format_func=BACKWARD.get, horizontal=True,
+                help="BPL uses Pr(previous state | current state). Cao et al. derive it "
+                     "from the forward matrix by Bayes' rule for a stationary chain.")
+try:
+    if bsrc == "same":
+        backward = forward
+    elif bsrc == "bayes":
+        backward = backward_matrix(forward)
+    elif bsrc == "estimated":
+        backward = estimated_backward
+    else:
+        st.file_uploader("Backward matrix CSV (same format)", type=["csv", "txt"],
+                         key="lk_upload_backward", on_change=_on_upload, args=("backward",))
+        if "backward" not in st.session_state.lk_matrices:
+            st.info("Upload the backward matrix, or choose another option.",
+                    icon=":material/info:")
+            st.stop()
+        backward = st.session_state.lk_matrices["backward"][1]
+        if backward.shape != forward.shape:
+            raise InputError(f"the backward matrix has {backward.shape[0]} states but the "
+                             f"forward one has {forward.shape[0]}")
+except InputError as exc:
+    st.error(f"Cannot use this backward matrix: {exc}.", icon=":material/error:")
+    st.stop()
+
+n_states = forward.shape[0]
+if bsrc == "same":
+    st.plotly_chart(matrix_heatmap(forward, labels, title=f"P (forward = backward), "
+                                   f"{n_states} states"), key="lk_heat", width="stretch")
+else:
+    h1, h2 = st.columns(2)
+    h1.plotly_chart(matrix_heatmap(forward, labels, title="Forward P_F (for FPL)"),
+                    key="lk_heat_f", width="stretch")
+    h2.plotly_chart(matrix_heatmap(backward, labels, title="Backward P_B (for BPL)"),
+                    key="lk_heat_b", width="stretch")
+lf = loss_of(forward)
+lb = lf if backward is forward else loss_of(backward)
+
+# ---- 2. the allocation
+st.subheader("2. Budget per timestamp")
+alloc = st.radio("Allocation", ["scheme", "constant"], key="lk_alloc", horizontal=True,
+                 format_func={"scheme": f"Sidebar scheme ({SCHEMES[setting('scheme')].label}, "
+                                        f"ε = {float(setting('epsilon')):g}) on the "
+                                        f"{len(landmarks)} landmarks",
+                              "constant": "The same ε at every timestamp"}.get)
+if alloc == "constant":
+    const = st.number_input("ε per timestamp", min_value=0.001, max_value=100.0, step=0.05,
+                            format="%.4g", key="lk_const_eps")
+    eps_t = np.full(T, float(const))
+else:
+    try:
+        eps_t = cur.release(setting("scheme")).epsilon_t
+    except InputError as exc:
+        st.error(f"Cannot allocate: {exc}.", icon=":material/error:")
+        st.stop()
+    if setting("scheme") == "adaptive":
+        st.caption("Adaptive's budget depends on its noisy releases: this is the allocation "
+                   "it actually spent with the current seed.")
+verdict = verify(eps_t, landmarks, float(setting("epsilon")))
+verdict_badge(verdict, compact=True)
+
+# ---- 3. the curves
+st.subheader("3. Leakage per timestamp")
+res = temporal_leakage(eps_t, lb, lf, landmarks if landmarks else None)
+top = float(np.max(eps_t))
+constant = bool(np.all(eps_t == eps_t[0]))
+sup = tpl_supremum(top, lb, lf) if top > 0 else 0.0
+m = st.columns(5)
+m[0].metric("Max BPL", f"{res.bpl.max():.3g}")
+m[1].metric("Max FPL", f"{res.fpl.max():.3g}")
+m[2].metric("Max TPL", f"{res.tpl.max():.3g}", help="The leakage of one timestamp.")
+m[3].metric("Max landmark TPL", f"{res.landmark_tpl.max():.3g}" if landmarks else "—",
+            help="The leakage of all landmarks plus one timestamp (no landmarks: —).")
+m[4].metric("Supremum of TPL" if constant else "TPL bound (sup at max ε_t)",
+            "∞" if math.isinf(sup) else f"{sup:.3g}",
+            help="Cao's Theorem 10: the limit of TPL over an unbounded series with the "
+                 "constant budget " + (f"{top:g}." if constant else
+                                       f"max ε_t = {top:g} (an upper bound for this "
+                                       "allocation)."))
+if math.isinf(sup):
+    th = min(divergence_threshold(lb), divergence_threshold(lf))
+    st.warning(
+        f"**The supremum is infinite** at ε_t = {top:g}: some current state makes a set of "
+        "next states impossible that another state reaches with high probability, so each "
+        "release adds a fixed amount of leakage that never fades and TPL grows without "
+        f"bound as the series gets longer. It stays finite for ε_t < {th:.3g}. The "
+        f"{T:,} timestamps here still have the finite leakage shown.",
+        icon=":material/all_inclusive:")
+st.plotly_chart(
+    leakage_curves_figure(cur.data.time, cur.data.time_kind, res, float(setting("epsilon")),
+                          supremum=sup, target=float(st.session_state.lk_target)),
+    key="lk_curves", width="stretch")
+st.caption(f"Model: {model}; backward: {BACKWARD[bsrc].lower()}. Without correlation "
+           "(all rows equal) BPL = FPL = TPL = ε_t and the landmark TPL is the theorem's "
+           "total Σ over L∪{t}.")
+
+# ---- 4. calibration
+st.subheader("4. Calibrate ε to a target leakage")
+c1, c2 = st.columns([1, 2], vertical_alignment="bottom")
+target = c1.number_input("Target α", min_value=0.001, max_value=100.0, step=0.1,
+                         format="%.4g", key="lk_target",
+                         help="The most leakage you accept at any timestamp.")
+kinds = {"scale": "Scale the sidebar allocation: landmark TPL ≤ α",
+         "constant": "Largest constant ε per timestamp: TPL ≤ α"}
+kind = c2.radio("Find", list(kinds), key="lk_cal_kind", format_func=kinds.get,
+                horizontal=True)
+if kind == "scale" and alloc == "constant":
+    st.caption("Scaling applies to the sidebar scheme's allocation (it is what you then "
+               "apply); the constant allocation above is not used here.")
+try:
+    base_eps = cur.release(setting("scheme")).epsilon_t if kind == "scale" else eps_t
+    cal = cached_calibration(kind, float(target), base_eps, tuple(landmarks),
+                             np.ascontiguousarray(backward).tobytes(),
+                             np.ascontiguousarray(forward).tobytes(), n_states)
+except InputError as exc:
+    st.error(f"Cannot calibrate: {exc}.", icon=":material/error:")
+    st.stop()
+r1, r2, r3 = st.columns(3)
+if cal.kind == "constant":
+    r1.metric("Largest ε per timestamp", f"{cal.value:.4g}")
+    r2.metric("Achieved max TPL", f"{cal.achieved:.4g}", help=f"≤ α = {cal.target:g}")
+    applied_eps = uniform_total_for_share(cal.value, T, len(landmarks))
+    r3.metric("As a Uniform release", f"ε = {applied_eps:.4g}",
+              help="Uniform with this total spends the calibrated ε at every timestamp "
+                   "and is landmark-private. Its landmark TPL is larger than the TPL.")
+else:
+    r1.metric("Scale factor", f"{cal.value:.4g}",
+              help="Multiply every ε_t of the sidebar allocation by this.")
+    r2.metric("Achieved max landmark TPL" if landmarks else "Achieved max TPL",
+              f"{cal.achieved:.4g}", help=f"≤ α = {cal.target:g}")
+    r3.metric("New total ε", f"{cal.value * float(setting('epsilon')):.4g}",
+              help=f"The {SCHEMES[setting('scheme')].label} scheme with this ε.")
+st.caption(f"Found by a bracketing search (regula falsi with bisection safeguards) in "
+           f"{cal.evaluations} leakage evaluations over these {T:,} timestamps.")
+st.button("Apply to the sidebar", type="primary", icon=":material/done:", on_click=_apply,
+          args=(cal.kind, cal.value, len(landmarks), T),
+          help="Set the shared ε (and, for a constant budget, the Uniform scheme).")
+if kind == "scale" and setting("scheme") == "adaptive":
+    st.caption("Adaptive decides what to publish from its noisy outputs, so after scaling "
+               "its realised allocation may differ; the page recomputes it after applying.")
+applied = st.session_state.pop("lk_applied", None)  # shown once, after the click
+if applied:
+    (st.warning if applied.startswith("Not") else st.success)(applied, icon=":material/done:")

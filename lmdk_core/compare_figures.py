@@ -1,0 +1,197 @@
+"""Figures of the Compare page: schemes side by side, and error against ε.
+
+Figure builders only (data in, plotly figures out). The colours of data, landmarks,
+budget and leakage are those of :mod:`lmdk_core.figures`; each scheme has its own
+colour in the utility chart (:data:`SCHEME_COLORS`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from lmdk_core.allocation import scheme_info
+from lmdk_core.comparison import UtilitySweep
+from lmdk_core.figures import COLORS, hover_labels
+from lmdk_core.release import Release
+
+__all__ = ["SCHEME_COLORS", "side_by_side_figure", "utility_figure"]
+
+SCHEME_COLORS = {
+    "event": "#8c564b",
+    "user": "#7f7f7f",
+    "w-event": "#17becf",
+    "uniform": "#1f77b4",
+    "skip": "#ff7f0e",
+    "adaptive": "#2ca02c",
+}
+
+
+def _rgba(hex_color: str, alpha: float) -> str:
+    h = hex_color.lstrip("#")
+    r, g, b = (int(h[i : i + 2], 16) for i in (0, 2, 4))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+def side_by_side_figure(
+    time: np.ndarray,
+    time_kind: str,
+    releases: Mapping[str, Release],
+    *,
+    leakage: Mapping[str, Mapping[str, np.ndarray]] | None = None,
+    unit: str = "",
+    distance: bool = False,
+    height: int | None = None,
+) -> go.Figure:
+    """One column per scheme, rows aligned on the same time axis and the same y-ranges:
+    the data (original vs released; for a track the displacement in metres), the budget
+    ε_t with the theorem's total Σ_{L∪{t}} ε_i against ε, and — if ``leakage`` maps each
+    scheme to {'TPL': ..., 'landmark TPL': ...} — the leakage curves."""
+    keys = list(releases)
+    k = len(keys)
+    rows = 3 if leakage else 2
+    x = np.asarray(time)
+    labels = np.asarray(hover_labels(x, time_kind))
+    fig = make_subplots(
+        rows=rows, cols=k, shared_xaxes=True, shared_yaxes=True, vertical_spacing=0.08,
+        horizontal_spacing=0.025, column_titles=[scheme_info(s).label for s in keys],
+        row_heights=[0.45, 0.27, 0.28] if leakage else [0.6, 0.4],
+    )
+    u = f" {unit}" if unit else ""
+    for c, key in enumerate(keys, start=1):
+        rel = releases[key]
+        first = c == 1
+        lm = rel.landmarks
+        if distance:
+            fig.add_trace(go.Scatter(
+                x=x, y=rel.errors, mode="lines", name="displacement (m)",
+                line={"color": COLORS["released"], "width": 1.2}, legendgroup="data",
+                showlegend=first, customdata=labels,
+                hovertemplate="%{customdata}<br>displacement %{y:,.0f} m<extra></extra>",
+            ), row=1, col=c)
+            fig.add_trace(go.Scatter(
+                x=x, y=rel.expected_errors, mode="lines", name="expected 2r/ε_t",
+                line={"color": COLORS["epsilon"], "width": 1, "dash": "dot"},
+                legendgroup="expected", showlegend=first, hoverinfo="skip", connectgaps=False,
+            ), row=1, col=c)
+            y_lm = rel.errors[lm]
+        else:
+            fig.add_trace(go.Scatter(
+                x=x, y=rel.original, mode="lines", name="original",
+                line={"color": COLORS["original"], "width": 1.2}, legendgroup="original",
+                showlegend=first, hoverinfo="skip",
+            ), row=1, col=c)
+            fig.add_trace(go.Scatter(
+                x=x, y=rel.released, mode="lines", name="released",
+                line={"color": COLORS["released"], "width": 1.2}, legendgroup="data",
+                showlegend=first, customdata=labels, connectgaps=False,
+                hovertemplate="%{customdata}<br>released %{y:.4g}" + u + "<extra></extra>",
+            ), row=1, col=c)
+            y_lm = rel.original[lm]
+        if lm.size:
+            fig.add_trace(go.Scatter(
+                x=x[lm], y=y_lm, mode="markers", name="landmark",
+                marker={"symbol": "star", "size": 10, "color": COLORS["landmark"]},
+                legendgroup="landmark", showlegend=first, customdata=labels[lm],
+                hovertemplate="LANDMARK %{customdata}<extra></extra>",
+            ), row=1, col=c)
+        approx = ~rel.published
+        if approx.any():
+            fig.add_trace(go.Scatter(
+                x=x[approx], y=np.zeros(int(approx.sum())), mode="markers",
+                name="nothing spent (approximated)",
+                marker={"symbol": "x", "size": 6, "color": COLORS["approximated"]},
+                legendgroup="approx", showlegend=first, hoverinfo="skip",
+            ), row=2, col=c)
+        is_lm = np.zeros(x.size, dtype=bool)
+        is_lm[lm] = True
+        for mask, kind in ((~is_lm, "regular"), (is_lm, "landmark")):
+            if mask.any():
+                fig.add_trace(go.Bar(
+                    x=x[mask], y=rel.epsilon_t[mask], name=f"ε_t ({kind})",
+                    marker={"color": COLORS[kind], "line": {"width": 0}},
+                    legendgroup=f"bar-{kind}", showlegend=first, customdata=labels[mask],
+                    hovertemplate="%{customdata}<br>ε_t = %{y:.4g}<extra>" + kind + "</extra>",
+                ), row=2, col=c)
+        fig.add_trace(go.Scatter(
+            x=x, y=rel.verdict.totals, mode="lines", name="Σ ε_i over landmarks + t",
+            line={"color": COLORS["total"], "width": 1.5, "shape": "hvh"},
+            legendgroup="total", showlegend=first,
+            hovertemplate="Σ over L∪{t} = %{y:.4g}<extra></extra>",
+        ), row=2, col=c)
+        fig.add_hline(y=rel.epsilon, line={"color": COLORS["epsilon"], "dash": "dash",
+                                           "width": 1}, row=2, col=c)
+        if leakage and key in leakage:
+            for name, values in leakage[key].items():
+                is_l = "landmark" in name
+                fig.add_trace(go.Scatter(
+                    x=x, y=values, mode="lines", name=name, legendgroup=name,
+                    showlegend=first,
+                    line={"color": COLORS["landmark_tpl" if is_l else "tpl"], "width": 1.8,
+                          "dash": "solid" if is_l else "dot"},
+                    hovertemplate=name + " = %{y:.4g}<extra></extra>",
+                ), row=3, col=c)
+            fig.add_hline(y=rel.epsilon, line={"color": COLORS["epsilon"], "dash": "dash",
+                                               "width": 1}, row=3, col=c)
+    fig.update_yaxes(title_text="displacement (m)" if distance else (unit or "value"),
+                     row=1, col=1)
+    if distance:
+        fig.update_yaxes(type="log", row=1)
+    fig.update_yaxes(title_text="ε_t", rangemode="tozero", row=2, col=1)
+    if leakage:
+        fig.update_yaxes(title_text="leakage", rangemode="tozero", row=3, col=1)
+    fig.update_layout(
+        height=height or (700 if leakage else 520), barmode="overlay", bargap=0.1,
+        margin={"l": 60, "r": 20, "t": 50, "b": 40}, hovermode="closest",
+        legend={"orientation": "h", "yanchor": "top", "y": -0.06, "x": 0},
+    )
+    return fig
+
+
+def utility_figure(sweep: UtilitySweep, *, unit: str = "", current: float | None = None,
+                   distance: bool = False) -> go.Figure:
+    """Mean error of each scheme against ε (log–log) with a band from the 10th to the
+    90th percentile of the R runs; schemes that are not landmark-private are dashed."""
+    mean = sweep.mean()
+    lo, hi = sweep.band()
+    eps = sweep.epsilons
+    fig = go.Figure()
+    what = "mean displacement" if distance else "mean absolute error"
+    u = "m" if distance else unit
+    for s, key in enumerate(sweep.schemes):
+        color = SCHEME_COLORS.get(key, "#333333")
+        label = scheme_info(key).label
+        ok = np.isfinite(lo[s]) & np.isfinite(hi[s])
+        if ok.sum() >= 2:
+            fig.add_trace(go.Scatter(
+                x=np.concatenate([eps[ok], eps[ok][::-1]]),
+                y=np.concatenate([hi[s][ok], lo[s][ok][::-1]]),
+                mode="lines", fill="toself", fillcolor=_rgba(color, 0.15), line={"width": 0},
+                hoverinfo="skip", showlegend=False, legendgroup=key,
+            ))
+        private = bool(sweep.private[s].all())
+        fig.add_trace(go.Scatter(
+            x=eps, y=mean[s], mode="lines+markers", legendgroup=key,
+            name=label + ("" if private else " (not landmark-private)"),
+            line={"color": color, "width": 2, "dash": "solid" if private else "dash"},
+            marker={"size": 6},
+            customdata=np.column_stack([lo[s], hi[s], 100 * sweep.published[s]]),
+            hovertemplate=label + "<br>ε = %{x:.3g}<br>" + what + " %{y:.3g} " + u
+            + "<br>10–90%: %{customdata[0]:.3g} – %{customdata[1]:.3g}"
+            + "<br>published from raw data: %{customdata[2]:.0f}%<extra></extra>",
+        ))
+    if current is not None:
+        fig.add_vline(x=current, line={"color": COLORS["epsilon"], "dash": "dot", "width": 1},
+                      annotation_text=f"current ε = {current:g}",
+                      annotation_position="top right")
+    fig.update_layout(
+        height=460, margin={"l": 60, "r": 20, "t": 40, "b": 50}, hovermode="closest",
+        xaxis={"title": "total privacy budget ε (log scale)", "type": "log", "dtick": "D2"},
+        yaxis={"title": (f"{what} ({u})" if u else what) + " (log scale)", "type": "log",
+               "dtick": "D2"},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
+    )
+    return fig

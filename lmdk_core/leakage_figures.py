@@ -1,0 +1,117 @@
+"""Figures of the Leakage page: transition-matrix heatmaps and the leakage curves.
+
+Figure builders only (data in, plotly figures out). The curves follow Cao et al.
+(ICDE'17 / TKDE'18): backward (BPL), forward (FPL) and temporal (TPL = BPL + FPL − ε_t)
+privacy leakage per timestamp, and the landmark TPL of the seed's "privacy under
+temporal correlation" (all landmarks plus one timestamp).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from lmdk_core.figures import COLORS, hover_labels
+from lmdk_core.leakage.tpl import LeakageResult
+
+__all__ = ["leakage_curves_figure", "matrix_heatmap", "series_state_labels",
+           "track_state_labels"]
+
+#: above this many states the heatmap drops its tick labels (they would overlap)
+MAX_TICK_LABELS = 40
+
+
+def series_state_labels(edges: np.ndarray, unit: str = "") -> list[str]:
+    """'[a, b) unit' for each bin of a discretised series (the last bin is closed)."""
+    u = f" {unit}" if unit else ""
+    n = edges.size - 1
+    return [f"[{edges[k]:.3g}, {edges[k + 1]:.3g}{']' if k == n - 1 else ')'}{u}"
+            for k in range(n)]
+
+
+def track_state_labels(centre_lat: np.ndarray, centre_lon: np.ndarray) -> list[str]:
+    """'cell k (lat, lon)' for each grid cell, numbered in order of first visit."""
+    return [f"cell {k} ({a:.4f}, {o:.4f})"
+            for k, (a, o) in enumerate(zip(centre_lat, centre_lon, strict=True))]
+
+
+def matrix_heatmap(matrix: np.ndarray, labels: Sequence[str] | None = None, *,
+                   title: str = "Transition matrix", height: int = 420) -> go.Figure:
+    """Heatmap of a row-stochastic matrix: row = state now, column = state next."""
+    P = np.asarray(matrix, dtype=float)
+    n = P.shape[0]
+    names = list(labels) if labels is not None else [str(k) for k in range(n)]
+    fig = go.Figure(go.Heatmap(
+        z=P, x=names, y=names, colorscale="Blues", zmin=0.0, zmax=float(max(P.max(), 1e-12)),
+        colorbar={"title": {"text": "probability"}},
+        hovertemplate="from %{y}<br>to %{x}<br>probability %{z:.4g}<extra></extra>",
+    ))
+    show = n <= MAX_TICK_LABELS
+    fig.update_layout(
+        title={"text": title, "font": {"size": 14}}, height=height,
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        xaxis={"title": "next state", "showticklabels": show, "type": "category"},
+        yaxis={"title": "current state", "autorange": "reversed", "showticklabels": show,
+               "type": "category"},
+    )
+    return fig
+
+
+def leakage_curves_figure(
+    time: np.ndarray,
+    time_kind: str,
+    result: LeakageResult,
+    epsilon: float | None = None,
+    *,
+    supremum: float | None = None,
+    target: float | None = None,
+    height: int = 440,
+) -> go.Figure:
+    """BPL, FPL, TPL and landmark TPL per timestamp, with the budget ε_t as bars and
+    reference lines for ε, the supremum of TPL (when finite) and a target α."""
+    x = np.asarray(time)
+    labels = hover_labels(x, time_kind)
+    fig = go.Figure()
+    fig.add_trace(go.Bar(
+        x=x, y=result.epsilon_t, name="ε_t (budget spent)", marker={"color": "#c7d7ea"},
+        customdata=labels, hovertemplate="%{customdata}<br>ε_t = %{y:.4g}<extra></extra>",
+    ))
+    curves = [("BPL (backward)", result.bpl, "#17becf", "dot"),
+              ("FPL (forward)", result.fpl, "#bcbd22", "dot"),
+              ("TPL", result.tpl, COLORS["tpl"], "solid")]
+    if result.landmark_tpl is not None:
+        curves.append(("landmark TPL", result.landmark_tpl, COLORS["landmark_tpl"], "solid"))
+    for name, y, color, dash in curves:
+        fig.add_trace(go.Scatter(
+            x=x, y=y, name=name, mode="lines", line={"color": color, "dash": dash, "width": 2},
+            customdata=labels, hovertemplate="%{customdata}<br>" + name
+            + " = %{y:.4g}<extra></extra>",
+        ))
+    if result.landmarks is not None and result.landmarks.size and result.landmark_tpl is not None:
+        lm = result.landmarks
+        fig.add_trace(go.Scatter(
+            x=x[lm], y=result.landmark_tpl[lm], name="landmark", mode="markers",
+            marker={"symbol": "star", "size": 10, "color": COLORS["landmark"]},
+            hoverinfo="skip",
+        ))
+    if epsilon is not None:
+        fig.add_hline(y=epsilon, line={"color": COLORS["epsilon"], "dash": "dash", "width": 1},
+                      annotation_text=f"ε = {epsilon:g}", annotation_position="top left")
+    if supremum is not None and math.isfinite(supremum):
+        fig.add_hline(y=supremum, line={"color": COLORS["tpl"], "dash": "dashdot", "width": 1},
+                      annotation_text=f"supremum of TPL = {supremum:.3g}",
+                      annotation_position="bottom right")
+    if target is not None:
+        fig.add_hline(y=target, line={"color": "#2ca02c", "dash": "longdash", "width": 1.5},
+                      annotation_text=f"target α = {target:g}",
+                      annotation_position="top right")
+    fig.update_layout(
+        height=height, margin={"l": 60, "r": 20, "t": 40, "b": 40}, hovermode="x unified",
+        barmode="overlay", bargap=0.1,
+        yaxis={"title": "privacy leakage", "rangemode": "tozero"},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
+    )
+    return fig
