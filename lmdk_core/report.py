@@ -261,6 +261,8 @@ class ReportData:
     release: Release
     leakage: LeakageSummary
     generated: datetime
+    #: the Compare page's schemes: (scheme, its release, its leakage), same seed and model
+    comparison: tuple[tuple[str, Release, LeakageSummary], ...] = ()
 
     @property
     def is_track(self) -> bool:
@@ -288,8 +290,29 @@ def compute_report(cfg: ViewConfig, *, now: datetime | None = None) -> ReportDat
     else:
         rel = release_series(data.values, cfg.landmarks, cfg.epsilon, cfg.scheme,
                              cfg.mechanism, cfg.sensitivity, cfg.seed, cfg.window)
-    leak = _leakage(rel, correlation_model(cfg, data))
-    return ReportData(cfg, data, rel, leak, now or datetime.now(timezone.utc))
+    model = correlation_model(cfg, data)
+    leak = _leakage(rel, model)
+    comparison = tuple((s, r, _leakage(r, model))
+                       for s, r in _compared_releases(cfg, data).items())
+    return ReportData(cfg, data, rel, leak, now or datetime.now(timezone.utc), comparison)
+
+
+def _compared_releases(cfg: ViewConfig, data: Series | Track) -> dict[str, Release]:
+    """The releases of ``extra.compare_schemes`` (the Compare page's choice), if any."""
+    keys = cfg.extra.get("compare_schemes") if isinstance(cfg.extra, dict) else None
+    if keys is None:
+        return {}
+    if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys) \
+            or not 1 <= len(keys) <= 6:
+        raise InputError("config: extra.compare_schemes must be a list of 1 to 6 scheme names")
+    from lmdk_core.comparison import compare_schemes, series_release_fn, track_release_fn
+
+    if isinstance(data, Track):
+        fn = track_release_fn(data.lat, data.lon, cfg.landmarks, cfg.radius, cfg.window)
+    else:
+        fn = series_release_fn(data.values, cfg.landmarks, cfg.mechanism, cfg.sensitivity,
+                               cfg.window)
+    return compare_schemes(fn, keys, cfg.epsilon, cfg.seed)
 
 
 def report_filename(cfg: ViewConfig, now: datetime | None = None) -> str:
@@ -682,6 +705,31 @@ def _mixture_quantile(mech, eps: np.ndarray, q: float) -> float:
         mech.displacement_quantile(q, vals[0]))
 
 
+def _comparison_html(rd: ReportData) -> str:
+    """A table of the compared schemes: verdict, worst total, error and leakage."""
+    unit = "m" if rd.is_track else (rd.data.unit or "")
+    fmt = ",.0f" if rd.is_track else ".3g"
+    rows = []
+    for key, rel, leak in rd.comparison:
+        v, m = rel.verdict, rel.metrics()
+        rows.append({
+            "scheme": scheme_info(key).label,
+            "verdict": "landmark-private" if v.private else "NOT landmark-private",
+            "worst Σ over L∪{t}": f"{v.worst_total:.4g} at t={v.worst_timestamp}",
+            ("mean displacement" if rd.is_track else "MAE") + (f" ({unit})" if unit else ""):
+                _num(m["mae"], fmt),
+            "expected": _num(m["expected_mae_published"], fmt),
+            "published / approximated / withheld":
+                f"{m['n_published']} / {m['n_approximated']} / {m['n_withheld']}",
+            "max TPL": _num(float(np.max(leak.tpl)), ".3g") if leak.computed else "—",
+            "max landmark TPL": (_num(float(np.max(leak.landmark_tpl)), ".3g")
+                                 if leak.computed else "—"),
+        })
+    return ("<p class='small'>The same data, landmarks, ε and seed under each scheme the "
+            "Compare page showed; every allocation checked by the verifier, leakage under the "
+            "correlation model of the leakage section.</p>" + _frame_html(pd.DataFrame(rows)))
+
+
 def _extra_rows(cfg: ViewConfig) -> list[tuple[str, str]]:
     rows = []
     for k, v in (cfg.extra or {}).items():
@@ -816,6 +864,12 @@ def render_html(rd: ReportData) -> str:
         _leakage_html(rd, figs.get("leakage")), "</section>",
         f"<section><h2>{n + 2}. Error: measured and expected</h2>",
         _error_html(rd, figs["error"]), "</section>",
+    ]
+    if rd.comparison:
+        sections += [f"<section><h2>{n + 3}. Schemes compared</h2>", _comparison_html(rd),
+                     "</section>"]
+        n += 1
+    sections += [
         f"<section><h2>{n + 3}. Reproducibility</h2>",
         _table([("Generated", date), ("Random seed", str(cfg.seed))] + _versions()),
         "<p class='small'>The same configuration and seed with the same software version "

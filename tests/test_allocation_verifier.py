@@ -160,3 +160,14 @@ def test_small_exhaustive_check_of_the_theorem_quantity():
         for lm in itertools.combinations(range(5), k):
             v = verify(allocate("uniform", 5, lm, 1.0), lm, 1.0)
             assert v.private and v.worst_total == pytest.approx(1.0)
+
+
+@given(T=st.integers(1, 60), data=st.data(), share=st.floats(1e-3, 10))
+def test_uniform_total_for_share_gives_that_share_everywhere(T, data, share):
+    from lmdk_core.allocation import uniform_total_for_share
+
+    lm = sorted(data.draw(st.sets(st.integers(0, T - 1), max_size=T)))
+    total = uniform_total_for_share(share, T, len(lm))
+    eps_t = allocate("uniform", T, lm, total)
+    np.testing.assert_allclose(eps_t, share, rtol=1e-12)
+    assert verify(eps_t, lm, total).private

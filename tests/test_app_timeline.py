@@ -166,3 +166,28 @@ def test_suggest_landmarks_and_accept(timeline):
     lm = at.multiselect(key="w_lm_select").value
     assert {27, 28, 138, 139, 140} <= set(lm)
     assert not [b for b in at.button if b.label == "Accept all"]
+
+
+def _largest_tpl(at: AppTest) -> float | None:
+    for c in at.caption:
+        if c.value.startswith("Largest TPL"):
+            return float(c.value.split("**")[1])
+    return None
+
+
+def test_timeline_tpl_follows_the_correlation_strength(timeline):
+    """TPL panel under Cao's smoothed model: the page's number is the engine's, stronger
+    correlation (smaller s) leaks more, and the panel can be switched off."""
+    from lmdk_core.allocation import allocate
+    from lmdk_core.data.demo import demo_series_landmarks
+    from lmdk_core.leakage import LossFunction, smoothed_matrix, tpl
+
+    at = timeline
+    eps_t = allocate("uniform", 168, demo_series_landmarks(), 1.0)
+    weak = _largest_tpl(at)
+    assert f"{weak:.3g}" == f"{tpl(eps_t, LossFunction(smoothed_matrix(10, 0.1))).max():.3g}"
+    at.select_slider(key="w_correlation_strength").set_value(0.003).run()
+    assert _largest_tpl(at) > weak
+    at.toggle(key="w_series_leakage").set_value(False).run()
+    assert not at.exception and _largest_tpl(at) is None
+    assert any(b.label == "Privacy report (HTML)" for b in at.get("download_button"))

@@ -74,6 +74,8 @@ def _write(tmp_path, name: str, text: str):
     (lambda d: _write(d, "unknown.json", config_to_json(ViewConfig()).replace(
         '"page": "timeline"', '"page": "timeline", "colour": "red"')), "unknown field"),
     (lambda d: str(d), "folder"),
+    (lambda d: _write(d, "cmp.json", config_to_json(ViewConfig(
+        extra={"compare_schemes": ["uniform", "sometimes"]}))), "unknown scheme"),
 ])
 def test_bad_config_is_exit_2_with_one_line(tmp_path, make, fragment):
     p = run_cli("report", "--config", make(tmp_path), "--output", str(tmp_path / "r.html"))

@@ -78,3 +78,30 @@ def test_tpl_supremum_bounds_every_finite_horizon():
 def test_bad_epsilon(bad):
     with pytest.raises(InputError, match="epsilon"):
         supremum(np.eye(2), bad)
+
+
+@settings(max_examples=80, deadline=None)
+@given(stochastic_matrices(min_n=2, max_n=6))
+def test_divergence_threshold_separates_finite_from_infinite(P):
+    """Below the threshold every supremum is finite, at and above it infinite."""
+    from lmdk_core.leakage import divergence_threshold
+
+    L = LossFunction(P)
+    th = divergence_threshold(L)
+    if math.isinf(th):
+        assert math.isfinite(supremum(L, 30.0))
+        return
+    assert math.isinf(supremum(L, th * 1.001 + 1e-12))
+    if th > 1e-9:
+        assert math.isfinite(supremum(L, th * 0.999))
+
+
+def test_divergence_threshold_examples():
+    from lmdk_core.leakage import divergence_threshold
+
+    assert divergence_threshold(np.eye(3)) == 0.0  # disjoint rows: L(α) = α
+    assert math.isinf(divergence_threshold(np.full((3, 3), 1 / 3)))  # no correlation
+    assert math.isinf(divergence_threshold(smoothed_matrix(4, 0.2)))  # no zero entries
+    # row 0 reaches state 1 w.p. 0.5, row 1 never does: diverges for ε >= log 2
+    P = np.array([[0.5, 0.5], [1.0, 0.0]])
+    assert divergence_threshold(P) == pytest.approx(math.log(2))

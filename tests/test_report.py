@@ -14,7 +14,13 @@ from streamlit.testing.v1 import AppTest
 from lmdk_core.config import ViewConfig, config_from_json, config_to_json
 from lmdk_core.data.demo import demo_series, demo_series_landmarks
 from lmdk_core.release import release_series
-from lmdk_core.report import build_report, compute_report, correlation_model, report_filename
+from lmdk_core.report import (
+    build_report,
+    compute_report,
+    correlation_model,
+    render_html,
+    report_filename,
+)
 from lmdk_core.validation import InputError
 from tests.conftest import ARTIFACTS
 
@@ -278,3 +284,31 @@ def test_report_renders_offline_in_chromium(tmp_path):
         browser.close()
     assert requests == [] and errors == []
     assert n_plots == 3
+
+
+def test_compare_report_lists_every_scheme_with_its_verdict():
+    from lmdk_core.comparison import compare_schemes, series_release_fn
+    from lmdk_core.data.demo import demo_series
+
+    lm = [27, 28, 85]
+    cfg = ViewConfig(landmarks=lm, page="compare", seed=4,
+                     extra={"compare_schemes": ["uniform", "skip", "event"]})
+    rd = compute_report(cfg)
+    assert [k for k, _, _ in rd.comparison] == ["uniform", "skip", "event"]
+    rels = compare_schemes(series_release_fn(demo_series().values, lm, "laplace", 1.0, 10),
+                           ["uniform", "skip", "event"], 1.0, 4)
+    for key, rel, leak in rd.comparison:
+        np.testing.assert_array_equal(rel.epsilon_t, rels[key].epsilon_t)
+        assert leak.computed
+    text = render_html(rd)
+    section = text[text.index("Schemes compared"):text.index("Reproducibility")]
+    assert section.count("NOT landmark-private") == 1 and section.count("landmark-private") == 3
+    m = rels["skip"].metrics()["mae"]
+    assert f"{m:.3g}" in section
+
+
+@pytest.mark.parametrize("bad", ["uniform", [], ["uniform", "nope"], [1, 2]])
+def test_bad_compare_schemes_are_refused(bad):
+    cfg = ViewConfig(landmarks=[3], extra={"compare_schemes": bad})
+    with pytest.raises(InputError, match="compare_schemes|unknown scheme"):
+        compute_report(cfg)

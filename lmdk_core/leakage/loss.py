@@ -263,7 +263,7 @@ class LossFunction:
         if D.size > 1:
             num = (Q[1:] - Q[:-1]) - (D[1:] - D[:-1])
             den = Q[:-1] * D[1:] - Q[1:] * D[:-1]
-            with np.errstate(divide="ignore", invalid="ignore"):
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 xs = np.where(den > 0, num / den, np.inf)
             xs = np.maximum(xs, 0.0)
             xs = np.minimum.accumulate(xs)  # guard monotonicity against rounding

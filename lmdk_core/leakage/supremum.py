@@ -61,7 +61,7 @@ def supremum(loss: LossFunction | ArrayLike, epsilon: float) -> float:
     b = (1.0 - D) * r - Q  # z-quadratic: D z² + b z − c = 0, z = y e^{−ε}
     c = (1.0 - Q) * r
     best = 0.0  # log z = 0 is the vertex (0, 0): sup >= ε
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         pos = D > 0
         disc = np.sqrt(b * b + 4.0 * D * c)
         z_pos = np.where(b < 0, (disc - b) / (2.0 * D), 2.0 * c / (b + disc))

@@ -1,0 +1,145 @@
+"""AppTest: the Leakage page (matrices, curves, supremum, calibration and applying it)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from lmdk_core.allocation import allocate
+from lmdk_core.data.demo import demo_series, demo_series_landmarks
+from lmdk_core.leakage import LossFunction, landmark_tpl, smoothed_matrix, tpl
+from tests.conftest import ROOT
+
+TIMEOUT = 120
+
+
+@pytest.fixture
+def leakage() -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.run()
+    at.switch_page("app_pages/leakage.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def apply(at: AppTest) -> AppTest:
+    next(b for b in at.button if b.label == "Apply to the sidebar").click()
+    return at.run()
+
+
+def grid_states(at: AppTest) -> int:
+    text = next(c.value for c in at.caption if "grid cells of" in c.value)
+    return int(re.search(r"(\d+) grid cells of", text).group(1))
+
+
+def upload(at: AppTest, key: str, content: bytes, name: str = "P.csv") -> AppTest:
+    at.file_uploader(key=key).set_value((name, content, "text/csv"))
+    return at.run()
+
+
+def test_leakage_renders_the_demo_with_its_curves(leakage):
+    at = leakage
+    assert "leakage" in at.title[0].value.lower()
+    # the page's numbers are the engine's: smoothed matrix s = 0.1, n = 10, Uniform ε/6
+    L = LossFunction(smoothed_matrix(10, 0.1))
+    eps_t = allocate("uniform", 168, demo_series_landmarks(), 1.0)
+    assert metric(at, "Max TPL") == f"{tpl(eps_t, L).max():.3g}"
+    lt = landmark_tpl(eps_t, demo_series_landmarks(), L, L)
+    assert metric(at, "Max landmark TPL") == f"{lt.max():.3g}"
+    assert len(at.get("plotly_chart")) == 2  # heatmap + curves
+
+
+def test_stronger_correlation_leaks_more(leakage):
+    at = leakage
+    before = float(metric(at, "Max TPL"))
+    at.select_slider(key="w_correlation_strength").set_value(0.01).run()
+    assert not at.exception
+    assert float(metric(at, "Max TPL")) > before
+    # the Timeline page shares this control
+    assert at.session_state["w_correlation_strength"] == 0.01
+
+
+def test_calibrated_scale_applied_meets_the_target(leakage):
+    at = leakage
+    at.number_input(key="lk_target").set_value(1.5).run()
+    apply(at)
+    assert not at.exception
+    eps = at.session_state["w_epsilon"]
+    assert any("Applied" in s.value for s in at.success)
+    # recompute with the engine: Uniform at the applied ε keeps landmark TPL <= α
+    L = LossFunction(smoothed_matrix(10, 0.1))
+    lm = demo_series_landmarks()
+    worst = landmark_tpl(allocate("uniform", 168, lm, eps), lm, L, L).max()
+    assert worst <= 1.5 * (1 + 1e-9)
+    assert worst > 1.5 * 0.999  # and it is the largest such ε (up to the search tolerance)
+    assert metric(at, "Scale factor").startswith(("1", "0.9999"))
+
+
+def test_calibrated_constant_applied_meets_the_target(leakage):
+    at = leakage
+    at.select_slider(key="w_correlation_strength").set_value(0.03)
+    at.radio(key="lk_cal_kind").set_value("constant")
+    at.number_input(key="lk_target").set_value(0.8).run()
+    apply(at)
+    assert at.session_state["w_scheme"] == "uniform"
+    eps = at.session_state["w_epsilon"]
+    T, lm = 168, demo_series_landmarks()
+    eps_t = allocate("uniform", T, lm, eps)
+    assert np.allclose(eps_t, eps_t[0])
+    L = LossFunction(smoothed_matrix(10, 0.03))
+    worst = tpl(eps_t, L).max()
+    assert 0.8 * 0.999 < worst <= 0.8 * (1 + 1e-9)
+
+
+def test_estimated_matrices_for_series_and_track(leakage):
+    at = leakage
+    at.radio(key="lk_source").set_value("estimated").run()
+    assert not at.exception
+    at.radio(key="lk_backward").set_value("estimated").run()
+    assert not at.exception and len(at.get("plotly_chart")) == 3  # two heatmaps + curves
+    at.radio(key="w_analysis_data").set_value("track").run()
+    assert not at.exception and not at.error
+    n_states = grid_states(at)
+    at.number_input(key="w_cell_size").set_value(50.0).run()
+    assert not at.exception
+    assert grid_states(at) > n_states  # finer cells, more states
+
+
+def test_uploaded_identity_has_infinite_supremum_and_bad_files_keep_the_matrix(leakage):
+    at = leakage
+    at.radio(key="lk_source").set_value("upload").run()
+    assert any("Upload a matrix" in i.value for i in at.info)
+    upload(at, "lk_upload_forward", b"1,0\n0,1\n")
+    assert not at.exception and not at.error
+    assert metric(at, "Supremum of TPL") == "∞"
+    assert any("supremum is infinite" in w.value for w in at.warning)
+    landmarks_before = at.session_state["series_landmarks"]
+    for bad, fragment in [(b"0.5,0.4\n0.5,0.5\n", "sums to 0.9"),
+                          (b"", "empty"),
+                          (b"a,b\n1,0\n", "not a number"),
+                          (b"0.5,0.5\n1\n", "line 2 has 1 numbers"),
+                          (b"0.5,0.5\n1,0\n0,1\n", "must be square")]:
+        upload(at, "lk_upload_forward", bad, name="bad.csv")
+        assert not at.exception
+        assert any(fragment in e.value and "unchanged" in e.value for e in at.error), fragment
+        assert metric(at, "Supremum of TPL") == "∞"  # the identity is still in use
+    assert at.session_state["series_landmarks"] == landmarks_before
+
+
+def test_bayes_backward_and_constant_allocation(leakage):
+    at = leakage
+    at.radio(key="lk_backward").set_value("bayes")
+    at.radio(key="lk_alloc").set_value("constant").run()
+    at.number_input(key="lk_const_eps").set_value(0.2).run()
+    assert not at.exception
+    L = LossFunction(smoothed_matrix(10, 0.1))
+    T = len(demo_series())
+    assert metric(at, "Max TPL") == f"{tpl(np.full(T, 0.2), L).max():.3g}"
+    assert metric(at, "Supremum of TPL") != "∞"
