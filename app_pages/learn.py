@@ -498,7 +498,7 @@ with tabs[5]:
         f"- Release 2 is **{att.k_b}-anonymous**; it says: *{', '.join(att.candidates_b)}*.\n"
         f"- Both together: *{', '.join(att.intersection)}*.")
     if att.disclosed:
-        st.error(f"**Disclosed:** the two releases together reveal that {target} was "
+        st.warning(f"**Disclosed:** the two releases together reveal that {target} was "
                  f"“{att.intersection[0]}”, although each was {min(att.k_a, att.k_b)}-"
                  "anonymous. k-anonymity has no composition rule: its guarantee can "
                  "collapse after a single further release (Ganta, Kasiviswanathan & Smith, "
