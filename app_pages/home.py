@@ -52,11 +52,31 @@ with c1:
         "the displacement (measured vs expected 2r/ε_t) and the temporal leakage."
     )
 with c2:
-    st.markdown("**Shared settings** (sidebar)")
+    st.page_link("app_pages/compare.py", label="**Compare** — schemes side by side",
+                 icon=":material/compare:")
     st.caption(
-        "ε, the scheme, the mechanism, the sensitivity and the random seed are shared by all "
-        "pages and kept while you switch pages. Landmarks are kept per dataset."
+        "Two to four schemes on the same data and landmarks, aligned on one time axis: "
+        "released data, budget, leakage, verdict and error; then the error of each scheme "
+        "against ε over many random runs, with a plain-language reading of the chart."
     )
+    st.page_link("app_pages/leakage.py", label="**Leakage** — temporal correlation",
+                 icon=":material/water_drop:")
+    st.caption(
+        "How much a release leaks when consecutive values are correlated (Cao et al.'s "
+        "BPL, FPL and TPL, and the landmark TPL), for a correlation you set, estimate from "
+        "the data or upload; then calibrate ε to a target leakage and apply it."
+    )
+    st.page_link("app_pages/dummies.py", label="**Dummy landmarks** — hide the landmarks",
+                 icon=":material/scatter_plot:")
+    st.caption(
+        "Hide which timestamps are landmarks among privately chosen dummy ones, with the "
+        "selection probabilities and the total budget spelled out."
+    )
+
+st.markdown("**Shared settings** (sidebar): ε, the scheme, the mechanism, the sensitivity "
+            "and the random seed are shared by all pages and kept while you switch pages. "
+            "Landmarks are kept per dataset. Every page offers downloads (released data, a "
+            "configuration that restores the view, a privacy report).")
 
 with st.expander("The schemes in one line each"):
     from lmdk_core.allocation import SCHEMES

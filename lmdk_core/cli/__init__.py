@@ -92,6 +92,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as exc:
         print(f"lmdk: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # e.g. `lmdk ... | head`: the reader left, nothing to report
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except OSError as exc:
         print(f"lmdk: error: {exc.strerror or exc} ({exc.filename or ''})".rstrip(" ()"),
               file=sys.stderr)
