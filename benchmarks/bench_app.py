@@ -2,6 +2,8 @@
 
 * Timeline, T = 2,000 uploaded series (TPL panel on, its default): first view after the
   upload, reruns after a change of ε and after toggling a landmark (target: 300 ms);
+* Map, a 5,000-point uploaded track: first view, reruns after a change of ε and after
+  toggling a landmark;
 * Compare, demo series and demo track: the first Monte Carlo sweep (3 schemes × 9 ε ×
   20 runs), a revisit (the sweep is stored) and a change of ε (side-by-side only);
 * Leakage, demo series: first view, a change of the target α (a new calibration), and
@@ -68,6 +70,27 @@ def timeline(T: int = 2000, reps: int = 8) -> None:
     report(page, "rerun after toggling a landmark", lm_times)
 
 
+def map_page(T: int = 5000, reps: int = 5) -> None:
+    import sys
+
+    sys.path.insert(0, str(ROOT))
+    from tests.test_app_map import walk_csv
+
+    at = app_on("app_pages/map.py")
+    at.file_uploader(key="track_upload").set_value(("big.csv", walk_csv(T), "text/csv"))
+    first = timed_run(at)
+    eps_times, lm_times = [], []
+    for i in range(reps):
+        at.sidebar.number_input(key="w_epsilon").set_value(1.0 + 0.1 * (i + 1))
+        eps_times.append(timed_run(at))
+        at.multiselect(key="w_track_lm_select").set_value([100 * (i + 1)])
+        lm_times.append(timed_run(at))
+    page = f"Map, {T:,}-point track (TPL on, 250 m cells)"
+    report(page, "first view after upload", [first])
+    report(page, "rerun after change of ε", eps_times)
+    report(page, "rerun after toggling a landmark", lm_times)
+
+
 def compare(reps: int = 5) -> None:
     for kind in ("series", "track"):
         t0 = time.perf_counter()
@@ -113,6 +136,7 @@ def leakage(reps: int = 5) -> None:
 
 def main() -> None:
     timeline()
+    map_page()
     compare()
     leakage()
 

@@ -1,9 +1,7 @@
 """AppTest: the Map page on the demo day, uploads, configuration restore, suggestions and
-the responsiveness of a 5,000-point track."""
+the largest (5,000-point) track."""
 
 from __future__ import annotations
-
-import time
 
 import numpy as np
 import pandas as pd
@@ -239,26 +237,18 @@ def test_bad_config_changes_nothing(mappage, cfg, fragment):
 
 
 # ------------------------------------------------------------------------ responsiveness
-def test_a_5000_point_track_stays_responsive(mappage, capsys):
-    """Reruns after changing ε and after toggling a landmark on a 5,000-point track.
-
-    The bound is generous (shared CI machines); the measured times are printed."""
+def test_a_5000_point_track_works(mappage):
+    """The largest track the page takes: reruns after changing ε and toggling a landmark
+    work on every point (the server times are in benchmarks/bench_app.py)."""
     at = mappage
     upload(at, "track_upload", "big.csv", walk_csv(5000))
     assert not at.exception and not at.error
     assert at.selectbox(key="w_track_name").value == "Upload: big.csv"
-    t0 = time.perf_counter()
     at.sidebar.number_input(key="w_epsilon").set_value(2.0).run()
-    eps_time = time.perf_counter() - t0
-    t0 = time.perf_counter()
     at.multiselect(key="w_track_lm_select").set_value([2500]).run()
-    lm_time = time.perf_counter() - t0
     assert not at.exception
     assert metric(at, "Expected (2r/ε_t)") == "200 m"  # 2·100/(2/2)
-    with capsys.disabled():
-        print(f"\n5,000 points: rerun after ε change {eps_time:.2f} s, "
-              f"after landmark toggle {lm_time:.2f} s")
-    assert eps_time < 15 and lm_time < 15
+    assert metric(at, "Published / approximated") == "5000 / 0"
 
 
 def test_track_without_times_asks_for_the_sampling_interval(mappage):

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import time
 
 import numpy as np
 import pytest
@@ -204,14 +203,12 @@ def test_optimal_search_on_unstructured_metric_matches_brute_force(salt):
     assert opt.objective <= heuristic_options(T, L, met).objective
 
 
-def test_optimal_at_size_limit_runs_fast_and_reports_progress():
+def test_optimal_at_size_limit_reports_progress():
+    """At the size limit (its time is in benchmarks/bench_dummies.py)."""
     calls = []
     T = OPTIMAL_MAX_REGULAR + 1
-    start = time.perf_counter()
     opts = optimal_options(T, [0], _random_metric(b"limit"),
                            progress=lambda f, msg: calls.append((f, msg)))
-    elapsed = time.perf_counter() - start
-    assert elapsed < 15, elapsed
     check_chain(opts, T, [0])
     fractions = [f for f, _ in calls]
     assert fractions == sorted(fractions) and fractions[-1] == 1.0

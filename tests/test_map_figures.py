@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 
 import numpy as np
 import pandas as pd
@@ -133,16 +132,13 @@ def test_withheld_points_are_left_out_and_approximations_marked():
     assert js("Released t=50 · Tue 05 Mar 04:10 · approximation") in html
 
 
-def test_big_track_is_thinned_and_fast():
+def test_big_track_is_thinned():
     tr = random_walk(5000)
     rel = release_trajectory(tr.lat, tr.lon, [10, 2500], 1.0, 100.0, "uniform", 0)
-    t0 = time.perf_counter()
     html = render(full_map(tr, rel, 100.0, show_circles=True))
-    elapsed = time.perf_counter() - t0
     assert html.count("Point t=") <= MAX_MARKERS + 1
     assert html.count("Released t=") <= MAX_MARKERS + 1
     assert "1,500 of 5,000" in html or "1,501 of 5,000" in html
-    assert elapsed < 5, elapsed  # typically ~0.2 s
 
 
 def test_streamlit_folium_can_turn_the_map_into_its_script(demo):
