@@ -359,7 +359,7 @@ def _build_pruned(P: np.ndarray, hull: _Hull, memory_elements: int) -> int:
     # S = the largest finite ratio P_ij / P_kj: no chain edge after D = 0 is steeper.
     colmax = P.max(axis=0)
     colmin = np.where(P > 0, P, np.inf).min(axis=0)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         ratios = colmax / colmin
     ratios = ratios[np.isfinite(ratios)]
     S = max(float(ratios.max()) if ratios.size else 1.0, 1.0)

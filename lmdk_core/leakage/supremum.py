@@ -61,15 +61,18 @@ def supremum(loss: LossFunction | ArrayLike, epsilon: float) -> float:
     b = (1.0 - D) * r - Q  # z-quadratic: D z² + b z − c = 0, z = y e^{−ε}
     c = (1.0 - Q) * r
     best = 0.0  # log z = 0 is the vertex (0, 0): sup >= ε
+    # log z of the positive root, in logs so that a tiny D (down to subnormals) gives a
+    # huge but finite supremum instead of an overflow
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         pos = D > 0
         disc = np.sqrt(b * b + 4.0 * D * c)
-        z_pos = np.where(b < 0, (disc - b) / (2.0 * D), 2.0 * c / (b + disc))
-        z_zero = np.where(b > 0, c / b, np.inf)
-        z = np.where(pos, z_pos, z_zero)
-    if np.any(~np.isfinite(z)):
+        log_pos = np.where(b < 0, np.log(disc - b) - np.log(2.0 * D),
+                           np.log(2.0 * c) - np.log(b + disc))
+        log_zero = np.where(b > 0, np.log(c) - np.log(b), np.inf)
+        log_z = np.where(pos, log_pos, log_zero)
+    if np.any(np.isposinf(log_z)) or np.any(np.isnan(log_z)):
         return math.inf
-    best = max(best, float(np.max(np.log(z))))
+    best = max(best, float(np.max(log_z)))
     return e + best
 
 
