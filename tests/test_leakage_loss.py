@@ -160,3 +160,37 @@ def test_bad_alpha(bad):
 def test_bad_matrix_is_rejected_at_construction():
     with pytest.raises(InputError, match="row 1 sums to 0.9"):
         LossFunction([[1.0, 0.0], [0.5, 0.4]])
+
+
+def _brute_loss_logs(P: np.ndarray, alpha: float) -> float:
+    """Brute force over row pairs and subsets, in logs (valid for any α > 0):
+    log(q x + 1) = logaddexp(log q + log x, 0) with log x = log(e^α − 1)."""
+    import itertools
+
+    n = P.shape[0]
+    log_x = alpha + math.log(-math.expm1(-alpha))
+    M = np.array(list(itertools.product([0.0, 1.0], repeat=n)))
+    best = 0.0
+    with np.errstate(divide="ignore"):
+        for i in range(n):
+            for k in range(n):
+                if i != k:
+                    q, d = M @ P[i], M @ P[k]
+                    v = np.logaddexp(np.log(q) + log_x, 0.0) - np.logaddexp(np.log(d) + log_x,
+                                                                            0.0)
+                    best = max(best, float(np.max(v)))
+    return best
+
+
+@pytest.mark.parametrize("tiny", [5e-324, 2.2e-313, 1e-300, 1e-200])
+def test_huge_alpha_with_subnormal_probabilities(tiny):
+    """Around and beyond α ≈ 709 (where e^α overflows) the vertex must still be chosen
+    right: a crossing of two hull vertices beyond the largest float is not at infinity
+    (regression: a d(S) near the smallest float once made L jump down at α = 709)."""
+    P = np.array([[0, 0, 0, 0.5, 0.5], [0, 0, 0, 0.5, 0.5], [0, 0, 0, 0.5, 0.5],
+                  [0, 0, 0, 1 - tiny, tiny], [0, 0, 1 / 3, 1 / 3, 1 / 3]])
+    L = LossFunction(P)
+    for a in [600.0, 700.5, 708.9, 709.5, 710.0, 720.0, 750.0, 800.0, 2000.0]:
+        want = _brute_loss_logs(P, a)
+        assert L.scalar(a) == pytest.approx(want, rel=1e-12, abs=1e-9), a
+        assert float(L(np.array([a]))[0]) == pytest.approx(want, rel=1e-12, abs=1e-9), a

@@ -143,7 +143,8 @@ class _Hull:
         """Slopes of the hull edges (descending)."""
         if self.D.size < 2:
             return np.zeros(0)
-        return np.diff(self.Q) / np.diff(self.D)
+        with np.errstate(over="ignore"):  # an edge over a subnormal ΔD is vertical: inf
+            return np.diff(self.Q) / np.diff(self.D)
 
     def sigma(self, lam: np.ndarray) -> np.ndarray:
         """Support function ``σ(λ) = max_v (Q_v − λ D_v)`` at each λ."""
@@ -265,14 +266,27 @@ class LossFunction:
             den = Q[:-1] * D[1:] - Q[1:] * D[:-1]
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 xs = np.where(den > 0, num / den, np.inf)
+                # the same crossings in logs: finite even where num/den overflows (a
+                # d(S) near the smallest float); used for α > 700, where x overflows
+                # log den = log(Q_a D_b) + log1p(−Q_b D_a / (Q_a D_b)), all in logs (Q_a D_b
+                # may underflow to 0 although the crossing is finite)
+                lqa, lqb = np.log(Q[:-1]), np.log(Q[1:])
+                lda, ldb = np.log(D[:-1]), np.log(D[1:])
+                log_den = lqa + ldb + np.log1p(-np.exp(lqb + lda - lqa - ldb))
+                log_xs = np.log(np.maximum(num, 0.0)) - log_den
+                log_xs = np.where(np.isnan(log_xs), np.inf, log_xs)
             xs = np.maximum(xs, 0.0)
             xs = np.minimum.accumulate(xs)  # guard monotonicity against rounding
+            log_xs = np.minimum.accumulate(log_xs)
             self._x_thr = xs[::-1].copy()  # ascending
+            self._log_x_thr = log_xs[::-1].copy()
         else:
             self._x_thr = np.zeros(0)
+            self._log_x_thr = np.zeros(0)
         self._wD = D[::-1].copy()  # vertex for searchsorted index k (ascending x)
         self._wQ = Q[::-1].copy()
         self._thr_list = self._x_thr.tolist()
+        self._log_thr_list = self._log_x_thr.tolist()
         self._wD_list = self._wD.tolist()
         self._wQ_list = self._wQ.tolist()
         self.is_zero = bool(Q.size == 1 and Q[0] == 0.0)
@@ -303,7 +317,9 @@ class LossFunction:
             D = self._wD[k]
             val = np.log1p(Q * x) - np.log1p(D * x)
         if np.any(big):
-            val[big] = _big_values(a[big], Q[big], D[big])
+            # log x = log(e^α − 1) = α to within e^−700: pick the vertex in logs
+            kb = np.searchsorted(self._log_x_thr, a[big], side="right")
+            val[big] = _big_values(a[big], self._wQ[kb], self._wD[kb])
         return val
 
     def scalar(self, a: float) -> float:
@@ -311,7 +327,7 @@ class LossFunction:
         if self.is_zero:
             return 0.0
         if a > _BIG_ALPHA:
-            k = bisect_right(self._thr_list, math.expm1(a) if a < 709.0 else math.inf)
+            k = bisect_right(self._log_thr_list, a)  # log x = α to within e^−700
             Q, D = self._wQ_list[k], self._wD_list[k]
             u = math.exp(-a)
             if D == 0.0:
@@ -580,7 +596,8 @@ class _Checks:
     def __init__(self, hull: _Hull, grid: np.ndarray) -> None:
         S = grid[0]
         hd, hq = hull.D, hull.Q
-        kinks = np.diff(hq) / np.diff(hd) if hd.size > 1 else np.zeros(0)
+        with np.errstate(over="ignore"):  # vertical edges (subnormal ΔD): inf, filtered
+            kinks = np.diff(hq) / np.diff(hd) if hd.size > 1 else np.zeros(0)
         lam = np.unique(np.r_[grid, kinks[(kinks >= 1.0) & (kinks <= S)]])[::-1]
         sig = np.empty(lam.size)
         for a in range(0, lam.size, 256):
