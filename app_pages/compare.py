@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_pages.components import verdict_badge
+from app_pages.components import leakage_note, verdict_badge
 from app_pages.current_data import CurrentData, data_choice, view_config
 from app_pages.report_button import report_download_button
 from app_pages.session import keep_page_state, setting
@@ -32,6 +32,11 @@ MAX_STORED_SWEEPS = 12
 keep_page_state({SCHEMES_KEY: ["uniform", "skip", "adaptive"], "w_sweep_runs": 20,
                  "w_sweep_points": 9, "w_sweep_low": round(float(setting("epsilon")) / 10, 4),
                  "w_sweep_high": round(float(setting("epsilon")) * 10, 4)})
+
+def _centre_sweep(eps: float) -> None:
+    st.session_state.w_sweep_low = round(eps / 10, 4)
+    st.session_state.w_sweep_high = round(eps * 10, 4)
+
 
 st.title(":material/compare: Compare schemes")
 st.caption(
@@ -88,21 +93,23 @@ for col, s in zip(cols, schemes, strict=True):
         verdict_badge(rel.verdict, labels[rel.verdict.worst_timestamp], compact=True)
         u = f" {cur.unit}" if cur.unit else ""
         fmt = ",.0f" if cur.is_track else ".3g"
-        a, b = st.columns(2)
-        a.metric("Mean displacement" if cur.is_track else "MAE",
-                 f"{m['mae']:{fmt}}{u}" if np.isfinite(m["mae"]) else "—",
-                 help="Measured over every released timestamp, approximations included.")
-        b.metric("Expected", f"{m['expected_mae_published']:{fmt}}{u}"
-                 if np.isfinite(m["expected_mae_published"]) else "—",
-                 help=("2r/ε_t" if cur.is_track else "Δf/ε_t (Laplace)")
-                 + " averaged over the noisy releases.")
-        line = f"Published {m['n_published']} · approximated {m['n_approximated']}"
-        if m["n_withheld"]:
-            line += f" · withheld {m['n_withheld']}"
+
+        def num(x: float, fmt: str = fmt, u: str = u) -> str:
+            return f"{x:{fmt}}{u}" if np.isfinite(x) else "—"
+
+        lines = [f"{'Mean displacement' if cur.is_track else 'MAE (measured)'} "
+                 f"**{num(m['mae'])}** · expected {num(m['expected_mae_published'])}",
+                 f"Published {m['n_published']} · approximated {m['n_approximated']}"
+                 + (f" · withheld {m['n_withheld']}" if m["n_withheld"] else "")]
         if leakage:
-            line += (f" · max TPL {np.max(leakage[s]['TPL']):.3g} · max landmark TPL "
-                     f"{np.max(leakage[s]['landmark TPL']):.3g}")
-        st.caption(line)
+            lines.append(f"Max TPL {np.max(leakage[s]['TPL']):.3g} · max landmark TPL "
+                         f"**{np.max(leakage[s]['landmark TPL']):.3g}**")
+        st.markdown("  \n".join(lines),
+                    help=("Measured over every released timestamp, approximations included; "
+                          "expected: " + ("2r/ε_t" if cur.is_track else "Δf/ε_t (Laplace)")
+                          + " averaged over the noisy releases."))
+        if leakage:
+            leakage_note(float(np.max(leakage[s]["landmark TPL"])), eps, compact=True)
 
 st.plotly_chart(
     side_by_side_figure(cur.data.time, cur.data.time_kind, releases, leakage=leakage,
@@ -135,11 +142,14 @@ points = c[2].slider("ε values", 3, 15, key="w_sweep_points",
 runs = c[3].slider("Runs R per ε and scheme", 5, 200, key="w_sweep_runs",
                    help="Monte Carlo runs with different noise; the band shows their "
                         "spread (10th–90th percentile).")
-try:
-    grid = epsilon_grid(float(low), float(high), int(points))
-except InputError as exc:
-    st.error(f"Cannot sweep ε: {exc}.", icon=":material/error:")
+if float(high) <= float(low):
+    st.error("Cannot sweep ε: *To ε* must be greater than *From ε*.", icon=":material/error:")
     st.stop()
+grid = epsilon_grid(float(low), float(high), int(points))
+if not float(low) <= eps <= float(high):
+    st.info(f"The current ε = {eps:g} is outside the swept range.", icon=":material/info:")
+    st.button(f"Sweep around ε = {eps:g} (from ε/10 to 10ε)", on_click=_centre_sweep,
+              args=(eps,))
 
 
 def _data_digest(cur: CurrentData) -> str:
@@ -178,8 +188,10 @@ sweep: UtilitySweep = store[key]
 
 st.plotly_chart(utility_figure(sweep, unit=cur.unit, current=eps, distance=cur.is_track),
                 key="compare_utility", width="stretch")
+lm_leak = ({s: float(np.max(leakage[s]["landmark TPL"])) for s in schemes}
+           if leakage else None)
 st.markdown("**Reading the chart**\n\n" + "\n".join(
-    f"- {s}" for s in sweep_reading(sweep, eps, cur.unit)))
+    f"- {s}" for s in sweep_reading(sweep, eps, cur.unit, lm_leak)))
 st.caption(
     f"{sweep.runs} runs per point; run r at the i-th ε uses the same random numbers for "
     "every scheme (seed, i, r), so the curves differ by the scheme, not by luck. Lines "

@@ -26,9 +26,10 @@ def verdict_badge(verdict: Verdict, time_label: str | None = None,
     n_lm = verdict.landmarks.size
     when = f"t={verdict.worst_timestamp}" + (f" ({time_label})" if time_label else "")
     if compact:
+        where = f"t={verdict.worst_timestamp}" + (f", {time_label}" if time_label else "")
         text = (f"**{'Landmark-private' if verdict.private else 'Not landmark-private'}**: "
-                f"max Σ = {verdict.worst_total:.3g} {'≤' if verdict.private else '>'} "
-                f"ε = {verdict.epsilon:.3g} (at {when})")
+                f"landmarks + one timestamp spend at most {verdict.worst_total:.3g} "
+                f"{'≤' if verdict.private else '>'} ε = {verdict.epsilon:.3g} (worst: {where})")
         if verdict.private:
             st.success(text, icon=":material/verified_user:")
         else:
@@ -50,6 +51,23 @@ def verdict_badge(verdict: Verdict, time_label: str | None = None,
             "or fewer landmarks.",
             icon=":material/gpp_bad:",
         )
+
+
+def leakage_note(max_landmark_tpl: float, epsilon: float, compact: bool = False) -> None:
+    """An amber note when, under temporal correlation, the landmarks plus one timestamp
+    leak more than ε (the verdict assumes independent values)."""
+    if not max_landmark_tpl > epsilon * 1.001:
+        return
+    if compact:
+        st.warning(f"Correlated data: landmark TPL up to {max_landmark_tpl:.3g} > ε.",
+                   icon=":material/warning:")
+        return
+    st.warning(
+        f"**Under this correlation the protection is weaker than ε.** The verdict assumes "
+        f"independent values; if consecutive values are correlated as modelled, the "
+        f"landmarks plus one timestamp leak up to **{max_landmark_tpl:.3g}** > ε = "
+        f"{epsilon:g}. The Leakage page finds the ε that keeps it at a target.",
+        icon=":material/warning:")
 
 
 def error_metrics(rel: Release, unit: str = "", distance: bool = False) -> None:

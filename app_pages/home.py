@@ -18,7 +18,8 @@ This tool lets you mark landmarks, choose the total budget ε and a **scheme** t
 spreads it over time, and see at once the released data, the budget spent at each
 timestamp, a **verdict** from the landmark-privacy verifier (with the worst timestamp
 when it fails), and the measured error next to the expected one. Every allocation
-shown has been checked against the theorem; nothing is simulated.
+shown has been checked against the theorem; the releases are real draws of the
+mechanisms (the Compare page averages its error curves over many such draws).
 """
 )
 
@@ -74,9 +75,11 @@ with c2:
     )
 
 st.markdown("**Shared settings** (sidebar): ε, the scheme, the mechanism, the sensitivity "
-            "and the random seed are shared by all pages and kept while you switch pages. "
-            "Landmarks are kept per dataset. Every page offers downloads (released data, a "
-            "configuration that restores the view, a privacy report).")
+            "and the random seed are shared by all pages and kept while you switch pages, "
+            "as are the correlation strength and the choice of series or trajectory on the "
+            "analysis pages. Landmarks are kept per dataset. The Timeline, Map and Compare "
+            "pages offer downloads: the released data, a configuration that restores the "
+            "view, and a privacy report.")
 
 with st.expander("The schemes in one line each"):
     from lmdk_core.allocation import SCHEMES

@@ -12,12 +12,14 @@ from app_pages.current_data import CurrentData, data_choice
 from app_pages.session import (
     MAX_EPSILON,
     MIN_EPSILON,
+    STRENGTH_LABEL,
     keep_page_state,
     set_setting,
     setting,
     strength_ladder,
 )
 from lmdk_core.allocation import SCHEMES, uniform_total_for_share
+from lmdk_core.figures import hover_labels
 from lmdk_core.leakage import (
     CalibrationResult,
     LossFunction,
@@ -48,10 +50,26 @@ BACKWARD = {"same": "Same as forward", "bayes": "Bayes (from forward + stationar
             "estimated": "Estimated (reversed transitions)", "upload": "Uploaded CSV"}
 
 keep_page_state({"lk_source": "strength", "lk_states": 10, "lk_base": "identity",
-                 "lk_bins": 10, "lk_binning": "width", "lk_backward": "same",
-                 "lk_alloc": "scheme", "lk_const_eps": 0.1, "lk_target": 1.0,
-                 "lk_cal_kind": "scale"})
+                 "lk_bins": 10, "lk_binning": "width", "lk_smoothing": 1.0,
+                 "lk_backward": "same", "lk_alloc": "scheme", "lk_const_eps": 0.1,
+                 "lk_target": 2.0, "lk_cal_kind": "scale"})
 st.session_state.setdefault("lk_matrices", {})  # uploaded matrices: 'forward'/'backward'
+
+
+SMOOTHING = {"label": "Smoothing (added to every count)", "min_value": 0.0,
+             "max_value": 10.0, "step": 0.1, "format": "%.3g", "key": "lk_smoothing",
+             "help": "Additive smoothing of the counted transitions. 1 (add-one) is robust "
+                     "for few data; with many states and few moves it pulls every row "
+                     "towards uniform and understates the correlation — try 0.1 or 0.01."}
+
+
+def sparse_note(states: np.ndarray, n: int) -> None:
+    """A caption when the counted moves are few for the number of states."""
+    per_state = (len(states) - 1) / max(n, 1)
+    if per_state < 10:
+        st.caption(f"Only about {per_state:.1f} observed moves per state: the estimate "
+                   "leans on the smoothing (a smaller value keeps more of the data's "
+                   "correlation).")
 
 
 # ---------------------------------------------------------------- cached engine calls
@@ -139,7 +157,7 @@ estimated_backward = None
 try:
     if src == "strength":
         c1, c2, c3 = st.columns(3)
-        c1.select_slider("Strength s (smaller = stronger)", key="w_correlation_strength",
+        c1.select_slider(STRENGTH_LABEL, key="w_correlation_strength",
                          options=strength_ladder(float(setting("correlation_strength"))),
                          format_func=lambda s: f"{s:g}",
                          help="Cao et al.'s smoothing: P = (B + s)/(1 + n·s). s → 0: "
@@ -153,30 +171,42 @@ try:
         labels = [str(k) for k in range(int(n))]
         model = (f"smoothed matrix, n = {int(n)} states, s = "
                  f"{float(setting('correlation_strength')):g}, base {st.session_state.lk_base}")
+        hover = None
+        st.caption("States 0…n−1 are abstract levels of the value (e.g. low to high "
+                   "consumption). The Timeline and Compare pages use this s with n = 10 and "
+                   "the identity base.")
     elif src == "estimated" and not cur.is_track:
-        c1, c2 = st.columns(2)
+        c1, c2, c3 = st.columns(3)
         n = c1.number_input("Bins (states)", min_value=2, max_value=MAX_LEAKAGE_STATES, step=1,
                             key="lk_bins")
         c2.radio("Binning", ["width", "quantile"], key="lk_binning", horizontal=True,
                  format_func={"width": "equal width", "quantile": "equal counts"}.get)
+        smoothing = c3.number_input(**SMOOTHING)
         disc = discretize_series(cur.data.values, int(n), st.session_state.lk_binning)
-        forward, estimated_backward = transition_matrices(disc.states, disc.n_states)
-        labels = series_state_labels(disc.edges, cur.unit)
+        forward, estimated_backward = transition_matrices(disc.states, disc.n_states,
+                                                          float(smoothing))
+        labels, hover = series_state_labels(disc.edges, cur.unit), None
         model = (f"estimated from {cur.name}: {disc.n_states} bins, transitions counted "
-                 "with add-one smoothing")
+                 f"with {float(smoothing):g} added to every count")
+        sparse_note(disc.states, disc.n_states)
     elif src == "estimated":
-        st.number_input("Grid cell size (metres)", min_value=10.0, max_value=100_000.0,
+        c1, c2 = st.columns(2)
+        c1.number_input("Grid cell size (metres)", min_value=10.0, max_value=100_000.0,
                         step=50.0, format="%.0f", key="w_cell_size",
                         help="Each visited square cell is a state (the Map page's setting).")
+        smoothing = c2.number_input(**SMOOTHING)
         cells = trajectory_cells(cur.data.lat, cur.data.lon, float(setting("cell_size")))
         if cells.n_states > MAX_LEAKAGE_STATES:
             raise InputError(f"{cells.n_states:,} cells visited: more than the "
                              f"{MAX_LEAKAGE_STATES} states this page handles; choose larger "
                              "cells")
-        forward, estimated_backward = transition_matrices(cells.states, cells.n_states)
-        labels = track_state_labels(cells.centre_lat, cells.centre_lon)
+        forward, estimated_backward = transition_matrices(cells.states, cells.n_states,
+                                                          float(smoothing))
+        labels, hover = track_state_labels(cells.centre_lat, cells.centre_lon)
         model = (f"estimated from {cur.name}: {cells.n_states} grid cells of "
-                 f"{float(setting('cell_size')):,.0f} m, moves counted with add-one smoothing")
+                 f"{float(setting('cell_size')):,.0f} m, moves counted with "
+                 f"{float(smoothing):g} added to every count")
+        sparse_note(cells.states, cells.n_states)
     else:
         st.file_uploader("Forward matrix CSV: n lines of n comma-separated probabilities, no "
                          "header; every row sums to 1", type=["csv", "txt"],
@@ -186,7 +216,7 @@ try:
                     icon=":material/info:")
             st.stop()
         fname, forward = st.session_state.lk_matrices["forward"]
-        labels = [str(k) for k in range(forward.shape[0])]
+        labels, hover = [str(k) for k in range(forward.shape[0])], None
         model = f"uploaded {fname} ({forward.shape[0]} states)"
 except InputError as exc:
     st.error(f"Cannot build the matrix: {exc}.", icon=":material/error:")
@@ -224,13 +254,17 @@ except InputError as exc:
 
 n_states = forward.shape[0]
 if bsrc == "same":
-    st.plotly_chart(matrix_heatmap(forward, labels, title=f"P (forward = backward), "
-                                   f"{n_states} states"), key="lk_heat", width="stretch")
+    st.plotly_chart(matrix_heatmap(forward, labels, hover=hover,
+                                   title=f"Transition probabilities, {n_states} states (used "
+                                         "both ways)"), key="lk_heat", width="stretch")
 else:
     h1, h2 = st.columns(2)
-    h1.plotly_chart(matrix_heatmap(forward, labels, title="Forward P_F (for FPL)"),
+    h1.plotly_chart(matrix_heatmap(forward, labels, hover=hover,
+                                   title=f"Forward P_F, {n_states} states (for FPL)"),
                     key="lk_heat_f", width="stretch")
-    h2.plotly_chart(matrix_heatmap(backward, labels, title="Backward P_B (for BPL)"),
+    h2.plotly_chart(matrix_heatmap(backward, labels, hover=hover,
+                                   title=f"Backward P_B, {n_states} states (for BPL)",
+                                   col_title="previous state"),
                     key="lk_heat_b", width="stretch")
 lf = loss_of(forward)
 lb = lf if backward is forward else loss_of(backward)
@@ -239,7 +273,7 @@ lb = lf if backward is forward else loss_of(backward)
 st.subheader("2. Budget per timestamp")
 alloc = st.radio("Allocation", ["scheme", "constant"], key="lk_alloc", horizontal=True,
                  format_func={"scheme": f"Sidebar scheme ({SCHEMES[setting('scheme')].label}, "
-                                        f"ε = {float(setting('epsilon')):g}) on the "
+                                        f"ε = {float(setting('epsilon')):.4g}) on the "
                                         f"{len(landmarks)} landmarks",
                               "constant": "The same ε at every timestamp"}.get)
 if alloc == "constant":
@@ -256,7 +290,8 @@ else:
         st.caption("Adaptive's budget depends on its noisy releases: this is the allocation "
                    "it actually spent with the current seed.")
 verdict = verify(eps_t, landmarks, float(setting("epsilon")))
-verdict_badge(verdict, compact=True)
+verdict_badge(verdict, hover_labels(cur.data.time, cur.data.time_kind)[verdict.worst_timestamp],
+              compact=True)
 
 # ---- 3. the curves
 st.subheader("3. Leakage per timestamp")
@@ -270,17 +305,17 @@ m[1].metric("Max FPL", f"{res.fpl.max():.3g}")
 m[2].metric("Max TPL", f"{res.tpl.max():.3g}", help="The leakage of one timestamp.")
 m[3].metric("Max landmark TPL", f"{res.landmark_tpl.max():.3g}" if landmarks else "—",
             help="The leakage of all landmarks plus one timestamp (no landmarks: —).")
-m[4].metric("Supremum of TPL" if constant else "TPL bound (sup at max ε_t)",
+m[4].metric("Long-run limit of TPL" if constant else "Long-run TPL bound",
             "∞" if math.isinf(sup) else f"{sup:.3g}",
-            help="Cao's Theorem 10: the limit of TPL over an unbounded series with the "
-                 "constant budget " + (f"{top:g}." if constant else
+            help="The supremum of TPL (Cao et al.'s Theorem 10): what TPL tends to over an "
+                 "endless series with the constant budget " + (f"{top:g}." if constant else
                                        f"max ε_t = {top:g} (an upper bound for this "
                                        "allocation)."))
 if math.isinf(sup):
     th = min(divergence_threshold(lb), divergence_threshold(lf))
     st.warning(
-        f"**The supremum is infinite** at ε_t = {top:g}: some current state makes a set of "
-        "next states impossible that another state reaches with high probability, so each "
+        f"**The long-run leakage is unbounded** at ε_t = {top:g}: some current state makes "
+        "a set of next states impossible that another state reaches with high probability, so each "
         "release adds a fixed amount of leakage that never fades and TPL grows without "
         f"bound as the series gets longer. It stays finite for ε_t < {th:.3g}. The "
         f"{T:,} timestamps here still have the finite leakage shown.",
@@ -296,16 +331,16 @@ st.caption(f"Model: {model}; backward: {BACKWARD[bsrc].lower()}. Without correla
 # ---- 4. calibration
 st.subheader("4. Calibrate ε to a target leakage")
 c1, c2 = st.columns([1, 2], vertical_alignment="bottom")
-target = c1.number_input("Target α", min_value=0.001, max_value=100.0, step=0.1,
-                         format="%.4g", key="lk_target",
-                         help="The most leakage you accept at any timestamp.")
+target = c1.number_input("Target α (most leakage you accept)", min_value=0.001,
+                         max_value=100.0, step=0.1, format="%.4g", key="lk_target",
+                         help="The most leakage you accept at any timestamp, in the units "
+                              "of ε.")
 kinds = {"scale": "Scale the sidebar allocation: landmark TPL ≤ α",
          "constant": "Largest constant ε per timestamp: TPL ≤ α"}
+if alloc == "constant":  # the constant allocation calibrates as a constant
+    st.session_state.lk_cal_kind = "constant"
 kind = c2.radio("Find", list(kinds), key="lk_cal_kind", format_func=kinds.get,
-                horizontal=True)
-if kind == "scale" and alloc == "constant":
-    st.caption("Scaling applies to the sidebar scheme's allocation (it is what you then "
-               "apply); the constant allocation above is not used here.")
+                horizontal=True, disabled=alloc == "constant")
 try:
     base_eps = cur.release(setting("scheme")).epsilon_t if kind == "scale" else eps_t
     cal = cached_calibration(kind, float(target), base_eps, tuple(landmarks),
@@ -322,6 +357,13 @@ if cal.kind == "constant":
     r3.metric("As a Uniform release", f"ε = {applied_eps:.4g}",
               help="Uniform with this total spends the calibrated ε at every timestamp "
                    "and is landmark-private. Its landmark TPL is larger than the TPL.")
+    if landmarks:
+        lt = temporal_leakage(cal.epsilon_t, lb, lf, landmarks).landmark_tpl
+        if lt.max() > cal.target * (1 + 1e-9):
+            st.warning(
+                f"This keeps the leakage of **one** timestamp ≤ α, but the landmarks plus one "
+                f"timestamp then leak up to **{lt.max():.3g}** > α = {cal.target:g}. To bound "
+                "that too, choose *Scale the sidebar allocation*.", icon=":material/warning:")
 else:
     r1.metric("Scale factor", f"{cal.value:.4g}",
               help="Multiply every ε_t of the sidebar allocation by this.")
@@ -329,8 +371,15 @@ else:
               f"{cal.achieved:.4g}", help=f"≤ α = {cal.target:g}")
     r3.metric("New total ε", f"{cal.value * float(setting('epsilon')):.4g}",
               help=f"The {SCHEMES[setting('scheme')].label} scheme with this ε.")
-st.caption(f"Found by a bracketing search (regula falsi with bisection safeguards) in "
-           f"{cal.evaluations} leakage evaluations over these {T:,} timestamps.")
+with st.expander("Under the hood"):
+    st.markdown(
+        f"- The leakage only grows with the budget, so the largest feasible value is found "
+        f"by a bracketing search (regula falsi with bisection safeguards): "
+        f"{cal.evaluations} leakage evaluations over these {T:,} timestamps.\n"
+        "- BPL_t = L_B(BPL_{t−1}) + ε_t and FPL_t = L_F(FPL_{t+1}) + ε_t, where L is Cao "
+        "et al.'s loss function of the matrix; TPL_t = BPL_t + FPL_t − ε_t. Landmark TPL "
+        "restarts both recursions between consecutive members of L ∪ {t} and adds them up.\n"
+        "- The long-run limit is Cao et al.'s Theorem 10 (a fixed point of the recursion).")
 st.button("Apply to the sidebar", type="primary", icon=":material/done:", on_click=_apply,
           args=(cal.kind, cal.value, len(landmarks), T),
           help="Set the shared ε (and, for a constant budget, the Uniform scheme).")

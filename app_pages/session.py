@@ -30,6 +30,9 @@ DEFAULTS = {
     "analysis_data": "series",
 }
 
+#: the label of the correlation-strength slider (the Timeline and Leakage pages)
+STRENGTH_LABEL = "Correlation: strong ← s → weak"
+
 #: choices of the correlation-strength slider (Cao et al.'s smoothing parameter s)
 STRENGTHS = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
 

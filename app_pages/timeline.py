@@ -10,12 +10,14 @@ from app_pages.components import (
     cached_series_leakage,
     cached_series_release,
     error_metrics,
+    leakage_note,
     verdict_badge,
 )
 from app_pages.current_data import current_data, view_config
 from app_pages.report_button import report_download_button
 from app_pages.session import (
     DEMO_SERIES,
+    STRENGTH_LABEL,
     add_series,
     current_series,
     series_landmarks,
@@ -220,7 +222,7 @@ k1.toggle("Temporal leakage (TPL)", key="w_series_leakage",
 leakage = None
 if setting("series_leakage"):
     k2.select_slider(
-        "Correlation strength s (smaller = stronger)", key="w_correlation_strength",
+        STRENGTH_LABEL, key="w_correlation_strength",
         options=strength_ladder(float(setting("correlation_strength"))),
         format_func=lambda s: f"{s:g}",
         help=f"Cao et al.'s smoothed model: {SERIES_STATES} states, P = (I + s)/(1 + n·s). "
@@ -233,6 +235,7 @@ if setting("series_leakage"):
         f"Largest TPL **{np.max(leakage['TPL']):.3g}** (one timestamp), largest landmark TPL "
         f"**{np.max(leakage['landmark TPL']):.3g}** (all landmarks + one timestamp) against "
         f"ε = {rel.epsilon:g}. Without correlation the landmark TPL equals the green total.")
+    leakage_note(float(np.max(leakage["landmark TPL"])), rel.epsilon)
 
 fig = timeline_figure(series.time, series.time_kind, rel, unit=series.unit, leakage=leakage,
                       suggestions=[t for t, _, _ in (pending or [])])

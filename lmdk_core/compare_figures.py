@@ -20,14 +20,28 @@ from lmdk_core.release import Release
 
 __all__ = ["SCHEME_COLORS", "side_by_side_figure", "utility_figure"]
 
+#: one colour per scheme, none of them a colour that means data, landmarks, budget or
+#: leakage on the other charts (grey, blue, red, orange, green, purple)
 SCHEME_COLORS = {
     "event": "#8c564b",
-    "user": "#7f7f7f",
+    "user": "#e377c2",
     "w-event": "#17becf",
-    "uniform": "#1f77b4",
-    "skip": "#ff7f0e",
-    "adaptive": "#2ca02c",
+    "uniform": "#393b79",
+    "skip": "#b8860b",
+    "adaptive": "#637939",
 }
+SCHEME_DASHES = {"event": "dot", "user": "dashdot", "w-event": "longdash", "uniform": "solid",
+                 "skip": "solid", "adaptive": "solid"}
+
+
+def log_ticks(low: float, high: float) -> tuple[list[float], list[str]]:
+    """1–2–5 tick values covering [low, high] on a log axis, with plain labels."""
+    if not (np.isfinite(low) and np.isfinite(high)) or low <= 0 or high <= 0:
+        return [], []
+    vals = [m * 10.0**k for k in range(int(np.floor(np.log10(low))) - 1,
+                                       int(np.ceil(np.log10(high))) + 1) for m in (1, 2, 5)]
+    vals = [v for v in vals if low / 1.5 <= v <= high * 1.5]
+    return vals, [f"{v:g}" for v in vals]
 
 
 def _rgba(hex_color: str, alpha: float) -> str:
@@ -61,33 +75,42 @@ def side_by_side_figure(
         row_heights=[0.45, 0.27, 0.28] if leakage else [0.6, 0.4],
     )
     u = f" {unit}" if unit else ""
+    shown: set[str] = set()
+
+    def legend(group: str) -> bool:
+        """Show each legend entry once, from the first column that draws it."""
+        if group in shown:
+            return False
+        shown.add(group)
+        return True
+
     for c, key in enumerate(keys, start=1):
         rel = releases[key]
-        first = c == 1
         lm = rel.landmarks
         if distance:
             fig.add_trace(go.Scatter(
                 x=x, y=rel.errors, mode="lines", name="displacement (m)",
                 line={"color": COLORS["released"], "width": 1.2}, legendgroup="data",
-                showlegend=first, customdata=labels,
+                showlegend=legend("data"), customdata=labels,
                 hovertemplate="%{customdata}<br>displacement %{y:,.0f} m<extra></extra>",
             ), row=1, col=c)
             fig.add_trace(go.Scatter(
                 x=x, y=rel.expected_errors, mode="lines", name="expected 2r/ε_t",
                 line={"color": COLORS["epsilon"], "width": 1, "dash": "dot"},
-                legendgroup="expected", showlegend=first, hoverinfo="skip", connectgaps=False,
+                legendgroup="expected", showlegend=legend("expected"), hoverinfo="skip",
+                connectgaps=False,
             ), row=1, col=c)
             y_lm = rel.errors[lm]
         else:
             fig.add_trace(go.Scatter(
                 x=x, y=rel.original, mode="lines", name="original",
                 line={"color": COLORS["original"], "width": 1.2}, legendgroup="original",
-                showlegend=first, hoverinfo="skip",
+                showlegend=legend("original"), hoverinfo="skip",
             ), row=1, col=c)
             fig.add_trace(go.Scatter(
                 x=x, y=rel.released, mode="lines", name="released",
                 line={"color": COLORS["released"], "width": 1.2}, legendgroup="data",
-                showlegend=first, customdata=labels, connectgaps=False,
+                showlegend=legend("data"), customdata=labels, connectgaps=False,
                 hovertemplate="%{customdata}<br>released %{y:.4g}" + u + "<extra></extra>",
             ), row=1, col=c)
             y_lm = rel.original[lm]
@@ -95,7 +118,7 @@ def side_by_side_figure(
             fig.add_trace(go.Scatter(
                 x=x[lm], y=y_lm, mode="markers", name="landmark",
                 marker={"symbol": "star", "size": 10, "color": COLORS["landmark"]},
-                legendgroup="landmark", showlegend=first, customdata=labels[lm],
+                legendgroup="landmark", showlegend=legend("landmark"), customdata=labels[lm],
                 hovertemplate="LANDMARK %{customdata}<extra></extra>",
             ), row=1, col=c)
         approx = ~rel.published
@@ -104,7 +127,7 @@ def side_by_side_figure(
                 x=x[approx], y=np.zeros(int(approx.sum())), mode="markers",
                 name="nothing spent (approximated)",
                 marker={"symbol": "x", "size": 6, "color": COLORS["approximated"]},
-                legendgroup="approx", showlegend=first, hoverinfo="skip",
+                legendgroup="approx", showlegend=legend("approx"), hoverinfo="skip",
             ), row=2, col=c)
         is_lm = np.zeros(x.size, dtype=bool)
         is_lm[lm] = True
@@ -112,43 +135,80 @@ def side_by_side_figure(
             if mask.any():
                 fig.add_trace(go.Bar(
                     x=x[mask], y=rel.epsilon_t[mask], name=f"ε_t ({kind})",
-                    marker={"color": COLORS[kind], "line": {"width": 0}},
-                    legendgroup=f"bar-{kind}", showlegend=first, customdata=labels[mask],
+                    marker={"color": COLORS[kind], "line": {"width": 0}}, opacity=0.75,
+                    legendgroup=f"bar-{kind}", showlegend=legend(f"bar-{kind}"),
+                    customdata=labels[mask],
                     hovertemplate="%{customdata}<br>ε_t = %{y:.4g}<extra>" + kind + "</extra>",
                 ), row=2, col=c)
         fig.add_trace(go.Scatter(
-            x=x, y=rel.verdict.totals, mode="lines", name="Σ ε_i over landmarks + t",
+            x=x, y=rel.verdict.totals, mode="lines",
+            name="landmarks + this timestamp (must stay ≤ ε)",
             line={"color": COLORS["total"], "width": 1.5, "shape": "hvh"},
-            legendgroup="total", showlegend=first,
+            legendgroup="total", showlegend=legend("total"),
             hovertemplate="Σ over L∪{t} = %{y:.4g}<extra></extra>",
         ), row=2, col=c)
         fig.add_hline(y=rel.epsilon, line={"color": COLORS["epsilon"], "dash": "dash",
-                                           "width": 1}, row=2, col=c)
+                                           "width": 1.2}, row=2, col=c,
+                      **_eps_label(rel.epsilon, c))
         if leakage and key in leakage:
             for name, values in leakage[key].items():
                 is_l = "landmark" in name
                 fig.add_trace(go.Scatter(
                     x=x, y=values, mode="lines", name=name, legendgroup=name,
-                    showlegend=first,
+                    showlegend=legend(name),
                     line={"color": COLORS["landmark_tpl" if is_l else "tpl"], "width": 1.8,
                           "dash": "solid" if is_l else "dot"},
                     hovertemplate=name + " = %{y:.4g}<extra></extra>",
                 ), row=3, col=c)
             fig.add_hline(y=rel.epsilon, line={"color": COLORS["epsilon"], "dash": "dash",
-                                               "width": 1}, row=3, col=c)
+                                               "width": 1.2}, row=3, col=c,
+                          **_eps_label(rel.epsilon, c))
     fig.update_yaxes(title_text="displacement (m)" if distance else (unit or "value"),
                      row=1, col=1)
     if distance:
         fig.update_yaxes(type="log", row=1)
-    fig.update_yaxes(title_text="ε_t", rangemode="tozero", row=2, col=1)
+    else:  # a very noisy scheme (user-level) must not flatten the others: clip its tails
+        fig.update_yaxes(range=_data_range(releases), row=1)
+    fig.update_xaxes(matches="x")  # every column on the same time range
+    if time_kind == "datetime":
+        fig.update_xaxes(tickformat="%a %d\n%H:%M", nticks=5)
+    # explicit ranges on every row: plotly.js lets one row's explicit range leak into the
+    # autorange of other rows of matched axes
+    top = max(max(float(np.max(r.verdict.totals)), r.epsilon) for r in releases.values())
+    fig.update_yaxes(range=[0, 1.08 * top], row=2)
+    fig.update_yaxes(title_text="ε_t", row=2, col=1)
     if leakage:
-        fig.update_yaxes(title_text="leakage", rangemode="tozero", row=3, col=1)
+        top = max(max(float(np.max(v)) for v in leakage[k].values()) for k in leakage)
+        top = max(top, max(r.epsilon for r in releases.values()))
+        fig.update_yaxes(range=[0, 1.08 * top], row=3)
+        fig.update_yaxes(title_text="leakage (ε units)", row=3, col=1)
     fig.update_layout(
-        height=height or (700 if leakage else 520), barmode="overlay", bargap=0.1,
-        margin={"l": 60, "r": 20, "t": 50, "b": 40}, hovermode="closest",
-        legend={"orientation": "h", "yanchor": "top", "y": -0.06, "x": 0},
+        height=height or (740 if leakage else 560), barmode="overlay", bargap=0.1,
+        margin={"l": 60, "r": 20, "t": 90, "b": 40}, hovermode="closest",
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.06, "x": 0},
     )
     return fig
+
+
+def _eps_label(epsilon: float, col: int) -> dict:
+    """The 'ε = …' label of the reference line, in the first column only."""
+    if col != 1:
+        return {}
+    return {"annotation_text": f"ε = {epsilon:g}", "annotation_position": "top left"}
+
+
+def _data_range(releases: Mapping[str, Release]) -> list[float]:
+    """y-range of the data row: the originals and the 1st–99th percentile of every
+    release, padded by 5% (points beyond are clipped, still visible on hover)."""
+    first = next(iter(releases.values()))
+    lo, hi = float(np.min(first.original)), float(np.max(first.original))
+    for rel in releases.values():
+        r = rel.released[np.isfinite(rel.released)]
+        if r.size:
+            lo = min(lo, float(np.percentile(r, 1)))
+            hi = max(hi, float(np.percentile(r, 99)))
+    pad = 0.05 * (hi - lo) if hi > lo else 1.0
+    return [lo - pad, hi + pad]
 
 
 def utility_figure(sweep: UtilitySweep, *, unit: str = "", current: float | None = None,
@@ -176,22 +236,32 @@ def utility_figure(sweep: UtilitySweep, *, unit: str = "", current: float | None
         fig.add_trace(go.Scatter(
             x=eps, y=mean[s], mode="lines+markers", legendgroup=key,
             name=label + ("" if private else " (not landmark-private)"),
-            line={"color": color, "width": 2, "dash": "solid" if private else "dash"},
+            line={"color": color, "width": 2.5 if private else 1.5,
+                  "dash": SCHEME_DASHES.get(key, "solid") if private else "dash"},
             marker={"size": 6},
             customdata=np.column_stack([lo[s], hi[s], 100 * sweep.published[s]]),
             hovertemplate=label + "<br>ε = %{x:.3g}<br>" + what + " %{y:.3g} " + u
             + "<br>10–90%: %{customdata[0]:.3g} – %{customdata[1]:.3g}"
             + "<br>published from raw data: %{customdata[2]:.0f}%<extra></extra>",
         ))
-    if current is not None:
-        fig.add_vline(x=current, line={"color": COLORS["epsilon"], "dash": "dot", "width": 1},
-                      annotation_text=f"current ε = {current:g}",
-                      annotation_position="top right")
+    with np.errstate(all="ignore"):
+        ylo = float(np.nanmin(np.where(lo > 0, lo, np.nan)))
+        yhi = float(np.nanmax(hi))
+    if current is not None and eps[0] / 1.001 <= current <= eps[-1] * 1.001 \
+            and np.isfinite(ylo) and np.isfinite(yhi):
+        # a trace, not add_vline: shapes and annotations take log10 positions on log axes
+        fig.add_trace(go.Scatter(
+            x=[current, current], y=[ylo, yhi], mode="lines", name=f"current ε = {current:g}",
+            line={"color": COLORS["epsilon"], "dash": "dot", "width": 1.5},
+            hoverinfo="skip"))
+    xt, xl = log_ticks(float(eps[0]), float(eps[-1]))
+    yt, yl = log_ticks(ylo, yhi)
     fig.update_layout(
         height=460, margin={"l": 60, "r": 20, "t": 40, "b": 50}, hovermode="closest",
-        xaxis={"title": "total privacy budget ε (log scale)", "type": "log", "dtick": "D2"},
+        xaxis={"title": "total privacy budget ε (log scale)", "type": "log",
+               "tickvals": xt, "ticktext": xl},
         yaxis={"title": (f"{what} ({u})" if u else what) + " (log scale)", "type": "log",
-               "dtick": "D2"},
+               "tickvals": yt, "ticktext": yl},
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
     )
     return fig

@@ -218,27 +218,36 @@ def utility_sweep(
 
 
 def _ratio(a: float, b: float) -> str:
+    """'3.2× ', '17% lower than ', 'about the same as ' (a compared with b)."""
     r = a / b
     if r >= 1.05:
-        return f"{r:.1f}×"
+        return f"{r:.1f}× " if r < 10 else f"{r:.0f}× "
     if r <= 1 / 1.05:
-        return f"{1 / r:.1f}× smaller than"
-    return "about the same as"
+        return f"{100 * (1 - r):.0f}% lower than "
+    return "about the same as "
 
 
-def sweep_reading(sweep: UtilitySweep, epsilon: float, unit: str = "") -> list[str]:
+def sweep_reading(sweep: UtilitySweep, epsilon: float, unit: str = "",
+                  landmark_leakage: dict[str, float] | None = None) -> list[str]:
     """Plain-language sentences about the sweep at the grid point nearest ``epsilon``.
 
-    Names the most accurate landmark-private scheme, how many times larger the others'
-    errors are, and the catches: schemes that are not landmark-private, schemes that
-    publish nothing fresh at the landmarks, and schemes that skip most timestamps.
+    Names the most accurate landmark-private scheme, how the others' errors compare, and
+    the catches: schemes that are not landmark-private, schemes that publish nothing
+    fresh at the landmarks, schemes that skip timestamps, and — given
+    ``landmark_leakage`` (scheme → largest landmark TPL at the current ε) — schemes
+    whose leakage under temporal correlation exceeds ε.
     """
-    i = int(np.argmin(np.abs(np.log(sweep.epsilons) - np.log(check_epsilon(epsilon)))))
+    eps = check_epsilon(epsilon)
+    i = int(np.argmin(np.abs(np.log(sweep.epsilons) - np.log(eps))))
     e = float(sweep.epsilons[i])
     mean = sweep.mean()[:, i]
     label = {k: scheme_info(k).label for k in sweep.schemes}
     u = f" {unit}" if unit else ""
     out: list[str] = []
+    if not 0.999 * sweep.epsilons[0] <= eps <= 1.001 * sweep.epsilons[-1]:
+        out.append(f"The current ε = {eps:.3g} lies outside the swept range "
+                   f"({sweep.epsilons[0]:.3g} to {sweep.epsilons[-1]:.3g}); this reading is "
+                   f"for the nearest swept value, ε = {e:.3g}.")
     ok = [s for s in range(len(sweep.schemes))
           if sweep.private[s, i] and np.isfinite(mean[s])]
     if not ok:
@@ -252,7 +261,7 @@ def sweep_reading(sweep: UtilitySweep, epsilon: float, unit: str = "") -> list[s
         for s in range(len(sweep.schemes)):
             if s == best or not np.isfinite(mean[s]):
                 continue
-            out.append(f"{label[sweep.schemes[s]]}'s error is {_ratio(mean[s], mean[best])} "
+            out.append(f"{label[sweep.schemes[s]]}'s error is {_ratio(mean[s], mean[best])}"
                        f"{label[sweep.schemes[best]]}'s ({mean[s]:.3g}{u}).")
     for s, key in enumerate(sweep.schemes):
         name = label[key]
@@ -269,12 +278,24 @@ def sweep_reading(sweep: UtilitySweep, epsilon: float, unit: str = "") -> list[s
             out.append(f"{name} published {100 * lp:.0f}% of the landmarks and "
                        f"{100 * sweep.published[s, i]:.0f}% of all timestamps from the raw "
                        "data; the rest repeat the last release.")
-    finite = np.isfinite(sweep.mean())
-    if sweep.epsilons.size >= 2 and finite.all():
-        m = sweep.mean()
-        ratio = float(np.median(m[:, 0] / m[:, -1]))
+    if landmark_leakage:
+        over = {k: v for k, v in landmark_leakage.items() if k in label and v > eps * 1.001}
+        if over:
+            worst = max(over, key=over.get)
+            out.append(
+                "Under temporal correlation the guarantee is weaker than ε: the landmarks "
+                "plus one timestamp leak up to " + ", ".join(
+                    f"{over[k]:.3g} ({label[k]})" for k in sorted(over, key=over.get))
+                + f" at ε = {eps:.3g}. The most accurate scheme is not always the safest: "
+                f"{label[worst]} leaks the most.")
+    m = sweep.mean()
+    if sweep.epsilons.size >= 2:
         span = float(sweep.epsilons[-1] / sweep.epsilons[0])
-        out.append(f"From ε = {sweep.epsilons[0]:.3g} to {sweep.epsilons[-1]:.3g} "
-                   f"({span:.3g}× more budget) the errors shrink about {ratio:.3g}× (the "
-                   "noise scale is inversely proportional to ε_t).")
+        parts = [f"{label[k]}'s {m[s, 0] / m[s, -1]:.3g}×" for s, k in enumerate(sweep.schemes)
+                 if np.isfinite(m[s, 0]) and np.isfinite(m[s, -1]) and m[s, -1] > 0]
+        if parts:
+            out.append(f"From ε = {sweep.epsilons[0]:.3g} to {sweep.epsilons[-1]:.3g} "
+                       f"({span:.3g}× more budget) the errors shrink: " + ", ".join(parts)
+                       + ". Noise shrinks in proportion to ε_t; repeated (approximated) "
+                       "values keep the error of the data's own changes, whatever ε.")
     return out

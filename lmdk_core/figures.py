@@ -143,7 +143,7 @@ def timeline_figure(
             hoverinfo="skip", showlegend=False,
         ), row=2, col=1)
     fig.add_trace(scatter(
-        x=x, y=rel.verdict.totals, name="Σ ε_i over landmarks + t", mode="lines",
+        x=x, y=rel.verdict.totals, name="landmarks + this timestamp (must stay ≤ ε)", mode="lines",
         line={"color": COLORS["total"], "width": 1.5, "shape": "hvh"},
         hovertemplate="Σ over L∪{t} = %{y:.4g}<extra></extra>",
     ), row=2, col=1)
@@ -160,11 +160,12 @@ def timeline_figure(
                 hovertemplate=name + " = %{y:.4g}<extra></extra>",
             ), row=3, col=1)
         fig.add_hline(y=rel.epsilon, line={"color": COLORS["epsilon"], "dash": "dash",
-                                           "width": 1}, row=3, col=1)
+                                           "width": 1}, row=3, col=1,
+                      annotation_text=f"ε = {rel.epsilon:g}", annotation_position="top left")
     fig.update_yaxes(title_text=unit or "value", row=1, col=1)
     fig.update_yaxes(title_text="ε_t", rangemode="tozero", row=2, col=1)
     if leakage:
-        fig.update_yaxes(title_text="leakage", rangemode="tozero", row=3, col=1)
+        fig.update_yaxes(title_text="leakage (ε units)", rangemode="tozero", row=3, col=1)
     fig.update_layout(
         height=height or (720 if leakage else 560),
         margin={"l": 60, "r": 20, "t": 40, "b": 40},

@@ -20,6 +20,9 @@ from lmdk_core.leakage.tpl import LeakageResult
 __all__ = ["leakage_curves_figure", "matrix_heatmap", "series_state_labels",
            "track_state_labels"]
 
+#: colour of the target leakage α (not used for anything else)
+TARGET_COLOR = "#8c564b"
+
 #: above this many states the heatmap drops its tick labels (they would overlap)
 MAX_TICK_LABELS = 40
 
@@ -32,29 +35,44 @@ def series_state_labels(edges: np.ndarray, unit: str = "") -> list[str]:
             for k in range(n)]
 
 
-def track_state_labels(centre_lat: np.ndarray, centre_lon: np.ndarray) -> list[str]:
-    """'cell k (lat, lon)' for each grid cell, numbered in order of first visit."""
-    return [f"cell {k} ({a:.4f}, {o:.4f})"
+def track_state_labels(centre_lat: np.ndarray,
+                       centre_lon: np.ndarray) -> tuple[list[str], list[str]]:
+    """Short axis labels 'cell k' (numbered in order of first visit) and long hover
+    labels 'cell k (lat, lon of its centre)'."""
+    short = [f"cell {k}" for k in range(len(centre_lat))]
+    long = [f"cell {k} ({a:.4f}, {o:.4f})"
             for k, (a, o) in enumerate(zip(centre_lat, centre_lon, strict=True))]
+    return short, long
 
 
 def matrix_heatmap(matrix: np.ndarray, labels: Sequence[str] | None = None, *,
-                   title: str = "Transition matrix", height: int = 420) -> go.Figure:
-    """Heatmap of a row-stochastic matrix: row = state now, column = state next."""
+                   hover: Sequence[str] | None = None, title: str = "Transition matrix",
+                   row_title: str = "current state", col_title: str = "next state",
+                   height: int | None = None) -> go.Figure:
+    """Heatmap of a row-stochastic matrix: row = ``row_title`` state, column =
+    ``col_title`` state (a backward matrix: current → previous). ``hover`` gives longer
+    state names for the tooltip."""
     P = np.asarray(matrix, dtype=float)
     n = P.shape[0]
     names = list(labels) if labels is not None else [str(k) for k in range(n)]
+    long = list(hover) if hover is not None else names
+    custom = np.empty((n, n, 2), dtype=object)
+    custom[:, :, 0] = np.asarray(long, dtype=object)[:, None]
+    custom[:, :, 1] = np.asarray(long, dtype=object)[None, :]
     fig = go.Figure(go.Heatmap(
         z=P, x=names, y=names, colorscale="Blues", zmin=0.0, zmax=float(max(P.max(), 1e-12)),
-        colorbar={"title": {"text": "probability"}},
-        hovertemplate="from %{y}<br>to %{x}<br>probability %{z:.4g}<extra></extra>",
+        colorbar={"title": {"text": "probability"}}, customdata=custom,
+        hovertemplate=row_title + " %{customdata[0]}<br>" + col_title
+        + " %{customdata[1]}<br>probability %{z:.4g}<extra></extra>",
     ))
     show = n <= MAX_TICK_LABELS
     fig.update_layout(
-        title={"text": title, "font": {"size": 14}}, height=height,
+        title={"text": title, "font": {"size": 14}},
+        height=height or int(min(620, max(320, 160 + 11 * n))),
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
-        xaxis={"title": "next state", "showticklabels": show, "type": "category"},
-        yaxis={"title": "current state", "autorange": "reversed", "showticklabels": show,
+        xaxis={"title": col_title, "showticklabels": show, "type": "category",
+               "tickangle": -45 if n > 12 else 0},
+        yaxis={"title": row_title, "autorange": "reversed", "showticklabels": show,
                "type": "category"},
     )
     return fig
@@ -75,18 +93,29 @@ def leakage_curves_figure(
     x = np.asarray(time)
     labels = hover_labels(x, time_kind)
     fig = go.Figure()
-    fig.add_trace(go.Bar(
-        x=x, y=result.epsilon_t, name="ε_t (budget spent)", marker={"color": "#c7d7ea"},
-        customdata=labels, hovertemplate="%{customdata}<br>ε_t = %{y:.4g}<extra></extra>",
-    ))
-    curves = [("BPL (backward)", result.bpl, "#17becf", "dot"),
-              ("FPL (forward)", result.fpl, "#bcbd22", "dot"),
-              ("TPL", result.tpl, COLORS["tpl"], "solid")]
+    is_lm = np.zeros(x.size, dtype=bool)
+    if result.landmarks is not None:
+        is_lm[result.landmarks] = True
+    for mask, kind in ((~is_lm, "regular"), (is_lm, "landmark")):
+        if mask.any():
+            fig.add_trace(go.Bar(
+                x=x[mask], y=result.epsilon_t[mask], name=f"ε_t ({kind})", opacity=0.35,
+                marker={"color": COLORS[kind], "line": {"width": 0}},
+                customdata=np.asarray(labels)[mask],
+                hovertemplate="%{customdata}<br>ε_t = %{y:.4g}<extra></extra>",
+            ))
+    # the same styles as the Timeline and Compare charts: TPL dotted purple, landmark TPL
+    # solid red; the two directions thin and dashed
+    curves = [("BPL (from the past)", result.bpl, "#17becf", "dash", 1.2),
+              ("FPL (from the future)", result.fpl, "#bcbd22", "dash", 1.2),
+              ("TPL", result.tpl, COLORS["tpl"], "dot", 2.5)]
     if result.landmark_tpl is not None:
-        curves.append(("landmark TPL", result.landmark_tpl, COLORS["landmark_tpl"], "solid"))
-    for name, y, color, dash in curves:
+        curves.append(("landmark TPL", result.landmark_tpl, COLORS["landmark_tpl"], "solid",
+                       2.0))
+    for name, y, color, dash, width in curves:
         fig.add_trace(go.Scatter(
-            x=x, y=y, name=name, mode="lines", line={"color": color, "dash": dash, "width": 2},
+            x=x, y=y, name=name, mode="lines",
+            line={"color": color, "dash": dash, "width": width},
             customdata=labels, hovertemplate="%{customdata}<br>" + name
             + " = %{y:.4g}<extra></extra>",
         ))
@@ -102,16 +131,16 @@ def leakage_curves_figure(
                       annotation_text=f"ε = {epsilon:g}", annotation_position="top left")
     if supremum is not None and math.isfinite(supremum):
         fig.add_hline(y=supremum, line={"color": COLORS["tpl"], "dash": "dashdot", "width": 1},
-                      annotation_text=f"supremum of TPL = {supremum:.3g}",
-                      annotation_position="bottom right")
+                      annotation_text=f"long-run limit of TPL = {supremum:.3g}",
+                      annotation_position="bottom left")
     if target is not None:
-        fig.add_hline(y=target, line={"color": "#2ca02c", "dash": "longdash", "width": 1.5},
+        fig.add_hline(y=target, line={"color": TARGET_COLOR, "dash": "longdash", "width": 1.5},
                       annotation_text=f"target α = {target:g}",
                       annotation_position="top right")
     fig.update_layout(
         height=height, margin={"l": 60, "r": 20, "t": 40, "b": 40}, hovermode="x unified",
         barmode="overlay", bargap=0.1,
-        yaxis={"title": "privacy leakage", "rangemode": "tozero"},
+        yaxis={"title": "privacy leakage (ε units)", "rangemode": "tozero"},
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
     )
     return fig

@@ -538,7 +538,7 @@ def budget_figure(track: Track, rel: Release, radius: float, *,
             "<br>ε_t = %{y:.4g}<extra></extra>",
         ), row=1, col=1)
     fig.add_trace(scatter(
-        x=x, y=rel.verdict.totals, name="Σ ε_i over landmarks + t", mode="lines",
+        x=x, y=rel.verdict.totals, name="landmarks + this timestamp (must stay ≤ ε)", mode="lines",
         line={"color": COLORS["total"], "width": 1.5, "shape": "hvh"},
         hovertemplate="Σ over L∪{t} = %{y:.4g}<extra></extra>",
     ), row=1, col=1)

@@ -33,7 +33,9 @@ def test_compare_renders_demo_side_by_side(compare):
     assert "Compare" in at.title[0].value
     assert column_titles(at) == ["Uniform", "Skip", "Adaptive"]
     assert len(at.success) == 3 and not at.error  # three landmark-private verdicts
-    assert [m.label for m in at.metric].count("MAE") == 3
+    assert sum("MAE (measured)" in m.value for m in at.markdown) == 3
+    # Skip spends ε at every regular timestamp: under correlation its landmarks leak > ε
+    assert any("landmark TPL up to" in w.value for w in at.warning)
     text = reading(at)
     assert "most accurate landmark-private scheme is **Skip**" in text
     assert "Skip publishes nothing fresh at the landmarks" in text
@@ -47,9 +49,17 @@ def test_changing_schemes_and_epsilon_updates_results(compare):
     assert column_titles(at) == ["Uniform", "Event-level"]
     assert len(at.error) == 1 and "Not landmark-private" in at.error[0].value
     assert "**Event-level is not landmark-private**" in reading(at)
-    before = [m.value for m in at.metric]
+    before = [m.value for m in at.markdown if "MAE (measured)" in m.value]
     at.sidebar.number_input(key="w_epsilon").set_value(2.0).run()
-    assert [m.value for m in at.metric] != before  # less noise at ε = 2
+    after = [m.value for m in at.markdown if "MAE (measured)" in m.value]
+    assert len(after) == 2 and after != before  # less noise at ε = 2
+    # ε = 2 is inside the default sweep (0.1 to 10); ε = 50 is not: offer to move it
+    at.sidebar.number_input(key="w_epsilon").set_value(50.0).run()
+    assert "outside the swept range" in reading(at)
+    next(b for b in at.button if b.label.startswith("Sweep around")).click().run()
+    assert at.number_input(key="w_sweep_low").value == 5.0
+    assert at.number_input(key="w_sweep_high").value == 500.0
+    assert "outside the swept range" not in reading(at)
     at.multiselect(key="w_compare_schemes").set_value(["uniform"]).run()
     assert any("at least two schemes" in i.value for i in at.info)
 
@@ -74,13 +84,13 @@ def test_bad_sweep_range_is_explained(compare):
     at.number_input(key="w_sweep_low").set_value(5.0)
     at.number_input(key="w_sweep_high").set_value(1.0).run()
     assert not at.exception
-    assert any("Cannot sweep ε" in e.value and "greater than" in e.value for e in at.error)
+    assert any("*To ε* must be greater than *From ε*" in e.value for e in at.error)
 
 
 def test_compare_on_the_trajectory(compare):
     at = compare
     at.radio(key="w_analysis_data").set_value("track").run()
     assert not at.exception
-    assert [m.label for m in at.metric].count("Mean displacement") == 3
+    assert sum("Mean displacement" in m.value for m in at.markdown) == 3
     assert " m over 20 runs" in reading(at)
     assert any("grid cells" in c.value for c in at.caption)  # the Map's leakage model

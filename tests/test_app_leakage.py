@@ -118,8 +118,8 @@ def test_uploaded_identity_has_infinite_supremum_and_bad_files_keep_the_matrix(l
     assert any("Upload a matrix" in i.value for i in at.info)
     upload(at, "lk_upload_forward", b"1,0\n0,1\n")
     assert not at.exception and not at.error
-    assert metric(at, "Supremum of TPL") == "∞"
-    assert any("supremum is infinite" in w.value for w in at.warning)
+    assert metric(at, "Long-run limit of TPL") == "∞"
+    assert any("long-run leakage is unbounded" in w.value for w in at.warning)
     landmarks_before = at.session_state["series_landmarks"]
     for bad, fragment in [(b"0.5,0.4\n0.5,0.5\n", "sums to 0.9"),
                           (b"", "empty"),
@@ -129,7 +129,7 @@ def test_uploaded_identity_has_infinite_supremum_and_bad_files_keep_the_matrix(l
         upload(at, "lk_upload_forward", bad, name="bad.csv")
         assert not at.exception
         assert any(fragment in e.value and "unchanged" in e.value for e in at.error), fragment
-        assert metric(at, "Supremum of TPL") == "∞"  # the identity is still in use
+        assert metric(at, "Long-run limit of TPL") == "∞"  # the identity is still in use
     assert at.session_state["series_landmarks"] == landmarks_before
 
 
@@ -142,4 +142,20 @@ def test_bayes_backward_and_constant_allocation(leakage):
     L = LossFunction(smoothed_matrix(10, 0.1))
     T = len(demo_series())
     assert metric(at, "Max TPL") == f"{tpl(np.full(T, 0.2), L).max():.3g}"
-    assert metric(at, "Supremum of TPL") != "∞"
+    assert metric(at, "Long-run limit of TPL") != "∞"
+
+
+def test_constant_calibration_warns_about_the_landmarks(leakage):
+    at = leakage
+    at.radio(key="lk_cal_kind").set_value("constant").run()
+    assert any("landmarks plus one timestamp then leak up to" in w.value for w in at.warning)
+
+
+def test_less_smoothing_keeps_more_correlation(leakage):
+    at = leakage
+    at.radio(key="w_analysis_data").set_value("track")
+    at.radio(key="lk_source").set_value("estimated").run()
+    add_one = float(metric(at, "Max TPL"))
+    at.number_input(key="lk_smoothing").set_value(0.01).run()
+    assert not at.exception
+    assert float(metric(at, "Max TPL")) > add_one

@@ -155,4 +155,35 @@ def test_figures_have_one_column_per_scheme():
     sw = utility_sweep(fn, ["uniform", "event"], [0.5, 1, 2], runs=3, seed=0, landmarks=[4])
     ufig = utility_figure(sw, unit="kWh", current=1.0)
     names = [t.name for t in ufig.data if t.name]
-    assert names == ["Uniform", "Event-level (not landmark-private)"]
+    assert names == ["Uniform", "Event-level (not landmark-private)", "current ε = 1"]
+    # ticks are plain 1–2–5 values inside the data range
+    assert list(ufig.layout.xaxis.tickvals) == [0.5, 1, 2]
+    # the current ε outside the sweep draws no marker line
+    names = [t.name for t in utility_figure(sw, current=50.0).data if t.name]
+    assert not any(n.startswith("current") for n in names)
+    # every legend entry once, even when the first column lacks it (Uniform: no "x")
+    legend = [t.name for t in fig.data if t.showlegend is not False]
+    assert len(legend) == len(set(legend)) and "nothing spent (approximated)" in legend
+
+
+def test_reading_outside_the_range_with_leakage_and_lower_errors():
+    T, lm = 300, [20, 150]
+    values = np.zeros(T)
+    values[lm] = 100.0  # Skip repeats the value before each spike: a large error there
+    fn = series_release_fn(values, lm, "laplace", 1.0)
+    sw = utility_sweep(fn, ["uniform", "skip", "event"], [0.5, 1.0, 2.0], runs=4, seed=1,
+                       landmarks=lm)
+    text = "\n".join(sweep_reading(sw, 50.0))
+    assert "current ε = 50 lies outside the swept range (0.5 to 2)" in text
+    assert "the nearest swept value, ε = 2" in text
+    text = "\n".join(sweep_reading(sw, 2.0, landmark_leakage={"uniform": 0.9, "skip": 7.5}))
+    assert "outside" not in text
+    assert "leak up to 7.5 (Skip)" in text and "Uniform)" not in text.split("leak up to")[1]
+    assert "Skip leaks the most" in text
+    i = 2
+    best = int(np.argmin(sw.mean()[:2, i]))  # the best landmark-private scheme
+    drop = 100 * (1 - sw.mean()[2, i] / sw.mean()[best, i])
+    assert drop > 10
+    name = ["Uniform", "Skip"][best]
+    assert f"Event-level's error is {drop:.0f}% lower than {name}'s" in text
+    assert "Uniform's" in text.split("the errors shrink:")[1]
