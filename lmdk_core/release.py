@@ -156,14 +156,16 @@ def _adaptive(
     released = np.full(values.shape, np.nan)
     rate = settings.initial_rate
     last = None  # last published output
+    # the mechanism's expected error (noise scale) at each ε_t, refreshed when a skipped
+    # landmark's share raises the later budgets; single steps use the mechanism's
+    # trusted one-value methods (same draws as perturb, without per-call checks)
+    noise_scale = np.asarray(mech.expected_error(eps), dtype=float)
     for t in range(T):
         publish = last is None or gen.random() < rate
         if publish:
-            out = mech.perturb(values[t : t + 1], eps[t : t + 1], gen)[0]
+            out = mech.perturb_one(values[t], eps[t], gen)
             if last is not None:
-                change = float(np.ravel(mech.distance(out, last))[0])
-                noise_scale = float(np.ravel(mech.expected_error(eps[t]))[0])
-                if noise_scale > change:
+                if noise_scale[t] > mech.distance_one(out, last):
                     rate = max(settings.min_rate, rate - settings.step)
                 else:
                     rate = min(1.0, rate + settings.step)
@@ -177,6 +179,8 @@ def _adaptive(
                 later = slice(t + 1, T)
                 k = int(is_lm[later].sum())
                 eps[later] += share / (k + 1)
+                if t + 1 < T:
+                    noise_scale[later] = mech.expected_error(eps[later])
             eps[t] = 0.0
     return released, eps, published
 

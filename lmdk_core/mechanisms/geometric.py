@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from lmdk_core.mechanisms.laplace import Laplace
 from lmdk_core.validation import InputError, as_generator, check_epsilon_array, check_positive
 
 
@@ -50,6 +51,15 @@ class Geometric:
         p = 1.0 - np.exp(-eps / self.sensitivity)
         z = gen.geometric(p, size=x.shape) - gen.geometric(p, size=x.shape)
         return x + z
+
+    def perturb_one(self, value: float, epsilon: float, gen: np.random.Generator) -> float:
+        """One noisy count, parameters trusted (Adaptive's loop): the same draws as
+        :meth:`perturb` on a one-element array, without its checks."""
+        p = 1.0 - np.exp(-epsilon / self.sensitivity)
+        z = gen.geometric(p, size=1)[0] - gen.geometric(p, size=1)[0]
+        return float(value) + float(z)
+
+    distance_one = staticmethod(Laplace.distance_one)
 
     def expected_error(self, epsilon: ArrayLike) -> np.ndarray:
         """Mean absolute error ``2a/(1-a²)``."""

@@ -38,6 +38,16 @@ class Laplace:
         gen = as_generator(rng)
         return x + gen.laplace(0.0, self.sensitivity / eps, size=x.shape)
 
+    def perturb_one(self, value: float, epsilon: float, gen: np.random.Generator) -> float:
+        """One noisy value, parameters trusted (Adaptive's loop): the same draw as
+        :meth:`perturb` on a one-element array, without its checks."""
+        return float(value) + float(gen.laplace(0.0, self.sensitivity / epsilon, size=1)[0])
+
+    @staticmethod
+    def distance_one(a: float, b: float) -> float:
+        """``|a − b|`` for two numbers."""
+        return abs(float(a) - float(b))
+
     def expected_error(self, epsilon: ArrayLike) -> np.ndarray:
         """Mean absolute error ``Δf/ε``."""
         return self.scale(epsilon)

@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import gammaincinv
 
-from lmdk_core.geodesy import destination, distance_m
+from lmdk_core.geodesy import WGS84, destination, distance_m
 from lmdk_core.validation import InputError, as_generator, check_epsilon_array, check_positive
 
 
@@ -77,6 +77,21 @@ class PlanarLaplace:
         dist, az = self.sample_displacement(eps, rng)
         lat2, lon2 = destination(lat, lon, az, dist)
         return np.column_stack([lat2, lon2])
+
+    def perturb_one(self, value: np.ndarray, epsilon: float,
+                    gen: np.random.Generator) -> np.ndarray:
+        """One noisy ``[lat, lon]``, parameters trusted (Adaptive's loop): the same draws
+        as :meth:`perturb` on one row, without its checks (~15× faster per point)."""
+        scale = self.radius / epsilon
+        dist = gen.gamma(2.0, scale, size=1)[0]
+        azimuth = gen.uniform(0.0, 360.0, size=1)[0]
+        lon2, lat2, _ = WGS84.fwd(float(value[1]), float(value[0]), azimuth, dist)
+        return np.array([lat2, lon2])
+
+    @staticmethod
+    def distance_one(a: np.ndarray, b: np.ndarray) -> float:
+        """Geodesic distance in metres between two ``[lat, lon]`` points."""
+        return float(WGS84.inv(float(a[1]), float(a[0]), float(b[1]), float(b[0]))[2])
 
     def expected_error(self, epsilon: ArrayLike) -> np.ndarray:
         """Mean displacement ``2r/ε`` in metres."""
