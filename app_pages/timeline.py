@@ -255,7 +255,9 @@ with st.expander("How to read this"):
         "timestamp. TPL (dotted purple) is that leakage for one timestamp; landmark TPL "
         "(red) for all landmarks plus one timestamp. Compare them with the dashed ε line.\n"
         "- Expected error: Laplace noise has mean absolute error Δf/ε_t, so halving ε_t "
-        "doubles the error."
+        "doubles the error. Released values can be negative or otherwise impossible: that "
+        "is the noise. Clamping them to a valid range afterwards is post-processing and "
+        "costs no privacy."
     )
 
 # ---------------------------------------------------------------- downloads

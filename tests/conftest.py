@@ -31,6 +31,23 @@ def assert_clean_error(proc: subprocess.CompletedProcess, fragment: str = "") ->
     assert fragment.lower() in lines[0].lower(), (fragment, lines[0])
 
 
+def open_page(page: str, timeout: float = 90):
+    """An AppTest of the whole app (entry point, navigation, sidebar) switched to
+    ``app_pages/<page>.py``, checked to have run without an exception."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
+    at.run()
+    at.switch_page(f"app_pages/{page}.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def metric(at, label: str) -> str:
+    """The value of the st.metric with this label on an AppTest page."""
+    return next(m.value for m in at.metric if m.label == label)
+
+
 @pytest.fixture
 def cli():
     return run_cli

@@ -5,18 +5,14 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import ROOT
+from tests.conftest import open_page
 
 TIMEOUT = 120
 
 
 @pytest.fixture
 def compare() -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
-    at.run()
-    at.switch_page("app_pages/compare.py").run()
-    assert not at.exception, at.exception
-    return at
+    return open_page("compare", TIMEOUT)
 
 
 def column_titles(at: AppTest) -> list[str]:

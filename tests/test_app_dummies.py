@@ -7,16 +7,12 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from lmdk_core.dummies import dummy_options, select_option
-from tests.conftest import ROOT
+from tests.conftest import open_page
 
 
 @pytest.fixture
 def page() -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.run()
-    at.switch_page("app_pages/dummies.py").run()
-    assert not at.exception, at.exception
-    return at
+    return open_page("dummies", 60)
 
 
 def metric(at: AppTest, label: str) -> str:

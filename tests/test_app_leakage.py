@@ -11,22 +11,15 @@ from streamlit.testing.v1 import AppTest
 from lmdk_core.allocation import allocate
 from lmdk_core.data.demo import demo_series, demo_series_landmarks
 from lmdk_core.leakage import LossFunction, landmark_tpl, smoothed_matrix, tpl
-from tests.conftest import ROOT
+from tests.conftest import metric, open_page
 
 TIMEOUT = 120
 
 
 @pytest.fixture
 def leakage() -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
-    at.run()
-    at.switch_page("app_pages/leakage.py").run()
-    assert not at.exception, at.exception
-    return at
+    return open_page("leakage", TIMEOUT)
 
-
-def metric(at: AppTest, label: str) -> str:
-    return next(m.value for m in at.metric if m.label == label)
 
 
 def apply(at: AppTest) -> AppTest:

@@ -8,22 +8,15 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from lmdk_core import teaching as tc
-from tests.conftest import ROOT
+from tests.conftest import ROOT, metric, open_page
 
 TIMEOUT = 60
 
 
 @pytest.fixture
 def learn() -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
-    at.run()
-    at.switch_page("app_pages/learn.py").run()
-    assert not at.exception, at.exception
-    return at
+    return open_page("learn", TIMEOUT)
 
-
-def metric(at: AppTest, label: str) -> str:
-    return next(m.value for m in at.metric if m.label == label)
 
 
 def test_learn_renders_every_lesson(learn):

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from lmdk_core.config import ViewConfig, config_to_json
 from lmdk_core.data.demo_track import demo_track_landmarks
-from tests.conftest import ASSETS, ROOT
+from tests.conftest import ASSETS, metric, open_page
 
 TIMEOUT = 90
 DEMO = "Demo: a day in Paris"
@@ -18,19 +18,12 @@ DEMO = "Demo: a day in Paris"
 
 @pytest.fixture
 def mappage() -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
-    at.run()
-    at.switch_page("app_pages/map.py").run()
-    assert not at.exception, at.exception
-    return at
+    return open_page("map", TIMEOUT)
 
 
 def verdict_text(at: AppTest) -> str:
     return " ".join(e.value for e in at.success) + " ".join(e.value for e in at.error)
 
-
-def metric(at: AppTest, label: str) -> str:
-    return next(m.value for m in at.metric if m.label == label)
 
 
 def landmarks(at: AppTest) -> list[int]:

@@ -6,18 +6,14 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from lmdk_core.allocation import SCHEMES
-from tests.conftest import ROOT
+from tests.conftest import ROOT, open_page
 
 TIMEOUT = 60
 
 
 @pytest.fixture
 def timeline() -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
-    at.run()
-    at.switch_page("app_pages/timeline.py").run()
-    assert not at.exception, at.exception
-    return at
+    return open_page("timeline", TIMEOUT)
 
 
 def verdict_text(at: AppTest) -> str:
