@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import numpy as np
@@ -81,11 +82,13 @@ def cached_loss(matrix_bytes: bytes, n: int) -> LossFunction:
 
 
 def loss_of(P: np.ndarray) -> LossFunction:
+    """The cached loss function of ``P``, with a spinner for large matrices (> 150 states
+    take a noticeable precompute)."""
     P = np.ascontiguousarray(P, dtype=float)
-    if P.shape[0] > 150:
-        with st.spinner(f"Precomputing the loss function of {P.shape[0]} states…"):
-            return cached_loss(P.tobytes(), P.shape[0])
-    return cached_loss(P.tobytes(), P.shape[0])
+    busy = (st.spinner(f"Precomputing the loss function of {P.shape[0]} states…")
+            if P.shape[0] > 150 else contextlib.nullcontext())
+    with busy:
+        return cached_loss(P.tobytes(), P.shape[0])
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

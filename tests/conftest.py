@@ -51,3 +51,32 @@ def metric(at, label: str) -> str:
 @pytest.fixture
 def cli():
     return run_cli
+
+
+@pytest.fixture(scope="module")
+def app_url():
+    """``streamlit run app.py`` on a free port, shared by a browser-test module."""
+    from tests.browser import require_chromium, streamlit_server
+
+    require_chromium()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with streamlit_server(ROOT) as url:
+        yield url
+
+
+@pytest.fixture
+def page(app_url):
+    """A headless chromium page (1500×1400) on Debian's chromium; any JavaScript error
+    on the page fails the test."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser import CHROMIUM, CHROMIUM_ARGS
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        pg = browser.new_page(viewport={"width": 1500, "height": 1400})
+        errors: list[str] = []
+        pg.on("pageerror", lambda e: errors.append(str(e)))
+        yield pg
+        browser.close()
+        assert not errors, errors

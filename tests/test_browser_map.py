@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, require_chromium, streamlit_server, wait_for_app
-from tests.conftest import ARTIFACTS, ROOT
+from tests.browser import wait_for_app
+from tests.conftest import ARTIFACTS
 
 pytestmark = pytest.mark.browser
 
@@ -25,28 +25,6 @@ FIND_FREE_POINT = """(els, start) => {
   }
   return null;
 }"""
-
-
-@pytest.fixture(scope="module")
-def app_url():
-    require_chromium()
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with streamlit_server(ROOT) as url:
-        yield url
-
-
-@pytest.fixture
-def page(app_url):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        pg = browser.new_page(viewport={"width": 1500, "height": 1400})
-        errors: list[str] = []
-        pg.on("pageerror", lambda e: errors.append(str(e)))
-        yield pg
-        browser.close()
-        assert not errors, errors
 
 
 def table_landmarks(page) -> list[int]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, require_chromium, streamlit_server, wait_for_app
-from tests.conftest import ARTIFACTS, ROOT
+from tests.browser import wait_for_app
+from tests.conftest import ARTIFACTS
 
 pytestmark = pytest.mark.browser
 
@@ -22,32 +22,17 @@ PAGES = {
 }
 
 
-@pytest.fixture(scope="module")
-def app_url():
-    require_chromium()
+def test_every_page_opens_cleanly(app_url, page):
     (ARTIFACTS / "pages").mkdir(parents=True, exist_ok=True)
-    with streamlit_server(ROOT) as url:
-        yield url
-
-
-def test_every_page_opens_cleanly(app_url):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1500, "height": 2600})
-        js_errors: list[str] = []
-        page.on("pageerror", lambda e: js_errors.append(str(e)))
-        for path, heading in PAGES.items():
-            page.goto(f"{app_url}/{path}")
-            wait_for_app(page)
-            page.wait_for_selector(f"h1:has-text('{heading}')", timeout=60_000)
-            page.wait_for_timeout(1500)
-            wait_for_app(page)
-            name = path or "home"
-            page.screenshot(path=str(ARTIFACTS / "pages" / f"{name}.png"))
-            assert page.locator("[data-testid=stException]").count() == 0, name
-            errors = page.locator("[data-testid=stAlertContentError]").all_inner_texts()
-            assert errors == [], (name, errors)
-        browser.close()
-    assert js_errors == []
+    page.set_viewport_size({"width": 1500, "height": 2600})  # whole pages in one shot
+    for path, heading in PAGES.items():
+        page.goto(f"{app_url}/{path}")
+        wait_for_app(page)
+        page.wait_for_selector(f"h1:has-text('{heading}')", timeout=60_000)
+        page.wait_for_timeout(1500)
+        wait_for_app(page)
+        name = path or "home"
+        page.screenshot(path=str(ARTIFACTS / "pages" / f"{name}.png"))
+        assert page.locator("[data-testid=stException]").count() == 0, name
+        errors = page.locator("[data-testid=stAlertContentError]").all_inner_texts()
+        assert errors == [], (name, errors)

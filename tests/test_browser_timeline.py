@@ -4,32 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, require_chromium, streamlit_server, wait_for_app
-from tests.conftest import ARTIFACTS, ROOT
+from tests.browser import wait_for_app
+from tests.conftest import ARTIFACTS
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def app_url():
-    require_chromium()
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with streamlit_server(ROOT) as url:
-        yield url
-
-
-@pytest.fixture
-def page(app_url):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        pg = browser.new_page(viewport={"width": 1500, "height": 1200})
-        errors: list[str] = []
-        pg.on("pageerror", lambda e: errors.append(str(e)))
-        yield pg
-        browser.close()
-        assert not errors, errors
 
 
 def landmark_chips(page) -> list[str]:
