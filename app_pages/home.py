@@ -79,7 +79,7 @@ st.markdown("**Shared settings** (sidebar): ε, the scheme, the mechanism, the s
             "as are the correlation strength and the choice of series or trajectory on the "
             "analysis pages. Landmarks are kept per dataset. The Timeline, Map and Compare "
             "pages offer downloads: the released data, a configuration that restores the "
-            "view, and a privacy report.")
+            "view, and a privacy report; the Leakage page its curves as CSV.")
 
 with st.expander("The schemes in one line each"):
     from lmdk_core.allocation import SCHEMES

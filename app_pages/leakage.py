@@ -20,6 +20,7 @@ from app_pages.session import (
     strength_ladder,
 )
 from lmdk_core.allocation import SCHEMES, uniform_total_for_share
+from lmdk_core.export import leakage_frame
 from lmdk_core.figures import hover_labels
 from lmdk_core.leakage import (
     CalibrationResult,
@@ -327,6 +328,10 @@ st.plotly_chart(
     leakage_curves_figure(cur.data.time, cur.data.time_kind, res, float(setting("epsilon")),
                           supremum=sup, target=float(st.session_state.lk_target)),
     key="lk_curves", width="stretch")
+st.download_button("Leakage per timestamp (CSV)",
+                   leakage_frame(cur.data.time, cur.data.time_kind, res).to_csv(index=False),
+                   file_name="lmdk_leakage.csv", mime="text/csv", icon=":material/download:",
+                   help="t, time, ε_t, landmark, BPL, FPL, TPL and landmark TPL.")
 st.caption(f"Model: {model}; backward: {BACKWARD[bsrc].lower()}. Without correlation "
            "(all rows equal) BPL = FPL = TPL = ε_t and the landmark TPL is the theorem's "
            "total Σ over L∪{t}.")

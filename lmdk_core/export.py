@@ -11,8 +11,8 @@ from lmdk_core.data.series import Series
 from lmdk_core.data.track import Track
 from lmdk_core.release import Release
 
-__all__ = ["series_release_frame", "trajectory_geojson", "trajectory_release_frame",
-           "time_labels"]
+__all__ = ["leakage_frame", "series_release_frame", "trajectory_geojson",
+           "trajectory_release_frame", "time_labels"]
 
 
 def time_labels(time: np.ndarray, kind: str) -> list:
@@ -24,6 +24,21 @@ def time_labels(time: np.ndarray, kind: str) -> list:
     if np.all(tf == np.round(tf)):
         return [int(x) for x in tf]
     return [float(x) for x in tf]
+
+
+def leakage_frame(time: np.ndarray, kind: str, result) -> pd.DataFrame:
+    """``t,time,epsilon,landmark,bpl,fpl,tpl[,landmark_tpl]`` of a
+    :class:`~lmdk_core.leakage.LeakageResult` (one row per timestamp)."""
+    T = result.epsilon_t.size
+    is_lm = np.zeros(T, dtype=bool)
+    if result.landmarks is not None:
+        is_lm[result.landmarks] = True
+    out = pd.DataFrame({"t": np.arange(T), "time": time_labels(time, kind),
+                        "epsilon": result.epsilon_t, "landmark": is_lm, "bpl": result.bpl,
+                        "fpl": result.fpl, "tpl": result.tpl})
+    if result.landmark_tpl is not None:
+        out["landmark_tpl"] = result.landmark_tpl
+    return out
 
 
 def series_release_frame(series: Series, rel: Release) -> pd.DataFrame:

@@ -152,3 +152,26 @@ def test_less_smoothing_keeps_more_correlation(leakage):
     at.number_input(key="lk_smoothing").set_value(0.01).run()
     assert not at.exception
     assert float(metric(at, "Max TPL")) > add_one
+
+
+def test_leakage_csv_button_and_its_table(leakage):
+    import io
+
+    import pandas as pd
+
+    at = leakage
+    button = next(b for b in at.get("download_button")
+                  if b.proto.label == "Leakage per timestamp (CSV)")
+    assert button is not None
+    from lmdk_core.export import leakage_frame
+    from lmdk_core.leakage import temporal_leakage
+
+    L = LossFunction(smoothed_matrix(10, 0.1))
+    lm = demo_series_landmarks()
+    res = temporal_leakage(allocate("uniform", 168, lm, 1.0), L, L, lm)
+    df = pd.read_csv(io.StringIO(leakage_frame(demo_series().time, "datetime", res)
+                                 .to_csv(index=False)))
+    assert list(df.columns) == ["t", "time", "epsilon", "landmark", "bpl", "fpl", "tpl",
+                                "landmark_tpl"]
+    assert df["landmark"].sum() == len(lm)
+    np.testing.assert_allclose(df["landmark_tpl"], res.landmark_tpl)
