@@ -84,6 +84,12 @@ if show_leak:
     if leakage is not None:
         st.caption(f"Correlation model: {model}.")
 
+def num(x: float) -> str:
+    """An error in the data's unit ('1.33 kWh', '1,204 m') or a dash."""
+    fmt = ",.0f" if cur.is_track else ".3g"
+    return f"{x:{fmt}}" + (f" {cur.unit}" if cur.unit else "") if np.isfinite(x) else "—"
+
+
 cols = st.columns(len(schemes))
 for col, s in zip(cols, schemes, strict=True):
     rel = releases[s]
@@ -91,12 +97,6 @@ for col, s in zip(cols, schemes, strict=True):
     with col:
         st.markdown(f"**{SCHEMES[s].label}**")
         verdict_badge(rel.verdict, labels[rel.verdict.worst_timestamp], compact=True)
-        u = f" {cur.unit}" if cur.unit else ""
-        fmt = ",.0f" if cur.is_track else ".3g"
-
-        def num(x: float, fmt: str = fmt, u: str = u) -> str:
-            return f"{x:{fmt}}{u}" if np.isfinite(x) else "—"
-
         lines = [f"{'Mean displacement' if cur.is_track else 'MAE (measured)'} "
                  f"**{num(m['mae'])}** · expected {num(m['expected_mae_published'])}",
                  f"Published {m['n_published']} · approximated {m['n_approximated']}"
