@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 
 from lmdk_core.release import Release, release_series, release_trajectory
-from lmdk_core.report import MAX_LEAKAGE_STATES
+from lmdk_core.report import DEFAULT_SERIES_STATES, MAX_LEAKAGE_STATES
 from lmdk_core.verifier import Verdict
 
 
@@ -95,7 +95,7 @@ def error_metrics(rel: Release, unit: str = "", distance: bool = False) -> None:
 
 
 #: states of the strength-parameter correlation model used for series (as in the report)
-SERIES_STATES = 10
+SERIES_STATES = DEFAULT_SERIES_STATES
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)

@@ -37,11 +37,12 @@ import plotly.io as pio
 
 from lmdk_core import __version__
 from lmdk_core.allocation import scheme_info
+from lmdk_core.comparison import ReleaseFn, compare_schemes, series_release_fn, track_release_fn
 from lmdk_core.config import ViewConfig, config_to_json
 from lmdk_core.data.series import Series, load_series_csv
 from lmdk_core.data.track import Track, load_track_csv
 from lmdk_core.figures import COLORS, hover_labels, timeline_figure
-from lmdk_core.release import Release, numeric_mechanism, release_series, release_trajectory
+from lmdk_core.release import Release, numeric_mechanism
 from lmdk_core.validation import InputError
 
 __all__ = [
@@ -284,35 +285,36 @@ def compute_report(cfg: ViewConfig, *, now: datetime | None = None) -> ReportDat
     if bad:
         raise InputError(f"config: landmark {bad[0]} lies beyond the end of the data "
                          f"({T} timestamps, numbered 0..{T - 1})")
-    if isinstance(data, Track):
-        rel = release_trajectory(data.lat, data.lon, cfg.landmarks, cfg.epsilon, cfg.radius,
-                                 cfg.scheme, cfg.seed, cfg.window)
-    else:
-        rel = release_series(data.values, cfg.landmarks, cfg.epsilon, cfg.scheme,
-                             cfg.mechanism, cfg.sensitivity, cfg.seed, cfg.window)
+    # one release per scheme (the configuration's first, then the compared ones), all
+    # from the generator of the seed, as the pages make them
+    keys = _compare_keys(cfg)
+    releases = compare_schemes(_release_fn(cfg, data), [cfg.scheme, *keys], cfg.epsilon,
+                               cfg.seed)
     model = correlation_model(cfg, data)
-    leak = _leakage(rel, model)
-    comparison = tuple((s, r, _leakage(r, model))
-                       for s, r in _compared_releases(cfg, data).items())
-    return ReportData(cfg, data, rel, leak, now or datetime.now(timezone.utc), comparison)
+    leaks = {k: _leakage(r, model) for k, r in releases.items()}
+    comparison = tuple((k, releases[k], leaks[k]) for k in keys)
+    return ReportData(cfg, data, releases[cfg.scheme], leaks[cfg.scheme],
+                      now or datetime.now(timezone.utc), comparison)
 
 
-def _compared_releases(cfg: ViewConfig, data: Series | Track) -> dict[str, Release]:
-    """The releases of ``extra.compare_schemes`` (the Compare page's choice), if any."""
+def _release_fn(cfg: ViewConfig, data: Series | Track) -> ReleaseFn:
+    """The release of the configuration's data with its mechanism settings."""
+    if isinstance(data, Track):
+        return track_release_fn(data.lat, data.lon, cfg.landmarks, cfg.radius, cfg.window)
+    return series_release_fn(data.values, cfg.landmarks, cfg.mechanism, cfg.sensitivity,
+                             cfg.window)
+
+
+def _compare_keys(cfg: ViewConfig) -> list[str]:
+    """The schemes of ``extra.compare_schemes`` (the Compare page's choice), validated and
+    without duplicates; empty when the configuration has none."""
     keys = cfg.extra.get("compare_schemes") if isinstance(cfg.extra, dict) else None
     if keys is None:
-        return {}
+        return []
     if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys) \
             or not 1 <= len(keys) <= 6:
         raise InputError("config: extra.compare_schemes must be a list of 1 to 6 scheme names")
-    from lmdk_core.comparison import compare_schemes, series_release_fn, track_release_fn
-
-    if isinstance(data, Track):
-        fn = track_release_fn(data.lat, data.lon, cfg.landmarks, cfg.radius, cfg.window)
-    else:
-        fn = series_release_fn(data.values, cfg.landmarks, cfg.mechanism, cfg.sensitivity,
-                               cfg.window)
-    return compare_schemes(fn, keys, cfg.epsilon, cfg.seed)
+    return list(dict.fromkeys(scheme_info(k).key for k in keys))
 
 
 def report_filename(cfg: ViewConfig, now: datetime | None = None) -> str:
