@@ -1,0 +1,326 @@
+"""Choose ε: from an accuracy target, from what an attacker learns, and over a schedule of
+repeated releases (engine: lmdk_core.accuracy, lmdk_core.attacker, lmdk_core.composition)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from app_pages.current_data import CurrentData, data_choice
+from app_pages.session import keep_page_state, set_setting, setting
+from lmdk_core.accuracy import AccuracyTarget, accuracy_at, solve_epsilon
+from lmdk_core.allocation import SCHEMES, allocate
+from lmdk_core.attacker import (
+    averaging_attack,
+    certainty_sentence,
+    posterior_bound,
+    simulate_repeat_inference,
+)
+from lmdk_core.composition import DEFAULT_DELTA, per_release_epsilon, schedule_summary
+from lmdk_core.epsilon_figures import accuracy_figure, averaging_figure, posterior_figure
+from lmdk_core.setting_limits import LIMITS
+from lmdk_core.validation import InputError
+
+STATIC = ["uniform", "skip", "w-event", "user", "event"]
+EPS_LIM = LIMITS["epsilon"]
+
+keep_page_state({"w_acc_kind": "within", "w_acc_bound_series": 1.0,
+                 "w_acc_bound_track": 300.0, "w_acc_prob": 95.0,
+                 "w_acc_per": "each", "w_acc_schemes": ["uniform", "skip", "user"],
+                 "w_acc_runs": 50, "w_att_prior": 10.0, "w_att_days": [1, 7, 30, 365],
+                 "w_rep_releases": 52, "w_rep_target": 5.0, "w_rep_delta": DEFAULT_DELTA})
+
+
+def _apply(eps: float, scheme: str | None = None) -> None:
+    if not EPS_LIM.low <= eps <= EPS_LIM.high:
+        st.session_state.choose_msg = (f"ε = {eps:.4g} is outside the explorer's range "
+                                       f"({EPS_LIM.describe()}); it was not applied.")
+        return
+    set_setting("epsilon", float(round(eps, 6)))
+    if scheme is not None:
+        set_setting("scheme", scheme)
+    st.session_state.pop("leakage_target", None)
+    st.session_state.choose_msg = (f"Applied ε = {eps:.4g}" + (
+        f" with {SCHEMES[scheme].label}" if scheme else "") + " to the sidebar.")
+
+
+st.title(":material/tune: Choose ε")
+st.caption("Nobody thinks in ε. Start from what matters — how accurate the release must be, "
+           "what an attacker could learn, how often you publish — and get the ε that "
+           "delivers it. Every number below is computed from the noise distributions or "
+           "simulated on your data, not asserted.")
+cur: CurrentData = data_choice()
+unit = cur.unit
+eps_now = float(setting("epsilon"))
+if msg := st.session_state.pop("choose_msg", None):
+    st.info(msg, icon=":material/info:")
+
+if cur.is_track:
+    values = np.column_stack([cur.data.lat, cur.data.lon])
+    mech_kw = {"radius": float(setting("radius"))}
+    mech_text = f"Planar Laplace, r = {float(setting('radius')):g} m"
+else:
+    values = cur.data.values
+    mech_kw = {"mechanism": setting("mechanism"), "sensitivity": float(setting("sensitivity"))}
+    mech_text = f"{setting('mechanism').capitalize()}, Δf = {float(setting('sensitivity')):g}"
+lm = list(cur.landmarks)
+st.caption(f"{cur.length:,} timestamps, {len(lm)} landmarks, {mech_text}, current ε = "
+           f"{eps_now:g} ({SCHEMES[setting('scheme')].label}).")
+
+tab_acc, tab_att, tab_rep = st.tabs(["Accuracy → ε", "What an attacker learns",
+                                     "Repeated releases"])
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _static_solutions(values: np.ndarray, lm: tuple, target: AccuracyTarget,
+                      schemes: tuple, window: int, mech: tuple) -> list:
+    kw = dict(mech)
+    return [solve_epsilon(values, list(lm), s, target, window=window, **kw) for s in schemes]
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _accuracy_curves(values: np.ndarray, lm: tuple, target: AccuracyTarget, schemes: tuple,
+                     window: int, mech: tuple, grid: np.ndarray) -> dict:
+    kw = dict(mech)
+    return {s: np.array([accuracy_at(values, list(lm), float(e), s, target, window=window,
+                                     **kw) for e in grid]) for s in schemes}
+
+
+# ------------------------------------------------------------------ accuracy → ε
+with tab_acc:
+    bound_key = f"w_acc_bound_{cur.kind}"
+    c1, c2, c3 = st.columns([2, 1.2, 1.2])
+    c1.radio("Target", ["within", "mean"], key="w_acc_kind", horizontal=True,
+             format_func={"within": "within ± bound with a probability",
+                          "mean": "mean error at most"}.get)
+    c2.number_input(f"Bound ({unit})" if unit else "Bound", min_value=1e-9, key=bound_key,
+                    format="%.4g", help="In the data's units; metres for a track.")
+    if st.session_state.w_acc_kind == "within":
+        c3.slider("Probability (%)", 50.0, 99.9, key="w_acc_prob", step=0.5)
+    st.radio("Applies to", ["each", "typical"], key="w_acc_per", horizontal=True,
+             format_func={"each": "every released reading",
+                          "typical": "a typical released reading (average over the release)"
+                          }.get,
+             help="They differ only where a scheme repeats values (Skip's landmarks, "
+                  "Adaptive's skips): a repeated value's error is the data's change plus the "
+                  "old noise.")
+    st.multiselect("Schemes", STATIC, key="w_acc_schemes",
+                   format_func=lambda k: SCHEMES[k].label)
+    try:
+        target = AccuracyTarget(st.session_state.w_acc_kind, float(st.session_state[bound_key]),
+                                float(st.session_state.w_acc_prob) / 100,
+                                st.session_state.w_acc_per)
+    except InputError as exc:
+        st.error(str(exc), icon=":material/error:")
+        st.stop()
+    st.markdown(f"**Target:** {target.describe(unit)}.")
+    schemes = tuple(st.session_state.w_acc_schemes)
+    mech = tuple(sorted(mech_kw.items()))
+    window = int(setting("window"))
+    try:
+        sols = _static_solutions(values, tuple(lm), target, schemes, window, mech)
+    except InputError as exc:
+        st.error(f"Cannot solve: {exc}", icon=":material/error:")
+        sols = []
+    if sols:
+        rows = []
+        for s in sols:
+            if s.epsilon is None:
+                got = "—"
+            elif target.kind == "within":
+                got = f"{s.achieved:.1%}"
+            else:
+                got = f"{s.achieved:.3g} {unit}".strip()
+            rows.append({"scheme": SCHEMES[s.scheme].label,
+                         "ε needed": "unreachable" if s.epsilon is None else f"{s.epsilon:.4g}",
+                         "reached": got,
+                         "landmark-private": {True: "yes", False: "NO", None: "—"}[
+                             s.landmark_private],
+                         "note": s.reason or s.method})
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+        cols = st.columns(len(sols))
+        for c, s in zip(cols, sols, strict=True):
+            if s.epsilon is not None:
+                in_range = EPS_LIM.low <= s.epsilon <= EPS_LIM.high
+                why = ("Not landmark-private with these landmarks." if not s.landmark_private
+                       else None if in_range else
+                       f"Outside the explorer's range of ε ({EPS_LIM.describe()}).")
+                c.button(f"Apply {SCHEMES[s.scheme].label}, ε = {s.epsilon:.3g}",
+                         key=f"apply_{s.scheme}", on_click=_apply, args=(s.epsilon, s.scheme),
+                         disabled=why is not None, help=why)
+        found = [s.epsilon for s in sols if s.epsilon is not None]
+        lo = min([eps_now, *found]) / 10
+        hi = max([eps_now, *found]) * 3
+        grid = np.geomspace(max(lo, 1e-4), min(hi, 1e4), 60)
+        curves = _accuracy_curves(values, tuple(lm), target, schemes, window, mech, grid)
+        st.plotly_chart(accuracy_figure(
+            grid, curves, kind=target.kind,
+            target=target.probability if target.kind == "within" else target.bound,
+            current_epsilon=eps_now, unit=unit,
+            solutions={s.scheme: s.epsilon for s in sols}), width="stretch",
+            config={"displaylogo": False})
+        st.caption("Exact: Laplace and Geometric error laws, Planar Laplace's Gamma(2) "
+                   "radius (Andrés et al. CCS 2013), mixed over the allocation's ε_t; a "
+                   "repeated value adds the data's change to the old noise. The smallest ε "
+                   "is found on a log grid and refined by bisection.")
+
+    with st.expander("Adaptive (Monte Carlo)"):
+        st.caption("Adaptive decides from the noise it draws, so its accuracy is simulated: "
+                   "R runs per ε, and the target must hold for the 95 % one-sided lower "
+                   "confidence bound (normal approximation). 'Typical reading' only.")
+        st.slider("Runs per ε (R)", 10, 200, key="w_acc_runs", step=10)
+        if st.button("Estimate Adaptive's ε", icon=":material/play_arrow:"):
+            bar = st.progress(0.0, text="Simulating Adaptive…")
+            try:
+                t_typ = AccuracyTarget(target.kind, target.bound, target.probability, "typical")
+                sol = solve_epsilon(values, lm, "adaptive", t_typ,
+                                    runs=int(st.session_state.w_acc_runs), seed=None,
+                                    progress=lambda f: bar.progress(min(f, 1.0)), **mech_kw)
+                st.session_state.adaptive_solution = sol
+            except InputError as exc:
+                st.error(f"Cannot simulate Adaptive: {exc}", icon=":material/error:")
+            bar.empty()
+        sol = st.session_state.get("adaptive_solution")
+        if sol is not None:
+            if sol.epsilon is None:
+                st.warning(f"Adaptive cannot reach it: {sol.reason}.", icon=":material/warning:")
+            else:
+                st.success(f"Adaptive reaches {sol.target.describe(unit)} from ε ≈ "
+                           f"**{sol.epsilon:.3g}** ({sol.method}).",
+                           icon=":material/check_circle:")
+                st.button(f"Apply Adaptive, ε = {sol.epsilon:.3g}", on_click=_apply,
+                          args=(sol.epsilon, "adaptive"), key="apply_adaptive")
+
+
+# ------------------------------------------------------------------ attacker
+@st.cache_data(max_entries=32, show_spinner=False)
+def _repeat_table(values: np.ndarray, lm: tuple, eps: float, window: int, mech: tuple) -> list:
+    kw = dict(mech)
+    out = []
+    for s in ("uniform", "skip", "adaptive"):
+        r = simulate_repeat_inference(values, list(lm), s, eps, window=window, runs=20,
+                                      seed=None, **kw)
+        out.append((s, r))
+    return out
+
+
+with tab_att:
+    st.slider("Attacker's prior suspicion (%)", 1.0, 50.0, key="w_att_prior", step=1.0,
+              help="How likely the attacker thinks a statement about the landmarks is "
+                   "before seeing the release (e.g. 'a landmark reading exceeded 3 kWh').")
+    prior = float(st.session_state.w_att_prior) / 100
+    scheme = setting("scheme")
+    grid = np.geomspace(0.01, 10, 25)
+    indep = posterior_bound(prior, grid)
+    corr = None
+    tpl_now = None
+    plan_scheme = "uniform" if scheme == "adaptive" else scheme
+    model, leak, note = cur.leakage(allocate(plan_scheme, cur.length, lm, eps_now,
+                                             int(setting("window"))))
+    if leak is not None:
+        tpl_now = float(np.max(leak["landmark TPL"]))
+        tpls = []
+        for e in grid:
+            _, lk, _ = cur.leakage(allocate(plan_scheme, cur.length, lm, float(e),
+                                            int(setting("window"))))
+            tpls.append(float(np.max(lk["landmark TPL"])) if lk is not None else np.nan)
+        corr = posterior_bound(prior, np.asarray(tpls))
+    st.markdown("**" + certainty_sentence(eps_now, prior) + "**")
+    if tpl_now is not None:
+        st.markdown(certainty_sentence(tpl_now, prior, epsilon=eps_now, correlated=True)
+                    + f" (model: {model.short}; change it on the Leakage page)")
+    elif note:
+        st.caption(f"No correlation view: {note}")
+    st.plotly_chart(posterior_figure(grid, indep, corr, prior, eps_now), width="stretch",
+                    config={"displaylogo": False})
+    st.caption("Posterior bound p·e^x/(1 − p + p·e^x) for a privacy loss x (the Bayesian "
+               "reading of differential privacy); under temporal correlation x is the "
+               "largest landmark TPL (Cao et al. ICDE 2017 / TKDE 2018)"
+               + (" of Uniform, Adaptive's starting allocation." if scheme == "adaptive"
+                  else f" of {SCHEMES[scheme].label}."))
+
+    st.subheader("Which timestamps are landmarks?")
+    try:
+        table = _repeat_table(values, tuple(lm), eps_now, int(setting("window")),
+                              tuple(sorted(mech_kw.items())))
+        st.dataframe(pd.DataFrame([{
+            "scheme": SCHEMES[s].label,
+            "flagged per release": f"{r.flagged_per_run:.3g}",
+            "of which landmarks": "—" if np.isnan(r.precision) else f"{r.precision:.0%}",
+            "landmarks found": "—" if np.isnan(r.recall) else f"{r.recall:.0%}"}
+            for s, r in table]), hide_index=True, width="stretch")
+        for s, r in table:
+            st.markdown(f"- **{SCHEMES[s].label}**: {r.sentence()}")
+        st.caption("Simulated: 20 releases per scheme at the current ε; the attacker flags "
+                   "every value that repeats the previous one exactly (fresh noise never "
+                   "does) or is withheld. Dummy landmarks hide this pattern.")
+    except InputError as exc:
+        st.error(f"Cannot simulate: {exc}", icon=":material/error:")
+
+    if cur.is_track:
+        st.subheader("Averaging a place over repeated releases")
+        from lmdk_core.discovery import stay_points
+
+        try:
+            stays = stay_points(cur.data)
+        except InputError as exc:
+            stays = []
+            st.caption(f"No stay points: {exc}")
+        if stays:
+            labels = [f"stay {i + 1}: points {s.start}–{s.end} ({s.duration_minutes:.0f} min)"
+                      for i, s in enumerate(stays)]
+            i = st.selectbox("Place (a stay point of the track)", range(len(stays)),
+                             format_func=labels.__getitem__)
+            st.multiselect("Days of releases", [1, 3, 7, 14, 30, 90, 182, 365],
+                           key="w_att_days")
+            days = sorted(st.session_state.w_att_days) or [1]
+            try:
+                res = averaging_attack(cur.data.lat, cur.data.lon, lm, stays[i].timestamps,
+                                       scheme, eps_now, float(setting("radius")), days,
+                                       window=int(setting("window")), runs=200)
+                st.markdown("**" + res.sentence() + "**")
+                if not res.withheld:
+                    st.plotly_chart(averaging_figure(res.days, res.simulated_mean,
+                                                     res.simulated_p90, res.rice_mean,
+                                                     res.estimates, int(res.days[-1])),
+                                    width="stretch", config={"displaylogo": False})
+                    st.caption(
+                        "Each day the same routine is released with fresh Planar Laplace "
+                        "noise; the attacker averages the released points of the stay. 200 "
+                        "simulated attackers; the red crosses are the normal-limit (Rice) "
+                        "mean. A stay whose points are repeated (Skip) converges to the "
+                        f"repeated point instead, {res.offset_m:,.0f} m away here."
+                        + (" Adaptive is shown with its starting (Uniform) allocation."
+                           if scheme == "adaptive" else ""))
+            except InputError as exc:
+                st.error(f"Cannot simulate: {exc}", icon=":material/error:")
+
+
+# ------------------------------------------------------------------ repeated releases
+with tab_rep:
+    c1, c2, c3 = st.columns(3)
+    c1.number_input("Releases in the schedule (k)", min_value=1, max_value=100_000, step=1,
+                    key="w_rep_releases", help="e.g. 52 weekly releases of the same people")
+    c2.number_input("Target total ε over the schedule", min_value=1e-4, max_value=1e4,
+                    key="w_rep_target", format="%.4g")
+    c3.selectbox("δ' (advanced composition)", [1e-9, 1e-6, 1e-5, 1e-3], key="w_rep_delta",
+                 format_func=lambda d: f"{d:g}")
+    k = int(st.session_state.w_rep_releases)
+    d = float(st.session_state.w_rep_delta)
+    sched = schedule_summary(eps_now, k, d)
+    st.markdown(f"**With ε = {eps_now:g} per release and {k} releases:**")
+    for s in sched.sentences():
+        st.markdown(f"- {s}")
+    per = per_release_epsilon(float(st.session_state.w_rep_target), k, d)
+    st.markdown(
+        f"**For a total of {float(st.session_state.w_rep_target):g} over the schedule**, each "
+        f"release may spend ε = **{per['epsilon']:.4g}** ({per['best']} composition; basic "
+        f"{per['basic']:.4g}, advanced {per['advanced']:.4g} with δ' = {d:g}).")
+    st.button(f"Apply ε = {per['epsilon']:.3g} per release", on_click=_apply,
+              args=(per["epsilon"],), key="apply_schedule")
+    st.caption("Basic composition: k·ε (Dwork et al. TCC 2006). Advanced composition: "
+               "√(2k·ln(1/δ'))·ε + k·ε·(e^ε − 1), with probability 1 − δ' (Dwork, "
+               "Rothblum, Vadhan FOCS 2010). Landmark privacy protects the landmarks of one "
+               "release together; a landmark that recurs in every release is one fact seen "
+               "k times and composes across releases.")

@@ -1,0 +1,221 @@
+"""``lmdk solve-epsilon`` (accuracy → ε), ``lmdk attack`` (what an attacker learns) and
+``lmdk compose`` (budget over repeated releases).
+
+The engine is imported inside the handlers so that the other sub-commands start fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from lmdk_core.validation import InputError, parse_landmarks
+
+SCHEMES = ("uniform", "skip", "adaptive", "w-event", "user", "event")
+
+
+def _load(path: str, radius: float | None):
+    """(values (T,) or (T, 2) [lat, lon], kind, object) of a series CSV or a track."""
+    import numpy as np
+
+    from lmdk_core.cli.dummy_commands import _input_kind
+
+    if _input_kind(path) == "track":
+        from lmdk_core.data.track import load_track
+
+        if radius is None:
+            raise InputError("a track needs --radius (the protection radius r in metres)")
+        tr = load_track(path, filename=path, name=Path(path).name)
+        return np.column_stack([tr.lat, tr.lon]), "track", tr
+    from lmdk_core.data.series import load_series_csv
+
+    s = load_series_csv(path, name=Path(path).name)
+    return s.values, "series", s
+
+
+def _schemes(text: str) -> list[str]:
+    from lmdk_core.allocation import scheme_info
+
+    keys = [scheme_info(s).key for s in text.split(",") if s.strip()]
+    if not keys:
+        raise InputError("--schemes needs at least one scheme")
+    return list(dict.fromkeys(keys))
+
+
+def _parse_stay(text: str) -> list[int]:
+    """Timestamps such as ``0-99`` or ``3,4,5`` (ranges inclusive)."""
+    out: list[int] = []
+    for part in text.split(","):
+        part = part.strip()
+        if "-" in part.lstrip("-"):
+            a, b = part.split("-", 1)
+            try:
+                lo, hi = int(a), int(b)
+            except ValueError:
+                raise InputError(f"--stay: {part!r} is not a range like 0-99") from None
+            if hi < lo or hi - lo > 10_000_000:
+                raise InputError(f"--stay: {part!r} is not an increasing range")
+            out.extend(range(lo, hi + 1))
+        elif part:
+            out.extend(parse_landmarks(part))
+    if not out:
+        raise InputError("--stay needs timestamps, e.g. 0-99")
+    return out
+
+
+def _cmd_solve(args: argparse.Namespace) -> int:
+    from lmdk_core.accuracy import AccuracyTarget, solve_epsilon
+    from lmdk_core.cli import emit_json
+
+    if (args.within is None) == (args.mean_error is None):
+        raise InputError("give exactly one target: --within A (with --probability) or "
+                         "--mean-error M")
+    values, kind, _ = _load(args.input, args.radius)
+    target = (AccuracyTarget("within", args.within, args.probability, args.per)
+              if args.within is not None else AccuracyTarget("mean", args.mean_error,
+                                                             per=args.per))
+    unit = "m" if kind == "track" else (args.unit or "")
+    out = []
+    for key in _schemes(args.schemes):
+        if key == "w-event" and args.window is None:
+            raise InputError("the w-event scheme needs --window")
+        sol = solve_epsilon(values, parse_landmarks(args.landmarks), key, target,
+                            mechanism=args.mechanism, sensitivity=args.sensitivity,
+                            radius=args.radius, window=args.window, runs=args.runs,
+                            seed=args.seed)
+        out.append(sol)
+    if args.json:
+        emit_json({"target": target.describe(unit), "kind": kind,
+                   "solutions": [s.to_dict() for s in out]})
+        return 0
+    print(f"target: {target.describe(unit)}")
+    for s in out:
+        if s.epsilon is None:
+            print(f"  {s.scheme:9s} unreachable — {s.reason}")
+        else:
+            got = (f"{s.achieved:.2%}" if target.kind == "within"
+                   else f"mean error {s.achieved:.4g}{' ' + unit if unit else ''}")
+            note = "" if s.landmark_private else "  (NOT landmark-private)"
+            print(f"  {s.scheme:9s} ε = {s.epsilon:.4g}  ({got}; {s.method}){note}")
+    return 0
+
+
+def _cmd_attack(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from lmdk_core.attacker import (
+        averaging_attack,
+        certainty_sentence,
+        posterior_bound,
+        simulate_repeat_inference,
+    )
+    from lmdk_core.cli import emit_json
+
+    values, kind, _ = _load(args.input, args.radius)
+    lm = parse_landmarks(args.landmarks)
+    inf = simulate_repeat_inference(values, lm, args.scheme, args.epsilon,
+                                    mechanism=args.mechanism, sensitivity=args.sensitivity,
+                                    radius=args.radius, window=args.window, runs=args.runs,
+                                    seed=args.seed)
+    loss = args.epsilon if args.leakage is None else args.leakage
+    result = {
+        "kind": kind, "scheme": args.scheme, "epsilon": args.epsilon, "prior": args.prior,
+        "privacy_loss": loss, "certainty_factor": float(np.exp(min(loss, 700.0))),
+        "posterior_bound": float(posterior_bound(args.prior, loss)),
+        "repeat_inference": {"precision": inf.precision, "recall": inf.recall,
+                             "flagged_per_release": inf.flagged_per_run,
+                             "base_rate": inf.base_rate, "runs": inf.runs},
+        "sentences": [certainty_sentence(loss, args.prior, epsilon=args.epsilon,
+                                         correlated=args.leakage is not None),
+                      inf.sentence()],
+    }
+    if args.stay:
+        if kind != "track":
+            raise InputError("--stay is for tracks (the averaging attack on a place)")
+        stay = _parse_stay(args.stay)
+        days = [int(d) for d in args.days.split(",") if d.strip()]
+        avg = averaging_attack(values[:, 0], values[:, 1], lm, stay, args.scheme, args.epsilon,
+                               args.radius, days, window=args.window, runs=args.runs,
+                               seed=args.seed)
+        result["averaging"] = {"days": avg.days, "mean_error_m": avg.simulated_mean,
+                               "p90_error_m": avg.simulated_p90, "rice_mean_m": avg.rice_mean,
+                               "offset_m": avg.offset_m}
+        result["sentences"].append(avg.sentence())
+    if args.json:
+        emit_json(result)
+    else:
+        print("\n".join(result["sentences"]))
+    return 0
+
+
+def _cmd_compose(args: argparse.Namespace) -> int:
+    from lmdk_core.cli import emit_json
+    from lmdk_core.composition import per_release_epsilon, schedule_summary
+
+    if (args.epsilon is None) == (args.target is None):
+        raise InputError("give --epsilon (per release) or --target (total over the schedule)")
+    if args.target is not None:
+        res = per_release_epsilon(args.target, args.releases, args.delta)
+        res.update({"target": args.target, "releases": args.releases})
+        if args.json:
+            emit_json(res)
+        else:
+            print(f"per-release ε for a total of {args.target:g} over {args.releases} releases: "
+                  f"{res['epsilon']:.4g} ({res['best']} composition; basic {res['basic']:.4g}, "
+                  f"advanced {res['advanced']:.4g} with δ' = {args.delta:g})")
+        return 0
+    sched = schedule_summary(args.epsilon, args.releases, args.delta)
+    if args.json:
+        emit_json(sched.to_dict())
+    else:
+        print("\n".join(sched.sentences()))
+    return 0
+
+
+def _data_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--input", required=True, help="series CSV (time,value) or track (CSV/GPX)")
+    p.add_argument("--landmarks", default="", help="0-based timestamps, e.g. 3,7")
+    p.add_argument("--mechanism", choices=["laplace", "geometric"], default="laplace",
+                   help="series mechanism")
+    p.add_argument("--sensitivity", type=float, default=1.0, help="Δf (series)")
+    p.add_argument("--radius", type=float, help="protection radius r in metres (tracks)")
+    p.add_argument("--window", type=int, help="w of the w-event scheme")
+    p.add_argument("--runs", type=int, default=100, help="Monte Carlo runs (Adaptive, attacks)")
+    p.add_argument("--seed", type=int, help="seed of the simulations (default: fresh entropy)")
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("solve-epsilon", help="the smallest ε that meets an accuracy target, "
+                                            "per scheme")
+    _data_options(p)
+    p.add_argument("--within", type=float, help="error bound ±A (data units; metres for tracks)")
+    p.add_argument("--probability", type=float, default=0.95, help="with this probability")
+    p.add_argument("--mean-error", type=float, help="or: mean absolute error at most M")
+    p.add_argument("--per", choices=["each", "typical"], default="each",
+                   help="every released reading (default) or a typical one")
+    p.add_argument("--schemes", default="uniform,skip,adaptive,user",
+                   help=f"comma-separated, from {','.join(SCHEMES)}")
+    p.add_argument("--unit", default="", help="unit of the data, for the printout")
+    p.set_defaults(handler=_cmd_solve)
+
+    p = sub.add_parser("attack", help="what an attacker learns: posterior bound, landmark "
+                                      "inference, averaging a stay point")
+    _data_options(p)
+    p.add_argument("--epsilon", type=float, required=True)
+    p.add_argument("--scheme", default="uniform", choices=list(SCHEMES))
+    p.add_argument("--prior", type=float, default=0.1, help="attacker's prior probability")
+    p.add_argument("--leakage", type=float,
+                   help="landmark TPL under a correlation model (default: ε, independent)")
+    p.add_argument("--stay", default="", help="timestamps of a stay (tracks), e.g. 0-99 or 3,4,5")
+    p.add_argument("--days", default="1,7,30,90,365", help="numbers of daily releases")
+    p.set_defaults(handler=_cmd_attack)
+
+    p = sub.add_parser("compose", help="budget over repeated releases (basic and advanced "
+                                       "composition)")
+    p.add_argument("--releases", type=int, required=True, help="number of releases k")
+    p.add_argument("--epsilon", type=float, help="ε of each release")
+    p.add_argument("--target", type=float, help="or: total ε over the schedule → ε per release")
+    p.add_argument("--delta", type=float, default=1e-6, help="δ' of advanced composition")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=_cmd_compose)

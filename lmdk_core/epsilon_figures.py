@@ -1,0 +1,114 @@
+"""Figures of the *Choose ε* page: accuracy against ε, an attacker's posterior against ε,
+and the averaging attack on a stay point. They take engine results and return plotly
+figures (no streamlit here)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from lmdk_core.allocation import SCHEMES
+
+__all__ = ["accuracy_figure", "averaging_figure", "posterior_figure"]
+
+_PALETTE = {"uniform": "#1f77b4", "skip": "#ff7f0e", "adaptive": "#2ca02c",
+            "w-event": "#9467bd", "user": "#8c564b", "event": "#7f7f7f"}
+
+
+def _layout(fig: go.Figure, height: int = 360) -> go.Figure:
+    fig.update_layout(height=height, margin={"l": 60, "r": 20, "t": 40, "b": 50},
+                      legend={"orientation": "h", "y": -0.25, "x": 0},
+                      template="plotly_white", hovermode="x unified")
+    return fig
+
+
+def accuracy_figure(eps_grid: np.ndarray, curves: Mapping[str, np.ndarray], *, kind: str,
+                    target: float, current_epsilon: float, unit: str = "",
+                    solutions: Mapping[str, float | None] | None = None) -> go.Figure:
+    """Accuracy reached by each scheme against total ε (log axis), the target as a
+    horizontal line, the current ε as a vertical one and each scheme's solution as a
+    marker. ``kind`` 'within' plots a probability (%), 'mean' an error in ``unit``."""
+    fig = go.Figure()
+    scale = 100.0 if kind == "within" else 1.0
+    for key, y in curves.items():
+        fig.add_trace(go.Scatter(x=eps_grid, y=np.asarray(y) * scale, mode="lines",
+                                 name=SCHEMES[key].label,
+                                 line={"color": _PALETTE.get(key), "width": 2}))
+    for key, e in (solutions or {}).items():
+        if e is not None:
+            fig.add_trace(go.Scatter(x=[e], y=[target * scale], mode="markers",
+                                     marker={"color": _PALETTE.get(key), "size": 10,
+                                             "symbol": "diamond"},
+                                     name=f"{SCHEMES[key].label}: ε = {e:.3g}",
+                                     showlegend=False))
+    fig.add_hline(y=target * scale, line={"dash": "dash", "color": "#444"},
+                  annotation_text="target", annotation_position="top left")
+    fig.add_vline(x=current_epsilon, line={"dash": "dot", "color": "#d62728"},
+                  annotation_text=f"current ε = {current_epsilon:g}",
+                  annotation_position="bottom right")
+    u = f" ({unit})" if unit else ""
+    fig.update_xaxes(type="log", title="total budget ε")
+    fig.update_yaxes(title="readings within the bound (%)" if kind == "within"
+                     else f"mean error{u}", rangemode="tozero")
+    return _layout(fig)
+
+
+def posterior_figure(eps_grid: np.ndarray, independent: np.ndarray,
+                     correlated: np.ndarray | None, prior: float,
+                     current_epsilon: float) -> go.Figure:
+    """The largest posterior of an attacker with prior p, against ε: with independent
+    values (loss ε) and, when given, under the correlation model (loss = largest
+    landmark TPL)."""
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=eps_grid, y=100 * independent, mode="lines",
+                             name="if values are independent (loss ε)",
+                             line={"color": "#1f77b4", "width": 2}))
+    if correlated is not None:
+        fig.add_trace(go.Scatter(x=eps_grid, y=100 * correlated, mode="lines",
+                                 name="under the correlation model (loss = landmark TPL)",
+                                 line={"color": "#d62728", "width": 2}))
+    fig.add_hline(y=100 * prior, line={"dash": "dash", "color": "#444"},
+                  annotation_text=f"prior {prior:.0%}", annotation_position="top left")
+    fig.add_vline(x=current_epsilon, line={"dash": "dot", "color": "#555"},
+                  annotation_text=f"current ε = {current_epsilon:g}",
+                  annotation_position="bottom right")
+    fig.update_xaxes(type="log", title="total budget ε")
+    fig.update_yaxes(title="attacker's posterior at most (%)", range=[0, 100])
+    return _layout(fig)
+
+
+def averaging_figure(days: Sequence[int], mean_m: np.ndarray, p90_m: np.ndarray,
+                     rice_m: np.ndarray, estimates: np.ndarray, largest_days: int
+                     ) -> go.Figure:
+    """Left: distance from the attacker's average to the true place against the number
+    of daily releases (simulated mean, 90th percentile, normal-limit mean). Right: the
+    simulated attackers' estimates after the largest number of days, in metres around
+    the true place (0, 0)."""
+    from plotly.subplots import make_subplots
+
+    fig = make_subplots(rows=1, cols=2, column_widths=[0.58, 0.42],
+                        subplot_titles=("error of the averaged estimate",
+                                        f"estimates after {largest_days} days"))
+    d = np.asarray(days)
+    fig.add_trace(go.Scatter(x=d, y=mean_m, mode="lines+markers", name="simulated mean",
+                             line={"color": "#1f77b4"}), 1, 1)
+    fig.add_trace(go.Scatter(x=d, y=p90_m, mode="lines", name="90th percentile",
+                             line={"color": "#1f77b4", "dash": "dot"}), 1, 1)
+    fig.add_trace(go.Scatter(x=d, y=rice_m, mode="markers", name="normal limit (Rice mean)",
+                             marker={"symbol": "x", "color": "#d62728"}), 1, 1)
+    if estimates.size:
+        fig.add_trace(go.Scattergl(x=estimates[:, 0], y=estimates[:, 1], mode="markers",
+                                   name="attacker's estimate",
+                                   marker={"size": 4, "color": "#1f77b4", "opacity": 0.5}),
+                      1, 2)
+    fig.add_trace(go.Scatter(x=[0], y=[0], mode="markers", name="true place",
+                             marker={"symbol": "star", "size": 14, "color": "#d62728"}), 1, 2)
+    fig.update_xaxes(type="log", title="days of releases", row=1, col=1)
+    fig.update_yaxes(title="metres", rangemode="tozero", row=1, col=1)
+    fig.update_xaxes(title="east (m)", row=1, col=2)
+    fig.update_yaxes(title="north (m)", scaleanchor="x2", row=1, col=2)
+    fig = _layout(fig, 380)
+    fig.update_layout(hovermode="closest")
+    return fig

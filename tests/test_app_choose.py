@@ -1,0 +1,57 @@
+"""The Choose ε page: accuracy → ε with apply, attacker's view, repeated releases."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from lmdk_core.accuracy import AccuracyTarget, solve_epsilon
+from lmdk_core.data.demo import demo_series, demo_series_landmarks
+from tests.conftest import open_page
+
+
+@pytest.fixture(scope="module")
+def at():
+    return open_page("choose_epsilon")
+
+
+def test_uniform_solution_applies_to_the_sidebar(at):
+    assert not at.error, [e.value for e in at.error]
+    at.number_input(key="w_acc_bound_series").set_value(1.0).run()
+    at.slider(key="w_acc_prob").set_value(90.0).run()
+    expected = solve_epsilon(demo_series().values, demo_series_landmarks(), "uniform",
+                             AccuracyTarget("within", 1.0, 0.9),
+                             sensitivity=float(at.session_state.w_sensitivity))
+    # Uniform with |L| = 5: ε = 6·Δf·ln(10)/1
+    assert expected.epsilon == pytest.approx(6 * 0.2 * math.log(10), rel=1e-8)
+    btn = next(b for b in at.button if b.label.startswith("Apply Uniform"))
+    btn.click().run()
+    assert not at.exception
+    assert at.session_state.w_epsilon == pytest.approx(round(expected.epsilon, 6))
+    assert at.session_state.w_scheme == "uniform"
+    assert any("Applied ε" in i.value for i in at.info)
+
+
+def test_out_of_range_answers_cannot_be_applied(at):
+    at.number_input(key="w_acc_bound_series").set_value(0.5).run()
+    user = next(b for b in at.button if b.label.startswith("Apply User-level"))
+    assert user.disabled  # ε in the thousands is outside the sidebar's range
+
+
+def test_attacker_and_schedule_sentences(at):
+    text = " ".join(m.value for m in at.markdown)
+    assert "more certain" in text
+    assert "100% of them are landmarks" in text  # Skip's repeats reveal L
+    assert "recurs in every release" in text
+    apply = next(b for b in at.button if b.label.startswith("Apply ε ="))
+    apply.click().run()
+    assert at.session_state.w_epsilon < 1  # a per-release share of the yearly target
+
+
+def test_track_view_has_the_averaging_attack(at):
+    at.radio(key="w_analysis_data").set_value("track").run()
+    assert not at.exception
+    assert not at.error, [e.value for e in at.error]
+    text = " ".join(m.value for m in at.markdown)
+    assert "days of releases" in text and "from the true place" in text
