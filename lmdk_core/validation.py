@@ -11,13 +11,18 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from lmdk_core.quoting import quote_user_text, quote_user_value
+
 __all__ = [
+    "MAX_LENGTH",
     "InputError",
     "as_generator",
     "check_epsilon",
     "check_epsilon_array",
     "check_landmarks",
+    "check_length",
     "check_positive",
+    "describe_budget",
     "parse_landmarks",
 ]
 
@@ -26,15 +31,38 @@ class InputError(ValueError):
     """Bad input from a user: the message is meant to be shown as is."""
 
 
+#: largest number of timestamps a length argument may ask for (``lmdk allocate``,
+#: ``leakage``, ``calibrate``, ``dummies``); uploads have their own, smaller row limit.
+#: One million float budgets are 8 MB; 10⁹ would need 8 GB and ended in MemoryError.
+MAX_LENGTH = 1_000_000
+
+
+def check_length(length: int, name: str = "the series length") -> int:
+    """A number of timestamps T: a whole number in ``1..MAX_LENGTH``."""
+    if isinstance(length, bool) or not isinstance(length, (int, np.integer)) or length < 1:
+        raise InputError(f"{name} must be a whole number, at least 1, got {length!r}")
+    if length > MAX_LENGTH:
+        raise InputError(f"{name} is {int(length):,} timestamps; the limit is {MAX_LENGTH:,}")
+    return int(length)
+
+
 def check_positive(value: float, name: str) -> float:
     """Return ``value`` as a float if it is finite and > 0, else raise InputError."""
     try:
         x = float(value)
     except (TypeError, ValueError):
-        raise InputError(f"{name} must be a number, got {value!r}") from None
+        raise InputError(f"{name} must be a number, got {quote_user_value(value)}") from None
     if not np.isfinite(x) or x <= 0:
-        raise InputError(f"{name} must be a finite number greater than 0, got {value!r}")
+        raise InputError(f"{name} must be a finite number greater than 0, got "
+                         f"{quote_user_value(value)}")
     return x
+
+
+def describe_budget(epsilon_t: float) -> str:
+    """``"ε_t = 1e-13"`` for a range message; says so when a share underflowed to 0."""
+    if epsilon_t == 0:
+        return "ε_t = 0 (the scheme's share of ε is below the smallest float)"
+    return f"ε_t = {epsilon_t:.3g}"
 
 
 def check_epsilon(epsilon: float, name: str = "epsilon") -> float:
@@ -57,7 +85,7 @@ def check_epsilon_array(
     try:
         eps = np.asarray(epsilon, dtype=float)
     except (TypeError, ValueError):
-        raise InputError(f"{name} must be numbers, got {epsilon!r}") from None
+        raise InputError(f"{name} must be numbers, got {quote_user_value(epsilon)}") from None
     if eps.ndim > 1:
         raise InputError(f"{name} must be a number or a 1-D list of numbers")
     if length is not None:
@@ -91,7 +119,8 @@ def check_landmarks(landmarks: Iterable[int] | None, length: int) -> np.ndarray:
             raise InputError("landmarks must be whole numbers (0-based timestamps)")
         arr = arr.astype(int)
     elif arr.dtype.kind not in "iu":
-        raise InputError(f"landmarks must be whole numbers (0-based timestamps), got {raw!r}")
+        raise InputError(f"landmarks must be whole numbers (0-based timestamps), got "
+                         f"{quote_user_value(raw)}")
     bad = arr[(arr < 0) | (arr >= length)]
     if bad.size:
         raise InputError(
@@ -113,7 +142,8 @@ def parse_landmarks(text: str | None) -> list[int]:
             out.append(int(part))
         except ValueError:
             raise InputError(
-                f"landmark {part!r} is not a whole number; give 0-based timestamps like 3,7"
+                f"landmark {quote_user_text(part)} is not a whole number; give 0-based "
+                "timestamps like 3,7"
             ) from None
     return out
 
@@ -125,7 +155,7 @@ def as_generator(seed: int | np.random.Generator | None) -> np.random.Generator:
     if seed is None:
         return np.random.default_rng()
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-        raise InputError(f"seed must be a whole number, got {seed!r}")
+        raise InputError(f"seed must be a whole number, got {quote_user_value(seed)}")
     if seed < 0:
         raise InputError(f"seed must be >= 0, got {seed}")
     return np.random.default_rng(int(seed))

@@ -1,7 +1,7 @@
 """The one verifier of the landmark-privacy theorem.
 
-**Theorem (landmark privacy; seed "Landmark privacy", DESIGN.md).** A release made
-of independent per-timestamp ε_t-DP mechanisms satisfies landmark ε-privacy iff for
+**Theorem (landmark privacy; Katsomallos et al., CODASPY 2022; docs/definitions.md).** A
+release made of independent per-timestamp ε_t-DP mechanisms satisfies landmark ε-privacy iff for
 every timestamp t::
 
     Σ_{i ∈ L ∪ {t}} ε_i  <=  ε
@@ -21,10 +21,39 @@ from numpy.typing import ArrayLike
 
 from lmdk_core.validation import InputError, check_epsilon, check_epsilon_array, check_landmarks
 
-__all__ = ["Verdict", "verify", "landmark_totals", "TOLERANCE"]
+__all__ = ["Verdict", "verify", "landmark_totals", "tolerance", "TOLERANCE_ULPS"]
 
-#: relative floating-point tolerance: ε/3 + ε/3 + ε/3 may exceed ε by one ulp.
-TOLERANCE = 1e-9
+#: ulps of ε allowed per term of the theorem's sum (see :func:`tolerance`).
+TOLERANCE_ULPS = 4
+
+
+def tolerance(epsilon: float, terms: int) -> float:
+    """Rounding allowance of the test ``Σ_{i∈L∪{t}} ε_i <= ε`` for a sum of ``terms``
+    budgets: ``TOLERANCE_ULPS · terms · ulp(ε)`` (``ulp = numpy.spacing``).
+
+    **Derivation.** Let u = 2⁻⁵³ be the unit roundoff. Every quantity the engine rounds
+    while building and summing an allocation (a share ε/(|L|+1), Adaptive's
+    ``ε_j += b/(k+1)``, a partial sum) is at most about ε, so each rounding moves it by at
+    most ``u·|value| ≤ ulp(ε)`` (``ulp(ε) ≥ u·ε`` for normal ε; for subnormal ε the error
+    of a rounding is at most half a subnormal spacing, also ≤ ulp(ε)). With n = |L∪{t}|
+    terms:
+
+    * building the terms: each share ε/(|L|+1) is one rounding (total error ≤ u·ε over
+      all n terms, as the exact shares sum to ≤ ε); each landmark whose share b Adaptive
+      hands on adds one division and one addition per recipient, whose errors are
+      relative to the recipients' budgets, hence ≤ 2u·ε per handed-on share and at most
+      |L| < n such shares;
+    * summing n non-negative terms in any order (numpy's pairwise sum, then ``+ ε_t``):
+      ≤ (n−1)·u·Σ (Higham, *Accuracy and Stability of Numerical Algorithms*, §4.2),
+      plus one rounding of the final addition.
+
+    So an allocation whose exact shares satisfy the theorem has a computed total of at
+    most ε·(1 + 3n·u) + O(u²), below ``ε + 4·n·ulp(ε)``. Anything larger is a real
+    overshoot: with ε = 1 and one landmark (n = 2) the allowance is 8 ulps ≈ 1.8e-15, so
+    ``0.5 + 0.5000000009`` (overshoot 9e-10) is **not** private, while ε/3 + ε/3 + ε/3 and
+    every Uniform / Skip / Adaptive allocation is (property-tested at many ε and |L|).
+    """
+    return float(TOLERANCE_ULPS * max(int(terms), 1) * np.spacing(abs(float(epsilon))))
 
 
 @dataclass(frozen=True)
@@ -33,6 +62,8 @@ class Verdict:
 
     ``totals[t] = Σ_{i∈L∪{t}} ε_i``, ``slack[t] = ε - totals[t]`` (negative where the
     theorem is violated); ``worst_timestamp`` is the first t with the largest total.
+    ``tolerance`` is the rounding allowance of :func:`tolerance` for |L|+1 terms: a
+    total counts as within budget when it is ``<= ε + tolerance``.
     """
 
     private: bool
@@ -42,11 +73,12 @@ class Verdict:
     totals: np.ndarray
     slack: np.ndarray
     landmarks: np.ndarray
+    tolerance: float = 0.0
 
     @property
     def violations(self) -> np.ndarray:
         """Timestamps whose total exceeds ε (beyond the tolerance)."""
-        return np.flatnonzero(self.totals > self.epsilon * (1 + TOLERANCE))
+        return np.flatnonzero(self.totals > self.epsilon + self.tolerance)
 
     def summary(self) -> str:
         """One plain-language sentence for a badge or a log line."""
@@ -94,12 +126,15 @@ def verify(epsilon_t: ArrayLike, landmarks: Iterable[int] | None, epsilon: float
     totals = landmark_totals(eps, lm)
     worst = int(np.argmax(totals))
     worst_total = float(totals[worst])
+    # |L ∪ {t}| <= |L| + 1 terms at every t
+    tol = tolerance(eps_total, lm.size + 1)
     return Verdict(
-        private=bool(worst_total <= eps_total * (1 + TOLERANCE)),
+        private=bool(worst_total <= eps_total + tol),
         worst_timestamp=worst,
         worst_total=worst_total,
         epsilon=eps_total,
         totals=totals,
         slack=eps_total - totals,
         landmarks=lm,
+        tolerance=tol,
     )

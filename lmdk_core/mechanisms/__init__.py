@@ -10,7 +10,10 @@ share one small interface used by the release engine:
 * ``perturb(values, epsilon, rng)`` -> noisy values (same shape as ``values``),
 * ``expected_error(epsilon)`` -> expected absolute error (MAE, or mean displacement in
   metres) of one noisy release at budget ``epsilon``,
-* ``distance(a, b)`` -> the error between two values in the same unit.
+* ``distance(a, b)`` -> the error between two values in the same unit,
+* ``check_budget(epsilon)`` -> the budgets as an array if they lie in the mechanism's
+  usable range (each module states it), else ``InputError`` naming the range; the
+  release engine calls it on the planned allocation before drawing any noise.
 """
 
 from lmdk_core.mechanisms.exponential import Exponential

@@ -36,8 +36,10 @@ class Exponential:
         """Selection probability of every candidate: ``exp(ε·u/(2Δu)) / Z``."""
         u = self._utilities(utilities)
         eps = check_epsilon(epsilon)
-        logits = eps * u / (2.0 * self.sensitivity)
-        w = np.exp(logits - logits.max())
+        # shift before scaling: ε·(u − max u)/(2Δu) <= 0, so no inf − inf at large ε
+        with np.errstate(over="ignore"):
+            logits = eps * ((u - u.max()) / (2.0 * self.sensitivity))
+        w = np.exp(logits)
         return w / w.sum()
 
     def select(

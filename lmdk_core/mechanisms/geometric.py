@@ -3,7 +3,13 @@
 For integer data: ``o = x + Z`` with ``P(Z = k) = (1-a)/(1+a) · a^|k|``,
 ``a = exp(-ε/Δf)`` (Δf a whole number). ε-differentially private; the discrete
 analogue of Laplace. Expected error: ``E|Z| = 2a/(1-a²)``, ``E Z² = 2a/(1-a)²``.
-Sampled as the difference of two i.i.d. geometric variables.
+Sampled as the difference of two i.i.d. geometric variables with success probability
+``p = 1 - a = -expm1(-ε/Δf)`` (``1 - exp(-ε/Δf)`` rounds to 0 below ε/Δf ≈ 1e-16).
+
+Usable range: ``ε/Δf ≥ MIN_RATIO = 1e-12``. Then the noise stays far below 2⁵³, so
+every released count is an exact whole number (P(|Z| ≥ 2⁵³) ≈ e^(−9000)); numpy's
+sampler silently caps its draws at 2⁶³−1 once p is near 1e-19, so smaller budgets are
+refused with a message instead.
 """
 
 from __future__ import annotations
@@ -12,7 +18,16 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from lmdk_core.mechanisms.laplace import Laplace
-from lmdk_core.validation import InputError, as_generator, check_epsilon_array, check_positive
+from lmdk_core.validation import (
+    InputError,
+    as_generator,
+    check_epsilon_array,
+    check_positive,
+    describe_budget,
+)
+
+#: smallest ε/Δf the mechanism accepts (see the module docstring).
+MIN_RATIO = 1e-12
 
 
 class Geometric:
@@ -28,6 +43,23 @@ class Geometric:
                 f"the geometric mechanism needs a whole-number sensitivity, got {sensitivity!r}"
             )
         self.sensitivity = int(round(s))
+
+    def check_budget(self, epsilon: ArrayLike) -> np.ndarray:
+        """``epsilon`` as an array of budgets in the usable range ``ε/Δf ≥ MIN_RATIO``,
+        else InputError stating the range."""
+        eps = np.atleast_1d(np.asarray(epsilon, dtype=float))
+        if eps.size:
+            lo = float(np.min(eps))
+            floor = self.sensitivity * MIN_RATIO
+            if np.isfinite(lo) and lo < floor:
+                raise InputError(
+                    f"a budget of {describe_budget(lo)} is too small for the geometric "
+                    f"mechanism with Δf = {self.sensitivity}: its noise would exceed "
+                    "the whole numbers a "
+                    f"release can hold exactly; the usable range is ε_t ≥ Δf·1e-12 = "
+                    f"{floor:.3g} — raise ε"
+                )
+        return check_epsilon_array(epsilon)
 
     def ratio(self, epsilon: ArrayLike) -> np.ndarray:
         """``a = exp(-ε/Δf)``."""
@@ -47,29 +79,30 @@ class Geometric:
                 "round the data or use the Laplace mechanism"
             )
         eps = check_epsilon_array(epsilon, x.shape[0] if x.ndim else None)
+        self.check_budget(eps)
         gen = as_generator(rng)
-        p = 1.0 - np.exp(-eps / self.sensitivity)
+        p = -np.expm1(-eps / self.sensitivity)
         z = gen.geometric(p, size=x.shape) - gen.geometric(p, size=x.shape)
         return x + z
 
     def perturb_one(self, value: float, epsilon: float, gen: np.random.Generator) -> float:
         """One noisy count, parameters trusted (Adaptive's loop): the same draws as
         :meth:`perturb` on a one-element array, without its checks."""
-        p = 1.0 - np.exp(-epsilon / self.sensitivity)
+        p = -np.expm1(-epsilon / self.sensitivity)
         z = gen.geometric(p, size=1)[0] - gen.geometric(p, size=1)[0]
         return float(value) + float(z)
 
     distance_one = staticmethod(Laplace.distance_one)
 
     def expected_error(self, epsilon: ArrayLike) -> np.ndarray:
-        """Mean absolute error ``2a/(1-a²)``."""
-        a = self.ratio(epsilon)
-        return 2.0 * a / (1.0 - a * a)
+        """Mean absolute error ``2a/(1-a²)`` (``1 − a² = −expm1(−2ε/Δf)``, exact for tiny ε)."""
+        e = check_epsilon_array(epsilon) / self.sensitivity
+        return 2.0 * np.exp(-e) / -np.expm1(-2.0 * e)
 
     def expected_rmse(self, epsilon: ArrayLike) -> np.ndarray:
-        """Root mean squared error ``√(2a)/(1-a)``."""
-        a = self.ratio(epsilon)
-        return np.sqrt(2.0 * a) / (1.0 - a)
+        """Root mean squared error ``√(2a)/(1-a)`` (``1 − a = −expm1(−ε/Δf)``)."""
+        e = check_epsilon_array(epsilon) / self.sensitivity
+        return np.sqrt(2.0 * np.exp(-e)) / -np.expm1(-e)
 
     def noise_cdf(self, k: ArrayLike, epsilon: float) -> np.ndarray:
         """Exact CDF ``P(Z <= k)`` of the noise at budget ``epsilon``."""

@@ -3,6 +3,11 @@
 ``o = x + Z`` with ``Z ~ Lap(b)``, ``b = Δf/ε``, density ``exp(-|z|/b) / 2b``.
 ε-differentially private for a query of L1 sensitivity Δf. Expected error:
 ``E|Z| = Δf/ε`` (MAE), ``sqrt(E Z²) = √2·Δf/ε`` (RMSE).
+
+Usable range: the noise scale must satisfy ``Δf/ε ≤ MAX_SCALE = 1e300`` (ε ≥ Δf·1e-300).
+numpy draws ``|Z| ≤ 37·b`` (the logarithm of its smallest uniform), so below that bound
+every release is a finite number; a smaller ε (e.g. 5e-324, where Δf/ε overflows to
+infinity) is refused with a message rather than releasing ±inf.
 """
 
 from __future__ import annotations
@@ -10,7 +15,16 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from lmdk_core.validation import as_generator, check_epsilon_array, check_positive
+from lmdk_core.validation import (
+    InputError,
+    as_generator,
+    check_epsilon_array,
+    check_positive,
+    describe_budget,
+)
+
+#: largest noise scale Δf/ε the mechanism accepts (see the module docstring).
+MAX_SCALE = 1e300
 
 
 class Laplace:
@@ -21,6 +35,24 @@ class Laplace:
 
     def __init__(self, sensitivity: float = 1.0) -> None:
         self.sensitivity = check_positive(sensitivity, "sensitivity")
+
+    def check_budget(self, epsilon: ArrayLike) -> np.ndarray:
+        """``epsilon`` as an array of budgets in the usable range ``Δf/ε ≤ MAX_SCALE``,
+        else InputError stating the range."""
+        eps = np.atleast_1d(np.asarray(epsilon, dtype=float))
+        if eps.size:
+            lo = float(np.min(eps))
+            floor = self.sensitivity / MAX_SCALE
+            if np.isfinite(lo) and lo < floor:
+                with np.errstate(divide="ignore", over="ignore"):
+                    b = np.float64(self.sensitivity) / np.float64(lo)
+                raise InputError(
+                    f"a budget of {describe_budget(lo)} is too small for the Laplace "
+                    f"mechanism: its noise scale Δf/ε_t = {b:.3g} cannot be "
+                    "released as a finite number; "
+                    f"the usable range is ε_t ≥ Δf·1e-300 = {floor:.3g} — raise ε"
+                )
+        return check_epsilon_array(epsilon)
 
     def scale(self, epsilon: ArrayLike) -> np.ndarray:
         """Noise scale ``b = Δf/ε`` (per element)."""
@@ -35,8 +67,16 @@ class Laplace:
         """``values + Lap(Δf/ε)``, one ε per element or one for all."""
         x = np.asarray(values, dtype=float)
         eps = check_epsilon_array(epsilon, x.shape[0] if x.ndim else None)
+        self.check_budget(eps)
         gen = as_generator(rng)
-        return x + gen.laplace(0.0, self.sensitivity / eps, size=x.shape)
+        with np.errstate(over="ignore"):
+            out = x + gen.laplace(0.0, self.sensitivity / eps, size=x.shape)
+        if not np.all(np.isfinite(out)):
+            raise InputError(
+                "a released value overflows (the value plus its noise is beyond ±1.8e308); "
+                "rescale the data or raise ε"
+            )
+        return out
 
     def perturb_one(self, value: float, epsilon: float, gen: np.random.Generator) -> float:
         """One noisy value, parameters trusted (Adaptive's loop): the same draw as

@@ -10,6 +10,11 @@ displacement is applied along the WGS84 geodesic, so it is exactly that many met
 
 Expected displacement: ``E[R] = 2r/ε``; median ``≈ 1.678·r/ε``; 95th percentile
 ``≈ 4.744·r/ε`` (quantiles of Gamma(2, r/ε)).
+
+Usable range: ``r/ε ≤ MAX_SCALE_M = 1e12`` metres (ε ≥ r·1e-12). Beyond a few thousand
+kilometres the released point is already anywhere on Earth; at 1e12 m the geodesic
+computation still resolves a millimetre, while at ε = 5e-324 the scale r/ε overflows to
+infinity and no location could be released (it is refused with a message).
 """
 
 from __future__ import annotations
@@ -19,7 +24,16 @@ from numpy.typing import ArrayLike
 from scipy.special import gammaincinv
 
 from lmdk_core.geodesy import WGS84, destination, distance_m
-from lmdk_core.validation import InputError, as_generator, check_epsilon_array, check_positive
+from lmdk_core.validation import (
+    InputError,
+    as_generator,
+    check_epsilon_array,
+    check_positive,
+    describe_budget,
+)
+
+#: largest displacement scale r/ε (metres) the mechanism accepts (see the module docstring).
+MAX_SCALE_M = 1e12
 
 
 def check_coordinates(lat: ArrayLike, lon: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
@@ -49,6 +63,24 @@ class PlanarLaplace:
     def __init__(self, radius: float = 100.0) -> None:
         self.radius = check_positive(radius, "protection radius (metres)")
 
+    def check_budget(self, epsilon: ArrayLike) -> np.ndarray:
+        """``epsilon`` as an array of budgets in the usable range ``r/ε ≤ MAX_SCALE_M``,
+        else InputError stating the range."""
+        eps = np.atleast_1d(np.asarray(epsilon, dtype=float))
+        if eps.size:
+            lo = float(np.min(eps))
+            floor = self.radius / MAX_SCALE_M
+            if np.isfinite(lo) and lo < floor:
+                with np.errstate(divide="ignore", over="ignore"):
+                    scale = np.float64(self.radius) / np.float64(lo)
+                raise InputError(
+                    f"a budget of {describe_budget(lo)} is too small for Planar Laplace with r = "
+                    f"{self.radius:g} m: its displacement scale r/ε_t = {scale:.3g} m cannot "
+                    f"be applied on Earth; the usable range is ε_t ≥ r·1e-12 = {floor:.3g} "
+                    "— raise ε or lower the radius"
+                )
+        return check_epsilon_array(epsilon)
+
     def radius_scale(self, epsilon: ArrayLike) -> np.ndarray:
         """Scale ``r/ε`` of the Gamma(2, ·) distribution of the displacement, in metres."""
         return self.radius / check_epsilon_array(epsilon)
@@ -74,9 +106,13 @@ class PlanarLaplace:
         pts = np.asarray(values, dtype=float).reshape(-1, 2)
         lat, lon = check_coordinates(pts[:, 0], pts[:, 1])
         eps = check_epsilon_array(epsilon, lat.shape[0])
+        self.check_budget(eps)
         dist, az = self.sample_displacement(eps, rng)
         lat2, lon2 = destination(lat, lon, az, dist)
-        return np.column_stack([lat2, lon2])
+        out = np.column_stack([lat2, lon2])
+        if not np.all(np.isfinite(out)):  # cannot happen within the usable range
+            raise InputError("a released location is not a finite position; raise ε")
+        return out
 
     def perturb_one(self, value: np.ndarray, epsilon: float,
                     gen: np.random.Generator) -> np.ndarray:

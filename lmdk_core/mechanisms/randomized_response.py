@@ -6,6 +6,9 @@ categories uniformly (each with ``q = 1/(e^ε + k - 1)``); ``p/q = e^ε`` so eve
 report is ε-DP. The unbiased estimate of the true proportion of category j from the
 observed proportion λ_j is ``(λ_j - q)/(p - q)``. Expected error of one report: it is
 wrong with probability ``1 - p``.
+
+Computed as ``p = 1/(1 + (k-1)e^{-ε})`` and ``1 - p = (k-1)e^{-ε}/(1 + (k-1)e^{-ε})``,
+which stay exact at any ε (``e^ε`` itself overflows above ε ≈ 709.78 and gave inf/inf).
 """
 
 from __future__ import annotations
@@ -28,9 +31,14 @@ class RandomizedResponse:
         self.categories = int(categories)
 
     def truth_probability(self, epsilon: ArrayLike) -> np.ndarray:
-        """``p = e^ε/(e^ε + k - 1)``."""
-        e = np.exp(check_epsilon_array(epsilon))
-        return e / (e + self.categories - 1)
+        """``p = e^ε/(e^ε + k - 1) = 1/(1 + (k-1)e^{-ε})`` (no overflow at large ε)."""
+        m = (self.categories - 1) * np.exp(-check_epsilon_array(epsilon))
+        return 1.0 / (1.0 + m)
+
+    def lie_probability(self, epsilon: ArrayLike) -> np.ndarray:
+        """``1 - p = (k-1)/(e^ε + k - 1)``, computed without cancellation."""
+        m = (self.categories - 1) * np.exp(-check_epsilon_array(epsilon))
+        return m / (1.0 + m)
 
     def _values(self, values: ArrayLike) -> np.ndarray:
         x = np.asarray(values)
@@ -61,7 +69,7 @@ class RandomizedResponse:
 
     def expected_error(self, epsilon: ArrayLike) -> np.ndarray:
         """Probability that one report is wrong: ``1 - p``."""
-        return 1.0 - self.truth_probability(epsilon)
+        return self.lie_probability(epsilon)
 
     def estimate_proportions(self, reports: ArrayLike, epsilon: float) -> np.ndarray:
         """Unbiased estimate ``(λ_j - q)/(p - q)`` of each category's true proportion."""
@@ -69,7 +77,10 @@ class RandomizedResponse:
         if r.size == 0:
             raise InputError("no reports to estimate from")
         eps = check_epsilon(epsilon)
-        p = float(self.truth_probability(eps))
-        q = (1.0 - p) / (self.categories - 1)
+        # q = 1/(e^ε + k - 1) and p - q = (1 - e^{-ε})/(1 + (k-1)e^{-ε}), both without
+        # overflow or cancellation
+        m = (self.categories - 1) * np.exp(-eps)
+        q = np.exp(-eps) / (1.0 + m)
+        gap = -np.expm1(-eps) / (1.0 + m)
         lam = np.bincount(r.ravel(), minlength=self.categories) / r.size
-        return (lam - q) / (p - q)
+        return (lam - q) / gap
