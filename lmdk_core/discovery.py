@@ -7,7 +7,9 @@
   Ma, "Mining user similarity based on location history" (ACM GIS 2008). Each stay
   point suggests the timestamps of its visit as landmarks, with its centroid and
   duration.
-* **Series — deviations from a rolling baseline** (:func:`deviation_suggestions`):
+* **Series — deviations from a seasonal, rolling baseline** (:func:`deviation_suggestions`,
+  :func:`seasonal_phase`): with dates, the median profile of each hour of the day (or
+  of the week) is removed first, so the ordinary daily peaks are not suggested;
   timestamps whose value is more than k robust standard deviations away from a
   centred rolling median (a Hampel-style identifier: Hampel 1974; Pearson 2002),
   the robust standard deviation being ``1.4826·MAD`` of the residuals; Theil–Sen
@@ -39,6 +41,7 @@ __all__ = [
     "deviation_scores",
     "deviation_suggestions",
     "detect_stay_points",
+    "seasonal_phase",
     "stay_points",
     "suggested_timestamps",
     "track_minutes",
@@ -326,10 +329,68 @@ def _baseline(x: np.ndarray, w: int) -> np.ndarray:
     return base
 
 
+SEASONS = {"day": np.timedelta64(1, "D"), "week": np.timedelta64(7, "D")}
+
+
+def seasonal_phase(time: ArrayLike, time_kind: str,
+                   season: str = "auto") -> tuple[np.ndarray | None, str]:
+    """The position of every timestamp in its day or week, for a seasonal baseline.
+
+    ``season``: 'day' (hour of day, or whatever the sampling step is), 'week' (hour of
+    week), 'none', or 'auto': 'week' when the series spans at least 8 weeks (≥ 8
+    readings per hour of the week: fewer make the per-phase MAD too noisy), else 'day'
+    when it spans at least 3 days, else none.
+    Needs datetime times with a step that divides the day; returns ``(phase, label)``
+    with ``phase[t] = ((time_t − time_0) // step) mod (season / step)``, or ``(None,
+    reason)`` when there is no usable season.
+    """
+    if season == "none":
+        return None, "no seasonal profile"
+    if time_kind != "datetime":
+        return None, "no seasonal profile (the times are not dates)"
+    t = np.asarray(time, dtype="datetime64[s]")
+    if t.size < 3 or np.isnat(t).any():
+        return None, "no seasonal profile (too few or missing times)"
+    steps = np.diff(t).astype(np.int64)
+    step = int(np.median(steps)) if steps.size else 0
+    if step <= 0 or 86400 % step:
+        return None, "no seasonal profile (the sampling step does not divide a day)"
+    span = (t[-1] - t[0]).astype(np.int64)
+    if season == "auto":
+        season = "week" if span >= 56 * 86400 else "day" if span >= 3 * 86400 else "none"
+        if season == "none":
+            return None, "no seasonal profile (the series spans less than 3 days)"
+    if season not in SEASONS:
+        raise InputError(f"season must be 'auto', 'day', 'week' or 'none', got {season!r}")
+    period = int(SEASONS[season].astype("timedelta64[s]").astype(np.int64)) // step
+    phase = ((t - t[0]).astype(np.int64) // step) % period
+    unit = "hour" if step == 3600 else f"{step // 60}-minute slot" if step >= 60 else "slot"
+    return phase.astype(int), f"{unit} of the {season}"
+
+
+def _seasonal_profile(x: np.ndarray, phase: np.ndarray) -> np.ndarray:
+    """The median of the values that share each timestamp's phase."""
+    prof = pd.Series(x).groupby(phase).transform("median").to_numpy(dtype=float)
+    return prof
+
+
 def deviation_scores(
-    values: ArrayLike, window: int = DEFAULT_DEVIATION_WINDOW
+    values: ArrayLike, window: int = DEFAULT_DEVIATION_WINDOW,
+    phase: ArrayLike | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(baseline, score)`` for every timestamp.
+
+    **Seasonal** (``phase`` given, e.g. hour of day from :func:`seasonal_phase`): the
+    seasonal profile ``s_t`` = median of the values with t's phase is removed first,
+    the rolling baseline below is computed on ``x − s`` (the level), and the baseline is
+    ``s_t + level_t``. The robust σ is taken per phase (``1.4826·MAD`` of the residuals
+    sharing t's phase, never below the overall σ), so the ordinary 06:00 and 19:00
+    peaks of a meter — high but usual for their hour, and more variable — are not
+    flagged, while a spike at an hour where it is unusual is. This is the robust
+    seasonal decomposition idea (median profile + MAD) of e.g. Twitter's S-H-ESD
+    (Hochenbaum, Vallis & Kejariwal 2017), with a Hampel identifier on the residual.
+
+    **Without a season:**
 
     ``baseline_t`` = median of the ``window`` values centred on t. Where that window
     does not fit (the first and last ~window/2 timestamps) the baseline is the
@@ -349,24 +410,39 @@ def deviation_scores(
     if not np.all(np.isfinite(x)):
         bad = int(np.flatnonzero(~np.isfinite(x))[0])
         raise InputError(f"the series has a missing or infinite value at t={bad}")
-    baseline = _baseline(x, _check_window(window))
+    w = _check_window(window)
+    profile = np.zeros_like(x)
+    ph = None
+    if phase is not None:
+        ph = np.asarray(phase)
+        if ph.shape != x.shape:
+            raise InputError(f"need one phase per value ({x.size}), got {ph.size}")
+        profile = _seasonal_profile(x, ph)
+    baseline = profile + _baseline(x - profile, w)
     r = x - baseline
     sigma = MAD_TO_SD * float(np.median(np.abs(r - np.median(r))))
     if sigma == 0:
         sigma = MEANAD_TO_SD * float(np.mean(np.abs(r - r.mean())))
     if sigma == 0:
         return baseline, np.zeros_like(x)
-    return baseline, np.abs(r) / sigma
+    if ph is None:
+        return baseline, np.abs(r) / sigma
+    ser = pd.Series(r)
+    med = ser.groupby(ph).transform("median")
+    per_phase = MAD_TO_SD * (ser - med).abs().groupby(ph).transform("median").to_numpy()
+    return baseline, np.abs(r) / np.maximum(per_phase, sigma)
 
 
 def deviation_suggestions(
     values: ArrayLike,
     window: int = DEFAULT_DEVIATION_WINDOW,
     k: float = DEFAULT_DEVIATION_K,
+    phase: ArrayLike | None = None,
 ) -> list[DeviationSuggestion]:
-    """Timestamps with ``score_t > k`` (see :func:`deviation_scores`), in time order."""
+    """Timestamps with ``score_t > k`` (see :func:`deviation_scores`; ``phase`` from
+    :func:`seasonal_phase` for a seasonal baseline), in time order."""
     kk = check_positive(k, "deviation threshold k")
-    baseline, score = deviation_scores(values, window)
+    baseline, score = deviation_scores(values, window, phase)
     x = np.asarray(values, dtype=float)
     return [
         DeviationSuggestion(int(t), float(x[t]), float(baseline[t]), float(score[t]))

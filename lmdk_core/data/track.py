@@ -1,8 +1,14 @@
-"""A trajectory: CSV ``time,lat,lon`` (time optional) or GPX tracks (gpxpy).
+"""A trajectory: CSV ``time,lat,lon[,segment]`` (time optional) or GPX (gpxpy).
 
-GPX: the points of every track and segment in file order (routes if there is no
-track); points without a time keep their order. Waypoints are reported as candidate
-landmarks, each attached to the nearest track point.
+GPX: every track segment (``<trkseg>``) of every track (``<trk>``) is a separate
+*piece* (``segment`` = 0, 1, …, in file order); the engine releases all points in
+file order, but no line is drawn across a gap between pieces. Routes are used when
+there is no track, one piece per route. Times: those in the file are used, missing
+ones interpolated inside their piece, implausible or backward times reported (see
+:mod:`lmdk_core.data.track_times`); ``Track.notes`` says what was done. Waypoints
+within ``waypoint_max_m`` (default 1 km) of the track are offered as candidate
+landmarks, each attached to its nearest track point; farther ones are counted in the
+notes.
 """
 
 from __future__ import annotations
@@ -18,15 +24,20 @@ from lmdk_core.data.tables import (
     MAX_ROWS,
     Source,
     numeric_column,
-    parse_times,
     read_bytes,
     read_csv_table,
 )
+from lmdk_core.data.track_times import parse_time_cells, resolve_track_times
 from lmdk_core.geodesy import distance_m
 from lmdk_core.mechanisms.planar_laplace import check_coordinates
-from lmdk_core.validation import InputError
+from lmdk_core.quoting import quote_user_text
+from lmdk_core.validation import InputError, check_positive
 
-__all__ = ["Track", "Waypoint", "load_track", "load_track_csv", "load_track_gpx"]
+__all__ = ["DEFAULT_WAYPOINT_MAX_M", "Track", "Waypoint", "load_track", "load_track_csv",
+           "load_track_gpx"]
+
+#: waypoints farther than this from every track point are not offered as landmarks
+DEFAULT_WAYPOINT_MAX_M = 1000.0
 
 
 @dataclass(frozen=True)
@@ -42,7 +53,13 @@ class Waypoint:
 
 @dataclass(frozen=True)
 class Track:
-    """Points t = 0..T-1 with ``lat``/``lon`` in degrees; ``time`` may hold NaT/NaN."""
+    """Points t = 0..T-1 with ``lat``/``lon`` in degrees; ``time`` may hold NaT/NaN.
+
+    ``segment[t]`` is the piece (GPX track segment) of point t, non-decreasing from 0;
+    ``segment_names`` one label per piece; ``notes`` what the loader did (pieces,
+    missing times filled, far waypoints) and ``warnings`` what the user must check
+    (implausible or backward times), both to show to the user.
+    """
 
     lat: np.ndarray
     lon: np.ndarray
@@ -50,79 +67,231 @@ class Track:
     time_kind: str = "datetime"  # 'datetime', 'number' or 'index'
     name: str = "track"
     waypoints: list[Waypoint] = field(default_factory=list)
+    segment: np.ndarray | None = None
+    segment_names: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        n = int(np.asarray(self.lat).size)
+        seg = (np.zeros(n, dtype=int) if self.segment is None
+               else np.asarray(self.segment, dtype=int).reshape(-1))
+        if seg.size != n:
+            raise InputError(f"need one segment number per track point ({n}), got {seg.size}")
+        object.__setattr__(self, "segment", seg)
 
     def __len__(self) -> int:
         return int(self.lat.size)
+
+    @property
+    def n_segments(self) -> int:
+        """Number of separate pieces (1 for a single continuous track)."""
+        return len(self.segment_ranges())
+
+    def segment_ranges(self) -> list[tuple[int, int]]:
+        """``(start, stop)`` index ranges of the pieces, in order (stop exclusive): a
+        new piece starts wherever ``segment`` changes."""
+        n = len(self)
+        if n == 0:
+            return []
+        cuts = np.flatnonzero(np.diff(self.segment) != 0) + 1
+        bounds = [0, *cuts.tolist(), n]
+        return [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+
+    def table(self) -> dict[str, list]:
+        """The track as JSON-ready columns, read back by :func:`load_track_csv` (a
+        configuration's embedded data): ``time`` (ISO 8601 or numbers, ``None`` where
+        missing; absent for a track without times), ``lat``, ``lon`` and, for several
+        pieces, ``segment``."""
+        out: dict[str, list] = {}
+        if self.time_kind == "datetime":
+            out["time"] = [None if pd.isna(x) else pd.Timestamp(x).isoformat()
+                           for x in np.asarray(self.time)]
+        elif self.time_kind == "number":
+            out["time"] = [None if not np.isfinite(x) else (int(x) if x == round(x) else x)
+                           for x in np.asarray(self.time, dtype=float).tolist()]
+        out["lat"] = np.asarray(self.lat, dtype=float).tolist()
+        out["lon"] = np.asarray(self.lon, dtype=float).tolist()
+        if self.n_segments > 1:
+            out["segment"] = self.segment.tolist()
+        return out
+
+    def with_gaps(self, values: np.ndarray) -> np.ndarray:
+        """``values`` (one per point, e.g. lat) with a NaN inserted between pieces, so
+        that a line drawn through them (plotly) breaks at every gap."""
+        v = np.asarray(values, dtype=float)
+        cuts = [a for a, _ in self.segment_ranges()[1:]]
+        return np.insert(v, cuts, np.nan) if cuts else v
+
+    @property
+    def n_missing_times(self) -> int:
+        """Points that have no usable time (shown as '?'); all of them when the track
+        has no times at all (``time_kind == 'index'`` counts as none missing)."""
+        if self.time_kind == "datetime":
+            return int(np.isnat(np.asarray(self.time, dtype="datetime64[ns]")).sum())
+        if self.time_kind == "number":
+            return int((~np.isfinite(np.asarray(self.time, dtype=float))).sum())
+        return 0
 
     def points(self) -> np.ndarray:
         """``[lat, lon]`` rows."""
         return np.column_stack([self.lat, self.lon])
 
     def frame(self) -> pd.DataFrame:
-        """The track as a ``time,lat,lon`` table."""
-        return pd.DataFrame({"time": self.time, "lat": self.lat, "lon": self.lon})
+        """The track as a ``time,lat,lon,segment`` table."""
+        return pd.DataFrame({"time": self.time, "lat": self.lat, "lon": self.lon,
+                             "segment": self.segment})
 
 
-def _nearest_waypoints(lat: np.ndarray, lon: np.ndarray, wpts) -> list[Waypoint]:
-    out = []
-    for w in wpts:
+def _metres(d: float) -> str:
+    return f"{d / 1000:,.0f} km" if d >= 10_000 else f"{d:,.0f} m"
+
+
+def _nearest_waypoints(lat: np.ndarray, lon: np.ndarray, wpts,
+                       max_m: float) -> tuple[list[Waypoint], list[str]]:
+    """Waypoints within ``max_m`` of the track (attached to the nearest point) and a
+    note about the farther ones."""
+    out, far = [], []
+    for k, w in enumerate(wpts):
         d = distance_m(lat, lon, w.latitude, w.longitude)
         i = int(np.argmin(d))
-        out.append(Waypoint(w.name or f"waypoint {len(out) + 1}", float(w.latitude),
-                            float(w.longitude), i, float(d[i])))
-    return out
+        wp = Waypoint(w.name or f"waypoint {k + 1}", float(w.latitude), float(w.longitude), i,
+                      float(d[i]))
+        (out if wp.distance_m <= max_m else far).append(wp)
+    notes = []
+    if far:
+        near = min(far, key=lambda w: w.distance_m)
+        notes.append(
+            f"{len(far)} waypoint{'s are' if len(far) != 1 else ' is'} farther than "
+            f"{_metres(max_m)} from the track and not offered as landmark candidates "
+            f"(nearest of them: {near.name}, {_metres(near.distance_m)} away).")
+    return out, notes
 
 
 def load_track_csv(source: Source, name: str = "uploaded track") -> Track:
-    """Read and validate a CSV with columns ``lat,lon`` and optionally ``time``."""
-    df = read_csv_table(source, ["lat", "lon"], optional=["time"])
+    """Read and validate a CSV with columns ``lat,lon`` and optionally ``time`` (cells
+    may be empty: see :func:`~lmdk_core.data.track_times.resolve_track_times`) and
+    ``segment`` (whole numbers; a new piece wherever it changes)."""
+    df = read_csv_table(source, ["lat", "lon"], optional=["time", "segment"])
     lat, lon = check_coordinates(numeric_column(df, "lat"), numeric_column(df, "lon"))
-    if "time" in df.columns:
-        times, kind = parse_times(df, "time")
-    else:
-        times, kind = np.arange(lat.size, dtype=float), "index"
-    return Track(lat=lat, lon=lon, time=times, time_kind=kind, name=name)
+    segment = np.zeros(lat.size, dtype=int)
+    if "segment" in df.columns:
+        seg = numeric_column(df, "segment")
+        if np.any(seg != np.round(seg)):
+            i = int(np.flatnonzero(seg != np.round(seg))[0])
+            raise InputError(f"line {i + 2}: segment must be a whole number")
+        segment = np.concatenate([[0], np.cumsum(np.diff(seg) != 0)]).astype(int)
+    if "time" not in df.columns:
+        return Track(lat=lat, lon=lon, time=np.arange(lat.size, dtype=float),
+                     time_kind="index", name=name, segment=segment)
+    try:
+        raw, kind = parse_time_cells(df["time"])
+    except ValueError as exc:
+        i = int(exc.args[0])
+        raise InputError(f"line {i + 2}: time {quote_user_text(str(df['time'].iloc[i]).strip())} "
+                         "is neither "
+                         "a number nor an ISO date like 2024-03-01T08:00") from None
+    res = resolve_track_times(raw, segment, kind)
+    return Track(lat=lat, lon=lon, time=res.time, time_kind=res.kind, name=name,
+                 segment=segment, notes=res.notes, warnings=res.warnings)
 
 
-def load_track_gpx(source: Source, name: str = "uploaded track") -> Track:
-    """Read a GPX file's track points (or route points) and waypoints."""
+def _utc_naive(time) -> np.datetime64:
+    """A GPX point's time as naive UTC (NaT when it has none)."""
+    if time is None:
+        return np.datetime64("NaT", "ns")
+    ts = pd.Timestamp(time)
+    if ts.tzinfo is not None:
+        ts = ts.tz_convert("UTC").tz_localize(None)
+    return ts.to_datetime64()
+
+
+def _gpx_pieces(gpx: gpxpy.gpx.GPX) -> tuple[list, list[str], list[str]]:
+    """(pieces of points, their labels, notes): the non-empty track segments, or the
+    routes when the file has no track point."""
+    pieces, labels, notes = [], [], []
+    for ti, trk in enumerate(gpx.tracks):
+        tname = trk.name or f"track {ti + 1}"
+        segs = [s for s in trk.segments if s.points]
+        for si, seg in enumerate(segs):
+            pieces.append(seg.points)
+            labels.append(tname if len(segs) == 1 else f"{tname}, segment {si + 1}")
+    if pieces:
+        if any(r.points for r in gpx.routes):
+            notes.append("The file also has routes; the tracks are used.")
+        return pieces, labels, notes
+    for ri, rte in enumerate(gpx.routes):
+        if rte.points:
+            pieces.append(rte.points)
+            labels.append(rte.name or f"route {ri + 1}")
+    if pieces:
+        notes.append("The file has no track, so its route points are used (routes rarely "
+                     "carry times).")
+    return pieces, labels, notes
+
+
+def load_track_gpx(source: Source, name: str = "uploaded track",
+                   waypoint_max_m: float = DEFAULT_WAYPOINT_MAX_M) -> Track:
+    """Read a GPX file: its track segments (or routes) as separate pieces, times as
+    found (see the module docstring), and the waypoints within ``waypoint_max_m``
+    metres of the track as landmark candidates."""
     data = read_bytes(source, "the GPX file")
+    head = data[:65536].lower()
+    if b"<gpx" not in head:
+        if b"<html" in head or b"<!doctype html" in head:
+            what = "it is an HTML page without a <gpx> element"
+        elif head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<"):
+            what = "it is XML without a <gpx> element"
+        else:
+            what = "it is not XML at all"
+        raise InputError(f"the file is not a GPX file: {what} (a download that failed, or "
+                         "another format); export the track as GPX again")
     try:
         gpx = gpxpy.parse(data.decode("utf-8-sig", errors="strict"))
     except UnicodeDecodeError:
         raise InputError("the file is not a GPX file (it is not UTF-8 text)") from None
     except gpxpy.gpx.GPXException as exc:
         msg = str(exc).splitlines()[0] if str(exc) else "unreadable"
-        raise InputError(f"the file is not a valid GPX file: {msg}") from None
-    pts = [p for t in gpx.tracks for s in t.segments for p in s.points]
-    if not pts:
-        pts = [p for r in gpx.routes for p in r.points]
-    if not pts:
+        raise InputError(f"the file is not a valid GPX file: {quote_user_text(msg, 160)}"
+                         ) from None
+    pieces, labels, notes = _gpx_pieces(gpx)
+    if not pieces:
+        if gpx.waypoints:
+            n = len(gpx.waypoints)
+            raise InputError(
+                f"the GPX file has no track or route points, only {n} waypoint"
+                f"{'s' if n != 1 else ''} (single places, not a path); record or export a "
+                "track (<trk>), or save the places as a route (<rte>) to release them in order")
         raise InputError("the GPX file has no track or route points")
+    pts = [p for piece in pieces for p in piece]
     if len(pts) > MAX_ROWS:
         raise InputError(f"the GPX file has {len(pts):,} points; the limit is {MAX_ROWS:,}")
+    segment = np.repeat(np.arange(len(pieces)), [len(p) for p in pieces])
     lat, lon = check_coordinates([p.latitude for p in pts], [p.longitude for p in pts])
-    stamps = [p.time for p in pts]
-    if any(s is not None for s in stamps):
-        times = pd.to_datetime(
-            [pd.NaT if s is None else pd.Timestamp(s) for s in stamps], utc=True
-        ).tz_localize(None).to_numpy()
-        kind = "datetime"
-    else:
-        times, kind = np.arange(lat.size, dtype=float), "index"
-    return Track(lat=lat, lon=lon, time=times, time_kind=kind, name=name,
-                 waypoints=_nearest_waypoints(lat, lon, gpx.waypoints))
+    raw = np.array([_utc_naive(p.time) for p in pts], dtype="datetime64[ns]")
+    res = resolve_track_times(raw, segment, "datetime")
+    if len(pieces) > 1:
+        notes.insert(0, f"{len(pieces)} separate pieces: "
+                        + "; ".join(f"{lab} ({len(p):,} points)"
+                                    for lab, p in zip(labels, pieces, strict=True))
+                        + ". No line is drawn across the gaps between them.")
+    wpts, wnotes = _nearest_waypoints(lat, lon, gpx.waypoints,
+                                      check_positive(waypoint_max_m, "waypoint distance"))
+    return Track(lat=lat, lon=lon, time=res.time, time_kind=res.kind, name=name,
+                 waypoints=wpts, segment=segment, segment_names=tuple(labels),
+                 notes=tuple(notes) + res.notes + tuple(wnotes), warnings=res.warnings)
 
 
-def load_track(source: Source, filename: str | None = None, name: str | None = None) -> Track:
+def load_track(source: Source, filename: str | None = None, name: str | None = None,
+               waypoint_max_m: float = DEFAULT_WAYPOINT_MAX_M) -> Track:
     """Load a track from CSV or GPX, chosen by the file name's extension (or content)."""
     fname = (filename or (source if isinstance(source, str) else "") or "").lower()
     label = name or (filename or "uploaded track")
     if fname.endswith(".gpx"):
-        return load_track_gpx(source, label)
+        return load_track_gpx(source, label, waypoint_max_m)
     if fname.endswith(".csv") or fname.endswith(".txt"):
         return load_track_csv(source, label)
     data = read_bytes(source, "the track file")
-    if data.lstrip().startswith(b"<"):
-        return load_track_gpx(data, label)
+    if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<"):
+        return load_track_gpx(data, label, waypoint_max_m)
     return load_track_csv(data, label)
