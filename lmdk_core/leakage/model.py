@@ -1,0 +1,236 @@
+"""The correlation model in force: a small JSON specification → transition matrices.
+
+One specification describes the Markov model of temporal correlation that every page,
+the privacy report and the saved configuration (``extra.correlation``) use, so that
+they all compute the same TPL and landmark TPL (Cao, Yoshikawa, Xiao, Xiong, ICDE'17 /
+TKDE'18). Specifications (``model`` names the kind):
+
+* ``{"model": "smoothed", "states": n, "strength": s, "base": "identity"|"shift"}`` —
+  Cao et al.'s smoothed matrix ``P = (B + s)/(1 + n·s)``
+  (:func:`~lmdk_core.leakage.smoothed_matrix`); small s = strong correlation;
+* ``{"model": "estimated", "bins": n, "binning": "width"|"quantile", "smoothing": a}``
+  for a series — values cut into n bins (the states), transitions between consecutive
+  timestamps counted with ``a`` added to every count;
+* ``{"model": "grid", "cell_size_m": m, "smoothing": a}`` for a track — points mapped to
+  square grid cells of m metres (the visited cells are the states), moves counted;
+* ``{"model": "matrix", "forward": [[...]], "backward": [[...]], "name": "..."}`` — a
+  matrix given explicitly (e.g. uploaded on the Leakage page); ``backward`` optional;
+* ``{"model": "none"}`` — no correlation model (the verdict is the theorem's alone).
+
+Every kind but ``matrix`` takes ``"backward"``: ``"same"`` (the forward matrix used both
+ways), ``"bayes"`` (Bayes' rule from the stationary distribution,
+:func:`~lmdk_core.leakage.backward_matrix`) or, for estimated models, ``"estimated"``
+(counted from reversed transitions; their default).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from lmdk_core.data.series import Series
+from lmdk_core.data.track import Track
+from lmdk_core.validation import InputError
+
+__all__ = [
+    "DEFAULT_CELL_SIZE_M",
+    "DEFAULT_SERIES_STATES",
+    "MAX_LEAKAGE_STATES",
+    "CorrelationModel",
+    "correlation_from_spec",
+]
+
+#: number of states of the default smoothed model
+DEFAULT_SERIES_STATES = 10
+#: tracks: grid cell size of the default estimated model
+DEFAULT_CELL_SIZE_M = 250.0
+#: above this many states the loss functions are too costly for a page or a report
+MAX_LEAKAGE_STATES = 500
+
+
+@dataclass(frozen=True)
+class CorrelationModel:
+    """The Markov model of temporal correlation used for TPL.
+
+    ``backward``/``forward`` are row-stochastic matrices (None when no model applies,
+    with the reason in ``note``); ``description`` says in words what was used, ``short``
+    in a few words (a page caption); ``spec`` is the normalised specification (the JSON
+    of ``extra.correlation``); ``states`` the discretisation or grid cells of an
+    estimated model (for labelling states), else None.
+    """
+
+    key: str
+    description: str
+    n_states: int
+    backward: np.ndarray | None
+    forward: np.ndarray | None
+    note: str | None = None
+    short: str = ""
+    spec: dict = field(default_factory=dict)
+    states: object = None
+
+    @property
+    def computed(self) -> bool:
+        return self.backward is not None
+
+
+def _whole(value, name: str, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
+        raise InputError(f"config: {name} must be a whole number")
+    if not lo <= int(value) <= hi:
+        raise InputError(f"config: {name} must be between {lo} and {hi}")
+    return int(value)
+
+
+def _number(value, name: str, positive: bool) -> float:
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        x = float("nan")
+    if isinstance(value, bool) or not np.isfinite(x) or x < 0 or (positive and x == 0):
+        raise InputError(f"config: {name} must be a number {'> 0' if positive else '>= 0'}")
+    return x
+
+
+def _choice(value, name: str, options: tuple[str, ...]) -> str:
+    v = str(value).strip().lower()
+    if v not in options:
+        raise InputError(f"config: {name} must be one of {', '.join(options)}")
+    return v
+
+
+def _backward(spec: dict, forward: np.ndarray, estimated: np.ndarray | None,
+              prefix: str) -> tuple[np.ndarray, str, str]:
+    options = ("same", "bayes") + (("estimated",) if estimated is not None else ())
+    default = "estimated" if estimated is not None else "same"
+    how = _choice(spec.get("backward", default), f"{prefix}.backward", options)
+    if how == "same":
+        return forward, how, "used both backward and forward"
+    if how == "bayes":
+        from lmdk_core.leakage.correlation import backward_matrix
+
+        return backward_matrix(forward), how, "backward matrix by Bayes' rule"
+    return estimated, how, "backward matrix counted from reversed transitions"
+
+
+def correlation_from_spec(spec: dict | None, data: Series | Track, *,
+                          default_strength: float = 0.1,
+                          default_cell_size: float = DEFAULT_CELL_SIZE_M,
+                          prefix: str = "extra.correlation") -> CorrelationModel:
+    """The model of specification ``spec`` (see the module docstring) for ``data``.
+
+    ``spec = None`` gives the default: the smoothed model (n = 10, s =
+    ``default_strength``) for a series, the grid model (cells of ``default_cell_size``
+    metres) for a track. Raises :class:`InputError` with a message naming ``prefix`` on
+    a bad specification.
+    """
+    from lmdk_core.leakage.correlation import (
+        check_transition_matrix,
+        discretize_series,
+        smoothed_matrix,
+        trajectory_cells,
+        transition_matrices,
+    )
+
+    is_track = isinstance(data, Track)
+    if spec is None:
+        spec = {"model": "grid" if is_track else "smoothed"}
+    if not isinstance(spec, dict) or not isinstance(spec.get("model"), str):
+        raise InputError(f"config: {prefix} must be an object with a 'model' name")
+    key = spec["model"].strip().lower()
+    if key == "none":
+        return CorrelationModel("none", "none (leakage not computed on request)", 0, None, None,
+                                "The configuration asks for no correlation model.",
+                                short="none (values assumed independent)",
+                                spec={"model": "none"})
+    if key == "smoothed":
+        n = _whole(spec.get("states", DEFAULT_SERIES_STATES), f"{prefix}.states", 2,
+                   MAX_LEAKAGE_STATES)
+        origin = "extra.correlation.strength" if "strength" in spec else \
+            "the configuration's correlation_strength"
+        s = _number(spec.get("strength", default_strength), f"{prefix}.strength", False)
+        base = _choice(spec.get("base", "identity"), f"{prefix}.base", ("identity", "shift"))
+        P = smoothed_matrix(n, s, base=base)
+        backward, how, how_text = _backward(spec, P, None, prefix)
+        move = "stay in the same state" if base == "identity" else "move to the next state"
+        desc = (f"Cao et al.'s smoothed matrix P = (B + s)/(1 + n·s) with B = {base} ({move}), "
+                f"n = {n} states, s = {s:g} ({origin}), {how_text}. "
+                "Smaller s = stronger correlation (s → 0: the value never changes); large s "
+                "= nearly independent values.")
+        short = f"smoothed matrix, n = {n} states, s = {s:g}" + (
+            f", base {base}" if base != "identity" else "") + (
+            f", backward {how}" if how != "same" else "")
+        return CorrelationModel("smoothed", desc, n, backward, P, short=short,
+                                spec={"model": "smoothed", "states": n, "strength": s,
+                                      "base": base, "backward": how})
+    if key == "estimated" or key == "grid":
+        smoothing = _number(spec.get("smoothing", 1.0), f"{prefix}.smoothing", False)
+        count = ("add-one smoothing" if smoothing == 1 else
+                 f"{smoothing:g} added to every count")
+        if key == "estimated" and not is_track:
+            n = _whole(spec.get("bins", DEFAULT_SERIES_STATES), f"{prefix}.bins", 1,
+                       MAX_LEAKAGE_STATES)
+            binning = _choice(spec.get("binning", "width"), f"{prefix}.binning",
+                              ("width", "quantile"))
+            disc = discretize_series(data.values, n, binning)
+            forward, estimated = transition_matrices(disc.states, disc.n_states, smoothing)
+            backward, how, how_text = _backward(spec, forward, estimated, prefix)
+            cut = "equal-width" if binning == "width" else "equal-count"
+            desc = (f"estimated from the series: values cut into {disc.n_states} {cut} bins "
+                    "(the states), transitions between consecutive timestamps counted with "
+                    f"{count}; {how_text}.")
+            short = f"estimated from the data, {disc.n_states} {cut} bins"
+            return CorrelationModel("estimated", desc, disc.n_states, backward, forward,
+                                    short=short, states=disc,
+                                    spec={"model": "estimated", "bins": n, "binning": binning,
+                                          "smoothing": smoothing, "backward": how})
+        if not is_track:
+            raise InputError(f"config: {prefix} model 'grid' is for tracks; use "
+                             "'smoothed' or 'estimated' for a series")
+        if key == "estimated":
+            raise InputError(f"config: {prefix} model 'estimated' is for series; use "
+                             "'grid' (with cell_size_m) for a track")
+        size = _number(spec.get("cell_size_m", default_cell_size), "extra.cell_size_m", True)
+        cells = trajectory_cells(data.lat, data.lon, size)
+        desc = (f"estimated from the track: points mapped to square grid cells of "
+                f"{size:,.0f} m (the states; {cells.n_states} visited), moves between "
+                f"consecutive cells counted with {count}")
+        short = f"grid cells of {size:,.0f} m estimated from the track ({cells.n_states} states)"
+        spec_out = {"model": "grid", "cell_size_m": size, "smoothing": smoothing}
+        if cells.n_states > MAX_LEAKAGE_STATES:
+            return CorrelationModel("grid", desc + ".", cells.n_states, None, None,
+                                    f"{cells.n_states:,} grid cells visited: too many states "
+                                    f"for the leakage (at most {MAX_LEAKAGE_STATES}); choose "
+                                    "larger cells.", short=short, spec=spec_out,
+                                    states=cells)
+        forward, estimated = transition_matrices(cells.states, cells.n_states, smoothing)
+        backward, how, how_text = _backward(spec, forward, estimated, prefix)
+        return CorrelationModel("grid", f"{desc}; {how_text}.", cells.n_states, backward,
+                                forward, short=short, states=cells,
+                                spec={**spec_out, "backward": how})
+    if key == "matrix":
+        name = str(spec.get("name", "a given matrix"))
+        forward = check_transition_matrix(spec.get("forward"), f"{prefix}.forward")
+        if forward.shape[0] > MAX_LEAKAGE_STATES:
+            raise InputError(f"config: {prefix}.forward has {forward.shape[0]} states; at "
+                             f"most {MAX_LEAKAGE_STATES}")
+        if spec.get("backward") is None:
+            backward, how = forward, "same"
+        else:
+            backward = check_transition_matrix(spec["backward"], f"{prefix}.backward")
+            if backward.shape != forward.shape:
+                raise InputError(f"config: {prefix}.backward has {backward.shape[0]} states "
+                                 f"but {prefix}.forward has {forward.shape[0]}")
+            how = "given"
+        n = forward.shape[0]
+        desc = (f"the transition matrix {name} ({n} states), "
+                + ("used both backward and forward." if how == "same" else
+                   "with its own backward matrix."))
+        out = {"model": "matrix", "name": name, "forward": forward.tolist()}
+        if how == "given":
+            out["backward"] = backward.tolist()
+        return CorrelationModel("matrix", desc, n, backward, forward,
+                                short=f"matrix {name} ({n} states)", spec=out)
+    raise InputError(f"config: unknown correlation model {spec['model']!r}; choose smoothed, "
+                     "estimated, grid, matrix or none")

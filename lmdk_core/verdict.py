@@ -1,0 +1,182 @@
+"""One honest verdict: the landmark-privacy theorem plus, when a correlation model is
+assumed, landmark temporal privacy leakage under that model.
+
+Two quantities decide whether a release may be called landmark ε-private:
+
+1. **The theorem** (Katsomallos et al., "Landmark privacy: configurable differential
+   privacy protection for time series", CODASPY 2022): a release of *independent*
+   per-timestamp ε_t-DP mechanisms is landmark ε-private iff for every t
+   ``Σ_{i∈L∪{t}} ε_i ≤ ε``. Checked by the one verifier,
+   :func:`lmdk_core.verifier.verify` (with its own tolerance).
+2. **Landmark TPL** under an assumed Markov correlation (Cao et al., ICDE 2017 / TKDE
+   2018, extended to landmarks in :func:`lmdk_core.leakage.landmark_tpl`): the leakage
+   of all landmarks plus one timestamp when consecutive values are correlated. Without
+   correlation it equals the theorem's total; with correlation it is larger.
+
+The verdict has three colours:
+
+* **red** — the theorem fails: not landmark-private even for independent values;
+* **amber** — the theorem holds, but under the assumed correlation
+  ``max_t landmark_TPL_t > ε·(1 + LEAKAGE_RTOL)``: landmark-private *if consecutive
+  values were independent*, not under the assumed correlation;
+* **green** — the theorem holds and (when a model is given) landmark TPL stays
+  ``≤ ε·(1 + LEAKAGE_RTOL)`` at every t. With no correlation model the verdict is the
+  theorem's alone (green or red).
+
+Every page, the privacy report and ``lmdk`` JSON take their verdict from
+:func:`privacy_verdict`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from lmdk_core.validation import InputError
+from lmdk_core.verifier import Verdict, verify
+
+__all__ = ["GREEN", "AMBER", "RED", "LEAKAGE_RTOL", "PrivacyVerdict", "privacy_verdict"]
+
+GREEN, AMBER, RED = "green", "amber", "red"
+
+#: relative tolerance on landmark TPL ≤ ε. Landmark TPL is the result of two loss-function
+#: recursions (sums of logarithms); without correlation it reproduces the theorem's total
+#: up to rounding of a few ulps per step, so 1e-9 of ε is far above rounding and far below
+#: any figure the app or the report prints (3–4 significant digits).
+LEAKAGE_RTOL = 1e-9
+
+
+@dataclass(frozen=True)
+class PrivacyVerdict:
+    """Outcome of :func:`privacy_verdict`.
+
+    ``colour`` is ``"green"``, ``"amber"`` or ``"red"``; ``headline`` a few words for a
+    badge; ``sentence`` the plain-language explanation. ``worst_timestamp`` is where the
+    verdict is decided: the theorem's worst t (green, red) or the t of the largest
+    landmark TPL (amber). ``landmark_tpl_max`` is ``None`` when no correlation model was
+    given (or it could not be evaluated: ``model_note`` says why).
+    """
+
+    colour: str
+    headline: str
+    sentence: str
+    epsilon: float
+    theorem: Verdict
+    worst_timestamp: int
+    landmark_tpl_max: float | None = None
+    landmark_tpl_timestamp: int | None = None
+    model: str | None = None
+    model_note: str | None = None
+    leakage_target: float | None = None
+
+    @property
+    def private(self) -> bool:
+        """The theorem's verdict (independent releases)."""
+        return self.theorem.private
+
+    @property
+    def green(self) -> bool:
+        return self.colour == GREEN
+
+    def to_dict(self) -> dict:
+        """The JSON keys: the verifier's (``landmark_private``, ``worst_timestamp``,
+        ``worst_total``) plus ``verdict`` (the colour) and, when a correlation model was
+        given, ``landmark_tpl_max`` and ``landmark_tpl_timestamp``."""
+        out = {**self.theorem.to_dict(), "verdict": self.colour,
+               "verdict_sentence": self.sentence}
+        if self.landmark_tpl_max is not None:
+            out["landmark_tpl_max"] = float(self.landmark_tpl_max)
+            out["landmark_tpl_timestamp"] = int(self.landmark_tpl_timestamp)
+            out["leakage_target"] = float(self.leakage_target)
+        return out
+
+
+def _at(t: int, labels: Sequence[str] | None) -> str:
+    return f"t={t}" + (f" ({labels[t]})" if labels is not None and t < len(labels) else "")
+
+
+def privacy_verdict(
+    epsilon_t: ArrayLike,
+    landmarks: Iterable[int] | None,
+    epsilon: float,
+    *,
+    landmark_tpl: ArrayLike | None = None,
+    backward=None,
+    forward=None,
+    model: str | None = None,
+    model_note: str | None = None,
+    time_labels: Sequence[str] | None = None,
+    leakage_target: float | None = None,
+) -> PrivacyVerdict:
+    """The verdict of allocation ``epsilon_t`` for landmark set ``landmarks`` and budget ε.
+
+    The theorem is checked with :func:`~lmdk_core.verifier.verify`. The correlation
+    model is given either as the already computed landmark TPL per timestamp
+    (``landmark_tpl``) or as backward/forward transition matrices or loss functions
+    (``forward`` defaults to ``backward``), in which case landmark TPL is computed with
+    :func:`lmdk_core.leakage.landmark_tpl`. ``model`` names the model in the sentence;
+    ``model_note`` explains why a model could not be evaluated (the verdict is then the
+    theorem's, and the sentence says so). ``time_labels`` (one per timestamp) name the
+    worst timestamp in words. ``leakage_target`` (default ε) is the most landmark TPL
+    accepted under the model — a calibration to a target α stores α here; the sentence
+    then names it.
+    """
+    theorem = verify(epsilon_t, landmarks, epsilon)
+    eps = theorem.epsilon
+    lm_list = theorem.landmarks.tolist()
+    lt = None
+    if landmark_tpl is None and backward is not None:
+        from lmdk_core.leakage import landmark_tpl as _landmark_tpl
+
+        lt = _landmark_tpl(epsilon_t, lm_list, backward, forward)
+    elif landmark_tpl is not None:
+        lt = np.asarray(landmark_tpl, dtype=float)
+        if lt.shape != theorem.totals.shape:
+            raise InputError(f"landmark TPL has {lt.size} values for {theorem.totals.size} "
+                             "timestamps")
+    alpha = eps if leakage_target is None else float(leakage_target)
+    if not np.isfinite(alpha) or alpha <= 0:
+        raise InputError(f"the leakage target must be a number > 0, got {leakage_target!r}")
+    bound = f"ε = {eps:.4g}" if alpha == eps else f"the leakage target α = {alpha:.4g}"
+    lt_max = lt_t = None
+    if lt is not None:
+        if np.any(np.isnan(lt)):
+            raise InputError("landmark TPL contains NaN")
+        lt_t = int(np.argmax(lt))
+        lt_max = float(lt[lt_t])
+    named = f" ({model})" if model else ""
+    n_lm = theorem.landmarks.size
+    who = f"the {n_lm} landmark{'s' if n_lm != 1 else ''} plus any one timestamp"
+    if not theorem.private:
+        n_bad = theorem.violations.size
+        t = theorem.worst_timestamp
+        sentence = (f"At {_at(t, time_labels)} the landmarks plus that timestamp spend "
+                    f"{theorem.worst_total:.4g} > ε = {eps:.4g}; {n_bad} timestamp"
+                    f"{'s are' if n_bad != 1 else ' is'} over budget. Not landmark-private "
+                    "even if consecutive values were independent: choose another scheme or "
+                    "fewer landmarks.")
+        return PrivacyVerdict(RED, "Not landmark-private", sentence, eps, theorem, t,
+                              lt_max, lt_t, model, model_note, alpha)
+    base = (f"{who[0].upper()}{who[1:]} spend at most {theorem.worst_total:.4g} ≤ ε = "
+            f"{eps:.4g} (largest total at {_at(theorem.worst_timestamp, time_labels)})")
+    if lt_max is None:
+        tail = (f" No correlation model was evaluated: {model_note}" if model_note else
+                " This assumes consecutive values are independent (no correlation model).")
+        return PrivacyVerdict(GREEN, "Landmark-private", base + "." + tail, eps, theorem,
+                              theorem.worst_timestamp, None, None, model, model_note, alpha)
+    if lt_max > alpha * (1 + LEAKAGE_RTOL) or not np.isfinite(lt_max):
+        sentence = (f"Landmark-private if consecutive values were independent: {who} "
+                    f"spend at most {theorem.worst_total:.4g} ≤ ε = {eps:.4g}. Under the "
+                    f"assumed correlation{named} landmark TPL reaches {lt_max:.4g} > {bound} "
+                    f"at {_at(lt_t, time_labels)}. Lower ε (calibrate it to a target "
+                    "leakage) or check whether the data really are this correlated.")
+        return PrivacyVerdict(AMBER, "Landmark-private only if values were independent",
+                              sentence, eps, theorem, lt_t, lt_max, lt_t, model, model_note,
+                              alpha)
+    sentence = (f"{base}; under the assumed correlation{named} landmark TPL stays at most "
+                f"{lt_max:.4g} ≤ {bound} (largest at {_at(lt_t, time_labels)}).")
+    return PrivacyVerdict(GREEN, "Landmark-private", sentence, eps, theorem,
+                          theorem.worst_timestamp, lt_max, lt_t, model, model_note, alpha)
