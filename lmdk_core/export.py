@@ -1,18 +1,169 @@
-"""Tables and GeoJSON of a finished release, shared by the CLI and the app's downloads."""
+"""Files of a finished release, shared by the CLI and the app's downloads.
+
+Two kinds, never mixed:
+
+* **publishable** ("release") files hold the released values only — the time (or the
+  index) and the released value, or the released latitude and longitude; withheld
+  timestamps are left empty. No raw value, no landmark flag, no per-timestamp ε_t and
+  no published flag (under Skip or Uniform they reveal the landmark set L), no original
+  path, no landmark coordinates, no seed (a known seed regenerates the noise). A short
+  header — ``#`` comment lines in a CSV, a top-level ``properties`` object in GeoJSON —
+  states ε, the scheme, the mechanism and which noise sampler produced the values;
+* **confidential / audit** files keep everything (original and released values, ε_t,
+  the published flag, the landmarks, the seed when given) and say
+  :data:`CONFIDENTIAL_LABEL` in their first line and in their file name.
+
+``pd.read_csv(path, comment="#")`` and the app's own loaders read both CSV kinds back.
+"""
 
 from __future__ import annotations
 
+import io
 import json
+from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
 
+from lmdk_core.allocation import scheme_info
 from lmdk_core.data.series import Series
 from lmdk_core.data.track import Track
 from lmdk_core.release import Release
 
-__all__ = ["leakage_frame", "series_release_frame", "trajectory_geojson",
-           "trajectory_release_frame", "time_labels"]
+__all__ = [
+    "CONFIDENTIAL_LABEL",
+    "NUMPY_NOISE",
+    "PLANAR_NOISE",
+    "confidential_filename",
+    "csv_with_header",
+    "geojson_text",
+    "leakage_frame",
+    "mechanism_text",
+    "noise_text",
+    "publishable_filename",
+    "release_header",
+    "series_audit_csv",
+    "series_publishable_csv",
+    "series_publishable_frame",
+    "series_release_frame",
+    "time_labels",
+    "trajectory_audit_csv",
+    "trajectory_geojson",
+    "trajectory_publishable_csv",
+    "trajectory_publishable_frame",
+    "trajectory_publishable_geojson",
+    "trajectory_release_frame",
+]
+
+#: the label of every confidential file (first line, file name, button)
+CONFIDENTIAL_LABEL = "CONFIDENTIAL — contains the raw data and the landmark set"
+#: the noise sampler of the app's exploration views (numpy's floating-point samplers,
+#: which leak through their rounding pattern; Mironov, CCS 2012)
+NUMPY_NOISE = "numpy (exploration only)"
+#: the noise sampler of every released track: Planar Laplace has no exact sampler here
+PLANAR_NOISE = ("numpy floating-point Planar Laplace (no exact sampler for Planar Laplace "
+                "here: the discretisation of Andrés et al., CCS 2013, is not implemented; "
+                "the protection is that of the continuous mechanism, without a defence "
+                "against floating-point attacks, Mironov, CCS 2012)")
+
+
+def noise_text(noise: str) -> str:
+    """What a file's header says about the sampler of ``Release.noise``: OpenDP's exact
+    samplers with their version for ``"exact"``, numpy's otherwise."""
+    if noise == "exact":
+        from lmdk_core.mechanisms.exact_noise import sampler_description
+
+        return sampler_description()
+    from lmdk_core.mechanisms.exact_noise import FAST_SAMPLER_NAME
+
+    return FAST_SAMPLER_NAME
+
+
+def publishable_filename(kind: str, ext: str) -> str:
+    """``lmdk_release_<kind>.<ext>`` — the name of a publishable file."""
+    return f"lmdk_release_{kind}.{ext}"
+
+
+def confidential_filename(stem: str, ext: str) -> str:
+    """``lmdk_CONFIDENTIAL_<stem>.<ext>`` — the name of a confidential file."""
+    return f"lmdk_CONFIDENTIAL_{stem}.{ext}"
+
+
+def mechanism_text(mechanism: str, sensitivity: float | None = None,
+                   radius: float | None = None) -> str:
+    """The mechanism in words with its public parameter, e.g. ``Laplace (sensitivity
+    Δf = 1)`` or ``Planar Laplace (protection radius r = 100 m)``."""
+    key = str(mechanism).strip().lower().replace("_", " ").replace("-", " ")
+    names = {"laplace": "Laplace", "geometric": "Geometric (two-sided)",
+             "planar laplace": "Planar Laplace (geo-indistinguishability)"}
+    text = names.get(key, str(mechanism))
+    if radius is not None:
+        return f"{text}, protection radius r = {float(radius):g} m"
+    if sensitivity is not None:
+        return f"{text}, sensitivity Δf = {float(sensitivity):g}"
+    return text
+
+
+def release_header(rel: Release, mechanism: str, noise: str = NUMPY_NOISE) -> list[str]:
+    """The lines (without ``#``) that head a publishable file: ε, scheme, mechanism and
+    noise sampler. Nothing about the landmark set, the raw data or the seed."""
+    info = scheme_info(rel.scheme)
+    return [
+        "Landmark Privacy Explorer — publishable release (released values only)",
+        f"epsilon: {rel.epsilon:g} (landmark privacy, Katsomallos et al. CODASPY 2022)",
+        f"scheme: {info.label}",
+        f"mechanism: {mechanism}",
+        f"noise: {noise}",
+        "withheld timestamps (nothing released yet) are empty",
+    ]
+
+
+def csv_with_header(lines: Iterable[str], frame: pd.DataFrame) -> str:
+    """``# line`` for each header line, then the CSV of ``frame`` (no index)."""
+    head = "".join(f"# {ln}\n" for ln in lines)
+    buf = io.StringIO()
+    frame.to_csv(buf, index=False, lineterminator="\n")
+    return head + buf.getvalue()
+
+
+def _time_column(time: np.ndarray, kind: str) -> tuple[str, list]:
+    if kind == "index":
+        return "t", list(range(len(time)))
+    return "time", time_labels(time, kind)
+
+
+def series_publishable_frame(series: Series, rel: Release) -> pd.DataFrame:
+    """``time,released`` (``released`` is empty where withheld)."""
+    col, times = _time_column(series.time, series.time_kind)
+    return pd.DataFrame({col: times, "released": np.asarray(rel.released, dtype=float)})
+
+
+def series_publishable_csv(series: Series, rel: Release, mechanism: str,
+                           noise: str = NUMPY_NOISE) -> str:
+    """The publishable CSV of a series release: header lines, then ``time,released``."""
+    return csv_with_header(release_header(rel, mechanism, noise),
+                           series_publishable_frame(series, rel))
+
+
+def _audit_lines(rel: Release, mechanism: str, noise: str, seed: int | None) -> list[str]:
+    lines = [CONFIDENTIAL_LABEL,
+             "internal audit table: do not publish (the original values and the "
+             "epsilon/published columns reveal the landmarks)",
+             f"epsilon: {rel.epsilon:g}", f"scheme: {scheme_info(rel.scheme).label}",
+             f"mechanism: {mechanism}", f"noise: {noise}",
+             "landmarks (0-based timestamps): "
+             + (",".join(str(int(t)) for t in rel.landmarks) or "none")]
+    if seed is not None:
+        lines.append(f"seed: {seed}")
+    return lines
+
+
+def series_audit_csv(series: Series, rel: Release, mechanism: str, noise: str = NUMPY_NOISE,
+                     seed: int | None = None) -> str:
+    """The confidential audit CSV: a CONFIDENTIAL header (landmarks, seed), then
+    ``time,value,released,epsilon,published``."""
+    return csv_with_header(_audit_lines(rel, mechanism, noise, seed),
+                           series_release_frame(series, rel))
 
 
 def time_labels(time: np.ndarray, kind: str) -> list:
@@ -53,8 +204,9 @@ def series_release_frame(series: Series, rel: Release) -> pd.DataFrame:
 
 
 def trajectory_release_frame(track: Track, rel: Release) -> pd.DataFrame:
-    """``time,lat,lon,released_lat,released_lon,epsilon,published``."""
-    return pd.DataFrame({
+    """``time,lat,lon,released_lat,released_lon,epsilon,published`` (+ ``segment`` when
+    the track has several pieces)."""
+    return _with_segment(track, pd.DataFrame({
         "time": time_labels(track.time, track.time_kind),
         "lat": track.lat,
         "lon": track.lon,
@@ -62,7 +214,28 @@ def trajectory_release_frame(track: Track, rel: Release) -> pd.DataFrame:
         "released_lon": rel.released[:, 1],
         "epsilon": rel.epsilon_t,
         "published": rel.published,
-    })
+    }))
+
+
+def _with_segment(track: Track, frame: pd.DataFrame) -> pd.DataFrame:
+    """Add the ``segment`` column (piece of each point: GPX track segment) when the
+    track has several pieces, so that nobody draws a line across their gaps."""
+    if track.n_segments > 1:
+        frame["segment"] = track.segment
+    return frame
+
+
+def _path(track: Track, lat: np.ndarray, lon: np.ndarray, ok: np.ndarray) -> dict:
+    """The points ``ok`` as a LineString, or a MultiLineString with one line per piece
+    when the track has several (no line across a gap)."""
+    if track.n_segments == 1:
+        return _line(lat[ok], lon[ok])
+    parts = []
+    for a, b in track.segment_ranges():
+        keep = np.flatnonzero(ok[a:b]) + a
+        if keep.size:
+            parts.append([[round(float(lon[i]), 7), round(float(lat[i]), 7)] for i in keep])
+    return {"type": "MultiLineString", "coordinates": parts}
 
 
 def _line(lat: np.ndarray, lon: np.ndarray) -> dict:
@@ -73,18 +246,20 @@ def _line(lat: np.ndarray, lon: np.ndarray) -> dict:
 
 
 def trajectory_geojson(track: Track, rel: Release) -> dict:
-    """A FeatureCollection: the original path, the released path (withheld points
-    left out), one Point per landmark (its original location) and one Point per
-    released location with its timestamp, ε_t and whether it was published."""
+    """The **confidential** audit FeatureCollection: the original path, the released
+    path (withheld points left out), one Point per landmark (its original location) and
+    one Point per released location with its timestamp, ε_t and whether it was
+    published; the top-level ``properties.confidential`` says :data:`CONFIDENTIAL_LABEL`."""
     times = time_labels(track.time, track.time_kind)
     ok = ~rel.withheld
     feats = [
-        {"type": "Feature", "geometry": _line(track.lat, track.lon),
+        {"type": "Feature",
+         "geometry": _path(track, track.lat, track.lon, np.ones(len(track), dtype=bool)),
          "properties": {"kind": "original", "name": track.name, "points": len(track)}},
     ]
     if ok.any():
         feats.append({"type": "Feature",
-                      "geometry": _line(rel.released[ok, 0], rel.released[ok, 1]),
+                      "geometry": _path(track, rel.released[:, 0], rel.released[:, 1], ok),
                       "properties": {"kind": "released", "scheme": rel.scheme,
                                      "epsilon": rel.epsilon,
                                      "landmark_private": rel.verdict.private}})
@@ -101,7 +276,62 @@ def trajectory_geojson(track: Track, rel: Release) -> dict:
                       "properties": {"kind": "released_point", "t": int(t), "time": times[t],
                                      "epsilon": float(rel.epsilon_t[t]),
                                      "published": bool(rel.published[t])}})
-    return {"type": "FeatureCollection", "features": feats}
+    return {"type": "FeatureCollection",
+            "properties": {"confidential": CONFIDENTIAL_LABEL,
+                           "landmarks": [int(t) for t in rel.landmarks]},
+            "features": feats}
+
+
+def trajectory_publishable_frame(track: Track, rel: Release) -> pd.DataFrame:
+    """``time,released_lat,released_lon`` (``t`` instead of ``time`` for a track without
+    times; both coordinates empty where withheld)."""
+    col, times = _time_column(track.time, track.time_kind)
+    r = np.asarray(rel.released, dtype=float)
+    return _with_segment(track, pd.DataFrame({col: times, "released_lat": r[:, 0],
+                                              "released_lon": r[:, 1]}))
+
+
+def trajectory_publishable_csv(track: Track, rel: Release, mechanism: str,
+                               noise: str = NUMPY_NOISE) -> str:
+    """The publishable CSV of a trajectory release: header lines, then
+    ``time,released_lat,released_lon``."""
+    return csv_with_header(release_header(rel, mechanism, noise),
+                           trajectory_publishable_frame(track, rel))
+
+
+def trajectory_audit_csv(track: Track, rel: Release, mechanism: str, noise: str = NUMPY_NOISE,
+                         seed: int | None = None) -> str:
+    """The confidential audit CSV: a CONFIDENTIAL header (landmarks, seed), then
+    ``time,lat,lon,released_lat,released_lon,epsilon,published``."""
+    return csv_with_header(_audit_lines(rel, mechanism, noise, seed),
+                           trajectory_release_frame(track, rel))
+
+
+def trajectory_publishable_geojson(track: Track, rel: Release, mechanism: str,
+                                   noise: str = NUMPY_NOISE) -> dict:
+    """The publishable FeatureCollection: the released path (a LineString of the
+    released points, withheld ones left out) and one Feature per timestamp with its
+    time and released location (``geometry: null`` where withheld). The top-level
+    ``properties`` hold the header (ε, scheme, mechanism, noise sampler); nothing about
+    the original path, the landmarks, ε_t or the seed."""
+    col, times = _time_column(track.time, track.time_kind)
+    r = np.asarray(rel.released, dtype=float)
+    ok = ~rel.withheld
+    header = release_header(rel, mechanism, noise)
+    props = {"title": header[0], "epsilon": float(rel.epsilon),
+             "scheme": scheme_info(rel.scheme).label, "mechanism": mechanism, "noise": noise,
+             "note": header[-1]}
+    feats = []
+    if ok.any():
+        feats.append({"type": "Feature", "geometry": _path(track, r[:, 0], r[:, 1], ok),
+                      "properties": {"kind": "released_path"}})
+    for t in range(len(times)):
+        geom = ({"type": "Point", "coordinates": [round(float(r[t, 1]), 7),
+                                                  round(float(r[t, 0]), 7)]}
+                if ok[t] else None)
+        feats.append({"type": "Feature", "geometry": geom,
+                      "properties": {"kind": "released_point", col: times[t]}})
+    return {"type": "FeatureCollection", "properties": props, "features": feats}
 
 
 def geojson_text(obj: dict) -> str:

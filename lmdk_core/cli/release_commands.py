@@ -10,20 +10,34 @@ import argparse
 import sys
 from pathlib import Path
 
-from lmdk_core.validation import InputError, parse_landmarks
+from lmdk_core.validation import InputError, check_length, parse_landmarks
 
 STATIC_SCHEMES = ["event", "user", "w-event", "uniform", "skip"]
 ALL_SCHEMES = STATIC_SCHEMES + ["adaptive"]
 
 
-def _write_table(frame, output: str | None) -> None:
+def _check_writable(output: str | None) -> None:
+    """Refuse, before any work, a file that cannot be written."""
     if output in (None, "-"):
-        frame.to_csv(sys.stdout, index=False)
         return
     path = Path(output)
+    if path.is_dir():
+        raise InputError(f"cannot write {output}: it is a folder; give a file name")
     if path.parent and not path.parent.exists():
         raise InputError(f"cannot write {output}: folder {path.parent} does not exist")
-    frame.to_csv(path, index=False)
+
+
+def _write_text(text: str, output: str | None) -> None:
+    """Write ``text`` to the file ``output`` ('-' or None = stdout)."""
+    if output in (None, "-"):
+        sys.stdout.write(text)
+        return
+    _check_writable(output)
+    Path(output).write_text(text, encoding="utf-8")
+
+
+def _is_geojson(path: str) -> bool:
+    return path.lower().endswith((".geojson", ".json"))
 
 
 def _cmd_allocate(args: argparse.Namespace) -> int:
@@ -35,7 +49,8 @@ def _cmd_allocate(args: argparse.Namespace) -> int:
     if info.data_dependent:
         raise InputError("the adaptive scheme depends on the data; use lmdk release to see it")
     landmarks = parse_landmarks(args.landmarks)
-    eps = allocate(info.key, args.length, landmarks, args.epsilon, args.window)
+    eps = allocate(info.key, check_length(args.length, "--length"), landmarks, args.epsilon,
+                   args.window)
     verdict = verify(eps, landmarks, args.epsilon)
     if args.json:
         emit_json({"scheme": info.key, "epsilon_t": eps, **verdict.to_dict()})
@@ -43,6 +58,13 @@ def _cmd_allocate(args: argparse.Namespace) -> int:
         print(f"scheme: {info.label} — {info.description}")
         print("epsilon_t: " + ", ".join(f"{e:.6g}" for e in eps))
         print(verdict.summary())
+    if not verdict.private:
+        # allocate describes a scheme and exits 0 whatever the verdict; check judges an
+        # allocation and exits 1 when it is violated: say it, on one line
+        print(f"lmdk: note: this allocation is NOT landmark-private (at t="
+              f"{verdict.worst_timestamp} the landmarks plus t spend {verdict.worst_total:.4g} "
+              f"> ε = {verdict.epsilon:.4g}); allocate still exits 0, lmdk check exits 1",
+              file=sys.stderr)
     return 0
 
 
@@ -63,58 +85,97 @@ def _cmd_check(args: argparse.Namespace) -> int:
 def _cmd_release(args: argparse.Namespace) -> int:
     from lmdk_core.cli import emit_json
     from lmdk_core.data.series import load_series_csv
-    from lmdk_core.export import series_release_frame
+    from lmdk_core.export import (
+        mechanism_text,
+        noise_text,
+        series_audit_csv,
+        series_publishable_csv,
+    )
     from lmdk_core.release import release_series
 
-    series = load_series_csv(args.input, name=Path(args.input).name)
+    _check_writable(args.output)
+    _check_writable(args.audit)
+    if args.audit == "-" or (args.audit and args.audit == args.output):
+        raise InputError("--audit needs its own file name (not '-' and not the --output file)")
+    series = load_series_csv(args.input, name=Path(args.input).name, time_col=args.time_col,
+                             value_col=args.value_col)
+    # one release (OpenDP's exact samplers by default) is written to both files
     rel = release_series(series.values, parse_landmarks(args.landmarks), args.epsilon,
-                         args.scheme, args.mechanism, args.sensitivity, args.seed, args.window)
-    _write_table(series_release_frame(series, rel), args.output)
+                         args.scheme, args.mechanism, args.sensitivity, args.seed, args.window,
+                         noise=args.noise)
+    mech = mechanism_text(args.mechanism, sensitivity=args.sensitivity)
+    noise = noise_text(rel.noise)
+    _write_text(series_publishable_csv(series, rel, mech, noise), args.output)
+    if args.audit:
+        _write_text(series_audit_csv(series, rel, mech, noise, args.seed), args.audit)
     summary = {"scheme": rel.scheme, "mechanism": rel.mechanism, **rel.verdict.to_dict(),
-               **rel.metrics(), "output": args.output}
+               **rel.metrics(), "output": args.output, "audit": args.audit,
+               "noise": noise}
     if args.json and args.output not in (None, "-"):
         emit_json(summary)
     elif args.output not in (None, "-"):
         print(rel.verdict.summary())
         m = rel.metrics()
-        print(f"wrote {args.output}: {m['n_published']} published, "
+        print(f"wrote {args.output} (publishable: released values only): "
+              f"{m['n_published']} published, "
               f"{m['n_approximated']} approximated, {m['n_withheld']} withheld; "
               f"MAE {m['mae']:.4g} (expected at publications {m['expected_mae_published']:.4g})")
+        if args.audit:
+            print(f"wrote {args.audit}: CONFIDENTIAL audit table (raw data, ε_t, landmarks)")
     return 0
 
 
 def _cmd_geo_release(args: argparse.Namespace) -> int:
     from lmdk_core.cli import emit_json
     from lmdk_core.data.track import load_track
-    from lmdk_core.export import geojson_text, trajectory_geojson, trajectory_release_frame
+    from lmdk_core.export import (
+        PLANAR_NOISE,
+        geojson_text,
+        mechanism_text,
+        trajectory_audit_csv,
+        trajectory_geojson,
+        trajectory_publishable_csv,
+        trajectory_publishable_geojson,
+    )
     from lmdk_core.release import release_trajectory
 
+    out = args.output
+    _check_writable(out)
+    _check_writable(args.audit)
+    if args.audit == "-" or (args.audit and args.audit == out):
+        raise InputError("--audit needs its own file name (not '-' and not the --output file)")
     track = load_track(args.input, filename=args.input, name=Path(args.input).name)
     rel = release_trajectory(track.lat, track.lon, parse_landmarks(args.landmarks),
                              args.epsilon, args.radius, args.scheme, args.seed, args.window)
-    out = args.output
-    if out.lower().endswith(".geojson") or out.lower().endswith(".json"):
-        path = Path(out)
-        if not path.parent.exists():
-            raise InputError(f"cannot write {out}: folder {path.parent} does not exist")
-        path.write_text(geojson_text(trajectory_geojson(track, rel)))
+    mech = mechanism_text("planar laplace", radius=args.radius)
+    if out != "-" and _is_geojson(out):
+        _write_text(geojson_text(trajectory_publishable_geojson(track, rel, mech, PLANAR_NOISE)),
+                    out)
     else:
-        _write_table(trajectory_release_frame(track, rel), out)
+        _write_text(trajectory_publishable_csv(track, rel, mech, PLANAR_NOISE), out)
+    if args.audit and _is_geojson(args.audit):
+        audit = trajectory_geojson(track, rel)
+        audit["properties"].update({"seed": args.seed, "noise": PLANAR_NOISE})
+        _write_text(geojson_text(audit), args.audit)
+    elif args.audit:
+        _write_text(trajectory_audit_csv(track, rel, mech, PLANAR_NOISE, args.seed), args.audit)
     m = rel.metrics()
     candidates = [{"timestamp": w.index, "name": w.name, "distance_m": w.distance_m}
                   for w in track.waypoints]
-    if args.json:
+    if args.json and out != "-":
         emit_json({"scheme": rel.scheme, **rel.verdict.to_dict(),
                    "mean_displacement_m": m["mae"], "median_displacement_m": m["median_error"],
                    "p95_displacement_m": m["p95_error"],
                    "expected_displacement_m": m["expected_mae_published"],
                    "n_published": m["n_published"], "n_approximated": m["n_approximated"],
                    "n_withheld": m["n_withheld"], "candidate_landmarks": candidates,
-                   "output": out})
-    else:
+                   "output": out, "audit": args.audit, "noise": PLANAR_NOISE})
+    elif out != "-":
         print(rel.verdict.summary())
-        print(f"wrote {out}: mean displacement {m['mae']:.1f} m "
-              f"(expected {m['expected_mae_published']:.1f} m at publications)")
+        print(f"wrote {out} (publishable: released locations only): mean displacement "
+              f"{m['mae']:.1f} m (expected {m['expected_mae_published']:.1f} m at publications)")
+        if args.audit:
+            print(f"wrote {args.audit}: CONFIDENTIAL audit table (raw track, ε_t, landmarks)")
         for c in candidates:
             print(f"candidate landmark: t={c['timestamp']} ({c['name']}, "
                   f"{c['distance_m']:.0f} m from the track)")
@@ -145,11 +206,26 @@ def register(sub) -> None:
 
     p = sub.add_parser("release", help="release a time,value CSV")
     p.add_argument("--input", required=True)
+    p.add_argument("--time-col", default="time",
+                   help="the time column (whole numbers or ISO 8601 with any offset)")
+    p.add_argument("--value-col", default="value", help="the value column")
     _common(p, ALL_SCHEMES)
     p.add_argument("--mechanism", default="laplace", choices=["laplace", "geometric"])
     p.add_argument("--sensitivity", type=float, default=1.0)
-    p.add_argument("--seed", type=int, default=None)
-    p.add_argument("--output", default="-", help="output CSV ('-' = stdout)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="seed of numpy's generator: with --noise fast it reproduces the noise; "
+                        "with --noise exact it drives only Adaptive's sampling (OpenDP's "
+                        "noise comes from OS entropy and cannot be seeded)")
+    p.add_argument("--noise", choices=["exact", "fast"], default="exact",
+                   help="noise sampler: exact (default) = OpenDP's exact samplers, safe "
+                        "against floating-point attacks (Mironov, CCS 2012), for files you "
+                        "publish; fast = numpy's floating-point samplers, reproducible with "
+                        "--seed, for exploration only")
+    p.add_argument("--output", default="-",
+                   help="publishable CSV: time,released only ('-' = stdout)")
+    p.add_argument("--audit", default=None, metavar="FILE",
+                   help="also write the CONFIDENTIAL audit CSV (time,value,released,epsilon,"
+                        "published; landmarks and seed in its header)")
     p.add_argument("--json", action="store_true", help="print a JSON summary (with --output)")
     p.set_defaults(handler=_cmd_release)
 
@@ -158,6 +234,12 @@ def register(sub) -> None:
     _common(p, ALL_SCHEMES)
     p.add_argument("--radius", type=float, default=100.0, help="protection radius r (metres)")
     p.add_argument("--seed", type=int, default=None)
-    p.add_argument("--output", required=True, help="out.csv or out.geojson")
+    p.add_argument("--output", required=True,
+                   help="publishable out.csv (time,released_lat,released_lon) or out.geojson "
+                        "(released path and points); '-' = CSV on stdout")
+    p.add_argument("--audit", default=None, metavar="FILE",
+                   help="also write the CONFIDENTIAL audit table (.csv: time,lat,lon,"
+                        "released_lat,released_lon,epsilon,published; .geojson: original path, "
+                        "landmarks, released points)")
     p.add_argument("--json", action="store_true", help="print a JSON summary")
     p.set_defaults(handler=_cmd_geo_release)

@@ -1,6 +1,12 @@
 """``lmdk report``: the self-contained HTML privacy report of a saved view.
 
     lmdk report --config config.json --output report.html [--json]
+    lmdk report --config config.json --output note.html --public     # public release note
+    lmdk report --config view.json --data meter.csv --output report.html
+
+Without ``--public`` the file is the internal report, marked CONFIDENTIAL (raw data,
+landmarks, seed). ``--data`` supplies the file of a configuration that references its
+data (name + SHA-256) instead of embedding it; a different file is refused.
 
 ``config.json`` is the configuration the Timeline, Map or Compare page downloads
 (format ``lmdk-view/1``). The release is recomputed by the engine (same seed, same
@@ -24,6 +30,21 @@ def _cmd_report(args: argparse.Namespace) -> int:
     from lmdk_core.report import compute_report, render_html
 
     cfg = config_from_json(read_bytes(args.config, f"the configuration {args.config}"))
+    if cfg.dataset == "file":
+        from lmdk_core.data_reference import attach_referenced_data
+
+        if not args.data:
+            from lmdk_core.quoting import quote_user_text
+
+            raise InputError(f"the configuration references its data file "
+                             f"{quote_user_text(cfg.data_file['name'])} (SHA-256 "
+                             f"{cfg.data_file['sha256'][:12]}…) instead of embedding it; "
+                             "give that file with --data FILE")
+        cfg = attach_referenced_data(cfg, read_bytes(args.data, f"the data file {args.data}"),
+                                     args.data)
+    elif args.data:
+        raise InputError("--data is only for a configuration that references its data file; "
+                         "this one embeds its data or uses a demo")
     out = args.output
     if out != "-":
         path = Path(out)
@@ -32,22 +53,30 @@ def _cmd_report(args: argparse.Namespace) -> int:
         if not path.parent.exists():
             raise InputError(f"cannot write {out}: folder {path.parent} does not exist")
     rd = compute_report(cfg)
-    text = render_html(rd)
+    if args.public:
+        from lmdk_core.release_note import render_release_note
+
+        text = render_release_note(rd)
+    else:
+        text = render_html(rd)
     if out == "-":
         sys.stdout.write(text)
         return 0
     Path(out).write_text(text, encoding="utf-8")
-    v = rd.release.verdict
+    pv = rd.verdict  # theorem + landmark TPL under the configuration's correlation model
     summary = {"output": out, "data_kind": cfg.data_kind, "scheme": rd.release.scheme,
-               "epsilon": cfg.epsilon, **v.to_dict(),
+               "epsilon": cfg.epsilon, **pv.to_dict(),
+               "landmark_tpl_max": pv.landmark_tpl_max,
                "max_tpl": (float(rd.leakage.tpl.max()) if rd.leakage.computed else None),
                "max_landmark_tpl": (float(rd.leakage.landmark_tpl.max())
                                     if rd.leakage.computed else None),
-               "bytes": len(text.encode("utf-8"))}
+               "bytes": len(text.encode("utf-8")),
+               "form": "public release note" if args.public else "internal (CONFIDENTIAL)"}
     if args.json:
         emit_json(summary)
     else:
-        print(f"wrote {out} ({summary['bytes'] / 1e6:.1f} MB): {v.summary()}")
+        print(f"wrote {out} ({summary['bytes'] / 1e6:.1f} MB): {pv.colour.upper()}: "
+              f"{pv.sentence}")
     return 0
 
 
@@ -60,4 +89,11 @@ def register(sub) -> None:
                    help="the HTML file to write ('-' = stdout)")
     p.add_argument("--json", action="store_true",
                    help="print a JSON summary (verdict, leakage) after writing the file")
+    p.add_argument("--public", action="store_true",
+                   help="write the public release note (verdict, ε, scheme, mechanism, "
+                        "expected error, aggregated leakage; no raw data, landmarks or seed) "
+                        "instead of the CONFIDENTIAL internal report")
+    p.add_argument("--data", default=None, metavar="FILE",
+                   help="the data file of a configuration saved with its data by reference "
+                        "(checked against its SHA-256)")
     p.set_defaults(handler=_cmd_report)

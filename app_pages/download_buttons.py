@@ -1,0 +1,287 @@
+"""The download section of the Timeline, Map and Compare pages: publishable files first,
+confidential files behind a clearly labelled expander.
+
+* **Publishable** (the default): the released values only (``lmdk_release_*`` files,
+  built by :mod:`lmdk_core.export`) and the public release note
+  (:mod:`lmdk_core.release_note`).
+* **Confidential** (:data:`~lmdk_core.export.CONFIDENTIAL_LABEL`): the audit table, the
+  configuration with the data embedded or by reference (name + SHA-256; it still holds
+  the landmarks and the seed), and the internal privacy report. Every such button and
+  file name says CONFIDENTIAL.
+
+The SHA-256 of every uploaded file is remembered (:func:`remember_upload`) so that a
+configuration can reference it; :func:`referenced_or_pending` resolves such a
+configuration on restore.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+
+import streamlit as st
+
+from app_pages.report_button import internal_report_button, release_note_button
+from lmdk_core.config import ViewConfig, config_to_json
+from lmdk_core.data.series import Series
+from lmdk_core.data.track import Track
+from lmdk_core.data_reference import (
+    attach_referenced_data,
+    embedded_table,
+    reference_config,
+    sha256_hex,
+)
+from lmdk_core.export import (
+    CONFIDENTIAL_LABEL,
+    PLANAR_NOISE,
+    confidential_filename,
+    geojson_text,
+    mechanism_text,
+    noise_text,
+    publishable_filename,
+    series_audit_csv,
+    series_publishable_csv,
+    trajectory_audit_csv,
+    trajectory_geojson,
+    trajectory_publishable_csv,
+    trajectory_publishable_geojson,
+)
+from lmdk_core.mechanism_choice import mechanism_problems
+from lmdk_core.quoting import quote_user_text
+from lmdk_core.release import Release, release_series
+from lmdk_core.validation import InputError
+
+__all__ = ["confidential_downloads", "pending_reference", "referenced_or_pending",
+           "remember_upload", "series_downloads", "track_downloads"]
+
+PUBLISHABLE_HELP = ("Publishable: the released values only (time and released value), with "
+                    "a short header stating ε, the scheme, the mechanism and the noise "
+                    "sampler. No raw values, no landmarks, no per-timestamp ε, no seed.")
+
+
+# ---------------------------------------------------------------- uploads and references
+def remember_upload(dataset_name: str, filename: str, data: bytes) -> None:
+    """Remember the file name and SHA-256 of the upload registered as ``dataset_name``."""
+    st.session_state.setdefault("data_files", {})[dataset_name] = {
+        "name": filename, "sha256": sha256_hex(data)}
+
+
+def _uploaded_file(dataset_name: str) -> dict | None:
+    return st.session_state.get("data_files", {}).get(dataset_name)
+
+
+def pending_reference(kind: str) -> ViewConfig | None:
+    """A restored configuration of ``kind`` waiting for its referenced data file."""
+    return st.session_state.get(f"pending_reference_{kind}")
+
+
+def referenced_or_pending(cfg: ViewConfig, kind: str,
+                          datasets: dict[str, Series | Track]) -> ViewConfig | None:
+    """A configuration ready to restore: unchanged unless it references its data file.
+    Then the data come from an upload of this session with the same SHA-256, or, when
+    none has it, the configuration is kept as pending (None is returned) and the page
+    asks for the file (:func:`reference_uploader`)."""
+    if cfg.dataset != "file":
+        return cfg
+    want = cfg.data_file["sha256"].lower()
+    for name, info in st.session_state.get("data_files", {}).items():
+        if info["sha256"] == want and name in datasets:
+            out = copy.deepcopy(cfg)
+            out.dataset, out.data_file = "embedded", None
+            out.data = embedded_table(datasets[name])
+            out.time_kind = datasets[name].time_kind
+            return out.validate()
+    st.session_state[f"pending_reference_{kind}"] = cfg
+    return None
+
+
+def reference_uploader(kind: str, key: str, restore: Callable[[ViewConfig, str], None],
+                       error_key: str) -> None:
+    """When a restored configuration waits for its data file: say which file, and offer
+    an uploader; the file is checked against the SHA-256 (a mismatch is an error that
+    changes nothing) and then ``restore(cfg_with_data, filename)`` runs."""
+    cfg = pending_reference(kind)
+    if cfg is None:
+        return
+
+    def _on_data() -> None:
+        f = st.session_state.get(key)
+        pending = pending_reference(kind)
+        if f is None or pending is None:
+            return
+        try:
+            ready = attach_referenced_data(pending, f.getvalue(), f.name)
+        except Exception as exc:  # InputError or a loader's message: never a traceback
+            st.session_state[error_key] = (f"Could not restore the view with "
+                                           f"{quote_user_text(f.name)}: {exc}. Nothing was "
+                                           "changed.")
+            return
+        st.session_state.pop(f"pending_reference_{kind}", None)
+        st.session_state[error_key] = None
+        remember_upload("Restored: " + f.name, f.name, f.getvalue())
+        restore(ready, f.name)
+
+    ref = cfg.data_file
+    st.info(f"The configuration refers to its data file {quote_user_text(ref['name'])} "
+            f"(SHA-256 `{ref['sha256'][:16]}…`) instead of containing it. Upload that file "
+            "to restore the view; a different file is refused.", icon=":material/link:")
+    st.file_uploader("Data file of the restored view", key=key, on_change=_on_data,
+                     type=["csv", "txt"] if kind == "series" else ["csv", "txt", "gpx"])
+
+
+# ---------------------------------------------------------------- the buttons
+def _noise_of(rel: Release) -> str:
+    """The sampler named in a file made from ``rel``: OpenDP's exact samplers for the
+    publishable series release, numpy's Planar Laplace for tracks (no exact sampler)."""
+    if rel.released.ndim == 2:
+        return PLANAR_NOISE
+    return noise_text(rel.noise)
+
+
+#: exact releases kept per browser session (one per setting: see exact_series_release)
+MAX_EXACT_RELEASES = 8
+
+
+def exact_series_release(series: Series, rel: Release, cfg: ViewConfig,
+                         store: dict) -> Release:
+    """The publishable release of the page's view: a fresh release of the same data with
+    the same landmarks, ε, scheme, mechanism, Δf and w, its noise drawn by OpenDP's
+    exact samplers (Mironov, CCS 2012) and its allocation checked by the verifier.
+
+    Kept in ``store`` per setting: downloading again gives the same file, never a second
+    independent release of the same data (two releases would spend 2ε)."""
+    key = (series.values.tobytes(), tuple(int(t) for t in rel.landmarks), rel.epsilon,
+           rel.scheme, rel.mechanism, float(cfg.sensitivity), int(cfg.window))
+    if key not in store:
+        while len(store) >= MAX_EXACT_RELEASES:
+            store.pop(next(iter(store)))
+        store[key] = release_series(series.values, rel.landmarks.tolist(), rel.epsilon,
+                                    rel.scheme, rel.mechanism, cfg.sensitivity, None,
+                                    cfg.window, noise="exact")
+    return store[key]
+
+
+def _explain_csv(message: str) -> str:
+    return f"# No release: {message}\n"
+
+
+def confidential_downloads(cfg: ViewConfig, key: str, dataset_name: str,
+                           audit_files: list[tuple[str, str, str, str]] = (),
+                           report: bool = True) -> None:
+    """The confidential expander: audit files ``(label, text, file name, mime)`` (``text``
+    may be a callable, run when the button is clicked), the configuration with the data
+    embedded and by reference, and (``report``) the internal report."""
+    with st.expander(f":material/lock: {CONFIDENTIAL_LABEL} — audit files, configuration, "
+                     "internal report"):
+        st.warning("**Do not publish these files.** They contain the raw data and the "
+                   "landmark set (and the seed, which regenerates the noise): for internal "
+                   "audit and for restoring this view only.", icon=":material/lock:")
+        cols = st.columns(2)
+        i = 0
+        for label, text, name, mime in audit_files:
+            cols[i % 2].download_button(f"CONFIDENTIAL — {label}", text, file_name=name,
+                                        mime=mime, icon=":material/lock:",
+                                        key=f"{key}_audit_{i}",
+                                        on_click="ignore" if callable(text) else "rerun")
+            i += 1
+        embedded = cfg.data is not None
+        cols[i % 2].download_button(
+            "CONFIDENTIAL — Configuration with the data (JSON)" if embedded
+            else "CONFIDENTIAL — Configuration (JSON)",
+            config_to_json(cfg), file_name=confidential_filename("view", "json"),
+            mime="application/json", icon=":material/lock:", key=f"{key}_config",
+            help="Upload it above to restore exactly this view (landmarks and seed included"
+                 + ("; the data are embedded)." if embedded else ")."))
+        i += 1
+        upload = _uploaded_file(dataset_name) if embedded else None
+        if upload is not None:
+            ref = reference_config(cfg, upload["name"], sha256=upload["sha256"])
+            cols[i % 2].download_button(
+                "CONFIDENTIAL — Configuration, data by reference (JSON)", config_to_json(ref),
+                file_name=confidential_filename("view_by_reference", "json"),
+                mime="application/json", icon=":material/lock:", key=f"{key}_config_ref",
+                help=f"Without the data: only the file name {upload['name']} and its "
+                     "SHA-256. To restore, upload this configuration and then that file. "
+                     "It still holds the landmarks and the seed.")
+            i += 1
+        elif embedded:
+            st.caption("A configuration that references its data file (instead of "
+                       "containing it) is offered for data uploaded as a file in this "
+                       "session.")
+        if report:
+            with cols[i % 2]:
+                internal_report_button(cfg, key=f"{key}_report")
+
+
+def series_downloads(series: Series, rel: Release, cfg: ViewConfig, key: str,
+                     dataset_name: str) -> None:
+    """Timeline: the publishable CSV and release note, then the confidential expander.
+
+    The page's ``rel`` (numpy's samplers, seeded) is for exploration; the released series
+    and the audit table are the publishable release of the same view drawn with OpenDP's
+    exact samplers (:func:`exact_series_release`), built when a button is clicked. While
+    the configured mechanism cannot release the data (Geometric on decimals), the page
+    says so and offers only the configuration."""
+    problems = mechanism_problems(series.values, cfg.mechanism, cfg.sensitivity)
+    if problems:
+        st.info("**No release files while the Geometric mechanism cannot release this "
+                "series**: " + "; ".join(p.problem for p in problems) + ". Apply a fix "
+                "above (e.g. *Use Laplace*) to download the released series, the release "
+                "note and the reports; the configuration below restores this view.",
+                icon=":material/info:")
+        confidential_downloads(cfg, key, dataset_name, [], report=False)
+        return
+    mech = mechanism_text(rel.mechanism, sensitivity=cfg.sensitivity)
+    noise = noise_text("exact")
+    store = st.session_state.setdefault("exact_releases", {})
+
+    def _file(build) -> Callable[[], str]:
+        def run() -> str:
+            try:
+                return build(exact_series_release(series, rel, cfg, store))
+            except InputError as exc:  # e.g. a value plus its noise overflows
+                return _explain_csv(str(exc))
+        return run
+
+    d1, d2, _ = st.columns([1, 1, 2])
+    d1.download_button("Released series (CSV)",
+                       _file(lambda r: series_publishable_csv(series, r, mech, noise)),
+                       file_name=publishable_filename("series", "csv"), mime="text/csv",
+                       icon=":material/download:", key=f"{key}_release_csv",
+                       help=PUBLISHABLE_HELP, on_click="ignore")
+    with d2:
+        release_note_button(cfg, key=f"{key}_note", noise=noise)
+    confidential_downloads(cfg, key, dataset_name, [
+        ("Audit table (CSV)",
+         _file(lambda r: series_audit_csv(series, r, mech, noise, None)),
+         confidential_filename("audit_series", "csv"), "text/csv")])
+
+
+def track_downloads(track: Track, rel: Release, cfg: ViewConfig, key: str,
+                    dataset_name: str) -> None:
+    """Map: the publishable CSV, GeoJSON and release note, then the confidential expander."""
+    mech = mechanism_text("planar laplace", radius=cfg.radius)
+    noise = _noise_of(rel)
+    d1, d2, d3, _ = st.columns([1, 1, 1, 1])
+    d1.download_button("Released track (CSV)",
+                       trajectory_publishable_csv(track, rel, mech, noise),
+                       file_name=publishable_filename("track", "csv"), mime="text/csv",
+                       icon=":material/download:", key=f"{key}_release_csv",
+                       help=PUBLISHABLE_HELP.replace("released value", "released lat, lon"))
+    d2.download_button("Released track (GeoJSON)",
+                       geojson_text(trajectory_publishable_geojson(track, rel, mech, noise)),
+                       file_name=publishable_filename("track", "geojson"),
+                       mime="application/geo+json", icon=":material/download:",
+                       key=f"{key}_release_geojson",
+                       help="Publishable: the released path and one point per timestamp "
+                            "(empty where withheld); ε, scheme and mechanism in its "
+                            "properties. No original path, no landmarks.")
+    with d3:
+        release_note_button(cfg, key=f"{key}_note", noise=noise)
+    audit_geo = trajectory_geojson(track, rel)
+    audit_geo["properties"].update({"seed": cfg.seed, "noise": noise})
+    confidential_downloads(cfg, key, dataset_name, [
+        ("Audit table (CSV)", trajectory_audit_csv(track, rel, mech, noise, cfg.seed),
+         confidential_filename("audit_track", "csv"), "text/csv"),
+        ("Audit GeoJSON (original path, landmarks)", geojson_text(audit_geo),
+         confidential_filename("audit_track", "geojson"), "application/geo+json")])

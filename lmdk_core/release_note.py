@@ -1,0 +1,189 @@
+"""The public release note: the form of the privacy report that may accompany a release.
+
+The internal privacy report (:mod:`lmdk_core.report`) documents a release decision with
+the raw data, the landmarks, per-timestamp charts and the seed; it is confidential. The
+note states only what a reader of the published file needs and what does not reveal
+the landmark set L or the data:
+
+* the verdict (the one verdict of :mod:`lmdk_core.verdict`: the landmark-privacy
+  theorem of Katsomallos et al., CODASPY 2022 — a release of independent ε_t-DP
+  mechanisms is landmark ε-private iff ``Σ_{i∈L∪{t}} ε_i ≤ ε`` for every t — and, when a
+  correlation model is assumed, landmark TPL under it), without the timestamp where it
+  is decided;
+* ε, the scheme, the mechanism with its public parameter (Δf or the protection radius
+  r) and the noise sampler;
+* the *expected* error of the noisy publications (Laplace: MAE Δf/ε_t, RMSE √2·Δf/ε_t;
+  Geometric: MAE 2a/(1 − a²), a = e^(−ε_t/Δf); Planar Laplace, Andrés et al. CCS 2013:
+  mean displacement 2r/ε_t), averaged over them — a property of the mechanism, not a
+  measurement on the raw data;
+* temporal leakage aggregated: the largest TPL and landmark TPL (Cao et al., ICDE 2017 /
+  TKDE 2018) under the stated correlation model, as single numbers.
+
+Not in the note: raw values, landmark timestamps, places or count, per-timestamp charts
+(ε_t reveals L), measured errors (computed from the raw data), the data's name and the
+seed. Everything shown comes from a :class:`~lmdk_core.report.ReportData`; every
+string is HTML-escaped.
+"""
+
+from __future__ import annotations
+
+import html
+from datetime import datetime, timezone
+
+import numpy as np
+
+from lmdk_core import __version__
+from lmdk_core.allocation import scheme_info
+from lmdk_core.config import ViewConfig
+from lmdk_core.export import NUMPY_NOISE, mechanism_text
+from lmdk_core.release import numeric_mechanism
+from lmdk_core.report import ReportData, compute_report
+
+__all__ = ["build_release_note", "release_note_filename", "render_release_note"]
+
+_CSS = """
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", Arial,
+       sans-serif; color: #1f2328; margin: 0; background: #f6f8fa; line-height: 1.5; }
+main { max-width: 820px; margin: 0 auto; padding: 24px 28px 40px; background: #fff; }
+h1 { font-size: 1.6rem; margin: 0 0 4px; } h2 { font-size: 1.15rem; margin: 24px 0 8px; }
+.sub, .small { color: #57606a; font-size: .9rem; }
+.verdict { border-radius: 8px; padding: 12px 16px; margin: 14px 0; border: 1px solid; }
+.green { background: #e9f7ef; border-color: #9fd8b3; }
+.amber { background: #fff4e5; border-color: #f7b955; }
+.red { background: #fdecea; border-color: #f2a7a0; }
+.vhead { font-weight: 700; font-size: 1.1rem; }
+table { border-collapse: collapse; margin: 6px 0 10px; }
+th { text-align: left; font-weight: 600; padding: 4px 18px 4px 0; color: #57606a;
+     vertical-align: top; }
+td { padding: 4px 0; }
+"""
+
+
+def release_note_filename(cfg: ViewConfig, now: datetime | None = None) -> str:
+    """``lmdk_release_note_<series|track>_<YYYYMMDD-HHMM>.html``."""
+    stamp = (now or datetime.now(timezone.utc)).strftime("%Y%m%d-%H%M")
+    return f"lmdk_release_note_{cfg.data_kind}_{stamp}.html"
+
+
+def _esc(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _num(x: float | None, fmt: str = ".4g") -> str:
+    if x is None or not np.isfinite(x):
+        return "—"
+    return format(float(x), fmt)
+
+
+def _rows(rows: list[tuple[str, str]]) -> str:
+    return "<table>" + "".join(f"<tr><th>{_esc(k)}</th><td>{_esc(v)}</td></tr>"
+                               for k, v in rows) + "</table>"
+
+
+def _verdict(rd: ReportData) -> tuple[str, str, str]:
+    """(colour, headline, sentence) with no timestamp, landmark count or place."""
+    rel = rd.release
+    pv = getattr(rd, "verdict", None)
+    eps = rel.epsilon
+    if pv is not None:
+        colour, headline, lt = pv.colour, pv.headline, pv.landmark_tpl_max
+    else:
+        colour = "green" if rel.verdict.private else "red"
+        headline = "Landmark-private" if rel.verdict.private else "Not landmark-private"
+        lt = None
+    if colour == "red":
+        sentence = (f"The budget allocation exceeds ε = {eps:g} for some set of landmarks "
+                    "plus one timestamp: this release is not landmark ε-private, even if "
+                    "consecutive values were independent.")
+    elif colour == "amber":
+        sentence = (f"Every set made of the landmarks plus any one timestamp is protected "
+                    f"with ε = {eps:g} if consecutive values are independent. Under the "
+                    f"assumed temporal correlation the landmark leakage reaches {_num(lt)} "
+                    f"> ε: the protection is weaker if the data are that correlated.")
+    else:
+        sentence = (f"The landmarks together with any one further timestamp are protected "
+                    f"with ε = {eps:g} (landmark ε-privacy): whether any of these events "
+                    "is in the data changes the probability of this release by a factor of "
+                    f"at most e^ε ≈ {np.exp(min(eps, 700.0)):.3g}.")
+        if lt is not None:
+            sentence += (f" This also holds under the assumed temporal correlation (landmark "
+                         f"leakage at most {_num(lt)} ≤ ε).")
+    return colour, headline, sentence
+
+
+def _expected_error(rd: ReportData) -> list[tuple[str, str]]:
+    rel, cfg = rd.release, rd.cfg
+    eps = rel.epsilon_t[rel.published]
+    if eps.size == 0:
+        return [("Expected error", "— (no noisy publication)")]
+    if rd.is_track:
+        mean = float(np.mean(2.0 * cfg.radius / eps))
+        return [("Expected displacement of a noisy location (mean, 2r/ε_t)",
+                 f"{mean:,.0f} m")]
+    mech = numeric_mechanism(cfg.mechanism, cfg.sensitivity)
+    unit = f" {rd.data.unit}" if getattr(rd.data, "unit", "") else ""
+    mae = float(np.mean(mech.expected_error(eps)))
+    rmse = float(np.sqrt(np.mean(mech.expected_rmse(eps) ** 2)))
+    return [("Expected absolute error of a noisy value (MAE)", f"{_num(mae)}{unit}"),
+            ("Expected root mean squared error (RMSE)", f"{_num(rmse)}{unit}")]
+
+
+def _leakage_rows(rd: ReportData) -> tuple[list[tuple[str, str]], str]:
+    leak = rd.leakage
+    if not leak.computed:
+        return [], f"Temporal leakage was not computed: {leak.model.note or 'no model'}."
+    rows = [("Largest temporal privacy leakage of one timestamp (TPL)",
+             _num(float(np.max(leak.tpl)), ".3g")),
+            ("Largest leakage of the landmarks plus one timestamp (landmark TPL)",
+             _num(float(np.max(leak.landmark_tpl)), ".3g"))]
+    return rows, f"Assumed correlation model: {leak.model.description}"
+
+
+def render_release_note(rd: ReportData, noise: str = NUMPY_NOISE) -> str:
+    """The public release note of computed report data ``rd`` as one HTML document."""
+    cfg, rel = rd.cfg, rd.release
+    info = scheme_info(rel.scheme)
+    mech = (mechanism_text("planar laplace", radius=cfg.radius) if rd.is_track
+            else mechanism_text(cfg.mechanism, sensitivity=cfg.sensitivity))
+    colour, headline, sentence = _verdict(rd)
+    title = "Public release note"
+    custom = cfg.extra.get("title") if isinstance(cfg.extra, dict) else None
+    if isinstance(custom, str) and custom.strip():
+        title += " — " + custom.strip()
+    date = rd.generated.astimezone(timezone.utc).strftime("%Y-%m-%d")
+    leak_rows, model_text = _leakage_rows(rd)
+    settings = [("Total privacy budget ε", f"{rel.epsilon:g}"),
+                ("Budget scheme", f"{info.label} — {info.description}"),
+                ("Mechanism", mech), ("Noise sampler", noise),
+                ("Released", f"{len(rd.data):,} timestamps "
+                             f"({'locations' if rd.is_track else 'values'}); withheld "
+                             "timestamps are empty in the file")]
+    body = [
+        f"<h1>{_esc(title)}</h1>",
+        f"<div class='sub'>Landmark Privacy Explorer {_esc(__version__)} · {_esc(date)}</div>",
+        f"<div class='verdict {_esc(colour)}'><div class='vhead'>{_esc(headline)}</div>"
+        f"<div>{_esc(sentence)}</div></div>",
+        "<h2>How the data were protected</h2>", _rows(settings),
+        "<p class='small'>Landmark privacy (Katsomallos et al., \"Landmark privacy: "
+        "configurable differential privacy protection for time series\", CODASPY 2022) "
+        "protects a set of significant events — the landmarks — together, and every other "
+        "event on its own. Which timestamps are landmarks is not disclosed.</p>",
+        "<h2>Expected accuracy</h2>", _rows(_expected_error(rd)),
+        "<p class='small'>Expected error of the mechanism at the budgets used, averaged over "
+        "the noisy publications. Repeated values (approximations, no budget spent) are "
+        "not included.</p>",
+        "<h2>Temporal correlation</h2>", _rows(leak_rows) if leak_rows else "",
+        f"<p class='small'>{_esc(model_text)} Leakage under temporal correlation follows "
+        "Cao et al. (ICDE 2017 / TKDE 2018); it equals the budget of the theorem when "
+        "consecutive values are independent.</p>",
+    ]
+    return ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+            "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+            f"<title>{_esc(title)}</title><style>{_CSS}</style></head><body><main>"
+            + "".join(body) + "</main></body></html>\n")
+
+
+def build_release_note(cfg: ViewConfig, *, noise: str = NUMPY_NOISE,
+                       now: datetime | None = None) -> str:
+    """The public release note of a configuration (recomputed like the report)."""
+    return render_release_note(compute_report(cfg, now=now), noise)
