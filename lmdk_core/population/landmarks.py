@@ -1,0 +1,92 @@
+"""Each user's landmark set: from the flag column, or discovered with the app's detectors.
+
+Discovery uses :mod:`lmdk_core.discovery` with the parameters of the configuration's
+``extra.discovery`` object (defaults = the app's defaults):
+
+* **tracks** — stay points (Li et al., ACM GIS 2008; Hariharan & Toyama, Project
+  Lachesis, GIScience 2004) within ``distance_m`` (200) metres for at least
+  ``duration_min`` (20) minutes; every point of a stay becomes a landmark. Times that
+  are numbers are read as seconds.
+* **series** — timestamps more than ``k`` (5) robust standard deviations from a rolling
+  median of ``window`` (24) timestamps, after removing the seasonal profile (hour of
+  the day or of the week, ``season`` 'auto') when the times are dates.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from lmdk_core.discovery import (
+    DEFAULT_DEVIATION_K,
+    DEFAULT_DEVIATION_WINDOW,
+    DEFAULT_STAY_DISTANCE_M,
+    DEFAULT_STAY_MINUTES,
+    detect_stay_points,
+    deviation_suggestions,
+    seasonal_phase,
+    suggested_timestamps,
+)
+from lmdk_core.validation import InputError
+
+__all__ = ["DiscoverySettings", "discover_landmarks"]
+
+
+@dataclass(frozen=True)
+class DiscoverySettings:
+    """Parameters of the detectors (see the module docstring)."""
+
+    window: int = DEFAULT_DEVIATION_WINDOW
+    k: float = DEFAULT_DEVIATION_K
+    season: str = "auto"
+    distance_m: float = DEFAULT_STAY_DISTANCE_M
+    duration_min: float = DEFAULT_STAY_MINUTES
+
+    @classmethod
+    def from_extra(cls, extra: dict | None) -> DiscoverySettings:
+        """From a configuration's ``extra.discovery`` (absent keys keep the defaults)."""
+        spec = (extra or {}).get("discovery") if isinstance(extra, dict) else None
+        if spec is None:
+            return cls()
+        if not isinstance(spec, dict):
+            raise InputError("config: extra.discovery must be an object {...}")
+        unknown = sorted(set(spec) - set(cls.__dataclass_fields__))
+        if unknown:
+            raise InputError(f"config: extra.discovery has an unknown key {unknown[0]!r}; "
+                             f"known: {', '.join(cls.__dataclass_fields__)}")
+        for name in ("k", "distance_m", "duration_min"):
+            v = spec.get(name)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))
+                                  or not np.isfinite(v) or v <= 0):
+                raise InputError(f"config: extra.discovery.{name} must be a positive number")
+        w = spec.get("window")
+        if w is not None and (isinstance(w, bool) or not isinstance(w, int) or w < 3):
+            raise InputError("config: extra.discovery.window must be a whole number >= 3")
+        if spec.get("season", "auto") not in ("auto", "day", "week", "none"):
+            raise InputError("config: extra.discovery.season must be auto, day, week or none")
+        return cls(**spec)
+
+
+def _minutes(time: np.ndarray, kind: str) -> np.ndarray:
+    if kind == "datetime":
+        t = np.asarray(time, dtype="datetime64[ns]")
+        return (t - t[0]).astype(np.int64) / 6e10
+    t = np.asarray(time, dtype=float)
+    return (t - t[0]) / 60.0
+
+
+def discover_landmarks(time: np.ndarray, data: np.ndarray, kind: str,
+                       settings: DiscoverySettings) -> np.ndarray:
+    """Landmark timestamps (0-based indices into the user's sorted rows) of one user:
+    ``data`` is the value vector (T,) of a series or the ``[lat, lon]`` rows (T, 2) of a
+    track; ``kind`` the time kind ('number' or 'datetime')."""
+    if data.ndim == 2:
+        stays = detect_stay_points(data[:, 0], data[:, 1], _minutes(time, kind),
+                                   settings.distance_m, settings.duration_min)
+        return np.asarray(suggested_timestamps(stays), dtype=int)
+    phase = None
+    if kind == "datetime" and data.size >= 3:
+        phase, _ = seasonal_phase(time, "datetime", settings.season)
+    found = deviation_suggestions(data, settings.window, settings.k, phase=phase)
+    return np.asarray(suggested_timestamps(found), dtype=int)

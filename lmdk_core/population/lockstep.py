@@ -1,0 +1,245 @@
+"""Releasing many users at once: the schemes of :mod:`lmdk_core.release`, in lockstep.
+
+The users of a partition are stacked into matrices of shape (U, T_max) — user u's
+timestamps t = 0..T_u−1 (its rows sorted by time), padding beyond T_u ignored — and the
+release runs over all users together:
+
+* **static schemes** (event, user, w-event, Uniform, Skip): the budget of user u is
+  the scheme's allocation for T_u and L_u, computed with the same formulas as
+  :func:`lmdk_core.allocation.allocate` (Uniform ε/(|L_u|+1), or ε/|L_u| when every
+  timestamp is a landmark; Skip 0 at landmarks and ε elsewhere); the noisy values are
+  drawn per user from its own stream; approximations (ε_t = 0) repeat the last release
+  (a running maximum of publication indices along each row); nothing before the first
+  release (withheld, NaN).
+* **Adaptive** (Katsomallos et al., CODASPY 2022, as read in docs/definitions.md; the
+  single-trace version is :func:`lmdk_core.release._adaptive`): one step per timestamp
+  t, each a handful of vector operations over the users — publish where the user's
+  coin is below its sampling rate (always at its first timestamp), compare the change
+  of the published value with the noise scale (the mechanism's expected error at ε_t)
+  and move the rate by ±step within [min_rate, 1], and hand an approximated landmark's
+  share b on: each of the k later landmarks and every later timestamp of that user get
+  ``+b/(k+1)``. Nothing loops over users in Python.
+
+Randomness: each user's coins and standard noise are drawn from that user's stream
+before the loop (T_u coins, T_u standard variates), so a user's release does not depend
+on the partition it is in. ``noise='exact'`` instead draws each Laplace / Geometric
+value with OpenDP's exact samplers applied to the value
+(:mod:`lmdk_core.mechanisms.exact_noise`; Mironov, CCS 2012); Planar Laplace has no
+exact sampler and always uses numpy's (see :data:`PLANAR_PROTECTION`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from lmdk_core.allocation import scheme_info
+from lmdk_core.mechanisms import Geometric, Laplace, PlanarLaplace
+from lmdk_core.release import AdaptiveSettings
+from lmdk_core.validation import InputError
+
+__all__ = ["PLANAR_PROTECTION", "LockstepRelease", "lockstep_release", "planned_budgets"]
+
+#: what protects a Planar Laplace release (no exact sampler applies)
+PLANAR_PROTECTION = (
+    "Planar Laplace (Andrés et al., CCS 2013) drawn with numpy's floating-point gamma and "
+    "uniform samplers and moved along the WGS84 geodesic; the discretisation and truncation "
+    "of Andrés et al. §5 are NOT applied, so these locations carry geo-indistinguishability "
+    "up to floating-point effects (Mironov, CCS 2012), not the exact guarantee")
+
+
+@dataclass
+class LockstepRelease:
+    """Released matrices of a partition: ``released`` (U, T_max) or (U, T_max, 2), NaN
+    where withheld or padded; ``epsilon_t`` spent (0 where approximated or padded);
+    ``published`` True where a fresh noisy value came from the raw data."""
+
+    released: np.ndarray
+    epsilon_t: np.ndarray
+    published: np.ndarray
+
+
+def planned_budgets(scheme: str, lengths: np.ndarray, landmarks: np.ndarray,
+                    epsilon: float, window: int | None) -> np.ndarray:
+    """The (U, T_max) planned allocation (Adaptive: its Uniform start); 0 on padding."""
+    key = scheme_info(scheme).key
+    U, T = landmarks.shape
+    active = np.arange(T)[None, :] < lengths[:, None]
+    n_lm = landmarks.sum(axis=1)
+    if key == "event":
+        share = np.full(U, float(epsilon))
+    elif key == "user":
+        share = epsilon / lengths.astype(float)
+    elif key == "w-event":
+        if window is None or isinstance(window, bool) or int(window) != window or window < 1:
+            raise InputError(f"the w-event scheme needs a whole-number window w >= 1, got "
+                             f"{window!r}")
+        share = np.full(U, epsilon / int(window))
+    elif key in ("uniform", "adaptive"):
+        denom = np.where(n_lm == lengths, n_lm, n_lm + 1).astype(float)
+        share = epsilon / denom
+    else:  # skip
+        out = np.where(active & ~landmarks, float(epsilon), 0.0)
+        return out
+    return np.where(active, share[:, None], 0.0)
+
+
+def _forward_fill(noisy: np.ndarray, published: np.ndarray) -> np.ndarray:
+    """Repeat each row's last publication (NaN before the first)."""
+    U, T = published.shape
+    idx = np.where(published, np.arange(T)[None, :], -1)
+    np.maximum.accumulate(idx, axis=1, out=idx)
+    rows = np.arange(U)[:, None]
+    out = noisy[rows, np.maximum(idx, 0)].astype(float, copy=True)
+    out[idx < 0] = np.nan
+    return out
+
+
+def _exact(mech, x: np.ndarray, eps: np.ndarray) -> np.ndarray:
+    from lmdk_core.mechanisms.exact_noise import exact_geometric, exact_laplace
+
+    scales = mech.sensitivity / eps
+    if isinstance(mech, Geometric):
+        return exact_geometric(x, scales)
+    return exact_laplace(x, scales)
+
+
+def _static(x, lengths, planned, mech, gens, noise) -> LockstepRelease:
+    published = planned > 0
+    noisy = np.array(x, dtype=float, copy=True)
+    if noise == "exact" and not isinstance(mech, PlanarLaplace):
+        if published.any():
+            noisy[published] = _exact(mech, x[published], planned[published])
+    else:
+        for u, gen in enumerate(gens):
+            pub = published[u, : lengths[u]]
+            if pub.any():
+                noisy[u, : lengths[u]][pub] = mech.perturb(
+                    x[u, : lengths[u]][pub], planned[u, : lengths[u]][pub], gen)
+    if x.ndim == 3:
+        la = _forward_fill(noisy[:, :, 0], published)
+        lo = _forward_fill(noisy[:, :, 1], published)
+        released = np.stack([la, lo], axis=2)
+    else:
+        released = _forward_fill(noisy, published)
+    spent = np.where(published, planned, 0.0)
+    return LockstepRelease(released, spent, published)
+
+
+def _predraw(gens, lengths, T, mech) -> dict[str, np.ndarray]:
+    """Each user's coins and standard noise for every one of its timestamps."""
+    U = len(gens)
+    coins = np.ones((U, T))
+    a = np.zeros((U, T))
+    b = np.zeros((U, T))
+    for u, gen in enumerate(gens):
+        n = int(lengths[u])
+        coins[u, :n] = gen.random(n)
+        if isinstance(mech, PlanarLaplace):
+            a[u, :n] = gen.standard_gamma(2.0, n)   # radius / (r/ε)
+            b[u, :n] = gen.uniform(0.0, 360.0, n)   # azimuth (degrees)
+        elif isinstance(mech, Geometric):
+            a[u, :n] = gen.random(n)                 # two uniforms for G1 − G2
+            b[u, :n] = gen.random(n)
+        else:
+            a[u, :n] = gen.laplace(0.0, 1.0, n)     # standard Laplace
+    return {"coins": coins, "a": a, "b": b}
+
+
+def _noisy_step(mech, x_t: np.ndarray, eps_t: np.ndarray, a_t: np.ndarray, b_t: np.ndarray,
+                noise: str) -> np.ndarray:
+    """Fresh releases of the publishing users at one timestamp."""
+    if isinstance(mech, PlanarLaplace):
+        from lmdk_core.geodesy import destination
+
+        dist = (mech.radius / eps_t) * a_t
+        lat2, lon2 = destination(x_t[:, 0], x_t[:, 1], b_t, dist)
+        return np.column_stack([lat2, lon2])
+    if noise == "exact":
+        return _exact(mech, x_t, eps_t)
+    if isinstance(mech, Geometric):
+        # G = floor(log U / log(1 − p)) is Geometric(p) on {0, 1, …}; 1 − p = e^(−ε/Δf)
+        log_q = -eps_t / mech.sensitivity
+        g1 = np.floor(np.log1p(-a_t) / log_q)
+        g2 = np.floor(np.log1p(-b_t) / log_q)
+        return x_t + (g1 - g2)
+    return x_t + (mech.sensitivity / eps_t) * a_t
+
+
+def _adaptive(x, lengths, landmarks, planned, mech, gens, noise,
+              settings: AdaptiveSettings) -> LockstepRelease:
+    U, T = planned.shape
+    track = x.ndim == 3
+    draws = _predraw(gens, lengths, T, mech)
+    coins, za, zb = draws["coins"], draws["a"], draws["b"]
+    eps = planned.copy()
+    published = np.zeros((U, T), dtype=bool)
+    released = np.full(x.shape, np.nan)
+    rate = np.full(U, float(settings.initial_rate))
+    last = np.full((U, 2) if track else (U,), np.nan)
+    has_last = np.zeros(U, dtype=bool)
+    # later[u, t] = landmarks of u strictly after t
+    later = np.cumsum(landmarks[:, ::-1], axis=1)[:, ::-1] - landmarks
+    with np.errstate(divide="ignore"):
+        scale = np.where(eps > 0, mech.expected_error(np.where(eps > 0, eps, 1.0).ravel())
+                         .reshape(eps.shape), np.inf)
+    for t in range(T):
+        active = lengths > t
+        if not active.any():
+            break
+        pub = active & (~has_last | (coins[:, t] < rate))
+        if pub.any():
+            out = _noisy_step(mech, x[pub, t], eps[pub, t], za[pub, t], zb[pub, t], noise)
+            had = has_last[pub]
+            if had.any():
+                idx = np.flatnonzero(pub)[had]
+                if track:
+                    d = mech.distance(out[had], last[idx])
+                else:
+                    d = np.abs(out[had] - last[idx])
+                within = scale[idx, t] > d
+                rate[idx] = np.where(within, np.maximum(settings.min_rate,
+                                                        rate[idx] - settings.step),
+                                     np.minimum(1.0, rate[idx] + settings.step))
+            released[pub, t] = out
+            last[pub] = out
+            has_last |= pub
+            published[pub, t] = True
+        skip = active & ~pub
+        if skip.any():
+            released[skip, t] = last[skip]
+            hand = np.flatnonzero(skip & landmarks[:, t])
+            if hand.size and t + 1 < T:
+                share = eps[hand, t] / (later[hand, t] + 1)
+                eps[hand, t + 1:] += share[:, None]
+                block = eps[hand, t + 1:]
+                scale[hand, t + 1:] = mech.expected_error(block.ravel()).reshape(block.shape)
+            eps[skip, t] = 0.0
+    eps[np.arange(T)[None, :] >= lengths[:, None]] = 0.0
+    return LockstepRelease(released, eps, published)
+
+
+def lockstep_release(x: np.ndarray, lengths: np.ndarray, landmarks: np.ndarray,
+                     scheme: str, epsilon: float, mech: Laplace | Geometric | PlanarLaplace,
+                     gens: list[np.random.Generator], noise: str = "exact",
+                     window: int | None = None,
+                     adaptive: AdaptiveSettings | None = None) -> LockstepRelease:
+    """Release U users at once.
+
+    ``x``: values (U, T_max) or ``[lat, lon]`` (U, T_max, 2), padded beyond each user's
+    length; ``lengths`` (U,); ``landmarks`` (U, T_max) bool; ``gens`` one generator per
+    user; ``noise`` 'exact' (OpenDP for Laplace / Geometric) or 'fast' (numpy).
+    """
+    if noise not in ("exact", "fast"):
+        raise InputError(f"noise must be 'exact' or 'fast', got {noise!r}")
+    lengths = np.asarray(lengths, dtype=int)
+    planned = planned_budgets(scheme, lengths, landmarks, epsilon, window)
+    key = scheme_info(scheme).key
+    fresh = planned[planned > 0]
+    if fresh.size:
+        mech.check_budget(np.unique(fresh))
+    if key == "adaptive":
+        return _adaptive(x, lengths, landmarks, planned, mech, gens, noise,
+                         adaptive or AdaptiveSettings())
+    return _static(x, lengths, planned, mech, gens, noise)

@@ -1,0 +1,174 @@
+"""Releasing one partition (a group of whole users): validate, find each user's
+landmarks, release in lockstep, audit.
+
+Pure pandas/numpy; the Dask driver (:mod:`lmdk_core.population.dask_driver`) runs it on
+every partition, and the app and the tests call it directly on small populations. Users
+are processed in blocks of at most :data:`BLOCK_CELLS` (user × timestamp) cells, which
+bounds the memory of the lockstep matrices whatever the partition size.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from lmdk_core.mechanisms import Geometric, Laplace, PlanarLaplace
+from lmdk_core.population.audit import AUDIT_COLUMNS, LeakageSettings, user_audit
+from lmdk_core.population.landmarks import DiscoverySettings, discover_landmarks
+from lmdk_core.population.lockstep import lockstep_release
+from lmdk_core.population.streams import user_generator
+from lmdk_core.population.table import PopulationColumns, prepare_users
+from lmdk_core.release import AdaptiveSettings
+from lmdk_core.validation import InputError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from lmdk_core.config import ViewConfig
+
+__all__ = ["BLOCK_CELLS", "BatchSettings", "PartitionResult", "release_partition"]
+
+#: largest number of (user, timestamp) cells released together in one lockstep block
+BLOCK_CELLS = 2_000_000
+
+
+@dataclass(frozen=True)
+class BatchSettings:
+    """Everything a partition needs: the release settings of a saved view, the noise
+    path and the root entropy of the per-user streams."""
+
+    kind: str  # 'series' or 'track'
+    epsilon: float
+    scheme: str
+    window: int | None
+    mechanism: str  # 'laplace', 'geometric' or 'planar_laplace'
+    sensitivity: float
+    radius: float
+    noise: str  # 'exact' or 'fast'
+    root_entropy: int
+    adaptive: AdaptiveSettings = field(default_factory=AdaptiveSettings)
+    discovery: DiscoverySettings = field(default_factory=DiscoverySettings)
+    leakage: LeakageSettings = field(default_factory=LeakageSettings)
+
+    @classmethod
+    def from_config(cls, cfg: ViewConfig, kind: str, noise: str, root_entropy: int,
+                    leakage: bool = True) -> BatchSettings:
+        """Settings of configuration ``cfg`` for a population of ``kind``."""
+        if cfg.data_kind != kind:
+            page = "Timeline (series)" if cfg.data_kind == "series" else "Map (tracks)"
+            given = "a value column" if kind == "series" else "lat/lon columns"
+            raise InputError(f"the configuration was saved from the {page} page but the batch "
+                             f"was given {given}; use a configuration of the same kind")
+        if noise not in ("exact", "fast"):
+            raise InputError(f"--noise must be exact or fast, got {noise!r}")
+        extra = cfg.extra if isinstance(cfg.extra, dict) else {}
+        return cls(
+            kind=kind, epsilon=float(cfg.epsilon), scheme=cfg.scheme, window=int(cfg.window),
+            mechanism=cfg.mechanism if kind == "series" else "planar_laplace",
+            sensitivity=float(cfg.sensitivity), radius=float(cfg.radius), noise=noise,
+            root_entropy=int(root_entropy),
+            discovery=DiscoverySettings.from_extra(extra),
+            leakage=LeakageSettings(spec=extra.get("correlation"),
+                                    strength=float(cfg.correlation_strength),
+                                    cell_size_m=float(extra.get("cell_size_m", 250.0)),
+                                    enabled=bool(leakage)),
+        )
+
+    def make_mechanism(self) -> Laplace | Geometric | PlanarLaplace:
+        """The mechanism object of these settings."""
+        if self.mechanism == "planar_laplace":
+            return PlanarLaplace(self.radius)
+        if self.mechanism == "geometric":
+            return Geometric(self.sensitivity)
+        return Laplace(self.sensitivity)
+
+
+@dataclass
+class PartitionResult:
+    """The publishable rows, the audit rows and the time kind of one partition."""
+
+    released: pd.DataFrame
+    audit: pd.DataFrame
+    time_kind: str
+
+
+def _blocks(lengths: np.ndarray) -> list[slice]:
+    out, start, longest = [], 0, 0
+    for i, n in enumerate(lengths.tolist()):
+        longest_new = max(longest, n)
+        if i > start and longest_new * (i - start + 1) > BLOCK_CELLS:
+            out.append(slice(start, i))
+            start, longest_new = i, n
+        longest = longest_new
+    out.append(slice(start, lengths.size))
+    return out
+
+
+def release_partition(raw: pd.DataFrame, cols: PopulationColumns,
+                      settings: BatchSettings) -> PartitionResult:
+    """Release every user of ``raw`` (rows of whole users, any order)."""
+    import pandas as pd
+
+    frame, time_kind = prepare_users(raw, cols)
+    track = settings.kind == "track"
+    out_cols = ["user", "time"] + (["released_lat", "released_lon"] if track else ["released"])
+    if frame.empty:
+        empty = pd.DataFrame({c: [] for c in out_cols})
+        return PartitionResult(empty, pd.DataFrame(columns=AUDIT_COLUMNS), time_kind)
+    mech = settings.make_mechanism()
+    if isinstance(mech, Geometric):
+        v = frame["value"].to_numpy()
+        if np.any(v != np.round(v)):
+            i = int(np.flatnonzero(v != np.round(v))[0])
+            raise InputError(f"user {frame['user'].iloc[i]!r} has the value {v[i]:g}: the "
+                             "geometric mechanism is for whole numbers (counts); round the "
+                             "data or use a configuration with the Laplace mechanism")
+    users = frame["user"].to_numpy()
+    starts = np.concatenate([[0], np.flatnonzero(users[1:] != users[:-1]) + 1])
+    lengths = np.diff(np.concatenate([starts, [users.size]]))
+    data = (frame[["lat", "lon"]].to_numpy(dtype=float) if track
+            else frame["value"].to_numpy(dtype=float))
+    times = frame["time"].to_numpy()
+    flags = frame["landmark"].to_numpy(dtype=bool) if "landmark" in frame else None
+    n_out = 2 if track else 1
+    released_all = np.full((users.size, n_out), np.nan)
+    audits = []
+    for blk in _blocks(lengths):
+        b_starts, b_len = starts[blk], lengths[blk]
+        U, T = b_len.size, int(b_len.max())
+        row_user = np.repeat(np.arange(U), b_len)
+        pos = np.arange(int(b_len.sum())) - np.repeat(b_starts - b_starts[0], b_len)
+        lo = int(b_starts[0])
+        hi = lo + int(b_len.sum())
+        x = np.full((U, T, 2) if track else (U, T), np.nan)
+        x[row_user, pos] = data[lo:hi]
+        lm = np.zeros((U, T), dtype=bool)
+        lm_lists = []
+        for u in range(U):
+            s, n = int(b_starts[u]), int(b_len[u])
+            if flags is not None:
+                idx = np.flatnonzero(flags[s:s + n])
+            else:
+                idx = discover_landmarks(times[s:s + n], data[s:s + n], time_kind,
+                                         settings.discovery)
+            lm[u, idx] = True
+            lm_lists.append(idx)
+        gens = [user_generator(settings.root_entropy, users[s]) for s in b_starts.tolist()]
+        rel = lockstep_release(x, b_len, lm, settings.scheme, settings.epsilon, mech, gens,
+                               settings.noise, settings.window, settings.adaptive)
+        released_all[lo:hi] = rel.released[row_user, pos].reshape(-1, n_out)
+        for u in range(U):
+            s, n = int(b_starts[u]), int(b_len[u])
+            audits.append(user_audit(
+                users[s], times[s:s + n], x[u, :n], rel.released[u, :n],
+                rel.epsilon_t[u, :n], rel.published[u, :n], lm_lists[u], settings.epsilon,
+                time_kind, mech.distance, settings.leakage))
+    out = pd.DataFrame({"user": users, "time": frame["time"].to_numpy()})
+    if track:
+        out["released_lat"] = released_all[:, 0]
+        out["released_lon"] = released_all[:, 1]
+    else:
+        out["released"] = released_all[:, 0]
+    return PartitionResult(out, pd.DataFrame(audits, columns=AUDIT_COLUMNS), time_kind)

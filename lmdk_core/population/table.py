@@ -1,0 +1,265 @@
+"""The long table of a population: one row per (user, time) with a value or lat/lon.
+
+Columns are named by the caller (:class:`PopulationColumns`): a user column, a time
+column, either a value column (series) or a latitude and a longitude column (tracks),
+and optionally a landmark flag column (1/true = landmark). Rows may come in any order;
+each user's rows are sorted by time. Refused with a message that says what is wrong:
+
+* a column that the file does not have (the message lists the file's columns);
+* a missing user id or time, a value that is not a finite number, a bad coordinate;
+* times of mixed kinds (whole numbers or decimals for some rows, dates for others);
+* the same (user, time) twice;
+* a flag that is not 0/1/true/false.
+
+:func:`check_columns` runs on the file's header before anything is read;
+:func:`prepare_users` on every partition (groups of whole users).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from lmdk_core.quoting import quote_user_text
+from lmdk_core.validation import InputError
+
+if TYPE_CHECKING:  # pandas is imported lazily (fast CLI start)
+    import pandas as pd
+
+__all__ = ["PopulationColumns", "check_columns", "file_format", "prepare_users",
+           "read_header", "read_population"]
+
+_TRUE = {"1", "true", "yes", "t", "y", "1.0"}
+_FALSE = {"0", "false", "no", "f", "n", "0.0", ""}
+
+
+@dataclass(frozen=True)
+class PopulationColumns:
+    """Names of the columns of a population table."""
+
+    user: str
+    time: str
+    value: str | None = None
+    lat: str | None = None
+    lon: str | None = None
+    landmark: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.value is None and (self.lat is None or self.lon is None):
+            raise InputError("name the value column (--value-col) for series, or both "
+                             "--lat-col and --lon-col for tracks")
+        if self.value is not None and (self.lat is not None or self.lon is not None):
+            raise InputError("give either a value column (series) or lat/lon columns "
+                             "(tracks), not both")
+        names = [n for n in self.needed() if n is not None]
+        if len(set(names)) != len(names):
+            raise InputError("each role (user, time, value/lat/lon, landmark) needs its own "
+                             "column; the same column was named twice")
+
+    @property
+    def kind(self) -> str:
+        """'series' or 'track'."""
+        return "series" if self.value is not None else "track"
+
+    def needed(self) -> list[str]:
+        """The columns to read, in a fixed order."""
+        data = [self.value] if self.value is not None else [self.lat, self.lon]
+        return [self.user, self.time, *data] + ([self.landmark] if self.landmark else [])
+
+
+def file_format(path: str | Path, what: str = "the input") -> str:
+    """'parquet' or 'csv' from the file name (a folder of Parquet parts counts as
+    Parquet)."""
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix in (".parquet", ".pq"):
+        return "parquet"
+    if suffix == ".csv":
+        return "csv"
+    raise InputError(f"{what} {quote_user_text(str(path))} must be a .parquet or .csv file")
+
+
+def read_header(path: str | Path) -> list[str]:
+    """The column names of a CSV or Parquet file, reading no data rows."""
+    p = Path(path)
+    if not p.exists():
+        raise InputError(f"the input {quote_user_text(str(path))} does not exist")
+    fmt = file_format(p)
+    try:
+        if fmt == "parquet":
+            import pyarrow.dataset as ds
+
+            return list(ds.dataset(str(p), format="parquet").schema.names)
+        import pandas as pd
+
+        return [str(c) for c in pd.read_csv(p, nrows=0, comment=None).columns]
+    except InputError:
+        raise
+    except Exception as exc:  # pyarrow / pandas parser errors
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InputError(f"cannot read {quote_user_text(str(path))} as {fmt.upper()}: "
+                         f"{quote_user_text(first, 120)}") from None
+
+
+def check_columns(available: list[str], cols: PopulationColumns) -> None:
+    """Every named column must exist in the file."""
+    for role, name in (("user", cols.user), ("time", cols.time), ("value", cols.value),
+                       ("lat", cols.lat), ("lon", cols.lon), ("landmark", cols.landmark)):
+        if name is not None and name not in available:
+            shown = ", ".join(quote_user_text(c, 30) for c in available[:12])
+            more = " …" if len(available) > 12 else ""
+            raise InputError(f"unknown {role} column {quote_user_text(name)}; the file has: "
+                             f"{shown}{more}")
+
+
+def _user_label(u: object) -> str:
+    return quote_user_text(str(u), 40)
+
+
+def _parse_times(raw: pd.Series, col: str) -> tuple[np.ndarray, str]:
+    """Times as int64/float ('number') or datetime64[ns] ('datetime'); mixed kinds are
+    refused."""
+    import pandas as pd
+
+    if raw.isna().any():
+        raise InputError(f"a time is missing (column {quote_user_text(col)})")
+    if pd.api.types.is_datetime64_any_dtype(raw.dtype):
+        t = raw.dt.tz_localize(None) if getattr(raw.dt, "tz", None) is not None else raw
+        return t.to_numpy(dtype="datetime64[ns]"), "datetime"
+    if pd.api.types.is_integer_dtype(raw.dtype):
+        return raw.to_numpy(dtype=np.int64), "number"
+    if pd.api.types.is_float_dtype(raw.dtype):
+        v = raw.to_numpy(dtype=float)
+        if not np.all(np.isfinite(v)):
+            raise InputError(f"times must be finite numbers (column {quote_user_text(col)})")
+        return v, "number"
+    text = raw.astype(str).str.strip()
+    nums = pd.to_numeric(text, errors="coerce")
+    if nums.notna().all():
+        if text.str.fullmatch(r"[+-]?[0-9]+").all():
+            return np.array([int(c) for c in text], dtype=np.int64), "number"
+        return nums.to_numpy(dtype=float), "number"
+    if nums.notna().any():
+        i = int(np.flatnonzero(nums.notna().to_numpy())[0])
+        j = int(np.flatnonzero(nums.isna().to_numpy())[0])
+        raise InputError(f"mixed time kinds: {quote_user_text(text.iloc[i])} is a number but "
+                         f"{quote_user_text(text.iloc[j])} is not; use whole numbers or ISO "
+                         "dates for every row")
+    try:
+        parsed = pd.to_datetime(text, format="ISO8601", utc=True)
+    except (ValueError, TypeError):
+        bad = next(c for c in text if _not_date(c))
+        raise InputError(f"time {quote_user_text(bad)} is neither a number nor an ISO date "
+                         "like 2024-03-01T08:00") from None
+    return parsed.dt.tz_localize(None).to_numpy(dtype="datetime64[ns]"), "datetime"
+
+
+def _not_date(cell: str) -> bool:
+    import pandas as pd
+
+    try:
+        pd.to_datetime(cell, format="ISO8601")
+        return False
+    except (ValueError, TypeError):
+        return True
+
+
+def _flags(raw: pd.Series, col: str) -> np.ndarray:
+    import pandas as pd
+
+    if pd.api.types.is_bool_dtype(raw.dtype):
+        return raw.fillna(False).to_numpy(dtype=bool)
+    if pd.api.types.is_numeric_dtype(raw.dtype):
+        v = raw.fillna(0).to_numpy(dtype=float)
+        bad = ~np.isin(v, (0.0, 1.0))
+        if bad.any():
+            raise InputError(f"landmark column {quote_user_text(col)} holds "
+                             f"{v[bad][0]:g}; use 1/true for a landmark, 0/false or empty "
+                             "otherwise")
+        return v == 1.0
+    text = raw.fillna("").astype(str).str.strip().str.lower()
+    bad = ~text.isin(_TRUE | _FALSE)
+    if bad.any():
+        raise InputError(f"landmark column {quote_user_text(col)} holds "
+                         f"{quote_user_text(text[bad].iloc[0])}; use 1/true for a landmark, "
+                         "0/false or empty otherwise")
+    return text.isin(_TRUE).to_numpy()
+
+
+def prepare_users(df: pd.DataFrame, cols: PopulationColumns) -> tuple[pd.DataFrame, str]:
+    """Validate a frame of whole users and return it in a standard form.
+
+    Columns of the result: ``user`` (as read), ``time`` (int64, float or datetime64),
+    ``value`` or ``lat``/``lon`` (float), ``landmark`` (bool, when a flag column is
+    named), sorted by (user, time) with a fresh index; and the time kind ('number' or
+    'datetime'; 'none' for an empty frame).
+    """
+    import pandas as pd
+
+    missing = [c for c in cols.needed() if c not in df.columns]
+    if missing:
+        check_columns(list(map(str, df.columns)), cols)
+    if df.empty:
+        out = pd.DataFrame({"user": df[cols.user], "time": df[cols.time]})
+        return out, "none"
+    users = df[cols.user]
+    if users.isna().any() or (users.astype(str).str.strip() == "").any():
+        raise InputError(f"a row has no user id (column {quote_user_text(cols.user)}); every "
+                         "row needs the user it belongs to")
+    times, kind = _parse_times(df[cols.time], cols.time)
+    out = pd.DataFrame({"user": users.to_numpy(), "time": times})
+    if cols.value is not None:
+        out["value"] = _finite(df[cols.value], cols.value, out)
+    else:
+        out["lat"] = _finite(df[cols.lat], cols.lat, out)
+        out["lon"] = _finite(df[cols.lon], cols.lon, out)
+        if np.any(np.abs(out["lat"].to_numpy()) > 90) or np.any(
+                np.abs(out["lon"].to_numpy()) > 180):
+            bad = out[(out["lat"].abs() > 90) | (out["lon"].abs() > 180)].iloc[0]
+            raise InputError(f"user {_user_label(bad['user'])} has a point out of range "
+                             f"(lat {bad['lat']:g}, lon {bad['lon']:g}); latitudes lie in "
+                             "[-90, 90], longitudes in [-180, 180]")
+    if cols.landmark is not None:
+        out["landmark"] = _flags(df[cols.landmark], cols.landmark)
+    out = out.sort_values(["user", "time"], kind="stable", ignore_index=True)
+    u = out["user"].to_numpy()
+    t = out["time"].to_numpy()
+    dup = (u[1:] == u[:-1]) & (t[1:] == t[:-1])
+    if dup.any():
+        i = int(np.flatnonzero(dup)[0]) + 1
+        raise InputError(f"user {_user_label(u[i])} has time {quote_user_text(str(t[i]))} "
+                         "twice; each (user, time) must appear once")
+    return out, kind
+
+
+def _finite(raw: pd.Series, col: str, frame: pd.DataFrame) -> np.ndarray:
+    import pandas as pd
+
+    v = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
+    bad = ~np.isfinite(v)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        cell = raw.iloc[i]
+        what = "is missing" if pd.isna(cell) or str(cell).strip() == "" else \
+            f"is {quote_user_text(str(cell))}, not a finite number"
+        raise InputError(f"user {_user_label(frame['user'].iloc[i])}: {col} at time "
+                         f"{quote_user_text(str(frame['time'].iloc[i]))} {what}")
+    return v
+
+
+def read_population(path: str | Path, cols: PopulationColumns) -> tuple[pd.DataFrame, str]:
+    """Read and validate a whole (small) population file with pandas — for the app and
+    tests; the batch reads through Dask instead."""
+    import pandas as pd
+
+    check_columns(read_header(path), cols)
+    if file_format(path) == "parquet":
+        df = pd.read_parquet(path, columns=cols.needed())
+    else:
+        df = pd.read_csv(path, usecols=cols.needed(), dtype={cols.time: str})
+    if df.empty:
+        raise InputError(f"the input {quote_user_text(str(path))} has no rows")
+    return prepare_users(df, cols)
