@@ -12,8 +12,22 @@ setup() {
   if [ ! -x "$PY" ]; then
     python3 -m venv "$VENV"
   fi
-  "$PY" -m pip install --quiet --disable-pip-version-check --upgrade pip
-  "$PY" -m pip install --quiet --disable-pip-version-check -e ".${extra}"
+  # pip is only upgraded when it is too old for editable installs from pyproject.toml
+  # (PEP 660, pip >= 21.3): the upgrade costs ~7 s on a fresh clone otherwise.
+  if ! "$PY" -c 'import sys, pip; sys.exit(tuple(map(int, pip.__version__.split(".")[:2])) < (21, 3))'
+  then
+    "$PY" -m pip install -qq --disable-pip-version-check --upgrade pip
+  fi
+  # skip pip (~20 s even when everything is installed) while pyproject.toml is unchanged
+  # since the last successful install; LMDK_REINSTALL=1 forces it
+  local stamp="$VENV/.lmdk-installed-${extra//[^a-z]/}"
+  local want
+  want="$(cksum < pyproject.toml)"
+  if [ -n "${LMDK_REINSTALL:-}" ] || [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+    # -qq: no progress, no build-backend chatter; errors still show
+    "$PY" -m pip install -qq --disable-pip-version-check -e ".${extra}"
+    echo "$want" > "$stamp"
+  fi
 }
 
 need_chromium() {
@@ -40,8 +54,11 @@ case "${1:-}" in
     shift
     export LMDK_REQUIRE_BROWSER=1
     "$VENV/bin/ruff" check .
-    # pytest exits 5 when no test was collected: that fails this script too
-    exec "$PY" -m pytest -q -p no:cacheprovider "$@"
+    # pytest exits 5 when no test was collected: that fails this script too.
+    # In parallel on every core (pytest-xdist; worksteal rebalances the long browser
+    # tests); each worker starts at most one Streamlit server for its browser tests
+    # (tests/conftest.py). Later arguments override: ./run.sh test -n 0 tests/test_cli.py
+    exec "$PY" -m pytest -q -p no:cacheprovider -n auto --dist worksteal "$@"
     ;;
   *)
     echo "usage: ./run.sh app | ./run.sh test" >&2

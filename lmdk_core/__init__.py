@@ -3,13 +3,25 @@
 Differential privacy for time series and trajectories in which a few significant
 events (landmarks) are protected together while every regular event is protected on
 its own. Pure Python + numpy/pandas/scipy; never imports streamlit.
+
+Importing this package imports nothing else (not even ``importlib.metadata``, which
+costs ~15 ms): the ``lmdk`` command loads only what each sub-command uses.
 """
 
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("lmdk-explorer")
-except PackageNotFoundError:  # running from a source tree that was not installed
-    __version__ = "0.1.0+src"
+from __future__ import annotations
 
 __all__ = ["__version__"]
+
+
+def __getattr__(name: str) -> str:
+    """``lmdk_core.__version__``, looked up in the installed metadata on first use."""
+    if name != "__version__":
+        raise AttributeError(f"module 'lmdk_core' has no attribute {name!r}")
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        value = version("lmdk-explorer")
+    except PackageNotFoundError:  # running from a source tree that was not installed
+        value = "0.1.0+src"
+    globals()["__version__"] = value
+    return value

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,12 +14,55 @@ ASSETS = ROOT / "assets"
 ARTIFACTS = ROOT / "tests" / "artifacts"
 
 
+#: ``LMDK_CLI_SUBPROCESS=1`` runs every ``run_cli`` call as a real ``python -m lmdk_core``
+#: process (slower: each one imports the engine again, 1-3 s on this machine).
+CLI_SUBPROCESS = os.environ.get("LMDK_CLI_SUBPROCESS", "") not in ("", "0")
+
+# warnings a fresh interpreter does not print (its default filters ignore them)
+_SILENT_WARNINGS = (DeprecationWarning, PendingDeprecationWarning, ImportWarning,
+                    ResourceWarning)
+
+
 def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    """Run ``lmdk`` (as ``python -m lmdk_core``) and capture its output."""
-    return subprocess.run(
-        [sys.executable, "-m", "lmdk_core", *args],
-        capture_output=True, text=True, cwd=cwd or ROOT, timeout=120,
-    )
+    """Run ``lmdk ARGS`` and capture its exit status, stdout and stderr.
+
+    By default the command runs in this process: ``lmdk_core.cli.main`` is exactly what
+    the console script calls, with stdout/stderr captured, ``SystemExit`` (``--help``,
+    ``--version``) turned into the exit status and every warning that a fresh interpreter
+    would print written to stderr, so the "one line on stderr" checks see it. Real
+    processes: ``LMDK_CLI_SUBPROCESS=1``, ``explore`` (it replaces its process), and
+    tests/test_cli_startup.py, which runs the console entry point in subprocesses.
+    """
+    argv = [sys.executable, "-m", "lmdk_core", *args]
+    if CLI_SUBPROCESS or (args and args[0] == "explore"):
+        return subprocess.run(argv, capture_output=True, text=True, cwd=cwd or ROOT,
+                              timeout=120)
+    import contextlib
+    import io
+    import warnings
+
+    from lmdk_core.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    old_cwd = os.getcwd()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        try:
+            os.chdir(cwd or ROOT)
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                try:
+                    code = main(list(args))
+                except SystemExit as exc:  # what the interpreter does with it
+                    if isinstance(exc.code, str):
+                        print(exc.code, file=err)
+                    code = exc.code if isinstance(exc.code, int) else (exc.code is not None)
+        finally:
+            os.chdir(old_cwd)
+    for w in caught:
+        if not issubclass(w.category, _SILENT_WARNINGS):
+            err.write(warnings.formatwarning(w.message, w.category, w.filename, w.lineno,
+                                             w.line))
+    return subprocess.CompletedProcess(argv, int(code), out.getvalue(), err.getvalue())
 
 
 def assert_clean_error(proc: subprocess.CompletedProcess, fragment: str = "") -> None:
@@ -53,9 +97,12 @@ def cli():
     return run_cli
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def app_url():
-    """``streamlit run app.py`` on a free port, shared by a browser-test module."""
+    """``streamlit run app.py`` on a free port, started once per test process and shared
+    by all its browser tests: one server in a plain run, one per pytest-xdist worker that
+    draws a browser test. (Grouping every browser test on one worker with ``--dist
+    loadgroup`` does not work with pytest 9.2: pytest-xdist issue #1386.)"""
     from tests.browser import require_chromium, streamlit_server
 
     require_chromium()

@@ -1,11 +1,11 @@
-"""``lmdk dummies`` and ``lmdk suggest`` through a real subprocess
-(``python -m lmdk_core``): JSON contract, and bad input -> exit 2, one stderr line."""
+"""``lmdk dummies`` and ``lmdk suggest`` through the ``lmdk`` entry point (in this
+process, or real ``python -m lmdk_core`` processes with ``LMDK_CLI_SUBPROCESS=1``; see
+``tests.conftest.run_cli``): JSON contract, and bad input -> exit 2, one stderr line."""
 
 from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,13 +14,13 @@ import pytest
 
 from lmdk_core.dummies import OPTIMAL_MAX_REGULAR
 from lmdk_core.geodesy import destination
+from tests.conftest import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def lmdk(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "lmdk_core", *args], capture_output=True,
-                          text=True, cwd=ROOT, timeout=120)
+    return run_cli(*args, cwd=ROOT)
 
 
 def ok_json(*args: str) -> dict:
@@ -191,7 +191,9 @@ def test_suggest_series(tmp_path):
     assert all(s["reason"] == "deviation" and s["score"] > 5.0 for s in out["suggestions"])
     assert [s["timestamp"] for s in out["suggestions"] if s["score"] > 10] == [30, 150]
     assert out["landmarks"] == sorted(t for s in out["suggestions"] for t in s["timestamps"])
-    assert out["parameters"] == {"window": 24, "k": 5.0}
+    # the seasonal profile (default --season auto) needs dates; these times are numbers
+    assert out["parameters"] == {"window": 24, "k": 5.0,
+                                 "season": "no seasonal profile (the times are not dates)"}
     strict = ok_json("suggest", "--input", str(csv), "--k", "1000")
     assert strict["landmarks"] == []
 

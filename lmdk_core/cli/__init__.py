@@ -1,4 +1,4 @@
-"""The ``lmdk`` command line (contract in DESIGN.md).
+"""The ``lmdk`` command line (contract in the README and docs/definitions.md).
 
 Each group of sub-commands lives in its own module exposing ``register(subparsers)``;
 every sub-command's handler takes the parsed arguments and returns an exit status.
@@ -13,9 +13,6 @@ import json
 import sys
 from collections.abc import Sequence
 
-import numpy as np
-
-from lmdk_core import __version__
 from lmdk_core.validation import InputError
 
 __all__ = ["main", "build_parser", "emit_json"]
@@ -28,7 +25,23 @@ class _Parser(argparse.ArgumentParser):
         raise InputError(f"{message} (see: {self.prog} --help)")
 
 
+class _VersionAction(argparse.Action):
+    """``--version``; the installed version is looked up only when asked for."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
+                 help="show the version and exit"):  # noqa: A002 - argparse API
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from lmdk_core import __version__
+
+        print(f"lmdk {__version__}")
+        parser.exit()
+
+
 def _jsonable(obj):
+    import numpy as np
+
     if isinstance(obj, np.ndarray):
         return [_jsonable(x) for x in obj.tolist()]
     if isinstance(obj, (np.floating, float)):
@@ -51,6 +64,7 @@ def emit_json(obj: dict) -> None:
 
 
 def _explore(args: argparse.Namespace) -> int:
+    import os
     import subprocess
     from pathlib import Path
 
@@ -60,16 +74,31 @@ def _explore(args: argparse.Namespace) -> int:
     cmd = [sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(args.port)]
     if args.headless:
         cmd += ["--server.headless", "true"]
-    return subprocess.call(cmd)
+    # run from the checkout so that its .streamlit/config.toml applies (localhost only,
+    # no usage statistics); see SECURITY.md. Replace this process by streamlit (exec):
+    # Ctrl-C, SIGTERM or SIGHUP sent to `lmdk explore` stop the server itself, no orphan
+    # keeps the port.
+    os.chdir(app.parent)
+    if os.name == "posix":
+        os.execv(sys.executable, cmd)
+    return subprocess.call(cmd)  # pragma: no cover - Windows has no exec
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The full ``lmdk`` parser with every sub-command registered."""
-    from lmdk_core.cli import dummy_commands, leakage_commands, release_commands, report_commands
+    from lmdk_core.cli import (
+        batch_commands,
+        choose_commands,
+        dummy_commands,
+        leakage_commands,
+        release_commands,
+        report_commands,
+    )
 
-    groups = [release_commands, dummy_commands, leakage_commands, report_commands]
+    groups = [release_commands, dummy_commands, leakage_commands, report_commands,
+              choose_commands, batch_commands]
     parser = _Parser(prog="lmdk", description="Landmark Privacy Explorer command line.")
-    parser.add_argument("--version", action="version", version=f"lmdk {__version__}")
+    parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for group in groups:
         group.register(sub)

@@ -7,22 +7,18 @@ import argparse
 import io
 from pathlib import Path
 
-import pandas as pd
+from lmdk_core.validation import InputError, check_epsilon, check_length, parse_landmarks
 
-from lmdk_core.data.series import load_series_csv
-from lmdk_core.data.tables import read_bytes
-from lmdk_core.data.track import load_track
-from lmdk_core.discovery import (
-    DEFAULT_DEVIATION_K,
-    DEFAULT_DEVIATION_WINDOW,
-    DEFAULT_STAY_DISTANCE_M,
-    DEFAULT_STAY_MINUTES,
-    deviation_suggestions,
-    stay_points,
-    suggested_timestamps,
-)
-from lmdk_core.dummies import METHODS, METRICS, dummy_options, select_option
-from lmdk_core.validation import InputError, check_epsilon, parse_landmarks
+# The engine (pandas, scipy) is imported inside the handlers so that the other
+# sub-commands start fast. The parser's choices and defaults are therefore spelled out
+# here; tests/test_cli_startup.py checks them against lmdk_core.dummies and
+# lmdk_core.discovery.
+METHODS = ("heuristic", "optimal")
+METRICS = ("gap_std", "nearest_mean")
+DEFAULT_STAY_DISTANCE_M = 200.0
+DEFAULT_STAY_MINUTES = 20.0
+DEFAULT_DEVIATION_WINDOW = 24
+DEFAULT_DEVIATION_K = 5.0
 
 #: minutes per unit of a numeric time column, by --time-unit
 TIME_UNITS = {"s": 1 / 60, "min": 1.0, "h": 60.0}
@@ -30,9 +26,11 @@ TIME_UNITS = {"s": 1 / 60, "min": 1.0, "h": 60.0}
 
 def _cmd_dummies(args: argparse.Namespace) -> int:
     from lmdk_core.cli import emit_json
+    from lmdk_core.dummies import dummy_options, select_option
 
     eps = check_epsilon(args.epsilon, "--epsilon (ε_sel)")
-    opts = dummy_options(args.length, parse_landmarks(args.landmarks), args.method, args.metric,
+    length = check_length(args.length, "--length")
+    opts = dummy_options(length, parse_landmarks(args.landmarks), args.method, args.metric,
                          max_options=args.max_options)
     sel = select_option(opts, eps, args.seed, args.sensitivity)
     if args.json:
@@ -51,6 +49,10 @@ def _cmd_dummies(args: argparse.Namespace) -> int:
 
 def _input_kind(path: str) -> str:
     """'track' for GPX or a CSV with lat and lon columns, else 'series'."""
+    import pandas as pd
+
+    from lmdk_core.data.tables import read_bytes
+
     if path.lower().endswith(".gpx"):
         return "track"
     data = read_bytes(path, "the input file")
@@ -66,6 +68,14 @@ def _input_kind(path: str) -> str:
 
 def _cmd_suggest(args: argparse.Namespace) -> int:
     from lmdk_core.cli import emit_json
+    from lmdk_core.data.series import load_series_csv
+    from lmdk_core.data.track import load_track
+    from lmdk_core.discovery import (
+        deviation_suggestions,
+        seasonal_phase,
+        stay_points,
+        suggested_timestamps,
+    )
 
     kind = _input_kind(args.input)
     name = Path(args.input).name
@@ -79,9 +89,10 @@ def _cmd_suggest(args: argparse.Namespace) -> int:
         length = len(track)
     else:
         series = load_series_csv(args.input, name=name)
-        found = deviation_suggestions(series.values, args.window, args.k)
+        phase, season = seasonal_phase(series.time, series.time_kind, args.season)
+        found = deviation_suggestions(series.values, args.window, args.k, phase=phase)
         method = "deviation"
-        params = {"window": args.window, "k": args.k}
+        params = {"window": args.window, "k": args.k, "season": season}
         length = len(series)
     landmarks = suggested_timestamps(found)
     if args.json:
@@ -135,5 +146,9 @@ def register(sub) -> None:
                    help="series: rolling-median window (timestamps)")
     p.add_argument("--k", type=float, default=DEFAULT_DEVIATION_K,
                    help="series: threshold in robust standard deviations")
+    p.add_argument("--season", default="auto", choices=["auto", "day", "week", "none"],
+                   help="series with dates: remove the median profile of each hour of the "
+                        "day / week first, so daily peaks are not suggested (auto: week "
+                        "from 8 weeks of data, day from 3 days)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=_cmd_suggest)

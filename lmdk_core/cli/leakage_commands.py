@@ -9,22 +9,26 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
+from typing import TYPE_CHECKING
 
-import numpy as np
+from lmdk_core.validation import InputError, check_length, check_positive, parse_landmarks
+from lmdk_core.verdict import privacy_verdict
 
-from lmdk_core.allocation import allocate, scheme_info
-from lmdk_core.data.allocation_csv import load_allocation_csv
-from lmdk_core.leakage.calibration import calibrate_epsilon, calibrate_scale
-from lmdk_core.leakage.correlation import load_matrix_csv
-from lmdk_core.leakage.loss import LossFunction
-from lmdk_core.leakage.supremum import check_constant_epsilon, supremum
-from lmdk_core.leakage.tpl import temporal_leakage
-from lmdk_core.validation import InputError, check_positive, parse_landmarks
+if TYPE_CHECKING:
+    import numpy as np
+
+    from lmdk_core.leakage.loss import LossFunction
+
+# Engine modules are imported inside the handlers: each sub-command loads only what it
+# uses (none of these needs pandas or scipy).
 
 STATIC_SCHEMES = ["event", "user", "w-event", "uniform", "skip"]
 
 
 def _parse_alphas(text: str) -> np.ndarray:
+    import numpy as np
+
     parts = [p.strip() for p in str(text).split(",") if p.strip()]
     if not parts:
         raise InputError("--alpha needs at least one value, e.g. --alpha 0.1,1")
@@ -41,6 +45,9 @@ def _parse_alphas(text: str) -> np.ndarray:
 
 
 def _loss(path: str, option: str) -> LossFunction:
+    from lmdk_core.leakage.correlation import load_matrix_csv
+    from lmdk_core.leakage.loss import LossFunction
+
     return LossFunction(load_matrix_csv(path, name=f"the {option} file ({path})"),
                         name=f"the {option} file ({path})")
 
@@ -48,9 +55,7 @@ def _loss(path: str, option: str) -> LossFunction:
 def _length(value: int | None) -> int | None:
     if value is None:
         return None
-    if value < 1:
-        raise InputError(f"--length must be a whole number >= 1, got {value}")
-    return value
+    return check_length(value, "--length")
 
 
 def _cmd_loss(args: argparse.Namespace) -> int:
@@ -69,7 +74,12 @@ def _cmd_loss(args: argparse.Namespace) -> int:
 
 
 def _cmd_leakage(args: argparse.Namespace) -> int:
+    import numpy as np
+
     from lmdk_core.cli import emit_json
+    from lmdk_core.data.allocation_csv import load_allocation_csv
+    from lmdk_core.leakage.supremum import check_constant_epsilon
+    from lmdk_core.leakage.tpl import temporal_leakage
 
     if args.allocation is not None:
         if args.epsilon is not None or args.length is not None:
@@ -85,10 +95,23 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
     lb = _loss(args.backward, "--backward")
     lf = lb if args.forward is None else _loss(args.forward, "--forward")
     landmarks = parse_landmarks(args.landmarks) if args.landmarks is not None else None
+    if args.total_epsilon is not None and landmarks is None:
+        landmarks = []  # the verdict of a landmark set needs one (possibly empty)
     res = temporal_leakage(eps, lb, lf, landmarks)
+    verdict = None
+    if args.total_epsilon is not None:
+        verdict = privacy_verdict(eps, landmarks, args.total_epsilon,
+                                  landmark_tpl=res.landmark_tpl, model="the given matrices")
     if args.json:
-        emit_json(res.to_dict())
-    else:
+        out = res.to_dict()
+        if res.landmark_tpl is not None:
+            out["landmark_tpl_max"] = float(np.max(res.landmark_tpl))
+        if verdict is not None:
+            out.update(verdict.to_dict())
+        emit_json(out)
+    elif verdict is not None:
+        print(f"{verdict.colour.upper()}: {verdict.sentence}", file=sys.stderr)
+    if not args.json:
         cols = ["t", "epsilon_t", "bpl", "fpl", "tpl"]
         if res.landmark_tpl is not None:
             cols.append("landmark_tpl")
@@ -103,6 +126,7 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
 
 def _cmd_supremum(args: argparse.Namespace) -> int:
     from lmdk_core.cli import emit_json
+    from lmdk_core.leakage.supremum import check_constant_epsilon, supremum
 
     e = check_constant_epsilon(args.epsilon, "--epsilon")
     sup = supremum(_loss(args.matrix, "--matrix"), e)
@@ -116,7 +140,9 @@ def _cmd_supremum(args: argparse.Namespace) -> int:
 
 
 def _cmd_calibrate(args: argparse.Namespace) -> int:
+    from lmdk_core.allocation import allocate, scheme_info
     from lmdk_core.cli import emit_json
+    from lmdk_core.leakage.calibration import calibrate_epsilon, calibrate_scale
 
     check_positive(args.target, "--target")
     lb = _loss(args.matrix, "--matrix")
@@ -166,6 +192,9 @@ def register(sub) -> None:
     p.add_argument("--length", type=int, default=None, help="number of timestamps T")
     p.add_argument("--allocation", default=None, help="CSV with one epsilon_t per timestamp")
     p.add_argument("--landmarks", default=None, help="0-based timestamps, e.g. 3,7")
+    p.add_argument("--total-epsilon", type=float, default=None, dest="total_epsilon",
+                   help="the landmark-privacy budget ε: adds the verdict (green / amber / red: "
+                        "theorem + landmark TPL under these matrices)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=_cmd_leakage)
 

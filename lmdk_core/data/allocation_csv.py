@@ -3,21 +3,36 @@
 Accepted: one number per line (optionally with a header such as ``epsilon``), a single
 comma-separated row, or a table with a column named ``epsilon``/``epsilon_t``/``eps``
 (e.g. the output of ``lmdk release``).
+
+Read with the standard library's ``csv`` module rather than pandas so that ``lmdk check``
+and ``lmdk leakage --allocation`` start without importing pandas.
 """
 
 from __future__ import annotations
 
+import csv
 import io
+import math
 
 import numpy as np
-import pandas as pd
 
-from lmdk_core.data.tables import Source, read_bytes
+from lmdk_core.data.tables import Source, leading_comment_lines, read_bytes
+from lmdk_core.quoting import quote_user_text
 from lmdk_core.validation import InputError, check_epsilon_array
 
 __all__ = ["load_allocation_csv"]
 
 _NAMES = ("epsilon_t", "epsilon", "eps")
+
+
+def _number(cell: str) -> float:
+    """``float(cell)``, or NaN when the cell is not a plain decimal number."""
+    if "_" in cell:  # float() accepts 1_000; a CSV cell with an underscore is a typo
+        return math.nan
+    try:
+        return float(cell)
+    except ValueError:
+        return math.nan
 
 
 def load_allocation_csv(source: Source) -> np.ndarray:
@@ -27,6 +42,10 @@ def load_allocation_csv(source: Source) -> np.ndarray:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise InputError("the allocation file is not text") from None
+    # the '#' header of an explorer audit file (e.g. lmdk release --audit)
+    text = "\n".join(text.splitlines()[leading_comment_lines(data):])
+    if not text.strip():
+        raise InputError("the allocation file has no values")
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     first = lines[0].split(",")[0].strip()
     try:
@@ -36,26 +55,29 @@ def load_allocation_csv(source: Source) -> np.ndarray:
         has_header = True
     if has_header:
         try:
-            df = pd.read_csv(io.StringIO(text), dtype=str)
-        except (pd.errors.ParserError, ValueError):
+            rows = [r for r in csv.reader(io.StringIO(text)) if any(c.strip() for c in r)]
+        except csv.Error:
             raise InputError("the allocation file is not a readable CSV") from None
-        cols = {str(c).strip().lower(): c for c in df.columns}
-        name = next((cols[n] for n in _NAMES if n in cols), None)
-        if name is None:
-            if len(df.columns) != 1:
+        header = [c.strip().lower() for c in rows[0]]
+        if any(len(r) > len(header) for r in rows[1:]):
+            raise InputError("the allocation file is not a readable CSV") from None
+        col = next((header.index(n) for n in _NAMES if n in header), None)
+        if col is None:
+            if len(header) != 1:
                 raise InputError(
                     "the allocation CSV needs a column named epsilon (or a single column)"
                 )
-            name = df.columns[0]
-        cells = df[name].astype(str).str.strip().tolist()
+            col = 0
+        cells = [r[col].strip() if col < len(r) else "" for r in rows[1:]]
     else:
         cells = [c.strip() for ln in lines for c in ln.split(",") if c.strip()]
     if not cells:
         raise InputError("the allocation file has no values")
-    values = pd.to_numeric(pd.Series(cells), errors="coerce").to_numpy(dtype=float)
+    values = np.array([_number(c) for c in cells], dtype=float)
     bad = np.flatnonzero(~np.isfinite(values))
     if bad.size:
         raise InputError(
-            f"allocation value {int(bad[0]) + 1} ({cells[int(bad[0])]!r}) is not a finite number"
+            f"allocation value {int(bad[0]) + 1} ({quote_user_text(cells[int(bad[0])])}) is not "
+            "a finite number"
         )
     return check_epsilon_array(values, allow_zero=True, name="the allocation")
