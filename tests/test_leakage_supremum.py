@@ -120,3 +120,20 @@ def test_subnormal_d_gives_a_huge_finite_supremum():
     sup = supremum(L, 30.0)
     assert math.isfinite(sup) and sup > 700
     assert abs(L.scalar(sup) + 30.0 - sup) < 1e-9 * sup  # a fixed point of a ← L(a) + ε
+
+
+def test_subnormal_d_gives_the_exact_fixed_point():
+    """Found by hypothesis: with d(S) = 2^-1074 the fixed point lies near α = 742, where
+    e^-α is subnormal too; L(α) must add them in logs (log D + log1p(e^-α/D)), else the
+    recursion and the supremum disagree by ~0.4. Closed form for this vertex (Q = 2/3):
+    log(1 + D e^a) = log Q + ε ⇒ a = log(Q e^ε − 1) − log D."""
+    P = np.array([[0, 0.5, 0.5, 0], [0, 0.5, 0.5, 0], [0, 2 / 3, 1 / 3, 0],
+                  [0, 5e-324, 1.0, 0]])
+    L = LossFunction(P)
+    eps = 0.5
+    sup = supremum(L, eps)
+    closed = math.log(2 / 3 * math.exp(eps) - 1) - math.log(5e-324)
+    assert sup == pytest.approx(closed, rel=1e-9)
+    assert abs(L.scalar(sup) + eps - sup) < 1e-9 * sup
+    lim, converged = iterate_to_limit(L, eps)
+    assert converged and abs(lim - sup) < 1e-6 * sup

@@ -285,6 +285,7 @@ class LossFunction:
             self._log_x_thr = np.zeros(0)
         self._wD = D[::-1].copy()  # vertex for searchsorted index k (ascending x)
         self._wQ = Q[::-1].copy()
+        self._wQmD = self._wQ - self._wD
         self._thr_list = self._x_thr.tolist()
         self._log_thr_list = self._log_x_thr.tolist()
         self._wD_list = self._wD.tolist()
@@ -306,9 +307,23 @@ class LossFunction:
         return float(out) if a.ndim == 0 else out
 
     def evaluate(self, a: np.ndarray) -> np.ndarray:
-        """Vectorised ``L_P`` on a 1-D float array of ``α >= 0`` (no validation)."""
+        """Vectorised ``L_P`` on a 1-D float array of ``α >= 0`` (no validation).
+
+        With ``x = e^α − 1`` and the optimal hull vertex ``(D, Q)`` for that x (one
+        ``searchsorted`` on the vertices' crossing points),
+        ``log((Qx + 1)/(Dx + 1)) = log1p((Q − D)·x / (1 + D·x))`` — one ``log1p`` per α,
+        accurate for small α as well. Hot path of the leakage recursions: no Python work
+        per element, no error-state context unless some α exceeds 700.
+        """
         if self.is_zero:
             return np.zeros(a.shape)
+        if a.size and a.max() > _BIG_ALPHA:
+            return self._evaluate_big(a)
+        x = np.expm1(a)
+        k = self._x_thr.searchsorted(x, side="right")
+        return np.log1p(self._wQmD.take(k) * x / (1.0 + self._wD.take(k) * x))
+
+    def _evaluate_big(self, a: np.ndarray) -> np.ndarray:
         big = a > _BIG_ALPHA
         with np.errstate(over="ignore", invalid="ignore"):
             x = np.expm1(a)
@@ -316,10 +331,9 @@ class LossFunction:
             Q = self._wQ[k]
             D = self._wD[k]
             val = np.log1p(Q * x) - np.log1p(D * x)
-        if np.any(big):
-            # log x = log(e^α − 1) = α to within e^−700: pick the vertex in logs
-            kb = np.searchsorted(self._log_x_thr, a[big], side="right")
-            val[big] = _big_values(a[big], self._wQ[kb], self._wD[kb])
+        # log x = log(e^α − 1) = α to within e^−700: pick the vertex in logs
+        kb = np.searchsorted(self._log_x_thr, a[big], side="right")
+        val[big] = _big_values(a[big], self._wQ[kb], self._wD[kb])
         return val
 
     def scalar(self, a: float) -> float:
@@ -332,10 +346,12 @@ class LossFunction:
             u = math.exp(-a)
             if D == 0.0:
                 return a + math.log(Q + u)
-            return math.log(Q + u) - math.log(D + u)
+            # log(D + e^−α) in logs: D and e^−α may both be subnormal (1 bit of precision)
+            return math.log(Q + u) - float(np.logaddexp(math.log(D), -a))
         x = math.expm1(a)
         k = bisect_right(self._thr_list, x)
-        return math.log1p(self._wQ_list[k] * x) - math.log1p(self._wD_list[k] * x)
+        D = self._wD_list[k]
+        return math.log1p((self._wQ_list[k] - D) * x / (1.0 + D * x))
 
     def evaluate_max(self, alpha: ArrayLike) -> np.ndarray:
         """``max`` over all hull vertices (slower; a cross-check of the breakpoints)."""
@@ -355,7 +371,8 @@ def _big_values(a: np.ndarray, Q: np.ndarray, D: np.ndarray) -> np.ndarray:
     """``log((Qx + 1)/(Dx + 1))`` for α > 700 via ``1/x ≈ e^{−α}`` (x would overflow)."""
     u = np.exp(-a)
     with np.errstate(divide="ignore"):
-        out = np.where(D == 0.0, a + np.log(Q + u), np.log(Q + u) - np.log(D + u))
+        # log(D + e^−α) in logs: D and e^−α may both be subnormal (1 bit of precision)
+        out = np.where(D == 0.0, a + np.log(Q + u), np.log(Q + u) - np.logaddexp(np.log(D), -a))
     return np.where(Q == 0.0, 0.0, out)
 
 
