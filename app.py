@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from app_pages.session import init_state, keep_widget_state, sidebar
 from app_pages.track_session import init_track_state, keep_track_widget_state
 
-st.set_page_config(page_title="Landmark Privacy Explorer", page_icon=":material/shield_lock:",
+# a local PNG: a ":material/…:" or emoji page icon makes the browser fetch the favicon from
+# a CDN (fonts.gstatic.com / jsdelivr), which a privacy tool must not do
+ICON = Path(__file__).resolve().parent / "assets" / "icon.png"
+st.set_page_config(page_title="Landmark Privacy Explorer", page_icon=str(ICON),
                    layout="wide")
 init_state()
 init_track_state()
@@ -25,12 +30,16 @@ PAGES = {
         st.Page("app_pages/map.py", title="Map", icon=":material/map:", url_path="map"),
     ],
     "Analyse": [
+        st.Page("app_pages/choose_epsilon.py", title="Choose ε", icon=":material/tune:",
+                url_path="choose"),
         st.Page("app_pages/compare.py", title="Compare", icon=":material/compare:",
                 url_path="compare"),
         st.Page("app_pages/leakage.py", title="Leakage", icon=":material/water_drop:",
                 url_path="leakage"),
         st.Page("app_pages/dummies.py", title="Dummy landmarks", icon=":material/scatter_plot:",
                 url_path="dummies"),
+        st.Page("app_pages/population.py", title="Population", icon=":material/groups:",
+                url_path="population"),
     ],
 }
 

@@ -8,9 +8,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_pages.components import leakage_note, verdict_badge
+from app_pages.components import model_caption, render_verdict
 from app_pages.current_data import CurrentData, data_choice, view_config
-from app_pages.report_button import report_download_button
+from app_pages.download_buttons import confidential_downloads
+from app_pages.report_button import release_note_button
 from app_pages.session import keep_page_state, setting
 from lmdk_core.allocation import SCHEMES
 from lmdk_core.compare_figures import side_by_side_figure, utility_figure
@@ -22,7 +23,9 @@ from lmdk_core.comparison import (
     track_release_fn,
     utility_sweep,
 )
+from lmdk_core.export import CONFIDENTIAL_LABEL, confidential_filename, csv_with_header
 from lmdk_core.figures import hover_labels
+from lmdk_core.quoting import quote_user_text
 from lmdk_core.validation import InputError
 
 SCHEMES_KEY = "w_compare_schemes"
@@ -52,9 +55,11 @@ st.multiselect(
     help="; ".join(f"{s.label}: {s.description}" for s in SCHEMES.values()))
 schemes: list[str] = list(st.session_state[SCHEMES_KEY])
 eps = float(setting("epsilon"))
-what = (f"**{cur.name}** — {cur.length:,} timestamps, {len(cur.landmarks)} landmarks "
-        f"(edit them on the {'Map' if cur.is_track else 'Timeline'} page), ε = {eps:g}, "
-        f"seed {int(setting('seed'))}, ")
+what = (f"{quote_user_text(cur.name)} — {cur.length:,} timestamps, {len(cur.landmarks)} "
+        f"landmarks (edit them on the {'Map' if cur.is_track else 'Timeline'} page), "
+        f"ε = {eps:g}, "
+        + (f"teaching seed {int(setting('seed'))}, " if setting("reproducible") else
+           "one fresh random seed, "))
 what += (f"Planar Laplace with r = {float(setting('radius')):g} m." if cur.is_track else
          f"{setting('mechanism').capitalize()} with Δf = {float(setting('sensitivity')):g}.")
 st.caption(what)
@@ -69,20 +74,20 @@ except InputError as exc:
     st.error(f"Cannot release this data: {exc}", icon=":material/error:")
     st.stop()
 
+# the one verdict per scheme: theorem + landmark TPL under the session's correlation model
+model, note = None, None
+leakage: dict | None = {}
+for s, rel in releases.items():
+    model, leak, note = cur.leakage(rel.epsilon_t)
+    if leak is None:
+        leakage = None
+        break
+    leakage[s] = leak
+verdicts = {s: cur.verdict(rel, leakage[s] if leakage else None, model, note)
+            for s, rel in releases.items()}
+model_caption(model, note)
 show_leak = st.toggle("Temporal leakage (TPL and landmark TPL)", value=True,
                       key="compare_leakage")
-leakage = None
-if show_leak:
-    leakage = {}
-    for s, rel in releases.items():
-        model, leak = cur.default_leakage(rel.epsilon_t)
-        if leak is None:
-            st.warning(f"No leakage: {model}.", icon=":material/warning:")
-            leakage = None
-            break
-        leakage[s] = leak
-    if leakage is not None:
-        st.caption(f"Correlation model: {model}.")
 
 def num(x: float) -> str:
     """An error in the data's unit ('1.33 kWh', '1,204 m') or a dash."""
@@ -96,23 +101,22 @@ for col, s in zip(cols, schemes, strict=True):
     m = rel.metrics()
     with col:
         st.markdown(f"**{SCHEMES[s].label}**")
-        verdict_badge(rel.verdict, labels[rel.verdict.worst_timestamp], compact=True)
+        render_verdict(verdicts[s], compact=True)
         lines = [f"{'Mean displacement' if cur.is_track else 'MAE (measured)'} "
                  f"**{num(m['mae'])}** · expected {num(m['expected_mae_published'])}",
                  f"Published {m['n_published']} · approximated {m['n_approximated']}"
                  + (f" · withheld {m['n_withheld']}" if m["n_withheld"] else "")]
-        if leakage:
+        if leakage and show_leak:
             lines.append(f"Max TPL {np.max(leakage[s]['TPL']):.3g} · max landmark TPL "
                          f"**{np.max(leakage[s]['landmark TPL']):.3g}**")
         st.markdown("  \n".join(lines),
                     help=("Measured over every released timestamp, approximations included; "
                           "expected: " + ("2r/ε_t" if cur.is_track else "Δf/ε_t (Laplace)")
                           + " averaged over the noisy releases."))
-        if leakage:
-            leakage_note(float(np.max(leakage[s]["landmark TPL"])), eps, compact=True)
 
 st.plotly_chart(
-    side_by_side_figure(cur.data.time, cur.data.time_kind, releases, leakage=leakage,
+    side_by_side_figure(cur.data.time, cur.data.time_kind, releases,
+                        leakage=leakage if show_leak else None,
                         unit=cur.unit, distance=cur.is_track),
     key="compare_side_by_side", width="stretch")
 with st.expander("How to read this"):
@@ -164,48 +168,82 @@ key = (cur.kind, _data_digest(cur), tuple(cur.landmarks), tuple(schemes), tuple(
        int(runs), int(setting("seed")), int(setting("window")), float(setting("radius")),
        setting("mechanism"), float(setting("sensitivity")))
 store: dict = st.session_state.setdefault("compare_sweeps", {})
-if key not in store:
+
+
+def _cancel_sweep() -> None:
+    # clicking during a sweep stops that script run at its next progress update (a rerun
+    # interrupts it); this run then only says so
+    st.session_state.compare_cancelled = True
+
+
+def _run_sweep() -> UtilitySweep | None:
+    """The Monte Carlo sweep, with a progress bar and a Cancel button; stored per
+    settings. None (and an error shown) when the data cannot be swept."""
     if cur.is_track:
         fn = track_release_fn(cur.data.lat, cur.data.lon, cur.landmarks,
                               float(setting("radius")), int(setting("window")))
     else:
         fn = series_release_fn(cur.data.values, cur.landmarks, setting("mechanism"),
                                float(setting("sensitivity")), int(setting("window")))
-    bar = st.progress(0.0, text="Running the releases…")
+    p1, p2 = st.columns([5, 1], vertical_alignment="center")
+    bar = p1.progress(0.0, text="Running the releases…")
+    p2.button("Cancel", key="compare_cancel", on_click=_cancel_sweep, icon=":material/stop:",
+              width="stretch")
     try:
-        sweep = utility_sweep(fn, schemes, grid, int(runs), int(setting("seed")),
-                              cur.landmarks,
-                              progress=lambda f, msg: bar.progress(min(f, 1.0), text=msg))
+        out = utility_sweep(fn, schemes, grid, int(runs), int(setting("seed")), cur.landmarks,
+                            progress=lambda f, msg: bar.progress(min(f, 1.0), text=msg))
     except InputError as exc:
         bar.empty()
         st.error(f"Cannot sweep ε: {exc}.", icon=":material/error:")
-        st.stop()
+        return None
     bar.empty()
+    p2.empty()
     while len(store) >= MAX_STORED_SWEEPS:
         store.pop(next(iter(store)))
-    store[key] = sweep
-sweep: UtilitySweep = store[key]
+    store[key] = out
+    return out
 
-st.plotly_chart(utility_figure(sweep, unit=cur.unit, current=eps, distance=cur.is_track),
-                key="compare_utility", width="stretch")
-lm_leak = ({s: float(np.max(leakage[s]["landmark TPL"])) for s in schemes}
-           if leakage else None)
-st.markdown("**Reading the chart**\n\n" + "\n".join(
-    f"- {s}" for s in sweep_reading(sweep, eps, cur.unit, lm_leak)))
-st.caption(
-    f"{sweep.runs} runs per point; run r at the i-th ε uses the same random numbers for "
-    "every scheme (seed, i, r), so the curves differ by the scheme, not by luck. Lines "
-    "are means, bands the 10th–90th percentile; dashed lines are schemes that are not "
-    "landmark-private.")
-table = pd.DataFrame(sweep.to_records())
-with st.expander("The numbers"):
-    st.dataframe(table, hide_index=True, width="stretch")
 
-d1, d2, _ = st.columns([1, 1, 2])
-d1.download_button("Error against ε (CSV)", table.to_csv(index=False),
-                   file_name="lmdk_compare_sweep.csv", mime="text/csv",
-                   icon=":material/download:")
-with d2:
-    report_download_button(view_config(cur, page="compare",
-                                       extra={"compare_schemes": schemes}),
-                           key="compare_report")
+sweep: UtilitySweep | None = store.get(key)
+if sweep is None:
+    n_rel = len(schemes) * len(grid) * int(runs)
+    r1, r2 = st.columns([1, 3], vertical_alignment="center")
+    run = r1.button("Run the sweep", key="compare_run", type="primary",
+                    icon=":material/play_arrow:", width="stretch")
+    if st.session_state.pop("compare_cancelled", False) and not run:
+        r2.warning("Sweep cancelled: nothing was kept. Change the settings or run it again.",
+                   icon=":material/stop_circle:")
+    else:
+        r2.caption(f"{n_rel:,} releases of {cur.length:,} timestamps ({len(schemes)} schemes × "
+                   f"{len(grid)} ε values × {int(runs)} runs). Runs only when you ask; the "
+                   "result is kept for these settings.")
+    if run:
+        sweep = _run_sweep()
+
+if sweep is not None:
+    st.plotly_chart(utility_figure(sweep, unit=cur.unit, current=eps, distance=cur.is_track),
+                    key="compare_utility", width="stretch")
+    lm_leak = ({s: float(np.max(leakage[s]["landmark TPL"])) for s in schemes}
+               if leakage else None)
+    st.markdown("**Reading the chart**\n\n" + "\n".join(
+        f"- {s}" for s in sweep_reading(sweep, eps, cur.unit, lm_leak)))
+    st.caption(
+        f"{sweep.runs} runs per point; run r at the i-th ε uses the same random numbers for "
+        "every scheme (seed, i, r), so the curves differ by the scheme, not by luck. Lines "
+        "are means, bands the 10th–90th percentile; dashed lines are schemes that are not "
+        "landmark-private.")
+    table = pd.DataFrame(sweep.to_records())
+    with st.expander("The numbers"):
+        st.dataframe(table, hide_index=True, width="stretch")
+
+# publishable: the release note; confidential (computed from the raw data and the
+# landmarks): the sweep, the configuration and the internal report
+compare_cfg = view_config(cur, page="compare", extra={"compare_schemes": schemes})
+d1, _ = st.columns([1, 3])
+with d1:
+    release_note_button(compare_cfg, key="compare_note")
+confidential_downloads(compare_cfg, "compare", cur.name, [
+    ("Error against ε (CSV)",
+     csv_with_header([CONFIDENTIAL_LABEL, "errors measured on the raw data under each "
+                      "scheme with the landmark set: do not publish"], table),
+     confidential_filename("compare_sweep", "csv"), "text/csv")] if sweep is not None else [])

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import streamlit as st
 
+from lmdk_core.data.series import Series
+from lmdk_core.data.track import Track
+from lmdk_core.leakage.loss import LossFunction
+from lmdk_core.leakage.model import MAX_LEAKAGE_STATES, CorrelationModel, correlation_from_spec
 from lmdk_core.release import Release, release_series, release_trajectory
-from lmdk_core.report import DEFAULT_SERIES_STATES, MAX_LEAKAGE_STATES
-from lmdk_core.verifier import Verdict
+from lmdk_core.verdict import PrivacyVerdict
+
+__all__ = ["MAX_LEAKAGE_STATES", "cached_correlation", "cached_loss", "cached_model_leakage",
+           "cached_series_release", "cached_track_release", "error_metrics", "loss_of",
+           "model_caption", "render_verdict"]
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -19,55 +28,31 @@ def cached_series_release(values: np.ndarray, landmarks: tuple[int, ...], epsilo
                           seed, window)
 
 
-def verdict_badge(verdict: Verdict, time_label: str | None = None,
-                  compact: bool = False) -> None:
-    """A green or red box with the verifier's verdict in plain words (``compact``: one
-    short line, for a narrow column)."""
-    n_lm = verdict.landmarks.size
-    when = f"t={verdict.worst_timestamp}" + (f" ({time_label})" if time_label else "")
+ICONS = {"green": ":material/verified_user:", "amber": ":material/warning:",
+         "red": ":material/gpp_bad:"}
+
+
+def render_verdict(pv: PrivacyVerdict, compact: bool = False) -> None:
+    """The engine's one verdict (:func:`lmdk_core.verdict.privacy_verdict`) as a green,
+    amber or red box: headline in bold, then the sentence (``compact``: headline and the
+    deciding number only, for a narrow column)."""
+    box = {"green": st.success, "amber": st.warning, "red": st.error}[pv.colour]
     if compact:
-        where = f"t={verdict.worst_timestamp}" + (f", {time_label}" if time_label else "")
-        text = (f"**{'Landmark-private' if verdict.private else 'Not landmark-private'}**: "
-                f"landmarks + one timestamp spend at most {verdict.worst_total:.3g} "
-                f"{'≤' if verdict.private else '>'} ε = {verdict.epsilon:.3g} (worst: {where})")
-        if verdict.private:
-            st.success(text, icon=":material/verified_user:")
+        if pv.colour == "amber":
+            text = (f"**{pv.headline}**: landmark TPL up to {pv.landmark_tpl_max:.3g} > "
+                    f"ε = {pv.epsilon:.3g} under the assumed correlation (t="
+                    f"{pv.landmark_tpl_timestamp}); {pv.theorem.worst_total:.3g} ≤ ε if "
+                    "independent.")
         else:
-            st.error(text, icon=":material/gpp_bad:")
+            rel = "≤" if pv.private else ">"
+            text = (f"**{pv.headline}**: landmarks + one timestamp spend at most "
+                    f"{pv.theorem.worst_total:.3g} {rel} ε = {pv.epsilon:.3g} (worst: t="
+                    f"{pv.theorem.worst_timestamp})")
+            if pv.colour == "green" and pv.landmark_tpl_max is not None:
+                text += f"; landmark TPL {pv.landmark_tpl_max:.3g} ≤ ε"
+        box(text, icon=ICONS[pv.colour])
         return
-    if verdict.private:
-        st.success(
-            f"**Landmark-private.** The {n_lm} landmark{'s' if n_lm != 1 else ''} plus any "
-            f"one timestamp spend at most **{verdict.worst_total:.4g}** ≤ ε = "
-            f"{verdict.epsilon:.4g} (largest total at {when}).",
-            icon=":material/verified_user:",
-        )
-    else:
-        n_bad = verdict.violations.size
-        st.error(
-            f"**Not landmark-private.** At {when} the landmarks plus that timestamp spend "
-            f"**{verdict.worst_total:.4g}** > ε = {verdict.epsilon:.4g}; {n_bad} "
-            f"timestamp{'s are' if n_bad != 1 else ' is'} over budget. Choose another scheme "
-            "or fewer landmarks.",
-            icon=":material/gpp_bad:",
-        )
-
-
-def leakage_note(max_landmark_tpl: float, epsilon: float, compact: bool = False) -> None:
-    """An amber note when, under temporal correlation, the landmarks plus one timestamp
-    leak more than ε (the verdict assumes independent values)."""
-    if not max_landmark_tpl > epsilon * 1.001:
-        return
-    if compact:
-        st.warning(f"Correlated data: landmark TPL up to {max_landmark_tpl:.3g} > ε.",
-                   icon=":material/warning:")
-        return
-    st.warning(
-        f"**Under this correlation the protection is weaker than ε.** The verdict assumes "
-        f"independent values; if consecutive values are correlated as modelled, the "
-        f"landmarks plus one timestamp leak up to **{max_landmark_tpl:.3g}** > ε = "
-        f"{epsilon:g}. The Leakage page finds the ε that keeps it at a target.",
-        icon=":material/warning:")
+    box(f"**{pv.headline}.** {pv.sentence}", icon=ICONS[pv.colour])
 
 
 def error_metrics(rel: Release, unit: str = "", distance: bool = False) -> None:
@@ -94,29 +79,52 @@ def error_metrics(rel: Release, unit: str = "", distance: bool = False) -> None:
                         if m["n_withheld"] else ""))
 
 
-#: states of the strength-parameter correlation model used for series (as in the report)
-SERIES_STATES = DEFAULT_SERIES_STATES
+# ---------------------------------------------------------------- the session's correlation model
+@st.cache_resource(max_entries=32, show_spinner=False)
+def cached_loss(matrix_bytes: bytes, n: int) -> LossFunction:
+    """The loss function of an n×n matrix (keyed on its bytes; shared, read-only)."""
+    return LossFunction(np.frombuffer(matrix_bytes, dtype=float).reshape(n, n))
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
-def cached_smoothed_loss(strength: float, n_states: int = SERIES_STATES):
-    """The loss function of Cao et al.'s smoothed matrix P = (I + s)/(1 + n·s), built
-    once per (s, n) and shared by every session (it is read-only)."""
-    from lmdk_core.leakage import loss_function, smoothed_matrix
+def loss_of(P: np.ndarray) -> LossFunction:
+    """The cached loss function of ``P`` (a spinner above 150 states: the precompute is
+    noticeable)."""
+    P = np.ascontiguousarray(P, dtype=float)
+    if P.shape[0] > 150:
+        with st.spinner(f"Precomputing the loss function of {P.shape[0]} states…"):
+            return cached_loss(P.tobytes(), P.shape[0])
+    return cached_loss(P.tobytes(), P.shape[0])
 
-    return loss_function(smoothed_matrix(n_states, strength))
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def cached_correlation(spec_json: str, data_key: str, _data: Series | Track,
+                       strength: float, cell_size: float) -> CorrelationModel:
+    """The correlation model of a specification for data identified by ``data_key``."""
+    return correlation_from_spec(json.loads(spec_json), _data, default_strength=strength,
+                                 default_cell_size=cell_size, prefix="the correlation model")
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def cached_series_leakage(epsilon_t: np.ndarray, landmarks: tuple[int, ...], strength: float,
-                          n_states: int = SERIES_STATES) -> dict[str, np.ndarray]:
-    """TPL and landmark TPL of an allocation under the smoothed correlation model with
-    strength s (the same matrix backward and forward), cached on its inputs."""
-    from lmdk_core.leakage import temporal_leakage
+def cached_model_leakage(spec_json: str, data_key: str, epsilon_t: np.ndarray,
+                         landmarks: tuple[int, ...], _model: CorrelationModel
+                         ) -> dict[str, np.ndarray]:
+    """TPL and landmark TPL of an allocation under a (built) correlation model."""
+    from lmdk_core.leakage.tpl import temporal_leakage
 
-    loss = cached_smoothed_loss(float(strength), int(n_states))
-    res = temporal_leakage(epsilon_t, loss, loss, list(landmarks))
+    lf = loss_of(_model.forward)
+    lb = lf if _model.backward is _model.forward else loss_of(_model.backward)
+    res = temporal_leakage(epsilon_t, lb, lf, list(landmarks))
     return {"TPL": res.tpl, "landmark TPL": res.landmark_tpl}
+
+
+def model_caption(model: CorrelationModel | None, note: str | None = None) -> None:
+    """One line: which correlation model is in force, with a link to the Leakage page
+    (where it is chosen for the whole session)."""
+    c1, c2 = st.columns([5, 1], vertical_alignment="center")
+    what = model.short if model is not None else "not available"
+    c1.caption(f"Correlation model in force (this session): **{what}**"
+               + (f" — {note}" if note else "") + ". The verdict's landmark TPL uses it.")
+    c2.page_link("app_pages/leakage.py", label="Change model", icon=":material/water_drop:")
 
 
 # ---------------------------------------------------------------- tracks (Map, Compare, Leakage)
@@ -126,31 +134,3 @@ def cached_track_release(lat: np.ndarray, lon: np.ndarray, landmarks: tuple[int,
                          window: int) -> Release:
     """release_trajectory, cached on its inputs."""
     return release_trajectory(lat, lon, list(landmarks), epsilon, radius, scheme, seed, window)
-
-
-@st.cache_data(max_entries=8, show_spinner=False)
-def cached_grid_model(lat: np.ndarray, lon: np.ndarray, cell_size: float):
-    """Grid cells of the track and the loss functions of their transition matrices
-    (forward, backward), or only the number of states when there are too many."""
-    from lmdk_core.leakage.correlation import trajectory_cells, transition_matrices
-    from lmdk_core.leakage.loss import LossFunction
-
-    cells = trajectory_cells(lat, lon, cell_size)
-    if cells.n_states > MAX_LEAKAGE_STATES:
-        return cells.n_states, None, None
-    forward, backward = transition_matrices(cells.states, cells.n_states)
-    return cells.n_states, LossFunction(forward, name="the forward matrix"), LossFunction(
-        backward, name="the backward matrix")
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def cached_leakage(lat: np.ndarray, lon: np.ndarray, cell_size: float, epsilon_t: np.ndarray,
-                   landmarks: tuple[int, ...]) -> tuple[int, dict[str, np.ndarray] | None]:
-    """(number of states, {'TPL': ..., 'landmark TPL': ...}) for the grid-cell model."""
-    from lmdk_core.leakage.tpl import temporal_leakage
-
-    n, lf, lb = cached_grid_model(lat, lon, cell_size)
-    if lf is None:
-        return n, None
-    res = temporal_leakage(epsilon_t, lb, lf, list(landmarks))
-    return n, {"TPL": res.tpl, "landmark TPL": res.landmark_tpl}

@@ -8,24 +8,38 @@ Timeline and Map pages also use.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
 
 import numpy as np
 import streamlit as st
 
 from app_pages.components import (
-    cached_leakage,
-    cached_series_leakage,
+    cached_correlation,
+    cached_model_leakage,
     cached_series_release,
     cached_track_release,
 )
-from app_pages.session import DEMO_SERIES, current_series, series_landmarks, setting
+from app_pages.session import (
+    DEMO_SERIES,
+    correlation_spec,
+    current_series,
+    leakage_target,
+    series_landmarks,
+    setting,
+)
 from app_pages.track_session import DEMO_TRACK_KEY, current_track, track_landmarks
 from lmdk_core.config import ViewConfig
 from lmdk_core.data.series import Series
 from lmdk_core.data.track import Track
 from lmdk_core.export import time_labels
+from lmdk_core.figures import hover_labels
+from lmdk_core.leakage.model import CorrelationModel
+from lmdk_core.mechanism_choice import mechanism_problems
 from lmdk_core.release import Release
+from lmdk_core.validation import InputError
+from lmdk_core.verdict import PrivacyVerdict, privacy_verdict
 
 KINDS = {"series": "Time series (Timeline page)", "track": "Trajectory (Map page)"}
 
@@ -59,24 +73,60 @@ class CurrentData:
             return cached_track_release(self.data.lat, self.data.lon, lm, eps,
                                         float(setting("radius")), scheme, int(setting("seed")),
                                         int(setting("window")))
+        # what stops the mechanism, all at once and each with its fix (as on the Timeline)
+        problems = mechanism_problems(self.data.values, setting("mechanism"),
+                                      float(setting("sensitivity")))
+        if problems:
+            raise InputError("the Geometric mechanism cannot release this series: "
+                             + "; ".join(f"{p.problem} (fix: {p.fix})" for p in problems)
+                             + ". The Timeline page has buttons for these fixes")
         return cached_series_release(self.data.values, lm, eps, scheme, setting("mechanism"),
                                      float(setting("sensitivity")), int(setting("seed")),
                                      int(setting("window")))
 
-    def default_leakage(self, epsilon_t: np.ndarray) -> tuple[str, dict[str, np.ndarray] | None]:
-        """(description, {'TPL', 'landmark TPL'} or None) under the page default model:
-        the Timeline's smoothed matrix for a series, the Map's grid cells for a track."""
-        if self.is_track:
-            size = float(setting("cell_size"))
-            n, leak = cached_leakage(self.data.lat, self.data.lon, size, epsilon_t,
-                                     tuple(self.landmarks))
-            if leak is None:
-                return (f"{n:,} grid cells of {size:,.0f} m: too many states; choose larger "
-                        "cells on the Map page"), None
-            return f"grid cells of {size:,.0f} m estimated from the track ({n} states)", leak
-        s = float(setting("correlation_strength"))
-        return (f"smoothed matrix, s = {s:g} (Timeline's correlation control)",
-                cached_series_leakage(epsilon_t, tuple(self.landmarks), s))
+    @property
+    def key(self) -> str:
+        """A digest of the data's values (a cache key for models estimated from them)."""
+        h = hashlib.sha1(self.kind.encode())
+        arrays = (self.data.lat, self.data.lon) if self.is_track else (self.data.values,)
+        for a in arrays:
+            h.update(np.ascontiguousarray(a, dtype=float).tobytes())
+        return h.hexdigest()
+
+    def correlation(self) -> CorrelationModel:
+        """The session's correlation model for this data (the Leakage page's choice;
+        raises :class:`InputError` when it cannot be built for this data)."""
+        spec = json.dumps(correlation_spec(self.kind), sort_keys=True)
+        return cached_correlation(spec, self.key, self.data,
+                                  float(setting("correlation_strength")),
+                                  float(setting("cell_size")))
+
+    def leakage(self, epsilon_t: np.ndarray, landmarks: list[int] | None = None
+                ) -> tuple[CorrelationModel | None, dict[str, np.ndarray] | None, str | None]:
+        """(model, {'TPL', 'landmark TPL'} or None, note) under the session's correlation
+        model (landmark TPL for ``landmarks``, default this data's); the note says why no
+        leakage was computed."""
+        lm = tuple(self.landmarks if landmarks is None else landmarks)
+        try:
+            model = self.correlation()
+        except InputError as exc:
+            return None, None, f"the model cannot be built for this data: {exc}"
+        if not model.computed:
+            return model, None, model.note
+        spec = json.dumps(model.spec, sort_keys=True)
+        return model, cached_model_leakage(spec, self.key, epsilon_t, lm, model), None
+
+    def verdict(self, rel: Release, leak: dict[str, np.ndarray] | None = None,
+                model: CorrelationModel | None = None, note: str | None = None
+                ) -> PrivacyVerdict:
+        """The one verdict of a release of this data (theorem + landmark TPL under the
+        session's model when ``leak`` is given)."""
+        labels = hover_labels(self.data.time, self.data.time_kind)
+        return privacy_verdict(rel.epsilon_t, self.landmarks, rel.epsilon,
+                               landmark_tpl=None if leak is None else leak["landmark TPL"],
+                               model=model.short if model is not None else None,
+                               model_note=note, time_labels=labels,
+                               leakage_target=leakage_target() if leak is not None else None)
 
 
 def current_data(kind: str | None = None) -> CurrentData:
@@ -103,9 +153,7 @@ def view_config(cur: CurrentData, page: str, extra: dict | None = None) -> ViewC
         is_demo = st.session_state.track_keys.get(cur.name) == DEMO_TRACK_KEY
         table = None
         if not is_demo:
-            table = {"lat": data.lat.tolist(), "lon": data.lon.tolist()}
-            if data.time_kind != "index":
-                table = {"time": time_labels(data.time, data.time_kind), **table}
+            table = data.table()  # times (None where missing), lat, lon, pieces
         dataset = DEMO_TRACK_KEY if is_demo else "embedded"
         extra = {"cell_size_m": float(setting("cell_size")), **(extra or {})}
     else:
@@ -119,5 +167,7 @@ def view_config(cur: CurrentData, page: str, extra: dict | None = None) -> ViewC
         scheme=setting("scheme"), window=int(setting("window")), mechanism=setting("mechanism"),
         sensitivity=float(setting("sensitivity")), radius=float(setting("radius")),
         seed=int(setting("seed")), correlation_strength=float(setting("correlation_strength")),
-        page=page, extra=extra or {},
+        page=page, extra={"correlation": correlation_spec(cur.kind),
+                          **({"leakage_target": leakage_target()} if leakage_target() else {}),
+                          **(extra or {})},
     )

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from app_pages.components import verdict_badge
+from app_pages.components import cached_series_release, model_caption, render_verdict
+from app_pages.current_data import current_data
 from app_pages.session import current_series, series_landmarks, setting
 from lmdk_core.dummies import (
     METRICS,
@@ -17,7 +18,14 @@ from lmdk_core.dummies import (
 )
 from lmdk_core.dummy_figures import options_strip_figure, selection_probability_figure
 from lmdk_core.figures import timeline_figure
+from lmdk_core.quoting import quote_user_text
 from lmdk_core.validation import InputError
+from lmdk_core.verdict import privacy_verdict
+
+#: default selection budget: on the demo week (T = 168, 5 landmarks, heuristic, gap std)
+#: ε_sel = 1 gives max/min selection probability 1.14 (near uniform), 10 gives 3.8, 20 gives
+#: 14 (the 10 likeliest of 163 options hold 22% instead of 6%), 50 gives 742
+DEFAULT_EPS_SEL = 20.0
 
 METRIC_LABELS = {
     "gap_std": "Spread of the gaps between landmarks (std)",
@@ -35,7 +43,8 @@ st.caption(
 name, series = current_series()
 source = st.radio(
     "Data", ["current", "example"], horizontal=True, key="dl_source",
-    format_func={"current": f"Current series ({name}, {len(series)} timestamps)",
+    format_func={"current": f"Current series ({quote_user_text(name)}, {len(series)} "
+                            "timestamps)",
                  "example": "Small example (lets the optimal search run)"}.get,
 )
 if source == "current":
@@ -65,9 +74,12 @@ metric = c2.selectbox("Metric", list(METRICS), key="dl_metric",
                       help="How the shape of a landmark set is measured (series start and "
                            "end count as boundaries).")
 eps_sel = c3.number_input("Selection budget ε_sel", min_value=0.01, max_value=1000.0,
-                          value=1.0, step=0.5, key="dl_eps_sel",
-                          help="Spent on choosing L′ (Exponential mechanism), on top of the "
-                               "release's ε.")
+                          value=DEFAULT_EPS_SEL, step=5.0, key="dl_eps_sel",
+                          help="The Exponential mechanism's ε for choosing L′. Its utility "
+                               "has a large sensitivity (up to (T−1)/2), so small values draw "
+                               "almost uniformly among all options: on the demo week ε_sel = 1 "
+                               "makes the likeliest option only 1.14× as likely as the least "
+                               f"likely; {DEFAULT_EPS_SEL:g} makes it about 14× as likely.")
 
 if not landmarks:
     st.info("Mark at least one landmark first (Timeline page, or the example above).",
@@ -97,46 +109,77 @@ opts: DummyOptions = store[key]
 seed = int(setting("seed"))
 sel = select_option(opts, eps_sel, seed)
 
-m1, m2, m3, m4 = st.columns(4)
-m1.metric("Metric of L", f"{opts.original_metric:.3g}")
-m2.metric("Options", len(opts), help="Each adds one more dummy, up to the whole series.")
-m3.metric("Objective |mean metric − m(L)|", f"{opts.objective:.3g}",
-          help="What the optimal search minimises (seed's Algorithm 1).")
-m4.metric("Drawn option", f"L{sel.index + 1}", f"{sel.dummies.size} dummies added",
-          delta_color="off", help="The option drawn with the shared random seed.")
-
-st.plotly_chart(options_strip_figure(opts, sel.index), width="stretch")
-st.plotly_chart(selection_probability_figure(sel), width="stretch")
-pmax, pmin = sel.probabilities.max(), sel.probabilities.min()
-st.caption(
-    f"Probabilities range from {pmin:.3g} to {pmax:.3g} (uniform would be "
-    f"{1 / len(opts):.3g}). The utility's sensitivity Δu = {sel.sensitivity:g} is large — one "
-    "changed landmark can move the metric by up to (T−1)/2 — so at small ε_sel the draw is "
-    "close to uniform: the price of a sound guarantee. Raise ε_sel to favour similar sets."
-)
-
-st.subheader("Release with L′")
+# ---- summary of the draw (the full lists are in the expander)
+p = sel.probabilities
+top = np.sort(p)[::-1]
+k10 = min(10, len(opts))
+st.subheader("The drawn set L′")
 try:
     dr = release_series_with_dummies(
         values, landmarks, float(setting("epsilon")), eps_sel, setting("scheme"),
         setting("mechanism"), float(setting("sensitivity")), method=method, metric=metric,
         seed=seed, window=int(setting("window")))
+    plain = cached_series_release(values, tuple(landmarks), float(setting("epsilon")),
+                                  setting("scheme"), setting("mechanism"),
+                                  float(setting("sensitivity")), seed, int(setting("window")))
 except InputError as exc:
     st.error(f"Cannot release: {exc}", icon=":material/error:")
     st.stop()
 acc = dr.accounting()
+err_l = plain.metrics()["expected_mae_published"]
+err_d = dr.release.metrics()["expected_mae_published"]
+m1, m2, m3, m4 = st.columns(4)
+m1.metric("Drawn option", f"L{sel.index + 1} of {len(opts)}",
+          help="Drawn with the Exponential mechanism and the shared random seed.")
+m2.metric("Size |L′|", f"{len(acc['landmarks_used'])}",
+          f"{sel.dummies.size} dummies added to {len(landmarks)} landmarks", delta_color="off")
+m3.metric("Expected error with L′", f"{err_d:.3g}" if np.isfinite(err_d) else "—",
+          (f"{err_d / err_l:.2g}× the error with L alone ({err_l:.3g})"
+           if np.isfinite(err_d) and np.isfinite(err_l) and err_l > 0 else None),
+          delta_color="off",
+          help="Mean absolute error expected at the noisy releases (Laplace: Δf/ε_t) with "
+               "the sidebar scheme: more landmarks in L′ means less budget per timestamp.")
+m4.metric("Draw concentration", f"{p[sel.index] / (1 / len(opts)):.2g}× uniform",
+          f"10 likeliest options: {top[:k10].sum():.0%} (uniform {k10 / len(opts):.0%})",
+          delta_color="off",
+          help="How much the Exponential mechanism favours sets shaped like L at this ε_sel. "
+               "Near 1× the draw is close to uniform among all options.")
+
+with st.expander(f"All {len(opts)} options and their selection probabilities"):
+    st.caption(f"Metric of L: {opts.original_metric:.3g}. Objective |mean metric − m(L)| = "
+               f"{opts.objective:.3g} (what the optimal search minimises). Sensitivity of "
+               f"the utility Δu = {sel.sensitivity:g}. Probabilities from {p.min():.3g} to "
+               f"{p.max():.3g} (uniform {1 / len(opts):.3g}).")
+    st.plotly_chart(options_strip_figure(opts, sel.index), width="stretch")
+    st.plotly_chart(selection_probability_figure(sel), width="stretch")
+
 st.markdown(
     f"**L** = {sorted(landmarks)} → **L′** = {acc['landmarks_used']} "
-    f"(dummies {acc['dummies']}).  \n"
-    f"**Budget:** ε_sel = {acc['epsilon_selection']:g} (choosing L′) + ε = "
-    f"{acc['epsilon_release']:g} (landmark release with L′) = **{acc['epsilon_total']:g} in "
-    "total** by sequential composition."
-)
-verdict_badge(dr.release.verdict)
-st.caption(
-    "Verdict for L′ (what the release used). Since L ⊆ L′, it also holds for the real "
-    f"landmarks: {'yes' if acc['private_for_original'] else 'no'}. Only L′ may be "
-    "published — never the option list or these probabilities, which are computed from L."
-)
+    f"(dummies {acc['dummies']}). Budget spent: ε_sel = {acc['epsilon_selection']:g} on "
+    f"choosing L′, ε = {acc['epsilon_release']:g} on the values (landmark release with L′).")
+if source == "current":
+    cur = current_data("series")
+    model, leak, note = cur.leakage(dr.release.epsilon_t, landmarks)
+    render_verdict(cur.verdict(dr.release, leak, model, note))
+    model_caption(model, note)
+else:
+    render_verdict(privacy_verdict(dr.release.epsilon_t, landmarks, float(setting("epsilon")),
+                                   model_note="the small example has no correlation model."))
+with st.expander("What is protected, and what is not", expanded=True):
+    st.markdown(
+        "- **The values**: the release is landmark ε-private for L′. Since L ⊆ L′, every "
+        "sum Σ over L∪{t} is at most the sum over L′∪{t}, so the real landmarks get the "
+        "same ε (the verdict above is for L).\n"
+        "- **Which timestamps are landmarks — only partly.** Anyone who sees L′ (or an "
+        "allocation or published flags that reveal it) learns that every timestamp "
+        "**outside L′ is certainly not a landmark**: those are not hidden at all. Inside "
+        f"L′ the {len(landmarks)} real landmarks sit among {sel.dummies.size} dummies; "
+        "that is all the cover there is.\n"
+        "- **ε_sel is not a guarantee for L.** The Exponential mechanism's ε_sel bounds how "
+        "much the *choice among these options* depends on the metric of L, but the options "
+        "themselves are built from L (each contains L). So ε_sel + ε is the budget spent, "
+        "not a differential-privacy guarantee that hides L.\n"
+        "- Publish only L′ (if anything) — never the option list or these probabilities, "
+        "which are computed from L.")
 st.plotly_chart(timeline_figure(np.arange(T), "number", dr.release, height=460),
                 width="stretch")

@@ -2,40 +2,46 @@
 
 from __future__ import annotations
 
-import contextlib
+import hashlib
 import math
 
 import numpy as np
 import streamlit as st
 
-from app_pages.components import MAX_LEAKAGE_STATES, verdict_badge
+from app_pages.components import (
+    MAX_LEAKAGE_STATES,
+    cached_loss,
+    loss_of,
+    render_verdict,
+)
 from app_pages.current_data import CurrentData, data_choice
 from app_pages.session import (
+    CORRELATION_KINDS,
     MAX_EPSILON,
     MIN_EPSILON,
     STRENGTH_LABEL,
     keep_page_state,
+    leakage_target,
     set_setting,
     setting,
     strength_ladder,
 )
 from lmdk_core.allocation import SCHEMES, uniform_total_for_share
-from lmdk_core.export import leakage_frame
+from lmdk_core.export import (
+    CONFIDENTIAL_LABEL,
+    confidential_filename,
+    csv_with_header,
+    leakage_frame,
+)
 from lmdk_core.figures import hover_labels
 from lmdk_core.leakage import (
     CalibrationResult,
-    LossFunction,
-    backward_matrix,
     calibrate_epsilon,
     calibrate_scale,
-    discretize_series,
     divergence_threshold,
     load_matrix_csv,
-    smoothed_matrix,
     temporal_leakage,
     tpl_supremum,
-    trajectory_cells,
-    transition_matrices,
 )
 from lmdk_core.leakage_figures import (
     leakage_curves_figure,
@@ -43,23 +49,22 @@ from lmdk_core.leakage_figures import (
     series_state_labels,
     track_state_labels,
 )
+from lmdk_core.quoting import quote_user_text
 from lmdk_core.validation import InputError
-from lmdk_core.verifier import verify
+from lmdk_core.verdict import LEAKAGE_RTOL, privacy_verdict
 
-SOURCES = {"strength": "Correlation strength", "estimated": "Estimated from the data",
-           "upload": "Uploaded CSV"}
+SOURCES = {k: v for k, v in CORRELATION_KINDS.items() if k != "none"}
 BACKWARD = {"same": "Same as forward", "bayes": "Bayes (from forward + stationary)",
-            "estimated": "Estimated (reversed transitions)", "upload": "Uploaded CSV"}
+            "estimated": "Estimated (reversed transitions)", "matrix": "Uploaded CSV"}
 
-keep_page_state({"lk_source": "strength", "lk_states": 10, "lk_base": "identity",
-                 "lk_bins": 10, "lk_binning": "width", "lk_smoothing": 1.0,
-                 "lk_backward": "same", "lk_alloc": "scheme", "lk_const_eps": 0.1,
-                 "lk_target": 2.0, "lk_cal_kind": "scale"})
-st.session_state.setdefault("lk_matrices", {})  # uploaded matrices: 'forward'/'backward'
+keep_page_state({"lk_alloc": "scheme", "lk_const_eps": 0.1,
+                 "lk_target": float(setting("epsilon")), "lk_cal_kind": "scale"})
+if not st.session_state.get("lk_target_edited"):  # α follows ε until the user sets it
+    st.session_state.lk_target = float(setting("epsilon"))
 
 
 SMOOTHING = {"label": "Smoothing (added to every count)", "min_value": 0.0,
-             "max_value": 10.0, "step": 0.1, "format": "%.3g", "key": "lk_smoothing",
+             "max_value": 10.0, "step": 0.1, "format": "%.3g", "key": "w_corr_smoothing",
              "help": "Additive smoothing of the counted transitions. 1 (add-one) is robust "
                      "for few data; with many states and few moves it pulls every row "
                      "towards uniform and understates the correlation — try 0.1 or 0.01."}
@@ -75,30 +80,13 @@ def sparse_note(states: np.ndarray, n: int) -> None:
 
 
 # ---------------------------------------------------------------- cached engine calls
-@st.cache_resource(max_entries=16, show_spinner=False)
-def cached_loss(matrix_bytes: bytes, n: int) -> LossFunction:
-    """The loss function of a matrix (keyed on its bytes; shared, read-only)."""
-    P = np.frombuffer(matrix_bytes, dtype=float).reshape(n, n)
-    return LossFunction(P)
-
-
-def loss_of(P: np.ndarray) -> LossFunction:
-    """The cached loss function of ``P``, with a spinner for large matrices (> 150 states
-    take a noticeable precompute)."""
-    P = np.ascontiguousarray(P, dtype=float)
-    busy = (st.spinner(f"Precomputing the loss function of {P.shape[0]} states…")
-            if P.shape[0] > 150 else contextlib.nullcontext())
-    with busy:
-        return cached_loss(P.tobytes(), P.shape[0])
-
-
 @st.cache_data(max_entries=32, show_spinner=False)
 def cached_calibration(kind: str, target: float, eps_t: np.ndarray, landmarks: tuple[int, ...],
-                       pb: bytes, pf: bytes, n: int) -> CalibrationResult:
+                       pb: bytes, pf: bytes, n: int, _progress=None) -> CalibrationResult:
     lb, lf = cached_loss(pb, n), cached_loss(pf, n)
     if kind == "constant":
-        return calibrate_epsilon(target, lb, lf, length=int(eps_t.size))
-    return calibrate_scale(eps_t, target, lb, lf, list(landmarks))
+        return calibrate_epsilon(target, lb, lf, length=int(eps_t.size), progress=_progress)
+    return calibrate_scale(eps_t, target, lb, lf, list(landmarks), progress=_progress)
 
 
 # ---------------------------------------------------------------- callbacks
@@ -107,19 +95,24 @@ def _on_upload(which: str) -> None:
     if f is None:
         return
     try:
-        P = load_matrix_csv(f.getvalue(), name=f.name)
+        P = load_matrix_csv(f.getvalue(), name=quote_user_text(f.name))
         if P.shape[0] > MAX_LEAKAGE_STATES:
             raise InputError(f"it has {P.shape[0]} states; this page handles up to "
                              f"{MAX_LEAKAGE_STATES} (use `lmdk leakage` for larger ones)")
     except InputError as exc:
-        st.session_state.lk_upload_error = (f"Could not use {f.name}: {exc}. The previous "
-                                            "matrix and all settings are unchanged.")
+        st.session_state.lk_upload_error = (
+            f"Could not use {quote_user_text(f.name)}: {exc}. The previous matrix and all "
+            "settings are unchanged.")
         return
     st.session_state.lk_upload_error = None
-    st.session_state.lk_matrices[which] = (f.name, P)
+    st.session_state.corr_matrices[which] = (f.name, P)
 
 
-def _apply(kind: str, value: float, n_landmarks: int, T: int) -> None:
+def _target_edited() -> None:
+    st.session_state.lk_target_edited = True
+
+
+def _apply(kind: str, value: float, n_landmarks: int, T: int, target: float) -> None:
     if kind == "constant":
         eps = uniform_total_for_share(value, T, n_landmarks)
         set_setting("scheme", "uniform")
@@ -134,8 +127,11 @@ def _apply(kind: str, value: float, n_landmarks: int, T: int) -> None:
                                        f"range [{MIN_EPSILON:g}, {MAX_EPSILON:g}].")
         return
     set_setting("epsilon", float(eps))
+    st.session_state.leakage_target = float(target)  # the verdicts now compare with α
     st.session_state.lk_alloc = "scheme"
-    st.session_state.lk_applied = note
+    st.session_state.lk_confirm = False
+    st.session_state.lk_applied = (note + f" The verdicts on every page now check landmark "
+                                   f"TPL against α = {target:g}.")
 
 
 # ---------------------------------------------------------------- page
@@ -151,113 +147,86 @@ cur: CurrentData = data_choice()
 T = cur.length
 landmarks = cur.landmarks
 
-# ---- 1. the correlation model
+# ---- 1. the correlation model (the session's: Timeline, Map, Compare and the report use it)
 st.subheader("1. Correlation model (transition matrix)")
-src = st.radio("Matrix", list(SOURCES), key="lk_source", format_func=SOURCES.get,
-               horizontal=True)
+kind_key = f"w_corr_kind_{cur.kind}"
+back_key = f"w_corr_backward_{cur.kind}"
+src = st.radio("Matrix", list(SOURCES), key=kind_key, format_func=SOURCES.get,
+               horizontal=True,
+               help="The model you choose here is the session's: the Timeline, Map and "
+                    "Compare verdicts and the privacy report use it too.")
 if st.session_state.get("lk_upload_error"):
     st.error(st.session_state.lk_upload_error, icon=":material/error:")
-estimated_backward = None
-try:
-    if src == "strength":
-        c1, c2, c3 = st.columns(3)
-        c1.select_slider(STRENGTH_LABEL, key="w_correlation_strength",
-                         options=strength_ladder(float(setting("correlation_strength"))),
-                         format_func=lambda s: f"{s:g}",
-                         help="Cao et al.'s smoothing: P = (B + s)/(1 + n·s). s → 0: "
-                              "deterministic moves (strongest); large s: nearly uniform.")
-        n = c2.number_input("States n", min_value=2, max_value=200, step=1, key="lk_states")
-        c3.radio("Base B", ["identity", "shift"], key="lk_base", horizontal=True,
-                 format_func={"identity": "stay (identity)", "shift": "move on (i → i+1)"}.get,
-                 help="Where the chain goes when it is most correlated.")
-        forward = smoothed_matrix(int(n), float(setting("correlation_strength")),
-                                  base=st.session_state.lk_base)
-        labels = [str(k) for k in range(int(n))]
-        model = (f"smoothed matrix, n = {int(n)} states, s = "
-                 f"{float(setting('correlation_strength')):g}, base {st.session_state.lk_base}")
-        hover = None
-        st.caption("States 0…n−1 are abstract levels of the value (e.g. low to high "
-                   "consumption). The Timeline and Compare pages use this s with n = 10 and "
-                   "the identity base.")
-    elif src == "estimated" and not cur.is_track:
-        c1, c2, c3 = st.columns(3)
-        n = c1.number_input("Bins (states)", min_value=2, max_value=MAX_LEAKAGE_STATES, step=1,
-                            key="lk_bins")
-        c2.radio("Binning", ["width", "quantile"], key="lk_binning", horizontal=True,
-                 format_func={"width": "equal width", "quantile": "equal counts"}.get)
-        smoothing = c3.number_input(**SMOOTHING)
-        disc = discretize_series(cur.data.values, int(n), st.session_state.lk_binning)
-        forward, estimated_backward = transition_matrices(disc.states, disc.n_states,
-                                                          float(smoothing))
-        labels, hover = series_state_labels(disc.edges, cur.unit), None
-        model = (f"estimated from {cur.name}: {disc.n_states} bins, transitions counted "
-                 f"with {float(smoothing):g} added to every count")
-        sparse_note(disc.states, disc.n_states)
-    elif src == "estimated":
-        c1, c2 = st.columns(2)
-        c1.number_input("Grid cell size (metres)", min_value=10.0, max_value=100_000.0,
-                        step=50.0, format="%.0f", key="w_cell_size",
-                        help="Each visited square cell is a state (the Map page's setting).")
-        smoothing = c2.number_input(**SMOOTHING)
-        cells = trajectory_cells(cur.data.lat, cur.data.lon, float(setting("cell_size")))
-        if cells.n_states > MAX_LEAKAGE_STATES:
-            raise InputError(f"{cells.n_states:,} cells visited: more than the "
-                             f"{MAX_LEAKAGE_STATES} states this page handles; choose larger "
-                             "cells")
-        forward, estimated_backward = transition_matrices(cells.states, cells.n_states,
-                                                          float(smoothing))
-        labels, hover = track_state_labels(cells.centre_lat, cells.centre_lon)
-        model = (f"estimated from {cur.name}: {cells.n_states} grid cells of "
-                 f"{float(setting('cell_size')):,.0f} m, moves counted with "
-                 f"{float(smoothing):g} added to every count")
-        sparse_note(cells.states, cells.n_states)
-    else:
-        st.file_uploader("Forward matrix CSV: n lines of n comma-separated probabilities, no "
-                         "header; every row sums to 1", type=["csv", "txt"],
-                         key="lk_upload_forward", on_change=_on_upload, args=("forward",))
-        if "forward" not in st.session_state.lk_matrices:
-            st.info("Upload a matrix to continue, e.g. `0.9,0.1` / `0.2,0.8` for two states.",
-                    icon=":material/info:")
-            st.stop()
-        fname, forward = st.session_state.lk_matrices["forward"]
-        labels, hover = [str(k) for k in range(forward.shape[0])], None
-        model = f"uploaded {fname} ({forward.shape[0]} states)"
-except InputError as exc:
-    st.error(f"Cannot build the matrix: {exc}.", icon=":material/error:")
-    st.stop()
+if src == "smoothed":
+    c1, c2, c3 = st.columns(3)
+    c1.select_slider(STRENGTH_LABEL, key="w_correlation_strength",
+                     options=strength_ladder(float(setting("correlation_strength"))),
+                     format_func=lambda s: f"{s:g}",
+                     help="Cao et al.'s smoothing: P = (B + s)/(1 + n·s). s → 0: "
+                          "deterministic moves (strongest); large s: nearly uniform.")
+    c2.number_input("States n", min_value=2, max_value=200, step=1, key="w_corr_states")
+    c3.radio("Base B", ["identity", "shift"], key="w_corr_base", horizontal=True,
+             format_func={"identity": "stay (identity)", "shift": "move on (i → i+1)"}.get,
+             help="Where the chain goes when it is most correlated.")
+    st.caption("States 0…n−1 are abstract levels of the value (e.g. low to high "
+               "consumption).")
+elif src == "estimated" and not cur.is_track:
+    c1, c2, c3 = st.columns(3)
+    c1.number_input("Bins (states)", min_value=2, max_value=MAX_LEAKAGE_STATES, step=1,
+                    key="w_corr_bins")
+    c2.radio("Binning", ["width", "quantile"], key="w_corr_binning", horizontal=True,
+             format_func={"width": "equal width", "quantile": "equal counts"}.get)
+    c3.number_input(**SMOOTHING)
+elif src == "estimated":
+    c1, c2 = st.columns(2)
+    c1.number_input("Grid cell size (metres)", min_value=10.0, max_value=100_000.0,
+                    step=50.0, format="%.0f", key="w_cell_size",
+                    help="Each visited square cell is a state (the Map page's setting).")
+    c2.number_input(**SMOOTHING)
+else:
+    st.file_uploader("Forward matrix CSV: n lines of n comma-separated probabilities, no "
+                     "header; every row sums to 1", type=["csv", "txt"],
+                     key="lk_upload_forward", on_change=_on_upload, args=("forward",))
+    if "forward" not in st.session_state.corr_matrices:
+        st.info("Upload a matrix to continue, e.g. `0.9,0.1` / `0.2,0.8` for two states. "
+                "Until then the other pages keep the default model.", icon=":material/info:")
+        st.stop()
 
-back_options = ["same", "bayes"] + (["estimated"] if estimated_backward is not None else []) \
-    + ["upload"]
-if st.session_state.lk_backward not in back_options:
-    st.session_state.lk_backward = "same"
-bsrc = st.radio("Backward matrix P_B (for BPL)", back_options, key="lk_backward",
+back_options = ["same", "bayes"] + (["estimated"] if src == "estimated" else []) \
+    + (["matrix"] if src == "matrix" else [])
+if st.session_state.get(back_key) not in back_options:
+    st.session_state[back_key] = "estimated" if src == "estimated" else "same"
+bsrc = st.radio("Backward matrix P_B (for BPL)", back_options, key=back_key,
                 format_func=BACKWARD.get, horizontal=True,
                 help="BPL uses Pr(previous state | current state). Cao et al. derive it "
                      "from the forward matrix by Bayes' rule for a stationary chain.")
+if bsrc == "matrix":
+    st.file_uploader("Backward matrix CSV (same format)", type=["csv", "txt"],
+                     key="lk_upload_backward", on_change=_on_upload, args=("backward",))
+    if "backward" not in st.session_state.corr_matrices:
+        st.info("Upload the backward matrix, or choose another option (until then the "
+                "forward matrix is used both ways).", icon=":material/info:")
 try:
-    if bsrc == "same":
-        backward = forward
-    elif bsrc == "bayes":
-        backward = backward_matrix(forward)
-    elif bsrc == "estimated":
-        backward = estimated_backward
-    else:
-        st.file_uploader("Backward matrix CSV (same format)", type=["csv", "txt"],
-                         key="lk_upload_backward", on_change=_on_upload, args=("backward",))
-        if "backward" not in st.session_state.lk_matrices:
-            st.info("Upload the backward matrix, or choose another option.",
-                    icon=":material/info:")
-            st.stop()
-        backward = st.session_state.lk_matrices["backward"][1]
-        if backward.shape != forward.shape:
-            raise InputError(f"the backward matrix has {backward.shape[0]} states but the "
-                             f"forward one has {forward.shape[0]}")
+    corr = cur.correlation()  # the same cached builder the other pages use
+    if not corr.computed:
+        raise InputError(corr.note or "no correlation model")
 except InputError as exc:
-    st.error(f"Cannot use this backward matrix: {exc}.", icon=":material/error:")
+    st.error(f"Cannot build the matrix: {exc}", icon=":material/error:")
     st.stop()
+forward, backward = corr.forward, corr.backward
+if corr.key == "estimated":
+    labels, hover = series_state_labels(corr.states.edges, cur.unit), None
+    sparse_note(corr.states.states, corr.states.n_states)
+elif corr.key == "grid":
+    labels, hover = track_state_labels(corr.states.centre_lat, corr.states.centre_lon)
+    sparse_note(corr.states.states, corr.states.n_states)
+else:
+    labels, hover = [str(k) for k in range(forward.shape[0])], None
+model = corr.short
 
 n_states = forward.shape[0]
-if bsrc == "same":
+st.session_state.lk_n_states = n_states  # read by tests and the caption below
+if backward is forward or np.array_equal(backward, forward):
     st.plotly_chart(matrix_heatmap(forward, labels, hover=hover,
                                    title=f"Transition probabilities, {n_states} states (used "
                                          "both ways)"), key="lk_heat", width="stretch")
@@ -293,13 +262,16 @@ else:
     if setting("scheme") == "adaptive":
         st.caption("Adaptive's budget depends on its noisy releases: this is the allocation "
                    "it actually spent with the current seed.")
-verdict = verify(eps_t, landmarks, float(setting("epsilon")))
-verdict_badge(verdict, hover_labels(cur.data.time, cur.data.time_kind)[verdict.worst_timestamp],
-              compact=True)
 
 # ---- 3. the curves
 st.subheader("3. Leakage per timestamp")
 res = temporal_leakage(eps_t, lb, lf, landmarks if landmarks else None)
+# the one verdict of this allocation under this (the session's) model
+render_verdict(privacy_verdict(
+    eps_t, landmarks, float(setting("epsilon")),
+    landmark_tpl=res.landmark_tpl if res.landmark_tpl is not None else res.tpl,
+    model=model, time_labels=hover_labels(cur.data.time, cur.data.time_kind),
+    leakage_target=leakage_target()))
 top = float(np.max(eps_t))
 constant = bool(np.all(eps_t == eps_t[0]))
 sup = tpl_supremum(top, lb, lf) if top > 0 else 0.0
@@ -328,10 +300,16 @@ st.plotly_chart(
     leakage_curves_figure(cur.data.time, cur.data.time_kind, res, float(setting("epsilon")),
                           supremum=sup, target=float(st.session_state.lk_target)),
     key="lk_curves", width="stretch")
-st.download_button("Leakage per timestamp (CSV)",
-                   leakage_frame(cur.data.time, cur.data.time_kind, res).to_csv(index=False),
-                   file_name="lmdk_leakage.csv", mime="text/csv", icon=":material/download:",
-                   help="t, time, ε_t, landmark, BPL, FPL, TPL and landmark TPL.")
+with st.expander(f":material/lock: {CONFIDENTIAL_LABEL} — leakage per timestamp"):
+    st.download_button(
+        "CONFIDENTIAL — Leakage per timestamp (CSV)",
+        csv_with_header([CONFIDENTIAL_LABEL, "leakage per timestamp with ε_t and the landmark "
+                         "flags: do not publish"],
+                        leakage_frame(cur.data.time, cur.data.time_kind, res)),
+        file_name=confidential_filename("leakage", "csv"), mime="text/csv",
+        icon=":material/lock:", key="lk_download",
+        help="t, time, ε_t, landmark, BPL, FPL, TPL and landmark TPL. The ε_t and landmark "
+             "columns reveal the landmark set: for internal analysis only.")
 st.caption(f"Model: {model}; backward: {BACKWARD[bsrc].lower()}. Without correlation "
            "(all rows equal) BPL = FPL = TPL = ε_t and the landmark TPL is the theorem's "
            "total Σ over L∪{t}.")
@@ -341,8 +319,9 @@ st.subheader("4. Calibrate ε to a target leakage")
 c1, c2 = st.columns([1, 2], vertical_alignment="bottom")
 target = c1.number_input("Target α (most leakage you accept)", min_value=0.001,
                          max_value=100.0, step=0.1, format="%.4g", key="lk_target",
+                         on_change=_target_edited,
                          help="The most leakage you accept at any timestamp, in the units "
-                              "of ε.")
+                              "of ε. Starts at the sidebar's ε (until you change it).")
 kinds = {"scale": "Scale the sidebar allocation: landmark TPL ≤ α",
          "constant": "Largest constant ε per timestamp: TPL ≤ α"}
 if alloc == "constant":  # the constant allocation calibrates as a constant
@@ -351,12 +330,46 @@ kind = c2.radio("Find", list(kinds), key="lk_cal_kind", format_func=kinds.get,
                 horizontal=True, disabled=alloc == "constant")
 try:
     base_eps = cur.release(setting("scheme")).epsilon_t if kind == "scale" else eps_t
-    cal = cached_calibration(kind, float(target), base_eps, tuple(landmarks),
-                             np.ascontiguousarray(backward).tobytes(),
-                             np.ascontiguousarray(forward).tobytes(), n_states)
 except InputError as exc:
     st.error(f"Cannot calibrate: {exc}.", icon=":material/error:")
     st.stop()
+# the search evaluates the leakage dozens of times (minutes on long series): it runs only
+# on request, with a progress bar, and its result is kept per settings
+cal_key = (kind, float(target), tuple(landmarks), n_states,
+           hashlib.sha1(np.ascontiguousarray(base_eps, dtype=float).tobytes()
+                        + np.ascontiguousarray(backward).tobytes()
+                        + np.ascontiguousarray(forward).tobytes()).hexdigest())
+cals: dict = st.session_state.setdefault("lk_calibrations", {})
+cal = cals.get(cal_key)
+if cal is None:
+    k1, k2 = st.columns([1, 3], vertical_alignment="center")
+    go = k1.button("Calibrate", key="lk_calibrate", type="primary", icon=":material/tune:",
+                   width="stretch")
+    k2.caption(f"Searches the largest budget whose leakage stays ≤ α = {float(target):g} "
+               f"(a few dozen leakage evaluations over {T:,} timestamps); runs when you ask.")
+    if go:
+        bar = st.progress(0.0, text="Calibrating…")
+        try:
+            cal = cached_calibration(
+                kind, float(target), base_eps, tuple(landmarks),
+                np.ascontiguousarray(backward).tobytes(),
+                np.ascontiguousarray(forward).tobytes(), n_states,
+                _progress=lambda f, msg: bar.progress(min(max(float(f), 0.0), 1.0),
+                                                      text=str(msg)))
+        except InputError as exc:
+            bar.empty()
+            st.error(f"Cannot calibrate: {exc}.", icon=":material/error:")
+            st.stop()
+        bar.empty()
+        while len(cals) >= 16:
+            cals.pop(next(iter(cals)))
+        cals[cal_key] = cal
+    else:
+        applied = st.session_state.pop("lk_applied", None)  # shown once, after the click
+        if applied:
+            (st.warning if applied.startswith("Not") else st.success)(
+                applied, icon=":material/done:")
+        st.stop()
 r1, r2, r3 = st.columns(3)
 if cal.kind == "constant":
     r1.metric("Largest ε per timestamp", f"{cal.value:.4g}")
@@ -365,14 +378,19 @@ if cal.kind == "constant":
     r3.metric("As a Uniform release", f"ε = {applied_eps:.4g}",
               help="Uniform with this total spends the calibrated ε at every timestamp "
                    "and is landmark-private. Its landmark TPL is larger than the TPL.")
-    if landmarks:
-        lt = temporal_leakage(cal.epsilon_t, lb, lf, landmarks).landmark_tpl
-        if lt.max() > cal.target * (1 + 1e-9):
-            st.warning(
-                f"This keeps the leakage of **one** timestamp ≤ α, but the landmarks plus one "
-                f"timestamp then leak up to **{lt.max():.3g}** > α = {cal.target:g}. To bound "
-                "that too, choose *Scale the sidebar allocation*.", icon=":material/warning:")
+    new_eps = applied_eps
+    lt = temporal_leakage(cal.epsilon_t, lb, lf, landmarks).landmark_tpl
+    confirm_needed = bool(lt.max() > cal.target * (1 + LEAKAGE_RTOL))
+    if confirm_needed:
+        st.warning(
+            f"**Amber: this keeps the leakage of one timestamp ≤ α, not the landmarks'.** "
+            f"With ε = {cal.value:.4g} at every timestamp the landmarks plus one timestamp "
+            f"leak up to **{lt.max():.3g}** > α = {cal.target:g}; the verdicts would stay "
+            "amber. To bound that too, choose *Scale the sidebar allocation*.",
+            icon=":material/warning:")
 else:
+    new_eps = cal.value * float(setting("epsilon"))
+    confirm_needed = False
     r1.metric("Scale factor", f"{cal.value:.4g}",
               help="Multiply every ε_t of the sidebar allocation by this.")
     r2.metric("Achieved max landmark TPL" if landmarks else "Achieved max TPL",
@@ -388,9 +406,27 @@ with st.expander("Under the hood"):
         "et al.'s loss function of the matrix; TPL_t = BPL_t + FPL_t − ε_t. Landmark TPL "
         "restarts both recursions between consecutive members of L ∪ {t} and adds them up.\n"
         "- The long-run limit is Cao et al.'s Theorem 10 (a fixed point of the recursion).")
+cur_eps = float(setting("epsilon"))
+if new_eps > cur_eps * (1 + 1e-12):
+    st.warning(
+        f"**Applying this raises ε** from your {cur_eps:g} to **{new_eps:.4g}**: every "
+        f"release spends more, and for independent values the landmark guarantee becomes "
+        f"{new_eps:.4g} instead of {cur_eps:g}. It happens because α = {cal.target:g} is "
+        f"above what the current allocation leaks; lower α to keep ε = {cur_eps:g} or less.",
+        icon=":material/trending_up:")
+elif new_eps < cur_eps * (1 - 1e-12):
+    st.info(f"Applying this lowers ε from {cur_eps:g} to {new_eps:.4g} (more noise, and the "
+            f"landmark TPL stays ≤ α = {cal.target:g} under this model).",
+            icon=":material/trending_down:")
+confirmed = True
+if confirm_needed:
+    confirmed = st.checkbox("I understand that the landmarks plus one timestamp would still "
+                            "leak more than α; apply anyway", key="lk_confirm")
 st.button("Apply to the sidebar", type="primary", icon=":material/done:", on_click=_apply,
-          args=(cal.kind, cal.value, len(landmarks), T),
-          help="Set the shared ε (and, for a constant budget, the Uniform scheme).")
+          args=(cal.kind, cal.value, len(landmarks), T, cal.target),
+          disabled=not confirmed,
+          help="Set the shared ε (and, for a constant budget, the Uniform scheme); the "
+               "verdicts then check landmark TPL against α under this session's model.")
 if kind == "scale" and setting("scheme") == "adaptive":
     st.caption("Adaptive decides what to publish from its noisy outputs, so after scaling "
                "its realised allocation may differ; the page recomputes it after applying.")

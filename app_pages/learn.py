@@ -14,6 +14,9 @@ import streamlit as st
 
 from lmdk_core import learn_figures as lf
 from lmdk_core import teaching as tc
+from lmdk_core.accuracy import laplace_epsilon_for
+from lmdk_core.composition import advanced_composition
+from lmdk_core.quoting import quote_user_text
 from lmdk_core.validation import InputError
 
 EPS_STEPS = [0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0]
@@ -47,9 +50,10 @@ def _parse_eps_list(text: str) -> list[float]:
         try:
             v = float(p)
         except ValueError:
-            raise InputError(f"{p!r} is not a number; separate the ε values with commas") from None
+            raise InputError(f"{quote_user_text(p)} is not a number; separate the ε values "
+                             "with commas") from None
         if not math.isfinite(v) or v < 0:
-            raise InputError(f"{p!r}: every ε must be a finite number >= 0")
+            raise InputError(f"{quote_user_text(p)}: every ε must be a finite number >= 0")
         out.append(v)
     if len(out) > 200:
         raise InputError("at most 200 releases, please")
@@ -84,7 +88,9 @@ tabs = st.tabs([
 ])
 
 # ================================================================ 1. definition
-with tabs[0]:
+@st.fragment
+def _lesson_1() -> None:
+    """Lesson 1: its widgets rerun only this lesson (st.fragment)."""
     st.subheader("Differential privacy: one person cannot change the picture much")
     c1, c2 = st.columns([2, 3], gap="large")
     with c1:
@@ -128,7 +134,15 @@ with tabs[0]:
     )
 
 # ================================================================ 2. the adversary
-with tabs[1]:
+
+
+with tabs[0]:
+    _lesson_1()
+
+
+@st.fragment
+def _lesson_2() -> None:
+    """Lesson 2: its widgets rerun only this lesson (st.fragment)."""
     st.subheader("What ε means to someone trying to learn about you")
     c1, c2 = st.columns([2, 3], gap="large")
     with c1:
@@ -158,12 +172,43 @@ with tabs[1]:
                             ("10", 10.0)]]
     with st.expander(f"Common choices of ε for a prior of {prior:.0%}"):
         st.dataframe(rows, hide_index=True)
-        st.caption("The literature usually picks ε = 0.01, 0.1, ln 2 or ln 3 (seed 001, "
-                   "after Lee & Clifton 2011). At ε = 10 almost any prior can become near "
+        st.caption("The literature usually picks ε = 0.01, 0.1, ln 2 or ln 3 (Katsomallos "
+                   "et al.'s survey, after Lee & Clifton 2011). At ε = 10 almost any prior "
+                   "can become near "
                    "certainty: a large ε is a weak promise.")
+    with st.container(border=True):
+        st.markdown(
+            "**Choosing ε from what matters.** Turn the question around: state the accuracy "
+            "you need and solve for ε. With the Laplace mechanism a reading is within ±a of "
+            "the truth with probability 1 − e^(−a·ε_t/Δf), so")
+        st.latex(r"\varepsilon_t = \frac{\Delta f}{a}\,\ln\frac{1}{1-p}"
+                 r"\qquad\text{and Uniform needs}\quad \varepsilon = (|L|+1)\,\varepsilon_t")
+        a1, a2, a3, a4 = st.columns(4)
+        la = a1.number_input("± a", min_value=0.001, value=1.0, key="learn_acc_a")
+        lp = a2.slider("probability p", 0.5, 0.999, 0.95, key="learn_acc_p")
+        ldf = a3.number_input("Δf", min_value=0.001, value=1.0, key="learn_acc_df")
+        lnl = a4.number_input("landmarks |L|", min_value=0, value=5, key="learn_acc_l")
+        e_t = laplace_epsilon_for(float(la), float(lp), float(ldf))
+        st.markdown(f"Each reading needs ε_t = **{e_t:.3g}**; Uniform with {int(lnl)} "
+                    f"landmarks needs ε = **{(int(lnl) + 1) * e_t:.3g}**, and an attacker "
+                    f"with a 10 % prior could then reach "
+                    f"{float(tc.posterior_bound(0.1, (int(lnl) + 1) * e_t)):.0%}. Accuracy "
+                    "and privacy pull in opposite directions; the *Choose ε* page solves this "
+                    "for every scheme on your own data, shows what an attacker learns and "
+                    "what repeated releases add up to.")
+        st.page_link("app_pages/choose_epsilon.py", label="Open Choose ε",
+                     icon=":material/tune:")
 
 # ================================================================ 3. protection levels
-with tabs[2]:
+
+
+with tabs[1]:
+    _lesson_2()
+
+
+@st.fragment
+def _lesson_3() -> None:
+    """Lesson 3: its widgets rerun only this lesson (st.fragment)."""
     st.subheader("Which events are protected together, and what each costs")
     st.markdown(
         "A series publishes one value per hour. **What** the guarantee covers is a "
@@ -229,7 +274,15 @@ with tabs[2]:
         )
 
 # ================================================================ 4. mechanisms
-with tabs[3]:
+
+
+with tabs[2]:
+    _lesson_3()
+
+
+@st.fragment
+def _lesson_4() -> None:
+    """Lesson 4: its widgets rerun only this lesson (st.fragment)."""
     st.subheader("Mechanisms: how the noise is added")
     st.markdown(
         "A *mechanism* is the randomised procedure that turns the true answer into the "
@@ -333,11 +386,20 @@ with tabs[3]:
                         help=f"± {1.96 * survey.std_error:.1%} (95 % interval)")
 
 # ================================================================ 5. composition
-with tabs[4]:
+
+
+with tabs[3]:
+    _lesson_4()
+
+
+@st.fragment
+def _lesson_5() -> None:
+    """Lesson 5: its widgets rerun only this lesson (st.fragment)."""
     st.subheader("Composition: what several releases add up to")
     st.markdown(
         "Every release from the same data spends budget, and the guarantees add up. How "
-        "they add up depends on what the releases touch (seed 001, “Composition”)."
+        "they add up depends on what the releases touch (Katsomallos et al.'s survey, "
+        "“Composition”)."
     )
     text = st.text_input("Budgets ε of successive releases (comma-separated)",
                          value="0.5, 0.3, 0.2, 0.4", key="learn_comp_list")
@@ -358,6 +420,23 @@ with tabs[4]:
                         "(different people):")
             st.latex(r"\varepsilon = \max_i \varepsilon_i")
             st.metric("Total guarantee", f"{tc.parallel_composition(eps_list):.4g}")
+
+        with st.container(border=True):
+            st.markdown(
+                "**Advanced composition** (Dwork, Rothblum & Vadhan 2010) — for k releases "
+                "of ε each, with a small failure probability δ', the total is often far "
+                "below k·ε:")
+            st.latex(r"\varepsilon' = \sqrt{2k\ln(1/\delta')}\,\varepsilon"
+                     r" + k\,\varepsilon\,(e^{\varepsilon}-1)")
+            e_max = max(eps_list)
+            k_n = len(eps_list)
+            st.markdown(
+                f"Here: k = {k_n}, each at most ε = {e_max:g}: basic {k_n * e_max:.4g}, "
+                f"advanced {advanced_composition(e_max, k_n, 1e-6):.4g} (δ' = 10⁻⁶). It pays "
+                "off for many small releases (52 weekly releases of ε = 0.05: basic 2.6, "
+                f"advanced {advanced_composition(0.05, 52, 1e-6):.3g}). A landmark that "
+                "recurs in every release — home every night — composes like this across "
+                "releases, while landmark privacy protects the landmarks *within* one release.")
 
         with st.container(border=True):
             st.markdown(
@@ -422,7 +501,15 @@ with tabs[4]:
         p2.plotly_chart(lf.post_processing_figure(pp), width="stretch", key="learn_pp_chart")
 
 # ================================================================ 6. k-anonymity
-with tabs[5]:
+
+
+with tabs[4]:
+    _lesson_5()
+
+
+@st.fragment
+def _lesson_6() -> None:
+    """Lesson 6: its widgets rerun only this lesson (st.fragment)."""
     st.subheader("Why not k-anonymity for data published over time?")
     st.markdown(
         "Before differential privacy, microdata were protected by **k-anonymity** "
@@ -431,7 +518,7 @@ with tabs[5]:
         "least k − 1 others. **l-diversity** (Machanavajjhala et al. 2006) also asks for "
         "l different *sensitive* values (here Status) in each group; **t-closeness** (Li, "
         "Li & Venkatasubramanian 2007) asks each group's distribution of Status to be "
-        "within t of the whole table's. The table is seed 001's User(Name, Age, "
+        "within t of the whole table's. The table is the User(Name, Age, "
         "Location, Status) at one moment."
     )
     homog = st.toggle("Homogeneous variant: every adult is “at work”", key="learn_k_homog",
@@ -520,3 +607,7 @@ with tabs[5]:
         "more release. Landmark privacy keeps this accounting for a series: all landmarks "
         "plus any one event together spend at most ε."
     )
+
+
+with tabs[5]:
+    _lesson_6()

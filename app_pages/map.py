@@ -3,20 +3,26 @@ the verdict, the displacement and the leakage."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import streamlit as st
 from streamlit_folium import st_folium
 
 from app_pages.components import (
-    MAX_LEAKAGE_STATES,
-    cached_leakage,
     cached_track_release,
-    verdict_badge,
+    model_caption,
+    render_verdict,
 )
 from app_pages.current_data import current_data, view_config
-from app_pages.report_button import report_download_button
-from app_pages.session import set_setting, setting
+from app_pages.download_buttons import (
+    reference_uploader,
+    referenced_or_pending,
+    remember_upload,
+    track_downloads,
+)
+from app_pages.session import restore_correlation, restore_seed, set_setting, setting
 from app_pages.track_session import (
     DEMO_TRACK,
     DEMO_TRACK_KEY,
@@ -29,12 +35,12 @@ from app_pages.track_session import (
     toggle_track_landmark,
     track_landmarks,
 )
-from lmdk_core.config import config_from_json, config_to_json
+from lmdk_core.config import ViewConfig, config_from_json
 from lmdk_core.data.demo_track import demo_track_events, demo_track_landmarks
-from lmdk_core.data.track import load_track, load_track_csv
+from lmdk_core.data.track import DEFAULT_WAYPOINT_MAX_M, load_track, load_track_csv
 from lmdk_core.discovery import detect_stay_points, track_minutes
-from lmdk_core.export import geojson_text, trajectory_geojson, trajectory_release_frame
 from lmdk_core.figures import hover_labels
+from lmdk_core.leakage.model import correlation_from_spec
 from lmdk_core.map_figures import (
     base_map,
     budget_figure,
@@ -43,8 +49,12 @@ from lmdk_core.map_figures import (
     displacement_summary,
     landmark_frame,
     layer_control,
+    nearest_in_time,
     overlay_layers,
+    revisit_candidates,
 )
+from lmdk_core.quoting import quote_user_text
+from lmdk_core.setting_limits import LIMITS, check_setting
 from lmdk_core.validation import InputError
 
 MAP_KEY = "track_map"
@@ -67,7 +77,7 @@ def cached_stays(lat: np.ndarray, lon: np.ndarray, minutes: np.ndarray, stay_lab
 def stay_suggestions() -> tuple[list, str | None]:
     """Stay points of the current track with the page's thresholds, or a message."""
     try:
-        if track.time_kind == "index":
+        if track.time_kind == "index" or track.n_missing_times:
             minutes = track_minutes(track, minutes_per_point=float(setting("minutes_per_point")))
         else:
             minutes = track_minutes(track)
@@ -99,12 +109,50 @@ def _on_map_click() -> None:
         return
     st.session_state.track_last_click = key
     t = clicked_index(value, track.lat, track.lon)
-    if t is not None:
-        toggle_track_landmark(t, name)
+    if t is None:
+        return
+    # where the track comes back to a spot, the marker drawn on top may be another visit:
+    # take the visit nearest in time to the point toggled just before, offer the others
+    visits = revisit_candidates(track.lat, track.lon, t)
+    if len(visits) > 1:
+        last = st.session_state.get("track_last_toggled")
+        if last is not None and last[0] == name:
+            t = nearest_in_time(visits, [last[1]]) or t
+        st.session_state.track_revisit = (name, t, visits)
+    else:
+        st.session_state.track_revisit = None
+    toggle_track_landmark(t, name)
+    st.session_state.track_last_toggled = (name, t)
+
+
+def _switch_visit(old: int, new: int) -> None:
+    """Move the landmark just toggled at a revisited spot to another visit."""
+    lm = set(track_landmarks(name))
+    if old in lm:  # it was marked: mark the other visit instead
+        lm.discard(old)
+        lm.add(new)
+    else:  # it was unmarked: unmark the other visit instead, keep this one
+        lm.add(old)
+        lm.discard(new)
+    set_track_landmarks(sorted(lm), name)
+    st.session_state.track_revisit = (name, new, st.session_state.track_revisit[2])
+    st.session_state.track_last_toggled = (name, new)
 
 
 def _on_multiselect() -> None:
-    set_track_landmarks(st.session_state[SELECT_KEY], name)
+    """The picker lists only the current landmarks; a typed t is added (bad entries are
+    reported, the rest kept)."""
+    kept, errors = [], []
+    for e in st.session_state[SELECT_KEY] or []:
+        m = re.match(r"\s*(?:t\s*=\s*)?(\d+)\b", str(e)) if not isinstance(e, int) else None
+        t = e if isinstance(e, int) else (int(m.group(1)) if m else None)
+        if t is None or not 0 <= t < T:
+            errors.append(f"{quote_user_text(str(e))} is not a point of this track (type t "
+                          f"from 0 to {T - 1})")
+        else:
+            kept.append(t)
+    st.session_state.track_picker_error = "; ".join(errors) or None
+    set_track_landmarks(sorted(set(kept)), name)
 
 
 def _on_table_edit() -> None:
@@ -151,22 +199,33 @@ def _on_upload() -> None:
         tr = check_track_size(load_track(f.getvalue(), filename=f.name, name=f.name))
     except InputError as exc:
         st.session_state.track_upload_error = (
-            f"Could not use {f.name}: {exc}. Your current track, landmarks and settings "
-            "are unchanged.")
+            f"Could not use {quote_user_text(f.name)}: {exc}. Your current track, landmarks "
+            "and settings are unchanged.")
         return
     st.session_state.track_upload_error = None
-    add_track(f"Upload: {f.name}", tr)
+    remember_upload(add_track(f"Upload: {f.name}", tr), f.name, f.getvalue())
 
 
 def _on_config() -> None:
     f = st.session_state.get("track_config_upload")
     if f is None:
         return
+    _restore_config(f.getvalue(), f.name)
+
+
+def _restore_config(source: bytes | ViewConfig, fname: str) -> None:
+    """Restore a configuration (its JSON bytes, or one whose referenced data file was
+    just supplied); a configuration that only references its data waits for the file."""
     try:
-        cfg = config_from_json(f.getvalue())
+        cfg = config_from_json(source) if isinstance(source, bytes) else source
         if cfg.data_kind != "track":
             raise InputError("this configuration is for a time series; open it on the "
                              "Timeline page")
+        cfg = referenced_or_pending(cfg, "track", st.session_state.track_sets)
+        if cfg is None:  # the page asks for the data file (reference_uploader)
+            st.session_state.track_upload_error = None
+            return
+        st.session_state.pop("pending_reference_track", None)
         if cfg.dataset == DEMO_TRACK_KEY:
             target, tr = DEMO_TRACK, st.session_state.track_sets[DEMO_TRACK]
         elif cfg.dataset == "embedded":
@@ -174,30 +233,36 @@ def _on_config() -> None:
             tr = check_track_size(load_track_csv(table, name="restored track"))
             target = None
         else:
-            raise InputError(f"unknown dataset {cfg.dataset!r} (expected {DEMO_TRACK_KEY!r} "
-                             "or 'embedded')")
+            raise InputError(f"unknown dataset {quote_user_text(cfg.dataset)} (expected "
+                             f"{DEMO_TRACK_KEY!r} or 'embedded')")
         if any(t >= len(tr) for t in cfg.landmarks):
             raise InputError(f"a landmark lies beyond the end of the track ({len(tr)} points)")
-        cell = float(cfg.extra.get("cell_size_m", setting("cell_size")))
-        if not np.isfinite(cell) or cell <= 0:
-            raise InputError("config: extra.cell_size_m must be a number of metres > 0")
+        cell = check_setting("cell_size_m", cfg.extra.get("cell_size_m", setting("cell_size")),
+                             "config: extra")
+        spec = cfg.extra.get("correlation")
+        if spec is not None:  # check the saved correlation model before using it
+            correlation_from_spec(spec, tr, default_strength=cfg.correlation_strength,
+                                  default_cell_size=cell)
     except InputError as exc:
-        st.session_state.track_upload_error = (f"Could not restore {f.name}: {exc}. Nothing "
-                                               "was changed.")
+        st.session_state.track_upload_error = (
+            f"Could not restore {quote_user_text(fname)}: {exc}. Nothing was changed.")
         return
     except (TypeError, ValueError) as exc:
-        st.session_state.track_upload_error = (f"Could not restore {f.name}: a value is not "
-                                               f"valid ({exc}). Nothing was changed.")
+        st.session_state.track_upload_error = (
+            f"Could not restore {quote_user_text(fname)}: a value is not valid "
+            f"({quote_user_text(exc)}). Nothing was changed.")
         return
     st.session_state.track_upload_error = None
     if target is None:
-        target = add_track("Restored: " + f.name, tr)
+        target = add_track("Restored: " + fname, tr)
     st.session_state.w_track_name = target
     set_track_landmarks(cfg.landmarks, target)
-    for k in ("epsilon", "scheme", "window", "seed", "correlation_strength"):
+    for k in ("epsilon", "scheme", "window", "correlation_strength"):
         set_setting(k, getattr(cfg, k))
+    restore_seed(cfg.seed)
     set_setting("radius", float(cfg.radius))
     set_setting("cell_size", cell)
+    restore_correlation(spec, "track")
 
 
 def candidate_options(stays: list) -> list[str]:
@@ -221,7 +286,7 @@ def candidate_label(key: str, stays: list) -> str:
 # ---------------------------------------------------------------- page
 st.title(":material/map: Map")
 st.caption(
-    f"**{name}** — {T:,} points. Click a point on the map to mark or unmark it as a "
+    f"{quote_user_text(name)} — {T:,} points. Click a point on the map to mark or unmark it as a "
     "landmark; edit the list beside the map. Locations are released with Planar Laplace "
     "(geo-indistinguishability) at each timestamp's budget ε_t; ε, the scheme and the seed "
     "come from the sidebar (its mechanism and Δf apply to series only)."
@@ -231,27 +296,37 @@ with st.expander(":material/upload_file: Use your own track, or restore a saved 
     c1, c2 = st.columns(2)
     c1.file_uploader(
         f"Track: CSV with columns `time,lat,lon` (time optional) or GPX (tracks; waypoints "
-        f"become landmark candidates). Up to {MAX_TRACK_POINTS:,} points.",
+        f"within {DEFAULT_WAYPOINT_MAX_M / 1000:g} km of the track become landmark "
+        f"candidates). Up to {MAX_TRACK_POINTS:,} points.",
         type=["csv", "txt", "gpx"], key="track_upload", on_change=_on_upload)
     c2.file_uploader("Configuration JSON (downloaded below)", type=["json"],
                      key="track_config_upload", on_change=_on_config)
+reference_uploader("track", "track_reference_upload", _restore_config, "track_upload_error")
 if st.session_state.get("track_upload_error"):
     st.error(st.session_state.track_upload_error, icon=":material/error:")
+for warning in track.warnings:
+    st.warning(warning, icon=":material/warning:")
+if track.notes:
+    st.info("\n".join(f"- {note}" for note in track.notes), icon=":material/info:")
 
 c = st.columns([3, 2, 2, 2], vertical_alignment="bottom")
 c[0].selectbox("Track", list(st.session_state.track_sets), key="w_track_name",
                help="The demo day, or a track you uploaded above.")
 c[1].number_input(
-    "Protection radius r (metres)", min_value=1.0, max_value=100_000.0, step=25.0,
+    "Protection radius r (metres)", min_value=LIMITS["radius"].low,
+    max_value=LIMITS["radius"].high, step=25.0,
     format="%.0f", key="w_radius",
     help="Geo-indistinguishability: two places within r metres are ε_t-indistinguishable "
          "at each timestamp. The mean displacement is 2r/ε_t.")
 c[2].toggle("2r/ε_t circles", key="w_show_circles",
             help="A dashed circle of radius 2r/ε_t (the mean displacement) around each "
                  "published point (at most 100, evenly spread over time).")
-c[3].toggle("Map background", key="w_tiles",
-            help="OpenStreetMap tiles (need an internet connection; the path, points and "
-                 "landmarks are drawn without them).")
+c[3].toggle("Online map tiles", key="w_tiles",
+            help="Off (default): a plain offline background; nothing leaves this machine. "
+                 "On: background tiles are fetched from OpenStreetMap's servers.")
+if setting("tiles"):
+    st.caption(":material/public: Online tiles: your browser asks OpenStreetMap for the "
+               "tiles of this track's area, which reveals where it is.")
 
 landmarks = track_landmarks(name)
 radius = float(setting("radius"))
@@ -263,7 +338,11 @@ except InputError as exc:
     st.error(f"Cannot release this track: {exc}", icon=":material/error:")
     st.stop()
 
-verdict_badge(rel.verdict, labels[rel.verdict.worst_timestamp])
+# the one verdict: the theorem plus landmark TPL under the session's correlation model
+cur = current_data("track")
+model, leakage, model_note = cur.leakage(rel.epsilon_t)
+render_verdict(cur.verdict(rel, leakage, model, model_note))
+model_caption(model, model_note)
 summary = displacement_summary(rel, radius)
 counts = rel.metrics()
 mc = st.columns(4)
@@ -303,10 +382,15 @@ with right:
     st.markdown(f"**Landmarks ({len(landmarks)})**")
     st.session_state[SELECT_KEY] = landmarks
     st.multiselect(
-        "Landmarks", options=list(range(T)), key=SELECT_KEY, label_visibility="collapsed",
-        format_func=lambda t: f"t={t} · {labels[t]}", on_change=_on_multiselect,
-        help="Add or remove landmarks precisely; the map and the budget follow.",
-        placeholder="No landmarks: click points on the map or pick timestamps here")
+        "Landmarks", options=landmarks, key=SELECT_KEY, label_visibility="collapsed",
+        format_func=lambda t: f"t={t} · {labels[t]}" if isinstance(t, int) else str(t),
+        on_change=_on_multiselect, accept_new_options=True,
+        help=f"Type a point's t (0 to {T - 1}) and press Enter to add it; remove a chip to "
+             "unmark it. The map and the budget follow.",
+        placeholder="No landmarks: click points on the map or type a t here")
+    if st.session_state.get("track_picker_error"):
+        st.error(f"Not added: {st.session_state.track_picker_error}.",
+                 icon=":material/error:")
     table = landmark_frame(track, landmarks, rel.epsilon_t)
     table.insert(0, "keep", True)
     st.data_editor(
@@ -322,6 +406,17 @@ with right:
             "lon": st.column_config.NumberColumn("lon", format="%.5f"),
             "ε_t": st.column_config.NumberColumn("ε_t", format="%.4g"),
         })
+    revisit = st.session_state.get("track_revisit")
+    if revisit and revisit[0] == name:
+        _, chosen, visits = revisit
+        st.caption(f":material/history: The track passes this spot {len(visits)} times; the "
+                   f"click {'marked' if chosen in landmarks else 'unmarked'} **t={chosen}** "
+                   f"({labels[chosen]}). Meant another visit?")
+        others = [v for v in visits if v != chosen][:6]
+        vc = st.columns(max(1, len(others)))
+        for col, v in zip(vc, others, strict=False):
+            col.button(f"t={v} · {labels[v]}", key=f"track_visit_{v}", on_click=_switch_visit,
+                       args=(chosen, v), width="stretch")
     for note in st.session_state.get("track_table_notes") or []:
         st.warning(f"Ignored: {note}.", icon=":material/warning:")
     b1, b2 = st.columns(2)
@@ -342,8 +437,11 @@ with right:
                         format="%.0f", key="w_stay_distance")
         s2.number_input("For at least (minutes)", min_value=1.0, max_value=1440.0, step=5.0,
                         format="%.0f", key="w_stay_minutes")
-        if track.time_kind == "index":
-            st.number_input("Minutes between points (the track has no times)",
+        if track.time_kind == "index" or track.n_missing_times:
+            st.number_input("Minutes between points (the track has no times)"
+                            if track.time_kind == "index" else
+                            f"Minutes between points ({track.n_missing_times:,} points have "
+                            "no time, so stays use this fixed interval)",
                             min_value=0.01, max_value=1440.0, step=1.0, key="w_minutes_per_point")
         if stay_note:
             st.info(stay_note, icon=":material/info:")
@@ -371,28 +469,23 @@ st.subheader("Budget, displacement and leakage")
 k1, k2, k3 = st.columns([2, 2, 3], vertical_alignment="bottom")
 k1.toggle("Temporal leakage (TPL)", key="w_track_leakage",
           help="Cao et al. (ICDE'17): how much a release leaks when locations are "
-               "correlated in time. The correlation is estimated from this track: its "
-               "points are mapped to square grid cells (the states) and the moves between "
-               "cells are counted (add-one smoothing).")
-leakage = None
-if setting("track_leakage"):
+               "correlated in time, under the session's correlation model (by default "
+               "estimated from this track: its points are mapped to square grid cells, the "
+               "states, and the moves between cells are counted with add-one smoothing).")
+if setting("track_leakage") and setting("corr_kind_track") == "estimated":
     k2.number_input("Grid cell size (metres)", min_value=10.0, max_value=100_000.0, step=50.0,
-                    format="%.0f", key="w_cell_size")
-    try:
-        n_states, leakage = cached_leakage(track.lat, track.lon, float(setting("cell_size")),
-                                           rel.epsilon_t, tuple(landmarks))
-    except InputError as exc:
-        k3.error(f"No leakage: {exc}", icon=":material/error:")
-    else:
-        if leakage is None:
-            k3.warning(f"{n_states:,} grid cells visited: too many states for the leakage "
-                       f"model here (at most {MAX_LEAKAGE_STATES}); choose larger cells.",
-                       icon=":material/warning:")
-        else:
-            k3.caption(
-                f"**{n_states} states** (visited cells). Largest TPL "
-                f"**{np.max(leakage['TPL']):.3g}**, largest landmark TPL "
-                f"**{np.max(leakage['landmark TPL']):.3g}** against ε = {rel.epsilon:g}.")
+                    format="%.0f", key="w_cell_size",
+                    help="The cell size of the session's estimated model (shared with the "
+                         "Leakage page).")
+if not setting("track_leakage"):
+    leakage = None  # the panel is off; the verdict above still uses the model
+elif leakage is None:
+    k3.warning(f"No leakage: {model_note}", icon=":material/warning:")
+else:
+    k3.caption(
+        f"**{model.n_states} states**. Largest TPL "
+        f"**{np.max(leakage['TPL']):.3g}**, largest landmark TPL "
+        f"**{np.max(leakage['landmark TPL']):.3g}** against ε = {rel.epsilon:g}.")
 
 st.plotly_chart(budget_figure(track, rel, radius, leakage=leakage), key="track_budget_chart",
                 width="stretch")
@@ -421,18 +514,6 @@ with st.expander("How to read this"):
     )
 
 # ---------------------------------------------------------------- downloads
+# publishable files first (released locations only); confidential ones behind their expander
 cfg = view_config(current_data("track"), page="map")
-d1, d2, d3, d4 = st.columns([1, 1, 1, 1])
-d1.download_button("Released track (CSV)",
-                   trajectory_release_frame(track, rel).to_csv(index=False),
-                   file_name="released_track.csv", mime="text/csv", icon=":material/download:")
-d2.download_button("Released track (GeoJSON)", geojson_text(trajectory_geojson(track, rel)),
-                   file_name="released_track.geojson", mime="application/geo+json",
-                   icon=":material/download:",
-                   help="Original path, released path, one point per landmark and one per "
-                        "released location.")
-d3.download_button("Configuration (JSON)", config_to_json(cfg), icon=":material/download:",
-                   file_name="lmdk_map_view.json", mime="application/json",
-                   help="Upload it above to restore exactly this view (seed included).")
-with d4:
-    report_download_button(cfg, key="map_report")
+track_downloads(track, rel, cfg, key="map", dataset_name=name)

@@ -1,13 +1,16 @@
-"""The "Privacy report (HTML)" download button shared by the Timeline, Map and Compare pages.
+"""The report buttons of the Timeline, Map and Compare pages: the **public release note**
+(the default, publishable) and the **internal privacy report** (CONFIDENTIAL).
 
 Usage on a page, once its :class:`~lmdk_core.config.ViewConfig` is built::
 
-    from app_pages.report_button import report_download_button
-    report_download_button(cfg, key="timeline_report")
+    from app_pages.report_button import internal_report_button, release_note_button
+    release_note_button(cfg, key="timeline_note")
+    internal_report_button(cfg, key="timeline_report")   # inside the confidential expander
 
-The report is built only when the button is clicked (Streamlit's deferred download:
-``data`` is a callable), by :func:`lmdk_core.report.build_report`, which recomputes
-the release from the configuration — the same seed gives the same noise as the page.
+Both files are built only when the button is clicked (Streamlit's deferred download:
+``data`` is a callable), by :func:`lmdk_core.release_note.build_release_note` and
+:func:`lmdk_core.report.build_report`, which recompute the release from the
+configuration — the same seed gives the same noise as the page.
 """
 
 from __future__ import annotations
@@ -18,27 +21,42 @@ import html
 import streamlit as st
 
 from lmdk_core.config import ViewConfig
+from lmdk_core.export import CONFIDENTIAL_LABEL, NUMPY_NOISE
+from lmdk_core.release_note import build_release_note, release_note_filename
 from lmdk_core.report import build_report, report_filename
 from lmdk_core.validation import InputError
 
-__all__ = ["report_download_button", "report_bytes"]
+__all__ = ["internal_report_button", "note_bytes", "release_note_button",
+           "report_download_button", "report_bytes"]
 
-HELP = ("A self-contained HTML file documenting this view for a release decision: data "
-        "summary, landmarks, ε, scheme and mechanism, the allocation chart, the verifier's "
-        "verdict, temporal leakage, measured and expected error, seed and versions. Charts "
-        "are interactive and the file opens offline.")
+HELP = (f"{CONFIDENTIAL_LABEL}. A self-contained HTML file documenting this view for a "
+        "release decision: data summary, landmarks, ε, scheme and mechanism, the allocation "
+        "chart, the verifier's verdict, temporal leakage, measured and expected error, seed "
+        "and versions. Charts are interactive and the file opens offline.")
+NOTE_HELP = ("Publishable: the verdict, ε, scheme, mechanism, expected error and the largest "
+             "temporal leakage, as one HTML page to accompany the released file. No raw data, "
+             "no landmark timestamps or places, no seed.")
 
 
-def report_bytes(cfg: ViewConfig) -> bytes:
-    """The report as UTF-8 bytes; on bad input, a short HTML page saying what is wrong
-    (a download must never end in a traceback)."""
+def _safe(build, cfg: ViewConfig) -> bytes:
     try:
-        text = build_report(copy.deepcopy(cfg))
+        text = build(copy.deepcopy(cfg))
     except InputError as exc:
         text = _error_page(str(exc))
     except Exception as exc:  # a bug: still a readable file, never a traceback
         text = _error_page(f"unexpected {type(exc).__name__}: {exc}")
     return text.encode("utf-8")
+
+
+def report_bytes(cfg: ViewConfig) -> bytes:
+    """The internal report as UTF-8 bytes; on bad input, a short HTML page saying what is
+    wrong (a download must never end in a traceback)."""
+    return _safe(build_report, cfg)
+
+
+def note_bytes(cfg: ViewConfig, noise: str = NUMPY_NOISE) -> bytes:
+    """The public release note as UTF-8 bytes (an error page on bad input)."""
+    return _safe(lambda c: build_release_note(c, noise=noise), cfg)
 
 
 def _error_page(message: str) -> str:
@@ -47,19 +65,43 @@ def _error_page(message: str) -> str:
             f"<p>Could not build the report: {html.escape(message)}.</p></body></html>\n")
 
 
-def report_download_button(cfg: ViewConfig, key: str) -> None:
-    """Draw a download button for the HTML privacy report of ``cfg``.
-
-    The configuration is checked at once (a bad one gives ``st.error`` and no button);
-    the report itself is computed when the button is clicked.
-    """
+def _snapshot(cfg: ViewConfig) -> ViewConfig | None:
     try:
-        snapshot = copy.deepcopy(cfg).validate()
+        return copy.deepcopy(cfg).validate()
     except InputError as exc:
         st.error(f"No privacy report: {exc}", icon=":material/error:")
+        return None
+
+
+def release_note_button(cfg: ViewConfig, key: str, noise: str = NUMPY_NOISE) -> None:
+    """The publishable *Public release note (HTML)* button."""
+    snapshot = _snapshot(cfg)
+    if snapshot is None:
         return
     st.download_button(
-        "Privacy report (HTML)", data=lambda: report_bytes(snapshot),
-        file_name=report_filename(snapshot), mime="text/html", key=key,
-        icon=":material/summarize:", help=HELP, on_click="ignore",
+        "Public release note (HTML)", data=lambda: note_bytes(snapshot, noise),
+        file_name=release_note_filename(snapshot), mime="text/html", key=key,
+        icon=":material/summarize:", help=NOTE_HELP, on_click="ignore",
     )
+
+
+def internal_report_button(cfg: ViewConfig, key: str) -> None:
+    """The *CONFIDENTIAL — Internal privacy report (HTML)* button (check the
+    configuration at once: a bad one gives ``st.error`` and no button)."""
+    snapshot = _snapshot(cfg)
+    if snapshot is None:
+        return
+    st.download_button(
+        "CONFIDENTIAL — Internal privacy report (HTML)", data=lambda: report_bytes(snapshot),
+        file_name=report_filename(snapshot), mime="text/html", key=key,
+        icon=":material/lock:", help=HELP, on_click="ignore",
+    )
+
+
+def report_download_button(cfg: ViewConfig, key: str) -> None:
+    """Both forms: the public release note, then the internal report (one error box and
+    no button for a bad configuration)."""
+    if _snapshot(cfg) is None:
+        return
+    release_note_button(cfg, key=f"{key}_note")
+    internal_report_button(cfg, key=key)

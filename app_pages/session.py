@@ -8,13 +8,12 @@ widgets that a page did not draw.
 
 from __future__ import annotations
 
-import secrets
-
 import streamlit as st
 
 from lmdk_core.allocation import SCHEMES
 from lmdk_core.data.demo import demo_series, demo_series_landmarks
 from lmdk_core.data.series import Series
+from lmdk_core.setting_limits import LIMITS, TEACHING_SEED_MAX, fresh_seed
 
 DEMO_SERIES = "Demo: household electricity (1 week, hourly)"
 
@@ -24,7 +23,11 @@ DEFAULTS = {
     "window": 10,
     "mechanism": "laplace",
     "sensitivity": 0.2,
-    "seed": 0,
+    # the seed of every release: fresh 128-bit OS entropy per session (set in init_state),
+    # a fixed number only in the reproducible (teaching) mode
+    "seed": None,
+    "reproducible": False,
+    "teaching_seed": 0,
     "correlation_strength": 0.1,
     "series_leakage": True,
     "analysis_data": "series",
@@ -41,11 +44,33 @@ def strength_ladder(current: float) -> list[float]:
     """The slider's choices, with ``current`` among them (a restored view may hold any s)."""
     return sorted(set(STRENGTHS) | {float(current)})
 
-#: range of the sidebar's total budget ε
-MIN_EPSILON, MAX_EPSILON = 0.001, 100.0
+#: range of the sidebar's total budget ε (the engine's one table of setting ranges)
+MIN_EPSILON, MAX_EPSILON = LIMITS["epsilon"].low, LIMITS["epsilon"].high
+
+#: the correlation model in force for the whole browser session (edited on the Leakage
+#: page; read by Timeline, Map, Compare and the saved configuration / report). The kind
+#: is kept per data kind ('estimated' means bins for a series and grid cells for a track);
+#: the parameters are shared. Strength s is ``w_correlation_strength`` and the grid cell
+#: size ``w_cell_size`` (the Map's setting).
+CORRELATION_DEFAULTS = {
+    "corr_kind_series": "smoothed",
+    "corr_kind_track": "estimated",
+    "corr_states": 10,
+    "corr_base": "identity",
+    "corr_bins": 10,
+    "corr_binning": "width",
+    "corr_smoothing": 1.0,
+    "corr_backward_series": "same",
+    "corr_backward_track": "estimated",
+}
+
+#: kinds of correlation model (the Leakage page's choice)
+CORRELATION_KINDS = {"smoothed": "Correlation strength", "estimated": "Estimated from the data",
+                     "matrix": "Uploaded CSV", "none": "None (values independent)"}
 
 #: widget keys whose values must survive pages that do not draw them
-PERSISTENT = [f"w_{k}" for k in DEFAULTS] + ["w_series_name"]
+PERSISTENT = [f"w_{k}" for k in DEFAULTS] + [f"w_{k}" for k in CORRELATION_DEFAULTS] \
+    + ["w_series_name"]
 
 
 def init_state() -> None:
@@ -55,8 +80,12 @@ def init_state() -> None:
         ss.series_sets = {DEMO_SERIES: demo_series()}
         ss.series_landmarks = {DEMO_SERIES: demo_series_landmarks()}
         ss.series_keys = {DEMO_SERIES: "demo-household"}
-    for k, v in DEFAULTS.items():
+    for k, v in {**DEFAULTS, **CORRELATION_DEFAULTS}.items():
         ss.setdefault(f"w_{k}", v)
+    if ss.w_seed is None:
+        ss.w_seed = fresh_seed()
+        ss.seed_origin = "fresh"
+    ss.setdefault("corr_matrices", {})  # uploaded matrices: 'forward'/'backward' → (name, P)
     ss.setdefault("w_series_name", DEMO_SERIES)
 
 
@@ -120,8 +149,49 @@ def add_series(name: str, series: Series, landmarks=(), key: str = "embedded") -
     return name
 
 
+def leakage_target() -> float | None:
+    """The landmark-TPL target α applied by a calibration on the Leakage page (None: the
+    verdict compares landmark TPL with ε)."""
+    return st.session_state.get("leakage_target")
+
+
+def clear_leakage_target() -> None:
+    """Forget a calibrated target (the user changed ε by hand)."""
+    st.session_state.pop("leakage_target", None)
+
+
 def _resample() -> None:
-    st.session_state.w_seed = secrets.randbelow(1_000_000)
+    """New noise: a fresh 128-bit seed from the operating system."""
+    st.session_state.w_seed = fresh_seed()
+    st.session_state.seed_origin = "fresh"
+
+
+def _on_reproducible() -> None:
+    ss = st.session_state
+    if ss.w_reproducible:
+        ss.w_seed = int(ss.w_teaching_seed)
+        ss.seed_origin = "teaching"
+    else:
+        _resample()
+
+
+def _on_teaching_seed() -> None:
+    st.session_state.w_seed = int(st.session_state.w_teaching_seed)
+    st.session_state.seed_origin = "teaching"
+
+
+def restore_seed(seed: int) -> None:
+    """Use the seed of a restored configuration (it reproduces the saved view; the file
+    that holds it is confidential). Call from an upload callback."""
+    ss = st.session_state
+    ss.w_seed = int(seed)
+    ss.seed_origin = "restored"
+    if ss.w_reproducible:
+        if 0 <= seed <= TEACHING_SEED_MAX:
+            ss.w_teaching_seed = int(seed)
+            ss.seed_origin = "teaching"
+        else:
+            ss.w_reproducible = False
 
 
 def sidebar() -> None:
@@ -131,8 +201,9 @@ def sidebar() -> None:
         st.selectbox("Time series", list(st.session_state.series_sets), key="w_series_name",
                      help="The demo, or a CSV you uploaded on the Timeline page.")
         st.number_input(
-            "Total privacy budget ε", min_value=MIN_EPSILON, max_value=MAX_EPSILON, step=0.1,
-            format="%.4g", key="w_epsilon",
+            "Total privacy budget ε", min_value=LIMITS["epsilon"].low,
+            max_value=LIMITS["epsilon"].high, step=0.1,
+            format="%.4g", key="w_epsilon", on_change=clear_leakage_target,
             help="Smaller ε = stronger privacy and more noise. Landmark privacy guarantees "
                  "that all landmarks plus any one event together spend at most ε.")
         st.selectbox(
@@ -141,7 +212,8 @@ def sidebar() -> None:
             help="How ε is spread over the timestamps.")
         st.caption(SCHEMES[setting("scheme")].description)
         if setting("scheme") == "w-event":
-            st.number_input("Window w (timestamps)", min_value=1, max_value=100_000, step=1,
+            st.number_input("Window w (timestamps)", min_value=LIMITS["window"].low,
+                            max_value=LIMITS["window"].high, step=1,
                             key="w_window",
                             help="w-event privacy protects any w consecutive events; "
                                  "each timestamp gets ε/w.")
@@ -149,11 +221,98 @@ def sidebar() -> None:
                  format_func={"laplace": "Laplace", "geometric": "Geometric (counts)"}.get,
                  horizontal=True,
                  help="Laplace adds continuous noise; Geometric adds whole numbers, for counts.")
-        st.number_input("Sensitivity Δf", min_value=0.001, max_value=1e9, step=0.5,
+        if setting("mechanism") == "geometric":
+            from lmdk_core.mechanism_choice import mechanism_problems
+
+            for p in mechanism_problems(current_series()[1].values, "geometric",
+                                        float(setting("sensitivity"))):
+                st.caption(f":material/warning: {p.problem[0].upper()}{p.problem[1:]}; "
+                           f"{p.fix}.")
+        st.number_input("Sensitivity Δf", min_value=LIMITS["sensitivity"].low,
+                        max_value=LIMITS["sensitivity"].high, step=0.5,
                         format="%.3g", key="w_sensitivity",
                         help="How much one person's event can change a value (same unit as "
                              "the data). Noise scale is Δf/ε_t.")
-        c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
-        c1.number_input("Random seed", min_value=0, max_value=2**31 - 1, step=1, key="w_seed",
-                        help="Same seed + same settings = same release.")
-        c2.button("Resample", on_click=_resample, help="Draw new noise (a new seed).")
+        st.toggle("Reproducible (teaching) mode", key="w_reproducible",
+                  on_change=_on_reproducible,
+                  help="Off (default): every session and every Resample draws a fresh "
+                       "128-bit random seed from the operating system. On: a fixed seed "
+                       "you choose, so a class sees the same noise.")
+        if setting("reproducible"):
+            st.warning("**Fixed seed: not for real releases.** Anyone who knows the seed "
+                       "can regenerate the noise and subtract it, recovering the original "
+                       "data exactly.", icon=":material/warning:")
+            st.number_input("Random seed (teaching)", min_value=0,
+                            max_value=TEACHING_SEED_MAX, step=1, key="w_teaching_seed",
+                            on_change=_on_teaching_seed,
+                            help="Same seed + same settings = same release.")
+        else:
+            c1, c2 = st.columns([3, 2], vertical_alignment="center")
+            restored = st.session_state.get("seed_origin") == "restored"
+            c1.caption("Noise: the seed of the restored configuration." if restored else
+                       "Noise: a fresh 128-bit random seed (never shown or published).")
+            c2.button("Resample", on_click=_resample,
+                      help="Draw new noise: a fresh 128-bit seed from the operating system.")
+
+
+def correlation_spec(kind: str) -> dict:
+    """The session's correlation model for data of ``kind`` ('series' or 'track') as the
+    JSON specification of :mod:`lmdk_core.leakage.model` (also saved as
+    ``extra.correlation`` in the configuration, so the report uses the same model)."""
+    ss = st.session_state
+    model = ss.get(f"w_corr_kind_{kind}", CORRELATION_DEFAULTS[f"corr_kind_{kind}"])
+    backward = ss.get(f"w_corr_backward_{kind}", CORRELATION_DEFAULTS[f"corr_backward_{kind}"])
+    if model == "none":
+        return {"model": "none"}
+    if model == "matrix":
+        mats = ss.get("corr_matrices", {})
+        if "forward" not in mats:  # nothing uploaded yet: the default of this data kind
+            model = CORRELATION_DEFAULTS[f"corr_kind_{kind}"]
+        else:
+            spec = {"model": "matrix", "name": mats["forward"][0],
+                    "forward": mats["forward"][1].tolist()}
+            if backward == "matrix" and "backward" in mats \
+                    and mats["backward"][1].shape == mats["forward"][1].shape:
+                spec["backward"] = mats["backward"][1].tolist()
+            return spec
+    if model == "smoothed":
+        return {"model": "smoothed", "states": int(ss.w_corr_states),
+                "strength": float(ss.w_correlation_strength), "base": ss.w_corr_base,
+                "backward": backward if backward in ("same", "bayes") else "same"}
+    backward = backward if backward in ("same", "bayes", "estimated") else "estimated"
+    if kind == "track":
+        return {"model": "grid", "cell_size_m": float(ss.w_cell_size),
+                "smoothing": float(ss.w_corr_smoothing), "backward": backward}
+    return {"model": "estimated", "bins": int(ss.w_corr_bins), "binning": ss.w_corr_binning,
+            "smoothing": float(ss.w_corr_smoothing), "backward": backward}
+
+
+def restore_correlation(spec: object, kind: str) -> None:
+    """Make a saved configuration's ``extra.correlation`` the session's model for data of
+    ``kind`` (call from an upload callback, after the configuration was validated; an
+    unknown or missing specification leaves the session's model unchanged)."""
+    if not isinstance(spec, dict) or not isinstance(spec.get("model"), str):
+        return
+    ss = st.session_state
+    model = spec["model"].strip().lower()
+    if model == "grid":
+        model = "estimated"
+    if model not in CORRELATION_KINDS:
+        return
+    ss[f"w_corr_kind_{kind}"] = model
+    simple = {"states": "w_corr_states", "base": "w_corr_base", "bins": "w_corr_bins",
+              "binning": "w_corr_binning", "smoothing": "w_corr_smoothing",
+              "strength": "w_correlation_strength", "cell_size_m": "w_cell_size"}
+    for name, key in simple.items():
+        if name in spec:
+            ss[key] = spec[name]
+    if isinstance(spec.get("backward"), str):
+        ss[f"w_corr_backward_{kind}"] = spec["backward"]
+    if model == "matrix":
+        import numpy as np
+
+        name = str(spec.get("name", "restored matrix"))
+        ss.corr_matrices = {"forward": (name, np.asarray(spec["forward"], dtype=float))}
+        if isinstance(spec.get("backward"), list):
+            ss.corr_matrices["backward"] = (name, np.asarray(spec["backward"], dtype=float))
+            ss[f"w_corr_backward_{kind}"] = "matrix"

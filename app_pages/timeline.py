@@ -2,40 +2,58 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
+
 import numpy as np
 import streamlit as st
 
 from app_pages.components import (
-    SERIES_STATES,
-    cached_series_leakage,
     cached_series_release,
     error_metrics,
-    leakage_note,
-    verdict_badge,
+    model_caption,
+    render_verdict,
 )
 from app_pages.current_data import current_data, view_config
-from app_pages.report_button import report_download_button
+from app_pages.download_buttons import (
+    reference_uploader,
+    referenced_or_pending,
+    remember_upload,
+    series_downloads,
+)
 from app_pages.session import (
     DEMO_SERIES,
     STRENGTH_LABEL,
     add_series,
     current_series,
+    restore_correlation,
+    restore_seed,
     series_landmarks,
     set_series_landmarks,
     set_setting,
     setting,
     strength_ladder,
 )
-from lmdk_core.config import config_from_json, config_to_json
+from lmdk_core.chart_selection import (
+    BOX_MODES,
+    apply_selection,
+    point_timestamp,
+    timestamps_in_box,
+)
+from lmdk_core.config import ViewConfig, config_from_json
 from lmdk_core.data.demo import demo_series_landmarks
-from lmdk_core.data.series import load_series_csv
+from lmdk_core.data.series import csv_columns, load_series_csv
+from lmdk_core.decimation import DISPLAY_MAX_POINTS
 from lmdk_core.discovery import (
     DEFAULT_DEVIATION_K,
     DEFAULT_DEVIATION_WINDOW,
     deviation_suggestions,
+    seasonal_phase,
 )
-from lmdk_core.export import series_release_frame
 from lmdk_core.figures import hover_labels, timeline_figure
+from lmdk_core.leakage.model import correlation_from_spec
+from lmdk_core.mechanism_choice import clamp_to_bounds, mechanism_problems
+from lmdk_core.quoting import quote_user_text
 from lmdk_core.validation import InputError
 
 CHART_KEY = "timeline_chart"
@@ -43,21 +61,63 @@ SELECT_KEY = "w_lm_select"
 
 name, series = current_series()
 T = len(series)
-labels = hover_labels(series.time, series.time_kind)
+BOX_MODE_KEY = "timeline_box_mode"
+st.session_state.setdefault(BOX_MODE_KEY, "add")
+
+
+def label(t: int) -> str:
+    """The hover label of timestamp t (labels are made for the few shown, never for all
+    T: a 200,000-row series must not cost seconds per rerun)."""
+    return hover_labels(series.time[[int(t)]], series.time_kind)[0]
+
+
+def parse_landmark_entry(entry: object) -> int:
+    """A landmark typed into the picker: 't=12', '12' or '12 · Mon …' (or an int)."""
+    if isinstance(entry, (int, np.integer)):
+        t = int(entry)
+    else:
+        m = re.match(r"\s*(?:t\s*=\s*)?(\d+)\b", str(entry))
+        if m is None:
+            raise InputError(f"{quote_user_text(str(entry))} is not a timestamp: type a whole "
+                             f"number t from 0 to {T - 1}")
+        t = int(m.group(1))
+    if not 0 <= t < T:
+        raise InputError(f"t = {t} is outside the series (0 to {T - 1})")
+    return t
 
 
 # ---------------------------------------------------------------- callbacks
 def _on_chart_select() -> None:
+    """A click toggles the clicked point; a box or lasso adds or removes (the explicit
+    mode beside the chart) every covered timestamp. A box is answered from the full data
+    (the chart of a long series draws only min/max per pixel)."""
     state = st.session_state.get(CHART_KEY)
-    points = (state or {}).get("selection", {}).get("points", []) if state else []
-    hit = sorted({int(p["customdata"][0]) for p in points if p.get("customdata")})
+    sel = (state or {}).get("selection", {}) if state else {}
+    boxes, lassos = sel.get("box") or [], sel.get("lasso") or []
+    hit = {t for p in sel.get("points") or []
+           if (t := point_timestamp(p)) is not None and 0 <= t < T}
+    for box in boxes:
+        data_panel = box.get("yref", "y") in ("y", None)
+        hit.update(timestamps_in_box(series.time, series.time_kind, box,
+                                     [series.values] if data_panel else []).tolist())
     if hit:
-        lm = set(series_landmarks(name))
-        set_series_landmarks(lm.symmetric_difference(hit), name)
+        set_series_landmarks(apply_selection(
+            series_landmarks(name), hit, is_box=bool(boxes or lassos),
+            mode=st.session_state.get(BOX_MODE_KEY) or "add"), name)
 
 
 def _on_multiselect() -> None:
-    set_series_landmarks(st.session_state[SELECT_KEY], name)
+    """The picker lists only the current landmarks (never every timestamp); a typed
+    timestamp is added, a removed chip is removed."""
+    entries = st.session_state[SELECT_KEY] or []
+    kept, errors = [], []
+    for e in entries:
+        try:
+            kept.append(parse_landmark_entry(e))
+        except InputError as exc:
+            errors.append(str(exc))
+    st.session_state.picker_error = "; ".join(errors) or None
+    set_series_landmarks(sorted(set(kept)), name)
 
 
 def _clear() -> None:
@@ -70,8 +130,9 @@ def _demo_events() -> None:
 
 def _suggest() -> None:
     try:
+        phase, _ = seasonal_phase(series.time, series.time_kind)  # daily/weekly peaks
         found = deviation_suggestions(series.values, int(st.session_state.dev_window),
-                                      float(st.session_state.dev_k))
+                                      float(st.session_state.dev_k), phase=phase)
     except InputError as exc:
         st.session_state.suggest_error = str(exc)
         return
@@ -93,24 +154,89 @@ def _on_upload() -> None:
     f = st.session_state.get("series_upload")
     if f is None:
         return
+    st.session_state.series_columns_pending = None
     try:
         s = load_series_csv(f.getvalue(), name=f.name)
     except InputError as exc:
-        st.session_state.upload_error = (f"Could not use {f.name}: {exc}. Your current data, "
-                                         "landmarks and settings are unchanged.")
+        st.session_state.upload_error = (
+            f"Could not use {quote_user_text(f.name)}: {exc}. Your current data, landmarks "
+            "and settings are unchanged.")
+        cols = csv_columns(f.getvalue())
+        if len(cols) >= 2:  # offer the file's columns as time / value choices
+            st.session_state.series_columns_pending = (f.name, f.getvalue(), cols)
         return
     st.session_state.upload_error = None
-    add_series(f"Upload: {f.name}", s)
+    remember_upload(add_series(f"Upload: {f.name}", s), f.name, f.getvalue())
+
+
+def _load_with_columns() -> None:
+    fname, data, _ = st.session_state.series_columns_pending
+    try:
+        s = load_series_csv(data, name=fname, time_col=st.session_state.w_upload_time_col,
+                            value_col=st.session_state.w_upload_value_col)
+    except InputError as exc:
+        st.session_state.upload_error = (
+            f"Could not use {quote_user_text(fname)} with these columns: {exc}. Your current "
+            "data, landmarks and settings are unchanged.")
+        return
+    st.session_state.upload_error = None
+    st.session_state.series_columns_pending = None
+    remember_upload(add_series(f"Upload: {fname}", s), fname, data)
+
+
+def _column_choices() -> None:
+    """Time / value column selectors for an upload whose columns are not time,value."""
+    pending = st.session_state.get("series_columns_pending")
+    if not pending:
+        return
+    fname, _, cols = pending
+    guess_t = next((c for c in cols if any(k in c.lower() for k in ("time", "date"))), cols[0])
+    guess_v = next((c for c in cols if c != guess_t), cols[1])
+    st.markdown(f"**Choose the columns of {quote_user_text(fname)}**")
+    k1, k2, k3 = st.columns([2, 2, 2], vertical_alignment="bottom")
+    k1.selectbox("Time column", cols, index=cols.index(guess_t), key="w_upload_time_col",
+                 help="Whole numbers or ISO 8601 dates (time-zone offsets are converted to "
+                      "UTC).")
+    k2.selectbox("Value column", cols, index=cols.index(guess_v), key="w_upload_value_col")
+    k3.button("Load with these columns", on_click=_load_with_columns, width="stretch")
+
+
+def _derived_series(label: str, values: np.ndarray) -> None:
+    """Add a copy of the current series with new values (and its landmarks)."""
+    add_series(f"{name} ({label})", replace(series, values=values, name=f"{series.name} "
+                                                                     f"({label})"),
+               landmarks=series_landmarks(name))
+
+
+def _add_rounded() -> None:
+    _derived_series("rounded", np.round(series.values))
+
+
+def _add_clamped(lower: float, upper: float) -> None:
+    clamp = clamp_to_bounds(series.values, lower, upper)
+    _derived_series(f"clamped to [{lower:g}, {upper:g}]", clamp.values)
+    set_setting("sensitivity", clamp.sensitivity)
 
 
 def _on_config() -> None:
     f = st.session_state.get("config_upload")
     if f is None:
         return
+    _restore_config(f.getvalue(), f.name)
+
+
+def _restore_config(source: bytes | ViewConfig, fname: str) -> None:
+    """Restore a configuration (its JSON bytes, or one whose referenced data file was
+    just supplied); a configuration that only references its data waits for the file."""
     try:
-        cfg = config_from_json(f.getvalue())
+        cfg = config_from_json(source) if isinstance(source, bytes) else source
         if cfg.data_kind != "series":
             raise InputError("this configuration is for a trajectory; open it on the Map page")
+        cfg = referenced_or_pending(cfg, "series", st.session_state.series_sets)
+        if cfg is None:  # the page asks for the data file (reference_uploader)
+            st.session_state.upload_error = None
+            return
+        st.session_state.pop("pending_reference_series", None)
         if cfg.dataset == "demo-household":
             target, s = DEMO_SERIES, st.session_state.series_sets[DEMO_SERIES]
         elif cfg.dataset == "embedded":
@@ -120,28 +246,33 @@ def _on_config() -> None:
             s = load_series_csv(table, name="restored series")
             target = None
         else:
-            raise InputError(f"unknown dataset {cfg.dataset!r}")
+            raise InputError(f"unknown dataset {quote_user_text(cfg.dataset)}")
         if any(t >= len(s) for t in cfg.landmarks):
             raise InputError("a landmark lies beyond the end of the series")
+        spec = cfg.extra.get("correlation") if isinstance(cfg.extra, dict) else None
+        if spec is not None:  # check the saved correlation model before using it
+            correlation_from_spec(spec, s, default_strength=cfg.correlation_strength)
     except InputError as exc:
-        st.session_state.upload_error = (f"Could not restore {f.name}: {exc}. Nothing was "
-                                         "changed.")
+        st.session_state.upload_error = (
+            f"Could not restore {quote_user_text(fname)}: {exc}. Nothing was changed.")
         return
     st.session_state.upload_error = None
     if target is None:
-        target = add_series("Restored: " + f.name, s)
+        target = add_series("Restored: " + fname, s)
     st.session_state.w_series_name = target
     set_series_landmarks(cfg.landmarks, target)
-    for k in ("epsilon", "scheme", "window", "mechanism", "sensitivity", "seed",
+    for k in ("epsilon", "scheme", "window", "mechanism", "sensitivity",
               "correlation_strength"):
         set_setting(k, getattr(cfg, k))
+    restore_correlation(spec, "series")
+    restore_seed(cfg.seed)
 
 
 # ---------------------------------------------------------------- page
 st.title(":material/show_chart: Timeline")
 st.caption(
-    f"**{name}** — {T} timestamps"
-    + (f", unit {series.unit}" if series.unit else "")
+    f"{quote_user_text(name)} — {T} timestamps"
+    + (f", unit {quote_user_text(series.unit)}" if series.unit else "")
     + ". Click a point on the chart to mark or unmark it as a landmark; use the box or "
     "lasso tool of the chart toolbar to toggle several at once."
 )
@@ -153,18 +284,24 @@ with st.expander(":material/upload_file: Use your own data, or restore a saved v
                      on_change=_on_upload)
     c2.file_uploader("Configuration JSON (downloaded below)", type=["json"],
                      key="config_upload", on_change=_on_config)
+    _column_choices()
+reference_uploader("series", "series_reference_upload", _restore_config, "upload_error")
 if st.session_state.get("upload_error"):
     st.error(st.session_state.upload_error, icon=":material/error:")
 
 landmarks = series_landmarks(name)
 st.session_state[SELECT_KEY] = landmarks
+lm_labels = dict(zip(landmarks, hover_labels(series.time[landmarks], series.time_kind),
+                     strict=True)) if landmarks else {}
 st.session_state.setdefault("suggestions", {})
 lc1, lc2, lc3, lc4 = st.columns([6, 1.1, 1.1, 1.1], vertical_alignment="bottom")
 lc1.multiselect(
-    f"Landmarks ({len(landmarks)})", options=list(range(T)), key=SELECT_KEY,
-    format_func=lambda t: f"t={t} · {labels[t]}", on_change=_on_multiselect,
-    help="Add or remove landmarks precisely; the chart and the budget follow.",
-    placeholder="No landmarks: click points on the chart or pick timestamps here",
+    f"Landmarks ({len(landmarks)})", options=landmarks, key=SELECT_KEY,
+    format_func=lambda t: f"t={t} · {lm_labels[t]}" if t in lm_labels else str(t),
+    on_change=_on_multiselect, accept_new_options=True,
+    help=f"Type a timestamp t (0 to {T - 1}) and press Enter to add it; remove a chip to "
+         "unmark it. The chart and the budget follow.",
+    placeholder="No landmarks: click points on the chart or type a timestamp t here",
 )
 lc2.button("Clear", on_click=_clear, width="stretch",
            help="Remove every landmark of this series.")
@@ -183,6 +320,8 @@ if name == DEMO_SERIES:
     lc4.button("Demo events", on_click=_demo_events, width="stretch",
                help="The demo week's notable events: a night-time device, a hospital "
                     "visit, a party.")
+if st.session_state.get("picker_error"):
+    st.error(f"Not added: {st.session_state.picker_error}.", icon=":material/error:")
 if st.session_state.get("suggest_error"):
     st.error(f"Cannot suggest landmarks: {st.session_state.suggest_error}",
              icon=":material/error:")
@@ -190,7 +329,7 @@ pending = st.session_state.suggestions.get(name)
 if pending is not None:
     new = [(t, sc, d) for t, sc, d in pending if t not in landmarks]
     if new:
-        listing = ", ".join(f"t={t} ({labels[t]}, {sc:.1f}σ {d})" for t, sc, d in new[:12])
+        listing = ", ".join(f"t={t} ({label(t)}, {sc:.1f}σ {d})" for t, sc, d in new[:12])
         more = f" and {len(new) - 12} more" if len(new) > 12 else ""
         sc1, sc2, sc3 = st.columns([6, 1.1, 1.1], vertical_alignment="center")
         sc1.info(f"**{len(new)} suggested landmark{'s' if len(new) != 1 else ''}** (open "
@@ -202,45 +341,108 @@ if pending is not None:
         st.info("No new suggestions: every unusual value is already a landmark, or none "
                 "stands out at this k.", icon=":material/info:")
 
+# ---------------------------------------------------------------- mechanism and Δf
+mechanism = setting("mechanism")
+problems = mechanism_problems(series.values, mechanism, float(setting("sensitivity")))
+if problems:  # say everything that must change at once, keep the page alive
+    st.error(
+        "**The Geometric mechanism cannot release this series yet:**\n"
+        + "\n".join(f"- {p.problem}; **fix:** {p.fix}." for p in problems)
+        + "\n\nUntil then the page shows the **Laplace** release with the same ε and Δf.",
+        icon=":material/error:")
+    f1, f2, f3 = st.columns(3)
+    f1.button("Use Laplace", on_click=set_setting, args=("mechanism", "laplace"),
+              icon=":material/swap_horiz:", width="stretch")
+    if any(p.kind == "sensitivity" for p in problems):
+        whole = float(max(1, int(np.ceil(float(setting("sensitivity"))))))
+        f2.button(f"Set Δf = {whole:g}", on_click=set_setting, args=("sensitivity", whole),
+                  width="stretch")
+    if any(p.kind == "data" for p in problems):
+        f3.button("Round the values (new dataset)", on_click=_add_rounded, width="stretch",
+                  help="Adds a copy of this series rounded to whole numbers; the original "
+                       "stays in the list.")
+    mechanism = "laplace"
+
+with st.expander(":material/straighten: Sensitivity Δf from data bounds"):
+    st.caption(
+        "As diffprivlib and OpenDP do: state the smallest and largest value one reading "
+        "can take (from the meter's or survey's specification, not from these data — "
+        "bounds read off the data leak them). Values outside are clamped to the bounds; "
+        "one person's reading then changes a value by at most Δf = upper − lower.")
+    lo_default = float(np.floor(np.min(series.values)))
+    hi_default = float(np.ceil(np.max(series.values)))
+    b1, b2 = st.columns(2)
+    lo = b1.number_input("Lower bound", value=lo_default, key=f"w_bound_lo_{name}")
+    hi = b2.number_input("Upper bound", value=max(hi_default, lo_default + 1),
+                         key=f"w_bound_hi_{name}")
+    try:
+        clamp = clamp_to_bounds(series.values, lo, hi)
+    except InputError as exc:
+        st.error(f"{exc}.", icon=":material/error:")
+    else:
+        st.markdown(
+            f"Δf = {clamp.upper:g} − {clamp.lower:g} = **{clamp.sensitivity:g}**; "
+            f"**{clamp.n_clamped:,}** of {T:,} values would be clamped ({clamp.n_below:,} "
+            f"below, {clamp.n_above:,} above). The data range is {np.min(series.values):g} "
+            f"to {np.max(series.values):g} (a hint only).")
+        st.button(f"Clamp the values and use Δf = {clamp.sensitivity:g}",
+                  on_click=_add_clamped, args=(clamp.lower, clamp.upper),
+                  help="Adds a clamped copy of this series (the original stays in the list) "
+                       "and sets the sidebar's Δf.")
+
 try:
     rel = cached_series_release(
         series.values, tuple(landmarks), float(setting("epsilon")), setting("scheme"),
-        setting("mechanism"), float(setting("sensitivity")), int(setting("seed")),
+        mechanism, float(setting("sensitivity")), int(setting("seed")),
         int(setting("window")),
     )
 except InputError as exc:
     st.error(f"Cannot release this series: {exc}", icon=":material/error:")
     st.stop()
 
-verdict_badge(rel.verdict, labels[rel.verdict.worst_timestamp])
+# the one verdict: the theorem plus landmark TPL under the session's correlation model
+cur = current_data("series")
+model, leakage, model_note = cur.leakage(rel.epsilon_t)
+render_verdict(cur.verdict(rel, leakage, model, model_note))
+model_caption(model, model_note)
 error_metrics(rel, series.unit)
 
 k1, k2, k3 = st.columns([2, 3, 4], vertical_alignment="bottom")
 k1.toggle("Temporal leakage (TPL)", key="w_series_leakage",
           help="Cao et al. (ICDE'17): how much a release leaks when consecutive values are "
                "correlated. Adds a third panel with TPL and landmark TPL.")
-leakage = None
-if setting("series_leakage"):
+if setting("series_leakage") and setting("corr_kind_series") == "smoothed":
     k2.select_slider(
         STRENGTH_LABEL, key="w_correlation_strength",
         options=strength_ladder(float(setting("correlation_strength"))),
         format_func=lambda s: f"{s:g}",
-        help=f"Cao et al.'s smoothed model: {SERIES_STATES} states, P = (I + s)/(1 + n·s). "
-             "s → 0: the value never changes (strongest correlation, leakage grows without "
-             "bound); large s: nearly independent values (leakage ≈ the theorem's total). "
-             "The Leakage page lets you estimate or upload the matrix.")
-    leakage = cached_series_leakage(rel.epsilon_t, tuple(landmarks),
-                                    float(setting("correlation_strength")))
+        help="The strength s of the session's correlation model (Cao et al.'s smoothed "
+             "matrix P = (I + s)/(1 + n·s)), shared with the Leakage page. s → 0: the value "
+             "never changes (strongest correlation, leakage grows without bound); large s: "
+             "nearly independent values (leakage ≈ the theorem's total).")
+if not setting("series_leakage"):
+    leakage = None  # the panel is off; the verdict above still uses the model
+elif leakage is not None:
     k3.caption(
         f"Largest TPL **{np.max(leakage['TPL']):.3g}** (one timestamp), largest landmark TPL "
         f"**{np.max(leakage['landmark TPL']):.3g}** (all landmarks + one timestamp) against "
         f"ε = {rel.epsilon:g}. Without correlation the landmark TPL equals the green total.")
-    leakage_note(float(np.max(leakage["landmark TPL"])), rel.epsilon)
 
+st.segmented_control(
+    "Box / lasso selection", list(BOX_MODES), key=BOX_MODE_KEY, format_func=BOX_MODES.get,
+    help="What the box and lasso tools of the chart toolbar do with the timestamps they "
+         "cover: add them all, or remove them all (selecting the same region twice changes "
+         "nothing more). A single click on a point always toggles it.")
 fig = timeline_figure(series.time, series.time_kind, rel, unit=series.unit, leakage=leakage,
-                      suggestions=[t for t, _, _ in (pending or [])])
+                      suggestions=[t for t, _, _ in (pending or [])],
+                      uirevision=f"timeline:{name}")  # zoom survives clicks, not a new series
 st.plotly_chart(fig, key=CHART_KEY, on_select=_on_chart_select,
-                selection_mode=("points", "box", "lasso"), width="stretch")
+                selection_mode=("points", "box", "lasso"), width="stretch",
+                config={"displaylogo": False})
+if T > DISPLAY_MAX_POINTS:
+    st.caption(f"{T:,} timestamps: each curve is drawn with its minimum and maximum per "
+               "pixel column, landmarks always (the release, the verdict and every download "
+               "use all timestamps). Zoom in to see single points.")
 
 with st.expander("How to read this"):
     st.markdown(
@@ -261,14 +463,6 @@ with st.expander("How to read this"):
     )
 
 # ---------------------------------------------------------------- downloads
+# publishable files first (released values only); confidential ones behind their expander
 cfg = view_config(current_data("series"), page="timeline")
-d1, d2, d3, _ = st.columns([1, 1, 1, 1])
-d1.download_button("Released series (CSV)",
-                   series_release_frame(series, rel).to_csv(index=False),
-                   file_name="released_series.csv", mime="text/csv", icon=":material/download:")
-d2.download_button("Configuration (JSON)", config_to_json(cfg), icon=":material/download:",
-                   file_name="lmdk_view.json", mime="application/json",
-                   help="Upload it above to restore exactly this view (seed included).")
-with d3:
-    report_download_button(cfg, key="timeline_report")
-
+series_downloads(series, rel, cfg, key="timeline", dataset_name=name)

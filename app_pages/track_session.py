@@ -16,6 +16,7 @@ import streamlit as st
 
 from lmdk_core.data.demo_track import demo_track, demo_track_landmarks
 from lmdk_core.data.track import Track
+from lmdk_core.quoting import quote_user_text
 from lmdk_core.validation import InputError
 
 DEMO_TRACK = "Demo: a day in Paris"
@@ -28,7 +29,7 @@ TRACK_DEFAULTS = {
     "radius": 100.0,
     "show_circles": False,
     "show_released": True,
-    "tiles": True,
+    "tiles": False,  # online OpenStreetMap tiles only when asked for (privacy)
     "suggest": True,
     "stay_distance": 200.0,
     "stay_minutes": 20.0,
@@ -132,8 +133,8 @@ def apply_table_edits(landmarks: list[int], edits: dict, T: int) -> tuple[list[i
             return None
         try:
             t = int(float(value))
-        except (TypeError, ValueError):
-            notes.append(f"{value!r} is not a timestamp (a whole number)")
+        except (TypeError, ValueError, OverflowError):  # OverflowError: "inf"
+            notes.append(f"{quote_user_text(value)} is not a timestamp (a whole number)")
             return None
         if t != float(value) or not 0 <= t < T:
             notes.append(f"t={value} is not a timestamp of this track (0 to {T - 1})")

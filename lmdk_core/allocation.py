@@ -1,6 +1,6 @@
 """Per-timestamp budget allocations (schemes) for landmark privacy.
 
-DESIGN.md's table, with T timestamps, landmark set L and total budget ε:
+The schemes of docs/definitions.md, with T timestamps, landmark set L and total budget ε:
 
 =============  ==============================================================
 event          ε everywhere — protects one event; landmark-private only without landmarks
@@ -25,7 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lmdk_core.validation import InputError, check_epsilon, check_landmarks
+from lmdk_core.quoting import quote_user_text
+from lmdk_core.validation import InputError, check_epsilon, check_landmarks, check_length
 
 __all__ = ["SCHEMES", "Scheme", "allocate", "literal_uniform_reading", "scheme_info",
            "uniform_total_for_share"]
@@ -68,7 +69,7 @@ def scheme_info(scheme: str) -> Scheme:
     key = _ALIASES.get(key, key)
     if key not in SCHEMES:
         raise InputError(
-            f"unknown scheme {scheme!r}; choose one of: {', '.join(SCHEMES)}"
+            f"unknown scheme {quote_user_text(scheme)}; choose one of: {', '.join(SCHEMES)}"
         )
     return SCHEMES[key]
 
@@ -85,9 +86,7 @@ def allocate(
     For ``adaptive`` this is its starting point (Uniform); the release decides the rest.
     """
     info = scheme_info(scheme)
-    if isinstance(length, bool) or not isinstance(length, (int, np.integer)) or length < 1:
-        raise InputError(f"the series length must be a whole number >= 1, got {length!r}")
-    T = int(length)
+    T = check_length(length)
     eps = check_epsilon(epsilon)
     lm = check_landmarks(landmarks, T)
     if info.key == "event":

@@ -15,7 +15,9 @@ import numpy as np
 
 from lmdk_core import __version__
 from lmdk_core.allocation import scheme_info
-from lmdk_core.validation import InputError, check_epsilon, check_positive
+from lmdk_core.quoting import quote_user_text
+from lmdk_core.setting_limits import check_landmark_list, check_setting
+from lmdk_core.validation import InputError
 
 __all__ = ["ViewConfig", "config_from_json", "config_to_json", "CONFIG_FORMAT"]
 
@@ -28,7 +30,10 @@ class ViewConfig:
 
     ``data_kind`` is 'series' or 'track'. ``dataset`` names a built-in demo
     ('demo-household', 'demo-paris') or is 'embedded', in which case ``data`` holds
-    the table as {column: [values]} (time, value) or (time, lat, lon).
+    the table as {column: [values]} (time, value) or (time, lat, lon), or is 'file':
+    the data are only referenced, ``data_file = {"name": ..., "sha256": ...}`` (the
+    uploaded file's name and the SHA-256 of its bytes), and must be supplied again on
+    restore (:mod:`lmdk_core.data_reference`).
     """
 
     data_kind: str = "series"
@@ -46,6 +51,7 @@ class ViewConfig:
     correlation_strength: float = 0.1
     page: str = "timeline"
     extra: dict[str, Any] = field(default_factory=dict)
+    data_file: dict[str, str] | None = None
 
     def validate(self) -> ViewConfig:
         """Check every field; return self."""
@@ -53,34 +59,101 @@ class ViewConfig:
             raise InputError("config: data_kind must be 'series' or 'track'")
         if self.dataset == "embedded" and not self.data:
             raise InputError("config: dataset 'embedded' needs a 'data' table")
-        self.epsilon = check_epsilon(self.epsilon, "config: epsilon")
+        if self.data is not None:
+            _check_data_table(self.data)
+        if self.dataset == "file":
+            _check_data_file(self.data_file)
+            if self.data is not None:
+                raise InputError("config: dataset 'file' references its data; remove 'data' "
+                                 "(or use dataset 'embedded')")
+        # numbers: the one table of ranges shared with the app's widgets; refused, never
+        # clamped or coerced (true is not 1, "5" is not 5, 1.7 is not 1)
+        for name in ("epsilon", "sensitivity", "radius", "window", "seed",
+                     "correlation_strength"):
+            setattr(self, name, check_setting(name, getattr(self, name)))
+        for name in ("scheme", "mechanism", "time_kind", "page"):
+            if not isinstance(getattr(self, name), str):
+                raise InputError(f"config: {name} must be text; got "
+                                 f"{quote_user_text(repr(getattr(self, name)))}")
         self.scheme = scheme_info(self.scheme).key
-        if int(self.window) != self.window or self.window < 1:
-            raise InputError("config: window must be a whole number >= 1")
-        self.window = int(self.window)
         if self.mechanism not in ("laplace", "geometric"):
             raise InputError("config: mechanism must be 'laplace' or 'geometric'")
-        self.sensitivity = check_positive(self.sensitivity, "config: sensitivity")
-        self.radius = check_positive(self.radius, "config: radius")
-        self.correlation_strength = check_positive(self.correlation_strength,
-                                                   "config: correlation_strength")
-        if isinstance(self.seed, bool) or int(self.seed) != self.seed or self.seed < 0:
-            raise InputError("config: seed must be a whole number >= 0")
-        self.seed = int(self.seed)
-        try:
-            lm = [int(t) for t in self.landmarks]
-        except (TypeError, ValueError):
-            raise InputError("config: landmarks must be a list of whole numbers") from None
-        if any(t < 0 for t in lm):
-            raise InputError("config: landmarks must be >= 0")
-        self.landmarks = sorted(set(lm))
+        if not isinstance(self.extra, dict):
+            raise InputError("config: extra must be an object {...}")
+        lm = self.landmarks
+        self.landmarks = check_landmark_list(
+            lm.tolist() if isinstance(lm, np.ndarray) else list(lm) if isinstance(lm, tuple)
+            else lm)
         return self
 
 
+#: the label written into every configuration file: it holds the landmark set and the
+#: seed, and the raw data unless they are only referenced
+CONFIG_CONFIDENTIAL = {
+    "embedded": "CONFIDENTIAL — contains the raw data and the landmark set",
+    "reference": "CONFIDENTIAL — contains the landmark set and the seed (the data are "
+                 "referenced by file name and SHA-256, not included)",
+    "demo": "CONFIDENTIAL — contains the landmark set and the seed (built-in demo data)",
+}
+
+
+#: deepest nesting of lists/objects a configuration may hold (a saved view needs 3)
+MAX_NESTING = 32
+
+
+def _nesting_depth(obj: object) -> int:
+    """Levels of list/dict nesting, counted without recursion (a hostile file may be
+    thousands of levels deep)."""
+    depth, level = 0, ([obj] if isinstance(obj, (list, dict)) else [])
+    while level and depth <= MAX_NESTING:
+        depth += 1
+        level = [c for o in level for c in (o.values() if isinstance(o, dict) else o)
+                 if isinstance(c, (list, dict))]
+    return depth
+
+
+def _check_data_table(data: object) -> None:
+    """``data`` must be a table {column name: [one value per row]} with equal-length
+    columns of numbers, text or null (what pandas turns into a CSV)."""
+    form = 'an object {"column": [values, ...], ...}'
+    if not isinstance(data, dict) or not data:
+        raise InputError(f"config: data must be {form}")
+    lengths = set()
+    for name, col in data.items():
+        if not isinstance(col, list):
+            raise InputError(f"config: data column {quote_user_text(str(name))} must be a "
+                             f"list of values (data must be {form})")
+        if any(isinstance(v, (list, dict)) for v in col):
+            raise InputError(f"config: data column {quote_user_text(str(name))} must hold "
+                             "numbers or text, not lists or objects")
+        lengths.add(len(col))
+    if len(lengths) > 1:
+        raise InputError("config: the data columns must all have the same number of values")
+
+
+def _check_data_file(ref: object) -> None:
+    """``data_file`` must be {"name": text, "sha256": 64 hex digits}."""
+    if not isinstance(ref, dict) or not isinstance(ref.get("name"), str) \
+            or not isinstance(ref.get("sha256"), str):
+        raise InputError('config: dataset \'file\' needs "data_file": {"name": "...", '
+                         '"sha256": "..."}')
+    digest = ref["sha256"].strip().lower()
+    if len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
+        raise InputError("config: data_file.sha256 must be 64 hexadecimal digits")
+    if set(ref) - {"name", "sha256"}:
+        raise InputError("config: data_file holds only 'name' and 'sha256'")
+
+
 def config_to_json(cfg: ViewConfig) -> str:
-    """Pretty JSON text with a format tag and the software version."""
-    body = {"format": CONFIG_FORMAT, "software": f"lmdk-explorer {__version__}",
-            **asdict(cfg.validate())}
+    """Pretty JSON text with a format tag, the software version and a ``confidential``
+    label (:data:`CONFIG_CONFIDENTIAL`)."""
+    cfg = cfg.validate()
+    label = CONFIG_CONFIDENTIAL["embedded" if cfg.data is not None else
+                                "reference" if cfg.dataset == "file" else "demo"]
+    body = {"confidential": label, "format": CONFIG_FORMAT,
+            "software": f"lmdk-explorer {__version__}", **asdict(cfg)}
+    if body.get("data_file") is None:
+        body.pop("data_file")
 
     def default(o):
         if isinstance(o, np.generic):
@@ -106,13 +179,19 @@ def config_from_json(text: str | bytes) -> ViewConfig:
     except json.JSONDecodeError as exc:
         raise InputError(f"the configuration is not valid JSON: {exc.msg} "
                          f"(line {exc.lineno})") from None
+    except RecursionError:
+        raise InputError(f"the configuration is nested too deeply (a configuration has at "
+                         f"most {MAX_NESTING} levels of [...] and {{...}})") from None
+    if _nesting_depth(raw) > MAX_NESTING:
+        raise InputError(f"the configuration is nested too deeply (a configuration has at "
+                         f"most {MAX_NESTING} levels of [...] and {{...}})")
     if not isinstance(raw, dict) or raw.get("format") != CONFIG_FORMAT:
         raise InputError(f"this is not a Landmark Privacy Explorer configuration "
                          f"(expected \"format\": \"{CONFIG_FORMAT}\")")
     known = set(ViewConfig.__dataclass_fields__)
-    unknown = sorted(set(raw) - known - {"format", "software"})
+    unknown = sorted(set(raw) - known - {"format", "software", "confidential"})
     if unknown:
-        raise InputError(f"config: unknown field {unknown[0]!r}")
+        raise InputError(f"config: unknown field {quote_user_text(unknown[0])}")
     try:
         cfg = ViewConfig(**{k: v for k, v in raw.items() if k in known})
     except TypeError as exc:

@@ -10,6 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from lmdk_core.decimation import display_indices
 from lmdk_core.release import Release
 
 __all__ = ["COLORS", "timeline_figure", "hover_labels"]
@@ -34,11 +35,44 @@ def hover_labels(time: np.ndarray, time_kind: str) -> list[str]:
     """Short human labels for timestamps ('Tue 05 Mar 03:00' or the number)."""
     t = np.asarray(time)
     if time_kind == "datetime":
-        import pandas as pd
-
-        return [pd.Timestamp(x).strftime("%a %d %b %H:%M") if not pd.isna(x) else "?"
-                for x in t]
+        return _datetime_labels(t)
+    if t.dtype.kind in "iu":
+        return t.astype(str).tolist()
     return [f"{x:g}" if isinstance(x, (float, np.floating)) else str(x) for x in t]
+
+
+_WEEKDAYS = np.array(["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"])
+_MONTHS = np.array(["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct",
+                    "Nov", "Dec"])
+
+
+def _datetime_labels(t: np.ndarray) -> list[str]:
+    """strftime('%a %d %b %H:%M') of datetimes, '?' for NaT, with numpy only (pandas'
+    strftime takes seconds on 200,000 timestamps)."""
+    import pandas as pd
+
+    ts = np.asarray(pd.to_datetime(np.asarray(t).ravel()).values, dtype="datetime64[m]")
+    nat = np.isnat(ts)
+    ts = np.where(nat, np.datetime64(0, "m"), ts)
+    days = ts.astype("datetime64[D]")
+    months = ts.astype("datetime64[M]")
+    weekday = _WEEKDAYS[(days.astype(np.int64) + 3) % 7]  # 1970-01-01 was a Thursday
+    month = _MONTHS[months.astype(np.int64) % 12]
+    dom = (days - months.astype("datetime64[D]")).astype(np.int64) + 1
+    minutes = (ts - days.astype("datetime64[m]")).astype(np.int64)
+    out = [f"{w} {d:02d} {m} {hm // 60:02d}:{hm % 60:02d}"
+           for w, d, m, hm in zip(weekday.tolist(), dom.tolist(), month.tolist(),
+                                  minutes.tolist(), strict=True)]
+    for i in np.flatnonzero(nat).tolist():
+        out[i] = "?"
+    return out
+
+
+def display_values(y: np.ndarray) -> np.ndarray:
+    """``y`` as float32, for drawing only: plotly sends arrays as binary, 4 bytes a value
+    instead of 8 (7 significant digits; hover shows 4). NaN and ±inf are kept."""
+    with np.errstate(over="ignore"):
+        return np.asarray(y, dtype=float).astype(np.float32)
 
 
 def timeline_figure(
@@ -50,101 +84,132 @@ def timeline_figure(
     leakage: dict[str, np.ndarray] | None = None,
     suggestions: list[int] | None = None,
     height: int | None = None,
+    uirevision: str | None = "timeline",
 ) -> go.Figure:
     """Aligned panels on one time axis: data (original vs released, landmarks marked),
     per-timestamp budget (bars, landmarks coloured, approximations marked, the
     theorem's total Σ_{L∪{t}} ε_i against ε), and, if given, the leakage curves
     (``leakage`` maps 'TPL' / 'landmark TPL' to arrays). ``suggestions`` are timestamps
-    proposed as landmarks, drawn as open diamonds."""
+    proposed as landmarks, drawn as open diamonds. Above
+    :data:`~lmdk_core.decimation.DISPLAY_MAX_POINTS` timestamps each curve is decimated
+    for display (:func:`~lmdk_core.decimation.display_indices`: min/max per pixel-wide
+    bucket; landmarks and suggestions always drawn); every trace's ``customdata`` holds
+    the real timestamp index t of each drawn point. ``uirevision`` (plotly) keeps the
+    user's zoom and tool across reruns while it stays the same."""
     T = rel.original.shape[0]
     x = np.asarray(time)
-    t_idx = np.arange(T)
-    labels = hover_labels(x, time_kind)
     is_lm = np.zeros(T, dtype=bool)
     is_lm[rel.landmarks] = True
+    lm_idx = np.flatnonzero(is_lm)
+    sug = np.zeros(0, dtype=int)
+    if suggestions:
+        sug = np.asarray(sorted(set(suggestions) - set(rel.landmarks.tolist())), dtype=int)
+        sug = sug[(sug >= 0) & (sug < T)]
+    # what is drawn: every point of a short series; of a long one the min and max of each
+    # pixel-wide bucket of each curve, plus the landmarks and suggestions (display only:
+    # the release, its downloads and every figure computed here stay complete)
+    keep = np.concatenate([lm_idx, sug])
+    released = np.asarray(rel.released, dtype=float)
+    idx_orig = display_indices(T, [rel.original], keep)
+    idx_rel = display_indices(T, [released], np.concatenate([lm_idx,
+                                                             np.flatnonzero(np.isnan(released))]))
+    decimated = idx_orig.size < T
     rows = 3 if leakage else 2
     heights = [0.5, 0.25, 0.25] if leakage else [0.62, 0.38]
-    titles = ["Data: original vs released", "Budget spent at each timestamp (ε_t)"]
+    titles = ["Data: original vs released" + (" (drawn: min/max per pixel)" if decimated
+                                             else ""),
+              "Budget spent at each timestamp (ε_t)"]
     if leakage:
         titles.append("Privacy leakage under temporal correlation")
     fig = make_subplots(rows=rows, cols=1, shared_xaxes=True, vertical_spacing=0.07,
                         row_heights=heights, subplot_titles=titles)
-    scatter = go.Scattergl if T > WEBGL_THRESHOLD else go.Scatter
+    scatter = go.Scattergl if idx_orig.size > WEBGL_THRESHOLD else go.Scatter
     u = f" {unit}" if unit else ""
-    custom = np.column_stack([t_idx, labels])
-    status = np.where(rel.published, "published (noisy)",
-                      np.where(rel.withheld, "withheld (nothing released yet)",
-                               "approximated (last release repeated)"))
+    # hover data as numbers: the timestamp index t; the time itself is the x value
+    when = "%{x|%a %d %b %H:%M}" if time_kind == "datetime" else "%{x}"
+
+    def tcol(idx: np.ndarray) -> np.ndarray:
+        return np.asarray(idx, dtype=np.int64).reshape(-1, 1)
 
     fig.add_trace(scatter(
-        x=x, y=rel.original, name="original", mode="lines+markers",
+        x=x[idx_orig], y=display_values(rel.original[idx_orig]), name="original",
+        mode="lines+markers",
         line={"color": COLORS["original"], "width": 1.5},
         marker={"size": 6 if T <= 500 else 4, "color": COLORS["original"]},
-        customdata=custom,
-        hovertemplate="t=%{customdata[0]} · %{customdata[1]}<br>original %{y:.4g}" + u
+        customdata=tcol(idx_orig),
+        hovertemplate="t=%{customdata[0]} · " + when + "<br>original %{y:.4g}" + u
         + "<extra>click to toggle landmark</extra>",
     ), row=1, col=1)
     fig.add_trace(scatter(
-        x=x, y=rel.released, name="released", mode="lines",
+        x=x[idx_rel], y=display_values(released[idx_rel]), name="released", mode="lines",
         line={"color": COLORS["released"], "width": 1.5},
-        customdata=np.column_stack([t_idx, labels, status]),
-        hovertemplate="t=%{customdata[0]} · %{customdata[1]}<br>released %{y:.4g}" + u
-        + "<br>%{customdata[2]}<extra></extra>",
+        customdata=tcol(idx_rel),
+        hovertemplate="t=%{customdata[0]} · " + when + "<br>released %{y:.4g}" + u
+        + "<extra></extra>",
         connectgaps=False,
     ), row=1, col=1)
     approx = ~rel.published & ~rel.withheld
-    if approx.any():
+    ap = np.flatnonzero(approx)
+    if decimated:
+        ap = np.intersect1d(ap, idx_rel)
+    if ap.size:
         fig.add_trace(scatter(
-            x=x[approx], y=rel.released[approx], name="approximated (ε_t = 0)",
+            x=x[ap], y=released[ap], name="approximated (ε_t = 0)",
             mode="markers",
             marker={"symbol": "circle-open", "size": 7, "color": COLORS["approximated"]},
-            customdata=custom[approx],
-            hovertemplate="t=%{customdata[0]} · %{customdata[1]}<br>approximation %{y:.4g}"
-            + u + "<extra></extra>",
+            customdata=tcol(ap),
+            hovertemplate="t=%{customdata[0]} · " + when + "<br>approximation (last "
+            "release repeated) %{y:.4g}" + u + "<extra></extra>",
         ), row=1, col=1)
-    if suggestions:
-        sug = np.asarray(sorted(set(suggestions) - set(rel.landmarks.tolist())), dtype=int)
-        if sug.size:
-            fig.add_trace(scatter(
-                x=x[sug], y=rel.original[sug], name="suggested landmark", mode="markers",
-                marker={"symbol": "diamond-open", "size": 14, "color": COLORS["landmark"],
-                        "line": {"width": 2}},
-                customdata=custom[sug],
-                hovertemplate="SUGGESTED t=%{customdata[0]} · %{customdata[1]}<br>%{y:.4g}" + u
-                + "<extra>click to accept</extra>",
-            ), row=1, col=1)
-    if is_lm.any():
+    if sug.size:
         fig.add_trace(scatter(
-            x=x[is_lm], y=rel.original[is_lm], name="landmark", mode="markers",
+            x=x[sug], y=rel.original[sug], name="suggested landmark", mode="markers",
+            marker={"symbol": "diamond-open", "size": 14, "color": COLORS["landmark"],
+                    "line": {"width": 2}},
+            customdata=tcol(sug),
+            hovertemplate="SUGGESTED t=%{customdata[0]} · " + when + "<br>%{y:.4g}" + u
+            + "<extra>click to accept</extra>",
+        ), row=1, col=1)
+    if lm_idx.size:
+        fig.add_trace(scatter(
+            x=x[lm_idx], y=rel.original[lm_idx], name="landmark", mode="markers",
             marker={"symbol": "star", "size": 13, "color": COLORS["landmark"],
                     "line": {"width": 1, "color": "white"}},
-            customdata=custom[is_lm],
-            hovertemplate="LANDMARK t=%{customdata[0]} · %{customdata[1]}<br>%{y:.4g}" + u
+            customdata=tcol(lm_idx),
+            hovertemplate="LANDMARK t=%{customdata[0]} · " + when + "<br>%{y:.4g}" + u
             + "<extra>click to remove</extra>",
         ), row=1, col=1)
 
     # two bar traces with one colour each: a per-bar colour array is slow to validate
+    eps_t = np.asarray(rel.epsilon_t, dtype=float)
+    idx_eps = display_indices(T, [eps_t], lm_idx)
     for mask, kind in ((~is_lm, "regular"), (is_lm, "landmark")):
-        if not mask.any():
+        sel = idx_eps[mask[idx_eps]]
+        if not sel.size:
             continue
         fig.add_trace(go.Bar(
-            x=x[mask], y=rel.epsilon_t[mask], name=f"ε_t ({kind})",
+            x=x[sel], y=display_values(eps_t[sel]), name=f"ε_t ({kind})",
             marker={"color": COLORS[kind], "line": {"width": 0}},
-            customdata=np.column_stack([t_idx[mask], np.asarray(labels)[mask], status[mask]]),
-            hovertemplate="t=%{customdata[0]} · %{customdata[1]} (" + kind + ")"
-            "<br>ε_t = %{y:.4g}<br>%{customdata[2]}<extra></extra>",
+            customdata=tcol(sel),
+            hovertemplate="t=%{customdata[0]} · " + when + " (" + kind + ")"
+            "<br>ε_t = %{y:.4g}<extra></extra>",
             showlegend=False,
         ), row=2, col=1)
-    if approx.any() or rel.withheld.any():
-        zero = ~rel.published
+    zero = np.flatnonzero(~rel.published)
+    if decimated:
+        zero = np.intersect1d(zero, np.union1d(idx_eps, idx_rel))
+    if zero.size:
         fig.add_trace(scatter(
-            x=x[zero], y=np.zeros(int(zero.sum())), name="nothing spent (approximated)",
+            x=x[zero], y=np.zeros(zero.size), name="nothing spent (approximated)",
             mode="markers", marker={"symbol": "x", "size": 7, "color": COLORS["approximated"]},
             hoverinfo="skip", showlegend=False,
         ), row=2, col=1)
+    totals = np.asarray(rel.verdict.totals, dtype=float)
+    idx_tot = display_indices(T, [totals], lm_idx)
     fig.add_trace(scatter(
-        x=x, y=rel.verdict.totals, name="landmarks + this timestamp (must stay ≤ ε)", mode="lines",
-        line={"color": COLORS["total"], "width": 1.5, "shape": "hvh"},
+        x=x[idx_tot], y=display_values(totals[idx_tot]),
+        name="landmarks + this timestamp (must stay ≤ ε)",
+        mode="lines", line={"color": COLORS["total"], "width": 1.5, "shape": "hvh"},
         hovertemplate="Σ over L∪{t} = %{y:.4g}<extra></extra>",
     ), row=2, col=1)
     fig.add_hline(y=rel.epsilon, line={"color": COLORS["epsilon"], "dash": "dash", "width": 1},
@@ -152,9 +217,11 @@ def timeline_figure(
                   row=2, col=1)
     if leakage:
         for name, values in leakage.items():
+            v = np.asarray(values, dtype=float)
+            idx_v = display_indices(T, [v], lm_idx)
             color = COLORS["landmark_tpl"] if "landmark" in name else COLORS["tpl"]
             fig.add_trace(scatter(
-                x=x, y=values, name=name, mode="lines",
+                x=x[idx_v], y=display_values(v[idx_v]), name=name, mode="lines",
                 line={"color": color, "width": 2,
                       "dash": "solid" if "landmark" in name else "dot"},
                 hovertemplate=name + " = %{y:.4g}<extra></extra>",
@@ -168,12 +235,15 @@ def timeline_figure(
         fig.update_yaxes(title_text="leakage (ε units)", rangemode="tozero", row=3, col=1)
     fig.update_layout(
         height=height or (720 if leakage else 560),
+        # the legend below the panels: above them, the chart toolbar covers it on a phone
         margin={"l": 60, "r": 20, "t": 40, "b": 40},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.04, "x": 0},
+        legend={"orientation": "h", "yanchor": "top", "y": -0.06, "x": 0},
         hovermode="closest",
         bargap=0.15,
         barmode="overlay",
         clickmode="event+select",
+        # keep zoom, pan and the chosen tool across reruns (a click re-sends the figure)
+        uirevision=uirevision,
     )
     return fig
 

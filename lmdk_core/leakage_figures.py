@@ -70,8 +70,11 @@ def matrix_heatmap(matrix: np.ndarray, labels: Sequence[str] | None = None, *,
         title={"text": title, "font": {"size": 14}},
         height=height or int(min(620, max(320, 160 + 11 * n))),
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        # slanted whenever the labels would not fit side by side (bin ranges like
+        # "1.2–2.5 kWh" ran together even with few states)
         xaxis={"title": col_title, "showticklabels": show, "type": "category",
-               "tickangle": -45 if n > 12 else 0},
+               "tickangle": 0 if n * max((len(s) for s in names), default=1) <= 48 else -45,
+               "automargin": True},
         yaxis={"title": row_title, "autorange": "reversed", "showticklabels": show,
                "type": "category"},
     )
@@ -132,7 +135,9 @@ def leakage_curves_figure(
     if supremum is not None and math.isfinite(supremum):
         fig.add_hline(y=supremum, line={"color": COLORS["tpl"], "dash": "dashdot", "width": 1},
                       annotation_text=f"long-run limit of TPL = {supremum:.3g}",
-                      annotation_position="bottom left")
+                      # right, below its line: the ε label sits top left, and the two
+                      # lines are often close (they overlapped on the left)
+                      annotation_position="bottom right")
     if target is not None:
         fig.add_hline(y=target, line={"color": TARGET_COLOR, "dash": "longdash", "width": 1.5},
                       annotation_text=f"target α = {target:g}",

@@ -13,16 +13,19 @@ displacement circles, landmarks, suggestions, waypoints). :func:`full_map` puts 
 together (for a stand-alone HTML file or a test).
 
 Leaflet itself is loaded from ``assets/leaflet`` (inlined as ``data:`` URLs) when that
-folder is present, so the map works without internet; only the background tiles need
-a connection. Click handling: clickable markers carry a tooltip ``"Point t=12 · ..."``
-or ``"Landmark t=12 · ..."``; :func:`clicked_index` turns a click reported by
-streamlit-folium into a track index (the tooltip's t, else the nearest track point).
+folder is present, so the map works without internet; the background is plain unless
+online tiles are asked for explicitly. Every tooltip is HTML-escaped (:func:`_tip`):
+waypoint and file names come from uploaded files. Click handling: clickable markers
+carry a tooltip ``"Point t=12 · ..."`` or ``"Landmark t=12 · ..."``;
+:func:`clicked_index` turns a click reported by streamlit-folium into a track index
+(the tooltip's t, else the nearest track point).
 """
 
 from __future__ import annotations
 
 import base64
 import functools
+import html
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -40,6 +43,7 @@ from lmdk_core.data.track import Track, Waypoint
 from lmdk_core.figures import COLORS, hover_labels
 from lmdk_core.geodesy import distance_m
 from lmdk_core.mechanisms.planar_laplace import PlanarLaplace
+from lmdk_core.quoting import shorten_user_text
 from lmdk_core.release import Release
 
 __all__ = [
@@ -54,6 +58,8 @@ __all__ = [
     "expected_displacement_quantile",
     "full_map",
     "landmark_frame",
+    "nearest_in_time",
+    "revisit_candidates",
     "layer_control",
     "leaflet_links",
     "marker_indices",
@@ -183,6 +189,13 @@ def marker_indices(T: int, max_markers: int = MAX_MARKERS,
     return np.union1d(idx, extra).astype(int)
 
 
+def _tip(text: str) -> str:
+    """A tooltip's text as inert HTML: Leaflet's ``bindTooltip`` sets ``innerHTML``, so
+    every tooltip (which may hold a waypoint or file name from an uploaded file) is
+    escaped here, the one place tooltips are made."""
+    return html.escape(str(text), quote=True)
+
+
 def _labels(track: Track) -> list[str]:
     return hover_labels(track.time, track.time_kind)
 
@@ -191,7 +204,7 @@ def _points_geojson(lat: np.ndarray, lon: np.ndarray, idx: np.ndarray, tips: Seq
                     extra: dict[str, np.ndarray] | None = None) -> dict:
     feats = []
     for k, i in enumerate(idx):
-        props = {"t": int(i), "tip": tips[k]}
+        props = {"t": int(i), "tip": _tip(tips[k])}
         for name, values in (extra or {}).items():
             props[name] = float(values[k])
         feats.append({"type": "Feature", "id": int(i), "properties": props,
@@ -224,15 +237,19 @@ def _point_layer(data: dict, name: str, *, color: str, fill: str, radius: float,
 
 
 # --------------------------------------------------------------------------- the map
-def base_map(track: Track, *, tiles: bool = True, max_markers: int = MAX_MARKERS,
+def base_map(track: Track, *, tiles: bool = False, max_markers: int = MAX_MARKERS,
              keep_markers: Iterable[int] = ()) -> folium.Map:
-    """Tiles (OpenStreetMap, or none), the original path, clickable track points
-    (thinned to ``max_markers``), a legend and a scale; fitted to the track bounds.
+    """Tiles (none by default: a plain offline background; OpenStreetMap's online
+    tiles only with ``tiles=True``, which reveals the area to its servers), the original
+    path, clickable track points (thinned to ``max_markers``), a legend and a scale;
+    fitted to the track bounds.
 
     Depends on the track only, so the app can keep it mounted while the release changes.
     """
     lat, lon = np.asarray(track.lat, float), np.asarray(track.lon, float)
-    m = folium.Map(tiles=None, control_scale=True, zoom_start=13,
+    # keyboard=False: Leaflet's keyboard handler focuses the map on the first mousedown,
+    # which scrolls the page to the map's frame and swallows that first click
+    m = folium.Map(tiles=None, control_scale=True, zoom_start=13, keyboard=False,
                    location=[float(lat.mean()), float(lon.mean())])
     if tiles:
         folium.TileLayer("OpenStreetMap", name="OpenStreetMap background").add_to(m)
@@ -245,9 +262,10 @@ def base_map(track: Track, *, tiles: bool = True, max_markers: int = MAX_MARKERS
     m.fit_bounds([[float(lat.min()) - pad, float(lon.min()) - pad],
                   [float(lat.max()) + pad, float(lon.max()) + pad]])
     path = folium.FeatureGroup(name="Original path", control=True)
-    if len(track) > 1:
-        _polyline(np.column_stack([lat, lon]), color=MAP_COLORS["original"], weight=3,
-                  opacity=0.75).add_to(path)
+    for a, b in track.segment_ranges():  # one line per piece: none across a gap
+        if b - a > 1:
+            _polyline(np.column_stack([lat[a:b], lon[a:b]]), color=MAP_COLORS["original"],
+                      weight=3, opacity=0.75).add_to(path)
     path.add_to(m)
     labels = _labels(track)
     idx = marker_indices(len(track), max_markers, keep_markers)
@@ -290,9 +308,11 @@ def overlay_layers(
     if show_released and ok.any():
         g = folium.FeatureGroup(name="Released path and points")
         rl, ro = rel.released[:, 0], rel.released[:, 1]
-        if int(ok.sum()) > 1:
-            _polyline(np.column_stack([rl[ok], ro[ok]]), pane="lmdk-released",
-                      color=MAP_COLORS["released"], weight=1.2, opacity=0.45).add_to(g)
+        for a, b in track.segment_ranges():  # one line per piece, as the original
+            keep = np.flatnonzero(ok[a:b]) + a
+            if keep.size > 1:
+                _polyline(np.column_stack([rl[keep], ro[keep]]), pane="lmdk-released",
+                          color=MAP_COLORS["released"], weight=1.2, opacity=0.45).add_to(g)
         idx = np.intersect1d(marker_indices(T, max_markers), np.flatnonzero(ok))
         pub = idx[rel.published[idx]]
         apx = idx[~rel.published[idx]]
@@ -333,7 +353,7 @@ def overlay_layers(
             tip = (f"Suggested stay {k + 1}: {s.arrival[11:16] or s.arrival} to "
                    f"{s.departure[11:16] or s.departure} ({s.duration_minutes:.0f} min, "
                    f"t={s.start}-{s.end}); accept it beside the map")
-            feats.append({"type": "Feature", "id": k, "properties": {"tip": tip},
+            feats.append({"type": "Feature", "id": k, "properties": {"tip": _tip(tip)},
                           "geometry": {"type": "Point",
                                        "coordinates": [float(s.lon), float(s.lat)]}})
         _point_layer({"type": "FeatureCollection", "features": feats}, "stays",
@@ -345,8 +365,9 @@ def overlay_layers(
         g = folium.FeatureGroup(name="Waypoints / places")
         feats = []
         for k, w in enumerate(waypoints):
-            tip = f"Waypoint: {w.name} (nearest track point t={w.index}, {w.distance_m:,.0f} m)"
-            feats.append({"type": "Feature", "id": k, "properties": {"tip": tip},
+            tip = (f"Waypoint: {shorten_user_text(w.name)} (nearest track point "
+                   f"t={w.index}, {w.distance_m:,.0f} m)")
+            feats.append({"type": "Feature", "id": k, "properties": {"tip": _tip(tip)},
                           "geometry": {"type": "Point", "coordinates": [w.lon, w.lat]}})
         _point_layer({"type": "FeatureCollection", "features": feats}, "waypoints",
                      color=MAP_COLORS["waypoint"], fill="#e1d5f0", radius=9, weight=2,
@@ -373,7 +394,7 @@ def layer_control() -> folium.LayerControl:
 
 def full_map(track: Track, rel: Release, radius: float, **kwargs) -> folium.Map:
     """:func:`base_map` with every :func:`overlay_layers` layer and a layer control."""
-    tiles = kwargs.pop("tiles", True)
+    tiles = kwargs.pop("tiles", False)
     m = base_map(track, tiles=tiles, max_markers=kwargs.get("max_markers", MAX_MARKERS))
     for g in overlay_layers(track, rel, radius, **kwargs):
         g.add_to(m)
@@ -415,6 +436,35 @@ def clicked_index(value: dict | None, lat: np.ndarray, lon: np.ndarray) -> int |
         return t if 0 <= t < T else None
     d = distance_m(lat, lon, sig[1], sig[2])
     return int(np.nanargmin(d)) if T else None
+
+
+def revisit_candidates(lat: np.ndarray, lon: np.ndarray, t: int,
+                       within_m: float = 15.0) -> list[int]:
+    """The visits of the spot of track point ``t``: one point per run of consecutive
+    timestamps lying within ``within_m`` metres of it (for each other run its point
+    closest to ``t``'s location; for ``t``'s own run, ``t``). A single entry means the
+    spot is visited once, so a click on it is unambiguous; several mean the track
+    comes back and the marker on top need not be the visit the user meant."""
+    lat, lon = np.asarray(lat, float), np.asarray(lon, float)
+    d = distance_m(lat, lon, float(lat[t]), float(lon[t]))
+    near = np.flatnonzero(np.nan_to_num(d, nan=np.inf) <= within_m)
+    if near.size <= 1:
+        return [int(t)]
+    runs = np.split(near, np.flatnonzero(np.diff(near) > 1) + 1)
+    out = []
+    for run in runs:
+        out.append(int(t) if t in run else int(run[np.argmin(d[run])]))
+    return sorted(out)
+
+
+def nearest_in_time(candidates: Sequence[int], reference: Iterable[int]) -> int | None:
+    """The candidate closest in time to any timestamp of ``reference`` (the user's
+    neighbouring selection), ties to the earlier; None without a reference."""
+    ref = np.fromiter((int(r) for r in reference), dtype=np.int64)
+    if not len(candidates) or ref.size == 0:
+        return None
+    gaps = [int(np.min(np.abs(ref - c))) for c in candidates]
+    return int(candidates[int(np.argmin(gaps))])
 
 
 # --------------------------------------------------------------------------- tables

@@ -9,8 +9,9 @@ with Planar Laplace. At each timestamp t the release either
   nothing was released yet there is nothing to repeat and the value is withheld (NaN).
 
 Static schemes (event, user, w-event, Uniform, Skip) publish wherever their planned
-ε_t > 0. **Adaptive** (the seed's "Adaptive" mechanism, as pinned down in DESIGN.md):
-the budget starts as Uniform; a sampling component publishes at t with probability
+ε_t > 0. **Adaptive** (Katsomallos et al. 2022's "Adaptive" mechanism, as read in
+docs/definitions.md): the budget starts as Uniform; a sampling component publishes at t with
+probability
 equal to the current sampling rate (always at the first timestamp). After each noisy
 publication it compares the change ``d(o_t, o_prev)`` between the last two
 publications with the noise scale (the mechanism's expected error at ε_t, Δf/ε_t for
@@ -31,8 +32,11 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike
 
+from lmdk_core.adaptive_laplace import adaptive_laplace
 from lmdk_core.allocation import allocate, scheme_info
+from lmdk_core.geodesy import WGS84
 from lmdk_core.mechanisms import Geometric, Laplace, PlanarLaplace
+from lmdk_core.mechanisms.exact import ExactGeometric, ExactLaplace
 from lmdk_core.mechanisms.planar_laplace import check_coordinates
 from lmdk_core.validation import (
     InputError,
@@ -52,6 +56,10 @@ __all__ = [
 ]
 
 NUMERIC_MECHANISMS = {"laplace": Laplace, "geometric": Geometric}
+#: the same mechanisms with OpenDP's exact samplers (Mironov 2012), for publishable files
+EXACT_MECHANISMS = {"laplace": ExactLaplace, "geometric": ExactGeometric}
+#: the noise samplers: "fast" (numpy, seeded, exploration) or "exact" (OpenDP)
+NOISE_CHOICES = ("fast", "exact")
 
 
 @dataclass(frozen=True)
@@ -93,6 +101,8 @@ class Release:
     errors: np.ndarray
     expected_errors: np.ndarray
     planned_epsilon_t: np.ndarray = field(repr=False)
+    #: the noise sampler: "fast" (numpy's floating-point samplers) or "exact" (OpenDP)
+    noise: str = "fast"
 
     @property
     def withheld(self) -> np.ndarray:
@@ -121,14 +131,19 @@ class Release:
         }
 
 
-def numeric_mechanism(name: str, sensitivity: float = 1.0) -> Laplace | Geometric:
-    """The series mechanism called ``name`` ('laplace' or 'geometric')."""
+def numeric_mechanism(name: str, sensitivity: float = 1.0,
+                      noise: str = "fast") -> Laplace | Geometric:
+    """The series mechanism called ``name`` ('laplace' or 'geometric'), with numpy's
+    samplers (``noise="fast"``) or OpenDP's exact ones (``noise="exact"``)."""
     key = str(name).strip().lower()
     if key not in NUMERIC_MECHANISMS:
         raise InputError(
             f"unknown mechanism {name!r} for a series; choose laplace or geometric"
         )
-    return NUMERIC_MECHANISMS[key](sensitivity)
+    if noise not in NOISE_CHOICES:
+        raise InputError(f"unknown noise sampler {noise!r}; choose exact or fast")
+    table = EXACT_MECHANISMS if noise == "exact" else NUMERIC_MECHANISMS
+    return table[key](sensitivity)
 
 
 def _forward_fill(values: np.ndarray, published: np.ndarray) -> np.ndarray:
@@ -148,40 +163,128 @@ def _adaptive(
     gen: np.random.Generator,
     settings: AdaptiveSettings,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The Adaptive release loop with O(1) bookkeeping per timestamp.
+
+    The budget starts constant (Uniform), and a skipped landmark adds the same share to
+    every later timestamp, so all budgets not yet spent are equal at any time: one
+    running value ``V`` (``V ← V + V/(k+1)`` when a landmark with k later landmarks is
+    approximated) replaces the per-timestamp array. Draws, their order and every
+    decision are those of the step-by-step definition (tested bit for bit against it).
+    The Laplace mechanism takes a faster path that reads the generator's stream
+    directly (:mod:`lmdk_core.adaptive_laplace`).
+    """
     T = planned.size
-    eps = planned.copy()
+    if T and planned.min() != planned.max():
+        raise ValueError("the Adaptive release starts from a constant (Uniform) budget")
     is_lm = np.zeros(T, dtype=bool)
     is_lm[landmarks] = True
-    published = np.zeros(T, dtype=bool)
-    released = np.full(values.shape, np.nan)
+    n_lm = int(is_lm.sum())
+    if type(mech) is Laplace and values.ndim == 1:
+        fast = adaptive_laplace(values, is_lm, planned[0], mech.sensitivity, gen,
+                                settings.initial_rate, settings.min_rate, settings.step)
+        if fast is not None:
+            return _assemble(values.shape, T, *fast)
+    if type(mech) is PlanarLaplace and hasattr(WGS84, "_fwd_point"):
+        return _adaptive_planar(values, is_lm, n_lm, planned[0], mech, gen, settings)
+    lo, step = settings.min_rate, settings.step
     rate = settings.initial_rate
-    last = None  # last published output
-    # the mechanism's expected error (noise scale) at each ε_t, refreshed when a skipped
-    # landmark's share raises the later budgets; single steps use the mechanism's
-    # trusted one-value methods (same draws as perturb, without per-call checks)
-    noise_scale = np.asarray(mech.expected_error(eps), dtype=float)
+    V = planned[0]
+    ns = mech.expected_error(np.array([V]))[0]  # noise scale at the current budget
+    rnd = gen.random
+    perturb = mech.perturb_one
+    distance = mech.distance_one
+    after = n_lm - np.cumsum(is_lm)  # landmarks after t
+    pub_t: list[int] = []
+    pub_out: list = []
+    pub_eps: list = []
+    last = None
     for t in range(T):
-        publish = last is None or gen.random() < rate
-        if publish:
-            out = mech.perturb_one(values[t], eps[t], gen)
+        if last is None or rnd() < rate:
+            out = perturb(values[t], V, gen)
             if last is not None:
-                if noise_scale[t] > mech.distance_one(out, last):
-                    rate = max(settings.min_rate, rate - settings.step)
+                if ns > distance(out, last):
+                    rate = max(lo, rate - step)
                 else:
-                    rate = min(1.0, rate + settings.step)
-            released[t] = out
-            published[t] = True
+                    rate = min(1.0, rate + step)
+            pub_t.append(t)
+            pub_out.append(out)
+            pub_eps.append(V)
             last = out
-        else:
-            released[t] = last
-            if is_lm[t]:
-                share = eps[t]
-                later = slice(t + 1, T)
-                k = int(is_lm[later].sum())
-                eps[later] += share / (k + 1)
-                if t + 1 < T:
-                    noise_scale[later] = mech.expected_error(eps[later])
-            eps[t] = 0.0
+        elif is_lm[t]:
+            V = V + V / (int(after[t]) + 1)  # + b/(k+1), k = landmarks after t
+            ns = mech.expected_error(np.array([V]))[0]
+    return _assemble(values.shape, T, pub_t, pub_out, pub_eps)
+
+
+def _adaptive_planar(values: np.ndarray, is_lm: np.ndarray, n_lm: int, V, mech: PlanarLaplace,
+                     gen: np.random.Generator, settings: AdaptiveSettings):
+    """Adaptive for a trajectory: the generic loop with the same draws made directly.
+
+    :meth:`PlanarLaplace.perturb_one` draws ``gamma(2, r/ε_t)`` then ``uniform(0, 360)``
+    and moves the point with the geodesic solver; here the same draws are made with the
+    cheapest equivalent calls (scalar ``gamma``; ``uniform(0, 360)`` is numpy's
+    ``0 + 360·U`` of one uniform double, so ``0.0 + 360.0 * random()``), pyproj's point
+    solvers are called without the per-call array wrapping, and points stay Python
+    floats until the end.
+    """
+    T = values.shape[0]
+    lat = values[:, 0].tolist()
+    lon = values[:, 1].tolist()
+    lms = is_lm.tolist()
+    fwd = WGS84._fwd_point
+    inv = WGS84._inv_point
+    rnd, gamma = gen.random, gen.gamma
+    radius = mech.radius
+    lo, step = settings.min_rate, settings.step
+    rate = settings.initial_rate
+    scale = radius / V
+    ns = mech.expected_error(np.array([V]))[0]
+    n_after = n_lm
+    pub_t: list[int] = []
+    pub_out: list[tuple[float, float]] = []
+    pub_eps: list = []
+    last_lat = last_lon = 0.0
+    for t in range(T):
+        lm_t = lms[t]
+        if lm_t:
+            n_after -= 1  # landmarks after t
+        if not pub_t or rnd() < rate:
+            dist = gamma(2.0, scale)
+            azimuth = 0.0 + 360.0 * rnd()  # = uniform(0, 360): low + range·U, same double
+            lon2, lat2, _ = fwd(lon[t], lat[t], azimuth, dist, False, True)
+            if pub_t:
+                if ns > inv(lon2, lat2, last_lon, last_lat, False, True)[2]:
+                    rate = max(lo, rate - step)
+                else:
+                    rate = min(1.0, rate + step)
+            pub_t.append(t)
+            pub_out.append((lat2, lon2))
+            pub_eps.append(V)
+            last_lat, last_lon = lat2, lon2
+        elif lm_t:
+            V = V + V / (n_after + 1)  # + b/(k+1)
+            scale = radius / V
+            ns = mech.expected_error(np.array([V]))[0]
+    return _assemble(values.shape, T, pub_t, pub_out, pub_eps)
+
+
+def _assemble(shape: tuple, T: int, pub_t, pub_out, pub_eps):
+    """Released values (the last publication repeated), spent budgets, published flags.
+
+    ``pub_t`` are the published timestamps in increasing order (the first is 0)."""
+    published = np.zeros(T, dtype=bool)
+    eps = np.zeros(T)
+    if not len(pub_t):
+        return np.full(shape, np.nan), eps, published
+    idx = np.asarray(pub_t, dtype=np.int64)
+    published[idx] = True
+    eps[idx] = pub_eps
+    outs = np.asarray(pub_out, dtype=float).reshape((idx.size,) + tuple(shape[1:]))
+    which = np.full(T, -1, dtype=np.int64)
+    which[idx] = np.arange(idx.size)
+    np.maximum.accumulate(which, out=which)  # index of the last publication <= t
+    released = outs[np.maximum(which, 0)]
+    released[which < 0] = np.nan
     return released, eps, published
 
 
@@ -207,6 +310,13 @@ def release(
     lm = check_landmarks(landmarks, T)
     info = scheme_info(scheme)
     planned = allocate(info.key, T, lm, eps_total, window)
+    # every planned share must lie in the mechanism's usable range (a share that
+    # underflowed to 0, or one whose noise scale overflows, is refused with the range);
+    # Adaptive only raises budgets, so checking its Uniform start covers its release
+    fresh = np.ones(T, dtype=bool)
+    if info.key == "skip":
+        fresh[lm] = False
+    mechanism.check_budget(planned[fresh])
     gen = as_generator(seed)
     if info.key == "adaptive":
         released, spent, published = _adaptive(
@@ -240,6 +350,7 @@ def release(
         errors=errors,
         expected_errors=expected,
         planned_epsilon_t=planned,
+        noise=getattr(mechanism, "noise", "fast"),
     )
 
 
@@ -253,8 +364,11 @@ def release_series(
     seed: int | np.random.Generator | None = None,
     window: int | None = None,
     adaptive: AdaptiveSettings | None = None,
+    noise: str = "fast",
 ) -> Release:
-    """Release a numeric series with the Laplace or Geometric mechanism."""
+    """Release a numeric series with the Laplace or Geometric mechanism, its noise drawn
+    by numpy (``noise="fast"``, reproducible from ``seed``) or by OpenDP's exact samplers
+    (``noise="exact"``, OS entropy: ``seed`` then only drives Adaptive's sampling)."""
     try:
         x = np.asarray(values, dtype=float)
     except (TypeError, ValueError):
@@ -264,7 +378,7 @@ def release_series(
     if not np.all(np.isfinite(x)):
         bad = int(np.flatnonzero(~np.isfinite(x))[0])
         raise InputError(f"the series has a missing or infinite value at t={bad}")
-    mech = numeric_mechanism(mechanism, sensitivity)
+    mech = numeric_mechanism(mechanism, sensitivity, noise)
     if isinstance(mech, Geometric) and np.any(x != np.round(x)):
         raise InputError(
             "the geometric mechanism is for whole numbers (counts); "

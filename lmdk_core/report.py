@@ -42,8 +42,16 @@ from lmdk_core.config import ViewConfig, config_to_json
 from lmdk_core.data.series import Series, load_series_csv
 from lmdk_core.data.track import Track, load_track_csv
 from lmdk_core.figures import COLORS, hover_labels, timeline_figure
+from lmdk_core.leakage.model import (
+    DEFAULT_CELL_SIZE_M,
+    DEFAULT_SERIES_STATES,
+    MAX_LEAKAGE_STATES,
+    CorrelationModel,
+    correlation_from_spec,
+)
 from lmdk_core.release import Release, numeric_mechanism
 from lmdk_core.validation import InputError
+from lmdk_core.verdict import LEAKAGE_RTOL, PrivacyVerdict, privacy_verdict
 
 __all__ = [
     "DEFAULT_CELL_SIZE_M",
@@ -60,12 +68,6 @@ __all__ = [
     "report_filename",
 ]
 
-#: series: number of states of the default correlation model (Cao's smoothed matrix)
-DEFAULT_SERIES_STATES = 10
-#: tracks: grid cell size of the default correlation model (as on the Map page)
-DEFAULT_CELL_SIZE_M = 250.0
-#: above this many states the loss functions are too costly for a report
-MAX_LEAKAGE_STATES = 500
 #: the configuration is shown in full up to this many characters
 MAX_CONFIG_CHARS = 200_000
 #: the landmark table lists at most this many rows
@@ -116,117 +118,22 @@ def _embedded_csv(cfg: ViewConfig, needed: tuple[str, ...]) -> bytes:
 
 
 # ====================================================================== correlation
-@dataclass(frozen=True)
-class CorrelationModel:
-    """The Markov model of temporal correlation used for TPL.
-
-    ``backward``/``forward`` are row-stochastic matrices (None when no model applies,
-    with the reason in ``note``); ``description`` says in words what was used.
-    """
-
-    key: str
-    description: str
-    n_states: int
-    backward: np.ndarray | None
-    forward: np.ndarray | None
-    note: str | None = None
-
-
 def correlation_model(cfg: ViewConfig, data: Series | Track) -> CorrelationModel:
-    """The correlation model of a configuration.
+    """The correlation model of a configuration: ``cfg.extra['correlation']`` (the model
+    the app's session had in force when the configuration was saved; format in
+    :mod:`lmdk_core.leakage.model`), read by
+    :func:`~lmdk_core.leakage.model.correlation_from_spec`.
 
-    Default for a **series**: Cao et al.'s smoothed matrix ``P = (I + s)/(1 + n·s)``
-    (:func:`lmdk_core.leakage.smoothed_matrix`) with ``n = 10`` states and ``s =
-    cfg.correlation_strength`` (small s = strong correlation), both directions. Default
-    for a **track**: as on the Map page, points mapped to square grid cells of
-    ``cfg.extra['cell_size_m']`` metres (default 250) and the moves between cells counted
-    with add-one smoothing (:func:`~lmdk_core.leakage.trajectory_cells`,
-    :func:`~lmdk_core.leakage.transition_matrices`).
-
-    ``cfg.extra['correlation']`` may override it: ``{"model": "smoothed", "states": n,
-    "strength": s, "base": "identity"|"shift"}``, ``{"model": "estimated", "bins": n}``
-    (series binned into n equal-width states, transitions counted), ``{"model": "grid",
-    "cell_size_m": m}`` (tracks) or ``{"model": "none"}``.
+    Without it: for a **series** Cao et al.'s smoothed matrix ``P = (I + s)/(1 + n·s)``
+    with ``n = 10`` states and ``s = cfg.correlation_strength``; for a **track** grid
+    cells of ``cfg.extra['cell_size_m']`` metres (default 250) with the moves between
+    cells counted (add-one smoothing).
     """
-    from lmdk_core.leakage import (
-        discretize_series,
-        smoothed_matrix,
-        trajectory_cells,
-        transition_matrices,
-    )
-
     spec = cfg.extra.get("correlation") if isinstance(cfg.extra, dict) else None
-    if spec is None:
-        spec = {"model": "smoothed" if cfg.data_kind == "series" else "grid"}
-    if not isinstance(spec, dict) or not isinstance(spec.get("model"), str):
-        raise InputError("config: extra.correlation must be an object with a 'model' name")
-    key = spec["model"].strip().lower()
-    if key == "none":
-        return CorrelationModel("none", "none (leakage not computed on request)", 0, None, None,
-                                "The configuration asks for no correlation model.")
-    if key == "smoothed":
-        n = _whole(spec.get("states", DEFAULT_SERIES_STATES), "extra.correlation.states", 2,
-                   MAX_LEAKAGE_STATES)
-        try:
-            s = float(spec.get("strength", cfg.correlation_strength))
-        except (TypeError, ValueError):
-            raise InputError("config: extra.correlation.strength must be a number >= 0") from None
-        base = str(spec.get("base", "identity")).strip().lower()
-        if base not in ("identity", "shift"):
-            raise InputError("config: extra.correlation.base must be 'identity' or 'shift'")
-        P = smoothed_matrix(n, s, base=base)
-        move = "stay in the same state" if base == "identity" else "move to the next state"
-        origin = ("the configuration's correlation_strength" if "strength" not in spec
-                  else "extra.correlation.strength")
-        desc = (f"Cao et al.'s smoothed matrix P = (B + s)/(1 + n·s) with B = {base} ({move}), "
-                f"n = {n} states, s = {s:g} ({origin}), used both backward and forward. "
-                "Smaller s = stronger correlation (s → 0: the value never changes); large s "
-                "= nearly independent values.")
-        return CorrelationModel("smoothed", desc, n, P, P)
-    if key == "estimated":
-        if not isinstance(data, Series):
-            raise InputError("config: extra.correlation model 'estimated' is for series; "
-                             "use 'grid' for a track")
-        n = _whole(spec.get("bins", DEFAULT_SERIES_STATES), "extra.correlation.bins", 1,
-                   MAX_LEAKAGE_STATES)
-        disc = discretize_series(data.values, n)
-        forward, backward = transition_matrices(disc.states, disc.n_states)
-        desc = (f"estimated from the series: values cut into {disc.n_states} equal-width "
-                "bins (the states), transitions between consecutive timestamps counted "
-                "with add-one smoothing.")
-        return CorrelationModel("estimated", desc, disc.n_states, backward, forward)
-    if key == "grid":
-        if not isinstance(data, Track):
-            raise InputError("config: extra.correlation model 'grid' is for tracks; use "
-                             "'smoothed' or 'estimated' for a series")
-        raw = spec.get("cell_size_m", cfg.extra.get("cell_size_m", DEFAULT_CELL_SIZE_M))
-        try:
-            size = float(raw)
-        except (TypeError, ValueError):
-            raise InputError("config: extra.cell_size_m must be a number of metres > 0") from None
-        if not np.isfinite(size) or size <= 0:
-            raise InputError("config: extra.cell_size_m must be a number of metres > 0")
-        cells = trajectory_cells(data.lat, data.lon, size)
-        desc = (f"estimated from the track: points mapped to square grid cells of "
-                f"{size:,.0f} m (the states; {cells.n_states} visited), moves between "
-                "consecutive cells counted with add-one smoothing (as on the Map page).")
-        if cells.n_states > MAX_LEAKAGE_STATES:
-            return CorrelationModel("grid", desc, cells.n_states, None, None,
-                                    f"{cells.n_states} states is more than the "
-                                    f"{MAX_LEAKAGE_STATES} the report handles: choose larger "
-                                    "cells (extra.cell_size_m).")
-        forward, backward = transition_matrices(cells.states, cells.n_states)
-        return CorrelationModel("grid", desc, cells.n_states, backward, forward)
-    raise InputError(f"config: unknown correlation model {spec['model']!r}; choose smoothed, "
-                     "estimated, grid or none")
-
-
-def _whole(value, name: str, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
-        raise InputError(f"config: {name} must be a whole number")
-    if not lo <= int(value) <= hi:
-        raise InputError(f"config: {name} must be between {lo} and {hi}")
-    return int(value)
+    cell = cfg.extra.get("cell_size_m", DEFAULT_CELL_SIZE_M) if isinstance(cfg.extra, dict) \
+        else DEFAULT_CELL_SIZE_M
+    return correlation_from_spec(spec, data, default_strength=cfg.correlation_strength,
+                                 default_cell_size=cell)
 
 
 @dataclass(frozen=True)
@@ -274,6 +181,36 @@ class ReportData:
         """A human label for each timestamp (date/time or number)."""
         return hover_labels(self.data.time, self.data.time_kind)
 
+    @property
+    def verdict(self) -> PrivacyVerdict:
+        """The one verdict (theorem + landmark TPL under the model) of the release."""
+        return release_verdict(self.release, self.leakage, self.labels,
+                               leakage_target(self.cfg))
+
+
+def leakage_target(cfg: ViewConfig) -> float | None:
+    """``extra.leakage_target``: the landmark-TPL target α a calibration applied (None:
+    the verdict compares landmark TPL with ε)."""
+    raw = cfg.extra.get("leakage_target") if isinstance(cfg.extra, dict) else None
+    if raw is None:
+        return None
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not np.isfinite(raw) \
+            or raw <= 0:
+        raise InputError("config: extra.leakage_target must be a number > 0")
+    return float(raw)
+
+
+def release_verdict(rel: Release, leak: LeakageSummary, labels: list[str] | None = None,
+                    target: float | None = None) -> PrivacyVerdict:
+    """:func:`lmdk_core.verdict.privacy_verdict` of a release under the leakage computed
+    for it (green / amber / red); ``target`` is the landmark-TPL target (default ε)."""
+    return privacy_verdict(rel.epsilon_t, rel.landmarks.tolist(), rel.epsilon,
+                           landmark_tpl=leak.landmark_tpl if leak.computed else None,
+                           model=leak.model.short or None,
+                           model_note=None if leak.computed else leak.model.note,
+                           time_labels=labels,
+                           leakage_target=target if leak.computed else None)
+
 
 def compute_report(cfg: ViewConfig, *, now: datetime | None = None) -> ReportData:
     """Validate ``cfg``, load its data, recompute the release (verifier included) and the
@@ -291,6 +228,7 @@ def compute_report(cfg: ViewConfig, *, now: datetime | None = None) -> ReportDat
     releases = compare_schemes(_release_fn(cfg, data), [cfg.scheme, *keys], cfg.epsilon,
                                cfg.seed)
     model = correlation_model(cfg, data)
+    leakage_target(cfg)  # checked now: a bad target is a clear error, not a late one
     leaks = {k: _leakage(r, model) for k, r in releases.items()}
     comparison = tuple((k, releases[k], leaks[k]) for k in keys)
     return ReportData(cfg, data, releases[cfg.scheme], leaks[cfg.scheme],
@@ -318,9 +256,10 @@ def _compare_keys(cfg: ViewConfig) -> list[str]:
 
 
 def report_filename(cfg: ViewConfig, now: datetime | None = None) -> str:
-    """``lmdk_report_<series|track>_<YYYYMMDD-HHMM>.html``."""
+    """``lmdk_CONFIDENTIAL_report_<series|track>_<YYYYMMDD-HHMM>.html`` (the internal
+    report holds the raw data, the landmarks and the seed)."""
     stamp = (now or datetime.now(timezone.utc)).strftime("%Y%m%d-%H%M")
-    return f"lmdk_report_{cfg.data_kind}_{stamp}.html"
+    return f"lmdk_CONFIDENTIAL_report_{cfg.data_kind}_{stamp}.html"
 
 
 # ====================================================================== figures
@@ -435,11 +374,16 @@ def _budget_figure(x: np.ndarray, rel: Release) -> go.Figure:
 def _path_figure(track: Track, rel: Release) -> go.Figure:
     lat0 = float(np.mean(track.lat))
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=track.lon, y=track.lat, mode="lines+markers", name="original",
+    # one line per piece (GPX track segment): NaN breaks the line at every gap
+    fig.add_trace(go.Scatter(x=track.with_gaps(track.lon), y=track.with_gaps(track.lat),
+                             mode="lines+markers", name="original",
                              line={"color": COLORS["original"], "width": 1.5},
                              marker={"size": 3}))
     ok = ~rel.withheld
-    fig.add_trace(go.Scatter(x=rel.released[ok, 1], y=rel.released[ok, 0], mode="lines+markers",
+    # withheld points (nothing released yet) are NaN too: no marker there
+    fig.add_trace(go.Scatter(x=track.with_gaps(np.where(ok, rel.released[:, 1], np.nan)),
+                             y=track.with_gaps(np.where(ok, rel.released[:, 0], np.nan)),
+                             mode="lines+markers",
                              name="released", line={"color": COLORS["released"], "width": 1},
                              marker={"size": 3}))
     lm = rel.landmarks
@@ -579,28 +523,22 @@ def _landmark_frame(rd: ReportData) -> pd.DataFrame:
 
 
 def _verdict_html(rd: ReportData) -> str:
-    v = rd.release.verdict
-    when = f"t={v.worst_timestamp} ({rd.labels[v.worst_timestamp]})"
-    n_lm = v.landmarks.size
-    if v.private:
-        head = "Landmark-private"
-        text = (f"The {n_lm} landmark{'s' if n_lm != 1 else ''} plus any one timestamp spend "
-                f"at most <b>{esc(_num(v.worst_total))}</b> ≤ ε = {esc(_num(v.epsilon))}; the "
-                f"largest total is at {esc(when)}.")
-        cls = "ok"
-    else:
-        head = "NOT landmark-private"
+    """The one verdict (:func:`lmdk_core.verdict.privacy_verdict`): green, amber or red."""
+    pv = rd.verdict
+    v = pv.theorem
+    cls = {"green": "ok", "amber": "amber", "red": "bad"}[pv.colour]
+    head = {"green": "Landmark-private",
+            "amber": "Landmark-private only if consecutive values were independent",
+            "red": "NOT landmark-private"}[pv.colour]
+    text = esc(pv.sentence)
+    if pv.colour == "red":
         bad = v.violations
         first = ", ".join(str(int(t)) for t in bad[:10]) + (" …" if bad.size > 10 else "")
-        text = (f"At {esc(when)} the landmarks plus that timestamp spend "
-                f"<b>{esc(_num(v.worst_total))}</b> &gt; ε = {esc(_num(v.epsilon))}. "
-                f"{bad.size} timestamp{'s are' if bad.size != 1 else ' is'} over budget "
-                f"(t = {esc(first)}). This allocation must not be released as landmark "
-                "ε-private: choose another scheme or fewer landmarks.")
-        cls = "bad"
-    return (f"<div class='verdict {cls}'><div class='vhead'>{esc(head)}</div>"
-            f"<div>{text}</div><div class='small'>Engine verifier: {esc(v.summary())}.</div>"
-            "</div>")
+        text += (f" Over budget at t = {esc(first)}. This allocation must not be released as "
+                 "landmark ε-private.")
+    return (f"<div class='verdict {cls}'><div class='vhead'>{esc(pv.colour.upper())}: "
+            f"{esc(head)}</div><div>{text}</div><div class='small'>Engine verifier "
+            f"(independent releases): {esc(v.summary())}.</div></div>")
 
 
 def _leakage_html(rd: ReportData, fig: str | None) -> str:
@@ -621,7 +559,7 @@ def _leakage_html(rd: ReportData, fig: str | None) -> str:
             ("Without correlation (the theorem's total)", f"{_num(rel.verdict.worst_total)}"),
             ("Total budget ε", f"{rel.epsilon:g}")]
     parts.append(_table(rows))
-    if max_l > rel.epsilon * (1 + 1e-9):
+    if max_l > rel.epsilon * (1 + LEAKAGE_RTOL):
         parts.append(
             f"<p class='warn'>Under this correlation model the landmarks plus one timestamp "
             f"leak up to {esc(_num(max_l))}, more than ε = {esc(_num(rel.epsilon))}: the "
@@ -632,8 +570,9 @@ def _leakage_html(rd: ReportData, fig: str | None) -> str:
         parts.append("<p>Under this correlation model the landmark TPL stays within ε.</p>")
     parts.append("<p class='small'>TPL (Cao et al., ICDE'17 / TKDE'18): backward + forward "
                  "leakage − ε_t. Landmark TPL: the same accounting over L ∪ {t} with the "
-                 "recursions restarted between consecutive members (DESIGN.md). With no "
-                 "correlation it equals the green total Σ<sub>i∈L∪{t}</sub> ε<sub>i</sub>.</p>")
+                 "recursions restarted between consecutive members (Katsomallos et al., "
+                 "CODASPY 2022). With no correlation it equals the green total "
+                 "Σ<sub>i∈L∪{t}</sub> ε<sub>i</sub>.</p>")
     if fig:
         parts.append(f"<div class='fig'>{fig}</div>")
     return "".join(parts)
@@ -714,9 +653,12 @@ def _comparison_html(rd: ReportData) -> str:
     rows = []
     for key, rel, leak in rd.comparison:
         v, m = rel.verdict, rel.metrics()
+        colour = release_verdict(rel, leak, target=leakage_target(rd.cfg)).colour
         rows.append({
             "scheme": scheme_info(key).label,
-            "verdict": "landmark-private" if v.private else "NOT landmark-private",
+            "verdict": {"green": "green: landmark-private",
+                        "amber": "amber: landmark-private only if values were independent",
+                        "red": "red: NOT landmark-private"}[colour],
             "worst Σ over L∪{t}": f"{v.worst_total:.4g} at t={v.worst_timestamp}",
             ("mean displacement" if rd.is_track else "MAE") + (f" ({unit})" if unit else ""):
                 _num(m["mae"], fmt),
@@ -779,6 +721,8 @@ h2 { font-size: 1.25rem; margin: 30px 0 10px; border-bottom: 1px solid var(--lin
 .verdict { border-radius: 8px; padding: 12px 16px; margin: 12px 0; border: 1px solid; }
 .verdict.ok { background: #e9f7ef; border-color: #9fd8b3; }
 .verdict.bad { background: #fdecea; border-color: #f2a7a0; }
+.verdict.amber { background: #fff4e5; border-color: #f7c37a; }
+.verdict.amber .vhead { color: #b54708; }
 .vhead { font-weight: 700; font-size: 1.15rem; margin-bottom: 4px; }
 .verdict.ok .vhead { color: var(--ok); } .verdict.bad .vhead { color: var(--bad); }
 table { border-collapse: collapse; margin: 8px 0 12px; font-size: .92rem; }
@@ -797,7 +741,15 @@ pre { background: #f6f8fa; border: 1px solid var(--line); padding: 10px; overflo
 footer { margin-top: 36px; color: var(--muted); font-size: .85rem;
          border-top: 1px solid var(--line); padding-top: 10px; }
 @media print { body { background: #fff; } main { padding: 0; } details { display: none; } }
+.confidential { position: sticky; top: 0; z-index: 1000; background: #b42318; color: #fff;
+                font-weight: 700; text-align: center; padding: 6px 12px; letter-spacing: .02em; }
+@media print { .confidential { position: fixed; top: 0; left: 0; right: 0; } }
 """
+
+#: the banner on every screen of the internal report (sticky; repeated when printed)
+CONFIDENTIAL_BANNER = ("CONFIDENTIAL — contains the raw data and the landmark set · internal "
+                       "privacy report, do not publish (the public release note is the form "
+                       "to hand on)")
 
 
 def render_html(rd: ReportData) -> str:
@@ -816,7 +768,9 @@ def render_html(rd: ReportData) -> str:
         leak_card = _num(float(np.max(rd.leakage.landmark_tpl)), ".3g")
     unit = "m" if rd.is_track else (rd.data.unit or "")
     cards = [
-        ("Verdict", "landmark-private" if rel.verdict.private else "NOT landmark-private"),
+        ("Verdict", {"green": "green: landmark-private",
+                     "amber": "amber: landmark-private only if values were independent",
+                     "red": "red: NOT landmark-private"}[rd.verdict.colour]),
         ("Total budget ε", f"{cfg.epsilon:g}"),
         ("Scheme", info.label),
         ("Mechanism", "Planar Laplace" if rd.is_track else cfg.mechanism.capitalize()),
@@ -883,7 +837,8 @@ def render_html(rd: ReportData) -> str:
     return (
         "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
         "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-        f"<title>{esc(title)}</title><style>{_CSS}</style></head><body><main>"
+        f"<title>{esc(title)}</title><style>{_CSS}</style></head><body>"
+        f"<div class='confidential' role='note'>{esc(CONFIDENTIAL_BANNER)}</div><main>"
         f"<header><h1>{esc(title)}</h1><div class='sub'>Landmark Privacy Explorer "
         f"{esc(__version__)} · generated {esc(date)} · seed {esc(cfg.seed)}</div></header>"
         + "".join(sections)

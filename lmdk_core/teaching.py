@@ -17,7 +17,8 @@ Every function states the formula it computes and the source it follows:
 * **Mechanisms**: Laplace, Geometric, Planar Laplace (Andrés et al., CCS 2013),
   Exponential (McSherry & Talwar 2007), Randomized response (Warner 1965) — samples and
   exact distributions from :mod:`lmdk_core.mechanisms`.
-* **Composition** (seed 001's theorems): sequential and parallel (McSherry 2009),
+* **Composition** (the theorems of Katsomallos et al.'s survey): sequential and parallel
+(McSherry 2009),
   temporal discounting (Farokhi 2020), temporal correlation (Cao et al. ICDE'17 /
   TKDE'18), post-processing.
 * **Why not k-anonymity** for continuous publishing: k-anonymity (Sweeney 2002),
@@ -489,7 +490,7 @@ def discount_weights(m: int, kind: str = "exponential", rate: float = 0.5) -> np
 def discounted_composition(epsilons: Iterable[float], kind: str = "exponential",
                            rate: float = 0.5) -> float:
     """Sequential composition with temporal discounting: ``Σ g(i)·ε_i`` (Farokhi 2020,
-    seed 001's theorem) with the weights of :func:`discount_weights`."""
+    the survey's theorem) with the weights of :func:`discount_weights`."""
     e = _eps_list(epsilons)
     return float(np.dot(discount_weights(e.size, kind, rate), e))
 
@@ -499,7 +500,7 @@ class CorrelatedWindow:
     """Leakage of the releases ``start..end`` under Markov correlation.
 
     ``bpl``/``fpl`` are Cao et al.'s backward/forward leakage of the whole series;
-    ``leakage`` the guarantee of the window (seed 001's "sequential composition under
+    ``leakage`` the guarantee of the window (the survey's "sequential composition under
     temporal correlation", Cao et al. TKDE'18); ``independent`` the plain sequential
     composition ``Σ_{i=start}^{end} ε_i`` that holds for independent data.
     """
@@ -603,7 +604,8 @@ _TOY_ROWS = [
 
 
 def toy_microdata(variant: str = "seed") -> pd.DataFrame:
-    """The microdata ``User(Name, Age, Location, Status)`` of seed 001 at one timestamp.
+    """The microdata ``User(Name, Age, Location, Status)`` of Katsomallos et al.'s survey
+    at one timestamp.
 
     ``variant="homogeneous"``: every adult is "at work" — the homogeneity attack of
     Machanavajjhala et al.: a k-anonymous class whose sensitive values are all equal.

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -22,14 +20,23 @@ def leakage() -> AppTest:
 
 
 
+def calibrate(at: AppTest) -> AppTest:
+    """Press *Calibrate* (the search runs only on request)."""
+    at.button(key="lk_calibrate").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
 def apply(at: AppTest) -> AppTest:
+    calibrate(at)
+    if any(c.key == "lk_confirm" for c in at.checkbox):  # amber result: confirm first
+        at.checkbox(key="lk_confirm").check().run()
     next(b for b in at.button if b.label == "Apply to the sidebar").click()
     return at.run()
 
 
 def grid_states(at: AppTest) -> int:
-    text = next(c.value for c in at.caption if "grid cells of" in c.value)
-    return int(re.search(r"(\d+) grid cells of", text).group(1))
+    return int(at.session_state["lk_n_states"])
 
 
 def upload(at: AppTest, key: str, content: bytes, name: str = "P.csv") -> AppTest:
@@ -72,7 +79,8 @@ def test_calibrated_scale_applied_meets_the_target(leakage):
     worst = landmark_tpl(allocate("uniform", 168, lm, eps), lm, L, L).max()
     assert worst <= 1.5 * (1 + 1e-9)
     assert worst > 1.5 * 0.999  # and it is the largest such ε (up to the search tolerance)
-    assert metric(at, "Scale factor").startswith(("1", "0.9999"))
+    # calibrating again at the applied ε finds nothing more to scale
+    assert metric(calibrate(at), "Scale factor").startswith(("1", "0.9999"))
 
 
 def test_calibrated_constant_applied_meets_the_target(leakage):
@@ -93,9 +101,9 @@ def test_calibrated_constant_applied_meets_the_target(leakage):
 
 def test_estimated_matrices_for_series_and_track(leakage):
     at = leakage
-    at.radio(key="lk_source").set_value("estimated").run()
+    at.radio(key="w_corr_kind_series").set_value("estimated").run()
     assert not at.exception
-    at.radio(key="lk_backward").set_value("estimated").run()
+    at.radio(key="w_corr_backward_series").set_value("estimated").run()
     assert not at.exception and len(at.get("plotly_chart")) == 3  # two heatmaps + curves
     at.radio(key="w_analysis_data").set_value("track").run()
     assert not at.exception and not at.error
@@ -107,7 +115,7 @@ def test_estimated_matrices_for_series_and_track(leakage):
 
 def test_uploaded_identity_has_infinite_supremum_and_bad_files_keep_the_matrix(leakage):
     at = leakage
-    at.radio(key="lk_source").set_value("upload").run()
+    at.radio(key="w_corr_kind_series").set_value("matrix").run()
     assert any("Upload a matrix" in i.value for i in at.info)
     upload(at, "lk_upload_forward", b"1,0\n0,1\n")
     assert not at.exception and not at.error
@@ -128,7 +136,7 @@ def test_uploaded_identity_has_infinite_supremum_and_bad_files_keep_the_matrix(l
 
 def test_bayes_backward_and_constant_allocation(leakage):
     at = leakage
-    at.radio(key="lk_backward").set_value("bayes")
+    at.radio(key="w_corr_backward_series").set_value("bayes")
     at.radio(key="lk_alloc").set_value("constant").run()
     at.number_input(key="lk_const_eps").set_value(0.2).run()
     assert not at.exception
@@ -141,15 +149,19 @@ def test_bayes_backward_and_constant_allocation(leakage):
 def test_constant_calibration_warns_about_the_landmarks(leakage):
     at = leakage
     at.radio(key="lk_cal_kind").set_value("constant").run()
-    assert any("landmarks plus one timestamp then leak up to" in w.value for w in at.warning)
+    assert not any("not the landmarks'" in w.value for w in at.warning)  # not run yet
+    assert not at.session_state["lk_calibrations"]
+    calibrate(at)
+    assert any("not the landmarks'" in w.value for w in at.warning)
+    assert len(at.session_state["lk_calibrations"]) == 1  # kept for these settings
 
 
 def test_less_smoothing_keeps_more_correlation(leakage):
     at = leakage
     at.radio(key="w_analysis_data").set_value("track")
-    at.radio(key="lk_source").set_value("estimated").run()
+    at.radio(key="w_corr_kind_series").set_value("estimated").run()
     add_one = float(metric(at, "Max TPL"))
-    at.number_input(key="lk_smoothing").set_value(0.01).run()
+    at.number_input(key="w_corr_smoothing").set_value(0.01).run()
     assert not at.exception
     assert float(metric(at, "Max TPL")) > add_one
 
@@ -160,8 +172,9 @@ def test_leakage_csv_button_and_its_table(leakage):
     import pandas as pd
 
     at = leakage
+    # the table holds ε_t and the landmark flags: a confidential download
     button = next(b for b in at.get("download_button")
-                  if b.proto.label == "Leakage per timestamp (CSV)")
+                  if b.proto.label == "CONFIDENTIAL — Leakage per timestamp (CSV)")
     assert button is not None
     from lmdk_core.export import leakage_frame
     from lmdk_core.leakage import temporal_leakage
@@ -175,3 +188,16 @@ def test_leakage_csv_button_and_its_table(leakage):
                                 "landmark_tpl"]
     assert df["landmark"].sum() == len(lm)
     np.testing.assert_allclose(df["landmark_tpl"], res.landmark_tpl)
+
+
+def test_geometric_on_real_valued_data_is_a_clear_error_with_the_fix(leakage):
+    """The sidebar scheme's allocation needs a release; the Geometric mechanism cannot
+    release the demo's decimals: the page says why and how to fix it, no traceback."""
+    at = leakage
+    at.session_state["w_mechanism"] = "geometric"
+    at.run()
+    assert not at.exception
+    msgs = [e.value for e in at.error if "Geometric mechanism cannot release" in e.value]
+    assert len(msgs) == 1
+    assert "are not whole numbers" in msgs[0] and "choose Laplace" in msgs[0]
+    assert "set Δf to a whole number" in msgs[0]

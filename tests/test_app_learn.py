@@ -8,7 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from lmdk_core import teaching as tc
-from tests.conftest import ROOT, metric, open_page
+from tests.conftest import metric, open_page
 
 TIMEOUT = 60
 
@@ -109,24 +109,17 @@ def test_intersection_attack_and_homogeneity(learn):
 
 
 @pytest.mark.browser
-def test_learn_page_in_a_real_browser():
+def test_learn_page_in_a_real_browser(app_url):
     """Every tab of the Learn page renders its charts in chromium (screenshots in
     tests/artifacts/learn_tab_*.png) without an exception box or a page error."""
     from playwright.sync_api import sync_playwright
 
-    from tests.browser import (
-        CHROMIUM,
-        CHROMIUM_ARGS,
-        require_chromium,
-        streamlit_server,
-        wait_for_app,
-    )
+    from tests.browser import CHROMIUM, CHROMIUM_ARGS, wait_for_app
     from tests.conftest import ARTIFACTS
 
-    require_chromium()
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    url = app_url  # the run's shared Streamlit server (tests/conftest.py)
     errors: list[str] = []
-    with streamlit_server(ROOT) as url, sync_playwright() as p:
+    with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 2400})
         page.on("pageerror", lambda e: errors.append(str(e)))

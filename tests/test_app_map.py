@@ -22,7 +22,8 @@ def mappage() -> AppTest:
 
 
 def verdict_text(at: AppTest) -> str:
-    return " ".join(e.value for e in at.success) + " ".join(e.value for e in at.error)
+    # green, amber (landmark-private only if values were independent) and red verdicts
+    return " ".join(e.value for e in [*at.success, *at.warning, *at.error])
 
 
 
@@ -134,7 +135,7 @@ def test_leakage_can_be_switched_off_and_warns_about_too_many_cells(mappage):
         ("bad.csv", b"time,lat,lon\n1,95,2\n2,48,2\n", "latitude 95 is out of range"),
         ("bad.csv", b"time,lat,lon\n1,48,2\n2,48,200\n", "longitude 200 is out of range"),
         ("bad.csv", b"time,lat,lon\n1,abc,2\n", "not a finite number"),
-        ("bad.gpx", b"this is not xml at all", "not a valid GPX file"),
+        ("bad.gpx", b"this is not xml at all", "not a GPX file: it is not XML at all"),
         ("bad.gpx", b"<?xml version='1.0'?><gpx version='1.1' creator='t' "
                     b"xmlns='http://www.topografix.com/GPX/1/1'></gpx>", "no track or route"),
     ],
@@ -192,7 +193,7 @@ def test_config_upload_restores_the_view(mappage):
     assert landmarks(at) == [7, 9]
     assert at.sidebar.selectbox(key="w_scheme").value == "skip"
     assert at.sidebar.number_input(key="w_epsilon").value == pytest.approx(0.7)
-    assert at.sidebar.number_input(key="w_seed").value == 42
+    assert at.session_state["w_seed"] == 42  # the restored seed (no widget: fresh by default)
     assert at.number_input(key="w_radius").value == 250.0
     assert at.number_input(key="w_cell_size").value == 500.0
 
@@ -271,6 +272,9 @@ def test_apply_table_edits():
     new, notes = apply_table_edits(lm, {"added_rows": [{"t": 15}, {"t": 99}, {"keep": True},
                                                         {"t": "x"}]}, 20)
     assert new == [3, 7, 9, 15]
-    assert any("t=99" in n for n in notes) and any("'x'" in n for n in notes)
+    # user text is echoed in a code span (quote_user_text), not in quotes
+    assert any("t=99" in n for n in notes) and any("`x`" in n for n in notes)
+    new, notes = apply_table_edits(lm, {"added_rows": [{"t": "inf"}]}, 20)
+    assert new == [3, 7, 9] and any("`inf`" in n and "whole number" in n for n in notes)
     new, notes = apply_table_edits(lm, {"edited_rows": {"0": {"t": 2.5}}}, 20)
     assert new == [7, 9] and notes

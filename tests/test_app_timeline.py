@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import base64
+import json
+
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -17,7 +21,8 @@ def timeline() -> AppTest:
 
 
 def verdict_text(at: AppTest) -> str:
-    return " ".join(e.value for e in at.success) + " ".join(e.value for e in at.error)
+    # green, amber (landmark-private only if values were independent) and red verdicts
+    return " ".join(e.value for e in [*at.success, *at.warning, *at.error])
 
 
 def test_home_renders():
@@ -71,7 +76,19 @@ def test_geometric_on_decimals_is_a_clear_error_not_a_crash(timeline):
     at = timeline
     at.sidebar.radio(key="w_mechanism").set_value("geometric").run()
     assert not at.exception
-    assert any("whole" in e.value and "geometric" in e.value for e in at.error)
+    # one error box naming the problem (decimals are not whole numbers) and its fix
+    msgs = [e.value for e in at.error if "Geometric mechanism cannot release" in e.value]
+    assert len(msgs) == 1
+    assert "whole numbers" in msgs[0] and "**fix:** choose Laplace" in msgs[0]
+    assert any(b.label == "Use Laplace" for b in at.button)
+    # no release file under a mechanism that did not produce it: the downloads explain
+    assert any("No release files while the Geometric mechanism" in i.value for i in at.info)
+    labels = [b.label for b in at.get("download_button")]
+    assert "Released series (CSV)" not in labels
+    assert "CONFIDENTIAL — Configuration (JSON)" in labels  # the view can still be saved
+    next(b for b in at.button if b.label == "Use Laplace").click().run()
+    assert not at.exception and not at.error
+    assert "Released series (CSV)" in [b.label for b in at.get("download_button")]
 
 
 def test_settings_and_landmarks_survive_page_switches(timeline):
@@ -139,7 +156,7 @@ def test_config_upload_restores_the_view(timeline):
     assert at.multiselect(key="w_lm_select").value == [7, 9]
     assert at.sidebar.selectbox(key="w_scheme").value == "skip"
     assert at.sidebar.number_input(key="w_epsilon").value == pytest.approx(0.7)
-    assert at.sidebar.number_input(key="w_seed").value == 42
+    assert at.session_state["w_seed"] == 42  # the restored seed (no widget: fresh by default)
 
 
 def test_bad_config_upload_changes_nothing(timeline):
@@ -186,4 +203,54 @@ def test_timeline_tpl_follows_the_correlation_strength(timeline):
     assert _largest_tpl(at) > weak
     at.toggle(key="w_series_leakage").set_value(False).run()
     assert not at.exception and _largest_tpl(at) is None
-    assert any(b.label == "Privacy report (HTML)" for b in at.get("download_button"))
+    # the report comes in two forms: the publishable note and the confidential report
+    labels = [b.label for b in at.get("download_button")]
+    assert "Public release note (HTML)" in labels
+    assert "CONFIDENTIAL — Internal privacy report (HTML)" in labels
+
+
+# ------------------------------------------------------------------ the landmark picker
+def test_picker_lists_only_the_landmarks_and_takes_a_typed_timestamp(timeline):
+    at = timeline
+    picker = at.multiselect(key="w_lm_select")
+    # it never enumerates the 168 timestamps: its options are the current landmarks
+    assert picker.value == [27, 28, 85, 86, 139]
+    assert len(picker.options) == 5 and all(o.startswith("t=") for o in picker.options)
+    picker.set_value([27, 28, 85, 86, 139, "40"]).run()  # typed into the picker
+    assert not at.exception
+    assert at.multiselect(key="w_lm_select").value == [27, 28, 40, 85, 86, 139]
+    assert len(at.multiselect(key="w_lm_select").options) == 6
+    # a bad entry is reported; the landmarks already there stay
+    at.multiselect(key="w_lm_select").set_value([27, 28, 40, "abc", "9999"]).run()
+    assert not at.exception
+    assert at.multiselect(key="w_lm_select").value == [27, 28, 40]
+    assert any("not a timestamp" in e.value and "outside the series" in e.value
+               for e in at.error)
+
+
+def plotly_array(v) -> np.ndarray:
+    """An array of a figure's JSON (plotly sends numpy arrays as base64 'bdata')."""
+    if isinstance(v, dict) and "bdata" in v:
+        a = np.frombuffer(base64.b64decode(v["bdata"]), dtype=v["dtype"])
+        shape = v.get("shape")
+        return a.reshape([int(k) for k in str(shape).split(",")]) if shape else a
+    return np.asarray(v)
+
+
+def test_a_200000_row_series_keeps_a_small_picker_and_a_decimated_chart(timeline):
+    at = timeline
+    n = 200_000
+    rows = "\n".join(f"{t},{(t * 7919) % 1000 / 100:.2f}" for t in range(n))
+    upload(at, "series_upload", "big.csv", f"time,value\n{rows}\n".encode())
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    at.toggle(key="w_series_leakage").set_value(False).run()
+    at.multiselect(key="w_lm_select").set_value(["t=123456"]).run()
+    assert not at.exception
+    picker = at.multiselect(key="w_lm_select")
+    assert picker.value == [123456] and len(picker.options) == 1
+    chart = next(c for c in at.get("plotly_chart") if "timeline_chart" in str(c.proto.id))
+    drawn = {tr["name"]: tr for tr in json.loads(chart.proto.spec)["data"]}
+    assert len(plotly_array(drawn["original"]["x"])) < 5000  # min/max per pixel column
+    assert plotly_array(drawn["landmark"]["customdata"]).ravel().tolist() == [123456]
+    ys = plotly_array(drawn["original"]["y"]).astype(float)
+    assert np.isclose(ys.max(), 9.99) and ys.min() == 0.0  # the extremes survive

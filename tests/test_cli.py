@@ -1,4 +1,5 @@
-"""The lmdk CLI through subprocess: contract outputs and bad inputs."""
+"""The lmdk CLI through its entry point (``tests.conftest.run_cli``: in process, or real
+processes with ``LMDK_CLI_SUBPROCESS=1``): contract outputs and bad inputs."""
 
 from __future__ import annotations
 
@@ -64,14 +65,19 @@ def test_release_writes_the_contract_columns(tmp_path):
     out = tmp_path / "out.csv"
     p = run_cli("release", "--input", str(src), "--landmarks", "3,7", "--epsilon", "0.5",
                 "--scheme", "uniform", "--mechanism", "laplace", "--sensitivity", "1",
-                "--seed", "0", "--output", str(out), "--json")
+                "--seed", "0", "--output", str(out), "--audit", str(tmp_path / "audit.csv"),
+                "--json")
     assert p.returncode == 0, p.stderr
-    df = pd.read_csv(out)
-    assert list(df.columns) == ["time", "value", "released", "epsilon", "published"]
+    df = pd.read_csv(out, comment="#")
+    assert list(df.columns) == ["time", "released"]  # publishable: released values only
     assert df["time"].tolist() == list(range(4000))
-    np.testing.assert_allclose(df["epsilon"], 0.5 / 3)
+    audit = pd.read_csv(tmp_path / "audit.csv", comment="#")
+    assert list(audit.columns) == ["time", "value", "released", "epsilon", "published"]
+    np.testing.assert_allclose(audit["epsilon"], 0.5 / 3)
+    np.testing.assert_array_equal(audit["released"], df["released"])
     summary = json.loads(p.stdout)
     assert summary["landmark_private"] is True
+    assert summary["audit"] == str(tmp_path / "audit.csv")
     # MAE at ε_t = 1/6: Δf/ε_t = 6; SE 6/√4000 ≈ 0.095, tolerance 0.5
     assert abs(np.abs(df["released"] - 3.0).mean() - 6.0) < 0.5
 
@@ -82,9 +88,10 @@ def test_release_skip_and_stdout(tmp_path):
     p = run_cli("release", "--input", str(src), "--landmarks", "1", "--epsilon", "1",
                 "--scheme", "skip", "--seed", "1")
     assert p.returncode == 0, p.stderr
-    lines = p.stdout.strip().splitlines()
-    assert lines[0] == "time,value,released,epsilon,published"
-    assert lines[2].split(",")[3] == "0.0" and lines[2].split(",")[4] == "False"
+    lines = [ln for ln in p.stdout.strip().splitlines() if not ln.startswith("#")]
+    assert lines[0] == "time,released"
+    assert lines[2].split(",")[1] == lines[1].split(",")[1]  # the landmark repeats t=0
+    assert "# scheme: Skip" in p.stdout
 
 
 def test_geo_release_gpx_to_csv_and_geojson(tmp_path):
@@ -92,9 +99,12 @@ def test_geo_release_gpx_to_csv_and_geojson(tmp_path):
     out = tmp_path / "out.csv"
     p = run_cli("geo-release", "--input", str(gpx), "--landmarks", "0,215,287", "--epsilon", "1",
                 "--radius", "100", "--scheme", "uniform", "--seed", "0", "--output", str(out),
-                "--json")
+                "--json", "--audit", str(tmp_path / "audit.csv"))
     assert p.returncode == 0, p.stderr
-    df = pd.read_csv(out)
+    # the file has 7 track segments: a segment column keeps the pieces apart
+    assert list(pd.read_csv(out, comment="#").columns) == ["time", "released_lat",
+                                                           "released_lon", "segment"]
+    df = pd.read_csv(tmp_path / "audit.csv", comment="#")
     assert {"lat", "lon", "released_lat", "released_lon", "epsilon", "published"} <= set(df)
     summary = json.loads(p.stdout)
     names = {c["name"] for c in summary["candidate_landmarks"]}
@@ -103,11 +113,17 @@ def test_geo_release_gpx_to_csv_and_geojson(tmp_path):
     assert abs(summary["mean_displacement_m"] - 800) < 120
     geo = tmp_path / "out.geojson"
     p = run_cli("geo-release", "--input", str(gpx), "--landmarks", "0,215", "--epsilon", "1",
-                "--radius", "100", "--scheme", "skip", "--seed", "0", "--output", str(geo))
+                "--radius", "100", "--scheme", "skip", "--seed", "0", "--output", str(geo),
+                "--audit", str(tmp_path / "audit.geojson"))
     assert p.returncode == 0, p.stderr
     fc = json.loads(geo.read_text())
+    kinds = {f["properties"]["kind"] for f in fc["features"]}
+    assert kinds == {"released_path", "released_point"}
+    assert fc["properties"]["scheme"] == "Skip"
+    fc = json.loads((tmp_path / "audit.geojson").read_text())
     kinds = [f["properties"]["kind"] for f in fc["features"]]
     assert kinds[:2] == ["original", "released"] and kinds.count("landmark") == 2
+    assert fc["properties"]["confidential"].startswith("CONFIDENTIAL")
 
 
 def test_geo_release_csv_track(tmp_path):
@@ -117,7 +133,7 @@ def test_geo_release_csv_track(tmp_path):
     p = run_cli("geo-release", "--input", str(src), "--epsilon", "1", "--radius", "50",
                 "--seed", "3", "--output", str(out))
     assert p.returncode == 0, p.stderr
-    assert len(pd.read_csv(out)) == 3
+    assert len(pd.read_csv(out, comment="#")) == 3
 
 
 BAD_SERIES = {

@@ -1,4 +1,5 @@
-"""``lmdk report`` through subprocess: the report file, the JSON summary, bad inputs."""
+"""``lmdk report`` through the entry point (``tests.conftest.run_cli``): the report file,
+the JSON summary, bad inputs."""
 
 from __future__ import annotations
 

@@ -29,7 +29,7 @@ def test_series_with_integer_and_iso_times():
         (b"time,value\n", "no data rows"),
         (b"t,v\n1,2\n", "needs the columns time, value"),
         (b"time,val\n1,2\n", "value"),
-        (b"time,value\n1,2\n2,abc\n", "line 3: value is 'abc'"),
+        (b"time,value\n1,2\n2,abc\n", "line 3: value is `abc`"),
         (b"time,value\n1,2\n2,\n", "line 3: value is missing"),
         (b"time,value\n1,2\n2,NaN\n", "missing"),
         (b"time,value\n1,2\n2,inf\n", "not a finite number"),
@@ -73,7 +73,10 @@ def test_track_csv_and_bad_coordinates():
 def test_real_gpx_with_waypoints():
     t = load_track(ASSETS / "sample_tracks" / "cerknicko-jezero.gpx")
     assert len(t) == 296 and t.time_kind == "datetime"
-    assert len(t.waypoints) == 7
+    # 7 waypoints in the file; 3 lie more than 1 km from the track (not offered)
+    assert len(t.waypoints) == 4 and all(w.distance_m <= 1000 for w in t.waypoints)
+    assert any("3 waypoints are farther than 1,000 m" in n for n in t.notes)
+    assert t.n_segments == 7  # seven ACTIVE LOG tracks, kept apart
     near = [w for w in t.waypoints if w.distance_m < 10]
     assert {w.name for w in near} >= {"001", "VANSHNG LK"}
 

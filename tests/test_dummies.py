@@ -1,5 +1,6 @@
-"""Dummy landmarks (seed 003): metrics, nested options, heuristic vs optimal (against a
-brute-force oracle), private selection and the selection + release budget."""
+"""Dummy landmarks (Katsomallos et al. 2022, "Protecting landmarks"): metrics, nested options,
+heuristic vs optimal (against a brute-force oracle), private selection and the selection +
+release budget."""
 
 from __future__ import annotations
 
@@ -365,3 +366,24 @@ def test_release_with_dummies_bad_input():
         release_series_with_dummies(np.ones(5), [7], 1.0, 1.0, "uniform")
     with pytest.raises(InputError, match="greater than 0"):
         release_series_with_dummies(np.ones(5), [1], -1.0, 1.0, "uniform")
+
+
+class _PlainGapStd(GapStd):
+    """The same metric through the generic O(T)-per-step greedy (the oracle)."""
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(2, 400), st.data())
+def test_fast_gap_std_heuristic_equals_the_plain_greedy(T, data):
+    """The O(√T)-per-step heuristic for the gap std builds exactly the plain greedy's
+    chain (same dummies in the same order, same metric floats) on random landmark sets,
+    including clustered ones and sets at the series ends."""
+    lm = sorted(data.draw(st.sets(st.integers(0, T - 1), min_size=1, max_size=max(1, T // 3))))
+    if len(lm) == T:
+        return
+    steps = data.draw(st.integers(1, T - len(lm)))
+    fast = heuristic_options(T, lm, "gap_std", max_options=steps)
+    plain = heuristic_options(T, lm, _PlainGapStd(), max_options=steps)
+    np.testing.assert_array_equal(fast.added, plain.added)
+    assert fast.metrics.tobytes() == plain.metrics.tobytes()
+    assert fast.original_metric == plain.original_metric

@@ -83,3 +83,19 @@ def test_bad_inputs():
     assert r.value == pytest.approx(0.25, rel=1e-9) and r.achieved <= 1.0
     with pytest.raises(InputError, match="rtol"):
         calibrate_epsilon(1.0, eye, length=3, rtol=0.9)
+
+
+def test_calibration_reports_progress_up_to_one():
+    """The progress callback sees non-decreasing fractions in [0, 1], one call per
+    leakage evaluation (plus the final one), ending at 1."""
+    from lmdk_core.leakage import calibrate_scale, smoothed_matrix
+
+    calls: list[tuple[float, str]] = []
+    eps = np.full(200, 0.05)
+    res = calibrate_scale(eps, 1.0, smoothed_matrix(4, 0.1), landmarks=[20, 90],
+                          progress=lambda f, m: calls.append((f, m)))
+    fractions = [f for f, _ in calls]
+    assert len(calls) == res.evaluations + 1
+    assert all(0.0 <= f <= 1.0 for f in fractions)
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+    assert "evaluation" in calls[0][1]

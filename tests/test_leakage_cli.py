@@ -49,7 +49,8 @@ def test_leakage_contract_with_allocation_and_landmarks(files):
                 "--allocation", files["alloc"], "--landmarks", "1,3", "--json")
     assert p.returncode == 0, p.stderr
     out = json.loads(p.stdout)
-    assert set(out) == {"bpl", "fpl", "tpl", "landmark_tpl"}
+    assert set(out) == {"bpl", "fpl", "tpl", "landmark_tpl", "landmark_tpl_max"}
+    assert out["landmark_tpl_max"] == pytest.approx(max(out["landmark_tpl"]))
     eps = np.array([0.2, 0.0, 0.5, 0.1, 0.3])
     res = temporal_leakage(eps, PB, PF)
     for k in ("bpl", "fpl", "tpl"):

@@ -53,7 +53,7 @@ def test_row_sum_tolerance_is_1e_9():
     [
         ("", "empty"),
         ("\n  \n", "empty"),
-        ("a,b\n0.5,0.5\n0.5,0.5\n", "line 1, column 1: 'a' is not a number"),
+        ("a,b\n0.5,0.5\n0.5,0.5\n", "line 1, column 1: `a` is not a number"),
         ("0.5,0.5\n0.5,x\n", "line 2, column 2"),
         ("0.5,0.5\n1\n", "line 2 has 1 numbers but line 1 has 2"),
         ("0.5,0.5\n0.5,0.5\n0.5,0.5\n", "3 rows of 2 numbers"),

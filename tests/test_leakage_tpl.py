@@ -83,10 +83,11 @@ def test_landmark_tpl_matches_the_definition(PB, seed, alloc):
     np.testing.assert_allclose(res.landmark_tpl, want, rtol=0, atol=TOL)
 
 
-@pytest.mark.parametrize("sweep_gap", [0, 3, 10**9])
-def test_long_gap_sweep_and_lockstep_agree_with_definition(sweep_gap, monkeypatch):
-    """Both ways of running the restarted recursions (merged sweep / lockstep)."""
-    monkeypatch.setattr(tpl_module, "_SWEEP_GAP", sweep_gap)
+@pytest.mark.parametrize("merge_rtol", [-1.0, 0.0, 1e-13])
+def test_restarted_recursions_agree_with_definition(merge_rtol, monkeypatch):
+    """Restarted recursions run to the end (−1: never stop early), stopped when bitwise
+    equal to the segment recursion (0), or within the engine's tolerance."""
+    monkeypatch.setattr(tpl_module, "_MERGE_RTOL", merge_rtol)
     rng = np.random.default_rng(11)
     for P in (smoothed_matrix(3, 0.02, "shift"), np.eye(2), rng.dirichlet(np.ones(4), 4),
               np.full((2, 2), 0.5)):
@@ -98,16 +99,18 @@ def test_long_gap_sweep_and_lockstep_agree_with_definition(sweep_gap, monkeypatc
             np.testing.assert_allclose(landmark_tpl(eps, lm, L), want, rtol=0, atol=TOL)
 
 
-def test_merged_sweep_is_bitwise_equal_to_lockstep(monkeypatch):
+def test_early_stop_changes_landmark_tpl_by_at_most_its_tolerance(monkeypatch):
+    """Long gaps (2,200 and 700 timestamps): stopping a restarted recursion when it meets
+    the segment recursion moves the result by no more than ~1e-13 relative."""
     rng = np.random.default_rng(5)
     P = rng.random((20, 20))
     P /= P.sum(axis=1, keepdims=True)
     eps = rng.uniform(0, 0.5, 3000)
     lm = [700, 2900]
-    monkeypatch.setattr(tpl_module, "_SWEEP_GAP", 10**9)
-    ref = landmark_tpl(eps, lm, P)
-    monkeypatch.setattr(tpl_module, "_SWEEP_GAP", 0)
-    np.testing.assert_array_equal(landmark_tpl(eps, lm, P), ref)
+    monkeypatch.setattr(tpl_module, "_MERGE_RTOL", -1.0)
+    full = landmark_tpl(eps, lm, P)
+    monkeypatch.setattr(tpl_module, "_MERGE_RTOL", 1e-13)
+    np.testing.assert_allclose(landmark_tpl(eps, lm, P), full, rtol=1e-12, atol=0)
 
 
 def test_landmark_tpl_larger_series_against_definition():
@@ -184,3 +187,30 @@ def test_bad_inputs():
         tpl([0.1], [[0.5, 0.6], [0.5, 0.5]])
     with pytest.raises(InputError, match="finite"):
         fpl([0.1, float("nan")], eye)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(1, 60), st.integers(0, 2**32 - 1),
+       st.sampled_from(["dense", "smoothed_strong", "smoothed_weak", "eye", "shift"]),
+       st.integers(0, 8))
+def test_fast_landmark_tpl_matches_the_restarted_recursions(T, seed, model, n_lm):
+    """The vectorised path (restarted runs stopped where they meet the segment run)
+    against the definition — recursions restarted between members of L ∪ {t} — on
+    random series of up to 60 timestamps, weak to perfect correlation, zeros in ε."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 6))
+    if model == "dense":
+        P = rng.random((n, n)) ** 2
+        P /= P.sum(axis=1, keepdims=True)
+    elif model == "eye":
+        P = np.eye(n)
+    elif model == "shift":
+        P = smoothed_matrix(n, 0.001, "shift")
+    else:
+        P = smoothed_matrix(n, 0.01 if model == "smoothed_strong" else 1.0, "random",
+                            seed=int(rng.integers(1000)))
+    L = LossFunction(P)
+    eps = rng.uniform(0, 1.0, T) * (rng.random(T) > 0.2)
+    lm = sorted(set(rng.integers(0, T, n_lm).tolist()))
+    want = direct_landmark_tpl(eps.tolist(), lm, L.scalar, L.scalar)
+    np.testing.assert_allclose(landmark_tpl(eps, lm, L), want, rtol=1e-12, atol=TOL)

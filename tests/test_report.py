@@ -181,7 +181,7 @@ def test_no_correlation_model_on_request_and_filename():
     page = parse(text)
     assert "fig-leakage" not in page.ids
     assert "Leakage not computed" in " ".join(page.text)
-    assert report_filename(cfg, NOW) == "lmdk_report_series_20250102-0304.html"
+    assert report_filename(cfg, NOW) == "lmdk_CONFIDENTIAL_report_series_20250102-0304.html"
 
 
 def test_config_round_trip_gives_the_same_report():
@@ -239,8 +239,9 @@ def test_report_button_offers_the_file_and_explains_bad_configs():
     at = AppTest.from_function(_button_app, default_timeout=60).run()
     assert not at.exception
     buttons = at.get("download_button")
-    assert [b.key for b in buttons] == ["good_report"]
-    assert "Privacy report" in buttons[0].label
+    assert [b.key for b in buttons] == ["good_report_note", "good_report"]
+    assert "Public release note" in buttons[0].label
+    assert buttons[1].label.startswith("CONFIDENTIAL") and "privacy report" in buttons[1].label
     assert any("No privacy report" in e.value and "epsilon" in e.value for e in at.error)
 
 

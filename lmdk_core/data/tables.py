@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import io
 import os
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
+from lmdk_core.quoting import quote_user_text
 from lmdk_core.validation import InputError
 
-__all__ = ["MAX_BYTES", "MAX_ROWS", "Source", "read_bytes", "read_csv_table", "numeric_column",
-           "parse_times"]
+if TYPE_CHECKING:  # pandas is imported where a table is parsed: `lmdk loss` never needs it
+    import pandas as pd
+
+__all__ = ["MAX_BYTES", "MAX_ROWS", "Source", "leading_comment_lines", "read_bytes",
+           "read_csv_table", "numeric_column", "parse_times"]
 
 #: largest upload accepted (bytes) and largest number of rows; see the README.
 MAX_BYTES = 50 * 1024 * 1024
@@ -33,9 +36,9 @@ def read_bytes(source: Source, what: str = "the file") -> bytes:
     elif isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
         if not os.path.exists(path):
-            raise InputError(f"no such file: {path}")
+            raise InputError(f"no such file: {quote_user_text(path, 200)}")
         if os.path.isdir(path):
-            raise InputError(f"{path} is a folder, not a file")
+            raise InputError(f"{quote_user_text(path, 200)} is a folder, not a file")
         with open(path, "rb") as fh:
             data = fh.read(MAX_BYTES + 1)
     else:
@@ -49,25 +52,89 @@ def read_bytes(source: Source, what: str = "the file") -> bytes:
     return data
 
 
+def leading_comment_lines(data: bytes) -> int:
+    """How many lines at the top of ``data`` start with ``#`` (the header of the
+    explorer's release and audit files); the table starts after them."""
+    n = 0
+    for line in data.splitlines():
+        if not line.lstrip(b"\xef\xbb\xbf \t").startswith(b"#"):
+            break
+        n += 1
+    return n
+
+
+def _read_typed(data: bytes, required: list[str], optional: list[str]) -> pd.DataFrame | None:
+    """The common, well-formed case at ``pd.read_csv`` speed, or None.
+
+    One parse with pandas' type inference (no NA detection, so
+    an empty cell keeps its column as text). Accepted only when every wanted column is
+    present and is int64, finite float64 or text, with 1..MAX_ROWS rows; anything else
+    (a parse error, booleans, huge integers, NaN/inf, a missing column) returns None and
+    the caller's text read produces the precise message. Numeric columns stay numeric
+    (:func:`numeric_column`, :func:`parse_times` use them directly); text columns hold
+    the same strings as the text read.
+    """
+    import pandas as pd
+
+    try:
+        df = pd.read_csv(io.BytesIO(data), keep_default_na=False, na_filter=False,
+                         skipinitialspace=True, encoding_errors="strict",
+                         skiprows=leading_comment_lines(data))
+    except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError, ValueError,
+            OverflowError):
+        return None
+    if not 0 < len(df) <= MAX_ROWS:
+        return None
+    names = {str(c).strip().lower(): c for c in df.columns}
+    if len(names) != len(df.columns) or any(c not in names for c in required):
+        return None
+    keep = [c for c in list(required) + list(optional) if c in names]
+    out = df[[names[c] for c in keep]]
+    for c in out.columns:
+        col = out[c]
+        kind = col.dtype.kind
+        if kind == "f":
+            if not np.isfinite(col.to_numpy()).all():
+                return None
+        elif kind == "O":
+            if not all(isinstance(v, str) for v in col.head(1)):
+                return None
+        elif not (kind == "i" and col.dtype.itemsize == 8):
+            return None
+    out = out.copy()
+    out.columns = keep
+    return out
+
+
 def read_csv_table(source: Source, required: list[str], optional: list[str] = ()) -> pd.DataFrame:
     """Read a CSV with a header row; column names are matched case-insensitively.
 
     Returns a frame with the required (and present optional) columns renamed to their
-    canonical lower-case names, as strings (converted by the caller).
+    canonical lower-case names: int64 / float64 where every cell is a number, else
+    strings (converted by the caller with :func:`numeric_column` / :func:`parse_times`).
     """
+    import pandas as pd
+
     data = read_bytes(source, "the CSV file")
+    fast = _read_typed(data, required, optional)
+    if fast is not None:
+        return fast
     try:
         df = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False,
-                         skipinitialspace=True, encoding_errors="strict")
+                         skipinitialspace=True, encoding_errors="strict",
+                         skiprows=leading_comment_lines(data))
     except UnicodeDecodeError:
         raise InputError("the file is not a text CSV (it is not UTF-8 text)") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else "unreadable"
-        raise InputError(f"the file is not a readable CSV: {first}") from None
+        raise InputError(f"the file is not a readable CSV: {quote_user_text(first, 160)}"
+                         ) from None
     names = {str(c).strip().lower(): c for c in df.columns}
     missing = [c for c in required if c not in names]
     if missing:
-        have = ", ".join(str(c) for c in df.columns) or "none"
+        have = ", ".join(quote_user_text(c) for c in list(df.columns)[:10]) or "none"
+        if len(df.columns) > 10:
+            have += f" and {len(df.columns) - 10} more"
         raise InputError(
             f"the CSV needs the column{'s' if len(missing) > 1 else ''} "
             f"{', '.join(missing)} (header row: {', '.join(required)}); it has: {have}"
@@ -84,6 +151,10 @@ def read_csv_table(source: Source, required: list[str], optional: list[str] = ()
 
 def numeric_column(df: pd.DataFrame, column: str) -> np.ndarray:
     """A column as floats; text or empty cells raise InputError naming the file line."""
+    import pandas as pd
+
+    if df[column].dtype.kind in "if":  # parsed as numbers (all finite) by read_csv_table
+        return df[column].to_numpy(dtype=float)
     raw = df[column].astype(str).str.strip()
     values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
     bad = np.flatnonzero(~np.isfinite(values))
@@ -91,24 +162,76 @@ def numeric_column(df: pd.DataFrame, column: str) -> np.ndarray:
         i = int(bad[0])
         cell = raw.iloc[i]
         what = "is missing" if cell == "" or cell.lower() in ("nan", "na", "null") else (
-            f"is {cell!r}, not a finite number")
+            f"is {quote_user_text(cell)}, not a finite number")
         more = f" ({bad.size} bad cells in all)" if bad.size > 1 else ""
         raise InputError(f"line {i + 2}: {column} {what}{more}")
     return values
 
 
+def _whole_number_times(raw: pd.Series) -> np.ndarray:
+    """Cells that are all whole numbers as exact int64 (InputError beyond its range)."""
+    limit = np.iinfo(np.int64).max
+    values = [int(c) for c in raw]
+    for i, v in enumerate(values):
+        if not -limit <= v <= limit:
+            raise InputError(f"line {i + 2}: time {quote_user_text(raw.iloc[i], 40)} is too "
+                             f"large; whole-number times must lie within ±{limit:,}")
+    return np.array(values, dtype=np.int64)
+
+
 def parse_times(df: pd.DataFrame, column: str = "time") -> tuple[np.ndarray, str]:
     """Parse a time column: whole numbers / decimals, or ISO-8601 datetimes.
 
-    Returns (times, kind) with kind 'number' or 'datetime'. Times must be strictly
-    increasing; duplicates and out-of-order rows raise InputError naming the lines.
+    Returns (times, kind) with kind 'number' or 'datetime'; whole numbers are returned
+    exactly, as int64 (not via float). Times must be strictly increasing; duplicates and
+    out-of-order rows raise InputError naming the lines.
     """
-    raw = df[column].astype(str).str.strip()
+    col = df[column]
+    if col.dtype.kind == "i":  # whole numbers parsed exactly by read_csv_table
+        times, kind = col.to_numpy(dtype=np.int64), "number"
+        raw = col
+    elif col.dtype.kind == "f":  # finite decimals
+        times, kind = col.to_numpy(dtype=float), "number"
+        raw = col
+    else:
+        raw = col.astype(str).str.strip()
+        times, kind = _parse_text_times(raw)
+    if len(times) > 1:
+        # compare neighbours directly (a difference of int64 times may overflow)
+        zero = times[1:] == times[:-1]
+        if np.any(zero):
+            i = int(np.flatnonzero(zero)[0]) + 1
+            raise InputError(
+                f"line {i + 2}: time {quote_user_text(raw.iloc[i])} appears twice (also on "
+                f"line {i + 1}); "
+                "each timestamp must be unique"
+            )
+        neg = times[1:] < times[:-1]
+        if np.any(neg):
+            i = int(np.flatnonzero(neg)[0]) + 1
+            raise InputError(
+                f"line {i + 2}: time {quote_user_text(raw.iloc[i])} comes before the previous "
+                f"row's {quote_user_text(raw.iloc[i - 1])}; sort the file by time"
+            )
+    return times, kind
+
+
+def _parse_text_times(raw: pd.Series) -> tuple[np.ndarray, str]:
+    """Times given as text: whole numbers (exact int64), decimals or ISO-8601 dates."""
+    import pandas as pd
+
     empty = np.flatnonzero(raw.to_numpy() == "")
     if empty.size:
         raise InputError(f"line {int(empty[0]) + 2}: time is missing")
-    nums = pd.to_numeric(raw, errors="coerce")
-    if nums.notna().all():
+    # the numeric tests only when the first cell is a number (ISO dates skip them)
+    numeric = pd.notna(pd.to_numeric(raw.iloc[:1], errors="coerce")).all()
+    nums = pd.to_numeric(raw, errors="coerce") if numeric else None
+    if numeric and raw.str.fullmatch(r"[+-]?[0-9]+").all():
+        # whole numbers are kept exact as int64: through float, 2**53 and 2**53 + 1 would
+        # become the same time
+        times = _whole_number_times(raw)
+        kind = "number"
+    elif numeric and nums.notna().all():
         times = nums.to_numpy(dtype=float)
         if not np.all(np.isfinite(times)):
             raise InputError("times must be finite numbers")
@@ -117,27 +240,14 @@ def parse_times(df: pd.DataFrame, column: str = "time") -> tuple[np.ndarray, str
         try:
             parsed = pd.to_datetime(raw, format="ISO8601", utc=True)
         except (ValueError, TypeError):
+            if nums is None:
+                nums = pd.to_numeric(raw, errors="coerce")
             bad = int(np.flatnonzero(nums.isna().to_numpy())[0])
             raise InputError(
-                f"line {bad + 2}: time {raw.iloc[bad]!r} is neither a number nor an ISO date "
+                f"line {bad + 2}: time {quote_user_text(raw.iloc[bad])} is neither a number nor "
+                "an ISO date "
                 "like 2024-03-01T08:00"
             ) from None
         times = parsed.dt.tz_localize(None).to_numpy()
         kind = "datetime"
-    if len(times) > 1:
-        step = np.diff(times)
-        zero = step == step.dtype.type(0)
-        if np.any(zero):
-            i = int(np.flatnonzero(zero)[0]) + 1
-            raise InputError(
-                f"line {i + 2}: time {raw.iloc[i]} appears twice (also on line {i + 1}); "
-                "each timestamp must be unique"
-            )
-        neg = step < step.dtype.type(0)
-        if np.any(neg):
-            i = int(np.flatnonzero(neg)[0]) + 1
-            raise InputError(
-                f"line {i + 2}: time {raw.iloc[i]} comes before the previous row's "
-                f"{raw.iloc[i - 1]}; sort the file by time"
-            )
     return times, kind

@@ -33,7 +33,8 @@ from lmdk_core.leakage.supremum import tpl_supremum
 from lmdk_core.leakage.tpl import _losses, _run, check_allocation, landmark_tpl
 from lmdk_core.validation import InputError, check_landmarks, check_positive
 
-__all__ = ["CalibrationResult", "calibrate_epsilon", "calibrate_scale", "max_tpl_constant"]
+__all__ = ["CalibrationResult", "ProgressCallback", "calibrate_epsilon", "calibrate_scale",
+           "max_tpl_constant"]
 
 
 @dataclass(frozen=True)
@@ -78,17 +79,36 @@ def _check_rtol(rtol: float) -> float:
     return r
 
 
+#: ``progress(fraction, message)``, called after every leakage evaluation of a search
+ProgressCallback = Callable[[float, str], None]
+
+
 def _search(f: Callable[[float], float], target: float, hi: float, rtol: float,
-            max_evals: int = 200) -> tuple[float, float, int]:
+            max_evals: int = 200, progress: ProgressCallback | None = None,
+            ) -> tuple[float, float, int]:
     """Largest ``x`` in ``[0, hi]`` with ``f(x) <= target`` for increasing ``f``, f(0) = 0.
 
     Regula falsi (Illinois) inside a bracket, with a bisection step whenever the
     bracket has not halved in two steps. Returns ``(x, f(x), evaluations)``.
+    ``progress`` gets the fraction of the way from the first bracket to the tolerance
+    (in log of its width) after each evaluation.
     """
+    width0 = hi
+    span = math.log(1.0 / rtol)
+
+    def report(lo_: float, hi_: float, n: int) -> None:
+        if progress is not None:
+            w = max(hi_ - lo_, 1e-300)
+            done = 1.0 if w <= rtol * hi_ else min(1.0, max(0.0, math.log(width0 / w) / span))
+            progress(done, f"leakage evaluation {n}: the answer lies in [{lo_:.6g}, {hi_:.6g}]")
+
     evals = 1
     f_hi = f(hi)
     if f_hi <= target:
+        if progress is not None:
+            progress(1.0, "done: the largest value allowed already meets the target")
         return hi, f_hi, evals
+    report(0.0, hi, evals)
     lo, f_lo = 0.0, 0.0
     g_lo, g_hi = f_lo - target, f_hi - target  # interpolation values (Illinois-halved)
     last = 0
@@ -115,6 +135,9 @@ def _search(f: Callable[[float], float], target: float, hi: float, rtol: float,
                 g_lo *= 0.5
             last = 1
         history.append(hi - lo)
+        report(lo, hi, evals)
+    if progress is not None:
+        progress(1.0, f"done after {evals} leakage evaluations")
     return lo, f_lo, evals
 
 
@@ -139,11 +162,13 @@ def calibrate_epsilon(
     length: int | None = None,
     *,
     rtol: float = 1e-10,
+    progress: ProgressCallback | None = None,
 ) -> CalibrationResult:
     """The largest constant ε per timestamp whose TPL never exceeds ``target``.
 
     ``length=T``: ``max_t TPL_t(ε) <= target`` over T timestamps. ``length=None``: the
     infinite horizon, ``sup BPL + sup FPL − ε <= target`` (Cao's Theorem 10).
+    ``progress(fraction, message)`` is called after every evaluation.
     """
     alpha = check_positive(target, "the target leakage α")
     tol = _check_rtol(rtol)
@@ -165,7 +190,7 @@ def calibrate_epsilon(
         def f(e: float) -> float:
             return max_tpl_constant(e, T, lb, lf) if e > 0 else 0.0
     # TPL_t >= ε_t, so ε <= α.
-    e, achieved, evals = _search(f, alpha, alpha, tol)
+    e, achieved, evals = _search(f, alpha, alpha, tol, progress=progress)
     eps_t = None if T is None else np.full(T, e)
     return CalibrationResult(kind="constant", target=alpha, value=e, achieved=achieved,
                              epsilon_t=eps_t, horizon=T, evaluations=evals)
@@ -179,11 +204,15 @@ def calibrate_scale(
     landmarks: Iterable[int] | None = None,
     *,
     rtol: float = 1e-9,
+    progress: ProgressCallback | None = None,
 ) -> CalibrationResult:
     """The largest factor ``c`` with ``max_t landmark TPL(c · ε_t) <= target``.
 
     With no landmarks the landmark TPL is the plain TPL. The result's ``epsilon_t`` is
-    the scaled allocation ``c · ε_t``.
+    the scaled allocation ``c · ε_t``. Each evaluation is one landmark TPL, linear in
+    the series length (:func:`~lmdk_core.leakage.tpl.landmark_tpl`); the search needs
+    a few dozen. ``progress(fraction, message)`` is called after every evaluation (e.g.
+    a progress bar).
     """
     alpha = check_positive(target, "the target leakage α")
     tol = _check_rtol(rtol)
@@ -198,6 +227,6 @@ def calibrate_scale(
 
     # landmark TPL_t >= Σ_{i∈L∪{t}} c ε_i >= c · max ε, so c <= α / max ε.
     hi = alpha / float(np.max(eps))
-    c, achieved, evals = _search(f, alpha, hi, tol)
+    c, achieved, evals = _search(f, alpha, hi, tol, progress=progress)
     return CalibrationResult(kind="scale", target=alpha, value=c, achieved=achieved,
                              epsilon_t=c * eps, horizon=eps.size, evaluations=evals)

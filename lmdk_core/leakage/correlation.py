@@ -33,6 +33,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from lmdk_core.data.tables import Source, read_bytes
+from lmdk_core.quoting import quote_user_text
 from lmdk_core.validation import InputError, as_generator
 
 __all__ = [
@@ -129,7 +130,8 @@ def parse_matrix_text(text: str, name: str = "the matrix file") -> np.ndarray:
             except ValueError:
                 hint = " (the file must not have a header line)" if lineno == lines[0][0] else ""
                 raise InputError(
-                    f"{name}, line {lineno}, column {col}: {cell!r} is not a number{hint}"
+                    f"{name}, line {lineno}, column {col}: {quote_user_text(cell)} is not a "
+                    f"number{hint}"
                 ) from None
         if width is None:
             width = len(values)

@@ -12,8 +12,9 @@ loss functions ``L_B = L_{P_B}`` and ``L_F = L_{P_F}``
 
 ``ε_t = 0`` is allowed (nothing released from the raw data at t).
 
-**Landmark TPL** (seed "landmark privacy under temporal correlation", DESIGN.md):
-for a timestamp t let ``S = sorted(L ∪ {t})``; for each ``i ∈ S`` with predecessor
+**Landmark TPL** (Katsomallos et al. 2022, "privacy under temporal correlation";
+docs/definitions.md): for a timestamp t let ``S = sorted(L ∪ {t})``; for each ``i ∈ S`` with
+predecessor
 ``i⁻`` in S (or −1) and successor ``i⁺`` (or T), ``BPL_i`` is the BPL recursion
 restarted at ``i⁻+1`` and run to i, ``FPL_i`` the FPL recursion restarted at
 ``i⁺−1`` and run down to i, ``α_i = BPL_i + FPL_i − ε_i``, and the landmark TPL at t
@@ -127,105 +128,62 @@ def segment_fpl(epsilon_t: ArrayLike, landmarks: Iterable[int] | None, forward: 
     return _run(eps[::-1], as_loss(forward, "the forward matrix"), mark[::-1])[::-1].copy()
 
 
-def _lockstep(eps: np.ndarray, loss: LossFunction, start: np.ndarray, length: np.ndarray,
-              step: int) -> np.ndarray:
-    """Many recursions at once: chain c applies ``v = L(v) + eps[j]`` for
-    ``j = start[c], start[c] + step, ...`` (``length[c]`` terms) from ``v = 0``.
-
-    Chains are ordered by length so the live ones form a prefix of the vector.
-    """
-    out = np.zeros(start.size)
-    if start.size == 0:
-        return out
-    order = np.argsort(-length, kind="stable")
-    st = start[order]
-    ln = length[order]
-    v = np.zeros(start.size)
-    steps = int(ln.max())
-    alive = np.searchsorted(-ln, -np.arange(steps), side="left")  # #(ln > m) at step m
-    zero = loss.is_zero
-    for m in range(steps):
-        c = int(alive[m])
-        j = st[:c] + step * m
-        if zero:
-            v[:c] = eps[j]
-        else:
-            v[:c] = loss.evaluate(v[:c]) + eps[j]
-    out[order] = v
-    return out
-
-
-def _merged_sweep(eps: np.ndarray, loss: LossFunction, js: range) -> np.ndarray:
-    """Chains born one per step, all advanced by the same map at each step.
-
-    At step ``m`` every live chain does ``v = L(v) + eps[js[m]]`` and a new chain starts
-    with ``v = eps[js[m]]`` (= L(0) + eps). Returns the final value of each chain in
-    birth order. Chains are kept ordered by age; since the maps are monotone, chains that
-    become *bitwise equal* stay equal for ever, so they are merged — exact. The oldest
-    chains coincide first (they have been contracted longest), so merging is done at the
-    front; with a contractive L only a few distinct chains stay alive.
-    """
-    size = len(js)
-    vals = np.empty(size)
-    cnt = np.ones(size, dtype=np.int64)
-    lo = 0  # live chains are vals[lo:hi], oldest first
-    hi = 0
-    ev = loss.evaluate
-    sc = loss.scalar
-    zero = loss.is_zero
-    for j in js:
-        e = float(eps[j])
-        live = hi - lo
-        if live:
-            if zero:
-                vals[lo:hi] = e
-            elif live <= 8:
-                for i in range(lo, hi):
-                    vals[i] = sc(float(vals[i])) + e
-            else:
-                vals[lo:hi] = ev(vals[lo:hi]) + e
-        vals[hi] = e
-        hi += 1
-        while hi - lo > 1 and vals[lo] == vals[lo + 1]:
-            cnt[lo + 1] += cnt[lo]
-            lo += 1
-    return np.repeat(vals[lo:hi], cnt[lo:hi])
-
-
-#: gaps (regular timestamps between two landmarks) longer than this use the merged sweep
-_SWEEP_GAP = 1024
+#: a restarted recursion stops once it is within this relative distance of the segment
+#: recursion at the same timestamp (see :func:`_restarted`)
+_MERGE_RTOL = 1e-13
 
 
 def _restarted(eps: np.ndarray, loss: LossFunction, t: np.ndarray, anchor: np.ndarray,
-               direction: int) -> np.ndarray:
+               direction: int, segment: np.ndarray) -> np.ndarray:
     """For each regular t, the recursion restarted next to t and run to its landmark.
 
     ``direction = -1``: FPL restarted at t−1 run down to ``anchor`` (the landmark before
     t); ``+1``: BPL restarted at t+1 run up to ``anchor`` (the landmark after t).
-    Short gaps run together in lockstep; long gaps use :func:`_merged_sweep`.
+    ``segment`` is the same recursion restarted at the far end of t's gap
+    (:func:`segment_fpl` / :func:`segment_bpl`): an older run of the same maps
+    ``v ↦ L(v) + ε_j``.
+
+    All recursions advance together as one numpy vector, one timestamp per step. The
+    maps are monotone and non-expansive (``|L(a) − L(b)| <= |a − b|``), so once the run
+    of t is within ``_MERGE_RTOL`` (relative) of ``segment`` at the same timestamp, its
+    final value is ``segment[anchor]`` to within that distance; it stops there. With a
+    contractive ``L`` (any correlation short of deterministic transitions) the runs meet
+    the segment run after a few dozen steps, so the work is ``O(T·K)`` for a mixing
+    length K instead of ``Σ_gaps gap²/2``; without contraction (``L(α) = α``, perfect
+    correlation) it is that sum, as the definition requires.
     """
     out = np.empty(t.size)
-    length = np.abs(anchor - t)  # number of terms
-    gap_id, first = np.unique(anchor, return_index=True)
-    del gap_id
-    sizes = np.diff(np.r_[first, t.size])
-    # t is sorted and grouped by anchor (consecutive regular timestamps of one gap)
-    small = np.zeros(t.size, dtype=bool)
-    for f, sz in zip(first.tolist(), sizes.tolist(), strict=True):
-        if sz <= _SWEEP_GAP:
-            small[f : f + sz] = True
-            continue
-        tt = t[f : f + sz]
-        a = int(anchor[f])
-        if direction < 0:  # chain of t runs t−1 ... a; the oldest chain is t = tt[-1]
-            vals = _merged_sweep(eps, loss, range(int(tt[-1]) - 1, a - 1, -1))
-            out[f : f + sz] = vals[::-1]
-        else:  # chain of t runs t+1 ... a; the oldest chain is t = tt[0]
-            vals = _merged_sweep(eps, loss, range(int(tt[0]) + 1, a + 1))
-            out[f : f + sz] = vals
-    if np.any(small):
-        out[small] = _lockstep(eps, loss, t[small] + direction, length[small], direction)
-    return out
+    idx = np.arange(t.size)
+    anc = anchor
+    pos = t + direction
+    v = eps[pos].copy()  # L(0) + ε = ε
+    zero = loss.is_zero
+    ev = loss.evaluate
+    live = np.ones(t.size, dtype=bool)
+    n_live = t.size
+    while True:
+        ref = segment[pos]
+        at_end = pos == anc
+        fin = np.abs(v - ref) <= _MERGE_RTOL * ref
+        fin |= at_end
+        fin &= live
+        if fin.any():
+            end = fin & at_end
+            met = fin & ~at_end
+            out[idx[end]] = v[end]
+            out[idx[met]] = segment[anc[met]]
+            live &= ~fin
+            n_live -= int(np.count_nonzero(fin))
+            if n_live == 0:
+                return out
+            if n_live < 0.75 * live.size:  # compact; finished runs otherwise idle in place
+                idx, anc, pos, v = idx[live], anc[live], pos[live], v[live]
+                live = np.ones(n_live, dtype=bool)
+        if n_live == live.size:
+            pos = pos + direction
+        else:
+            pos = pos + np.where(live, direction, 0)
+        v = eps[pos] if zero else ev(v) + eps[pos]
 
 
 def landmark_tpl(
@@ -234,16 +192,16 @@ def landmark_tpl(
     backward: LossLike,
     forward: LossLike | None = None,
 ) -> np.ndarray:
-    """Landmark TPL for every t (definition in the module docstring; DESIGN.md).
+    """Landmark TPL for every t (definition in the module docstring; docs/definitions.md).
 
-    Computed for all t together in ``O(T)`` recursion steps plus the per-gap ones:
-    the segment recursions between consecutive landmarks are shared by every t
-    outside them, so only the two landmarks around t change —
+    Computed for all t together: the segment recursions between consecutive landmarks
+    are shared by every t outside them, so only the two landmarks around t change —
     ``FPL`` of the landmark before t now restarts at ``t−1`` and ``BPL`` of the
-    landmark after t restarts at ``t+1``. Those recursions run for all t at once as
-    numpy vectors: short gaps together (:func:`_lockstep`), long gaps in one sweep each
-    that merges recursions once they coincide (:func:`_merged_sweep`) — at most
-    ``Σ_gaps gap²`` loss evaluations, far fewer when L is contractive.
+    landmark after t restarts at ``t+1``. Those restarted recursions run for every t
+    of every gap at once as one numpy vector, each stopping as soon as it meets the
+    shared segment recursion (:func:`_restarted`): ``O(T·K)`` loss evaluations in K
+    vector steps for a mixing length K (linear in T), ``Σ_gaps gap²/2`` only when the
+    correlation is perfect.
     """
     eps = check_allocation(epsilon_t)
     T = eps.size
@@ -271,12 +229,12 @@ def landmark_tpl(
     # landmark before t: FPL restarted at t−1 down to prev (t − prev terms)
     has = prev >= 0
     if np.any(has):
-        fnew = _restarted(eps, lf, regular[has], prev[has], -1)
+        fnew = _restarted(eps, lf, regular[has], prev[has], -1, sf)
         val[has] += fnew - sf[prev[has]]
     # landmark after t: BPL restarted at t+1 up to next (next − t terms)
     has = nxt < T
     if np.any(has):
-        bnew = _restarted(eps, lb, regular[has], nxt[has], +1)
+        bnew = _restarted(eps, lb, regular[has], nxt[has], +1, sb)
         val[has] += bnew - sb[nxt[has]]
     out[regular] = val
     return out

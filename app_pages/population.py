@@ -1,0 +1,532 @@
+"""Population: one configuration released for every user of a long table, in-process."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from app_pages.session import (
+    add_series,
+    correlation_spec,
+    keep_page_state,
+    leakage_target,
+    setting,
+)
+from app_pages.track_session import MAX_TRACK_POINTS, add_track
+from lmdk_core.allocation import SCHEMES
+from lmdk_core.config import ViewConfig, config_to_json
+from lmdk_core.data.demo_population import (
+    DEMO_POPULATION_SERIES_COLUMNS,
+    DEMO_POPULATION_TRACK_COLUMNS,
+    demo_population_series,
+    demo_population_tracks,
+)
+from lmdk_core.discovery import DEFAULT_DEVIATION_K, DEFAULT_DEVIATION_WINDOW
+from lmdk_core.export import (
+    PLANAR_NOISE,
+    confidential_filename,
+    mechanism_text,
+    noise_text,
+    publishable_filename,
+)
+from lmdk_core.leakage.model import MAX_LEAKAGE_STATES
+from lmdk_core.population.audit import LeakageSettings
+from lmdk_core.population.dask_driver import AUDIT_LABEL
+from lmdk_core.population.in_process import (
+    audit_csv,
+    population_correlation,
+    publishable_csv,
+    read_table_bytes,
+    release_in_process,
+    standardise,
+    user_landmarks,
+    user_series,
+    user_track,
+    verdict_colours,
+)
+from lmdk_core.population.landmarks import DiscoverySettings
+from lmdk_core.population.partition import BatchSettings
+from lmdk_core.population.table import PopulationColumns
+from lmdk_core.population_figures import (
+    error_figure,
+    landmark_count_figure,
+    tpl_figure,
+    verdict_figure,
+)
+from lmdk_core.quoting import quote_user_text, shorten_user_text
+from lmdk_core.release import AdaptiveSettings
+from lmdk_core.setting_limits import LIMITS
+from lmdk_core.validation import InputError
+
+SOURCES = {"demo_series": "Demo: 200 households (hourly meter, 30 days)",
+           "demo_tracks": "Demo: 100 commuters (one day each)",
+           "upload": "Upload a long table (CSV or Parquet)"}
+NOISE = {"exact": "Exact (OpenDP, for publication)", "fast": "Fast (numpy, exploration)"}
+NONE = "(none: discover per user)"
+
+keep_page_state({
+    "pop_source": "demo_series", "pop_noise": "exact", "pop_lm_source": "flags",
+    "pop_dev_window": int(st.session_state.get("dev_window", DEFAULT_DEVIATION_WINDOW)),
+    "pop_dev_k": float(st.session_state.get("dev_k", DEFAULT_DEVIATION_K)),
+})
+
+
+# ---------------------------------------------------------------- data
+@st.cache_resource(show_spinner=False)
+def demo_population(which: str) -> tuple[pd.DataFrame, str]:
+    """A demo population, validated and standardised once per server (read-only)."""
+    if which == "demo_series":
+        return standardise(demo_population_series(), DEMO_POPULATION_SERIES_COLUMNS)
+    return standardise(demo_population_tracks(), DEMO_POPULATION_TRACK_COLUMNS)
+
+
+def _on_upload() -> None:
+    f = st.session_state.get("pop_upload")
+    if f is None:
+        return
+    try:
+        raw = read_table_bytes(f.getvalue(), f.name)
+    except InputError as exc:
+        st.session_state.pop_error = (f"Could not read {quote_user_text(f.name)}: {exc}. "
+                                      "The population loaded before is unchanged.")
+        return
+    st.session_state.pop_error = None
+    st.session_state.pop_raw = {"name": f.name, "frame": raw,
+                                "sha256": hashlib.sha256(f.getvalue()).hexdigest()}
+
+
+def _guess(columns: list[str], words: tuple[str, ...], skip: set[str]) -> int:
+    for i, c in enumerate(columns):
+        if c not in skip and any(w in c.lower() for w in words):
+            return i
+    return next((i for i, c in enumerate(columns) if c not in skip), 0)
+
+
+def _load_upload(cols: PopulationColumns) -> None:
+    pending = st.session_state.get("pop_raw")
+    if pending is None:
+        return
+    try:
+        frame, time_kind = standardise(pending["frame"], cols)
+    except InputError as exc:
+        st.session_state.pop_error = (f"Could not use {quote_user_text(pending['name'])}: "
+                                      f"{exc}. The population loaded before is unchanged.")
+        return
+    st.session_state.pop_error = None
+    st.session_state.pop_uploaded = {
+        "key": f"{pending['sha256']}:{json.dumps(cols.__dict__, sort_keys=True)}",
+        "name": pending["name"], "frame": frame, "time_kind": time_kind,
+        "kind": cols.kind, "cols": cols, "unit": ""}
+
+
+def upload_section() -> dict | None:
+    """The uploader and the column pickers; the population loaded last (or None)."""
+    st.file_uploader("Long table: one row per (user, time)", type=["csv", "parquet", "pq"],
+                     key="pop_upload", on_change=_on_upload,
+                     help="Columns: a user id, a time (whole numbers or ISO dates), a value "
+                          "(series) or latitude and longitude (tracks), optionally a "
+                          "landmark flag (1/true). Up to 1,000 users in the app.")
+    pending = st.session_state.get("pop_raw")
+    if pending is not None:
+        columns = list(pending["frame"].columns)
+        st.caption(f"{quote_user_text(pending['name'])}: {len(pending['frame']):,} rows, "
+                   f"columns {', '.join(quote_user_text(c, 30) for c in columns[:12])}")
+        with st.form("pop_columns", border=True):
+            c = st.columns(5)
+            user = c[0].selectbox("User column", columns,
+                                  index=_guess(columns, ("user", "id", "house", "person"), set()))
+            time = c[1].selectbox("Time column", columns,
+                                  index=_guess(columns, ("time", "date", "hour", "ts"), {user}))
+            kind = c[2].radio("Data", ["series", "track"], horizontal=True,
+                              format_func={"series": "value", "track": "lat/lon"}.get)
+            value = c[3].selectbox("Value column (series)", columns,
+                                   index=_guess(columns, ("value", "kwh", "count"), {user, time}))
+            lat = c[3].selectbox("Latitude (tracks)", columns,
+                                 index=_guess(columns, ("lat",), {user, time}))
+            lon = c[3].selectbox("Longitude (tracks)", columns,
+                                 index=_guess(columns, ("lon", "lng"), {user, time}))
+            flag = c[4].selectbox("Landmark flag", [NONE] + columns,
+                                  index=0 if not any(w in " ".join(columns).lower()
+                                                     for w in ("landmark", "event", "flag"))
+                                  else 1 + _guess(columns, ("landmark", "event", "flag"),
+                                                  {user, time}))
+            submitted = st.form_submit_button("Load this population", type="primary")
+        if submitted:
+            try:
+                cols = PopulationColumns(
+                    user=user, time=time, value=value if kind == "series" else None,
+                    lat=lat if kind == "track" else None, lon=lon if kind == "track" else None,
+                    landmark=None if flag == NONE else flag)
+            except InputError as exc:
+                st.session_state.pop_error = (f"{exc}. The population loaded before is "
+                                              "unchanged.")
+            else:
+                _load_upload(cols)
+    if st.session_state.get("pop_error"):
+        st.error(st.session_state.pop_error, icon=":material/error:")
+    return st.session_state.get("pop_uploaded")
+
+
+def current_population() -> dict | None:
+    """The population of the page's choice: key, name, standardised frame, kinds."""
+    source = st.session_state.pop_source
+    if source == "upload":
+        return upload_section()
+    frame, time_kind = demo_population(source)
+    series = source == "demo_series"
+    cols = DEMO_POPULATION_SERIES_COLUMNS if series else DEMO_POPULATION_TRACK_COLUMNS
+    return {"key": source, "name": SOURCES[source], "frame": frame, "time_kind": time_kind,
+            "kind": "series" if series else "track", "cols": cols,
+            "unit": "kWh" if series else ""}
+
+
+# ---------------------------------------------------------------- settings
+def batch_settings(pop: dict, discovery: DiscoverySettings) -> BatchSettings:
+    """The sidebar's (and the Map page's) settings as the batch's settings."""
+    kind = pop["kind"]
+    return BatchSettings(
+        kind=kind, epsilon=float(setting("epsilon")), scheme=setting("scheme"),
+        window=int(setting("window")),
+        mechanism=setting("mechanism") if kind == "series" else "planar_laplace",
+        sensitivity=float(setting("sensitivity")), radius=float(setting("radius")),
+        noise=st.session_state.pop_noise if kind == "series" else "fast",
+        root_entropy=int(setting("seed")), adaptive=AdaptiveSettings(), discovery=discovery,
+        leakage=LeakageSettings(spec=correlation_spec(kind),
+                                strength=float(setting("correlation_strength")),
+                                cell_size_m=float(setting("cell_size"))))
+
+
+def sampler(settings: BatchSettings) -> str:
+    if settings.kind == "track":
+        return PLANAR_NOISE
+    return noise_text(settings.noise)
+
+
+def run_release(pop: dict, settings: BatchSettings, use_flags: bool):
+    """The release of the whole population, kept for the session per input and
+    settings (a rerun does not draw a second, independent release)."""
+    frame = pop["frame"] if use_flags else pop["frame"].drop(columns="landmark",
+                                                             errors="ignore")
+    key = hashlib.sha256(json.dumps([pop["key"], repr(settings), use_flags],
+                                    default=str).encode()).hexdigest()
+    kept = st.session_state.get("pop_result")
+    if kept is not None and kept[0] == key:
+        return kept[1]
+    bar = st.progress(0.0, text="Releasing every user…")
+    res = release_in_process(frame, pop["kind"], settings, progress=lambda d, n: bar.progress(
+        d / n, text=f"Releasing every user… {d:,} of {n:,}"))
+    bar.empty()
+    st.session_state.pop_result = (key, res)
+    return res
+
+
+def open_user(pop: dict, user: object, discovery: DiscoverySettings, use_flags: bool) -> None:
+    """Add the user's series / track with its landmarks to the session and switch to the
+    Timeline / Map page."""
+    frame = pop["frame"] if use_flags else pop["frame"].drop(columns="landmark",
+                                                             errors="ignore")
+    lm = user_landmarks(frame, user, pop["time_kind"], discovery)
+    label = f"{shorten_user_text(pop['name'], 40)} · user {shorten_user_text(str(user), 30)}"
+    if pop["kind"] == "series":
+        add_series(label, user_series(frame, user, pop["time_kind"], pop["unit"]), lm)
+        st.switch_page("app_pages/timeline.py")
+    track = user_track(frame, user, pop["time_kind"])
+    if len(track) > MAX_TRACK_POINTS:
+        raise InputError(f"user {quote_user_text(str(user), 30)} has {len(track):,} points; the "
+                         f"Map page handles up to {MAX_TRACK_POINTS:,}")
+    if label in st.session_state.track_sets:  # opened before: replace, do not duplicate
+        st.session_state.track_sets[label] = track
+        st.session_state.track_landmarks[label] = sorted(lm)
+        st.session_state.w_track_name = label
+    else:
+        add_track(label, track, lm)
+    st.switch_page("app_pages/map.py")
+
+
+def estimate_model(pop: dict) -> None:
+    """Estimate the matrices from every user and make them the session's model (the
+    Leakage page's 'uploaded matrix' path)."""
+    ss = st.session_state
+    kind = pop["kind"]
+    try:
+        m = population_correlation(
+            pop["frame"], kind, bins=int(ss.w_corr_bins), binning=ss.w_corr_binning,
+            smoothing=float(ss.w_corr_smoothing), cell_size_m=float(ss.w_cell_size),
+            unit=pop["unit"], max_states=MAX_LEAKAGE_STATES)
+    except InputError as exc:
+        ss.pop_model_error = f"Cannot estimate the matrix: {exc}."
+        return
+    ss.pop_model_error = None
+    name = f"population estimate ({m.users:,} users, {m.n_states} states)"
+    ss.corr_matrices = {"forward": (name, m.forward), "backward": (name, m.backward)}
+    ss[f"w_corr_kind_{kind}"] = "matrix"
+    ss[f"w_corr_backward_{kind}"] = "matrix"
+    ss.pop_model_note = f"{name}: {m.description}."
+
+
+def batch_config(pop: dict, settings: BatchSettings, use_flags: bool) -> ViewConfig:
+    """The configuration of the batch: the release settings, the correlation model and
+    the detectors' parameters; no data, no landmarks, no seed (the batch draws fresh OS
+    entropy unless given --seed)."""
+    d = settings.discovery
+    extra = {"correlation": correlation_spec(pop["kind"]),
+             "cell_size_m": float(setting("cell_size"))}
+    if not use_flags:
+        extra["discovery"] = {"window": d.window, "k": d.k, "season": d.season,
+                              "distance_m": d.distance_m, "duration_min": d.duration_min}
+    return ViewConfig(
+        data_kind=pop["kind"], dataset="demo-household" if pop["kind"] == "series"
+        else "demo-paris", time_kind=pop["time_kind"] if pop["time_kind"] == "datetime"
+        else "number", landmarks=[], epsilon=settings.epsilon, scheme=settings.scheme,
+        window=int(setting("window")), mechanism=setting("mechanism"),
+        sensitivity=settings.sensitivity, radius=settings.radius, seed=0,
+        correlation_strength=float(setting("correlation_strength")), page="population",
+        extra=extra)
+
+
+def batch_json(cfg: ViewConfig) -> str:
+    """The configuration file of the batch: plain (no data, landmarks or seed)."""
+    body = json.loads(config_to_json(cfg))
+    body.pop("confidential", None)
+    return json.dumps(body, indent=2)
+
+
+def batch_command(pop: dict, use_flags: bool) -> str:
+    cols: PopulationColumns = pop["cols"]
+    source = "population.parquet" if pop["key"].startswith("demo") else pop["name"]
+
+    def q(text: str) -> str:
+        return text if text.replace("_", "").replace("-", "").replace(".", "").isalnum() \
+            else "'" + text.replace("'", "'\\''") + "'"
+
+    parts = ["lmdk batch --config lmdk_batch_config.json", f"--input {q(source)}",
+             f"--user-col {q(cols.user)} --time-col {q(cols.time)}"]
+    parts.append(f"--value-col {q(cols.value)}" if cols.kind == "series"
+                 else f"--lat-col {q(cols.lat)} --lon-col {q(cols.lon)}")
+    if use_flags and cols.landmark:
+        parts.append(f"--landmark-col {q(cols.landmark)}")
+    parts.append("--output released.parquet --audit CONFIDENTIAL_audit.parquet")
+    if setting("reproducible"):
+        parts.append(f"--seed {int(setting('seed'))}")
+    return " \\\n    ".join(parts)
+
+
+# ---------------------------------------------------------------- page
+st.title(":material/groups: Population")
+st.caption(
+    "Tune a view on one person, then release a whole population with the same settings: "
+    "every user gets the sidebar's ε, scheme and mechanism on their own landmarks, with "
+    "their own independent noise (landmark privacy, Katsomallos et al., CODASPY 2022). "
+    "See how the verdicts, the leakage and the error spread over the users, open any "
+    "user on the Timeline or the Map, and get the command that runs the same release "
+    "on the full dataset.")
+
+st.subheader("1. Population")
+st.radio("Population", list(SOURCES), key="pop_source", format_func=SOURCES.get,
+         horizontal=True, label_visibility="collapsed")
+pop = current_population()
+if pop is None:
+    st.info("Upload a long table and choose its columns to continue.", icon=":material/info:")
+    st.stop()
+frame = pop["frame"]
+kind = pop["kind"]
+n_users = int(frame["user"].nunique())
+flagged = "landmark" in frame
+st.caption(f"**{quote_user_text(pop['name'])}**: {n_users:,} users, {len(frame):,} rows "
+           f"({'values' if kind == 'series' else 'GPS points'}); "
+           + ("landmarks flagged in the file." if flagged else "no landmark flags."))
+
+st.subheader("2. Landmarks and release settings")
+c1, c2 = st.columns([1, 1])
+if flagged:
+    c1.radio("Landmarks", ["flags", "discover"], key="pop_lm_source", horizontal=True,
+             format_func={"flags": "From the flag column",
+                          "discover": "Discovered per user"}.get)
+use_flags = flagged and st.session_state.pop_lm_source == "flags"
+if not use_flags:
+    with c1.container(border=True):
+        if kind == "series":
+            st.caption("Per user: values more than k robust standard deviations from a "
+                       "rolling median, daily/weekly profile removed (the Timeline's "
+                       "Suggest).")
+            d1, d2 = st.columns(2)
+            d1.number_input("Window (timestamps)", min_value=3, max_value=10_000, step=1,
+                            key="pop_dev_window")
+            d2.number_input("k (robust standard deviations)", min_value=0.5, max_value=50.0,
+                            step=0.5, key="pop_dev_k")
+        else:
+            st.caption("Per user: stay points (the Map's suggestions, Li et al. 2008); "
+                       "every point of a stay is a landmark.")
+            d1, d2 = st.columns(2)
+            d1.number_input("Stay radius (metres)", min_value=10.0, max_value=5000.0,
+                            step=10.0, format="%.0f", key="w_stay_distance")
+            d2.number_input("Stay duration (minutes)", min_value=1.0, max_value=1440.0,
+                            step=5.0, format="%.0f", key="w_stay_minutes")
+discovery = DiscoverySettings(
+    window=int(st.session_state.pop_dev_window), k=float(st.session_state.pop_dev_k),
+    distance_m=float(setting("stay_distance")), duration_min=float(setting("stay_minutes")))
+with c2:
+    if kind == "series":
+        st.radio("Noise", list(NOISE), key="pop_noise", format_func=NOISE.get, horizontal=True,
+                 help="Exact: OpenDP's samplers, resistant to floating-point attacks "
+                      "(Mironov, CCS 2012) — the publishable file's. Fast: numpy's, for "
+                      "exploring (reproducible in the teaching mode).")
+    else:
+        st.number_input("Protection radius r (metres)", min_value=LIMITS["radius"].low,
+                        max_value=LIMITS["radius"].high, step=25.0, format="%.0f",
+                        key="w_radius", help="The Map page's setting (Planar Laplace).")
+    mech = (mechanism_text(setting("mechanism"), sensitivity=float(setting("sensitivity")))
+            if kind == "series" else mechanism_text("planar_laplace",
+                                                    radius=float(setting("radius"))))
+    st.caption(f"From the sidebar: ε = {float(setting('epsilon')):g} per user, "
+               f"{SCHEMES[setting('scheme')].label}, {mech}.")
+
+settings = batch_settings(pop, discovery)
+try:
+    settings.make_mechanism()
+    result = run_release(pop, settings, use_flags)
+except InputError as exc:
+    st.error(f"Cannot release this population: {exc}.", icon=":material/error:")
+    st.stop()
+audit = result.audit
+alpha = leakage_target()
+colours = verdict_colours(audit, settings.epsilon, alpha)
+
+st.subheader("3. Over all users")
+m = st.columns(5)
+m[0].metric("Users", f"{len(audit):,}")
+m[1].metric("Landmark-private", f"{int(audit['landmark_private'].sum()):,}",
+            help="The verifier's verdict on each user's spent allocation: all landmarks "
+                 "plus any one timestamp spend at most ε.")
+m[2].metric("Amber (correlation)", f"{int(np.sum(colours == 'amber')):,}",
+            help="Landmark-private if values were independent, but the largest landmark "
+                 "TPL under the session's correlation model exceeds "
+                 + ("ε." if alpha is None else f"α = {alpha:g}."))
+m[3].metric("Median |L|", f"{float(audit['n_landmarks'].median()):g}")
+unit = pop["unit"] if kind == "series" else "m"
+m[4].metric("Median MAE", f"{float(audit['mae'].median()):.3g} {unit}".strip())
+g1, g2 = st.columns(2)
+g1.plotly_chart(landmark_count_figure(audit), key="pop_fig_lm", width="stretch")
+g2.plotly_chart(verdict_figure(colours), key="pop_fig_verdict", width="stretch")
+g3, g4 = st.columns(2)
+g3.plotly_chart(tpl_figure(audit, settings.epsilon if alpha is None else alpha,
+                           "ε" if alpha is None else "α"), key="pop_fig_tpl", width="stretch")
+g4.plotly_chart(error_figure(audit, unit), key="pop_fig_error", width="stretch")
+spec = correlation_spec(kind)
+st.caption(f"Landmark TPL under the session's correlation model ({spec['model']}"
+           + (f": {st.session_state.corr_matrices['forward'][0]}" if spec["model"] == "matrix"
+              else "") + "), per user as in the privacy report. Noise: "
+           + sampler(settings) + ".")
+
+st.subheader("4. Users")
+order = pd.Series(colours).map({"red": 0, "amber": 1, "green": 2}).to_numpy()
+table = pd.DataFrame({
+    "user": audit["user"].astype(str), "verdict": colours, "|L|": audit["n_landmarks"],
+    "worst total": audit["worst_total"].round(4),
+    "max landmark TPL": audit["max_landmark_tpl"].round(4),
+    f"MAE ({unit})": audit["mae"].round(4), f"RMSE ({unit})": audit["rmse"].round(4),
+    "published": audit["n_published"], "approximated": audit["n_approximated"]})
+table = table.assign(_o=order, _t=-audit["max_landmark_tpl"].fillna(0)).sort_values(
+    ["_o", "_t", "user"]).drop(columns=["_o", "_t"]).reset_index(drop=True)
+st.dataframe(table, key="pop_table", height=260, hide_index=True, width="stretch")
+users_sorted = table["user"].tolist()
+raw_user = {str(u): u for u in audit["user"]}
+u1, u2 = st.columns([3, 1], vertical_alignment="bottom")
+if st.session_state.get("pop_user") not in users_sorted:
+    st.session_state.pop_user = users_sorted[0]
+u1.selectbox("User (worst first)", users_sorted, key="pop_user",
+             format_func=lambda u: shorten_user_text(u, 40))
+target = "Timeline" if kind == "series" else "Map"
+if u2.button(f"Open in {target}", type="primary", key="pop_open",
+             icon=":material/open_in_new:" if kind == "series" else ":material/map:",
+             help=f"Adds this user's {'series' if kind == 'series' else 'track'} with its "
+                  f"landmarks to the session, selects it and opens the {target} page."):
+    try:
+        open_user(pop, raw_user[st.session_state.pop_user], discovery, use_flags)
+    except InputError as exc:
+        st.error(f"Cannot open this user: {exc}.", icon=":material/error:")
+
+st.subheader("5. Correlation model from the whole population")
+st.caption("Cao et al. (ICDE 2017) estimate the Markov transition matrix from many users' "
+           "sequences: here the transitions between consecutive timestamps of every user are "
+           "pooled (never across users), over "
+           + ("the bins of all users' values." if kind == "series" else
+              "grid cells of the whole population.")
+           + " The estimate becomes the session's model, as an uploaded matrix: the Leakage, "
+           "Timeline, Map and Compare pages and the audit above use it.")
+with st.container(border=True):
+    e = st.columns(3)
+    if kind == "series":
+        e[0].number_input("Bins (states)", min_value=2, max_value=MAX_LEAKAGE_STATES, step=1,
+                          key="w_corr_bins")
+        e[1].radio("Binning", ["width", "quantile"], key="w_corr_binning", horizontal=True,
+                   format_func={"width": "equal width", "quantile": "equal counts"}.get)
+    else:
+        e[0].number_input("Grid cell size (metres)", min_value=10.0, max_value=100_000.0,
+                          step=50.0, format="%.0f", key="w_cell_size")
+    e[2].number_input("Smoothing (added to every count)", min_value=0.0, max_value=10.0,
+                      step=0.1, format="%.3g", key="w_corr_smoothing")
+    st.button("Estimate from all users and use it", key="pop_estimate", on_click=estimate_model,
+              args=(pop,), icon=":material/hub:")
+if st.session_state.get("pop_model_error"):
+    st.error(st.session_state.pop_model_error, icon=":material/error:")
+elif st.session_state.get("pop_model_note") and spec["model"] == "matrix":
+    s1, s2 = st.columns([5, 1], vertical_alignment="center")
+    s1.success(f"In force: {st.session_state.pop_model_note}", icon=":material/hub:")
+    s2.page_link("app_pages/leakage.py", label="Leakage page", icon=":material/water_drop:")
+
+st.subheader("6. Downloads and the batch command")
+header = [
+    "Landmark Privacy Explorer — publishable population release (released values only)",
+    f"epsilon: {settings.epsilon:g} per user (landmark privacy, Katsomallos et al. CODASPY "
+    "2022)",
+    f"scheme: {SCHEMES[settings.scheme].label}", f"mechanism: {mech}",
+    f"noise: {sampler(settings)}",
+    "withheld timestamps (nothing released yet) are empty"]
+d1, d2 = st.columns(2)
+try:
+    pub = publishable_csv(result, header)
+except InputError as exc:
+    d1.info(f"No publishable file: {exc}.", icon=":material/block:")
+else:
+    d1.download_button("Released population (CSV)", pub, key="pop_dl_release",
+                       file_name=publishable_filename(f"population_{kind}", "csv"),
+                       mime="text/csv", icon=":material/download:",
+                       help="Publishable: user, time and the released value(s) only — no "
+                            "raw values, landmark flags, budgets or seed.")
+meta = {"epsilon": f"{settings.epsilon:g}", "scheme": settings.scheme,
+        "mechanism": mech, "noise": sampler(settings),
+        "landmarks": "flag column" if use_flags else "discovered per user",
+        "correlation model": json.dumps(correlation_spec(kind))[:200],
+        "seed": (str(setting("seed")) if setting("reproducible")
+                 else "fresh 128-bit OS entropy (not recorded)")}
+with d2.expander(":material/lock: CONFIDENTIAL — per-user audit"):
+    st.caption(AUDIT_LABEL + ".")
+    st.download_button("CONFIDENTIAL — per-user audit (CSV)", audit_csv(result, meta),
+                       key="pop_dl_audit", file_name=confidential_filename("population_audit",
+                                                                           "csv"),
+                       mime="text/csv", icon=":material/lock:")
+with st.expander(":material/terminal: Batch command for the whole dataset (Dask)"):
+    st.markdown("The same settings, on every user of the file, on a local Dask cluster "
+                "(or `--scheduler tcp://host:8786`). Save the configuration next to the "
+                "data; it holds the release settings, the correlation model and the "
+                "detectors' parameters — no data, landmarks or seed.")
+    st.code(batch_command(pop, use_flags), language="bash")
+    if pop["key"].startswith("demo"):
+        st.caption("`population.parquet`: your file with the same columns as the demo.")
+    cfg = batch_config(pop, settings, use_flags)
+    try:
+        st.download_button("Batch configuration (JSON)", batch_json(cfg),
+                           file_name="lmdk_batch_config.json", mime="application/json",
+                           key="pop_dl_config", icon=":material/settings:")
+    except InputError as exc:
+        st.error(f"Cannot write the configuration: {exc}.", icon=":material/error:")
+    st.caption("The batch draws OpenDP's exact noise by default (`--noise fast` for numpy) "
+               + ("and, in the teaching mode, the seed above; " if setting("reproducible")
+                  else "and fresh OS entropy for every run; ")
+               + "it writes the publishable file only when every user's release is "
+               "landmark-private.")

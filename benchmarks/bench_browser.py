@@ -1,0 +1,531 @@
+"""Responsiveness in a real browser: Playwright + Debian's chromium against
+``streamlit run app.py``, 1440×900.
+
+Each action is timed from the input event (click, key press, mouse-up, navigation) until
+the rerun it triggered has finished *and* Streamlit's status widget ("Running…",
+``[data-testid=stStatusWidget]``) is gone: the end of a rerun is read from the websocket
+(the ``script_finished`` ForwardMsg, fragment runs included), so an action that starts
+no rerun at all is reported as lost instead of being timed as instantly done. Every
+repetition makes a new state (a new point, region or value: Streamlit sends a message
+it sent before as a reference only, which would hide its size). Medians
+and maxima of ``--reps`` repetitions (fewer when one action takes longer than
+``--budget`` seconds in all). Also prints the bytes Streamlit sends per rerun (websocket
+frames received by the page) for a 20,000-point series on the Timeline and a
+5,000-point track on the Map.
+
+Actions (demo data unless stated):
+
+* Timeline: click a point / box-select / ε step / scheme change; with an uploaded
+  2,000-row series: click / box-select / scheme change;
+* Map: click a track point (toggle) / ε step / radius step / scheme change;
+* Learn: one slider step; Leakage: one step of the correlation-strength slider;
+  Dummy landmarks: a change of the metric;
+* Compare: first open (from Home) / add a scheme / switch to the trajectory (fresh
+  session each time, before any sweep);
+* deep link ``/timeline``, ``/map`` first load (fresh browser context each time).
+
+Run: python benchmarks/bench_browser.py [--reps 5] [--port 8621] [--only timeline,map]
+(``uptime`` is printed first: other processes on the machine slow every figure down.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+from playwright.sync_api import Page, sync_playwright
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                 "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+VIEWPORT = {"width": 1440, "height": 900}
+MAP_FRAME = "iframe[title='streamlit_folium.st_folium']"
+#: the first track point (from index `start`) whose centre no other shape covers
+FIND_FREE_POINT = """(els, start) => {
+  for (let k = start; k < els.length; k++) {
+    const r = els[k].getBoundingClientRect();
+    const x = r.left + r.width / 2, y = r.top + r.height / 2;
+    if (r.width > 0 && x > 60 && y > 90 && x < innerWidth - 90 && y < innerHeight - 60
+        && document.elementFromPoint(x, y) === els[k]) return [k, x, y];
+  }
+  return null;
+}"""
+
+
+# ---------------------------------------------------------------- server
+def free_port(preferred: int) -> int:
+    for port in (preferred, 0):
+        with contextlib.closing(socket.socket()) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return s.getsockname()[1]
+    raise RuntimeError("no free port")
+
+
+@contextlib.contextmanager
+def streamlit_server(port: int):
+    log = tempfile.NamedTemporaryFile("w", suffix=".log", prefix="bench_browser_",  # noqa: SIM115
+                                      delete=False)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.port", str(port), "--browser.gatherUsageStats", "false",
+         "--server.fileWatcherType", "none"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://localhost:{port}"
+    try:
+        deadline = time.time() + 90
+        while time.time() < deadline:
+            try:
+                with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                time.sleep(0.3)
+        else:
+            raise RuntimeError(f"streamlit did not start (log: {log.name})")
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+# ---------------------------------------------------------------- reruns on the wire
+class Wire:
+    """Counts finished script runs and received bytes on a page's Streamlit websocket."""
+
+    def __init__(self, page: Page):
+        self.finished = 0
+        self.bytes = 0
+        page.on("websocket", self._attach)
+
+    def _attach(self, ws) -> None:
+        if "_stcore/stream" in ws.url:
+            ws.on("framereceived", self._frame)
+
+    def _frame(self, payload) -> None:
+        data = payload if isinstance(payload, bytes) else payload.encode()
+        self.bytes += len(data)
+        try:
+            msg = ForwardMsg.FromString(data)
+        except Exception:  # noqa: BLE001 - not a ForwardMsg: only counted
+            return
+        if msg.WhichOneof("type") == "script_finished":
+            self.finished += 1
+
+
+class Lost(Exception):
+    """The action started no rerun."""
+
+
+def status_gone(page: Page, timeout_ms: float = 300_000) -> None:
+    page.wait_for_function("() => !document.querySelector('[data-testid=stStatusWidget]')",
+                           timeout=timeout_ms, polling=10)
+
+
+def wait_rerun(page: Page, wire: Wire, before: int, start_timeout: float = 15.0) -> float:
+    """Wait for the reruns started after the counter was ``before`` to finish and the
+    status widget to be gone; returns that moment (perf_counter). Chained reruns (a
+    callback that reruns again) are followed."""
+    t_start = time.perf_counter()
+    while wire.finished <= before:
+        if time.perf_counter() - t_start > start_timeout and not page.locator(
+                "[data-testid=stStatusWidget]").count():
+            raise Lost
+        page.wait_for_timeout(5)
+    while True:
+        status_gone(page)
+        end = time.perf_counter()
+        seen = wire.finished
+        page.wait_for_timeout(150)  # a chained rerun would start now
+        if wire.finished == seen and not page.locator("[data-testid=stStatusWidget]").count():
+            return end
+
+
+def settle(page: Page) -> None:
+    page.wait_for_selector("[data-testid=stApp]", timeout=60_000)
+    page.wait_for_timeout(300)
+    status_gone(page)
+    page.wait_for_timeout(300)
+    status_gone(page)
+
+
+def timed(page: Page, wire: Wire, action: Callable[[], None]) -> tuple[float, int]:
+    """(seconds from the input event to idle, bytes received meanwhile)."""
+    before, b0 = wire.finished, wire.bytes
+    t0 = time.perf_counter()
+    action()
+    end = wait_rerun(page, wire, before)
+    return end - t0, wire.bytes - b0
+
+
+# ---------------------------------------------------------------- widgets
+def number_step(page: Page, label: str, up: bool) -> Callable[[], None]:
+    box = page.locator("[data-testid=stNumberInput]").filter(has_text=label).first
+    btn = box.locator("[data-testid=stNumberInputStepUp]" if up else
+                      "[data-testid=stNumberInputStepDown]")
+    return lambda: btn.click()
+
+
+def select_option(page: Page, label: str, option: str) -> Callable[[], None]:
+    """Open the selectbox (not timed) and return the click on the option (timed)."""
+    page.locator("[data-testid=stSelectbox]").filter(has_text=label).first.click()
+    opt = page.locator("[role=option]").filter(has_text=option).first
+    opt.wait_for(timeout=10_000)
+    return lambda: opt.click()
+
+
+def slider_key(page: Page, label: str | None, key: str, nth: int = 0) -> Callable[[], None]:
+    sliders = page.locator("[data-testid=stSlider]")
+    if label:
+        sliders = sliders.filter(has_text=label)
+    thumb = sliders.nth(nth).locator("input[type=range], [role=slider]").first
+    thumb.focus()
+    return lambda: thumb.press(key)
+
+
+def nav_link(page: Page, title: str):
+    return page.locator("[data-testid=stSidebarNav] a").filter(has_text=title).first
+
+
+def open_page(page: Page, url: str, path: str) -> None:
+    page.goto(url + path)
+    settle(page)
+
+
+def upload(page: Page, wire: Wire, path: Path, nth: int = 0) -> None:
+    before = wire.finished
+    page.locator("[data-testid=stFileUploader] input[type=file]").nth(nth).set_input_files(
+        str(path))
+    wait_rerun(page, wire, before, start_timeout=60)
+    settle(page)
+
+
+# ---------------------------------------------------------------- chart gestures
+def chart_points(page: Page):
+    """The clickable points of the Timeline's original series (SVG scatter)."""
+    return page.locator(".js-plotly-plot .scatterlayer .trace").first.locator("path.point")
+
+
+def click_point(page: Page, k: int) -> Callable[[], None]:
+    pt = chart_points(page).nth(k)
+    pt.wait_for(timeout=30_000)
+    return lambda: pt.click(force=True)
+
+
+def box_select(page: Page, lo: float, hi: float) -> Callable[[], None]:
+    """Choose the box tool (not timed); the drag over [lo, hi] of the top panel's width
+    is the timed action (the mouse-up sends the selection)."""
+    chart = page.locator(".js-plotly-plot").first
+    chart.hover()
+    page.locator(".modebar-btn[data-title='Box Select']").first.click(force=True)
+    drag = chart.locator(".nsewdrag").first
+    bb = drag.bounding_box()
+    x0, x1 = bb["x"] + lo * bb["width"], bb["x"] + hi * bb["width"]
+    y0, y1 = bb["y"] + 0.05 * bb["height"], bb["y"] + 0.95 * bb["height"]
+    page.mouse.move(x0, y0)
+    page.mouse.down()
+    page.mouse.move((x0 + x1) / 2, (y0 + y1) / 2, steps=4)
+    page.mouse.move(x1, y1, steps=4)
+
+    def up() -> None:
+        page.mouse.up()
+    return up
+
+
+def map_point_click(page: Page, start: int = 150) -> Callable[[], None]:
+    frame = page.frame_locator(MAP_FRAME)
+    points = frame.locator(".leaflet-overlay-pane path.leaflet-interactive")
+    points.first.wait_for(timeout=60_000)
+    found = points.evaluate_all(FIND_FREE_POINT, start)
+    if found is None:
+        raise RuntimeError("no free track point to click")
+    k = found[0]
+    return lambda: points.nth(k).click()
+
+
+# ---------------------------------------------------------------- data files
+def series_csv(n: int, folder: Path) -> Path:
+    rng = np.random.default_rng(7)
+    t = np.arange(n)
+    v = 2 + np.sin(2 * np.pi * t / 24) + rng.normal(0, 0.3, n)
+    v[rng.choice(n, max(1, n // 400), replace=False)] += 6  # spikes
+    path = folder / f"series_{n}.csv"
+    path.write_text("time,value\n" + "".join(f"{a},{b:.3f}\n" for a, b in zip(t, v,
+                                                                               strict=True)))
+    return path
+
+
+def track_csv(n: int, folder: Path) -> Path:
+    rng = np.random.default_rng(11)
+    steps = rng.normal(0, 0.0004, (n, 2)).cumsum(axis=0)
+    lat, lon = 48.86 + steps[:, 0], 2.35 + steps[:, 1]
+    start = np.datetime64("2024-03-05T00:00:00")
+    times = start + np.arange(n) * np.timedelta64(15, "s")
+    path = folder / f"track_{n}.csv"
+    path.write_text("time,lat,lon\n" + "".join(
+        f"{str(tm)},{a:.6f},{b:.6f}\n" for tm, a, b in zip(times, lat, lon, strict=True)))
+    return path
+
+
+# ---------------------------------------------------------------- the run
+class Bench:
+    def __init__(self, url: str, browser, reps: int, budget: float):
+        self.url, self.browser, self.reps, self.budget = url, browser, reps, budget
+        self.rows: list[tuple[str, list[float], int, int]] = []  # name, times, lost, bytes
+        self.bytes_rows: list[tuple[str, float, float]] = []
+
+    def session(self) -> tuple[Page, Wire]:
+        ctx = self.browser.new_context(viewport=VIEWPORT)
+        page = ctx.new_page()
+        return page, Wire(page)
+
+    def measure(self, name: str, page: Page, wire: Wire,
+                prepare: Callable[[int], Callable[[], None]],
+                after: Callable[[int], None] | None = None) -> list[int]:
+        """Repeat: ``prepare(i)`` (not timed) returns the action to time."""
+        times, lost, sizes = [], 0, []
+        spent = 0.0
+        for i in range(self.reps):
+            try:
+                action = prepare(i)
+                dt, nbytes = timed(page, wire, action)
+            except Lost:
+                lost += 1
+                settle(page)
+                continue
+            times.append(dt)
+            sizes.append(nbytes)
+            spent += dt
+            if after:
+                after(i)
+            settle(page)
+            if spent > self.budget and len(times) >= 1:
+                break
+        med_bytes = int(statistics.median(sizes)) if sizes else 0
+        self.rows.append((name, times, lost, med_bytes))
+        fmt = (f"median {statistics.median(times):6.2f} s  max {max(times):6.2f} s"
+               if times else "no rerun")
+        print(f"  {name:<46} {fmt}  n={len(times)} lost={lost}  "
+              f"{med_bytes / 1e3:,.0f} kB/rerun", flush=True)
+        return sizes
+
+    def fresh(self, name: str, run: Callable[[Page, Wire], tuple[float, int]]) -> None:
+        """Repeat ``run`` in a fresh browser context each time."""
+        times, sizes, spent = [], [], 0.0
+        for _ in range(self.reps):
+            page, wire = self.session()
+            try:
+                dt, nbytes = run(page, wire)
+            finally:
+                page.context.close()
+            times.append(dt)
+            sizes.append(nbytes)
+            spent += dt
+            if spent > self.budget:
+                break
+        med_bytes = int(statistics.median(sizes))
+        self.rows.append((name, times, 0, med_bytes))
+        print(f"  {name:<46} median {statistics.median(times):6.2f} s  max "
+              f"{max(times):6.2f} s  n={len(times)}  {med_bytes / 1e3:,.0f} kB", flush=True)
+
+    # -------------------------------------------------------- scenarios
+    def timeline(self, tmp: Path) -> None:
+        page, wire = self.session()
+        open_page(page, self.url, "/timeline")
+        chart_points(page).first.wait_for(timeout=60_000)
+        self.measure("Timeline (demo): click a point", page, wire,
+                     lambda i: click_point(page, 10 + 3 * i))
+        self.measure("Timeline (demo): box-select", page, wire,
+                     lambda i: box_select(page, 0.05 + 0.12 * i, 0.12 + 0.12 * i))
+        self.measure("Timeline (demo): ε step", page, wire,
+                     lambda i: number_step(page, "Total privacy budget", True))
+        self.measure("Timeline (demo): scheme", page, wire,
+                     lambda i: select_option(page, "Budget scheme",
+                                             "Skip" if i % 2 == 0 else "Uniform"))
+        # a 2,000-row upload
+        upload(page, wire, series_csv(2000, tmp))
+        chart_points(page).first.wait_for(timeout=60_000)
+        self.measure("Timeline (2,000 rows): click a point", page, wire,
+                     lambda i: click_point(page, 500 + 7 * i))
+        self.measure("Timeline (2,000 rows): box-select", page, wire,
+                     lambda i: box_select(page, 0.05 + 0.12 * i, 0.12 + 0.12 * i))
+        self.measure("Timeline (2,000 rows): scheme", page, wire,
+                     lambda i: select_option(page, "Budget scheme",
+                                             "Skip" if i % 2 == 0 else "Uniform"))
+        page.context.close()
+
+    def map(self) -> None:
+        page, wire = self.session()
+        open_page(page, self.url, "/map")
+        page.frame_locator(MAP_FRAME).locator(
+            ".leaflet-overlay-pane path.leaflet-interactive").first.wait_for(timeout=60_000)
+        page.wait_for_timeout(500)
+        self.measure("Map (demo): click a point (toggle)", page, wire,
+                     lambda i: map_point_click(page))
+        self.measure("Map (demo): ε step", page, wire,
+                     lambda i: number_step(page, "Total privacy budget", True))
+        self.measure("Map (demo): radius step", page, wire,
+                     lambda i: number_step(page, "Protection radius", True))
+        self.measure("Map (demo): scheme", page, wire,
+                     lambda i: select_option(page, "Budget scheme",
+                                             "Skip" if i % 2 == 0 else "Uniform"))
+        page.context.close()
+
+    def learn(self) -> None:
+        page, wire = self.session()
+        open_page(page, self.url, "/learn")
+        self.measure("Learn: a slider step", page, wire,
+                     lambda i: slider_key(page, None, "ArrowRight" if i % 2 == 0
+                                          else "ArrowLeft", nth=1))
+        page.context.close()
+
+    def leakage_dummies(self) -> None:
+        page, wire = self.session()
+        open_page(page, self.url, "/leakage")
+        self.measure("Leakage: correlation-strength step", page, wire,
+                     lambda i: slider_key(page, "strong ←", "ArrowRight" if i % 2 == 0
+                                          else "ArrowLeft"))
+        open_page(page, self.url, "/dummies")
+        self.measure("Dummy landmarks: metric change", page, wire,
+                     lambda i: select_option(page, "Metric", "nearest" if i % 2 == 0
+                                             else "Spread"))
+        page.context.close()
+
+    def compare(self) -> None:
+        def first_open(page: Page, wire: Wire) -> tuple[float, int]:
+            open_page(page, self.url, "/")
+            link = nav_link(page, "Compare")
+            return timed(page, wire, lambda: link.click())
+        self.fresh("Compare: first open (from Home)", first_open)
+
+        page, wire = self.session()
+        open_page(page, self.url, "/compare")
+
+        def add(i: int) -> Callable[[], None]:
+            box = page.locator("[data-testid=stMultiSelect]").filter(has_text="Schemes").first
+            box.locator("input").first.click()
+            opt = page.locator("[role=option]").filter(has_text="Event-level").first
+            opt.wait_for(timeout=10_000)
+            return lambda: opt.click()
+
+        def remove(i: int) -> None:
+            settle(page)
+            page.keyboard.press("Escape")
+            box = page.locator("[data-testid=stMultiSelect]").filter(has_text="Schemes").first
+            box.locator("input").first.click()
+            before = wire.finished
+            page.keyboard.press("Backspace")  # removes the last chip: the one just added
+            page.keyboard.press("Escape")
+            wait_rerun(page, wire, before)
+        self.measure("Compare: add a scheme", page, wire, add, after=remove)
+        page.context.close()
+
+        def to_track(page: Page, wire: Wire) -> tuple[float, int]:
+            open_page(page, self.url, "/compare")
+            radio = page.locator("[data-testid=stRadio] label").filter(
+                has_text="Trajectory").first
+            return timed(page, wire, lambda: radio.click())
+        self.fresh("Compare: switch to the trajectory", to_track)
+
+    def deep_links(self) -> None:
+        for path in ("/timeline", "/map"):
+            def load(page: Page, wire: Wire, path: str = path) -> tuple[float, int]:
+                return timed(page, wire, lambda: page.goto(self.url + path))
+            self.fresh(f"deep link {path}: first load", load)
+
+    def payloads(self, tmp: Path) -> None:
+        page, wire = self.session()
+        open_page(page, self.url, "/timeline")
+        upload(page, wire, series_csv(20_000, tmp))
+        sizes = self.measure("Timeline (20,000 points): ε step", page, wire,
+                             lambda i: number_step(page, "Total privacy budget", True))
+        self.bytes_rows.append(("Timeline, 20,000 points, ε step",
+                                statistics.median(sizes), max(sizes)))
+        page.context.close()
+        page, wire = self.session()
+        open_page(page, self.url, "/map")
+        upload(page, wire, track_csv(5000, tmp))
+        sizes = self.measure("Map (5,000 points): ε step", page, wire,
+                             lambda i: number_step(page, "Total privacy budget", True))
+        self.bytes_rows.append(("Map, 5,000 points, ε step", statistics.median(sizes),
+                                max(sizes)))
+        page.context.close()
+
+    def table(self) -> None:
+        print("\n| action | median | max | n |")
+        print("|---|---|---|---|")
+        for name, times, lost, _ in self.rows:
+            if times:
+                extra = f" ({lost} of {len(times) + lost} lost)" if lost else ""
+                print(f"| {name} | {statistics.median(times):.2f} s | {max(times):.2f} s | "
+                      f"{len(times)}{extra} |")
+            else:
+                print(f"| {name} | no rerun | — | 0 ({lost} lost) |")
+        if self.bytes_rows:
+            print("\n| bytes sent per rerun | median | max |")
+            print("|---|---|---|")
+            for name, med, mx in self.bytes_rows:
+                print(f"| {name} | {med / 1e6:.2f} MB | {mx / 1e6:.2f} MB |")
+
+
+SCENARIOS = ("timeline", "map", "learn", "leakage", "compare", "deeplinks", "payloads")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--port", type=int, default=8621)
+    ap.add_argument("--budget", type=float, default=90.0,
+                    help="stop repeating an action after this many seconds in all")
+    ap.add_argument("--only", default=",".join(SCENARIOS),
+                    help="comma-separated subset of: " + ", ".join(SCENARIOS))
+    args = ap.parse_args()
+    only = [s.strip() for s in args.only.split(",") if s.strip()]
+    print(f"uptime: {os.popen('uptime').read().strip()}")
+    print(f"chromium {VIEWPORT['width']}×{VIEWPORT['height']}, {args.reps} repetitions")
+    port = free_port(args.port)
+    with streamlit_server(port) as url, sync_playwright() as p, \
+            tempfile.TemporaryDirectory() as tmpdir:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        bench = Bench(url, browser, args.reps, args.budget)
+        # warm the server once (imports, first script run) so no row pays for it
+        page, _ = bench.session()
+        open_page(page, url, "/")
+        page.context.close()
+        tmp = Path(tmpdir)
+        for name in only:
+            print(f"{name}:", flush=True)
+            try:
+                {"timeline": lambda: bench.timeline(tmp), "map": bench.map,
+                 "learn": bench.learn, "leakage": bench.leakage_dummies,
+                 "compare": bench.compare, "deeplinks": bench.deep_links,
+                 "payloads": lambda: bench.payloads(tmp)}[name]()
+            except Exception as exc:  # noqa: BLE001 - report and go on with the others
+                print(f"  {name} failed: {type(exc).__name__}: {exc}", flush=True)
+        browser.close()
+        bench.table()
+    print(f"uptime: {os.popen('uptime').read().strip()}")
+
+
+if __name__ == "__main__":
+    main()

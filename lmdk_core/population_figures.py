@@ -1,0 +1,91 @@
+"""Figures of the Population page: distributions over users of a population release.
+
+Figure builders only (the audit table in, plotly figures out): the number of landmarks
+per user, the verdict colours, the largest landmark TPL per user against ε (or the
+leakage target α) and the measured error per user. Colours: landmarks and leakage as in
+:mod:`lmdk_core.figures`; verdicts green / amber / red.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from lmdk_core.figures import COLORS
+
+__all__ = ["VERDICT_COLORS", "error_figure", "landmark_count_figure", "tpl_figure",
+           "verdict_figure"]
+
+#: the bar colour of each verdict
+VERDICT_COLORS = {"green": "#2ca02c", "amber": "#f0a30a", "red": "#d62728"}
+VERDICT_NAMES = {"green": "landmark-private", "amber": "private only if independent",
+                 "red": "not landmark-private"}
+
+_HEIGHT = 300
+
+
+def _layout(fig: go.Figure, title: str, x: str, y: str = "users") -> go.Figure:
+    fig.update_layout(title=dict(text=title, font=dict(size=15)), height=_HEIGHT,
+                      margin=dict(l=55, r=20, t=50, b=50), showlegend=False,
+                      template="plotly_white", bargap=0.05)
+    fig.update_xaxes(title_text=x)
+    fig.update_yaxes(title_text=y)
+    return fig
+
+
+def landmark_count_figure(audit: pd.DataFrame) -> go.Figure:
+    """Histogram of |L| (landmarks per user), one bar per count."""
+    n = audit["n_landmarks"].to_numpy(dtype=int)
+    fig = go.Figure(go.Histogram(x=n, xbins=dict(start=-0.5, end=float(n.max(initial=0)) + 0.5,
+                                                 size=1),
+                                 marker_color=COLORS["landmark"],
+                                 hovertemplate="|L| = %{x}: %{y} users<extra></extra>"))
+    return _layout(fig, f"Landmarks per user (median {np.median(n):g})", "|L| (landmarks)")
+
+
+def verdict_figure(colours: np.ndarray) -> go.Figure:
+    """Bars: how many users got each verdict colour."""
+    keys = list(VERDICT_COLORS)
+    counts = [int(np.sum(np.asarray(colours) == k)) for k in keys]
+    fig = go.Figure(go.Bar(x=[VERDICT_NAMES[k] for k in keys], y=counts, text=counts,
+                           textposition="outside",
+                           marker_color=[VERDICT_COLORS[k] for k in keys],
+                           hovertemplate="%{x}: %{y} users<extra></extra>"))
+    fig = _layout(fig, "Verdict per user", "")
+    fig.update_yaxes(range=[0, max(counts + [1]) * 1.2])
+    return fig
+
+
+def tpl_figure(audit: pd.DataFrame, bound: float, bound_name: str = "ε") -> go.Figure:
+    """Histogram of each user's largest landmark TPL, with the bound (ε or α) as a
+    vertical line; an empty chart with a note when no TPL was computed."""
+    v = audit["max_landmark_tpl"].to_numpy(dtype=float)
+    v = v[np.isfinite(v)]
+    fig = go.Figure()
+    if v.size:
+        fig.add_trace(go.Histogram(x=v, nbinsx=30, marker_color=COLORS["landmark_tpl"],
+                                   hovertemplate="TPL %{x}: %{y} users<extra></extra>"))
+        fig.add_vline(x=bound, line=dict(color=COLORS["epsilon"], dash="dash", width=2),
+                      annotation_text=f"{bound_name} = {bound:g}",
+                      annotation_position="top right")
+        title = f"Largest landmark TPL per user (median {np.median(v):.3g})"
+    else:
+        title = "Largest landmark TPL per user: not computed (no correlation model)"
+    return _layout(fig, title, "max landmark TPL")
+
+
+def error_figure(audit: pd.DataFrame, unit: str = "") -> go.Figure:
+    """Box plots over users of the measured MAE and RMSE (every user a point)."""
+    u = f" ({unit})" if unit else ""
+    fig = go.Figure()
+    for col, name in (("mae", "MAE"), ("rmse", "RMSE")):
+        fig.add_trace(go.Box(y=audit[col].to_numpy(dtype=float), name=name, boxpoints="all",
+                             jitter=0.4, pointpos=0, marker=dict(size=3, opacity=0.5),
+                             line_color=COLORS["released"], text=audit["user"].astype(str),
+                             hovertemplate="user %{text}: %{y:.3g}<extra>" + name
+                             + "</extra>"))
+    mae = audit["mae"].to_numpy(dtype=float)
+    med = np.nanmedian(mae) if np.isfinite(mae).any() else float("nan")
+    sp = f" {unit}" if unit else ""
+    return _layout(fig, f"Measured error per user (median MAE {med:.3g}{sp})", "", f"error{u}")

@@ -1,0 +1,224 @@
+"""Adaptive releases are bit-for-bit what the original per-step loop produced.
+
+Two oracles:
+
+* ``_adaptive_reference`` below is a frozen copy of the Adaptive loop as it was before
+  its bookkeeping became O(1) per step (it rewrote every later budget at each
+  approximated landmark, O(T) each). Hypothesis compares the engine with it on random
+  series, tracks, landmark sets, mechanisms and sampling settings: released values,
+  budgets, published flags and the generator's state afterwards (the same draws were
+  consumed) must be identical, not merely close.
+* ``tests/data/adaptive_cases.npz`` stores the public ``release_series`` /
+  ``release_trajectory`` outputs of a handful of seeded cases computed by the original
+  code (regenerate only deliberately: ``python tests/test_adaptive_bitwise.py``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lmdk_core import adaptive_laplace as adaptive_laplace_module
+from lmdk_core.allocation import allocate
+from lmdk_core.mechanisms import Geometric, Laplace, PlanarLaplace
+from lmdk_core.release import AdaptiveSettings, _adaptive, release_series, release_trajectory
+
+CASES = Path(__file__).parent / "data" / "adaptive_cases.npz"
+
+
+def _adaptive_reference(values, landmarks, planned, mech, gen, settings):
+    """Frozen copy of the original Adaptive loop (slow oracle; do not optimise)."""
+    T = planned.size
+    eps = planned.copy()
+    is_lm = np.zeros(T, dtype=bool)
+    is_lm[landmarks] = True
+    published = np.zeros(T, dtype=bool)
+    released = np.full(values.shape, np.nan)
+    rate = settings.initial_rate
+    last = None
+    noise_scale = np.asarray(mech.expected_error(eps), dtype=float)
+    for t in range(T):
+        publish = last is None or gen.random() < rate
+        if publish:
+            out = mech.perturb_one(values[t], eps[t], gen)
+            if last is not None:
+                if noise_scale[t] > mech.distance_one(out, last):
+                    rate = max(settings.min_rate, rate - settings.step)
+                else:
+                    rate = min(1.0, rate + settings.step)
+            released[t] = out
+            published[t] = True
+            last = out
+        else:
+            released[t] = last
+            if is_lm[t]:
+                share = eps[t]
+                later = slice(t + 1, T)
+                k = int(is_lm[later].sum())
+                eps[later] += share / (k + 1)
+                if t + 1 < T:
+                    noise_scale[later] = mech.expected_error(eps[later])
+            eps[t] = 0.0
+    return released, eps, published
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    """Identical arrays, NaN where NaN (bitwise on the float64 values)."""
+    a, b = np.asarray(a), np.asarray(b)
+    return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+def _compare(values, lm, epsilon, mech, seed, adaptive):
+    lm = np.asarray(sorted(set(lm)), dtype=np.int64)
+    planned = allocate("adaptive", values.shape[0], lm, epsilon)
+    g1, g2 = np.random.default_rng(seed), np.random.default_rng(seed)
+    ref = _adaptive_reference(values, lm, planned, mech, g1, adaptive)
+    new = _adaptive(values, lm, planned, mech, g2, adaptive)
+    for name, r, n in zip(("released", "epsilon", "published"), ref, new, strict=True):
+        assert _same(r, n), f"{name} differs from the original loop"
+    assert g1.bit_generator.state == g2.bit_generator.state, "different draws consumed"
+
+
+@st.composite
+def adaptive_settings(draw):
+    initial = draw(st.sampled_from([1.0, 0.9, 0.5, 0.3]))
+    min_rate = draw(st.floats(0.05, initial))
+    step = draw(st.sampled_from([0.2, 0.1, 0.3, 0.05, 1.0, 0.37]))
+    return AdaptiveSettings(initial_rate=initial, min_rate=min_rate, step=step)
+
+
+@st.composite
+def series_case(draw):
+    T = draw(st.integers(1, 400))
+    seed = draw(st.integers(0, 2**32 - 1))
+    kind = draw(st.sampled_from(["flat", "walk", "steps", "counts"]))
+    gen = np.random.default_rng(seed)
+    if kind == "flat":
+        x = np.full(T, 3.0)
+    elif kind == "walk":
+        x = np.cumsum(gen.normal(0, draw(st.sampled_from([0.1, 1.0, 20.0])), T))
+    elif kind == "steps":
+        x = np.repeat(gen.normal(0, 30, T // 10 + 1), 10)[:T]
+    else:
+        x = gen.poisson(20, T).astype(float)
+    n_lm = draw(st.sampled_from([0, 1, 3, T // 10, T // 2, T]))
+    lm = gen.choice(T, min(n_lm, T), replace=False)
+    eps = draw(st.sampled_from([0.05, 0.5, 1.0, 5.0]))
+    mech = draw(st.sampled_from(["laplace", "geometric"]))
+    sens = draw(st.sampled_from([1.0, 2.0]))
+    return x, lm, eps, mech, sens, seed, draw(adaptive_settings())
+
+
+@settings(max_examples=300, deadline=None)
+@given(series_case())
+def test_series_adaptive_matches_the_original_loop(case):
+    x, lm, eps, mech, sens, seed, adaptive = case
+    m = Laplace(sens) if mech == "laplace" else Geometric(sens)
+    if mech == "geometric":
+        x = np.round(x)
+    _compare(x, lm, eps, m, seed, adaptive)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 150), st.integers(0, 2**32 - 1), st.sampled_from([0, 1, 5, 30]),
+       adaptive_settings(), st.sampled_from([0.3, 1.0, 4.0]))
+def test_trajectory_adaptive_matches_the_original_loop(T, seed, n_lm, adaptive, eps):
+    gen = np.random.default_rng(seed)
+    pts = np.column_stack([48.85 + np.cumsum(gen.normal(0, 1e-4, T)),
+                           2.35 + np.cumsum(gen.normal(0, 1e-4, T))])
+    lm = gen.choice(T, min(n_lm, T), replace=False)
+    _compare(pts, lm, eps, PlanarLaplace(100.0), seed, adaptive)
+
+
+def test_long_series_with_many_landmarks_matches_the_original_loop():
+    """20,000 steps and 207 landmarks: many rate changes and skipped landmarks."""
+    x = np.random.default_rng(3).normal(0, 1, 20_000)
+    _compare(x, np.arange(0, 20_000, 97), 1.0, Laplace(1.0), 11, AdaptiveSettings())
+
+
+@pytest.mark.parametrize("block", [64, 65, 101])
+def test_small_draw_blocks_match_the_original_loop(block, monkeypatch):
+    """The Laplace path draws doubles ahead in blocks; tiny blocks force many refills."""
+    monkeypatch.setattr(adaptive_laplace_module, "_DRAW_BLOCK", block)
+    x = np.random.default_rng(8).normal(0, 3, 3000)
+    for seed, lm in ((1, []), (2, np.arange(0, 3000, 7)), (3, np.arange(3000))):
+        _compare(x, lm, 0.7, Laplace(1.0), seed, AdaptiveSettings(0.9, 0.1, 0.3))
+
+
+@settings(max_examples=40, deadline=None)
+@given(series_case())
+def test_compiled_laplace_loop_matches_the_original_loop(case):
+    """The numba-compiled loop (used for long series) on short random cases: the same
+    draws and decisions as the original loop, with tiny draw blocks for refills."""
+    x, lm, eps, _, sens, seed, adaptive = case
+    old = (adaptive_laplace_module._COMPILED_MIN_LENGTH, adaptive_laplace_module._DRAW_BLOCK)
+    adaptive_laplace_module._COMPILED_MIN_LENGTH, adaptive_laplace_module._DRAW_BLOCK = 0, 97
+    try:
+        _compare(x, lm, eps, Laplace(sens), seed, adaptive)
+    finally:
+        adaptive_laplace_module._COMPILED_MIN_LENGTH, adaptive_laplace_module._DRAW_BLOCK = old
+
+
+def _stored_cases():
+    """(name, kwargs) of the stored cases: series (Laplace, Geometric) and tracks."""
+    gen = np.random.default_rng(2024)
+    walk = np.cumsum(gen.normal(0, 1, 3000))
+    flat = np.full(2000, 5.0)
+    counts = gen.poisson(30, 2500).astype(float)
+    lat = 48.85 + np.cumsum(gen.normal(0, 1e-4, 1500))
+    lon = 2.35 + np.cumsum(gen.normal(0, 1e-4, 1500))
+    return [
+        ("walk_nolm", dict(kind="series", values=walk, landmarks=[], epsilon=1.0, seed=0,
+                           mechanism="laplace", adaptive=AdaptiveSettings())),
+        ("walk_lm30", dict(kind="series", values=walk, landmarks=gen.choice(3000, 30, False),
+                           epsilon=0.5, seed=1, mechanism="laplace",
+                           adaptive=AdaptiveSettings(0.8, 0.1, 0.1))),
+        ("flat_lm_every20", dict(kind="series", values=flat, landmarks=np.arange(0, 2000, 20),
+                                 epsilon=1.0, seed=5, mechanism="laplace",
+                                 adaptive=AdaptiveSettings())),
+        ("flat_all_lm", dict(kind="series", values=flat[:300], landmarks=np.arange(300),
+                             epsilon=2.0, seed=7, mechanism="laplace",
+                             adaptive=AdaptiveSettings(1.0, 0.3, 0.35))),
+        ("counts_geometric", dict(kind="series", values=counts,
+                                  landmarks=gen.choice(2500, 200, False), epsilon=1.0, seed=9,
+                                  mechanism="geometric", adaptive=AdaptiveSettings(0.5, 0.2, 0.2))),
+        ("track_lm10", dict(kind="track", lat=lat, lon=lon, landmarks=gen.choice(1500, 10, False),
+                            epsilon=1.0, seed=3, adaptive=AdaptiveSettings())),
+        ("track_lm300", dict(kind="track", lat=lat, lon=lon,
+                             landmarks=gen.choice(1500, 300, False), epsilon=2.0, seed=4,
+                             adaptive=AdaptiveSettings(1.0, 0.1, 0.25))),
+    ]
+
+
+def _run_case(case: dict):
+    c = dict(case)
+    if c.pop("kind") == "series":
+        return release_series(c["values"], c["landmarks"], c["epsilon"], "adaptive",
+                              c["mechanism"], seed=c["seed"], adaptive=c["adaptive"])
+    return release_trajectory(c["lat"], c["lon"], c["landmarks"], c["epsilon"], 100.0,
+                              "adaptive", seed=c["seed"], adaptive=c["adaptive"])
+
+
+@pytest.mark.parametrize("name,case", _stored_cases(), ids=[n for n, _ in _stored_cases()])
+def test_stored_outputs_of_the_original_code(name, case):
+    stored = np.load(CASES)
+    rel = _run_case(case)
+    assert _same(rel.released, stored[f"{name}_released"])
+    assert _same(rel.epsilon_t, stored[f"{name}_epsilon"])
+    assert _same(rel.published, stored[f"{name}_published"])
+
+
+if __name__ == "__main__":  # regenerate the stored outputs (only on purpose)
+    arrays = {}
+    for name, case in _stored_cases():
+        rel = _run_case(case)
+        arrays[f"{name}_released"] = rel.released
+        arrays[f"{name}_epsilon"] = rel.epsilon_t
+        arrays[f"{name}_published"] = rel.published
+    CASES.parent.mkdir(exist_ok=True)
+    np.savez_compressed(CASES, **arrays)
+    print(f"wrote {CASES}")
