@@ -45,6 +45,7 @@ __all__ = [
     "certainty_sentence",
     "posterior_bound",
     "repeat_inference",
+    "risk_statements",
     "simulate_repeat_inference",
 ]
 
@@ -81,6 +82,28 @@ def certainty_sentence(loss: float, prior: float = 0.1, *, epsilon: float | None
     return (f"{why[0].upper()}{why[1:]}, an attacker becomes at most {factor:,.3g}× more "
             f"certain of anything about the landmarks{extra}: a {prior:.0%} suspicion can grow to "
             f"at most {post:.1%}.")
+
+
+def risk_statements(epsilon: float, landmark_tpl_max: float | None = None, *,
+                    releases: int = 52, delta: float = 1e-6,
+                    priors: Sequence[float] = (0.01, 0.1, 0.5)) -> list[tuple[str, str]]:
+    """Plain-language rows for a report: the posterior bound at ε (and at the largest
+    landmark TPL when a correlation model gave one) and what ``releases`` repetitions of
+    the same release add up to for a landmark that recurs in each (composition)."""
+    from lmdk_core.composition import schedule_summary
+
+    rows = [("What ε means", certainty_sentence(epsilon, 0.1))]
+    if landmark_tpl_max is not None and np.isfinite(landmark_tpl_max):
+        rows.append(("Under temporal correlation",
+                     certainty_sentence(float(landmark_tpl_max), 0.1, epsilon=epsilon,
+                                        correlated=True)))
+    loss = epsilon if landmark_tpl_max is None or not np.isfinite(landmark_tpl_max) \
+        else max(epsilon, float(landmark_tpl_max))
+    rows.append(("Posterior bounds", "; ".join(
+        f"prior {p:.0%} → at most {float(posterior_bound(p, loss)):.1%}" for p in priors)))
+    sched = schedule_summary(epsilon, releases, delta)
+    rows.append((f"If repeated {releases} times", sched.sentences()[2]))
+    return rows
 
 
 # ------------------------------------------------------------------ which t are landmarks

@@ -139,6 +139,15 @@ def _leakage_rows(rd: ReportData) -> tuple[list[tuple[str, str]], str]:
     return rows, f"Assumed correlation model: {leak.model.description}"
 
 
+def _risk_rows(rd: ReportData) -> list[tuple[str, str]]:
+    """Aggregated risk in words (no timestamp, place or count of landmarks)."""
+    from lmdk_core.attacker import risk_statements
+
+    leak = rd.leakage
+    tpl_max = float(np.max(leak.landmark_tpl)) if leak.computed else None
+    return risk_statements(rd.release.epsilon, tpl_max)
+
+
 def render_release_note(rd: ReportData, noise: str = NUMPY_NOISE) -> str:
     """The public release note of computed report data ``rd`` as one HTML document."""
     cfg, rel = rd.cfg, rd.release
@@ -176,6 +185,9 @@ def render_release_note(rd: ReportData, noise: str = NUMPY_NOISE) -> str:
         f"<p class='small'>{_esc(model_text)} Leakage under temporal correlation follows "
         "Cao et al. (ICDE 2017 / TKDE 2018); it equals the budget of the theorem when "
         "consecutive values are independent.</p>",
+        "<h2>What an attacker can learn</h2>", _rows(_risk_rows(rd)),
+        "<p class='small'>Posterior bound p·e^x/(1 − p + p·e^x) for a privacy loss x; "
+        "repeated releases compose (Dwork, Rothblum, Vadhan 2010).</p>",
     ]
     return ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
             "<meta name='viewport' content='width=device-width, initial-scale=1'>"

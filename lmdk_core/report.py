@@ -541,6 +541,32 @@ def _verdict_html(rd: ReportData) -> str:
             f"(independent releases): {esc(v.summary())}.</div></div>")
 
 
+def _attacker_html(rd: ReportData) -> str:
+    """Risk in words (posterior bounds, correlation, repeated releases) and, from this very
+    release, how many values repeat the previous one (under Skip or Adaptive they mark
+    approximations, and Skip approximates exactly the landmarks)."""
+    from lmdk_core.attacker import repeat_inference, risk_statements
+
+    leak, rel = rd.leakage, rd.release
+    tpl_max = float(np.max(leak.landmark_tpl)) if leak.computed else None
+    rows = risk_statements(rel.epsilon, tpl_max)
+    flagged, hits, n_lm = repeat_inference(rel.released, rel.landmarks)
+    if flagged:
+        rows.append(("Which timestamps are landmarks?",
+                     f"{flagged} released value(s) repeat the previous one or are withheld; "
+                     f"{hits} of them are landmarks ({hits}/{n_lm} of the landmarks). An "
+                     "attacker who sees the release can point at them; dummy landmarks hide "
+                     "this pattern."))
+    else:
+        rows.append(("Which timestamps are landmarks?",
+                     "No released value repeats the previous one: the release itself shows "
+                     "no trace of which timestamps are landmarks."))
+    return (_table(rows) + "<p class='small'>Posterior bound p·e<sup>x</sup>/(1 − p + "
+            "p·e<sup>x</sup>) for a privacy loss x (ε, or the largest landmark TPL under the "
+            "correlation model, Cao et al. ICDE 2017 / TKDE 2018); repeated releases by basic "
+            "and advanced composition (Dwork, Rothblum, Vadhan 2010).</p>")
+
+
 def _leakage_html(rd: ReportData, fig: str | None) -> str:
     leak, rel = rd.leakage, rd.release
     parts = [f"<p><b>Correlation model</b> (an assumption about the data, stated so it can "
@@ -820,7 +846,9 @@ def render_html(rd: ReportData) -> str:
         _leakage_html(rd, figs.get("leakage")), "</section>",
         f"<section><h2>{n + 2}. Error: measured and expected</h2>",
         _error_html(rd, figs["error"]), "</section>",
+        f"<section><h2>{n + 3}. What an attacker learns</h2>", _attacker_html(rd), "</section>",
     ]
+    n += 1
     if rd.comparison:
         sections += [f"<section><h2>{n + 3}. Schemes compared</h2>", _comparison_html(rd),
                      "</section>"]

@@ -15,6 +15,7 @@ from lmdk_core.attacker import (
     certainty_sentence,
     posterior_bound,
     repeat_inference,
+    risk_statements,
     simulate_repeat_inference,
 )
 from lmdk_core.composition import (
@@ -136,3 +137,20 @@ def test_cli_solve_attack_compose(tmp_path):
                 ["attack", "--input", str(series), "--epsilon", "1", "--stay", "0-3"]):
         p = run_cli(*bad)
         assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
+
+
+def test_report_and_release_note_say_what_an_attacker_learns():
+    from lmdk_core.config import ViewConfig
+    from lmdk_core.release_note import build_release_note
+    from lmdk_core.report import build_report
+
+    cfg = ViewConfig(scheme="skip", seed=3, landmarks=[27, 28, 85, 86, 139])
+    html = build_report(cfg)
+    assert "What an attacker learns" in html
+    # Skip repeats the previous value at each landmark: the internal report says so
+    assert "5 of them are landmarks (5/5 of the landmarks)" in html
+    note = build_release_note(ViewConfig(scheme="skip", seed=3, landmarks=[27, 28, 85, 86, 139]))
+    assert "What an attacker can learn" in note and "more certain" in note
+    assert "of them are landmarks" not in note  # the public note never points at L
+    rows = dict(risk_statements(1.0))
+    assert "prior 10% → at most 23.2%" in rows["Posterior bounds"]

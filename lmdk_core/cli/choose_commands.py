@@ -42,8 +42,8 @@ def _schemes(text: str) -> list[str]:
     return list(dict.fromkeys(keys))
 
 
-def _parse_stay(text: str) -> list[int]:
-    """Timestamps such as ``0-99`` or ``3,4,5`` (ranges inclusive)."""
+def _parse_timestamps(text: str, option: str = "--stay", required: bool = True) -> list[int]:
+    """Timestamps such as ``0-99`` or ``3,4,5,10-12`` (ranges inclusive)."""
     out: list[int] = []
     for part in text.split(","):
         part = part.strip()
@@ -52,15 +52,19 @@ def _parse_stay(text: str) -> list[int]:
             try:
                 lo, hi = int(a), int(b)
             except ValueError:
-                raise InputError(f"--stay: {part!r} is not a range like 0-99") from None
+                raise InputError(f"{option}: {part!r} is not a range like 0-99") from None
             if hi < lo or hi - lo > 10_000_000:
-                raise InputError(f"--stay: {part!r} is not an increasing range")
+                raise InputError(f"{option}: {part!r} is not an increasing range")
             out.extend(range(lo, hi + 1))
         elif part:
             out.extend(parse_landmarks(part))
-    if not out:
-        raise InputError("--stay needs timestamps, e.g. 0-99")
+    if required and not out:
+        raise InputError(f"{option} needs timestamps, e.g. 0-99")
     return out
+
+
+def _landmarks(text: str) -> list[int]:
+    return _parse_timestamps(text or "", "--landmarks", required=False)
 
 
 def _cmd_solve(args: argparse.Namespace) -> int:
@@ -79,7 +83,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     for key in _schemes(args.schemes):
         if key == "w-event" and args.window is None:
             raise InputError("the w-event scheme needs --window")
-        sol = solve_epsilon(values, parse_landmarks(args.landmarks), key, target,
+        sol = solve_epsilon(values, _landmarks(args.landmarks), key, target,
                             mechanism=args.mechanism, sensitivity=args.sensitivity,
                             radius=args.radius, window=args.window, runs=args.runs,
                             seed=args.seed)
@@ -112,7 +116,7 @@ def _cmd_attack(args: argparse.Namespace) -> int:
     from lmdk_core.cli import emit_json
 
     values, kind, _ = _load(args.input, args.radius)
-    lm = parse_landmarks(args.landmarks)
+    lm = _landmarks(args.landmarks)
     inf = simulate_repeat_inference(values, lm, args.scheme, args.epsilon,
                                     mechanism=args.mechanism, sensitivity=args.sensitivity,
                                     radius=args.radius, window=args.window, runs=args.runs,
@@ -132,7 +136,7 @@ def _cmd_attack(args: argparse.Namespace) -> int:
     if args.stay:
         if kind != "track":
             raise InputError("--stay is for tracks (the averaging attack on a place)")
-        stay = _parse_stay(args.stay)
+        stay = _parse_timestamps(args.stay)
         days = [int(d) for d in args.days.split(",") if d.strip()]
         avg = averaging_attack(values[:, 0], values[:, 1], lm, stay, args.scheme, args.epsilon,
                                args.radius, days, window=args.window, runs=args.runs,
@@ -174,7 +178,7 @@ def _cmd_compose(args: argparse.Namespace) -> int:
 
 def _data_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--input", required=True, help="series CSV (time,value) or track (CSV/GPX)")
-    p.add_argument("--landmarks", default="", help="0-based timestamps, e.g. 3,7")
+    p.add_argument("--landmarks", default="", help="0-based timestamps, e.g. 3,7 or 10-20")
     p.add_argument("--mechanism", choices=["laplace", "geometric"], default="laplace",
                    help="series mechanism")
     p.add_argument("--sensitivity", type=float, default=1.0, help="Δf (series)")
