@@ -442,9 +442,8 @@ def solve_epsilon(values: ArrayLike, landmarks: Iterable[int] | None, scheme: st
 def _unreachable_reason(model: _Model, lm: np.ndarray, key: str, target: AccuracyTarget,
                         best: float, hi: float) -> str:
     if key in ("skip", "adaptive") and lm.size:
-        return (f"even at ε = {hi:g} the target is not met ({_fmt(best, target)}): "
-                "the values repeated at approximated timestamps differ from the truth by "
-                "more than the bound, whatever ε")
+        return (f"repeated values miss the bound whatever ε (at ε = {hi:g}: "
+                f"{_fmt(best, target)})")
     return f"not met for any ε up to {hi:g} (at ε = {hi:g}: {_fmt(best, target)})"
 
 
