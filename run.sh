@@ -53,6 +53,8 @@ case "${1:-}" in
     need_chromium
     shift
     export LMDK_REQUIRE_BROWSER=1
+    # reproducible property tests on a clean clone (tests/conftest.py)
+    export LMDK_HYPOTHESIS_PROFILE="${LMDK_HYPOTHESIS_PROFILE:-ci}"
     "$VENV/bin/ruff" check .
     # pytest exits 5 when no test was collected: that fails this script too.
     # In parallel on every core (pytest-xdist; worksteal rebalances the long browser
