@@ -17,8 +17,10 @@ configuration on restore.
 from __future__ import annotations
 
 import copy
+import hashlib
 from collections.abc import Callable
 
+import numpy as np
 import streamlit as st
 
 from app_pages.report_button import internal_report_button, release_note_button
@@ -150,7 +152,8 @@ def exact_series_release(series: Series, rel: Release, cfg: ViewConfig,
 
     Kept in ``store`` per setting: downloading again gives the same file, never a second
     independent release of the same data (two releases would spend 2ε)."""
-    key = (series.values.tobytes(), tuple(int(t) for t in rel.landmarks), rel.epsilon,
+    digest = hashlib.sha256(np.ascontiguousarray(series.values, dtype=float)).hexdigest()
+    key = (digest, tuple(int(t) for t in rel.landmarks), rel.epsilon,
            rel.scheme, rel.mechanism, float(cfg.sensitivity), int(cfg.window))
     if key not in store:
         while len(store) >= MAX_EXACT_RELEASES:

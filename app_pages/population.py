@@ -18,7 +18,7 @@ from app_pages.session import (
 )
 from app_pages.track_session import MAX_TRACK_POINTS, add_track
 from lmdk_core.allocation import SCHEMES
-from lmdk_core.config import ViewConfig, config_to_json
+from lmdk_core.config import ViewConfig
 from lmdk_core.data.demo_population import (
     DEMO_POPULATION_SERIES_COLUMNS,
     DEMO_POPULATION_TRACK_COLUMNS,
@@ -38,6 +38,7 @@ from lmdk_core.population.audit import LeakageSettings
 from lmdk_core.population.dask_driver import AUDIT_LABEL
 from lmdk_core.population.in_process import (
     audit_csv,
+    batch_config_json,
     population_correlation,
     publishable_csv,
     read_table_bytes,
@@ -54,6 +55,7 @@ from lmdk_core.population.table import PopulationColumns
 from lmdk_core.population_figures import (
     error_figure,
     landmark_count_figure,
+    short_number,
     tpl_figure,
     verdict_figure,
 )
@@ -82,6 +84,17 @@ def demo_population(which: str) -> tuple[pd.DataFrame, str]:
     if which == "demo_series":
         return standardise(demo_population_series(), DEMO_POPULATION_SERIES_COLUMNS)
     return standardise(demo_population_tracks(), DEMO_POPULATION_TRACK_COLUMNS)
+
+
+@st.cache_data(show_spinner=False, max_entries=2)
+def demo_parquet(which: str) -> bytes:
+    """The generated demo population as the batch's input file."""
+    import io
+
+    buf = io.BytesIO()
+    (demo_population_series() if which == "demo_series" else demo_population_tracks()
+     ).to_parquet(buf, index=False)
+    return buf.getvalue()
 
 
 def _on_upload() -> None:
@@ -225,26 +238,34 @@ def run_release(pop: dict, settings: BatchSettings, use_flags: bool):
 
 
 def open_user(pop: dict, user: object, discovery: DiscoverySettings, use_flags: bool) -> None:
-    """Add the user's series / track with its landmarks to the session and switch to the
-    Timeline / Map page."""
-    frame = pop["frame"] if use_flags else pop["frame"].drop(columns="landmark",
-                                                             errors="ignore")
-    lm = user_landmarks(frame, user, pop["time_kind"], discovery)
-    label = f"{shorten_user_text(pop['name'], 40)} · user {shorten_user_text(str(user), 30)}"
-    if pop["kind"] == "series":
-        add_series(label, user_series(frame, user, pop["time_kind"], pop["unit"]), lm)
-        st.switch_page("app_pages/timeline.py")
-    track = user_track(frame, user, pop["time_kind"])
-    if len(track) > MAX_TRACK_POINTS:
-        raise InputError(f"user {quote_user_text(str(user), 30)} has {len(track):,} points; the "
-                         f"Map page handles up to {MAX_TRACK_POINTS:,}")
+    """Button callback: add the user's series / track with its landmarks to the session
+    and select it (before the sidebar is drawn); the page then switches to the Timeline /
+    Map page."""
+    st.session_state.pop_open_error = None
+    try:
+        frame = pop["frame"] if use_flags else pop["frame"].drop(columns="landmark",
+                                                                 errors="ignore")
+        lm = user_landmarks(frame, user, pop["time_kind"], discovery)
+        label = (f"{shorten_user_text(pop['name'], 40)} · user "
+                 f"{shorten_user_text(str(user), 30)}")
+        if pop["kind"] == "series":
+            add_series(label, user_series(frame, user, pop["time_kind"], pop["unit"]), lm)
+            st.session_state.pop_switch = "app_pages/timeline.py"
+            return
+        track = user_track(frame, user, pop["time_kind"])
+        if len(track) > MAX_TRACK_POINTS:
+            raise InputError(f"user {quote_user_text(str(user), 30)} has {len(track):,} "
+                             f"points; the Map page handles up to {MAX_TRACK_POINTS:,}")
+    except InputError as exc:
+        st.session_state.pop_open_error = f"Cannot open this user: {exc}."
+        return
     if label in st.session_state.track_sets:  # opened before: replace, do not duplicate
         st.session_state.track_sets[label] = track
         st.session_state.track_landmarks[label] = sorted(lm)
         st.session_state.w_track_name = label
     else:
         add_track(label, track, lm)
-    st.switch_page("app_pages/map.py")
+    st.session_state.pop_switch = "app_pages/map.py"
 
 
 def estimate_model(pop: dict) -> None:
@@ -288,13 +309,6 @@ def batch_config(pop: dict, settings: BatchSettings, use_flags: bool) -> ViewCon
         extra=extra)
 
 
-def batch_json(cfg: ViewConfig) -> str:
-    """The configuration file of the batch: plain (no data, landmarks or seed)."""
-    body = json.loads(config_to_json(cfg))
-    body.pop("confidential", None)
-    return json.dumps(body, indent=2)
-
-
 def batch_command(pop: dict, use_flags: bool) -> str:
     cols: PopulationColumns = pop["cols"]
     source = "population.parquet" if pop["key"].startswith("demo") else pop["name"]
@@ -336,7 +350,8 @@ frame = pop["frame"]
 kind = pop["kind"]
 n_users = int(frame["user"].nunique())
 flagged = "landmark" in frame
-st.caption(f"**{quote_user_text(pop['name'])}**: {n_users:,} users, {len(frame):,} rows "
+shown = pop["name"] if pop["key"].startswith("demo") else quote_user_text(pop["name"])
+st.caption(f"**{shown}**: {n_users:,} users, {len(frame):,} rows "
            f"({'values' if kind == 'series' else 'GPS points'}); "
            + ("landmarks flagged in the file." if flagged else "no landmark flags."))
 
@@ -399,7 +414,7 @@ colours = verdict_colours(audit, settings.epsilon, alpha)
 st.subheader("3. Over all users")
 m = st.columns(5)
 m[0].metric("Users", f"{len(audit):,}")
-m[1].metric("Landmark-private", f"{int(audit['landmark_private'].sum()):,}",
+m[1].metric("Pass the verifier", f"{int(audit['landmark_private'].sum()):,}",
             help="The verifier's verdict on each user's spent allocation: all landmarks "
                  "plus any one timestamp spend at most ε.")
 m[2].metric("Amber (correlation)", f"{int(np.sum(colours == 'amber')):,}",
@@ -408,7 +423,7 @@ m[2].metric("Amber (correlation)", f"{int(np.sum(colours == 'amber')):,}",
                  + ("ε." if alpha is None else f"α = {alpha:g}."))
 m[3].metric("Median |L|", f"{float(audit['n_landmarks'].median()):g}")
 unit = pop["unit"] if kind == "series" else "m"
-m[4].metric("Median MAE", f"{float(audit['mae'].median()):.3g} {unit}".strip())
+m[4].metric("Median MAE", f"{short_number(float(audit['mae'].median()))} {unit}".strip())
 g1, g2 = st.columns(2)
 g1.plotly_chart(landmark_count_figure(audit), key="pop_fig_lm", width="stretch")
 g2.plotly_chart(verdict_figure(colours), key="pop_fig_verdict", width="stretch")
@@ -441,14 +456,16 @@ if st.session_state.get("pop_user") not in users_sorted:
 u1.selectbox("User (worst first)", users_sorted, key="pop_user",
              format_func=lambda u: shorten_user_text(u, 40))
 target = "Timeline" if kind == "series" else "Map"
-if u2.button(f"Open in {target}", type="primary", key="pop_open",
-             icon=":material/open_in_new:" if kind == "series" else ":material/map:",
-             help=f"Adds this user's {'series' if kind == 'series' else 'track'} with its "
-                  f"landmarks to the session, selects it and opens the {target} page."):
-    try:
-        open_user(pop, raw_user[st.session_state.pop_user], discovery, use_flags)
-    except InputError as exc:
-        st.error(f"Cannot open this user: {exc}.", icon=":material/error:")
+u2.button(f"Open in {target}", type="primary", key="pop_open", on_click=open_user,
+          args=(pop, raw_user[st.session_state.pop_user], discovery, use_flags),
+          icon=":material/open_in_new:" if kind == "series" else ":material/map:",
+          help=f"Adds this user's {'series' if kind == 'series' else 'track'} with its "
+               f"landmarks to the session, selects it and opens the {target} page.")
+if st.session_state.get("pop_open_error"):
+    st.error(st.session_state.pop_open_error, icon=":material/error:")
+switch = st.session_state.pop("pop_switch", None)
+if switch:
+    st.switch_page(switch)
 
 st.subheader("5. Correlation model from the whole population")
 st.caption("Cao et al. (ICDE 2017) estimate the Markov transition matrix from many users' "
@@ -517,10 +534,13 @@ with st.expander(":material/terminal: Batch command for the whole dataset (Dask)
                 "detectors' parameters — no data, landmarks or seed.")
     st.code(batch_command(pop, use_flags), language="bash")
     if pop["key"].startswith("demo"):
-        st.caption("`population.parquet`: your file with the same columns as the demo.")
+        st.download_button("The demo population (Parquet)", demo_parquet(pop["key"]),
+                           file_name="population.parquet", mime="application/octet-stream",
+                           key="pop_dl_demo", icon=":material/download:",
+                           help="Generated data (no real person): try the command on it.")
     cfg = batch_config(pop, settings, use_flags)
     try:
-        st.download_button("Batch configuration (JSON)", batch_json(cfg),
+        st.download_button("Batch configuration (JSON)", batch_config_json(cfg),
                            file_name="lmdk_batch_config.json", mime="application/json",
                            key="pop_dl_config", icon=":material/settings:")
     except InputError as exc:

@@ -14,13 +14,13 @@ import plotly.graph_objects as go
 
 from lmdk_core.figures import COLORS
 
-__all__ = ["VERDICT_COLORS", "error_figure", "landmark_count_figure", "tpl_figure",
-           "verdict_figure"]
+__all__ = ["VERDICT_COLORS", "error_figure", "landmark_count_figure", "short_number",
+           "tpl_figure", "verdict_figure"]
 
 #: the bar colour of each verdict
 VERDICT_COLORS = {"green": "#2ca02c", "amber": "#f0a30a", "red": "#d62728"}
-VERDICT_NAMES = {"green": "landmark-private", "amber": "private only if independent",
-                 "red": "not landmark-private"}
+VERDICT_NAMES = {"green": "private", "amber": "only if independent",
+                 "red": "not private"}
 
 _HEIGHT = 300
 
@@ -88,4 +88,13 @@ def error_figure(audit: pd.DataFrame, unit: str = "") -> go.Figure:
     mae = audit["mae"].to_numpy(dtype=float)
     med = np.nanmedian(mae) if np.isfinite(mae).any() else float("nan")
     sp = f" {unit}" if unit else ""
-    return _layout(fig, f"Measured error per user (median MAE {med:.3g}{sp})", "", f"error{u}")
+    return _layout(fig, f"Measured error per user (median MAE {short_number(med)}{sp})", "",
+                   f"error{u}")
+
+
+def short_number(x: float) -> str:
+    """3 significant digits, but whole numbers with thousands separators from 1,000 on
+    (2,940 m rather than 2.94e+03 m)."""
+    if not np.isfinite(x):
+        return "—"
+    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.3g}"

@@ -122,8 +122,17 @@ def test_leakage_can_be_switched_off_and_warns_about_too_many_cells(mappage):
     at.number_input(key="w_cell_size").set_value(10.0).run()
     assert any("too many states" in w.value for w in at.warning)
     at.toggle(key="w_track_leakage").set_value(False).run()
-    assert not any("states" in c.value for c in at.caption)
     assert not at.exception
+    # the panel's warning goes with the panel ...
+    assert not any("too many states" in w.value for w in at.warning)
+    # ... but the one verdict does not depend on the panel: it still says that no
+    # correlation model was evaluated and why, and the model line does not claim to be
+    # in force
+    assert any("No correlation model was evaluated" in s.value and "too many states" in s.value
+               for s in at.success)
+    assert not any("Correlation model in force" in c.value for c in at.caption)
+    assert any("It was not evaluated" in c.value and "too many states" in c.value
+               for c in at.caption)
 
 
 # ------------------------------------------------------------------------ uploads

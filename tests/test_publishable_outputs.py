@@ -44,6 +44,7 @@ from lmdk_core.release import release_series, release_trajectory
 from lmdk_core.release_note import build_release_note
 from lmdk_core.report import build_report, report_filename
 from lmdk_core.validation import InputError
+from lmdk_core.verifier import verify
 from tests.conftest import assert_clean_error, run_cli
 
 SCHEMES = ["event", "user", "w-event", "uniform", "skip", "adaptive"]
@@ -330,3 +331,70 @@ def test_cli_geo_release_publishable_geojson(tmp_path):
     np.testing.assert_allclose(audit["lat"], tr.lat)
     assert_clean_error(run_cli("geo-release", "--input", str(src), "--epsilon", "1",
                                "--output", str(out), "--audit", str(out)), "--audit")
+
+
+# ---------------------------------------------------------------- the exact sampler
+@pytest.mark.parametrize("scheme", ["uniform", "skip", "adaptive"])
+def test_app_publishable_series_is_a_fresh_exact_release(scheme):
+    """The Timeline's *Released series (CSV)*: the same view released again with OpenDP's
+    exact samplers (same landmarks, ε, scheme, mechanism, Δf; verified), kept per setting
+    so that a second click gives the same file (never a second release of the data)."""
+    from app_pages.download_buttons import exact_series_release
+    from lmdk_core.export import noise_text
+
+    s, lm = demo_series(), demo_series_landmarks()
+    page = release_series(s.values, lm, 1.0, scheme, "laplace", 0.2, SEED, 10)
+    cfg = ViewConfig(landmarks=lm, seed=SEED, sensitivity=0.2, scheme=scheme, window=10)
+    store: dict = {}
+    rel = exact_series_release(s, page, cfg, store)
+    assert rel.noise == "exact" and page.noise == "fast"
+    assert (rel.scheme, rel.mechanism, rel.epsilon) == (scheme, "laplace", 1.0)
+    np.testing.assert_array_equal(rel.landmarks, page.landmarks)
+    assert rel.verdict.private and verify(rel.epsilon_t, np.array(lm), 1.0).private
+    if scheme != "adaptive":  # a static scheme: the same verified allocation
+        np.testing.assert_array_equal(rel.epsilon_t, page.epsilon_t)
+    assert not np.array_equal(rel.released, page.released, equal_nan=True)  # fresh noise
+    assert exact_series_release(s, page, cfg, store) is rel
+    text = series_publishable_csv(s, rel, mechanism_text("laplace", sensitivity=0.2),
+                                  noise_text(rel.noise))
+    df = assert_series_file_is_publishable(text, s.values, lm, s.time, s.time_kind)
+    np.testing.assert_array_equal(df["released"].to_numpy(), rel.released)
+    assert "# noise: OpenDP exact samplers" in text and "opendp " in text
+
+
+def test_cli_release_uses_the_exact_sampler_by_default(tmp_path):
+    src = tmp_path / "meter.csv"
+    src.write_bytes(SERIES_CSV)
+    out, audit = tmp_path / "release.csv", tmp_path / "audit.csv"
+    p = run_cli("release", "--input", str(src), "--landmarks", "1,3", "--epsilon", "1",
+                "--scheme", "uniform", "--output", str(out), "--audit", str(audit), "--json")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["noise"].startswith("OpenDP exact samplers")
+    text = out.read_text()
+    assert "# noise: OpenDP exact samplers" in text
+    # the audit table holds that same release
+    pub = pd.read_csv(io.StringIO(text), comment="#")["released"].to_numpy(dtype=float)
+    np.testing.assert_array_equal(pd.read_csv(audit, comment="#")["released"], pub)
+    assert "noise: OpenDP exact samplers" in audit.read_text()
+    # --noise fast: numpy's samplers, reproducible from the seed, and said so
+    runs = []
+    for _ in range(2):
+        p = run_cli("release", "--input", str(src), "--epsilon", "1", "--noise", "fast",
+                    "--seed", "5", "--output", str(out))
+        assert p.returncode == 0, p.stderr
+        runs.append(out.read_text())
+    assert runs[0] == runs[1] and "# noise: numpy floating-point samplers" in runs[0]
+    assert_clean_error(run_cli("release", "--input", str(src), "--epsilon", "1",
+                               "--noise", "secure", "--output", str(out)), "--noise")
+
+
+def test_track_files_say_planar_laplace_has_no_exact_sampler(tmp_path):
+    tr = demo_track()
+    src = tmp_path / "track.csv"
+    pd.DataFrame({"time": time_labels(tr.time, tr.time_kind), "lat": tr.lat,
+                  "lon": tr.lon}).to_csv(src, index=False)
+    out = tmp_path / "release.csv"
+    p = run_cli("geo-release", "--input", str(src), "--epsilon", "1", "--output", str(out))
+    assert p.returncode == 0, p.stderr
+    head = "\n".join(comment_lines(out.read_text()))
+    assert "no exact sampler for Planar Laplace" in head and "Andrés et al." in head

@@ -55,12 +55,18 @@ def read_bytes(source: Source, what: str = "the file") -> bytes:
 def leading_comment_lines(data: bytes) -> int:
     """How many lines at the top of ``data`` start with ``#`` (the header of the
     explorer's release and audit files); the table starts after them."""
-    n = 0
-    for line in data.splitlines():
-        if not line.lstrip(b"\xef\xbb\xbf \t").startswith(b"#"):
-            break
-        n += 1
-    return n
+    limit = 4096  # only the top of the file is split into lines (not all of it)
+    while True:
+        whole = limit >= len(data)
+        lines = data[:limit].splitlines()
+        n = 0
+        for line in lines:
+            if not line.lstrip(b"\xef\xbb\xbf \t").startswith(b"#"):
+                return n
+            n += 1
+        if whole:
+            return n
+        limit *= 8  # every line so far is a comment: look further
 
 
 def _read_typed(data: bytes, required: list[str], optional: list[str]) -> pd.DataFrame | None:

@@ -328,9 +328,8 @@ class LossFunction:
         with np.errstate(over="ignore", invalid="ignore"):
             x = np.expm1(a)
             k = np.searchsorted(self._x_thr, x, side="right")
-            Q = self._wQ[k]
             D = self._wD[k]
-            val = np.log1p(Q * x) - np.log1p(D * x)
+            val = np.log1p(self._wQmD[k] * x / (1.0 + D * x))  # as evaluate (α <= 700)
         # log x = log(e^α − 1) = α to within e^−700: pick the vertex in logs
         kb = np.searchsorted(self._log_x_thr, a[big], side="right")
         val[big] = _big_values(a[big], self._wQ[kb], self._wD[kb])

@@ -42,6 +42,7 @@ __all__ = [
     "PopulationRelease",
     "STANDARD_COLUMNS",
     "audit_csv",
+    "batch_config_json",
     "population_correlation",
     "publishable_csv",
     "read_table_bytes",
@@ -315,3 +316,19 @@ def read_table_bytes(data: bytes, filename: str) -> pd.DataFrame:
     if len(set(df.columns)) != len(df.columns):
         raise InputError(f"{name} has two columns with the same name; rename one")
     return df
+
+
+def batch_config_json(cfg) -> str:
+    """The configuration file of ``lmdk batch`` written by the app: the view
+    configuration's JSON without the ``confidential`` label, since it holds no data, no
+    landmarks and no seed (``cfg.data`` must be None, ``cfg.landmarks`` empty and
+    ``cfg.seed`` 0 — refused otherwise)."""
+    import json
+
+    from lmdk_core.config import config_to_json
+
+    if cfg.data is not None or list(cfg.landmarks) or cfg.seed != 0:
+        raise InputError("a batch configuration holds no data, landmarks or seed")
+    body = json.loads(config_to_json(cfg))
+    body.pop("confidential", None)
+    return json.dumps(body, indent=2)
