@@ -37,6 +37,7 @@ from lmdk_core.allocation import allocate, scheme_info
 from lmdk_core.geodesy import WGS84
 from lmdk_core.mechanisms import Geometric, Laplace, PlanarLaplace
 from lmdk_core.mechanisms.exact import ExactGeometric, ExactLaplace
+from lmdk_core.mechanisms.geometric import check_counts
 from lmdk_core.mechanisms.planar_laplace import check_coordinates
 from lmdk_core.validation import (
     InputError,
@@ -379,11 +380,8 @@ def release_series(
         bad = int(np.flatnonzero(~np.isfinite(x))[0])
         raise InputError(f"the series has a missing or infinite value at t={bad}")
     mech = numeric_mechanism(mechanism, sensitivity, noise)
-    if isinstance(mech, Geometric) and np.any(x != np.round(x)):
-        raise InputError(
-            "the geometric mechanism is for whole numbers (counts); "
-            "round the data or choose the Laplace mechanism"
-        )
+    if isinstance(mech, Geometric):
+        check_counts(x)
     return release(x, landmarks, epsilon, scheme, mech, seed, window, adaptive)
 
 

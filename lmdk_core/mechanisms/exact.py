@@ -21,9 +21,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from lmdk_core.mechanisms.exact_noise import SAMPLER_NAME, exact_geometric, exact_laplace
-from lmdk_core.mechanisms.geometric import Geometric
+from lmdk_core.mechanisms.geometric import Geometric, check_counts
 from lmdk_core.mechanisms.laplace import Laplace
-from lmdk_core.validation import InputError, check_epsilon_array
+from lmdk_core.validation import check_epsilon_array
 
 __all__ = ["ExactGeometric", "ExactLaplace"]
 
@@ -68,12 +68,7 @@ class ExactGeometric(Geometric):
     ) -> np.ndarray:
         """``values + Z``, Z two-sided geometric of scale Δf/ε drawn by OpenDP; values must
         be whole numbers; ``rng`` is ignored (OpenDP uses OS entropy)."""
-        x = np.asarray(values, dtype=float)
-        if np.any(~np.isfinite(x)) or np.any(x != np.round(x)):
-            raise InputError(
-                "the geometric mechanism is for whole numbers (counts); "
-                "round the data or use the Laplace mechanism"
-            )
+        x = check_counts(values)
         eps = check_epsilon_array(epsilon, x.shape[0] if x.ndim else None)
         self.check_budget(eps)
         return exact_geometric(x, self.sensitivity / eps)

@@ -30,6 +30,17 @@ from lmdk_core.validation import (
 MIN_RATIO = 1e-12
 
 
+def check_counts(values: ArrayLike) -> np.ndarray:
+    """``values`` as floats if they are all finite whole numbers, else InputError."""
+    x = np.asarray(values, dtype=float)
+    if np.any(~np.isfinite(x)) or np.any(x != np.round(x)):
+        raise InputError(
+            "the geometric mechanism is for whole numbers (counts); "
+            "round the data or use the Laplace mechanism"
+        )
+    return x
+
+
 class Geometric:
     """Two-sided geometric mechanism for integer-valued data."""
 
@@ -72,12 +83,7 @@ class Geometric:
         rng: int | np.random.Generator | None = None,
     ) -> np.ndarray:
         """``values + Z`` with two-sided geometric ``Z``; values must be whole numbers."""
-        x = np.asarray(values, dtype=float)
-        if np.any(~np.isfinite(x)) or np.any(x != np.round(x)):
-            raise InputError(
-                "the geometric mechanism is for whole numbers (counts); "
-                "round the data or use the Laplace mechanism"
-            )
+        x = check_counts(values)
         eps = check_epsilon_array(epsilon, x.shape[0] if x.ndim else None)
         self.check_budget(eps)
         gen = as_generator(rng)
