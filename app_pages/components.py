@@ -122,8 +122,13 @@ def model_caption(model: CorrelationModel | None, note: str | None = None) -> No
     (where it is chosen for the whole session)."""
     c1, c2 = st.columns([5, 1], vertical_alignment="center")
     what = model.short if model is not None else "not available"
-    c1.caption(f"Correlation model in force (this session): **{what}**"
-               + (f" — {note}" if note else "") + ". The verdict's landmark TPL uses it.")
+    if note:  # no leakage computed: the verdict is the theorem's alone
+        c1.caption(f"Correlation model of this session: **{what}** — {note.rstrip('.')}. "
+                   "It was not evaluated, so the verdict checks only the theorem "
+                   "(independent values).")
+    else:
+        c1.caption(f"Correlation model in force (this session): **{what}**. The verdict's "
+                   "landmark TPL uses it.")
     c2.page_link("app_pages/leakage.py", label="Change model", icon=":material/water_drop:")
 
 

@@ -63,6 +63,19 @@ name, series = current_series()
 T = len(series)
 BOX_MODE_KEY = "timeline_box_mode"
 st.session_state.setdefault(BOX_MODE_KEY, "add")
+st.session_state.setdefault("timeline_chart_version", 0)
+
+
+def chart_key() -> str:
+    """The chart's widget key; a new one forgets the chart's last selection (so the same
+    box drawn again after switching between add and remove counts as a new selection)."""
+    return f"{CHART_KEY}_{st.session_state.timeline_chart_version}"
+
+
+def _on_box_mode() -> None:
+    if not st.session_state.get(BOX_MODE_KEY):  # clicking the chosen mode again unselects
+        st.session_state[BOX_MODE_KEY] = "add"
+    st.session_state.timeline_chart_version += 1
 
 
 def label(t: int) -> str:
@@ -91,7 +104,7 @@ def _on_chart_select() -> None:
     """A click toggles the clicked point; a box or lasso adds or removes (the explicit
     mode beside the chart) every covered timestamp. A box is answered from the full data
     (the chart of a long series draws only min/max per pixel)."""
-    state = st.session_state.get(CHART_KEY)
+    state = st.session_state.get(chart_key())
     sel = (state or {}).get("selection", {}) if state else {}
     boxes, lassos = sel.get("box") or [], sel.get("lasso") or []
     hit = {t for p in sel.get("points") or []
@@ -430,13 +443,14 @@ elif leakage is not None:
 
 st.segmented_control(
     "Box / lasso selection", list(BOX_MODES), key=BOX_MODE_KEY, format_func=BOX_MODES.get,
+    on_change=_on_box_mode,
     help="What the box and lasso tools of the chart toolbar do with the timestamps they "
          "cover: add them all, or remove them all (selecting the same region twice changes "
          "nothing more). A single click on a point always toggles it.")
 fig = timeline_figure(series.time, series.time_kind, rel, unit=series.unit, leakage=leakage,
                       suggestions=[t for t, _, _ in (pending or [])],
                       uirevision=f"timeline:{name}")  # zoom survives clicks, not a new series
-st.plotly_chart(fig, key=CHART_KEY, on_select=_on_chart_select,
+st.plotly_chart(fig, key=chart_key(), on_select=_on_chart_select,
                 selection_mode=("points", "box", "lasso"), width="stretch",
                 config={"displaylogo": False})
 if T > DISPLAY_MAX_POINTS:

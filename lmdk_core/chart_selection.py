@@ -21,9 +21,12 @@ BOX_MODES = {"add": "Add to the landmarks", "remove": "Remove from the landmarks
 
 
 def point_timestamp(point: dict) -> int | None:
-    """The timestamp index t of one selected chart point (its ``customdata``: a number
-    or a list whose first entry is the number), or None."""
+    """The timestamp index t of one selected chart point (its ``customdata``: a number,
+    a list whose first entry is the number, or — a row of a binary-encoded 2-D array as
+    the browser returns it — ``{"0": number}``), or None."""
     cd = point.get("customdata")
+    if isinstance(cd, dict):
+        cd = cd.get("0", next(iter(cd.values()), None))
     if isinstance(cd, (list, tuple)):
         cd = cd[0] if cd else None
     try:

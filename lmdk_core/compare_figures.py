@@ -15,7 +15,7 @@ from plotly.subplots import make_subplots
 
 from lmdk_core.allocation import scheme_info
 from lmdk_core.comparison import UtilitySweep
-from lmdk_core.figures import COLORS, hover_labels
+from lmdk_core.figures import COLORS, decimate_figure, hover_labels
 from lmdk_core.release import Release
 
 __all__ = ["SCHEME_COLORS", "side_by_side_figure", "utility_figure"]
@@ -171,7 +171,9 @@ def side_by_side_figure(
         fig.update_yaxes(range=_data_range(releases), row=1)
     fig.update_xaxes(matches="x")  # every column on the same time range
     if time_kind == "datetime":
-        fig.update_xaxes(tickformat="%a %d\n%H:%M", nticks=5)
+        # few ticks per column: with 3–4 columns on a phone, 5 two-line labels per
+        # column ran into each other and into the next column's
+        fig.update_xaxes(tickformat="%a %d\n%H:%M", nticks=5 if k <= 2 else 3)
     # explicit ranges on every row: plotly.js lets one row's explicit range leak into the
     # autorange of other rows of matched axes
     top = max(max(float(np.max(r.verdict.totals)), r.epsilon) for r in releases.values())
@@ -184,10 +186,15 @@ def side_by_side_figure(
         fig.update_yaxes(title_text="leakage (ε units)", row=3, col=1)
     fig.update_layout(
         height=height or (740 if leakage else 560), barmode="overlay", bargap=0.1,
-        margin={"l": 60, "r": 20, "t": 90, "b": 40}, hovermode="closest",
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.06, "x": 0},
+        # the legend below the panels: above them, the chart toolbar covered it on a phone
+        margin={"l": 60, "r": 20, "t": 50, "b": 40}, hovermode="closest",
+        legend={"orientation": "h", "yanchor": "top", "y": -0.07, "x": 0},
     )
-    return fig
+    # a long series is drawn with min/max per pixel column (landmarks always): the
+    # releases and every number on the page stay complete
+    lms = np.unique(np.concatenate([np.asarray(r.landmarks, dtype=np.int64)
+                                    for r in releases.values()]))
+    return decimate_figure(fig, x.shape[0], keep=lms)
 
 
 def _eps_label(epsilon: float, col: int) -> dict:

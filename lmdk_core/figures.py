@@ -13,7 +13,7 @@ from plotly.subplots import make_subplots
 from lmdk_core.decimation import display_indices
 from lmdk_core.release import Release
 
-__all__ = ["COLORS", "timeline_figure", "hover_labels"]
+__all__ = ["COLORS", "decimate_figure", "display_values", "hover_labels", "timeline_figure"]
 
 COLORS = {
     "original": "#7f7f7f",
@@ -73,6 +73,31 @@ def display_values(y: np.ndarray) -> np.ndarray:
     instead of 8 (7 significant digits; hover shows 4). NaN and ±inf are kept."""
     with np.errstate(over="ignore"):
         return np.asarray(y, dtype=float).astype(np.float32)
+
+
+def decimate_figure(fig: go.Figure, T: int, keep=()) -> go.Figure:
+    """Decimate, for display, every long trace of ``fig``: min/max of its y per
+    pixel-wide bucket (:func:`~lmdk_core.decimation.display_indices`), plus the
+    timestamps in ``keep`` for a trace with one point per timestamp (``len(x) == T``);
+    x, y and per-point customdata are cut alike. Traces of at most DISPLAY_MAX_POINTS
+    points (landmarks, markers, short series) are left whole. In place; returns it."""
+    keep = np.asarray(list(keep), dtype=np.int64)
+    for tr in fig.data:
+        x = getattr(tr, "x", None)
+        y = getattr(tr, "y", None)
+        if x is None or y is None or len(x) != len(y):
+            continue
+        n = len(y)
+        yv = np.asarray(y, dtype=float)
+        idx = display_indices(n, [yv], keep if n == T else ())
+        if idx.size >= n:
+            continue
+        upd = {"x": np.asarray(x)[idx], "y": display_values(yv[idx])}
+        cd = getattr(tr, "customdata", None)
+        if cd is not None and len(cd) == n:
+            upd["customdata"] = np.asarray(cd)[idx]
+        tr.update(upd)
+    return fig
 
 
 def timeline_figure(

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from lmdk_core.figures import COLORS, hover_labels
+from lmdk_core.figures import COLORS, decimate_figure, hover_labels
 from lmdk_core.leakage.tpl import LeakageResult
 
 __all__ = ["leakage_curves_figure", "matrix_heatmap", "series_state_labels",
@@ -148,4 +148,6 @@ def leakage_curves_figure(
         yaxis={"title": "privacy leakage (ε units)", "rangemode": "tozero"},
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
     )
-    return fig
+    # a long series: min/max per pixel column for display (landmarks always drawn)
+    keep = result.landmarks if result.landmarks is not None else ()
+    return decimate_figure(fig, x.shape[0], keep=keep)

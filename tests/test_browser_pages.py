@@ -19,6 +19,7 @@ PAGES = {
     "compare": "Compare schemes",
     "leakage": "Temporal privacy leakage",
     "dummies": "Dummy landmarks",
+    "population": "Population",
 }
 
 

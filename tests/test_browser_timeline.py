@@ -47,3 +47,70 @@ def test_click_a_point_makes_it_a_landmark(app_url, page):
         "() => !document.querySelector('[data-testid=stMultiSelect]').innerText"
         ".includes('t=10 ')", timeout=30_000)
     assert len(landmark_chips(page)) == 5
+
+
+def box_select(page, lo: float, hi: float) -> None:
+    """Drag the chart's box tool over [lo, hi] of the data panel's width."""
+    chart = page.locator(".js-plotly-plot").first
+    chart.hover()
+    page.locator(".modebar-btn[data-title='Box Select']").first.click(force=True)
+    bb = chart.locator(".nsewdrag").first.bounding_box()
+    x0, x1 = bb["x"] + lo * bb["width"], bb["x"] + hi * bb["width"]
+    y0, y1 = bb["y"] + 0.02 * bb["height"], bb["y"] + 0.98 * bb["height"]
+    page.mouse.move(x0, y0)
+    page.mouse.down()
+    page.mouse.move((x0 + x1) / 2, (y0 + y1) / 2, steps=4)
+    page.mouse.move(x1, y1, steps=4)
+    page.mouse.up()
+
+
+def wait_chip_count(page, n: int) -> None:
+    page.wait_for_function(
+        "n => (document.querySelector('[data-testid=stMultiSelect]').innerText.match(/t=\\d+ /g)"
+        " || []).length === n", arg=n, timeout=30_000)
+    wait_for_app(page)
+
+
+def test_box_select_adds_or_removes_explicitly(app_url, page):
+    page.goto(app_url + "/timeline")
+    wait_for_app(page)
+    page.wait_for_selector(".js-plotly-plot .scatterlayer .trace path.point", timeout=60_000)
+    before = landmark_chips(page)
+    assert len(before) == 5
+    # "Add" (the default): a box over a quiet stretch adds every point in it
+    box_select(page, 0.60, 0.66)
+    page.wait_for_function(
+        "n => (document.querySelector('[data-testid=stMultiSelect]').innerText.match(/t=\\d+ /g)"
+        " || []).length > n", arg=5, timeout=30_000)
+    wait_for_app(page)
+    page.wait_for_timeout(500)
+    added = landmark_chips(page)
+    assert len(added) > 5 and set(before) <= set(added)
+    # the same box again changes nothing (it used to toggle them all back off)
+    box_select(page, 0.60, 0.66)
+    wait_for_app(page)
+    page.wait_for_timeout(1500)
+    wait_for_app(page)
+    assert landmark_chips(page) == added
+    # "Remove": the same box takes exactly those points away again
+    page.locator("[data-testid=stButtonGroup] button").filter(
+        has_text="Remove from the landmarks").first.click()
+    wait_for_app(page)
+    box_select(page, 0.60, 0.66)
+    wait_chip_count(page, 5)
+    assert landmark_chips(page) == before
+    page.screenshot(path=str(ARTIFACTS / "timeline_box_modes.png"), full_page=True)
+
+
+def test_the_picker_takes_a_typed_timestamp(app_url, page):
+    page.goto(app_url + "/timeline")
+    wait_for_app(page)
+    picker = page.locator("[data-testid=stMultiSelect]").first
+    picker.locator("input").first.click()
+    # the dropdown lists the landmarks only, never the 168 timestamps
+    assert page.locator("[role=option]").count() <= 6
+    page.keyboard.type("40")
+    page.keyboard.press("Enter")
+    page.keyboard.press("Escape")
+    wait_chip_count(page, 6)
+    assert any(c.startswith("t=40 ") for c in landmark_chips(page))

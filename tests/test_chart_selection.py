@@ -40,6 +40,7 @@ def test_unknown_box_mode_is_refused():
 def test_point_timestamp_reads_numbers_and_lists():
     assert point_timestamp({"customdata": [17]}) == 17
     assert point_timestamp({"customdata": 4}) == 4
+    assert point_timestamp({"customdata": {"0": 10}}) == 10  # plotly's typed-array row
     assert point_timestamp({"customdata": ["12", "Mon 01 Jan"]}) == 12
     assert point_timestamp({}) is None
     assert point_timestamp({"customdata": "x"}) is None
