@@ -168,9 +168,10 @@ def privacy_verdict(
         return PrivacyVerdict(GREEN, "Landmark-private", base + "." + tail, eps, theorem,
                               theorem.worst_timestamp, None, None, model, model_note, alpha)
     if lt_max > alpha * (1 + LEAKAGE_RTOL) or not np.isfinite(lt_max):
-        sentence = (f"Landmark-private if consecutive values were independent: {who} "
-                    f"spend at most {theorem.worst_total:.4g} ≤ ε = {eps:.4g}. Under the "
-                    f"assumed correlation{named} landmark TPL reaches {lt_max:.4g} > {bound} "
+        sentence = (f"{who[0].upper()}{who[1:]} spend at most {theorem.worst_total:.4g} ≤ "
+                    f"ε = {eps:.4g}: landmark-private if consecutive values were independent. "
+                    f"Under the assumed correlation{named} landmark TPL reaches {lt_max:.4g} > "
+                    f"{bound} "
                     f"at {_at(lt_t, time_labels)}. Lower ε (calibrate it to a target "
                     "leakage) or check whether the data really are this correlated.")
         return PrivacyVerdict(AMBER, "Landmark-private only if values were independent",
