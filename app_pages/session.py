@@ -206,6 +206,12 @@ def sidebar() -> None:
             format="%.4g", key="w_epsilon", on_change=clear_leakage_target,
             help="Smaller ε = stronger privacy and more noise. Landmark privacy guarantees "
                  "that all landmarks plus any one event together spend at most ε.")
+        if float(setting("epsilon")) <= LIMITS["epsilon"].low:
+            # the browser's number field turns an unreadable entry such as 1e309 into the
+            # smallest allowed value without a word: say so instead of staying silent
+            st.caption(f":material/info: ε is at its smallest allowed value. A number "
+                       f"outside {LIMITS['epsilon'].describe()} (e.g. 1e309) is not "
+                       "accepted by this field.")
         st.selectbox(
             "Budget scheme", list(SCHEMES), key="w_scheme",
             format_func=lambda k: SCHEMES[k].label,

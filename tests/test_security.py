@@ -15,7 +15,7 @@ from lmdk_core.comparison import utility_sweep
 from lmdk_core.config import ViewConfig, config_from_json, config_to_json
 from lmdk_core.data.series import load_series_csv
 from lmdk_core.data.track import load_track_gpx
-from lmdk_core.map_figures import full_map
+from lmdk_core.figures.map import full_map
 from lmdk_core.quoting import MAX_QUOTED_CHARS, quote_user_text, quote_user_value
 from lmdk_core.release import release_series, release_trajectory
 from lmdk_core.setting_limits import LIMITS, SEED_MAX, check_setting, fresh_seed
@@ -266,3 +266,15 @@ def test_report_html_names_no_external_url_outside_the_plotly_bundle():
     urls = [u for u in re.findall(r"https?://[^\s\"'<>)]+", rest)
             if not u.startswith("http://www.w3.org/")]  # XML namespace names, not fetched
     assert not urls, urls
+
+
+def test_epsilon_at_its_floor_is_explained_not_silent():
+    """The browser's number field turns 1e309 into the smallest allowed ε without a word
+    (a Streamlit front-end behaviour); the sidebar says when ε sits at that floor."""
+    from tests.conftest import open_page
+
+    at = open_page("timeline")
+    assert not any("smallest allowed value" in c.value for c in at.sidebar.caption)
+    at.sidebar.number_input(key="w_epsilon").set_value(0.001).run()
+    assert any("smallest allowed value" in c.value and "1e309" in c.value
+               for c in at.sidebar.caption)
