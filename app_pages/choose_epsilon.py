@@ -18,7 +18,7 @@ from lmdk_core.attacker import (
     simulate_repeat_inference,
 )
 from lmdk_core.composition import DEFAULT_DELTA, per_release_epsilon, schedule_summary
-from lmdk_core.epsilon_figures import accuracy_figure, averaging_figure, posterior_figure
+from lmdk_core.figures.choose import accuracy_figure, averaging_figure, posterior_figure
 from lmdk_core.setting_limits import LIMITS
 from lmdk_core.validation import InputError
 

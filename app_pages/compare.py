@@ -14,7 +14,6 @@ from app_pages.download_buttons import confidential_downloads
 from app_pages.report_button import release_note_button
 from app_pages.session import keep_page_state, setting
 from lmdk_core.allocation import SCHEMES
-from lmdk_core.compare_figures import side_by_side_figure, utility_figure
 from lmdk_core.comparison import (
     UtilitySweep,
     epsilon_grid,
@@ -25,6 +24,7 @@ from lmdk_core.comparison import (
 )
 from lmdk_core.export import CONFIDENTIAL_LABEL, confidential_filename, csv_with_header
 from lmdk_core.figures import hover_labels
+from lmdk_core.figures.compare import side_by_side_figure, utility_figure
 from lmdk_core.quoting import quote_user_text
 from lmdk_core.validation import InputError
 

@@ -3,7 +3,7 @@ confidential files behind a clearly labelled expander.
 
 * **Publishable** (the default): the released values only (``lmdk_release_*`` files,
   built by :mod:`lmdk_core.export`) and the public release note
-  (:mod:`lmdk_core.release_note`).
+  (:mod:`lmdk_core.report.release_note`).
 * **Confidential** (:data:`~lmdk_core.export.CONFIDENTIAL_LABEL`): the audit table, the
   configuration with the data embedded or by reference (name + SHA-256; it still holds
   the landmarks and the seed), and the internal privacy report. Every such button and

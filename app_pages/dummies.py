@@ -16,8 +16,8 @@ from lmdk_core.dummies import (
     release_series_with_dummies,
     select_option,
 )
-from lmdk_core.dummy_figures import options_strip_figure, selection_probability_figure
 from lmdk_core.figures import timeline_figure
+from lmdk_core.figures.dummies import options_strip_figure, selection_probability_figure
 from lmdk_core.quoting import quote_user_text
 from lmdk_core.validation import InputError
 from lmdk_core.verdict import privacy_verdict

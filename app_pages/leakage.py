@@ -34,6 +34,12 @@ from lmdk_core.export import (
     leakage_frame,
 )
 from lmdk_core.figures import hover_labels
+from lmdk_core.figures.leakage import (
+    leakage_curves_figure,
+    matrix_heatmap,
+    series_state_labels,
+    track_state_labels,
+)
 from lmdk_core.leakage import (
     CalibrationResult,
     calibrate_epsilon,
@@ -42,12 +48,6 @@ from lmdk_core.leakage import (
     load_matrix_csv,
     temporal_leakage,
     tpl_supremum,
-)
-from lmdk_core.leakage_figures import (
-    leakage_curves_figure,
-    matrix_heatmap,
-    series_state_labels,
-    track_state_labels,
 )
 from lmdk_core.quoting import quote_user_text
 from lmdk_core.validation import InputError

@@ -1,7 +1,7 @@
 """Learn: differential privacy and landmark privacy in six small interactive lessons.
 
 Thin page: every number and figure comes from :mod:`lmdk_core.teaching` and
-:mod:`lmdk_core.learn_figures`. The page's widgets (keys ``learn_*``) are its own and
+:mod:`lmdk_core.figures.learn`. The page's widgets (keys ``learn_*``) are its own and
 do not change the shared settings in the sidebar.
 """
 
@@ -12,10 +12,10 @@ import math
 import numpy as np
 import streamlit as st
 
-from lmdk_core import learn_figures as lf
 from lmdk_core import teaching as tc
 from lmdk_core.accuracy import laplace_epsilon_for
 from lmdk_core.composition import advanced_composition
+from lmdk_core.figures import learn as lf
 from lmdk_core.quoting import quote_user_text
 from lmdk_core.validation import InputError
 

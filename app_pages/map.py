@@ -40,8 +40,7 @@ from lmdk_core.data.demo_track import demo_track_events, demo_track_landmarks
 from lmdk_core.data.track import DEFAULT_WAYPOINT_MAX_M, load_track, load_track_csv
 from lmdk_core.discovery import detect_stay_points, track_minutes
 from lmdk_core.figures import hover_labels
-from lmdk_core.leakage.model import correlation_from_spec
-from lmdk_core.map_figures import (
+from lmdk_core.figures.map import (
     base_map,
     budget_figure,
     click_signature,
@@ -53,6 +52,7 @@ from lmdk_core.map_figures import (
     overlay_layers,
     revisit_candidates,
 )
+from lmdk_core.leakage.model import correlation_from_spec
 from lmdk_core.quoting import quote_user_text
 from lmdk_core.setting_limits import LIMITS, check_setting
 from lmdk_core.validation import InputError

@@ -33,6 +33,13 @@ from lmdk_core.export import (
     noise_text,
     publishable_filename,
 )
+from lmdk_core.figures.population import (
+    error_figure,
+    landmark_count_figure,
+    short_number,
+    tpl_figure,
+    verdict_figure,
+)
 from lmdk_core.leakage.model import MAX_LEAKAGE_STATES
 from lmdk_core.population.audit import LeakageSettings
 from lmdk_core.population.dask_driver import AUDIT_LABEL
@@ -52,13 +59,6 @@ from lmdk_core.population.in_process import (
 from lmdk_core.population.landmarks import DiscoverySettings
 from lmdk_core.population.partition import BatchSettings
 from lmdk_core.population.table import PopulationColumns
-from lmdk_core.population_figures import (
-    error_figure,
-    landmark_count_figure,
-    short_number,
-    tpl_figure,
-    verdict_figure,
-)
 from lmdk_core.quoting import quote_user_text, shorten_user_text
 from lmdk_core.release import AdaptiveSettings
 from lmdk_core.setting_limits import LIMITS

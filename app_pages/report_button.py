@@ -8,7 +8,7 @@ Usage on a page, once its :class:`~lmdk_core.config.ViewConfig` is built::
     internal_report_button(cfg, key="timeline_report")   # inside the confidential expander
 
 Both files are built only when the button is clicked (Streamlit's deferred download:
-``data`` is a callable), by :func:`lmdk_core.release_note.build_release_note` and
+``data`` is a callable), by :func:`lmdk_core.report.release_note.build_release_note` and
 :func:`lmdk_core.report.build_report`, which recompute the release from the
 configuration — the same seed gives the same noise as the page.
 """
@@ -22,8 +22,8 @@ import streamlit as st
 
 from lmdk_core.config import ViewConfig
 from lmdk_core.export import CONFIDENTIAL_LABEL, NUMPY_NOISE
-from lmdk_core.release_note import build_release_note, release_note_filename
 from lmdk_core.report import build_report, report_filename
+from lmdk_core.report.release_note import build_release_note, release_note_filename
 from lmdk_core.validation import InputError
 
 __all__ = ["internal_report_button", "note_bytes", "release_note_button",

@@ -141,8 +141,8 @@ def test_cli_solve_attack_compose(tmp_path):
 
 def test_report_and_release_note_say_what_an_attacker_learns():
     from lmdk_core.config import ViewConfig
-    from lmdk_core.release_note import build_release_note
     from lmdk_core.report import build_report
+    from lmdk_core.report.release_note import build_release_note
 
     cfg = ViewConfig(scheme="skip", seed=3, landmarks=[27, 28, 85, 86, 139])
     html = build_report(cfg)

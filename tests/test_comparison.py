@@ -7,7 +7,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lmdk_core.compare_figures import side_by_side_figure, utility_figure
 from lmdk_core.comparison import (
     compare_schemes,
     epsilon_grid,
@@ -16,6 +15,7 @@ from lmdk_core.comparison import (
     track_release_fn,
     utility_sweep,
 )
+from lmdk_core.figures.compare import side_by_side_figure, utility_figure
 from lmdk_core.release import release_series
 from lmdk_core.validation import InputError
 

@@ -194,7 +194,7 @@ def test_pieces_stay_apart_in_every_output(tmp_path, capsys):
     import pandas as pd
 
     from lmdk_core.export import trajectory_geojson
-    from lmdk_core.map_figures import base_map
+    from lmdk_core.figures.map import base_map
     from lmdk_core.release import release_trajectory
 
     name = "several_segments.gpx"

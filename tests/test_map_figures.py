@@ -14,7 +14,7 @@ from scipy.stats import gamma
 from lmdk_core.data.demo_track import demo_track, demo_track_landmarks
 from lmdk_core.data.track import Track, Waypoint
 from lmdk_core.discovery import stay_points
-from lmdk_core.map_figures import (
+from lmdk_core.figures.map import (
     LEAFLET_DIR,
     MAX_CIRCLES,
     MAX_MARKERS,

@@ -1,11 +1,11 @@
-"""Clicks on the map where the track comes back to a spot (lmdk_core.map_figures):
+"""Clicks on the map where the track comes back to a spot (lmdk_core.figures.map):
 one candidate per visit, and the visit nearest in time to the previous toggle wins."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from lmdk_core.map_figures import nearest_in_time, revisit_candidates
+from lmdk_core.figures.map import nearest_in_time, revisit_candidates
 
 
 def out_and_back(n_out: int = 40) -> tuple[np.ndarray, np.ndarray]:

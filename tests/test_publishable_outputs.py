@@ -41,8 +41,8 @@ from lmdk_core.export import (
 )
 from lmdk_core.figures import hover_labels
 from lmdk_core.release import release_series, release_trajectory
-from lmdk_core.release_note import build_release_note
 from lmdk_core.report import build_report, report_filename
+from lmdk_core.report.release_note import build_release_note
 from lmdk_core.validation import InputError
 from lmdk_core.verifier import verify
 from tests.conftest import assert_clean_error, run_cli

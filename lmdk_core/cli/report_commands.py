@@ -54,7 +54,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
             raise InputError(f"cannot write {out}: folder {path.parent} does not exist")
     rd = compute_report(cfg)
     if args.public:
-        from lmdk_core.release_note import render_release_note
+        from lmdk_core.report.release_note import render_release_note
 
         text = render_release_note(rd)
     else:
@@ -75,8 +75,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(summary)
     else:
-        print(f"wrote {out} ({summary['bytes'] / 1e6:.1f} MB): {pv.colour.upper()}: "
-              f"{pv.sentence}")
+        print(f"wrote {out} ({summary['bytes'] / 1e6:.1f} MB): {pv.colour.upper()} — "
+              f"{pv.headline}. {pv.sentence}")
     return 0
 
 

@@ -15,7 +15,7 @@ from plotly.subplots import make_subplots
 
 from lmdk_core.allocation import scheme_info
 from lmdk_core.comparison import UtilitySweep
-from lmdk_core.figures import COLORS, decimate_figure, hover_labels
+from lmdk_core.figures.common import COLORS, decimate_figure, hover_labels
 from lmdk_core.release import Release
 
 __all__ = ["SCHEME_COLORS", "side_by_side_figure", "utility_figure"]

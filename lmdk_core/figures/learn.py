@@ -11,7 +11,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from lmdk_core.figures import COLORS
+from lmdk_core.figures.common import COLORS
 from lmdk_core.teaching import (
     CorrelatedWindow,
     NeighbourDensities,

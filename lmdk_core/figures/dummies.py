@@ -6,7 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from lmdk_core.dummies import DummyOptions, DummySelection
-from lmdk_core.figures import COLORS
+from lmdk_core.figures.common import COLORS
 
 __all__ = ["options_strip_figure", "selection_probability_figure"]
 

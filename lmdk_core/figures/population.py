@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from lmdk_core.figures import COLORS
+from lmdk_core.figures.common import COLORS
 
 __all__ = ["VERDICT_COLORS", "error_figure", "landmark_count_figure", "short_number",
            "tpl_figure", "verdict_figure"]

@@ -1,6 +1,6 @@
 """The public release note: the form of the privacy report that may accompany a release.
 
-The internal privacy report (:mod:`lmdk_core.report`) documents a release decision with
+The internal privacy report (:mod:`lmdk_core.report.render`) documents a release decision with
 the raw data, the landmarks, per-timestamp charts and the seed; it is confidential. The
 note states only what a reader of the published file needs and what does not reveal
 the landmark set L or the data:
@@ -21,13 +21,12 @@ the landmark set L or the data:
 
 Not in the note: raw values, landmark timestamps, places or count, per-timestamp charts
 (ε_t reveals L), measured errors (computed from the raw data), the data's name and the
-seed. Everything shown comes from a :class:`~lmdk_core.report.ReportData`; every
-string is HTML-escaped.
+seed. Everything shown comes from a :class:`~lmdk_core.report.ReportData`, laid out by
+the autoescaped Jinja2 template ``templates/release_note.html.j2``.
 """
 
 from __future__ import annotations
 
-import html
 from datetime import datetime, timezone
 
 import numpy as np
@@ -37,47 +36,17 @@ from lmdk_core.allocation import scheme_info
 from lmdk_core.config import ViewConfig
 from lmdk_core.export import NUMPY_NOISE, mechanism_text
 from lmdk_core.release import numeric_mechanism
-from lmdk_core.report import ReportData, compute_report
+from lmdk_core.report.compute import ReportData, compute_report
+from lmdk_core.report.templating import num as _num
+from lmdk_core.report.templating import render_template
 
 __all__ = ["build_release_note", "release_note_filename", "render_release_note"]
-
-_CSS = """
-body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", Arial,
-       sans-serif; color: #1f2328; margin: 0; background: #f6f8fa; line-height: 1.5; }
-main { max-width: 820px; margin: 0 auto; padding: 24px 28px 40px; background: #fff; }
-h1 { font-size: 1.6rem; margin: 0 0 4px; } h2 { font-size: 1.15rem; margin: 24px 0 8px; }
-.sub, .small { color: #57606a; font-size: .9rem; }
-.verdict { border-radius: 8px; padding: 12px 16px; margin: 14px 0; border: 1px solid; }
-.green { background: #e9f7ef; border-color: #9fd8b3; }
-.amber { background: #fff4e5; border-color: #f7b955; }
-.red { background: #fdecea; border-color: #f2a7a0; }
-.vhead { font-weight: 700; font-size: 1.1rem; }
-table { border-collapse: collapse; margin: 6px 0 10px; }
-th { text-align: left; font-weight: 600; padding: 4px 18px 4px 0; color: #57606a;
-     vertical-align: top; }
-td { padding: 4px 0; }
-"""
 
 
 def release_note_filename(cfg: ViewConfig, now: datetime | None = None) -> str:
     """``lmdk_release_note_<series|track>_<YYYYMMDD-HHMM>.html``."""
     stamp = (now or datetime.now(timezone.utc)).strftime("%Y%m%d-%H%M")
     return f"lmdk_release_note_{cfg.data_kind}_{stamp}.html"
-
-
-def _esc(value: object) -> str:
-    return html.escape(str(value), quote=True)
-
-
-def _num(x: float | None, fmt: str = ".4g") -> str:
-    if x is None or not np.isfinite(x):
-        return "—"
-    return format(float(x), fmt)
-
-
-def _rows(rows: list[tuple[str, str]]) -> str:
-    return "<table>" + "".join(f"<tr><th>{_esc(k)}</th><td>{_esc(v)}</td></tr>"
-                               for k, v in rows) + "</table>"
 
 
 def _verdict(rd: ReportData) -> tuple[str, str, str]:
@@ -167,32 +136,11 @@ def render_release_note(rd: ReportData, noise: str = NUMPY_NOISE) -> str:
                 ("Released", f"{len(rd.data):,} timestamps "
                              f"({'locations' if rd.is_track else 'values'}); withheld "
                              "timestamps are empty in the file")]
-    body = [
-        f"<h1>{_esc(title)}</h1>",
-        f"<div class='sub'>Landmark Privacy Explorer {_esc(__version__)} · {_esc(date)}</div>",
-        f"<div class='verdict {_esc(colour)}'><div class='vhead'>{_esc(headline)}</div>"
-        f"<div>{_esc(sentence)}</div></div>",
-        "<h2>How the data were protected</h2>", _rows(settings),
-        "<p class='small'>Landmark privacy (Katsomallos et al., \"Landmark privacy: "
-        "configurable differential privacy protection for time series\", CODASPY 2022) "
-        "protects a set of significant events — the landmarks — together, and every other "
-        "event on its own. Which timestamps are landmarks is not disclosed.</p>",
-        "<h2>Expected accuracy</h2>", _rows(_expected_error(rd)),
-        "<p class='small'>Expected error of the mechanism at the budgets used, averaged over "
-        "the noisy publications. Repeated values (approximations, no budget spent) are "
-        "not included.</p>",
-        "<h2>Temporal correlation</h2>", _rows(leak_rows) if leak_rows else "",
-        f"<p class='small'>{_esc(model_text)} Leakage under temporal correlation follows "
-        "Cao et al. (ICDE 2017 / TKDE 2018); it equals the budget of the theorem when "
-        "consecutive values are independent.</p>",
-        "<h2>What an attacker can learn</h2>", _rows(_risk_rows(rd)),
-        "<p class='small'>Posterior bound p·e^x/(1 − p + p·e^x) for a privacy loss x; "
-        "repeated releases compose (Dwork, Rothblum, Vadhan 2010).</p>",
-    ]
-    return ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
-            "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-            f"<title>{_esc(title)}</title><style>{_CSS}</style></head><body><main>"
-            + "".join(body) + "</main></body></html>\n")
+    return render_template(
+        "release_note.html.j2", title=title, version=__version__, date=date, colour=colour,
+        headline=headline, sentence=sentence, settings=settings,
+        expected_error=_expected_error(rd), leak_rows=leak_rows, model_text=model_text,
+        risk_rows=_risk_rows(rd))
 
 
 def build_release_note(cfg: ViewConfig, *, noise: str = NUMPY_NOISE,

@@ -40,7 +40,7 @@ from plotly.subplots import make_subplots
 from scipy.optimize import brentq
 
 from lmdk_core.data.track import Track, Waypoint
-from lmdk_core.figures import COLORS, hover_labels
+from lmdk_core.figures.common import COLORS, hover_labels
 from lmdk_core.geodesy import distance_m
 from lmdk_core.mechanisms.planar_laplace import PlanarLaplace
 from lmdk_core.quoting import shorten_user_text
@@ -67,7 +67,7 @@ __all__ = [
 ]
 
 #: vendored Leaflet (BSD-2-Clause, see its LICENSE there), same version as folium's CDN
-LEAFLET_DIR = Path(__file__).resolve().parents[1] / "assets" / "leaflet"
+LEAFLET_DIR = Path(__file__).resolve().parents[2] / "assets" / "leaflet"
 #: at most this many clickable track points / released points are drawn (thinned above)
 MAX_MARKERS = 1500
 #: at most this many expected-displacement circles are drawn

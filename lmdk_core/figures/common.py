@@ -1,0 +1,96 @@
+"""What every figure module shares: the colours, hover labels of timestamps and the
+decimation of long traces for display.
+
+Colours are the same on every chart: original data grey, released data blue,
+landmarks red, approximated (nothing spent) orange, the ε reference black dashed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from lmdk_core.decimation import display_indices
+
+__all__ = ["COLORS", "decimate_figure", "display_values", "hover_labels"]
+
+COLORS = {
+    "original": "#7f7f7f",
+    "released": "#1f77b4",
+    "landmark": "#d62728",
+    "approximated": "#ff7f0e",
+    "regular": "#1f77b4",
+    "epsilon": "#111111",
+    "tpl": "#9467bd",
+    "landmark_tpl": "#d62728",
+    "total": "#2ca02c",
+}
+
+
+def hover_labels(time: np.ndarray, time_kind: str) -> list[str]:
+    """Short human labels for timestamps ('Tue 05 Mar 03:00' or the number)."""
+    t = np.asarray(time)
+    if time_kind == "datetime":
+        return _datetime_labels(t)
+    if t.dtype.kind in "iu":
+        return t.astype(str).tolist()
+    return [f"{x:g}" if isinstance(x, (float, np.floating)) else str(x) for x in t]
+
+
+_WEEKDAYS = np.array(["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"])
+_MONTHS = np.array(["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct",
+                    "Nov", "Dec"])
+
+
+def _datetime_labels(t: np.ndarray) -> list[str]:
+    """strftime('%a %d %b %H:%M') of datetimes, '?' for NaT, with numpy only (pandas'
+    strftime takes seconds on 200,000 timestamps)."""
+    import pandas as pd
+
+    ts = np.asarray(pd.to_datetime(np.asarray(t).ravel()).values, dtype="datetime64[m]")
+    nat = np.isnat(ts)
+    ts = np.where(nat, np.datetime64(0, "m"), ts)
+    days = ts.astype("datetime64[D]")
+    months = ts.astype("datetime64[M]")
+    weekday = _WEEKDAYS[(days.astype(np.int64) + 3) % 7]  # 1970-01-01 was a Thursday
+    month = _MONTHS[months.astype(np.int64) % 12]
+    dom = (days - months.astype("datetime64[D]")).astype(np.int64) + 1
+    minutes = (ts - days.astype("datetime64[m]")).astype(np.int64)
+    out = [f"{w} {d:02d} {m} {hm // 60:02d}:{hm % 60:02d}"
+           for w, d, m, hm in zip(weekday.tolist(), dom.tolist(), month.tolist(),
+                                  minutes.tolist(), strict=True)]
+    for i in np.flatnonzero(nat).tolist():
+        out[i] = "?"
+    return out
+
+
+def display_values(y: np.ndarray) -> np.ndarray:
+    """``y`` as float32, for drawing only: plotly sends arrays as binary, 4 bytes a value
+    instead of 8 (7 significant digits; hover shows 4). NaN and ±inf are kept."""
+    with np.errstate(over="ignore"):
+        return np.asarray(y, dtype=float).astype(np.float32)
+
+
+def decimate_figure(fig: go.Figure, T: int, keep=()) -> go.Figure:
+    """Decimate, for display, every long trace of ``fig``: min/max of its y per
+    pixel-wide bucket (:func:`~lmdk_core.decimation.display_indices`), plus the
+    timestamps in ``keep`` for a trace with one point per timestamp (``len(x) == T``);
+    x, y and per-point customdata are cut alike. Traces of at most DISPLAY_MAX_POINTS
+    points (landmarks, markers, short series) are left whole. In place; returns it."""
+    keep = np.asarray(list(keep), dtype=np.int64)
+    for tr in fig.data:
+        x = getattr(tr, "x", None)
+        y = getattr(tr, "y", None)
+        if x is None or y is None or len(x) != len(y):
+            continue
+        n = len(y)
+        yv = np.asarray(y, dtype=float)
+        idx = display_indices(n, [yv], keep if n == T else ())
+        if idx.size >= n:
+            continue
+        upd = {"x": np.asarray(x)[idx], "y": display_values(yv[idx])}
+        cd = getattr(tr, "customdata", None)
+        if cd is not None and len(cd) == n:
+            upd["customdata"] = np.asarray(cd)[idx]
+        tr.update(upd)
+    return fig

@@ -1,0 +1,257 @@
+"""The report's computation: from a :class:`~lmdk_core.config.ViewConfig` to
+:class:`ReportData` (no HTML here; :mod:`lmdk_core.report.render` lays it out).
+
+The release is **recomputed with the engine** — the same data, landmarks, ε, scheme,
+mechanism and seed give the same noise — with the verifier's verdict, and the temporal
+privacy leakage (TPL, Cao et al. ICDE'17 / TKDE'18) and landmark TPL under a stated
+correlation model (:func:`correlation_model`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+import numpy as np
+import pandas as pd
+
+from lmdk_core.allocation import scheme_info
+from lmdk_core.comparison import ReleaseFn, compare_schemes, series_release_fn, track_release_fn
+from lmdk_core.config import ViewConfig
+from lmdk_core.data.series import Series, load_series_csv
+from lmdk_core.data.track import Track, load_track_csv
+from lmdk_core.figures.common import hover_labels
+from lmdk_core.leakage.model import (
+    DEFAULT_CELL_SIZE_M,
+    DEFAULT_SERIES_STATES,
+    MAX_LEAKAGE_STATES,
+    CorrelationModel,
+    correlation_from_spec,
+)
+from lmdk_core.release import Release
+from lmdk_core.validation import InputError
+from lmdk_core.verdict import PrivacyVerdict, privacy_verdict
+
+__all__ = [
+    "DEFAULT_CELL_SIZE_M",
+    "DEFAULT_SERIES_STATES",
+    "MAX_LEAKAGE_STATES",
+    "CorrelationModel",
+    "LeakageSummary",
+    "ReportData",
+    "compute_report",
+    "correlation_model",
+    "leakage_target",
+    "load_view_data",
+    "mixture_quantile",
+    "release_verdict",
+    "report_filename",
+]
+
+SERIES_DEMOS = {"demo-household"}
+TRACK_DEMOS = {"demo-paris"}
+
+
+# ====================================================================== data
+def load_view_data(cfg: ViewConfig) -> Series | Track:
+    """The series or track a configuration describes: a built-in demo or its embedded
+    table (``data`` = {column: [values]}: ``time,value`` or ``[time,]lat,lon``)."""
+    cfg.validate()
+    if cfg.data_kind == "series":
+        if cfg.dataset in SERIES_DEMOS:
+            from lmdk_core.data.demo import demo_series
+
+            return demo_series()
+        if cfg.dataset == "embedded":
+            return load_series_csv(_embedded_csv(cfg, ("time", "value")), name="embedded series")
+        raise InputError(f"config: unknown series dataset {cfg.dataset!r}; expected "
+                         "'demo-household' or 'embedded'")
+    if cfg.dataset in TRACK_DEMOS:
+        try:
+            from lmdk_core.data.demo_track import demo_track
+        except ImportError:
+            raise InputError("config: the demo track 'demo-paris' is not available in this "
+                             "version; embed the track in 'data' instead") from None
+        return demo_track()
+    if cfg.dataset == "embedded":
+        return load_track_csv(_embedded_csv(cfg, ("lat", "lon")), name="embedded track")
+    raise InputError(f"config: unknown track dataset {cfg.dataset!r}; expected 'demo-paris' "
+                     "or 'embedded'")
+
+
+def _embedded_csv(cfg: ViewConfig, needed: tuple[str, ...]) -> bytes:
+    data = cfg.data
+    if not isinstance(data, dict) or not all(isinstance(v, list) for v in data.values()):
+        raise InputError("config: 'data' must map column names to lists of values")
+    missing = [c for c in needed if c not in data]
+    if missing:
+        raise InputError(f"config: the embedded data have no {missing[0]!r} column")
+    lengths = {len(v) for v in data.values()}
+    if len(lengths) != 1:
+        raise InputError("config: the embedded data columns have different lengths")
+    return pd.DataFrame(data).to_csv(index=False).encode()
+
+
+# ====================================================================== correlation
+def correlation_model(cfg: ViewConfig, data: Series | Track) -> CorrelationModel:
+    """The correlation model of a configuration: ``cfg.extra['correlation']`` (the model
+    the app's session had in force when the configuration was saved; format in
+    :mod:`lmdk_core.leakage.model`), read by
+    :func:`~lmdk_core.leakage.model.correlation_from_spec`.
+
+    Without it: for a **series** Cao et al.'s smoothed matrix ``P = (I + s)/(1 + n·s)``
+    with ``n = 10`` states and ``s = cfg.correlation_strength``; for a **track** grid
+    cells of ``cfg.extra['cell_size_m']`` metres (default 250) with the moves between
+    cells counted (add-one smoothing).
+    """
+    spec = cfg.extra.get("correlation") if isinstance(cfg.extra, dict) else None
+    cell = cfg.extra.get("cell_size_m", DEFAULT_CELL_SIZE_M) if isinstance(cfg.extra, dict) \
+        else DEFAULT_CELL_SIZE_M
+    return correlation_from_spec(spec, data, default_strength=cfg.correlation_strength,
+                                 default_cell_size=cell)
+
+
+@dataclass(frozen=True)
+class LeakageSummary:
+    """TPL and landmark TPL of the release's allocation under ``model``."""
+
+    model: CorrelationModel
+    tpl: np.ndarray | None
+    landmark_tpl: np.ndarray | None
+
+    @property
+    def computed(self) -> bool:
+        return self.tpl is not None
+
+
+def _leakage(rel: Release, model: CorrelationModel) -> LeakageSummary:
+    if model.backward is None:
+        return LeakageSummary(model, None, None)
+    from lmdk_core.leakage import temporal_leakage
+
+    res = temporal_leakage(rel.epsilon_t, model.backward, model.forward,
+                           rel.landmarks.tolist())
+    return LeakageSummary(model, res.tpl, res.landmark_tpl)
+
+
+# ====================================================================== the report data
+@dataclass(frozen=True)
+class ReportData:
+    """Everything the report shows, computed from a configuration."""
+
+    cfg: ViewConfig
+    data: Series | Track
+    release: Release
+    leakage: LeakageSummary
+    generated: datetime
+    #: the Compare page's schemes: (scheme, its release, its leakage), same seed and model
+    comparison: tuple[tuple[str, Release, LeakageSummary], ...] = ()
+
+    @property
+    def is_track(self) -> bool:
+        return isinstance(self.data, Track)
+
+    @property
+    def labels(self) -> list[str]:
+        """A human label for each timestamp (date/time or number)."""
+        return hover_labels(self.data.time, self.data.time_kind)
+
+    @property
+    def verdict(self) -> PrivacyVerdict:
+        """The one verdict (theorem + landmark TPL under the model) of the release."""
+        return release_verdict(self.release, self.leakage, self.labels,
+                               leakage_target(self.cfg))
+
+
+def leakage_target(cfg: ViewConfig) -> float | None:
+    """``extra.leakage_target``: the landmark-TPL target α a calibration applied (None:
+    the verdict compares landmark TPL with ε)."""
+    raw = cfg.extra.get("leakage_target") if isinstance(cfg.extra, dict) else None
+    if raw is None:
+        return None
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not np.isfinite(raw) \
+            or raw <= 0:
+        raise InputError("config: extra.leakage_target must be a number > 0")
+    return float(raw)
+
+
+def release_verdict(rel: Release, leak: LeakageSummary, labels: list[str] | None = None,
+                    target: float | None = None) -> PrivacyVerdict:
+    """:func:`lmdk_core.verdict.privacy_verdict` of a release under the leakage computed
+    for it (green / amber / red); ``target`` is the landmark-TPL target (default ε)."""
+    return privacy_verdict(rel.epsilon_t, rel.landmarks.tolist(), rel.epsilon,
+                           landmark_tpl=leak.landmark_tpl if leak.computed else None,
+                           model=leak.model.short or None,
+                           model_note=None if leak.computed else leak.model.note,
+                           time_labels=labels,
+                           leakage_target=target if leak.computed else None)
+
+
+def compute_report(cfg: ViewConfig, *, now: datetime | None = None) -> ReportData:
+    """Validate ``cfg``, load its data, recompute the release (verifier included) and the
+    leakage. Raises :class:`InputError` with a clear message on any bad input."""
+    cfg.validate()
+    data = load_view_data(cfg)
+    T = len(data)
+    bad = [t for t in cfg.landmarks if t >= T]
+    if bad:
+        raise InputError(f"config: landmark {bad[0]} lies beyond the end of the data "
+                         f"({T} timestamps, numbered 0..{T - 1})")
+    # one release per scheme (the configuration's first, then the compared ones), all
+    # from the generator of the seed, as the pages make them
+    keys = _compare_keys(cfg)
+    releases = compare_schemes(_release_fn(cfg, data), [cfg.scheme, *keys], cfg.epsilon,
+                               cfg.seed)
+    model = correlation_model(cfg, data)
+    leakage_target(cfg)  # checked now: a bad target is a clear error, not a late one
+    leaks = {k: _leakage(r, model) for k, r in releases.items()}
+    comparison = tuple((k, releases[k], leaks[k]) for k in keys)
+    return ReportData(cfg, data, releases[cfg.scheme], leaks[cfg.scheme],
+                      now or datetime.now(timezone.utc), comparison)
+
+
+def _release_fn(cfg: ViewConfig, data: Series | Track) -> ReleaseFn:
+    """The release of the configuration's data with its mechanism settings."""
+    if isinstance(data, Track):
+        return track_release_fn(data.lat, data.lon, cfg.landmarks, cfg.radius, cfg.window)
+    return series_release_fn(data.values, cfg.landmarks, cfg.mechanism, cfg.sensitivity,
+                             cfg.window)
+
+
+def _compare_keys(cfg: ViewConfig) -> list[str]:
+    """The schemes of ``extra.compare_schemes`` (the Compare page's choice), validated and
+    without duplicates; empty when the configuration has none."""
+    keys = cfg.extra.get("compare_schemes") if isinstance(cfg.extra, dict) else None
+    if keys is None:
+        return []
+    if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys) \
+            or not 1 <= len(keys) <= 6:
+        raise InputError("config: extra.compare_schemes must be a list of 1 to 6 scheme names")
+    return list(dict.fromkeys(scheme_info(k).key for k in keys))
+
+
+def report_filename(cfg: ViewConfig, now: datetime | None = None) -> str:
+    """``lmdk_CONFIDENTIAL_report_<series|track>_<YYYYMMDD-HHMM>.html`` (the internal
+    report holds the raw data, the landmarks and the seed)."""
+    stamp = (now or datetime.now(timezone.utc)).strftime("%Y%m%d-%H%M")
+    return f"lmdk_CONFIDENTIAL_report_{cfg.data_kind}_{stamp}.html"
+
+
+# ====================================================================== error
+def mixture_quantile(mech, eps: np.ndarray, q: float) -> float:
+    """Quantile q of the displacement when ε_t is drawn uniformly from ``eps``."""
+    if eps.size == 0:
+        return float("nan")
+    from scipy.optimize import brentq
+
+    vals, counts = np.unique(eps, return_counts=True)
+    w = counts / counts.sum()
+
+    def f(d: float) -> float:
+        return float(sum(wi * mech.displacement_cdf(d, e) for wi, e in zip(w, vals,
+                                                                            strict=True))) - q
+
+    hi = float(mech.displacement_quantile(q, vals.min())) * 1.01 + 1e-9
+    lo = float(mech.displacement_quantile(q, vals.max())) * 0.99
+    return float(brentq(f, lo, hi)) if f(lo) < 0 < f(hi) else float(
+        mech.displacement_quantile(q, vals[0]))

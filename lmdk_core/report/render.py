@@ -1,0 +1,351 @@
+"""The report's HTML: a computed :class:`~lmdk_core.report.compute.ReportData` laid out by
+the Jinja2 template ``templates/report.html.j2`` (autoescaped: every string from the
+configuration or the data is escaped; only the plotly figures, made by our code from
+numbers, are inserted as they are).
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+import numpy as np
+import pandas as pd
+
+from lmdk_core import __version__
+from lmdk_core.allocation import scheme_info
+from lmdk_core.config import ViewConfig, config_to_json
+from lmdk_core.data.track import Track
+from lmdk_core.release import numeric_mechanism
+from lmdk_core.report.charts import figures_html, report_figures
+from lmdk_core.report.compute import (
+    ReportData,
+    compute_report,
+    leakage_target,
+    mixture_quantile,
+    release_verdict,
+)
+from lmdk_core.report.templating import num as _num
+from lmdk_core.report.templating import render_template
+from lmdk_core.verdict import LEAKAGE_RTOL
+
+__all__ = ["CONFIDENTIAL_BANNER", "build_report", "render_html"]
+
+#: the configuration is shown in full up to this many characters
+MAX_CONFIG_CHARS = 200_000
+#: the landmark table lists at most this many rows
+MAX_LANDMARK_ROWS = 300
+
+#: the banner on every screen of the internal report (sticky; repeated when printed)
+CONFIDENTIAL_BANNER = ("CONFIDENTIAL — contains the raw data and the landmark set · internal "
+                       "privacy report, do not publish (the public release note is the form "
+                       "to hand on)")
+
+#: the verdict in a table cell or a card
+VERDICT_LABELS = {"green": "green: landmark-private",
+                  "amber": "amber: landmark-private only if values were independent",
+                  "red": "red: NOT landmark-private"}
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A table with a header row, for the template's ``grid`` macro (cells escaped)."""
+
+    columns: list[str]
+    rows: list[list[object]]
+
+    @classmethod
+    def of(cls, df: pd.DataFrame) -> Grid:
+        return cls([str(c) for c in df.columns], [list(r) for r in df.itertuples(index=False)])
+
+
+def _data_rows(rd: ReportData) -> list[tuple[str, str]]:
+    cfg, data = rd.cfg, rd.data
+    labels = rd.labels
+    T = len(data)
+    source = {"demo-household": "built-in demo: one week of hourly household electricity",
+              "demo-paris": "built-in demo: one day of a person in Paris"}.get(
+        cfg.dataset, "embedded in the configuration")
+    rows = [("Kind", "trajectory (locations)" if rd.is_track else "time series"),
+            ("Dataset", f"{cfg.dataset} — {source}"),
+            ("Name", data.name),
+            ("Timestamps", f"{T:,} (numbered 0..{T - 1})"),
+            ("From / to", f"{labels[0]} — {labels[-1]}")]
+    if isinstance(data, Track):
+        from lmdk_core.geodesy import distance_m
+
+        length = float(np.sum(distance_m(data.lat[:-1], data.lon[:-1], data.lat[1:],
+                                         data.lon[1:]))) if T > 1 else 0.0
+        rows += [("Path length", f"{length / 1000:,.2f} km"),
+                 ("Bounding box", f"lat {data.lat.min():.5f}..{data.lat.max():.5f}, "
+                                  f"lon {data.lon.min():.5f}..{data.lon.max():.5f}")]
+    else:
+        v = data.values
+        u = f" {data.unit}" if data.unit else ""
+        rows += [("Values", f"min {v.min():.4g}{u}, mean {v.mean():.4g}{u}, "
+                            f"max {v.max():.4g}{u}")]
+    return rows
+
+
+def _settings_rows(rd: ReportData) -> list[tuple[str, str]]:
+    cfg, rel = rd.cfg, rd.release
+    info = scheme_info(cfg.scheme)
+    rows = [("Total budget ε", f"{cfg.epsilon:g}"),
+            ("Scheme", f"{info.label} — {info.description}")]
+    if info.key == "w-event":
+        rows.append(("Window w", f"{cfg.window}"))
+    if rd.is_track:
+        rows += [("Mechanism", "Planar Laplace (geo-indistinguishability, Andrés et al. 2013)"),
+                 ("Protection radius r", f"{cfg.radius:,.0f} m — two places within r are "
+                                         "ε_t-indistinguishable at timestamp t")]
+    else:
+        label = {"laplace": "Laplace (noise scale Δf/ε_t)",
+                 "geometric": "Geometric, two-sided (whole numbers)"}[cfg.mechanism]
+        rows += [("Mechanism", label),
+                 ("Sensitivity Δf", f"{cfg.sensitivity:g}"
+                                    + (f" {rd.data.unit}" if rd.data.unit else ""))]
+    rows += [("Random seed", f"{cfg.seed}"),
+             ("Budget spent", f"{int(rel.published.sum())} timestamps published with noise, "
+                              f"{int((~rel.published & ~rel.withheld).sum())} approximated "
+                              f"(ε_t = 0), {int(rel.withheld.sum())} withheld"),
+             ("Page", cfg.page)]
+    return rows
+
+
+def _landmark_frame(rd: ReportData) -> pd.DataFrame:
+    rel, data, labels = rd.release, rd.data, rd.labels
+    rows = []
+    for t in rel.landmarks[:MAX_LANDMARK_ROWS]:
+        t = int(t)
+        row = {"t": t, "time": labels[t]}
+        if isinstance(data, Track):
+            row["location (lat, lon)"] = f"{data.lat[t]:.5f}, {data.lon[t]:.5f}"
+        else:
+            row["value"] = f"{data.values[t]:.4g}"
+        row["ε_t spent"] = f"{rel.epsilon_t[t]:.4g}"
+        row["release"] = ("published (noisy)" if rel.published[t] else
+                          "withheld" if rel.withheld[t] else "approximated (last release)")
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _verdict(rd: ReportData) -> dict[str, str | None]:
+    """The one verdict (:func:`lmdk_core.verdict.privacy_verdict`): green, amber or red."""
+    pv = rd.verdict
+    v = pv.theorem
+    over_budget = None
+    if pv.colour == "red":
+        bad = v.violations
+        over_budget = ", ".join(str(int(t)) for t in bad[:10]) + (" …" if bad.size > 10 else "")
+    return {"cls": {"green": "ok", "amber": "amber", "red": "bad"}[pv.colour],
+            "colour": pv.colour,
+            "head": {"green": "Landmark-private",
+                     "amber": "Landmark-private only if consecutive values were independent",
+                     "red": "NOT landmark-private"}[pv.colour],
+            "sentence": pv.sentence, "over_budget": over_budget, "summary": v.summary()}
+
+
+def _attacker_rows(rd: ReportData) -> list[tuple[str, str]]:
+    """Risk in words (posterior bounds, correlation, repeated releases) and, from this very
+    release, how many values repeat the previous one (under Skip or Adaptive they mark
+    approximations, and Skip approximates exactly the landmarks)."""
+    from lmdk_core.attacker import repeat_inference, risk_statements
+
+    leak, rel = rd.leakage, rd.release
+    tpl_max = float(np.max(leak.landmark_tpl)) if leak.computed else None
+    rows = risk_statements(rel.epsilon, tpl_max)
+    flagged, hits, n_lm = repeat_inference(rel.released, rel.landmarks)
+    if flagged:
+        rows.append(("Which timestamps are landmarks?",
+                     f"{flagged} released value(s) repeat the previous one or are withheld; "
+                     f"{hits} of them are landmarks ({hits}/{n_lm} of the landmarks). An "
+                     "attacker who sees the release can point at them; dummy landmarks hide "
+                     "this pattern."))
+    else:
+        rows.append(("Which timestamps are landmarks?",
+                     "No released value repeats the previous one: the release itself shows "
+                     "no trace of which timestamps are landmarks."))
+    return rows
+
+
+def _leakage(rd: ReportData) -> dict[str, object]:
+    leak, rel = rd.leakage, rd.release
+    out: dict[str, object] = {"description": leak.model.description,
+                              "computed": leak.computed, "note": leak.model.note or ""}
+    if not leak.computed:
+        return out
+    labels = rd.labels
+    i_t = int(np.argmax(leak.tpl))
+    i_l = int(np.argmax(leak.landmark_tpl))
+    max_l = float(leak.landmark_tpl[i_l])
+    out["rows"] = [("Largest TPL (one timestamp)",
+                    f"{_num(float(leak.tpl[i_t]))} at t={i_t} ({labels[i_t]})"),
+                   ("Largest landmark TPL (landmarks + one timestamp)",
+                    f"{_num(max_l)} at t={i_l} ({labels[i_l]})"),
+                   ("Without correlation (the theorem's total)",
+                    f"{_num(rel.verdict.worst_total)}"),
+                   ("Total budget ε", f"{rel.epsilon:g}")]
+    out["exceeds"] = max_l > rel.epsilon * (1 + LEAKAGE_RTOL)
+    out["max_landmark_tpl"] = _num(max_l)
+    out["epsilon"] = _num(rel.epsilon)
+    return out
+
+
+def _error(rd: ReportData) -> dict[str, object]:
+    rel, cfg = rd.release, rd.cfg
+    m = rel.metrics()
+    pub = rel.published
+    if rd.is_track:
+        from lmdk_core.mechanisms import PlanarLaplace
+
+        mech = PlanarLaplace(cfg.radius)
+        eps = rel.epsilon_t[pub]
+        exp_med = mixture_quantile(mech, eps, 0.5)
+        exp_p95 = mixture_quantile(mech, eps, 0.95)
+        e_pub = rel.errors[pub]
+        df = pd.DataFrame({
+            "": ["mean", "median", "95th percentile"],
+            "measured at noisy releases (m)": [_num(float(np.mean(e_pub)), ",.0f") if e_pub.size
+                                               else "—",
+                                               _num(float(np.median(e_pub)), ",.0f")
+                                               if e_pub.size else "—",
+                                               _num(float(np.percentile(e_pub, 95)), ",.0f")
+                                               if e_pub.size else "—"],
+            "expected, Planar Laplace (m)": [_num(m["expected_mae_published"], ",.0f"),
+                                             _num(exp_med, ",.0f"), _num(exp_p95, ",.0f")],
+            "all released points (m)": [_num(m["mae"], ",.0f"), _num(m["median_error"], ",.0f"),
+                                        _num(m["p95_error"], ",.0f")],
+        })
+        note = ("Expected: mean 2r/ε_t, median and 95th percentile of Gamma(2, r/ε_t), "
+                "mixed over the published timestamps. Approximated points repeat the last "
+                "release, so their displacement also includes the movement since.")
+    else:
+        mech = numeric_mechanism(cfg.mechanism, cfg.sensitivity)
+        eps = rel.epsilon_t[pub]
+        exp_rmse = float(np.sqrt(np.mean(mech.expected_rmse(eps) ** 2))) if eps.size else np.nan
+        e_pub = rel.errors[pub]
+        u = f" ({rd.data.unit})" if rd.data.unit else ""
+        df = pd.DataFrame({
+            "": ["mean absolute error (MAE)", "root mean squared error (RMSE)"],
+            f"measured at noisy releases{u}": [
+                _num(float(np.mean(e_pub))) if e_pub.size else "—",
+                _num(float(np.sqrt(np.mean(e_pub ** 2)))) if e_pub.size else "—"],
+            f"expected at noisy releases{u}": [_num(m["expected_mae_published"]),
+                                               _num(exp_rmse)],
+            f"all released timestamps{u}": [_num(m["mae"]), _num(m["rmse"])],
+        })
+        note = ("Expected: Laplace MAE Δf/ε_t and RMSE √2·Δf/ε_t; Geometric MAE 2a/(1 − a²) "
+                "with a = e^(−ε_t/Δf) — averaged over the published timestamps. "
+                "Approximations repeat the last release: their error is the change since.")
+    return {"table": Grid.of(df), "note": note}
+
+
+def _comparison(rd: ReportData) -> Grid | None:
+    """A table of the compared schemes: verdict, worst total, error and leakage."""
+    if not rd.comparison:
+        return None
+    unit = "m" if rd.is_track else (rd.data.unit or "")
+    fmt = ",.0f" if rd.is_track else ".3g"
+    rows = []
+    for key, rel, leak in rd.comparison:
+        v, m = rel.verdict, rel.metrics()
+        colour = release_verdict(rel, leak, target=leakage_target(rd.cfg)).colour
+        rows.append({
+            "scheme": scheme_info(key).label,
+            "verdict": VERDICT_LABELS[colour],
+            "worst Σ over L∪{t}": f"{v.worst_total:.4g} at t={v.worst_timestamp}",
+            ("mean displacement" if rd.is_track else "MAE") + (f" ({unit})" if unit else ""):
+                _num(m["mae"], fmt),
+            "expected": _num(m["expected_mae_published"], fmt),
+            "published / approximated / withheld":
+                f"{m['n_published']} / {m['n_approximated']} / {m['n_withheld']}",
+            "max TPL": _num(float(np.max(leak.tpl)), ".3g") if leak.computed else "—",
+            "max landmark TPL": (_num(float(np.max(leak.landmark_tpl)), ".3g")
+                                 if leak.computed else "—"),
+        })
+    return Grid.of(pd.DataFrame(rows))
+
+
+def _extra_rows(cfg: ViewConfig) -> list[tuple[str, str]]:
+    rows = []
+    for k, v in (cfg.extra or {}).items():
+        try:
+            text = json.dumps(v, ensure_ascii=False)
+        except (TypeError, ValueError):
+            text = str(v)
+        rows.append((str(k), text[:500]))
+    return rows
+
+
+def _config_text(cfg: ViewConfig) -> str:
+    text = config_to_json(cfg)
+    if len(text) > MAX_CONFIG_CHARS:
+        return text[:MAX_CONFIG_CHARS] + "\n… (truncated: the embedded data are too long to show)"
+    return text
+
+
+def _versions() -> list[tuple[str, str]]:
+    import numpy
+    import plotly
+    import scipy
+
+    return [("lmdk-explorer", __version__), ("Python", platform.python_version()),
+            ("numpy", numpy.__version__), ("scipy", scipy.__version__),
+            ("pandas", pd.__version__), ("plotly", plotly.__version__)]
+
+
+def _cards(rd: ReportData) -> list[tuple[str, str]]:
+    cfg, rel = rd.cfg, rd.release
+    m = rel.metrics()
+    leak_card = "not computed"
+    if rd.leakage.computed:
+        leak_card = _num(float(np.max(rd.leakage.landmark_tpl)), ".3g")
+    unit = "m" if rd.is_track else (rd.data.unit or "")
+    return [
+        ("Verdict", VERDICT_LABELS[rd.verdict.colour]),
+        ("Total budget ε", f"{cfg.epsilon:g}"),
+        ("Scheme", scheme_info(cfg.scheme).label),
+        ("Mechanism", "Planar Laplace" if rd.is_track else cfg.mechanism.capitalize()),
+        ("Landmarks", f"{rel.landmarks.size}"),
+        ("Worst Σ over L∪{t}", f"{_num(rel.verdict.worst_total, '.3g')} at t="
+                               f"{rel.verdict.worst_timestamp}"),
+        ("Largest landmark TPL", leak_card),
+        ("Mean displacement" if rd.is_track else "MAE (measured)",
+         f"{_num(m['mae'], ',.0f' if rd.is_track else '.3g')} {unit}".strip()),
+    ]
+
+
+def render_html(rd: ReportData) -> str:
+    """The report of computed data ``rd`` as one HTML document."""
+    cfg, rel = rd.cfg, rd.release
+    date = rd.generated.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    title = "Privacy report — " + rd.data.name
+    custom = cfg.extra.get("title") if isinstance(cfg.extra, dict) else None
+    if isinstance(custom, str) and custom.strip():
+        title = custom.strip()
+    lm_df = _landmark_frame(rd)
+    return render_template(
+        "report.html.j2",
+        title=title, banner=CONFIDENTIAL_BANNER, version=__version__, date=date,
+        seed=cfg.seed, is_track=rd.is_track, cards=_cards(rd), verdict=_verdict(rd),
+        data_rows=_data_rows(rd), n_landmarks=rel.landmarks.size,
+        landmarks=None if lm_df.empty else Grid.of(lm_df),
+        more_landmarks=rel.landmarks.size - len(lm_df),
+        settings_rows=_settings_rows(rd), extra_rows=_extra_rows(cfg),
+        # plotly's HTML of figures drawn from the engine's numbers: inserted |safe
+        figs=figures_html(report_figures(rd)),
+        leakage=_leakage(rd), error=_error(rd), attacker_rows=_attacker_rows(rd),
+        comparison=_comparison(rd),
+        repro_rows=[("Generated", date), ("Random seed", str(cfg.seed))] + _versions(),
+        config_text=_config_text(cfg),
+    )
+
+
+def build_report(cfg: ViewConfig, *, now: datetime | None = None) -> str:
+    """The self-contained HTML report of a configuration (see :mod:`lmdk_core.report`).
+
+    Raises :class:`InputError` when the configuration or its data are not usable.
+    """
+    return render_html(compute_report(cfg, now=now))
