@@ -31,15 +31,11 @@ Run: python benchmarks/bench_browser.py [--reps 5] [--port 8621] [--only timelin
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
@@ -48,65 +44,18 @@ from playwright.sync_api import Page, sync_playwright
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
+sys.path.insert(0, str(ROOT))
+
+from tests.browser import (  # noqa: E402 - the app server and chromium of the browser tests
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    FIND_FREE_POINT,
+    MAP_FRAME,
+    streamlit_server,
+)
+
 VIEWPORT = {"width": 1440, "height": 900}
-MAP_FRAME = "iframe[title='streamlit_folium.st_folium']"
-#: the first track point (from index `start`) whose centre no other shape covers
-FIND_FREE_POINT = """(els, start) => {
-  for (let k = start; k < els.length; k++) {
-    const r = els[k].getBoundingClientRect();
-    const x = r.left + r.width / 2, y = r.top + r.height / 2;
-    if (r.width > 0 && x > 60 && y > 90 && x < innerWidth - 90 && y < innerHeight - 60
-        && document.elementFromPoint(x, y) === els[k]) return [k, x, y];
-  }
-  return null;
-}"""
 
-
-# ---------------------------------------------------------------- server
-def free_port(preferred: int) -> int:
-    for port in (preferred, 0):
-        with contextlib.closing(socket.socket()) as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return s.getsockname()[1]
-    raise RuntimeError("no free port")
-
-
-@contextlib.contextmanager
-def streamlit_server(port: int):
-    log = tempfile.NamedTemporaryFile("w", suffix=".log", prefix="bench_browser_",  # noqa: SIM115
-                                      delete=False)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.port", str(port), "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://localhost:{port}"
-    try:
-        deadline = time.time() + 90
-        while time.time() < deadline:
-            try:
-                with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                time.sleep(0.3)
-        else:
-            raise RuntimeError(f"streamlit did not start (log: {log.name})")
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
 
 
 # ---------------------------------------------------------------- reruns on the wire
@@ -520,8 +469,7 @@ def main() -> None:
     only = [s.strip() for s in args.only.split(",") if s.strip()]
     print(f"uptime: {os.popen('uptime').read().strip()}")
     print(f"chromium {VIEWPORT['width']}×{VIEWPORT['height']}, {args.reps} repetitions")
-    port = free_port(args.port)
-    with streamlit_server(port) as url, sync_playwright() as p, \
+    with streamlit_server(ROOT, args.port, timeout=90) as url, sync_playwright() as p, \
             tempfile.TemporaryDirectory() as tmpdir:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         bench = Bench(url, browser, args.reps, args.budget)

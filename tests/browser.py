@@ -27,16 +27,38 @@ def require_chromium() -> None:
         pytest.skip(f"{CHROMIUM} not installed (apt-get install -y chromium)")
 
 
-def free_port() -> int:
-    with contextlib.closing(socket.socket()) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+MAP_FRAME = "iframe[title='streamlit_folium.st_folium']"
+#: the first track point (from index `start`) whose centre no other shape covers, as
+#: [index, x, y] in the map frame's coordinates
+FIND_FREE_POINT = """(els, start) => {
+  for (let k = start; k < els.length; k++) {
+    const r = els[k].getBoundingClientRect();
+    const x = r.left + r.width / 2, y = r.top + r.height / 2;
+    if (r.width > 0 && x > 60 && y > 90 && x < innerWidth - 90 && y < innerHeight - 60
+        && document.elementFromPoint(x, y) === els[k]) return [k, x, y];
+  }
+  return null;
+}"""
+
+
+def free_port(preferred: int = 0) -> int:
+    """``preferred`` if it is free, else any free port."""
+    for port in (preferred, 0):
+        with contextlib.closing(socket.socket()) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return s.getsockname()[1]
+    raise RuntimeError("no free port")
 
 
 @contextlib.contextmanager
-def streamlit_server(root: Path):
-    """Start ``streamlit run app.py`` on a free port; yield its base URL."""
-    port = free_port()
+def streamlit_server(root: Path, port: int = 0, timeout: float = 60):
+    """Start ``streamlit run app.py`` on ``port`` (or a free one); yield its base URL.
+    The log goes to ``tests/artifacts/streamlit_<port>.log``."""
+    port = free_port(port)
+    (root / "tests" / "artifacts").mkdir(parents=True, exist_ok=True)
     log = open(root / "tests" / "artifacts" / f"streamlit_{port}.log", "w")  # noqa: SIM115
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
@@ -46,7 +68,7 @@ def streamlit_server(root: Path):
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.time() + 60
+        deadline = time.time() + timeout
         while time.time() < deadline:
             try:
                 with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
@@ -55,7 +77,7 @@ def streamlit_server(root: Path):
             except OSError:
                 time.sleep(0.3)
         else:
-            raise RuntimeError("streamlit did not start within 60 s")
+            raise RuntimeError(f"streamlit did not start within {timeout:g} s (log: {log.name})")
         yield url
     finally:
         proc.terminate()

@@ -8,23 +8,12 @@ import re
 
 import pytest
 
-from tests.browser import wait_for_app
+from tests.browser import FIND_FREE_POINT, MAP_FRAME, wait_for_app
 from tests.conftest import ARTIFACTS
 
 pytestmark = pytest.mark.browser
 
-MAP_FRAME = "iframe[title='streamlit_folium.st_folium']"
-#: the first track point (after index `start`) whose centre is not covered by another
-#: shape, as [index, x, y] in the map frame's coordinates
-FIND_FREE_POINT = """(els, start) => {
-  for (let k = start; k < els.length; k++) {
-    const r = els[k].getBoundingClientRect();
-    const x = r.left + r.width / 2, y = r.top + r.height / 2;
-    if (r.width > 0 && x > 60 && y > 90 && x < innerWidth - 90 && y < innerHeight - 60
-        && document.elementFromPoint(x, y) === els[k]) return [k, x, y];
-  }
-  return null;
-}"""
+
 
 
 def table_landmarks(page) -> list[int]:
