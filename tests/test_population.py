@@ -305,3 +305,33 @@ def test_config_of_the_other_kind_is_refused(tmp_path, capsys):
                               "--output", str(tmp_path / "o.parquet"),
                               "--audit", str(tmp_path / "a.parquet")])
     assert code == 2 and len(err) == 1 and "Map (tracks)" in err[0]
+
+
+@pytest.mark.parametrize("scheme", ["uniform", "adaptive"])
+def test_input_ordered_by_user_is_cut_along_row_groups_with_the_same_release(
+        tmp_path, cluster, scheme):
+    """A Parquet file sorted by user (small row groups, users spanning several groups,
+    times shuffled within users) takes the no-shuffle path; it releases exactly what the
+    shuffle path releases for the same seed (the shuffled-rows file takes that path)."""
+    from lmdk_core.population.dask_driver import _row_group_plan
+
+    df = _population(users=30)
+    ordered = df.sort_values("uid", kind="stable").reset_index(drop=True)
+    src_sorted = tmp_path / "sorted.parquet"
+    ordered.to_parquet(src_sorted, row_group_size=37)  # users straddle row groups
+    src_shuffled = tmp_path / "shuffled.parquet"
+    df.to_parquet(src_shuffled, row_group_size=37)  # rows in any order
+    plan = _row_group_plan(src_sorted, "uid", 400)
+    assert plan is not None and len(plan[1]) >= 2  # the sorted path is taken
+    assert _row_group_plan(src_shuffled, "uid", 400) is None  # the shuffle is taken
+    cfg = ViewConfig(scheme=scheme, epsilon=1.0)
+    outs = []
+    for name, src in (("s", src_sorted), ("h", src_shuffled)):
+        out = tmp_path / f"r_{name}.parquet"
+        res = run_batch(cfg, src, COLS, out, tmp_path / f"a_{name}.parquet", seed=SEED,
+                        noise="fast", scheduler=cluster.scheduler_address,
+                        rows_per_partition=400)
+        assert res.partitions > 1 and not res.not_private
+        outs.append(_read_release(out))
+    pd.testing.assert_frame_equal(outs[0], outs[1])
+    assert outs[0]["user"].nunique() == 30 and len(outs[0]) == len(df)

@@ -1,10 +1,17 @@
 """The population batch on Dask (``dask.dataframe`` + ``dask.distributed``).
 
 1. The file's header is checked (every named column exists) before any work.
-2. The table is read lazily (``dask.dataframe.read_parquet`` / ``read_csv``) and shuffled
-   on the user column into partitions that each hold **whole users** (about
-   ``rows_per_partition`` rows each), so memory is bounded by a partition, not by the
-   dataset (the shuffle spills to disk).
+2. Partitions that each hold **whole users** (about ``rows_per_partition`` rows each) are
+   formed so that memory is bounded by a partition, not by the dataset:
+
+   * a Parquet input whose row groups are ordered by user (checked from the row-group
+     statistics alone: each group's smallest user is at least the previous group's
+     largest) is cut along row-group boundaries with no shuffle; each worker reads its
+     own row groups, leaves out the user it shares with the previous partition and
+     takes the tail of its last user from the following row groups;
+   * otherwise the table is read lazily (``dask.dataframe.read_parquet`` / ``read_csv``)
+     and shuffled on the user column (the shuffle spills to disk, but holds far more
+     memory than a partition).
 3. Every partition is released by :func:`lmdk_core.population.partition.release_partition`
    on a worker, which writes its publishable part file itself and returns only its
    audit rows (a few numbers per user) to the driver.
@@ -120,6 +127,92 @@ def _process(part, index: int, cols: PopulationColumns, settings: BatchSettings,
     return res.audit, res.time_kind, len(res.released)
 
 
+def _row_group_plan(path: Path, user: str, target_rows: int):
+    """Cut a Parquet input ordered by user into groups of whole row groups.
+
+    Returns ``[(units, lo, hi), ...]`` over the list ``units`` of
+    ``(file, row_group, rows, min_user, max_user)`` (task ``i`` owns ``units[lo:hi]``), or
+    ``None`` when the input is not a single file or its row-group statistics do not show
+    the user column ordered (missing statistics, nulls, or a group starting below the
+    previous group's largest user).
+    """
+    import pyarrow.parquet as pq
+
+    if not path.is_file():
+        return None  # a folder of files: the shuffle (its files' order is not checked)
+    files = [path]
+    units = []
+    try:
+        for f in files:
+            meta = pq.ParquetFile(str(f)).metadata
+            names = [meta.schema.column(i).path for i in range(meta.num_columns)]
+            if user not in names:
+                return None
+            col = names.index(user)
+            for g in range(meta.num_row_groups):
+                rg = meta.row_group(g)
+                if rg.num_rows == 0:
+                    continue
+                st = rg.column(col).statistics
+                if st is None or not st.has_min_max or st.null_count is None or \
+                        st.null_count > 0:
+                    return None
+                units.append((str(f), g, rg.num_rows, st.min, st.max))
+        for a, b in zip(units, units[1:], strict=False):
+            if not (a[3] <= a[4] <= b[3]):
+                return None
+        if units and not units[-1][3] <= units[-1][4]:
+            return None
+    except (TypeError, ValueError, OSError):
+        return None
+    if not units:
+        return None
+    tasks, lo, acc = [], 0, 0
+    for i, u in enumerate(units):
+        acc += u[2]
+        if acc >= target_rows:
+            tasks.append((lo, i + 1))
+            lo, acc = i + 1, 0
+    if lo < len(units):
+        tasks.append((lo, len(units)))
+    return units, tasks
+
+
+def _read_units(units, lo: int, hi: int, user: str, columns: list[str]):
+    """Rows of the users that task ``units[lo:hi]`` owns (see :func:`_row_group_plan`)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    def read(i):
+        f, g = units[i][0], units[i][1]
+        return pq.ParquetFile(f).read_row_groups([g], columns=columns)
+
+    tables = [read(i) for i in range(lo, hi)]
+    first, last = units[lo][3], units[hi - 1][4]
+    shared_first = lo > 0 and units[lo - 1][4] == first  # owned by the previous task
+    if shared_first:
+        tables = [t.filter(pc.not_equal(t[user], pa.scalar(first, t.schema.field(user).type)))
+                  for t in tables]
+    if not (shared_first and last == first):
+        j = hi
+        while j < len(units) and units[j][3] == last:  # the tail of the last user
+            t = read(j)
+            tables.append(t.filter(pc.equal(t[user], pa.scalar(last, t.schema.field(user).type))))
+            if units[j][4] != last:
+                break
+            j += 1
+    table = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
+    return table.to_pandas()
+
+
+def _process_units(units, lo: int, hi: int, index: int, cols: PopulationColumns,
+                   settings: BatchSettings, tmp_dir: str, fmt: str, metadata: dict[str, str]):
+    """Worker task of the sorted path: read the owned rows, then as :func:`_process`."""
+    part = _read_units(units, lo, hi, cols.user, cols.needed())
+    return _process(part, index, cols, settings, tmp_dir, fmt, metadata)
+
+
 def _write_audit(audit, path: Path, fmt: str, meta: dict[str, str]) -> None:
     if fmt == "csv":
         with open(path, "w", encoding="utf-8", newline="") as fh:
@@ -192,14 +285,6 @@ def run_batch(cfg, input_path: str | Path, cols: PopulationColumns, output: str 
     from dask import delayed
 
     needed = cols.needed()
-    if in_fmt == "parquet":
-        ddf = dd.read_parquet(str(src), columns=needed)
-    else:
-        text_cols = {cols.user: str, cols.time: str}
-        if cols.landmark:
-            text_cols[cols.landmark] = str
-        ddf = dd.read_csv(str(src), usecols=needed, dtype=text_cols, blocksize="64MB",
-                          keep_default_na=False, na_values=[""])
     rows = _row_count(src, in_fmt)
     client, cluster = _client(scheduler, workers)
     tmp_dir = Path(output).parent / f".{Path(output).name}.tmp-{uuid.uuid4().hex[:8]}"
@@ -207,11 +292,29 @@ def run_batch(cfg, input_path: str | Path, cols: PopulationColumns, output: str 
     try:
         n_workers = len(client.scheduler_info().get("workers", {})) or 1
         nparts = max(n_workers, -(-rows // max(1, rows_per_partition)))
-        shuffled = ddf.shuffle(on=cols.user, npartitions=nparts) if nparts > 1 or \
-            ddf.npartitions > 1 else ddf
-        parts = shuffled.to_delayed()
-        tasks = [delayed(_process)(p, i, cols, settings, str(tmp_dir), out_fmt, pub_meta)
-                 for i, p in enumerate(parts)]
+        plan = (_row_group_plan(src, cols.user, -(-rows // nparts))
+                if in_fmt == "parquet" else None)
+        if plan is not None and len(plan[1]) >= n_workers:
+            # ordered by user: partitions along row groups, no shuffle
+            units, spans = plan
+            units_d = delayed(units, traverse=False)
+            tasks = [delayed(_process_units)(units_d, lo, hi, i, cols, settings, str(tmp_dir),
+                                             out_fmt, pub_meta)
+                     for i, (lo, hi) in enumerate(spans)]
+        else:
+            if in_fmt == "parquet":
+                ddf = dd.read_parquet(str(src), columns=needed)
+            else:
+                text_cols = {cols.user: str, cols.time: str}
+                if cols.landmark:
+                    text_cols[cols.landmark] = str
+                ddf = dd.read_csv(str(src), usecols=needed, dtype=text_cols,
+                                  blocksize="64MB", keep_default_na=False, na_values=[""])
+            shuffled = ddf.shuffle(on=cols.user, npartitions=nparts) if nparts > 1 or \
+                ddf.npartitions > 1 else ddf
+            parts = shuffled.to_delayed()
+            tasks = [delayed(_process)(p, i, cols, settings, str(tmp_dir), out_fmt, pub_meta)
+                     for i, p in enumerate(parts)]
         from dask.distributed import as_completed
 
         futures = client.compute(tasks)
