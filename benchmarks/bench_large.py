@@ -76,6 +76,9 @@ def bench_series(repeat: int) -> None:
     row(f"series Adaptive, T = 10⁷, |L| = {lm.size:,}: release_series / the Adaptive loop", s,
         f"loop {loop:.3f} s; floor (x + Laplace draws) {floor:.3f} s; ratios "
         f"{s / floor:.1f}× / {loop / floor:.1f}×")
+    u = median_time(lambda: release_series(x, lm, 1.0, "uniform", seed=1), repeat)
+    row(f"series Uniform, T = 10⁷, |L| = {lm.size:,}: release_series", u,
+        f"floor (x + Laplace draws) {floor:.3f} s; ratio {u / floor:.1f}×")
 
 
 def bench_track(repeat: int) -> None:

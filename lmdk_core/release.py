@@ -147,13 +147,21 @@ def numeric_mechanism(name: str, sensitivity: float = 1.0,
     return table[key](sensitivity)
 
 
-def _forward_fill(values: np.ndarray, published: np.ndarray) -> np.ndarray:
-    """Repeat the last published value at every unpublished timestamp (NaN before any)."""
-    idx = np.where(published, np.arange(published.size), -1)
-    np.maximum.accumulate(idx, out=idx)
-    out = values[np.maximum(idx, 0)].astype(float, copy=True)
-    out[idx < 0] = np.nan
-    return out
+def _hold(outs: np.ndarray, published: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """The released values: ``outs[k]`` (the publication at ``idx[k]``) from ``idx[k]`` to
+    the next publication, NaN before the first. One pass over the series (a running
+    count of publications used as an index), no mask or copy of the series."""
+    outs = np.asarray(outs, dtype=float)
+    T = published.size
+    if idx.size and idx[0] == 0:  # nothing withheld (always so for Adaptive)
+        which = np.cumsum(published, dtype=np.intp)
+        which -= 1
+        return outs.take(which, axis=0)
+    if not idx.size:
+        return np.full((T,) + outs.shape[1:], np.nan)
+    # publication count so far: 0 before the first, indexing a leading NaN row
+    lead = np.full((1,) + outs.shape[1:], np.nan)
+    return np.concatenate([lead, outs]).take(np.cumsum(published, dtype=np.intp), axis=0)
 
 
 def _adaptive(
@@ -164,7 +172,22 @@ def _adaptive(
     gen: np.random.Generator,
     settings: AdaptiveSettings,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The Adaptive release loop with O(1) bookkeeping per timestamp.
+    """The Adaptive release: released values, spent budgets, published flags (see
+    :func:`_adaptive_publications`)."""
+    return _assemble(values.shape, planned.size,
+                     *_adaptive_publications(values, landmarks, planned, mech, gen, settings))
+
+
+def _adaptive_publications(
+    values: np.ndarray,
+    landmarks: np.ndarray,
+    planned: np.ndarray,
+    mech,
+    gen: np.random.Generator,
+    settings: AdaptiveSettings,
+):
+    """The Adaptive release loop with O(1) bookkeeping per timestamp: the published
+    timestamps (increasing, the first is 0), their released values and their budgets.
 
     The budget starts constant (Uniform), and a skipped landmark adds the same share to
     every later timestamp, so all budgets not yet spent are equal at any time: one
@@ -184,7 +207,7 @@ def _adaptive(
         fast = adaptive_laplace(values, is_lm, planned[0], mech.sensitivity, gen,
                                 settings.initial_rate, settings.min_rate, settings.step)
         if fast is not None:
-            return _assemble(values.shape, T, *fast)
+            return fast
     if type(mech) is PlanarLaplace and hasattr(WGS84, "_fwd_point"):
         return _adaptive_planar(values, is_lm, n_lm, planned[0], mech, gen, settings)
     lo, step = settings.min_rate, settings.step
@@ -214,7 +237,7 @@ def _adaptive(
         elif is_lm[t]:
             V = V + V / (int(after[t]) + 1)  # + b/(k+1), k = landmarks after t
             ns = mech.expected_error(np.array([V]))[0]
-    return _assemble(values.shape, T, pub_t, pub_out, pub_eps)
+    return pub_t, pub_out, pub_eps
 
 
 def _adaptive_planar(values: np.ndarray, is_lm: np.ndarray, n_lm: int, V, mech: PlanarLaplace,
@@ -266,27 +289,29 @@ def _adaptive_planar(values: np.ndarray, is_lm: np.ndarray, n_lm: int, V, mech: 
             V = V + V / (n_after + 1)  # + b/(k+1)
             scale = radius / V
             ns = mech.expected_error(np.array([V]))[0]
-    return _assemble(values.shape, T, pub_t, pub_out, pub_eps)
+    return pub_t, pub_out, pub_eps
 
 
 def _assemble(shape: tuple, T: int, pub_t, pub_out, pub_eps):
     """Released values (the last publication repeated), spent budgets, published flags.
 
     ``pub_t`` are the published timestamps in increasing order (the first is 0)."""
+    released, eps, published, _, _ = _assemble_parts(shape, T, pub_t, pub_out, pub_eps)
+    return released, eps, published
+
+
+def _assemble_parts(shape: tuple, T: int, pub_t, pub_out, pub_eps):
+    """:func:`_assemble` plus the published timestamps and their budgets as arrays."""
     published = np.zeros(T, dtype=bool)
     eps = np.zeros(T)
-    if not len(pub_t):
-        return np.full(shape, np.nan), eps, published
-    idx = np.asarray(pub_t, dtype=np.int64)
+    idx = np.asarray(pub_t, dtype=np.intp)
+    pub_eps = np.asarray(pub_eps, dtype=float)
+    if not idx.size:
+        return np.full(shape, np.nan), eps, published, idx, pub_eps
     published[idx] = True
     eps[idx] = pub_eps
     outs = np.asarray(pub_out, dtype=float).reshape((idx.size,) + tuple(shape[1:]))
-    which = np.full(T, -1, dtype=np.int64)
-    which[idx] = np.arange(idx.size)
-    np.maximum.accumulate(which, out=which)  # index of the last publication <= t
-    released = outs[np.maximum(which, 0)]
-    released[which < 0] = np.nan
-    return released, eps, published
+    return _hold(outs, published, idx), eps, published, idx, pub_eps
 
 
 def release(
@@ -313,31 +338,47 @@ def release(
     planned = allocate(info.key, T, lm, eps_total, window)
     # every planned share must lie in the mechanism's usable range (a share that
     # underflowed to 0, or one whose noise scale overflows, is refused with the range);
-    # Adaptive only raises budgets, so checking its Uniform start covers its release
-    fresh = np.ones(T, dtype=bool)
-    if info.key == "skip":
-        fresh[lm] = False
-    mechanism.check_budget(planned[fresh])
+    # Adaptive only raises budgets, so checking its Uniform start covers its release.
+    # The checks read the smallest and largest share only (no copy of the allocation).
+    mechanism.check_budget(_fresh_range(planned, lm if info.key == "skip" else None))
     gen = as_generator(seed)
     if info.key == "adaptive":
-        released, spent, published = _adaptive(
-            x, lm, planned, mechanism, gen, adaptive or AdaptiveSettings()
-        )
+        released, spent, published, idx, pub_eps = _assemble_parts(
+            x.shape, T, *_adaptive_publications(x, lm, planned, mechanism, gen,
+                                                adaptive or AdaptiveSettings()))
     else:
         published = planned > 0
-        spent = np.where(published, planned, 0.0)
-        noisy = np.array(x, dtype=float, copy=True)
-        if published.any():
-            noisy[published] = mechanism.perturb(x[published], spent[published], gen)
-        released = _forward_fill(noisy, published)
+        if published.all():  # every timestamp fresh: no gathers, nothing to repeat
+            idx = None
+            spent = planned.copy()
+            pub_eps = spent
+            released = np.asarray(mechanism.perturb(x, spent, gen), dtype=float)
+            released = released.reshape(x.shape)
+        else:
+            idx = np.flatnonzero(published)
+            spent = np.where(published, planned, 0.0)
+            pub_eps = spent[idx]
+            outs = mechanism.perturb(x[idx], pub_eps, gen) if idx.size else x[idx]
+            released = _hold(outs, published, idx)
     verdict = verify(spent, lm, eps_total)
-    withheld = np.isnan(released) if released.ndim == 1 else np.isnan(released).any(axis=1)
-    errors = np.full(T, np.nan)
-    if (~withheld).any():
-        errors[~withheld] = mechanism.distance(released[~withheld], x[~withheld])
-    expected = np.full(T, np.nan)
-    if published.any():
-        expected[published] = mechanism.expected_error(spent[published])
+    # errors: NaN where withheld (nothing released yet); the distance of a NaN is NaN, so
+    # a series needs no mask; trajectory rows are masked only when some are withheld
+    if x.ndim == 1:
+        errors = np.asarray(mechanism.distance(released, x), dtype=float)
+    else:
+        withheld = np.isnan(released).any(axis=1)
+        if withheld.any():
+            errors = np.full(T, np.nan)
+            if not withheld.all():
+                errors[~withheld] = mechanism.distance(released[~withheld], x[~withheld])
+        else:
+            errors = np.asarray(mechanism.distance(released, x), dtype=float)
+    if idx is None:  # all published
+        expected = np.asarray(mechanism.expected_error(spent), dtype=float)
+    else:
+        expected = np.full(T, np.nan)
+        if idx.size:
+            expected[idx] = mechanism.expected_error(pub_eps)
     return Release(
         original=x,
         released=released,
@@ -353,6 +394,22 @@ def release(
         planned_epsilon_t=planned,
         noise=getattr(mechanism, "noise", "fast"),
     )
+
+
+def _fresh_range(planned: np.ndarray, skipped: np.ndarray | None) -> np.ndarray:
+    """The smallest and largest planned share outside ``skipped`` (the landmarks Skip
+    does not publish), as a 2-element array; empty when every timestamp is skipped.
+
+    Every mechanism's budget check depends on these two only (the smallest against the
+    usable range, finiteness and sign), so it is the check of the whole allocation."""
+    if skipped is None or not skipped.size:
+        return np.array([planned.min(), planned.max()])
+    fresh = np.ones(planned.size, dtype=bool)
+    fresh[skipped] = False
+    if not fresh.any():
+        return np.zeros(0)
+    return np.array([planned.min(where=fresh, initial=np.inf),
+                     planned.max(where=fresh, initial=-np.inf)])
 
 
 def release_series(

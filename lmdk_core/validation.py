@@ -96,13 +96,18 @@ def check_epsilon_array(
                 f"{name} has {eps.shape[0]} values but the data have {length}; "
                 "give one value per element or a single number"
             )
-    if not np.all(np.isfinite(eps)):
+    if not eps.size:
+        return eps
+    # the smallest and largest value decide every check (NaN propagates through both):
+    # two passes over the array and no temporary mask
+    lo, hi = eps.min(), eps.max()
+    if not (np.isfinite(lo) and np.isfinite(hi)):
         raise InputError(f"{name} must be finite (no NaN or infinity)")
     if allow_zero:
-        if np.any(eps < 0):
+        if lo < 0:
             raise InputError(f"{name} must be >= 0 everywhere")
-    elif np.any(eps <= 0):
-        raise InputError(f"{name} must be greater than 0 (got {float(np.min(eps)):g})")
+    elif lo <= 0:
+        raise InputError(f"{name} must be greater than 0 (got {float(lo):g})")
     return eps
 
 

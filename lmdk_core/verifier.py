@@ -106,12 +106,14 @@ class Verdict:
 def landmark_totals(epsilon_t: ArrayLike, landmarks: Iterable[int]) -> np.ndarray:
     """``Σ_{i∈L∪{t}} ε_i`` for every t, in O(T): the landmark sum plus ε_t off L."""
     eps = np.asarray(epsilon_t, dtype=float)
-    lm = np.asarray(list(landmarks), dtype=int)
+    lm = landmarks if isinstance(landmarks, np.ndarray) else np.asarray(list(landmarks))
+    lm = lm.astype(int, copy=False)
     lsum = float(eps[lm].sum()) if lm.size else 0.0
-    extra = eps.copy()
+    totals = eps.copy()  # ε_t off L (0 on L) plus the landmark sum, in place
     if lm.size:
-        extra[lm] = 0.0
-    return lsum + extra
+        totals[lm] = 0.0
+    totals += lsum
+    return totals
 
 
 def verify(epsilon_t: ArrayLike, landmarks: Iterable[int] | None, epsilon: float) -> Verdict:
