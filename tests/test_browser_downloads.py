@@ -10,6 +10,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from lmdk_core.data.demo import demo_series, demo_series_landmarks
 from lmdk_core.data.demo_track import demo_track, demo_track_landmarks
@@ -26,9 +27,17 @@ def download(page, label: str) -> tuple[str, bytes]:
     button = page.locator("[data-testid=stDownloadButton] button:visible").filter(
         has_text=re.compile(rf"^(\S+\s*)?{re.escape(label)}$"))
     assert button.count() == 1, (label, button.count())
-    with page.expect_download(timeout=60_000) as info:
-        button.click()
-    dl = info.value
+    try:
+        with page.expect_download(timeout=30_000) as info:
+            button.click()
+        dl = info.value
+    except PlaywrightTimeout:
+        # on a loaded machine a click can land while the previous download's rerun
+        # redraws the buttons; the file must come on a second click
+        wait_for_app(page)
+        with page.expect_download(timeout=90_000) as info:
+            button.click()
+        dl = info.value
     return dl.suggested_filename, open(dl.path(), "rb").read()
 
 
