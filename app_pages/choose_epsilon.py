@@ -289,8 +289,12 @@ with tab_att:
                         "Each day the same routine is released with fresh Planar Laplace "
                         "noise; the attacker averages the released points of the stay. 200 "
                         "simulated attackers; the red crosses are the normal-limit (Rice) "
-                        "mean. A stay whose points are repeated (Skip) converges to the "
-                        f"repeated point instead, {res.offset_m:,.0f} m away here."
+                        "mean. "
+                        + (f"Points of this stay repeat an earlier point, so the estimate "
+                           f"converges to it, {res.offset_m:,.0f} m from the true place."
+                           if res.offset_m >= 1 else
+                           "Where a scheme repeats an earlier point at the stay (Skip), the "
+                           "estimate converges to that point instead.")
                         + (" Adaptive is shown with its starting (Uniform) allocation."
                            if scheme == "adaptive" else ""))
             except InputError as exc:

@@ -70,16 +70,25 @@ def posterior_bound(prior: ArrayLike, loss: ArrayLike) -> np.ndarray:
     return np.where(p == 0, 0.0, out)
 
 
+def _times(factor: float) -> str:
+    """A likelihood ratio in words: '2.72×', '15,800×', 'about 10^13×'."""
+    if factor < 1000:
+        return f"{factor:.3g}×"
+    if factor < 1e6:
+        return f"{float(f'{factor:.3g}'):,.0f}×"
+    return f"about 10^{int(np.floor(np.log10(factor)))}×"
+
+
 def certainty_sentence(loss: float, prior: float = 0.1, *, epsilon: float | None = None,
                        correlated: bool = False) -> str:
     """The privacy loss in words: "an attacker is at most e^x times more certain"."""
-    factor = float(np.exp(min(loss, 700.0)))
+    factor = _times(float(np.exp(min(loss, 700.0))))
     post = float(posterior_bound(prior, loss))
     why = ("under the assumed temporal correlation (landmark TPL)" if correlated
            else "if consecutive values are independent")
     extra = ("" if epsilon is None or not correlated
-             else f" (ε = {epsilon:.3g} alone would give {np.exp(min(epsilon, 700.0)):,.3g}×)")
-    return (f"{why[0].upper()}{why[1:]}, an attacker becomes at most {factor:,.3g}× more "
+             else f" (ε = {epsilon:.3g} alone would give {_times(np.exp(min(epsilon, 700.0)))})")
+    return (f"{why[0].upper()}{why[1:]}, an attacker becomes at most {factor} more "
             f"certain of anything about the landmarks{extra}: a {prior:.0%} suspicion can grow to "
             f"at most {post:.1%}.")
 
