@@ -139,11 +139,13 @@ m3.metric("Expected error with L′", f"{err_d:.3g}" if np.isfinite(err_d) else 
           delta_color="off",
           help="Mean absolute error expected at the noisy releases (Laplace: Δf/ε_t) with "
                "the sidebar scheme: more landmarks in L′ means less budget per timestamp.")
-m4.metric("Draw concentration", f"{p[sel.index] / (1 / len(opts)):.2g}× uniform",
+m4.metric("Chance of the drawn option", f"{p[sel.index] / (1 / len(opts)):.2g}× uniform",
           f"10 likeliest options: {top[:k10].sum():.0%} (uniform {k10 / len(opts):.0%})",
           delta_color="off",
-          help="How much the Exponential mechanism favours sets shaped like L at this ε_sel. "
-               "Near 1× the draw is close to uniform among all options.")
+          help="The drawn option's selection probability relative to a uniform draw "
+               f"(1/{len(opts)}), and how much the 10 likeliest options hold together: how "
+               "strongly the Exponential mechanism favours sets shaped like L at this ε_sel. "
+               "Near 1× and near the uniform share, the draw is close to uniform.")
 
 with st.expander(f"All {len(opts)} options and their selection probabilities"):
     st.caption(f"Metric of L: {opts.original_metric:.3g}. Objective |mean metric − m(L)| = "
