@@ -14,6 +14,7 @@ import numpy as np
 from lmdk_core.quoting import quote_user_text, quote_user_value
 
 __all__ = [
+    "budget_below",
     "MAX_LENGTH",
     "InputError",
     "as_generator",
@@ -56,6 +57,17 @@ def check_positive(value: float, name: str) -> float:
         raise InputError(f"{name} must be a finite number greater than 0, got "
                          f"{quote_user_value(value)}")
     return x
+
+
+def budget_below(epsilon: float | Iterable[float], floor: float) -> float | None:
+    """The smallest budget of ``epsilon`` when it is below ``floor`` (the bottom of a
+    mechanism's usable range), else None. NaN and infinities are left to
+    :func:`check_epsilon_array`."""
+    eps = np.atleast_1d(np.asarray(epsilon, dtype=float))
+    if eps.size == 0:
+        return None
+    lo = float(np.min(eps))
+    return lo if np.isfinite(lo) and lo < floor else None
 
 
 def describe_budget(epsilon_t: float) -> str:

@@ -21,6 +21,7 @@ from lmdk_core.mechanisms.laplace import Laplace
 from lmdk_core.validation import (
     InputError,
     as_generator,
+    budget_below,
     check_epsilon_array,
     check_positive,
     describe_budget,
@@ -58,18 +59,16 @@ class Geometric:
     def check_budget(self, epsilon: ArrayLike) -> np.ndarray:
         """``epsilon`` as an array of budgets in the usable range ``ε/Δf ≥ MIN_RATIO``,
         else InputError stating the range."""
-        eps = np.atleast_1d(np.asarray(epsilon, dtype=float))
-        if eps.size:
-            lo = float(np.min(eps))
-            floor = self.sensitivity * MIN_RATIO
-            if np.isfinite(lo) and lo < floor:
-                raise InputError(
-                    f"a budget of {describe_budget(lo)} is too small for the geometric "
-                    f"mechanism with Δf = {self.sensitivity}: its noise would exceed "
-                    "the whole numbers a "
-                    f"release can hold exactly; the usable range is ε_t ≥ Δf·1e-12 = "
-                    f"{floor:.3g} — raise ε"
-                )
+        floor = self.sensitivity * MIN_RATIO
+        lo = budget_below(epsilon, floor)
+        if lo is not None:
+            raise InputError(
+                f"a budget of {describe_budget(lo)} is too small for the geometric "
+                f"mechanism with Δf = {self.sensitivity}: its noise would exceed "
+                "the whole numbers a "
+                f"release can hold exactly; the usable range is ε_t ≥ Δf·1e-12 = "
+                f"{floor:.3g} — raise ε"
+            )
         return check_epsilon_array(epsilon)
 
     def ratio(self, epsilon: ArrayLike) -> np.ndarray:

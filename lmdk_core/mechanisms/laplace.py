@@ -18,6 +18,7 @@ from numpy.typing import ArrayLike
 from lmdk_core.validation import (
     InputError,
     as_generator,
+    budget_below,
     check_epsilon_array,
     check_positive,
     describe_budget,
@@ -39,19 +40,17 @@ class Laplace:
     def check_budget(self, epsilon: ArrayLike) -> np.ndarray:
         """``epsilon`` as an array of budgets in the usable range ``Δf/ε ≤ MAX_SCALE``,
         else InputError stating the range."""
-        eps = np.atleast_1d(np.asarray(epsilon, dtype=float))
-        if eps.size:
-            lo = float(np.min(eps))
-            floor = self.sensitivity / MAX_SCALE
-            if np.isfinite(lo) and lo < floor:
-                with np.errstate(divide="ignore", over="ignore"):
-                    b = np.float64(self.sensitivity) / np.float64(lo)
-                raise InputError(
-                    f"a budget of {describe_budget(lo)} is too small for the Laplace "
-                    f"mechanism: its noise scale Δf/ε_t = {b:.3g} cannot be "
-                    "released as a finite number; "
-                    f"the usable range is ε_t ≥ Δf·1e-300 = {floor:.3g} — raise ε"
-                )
+        floor = self.sensitivity / MAX_SCALE
+        lo = budget_below(epsilon, floor)
+        if lo is not None:
+            with np.errstate(divide="ignore", over="ignore"):
+                b = np.float64(self.sensitivity) / np.float64(lo)
+            raise InputError(
+                f"a budget of {describe_budget(lo)} is too small for the Laplace "
+                f"mechanism: its noise scale Δf/ε_t = {b:.3g} cannot be "
+                "released as a finite number; "
+                f"the usable range is ε_t ≥ Δf·1e-300 = {floor:.3g} — raise ε"
+            )
         return check_epsilon_array(epsilon)
 
     def scale(self, epsilon: ArrayLike) -> np.ndarray:

@@ -27,6 +27,7 @@ from lmdk_core.geodesy import WGS84, destination, distance_m
 from lmdk_core.validation import (
     InputError,
     as_generator,
+    budget_below,
     check_epsilon_array,
     check_positive,
     describe_budget,
@@ -66,19 +67,17 @@ class PlanarLaplace:
     def check_budget(self, epsilon: ArrayLike) -> np.ndarray:
         """``epsilon`` as an array of budgets in the usable range ``r/ε ≤ MAX_SCALE_M``,
         else InputError stating the range."""
-        eps = np.atleast_1d(np.asarray(epsilon, dtype=float))
-        if eps.size:
-            lo = float(np.min(eps))
-            floor = self.radius / MAX_SCALE_M
-            if np.isfinite(lo) and lo < floor:
-                with np.errstate(divide="ignore", over="ignore"):
-                    scale = np.float64(self.radius) / np.float64(lo)
-                raise InputError(
-                    f"a budget of {describe_budget(lo)} is too small for Planar Laplace with r = "
-                    f"{self.radius:g} m: its displacement scale r/ε_t = {scale:.3g} m cannot "
-                    f"be applied on Earth; the usable range is ε_t ≥ r·1e-12 = {floor:.3g} "
-                    "— raise ε or lower the radius"
-                )
+        floor = self.radius / MAX_SCALE_M
+        lo = budget_below(epsilon, floor)
+        if lo is not None:
+            with np.errstate(divide="ignore", over="ignore"):
+                scale = np.float64(self.radius) / np.float64(lo)
+            raise InputError(
+                f"a budget of {describe_budget(lo)} is too small for Planar Laplace with r = "
+                f"{self.radius:g} m: its displacement scale r/ε_t = {scale:.3g} m cannot "
+                f"be applied on Earth; the usable range is ε_t ≥ r·1e-12 = {floor:.3g} "
+                "— raise ε or lower the radius"
+            )
         return check_epsilon_array(epsilon)
 
     def radius_scale(self, epsilon: ArrayLike) -> np.ndarray:
