@@ -264,8 +264,8 @@ def _cli(capsys, argv):
     ("badvalue", [], "not a finite number"),
     (None, ["--value-col", "kwh", "--lat-col", "a", "--lon-col", "b"], "not both"),
     (None, ["--lat-col", "kwh", "--lon-col", "kwh"], "named twice"),
-    (None, ["--seed", "-3"], "--seed"),
-    (None, ["--workers", "0"], "--workers"),
+    (None, ["--seed", "-3"], "--seed: must be a whole number >= 0"),
+    (None, ["--workers", "0"], "--workers: must be a whole number >= 1"),
 ])
 def test_bad_input_is_one_line_exit_2(tmp_path, cluster, capsys, mutate, extra, fragment):
     df = _population(users=6, T=30).astype({"t": object, "event": object, "uid": object,

@@ -15,8 +15,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from lmdk_core.validation import InputError
-
 
 def _cmd_batch(args: argparse.Namespace) -> int:
     from lmdk_core.cli import emit_json
@@ -49,24 +47,20 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     return 0
 
 
-def _seed(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise InputError(f"--seed must be a whole number >= 0, got {text!r}") from None
-    if v < 0:
-        raise InputError(f"--seed must be a whole number >= 0, got {v}")
-    return v
-
-
-def _workers(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise InputError(f"--workers must be a whole number >= 1, got {text!r}") from None
-    if v < 1:
-        raise InputError(f"--workers must be a whole number >= 1, got {v}")
-    return v
+def _whole_number(minimum: int):
+    """An argparse type: a whole number >= ``minimum``. It raises ArgumentTypeError so that
+    argparse shows this message ("argument --seed: must be …") rather than the function's
+    name."""
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            v = None
+        if v is None or v < minimum:
+            raise argparse.ArgumentTypeError(
+                f"must be a whole number >= {minimum}, got {text!r}")
+        return v
+    return parse
 
 
 def register(sub) -> None:
@@ -85,9 +79,10 @@ def register(sub) -> None:
     p.add_argument("--audit", required=True, help="CONFIDENTIAL audit (.parquet or .csv)")
     p.add_argument("--scheduler", help="address of an existing Dask scheduler "
                    "(tcp://host:8786); default: a local cluster")
-    p.add_argument("--workers", type=_workers, help="local workers (default: one per core)")
-    p.add_argument("--seed", type=_seed, help="reproducible per-user streams (default: fresh "
-                   "OS entropy); never written to the publishable file")
+    p.add_argument("--workers", type=_whole_number(1), help="local workers (default: one per core)")
+    p.add_argument("--seed", type=_whole_number(0),
+                   help="reproducible per-user streams (default: fresh OS entropy); never "
+                        "written to the publishable file")
     p.add_argument("--noise", choices=["exact", "fast"], default="exact",
                    help="exact: OpenDP's samplers (default, for publication); fast: numpy")
     p.add_argument("--no-leakage", action="store_true",
