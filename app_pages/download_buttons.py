@@ -191,18 +191,21 @@ def confidential_downloads(cfg: ViewConfig, key: str, dataset_name: str,
         cols[i % 2].download_button(
             "CONFIDENTIAL — Configuration with the data (JSON)" if embedded
             else "CONFIDENTIAL — Configuration (JSON)",
-            config_to_json(cfg), file_name=confidential_filename("view", "json"),
+            lambda: config_to_json(cfg), file_name=confidential_filename("view", "json"),
             mime="application/json", icon=":material/lock:", key=f"{key}_config",
+            on_click="ignore",
             help="Upload it above to restore exactly this view (landmarks and seed included"
                  + ("; the data are embedded)." if embedded else ")."))
         i += 1
         upload = _uploaded_file(dataset_name) if embedded else None
         if upload is not None:
-            ref = reference_config(cfg, upload["name"], sha256=upload["sha256"])
             cols[i % 2].download_button(
-                "CONFIDENTIAL — Configuration, data by reference (JSON)", config_to_json(ref),
+                "CONFIDENTIAL — Configuration, data by reference (JSON)",
+                lambda: config_to_json(reference_config(cfg, upload["name"],
+                                                        sha256=upload["sha256"])),
                 file_name=confidential_filename("view_by_reference", "json"),
                 mime="application/json", icon=":material/lock:", key=f"{key}_config_ref",
+                on_click="ignore",
                 help=f"Without the data: only the file name {upload['name']} and its "
                      "SHA-256. To restore, upload this configuration and then that file. "
                      "It still holds the landmarks and the seed.")
@@ -267,24 +270,30 @@ def track_downloads(track: Track, rel: Release, cfg: ViewConfig, key: str,
     noise = _noise_of(rel)
     d1, d2, d3, _ = st.columns([1, 1, 1, 1])
     d1.download_button("Released track (CSV)",
-                       trajectory_publishable_csv(track, rel, mech, noise),
+                       lambda: trajectory_publishable_csv(track, rel, mech, noise),
                        file_name=publishable_filename("track", "csv"), mime="text/csv",
-                       icon=":material/download:", key=f"{key}_release_csv",
+                       icon=":material/download:", key=f"{key}_release_csv", on_click="ignore",
                        help=PUBLISHABLE_HELP.replace("released value", "released lat, lon"))
     d2.download_button("Released track (GeoJSON)",
-                       geojson_text(trajectory_publishable_geojson(track, rel, mech, noise)),
+                       lambda: geojson_text(trajectory_publishable_geojson(track, rel, mech,
+                                                                           noise)),
                        file_name=publishable_filename("track", "geojson"),
                        mime="application/geo+json", icon=":material/download:",
-                       key=f"{key}_release_geojson",
+                       key=f"{key}_release_geojson", on_click="ignore",
                        help="Publishable: the released path and one point per timestamp "
                             "(empty where withheld); ε, scheme and mechanism in its "
                             "properties. No original path, no landmarks.")
     with d3:
         release_note_button(cfg, key=f"{key}_note", noise=noise)
-    audit_geo = trajectory_geojson(track, rel)
-    audit_geo["properties"].update({"seed": cfg.seed, "noise": noise})
+
+    def audit_geojson() -> str:
+        audit_geo = trajectory_geojson(track, rel)
+        audit_geo["properties"].update({"seed": cfg.seed, "noise": noise})
+        return geojson_text(audit_geo)
+
+    # every file is built when its button is clicked, not on each rerun of the page
     confidential_downloads(cfg, key, dataset_name, [
-        ("Audit table (CSV)", trajectory_audit_csv(track, rel, mech, noise, cfg.seed),
+        ("Audit table (CSV)", lambda: trajectory_audit_csv(track, rel, mech, noise, cfg.seed),
          confidential_filename("audit_track", "csv"), "text/csv"),
-        ("Audit GeoJSON (original path, landmarks)", geojson_text(audit_geo),
+        ("Audit GeoJSON (original path, landmarks)", audit_geojson,
          confidential_filename("audit_track", "geojson"), "application/geo+json")])

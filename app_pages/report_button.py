@@ -66,8 +66,11 @@ def _error_page(message: str) -> str:
 
 
 def _snapshot(cfg: ViewConfig) -> ViewConfig | None:
+    """``cfg`` checked now (a bad one says so at once). A shallow copy: the page builds a
+    new configuration on every rerun and never changes it, and the file itself is built
+    from a deep copy when its button is clicked (:func:`_safe`)."""
     try:
-        return copy.deepcopy(cfg).validate()
+        return copy.copy(cfg).validate()
     except InputError as exc:
         st.error(f"No privacy report: {exc}", icon=":material/error:")
         return None

@@ -106,7 +106,7 @@ def test_overlay_layers(demo):
     assert html.count("Released t=") == len(tr)
     assert html.count("Suggested stay ") == len(stays)
     assert "Waypoint: Clinic (near the Gare du Nord)" in html
-    assert "setRadius" in html and '"pane": "lmdk-landmarks"' in html
+    assert "Object.assign({radius: d[k].r}, s)" in html and '"pane": "lmdk-landmarks"' in html
     # no circles, no released layer when switched off
     names = [g.layer_name for g in overlay_layers(tr, rel, 100.0, show_released=False)]
     assert names == ["Landmarks (4)"]
@@ -129,7 +129,7 @@ def test_withheld_points_are_left_out_and_approximations_marked():
     assert rel.withheld[:2].all()
     html = render(full_map(tr, rel, 100.0))
     assert "Released t=0 " not in html and "Released t=2 " in html
-    assert js("Released t=50 · Tue 05 Mar 04:10 · approximation") in html
+    assert js("Released t=50 · Tue 05 Mar 04:10 · last release repeated (ε_t = 0)") in html
 
 
 def test_big_track_is_thinned():

@@ -26,7 +26,9 @@ from __future__ import annotations
 import base64
 import functools
 import html
+import json
 import re
+import weakref
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -35,12 +37,11 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from branca.element import MacroElement, Template
-from folium.utilities import JsCode
 from plotly.subplots import make_subplots
 from scipy.optimize import brentq
 
 from lmdk_core.data.track import Track, Waypoint
-from lmdk_core.figures.common import COLORS, hover_labels
+from lmdk_core.figures.common import COLORS, decimate_figure, hover_labels
 from lmdk_core.geodesy import distance_m
 from lmdk_core.mechanisms.planar_laplace import PlanarLaplace
 from lmdk_core.quoting import shorten_user_text
@@ -63,6 +64,7 @@ __all__ = [
     "layer_control",
     "leaflet_links",
     "marker_indices",
+    "track_labels",
     "overlay_layers",
 ]
 
@@ -87,14 +89,6 @@ PANES = {"lmdk-circles": 360, "lmdk-released": 370, "lmdk-candidates": 390,
          "lmdk-landmarks": 450}
 
 _CLICK_RE = re.compile(r"^\s*(?:Point|Landmark) t=(\d+)\b")
-
-_TOOLTIP_JS = JsCode(
-    "function(feature, layer) { layer.bindTooltip(feature.properties.tip, {sticky: false}); }"
-)
-_CIRCLE_JS = JsCode(
-    "function(feature, layer) { layer.setRadius(feature.properties.r); }"
-)
-
 
 # --------------------------------------------------------------------------- assets
 @functools.lru_cache(maxsize=1)
@@ -196,44 +190,100 @@ def _tip(text: str) -> str:
     return html.escape(str(text), quote=True)
 
 
-def _labels(track: Track) -> list[str]:
-    return hover_labels(track.time, track.time_kind)
+_LABELS: dict[int, tuple[weakref.ref, list[str]]] = {}
 
 
-def _points_geojson(lat: np.ndarray, lon: np.ndarray, idx: np.ndarray, tips: Sequence[str],
-                    extra: dict[str, np.ndarray] | None = None) -> dict:
-    feats = []
-    for k, i in enumerate(idx):
-        props = {"t": int(i), "tip": _tip(tips[k])}
-        for name, values in (extra or {}).items():
-            props[name] = float(values[k])
-        feats.append({"type": "Feature", "id": int(i), "properties": props,
-                      "geometry": {"type": "Point",
-                                   "coordinates": [round(float(lon[i]), 7),
-                                                   round(float(lat[i]), 7)]}})
-    return {"type": "FeatureCollection", "features": feats}
+def track_labels(track: Track) -> list[str]:
+    """The hover label of every point of ``track`` (:func:`hover_labels`), computed once
+    per track object (the app keeps its tracks for the session; a 5,000-point track's
+    labels cost ~20 ms, on every rerun otherwise)."""
+    hit = _LABELS.get(id(track))
+    if hit is not None and hit[0]() is track:
+        return hit[1]
+    labels = hover_labels(track.time, track.time_kind)
+    if len(_LABELS) >= 16:
+        _LABELS.clear()
+    _LABELS[id(track)] = (weakref.ref(track), labels)
+    return labels
+
+
+def _point_records(lat: np.ndarray, lon: np.ndarray, idx: np.ndarray, tips: Sequence[str],
+                   extra: dict[str, np.ndarray] | None = None) -> list[dict]:
+    """One record per drawn point: position (7 decimals, ~1 cm), escaped tooltip and any
+    ``extra`` numbers (e.g. a circle's radius ``r`` in metres)."""
+    la = np.round(np.asarray(lat, float)[idx], 7).tolist()
+    lo = np.round(np.asarray(lon, float)[idx], 7).tolist()
+    cols = {name: np.asarray(v, float).tolist() for name, v in (extra or {}).items()}
+    out = []
+    for k in range(len(la)):
+        rec = {"lat": la[k], "lon": lo[k]}
+        if tips[k]:
+            rec["tip"] = _tip(tips[k])
+        for name, v in cols.items():
+            rec[name] = v[k]
+        out.append(rec)
+    return out
+
+
+class _Points(folium.map.Layer):
+    """Circle markers (fixed pixel radius) or circles (``r`` metres), one tooltip each,
+    drawn by a short loop in the page from one JSON value.
+
+    folium's ``GeoJson`` compiles its data into a Jinja template on every render (about
+    0.1 s per 1,500 points, on each rerun of the app); here the template is compiled once
+    and the data are a plain value inserted into it. The JSON is made inert inside the
+    page's ``<script>`` (``<``, ``>`` and ``&`` escaped as ``\\u003c`` …), and tooltips are
+    HTML-escaped first (Leaflet sets a tooltip's ``innerHTML``)."""
+
+    _template = Template("""
+{% macro script(this, kwargs) %}
+var {{ this.get_name() }} = L.featureGroup();
+(function() {
+  var d = {{ this.payload }}, s = {{ this.style }};
+  for (var k = 0; k < d.length; k++) {
+    var m = {{ "L.circle" if this.metres else "L.circleMarker" }}(
+      [d[k].lat, d[k].lon], {{ "Object.assign({radius: d[k].r}, s)" if this.metres else "s" }});
+    if (d[k].tip) m.bindTooltip(d[k].tip, {sticky: false});
+    m.addTo({{ this.get_name() }});
+  }
+})();
+{{ this.get_name() }}.addTo({{ this._parent.get_name() }});
+{% endmacro %}
+""")
+
+    def __init__(self, records: list[dict], name: str, style: dict, *, metres: bool = False,
+                 control: bool = True) -> None:
+        super().__init__(name=name, overlay=True, control=control, show=True)
+        self._name = "Points"
+        self.metres = metres
+        self.payload = _inert_json(records)
+        self.style = _inert_json(style)
+
+
+def _inert_json(value) -> str:
+    """JSON that cannot end or open an HTML element inside a ``<script>``."""
+    return (json.dumps(value, ensure_ascii=True).replace("<", "\\u003c")
+            .replace(">", "\\u003e").replace("&", "\\u0026"))
 
 
 def _polyline(points: np.ndarray, pane: str = "overlayPane", **style) -> folium.PolyLine:
-    """A non-interactive line (clicks go through to the points under it)."""
-    line = folium.PolyLine(np.asarray(points).round(7).tolist(), **style)
+    """A non-interactive line (clicks go through to the points under it). Its points are
+    set after construction: folium validates locations one by one in Python (0.25 s for
+    5,000 points), and these are finite floats already."""
+    line = folium.PolyLine([[0.0, 0.0], [0.0, 0.0]], **style)
+    line.locations = np.round(np.asarray(points, float), 7).tolist()
     line.options["interactive"] = False  # folium drops these two keyword arguments
     line.options["pane"] = pane
     return line
 
 
-def _point_layer(data: dict, name: str, *, color: str, fill: str, radius: float,
+def _point_layer(records: list[dict], name: str, *, color: str, fill: str, radius: float,
                  weight: float = 1.5, fill_opacity: float = 0.9, interactive: bool = True,
-                 control: bool = True, pane: str = "overlayPane") -> folium.GeoJson:
-    """Circle markers (fixed pixel radius) with one tooltip each from ``properties.tip``."""
+                 control: bool = True, pane: str = "overlayPane") -> _Points:
+    """Circle markers (fixed pixel radius) with one tooltip each."""
     style = {"color": color, "fillColor": fill, "fillOpacity": fill_opacity, "weight": weight,
-             "radius": radius, "interactive": interactive, "pane": pane}
-    return folium.GeoJson(
-        data, name=name, control=control,
-        marker=folium.CircleMarker(radius=radius, fill=True),
-        style_function=lambda _f: style,
-        on_each_feature=_TOOLTIP_JS if interactive else None,
-    )
+             "radius": radius, "interactive": interactive, "pane": pane, "fill": True}
+    return _Points(records, name, style, control=control)
 
 
 # --------------------------------------------------------------------------- the map
@@ -267,13 +317,13 @@ def base_map(track: Track, *, tiles: bool = False, max_markers: int = MAX_MARKER
             _polyline(np.column_stack([lat[a:b], lon[a:b]]), color=MAP_COLORS["original"],
                       weight=3, opacity=0.75).add_to(path)
     path.add_to(m)
-    labels = _labels(track)
+    labels = track_labels(track)
     idx = marker_indices(len(track), max_markers, keep_markers)
     tips = [f"Point t={i} · {labels[i]} (click: make it a landmark)" for i in idx]
     name = "Track points (click to toggle)"
     if idx.size < len(track):
         name = f"Track points, {idx.size:,} of {len(track):,} (click to toggle)"
-    _point_layer(_points_geojson(lat, lon, idx, tips), name, color=MAP_COLORS["point"],
+    _point_layer(_point_records(lat, lon, idx, tips), name, color=MAP_COLORS["point"],
                  fill="#ffffff", radius=4).add_to(m)
     _Legend(_legend_html()).add_to(m)
     return m
@@ -300,7 +350,7 @@ def overlay_layers(
     :class:`lmdk_core.discovery.StayPoint`).
     """
     lat, lon = np.asarray(track.lat, float), np.asarray(track.lon, float)
-    labels = _labels(track)
+    labels = track_labels(track)
     T = len(track)
     groups: list[folium.FeatureGroup] = []
     ok = ~rel.withheld
@@ -318,14 +368,17 @@ def overlay_layers(
         apx = idx[~rel.published[idx]]
         for sel, color, fill, what in (
             (pub, MAP_COLORS["released"], MAP_COLORS["released"], "noisy release"),
-            (apx, MAP_COLORS["approximated"], "#ffffff", "approximation (last release "
-             "repeated, ε_t = 0)"),
+            (apx, MAP_COLORS["approximated"], "#ffffff", "approximation"),
         ):
             if sel.size == 0:
                 continue
-            tips = [f"Released t={i} · {labels[i]} · {what} · ε_t = {rel.epsilon_t[i]:.3g}"
-                    f" · {rel.errors[i]:,.0f} m from the true point" for i in sel]
-            _point_layer(_points_geojson(rl, ro, sel, tips), what, color=color, fill=fill,
+            if what == "noisy release":
+                tips = [f"Released t={i} · {labels[i]} · noisy, ε_t = {rel.epsilon_t[i]:.3g}"
+                        f" · {rel.errors[i]:,.0f} m from the true point" for i in sel]
+            else:
+                tips = [f"Released t={i} · {labels[i]} · last release repeated (ε_t = 0) · "
+                        f"{rel.errors[i]:,.0f} m from the true point" for i in sel]
+            _point_layer(_point_records(rl, ro, sel, tips), what, color=color, fill=fill,
                          radius=3, weight=1.5, fill_opacity=0.8, control=False,
                          pane="lmdk-released").add_to(g)
         groups.append(g)
@@ -336,14 +389,12 @@ def overlay_layers(
         if pub.size > max_circles:
             pub = pub[np.unique(np.linspace(0, pub.size - 1, max_circles).round().astype(int))]
         r_exp = PlanarLaplace(radius).expected_error(rel.epsilon_t[pub])
-        data = _points_geojson(lat, lon, pub, [""] * pub.size, {"r": r_exp})
+        data = _point_records(lat, lon, pub, [""] * pub.size, {"r": r_exp})
         # outlines only: hundreds of overlapping fills would hide the map
         style = {"color": MAP_COLORS["circle"], "weight": 1, "opacity": 0.45,
                  "dashArray": "4 4", "fill": False, "interactive": False,
                  "pane": "lmdk-circles"}
-        folium.GeoJson(data, name="circles", control=False,
-                       marker=folium.Circle(radius=1.0, fill=False),
-                       style_function=lambda _f: style, on_each_feature=_CIRCLE_JS).add_to(g)
+        _Points(data, "circles", style, metres=True, control=False).add_to(g)
         groups.append(g)
 
     if len(suggestions):
@@ -353,10 +404,8 @@ def overlay_layers(
             tip = (f"Suggested stay {k + 1}: {s.arrival[11:16] or s.arrival} to "
                    f"{s.departure[11:16] or s.departure} ({s.duration_minutes:.0f} min, "
                    f"t={s.start}-{s.end}); accept it beside the map")
-            feats.append({"type": "Feature", "id": k, "properties": {"tip": _tip(tip)},
-                          "geometry": {"type": "Point",
-                                       "coordinates": [float(s.lon), float(s.lat)]}})
-        _point_layer({"type": "FeatureCollection", "features": feats}, "stays",
+            feats.append({"lat": float(s.lat), "lon": float(s.lon), "tip": _tip(tip)})
+        _point_layer(feats, "stays",
                      color=MAP_COLORS["suggestion"], fill="#ffe0b2", radius=14, weight=2.5,
                      fill_opacity=0.35, control=False, pane="lmdk-candidates").add_to(g)
         groups.append(g)
@@ -364,12 +413,11 @@ def overlay_layers(
     if len(waypoints):
         g = folium.FeatureGroup(name="Waypoints / places")
         feats = []
-        for k, w in enumerate(waypoints):
+        for w in waypoints:
             tip = (f"Waypoint: {shorten_user_text(w.name)} (nearest track point "
                    f"t={w.index}, {w.distance_m:,.0f} m)")
-            feats.append({"type": "Feature", "id": k, "properties": {"tip": _tip(tip)},
-                          "geometry": {"type": "Point", "coordinates": [w.lon, w.lat]}})
-        _point_layer({"type": "FeatureCollection", "features": feats}, "waypoints",
+            feats.append({"lat": float(w.lat), "lon": float(w.lon), "tip": _tip(tip)})
+        _point_layer(feats, "waypoints",
                      color=MAP_COLORS["waypoint"], fill="#e1d5f0", radius=9, weight=2,
                      fill_opacity=0.6, control=False, pane="lmdk-candidates").add_to(g)
         groups.append(g)
@@ -380,7 +428,7 @@ def overlay_layers(
         lm = rel.landmarks
         tips = [f"Landmark t={i} · {labels[i]} · ε_t = {rel.epsilon_t[i]:.3g} "
                 "(click to remove)" for i in lm]
-        _point_layer(_points_geojson(lat, lon, lm, tips), "landmarks",
+        _point_layer(_point_records(lat, lon, lm, tips), "landmarks",
                      color="#ffffff", fill=MAP_COLORS["landmark"], radius=8, weight=2,
                      fill_opacity=1.0, control=False, pane="lmdk-landmarks").add_to(g)
     groups.append(g)
@@ -522,7 +570,7 @@ def landmark_frame(track: Track, landmarks: Sequence[int],
                    epsilon_t: np.ndarray | None = None) -> pd.DataFrame:
     """One row per landmark: t, time, (ε_t when given,) lat, lon."""
     lm = [int(t) for t in landmarks]
-    labels = _labels(track)
+    labels = track_labels(track)
     df = pd.DataFrame({
         "t": pd.Series(lm, dtype="int64"),
         "time": [labels[t] for t in lm],
@@ -547,7 +595,6 @@ def budget_figure(track: Track, rel: Release, radius: float, *,
     x = np.asarray(track.time) if track.time_kind != "index" else np.arange(T)
     if track.time_kind == "datetime" and pd.isna(x).any():
         x = np.arange(T)
-    labels = _labels(track)
     t_idx = np.arange(T)
     is_lm = np.zeros(T, dtype=bool)
     is_lm[rel.landmarks] = True
@@ -559,23 +606,23 @@ def budget_figure(track: Track, rel: Release, radius: float, *,
     fig = make_subplots(rows=rows, cols=1, shared_xaxes=True, vertical_spacing=0.09,
                         row_heights=[1 / rows] * rows, subplot_titles=titles)
     # SVG lines are one path each, cheap at any length; markers are thinned to
-    # MAX_MARKERS (the statistics use every point). WebGL is avoided: without a GPU
-    # (e.g. headless or remote browsers) it is slower than SVG here.
+    # MAX_MARKERS and long lines decimated (min/max per pixel column; the statistics use
+    # every point). WebGL is avoided: without a GPU (e.g. headless or remote browsers) it
+    # is slower than SVG here. Hover data are numbers (the timestamp t), not strings: the
+    # time label comes from the x axis.
     scatter = go.Scatter
     shown = np.zeros(T, dtype=bool)
     shown[marker_indices(T, MAX_MARKERS)] = True
-    status = np.where(rel.published, "published (noisy)",
-                      np.where(rel.withheld, "withheld (nothing released yet)",
-                               "approximated (last release repeated)"))
-    custom = np.column_stack([t_idx, labels, np.where(is_lm, "landmark", "regular"), status])
+    when = "%{x|%a %d %b %H:%M:%S}" if track.time_kind == "datetime" and x.dtype.kind == "M" \
+        else "%{x}"
     # a filled step line rather than bars: points are unevenly spaced in time
     fig.add_trace(scatter(
         x=x, y=rel.epsilon_t, name="ε_t", mode="lines", fill="tozeroy",
         line={"color": COLORS["regular"], "width": 1, "shape": "hv"},
         fillcolor="rgba(31,119,180,0.25)",
-        customdata=custom,
-        hovertemplate="t=%{customdata[0]} · %{customdata[1]} (%{customdata[2]})"
-        "<br>ε_t = %{y:.4g}<br>%{customdata[3]}<extra></extra>",
+        customdata=t_idx,
+        hovertemplate="t=%{customdata} · " + when + "<br>ε_t = %{y:.4g} (0: the last "
+        "release is repeated)<extra></extra>",
         showlegend=False,
     ), row=1, col=1)
     if is_lm.any():
@@ -583,8 +630,8 @@ def budget_figure(track: Track, rel: Release, radius: float, *,
             x=x[is_lm], y=rel.epsilon_t[is_lm], name="landmark", mode="markers",
             marker={"symbol": "star", "size": 11, "color": COLORS["landmark"],
                     "line": {"width": 1, "color": "white"}},
-            customdata=custom[is_lm],
-            hovertemplate="LANDMARK t=%{customdata[0]} · %{customdata[1]}"
+            customdata=t_idx[is_lm],
+            hovertemplate="LANDMARK t=%{customdata} · " + when +
             "<br>ε_t = %{y:.4g}<extra></extra>",
         ), row=1, col=1)
     fig.add_trace(scatter(
@@ -607,9 +654,9 @@ def budget_figure(track: Track, rel: Release, radius: float, *,
             fig.add_trace(scatter(
                 x=x[sel], y=np.maximum(rel.errors[sel], 0.1), name=name, mode="markers",
                 marker={"size": 4 if T > 1000 else 5, "color": color, "symbol": symbol},
-                customdata=custom[sel],
-                hovertemplate="t=%{customdata[0]} · %{customdata[1]}<br>moved %{y:,.0f} m"
-                "<br>%{customdata[3]}<extra></extra>",
+                customdata=t_idx[sel],
+                hovertemplate="t=%{customdata} · " + when + "<br>moved %{y:,.0f} m"
+                "<br>" + name.split("(")[1].rstrip(")") + "<extra></extra>",
             ), row=2, col=1)
     if pub.any():
         expected = np.full(T, np.nan)
@@ -641,8 +688,9 @@ def budget_figure(track: Track, rel: Release, radius: float, *,
                                for v in ticks], row=2, col=1)
     fig.update_layout(
         height=height or (720 if leakage else 520),
-        margin={"l": 60, "r": 20, "t": 50, "b": 40},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.05, "x": 0},
+        # the legend below the panels: above them, the chart toolbar covers its right end
+        margin={"l": 60, "r": 20, "t": 40, "b": 40},
+        legend={"orientation": "h", "yanchor": "top", "y": -0.07, "x": 0},
         hovermode="closest",
     )
-    return fig
+    return decimate_figure(fig, T, keep=rel.landmarks)
