@@ -24,6 +24,7 @@ quantity of the landmark-privacy theorem.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -32,6 +33,11 @@ from numpy.typing import ArrayLike
 
 from lmdk_core.leakage.loss import LossFunction, as_loss
 from lmdk_core.validation import InputError, check_epsilon_array, check_landmarks
+
+try:  # compiled loop for long recursions; the plain function is the same code
+    from numba import njit
+except ImportError:  # pragma: no cover - numba is a dependency; keep working without it
+    njit = None
 
 __all__ = [
     "LeakageResult",
@@ -67,23 +73,84 @@ def _losses(backward: LossLike, forward: LossLike | None) -> tuple[LossFunction,
     return lb, lf
 
 
+#: recursions at least this long run compiled (numba), when numba is installed
+_COMPILED_MIN_LENGTH = 2_000
+#: above this α the compiled loop hands over to :meth:`LossFunction.scalar` (its branch
+#: in logs, where e^α − 1 overflows); equal to the loss function's own switch
+_BIG_ALPHA = 700.0
+
+
+def _run_steps(eps, restart, thr, wQ, wD, out):  # pragma: no cover - compiled by numba
+    """The loop of :func:`_run` for ``α <= 700``: ``L(α) = log1p((Q_k − D_k)x/(1 + D_k x))``
+    with ``x = expm1(α)`` and ``k`` the hull vertex for x (``searchsorted`` right on the
+    crossings), the same operations in the same order as :meth:`LossFunction.scalar`.
+    Returns the number of steps done; fewer than ``eps.size`` when ``α`` left the range."""
+    a = 0.0
+    for t in range(eps.size):
+        if a > 700.0:
+            return t
+        x = math.expm1(a)
+        k = np.searchsorted(thr, x, side="right")
+        D = wD[k]
+        a = math.log1p((wQ[k] - D) * x / (1.0 + D * x)) + eps[t]
+        out[t] = a
+        if restart[t]:
+            a = 0.0
+    return eps.size
+
+
+_compiled_steps = None
+
+
+def _steps_kernel():
+    global _compiled_steps
+    if _compiled_steps is None and njit is not None:
+        _compiled_steps = njit(cache=True, nogil=True)(_run_steps)
+    return _compiled_steps
+
+
 def _run(eps: np.ndarray, loss: LossFunction, restart: np.ndarray | None = None) -> np.ndarray:
     """``out[t] = L(out[t-1]) + eps[t]`` from ``out[-1] = 0``; restart (state 0) after
-    every t with ``restart[t]``."""
+    every t with ``restart[t]``.
+
+    Long recursions run in a numba-compiled loop (:func:`_run_steps`: the operations of
+    :meth:`LossFunction.scalar`, which calls the same C library functions; tested equal
+    bit for bit); the Python loop below is the reference and takes over wherever α
+    exceeds 700."""
     out = np.empty(eps.size)
     if loss.is_zero:
         out[:] = eps
         return out
+    kernel = _steps_kernel() if eps.size >= _COMPILED_MIN_LENGTH else None
+    if kernel is not None:
+        mark = np.zeros(eps.size, dtype=np.bool_) if restart is None else \
+            np.ascontiguousarray(restart, dtype=np.bool_)
+        done = kernel(np.ascontiguousarray(eps, dtype=np.float64), mark,
+                      loss._x_thr, loss._wQ, loss._wD, out)
+        if done == eps.size:
+            return out
+        # α > 700 from step ``done``: hand over with the state the loop had there
+        return _run_python(eps, loss, restart, out, done)
+    return _run_python(eps, loss, restart, out, 0)
+
+
+def _run_python(eps: np.ndarray, loss: LossFunction, restart: np.ndarray | None,
+                out: np.ndarray, start: int) -> np.ndarray:
+    """The reference loop of :func:`_run` from step ``start`` (``out[:start]`` done)."""
+    if start and not (restart is not None and restart[start - 1]):
+        a_start = float(out[start - 1])
+    else:
+        a_start = 0.0
     f = loss.scalar
-    a = 0.0
+    a = a_start
     e = eps.tolist()
     if restart is None:
-        for t in range(len(e)):
+        for t in range(start, len(e)):
             a = f(a) + e[t]
             out[t] = a
     else:
         r = restart.tolist()
-        for t in range(len(e)):
+        for t in range(start, len(e)):
             a = f(a) + e[t]
             out[t] = a
             if r[t]:
