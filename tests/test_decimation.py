@@ -81,3 +81,33 @@ def test_a_single_spike_survives_heavy_decimation():
 def test_short_series_are_drawn_whole():
     assert display_indices(168, [np.arange(168.0)]).tolist() == list(range(168))
     assert display_indices(0).size == 0
+
+
+def test_compare_figure_of_a_long_series_is_decimated_before_drawing():
+    """Compare at 20,000 points: every trace is short, the spike and every landmark are
+    drawn at their true values, hover labels name the drawn timestamps (seed 5)."""
+    from lmdk_core.figures.common import hover_labels
+    from lmdk_core.figures.compare import side_by_side_figure
+    from lmdk_core.release import release_series
+
+    T = 20_000
+    rng = np.random.default_rng(5)
+    x = np.cumsum(rng.normal(0, 1, T))
+    x[12_345] += 500.0
+    lm = np.sort(rng.choice(T, 30, replace=False))
+    rels = {s: release_series(x, lm, 1.0, s, seed=1) for s in ("uniform", "adaptive")}
+    time = np.datetime64("2024-01-01T00:00") + np.arange(T) * np.timedelta64(1, "h")
+    fig = side_by_side_figure(time, "datetime", rels)
+    limit = 2 * 1000 + lm.size + 2
+    for tr in fig.data:
+        assert len(tr.x) <= limit, tr.name
+    orig = next(tr for tr in fig.data if tr.name == "original")
+    assert np.isclose(float(np.max(orig.y)), x.max(), rtol=1e-6)
+    stars = [tr for tr in fig.data if tr.name == "landmark"]
+    assert stars and all(len(tr.x) == lm.size for tr in stars)
+    released = next(tr for tr in fig.data if tr.name == "released")
+    idx = ((np.asarray(released.x) - time[0]) // np.timedelta64(1, "h")).astype(int)
+    assert set(lm) <= set(idx.tolist())
+    assert list(released.customdata) == hover_labels(time[idx], "datetime")
+    bars = next(tr for tr in fig.data if tr.name == "ε_t (landmark)")
+    assert len(bars.x) == lm.size

@@ -15,7 +15,8 @@ from plotly.subplots import make_subplots
 
 from lmdk_core.allocation import scheme_info
 from lmdk_core.comparison import UtilitySweep
-from lmdk_core.figures.common import COLORS, decimate_figure, hover_labels
+from lmdk_core.decimation import DISPLAY_BUCKETS, DISPLAY_MAX_POINTS, display_indices
+from lmdk_core.figures.common import COLORS, display_values, hover_labels
 from lmdk_core.release import Release
 
 __all__ = ["SCHEME_COLORS", "side_by_side_figure", "utility_figure"]
@@ -68,7 +69,28 @@ def side_by_side_figure(
     k = len(keys)
     rows = 3 if leakage else 2
     x = np.asarray(time)
-    labels = np.asarray(hover_labels(x, time_kind))
+    T = x.shape[0]
+    # a long series is drawn with min/max per pixel column (landmarks always), chosen
+    # before the traces are built: the releases and every number on the page stay
+    # complete, and neither plotly nor the hover labels handle 20,000 points per trace
+    lms = np.unique(np.concatenate([np.asarray(r.landmarks, dtype=np.int64)
+                                    for r in releases.values()]))
+
+    def drawn(y: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+        """Timestamps of ``y`` to draw (within ``mask`` when given)."""
+        if mask is None:
+            return display_indices(T, [np.asarray(y, dtype=float)], lms)
+        sub = np.flatnonzero(mask)
+        return sub[display_indices(sub.size, [np.asarray(y, dtype=float)[sub]],
+                                   np.flatnonzero(np.isin(sub, lms)))]
+
+    def ys(y: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        """``y`` at ``idx``; as float32 when decimated (sent as 4 bytes a value)."""
+        y = np.asarray(y, dtype=float)[idx]
+        return display_values(y) if T > DISPLAY_MAX_POINTS else y
+
+    def labels(idx: np.ndarray) -> np.ndarray:
+        return np.asarray(hover_labels(x[idx], time_kind))
     fig = make_subplots(
         rows=rows, cols=k, shared_xaxes=True, shared_yaxes=True, vertical_spacing=0.08,
         horizontal_spacing=0.025, column_titles=[scheme_info(s).label for s in keys],
@@ -88,29 +110,33 @@ def side_by_side_figure(
         rel = releases[key]
         lm = rel.landmarks
         if distance:
+            i = drawn(rel.errors)
             fig.add_trace(go.Scatter(
-                x=x, y=rel.errors, mode="lines", name="displacement (m)",
+                x=x[i], y=ys(rel.errors, i), mode="lines", name="displacement (m)",
                 line={"color": COLORS["released"], "width": 1.2}, legendgroup="data",
-                showlegend=legend("data"), customdata=labels,
+                showlegend=legend("data"), customdata=labels(i),
                 hovertemplate="%{customdata}<br>displacement %{y:,.0f} m<extra></extra>",
             ), row=1, col=c)
+            i = drawn(rel.expected_errors)
             fig.add_trace(go.Scatter(
-                x=x, y=rel.expected_errors, mode="lines", name="expected 2r/ε_t",
+                x=x[i], y=ys(rel.expected_errors, i), mode="lines", name="expected 2r/ε_t",
                 line={"color": COLORS["epsilon"], "width": 1, "dash": "dot"},
                 legendgroup="expected", showlegend=legend("expected"), hoverinfo="skip",
                 connectgaps=False,
             ), row=1, col=c)
             y_lm = rel.errors[lm]
         else:
+            i = drawn(rel.original)
             fig.add_trace(go.Scatter(
-                x=x, y=rel.original, mode="lines", name="original",
+                x=x[i], y=ys(rel.original, i), mode="lines", name="original",
                 line={"color": COLORS["original"], "width": 1.2}, legendgroup="original",
                 showlegend=legend("original"), hoverinfo="skip",
             ), row=1, col=c)
+            i = drawn(rel.released)
             fig.add_trace(go.Scatter(
-                x=x, y=rel.released, mode="lines", name="released",
+                x=x[i], y=ys(rel.released, i), mode="lines", name="released",
                 line={"color": COLORS["released"], "width": 1.2}, legendgroup="data",
-                showlegend=legend("data"), customdata=labels, connectgaps=False,
+                showlegend=legend("data"), customdata=labels(i), connectgaps=False,
                 hovertemplate="%{customdata}<br>released %{y:.4g}" + u + "<extra></extra>",
             ), row=1, col=c)
             y_lm = rel.original[lm]
@@ -118,13 +144,16 @@ def side_by_side_figure(
             fig.add_trace(go.Scatter(
                 x=x[lm], y=y_lm, mode="markers", name="landmark",
                 marker={"symbol": "star", "size": 10, "color": COLORS["landmark"]},
-                legendgroup="landmark", showlegend=legend("landmark"), customdata=labels[lm],
+                legendgroup="landmark", showlegend=legend("landmark"), customdata=labels(lm),
                 hovertemplate="LANDMARK %{customdata}<extra></extra>",
             ), row=1, col=c)
         approx = ~rel.published
         if approx.any():
+            i = np.flatnonzero(approx)
+            if i.size > DISPLAY_MAX_POINTS:  # at most one marker per pixel-wide bucket
+                i = np.unique(i[np.linspace(0, i.size - 1, DISPLAY_BUCKETS).astype(int)])
             fig.add_trace(go.Scatter(
-                x=x[approx], y=np.zeros(int(approx.sum())), mode="markers",
+                x=x[i], y=np.zeros(i.size), mode="markers",
                 name="nothing spent (approximated)",
                 marker={"symbol": "x", "size": 6, "color": COLORS["approximated"]},
                 legendgroup="approx", showlegend=legend("approx"), hoverinfo="skip",
@@ -133,15 +162,17 @@ def side_by_side_figure(
         is_lm[lm] = True
         for mask, kind in ((~is_lm, "regular"), (is_lm, "landmark")):
             if mask.any():
+                i = drawn(rel.epsilon_t, mask)
                 fig.add_trace(go.Bar(
-                    x=x[mask], y=rel.epsilon_t[mask], name=f"ε_t ({kind})",
+                    x=x[i], y=ys(rel.epsilon_t, i), name=f"ε_t ({kind})",
                     marker={"color": COLORS[kind], "line": {"width": 0}}, opacity=0.75,
                     legendgroup=f"bar-{kind}", showlegend=legend(f"bar-{kind}"),
-                    customdata=labels[mask],
+                    customdata=labels(i),
                     hovertemplate="%{customdata}<br>ε_t = %{y:.4g}<extra>" + kind + "</extra>",
                 ), row=2, col=c)
+        i = drawn(rel.verdict.totals)
         fig.add_trace(go.Scatter(
-            x=x, y=rel.verdict.totals, mode="lines",
+            x=x[i], y=ys(rel.verdict.totals, i), mode="lines",
             name="landmarks + this timestamp (must stay ≤ ε)",
             line={"color": COLORS["total"], "width": 1.5, "shape": "hvh"},
             legendgroup="total", showlegend=legend("total"),
@@ -153,8 +184,10 @@ def side_by_side_figure(
         if leakage and key in leakage:
             for name, values in leakage[key].items():
                 is_l = "landmark" in name
+                i = drawn(values)
                 fig.add_trace(go.Scatter(
-                    x=x, y=values, mode="lines", name=name, legendgroup=name,
+                    x=x[i], y=ys(values, i), mode="lines", name=name,
+                    legendgroup=name,
                     showlegend=legend(name),
                     line={"color": COLORS["landmark_tpl" if is_l else "tpl"], "width": 1.8,
                           "dash": "solid" if is_l else "dot"},
@@ -190,11 +223,7 @@ def side_by_side_figure(
         margin={"l": 60, "r": 20, "t": 50, "b": 40}, hovermode="closest",
         legend={"orientation": "h", "yanchor": "top", "y": -0.07, "x": 0},
     )
-    # a long series is drawn with min/max per pixel column (landmarks always): the
-    # releases and every number on the page stay complete
-    lms = np.unique(np.concatenate([np.asarray(r.landmarks, dtype=np.int64)
-                                    for r in releases.values()]))
-    return decimate_figure(fig, x.shape[0], keep=lms)
+    return fig
 
 
 def _eps_label(epsilon: float, col: int) -> dict:
