@@ -33,6 +33,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from lmdk_core.adaptive_laplace import adaptive_laplace
+from lmdk_core.adaptive_planar import adaptive_planar
 from lmdk_core.allocation import allocate, scheme_info
 from lmdk_core.geodesy import WGS84
 from lmdk_core.mechanisms import Geometric, Laplace, PlanarLaplace
@@ -174,8 +175,33 @@ def _adaptive(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The Adaptive release: released values, spent budgets, published flags (see
     :func:`_adaptive_publications`)."""
-    return _assemble(values.shape, planned.size,
-                     *_adaptive_publications(values, landmarks, planned, mech, gen, settings))
+    return _adaptive_release(values, landmarks, planned, mech, gen, settings)[:3]
+
+
+def _adaptive_release(
+    values: np.ndarray,
+    landmarks: np.ndarray,
+    planned: np.ndarray,
+    mech,
+    gen: np.random.Generator,
+    settings: AdaptiveSettings,
+):
+    """The Adaptive release as ``(released, spent, published, pub_t, pub_eps, errors)``.
+
+    A long trajectory runs the compiled loop (:func:`adaptive_planar`), which also
+    returns each timestamp's error; otherwise :func:`_adaptive_publications` runs and
+    ``errors`` is None (the caller measures them). Both give the same release."""
+    if type(mech) is PlanarLaplace and values.ndim == 2:
+        T = planned.size
+        if T and planned.min() == planned.max():
+            is_lm = np.zeros(T, dtype=bool)
+            is_lm[landmarks] = True
+            fast = adaptive_planar(values, is_lm, planned[0], mech.radius, gen,
+                                   settings.initial_rate, settings.min_rate, settings.step)
+            if fast is not None:
+                return fast
+    return (*_assemble_parts(values.shape, planned.size, *_adaptive_publications(
+        values, landmarks, planned, mech, gen, settings)), None)
 
 
 def _adaptive_publications(
@@ -242,7 +268,9 @@ def _adaptive_publications(
 
 def _adaptive_planar(values: np.ndarray, is_lm: np.ndarray, n_lm: int, V, mech: PlanarLaplace,
                      gen: np.random.Generator, settings: AdaptiveSettings):
-    """Adaptive for a trajectory: the generic loop with the same draws made directly.
+    """Adaptive for a trajectory in plain Python: the generic loop with the same draws
+    made directly (long trajectories run the compiled equivalent, :func:`adaptive_planar`,
+    tested bit for bit against this loop).
 
     :meth:`PlanarLaplace.perturb_one` draws ``gamma(2, r/ε_t)`` then ``uniform(0, 360)``
     and moves the point with the geodesic solver; here the same draws are made with the
@@ -292,16 +320,11 @@ def _adaptive_planar(values: np.ndarray, is_lm: np.ndarray, n_lm: int, V, mech: 
     return pub_t, pub_out, pub_eps
 
 
-def _assemble(shape: tuple, T: int, pub_t, pub_out, pub_eps):
-    """Released values (the last publication repeated), spent budgets, published flags.
+def _assemble_parts(shape: tuple, T: int, pub_t, pub_out, pub_eps):
+    """Released values (the last publication repeated), spent budgets, published flags,
+    and the published timestamps and their budgets as arrays.
 
     ``pub_t`` are the published timestamps in increasing order (the first is 0)."""
-    released, eps, published, _, _ = _assemble_parts(shape, T, pub_t, pub_out, pub_eps)
-    return released, eps, published
-
-
-def _assemble_parts(shape: tuple, T: int, pub_t, pub_out, pub_eps):
-    """:func:`_assemble` plus the published timestamps and their budgets as arrays."""
     published = np.zeros(T, dtype=bool)
     eps = np.zeros(T)
     idx = np.asarray(pub_t, dtype=np.intp)
@@ -342,10 +365,10 @@ def release(
     # The checks read the smallest and largest share only (no copy of the allocation).
     mechanism.check_budget(_fresh_range(planned, lm if info.key == "skip" else None))
     gen = as_generator(seed)
+    errors = None  # measured below unless the release loop measured them
     if info.key == "adaptive":
-        released, spent, published, idx, pub_eps = _assemble_parts(
-            x.shape, T, *_adaptive_publications(x, lm, planned, mechanism, gen,
-                                                adaptive or AdaptiveSettings()))
+        released, spent, published, idx, pub_eps, errors = _adaptive_release(
+            x, lm, planned, mechanism, gen, adaptive or AdaptiveSettings())
     else:
         published = planned > 0
         if published.all():  # every timestamp fresh: no gathers, nothing to repeat
@@ -361,18 +384,8 @@ def release(
             outs = mechanism.perturb(x[idx], pub_eps, gen) if idx.size else x[idx]
             released = _hold(outs, published, idx)
     verdict = verify(spent, lm, eps_total)
-    # errors: NaN where withheld (nothing released yet); the distance of a NaN is NaN, so
-    # a series needs no mask; trajectory rows are masked only when some are withheld
-    if x.ndim == 1:
-        errors = np.asarray(mechanism.distance(released, x), dtype=float)
-    else:
-        withheld = np.isnan(released).any(axis=1)
-        if withheld.any():
-            errors = np.full(T, np.nan)
-            if not withheld.all():
-                errors[~withheld] = mechanism.distance(released[~withheld], x[~withheld])
-        else:
-            errors = np.asarray(mechanism.distance(released, x), dtype=float)
+    if errors is None:
+        errors = _measure_errors(mechanism, released, x)
     if idx is None:  # all published
         expected = np.asarray(mechanism.expected_error(spent), dtype=float)
     else:
@@ -394,6 +407,21 @@ def release(
         planned_epsilon_t=planned,
         noise=getattr(mechanism, "noise", "fast"),
     )
+
+
+def _measure_errors(mechanism, released: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Each timestamp's error ``d(released_t, x_t)``, NaN where withheld (nothing released
+    yet). The distance of a NaN is NaN, so a series needs no mask; trajectory rows are
+    masked only when some are withheld."""
+    if x.ndim == 1:
+        return np.asarray(mechanism.distance(released, x), dtype=float)
+    withheld = np.isnan(released).any(axis=1)
+    if withheld.any():
+        errors = np.full(x.shape[0], np.nan)
+        if not withheld.all():
+            errors[~withheld] = mechanism.distance(released[~withheld], x[~withheld])
+        return errors
+    return np.asarray(mechanism.distance(released, x), dtype=float)
 
 
 def _fresh_range(planned: np.ndarray, skipped: np.ndarray | None) -> np.ndarray:

@@ -8,6 +8,9 @@ Two oracles:
   series, tracks, landmark sets, mechanisms and sampling settings: released values,
   budgets, published flags and the generator's state afterwards (the same draws were
   consumed) must be identical, not merely close.
+* for trajectories, the compiled loop is also compared with the plain-Python loop it
+  replaces on long inputs (whole releases: errors and verdicts included), on tracks
+  anywhere on Earth, with every numpy bit generator.
 * ``tests/data/adaptive_cases.npz`` stores the public ``release_series`` /
   ``release_trajectory`` outputs of a handful of seeded cases computed by the original
   code (regenerate only deliberately: ``python tests/test_adaptive_bitwise.py``).
@@ -23,7 +26,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lmdk_core import adaptive_laplace as adaptive_laplace_module
+from lmdk_core import adaptive_planar as adaptive_planar_module
 from lmdk_core.allocation import allocate
+from lmdk_core.geodesy import WGS84, compiled_geodesic
 from lmdk_core.mechanisms import Geometric, Laplace, PlanarLaplace
 from lmdk_core.release import AdaptiveSettings, _adaptive, release_series, release_trajectory
 
@@ -163,6 +168,166 @@ def test_compiled_laplace_loop_matches_the_original_loop(case):
         adaptive_laplace_module._COMPILED_MIN_LENGTH, adaptive_laplace_module._DRAW_BLOCK = old
 
 
+class _PlanarPath:
+    """Run trajectory releases on the compiled loop (``compiled=True``, at any length) or
+    on the plain-Python loop (``compiled=False``)."""
+
+    def __init__(self, compiled: bool):
+        self.limit = 0 if compiled else 10**12
+
+    def __enter__(self):
+        self.old = adaptive_planar_module.COMPILED_MIN_LENGTH
+        adaptive_planar_module.COMPILED_MIN_LENGTH = self.limit
+
+    def __exit__(self, *exc):
+        adaptive_planar_module.COMPILED_MIN_LENGTH = self.old
+
+
+def test_the_compiled_trajectory_loop_is_available_here():
+    """On Linux wheels of pyproj the geodesic routines are reachable, so long trajectories
+    do run the compiled loop (it would otherwise fall back silently)."""
+    assert compiled_geodesic() is not None
+    pts = np.column_stack([np.linspace(10, 11, 50), np.linspace(20, 21, 50)])
+    out = adaptive_planar_module.adaptive_planar(
+        pts, np.zeros(50, dtype=bool), 0.02, 100.0, np.random.default_rng(0), 1.0, 0.2, 0.2,
+        min_length=0)
+    assert out is not None and out[3][0] == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 150), st.integers(0, 2**32 - 1), st.sampled_from([0, 1, 5, 30]),
+       adaptive_settings(), st.sampled_from([0.3, 1.0, 4.0]))
+def test_compiled_trajectory_loop_matches_the_original_loop(T, seed, n_lm, adaptive, eps):
+    gen = np.random.default_rng(seed)
+    pts = np.column_stack([48.85 + np.cumsum(gen.normal(0, 1e-4, T)),
+                           2.35 + np.cumsum(gen.normal(0, 1e-4, T))])
+    lm = gen.choice(T, min(n_lm, T), replace=False)
+    with _PlanarPath(compiled=True):
+        _compare(pts, lm, eps, PlanarLaplace(100.0), seed, adaptive)
+
+
+_BIT_GENERATORS = (np.random.PCG64, np.random.PCG64DXSM, np.random.MT19937,
+                   np.random.Philox, np.random.SFC64)
+
+
+@st.composite
+def track_case(draw):
+    """A track anywhere on Earth (city walks, the antimeridian, the poles, points spread
+    over the globe), landmarks, ε, radius, sampling settings and a generator."""
+    T = draw(st.integers(1, 300))
+    seed = draw(st.integers(0, 2**32 - 1))
+    gen = np.random.default_rng(seed)
+    kind = draw(st.sampled_from(["walk", "antimeridian", "pole", "globe", "still"]))
+    if kind == "walk":
+        lat = 48.85 + np.cumsum(gen.normal(0, draw(st.sampled_from([1e-6, 1e-4, 1e-2])), T))
+        lon = 2.35 + np.cumsum(gen.normal(0, 1e-4, T))
+    elif kind == "antimeridian":
+        lat = -16.5 + np.cumsum(gen.normal(0, 1e-3, T))
+        lon = (179.99 + np.cumsum(gen.normal(0, 1e-2, T)) + 180.0) % 360.0 - 180.0
+    elif kind == "pole":
+        lat = np.clip(89.99 + np.cumsum(gen.normal(0, 1e-3, T)), -90.0, 90.0)
+        lon = gen.uniform(-180, 180, T)
+    elif kind == "globe":
+        lat = gen.uniform(-90, 90, T)
+        lon = gen.uniform(-180, 180, T)
+    else:
+        lat, lon = np.full(T, -33.86), np.full(T, 151.2)
+    lat, lon = np.clip(lat, -90.0, 90.0), np.clip(lon, -180.0, 180.0)
+    n_lm = draw(st.sampled_from([0, 1, 3, T // 10, T // 2, T]))
+    lm = gen.choice(T, min(n_lm, T), replace=False)
+    # small ε and large radii move points by up to thousands of kilometres (whole-Earth
+    # and near-antipodal geodesics); large ε by centimetres
+    eps = draw(st.sampled_from([1e-4, 0.01, 0.3, 1.0, 4.0, 50.0]))
+    radius = draw(st.sampled_from([1.0, 100.0, 5000.0]))
+    bit_generator = draw(st.sampled_from(_BIT_GENERATORS))
+    return lat, lon, lm, eps, radius, seed, bit_generator, draw(adaptive_settings())
+
+
+def _same_state(a, b) -> bool:
+    """Equal bit-generator states (dicts that may hold arrays, as MT19937's does)."""
+    if isinstance(a, dict):
+        return (isinstance(b, dict) and a.keys() == b.keys()
+                and all(_same_state(a[k], b[k]) for k in a))
+    if isinstance(a, np.ndarray):
+        return _same(a, b)
+    return a == b
+
+
+def _release_on(compiled: bool, case):
+    lat, lon, lm, eps, radius, seed, bit_generator, adaptive = case
+    gen = np.random.Generator(bit_generator(seed))
+    with _PlanarPath(compiled):
+        rel = release_trajectory(lat, lon, lm, eps, radius, "adaptive", seed=gen,
+                                 adaptive=adaptive)
+    return rel, gen.bit_generator.state
+
+
+@settings(max_examples=150, deadline=None)
+@given(track_case())
+def test_compiled_trajectory_release_matches_the_python_loop(case):
+    """The whole public release of the compiled loop is the plain-Python loop's, bit for
+    bit: points, budgets, flags, errors, expected errors, verdict, draws consumed."""
+    fast, fast_state = _release_on(True, case)
+    slow, slow_state = _release_on(False, case)
+    for name in ("released", "epsilon_t", "published", "errors", "expected_errors",
+                 "planned_epsilon_t"):
+        assert _same(getattr(fast, name), getattr(slow, name)), name
+    assert fast.verdict.private and slow.verdict.private
+    assert fast.metrics() == pytest.approx(slow.metrics(), nan_ok=True)
+    assert _same_state(fast_state, slow_state), "different draws consumed"
+
+
+def test_a_long_track_at_the_compiled_threshold_matches_the_python_loop():
+    """The length at which release_trajectory switches to the compiled loop: the same
+    release as the plain-Python loop, bit for bit."""
+    T = adaptive_planar_module.COMPILED_MIN_LENGTH
+    gen = np.random.default_rng(31)
+    lat = 60.17 + np.cumsum(gen.normal(0, 1e-5, T))
+    lon = 24.94 + np.cumsum(gen.normal(0, 1e-5, T))
+    lm = np.sort(gen.choice(T, T // 500, replace=False))
+    case = (lat, lon, lm, 1.0, 100.0, 5, np.random.PCG64, AdaptiveSettings())
+    fast, fast_state = _release_on(True, case)
+    slow, slow_state = _release_on(False, case)
+    for name in ("released", "epsilon_t", "published", "errors", "expected_errors"):
+        assert _same(getattr(fast, name), getattr(slow, name)), name
+    assert _same_state(fast_state, slow_state)
+    gen = np.random.default_rng(5)
+    default = release_trajectory(lat, lon, lm, 1.0, 100.0, "adaptive", seed=gen)
+    assert _same(default.released, fast.released) and _same(default.errors, fast.errors)
+
+
+def test_the_distance_bounds_of_the_compiled_loop_hold():
+    """The compiled loop solves the inverse geodesic problem only when the noise scale is
+    within [(1−f)·σ, σ] (σ the great-circle distance on the stretched sphere) widened by
+    1 mm + 1e-9·σ. pyproj's distances lie inside that interval widened by 1e-7 m only,
+    for random, near, nearly coincident, near-antipodal and polar pairs."""
+    gen = np.random.default_rng(7)
+    n = 20_000
+    lat1, lon1 = gen.uniform(-90, 90, n), gen.uniform(-180, 180, n)
+    near = gen.normal(0, 1e-2, (2, n))
+    tiny = gen.normal(0, 1e-9, (2, n))
+    cases = [
+        (gen.uniform(-90, 90, n), gen.uniform(-180, 180, n)),
+        (lat1 + near[0], lon1 + near[1]),
+        (lat1 + tiny[0], lon1 + tiny[1]),
+        (-lat1 + gen.normal(0, 0.3, n), lon1 + 180.0 + gen.normal(0, 0.5, n)),
+    ]
+    a, one_minus_f = WGS84.a, 1.0 - WGS84.f
+    direction = adaptive_planar_module._sphere_direction
+    angle = adaptive_planar_module._sphere_angle
+    for lat2, lon2 in cases:
+        lat2 = np.clip(lat2, -90, 90)
+        lon2 = (lon2 + 180.0) % 360.0 - 180.0
+        s = WGS84.inv(lon1, lat1, lon2, lat2)[2]
+        sigma = np.array([a * angle(*direction(p, q, one_minus_f),
+                                    *direction(r, t, one_minus_f))
+                          for p, q, r, t in zip(lat1[:2000], lon1[:2000], lat2[:2000],
+                                                lon2[:2000], strict=True)])
+        s = s[:2000]
+        assert np.all(s <= sigma + 1e-7)
+        assert np.all(one_minus_f * sigma - 1e-7 <= s)
+
+
 def _stored_cases():
     """(name, kwargs) of the stored cases: series (Laplace, Geometric) and tracks."""
     gen = np.random.default_rng(2024)
@@ -207,6 +372,21 @@ def _run_case(case: dict):
 def test_stored_outputs_of_the_original_code(name, case):
     stored = np.load(CASES)
     rel = _run_case(case)
+    assert _same(rel.released, stored[f"{name}_released"])
+    assert _same(rel.epsilon_t, stored[f"{name}_epsilon"])
+    assert _same(rel.published, stored[f"{name}_published"])
+
+
+_TRACK_CASES = [(n, c) for n, c in _stored_cases() if c["kind"] == "track"]
+
+
+@pytest.mark.parametrize("name,case", _TRACK_CASES, ids=[n for n, _ in _TRACK_CASES])
+def test_stored_track_outputs_on_the_compiled_loop(name, case):
+    """The stored tracks are shorter than the compiled loop's threshold; forced onto it
+    they give the stored outputs too."""
+    stored = np.load(CASES)
+    with _PlanarPath(compiled=True):
+        rel = _run_case(case)
     assert _same(rel.released, stored[f"{name}_released"])
     assert _same(rel.epsilon_t, stored[f"{name}_epsilon"])
     assert _same(rel.published, stored[f"{name}_published"])

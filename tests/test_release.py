@@ -161,3 +161,28 @@ def test_same_seed_same_release():
     b = release_series(np.arange(50.0), [3], 1.0, "adaptive", seed=11)
     np.testing.assert_array_equal(a.released, b.released)
     np.testing.assert_array_equal(a.epsilon_t, b.epsilon_t)
+
+
+def test_long_adaptive_trajectory_is_private_and_measured(monkeypatch):
+    """A trajectory long enough for the compiled Adaptive loop: the allocation passes the
+    verifier, only published timestamps spend, the last publication is repeated, and
+    the errors are the geodesic distances from the released to the true points."""
+    from lmdk_core import adaptive_planar
+    from lmdk_core.mechanisms import PlanarLaplace
+
+    T = 3000
+    monkeypatch.setattr(adaptive_planar, "COMPILED_MIN_LENGTH", T)
+    gen = np.random.default_rng(12)
+    lat = -33.86 + np.cumsum(gen.normal(0, 1e-4, T))
+    lon = 151.2 + np.cumsum(gen.normal(0, 1e-4, T))
+    lm = np.sort(gen.choice(T, 40, replace=False))
+    rel = release_trajectory(lat, lon, lm, 2.0, 50.0, "adaptive", seed=4)
+    assert rel.verdict.private and verify(rel.epsilon_t, lm, 2.0).private
+    assert rel.published[0] and np.all(rel.epsilon_t[~rel.published] == 0)
+    assert 0 < rel.published.sum() < T
+    pub_rows = np.cumsum(rel.published) - 1
+    np.testing.assert_array_equal(rel.released, rel.released[rel.published][pub_rows])
+    np.testing.assert_array_equal(rel.errors, PlanarLaplace.distance(rel.released, rel.original))
+    spent = np.where(rel.published, rel.epsilon_t, 1.0)
+    expected = np.where(rel.published, 2.0 * (50.0 / spent), np.nan)  # 2r/ε_t
+    np.testing.assert_array_equal(rel.expected_errors, expected)
