@@ -51,6 +51,10 @@ def _rgba(hex_color: str, alpha: float) -> str:
     return f"rgba({r},{g},{b},{alpha})"
 
 
+#: budgets of longer series are drawn as a filled step line instead of one bar each
+BARS_MAX_POINTS = 1000
+
+
 def side_by_side_figure(
     time: np.ndarray,
     time_kind: str,
@@ -160,8 +164,27 @@ def side_by_side_figure(
             ), row=2, col=c)
         is_lm = np.zeros(x.size, dtype=bool)
         is_lm[lm] = True
+        if T > BARS_MAX_POINTS:
+            # thousands of bars per column took the browser over a second to draw: a
+            # filled step line (one SVG path) and the landmarks as markers instead
+            i = drawn(rel.epsilon_t)
+            fig.add_trace(go.Scatter(
+                x=x[i], y=ys(rel.epsilon_t, i), mode="lines", name="ε_t (regular)",
+                fill="tozeroy", line={"color": COLORS["regular"], "width": 1, "shape": "hv"},
+                legendgroup="bar-regular", showlegend=legend("bar-regular"),
+                customdata=labels(i),
+                hovertemplate="%{customdata}<br>ε_t = %{y:.4g}<extra></extra>",
+            ), row=2, col=c)
+            if lm.size:
+                fig.add_trace(go.Scatter(
+                    x=x[lm], y=rel.epsilon_t[lm], mode="markers", name="ε_t (landmark)",
+                    marker={"symbol": "triangle-up", "size": 8, "color": COLORS["landmark"]},
+                    legendgroup="bar-landmark", showlegend=legend("bar-landmark"),
+                    customdata=labels(lm),
+                    hovertemplate="%{customdata}<br>ε_t = %{y:.4g}<extra>landmark</extra>",
+                ), row=2, col=c)
         for mask, kind in ((~is_lm, "regular"), (is_lm, "landmark")):
-            if mask.any():
+            if T <= BARS_MAX_POINTS and mask.any():
                 i = drawn(rel.epsilon_t, mask)
                 fig.add_trace(go.Bar(
                     x=x[i], y=ys(rel.epsilon_t, i), name=f"ε_t ({kind})",

@@ -15,6 +15,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from lmdk_core.figures.common import COLORS, decimate_figure, hover_labels
+from lmdk_core.figures.compare import BARS_MAX_POINTS
 from lmdk_core.leakage.tpl import LeakageResult
 
 __all__ = ["leakage_curves_figure", "matrix_heatmap", "series_state_labels",
@@ -99,8 +100,24 @@ def leakage_curves_figure(
     is_lm = np.zeros(x.size, dtype=bool)
     if result.landmarks is not None:
         is_lm[result.landmarks] = True
+    if x.size > BARS_MAX_POINTS:
+        # one bar per timestamp is slow to draw at this length: a filled step line (one
+        # SVG path, decimated below) and the landmarks as markers
+        fig.add_trace(go.Scatter(
+            x=x, y=result.epsilon_t, name="ε_t (regular)", mode="lines", fill="tozeroy",
+            opacity=0.35, line={"color": COLORS["regular"], "width": 1, "shape": "hv"},
+            customdata=labels, hovertemplate="%{customdata}<br>ε_t = %{y:.4g}<extra></extra>",
+        ))
+        if is_lm.any():
+            fig.add_trace(go.Scatter(
+                x=x[is_lm], y=result.epsilon_t[is_lm], name="ε_t (landmark)",
+                mode="markers",
+                marker={"symbol": "triangle-up", "size": 8, "color": COLORS["landmark"]},
+                customdata=np.asarray(labels)[is_lm],
+                hovertemplate="%{customdata}<br>ε_t = %{y:.4g}<extra></extra>",
+            ))
     for mask, kind in ((~is_lm, "regular"), (is_lm, "landmark")):
-        if mask.any():
+        if x.size <= BARS_MAX_POINTS and mask.any():
             fig.add_trace(go.Bar(
                 x=x[mask], y=result.epsilon_t[mask], name=f"ε_t ({kind})", opacity=0.35,
                 marker={"color": COLORS[kind], "line": {"width": 0}},
