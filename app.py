@@ -7,6 +7,7 @@ from pathlib import Path
 import streamlit as st
 
 from app_pages.session import init_state, keep_widget_state, sidebar
+from app_pages.touch_select import enable_tap_select
 from app_pages.track_session import init_track_state, keep_track_widget_state
 
 # a local PNG: a ":material/…:" or emoji page icon makes the browser fetch the favicon from
@@ -45,4 +46,5 @@ PAGES = {
 
 nav = st.navigation(PAGES)
 sidebar()
+enable_tap_select()  # a tap on a chart point selects it on phones too
 nav.run()

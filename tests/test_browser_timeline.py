@@ -118,3 +118,47 @@ def test_the_picker_takes_a_typed_timestamp(app_url, page):
     page.keyboard.press("Escape")
     wait_chip_count(page, 6)
     assert any(c.startswith("t=40 ") for c in landmark_chips(page))
+
+
+def test_tapping_points_on_a_phone_marks_them():
+    """On a phone (390×844, touch) each tap on a chart point marks the point under the
+    finger — before, plotly answered a tap with the previously hovered point, so the
+    first tap did nothing and later ones marked the point tapped before."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser import CHROMIUM, CHROMIUM_ARGS, require_chromium, streamlit_server
+    from tests.conftest import ROOT
+
+    require_chromium()
+    with streamlit_server(ROOT) as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        ctx = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
+                                  is_mobile=True, device_scale_factor=2)
+        page = ctx.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(url + "/timeline")
+        wait_for_app(page)
+        points = page.locator(".js-plotly-plot .scatterlayer .trace").first.locator(
+            "path.point")
+        points.nth(0).wait_for(timeout=60_000)
+        page.wait_for_timeout(1500)  # plotly binds its handlers after drawing
+        seen = landmark_chips(page)
+        for k in (40, 100, 150):
+            pt = points.nth(k)
+            pt.scroll_into_view_if_needed()
+            box = pt.bounding_box()
+            page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+            page.wait_for_function(
+                "n => document.querySelector('[data-testid=stMultiSelect]').innerText"
+                ".split('\\n').filter(s => s.trim().startsWith('t=')).length > n",
+                arg=len(seen), timeout=30_000)
+            wait_for_app(page)
+            now = landmark_chips(page)
+            added = [c for c in now if c not in seen]
+            # adjacent points are ~2 px apart at this width: the tapped one or a neighbour
+            assert len(added) == 1 and abs(int(added[0].split()[0][2:]) - k) <= 1, added
+            seen = now
+        page.screenshot(path=str(ARTIFACTS / "timeline_phone_taps.png"))
+        browser.close()
+        assert not errors, errors
