@@ -23,7 +23,7 @@ from lmdk_core.comparison import (
     utility_sweep,
 )
 from lmdk_core.export import CONFIDENTIAL_LABEL, confidential_filename, csv_with_header
-from lmdk_core.figures import hover_labels
+from lmdk_core.figures.common import data_labels
 from lmdk_core.figures.compare import side_by_side_figure, utility_figure
 from lmdk_core.quoting import quote_user_text
 from lmdk_core.validation import InputError
@@ -48,7 +48,7 @@ st.caption(
 )
 
 cur: CurrentData = data_choice()
-labels = hover_labels(cur.data.time, cur.data.time_kind)
+labels = data_labels(cur.data)
 st.multiselect(
     "Schemes (2 to 4)", list(SCHEMES), key=SCHEMES_KEY, max_selections=4,
     format_func=lambda k: SCHEMES[k].label,

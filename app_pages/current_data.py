@@ -35,7 +35,7 @@ from lmdk_core.config import ViewConfig
 from lmdk_core.data.series import Series
 from lmdk_core.data.track import Track
 from lmdk_core.export import time_labels
-from lmdk_core.figures import hover_labels
+from lmdk_core.figures.common import data_labels
 from lmdk_core.leakage.model import CorrelationModel
 from lmdk_core.mechanism_choice import mechanism_problems
 from lmdk_core.release import Release
@@ -122,7 +122,7 @@ class CurrentData:
                 ) -> PrivacyVerdict:
         """The one verdict of a release of this data (theorem + landmark TPL under the
         session's model when ``leak`` is given)."""
-        labels = hover_labels(self.data.time, self.data.time_kind)
+        labels = data_labels(self.data)
         return privacy_verdict(rel.epsilon_t, self.landmarks, rel.epsilon,
                                landmark_tpl=None if leak is None else leak["landmark TPL"],
                                model=model.short if model is not None else None,

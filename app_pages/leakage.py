@@ -33,7 +33,7 @@ from lmdk_core.export import (
     csv_with_header,
     leakage_frame,
 )
-from lmdk_core.figures import hover_labels
+from lmdk_core.figures.common import data_labels
 from lmdk_core.figures.leakage import (
     leakage_curves_figure,
     matrix_heatmap,
@@ -270,7 +270,7 @@ res = temporal_leakage(eps_t, lb, lf, landmarks if landmarks else None)
 render_verdict(privacy_verdict(
     eps_t, landmarks, float(setting("epsilon")),
     landmark_tpl=res.landmark_tpl if res.landmark_tpl is not None else res.tpl,
-    model=model, time_labels=hover_labels(cur.data.time, cur.data.time_kind),
+    model=model, time_labels=data_labels(cur.data),
     leakage_target=leakage_target()))
 top = float(np.max(eps_t))
 constant = bool(np.all(eps_t == eps_t[0]))

@@ -28,7 +28,6 @@ import functools
 import html
 import json
 import re
-import weakref
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -41,7 +40,7 @@ from plotly.subplots import make_subplots
 from scipy.optimize import brentq
 
 from lmdk_core.data.track import Track, Waypoint
-from lmdk_core.figures.common import COLORS, decimate_figure, hover_labels
+from lmdk_core.figures.common import COLORS, data_labels, decimate_figure
 from lmdk_core.geodesy import distance_m
 from lmdk_core.mechanisms.planar_laplace import PlanarLaplace
 from lmdk_core.quoting import shorten_user_text
@@ -190,21 +189,10 @@ def _tip(text: str) -> str:
     return html.escape(str(text), quote=True)
 
 
-_LABELS: dict[int, tuple[weakref.ref, list[str]]] = {}
-
-
 def track_labels(track: Track) -> list[str]:
     """The hover label of every point of ``track`` (:func:`hover_labels`), computed once
-    per track object (the app keeps its tracks for the session; a 5,000-point track's
-    labels cost ~20 ms, on every rerun otherwise)."""
-    hit = _LABELS.get(id(track))
-    if hit is not None and hit[0]() is track:
-        return hit[1]
-    labels = hover_labels(track.time, track.time_kind)
-    if len(_LABELS) >= 16:
-        _LABELS.clear()
-    _LABELS[id(track)] = (weakref.ref(track), labels)
-    return labels
+    per track object (:func:`~lmdk_core.figures.common.data_labels`)."""
+    return data_labels(track)
 
 
 def _point_records(lat: np.ndarray, lon: np.ndarray, idx: np.ndarray, tips: Sequence[str],
