@@ -2,15 +2,28 @@
 
     python benchmarks/bench_batch.py                      # 10,000 users x 8,760 hours
     python benchmarks/bench_batch.py --users 1000 --tracks 1000   # scaled down
+    python benchmarks/bench_batch.py --sections exact,unordered   # only these parts
 
-Series: a Parquet long table (user, time, value, landmark flag; ~5 landmarks per user),
-released with Uniform, Skip and Adaptive (Laplace, numpy noise: ``--noise fast``; no
-landmark TPL column) on a LocalCluster of 2 workers, Parquet out. The **floor** is what
-any release must do: read the Parquet, draw as many numpy Laplace variates, write the
-released column as Parquet. Peak RSS is the largest sum over the driver and its worker
-processes (sampled every 0.2 s). The exact OpenDP path is timed on a slice of the users
-(its cost per value is printed). Tracks: Planar Laplace, Uniform and Adaptive.
-Prints timings only (no assertions); note the machine's load when reading them.
+Sections (``--sections``, default all):
+
+* ``series`` — a Parquet long table ordered by user (user, time, value, landmark flag;
+  ~5 landmarks per user), released with Uniform, Skip and Adaptive (Laplace, numpy noise:
+  ``--noise fast``; no landmark TPL column) on a LocalCluster of 2 workers, Parquet out.
+  The **floor** is what any release must do: read the Parquet, draw as many numpy
+  Laplace variates, write the released column as Parquet. Then 1 vs 2 workers.
+* ``exact`` — the default exact OpenDP noise on ``--exact-users`` users (default 200):
+  end to end (cluster start included) and in one process on one partition, in µs per
+  value, next to OpenDP's own cost (one float-Laplace measurement over 100,000 values),
+  and extrapolated to ``--users`` × ``--hours`` on 2 workers.
+* ``unordered`` — the same kind of table with its rows NOT ordered by user (the bucket
+  path): ``--unordered-users`` users (default 1,000), rows in random order (above 20 M
+  rows: hour-major order, every row group holding every user, which is as unordered as
+  a table gets for grouping by user), as Parquet and — up to 1,000 users — as CSV.
+* ``tracks`` — Planar Laplace, Uniform and Adaptive.
+
+Peak RSS is the largest sum over the driver and its worker processes (sampled every
+0.2 s). Prints timings only (no assertions); note the machine's load (printed before
+and after every run) when reading them.
 """
 
 from __future__ import annotations
@@ -83,6 +96,63 @@ def make_series(path: Path, users: int, hours: int) -> None:
     writer.close()
 
 
+def make_unordered(path: Path, users: int, hours: int, fmt: str) -> str:
+    """A series table whose rows are not ordered by user; returns the order used."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(3)
+    n = users * hours
+    if n <= 20_000_000:
+        perm = rng.permutation(n)
+        u, t = perm // hours, perm % hours
+        v = 0.5 + np.abs(rng.normal(0, 0.3, n)) + np.sin(t * 2 * np.pi / 24)
+        df = pd.DataFrame({"user": u.astype(np.int64), "time": t.astype(np.int64),
+                           "value": v, "landmark": rng.random(n) < 5 / hours})
+        if fmt == "csv":
+            df.to_csv(path, index=False)
+        else:
+            df.to_parquet(path, row_group_size=1_000_000)
+        return "random row order"
+    writer = None
+    step = max(1, 2_000_000 // users)
+    for h0 in range(0, hours, step):
+        h = np.arange(h0, min(hours, h0 + step), dtype=np.int64)
+        m = h.size * users
+        table = pa.table({"user": np.tile(np.arange(users, dtype=np.int64), h.size),
+                          "time": np.repeat(h, users),
+                          "value": 0.5 + np.abs(rng.normal(0, 0.3, m)) + np.repeat(
+                              np.sin(h * 2 * np.pi / 24), users),
+                          "landmark": rng.random(m) < 5 / hours})
+        writer = writer or pq.ParquetWriter(path, table.schema)
+        writer.write_table(table)
+    writer.close()
+    return "hour-major row order (every row group holds every user)"
+
+
+def opendp_floor(n: int = 100_000) -> float:
+    """OpenDP's own cost, µs per value: one float-Laplace measurement over n values."""
+    from lmdk_core.mechanisms.exact_noise import _laplace_measurement
+
+    meas = _laplace_measurement(2.0)
+    x = np.random.default_rng(4).normal(size=n).tolist()
+    t0 = time.perf_counter()
+    meas(x)
+    return (time.perf_counter() - t0) / n * 1e6
+
+
+def in_process_exact(src: Path, cols, scheme: str, users: int) -> float:
+    """µs per value of one partition of ``users`` users released in this process."""
+    from lmdk_core.population.partition import BatchSettings, release_partition
+
+    df = pd.read_parquet(src)
+    df = df[df["user"] < users]
+    s = BatchSettings.from_config(ViewConfig(scheme=scheme), "series", "exact", 0, False)
+    t0 = time.perf_counter()
+    release_partition(df, cols, s)
+    return (time.perf_counter() - t0) / len(df) * 1e6
+
+
 def make_tracks(path: Path, tracks: int, points: int) -> None:
     rng = np.random.default_rng(1)
     n = tracks * points
@@ -112,59 +182,115 @@ def timed(cfg, src, cols, out, audit, **kw):
     return dt, mem.peak, res
 
 
+def load() -> str:
+    return "load " + ", ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def series_section(args, d: Path, cols, kw) -> None:
+    src = d / "series.parquet"
+    make_series(src, args.users, args.hours)
+    n = args.users * args.hours
+    print(f"series: {args.users:,} users x {args.hours:,} = {n / 1e6:.1f} M values, "
+          f"{src.stat().st_size / 1e6:.0f} MB Parquet, ordered by user")
+    fl = floor(src, d / "floor.parquet")
+    print(f"floor (read + {n / 1e6:.1f} M numpy Laplace + write): {fl:.1f} s")
+    for scheme in ("uniform", "skip", "adaptive"):
+        dt, peak, res = timed(ViewConfig(scheme=scheme), src, cols, d / "r.parquet",
+                              d / "a.parquet", workers=2, **kw)
+        print(f"{scheme:9s} 2 workers: {dt:6.1f} s = {dt / fl:4.1f} x floor, peak RSS "
+              f"{peak / 2**30:.2f} GiB, {res.partitions} partitions, "
+              f"not private: {res.not_private} ({load()})")
+    for scheme in ("uniform", "adaptive"):
+        dt1, peak1, _ = timed(ViewConfig(scheme=scheme), src, cols, d / "r.parquet",
+                              d / "a.parquet", workers=1, **kw)
+        dt2, _, _ = timed(ViewConfig(scheme=scheme), src, cols, d / "r.parquet",
+                          d / "a.parquet", workers=2, **kw)
+        print(f"{scheme:9s} 1 worker: {dt1:6.1f} s, 2 workers: {dt2:6.1f} s, speed-up "
+              f"{dt1 / dt2:.2f}x (peak RSS with 1 worker {peak1 / 2**30:.2f} GiB; {load()})")
+    src.unlink()
+
+
+def exact_section(args, d: Path, cols) -> None:
+    small = d / "exact.parquet"
+    make_series(small, args.exact_users, args.hours)
+    m = args.exact_users * args.hours
+    full = args.users * args.hours
+    per_part = max(1, 2_000_000 // args.hours)  # users in a partition of the default size
+    floor_us = opendp_floor()
+    print(f"OpenDP alone: {floor_us:.1f} µs per value (one float-Laplace measurement over "
+          f"100,000 values); full size ({full / 1e6:.1f} M values) on 2 workers at that "
+          f"rate: {full * floor_us / 2e6 / 60:.0f} min ({load()})")
+    for scheme in ("uniform", "adaptive"):
+        dt, peak, res = timed(ViewConfig(scheme=scheme), small, cols, d / "r.parquet",
+                              d / "a.parquet", workers=2, seed=1, noise="exact",
+                              leakage=False)
+        us = dt / m * 1e6
+        inproc = in_process_exact(small, cols, scheme, min(per_part, args.exact_users))
+        print(f"exact OpenDP noise, {scheme}, {args.exact_users} users ({m / 1e6:.2f} M "
+              f"values), 2 workers: {dt:.1f} s = {us:.1f} µs per value end to end "
+              f"({res.partitions} partitions, peak RSS {peak / 2**30:.2f} GiB); one "
+              f"partition in one process: {inproc:.1f} µs per value; full size "
+              f"extrapolated on 2 workers: {full * us / 1e6 / 60:.0f} min end to end, "
+              f"{full * inproc / 2e6 / 60:.0f} min at the in-process rate ({load()})")
+    small.unlink()
+
+
+def unordered_section(args, d: Path, cols, kw) -> None:
+    for fmt in ("parquet", "csv"):
+        users = args.unordered_users if fmt == "parquet" else min(args.unordered_users, 1000)
+        src = d / f"unordered.{fmt}"
+        order = make_unordered(src, users, args.hours, fmt)
+        n = users * args.hours
+        print(f"unordered {fmt}: {users:,} users x {args.hours:,} = {n / 1e6:.1f} M rows, "
+              f"{src.stat().st_size / 1e6:.0f} MB, {order}")
+        for scheme in ("uniform", "adaptive"):
+            dt, peak, res = timed(ViewConfig(scheme=scheme), src, cols, d / "r.parquet",
+                                  d / "a.parquet", workers=2, **kw)
+            print(f"  {scheme:9s} 2 workers: {dt:6.1f} s, peak RSS {peak / 2**30:.2f} GiB, "
+                  f"{res.partitions} buckets ({load()})")
+        src.unlink()
+
+
+def tracks_section(args, d: Path, kw) -> None:
+    tr = d / "tracks.parquet"
+    make_tracks(tr, args.tracks, args.points)
+    tcols = PopulationColumns(user="user", time="time", lat="lat", lon="lon",
+                              landmark="landmark")
+    cfg_t = dict(data_kind="track", dataset="demo-paris", radius=100.0)
+    print(f"tracks: {args.tracks:,} x {args.points:,} = "
+          f"{args.tracks * args.points / 1e6:.1f} M points")
+    for scheme in ("uniform", "adaptive"):
+        dt, peak, _ = timed(ViewConfig(scheme=scheme, **cfg_t), tr, tcols, d / "t.parquet",
+                            d / "ta.parquet", workers=2, **kw)
+        print(f"Planar Laplace {scheme:9s}: {dt:6.1f} s, peak RSS {peak / 2**30:.2f} GiB "
+              f"({load()})")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--users", type=int, default=10_000)
     ap.add_argument("--hours", type=int, default=8_760)
     ap.add_argument("--tracks", type=int, default=10_000)
     ap.add_argument("--points", type=int, default=2_000)
-    ap.add_argument("--exact-users", type=int, default=20)
+    ap.add_argument("--exact-users", type=int, default=200)
+    ap.add_argument("--unordered-users", type=int, default=1_000)
+    ap.add_argument("--sections", default="series,exact,unordered,tracks")
     args = ap.parse_args()
-    print(f"load average before: {os.getloadavg()} on {os.cpu_count()} cores")
+    sections = set(args.sections.split(","))
+    print(f"{load()} on {os.cpu_count()} cores before")
+    cols = PopulationColumns(user="user", time="time", value="value", landmark="landmark")
+    kw = dict(seed=1, noise="fast", leakage=False)
     with tempfile.TemporaryDirectory() as d:
         d = Path(d)
-        src = d / "series.parquet"
-        make_series(src, args.users, args.hours)
-        n = args.users * args.hours
-        print(f"series: {args.users:,} users x {args.hours:,} = {n / 1e6:.1f} M values, "
-              f"{src.stat().st_size / 1e6:.0f} MB Parquet")
-        fl = floor(src, d / "floor.parquet")
-        print(f"floor (read + {n / 1e6:.1f} M numpy Laplace + write): {fl:.1f} s")
-        cols = PopulationColumns(user="user", time="time", value="value", landmark="landmark")
-        kw = dict(seed=1, noise="fast", leakage=False)
-        for scheme in ("uniform", "skip", "adaptive"):
-            dt, peak, res = timed(ViewConfig(scheme=scheme), src, cols, d / "r.parquet",
-                                  d / "a.parquet", workers=2, **kw)
-            print(f"{scheme:9s} 2 workers: {dt:6.1f} s = {dt / fl:4.1f} x floor, peak RSS "
-                  f"{peak / 2**30:.2f} GiB, {res.partitions} partitions, "
-                  f"not private: {res.not_private}")
-        for scheme in ("uniform", "adaptive"):
-            dt1, peak1, _ = timed(ViewConfig(scheme=scheme), src, cols, d / "r.parquet",
-                                  d / "a.parquet", workers=1, **kw)
-            dt2, _, _ = timed(ViewConfig(scheme=scheme), src, cols, d / "r.parquet",
-                              d / "a.parquet", workers=2, **kw)
-            print(f"{scheme:9s} 1 worker: {dt1:6.1f} s, 2 workers: {dt2:6.1f} s, speed-up "
-                  f"{dt1 / dt2:.2f}x (peak RSS with 1 worker {peak1 / 2**30:.2f} GiB)")
-        small = d / "small.parquet"
-        make_series(small, args.exact_users, args.hours)
-        m = args.exact_users * args.hours
-        for scheme in ("uniform", "adaptive"):
-            dt, _, _ = timed(ViewConfig(scheme=scheme), small, cols, d / "r.parquet",
-                             d / "a.parquet", workers=2, seed=1, noise="exact", leakage=False)
-            print(f"exact OpenDP noise, {scheme}, {args.exact_users} users ({m / 1e6:.2f} M "
-                  f"values): {dt:.1f} s = {dt / m * 1e6:.1f} µs per value (2 workers)")
-        tr = d / "tracks.parquet"
-        make_tracks(tr, args.tracks, args.points)
-        tcols = PopulationColumns(user="user", time="time", lat="lat", lon="lon",
-                                  landmark="landmark")
-        cfg_t = dict(data_kind="track", dataset="demo-paris", radius=100.0)
-        print(f"tracks: {args.tracks:,} x {args.points:,} = "
-              f"{args.tracks * args.points / 1e6:.1f} M points")
-        for scheme in ("uniform", "adaptive"):
-            dt, peak, _ = timed(ViewConfig(scheme=scheme, **cfg_t), tr, tcols, d / "t.parquet",
-                                d / "ta.parquet", workers=2, **kw)
-            print(f"Planar Laplace {scheme:9s}: {dt:6.1f} s, peak RSS {peak / 2**30:.2f} GiB")
-    print(f"load average after: {os.getloadavg()}")
+        if "series" in sections:
+            series_section(args, d, cols, kw)
+        if "exact" in sections:
+            exact_section(args, d, cols)
+        if "unordered" in sections:
+            unordered_section(args, d, cols, kw)
+        if "tracks" in sections:
+            tracks_section(args, d, kw)
+    print(f"{load()} after")
 
 
 if __name__ == "__main__":

@@ -20,6 +20,16 @@ goes through one measurement of that scale. Every measurement's own privacy map 
 checked: ``map(d_in = 1) = 1/b`` (so an element with ``b = Δf/ε_i`` is ε_i-DP for a
 query of sensitivity Δf, exactly the budget the landmark-privacy verifier accounts for).
 
+**Many values in one call.** OpenDP's cost is mostly per call (about 0.1 ms) on top of
+its per-value sampling (about 22 µs for a float Laplace, 5 µs for an integer geometric,
+on this project's 2-core machine), so callers pass as many values as they can at once —
+the population batch sends all the users of a partition (Adaptive: of one timestamp)
+together. This changes nothing for any one value: OpenDP draws every element of the
+vector independently from OS entropy, and an element released with scale ``b_i`` is
+ε_i-DP for a change of Δf in that element whatever the other elements are, so the values
+of other users sharing a call neither depend on a user's data nor add to that user's
+budget.
+
 Distributions: Laplace ``P(z) ∝ exp(−|z|/b)`` (on the double lattice), Geometric
 ``P(Z = k) = (1−a)/(1+a)·a^|k|`` with ``a = exp(−1/b)`` (Ghosh, Roughgarden &
 Sundararajan, STOC 2009), i.e. ``a = exp(−ε/Δf)``.
@@ -116,6 +126,9 @@ def _grouped(x: np.ndarray, b: np.ndarray, run) -> np.ndarray:
     flat_x, flat_b = x.ravel(), b.ravel()
     out = np.empty(flat_x.shape, dtype=float)
     if flat_x.size == 0:
+        return out.reshape(x.shape)
+    if flat_b[0] == flat_b[-1] and np.all(flat_b == flat_b[0]):  # one scale: one call
+        out[:] = np.asarray(run(float(flat_b[0]), flat_x), dtype=float)
         return out.reshape(x.shape)
     uniq, inv = np.unique(flat_b, return_inverse=True)
     order = np.argsort(inv, kind="stable")

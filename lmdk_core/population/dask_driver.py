@@ -9,12 +9,17 @@
      largest) is cut along row-group boundaries with no shuffle; each worker reads its
      own row groups, leaves out the user it shares with the previous partition and
      takes the tail of its last user from the following row groups;
-   * otherwise the table is read lazily (``dask.dataframe.read_parquet`` / ``read_csv``)
-     and shuffled on the user column (the shuffle spills to disk, but holds far more
-     memory than a partition).
+   * otherwise (a CSV, a folder of Parquet parts, a Parquet file not ordered by user)
+     the rows go through local disk (:mod:`lmdk_core.population.buckets`): scatter
+     tasks read the input in chunks (Parquet record batches, CSV blocks of 64 MB read as
+     text) and append each chunk's rows to one Parquet file per bucket, the bucket
+     being a fixed-key hash of the user id; then each bucket (all the rows of its
+     users) is one partition. Memory is bounded by a chunk, then by a bucket — unlike
+     a shuffle, which held several times a partition.
 3. Every partition is released by :func:`lmdk_core.population.partition.release_partition`
    on a worker, which writes its publishable part file itself and returns only its
-   audit rows (a few numbers per user) to the driver.
+   audit rows (a few numbers per user) to the driver (a bucket's files are deleted as
+   soon as it is released).
 4. The driver writes the CONFIDENTIAL audit and, when every user's allocation passed the
    verifier, moves the publishable file into place (CSV: the parts concatenated; Parquet:
    a folder of part files, read back with ``pandas.read_parquet(folder)``).
@@ -34,6 +39,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from lmdk_core.population.buckets import (
+    parquet_units,
+    plan_units,
+    read_bucket,
+    scatter_frame,
+    scatter_units,
+)
 from lmdk_core.population.partition import BatchSettings, release_partition
 from lmdk_core.population.table import (
     PopulationColumns,
@@ -139,7 +151,7 @@ def _row_group_plan(path: Path, user: str, target_rows: int):
     import pyarrow.parquet as pq
 
     if not path.is_file():
-        return None  # a folder of files: the shuffle (its files' order is not checked)
+        return None  # a folder of files: the buckets (its files' order is not checked)
     files = [path]
     units = []
     try:
@@ -167,15 +179,7 @@ def _row_group_plan(path: Path, user: str, target_rows: int):
         return None
     if not units:
         return None
-    tasks, lo, acc = [], 0, 0
-    for i, u in enumerate(units):
-        acc += u[2]
-        if acc >= target_rows:
-            tasks.append((lo, i + 1))
-            lo, acc = i + 1, 0
-    if lo < len(units):
-        tasks.append((lo, len(units)))
-    return units, tasks
+    return units, plan_units(units, target_rows)
 
 
 def _read_units(units, lo: int, hi: int, user: str, columns: list[str]):
@@ -211,6 +215,65 @@ def _process_units(units, lo: int, hi: int, index: int, cols: PopulationColumns,
     """Worker task of the sorted path: read the owned rows, then as :func:`_process`."""
     part = _read_units(units, lo, hi, cols.user, cols.needed())
     return _process(part, index, cols, settings, tmp_dir, fmt, metadata)
+
+
+def _process_bucket(folder: str, index: int, cols: PopulationColumns, settings: BatchSettings,
+                    tmp_dir: str, fmt: str, metadata: dict[str, str]):
+    """Worker task of the bucket path: read one bucket, release it as :func:`_process`,
+    delete its files."""
+    part = read_bucket(folder)
+    try:
+        return _process(part, index, cols, settings, tmp_dir, fmt, metadata)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _read_error(exc: Exception, src: Path, fmt: str) -> InputError:
+    text = str(exc).strip()
+    if "Original Message:" in text:  # dask wraps the reader's own message
+        text = text.split("Original Message:", 1)[1].strip()
+    first = text.splitlines()[0].strip() if text else type(exc).__name__
+    return InputError(f"cannot read {quote_user_text(str(src))} as {fmt.upper()}: "
+                      f"{quote_user_text(first, 120)}")
+
+
+def _scatter(client, src: Path, fmt: str, cols: PopulationColumns, n_buckets: int,
+             target_rows: int, root: Path) -> list[int]:
+    """First pass of the bucket path (see the module docstring): the buckets that got
+    rows, in order."""
+    from dask import delayed
+    from dask.distributed import wait
+
+    needed = cols.needed()
+    try:
+        if fmt == "parquet":
+            units = parquet_units(src)
+            units_d = delayed(units, traverse=False)
+            tasks = [delayed(scatter_units)(units_d, lo, hi, i, cols.user, needed, n_buckets,
+                                            str(root))
+                     for i, (lo, hi) in enumerate(plan_units(units, target_rows))]
+        else:
+            import dask.dataframe as dd
+
+            ddf = dd.read_csv(str(src), usecols=needed, dtype={c: str for c in needed},
+                              blocksize="64MB", keep_default_na=False, na_values=[""])
+            tasks = [delayed(scatter_frame)(p, i, cols.user, needed, n_buckets, str(root))
+                     for i, p in enumerate(ddf.to_delayed())]
+    except InputError:
+        raise
+    except Exception as exc:  # pyarrow / pandas reading errors
+        raise _read_error(exc, src, fmt) from None
+    futures = client.compute(tasks)
+    wait(futures)
+    filled: set[int] = set()
+    for fut in futures:
+        try:
+            filled.update(b for b, n in fut.result().items() if n)
+        except InputError:
+            raise
+        except Exception as exc:
+            raise _read_error(exc, src, fmt) from None
+    return sorted(filled)
 
 
 def _write_audit(audit, path: Path, fmt: str, meta: dict[str, str]) -> None:
@@ -281,14 +344,13 @@ def run_batch(cfg, input_path: str | Path, cols: PopulationColumns, output: str 
         sampler = PLANAR_PROTECTION
     pub_meta = {"lmdk.content": PUBLISHABLE_NOTE, "lmdk.noise": sampler}
 
-    import dask.dataframe as dd
     from dask import delayed
 
-    needed = cols.needed()
     rows = _row_count(src, in_fmt)
     client, cluster = _client(scheduler, workers)
     tmp_dir = Path(output).parent / f".{Path(output).name}.tmp-{uuid.uuid4().hex[:8]}"
     tmp_dir.mkdir()
+    bucket_root = Path(output).parent / f".{Path(output).name}.buckets-{uuid.uuid4().hex[:8]}"
     try:
         n_workers = len(client.scheduler_info().get("workers", {})) or 1
         nparts = max(n_workers, -(-rows // max(1, rows_per_partition)))
@@ -302,19 +364,13 @@ def run_batch(cfg, input_path: str | Path, cols: PopulationColumns, output: str 
                                              out_fmt, pub_meta)
                      for i, (lo, hi) in enumerate(spans)]
         else:
-            if in_fmt == "parquet":
-                ddf = dd.read_parquet(str(src), columns=needed)
-            else:
-                text_cols = {cols.user: str, cols.time: str}
-                if cols.landmark:
-                    text_cols[cols.landmark] = str
-                ddf = dd.read_csv(str(src), usecols=needed, dtype=text_cols,
-                                  blocksize="64MB", keep_default_na=False, na_values=[""])
-            shuffled = ddf.shuffle(on=cols.user, npartitions=nparts) if nparts > 1 or \
-                ddf.npartitions > 1 else ddf
-            parts = shuffled.to_delayed()
-            tasks = [delayed(_process)(p, i, cols, settings, str(tmp_dir), out_fmt, pub_meta)
-                     for i, p in enumerate(parts)]
+            # not ordered by user: scatter the rows into buckets of whole users on disk
+            bucket_root.mkdir()
+            filled = _scatter(client, src, in_fmt, cols, nparts, -(-rows // nparts),
+                              bucket_root)
+            tasks = [delayed(_process_bucket)(str(bucket_root / f"b{b:05d}"), i, cols,
+                                              settings, str(tmp_dir), out_fmt, pub_meta)
+                     for i, b in enumerate(filled)]
         from dask.distributed import as_completed
 
         futures = client.compute(tasks)
@@ -354,8 +410,9 @@ def run_batch(cfg, input_path: str | Path, cols: PopulationColumns, output: str 
                            output_written=written, noise=sampler, partitions=len(tasks),
                            workers=n_workers)
     finally:
-        if tmp_dir.exists():
-            shutil.rmtree(tmp_dir, ignore_errors=True)
+        for d in (tmp_dir, bucket_root):
+            if d.exists():
+                shutil.rmtree(d, ignore_errors=True)
         client.close()
         if cluster is not None:
             cluster.close()

@@ -26,6 +26,22 @@ on the partition it is in. ``noise='exact'`` instead draws each Laplace / Geomet
 value with OpenDP's exact samplers applied to the value
 (:mod:`lmdk_core.mechanisms.exact_noise`; Mironov, CCS 2012); Planar Laplace has no
 exact sampler and always uses numpy's (see :data:`PLANAR_PROTECTION`).
+
+Exact noise over many users: OpenDP's cost is mostly per call, so the values of all the
+users released together are sent in as few calls as possible. Each scheme runs as a
+*stepper* (a generator) that hands out its exact-noise requests — the values to release
+and their budgets ε_t — and gets the released values back; :func:`lockstep_release_many`
+runs several steppers (blocks of users) side by side and answers each round of requests
+with one call of :func:`~lmdk_core.mechanisms.exact_noise.exact_laplace` /
+``exact_geometric`` over the concatenated values, i.e. one OpenDP measurement per
+distinct scale Δf/ε_t. A static scheme asks once (every publication of every user of
+the blocks: one measurement per distinct scale for the whole group); Adaptive asks once
+per timestamp (the publishing users of every block at that timestamp), since its next
+decisions depend on the values just released. OpenDP draws every element of a vector
+independently from OS entropy, and each measurement's privacy map is checked to be
+ε_t = Δf/b for a change of Δf in one element, so releasing user u's value in the same
+vector as other users' values spends exactly the budget it would spend alone, and the
+other users' released values do not depend on u's data.
 """
 
 from __future__ import annotations
@@ -39,7 +55,8 @@ from lmdk_core.mechanisms import Geometric, Laplace, PlanarLaplace
 from lmdk_core.release import AdaptiveSettings
 from lmdk_core.validation import InputError
 
-__all__ = ["PLANAR_PROTECTION", "LockstepRelease", "lockstep_release", "planned_budgets"]
+__all__ = ["PLANAR_PROTECTION", "LockstepRelease", "lockstep_release", "lockstep_release_many",
+           "planned_budgets"]
 
 #: what protects a Planar Laplace release (no exact sampler applies)
 PLANAR_PROTECTION = (
@@ -105,12 +122,13 @@ def _exact(mech, x: np.ndarray, eps: np.ndarray) -> np.ndarray:
     return exact_laplace(x, scales)
 
 
-def _static(x, lengths, planned, mech, gens, noise) -> LockstepRelease:
+def _static(x, lengths, planned, mech, gens, noise):
+    """Stepper of the static schemes: one exact-noise request (every publication)."""
     published = planned > 0
     noisy = np.array(x, dtype=float, copy=True)
     if noise == "exact" and not isinstance(mech, PlanarLaplace):
         if published.any():
-            noisy[published] = _exact(mech, x[published], planned[published])
+            noisy[published] = yield x[published], planned[published]
     else:
         for u, gen in enumerate(gens):
             pub = published[u, : lengths[u]]
@@ -127,10 +145,15 @@ def _static(x, lengths, planned, mech, gens, noise) -> LockstepRelease:
     return LockstepRelease(released, spent, published)
 
 
-def _predraw(gens, lengths, T, mech) -> dict[str, np.ndarray]:
-    """Each user's coins and standard noise for every one of its timestamps."""
+def _predraw(gens, lengths, T, mech, noise: bool = True) -> dict[str, np.ndarray | None]:
+    """Each user's coins and (``noise``) standard noise for every one of its timestamps;
+    the exact path draws its noise from OpenDP instead, and only the coins here."""
     U = len(gens)
     coins = np.ones((U, T))
+    if not noise:
+        for u, gen in enumerate(gens):
+            coins[u, :int(lengths[u])] = gen.random(int(lengths[u]))
+        return {"coins": coins, "a": None, "b": None}
     a = np.zeros((U, T))
     b = np.zeros((U, T))
     for u, gen in enumerate(gens):
@@ -147,17 +170,16 @@ def _predraw(gens, lengths, T, mech) -> dict[str, np.ndarray]:
     return {"coins": coins, "a": a, "b": b}
 
 
-def _noisy_step(mech, x_t: np.ndarray, eps_t: np.ndarray, a_t: np.ndarray, b_t: np.ndarray,
-                noise: str) -> np.ndarray:
-    """Fresh releases of the publishing users at one timestamp."""
+def _noisy_step(mech, x_t: np.ndarray, eps_t: np.ndarray, a_t: np.ndarray,
+                b_t: np.ndarray) -> np.ndarray:
+    """Fresh releases of the publishing users at one timestamp from the pre-drawn
+    standard variates (numpy noise; the exact path asks its stepper's driver instead)."""
     if isinstance(mech, PlanarLaplace):
         from lmdk_core.geodesy import destination
 
         dist = (mech.radius / eps_t) * a_t
         lat2, lon2 = destination(x_t[:, 0], x_t[:, 1], b_t, dist)
         return np.column_stack([lat2, lon2])
-    if noise == "exact":
-        return _exact(mech, x_t, eps_t)
     if isinstance(mech, Geometric):
         # G = floor(log U / log(1 − p)) is Geometric(p) on {0, 1, …}; 1 − p = e^(−ε/Δf)
         log_q = -eps_t / mech.sensitivity
@@ -168,10 +190,12 @@ def _noisy_step(mech, x_t: np.ndarray, eps_t: np.ndarray, a_t: np.ndarray, b_t: 
 
 
 def _adaptive(x, lengths, landmarks, planned, mech, gens, noise,
-              settings: AdaptiveSettings) -> LockstepRelease:
+              settings: AdaptiveSettings):
+    """Stepper of Adaptive: one exact-noise request per timestamp with publications."""
     U, T = planned.shape
     track = x.ndim == 3
-    draws = _predraw(gens, lengths, T, mech)
+    exact = noise == "exact" and not isinstance(mech, PlanarLaplace)
+    draws = _predraw(gens, lengths, T, mech, noise=not exact)
     coins, za, zb = draws["coins"], draws["a"], draws["b"]
     eps = planned.copy()
     published = np.zeros((U, T), dtype=bool)
@@ -190,7 +214,10 @@ def _adaptive(x, lengths, landmarks, planned, mech, gens, noise,
             break
         pub = active & (~has_last | (coins[:, t] < rate))
         if pub.any():
-            out = _noisy_step(mech, x[pub, t], eps[pub, t], za[pub, t], zb[pub, t], noise)
+            if exact:
+                out = yield x[pub, t], eps[pub, t]
+            else:
+                out = _noisy_step(mech, x[pub, t], eps[pub, t], za[pub, t], zb[pub, t])
             had = has_last[pub]
             if had.any():
                 idx = np.flatnonzero(pub)[had]
@@ -220,6 +247,44 @@ def _adaptive(x, lengths, landmarks, planned, mech, gens, noise,
     return LockstepRelease(released, eps, published)
 
 
+def _stepper(x, lengths, landmarks, scheme, epsilon, mech, gens, noise, window, adaptive):
+    lengths = np.asarray(lengths, dtype=int)
+    planned = planned_budgets(scheme, lengths, landmarks, epsilon, window)
+    fresh = planned[planned > 0]
+    if fresh.size:
+        mech.check_budget(np.unique(fresh))
+    if scheme_info(scheme).key == "adaptive":
+        return _adaptive(x, lengths, landmarks, planned, mech, gens, noise,
+                         adaptive or AdaptiveSettings())
+    return _static(x, lengths, planned, mech, gens, noise)
+
+
+def _drive(steppers: list, mech) -> list[LockstepRelease]:
+    """Run steppers side by side; every round of their exact-noise requests is answered
+    by one exact call over all the requested values (one OpenDP measurement per distinct
+    scale; see the module docstring)."""
+    results: list[LockstepRelease | None] = [None] * len(steppers)
+    pending: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+    def advance(i: int, answer) -> None:
+        try:
+            pending[i] = steppers[i].send(answer)
+        except StopIteration as stop:
+            results[i] = stop.value
+
+    for i in range(len(steppers)):
+        advance(i, None)
+    while pending:
+        keys = list(pending)
+        requests = [pending.pop(i) for i in keys]
+        sizes = np.cumsum([len(v) for v, _ in requests])[:-1]
+        values = _exact(mech, np.concatenate([v for v, _ in requests]),
+                        np.concatenate([e for _, e in requests]))
+        for i, out in zip(keys, np.split(values, sizes), strict=True):
+            advance(i, out)
+    return results  # type: ignore[return-value]
+
+
 def lockstep_release(x: np.ndarray, lengths: np.ndarray, landmarks: np.ndarray,
                      scheme: str, epsilon: float, mech: Laplace | Geometric | PlanarLaplace,
                      gens: list[np.random.Generator], noise: str = "exact",
@@ -231,15 +296,20 @@ def lockstep_release(x: np.ndarray, lengths: np.ndarray, landmarks: np.ndarray,
     length; ``lengths`` (U,); ``landmarks`` (U, T_max) bool; ``gens`` one generator per
     user; ``noise`` 'exact' (OpenDP for Laplace / Geometric) or 'fast' (numpy).
     """
+    return lockstep_release_many([(x, lengths, landmarks, gens)], scheme, epsilon, mech,
+                                 noise, window, adaptive)[0]
+
+
+def lockstep_release_many(blocks: list[tuple], scheme: str, epsilon: float,
+                          mech: Laplace | Geometric | PlanarLaplace, noise: str = "exact",
+                          window: int | None = None,
+                          adaptive: AdaptiveSettings | None = None) -> list[LockstepRelease]:
+    """:func:`lockstep_release` of several blocks ``(x, lengths, landmarks, gens)`` of
+    users at once, their exact noise drawn together (one OpenDP measurement per distinct
+    scale: for all the blocks' publications under a static scheme, per timestamp under
+    Adaptive). Each user's release is the one it gets alone."""
     if noise not in ("exact", "fast"):
         raise InputError(f"noise must be 'exact' or 'fast', got {noise!r}")
-    lengths = np.asarray(lengths, dtype=int)
-    planned = planned_budgets(scheme, lengths, landmarks, epsilon, window)
-    key = scheme_info(scheme).key
-    fresh = planned[planned > 0]
-    if fresh.size:
-        mech.check_budget(np.unique(fresh))
-    if key == "adaptive":
-        return _adaptive(x, lengths, landmarks, planned, mech, gens, noise,
-                         adaptive or AdaptiveSettings())
-    return _static(x, lengths, planned, mech, gens, noise)
+    steppers = [_stepper(x, lengths, lm, scheme, epsilon, mech, gens, noise, window, adaptive)
+                for x, lengths, lm, gens in blocks]
+    return _drive(steppers, mech)

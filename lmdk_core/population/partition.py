@@ -3,8 +3,12 @@ landmarks, release in lockstep, audit.
 
 Pure pandas/numpy; the Dask driver (:mod:`lmdk_core.population.dask_driver`) runs it on
 every partition, and the app and the tests call it directly on small populations. Users
-are processed in blocks of at most :data:`BLOCK_CELLS` (user × timestamp) cells, which
-bounds the memory of the lockstep matrices whatever the partition size.
+are stacked in blocks of at most :data:`BLOCK_CELLS` (user × timestamp) cells, and the
+blocks released together in waves of at most :data:`WAVE_CELLS` cells, which bounds the
+memory of the lockstep matrices whatever the partition size. The blocks of a wave draw
+their exact noise together (one OpenDP measurement per distinct scale — per timestamp
+under Adaptive — for all their users; :func:`~lmdk_core.population.lockstep.
+lockstep_release_many`); a partition of the batch's default size is one wave.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import numpy as np
 from lmdk_core.mechanisms import Geometric, Laplace, PlanarLaplace
 from lmdk_core.population.audit import AUDIT_COLUMNS, LeakageSettings, user_audit
 from lmdk_core.population.landmarks import DiscoverySettings, discover_landmarks
-from lmdk_core.population.lockstep import lockstep_release
+from lmdk_core.population.lockstep import lockstep_release_many
 from lmdk_core.population.streams import user_generator
 from lmdk_core.population.table import PopulationColumns, prepare_users
 from lmdk_core.release import AdaptiveSettings
@@ -28,10 +32,13 @@ if TYPE_CHECKING:
 
     from lmdk_core.config import ViewConfig
 
-__all__ = ["BLOCK_CELLS", "BatchSettings", "PartitionResult", "release_partition"]
+__all__ = ["BLOCK_CELLS", "BatchSettings", "PartitionResult", "WAVE_CELLS",
+           "release_partition"]
 
-#: largest number of (user, timestamp) cells released together in one lockstep block
+#: largest number of (user, timestamp) cells stacked in one lockstep block
 BLOCK_CELLS = 2_000_000
+#: largest number of cells of the blocks released together (exact noise drawn together)
+WAVE_CELLS = 2 * BLOCK_CELLS
 
 
 @dataclass(frozen=True)
@@ -106,6 +113,62 @@ def _blocks(lengths: np.ndarray) -> list[slice]:
     return out
 
 
+def _waves(blocks: list[slice], lengths: np.ndarray) -> list[list[slice]]:
+    """Consecutive blocks grouped while their cells add up to at most WAVE_CELLS."""
+    out: list[list[slice]] = []
+    cells = 0
+    for blk in blocks:
+        c = int(lengths[blk].max()) * (blk.stop - blk.start)
+        if out and cells + c <= WAVE_CELLS:
+            out[-1].append(blk)
+            cells += c
+        else:
+            out.append([blk])
+            cells = c
+    return out
+
+
+@dataclass
+class _Block:
+    """One block's users stacked: rows ``lo … lo + rows.size`` of the partition, the
+    (user, position) of each of those rows, values ``x`` (U, T_max[, 2]), landmarks."""
+
+    lo: int
+    offsets: np.ndarray  # each user's first row, from lo
+    lengths: np.ndarray
+    rows: np.ndarray
+    pos: np.ndarray
+    x: np.ndarray
+    landmarks: np.ndarray
+    landmark_lists: list
+    gens: list
+
+
+def _stack(blk: slice, starts, lengths, users, times, data, flags, time_kind: str,
+           track: bool, settings: BatchSettings) -> _Block:
+    b_starts, b_len = starts[blk], lengths[blk]
+    U, T = b_len.size, int(b_len.max())
+    lo = int(b_starts[0])
+    offsets = b_starts - lo
+    rows = np.repeat(np.arange(U), b_len)
+    pos = np.arange(int(b_len.sum())) - np.repeat(offsets, b_len)
+    x = np.full((U, T, 2) if track else (U, T), np.nan)
+    x[rows, pos] = data[lo:lo + int(b_len.sum())]
+    lm = np.zeros((U, T), dtype=bool)
+    lm_lists = []
+    for u in range(U):
+        s, n = int(b_starts[u]), int(b_len[u])
+        if flags is not None:
+            idx = np.flatnonzero(flags[s:s + n])
+        else:
+            idx = discover_landmarks(times[s:s + n], data[s:s + n], time_kind,
+                                     settings.discovery)
+        lm[u, idx] = True
+        lm_lists.append(idx)
+    gens = [user_generator(settings.root_entropy, users[s]) for s in b_starts.tolist()]
+    return _Block(lo, offsets, b_len, rows, pos, x, lm, lm_lists, gens)
+
+
 def release_partition(raw: pd.DataFrame, cols: PopulationColumns,
                       settings: BatchSettings) -> PartitionResult:
     """Release every user of ``raw`` (rows of whole users, any order)."""
@@ -135,36 +198,21 @@ def release_partition(raw: pd.DataFrame, cols: PopulationColumns,
     n_out = 2 if track else 1
     released_all = np.full((users.size, n_out), np.nan)
     audits = []
-    for blk in _blocks(lengths):
-        b_starts, b_len = starts[blk], lengths[blk]
-        U, T = b_len.size, int(b_len.max())
-        row_user = np.repeat(np.arange(U), b_len)
-        pos = np.arange(int(b_len.sum())) - np.repeat(b_starts - b_starts[0], b_len)
-        lo = int(b_starts[0])
-        hi = lo + int(b_len.sum())
-        x = np.full((U, T, 2) if track else (U, T), np.nan)
-        x[row_user, pos] = data[lo:hi]
-        lm = np.zeros((U, T), dtype=bool)
-        lm_lists = []
-        for u in range(U):
-            s, n = int(b_starts[u]), int(b_len[u])
-            if flags is not None:
-                idx = np.flatnonzero(flags[s:s + n])
-            else:
-                idx = discover_landmarks(times[s:s + n], data[s:s + n], time_kind,
-                                         settings.discovery)
-            lm[u, idx] = True
-            lm_lists.append(idx)
-        gens = [user_generator(settings.root_entropy, users[s]) for s in b_starts.tolist()]
-        rel = lockstep_release(x, b_len, lm, settings.scheme, settings.epsilon, mech, gens,
-                               settings.noise, settings.window, settings.adaptive)
-        released_all[lo:hi] = rel.released[row_user, pos].reshape(-1, n_out)
-        for u in range(U):
-            s, n = int(b_starts[u]), int(b_len[u])
-            audits.append(user_audit(
-                users[s], times[s:s + n], x[u, :n], rel.released[u, :n],
-                rel.epsilon_t[u, :n], rel.published[u, :n], lm_lists[u], settings.epsilon,
-                time_kind, mech.distance, settings.leakage))
+    for wave in _waves(_blocks(lengths), lengths):
+        stacked = [_stack(blk, starts, lengths, users, times, data, flags, time_kind,
+                          track, settings) for blk in wave]
+        rels = lockstep_release_many([(b.x, b.lengths, b.landmarks, b.gens) for b in stacked],
+                                     settings.scheme, settings.epsilon, mech, settings.noise,
+                                     settings.window, settings.adaptive)
+        for b, rel in zip(stacked, rels, strict=True):
+            released_all[b.lo:b.lo + b.rows.size] = \
+                rel.released[b.rows, b.pos].reshape(-1, n_out)
+            for u in range(b.lengths.size):
+                s, n = b.lo + int(b.offsets[u]), int(b.lengths[u])
+                audits.append(user_audit(
+                    users[s], times[s:s + n], b.x[u, :n], rel.released[u, :n],
+                    rel.epsilon_t[u, :n], rel.published[u, :n], b.landmark_lists[u],
+                    settings.epsilon, time_kind, mech.distance, settings.leakage))
     out = pd.DataFrame({"user": users, "time": frame["time"].to_numpy()})
     if track:
         out["released_lat"] = released_all[:, 0]

@@ -140,6 +140,8 @@ def _parse_times(raw: pd.Series, col: str) -> tuple[np.ndarray, str]:
     nums = pd.to_numeric(text, errors="coerce")
     if nums.notna().all():
         if text.str.fullmatch(r"[+-]?[0-9]+").all():
+            if nums.dtype.kind == "i":  # parsed exactly as 64-bit integers
+                return nums.to_numpy(dtype=np.int64), "number"
             return np.array([int(c) for c in text], dtype=np.int64), "number"
         return nums.to_numpy(dtype=float), "number"
     if nums.notna().any():
