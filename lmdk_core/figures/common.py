@@ -14,7 +14,13 @@ import plotly.graph_objects as go
 
 from lmdk_core.decimation import display_indices
 
-__all__ = ["COLORS", "data_labels", "decimate_figure", "display_values", "hover_labels"]
+__all__ = ["BARS_MAX_POINTS", "COLORS", "data_labels", "decimate_figure", "display_values",
+           "hover_labels"]
+
+#: budgets of longer series are drawn as a filled step line (one SVG path) with landmark
+#: markers instead of one bar per timestamp: thousands of bars took the browser about a
+#: second to draw on every rerun
+BARS_MAX_POINTS = 1000
 
 COLORS = {
     "original": "#7f7f7f",

@@ -16,7 +16,7 @@ from plotly.subplots import make_subplots
 from lmdk_core.allocation import scheme_info
 from lmdk_core.comparison import UtilitySweep
 from lmdk_core.decimation import DISPLAY_BUCKETS, DISPLAY_MAX_POINTS, display_indices
-from lmdk_core.figures.common import COLORS, display_values, hover_labels
+from lmdk_core.figures.common import BARS_MAX_POINTS, COLORS, display_values, hover_labels
 from lmdk_core.release import Release
 
 __all__ = ["SCHEME_COLORS", "side_by_side_figure", "utility_figure"]
@@ -49,10 +49,6 @@ def _rgba(hex_color: str, alpha: float) -> str:
     h = hex_color.lstrip("#")
     r, g, b = (int(h[i : i + 2], 16) for i in (0, 2, 4))
     return f"rgba({r},{g},{b},{alpha})"
-
-
-#: budgets of longer series are drawn as a filled step line instead of one bar each
-BARS_MAX_POINTS = 1000
 
 
 def side_by_side_figure(

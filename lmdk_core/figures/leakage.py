@@ -14,8 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from lmdk_core.figures.common import COLORS, decimate_figure, hover_labels
-from lmdk_core.figures.compare import BARS_MAX_POINTS
+from lmdk_core.figures.common import BARS_MAX_POINTS, COLORS, decimate_figure, hover_labels
 from lmdk_core.leakage.tpl import LeakageResult
 
 __all__ = ["leakage_curves_figure", "matrix_heatmap", "series_state_labels",

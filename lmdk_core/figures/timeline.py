@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from lmdk_core.decimation import display_indices
-from lmdk_core.figures.common import COLORS, display_values
+from lmdk_core.figures.common import BARS_MAX_POINTS, COLORS, display_values
 from lmdk_core.release import Release
 
 __all__ = ["timeline_figure"]
@@ -124,9 +124,27 @@ def timeline_figure(
     # two bar traces with one colour each: a per-bar colour array is slow to validate
     eps_t = np.asarray(rel.epsilon_t, dtype=float)
     idx_eps = display_indices(T, [eps_t], lm_idx)
+    if T > BARS_MAX_POINTS:  # one filled step line and landmark markers, not T bars
+        fig.add_trace(scatter(
+            x=x[idx_eps], y=display_values(eps_t[idx_eps]), name="ε_t (regular)",
+            mode="lines", fill="tozeroy",
+            line={"color": COLORS["regular"], "width": 1, "shape": "hv"},
+            customdata=tcol(idx_eps),
+            hovertemplate="t=%{customdata[0]} · " + when + "<br>ε_t = %{y:.4g}<extra></extra>",
+            showlegend=False,
+        ), row=2, col=1)
+        if lm_idx.size:
+            fig.add_trace(scatter(
+                x=x[lm_idx], y=eps_t[lm_idx], name="ε_t (landmark)", mode="markers",
+                marker={"symbol": "triangle-up", "size": 8, "color": COLORS["landmark"]},
+                customdata=tcol(lm_idx),
+                hovertemplate="t=%{customdata[0]} · " + when + " (landmark)"
+                "<br>ε_t = %{y:.4g}<extra></extra>",
+                showlegend=False,
+            ), row=2, col=1)
     for mask, kind in ((~is_lm, "regular"), (is_lm, "landmark")):
         sel = idx_eps[mask[idx_eps]]
-        if not sel.size:
+        if not sel.size or T > BARS_MAX_POINTS:
             continue
         fig.add_trace(go.Bar(
             x=x[sel], y=display_values(eps_t[sel]), name=f"ε_t ({kind})",
