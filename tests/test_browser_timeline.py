@@ -120,17 +120,16 @@ def test_the_picker_takes_a_typed_timestamp(app_url, page):
     assert any(c.startswith("t=40 ") for c in landmark_chips(page))
 
 
-def test_tapping_points_on_a_phone_marks_them():
+def test_tapping_points_on_a_phone_marks_them(app_url):
     """On a phone (390×844, touch) each tap on a chart point marks the point under the
     finger — before, plotly answered a tap with the previously hovered point, so the
     first tap did nothing and later ones marked the point tapped before."""
     from playwright.sync_api import sync_playwright
 
-    from tests.browser import CHROMIUM, CHROMIUM_ARGS, require_chromium, streamlit_server
-    from tests.conftest import ROOT
+    from tests.browser import CHROMIUM, CHROMIUM_ARGS
 
-    require_chromium()
-    with streamlit_server(ROOT) as url, sync_playwright() as p:
+    url = app_url
+    with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         ctx = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
                                   is_mobile=True, device_scale_factor=2)
@@ -142,7 +141,7 @@ def test_tapping_points_on_a_phone_marks_them():
         points = page.locator(".js-plotly-plot .scatterlayer .trace").first.locator(
             "path.point")
         points.nth(0).wait_for(timeout=60_000)
-        page.wait_for_timeout(1500)  # plotly binds its handlers after drawing
+        page.wait_for_timeout(3000)  # plotly binds its handlers after drawing
         seen = landmark_chips(page)
         for k in (40, 100, 150):
             pt = points.nth(k)
@@ -152,7 +151,7 @@ def test_tapping_points_on_a_phone_marks_them():
             page.wait_for_function(
                 "n => document.querySelector('[data-testid=stMultiSelect]').innerText"
                 ".split('\\n').filter(s => s.trim().startsWith('t=')).length > n",
-                arg=len(seen), timeout=30_000)
+                arg=len(seen), timeout=60_000)
             wait_for_app(page)
             now = landmark_chips(page)
             added = [c for c in now if c not in seen]
