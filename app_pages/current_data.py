@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,6 +37,7 @@ from lmdk_core.export import time_labels
 from lmdk_core.figures.common import data_labels
 from lmdk_core.leakage.model import CorrelationModel
 from lmdk_core.mechanism_choice import mechanism_problems
+from lmdk_core.object_memo import per_object
 from lmdk_core.release import Release
 from lmdk_core.validation import InputError
 from lmdk_core.verdict import PrivacyVerdict, privacy_verdict
@@ -147,24 +147,13 @@ def data_choice(label: str = "Data") -> CurrentData:
     return current_data()
 
 
-_TABLES: dict[int, tuple[weakref.ref, dict]] = {}
-
-
+@per_object(maxsize=16)
 def _embedded_table(data) -> dict:
     """The table a configuration embeds for an uploaded series or track, built once per
     data object (the session keeps its datasets; 20,000 rows take ~35 ms to format)."""
-    hit = _TABLES.get(id(data))
-    if hit is not None and hit[0]() is data:
-        return hit[1]
     if hasattr(data, "lat"):
-        table = data.table()  # times (None where missing), lat, lon, pieces
-    else:
-        table = {"time": time_labels(data.time, data.time_kind),
-                 "value": data.values.tolist()}
-    if len(_TABLES) >= 16:
-        _TABLES.clear()
-    _TABLES[id(data)] = (weakref.ref(data), table)
-    return table
+        return data.table()  # times (None where missing), lat, lon, pieces
+    return {"time": time_labels(data.time, data.time_kind), "value": data.values.tolist()}
 
 
 def view_config(cur: CurrentData, page: str, extra: dict | None = None) -> ViewConfig:

@@ -39,6 +39,7 @@ from lmdk_core.config import ViewConfig, config_from_json
 from lmdk_core.data.demo_track import demo_track_events, demo_track_landmarks
 from lmdk_core.data.track import DEFAULT_WAYPOINT_MAX_M, load_track, load_track_csv
 from lmdk_core.discovery import detect_stay_points, track_minutes
+from lmdk_core.figures.common import data_labels
 from lmdk_core.figures.map import (
     base_map,
     budget_figure,
@@ -50,7 +51,6 @@ from lmdk_core.figures.map import (
     nearest_in_time,
     overlay_layers,
     revisit_candidates,
-    track_labels,
 )
 from lmdk_core.leakage.model import correlation_from_spec
 from lmdk_core.quoting import quote_user_text
@@ -63,7 +63,7 @@ CANDIDATE_KEY = "track_candidates"
 
 name, track = current_track()
 T = len(track)
-labels = track_labels(track)
+labels = data_labels(track)
 
 
 # ---------------------------------------------------------------- cached engine calls

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import copy
 import html
-import weakref
 
 import streamlit as st
 
 from lmdk_core.config import ViewConfig
 from lmdk_core.export import CONFIDENTIAL_LABEL, NUMPY_NOISE
+from lmdk_core.object_memo import per_object
 from lmdk_core.report import build_report, report_filename
 from lmdk_core.report.release_note import build_release_note, release_note_filename
 from lmdk_core.validation import InputError
@@ -66,27 +66,23 @@ def _error_page(message: str) -> str:
             f"<p>Could not build the report: {html.escape(message)}.</p></body></html>\n")
 
 
-_CHECKED: dict[int, tuple[weakref.ref, ViewConfig]] = {}
+@per_object(maxsize=32)
+def _checked(cfg: ViewConfig) -> ViewConfig:
+    """A checked shallow copy of ``cfg`` (raises InputError). The buttons of one rerun
+    share the configuration object, which is checked once (a 20,000-row embedded table
+    takes ~20 ms to check); the page builds a new configuration on every rerun and never
+    changes it, and each file is built from a deep copy when its button is clicked
+    (:func:`_safe`)."""
+    return copy.copy(cfg).validate()
 
 
 def _snapshot(cfg: ViewConfig) -> ViewConfig | None:
-    """``cfg`` checked now (a bad one says so at once). A shallow copy: the page builds a
-    new configuration on every rerun and never changes it, and the file itself is built
-    from a deep copy when its button is clicked (:func:`_safe`). The buttons of one
-    rerun share the configuration object, which is checked once (a 20,000-row embedded
-    table takes ~20 ms to check)."""
-    hit = _CHECKED.get(id(cfg))
-    if hit is not None and hit[0]() is cfg:
-        return hit[1]
+    """``cfg`` checked now (a bad one says so at once, with no button)."""
     try:
-        checked = copy.copy(cfg).validate()
+        return _checked(cfg)
     except InputError as exc:
         st.error(f"No privacy report: {exc}", icon=":material/error:")
         return None
-    if len(_CHECKED) >= 32:
-        _CHECKED.clear()
-    _CHECKED[id(cfg)] = (weakref.ref(cfg), checked)
-    return checked
 
 
 def release_note_button(cfg: ViewConfig, key: str, noise: str = NUMPY_NOISE) -> None:

@@ -7,12 +7,11 @@ landmarks red, approximated (nothing spent) orange, the ε reference black dashe
 
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 import plotly.graph_objects as go
 
 from lmdk_core.decimation import display_indices
+from lmdk_core.object_memo import per_object
 
 __all__ = ["BARS_MAX_POINTS", "COLORS", "data_labels", "decimate_figure", "display_values",
            "hover_labels"]
@@ -104,19 +103,10 @@ def decimate_figure(fig: go.Figure, T: int, keep=()) -> go.Figure:
     return fig
 
 
-_LABELS: dict[int, tuple[weakref.ref, list[str]]] = {}
-
-
+@per_object(maxsize=16)
 def data_labels(data) -> list[str]:
     """:func:`hover_labels` of a dataset (anything with ``time`` and ``time_kind``: a
     series or a track), computed once per data object: the app keeps its datasets for the
     session, and 20,000 labels cost ~30 ms on every rerun otherwise. The list is shared:
     do not change it."""
-    hit = _LABELS.get(id(data))
-    if hit is not None and hit[0]() is data:
-        return hit[1]
-    labels = hover_labels(data.time, data.time_kind)
-    if len(_LABELS) >= 16:
-        _LABELS.clear()
-    _LABELS[id(data)] = (weakref.ref(data), labels)
-    return labels
+    return hover_labels(data.time, data.time_kind)

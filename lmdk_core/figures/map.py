@@ -63,7 +63,6 @@ __all__ = [
     "layer_control",
     "leaflet_links",
     "marker_indices",
-    "track_labels",
     "overlay_layers",
 ]
 
@@ -189,12 +188,6 @@ def _tip(text: str) -> str:
     return html.escape(str(text), quote=True)
 
 
-def track_labels(track: Track) -> list[str]:
-    """The hover label of every point of ``track`` (:func:`hover_labels`), computed once
-    per track object (:func:`~lmdk_core.figures.common.data_labels`)."""
-    return data_labels(track)
-
-
 def _point_records(lat: np.ndarray, lon: np.ndarray, idx: np.ndarray, tips: Sequence[str],
                    extra: dict[str, np.ndarray] | None = None) -> list[dict]:
     """One record per drawn point: position (7 decimals, ~1 cm), escaped tooltip and any
@@ -305,7 +298,7 @@ def base_map(track: Track, *, tiles: bool = False, max_markers: int = MAX_MARKER
             _polyline(np.column_stack([lat[a:b], lon[a:b]]), color=MAP_COLORS["original"],
                       weight=3, opacity=0.75).add_to(path)
     path.add_to(m)
-    labels = track_labels(track)
+    labels = data_labels(track)
     idx = marker_indices(len(track), max_markers, keep_markers)
     tips = [f"Point t={i} · {labels[i]} (click: make it a landmark)" for i in idx]
     name = "Track points (click to toggle)"
@@ -338,7 +331,7 @@ def overlay_layers(
     :class:`lmdk_core.discovery.StayPoint`).
     """
     lat, lon = np.asarray(track.lat, float), np.asarray(track.lon, float)
-    labels = track_labels(track)
+    labels = data_labels(track)
     T = len(track)
     groups: list[folium.FeatureGroup] = []
     ok = ~rel.withheld
@@ -558,7 +551,7 @@ def landmark_frame(track: Track, landmarks: Sequence[int],
                    epsilon_t: np.ndarray | None = None) -> pd.DataFrame:
     """One row per landmark: t, time, (ε_t when given,) lat, lon."""
     lm = [int(t) for t in landmarks]
-    labels = track_labels(track)
+    labels = data_labels(track)
     df = pd.DataFrame({
         "t": pd.Series(lm, dtype="int64"),
         "time": [labels[t] for t in lm],
