@@ -100,6 +100,18 @@ def metric(at, label: str) -> str:
     return next(m.value for m in at.metric if m.label == label)
 
 
+@pytest.fixture(scope="module")
+def cluster():
+    """A real ``dask.distributed.LocalCluster`` with 2 worker processes (the population
+    tests), one per test module."""
+    from dask.distributed import LocalCluster
+
+    c = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                     dashboard_address="127.0.0.1:0", silence_logs=40)
+    yield c
+    c.close()
+
+
 @pytest.fixture
 def cli():
     return run_cli

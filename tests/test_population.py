@@ -24,16 +24,6 @@ from lmdk_core.verifier import verify
 SEED = 1234  # seed of the releases compared below
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    from dask.distributed import LocalCluster
-
-    c = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                     dashboard_address="127.0.0.1:0", silence_logs=40)
-    yield c
-    c.close()
-
-
 def _population(users=24, T=120, seed=5, landmark_rate=0.03, text_ids=False):
     rng = np.random.default_rng(seed)  # data generator, not the release noise
     lengths = rng.integers(T // 2, T, users)

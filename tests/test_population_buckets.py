@@ -29,16 +29,6 @@ SEED = 4321
 COLS = PopulationColumns(user="uid", time="t", value="kwh", landmark="event")
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    from dask.distributed import LocalCluster
-
-    c = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                     dashboard_address="127.0.0.1:0", silence_logs=40)
-    yield c
-    c.close()
-
-
 def _population(users=30, T=100, seed=9):
     rng = np.random.default_rng(seed)  # data generator, not the release noise
     rows = []

@@ -181,16 +181,6 @@ def test_geometric_exact_over_many_users_has_the_two_sided_geometric_law(small_b
         assert stats.chisquare(counts, wrong * sel.sum()).pvalue < P_REJECT
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    from dask.distributed import LocalCluster
-
-    c = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                     dashboard_address="127.0.0.1:0", silence_logs=40)
-    yield c
-    c.close()
-
-
 def test_exact_batch_on_an_unordered_input_releases_every_row_with_its_own_noise(tmp_path,
                                                                                 cluster):
     """End to end on 2 workers: shuffled rows (the bucket path), exact noise; each
