@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from lmdk_core.leakage.loss import LossFunction, as_loss
+from lmdk_core.leakage.loss import _BIG_ALPHA, LossFunction, as_loss
 from lmdk_core.validation import InputError, check_epsilon_array, check_landmarks
 
 try:  # compiled loop for long recursions; the plain function is the same code
@@ -75,9 +75,6 @@ def _losses(backward: LossLike, forward: LossLike | None) -> tuple[LossFunction,
 
 #: recursions at least this long run compiled (numba), when numba is installed
 _COMPILED_MIN_LENGTH = 2_000
-#: above this α the compiled loop hands over to :meth:`LossFunction.scalar` (its branch
-#: in logs, where e^α − 1 overflows); equal to the loss function's own switch
-_BIG_ALPHA = 700.0
 
 
 def _run_steps(eps, restart, thr, wQ, wD, out):  # pragma: no cover - compiled by numba
@@ -87,7 +84,7 @@ def _run_steps(eps, restart, thr, wQ, wD, out):  # pragma: no cover - compiled b
     Returns the number of steps done; fewer than ``eps.size`` when ``α`` left the range."""
     a = 0.0
     for t in range(eps.size):
-        if a > 700.0:
+        if a > _BIG_ALPHA:  # the loss function's branch in logs: the Python loop goes on
             return t
         x = math.expm1(a)
         k = np.searchsorted(thr, x, side="right")
