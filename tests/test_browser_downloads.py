@@ -26,6 +26,9 @@ def download(page, label: str) -> tuple[str, bytes]:
     """Click the download button whose label is ``label``; (file name, bytes)."""
     button = page.locator("[data-testid=stDownloadButton] button:visible").filter(
         has_text=re.compile(rf"^(\S+\s*)?{re.escape(label)}$"))
+    # on a loaded machine the page may still be drawing its lower part (seen once in a
+    # full parallel run): wait for the button before counting it
+    button.first.wait_for(state="visible", timeout=60_000)
     assert button.count() == 1, (label, button.count())
     try:
         with page.expect_download(timeout=30_000) as info:
