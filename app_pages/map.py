@@ -8,7 +8,6 @@ import re
 import numpy as np
 import pandas as pd
 import streamlit as st
-from streamlit_folium import st_folium
 
 from app_pages.components import (
     cached_track_release,
@@ -23,6 +22,7 @@ from app_pages.download_buttons import (
     track_downloads,
 )
 from app_pages.session import restore_correlation, restore_seed, set_setting, setting
+from app_pages.track_map import clicked_point, track_map
 from app_pages.track_session import (
     DEMO_TRACK,
     DEMO_TRACK_KEY,
@@ -41,15 +41,11 @@ from lmdk_core.data.track import DEFAULT_WAYPOINT_MAX_M, load_track, load_track_
 from lmdk_core.discovery import detect_stay_points, track_minutes
 from lmdk_core.figures.common import data_labels
 from lmdk_core.figures.map import (
-    base_map,
     budget_figure,
-    click_signature,
-    clicked_index,
     displacement_summary,
     landmark_frame,
-    layer_control,
+    map_spec,
     nearest_in_time,
-    overlay_layers,
     revisit_candidates,
 )
 from lmdk_core.leakage.model import correlation_from_spec
@@ -101,22 +97,15 @@ def metres(x: float) -> str:
 
 # ---------------------------------------------------------------- callbacks
 def _on_map_click() -> None:
-    """Toggle the clicked track point; every click is processed once."""
-    value = st.session_state.get(MAP_KEY)
-    sig = click_signature(value)
-    if sig is None:
+    """Toggle the clicked track point (the map reports its t; one rerun per click)."""
+    t = clicked_point(MAP_KEY)
+    if t is None or not 0 <= t < T:
         return
-    key = (name, sig)
-    if st.session_state.get("track_last_click") == key:
-        return
-    st.session_state.track_last_click = key
-    t = clicked_index(value, track.lat, track.lon)
-    if t is None:
-        return
-    # where the track comes back to a spot, the marker drawn on top may be another visit:
-    # take the visit nearest in time to the point toggled just before, offer the others
+    # where the track comes back to a spot, the grey marker drawn on top may be another
+    # visit: take the visit nearest in time to the point toggled just before, offer the
+    # others (a red landmark clicked is removed as it is)
     visits = revisit_candidates(track.lat, track.lon, t)
-    if len(visits) > 1:
+    if len(visits) > 1 and t not in track_landmarks(name):
         last = st.session_state.get("track_last_toggled")
         if last is not None and last[0] == name:
             t = nearest_in_time(visits, [last[1]]) or t
@@ -366,16 +355,11 @@ stays, stay_note = stay_suggestions() if setting("suggest") else ([], None)
 
 left, right = st.columns([3, 2], gap="medium")
 with left:
-    fmap = base_map(track, tiles=bool(setting("tiles")))
-    groups = overlay_layers(
-        track, rel, radius, show_released=bool(setting("show_released")),
-        show_circles=bool(setting("show_circles")), suggestions=stays,
-        waypoints=track.waypoints)
-    st_folium(fmap, key=MAP_KEY, height=620, use_container_width=True,
-              returned_objects=["last_object_clicked", "last_object_clicked_tooltip",
-                                "last_object_clicked_count"],
-              feature_group_to_add=groups, layer_control=layer_control(),
-              on_change=_on_map_click)
+    track_map(map_spec(track, rel, radius, tiles=bool(setting("tiles")),
+                       show_released=bool(setting("show_released")),
+                       show_circles=bool(setting("show_circles")), suggestions=stays,
+                       waypoints=track.waypoints),
+              key=MAP_KEY, height=620, on_toggle=_on_map_click)
     st.toggle("Show the released path", key="w_show_released",
               help="Blue: the published locations (orange rings: approximations that "
                    "repeat the last release and spend nothing).")

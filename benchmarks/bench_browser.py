@@ -52,9 +52,9 @@ sys.path.insert(0, str(ROOT))
 from tests.browser import (  # noqa: E402 - the app server and chromium of the browser tests
     CHROMIUM,
     CHROMIUM_ARGS,
-    FIND_FREE_POINT,
-    MAP_FRAME,
+    free_map_point,
     streamlit_server,
+    wait_for_map,
 )
 
 VIEWPORT = {"width": 1440, "height": 900}
@@ -222,14 +222,10 @@ def box_select(page: Page, lo: float, hi: float) -> Callable[[], None]:
 
 
 def map_point_click(page: Page, start: int = 150) -> Callable[[], None]:
-    frame = page.frame_locator(MAP_FRAME)
-    points = frame.locator(".leaflet-overlay-pane path.leaflet-interactive")
-    points.first.wait_for(timeout=60_000)
-    found = points.evaluate_all(FIND_FREE_POINT, start)
-    if found is None:
-        raise RuntimeError("no free track point to click")
-    k = found[0]
-    return lambda: points.nth(k).click()
+    """A click on the first free track point of the map (from the ``start``-th)."""
+    wait_for_map(page)
+    _, x, y = free_map_point(page, start)
+    return lambda: page.mouse.click(x, y)
 
 
 # ---------------------------------------------------------------- data files
@@ -357,8 +353,7 @@ class Bench:
     def map(self) -> None:
         page, wire = self.session()
         open_page(page, self.url, "/map")
-        page.frame_locator(MAP_FRAME).locator(
-            ".leaflet-overlay-pane path.leaflet-interactive").first.wait_for(timeout=60_000)
+        wait_for_map(page)
         page.wait_for_timeout(500)
         self.measure("Map (demo): click a point (toggle)", page, wire,
                      lambda i: map_point_click(page), effect=lambda: landmark_text(page))

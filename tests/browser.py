@@ -27,18 +27,29 @@ def require_chromium() -> None:
         pytest.skip(f"{CHROMIUM} not installed (apt-get install -y chromium)")
 
 
-MAP_FRAME = "iframe[title='streamlit_folium.st_folium']"
-#: the first track point (from index `start`) whose centre no other shape covers, as
-#: [index, x, y] in the map frame's coordinates
-FIND_FREE_POINT = """(els, start) => {
-  for (let k = start; k < els.length; k++) {
-    const r = els[k].getBoundingClientRect();
-    const x = r.left + r.width / 2, y = r.top + r.height / 2;
-    if (r.width > 0 && x > 60 && y > 90 && x < innerWidth - 90 && y < innerHeight - 60
-        && document.elementFromPoint(x, y) === els[k]) return [k, x, y];
-  }
-  return null;
-}"""
+#: true once the Map page's Leaflet map has drawn its track points
+MAP_READY = "() => !!(window.__lmdkTrackMap && window.__lmdkTrackMap.points)"
+
+
+def wait_for_map(page, timeout_ms: float = 60_000) -> None:
+    """Wait until the Map page's map has drawn its track points."""
+    page.wait_for_function(MAP_READY, timeout=timeout_ms)
+
+
+def free_map_point(page, start: int = 0) -> tuple[int, float, float]:
+    """(t, x, y): the first drawn track point (from the ``start``-th) that is not a
+    landmark and has nothing else close by, scrolled into view; x, y in the page's
+    viewport, for ``page.mouse.click``."""
+    found = page.evaluate("s => window.__lmdkTrackMap.freePoint(s)", start)
+    if found is None:
+        raise RuntimeError("no free track point to click on the map")
+    t, x, y = found
+    return int(t), float(x), float(y)
+
+
+def map_landmarks(page) -> list[int]:
+    """The landmarks the map draws (sorted t)."""
+    return sorted(page.evaluate("() => [...window.__lmdkTrackMap.landmarks]"))
 
 
 def free_port(preferred: int = 0) -> int:

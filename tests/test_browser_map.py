@@ -1,6 +1,6 @@
-"""Real browser: click a track point on the Leaflet map (inside the st_folium iframe) and
-watch it become a landmark; click the landmark to remove it. Works offline: Leaflet is
-inlined, only the background tiles fail to load."""
+"""Real browser: click a track point on the Map page's Leaflet map and watch it become a
+landmark (at once on the map, then in the table and the verdict); click the landmark to
+remove it. Works offline: Leaflet ships with the app and the background is plain."""
 
 from __future__ import annotations
 
@@ -8,12 +8,10 @@ import re
 
 import pytest
 
-from tests.browser import FIND_FREE_POINT, MAP_FRAME, wait_for_app
+from tests.browser import free_map_point, map_landmarks, wait_for_app, wait_for_map
 from tests.conftest import ARTIFACTS
 
 pytestmark = pytest.mark.browser
-
-
 
 
 def table_landmarks(page) -> list[int]:
@@ -38,50 +36,47 @@ def wait_landmark_count(page, n: int) -> None:
     page.wait_for_timeout(800)
 
 
-def open_map(page, url: str):
+def open_map(page, url: str) -> None:
     page.goto(url + "/map")
     wait_for_app(page)
     page.wait_for_selector("[data-testid=stDataFrame]", timeout=60_000)
-    frame = page.frame_locator(MAP_FRAME)
-    frame.locator(".leaflet-overlay-pane path.leaflet-interactive").first.wait_for(
-        timeout=60_000)
-    page.wait_for_timeout(800)
-    return frame
+    wait_for_map(page)
+    page.wait_for_timeout(500)
+
+
+def tooltip_at(page, x: float, y: float) -> str:
+    """Hover (x, y) and return the text of the tooltip that opens."""
+    page.mouse.move(x, y)
+    page.locator(".leaflet-tooltip").last.wait_for(timeout=5_000)
+    page.wait_for_timeout(300)  # the tooltip of a point passed on the way closes
+    return page.locator(".leaflet-tooltip").last.inner_text()
 
 
 def test_click_a_point_on_the_map_makes_it_a_landmark(app_url, page):
-    frame = open_map(page, app_url)
+    open_map(page, app_url)
     before = table_landmarks(page)
-    assert before == [36, 220, 227, 235]
+    assert before == [36, 220, 227, 235] == map_landmarks(page)
     assert "4 landmarks" in verdict(page)
-    points = frame.locator(".leaflet-overlay-pane path.leaflet-interactive")
-    assert points.count() == 383  # every track point is a clickable circle marker
-    assert frame.locator(".leaflet-lmdk-landmarks-pane path.leaflet-interactive").count() == 4
+    # every track point is drawn and clickable (383 < the thinning threshold)
+    assert page.evaluate("() => window.__lmdkTrackMap.points.size") == 383
 
-    k, _, _ = points.evaluate_all(FIND_FREE_POINT, 150)  # a point away from home
-    point = points.nth(k)
-    point.hover()
-    tip = frame.locator(".leaflet-tooltip").first.inner_text()
-    t = int(re.match(r"Point t=(\d+) ", tip).group(1))
+    t, x, y = free_map_point(page, 150)  # a point away from home
+    assert re.match(rf"Point t={t} · ", tooltip_at(page, x, y))
     assert t not in before
-    point.click()
+    scroll = page.evaluate("() => window.scrollY")
+    page.mouse.click(x, y)  # the first click on the map counts and scrolls nothing
+    assert page.evaluate("() => window.scrollY") == scroll
     wait_landmark_count(page, 5)
-    assert table_landmarks(page) == sorted([*before, t])
+    assert table_landmarks(page) == sorted([*before, t]) == map_landmarks(page)
     assert "5 landmarks" in verdict(page)  # Uniform now gives ε/6 everywhere
-    assert frame.locator(".leaflet-lmdk-landmarks-pane path.leaflet-interactive").count() == 5
     page.wait_for_timeout(1500)  # the same click is not processed twice
     assert table_landmarks(page) == sorted([*before, t])
     page.screenshot(path=str(ARTIFACTS / "map_after_click.png"), full_page=True)
 
     # clicking the new (red) landmark removes it again
-    marks = frame.locator(".leaflet-lmdk-landmarks-pane path.leaflet-interactive")
-    for i in range(marks.count()):
-        marks.nth(i).hover(force=True)
-        if frame.locator(".leaflet-tooltip").last.inner_text().startswith(f"Landmark t={t} "):
-            marks.nth(i).click(force=True)
-            break
-    else:
-        pytest.fail(f"no landmark marker for t={t}")
+    x, y = page.evaluate("t => window.__lmdkTrackMap.clientPoint(t)", t)
+    assert tooltip_at(page, x, y).startswith(f"Landmark t={t} ")
+    page.mouse.click(x, y)
     wait_landmark_count(page, 4)
-    assert table_landmarks(page) == before
+    assert table_landmarks(page) == before == map_landmarks(page)
     assert "4 landmarks" in verdict(page)

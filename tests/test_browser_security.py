@@ -8,8 +8,8 @@ from urllib.parse import urlparse
 
 import pytest
 
-from tests.browser import wait_for_app
-from tests.test_browser_map import MAP_FRAME, open_map
+from tests.browser import wait_for_app, wait_for_map
+from tests.test_browser_map import open_map
 from tests.test_security import INJECTION, gpx_with_waypoint
 
 pytestmark = pytest.mark.browser
@@ -54,23 +54,20 @@ def test_map_tooltip_of_a_hostile_waypoint_runs_no_script(page, app_url, tmp_pat
         "() => [...document.querySelectorAll('p')].some(p => p.innerText.trim() === "
         "'Landmarks (0)')", timeout=60_000)
     wait_for_app(page)
-    frame = page.frame_locator(MAP_FRAME)
-    frame.locator(".leaflet-overlay-pane path.leaflet-interactive").first.wait_for(
-        timeout=60_000)
+    wait_for_map(page)
+    # the map now draws the uploaded track (20 points) with its waypoint
+    page.wait_for_function("() => window.__lmdkTrackMap.points.size === 20", timeout=30_000)
     # open every tooltip of the map (the waypoint's among them)
-    opened = frame.locator("body").evaluate(
+    opened = page.evaluate(
         """() => { let n = 0;
-          for (const k of Object.keys(window)) {
-            if (!k.startsWith('map_') || !window[k] || !window[k].eachLayer) continue;
-            window[k].eachLayer(l => { if (l.getTooltip && l.getTooltip()) {
-              l.openTooltip(); n += 1; } });
-          }
+          window.__lmdkTrackMap.map.eachLayer(l => {
+            if (l.getTooltip && l.getTooltip()) { l.openTooltip(); n += 1; } });
           return n; }""")
     assert opened > 0
     page.wait_for_timeout(1000)
-    texts = frame.locator(".leaflet-tooltip").all_inner_texts()
+    texts = page.locator(".leaflet-tooltip").all_inner_texts()
     assert any("<img src=x" in t for t in texts), texts  # shown as text
-    assert frame.locator(".leaflet-tooltip img").count() == 0
+    assert page.locator(".leaflet-tooltip img").count() == 0
     assert page.title() == title and "pwned" not in page.title()
     page.screenshot(path="/tmp/security_map_tooltip.png")
 

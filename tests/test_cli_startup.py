@@ -18,7 +18,7 @@ import pytest
 
 from tests.conftest import ROOT
 
-HEAVY = ("pandas", "scipy", "streamlit", "plotly", "folium", "gpxpy", "pyproj")
+HEAVY = ("pandas", "scipy", "streamlit", "plotly", "gpxpy", "pyproj")
 
 # One argv per sub-command that must start without pandas (and one per other command,
 # which must at least *parse* without it).
@@ -99,7 +99,7 @@ def test_parsing_every_command_imports_no_heavy_library(files):
 def test_fast_command_runs_without_pandas(name, files):
     out = _probe([_fill(FAST_COMMANDS[name], files)], "run")
     assert out["codes"] == [0], out
-    loaded = set(out["heavy"]) & {"pandas", "streamlit", "plotly", "folium", "gpxpy", "pyproj"}
+    loaded = set(out["heavy"]) & {"pandas", "streamlit", "plotly", "gpxpy", "pyproj"}
     assert not loaded, f"lmdk {name} imported {sorted(loaded)}"
 
 

@@ -190,11 +190,10 @@ def test_map_page_upload(map_app, name):
 
 def test_pieces_stay_apart_in_every_output(tmp_path, capsys):
     """CSV outputs carry a segment column; GeoJSON paths and map lines break at gaps."""
-    import folium
     import pandas as pd
 
     from lmdk_core.export import trajectory_geojson
-    from lmdk_core.figures.map import base_map
+    from lmdk_core.figures.map import map_spec
     from lmdk_core.release import release_trajectory
 
     name = "several_segments.gpx"
@@ -209,7 +208,6 @@ def test_pieces_stay_apart_in_every_output(tmp_path, capsys):
              if f["properties"]["kind"] in ("original", "released")]
     assert [g["type"] for g in paths] == ["MultiLineString"] * 2
     assert [len(c) for c in paths[0]["coordinates"]] == [25, 25, 20]
-    lines = [c for c in base_map(t)._children.values() if isinstance(c, folium.FeatureGroup)]
-    polylines = [x for g in lines for x in g._children.values()
-                 if isinstance(x, folium.PolyLine)]
-    assert [len(p.locations) for p in polylines] == [25, 25, 20]
+    spec = map_spec(t, rel, 100.0)
+    assert [len(p["lat"]) for p in spec["base"]["path"]] == [25, 25, 20]
+    assert [len(p["lat"]) for p in spec["overlay"]["released"]["lines"]] == [25, 25, 20]

@@ -1,10 +1,10 @@
-"""Map page figures: the folium map (offline Leaflet, layers, thinning), click handling,
+"""Map page figures: the map's layers (as the value the page's Leaflet component draws;
+thinning, released and approximated points, circles, landmarks, suggestions),
 displacement statistics and the budget chart."""
 
 from __future__ import annotations
 
 import json
-import re
 
 import numpy as np
 import pandas as pd
@@ -14,21 +14,20 @@ from scipy.stats import gamma
 from lmdk_core.data.demo_track import demo_track, demo_track_landmarks
 from lmdk_core.data.track import Track, Waypoint
 from lmdk_core.discovery import stay_points
+from lmdk_core.figures.common import data_labels
 from lmdk_core.figures.map import (
     LEAFLET_DIR,
+    LEGEND,
     MAX_CIRCLES,
     MAX_MARKERS,
-    base_map,
+    base_spec,
     budget_figure,
-    click_signature,
-    clicked_index,
     displacement_summary,
     expected_displacement_quantile,
-    full_map,
     landmark_frame,
-    leaflet_links,
+    map_spec,
     marker_indices,
-    overlay_layers,
+    overlay_spec,
 )
 from lmdk_core.mechanisms.planar_laplace import PlanarLaplace
 from lmdk_core.release import release_trajectory
@@ -49,15 +48,6 @@ def random_walk(T: int, seed: int = 1) -> Track:
     return Track(lat=lat, lon=lon, time=time_, time_kind="datetime", name="walk")
 
 
-def render(m) -> str:
-    return m.get_root().render()
-
-
-def js(text: str) -> str:
-    """``text`` as it appears inside the map's JSON data (non-ASCII escaped)."""
-    return json.dumps(text)[1:-1]
-
-
 # ------------------------------------------------------------------------ thinning
 def test_marker_indices_thin_but_keep_ends_and_requested():
     assert list(marker_indices(10, 20)) == list(range(10))
@@ -67,118 +57,90 @@ def test_marker_indices_thin_but_keep_ends_and_requested():
 
 
 # ------------------------------------------------------------------------ map
-def test_leaflet_is_inlined_so_the_map_works_offline():
-    js, css = leaflet_links()
-    assert (LEAFLET_DIR / "leaflet.js").exists()
-    assert js[0][1].startswith("data:text/javascript;base64,")
-    assert css[0][1].startswith("data:text/css;base64,")
-    m = base_map(demo_track())
-    assert m.default_js == js and m.default_css == css  # no jquery/bootstrap CDN either
+def test_leaflet_ships_with_the_app():
+    assert (LEAFLET_DIR / "leaflet.js").read_text()[:200].count("Leaflet 1.9")
+    for name in ("leaflet.css", "layers.png", "layers-2x.png", "LICENSE"):
+        assert (LEAFLET_DIR / name).exists()
 
 
-def test_base_map_has_path_clickable_points_legend_and_bounds(demo):
+def test_base_spec_has_bounds_path_and_every_clickable_point(demo):
     tr, _ = demo
-    html = render(base_map(tr, tiles=False))
-    assert "fitBounds" in html
-    bounds = re.search(r"fitBounds\(\s*\[\[([-\d.]+),\s*([-\d.]+)\],\s*\[([-\d.]+),\s*([-\d.]+)\]",
-                       html)
-    s, w, n, e = map(float, bounds.groups())
+    base = base_spec(tr)
+    assert base is base_spec(tr)  # computed once per track
+    (s, w), (n, e) = base["bounds"]
     assert s < tr.lat.min() and n > tr.lat.max() and w < tr.lon.min() and e > tr.lon.max()
-    assert html.count("Point t=") == len(tr)  # every point clickable (383 < MAX_MARKERS)
-    assert js("Point t=0 · Tue 05 Mar 00:00") in html
-    assert "Legend" in html and "openstreetmap" not in html.lower()
-    assert "createPane" in html
-    assert '"interactive": false' in html  # the path lets clicks through
-    assert "openstreetmap" in render(base_map(tr, tiles=True)).lower()
+    pts = base["points"]
+    assert pts["t"] == list(range(len(tr)))  # every point clickable (383 < MAX_MARKERS)
+    assert np.allclose(pts["lat"], tr.lat, atol=1e-6) and np.allclose(pts["lon"], tr.lon,
+                                                                      atol=1e-6)
+    assert pts["label"][0] == "Tue 05 Mar 00:00" and pts["label"] == data_labels(tr)
+    assert [len(p["lat"]) for p in base["path"]] == [len(tr)]
+    assert base["points_name"] == "Track points (click to toggle)"
+    other = random_walk(50)
+    assert base_spec(other)["key"] != base["key"]
 
 
-def test_overlay_layers(demo):
+def test_the_map_value_is_plain_json_without_urls_unless_tiles_are_asked(demo):
+    tr, rel = demo
+    spec = map_spec(tr, rel, 100.0, waypoints=tr.waypoints, suggestions=stay_points(tr))
+    text = json.dumps(spec, allow_nan=False)  # no NaN or numpy value slips through
+    assert "http" not in text and spec["tiles"] is False
+    assert map_spec(tr, rel, 100.0, tiles=True)["tiles"] is True
+    assert [row[3] for row in spec["legend"]] == [row[3] for row in LEGEND]
+
+
+def test_overlay_spec(demo):
     tr, rel = demo
     stays = stay_points(tr)
-    groups = overlay_layers(tr, rel, 100.0, show_circles=True, suggestions=stays,
-                            waypoints=tr.waypoints)
-    names = [g.layer_name for g in groups]
-    assert names == ["Released path and points", "Expected displacement 2r/ε_t",
-                     "Suggested stays", "Waypoints / places", "Landmarks (4)"]
-    html = render(full_map(tr, rel, 100.0, show_circles=True, suggestions=stays,
-                           waypoints=tr.waypoints))
-    assert html.count("Landmark t=") == 4 and js("Landmark t=36 · Tue 05 Mar 03:00") in html
-    assert html.count("Released t=") == len(tr)
-    assert html.count("Suggested stay ") == len(stays)
-    assert "Waypoint: Clinic (near the Gare du Nord)" in html
-    assert "Object.assign({radius: d[k].r}, s)" in html and '"pane": "lmdk-landmarks"' in html
+    ov = overlay_spec(tr, rel, 100.0, show_circles=True, suggestions=stays,
+                      waypoints=tr.waypoints)
+    assert ov["landmarks"]["t"] == demo_track_landmarks()
+    assert ov["landmarks"]["label"][0] == "Tue 05 Mar 03:00"
+    assert np.allclose(ov["landmarks"]["eps"], rel.epsilon_t[demo_track_landmarks()])
+    released = ov["released"]
+    assert released["published"]["t"] == list(range(len(tr)))  # Uniform publishes all
+    assert released["approximated"]["t"] == []
+    assert np.allclose(released["published"]["lat"], rel.released[:, 0], atol=1e-6)
+    assert np.allclose(released["published"]["err"], rel.errors, atol=0.05)
+    assert len(ov["stays"]) == len(stays) and ov["stays"][0]["tip"].startswith("Suggested stay 1:")
+    assert any(w["tip"].startswith("Waypoint: Clinic (near the Gare du Nord)")
+               for w in ov["waypoints"])
     # no circles, no released layer when switched off
-    names = [g.layer_name for g in overlay_layers(tr, rel, 100.0, show_released=False)]
-    assert names == ["Landmarks (4)"]
+    ov = overlay_spec(tr, rel, 100.0, show_released=False)
+    assert ov["released"] is None and ov["circles"] is None and ov["stays"] == []
 
 
 def test_expected_circles_have_radius_2r_over_eps_and_are_capped():
     tr = random_walk(3000)
     rel = release_trajectory(tr.lat, tr.lon, [5], 2.0, 50.0, "uniform", 0)
-    g = overlay_layers(tr, rel, 50.0, show_circles=True, show_released=False)[0]
-    html = render(full_map(tr, rel, 50.0, show_circles=True, show_released=False))
-    radii = np.array([float(x) for x in re.findall(r'"r": ([\d.]+)', html)])
+    circles = overlay_spec(tr, rel, 50.0, show_circles=True, show_released=False)["circles"]
+    radii = np.array(circles["r"])
     assert radii.size and np.allclose(radii, 2 * 50.0 / 1.0)  # ε_t = 2/2 = 1
-    assert len(re.findall(r'"r": ', html)) <= MAX_CIRCLES
-    assert g.layer_name.startswith("Expected")
+    assert radii.size <= MAX_CIRCLES and len(circles["lat"]) == radii.size
 
 
 def test_withheld_points_are_left_out_and_approximations_marked():
     tr = demo_track()
     rel = release_trajectory(tr.lat, tr.lon, [0, 1, 50], 1.0, 100.0, "skip", 0)
     assert rel.withheld[:2].all()
-    html = render(full_map(tr, rel, 100.0))
-    assert "Released t=0 " not in html and "Released t=2 " in html
-    assert js("Released t=50 · Tue 05 Mar 04:10 · last release repeated (ε_t = 0)") in html
+    released = overlay_spec(tr, rel, 100.0)["released"]
+    shown = released["published"]["t"] + released["approximated"]["t"]
+    assert 0 not in shown and 1 not in shown and 2 in shown
+    assert 50 in released["approximated"]["t"]
+    assert all(e == 0 for e in released["approximated"]["eps"])
+    assert all(e > 0 for e in released["published"]["eps"])
 
 
 def test_big_track_is_thinned():
     tr = random_walk(5000)
     rel = release_trajectory(tr.lat, tr.lon, [10, 2500], 1.0, 100.0, "uniform", 0)
-    html = render(full_map(tr, rel, 100.0, show_circles=True))
-    assert html.count("Point t=") <= MAX_MARKERS + 1
-    assert html.count("Released t=") <= MAX_MARKERS + 1
-    assert "1,500 of 5,000" in html or "1,501 of 5,000" in html
-
-
-def test_streamlit_folium_can_turn_the_map_into_its_script(demo):
-    from streamlit_folium import _get_map_string
-
-    tr, _ = demo
-    script = _get_map_string(base_map(tr))
-    assert "map_div" in script and "Point t=5 " in script
-
-
-# ------------------------------------------------------------------------ clicks
-def click(lat, lng, count=1, tooltip=None) -> dict:
-    return {"last_object_clicked": {"lat": lat, "lng": lng}, "last_object_clicked_count": count,
-            "last_object_clicked_tooltip": tooltip}
-
-
-def test_click_signature_identifies_each_click():
-    assert click_signature(None) is None
-    assert click_signature({"last_object_clicked": None}) is None
-    a = click_signature(click(48.1, 2.1, 1))
-    assert a == click_signature(click(48.1, 2.1, 1))
-    assert a != click_signature(click(48.1, 2.1, 2))  # same place, clicked again
-
-
-def test_clicked_index_uses_the_tooltip_then_the_nearest_point(demo):
-    tr, _ = demo
-    # points of a stay overlap: the tooltip names the exact one
-    assert clicked_index(click(tr.lat[3], tr.lon[3], tooltip="Point t=17 · x"),
-                         tr.lat, tr.lon) == 17
-    assert clicked_index(click(0, 0, tooltip="Landmark t=36 · Tue (click to remove)"),
-                         tr.lat, tr.lon) == 36
-    # other objects are not toggles
-    for tip in ("Released t=5 · noisy", "Suggested stay 1: ...", "Waypoint: Home"):
-        assert clicked_index(click(tr.lat[5], tr.lon[5], tooltip=tip), tr.lat, tr.lon) is None
-    assert clicked_index(click(0, 0, tooltip="Point t=99999"), tr.lat, tr.lon) is None
-    # no tooltip: nearest track point
-    i = 150
-    assert clicked_index(click(tr.lat[i] + 1e-7, tr.lon[i]), tr.lat, tr.lon) == int(
-        np.argmin((tr.lat - tr.lat[i]) ** 2 + (tr.lon - tr.lon[i]) ** 2))
-    assert clicked_index(None, tr.lat, tr.lon) is None
+    spec = map_spec(tr, rel, 100.0, show_circles=True)
+    assert len(spec["base"]["points"]["t"]) <= MAX_MARKERS + 1
+    assert len(spec["overlay"]["released"]["published"]["t"]) <= MAX_MARKERS + 1
+    assert spec["base"]["points_name"] in ("Track points, 1,500 of 5,000 (click to toggle)",
+                                           "Track points, 1,501 of 5,000 (click to toggle)")
+    assert [len(p["lat"]) for p in spec["base"]["path"]] == [5000]  # lines are not thinned
+    assert len(json.dumps(spec)) < 400_000  # what every rerun sends for the map
 
 
 # ------------------------------------------------------------------------ tables
@@ -238,4 +200,4 @@ def test_budget_figure_without_times_uses_indices():
     rel = release_trajectory(tr.lat, tr.lon, [1], 1.0, 50.0, "skip", 0)
     fig = budget_figure(tr, rel, 50.0)
     assert list(fig.data[0].x) == [0, 1, 2]
-    render(full_map(tr, rel, 50.0, waypoints=tr.waypoints))  # a tiny track renders too
+    json.dumps(map_spec(tr, rel, 50.0, waypoints=tr.waypoints))  # a tiny track too

@@ -15,7 +15,7 @@ from lmdk_core.comparison import utility_sweep
 from lmdk_core.config import ViewConfig, config_from_json, config_to_json
 from lmdk_core.data.series import load_series_csv
 from lmdk_core.data.track import load_track_gpx
-from lmdk_core.figures.map import full_map
+from lmdk_core.figures.map import map_spec
 from lmdk_core.quoting import MAX_QUOTED_CHARS, quote_user_text, quote_user_value
 from lmdk_core.release import release_series, release_trajectory
 from lmdk_core.setting_limits import LIMITS, SEED_MAX, check_setting, fresh_seed
@@ -37,30 +37,30 @@ def gpx_with_waypoint(name: str) -> bytes:
             "</trkseg></trk></gpx>").encode()
 
 
-def tooltips(html: str) -> list[str]:
-    """Every ``"tip"`` string of the map's GeoJSON data, decoded as JavaScript would."""
-    return [json.loads(m) for m in re.findall(r'"tip": ("(?:[^"\\]|\\.)*")', html)]
+def tooltips(spec: dict) -> list[str]:
+    """Every tooltip text the map's value carries (the page shows them as text)."""
+    ov = spec["overlay"]
+    return [x["tip"] for x in ov["stays"] + ov["waypoints"]]
 
 
 # ------------------------------------------------------------------ 1. script injection
-def test_gpx_waypoint_name_cannot_inject_a_tag_into_the_map():
+def test_gpx_waypoint_name_reaches_the_map_as_text_only():
     track = load_track_gpx(gpx_with_waypoint(INJECTION), name=INJECTION)
     assert track.waypoints and track.waypoints[0].name == INJECTION  # the attack is loaded
     rel = release_trajectory(track.lat, track.lon, [3], 1.0, 100.0, "uniform", 0)
-    html = full_map(track, rel, 100.0, waypoints=track.waypoints).get_root().render()
-    # the tooltips as the browser's JavaScript sees them (folium's JSON escapes "<" as
-    # \u003c, which JavaScript decodes before Leaflet sets the tooltip's innerHTML)
-    tips = tooltips(html)
-    assert tips and not [t for t in tips if "<" in t or ">" in t]
-    # the name is still shown, as text: Leaflet's innerHTML decodes the entities
-    assert ("Waypoint: &lt;img src=x onerror=&quot;document.title=&#x27;pwned&#x27;&quot;&gt;"
-            " (nearest track point t=5, 0 m)") in tips
+    tips = tooltips(map_spec(track, rel, 100.0, waypoints=track.waypoints))
+    # the name is a plain string in the map's JSON value; the page's map sets tooltips
+    # with textContent (tests/test_browser_security.py opens it in a real browser)
+    assert f"Waypoint: {INJECTION} (nearest track point t=5, 0 m)" in tips
+    js = (ROOT / "app_pages" / "track_map.js").read_text()
+    assert "innerHTML" not in js and "textContent" in js
+    assert "bindTooltip(textTip(" in js and js.count("bindTooltip(") == 1
 
 
 def test_long_waypoint_name_is_shortened_in_the_tooltip():
     track = load_track_gpx(gpx_with_waypoint("w" * 100_000))
     rel = release_trajectory(track.lat, track.lon, [], 1.0, 100.0, "uniform", 0)
-    tips = tooltips(full_map(track, rel, 100.0, waypoints=track.waypoints).get_root().render())
+    tips = tooltips(map_spec(track, rel, 100.0, waypoints=track.waypoints))
     wpt = [t for t in tips if t.startswith("Waypoint")]
     assert wpt and wpt[0].startswith("Waypoint: " + "w" * MAX_QUOTED_CHARS + "… (nearest")
 
@@ -247,10 +247,14 @@ def test_map_has_no_online_tiles_unless_asked():
 
     track = demo_track()
     rel = release_trajectory(track.lat, track.lon, [5], 1.0, 100.0, "uniform", 0)
-    html = full_map(track, rel, 100.0, waypoints=track.waypoints).get_root().render()
-    assert not re.findall(r"https?://", html), "the default map references an external URL"
-    tiled = full_map(track, rel, 100.0, tiles=True).get_root().render()
-    assert "tile.openstreetmap.org" in tiled  # online tiles only as an explicit choice
+    spec = map_spec(track, rel, 100.0, waypoints=track.waypoints)
+    assert not re.findall(r"https?://", json.dumps(spec)) and spec["tiles"] is False
+    assert map_spec(track, rel, 100.0, tiles=True)["tiles"] is True
+    # the map's code names one URL, OpenStreetMap's tiles, used only when "tiles" is set
+    js = (ROOT / "app_pages" / "track_map.js").read_text()
+    assert re.findall(r"https?://[^\s\"']+", js) == [
+        "https://tile.openstreetmap.org/{z}/{x}/{y}.png"]
+    assert "if (on && !st.tiles)" in js
 
 
 def test_report_html_names_no_external_url_outside_the_plotly_bundle():

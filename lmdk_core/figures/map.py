@@ -1,41 +1,30 @@
-"""Figures of the Map page: a folium (Leaflet) map of a trajectory release, the plotly
-budget / displacement / leakage chart, and the small tables shown beside them.
+"""Figures of the Map page: the layers of the Leaflet map of a trajectory release (as
+one JSON-ready value that the page's map component draws), the plotly budget /
+displacement / leakage chart, and the small tables shown beside them.
 
-Everything here takes data and returns figures or tables; no streamlit. Colours follow
-:data:`lmdk_core.figures.COLORS` (original grey, released blue, landmarks red,
-approximations orange).
+Everything here takes data and returns figures, tables or plain values; no streamlit.
+Colours follow :data:`lmdk_core.figures.COLORS` (original grey, released blue,
+landmarks red, approximations orange).
 
-The map is built in two parts so that the app can keep it mounted while landmarks or
-settings change: :func:`base_map` depends on the track only (tiles, original path,
-clickable track points, legend, fitted to the track bounds) and :func:`overlay_layers`
-returns the layers that change with the release (released path and points, expected
-displacement circles, landmarks, suggestions, waypoints). :func:`full_map` puts both
-together (for a stand-alone HTML file or a test).
-
-Leaflet itself is loaded from ``assets/leaflet`` (inlined as ``data:`` URLs) when that
-folder is present, so the map works without internet; the background is plain unless
-online tiles are asked for explicitly. Every tooltip is HTML-escaped (:func:`_tip`):
-waypoint and file names come from uploaded files. Click handling: clickable markers
-carry a tooltip ``"Point t=12 · ..."`` or ``"Landmark t=12 · ..."``;
-:func:`clicked_index` turns a click reported by streamlit-folium into a track index
-(the tooltip's t, else the nearest track point).
+The map's value has two parts so that the page redraws only what changed:
+:func:`base_spec` depends on the track only (bounds, original path, clickable track
+points; computed once per track) and :func:`overlay_spec` on the release (released path
+and points, expected displacement circles, landmarks, suggestions, waypoints).
+:func:`map_spec` puts both together. Tooltips are plain text, shown as text by the page
+(a waypoint or file name from an uploaded file is never read as HTML). The map draws
+with Leaflet shipped in ``assets/leaflet`` (no internet needed); the background is
+plain unless online tiles are asked for explicitly.
 """
 
 from __future__ import annotations
 
-import base64
-import functools
-import html
-import json
-import re
+import hashlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-import folium
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-from branca.element import MacroElement, Template
 from plotly.subplots import make_subplots
 from scipy.optimize import brentq
 
@@ -43,30 +32,29 @@ from lmdk_core.data.track import Track, Waypoint
 from lmdk_core.figures.common import COLORS, data_labels, decimate_figure
 from lmdk_core.geodesy import distance_m
 from lmdk_core.mechanisms.planar_laplace import PlanarLaplace
+from lmdk_core.object_memo import per_object
 from lmdk_core.quoting import shorten_user_text
 from lmdk_core.release import Release
 
 __all__ = [
     "LEAFLET_DIR",
+    "LEGEND",
+    "MAP_COLORS",
     "MAX_CIRCLES",
     "MAX_MARKERS",
-    "base_map",
+    "base_spec",
     "budget_figure",
-    "click_signature",
-    "clicked_index",
     "displacement_summary",
     "expected_displacement_quantile",
-    "full_map",
     "landmark_frame",
-    "nearest_in_time",
-    "revisit_candidates",
-    "layer_control",
-    "leaflet_links",
+    "map_spec",
     "marker_indices",
-    "overlay_layers",
+    "nearest_in_time",
+    "overlay_spec",
+    "revisit_candidates",
 ]
 
-#: vendored Leaflet (BSD-2-Clause, see its LICENSE there), same version as folium's CDN
+#: vendored Leaflet 1.9 (BSD-2-Clause, see its LICENSE there), drawn by the page's map
 LEAFLET_DIR = Path(__file__).resolve().parents[2] / "assets" / "leaflet"
 #: at most this many clickable track points / released points are drawn (thinned above)
 MAX_MARKERS = 1500
@@ -81,91 +69,20 @@ MAP_COLORS = {
     "circle": "#1f77b4",
 }
 
-#: map panes (z-index) so that clickable track points sit above the released data and
-#: below the landmarks; Leaflet's own overlay pane (track points, original path) is 400
-PANES = {"lmdk-circles": 360, "lmdk-released": 370, "lmdk-candidates": 390,
-         "lmdk-landmarks": 450}
-
-_CLICK_RE = re.compile(r"^\s*(?:Point|Landmark) t=(\d+)\b")
-
-# --------------------------------------------------------------------------- assets
-@functools.lru_cache(maxsize=1)
-def leaflet_links() -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-    """(js, css) links for folium: the vendored Leaflet as ``data:`` URLs when present
-    (works offline), else folium's CDN links for Leaflet only."""
-    js_file, css_file = LEAFLET_DIR / "leaflet.js", LEAFLET_DIR / "leaflet.css"
-    if js_file.exists() and css_file.exists():
-        js = base64.b64encode(js_file.read_bytes()).decode()
-        css_text = css_file.read_text(encoding="utf-8")
-        for img in ("layers.png", "layers-2x.png"):  # the layer control's icon
-            if (LEAFLET_DIR / img).exists():
-                data = base64.b64encode((LEAFLET_DIR / img).read_bytes()).decode()
-                css_text = css_text.replace(f"url(images/{img})",
-                                            f"url(data:image/png;base64,{data})")
-        css = base64.b64encode(css_text.encode("utf-8")).decode()
-        return ([("leaflet", f"data:text/javascript;base64,{js}")],
-                [("leaflet_css", f"data:text/css;base64,{css}")])
-    js_cdn = dict(folium.Map.default_js)["leaflet"]
-    css_cdn = dict(folium.Map.default_css)["leaflet_css"]
-    return [("leaflet", js_cdn)], [("leaflet_css", css_cdn)]
-
-
-class _Legend(MacroElement):
-    """A Leaflet control (bottom left) with the map's legend."""
-
-    _template = Template(
-        """
-        {% macro script(this, kwargs) %}
-        var {{ this.get_name() }} = L.control({position: "bottomleft"});
-        {{ this.get_name() }}.onAdd = function (map) {
-            var div = L.DomUtil.create("div", "lmdk-legend");
-            div.innerHTML = {{ this.html|tojson }};
-            L.DomEvent.disableClickPropagation(div);
-            L.DomEvent.disableScrollPropagation(div);
-            div.style.background = "rgba(255,255,255,0.92)";
-            div.style.padding = "6px 9px";
-            div.style.borderRadius = "4px";
-            div.style.boxShadow = "0 1px 4px rgba(0,0,0,0.3)";
-            div.style.font = "11px/1.45 sans-serif";
-            div.style.color = "#222";
-            return div;
-        };
-        {{ this.get_name() }}.addTo({{ this._parent.get_name() }});
-        {% endmacro %}
-        """
-    )
-
-    def __init__(self, html: str) -> None:
-        super().__init__()
-        self._name = "Legend"
-        self.html = html
-
-
-def _legend_html() -> str:
-    def dot(color: str, fill: str, size: int = 10) -> str:
-        return (f'<span style="display:inline-block;width:{size}px;height:{size}px;'
-                f'border-radius:50%;border:2px solid {color};background:{fill};'
-                'margin-right:6px;vertical-align:middle"></span>')
-
-    def line(color: str, dash: str = "") -> str:
-        style = "dashed" if dash else "solid"
-        return (f'<span style="display:inline-block;width:18px;border-top:3px {style} {color};'
-                'margin-right:6px;vertical-align:middle"></span>')
-
-    c = MAP_COLORS
-    rows = [
-        line(c["original"]) + "original path",
-        dot(c["point"], "#ffffff", 8) + "track point (click: landmark on/off)",
-        dot(c["landmark"], c["landmark"], 12) + "landmark (click to remove)",
-        line(c["released"]) + "released path",
-        dot(c["released"], c["released"], 8) + "released point",
-        dot(c["approximated"], "#ffffff", 8) + "approximation (ε_t = 0)",
-        line(c["circle"], "dash") + "expected displacement 2r/ε_t",
-        dot(c["suggestion"], "#ffe0b2", 10) + "suggested stay",
-        dot(c["waypoint"], "#e1d5f0", 10) + "waypoint / place",
-    ]
-    return ('<details><summary style="cursor:pointer"><b>Legend</b></summary>'
-            + "<br>".join(rows) + "<br><i>Layers: the button at the top right.</i></details>")
+# --------------------------------------------------------------------------- legend
+#: the map's legend: (kind, stroke colour, fill colour, text); kind is "line",
+#: "dashed" or "dot" (a dot's size in px follows the text)
+LEGEND: list[tuple[str, str, str, str]] = [
+    ("line", MAP_COLORS["original"], "", "original path"),
+    ("dot8", MAP_COLORS["point"], "#ffffff", "track point (click: landmark on/off)"),
+    ("dot12", MAP_COLORS["landmark"], MAP_COLORS["landmark"], "landmark (click to remove)"),
+    ("line", MAP_COLORS["released"], "", "released path"),
+    ("dot8", MAP_COLORS["released"], MAP_COLORS["released"], "released point"),
+    ("dot8", MAP_COLORS["approximated"], "#ffffff", "approximation (ε_t = 0)"),
+    ("dashed", MAP_COLORS["circle"], "", "expected displacement 2r/ε_t"),
+    ("dot10", MAP_COLORS["suggestion"], "#ffe0b2", "suggested stay"),
+    ("dot10", MAP_COLORS["waypoint"], "#e1d5f0", "waypoint / place"),
+]
 
 
 # --------------------------------------------------------------------------- helpers
@@ -181,136 +98,45 @@ def marker_indices(T: int, max_markers: int = MAX_MARKERS,
     return np.union1d(idx, extra).astype(int)
 
 
-def _tip(text: str) -> str:
-    """A tooltip's text as inert HTML: Leaflet's ``bindTooltip`` sets ``innerHTML``, so
-    every tooltip (which may hold a waypoint or file name from an uploaded file) is
-    escaped here, the one place tooltips are made."""
-    return html.escape(str(text), quote=True)
+def _coords(values: np.ndarray) -> list[float]:
+    """Degrees rounded to 6 decimals (~0.1 m): plenty on a screen, a third less JSON."""
+    return np.round(np.asarray(values, float), 6).tolist()
 
 
-def _point_records(lat: np.ndarray, lon: np.ndarray, idx: np.ndarray, tips: Sequence[str],
-                   extra: dict[str, np.ndarray] | None = None) -> list[dict]:
-    """One record per drawn point: position (7 decimals, ~1 cm), escaped tooltip and any
-    ``extra`` numbers (e.g. a circle's radius ``r`` in metres)."""
-    la = np.round(np.asarray(lat, float)[idx], 7).tolist()
-    lo = np.round(np.asarray(lon, float)[idx], 7).tolist()
-    cols = {name: np.asarray(v, float).tolist() for name, v in (extra or {}).items()}
-    out = []
-    for k in range(len(la)):
-        rec = {"lat": la[k], "lon": lo[k]}
-        if tips[k]:
-            rec["tip"] = _tip(tips[k])
-        for name, v in cols.items():
-            rec[name] = v[k]
-        out.append(rec)
-    return out
+def _pieces(lat: np.ndarray, lon: np.ndarray, ranges: Iterable[np.ndarray]) -> list[dict]:
+    """Lines as ``{"lat": [...], "lon": [...]}``, one per index array of 2+ points."""
+    return [{"lat": _coords(lat[ix]), "lon": _coords(lon[ix])} for ix in ranges if ix.size > 1]
 
 
-class _Points(folium.map.Layer):
-    """Circle markers (fixed pixel radius) or circles (``r`` metres), one tooltip each,
-    drawn by a short loop in the page from one JSON value.
+@per_object(maxsize=8)
+def base_spec(track: Track) -> dict:
+    """The parts of the map that depend on the track only (computed once per track
+    object): its bounds, the original path (one line per piece: none across a gap), the
+    clickable track points (every point up to :data:`MAX_MARKERS`, else an evenly spaced
+    subset) with their time labels (for tooltips).
 
-    folium's ``GeoJson`` compiles its data into a Jinja template on every render (about
-    0.1 s per 1,500 points, on each rerun of the app); here the template is compiled once
-    and the data are a plain value inserted into it. The JSON is made inert inside the
-    page's ``<script>`` (``<``, ``>`` and ``&`` escaped as ``\\u003c`` …), and tooltips are
-    HTML-escaped first (Leaflet sets a tooltip's ``innerHTML``)."""
-
-    _template = Template("""
-{% macro script(this, kwargs) %}
-var {{ this.get_name() }} = L.featureGroup();
-(function() {
-  var d = {{ this.payload }}, s = {{ this.style }};
-  for (var k = 0; k < d.length; k++) {
-    var m = {{ "L.circle" if this.metres else "L.circleMarker" }}(
-      [d[k].lat, d[k].lon], {{ "Object.assign({radius: d[k].r}, s)" if this.metres else "s" }});
-    if (d[k].tip) m.bindTooltip(d[k].tip, {sticky: false});
-    m.addTo({{ this.get_name() }});
-  }
-})();
-{{ this.get_name() }}.addTo({{ this._parent.get_name() }});
-{% endmacro %}
-""")
-
-    def __init__(self, records: list[dict], name: str, style: dict, *, metres: bool = False,
-                 control: bool = True) -> None:
-        super().__init__(name=name, overlay=True, control=control, show=True)
-        self._name = "Points"
-        self.metres = metres
-        self.payload = _inert_json(records)
-        self.style = _inert_json(style)
-
-
-def _inert_json(value) -> str:
-    """JSON that cannot end or open an HTML element inside a ``<script>``."""
-    return (json.dumps(value, ensure_ascii=True).replace("<", "\\u003c")
-            .replace(">", "\\u003e").replace("&", "\\u0026"))
-
-
-def _polyline(points: np.ndarray, pane: str = "overlayPane", **style) -> folium.PolyLine:
-    """A non-interactive line (clicks go through to the points under it). Its points are
-    set after construction: folium validates locations one by one in Python (0.25 s for
-    5,000 points), and these are finite floats already."""
-    line = folium.PolyLine([[0.0, 0.0], [0.0, 0.0]], **style)
-    line.locations = np.round(np.asarray(points, float), 7).tolist()
-    line.options["interactive"] = False  # folium drops these two keyword arguments
-    line.options["pane"] = pane
-    return line
-
-
-def _point_layer(records: list[dict], name: str, *, color: str, fill: str, radius: float,
-                 weight: float = 1.5, fill_opacity: float = 0.9, interactive: bool = True,
-                 control: bool = True, pane: str = "overlayPane") -> _Points:
-    """Circle markers (fixed pixel radius) with one tooltip each."""
-    style = {"color": color, "fillColor": fill, "fillOpacity": fill_opacity, "weight": weight,
-             "radius": radius, "interactive": interactive, "pane": pane, "fill": True}
-    return _Points(records, name, style, control=control)
-
-
-# --------------------------------------------------------------------------- the map
-def base_map(track: Track, *, tiles: bool = False, max_markers: int = MAX_MARKERS,
-             keep_markers: Iterable[int] = ()) -> folium.Map:
-    """Tiles (none by default: a plain offline background; OpenStreetMap's online
-    tiles only with ``tiles=True``, which reveals the area to its servers), the original
-    path, clickable track points (thinned to ``max_markers``), a legend and a scale;
-    fitted to the track bounds.
-
-    Depends on the track only, so the app can keep it mounted while the release changes.
-    """
+    ``key`` identifies the track, so the page refits the view only when it changes."""
     lat, lon = np.asarray(track.lat, float), np.asarray(track.lon, float)
-    # keyboard=False: Leaflet's keyboard handler focuses the map on the first mousedown,
-    # which scrolls the page to the map's frame and swallows that first click
-    m = folium.Map(tiles=None, control_scale=True, zoom_start=13, keyboard=False,
-                   location=[float(lat.mean()), float(lon.mean())])
-    if tiles:
-        folium.TileLayer("OpenStreetMap", name="OpenStreetMap background").add_to(m)
-    for pane, z in PANES.items():
-        folium.map.CustomPane(pane, z_index=z, pointer_events=False).add_to(m)
-    js, css = leaflet_links()
-    m.default_js = js
-    m.default_css = css
-    pad = 0.0005  # ~50 m, so points on the edge are not cut
-    m.fit_bounds([[float(lat.min()) - pad, float(lon.min()) - pad],
-                  [float(lat.max()) + pad, float(lon.max()) + pad]])
-    path = folium.FeatureGroup(name="Original path", control=True)
-    for a, b in track.segment_ranges():  # one line per piece: none across a gap
-        if b - a > 1:
-            _polyline(np.column_stack([lat[a:b], lon[a:b]]), color=MAP_COLORS["original"],
-                      weight=3, opacity=0.75).add_to(path)
-    path.add_to(m)
+    T = len(track)
+    idx = marker_indices(T)
     labels = data_labels(track)
-    idx = marker_indices(len(track), max_markers, keep_markers)
-    tips = [f"Point t={i} · {labels[i]} (click: make it a landmark)" for i in idx]
+    pad = 0.0005  # ~50 m, so points on the edge are not cut
+    digest = hashlib.sha1(np.ascontiguousarray(np.column_stack([lat, lon])).tobytes())
     name = "Track points (click to toggle)"
-    if idx.size < len(track):
-        name = f"Track points, {idx.size:,} of {len(track):,} (click to toggle)"
-    _point_layer(_point_records(lat, lon, idx, tips), name, color=MAP_COLORS["point"],
-                 fill="#ffffff", radius=4).add_to(m)
-    _Legend(_legend_html()).add_to(m)
-    return m
+    if idx.size < T:
+        name = f"Track points, {idx.size:,} of {T:,} (click to toggle)"
+    return {
+        "key": f"{T}:{digest.hexdigest()[:16]}",
+        "bounds": [[float(lat.min()) - pad, float(lon.min()) - pad],
+                   [float(lat.max()) + pad, float(lon.max()) + pad]],
+        "path": _pieces(lat, lon, (np.arange(a, b) for a, b in track.segment_ranges())),
+        "points": {"t": idx.tolist(), "lat": _coords(lat[idx]), "lon": _coords(lon[idx]),
+                   "label": [str(labels[i]) for i in idx]},
+        "points_name": name,
+    }
 
 
-def overlay_layers(
+def overlay_spec(
     track: Track,
     rel: Release,
     radius: float,
@@ -321,150 +147,73 @@ def overlay_layers(
     waypoints: Sequence[Waypoint] = (),
     max_markers: int = MAX_MARKERS,
     max_circles: int = MAX_CIRCLES,
-) -> list[folium.FeatureGroup]:
-    """The layers that change with the release, each a named FeatureGroup (for the
-    layer control): released path and points, expected-displacement circles
-    (2r/ε_t around each published point), landmarks, suggested stays, waypoints.
+) -> dict:
+    """The layers that change with the release: released path and points (noisy
+    releases with their ε_t and error in metres; approximations, which repeat the last
+    release), expected-displacement circles (radius 2r/ε_t, Andrés et al. CCS'13, around
+    at most ``max_circles`` published points), landmarks, suggested stays and waypoints.
 
     ``suggestions`` are stay points (objects with ``lat``, ``lon``, ``start``, ``end``,
     ``arrival``, ``departure`` and ``duration_minutes``, e.g.
-    :class:`lmdk_core.discovery.StayPoint`).
+    :class:`lmdk_core.discovery.StayPoint`). Tooltip texts are plain text: the page
+    shows them as text (never as HTML), so a waypoint named like a tag stays a name.
     """
     lat, lon = np.asarray(track.lat, float), np.asarray(track.lon, float)
-    labels = data_labels(track)
     T = len(track)
-    groups: list[folium.FeatureGroup] = []
     ok = ~rel.withheld
+    out: dict = {"released": None, "circles": None, "stays": [], "waypoints": []}
 
     if show_released and ok.any():
-        g = folium.FeatureGroup(name="Released path and points")
         rl, ro = rel.released[:, 0], rel.released[:, 1]
-        for a, b in track.segment_ranges():  # one line per piece, as the original
-            keep = np.flatnonzero(ok[a:b]) + a
-            if keep.size > 1:
-                _polyline(np.column_stack([rl[keep], ro[keep]]), pane="lmdk-released",
-                          color=MAP_COLORS["released"], weight=1.2, opacity=0.45).add_to(g)
+        lines = _pieces(rl, ro, (np.flatnonzero(ok[a:b]) + a
+                                 for a, b in track.segment_ranges()))
         idx = np.intersect1d(marker_indices(T, max_markers), np.flatnonzero(ok))
-        pub = idx[rel.published[idx]]
-        apx = idx[~rel.published[idx]]
-        for sel, color, fill, what in (
-            (pub, MAP_COLORS["released"], MAP_COLORS["released"], "noisy release"),
-            (apx, MAP_COLORS["approximated"], "#ffffff", "approximation"),
-        ):
-            if sel.size == 0:
-                continue
-            if what == "noisy release":
-                tips = [f"Released t={i} · {labels[i]} · noisy, ε_t = {rel.epsilon_t[i]:.3g}"
-                        f" · {rel.errors[i]:,.0f} m from the true point" for i in sel]
-            else:
-                tips = [f"Released t={i} · {labels[i]} · last release repeated (ε_t = 0) · "
-                        f"{rel.errors[i]:,.0f} m from the true point" for i in sel]
-            _point_layer(_point_records(rl, ro, sel, tips), what, color=color, fill=fill,
-                         radius=3, weight=1.5, fill_opacity=0.8, control=False,
-                         pane="lmdk-released").add_to(g)
-        groups.append(g)
+        layers = {}
+        for what, sel in (("published", idx[rel.published[idx]]),
+                          ("approximated", idx[~rel.published[idx]])):
+            layers[what] = {"t": sel.tolist(), "lat": _coords(rl[sel]), "lon": _coords(ro[sel]),
+                            "eps": np.asarray(rel.epsilon_t[sel], float).tolist(),
+                            "err": np.round(rel.errors[sel], 1).tolist()}
+        out["released"] = {"lines": lines, **layers}
 
     if show_circles and rel.published.any():
-        g = folium.FeatureGroup(name="Expected displacement 2r/ε_t")
         pub = np.flatnonzero(rel.published)
         if pub.size > max_circles:
             pub = pub[np.unique(np.linspace(0, pub.size - 1, max_circles).round().astype(int))]
-        r_exp = PlanarLaplace(radius).expected_error(rel.epsilon_t[pub])
-        data = _point_records(lat, lon, pub, [""] * pub.size, {"r": r_exp})
-        # outlines only: hundreds of overlapping fills would hide the map
-        style = {"color": MAP_COLORS["circle"], "weight": 1, "opacity": 0.45,
-                 "dashArray": "4 4", "fill": False, "interactive": False,
-                 "pane": "lmdk-circles"}
-        _Points(data, "circles", style, metres=True, control=False).add_to(g)
-        groups.append(g)
+        out["circles"] = {"lat": _coords(lat[pub]), "lon": _coords(lon[pub]),
+                          "r": np.round(PlanarLaplace(radius).expected_error(
+                              rel.epsilon_t[pub]), 2).tolist()}
 
-    if len(suggestions):
-        g = folium.FeatureGroup(name="Suggested stays")
-        feats = []
-        for k, s in enumerate(suggestions):
-            tip = (f"Suggested stay {k + 1}: {s.arrival[11:16] or s.arrival} to "
-                   f"{s.departure[11:16] or s.departure} ({s.duration_minutes:.0f} min, "
-                   f"t={s.start}-{s.end}); accept it beside the map")
-            feats.append({"lat": float(s.lat), "lon": float(s.lon), "tip": _tip(tip)})
-        _point_layer(feats, "stays",
-                     color=MAP_COLORS["suggestion"], fill="#ffe0b2", radius=14, weight=2.5,
-                     fill_opacity=0.35, control=False, pane="lmdk-candidates").add_to(g)
-        groups.append(g)
+    for k, s in enumerate(suggestions):
+        out["stays"].append({
+            "lat": float(s.lat), "lon": float(s.lon),
+            "tip": (f"Suggested stay {k + 1}: {s.arrival[11:16] or s.arrival} to "
+                    f"{s.departure[11:16] or s.departure} ({s.duration_minutes:.0f} min, "
+                    f"t={s.start}-{s.end}); accept it beside the map")})
+    for w in waypoints:
+        out["waypoints"].append({
+            "lat": float(w.lat), "lon": float(w.lon),
+            "tip": (f"Waypoint: {shorten_user_text(w.name)} (nearest track point "
+                    f"t={w.index}, {w.distance_m:,.0f} m)")})
 
-    if len(waypoints):
-        g = folium.FeatureGroup(name="Waypoints / places")
-        feats = []
-        for w in waypoints:
-            tip = (f"Waypoint: {shorten_user_text(w.name)} (nearest track point "
-                   f"t={w.index}, {w.distance_m:,.0f} m)")
-            feats.append({"lat": float(w.lat), "lon": float(w.lon), "tip": _tip(tip)})
-        _point_layer(feats, "waypoints",
-                     color=MAP_COLORS["waypoint"], fill="#e1d5f0", radius=9, weight=2,
-                     fill_opacity=0.6, control=False, pane="lmdk-candidates").add_to(g)
-        groups.append(g)
-
-    # landmarks last: drawn on top, so they are the ones clicked
-    g = folium.FeatureGroup(name=f"Landmarks ({rel.landmarks.size})")
-    if rel.landmarks.size:
-        lm = rel.landmarks
-        tips = [f"Landmark t={i} · {labels[i]} · ε_t = {rel.epsilon_t[i]:.3g} "
-                "(click to remove)" for i in lm]
-        _point_layer(_point_records(lat, lon, lm, tips), "landmarks",
-                     color="#ffffff", fill=MAP_COLORS["landmark"], radius=8, weight=2,
-                     fill_opacity=1.0, control=False, pane="lmdk-landmarks").add_to(g)
-    groups.append(g)
-    return groups
+    lm = np.asarray(rel.landmarks, dtype=int)
+    labels = data_labels(track)
+    out["landmarks"] = {"t": lm.tolist(), "lat": _coords(lat[lm]), "lon": _coords(lon[lm]),
+                        "eps": np.asarray(rel.epsilon_t[lm], float).tolist(),
+                        "label": [str(labels[i]) for i in lm]}
+    return out
 
 
-def layer_control() -> folium.LayerControl:
-    """A layer control (collapsed to a button at the top right; hover to open)."""
-    return folium.LayerControl(collapsed=True, position="topright")
-
-
-def full_map(track: Track, rel: Release, radius: float, **kwargs) -> folium.Map:
-    """:func:`base_map` with every :func:`overlay_layers` layer and a layer control."""
-    tiles = kwargs.pop("tiles", False)
-    m = base_map(track, tiles=tiles, max_markers=kwargs.get("max_markers", MAX_MARKERS))
-    for g in overlay_layers(track, rel, radius, **kwargs):
-        g.add_to(m)
-    layer_control().add_to(m)
-    return m
-
-
-# --------------------------------------------------------------------------- clicks
-def click_signature(value: dict | None) -> tuple | None:
-    """What identifies one click in streamlit-folium's returned value (its click
-    counter and position), or None when nothing was clicked yet."""
-    if not value:
-        return None
-    obj = value.get("last_object_clicked")
-    if not obj or obj.get("lat") is None or obj.get("lng") is None:
-        return None
-    return (value.get("last_object_clicked_count"), round(float(obj["lat"]), 9),
-            round(float(obj["lng"]), 9))
-
-
-def clicked_index(value: dict | None, lat: np.ndarray, lon: np.ndarray) -> int | None:
-    """The track index a click refers to, or None.
-
-    A track point's or landmark's tooltip names its t exactly (points of a stay overlap
-    on screen, so this beats the nearest point); another object with a tooltip
-    (released point, suggestion, waypoint) is not a toggle; without a tooltip the
-    nearest track point to the clicked position is used.
-    """
-    sig = click_signature(value)
-    if sig is None:
-        return None
-    T = int(np.asarray(lat).size)
-    tip = (value or {}).get("last_object_clicked_tooltip")
-    if tip:
-        m = _CLICK_RE.match(str(tip))
-        if m is None:
-            return None
-        t = int(m.group(1))
-        return t if 0 <= t < T else None
-    d = distance_m(lat, lon, sig[1], sig[2])
-    return int(np.nanargmin(d)) if T else None
+def map_spec(track: Track, rel: Release, radius: float, *, tiles: bool = False,
+             **overlays) -> dict:
+    """Everything the page's Leaflet map draws, as one JSON-ready value:
+    :func:`base_spec` (track only), :func:`overlay_spec` (the release; ``overlays`` are
+    its keyword arguments) and ``tiles`` (OpenStreetMap's online background, off by
+    default: it reveals the area to their servers)."""
+    return {"base": base_spec(track),
+            "overlay": overlay_spec(track, rel, radius, **overlays),
+            "tiles": bool(tiles),
+            "legend": [list(row) for row in LEGEND]}
 
 
 def revisit_candidates(lat: np.ndarray, lon: np.ndarray, t: int,
