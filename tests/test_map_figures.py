@@ -201,3 +201,18 @@ def test_budget_figure_without_times_uses_indices():
     fig = budget_figure(tr, rel, 50.0)
     assert list(fig.data[0].x) == [0, 1, 2]
     json.dumps(map_spec(tr, rel, 50.0, waypoints=tr.waypoints))  # a tiny track too
+
+
+def test_budget_figure_sends_dates_as_numbers_on_a_date_axis(demo):
+    """Datetimes go to plotly as milliseconds since 1970 (binary numbers, not ISO strings
+    on every trace) on an axis of type "date"; the hover still names the time."""
+    from lmdk_core.figures.common import date_axis_values
+
+    tr, rel = demo
+    fig = budget_figure(tr, rel, 100.0)
+    assert fig.layout.xaxis.type == "date"
+    ms = np.asarray(fig.data[0].x, float)
+    assert np.array_equal(ms, np.asarray(tr.time, "datetime64[ms]").astype(np.int64))
+    assert "%{x|%a %d %b %H:%M:%S}" in fig.data[0].hovertemplate
+    x = np.array(["1970-01-01T00:00:01.5", "NaT"], dtype="datetime64[ms]")
+    assert date_axis_values(x)[0] == 1500.0 and np.isnan(date_axis_values(x)[1])

@@ -78,6 +78,17 @@ def display_values(y: np.ndarray) -> np.ndarray:
         return np.asarray(y, dtype=float).astype(np.float32)
 
 
+def date_axis_values(x: np.ndarray) -> np.ndarray:
+    """Datetimes as milliseconds since 1970 (float64), for a plotly axis of ``type="date"``
+    (plotly.js reads numbers there as such, without time zone). plotly sends a numeric
+    array as binary, 8 bytes a value, where datetimes go as ISO strings of ~30 bytes
+    each, on every trace that shares the axis. NaT becomes NaN (a gap)."""
+    ns = np.asarray(x, dtype="datetime64[ns]")
+    out = ns.astype(np.int64).astype(float) / 1e6
+    out[np.isnat(ns)] = np.nan
+    return out
+
+
 def decimate_figure(fig: go.Figure, T: int, keep=()) -> go.Figure:
     """Decimate, for display, every long trace of ``fig``: min/max of its y per
     pixel-wide bucket (:func:`~lmdk_core.decimation.display_indices`), plus the

@@ -29,7 +29,7 @@ from plotly.subplots import make_subplots
 from scipy.optimize import brentq
 
 from lmdk_core.data.track import Track, Waypoint
-from lmdk_core.figures.common import COLORS, data_labels, decimate_figure
+from lmdk_core.figures.common import COLORS, data_labels, date_axis_values, decimate_figure
 from lmdk_core.geodesy import distance_m
 from lmdk_core.mechanisms.planar_laplace import PlanarLaplace
 from lmdk_core.object_memo import per_object
@@ -323,8 +323,11 @@ def budget_figure(track: Track, rel: Release, radius: float, *,
     'landmark TPL' to arrays)."""
     T = len(track)
     x = np.asarray(track.time) if track.time_kind != "index" else np.arange(T)
-    if track.time_kind == "datetime" and pd.isna(x).any():
+    dates = track.time_kind == "datetime" and not pd.isna(x).any()
+    if track.time_kind == "datetime" and not dates:
         x = np.arange(T)
+    if dates:
+        x = date_axis_values(x)
     t_idx = np.arange(T)
     is_lm = np.zeros(T, dtype=bool)
     is_lm[rel.landmarks] = True
@@ -343,8 +346,7 @@ def budget_figure(track: Track, rel: Release, radius: float, *,
     scatter = go.Scatter
     shown = np.zeros(T, dtype=bool)
     shown[marker_indices(T, MAX_MARKERS)] = True
-    when = "%{x|%a %d %b %H:%M:%S}" if track.time_kind == "datetime" and x.dtype.kind == "M" \
-        else "%{x}"
+    when = "%{x|%a %d %b %H:%M:%S}" if dates else "%{x}"
     # a filled step line rather than bars: points are unevenly spaced in time
     fig.add_trace(scatter(
         x=x, y=rel.epsilon_t, name="ε_t", mode="lines", fill="tozeroy",
@@ -423,4 +425,6 @@ def budget_figure(track: Track, rel: Release, radius: float, *,
         legend={"orientation": "h", "yanchor": "top", "y": -0.07, "x": 0},
         hovermode="closest",
     )
+    if dates:
+        fig.update_xaxes(type="date")
     return decimate_figure(fig, T, keep=rel.landmarks)
