@@ -129,7 +129,8 @@ function clientPoint(st, t) {
 
 function freePoint(st, start) {
   // [t, x, y] of the first track point (from the start-th) that is not a landmark, lies
-  // well inside the map and the window, and has no other point or landmark close by
+  // well inside the map and the window, is not covered by a control and has no other
+  // point or landmark close by
   st.el.scrollIntoView({ block: "center" });
   const r = st.el.getBoundingClientRect();
   const ts = [...st.points.keys()];
@@ -143,6 +144,8 @@ function freePoint(st, start) {
         p[1] > r.bottom - 60 || p[1] < 0 || p[1] > innerHeight) continue;
     if (xy.some((q, j) => j !== k && near(p, q, 10))) continue;
     if (marks.some((q) => near(p, q, 16))) continue;
+    const hit = document.elementFromPoint(p[0], p[1]);  // not under the legend or a control
+    if (!hit || hit.tagName !== "CANVAS" || !st.el.contains(hit)) continue;
     return [ts[k], p[0], p[1]];
   }
   return null;

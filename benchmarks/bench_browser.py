@@ -444,6 +444,9 @@ class Bench:
                              lambda i: number_step(page, "Total privacy budget", True))
         self.bytes_rows.append(("Map, 5,000 points, ε step", statistics.median(sizes),
                                 max(sizes)))
+        self.measure("Map (5,000 points): click a point (toggle)", page, wire,
+                     lambda i: map_point_click(page, 300 + 40 * i),
+                     effect=lambda: landmark_text(page))
         page.context.close()
 
     def large(self, tmp: Path) -> None:
