@@ -80,3 +80,36 @@ def test_click_a_point_on_the_map_makes_it_a_landmark(app_url, page):
     wait_landmark_count(page, 4)
     assert table_landmarks(page) == before == map_landmarks(page)
     assert "4 landmarks" in verdict(page)
+
+
+def test_tapping_a_point_on_a_phone_marks_it(app_url):
+    """On a phone (390×844, touch) a tap on a track point marks it, and a second tap on
+    another point marks that one: the map is drawn in the page (no iframe) and Leaflet
+    turns each tap into a click on the point under the finger."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser import CHROMIUM, CHROMIUM_ARGS
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        ctx = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
+                                  is_mobile=True, device_scale_factor=2)
+        page = ctx.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        open_map(page, app_url)
+        marked = map_landmarks(page)
+        start = 0
+        for _ in range(2):  # points are ~8 px apart at this width: take free ones
+            t, x, y = free_map_point(page, start)
+            start = t + 1  # the demo draws every point: the k-th drawn point is t = k
+            page.touchscreen.tap(x, y)
+            page.wait_for_function("n => window.__lmdkTrackMap.landmarks.size > n",
+                                   arg=len(marked), timeout=60_000)
+            wait_for_app(page)
+            now = map_landmarks(page)
+            assert [t2 for t2 in now if t2 not in marked] == [t]
+            marked = now
+        page.screenshot(path=str(ARTIFACTS / "map_phone_taps.png"))
+        browser.close()
+        assert not errors, errors
