@@ -102,6 +102,12 @@ def _coords(values: np.ndarray) -> list[float]:
     return np.round(np.asarray(values, float), 6).tolist()
 
 
+def _budgets(eps: np.ndarray) -> list[float]:
+    """Budgets for tooltips (shown with 3 significant digits): 6 significant digits
+    instead of Python's 17 keep the JSON short."""
+    return [float(f"{v:.6g}") for v in np.asarray(eps, float)]
+
+
 def _pieces(lat: np.ndarray, lon: np.ndarray, ranges: Iterable[np.ndarray]) -> list[dict]:
     """Lines as ``{"lat": [...], "lon": [...]}``, one per index array of 2+ points."""
     return [{"lat": _coords(lat[ix]), "lon": _coords(lon[ix])} for ix in ranges if ix.size > 1]
@@ -171,7 +177,7 @@ def overlay_spec(
         for what, sel in (("published", idx[rel.published[idx]]),
                           ("approximated", idx[~rel.published[idx]])):
             layers[what] = {"t": sel.tolist(), "lat": _coords(rl[sel]), "lon": _coords(ro[sel]),
-                            "eps": np.asarray(rel.epsilon_t[sel], float).tolist(),
+                            "eps": _budgets(rel.epsilon_t[sel]),
                             "err": np.round(rel.errors[sel], 1).tolist()}
         out["released"] = {"lines": lines, **layers}
 
@@ -198,7 +204,7 @@ def overlay_spec(
     lm = np.asarray(rel.landmarks, dtype=int)
     labels = data_labels(track)
     out["landmarks"] = {"t": lm.tolist(), "lat": _coords(lat[lm]), "lon": _coords(lon[lm]),
-                        "eps": np.asarray(rel.epsilon_t[lm], float).tolist(),
+                        "eps": _budgets(rel.epsilon_t[lm]),
                         "label": [str(labels[i]) for i in lm]}
     return out
 
