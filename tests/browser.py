@@ -52,6 +52,25 @@ def map_landmarks(page) -> list[int]:
     return sorted(page.evaluate("() => [...window.__lmdkTrackMap.landmarks]"))
 
 
+@contextlib.contextmanager
+def phone_page():
+    """A page on a phone-sized touch screen (390×844, scale 2) in its own chromium;
+    yields ``(page, errors)``, ``errors`` collecting the page's uncaught exceptions."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        ctx = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
+                                  is_mobile=True, device_scale_factor=2)
+        page = ctx.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        try:
+            yield page, errors
+        finally:
+            browser.close()
+
+
 def free_port(preferred: int = 0) -> int:
     """``preferred`` if it is free, else any free port."""
     for port in (preferred, 0):

@@ -8,7 +8,13 @@ import re
 
 import pytest
 
-from tests.browser import free_map_point, map_landmarks, wait_for_app, wait_for_map
+from tests.browser import (
+    free_map_point,
+    map_landmarks,
+    phone_page,
+    wait_for_app,
+    wait_for_map,
+)
 from tests.conftest import ARTIFACTS
 
 pytestmark = pytest.mark.browser
@@ -86,17 +92,7 @@ def test_tapping_a_point_on_a_phone_marks_it(app_url):
     """On a phone (390×844, touch) a tap on a track point marks it, and a second tap on
     another point marks that one: the map is drawn in the page (no iframe) and Leaflet
     turns each tap into a click on the point under the finger."""
-    from playwright.sync_api import sync_playwright
-
-    from tests.browser import CHROMIUM, CHROMIUM_ARGS
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        ctx = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
-                                  is_mobile=True, device_scale_factor=2)
-        page = ctx.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
+    with phone_page() as (page, errors):
         open_map(page, app_url)
         marked = map_landmarks(page)
         start = 0
@@ -111,5 +107,4 @@ def test_tapping_a_point_on_a_phone_marks_it(app_url):
             assert [t2 for t2 in now if t2 not in marked] == [t]
             marked = now
         page.screenshot(path=str(ARTIFACTS / "map_phone_taps.png"))
-        browser.close()
         assert not errors, errors

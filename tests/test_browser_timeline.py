@@ -124,18 +124,10 @@ def test_tapping_points_on_a_phone_marks_them(app_url):
     """On a phone (390×844, touch) each tap on a chart point marks the point under the
     finger — before, plotly answered a tap with the previously hovered point, so the
     first tap did nothing and later ones marked the point tapped before."""
-    from playwright.sync_api import sync_playwright
-
-    from tests.browser import CHROMIUM, CHROMIUM_ARGS
+    from tests.browser import phone_page
 
     url = app_url
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        ctx = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
-                                  is_mobile=True, device_scale_factor=2)
-        page = ctx.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
+    with phone_page() as (page, errors):
         page.goto(url + "/timeline")
         wait_for_app(page)
         points = page.locator(".js-plotly-plot .scatterlayer .trace").first.locator(
@@ -159,5 +151,4 @@ def test_tapping_points_on_a_phone_marks_them(app_url):
             assert len(added) == 1 and abs(int(added[0].split()[0][2:]) - k) <= 1, added
             seen = now
         page.screenshot(path=str(ARTIFACTS / "timeline_phone_taps.png"))
-        browser.close()
         assert not errors, errors
