@@ -117,7 +117,7 @@ for col, s in zip(cols, schemes, strict=True):
 st.plotly_chart(
     side_by_side_figure(cur.data.time, cur.data.time_kind, releases,
                         leakage=leakage if show_leak else None,
-                        unit=cur.unit, distance=cur.is_track),
+                        unit=cur.unit, distance=cur.is_track, labels=labels),
     key="compare_side_by_side", width="stretch")
 with st.expander("How to read this"):
     st.markdown(

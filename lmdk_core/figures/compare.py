@@ -7,7 +7,9 @@ colour in the utility chart (:data:`SCHEME_COLORS`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import copy
+import functools
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
@@ -60,16 +62,27 @@ def side_by_side_figure(
     unit: str = "",
     distance: bool = False,
     height: int | None = None,
+    labels: Sequence[str] | None = None,
 ) -> go.Figure:
     """One column per scheme, rows aligned on the same time axis and the same y-ranges:
     the data (original vs released; for a track the displacement in metres), the budget
     ε_t with the theorem's total Σ_{L∪{t}} ε_i against ε, and — if ``leakage`` maps each
-    scheme to {'TPL': ..., 'landmark TPL': ...} — the leakage curves."""
+    scheme to {'TPL': ..., 'landmark TPL': ...} — the leakage curves. ``labels``: the
+    hover labels of all timestamps (:func:`~lmdk_core.figures.common.hover_labels` of
+    ``time``), when the caller has them already.
+
+    The traces and the layout are written as plain dictionaries into a figure that
+    plotly does not validate again (the grid of subplots comes from a cached
+    ``make_subplots``): validating ~25 traces, the 2–3 × k axes and the ε lines one by
+    one took most of the Compare page's script time on every rerun."""
     keys = list(releases)
     k = len(keys)
     rows = 3 if leakage else 2
     x = np.asarray(time)
     T = x.shape[0]
+    all_labels = np.asarray(hover_labels(x, time_kind) if labels is None else labels)
+    if all_labels.shape != (T,):
+        raise ValueError(f"{all_labels.shape[0]} hover labels for {T} timestamps")
     # a long series is drawn with min/max per pixel column (landmarks always), chosen
     # before the traces are built: the releases and every number on the page stay
     # complete, and neither plotly nor the hover labels handle 20,000 points per trace
@@ -89,13 +102,10 @@ def side_by_side_figure(
         y = np.asarray(y, dtype=float)[idx]
         return display_values(y) if T > DISPLAY_MAX_POINTS else y
 
-    def labels(idx: np.ndarray) -> np.ndarray:
-        return np.asarray(hover_labels(x[idx], time_kind))
-    fig = make_subplots(
-        rows=rows, cols=k, shared_xaxes=True, shared_yaxes=True, vertical_spacing=0.08,
-        horizontal_spacing=0.025, column_titles=[scheme_info(s).label for s in keys],
-        row_heights=[0.45, 0.27, 0.28] if leakage else [0.6, 0.4],
-    )
+    layout = _grid_layout(rows, tuple(scheme_info(s).label for s in keys))
+    data: list[dict] = []
+    shapes: list[dict] = []
+    annotations: list[dict] = layout.setdefault("annotations", [])
     u = f" {unit}" if unit else ""
     shown: set[str] = set()
 
@@ -106,150 +116,189 @@ def side_by_side_figure(
         shown.add(group)
         return True
 
+    def add(trace: dict, row: int, col: int) -> None:
+        n = _cell(row, col, k)
+        trace["xaxis"], trace["yaxis"] = f"x{n}", f"y{n}"
+        data.append(trace)
+
+    def eps_line(epsilon: float, row: int, col: int) -> None:
+        """The dashed ε reference line (what ``add_hline`` drew), labelled in column 1."""
+        n = _cell(row, col, k)
+        shapes.append({"line": {"color": COLORS["epsilon"], "dash": "dash", "width": 1.2},
+                       "type": "line", "x0": 0, "x1": 1, "xref": f"x{n} domain",
+                       "y0": epsilon, "y1": epsilon, "yref": f"y{n}"})
+        if col == 1:
+            annotations.append({"showarrow": False, "text": f"ε = {epsilon:g}", "x": 0,
+                                "xanchor": "left", "xref": f"x{n} domain", "y": epsilon,
+                                "yanchor": "bottom", "yref": f"y{n}"})
+
     for c, key in enumerate(keys, start=1):
         rel = releases[key]
         lm = rel.landmarks
         if distance:
             i = drawn(rel.errors)
-            fig.add_trace(go.Scatter(
-                x=x[i], y=ys(rel.errors, i), mode="lines", name="displacement (m)",
-                line={"color": COLORS["released"], "width": 1.2}, legendgroup="data",
-                showlegend=legend("data"), customdata=labels(i),
-                hovertemplate="%{customdata}<br>displacement %{y:,.0f} m<extra></extra>",
-            ), row=1, col=c)
+            add({"type": "scatter", "x": x[i], "y": ys(rel.errors, i), "mode": "lines",
+                 "name": "displacement (m)",
+                 "line": {"color": COLORS["released"], "width": 1.2}, "legendgroup": "data",
+                 "showlegend": legend("data"), "customdata": all_labels[i],
+                 "hovertemplate": "%{customdata}<br>displacement %{y:,.0f} m<extra></extra>",
+                 }, 1, c)
             i = drawn(rel.expected_errors)
-            fig.add_trace(go.Scatter(
-                x=x[i], y=ys(rel.expected_errors, i), mode="lines", name="expected 2r/ε_t",
-                line={"color": COLORS["epsilon"], "width": 1, "dash": "dot"},
-                legendgroup="expected", showlegend=legend("expected"), hoverinfo="skip",
-                connectgaps=False,
-            ), row=1, col=c)
+            add({"type": "scatter", "x": x[i], "y": ys(rel.expected_errors, i),
+                 "mode": "lines", "name": "expected 2r/ε_t",
+                 "line": {"color": COLORS["epsilon"], "width": 1, "dash": "dot"},
+                 "legendgroup": "expected", "showlegend": legend("expected"),
+                 "hoverinfo": "skip", "connectgaps": False}, 1, c)
             y_lm = rel.errors[lm]
         else:
             i = drawn(rel.original)
-            fig.add_trace(go.Scatter(
-                x=x[i], y=ys(rel.original, i), mode="lines", name="original",
-                line={"color": COLORS["original"], "width": 1.2}, legendgroup="original",
-                showlegend=legend("original"), hoverinfo="skip",
-            ), row=1, col=c)
+            add({"type": "scatter", "x": x[i], "y": ys(rel.original, i), "mode": "lines",
+                 "name": "original", "line": {"color": COLORS["original"], "width": 1.2},
+                 "legendgroup": "original", "showlegend": legend("original"),
+                 "hoverinfo": "skip"}, 1, c)
             i = drawn(rel.released)
-            fig.add_trace(go.Scatter(
-                x=x[i], y=ys(rel.released, i), mode="lines", name="released",
-                line={"color": COLORS["released"], "width": 1.2}, legendgroup="data",
-                showlegend=legend("data"), customdata=labels(i), connectgaps=False,
-                hovertemplate="%{customdata}<br>released %{y:.4g}" + u + "<extra></extra>",
-            ), row=1, col=c)
+            add({"type": "scatter", "x": x[i], "y": ys(rel.released, i), "mode": "lines",
+                 "name": "released", "line": {"color": COLORS["released"], "width": 1.2},
+                 "legendgroup": "data", "showlegend": legend("data"),
+                 "customdata": all_labels[i], "connectgaps": False,
+                 "hovertemplate": "%{customdata}<br>released %{y:.4g}" + u
+                 + "<extra></extra>"}, 1, c)
             y_lm = rel.original[lm]
         if lm.size:
-            fig.add_trace(go.Scatter(
-                x=x[lm], y=y_lm, mode="markers", name="landmark",
-                marker={"symbol": "star", "size": 10, "color": COLORS["landmark"]},
-                legendgroup="landmark", showlegend=legend("landmark"), customdata=labels(lm),
-                hovertemplate="LANDMARK %{customdata}<extra></extra>",
-            ), row=1, col=c)
+            add({"type": "scatter", "x": x[lm], "y": y_lm, "mode": "markers",
+                 "name": "landmark",
+                 "marker": {"symbol": "star", "size": 10, "color": COLORS["landmark"]},
+                 "legendgroup": "landmark", "showlegend": legend("landmark"),
+                 "customdata": all_labels[lm],
+                 "hovertemplate": "LANDMARK %{customdata}<extra></extra>"}, 1, c)
         approx = ~rel.published
         if approx.any():
             i = np.flatnonzero(approx)
             if i.size > DISPLAY_MAX_POINTS:  # at most one marker per pixel-wide bucket
                 i = np.unique(i[np.linspace(0, i.size - 1, DISPLAY_BUCKETS).astype(int)])
-            fig.add_trace(go.Scatter(
-                x=x[i], y=np.zeros(i.size), mode="markers",
-                name="nothing spent (approximated)",
-                marker={"symbol": "x", "size": 6, "color": COLORS["approximated"]},
-                legendgroup="approx", showlegend=legend("approx"), hoverinfo="skip",
-            ), row=2, col=c)
+            add({"type": "scatter", "x": x[i], "y": np.zeros(i.size), "mode": "markers",
+                 "name": "nothing spent (approximated)",
+                 "marker": {"symbol": "x", "size": 6, "color": COLORS["approximated"]},
+                 "legendgroup": "approx", "showlegend": legend("approx"),
+                 "hoverinfo": "skip"}, 2, c)
         is_lm = np.zeros(x.size, dtype=bool)
         is_lm[lm] = True
         if T > BARS_MAX_POINTS:
             # thousands of bars per column took the browser over a second to draw: a
             # filled step line (one SVG path) and the landmarks as markers instead
             i = drawn(rel.epsilon_t)
-            fig.add_trace(go.Scatter(
-                x=x[i], y=ys(rel.epsilon_t, i), mode="lines", name="ε_t (regular)",
-                fill="tozeroy", line={"color": COLORS["regular"], "width": 1, "shape": "hv"},
-                legendgroup="bar-regular", showlegend=legend("bar-regular"),
-                customdata=labels(i),
-                hovertemplate="%{customdata}<br>ε_t = %{y:.4g}<extra></extra>",
-            ), row=2, col=c)
+            add({"type": "scatter", "x": x[i], "y": ys(rel.epsilon_t, i), "mode": "lines",
+                 "name": "ε_t (regular)", "fill": "tozeroy",
+                 "line": {"color": COLORS["regular"], "width": 1, "shape": "hv"},
+                 "legendgroup": "bar-regular", "showlegend": legend("bar-regular"),
+                 "customdata": all_labels[i],
+                 "hovertemplate": "%{customdata}<br>ε_t = %{y:.4g}<extra></extra>"}, 2, c)
             if lm.size:
-                fig.add_trace(go.Scatter(
-                    x=x[lm], y=rel.epsilon_t[lm], mode="markers", name="ε_t (landmark)",
-                    marker={"symbol": "triangle-up", "size": 8, "color": COLORS["landmark"]},
-                    legendgroup="bar-landmark", showlegend=legend("bar-landmark"),
-                    customdata=labels(lm),
-                    hovertemplate="%{customdata}<br>ε_t = %{y:.4g}<extra>landmark</extra>",
-                ), row=2, col=c)
+                add({"type": "scatter", "x": x[lm], "y": rel.epsilon_t[lm],
+                     "mode": "markers", "name": "ε_t (landmark)",
+                     "marker": {"symbol": "triangle-up", "size": 8,
+                                "color": COLORS["landmark"]},
+                     "legendgroup": "bar-landmark", "showlegend": legend("bar-landmark"),
+                     "customdata": all_labels[lm],
+                     "hovertemplate": "%{customdata}<br>ε_t = %{y:.4g}"
+                                      "<extra>landmark</extra>"}, 2, c)
         for mask, kind in ((~is_lm, "regular"), (is_lm, "landmark")):
             if T <= BARS_MAX_POINTS and mask.any():
                 i = drawn(rel.epsilon_t, mask)
-                fig.add_trace(go.Bar(
-                    x=x[i], y=ys(rel.epsilon_t, i), name=f"ε_t ({kind})",
-                    marker={"color": COLORS[kind], "line": {"width": 0}}, opacity=0.75,
-                    legendgroup=f"bar-{kind}", showlegend=legend(f"bar-{kind}"),
-                    customdata=labels(i),
-                    hovertemplate="%{customdata}<br>ε_t = %{y:.4g}<extra>" + kind + "</extra>",
-                ), row=2, col=c)
+                add({"type": "bar", "x": x[i], "y": ys(rel.epsilon_t, i),
+                     "name": f"ε_t ({kind})",
+                     "marker": {"color": COLORS[kind], "line": {"width": 0}},
+                     "opacity": 0.75, "legendgroup": f"bar-{kind}",
+                     "showlegend": legend(f"bar-{kind}"), "customdata": all_labels[i],
+                     "hovertemplate": "%{customdata}<br>ε_t = %{y:.4g}<extra>" + kind
+                     + "</extra>"}, 2, c)
         i = drawn(rel.verdict.totals)
-        fig.add_trace(go.Scatter(
-            x=x[i], y=ys(rel.verdict.totals, i), mode="lines",
-            name="landmarks + this timestamp (must stay ≤ ε)",
-            line={"color": COLORS["total"], "width": 1.5, "shape": "hvh"},
-            legendgroup="total", showlegend=legend("total"),
-            hovertemplate="Σ over L∪{t} = %{y:.4g}<extra></extra>",
-        ), row=2, col=c)
-        fig.add_hline(y=rel.epsilon, line={"color": COLORS["epsilon"], "dash": "dash",
-                                           "width": 1.2}, row=2, col=c,
-                      **_eps_label(rel.epsilon, c))
+        add({"type": "scatter", "x": x[i], "y": ys(rel.verdict.totals, i), "mode": "lines",
+             "name": "landmarks + this timestamp (must stay ≤ ε)",
+             "line": {"color": COLORS["total"], "width": 1.5, "shape": "hvh"},
+             "legendgroup": "total", "showlegend": legend("total"),
+             "hovertemplate": "Σ over L∪{t} = %{y:.4g}<extra></extra>"}, 2, c)
+        eps_line(rel.epsilon, 2, c)
         if leakage and key in leakage:
             for name, values in leakage[key].items():
                 is_l = "landmark" in name
                 i = drawn(values)
-                fig.add_trace(go.Scatter(
-                    x=x[i], y=ys(values, i), mode="lines", name=name,
-                    legendgroup=name,
-                    showlegend=legend(name),
-                    line={"color": COLORS["landmark_tpl" if is_l else "tpl"], "width": 1.8,
-                          "dash": "solid" if is_l else "dot"},
-                    hovertemplate=name + " = %{y:.4g}<extra></extra>",
-                ), row=3, col=c)
-            fig.add_hline(y=rel.epsilon, line={"color": COLORS["epsilon"], "dash": "dash",
-                                               "width": 1.2}, row=3, col=c,
-                          **_eps_label(rel.epsilon, c))
-    fig.update_yaxes(title_text="displacement (m)" if distance else (unit or "value"),
-                     row=1, col=1)
-    if distance:
-        fig.update_yaxes(type="log", row=1)
-    else:  # a very noisy scheme (user-level) must not flatten the others: clip its tails
-        fig.update_yaxes(range=_data_range(releases), row=1)
-    fig.update_xaxes(matches="x")  # every column on the same time range
-    if time_kind == "datetime":
-        # few ticks per column: with 3–4 columns on a phone, 5 two-line labels per
-        # column ran into each other and into the next column's
-        fig.update_xaxes(tickformat="%a %d\n%H:%M", nticks=5 if k <= 2 else 3)
+                add({"type": "scatter", "x": x[i], "y": ys(values, i), "mode": "lines",
+                     "name": name, "legendgroup": name, "showlegend": legend(name),
+                     "line": {"color": COLORS["landmark_tpl" if is_l else "tpl"],
+                              "width": 1.8, "dash": "solid" if is_l else "dot"},
+                     "hovertemplate": name + " = %{y:.4g}<extra></extra>"}, 3, c)
+            eps_line(rel.epsilon, 3, c)
+
+    def axes(kind: str, row: int | None = None, col: int | None = None):
+        """The layout dicts of the x or y axes of a row and/or column (all by default)."""
+        for r in range(1, rows + 1):
+            for c in range(1, k + 1):
+                if (row is None or r == row) and (col is None or c == col):
+                    yield layout[_axis_key(kind, _cell(r, c, k))]
+
+    next(axes("y", 1, 1))["title"] = {"text": "displacement (m)" if distance
+                                      else (unit or "value")}
+    for ax in axes("y", row=1):
+        if distance:
+            ax["type"] = "log"
+        else:  # a very noisy scheme (user-level) must not flatten the others: clip its tails
+            ax["range"] = _data_range(releases)
+    for ax in axes("x"):
+        ax["matches"] = "x"  # every column on the same time range
+        if time_kind == "datetime":
+            # few ticks per column: with 3–4 columns on a phone, 5 two-line labels per
+            # column ran into each other and into the next column's
+            ax.update(tickformat="%a %d\n%H:%M", nticks=5 if k <= 2 else 3)
     # explicit ranges on every row: plotly.js lets one row's explicit range leak into the
     # autorange of other rows of matched axes
     top = max(max(float(np.max(r.verdict.totals)), r.epsilon) for r in releases.values())
-    fig.update_yaxes(range=[0, 1.08 * top], row=2)
-    fig.update_yaxes(title_text="ε_t", row=2, col=1)
+    for ax in axes("y", row=2):
+        ax["range"] = [0, 1.08 * top]
+    next(axes("y", 2, 1))["title"] = {"text": "ε_t"}
     if leakage:
-        top = max(max(float(np.max(v)) for v in leakage[k].values()) for k in leakage)
+        top = max(max(float(np.max(v)) for v in leakage[s].values()) for s in leakage)
         top = max(top, max(r.epsilon for r in releases.values()))
-        fig.update_yaxes(range=[0, 1.08 * top], row=3)
-        fig.update_yaxes(title_text="leakage (ε units)", row=3, col=1)
-    fig.update_layout(
-        height=height or (740 if leakage else 560), barmode="overlay", bargap=0.1,
+        for ax in axes("y", row=3):
+            ax["range"] = [0, 1.08 * top]
+        next(axes("y", 3, 1))["title"] = {"text": "leakage (ε units)"}
+    layout.update(
+        shapes=shapes, height=height or (740 if leakage else 560), barmode="overlay",
+        bargap=0.1,
         # the legend below the panels: above them, the chart toolbar covered it on a phone
         margin={"l": 60, "r": 20, "t": 50, "b": 40}, hovermode="closest",
         legend={"orientation": "h", "yanchor": "top", "y": -0.07, "x": 0},
     )
-    return fig
+    return go.Figure(data=data, layout=layout, _validate=False)
 
 
-def _eps_label(epsilon: float, col: int) -> dict:
-    """The 'ε = …' label of the reference line, in the first column only."""
-    if col != 1:
-        return {}
-    return {"annotation_text": f"ε = {epsilon:g}", "annotation_position": "top left"}
+def _cell(row: int, col: int, cols: int) -> str:
+    """The axis suffix of subplot (row, col) in a grid of ``cols`` columns ('' for the
+    first, then '2', '3', … row by row: make_subplots' numbering)."""
+    n = (row - 1) * cols + col
+    return "" if n == 1 else str(n)
+
+
+def _axis_key(kind: str, cell: str) -> str:
+    return f"{kind}axis{cell}"
+
+
+def _grid_layout(rows: int, titles: tuple[str, ...]) -> dict:
+    """The layout of the side-by-side grid (axes, domains, column titles) as a fresh
+    dictionary: ``make_subplots`` runs once per (rows, titles)."""
+    return copy.deepcopy(_grid_layout_cached(rows, titles))
+
+
+@functools.lru_cache(maxsize=32)
+def _grid_layout_cached(rows: int, titles: tuple[str, ...]) -> dict:
+    fig = make_subplots(
+        rows=rows, cols=len(titles), shared_xaxes=True, shared_yaxes=True,
+        vertical_spacing=0.08, horizontal_spacing=0.025, column_titles=list(titles),
+        row_heights=[0.45, 0.27, 0.28] if rows == 3 else [0.6, 0.4],
+    )
+    layout = fig.layout.to_plotly_json()
+    layout.pop("template", None)  # plotly's default template is added when drawn
+    return layout
 
 
 def _data_range(releases: Mapping[str, Release]) -> list[float]:
