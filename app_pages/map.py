@@ -44,7 +44,7 @@ from lmdk_core.figures.map import (
     budget_figure,
     displacement_summary,
     landmark_frame,
-    map_spec,
+    map_payload,
     nearest_in_time,
     revisit_candidates,
 )
@@ -355,7 +355,7 @@ stays, stay_note = stay_suggestions() if setting("suggest") else ([], None)
 
 left, right = st.columns([3, 2], gap="medium")
 with left:
-    track_map(map_spec(track, rel, radius, tiles=bool(setting("tiles")),
+    track_map(map_payload(track, rel, radius, tiles=bool(setting("tiles")),
                        show_released=bool(setting("show_released")),
                        show_circles=bool(setting("show_circles")), suggestions=stays,
                        waypoints=track.waypoints),
@@ -478,8 +478,8 @@ st.plotly_chart(budget_figure(track, rel, radius, leakage=leakage), key="track_b
 
 st.markdown("**Displacement: measured vs expected** (Planar Laplace at the published "
             "points: mean 2r/ε_t; median and 95th percentile of Gamma(2, r/ε_t))")
-st.dataframe(summary.style.format("{:,.0f}", na_rep="—"),
-             width="stretch")
+# a small static table of formatted numbers (a pandas Styler cost ~20 ms per rerun)
+st.table(summary.map(metres).rename(columns=lambda c: c.replace(" (m)", "")))
 
 with st.expander("How to read this"):
     st.markdown(

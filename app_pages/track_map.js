@@ -100,6 +100,8 @@ function createState(parentElement) {
     groups: {},          // name -> L.FeatureGroup currently drawn
     hidden: new Set(),   // layer names the user switched off
     baseKey: null,
+    baseText: null,      // the track's part as last received (JSON text) and parsed
+    base: null,
     tiles: null,
     legend: null,
     points: null,        // t -> drawn track point (for tests and instant feedback)
@@ -171,6 +173,15 @@ function toggle(st, t, marker) {
 function line(st, piece, style) {
   const pts = piece.lat.map((la, k) => [la, piece.lon[k]]);
   return L.polyline(pts, { renderer: st.renderer, interactive: false, ...style });
+}
+
+function parsed(st, data) {
+  // the layers arrive as JSON text; the track's part is parsed again only when it changed
+  if (data.base !== st.baseText) {
+    st.baseText = data.base;
+    st.base = JSON.parse(data.base);
+  }
+  return { base: st.base, overlay: JSON.parse(data.overlay) };
 }
 
 function draw(st, spec) {
@@ -276,12 +287,13 @@ export default function (component) {
   }
   setTiles(st, Boolean(data.tiles));
   const t0 = performance.now();
-  draw(st, data);
+  const spec = parsed(st, data);
+  draw(st, spec);
   st.drawMs = performance.now() - t0;  // read by the benchmark
-  if (st.baseKey !== data.base.key) {
-    st.baseKey = data.base.key;
+  if (st.baseKey !== spec.base.key) {
+    st.baseKey = spec.base.key;
     st.map.invalidateSize();
-    st.map.fitBounds(data.base.bounds);
+    st.map.fitBounds(spec.base.bounds);
   }
   return () => {
     STATES.delete(parentElement);

@@ -6,7 +6,8 @@ the page sends only the layers' values (:func:`lmdk_core.figures.map.map_spec`),
 browser keeps the map, its view and the layers the user switched off, and a click on a
 track point or landmark reports its t at once. Leaflet (``assets/leaflet``) is part of
 the component's code, so nothing is fetched from the internet; online tiles are drawn
-only when the page asks for them.
+only when the page asks for them. The layers arrive as JSON text, parsed in the
+browser (the track's part only when it changed).
 """
 
 from __future__ import annotations
@@ -48,8 +49,8 @@ def _component() -> Callable:
 
 def track_map(spec: dict, *, key: str, height: int = 620,
               on_toggle: Callable[[], None] | None = None):
-    """Draw ``spec`` (:func:`lmdk_core.figures.map.map_spec`); ``on_toggle`` runs when a
-    track point or landmark is clicked, with :func:`clicked_point` giving its t."""
+    """Draw ``spec`` (:func:`lmdk_core.figures.map.map_payload`); ``on_toggle`` runs when
+    a track point or landmark is clicked, with :func:`clicked_point` giving its t."""
     return _component()(data={**spec, "height": height}, key=key, height=height,
                         on_toggle_change=on_toggle)
 

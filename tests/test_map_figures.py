@@ -240,3 +240,17 @@ def test_stacked_layout_is_what_make_subplots_builds(n):
         assert {k: v for k, v in ours[key].items() if k != "domain"} == {
             k: v for k, v in axis.items() if k != "domain"}
         assert np.allclose(ours[key]["domain"], axis["domain"])
+
+
+def test_map_payload_is_the_spec_as_json_text(demo):
+    from lmdk_core.figures.map import map_payload
+
+    tr, rel = demo
+    stays = stay_points(tr)
+    kw = {"show_circles": True, "suggestions": stays, "waypoints": tr.waypoints}
+    payload = map_payload(tr, rel, 100.0, tiles=True, **kw)
+    spec = map_spec(tr, rel, 100.0, tiles=True, **kw)
+    assert json.loads(payload["base"]) == spec["base"]
+    assert json.loads(payload["overlay"]) == spec["overlay"]
+    assert payload["tiles"] is True and payload["legend"] == spec["legend"]
+    assert map_payload(tr, rel, 100.0)["base"] is payload["base"]  # encoded once per track

@@ -19,6 +19,7 @@ plain unless online tiles are asked for explicitly.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -46,6 +47,7 @@ __all__ = [
     "displacement_summary",
     "expected_displacement_quantile",
     "landmark_frame",
+    "map_payload",
     "map_spec",
     "marker_indices",
     "nearest_in_time",
@@ -207,6 +209,25 @@ def overlay_spec(
                         "eps": _budgets(rel.epsilon_t[lm]),
                         "label": [str(labels[i]) for i in lm]}
     return out
+
+
+@per_object(maxsize=8)
+def _base_json(track: Track) -> str:
+    """:func:`base_spec` as JSON text, encoded once per track."""
+    return json.dumps(base_spec(track), separators=(",", ":"), allow_nan=False)
+
+
+def map_payload(track: Track, rel: Release, radius: float, *, tiles: bool = False,
+                **overlays) -> dict:
+    """:func:`map_spec` as the page sends it: the track's part and the release's part as
+    JSON text (parsed by the page's map in the browser). Streamlit passes a string on
+    as it is, where it would encode (and digest, for the element's identity) thousands
+    of numbers on every rerun; the track's part is encoded once per track."""
+    return {"base": _base_json(track),
+            "overlay": json.dumps(overlay_spec(track, rel, radius, **overlays),
+                                  separators=(",", ":"), allow_nan=False),
+            "tiles": bool(tiles),
+            "legend": [list(row) for row in LEGEND]}
 
 
 def map_spec(track: Track, rel: Release, radius: float, *, tiles: bool = False,
