@@ -452,7 +452,11 @@ with right:
 
 # ---------------------------------------------------------------- budget, displacement, leakage
 st.subheader("Budget, displacement and leakage")
-k1, k2, k3 = st.columns([2, 2, 3], vertical_alignment="bottom")
+k0, k1, k2, k3 = st.columns([2, 2, 2, 3], vertical_alignment="bottom")
+k0.toggle("Displacement per point", key="w_point_displacement",
+          help="A panel with the displacement of every released point (log scale) against "
+               "the expected 2r/ε_t. The summary table below gives its mean, median and "
+               "95th percentile either way.")
 k1.toggle("Temporal leakage (TPL)", key="w_track_leakage",
           help="Cao et al. (ICDE'17): how much a release leaks when locations are "
                "correlated in time, under the session's correlation model (by default "
@@ -473,8 +477,9 @@ else:
         f"**{np.max(leakage['TPL']):.3g}**, largest landmark TPL "
         f"**{np.max(leakage['landmark TPL']):.3g}** against ε = {rel.epsilon:g}.")
 
-st.plotly_chart(budget_figure(track, rel, radius, leakage=leakage), key="track_budget_chart",
-                width="stretch")
+st.plotly_chart(budget_figure(track, rel, radius, leakage=leakage,
+                              displacement=bool(setting("point_displacement"))),
+                key="track_budget_chart", width="stretch")
 
 st.markdown("**Displacement: measured vs expected** (Planar Laplace at the published "
             "points: mean 2r/ε_t; median and 95th percentile of Gamma(2, r/ε_t))")
@@ -492,8 +497,9 @@ with st.expander("How to read this"):
         "- **ε_t**: bars are the budget spent at each timestamp (red at landmarks); the "
         "green line is the theorem's total, the landmarks' budgets plus ε_t. Landmark "
         "privacy holds when it never rises above the dashed ε line.\n"
-        "- **Displacement**: how far each released point lies from the true one (log "
-        "scale); the dashed line is the expected 2r/ε_t. Halving ε_t doubles it.\n"
+        "- **Displacement** (switch on *Displacement per point*): how far each released "
+        "point lies from the true one (log scale); the dashed line is the expected "
+        "2r/ε_t. Halving ε_t doubles it.\n"
         "- **Leakage**: TPL is the leakage of one timestamp once correlation between "
         "consecutive locations is accounted for; landmark TPL is that of all landmarks "
         "plus one timestamp (equal to the green total when there is no correlation)."

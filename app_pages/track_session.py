@@ -36,6 +36,10 @@ TRACK_DEFAULTS = {
     "stay_mark": "visit",
     "minutes_per_point": 1.0,
     "track_leakage": True,
+    # the per-point displacement panel (a marker per released point) is drawn on request:
+    # the chart is redrawn on every change, and the metrics and the summary table above
+    # already give the displacement's mean, median and 95th percentile
+    "point_displacement": False,
     "cell_size": 250.0,
 }
 

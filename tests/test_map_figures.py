@@ -254,3 +254,15 @@ def test_map_payload_is_the_spec_as_json_text(demo):
     assert json.loads(payload["overlay"]) == spec["overlay"]
     assert payload["tiles"] is True and payload["legend"] == spec["legend"]
     assert map_payload(tr, rel, 100.0)["base"] is payload["base"]  # encoded once per track
+
+
+def test_budget_figure_without_the_displacement_panel(demo):
+    tr, rel = demo
+    leak = {"TPL": rel.epsilon_t, "landmark TPL": rel.verdict.totals}
+    fig = budget_figure(tr, rel, 100.0, leakage=leak, displacement=False)
+    names = {t.name for t in fig.data}
+    assert not any("displacement" in n or "expected" in n for n in names)
+    assert {"ε_t", "TPL", "landmark TPL"} <= names
+    assert {t.yaxis for t in fig.data if t.name in ("TPL", "landmark TPL")} == {"y2"}
+    assert fig.layout.yaxis2.title.text == "leakage" and fig.layout.height == 520
+    assert len(budget_figure(tr, rel, 100.0, displacement=False).layout.annotations) == 2

@@ -377,13 +377,14 @@ def _epsilon_line(layout: dict, panel: int, epsilon: float, label: bool) -> None
 
 def budget_figure(track: Track, rel: Release, radius: float, *,
                   leakage: dict[str, np.ndarray] | None = None,
+                  displacement: bool = True,
                   height: int | None = None) -> go.Figure:
     """Panels on one time axis: the budget ε_t (a filled step line, landmarks as red
     stars) with the theorem's total Σ_{L∪{t}} ε_i against ε (Katsomallos et al.
-    CODASPY'22); the displacement of the released points (metres, log scale; at most
-    MAX_MARKERS markers drawn) with Planar Laplace's expected 2r/ε_t (Andrés et al.
-    CCS'13); and, if given, the leakage curves of Cao et al. (ICDE'17) (``leakage`` maps
-    'TPL' / 'landmark TPL' to arrays)."""
+    CODASPY'22); with ``displacement``, the displacement of the released points (metres,
+    log scale; at most MAX_MARKERS markers drawn) with Planar Laplace's expected 2r/ε_t
+    (Andrés et al. CCS'13); and, if given, the leakage curves of Cao et al. (ICDE'17)
+    (``leakage`` maps 'TPL' / 'landmark TPL' to arrays)."""
     T = len(track)
     x = np.asarray(track.time) if track.time_kind != "index" else np.arange(T)
     dates = track.time_kind == "datetime" and not pd.isna(x).any()
@@ -394,11 +395,14 @@ def budget_figure(track: Track, rel: Release, radius: float, *,
     t_idx = np.arange(T)
     is_lm = np.zeros(T, dtype=bool)
     is_lm[rel.landmarks] = True
-    titles = ["Budget spent at each timestamp (ε_t)",
-              "Displacement of each released point (metres)"]
+    titles = ["Budget spent at each timestamp (ε_t)"]
+    if displacement:
+        titles.append("Displacement of each released point (metres)")
     if leakage:
         titles.append("Privacy leakage under temporal correlation (grid-cell model)")
     layout = _stacked_layout(titles)
+    d_panel, l_panel = (2, 3) if displacement else (0, 2)
+    d_axis, l_axis = f"yaxis{d_panel}", f"yaxis{l_panel}"
     traces: list[dict] = []
 
     def add(panel: int, **trace) -> None:
@@ -432,46 +436,50 @@ def budget_figure(track: Track, rel: Release, radius: float, *,
     _epsilon_line(layout, 1, rel.epsilon, label=True)
 
     pub = rel.published
-    approx = ~pub & ~rel.withheld
-    for sel, name, color, symbol in ((pub, "displacement (noisy release)", COLORS["released"],
-                                      "circle"),
-                                     (approx, "displacement (approximation)",
-                                      COLORS["approximated"], "circle-open")):
-        sel = sel & shown
-        if sel.any():
-            add(2, x=x[sel], y=np.maximum(rel.errors[sel], 0.1), name=name, mode="markers",
-                marker={"size": 4 if T > 1000 else 5, "color": color, "symbol": symbol},
-                customdata=t_idx[sel],
-                hovertemplate="t=%{customdata} · " + when + "<br>moved %{y:,.0f} m"
-                "<br>" + name.split("(")[1].rstrip(")") + "<extra></extra>")
-    if pub.any():
-        expected = np.full(T, np.nan)
-        expected[pub] = 2.0 * radius / rel.epsilon_t[pub]
-        add(2, x=x, y=expected, name="expected 2r/ε_t", mode="lines", connectgaps=True,
-            line={"color": COLORS["epsilon"], "width": 1.5, "dash": "dash", "shape": "hvh"},
-            hovertemplate="expected displacement 2r/ε_t = %{y:,.0f} m<extra></extra>")
+    if displacement:
+        approx = ~pub & ~rel.withheld
+        for sel, name, color, symbol in ((pub, "displacement (noisy release)",
+                                          COLORS["released"], "circle"),
+                                         (approx, "displacement (approximation)",
+                                          COLORS["approximated"], "circle-open")):
+            sel = sel & shown
+            if sel.any():
+                add(d_panel, x=x[sel], y=np.maximum(rel.errors[sel], 0.1), name=name,
+                    mode="markers",
+                    marker={"size": 4 if T > 1000 else 5, "color": color, "symbol": symbol},
+                    customdata=t_idx[sel],
+                    hovertemplate="t=%{customdata} · " + when + "<br>moved %{y:,.0f} m"
+                    "<br>" + name.split("(")[1].rstrip(")") + "<extra></extra>")
+        if pub.any():
+            expected = np.full(T, np.nan)
+            expected[pub] = 2.0 * radius / rel.epsilon_t[pub]
+            add(d_panel, x=x, y=expected, name="expected 2r/ε_t", mode="lines",
+                connectgaps=True,
+                line={"color": COLORS["epsilon"], "width": 1.5, "dash": "dash",
+                      "shape": "hvh"},
+                hovertemplate="expected displacement 2r/ε_t = %{y:,.0f} m<extra></extra>")
+        measured = rel.errors[~np.isnan(rel.errors)]
+        top = float(np.nanmax(np.r_[measured, 2.0 * radius / rel.epsilon_t[pub]])) \
+            if pub.any() or measured.size else 10.0
+        ticks = [10.0**k for k in range(0, int(np.ceil(np.log10(max(top, 10.0)))) + 1)]
+        layout[d_axis].update(title={"text": "metres (log)"}, type="log", tickvals=ticks,
+                              ticktext=[f"{v:,.0f} m" if v < 1000 else f"{v / 1000:,.0f} km"
+                                        for v in ticks])
     if leakage:
         for name, values in leakage.items():
             color = COLORS["landmark_tpl"] if "landmark" in name else COLORS["tpl"]
-            add(3, x=x, y=values, name=name, mode="lines",
+            add(l_panel, x=x, y=values, name=name, mode="lines",
                 line={"color": color, "width": 2,
                       "dash": "solid" if "landmark" in name else "dot"},
                 hovertemplate=name + " = %{y:.4g}<extra></extra>")
-        _epsilon_line(layout, 3, rel.epsilon, label=False)
-        layout["yaxis3"].update(title={"text": "leakage"}, rangemode="tozero")
+        _epsilon_line(layout, l_panel, rel.epsilon, label=False)
+        layout[l_axis].update(title={"text": "leakage"}, rangemode="tozero")
     layout["yaxis"].update(title={"text": "ε_t"}, rangemode="tozero")
-    measured = rel.errors[~np.isnan(rel.errors)]
-    top = float(np.nanmax(np.r_[measured, 2.0 * radius / rel.epsilon_t[pub]])) \
-        if pub.any() or measured.size else 10.0
-    ticks = [10.0**k for k in range(0, int(np.ceil(np.log10(max(top, 10.0)))) + 1)]
-    layout["yaxis2"].update(title={"text": "metres (log)"}, type="log", tickvals=ticks,
-                            ticktext=[f"{v:,.0f} m" if v < 1000 else f"{v / 1000:,.0f} km"
-                                      for v in ticks])
     if dates:
         for k in range(1, len(titles) + 1):
             layout["xaxis" if k == 1 else f"xaxis{k}"]["type"] = "date"
     layout.update(
-        height=height or (720 if leakage else 520),
+        height=height or 120 + 200 * len(titles),
         # the legend below the panels: above them, the chart toolbar covers its right end
         margin={"l": 60, "r": 20, "t": 40, "b": 40},
         legend={"orientation": "h", "yanchor": "top", "y": -0.07, "x": 0},
