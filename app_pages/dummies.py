@@ -27,6 +27,9 @@ from lmdk_core.verdict import privacy_verdict
 #: 14 (the 10 likeliest of 163 options hold 22% instead of 6%), 50 gives 742
 DEFAULT_EPS_SEL = 20.0
 
+#: widget key of the expander with the option charts (its open state is tracked)
+OPTIONS_EXPANDER_KEY = "dl_options_open"
+
 METRIC_LABELS = {
     "gap_std": "Spread of the gaps between landmarks (std)",
     "nearest_mean": "Mean distance to the nearest landmark",
@@ -147,13 +150,19 @@ m4.metric("Chance of the drawn option", f"{p[sel.index] / (1 / len(opts)):.2g}×
                "strongly the Exponential mechanism favours sets shaped like L at this ε_sel. "
                "Near 1× and near the uniform share, the draw is close to uniform.")
 
-with st.expander(f"All {len(opts)} options and their selection probabilities"):
+# the two charts are drawn only while the expander is open (opening it reruns the page):
+# a closed expander's charts were still built, sent and drawn by the browser on every
+# change, over a third of the browser's work per rerun
+details = st.expander(f"All {len(opts)} options and their selection probabilities",
+                      key=OPTIONS_EXPANDER_KEY, on_change="rerun")
+with details:
     st.caption(f"Metric of L: {opts.original_metric:.3g}. Objective |mean metric − m(L)| = "
                f"{opts.objective:.3g} (what the optimal search minimises). Sensitivity of "
                f"the utility Δu = {sel.sensitivity:g}. Probabilities from {p.min():.3g} to "
                f"{p.max():.3g} (uniform {1 / len(opts):.3g}).")
-    st.plotly_chart(options_strip_figure(opts, sel.index), width="stretch")
-    st.plotly_chart(selection_probability_figure(sel), width="stretch")
+    if details.open:
+        st.plotly_chart(options_strip_figure(opts, sel.index), width="stretch")
+        st.plotly_chart(selection_probability_figure(sel), width="stretch")
 
 st.markdown(
     f"**L** = {sorted(landmarks)} → **L′** = {acc['landmarks_used']} "
