@@ -58,6 +58,10 @@ from lmdk_core.validation import InputError
 
 CHART_KEY = "timeline_chart"
 SELECT_KEY = "w_lm_select"
+#: up to this many landmarks the picker has one chip per landmark; above, one chip per run
+#: of consecutive timestamps (a box over 150 points is one chip, not 150: a picker of
+#: hundreds of chips is hard to read, and the browser took ~0.3 s to redraw it per rerun)
+PICKER_MAX_SINGLE = 50
 
 name, series = current_series()
 T = len(series)
@@ -99,6 +103,27 @@ def parse_landmark_entry(entry: object) -> int:
     return t
 
 
+def picker_entries(landmarks: list[int]) -> list[int | tuple[int, int]]:
+    """The picker's chips for sorted ``landmarks``: each landmark t, or, above
+    :data:`PICKER_MAX_SINGLE` landmarks, each run of consecutive landmarks as
+    ``(first, last)`` (a landmark without neighbours stays t)."""
+    if len(landmarks) <= PICKER_MAX_SINGLE:
+        return list(landmarks)
+    lm = np.asarray(landmarks, dtype=np.int64)
+    starts = np.flatnonzero(np.diff(lm, prepend=lm[0] - 2) != 1)
+    ends = np.append(starts[1:], lm.size) - 1
+    return [int(lm[a]) if a == b else (int(lm[a]), int(lm[b]))
+            for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
+
+
+def entry_timestamps(entry: object) -> list[int]:
+    """The landmarks of one picker entry: a chip (t or a run ``(first, last)``) or a typed
+    timestamp (:func:`parse_landmark_entry`)."""
+    if isinstance(entry, tuple):
+        return list(range(int(entry[0]), int(entry[1]) + 1))
+    return [parse_landmark_entry(entry)]
+
+
 # ---------------------------------------------------------------- callbacks
 def _on_chart_select() -> None:
     """A click toggles the clicked point; a box or lasso adds or removes (the explicit
@@ -121,12 +146,12 @@ def _on_chart_select() -> None:
 
 def _on_multiselect() -> None:
     """The picker lists only the current landmarks (never every timestamp); a typed
-    timestamp is added, a removed chip is removed."""
+    timestamp is added, a removed chip (a landmark or a run of them) is removed."""
     entries = st.session_state[SELECT_KEY] or []
     kept, errors = [], []
     for e in entries:
         try:
-            kept.append(parse_landmark_entry(e))
+            kept.extend(entry_timestamps(e))
         except InputError as exc:
             errors.append(str(exc))
     st.session_state.picker_error = "; ".join(errors) or None
@@ -303,17 +328,29 @@ if st.session_state.get("upload_error"):
     st.error(st.session_state.upload_error, icon=":material/error:")
 
 landmarks = series_landmarks(name)
-st.session_state[SELECT_KEY] = landmarks
-lm_labels = dict(zip(landmarks, hover_labels(series.time[landmarks], series.time_kind),
-                     strict=True)) if landmarks else {}
+chips = picker_entries(landmarks)
+st.session_state[SELECT_KEY] = chips
+ends = sorted({t for c in chips for t in (c if isinstance(c, tuple) else (c,))})
+lm_labels = dict(zip(ends, hover_labels(series.time[ends], series.time_kind),
+                     strict=True)) if ends else {}
+
+
+def chip_label(entry: object) -> str:
+    """'t=12 · Mon …' for a landmark, 't=100–239 · … – … (140 timestamps)' for a run."""
+    if isinstance(entry, tuple):
+        a, b = entry
+        return f"t={a}–{b} · {lm_labels[a]} – {lm_labels[b]} ({b - a + 1} timestamps)"
+    return f"t={entry} · {lm_labels[entry]}" if entry in lm_labels else str(entry)
+
+
 st.session_state.setdefault("suggestions", {})
 lc1, lc2, lc3, lc4 = st.columns([6, 1.1, 1.1, 1.1], vertical_alignment="bottom")
 lc1.multiselect(
-    f"Landmarks ({len(landmarks)})", options=landmarks, key=SELECT_KEY,
-    format_func=lambda t: f"t={t} · {lm_labels[t]}" if t in lm_labels else str(t),
-    on_change=_on_multiselect, accept_new_options=True,
+    f"Landmarks ({len(landmarks)})", options=chips, key=SELECT_KEY,
+    format_func=chip_label, on_change=_on_multiselect, accept_new_options=True,
     help=f"Type a timestamp t (0 to {T - 1}) and press Enter to add it; remove a chip to "
-         "unmark it. The chart and the budget follow.",
+         "unmark it. The chart and the budget follow. Above "
+         f"{PICKER_MAX_SINGLE} landmarks, each run of consecutive timestamps is one chip.",
     placeholder="No landmarks: click points on the chart or type a timestamp t here",
 )
 lc2.button("Clear", on_click=_clear, width="stretch",
