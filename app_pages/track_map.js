@@ -115,7 +115,7 @@ function createState(parentElement) {
   map.on("overlayadd", (e) => st.hidden.delete(e.name));
   new ResizeObserver(() => map.invalidateSize()).observe(el);
   st.clientPoint = (t) => clientPoint(st, t);
-  st.freePoint = (start) => freePoint(st, start);
+  st.freePoint = (start, gap) => freePoint(st, start, gap ?? 10);
   window.__lmdkTrackMap = st;  // read by the browser tests and benchmarks
   return st;
 }
@@ -129,10 +129,10 @@ function clientPoint(st, t) {
   return [r.left + p.x, r.top + p.y];
 }
 
-function freePoint(st, start) {
+function freePoint(st, start, gap) {
   // [t, x, y] of the first track point (from the start-th) that is not a landmark, lies
   // well inside the map and the window, is not covered by a control and has no other
-  // point or landmark close by
+  // point within gap px nor a landmark within 16 px
   st.el.scrollIntoView({ block: "center" });
   const r = st.el.getBoundingClientRect();
   const ts = [...st.points.keys()];
@@ -144,7 +144,7 @@ function freePoint(st, start) {
     if (st.landmarks.has(ts[k])) continue;
     if (p[0] < r.left + 60 || p[0] > r.right - 90 || p[1] < r.top + 90 ||
         p[1] > r.bottom - 60 || p[1] < 0 || p[1] > innerHeight) continue;
-    if (xy.some((q, j) => j !== k && near(p, q, 10))) continue;
+    if (gap > 0 && xy.some((q, j) => j !== k && near(p, q, gap))) continue;
     if (marks.some((q) => near(p, q, 16))) continue;
     const hit = document.elementFromPoint(p[0], p[1]);  // not under the legend or a control
     if (!hit || hit.tagName !== "CANVAS" || !st.el.contains(hit)) continue;

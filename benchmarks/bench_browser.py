@@ -151,8 +151,8 @@ def select_option(page: Page, label: str, option: str) -> Callable[[], None]:
 def other_scheme(page: Page) -> Callable[[], None]:
     """Switch the budget scheme between Skip and Uniform (whichever is not selected)."""
     box = page.locator("[data-testid=stSelectbox]").filter(has_text="Budget scheme").first
-    return select_option(page, "Budget scheme",
-                         "Uniform" if "Skip" in box.inner_text() else "Skip")
+    current = box.locator("input").first.input_value()
+    return select_option(page, "Budget scheme", "Uniform" if current == "Skip" else "Skip")
 
 
 def slider_key(page: Page, label: str | None, key: str, nth: int = 0) -> Callable[[], None]:
@@ -230,10 +230,11 @@ def box_select(page: Page, lo: float, hi: float) -> Callable[[], None]:
     return up
 
 
-def map_point_click(page: Page, start: int = 150) -> Callable[[], None]:
-    """A click on the first free track point of the map (from the ``start``-th)."""
+def map_point_click(page: Page, start: int = 150, gap: float = 10) -> Callable[[], None]:
+    """A click on the first free track point of the map (from the ``start``-th; no other
+    point within ``gap`` px: on a dense track, any point it toggles will do)."""
     wait_for_map(page)
-    _, x, y = free_map_point(page, start)
+    _, x, y = free_map_point(page, start, gap)
     return lambda: page.mouse.click(x, y)
 
 
@@ -470,7 +471,7 @@ class Bench:
         self.bytes_rows.append(("Map, 5,000 points, ε step", statistics.median(sizes),
                                 max(sizes)))
         self.measure("Map (5,000 points): click a point (toggle)", page, wire,
-                     lambda i: map_point_click(page, 300 + 40 * i),
+                     lambda i: map_point_click(page, 300 + 40 * i, gap=0),
                      effect=lambda: landmark_text(page))
         page.context.close()
 

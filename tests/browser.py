@@ -36,11 +36,11 @@ def wait_for_map(page, timeout_ms: float = 60_000) -> None:
     page.wait_for_function(MAP_READY, timeout=timeout_ms)
 
 
-def free_map_point(page, start: int = 0) -> tuple[int, float, float]:
+def free_map_point(page, start: int = 0, gap: float = 10) -> tuple[int, float, float]:
     """(t, x, y): the first drawn track point (from the ``start``-th) that is not a
-    landmark and has nothing else close by, scrolled into view; x, y in the page's
-    viewport, for ``page.mouse.click``."""
-    found = page.evaluate("s => window.__lmdkTrackMap.freePoint(s)", start)
+    landmark and has no other point within ``gap`` px, scrolled into view; x, y in the
+    page's viewport, for ``page.mouse.click``."""
+    found = page.evaluate("([s, g]) => window.__lmdkTrackMap.freePoint(s, g)", [start, gap])
     if found is None:
         raise RuntimeError("no free track point to click on the map")
     t, x, y = found
