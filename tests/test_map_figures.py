@@ -218,30 +218,6 @@ def test_budget_figure_sends_dates_as_numbers_on_a_date_axis(demo):
     assert date_axis_values(x)[0] == 1500.0 and np.isnan(date_axis_values(x)[1])
 
 
-@pytest.mark.parametrize("n", [1, 2, 3, 4])
-def test_stacked_layout_is_what_make_subplots_builds(n):
-    """The budget chart's panels are laid out by hand (plotly's make_subplots was most of
-    the chart's time); its axes, domains and titles are make_subplots' own."""
-    from plotly.subplots import make_subplots
-
-    from lmdk_core.figures.map import _stacked_layout
-
-    titles = [f"panel {k}" for k in range(n)]
-    ref = make_subplots(rows=n, cols=1, shared_xaxes=True, vertical_spacing=0.09,
-                        subplot_titles=titles).layout.to_plotly_json()
-    ref.pop("template")
-    ours = _stacked_layout(titles)
-    assert set(ours) == set(ref)
-    for key, axis in ref.items():
-        if key == "annotations":
-            for a, b in zip(ours[key], axis, strict=True):
-                assert a["text"] == b["text"] and a["y"] == pytest.approx(b["y"])
-            continue
-        assert {k: v for k, v in ours[key].items() if k != "domain"} == {
-            k: v for k, v in axis.items() if k != "domain"}
-        assert np.allclose(ours[key]["domain"], axis["domain"])
-
-
 def test_map_payload_is_the_spec_as_json_text(demo):
     from lmdk_core.figures.map import map_payload
 

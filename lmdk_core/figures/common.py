@@ -7,14 +7,18 @@ landmarks red, approximated (nothing spent) orange, the ε reference black dashe
 
 from __future__ import annotations
 
+import copy
+import functools
+
 import numpy as np
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 from lmdk_core.decimation import display_indices
 from lmdk_core.object_memo import per_object
 
-__all__ = ["BARS_MAX_POINTS", "COLORS", "data_labels", "decimate_figure", "display_values",
-           "hover_labels"]
+__all__ = ["BARS_MAX_POINTS", "COLORS", "data_labels", "date_axis_values", "decimate_figure",
+           "display_values", "hover_labels", "hline", "subplot_axes", "subplot_layout"]
 
 #: budgets of longer series are drawn as a filled step line (one SVG path) with landmark
 #: markers instead of one bar per timestamp: thousands of bars took the browser about a
@@ -32,6 +36,51 @@ COLORS = {
     "landmark_tpl": "#d62728",
     "total": "#2ca02c",
 }
+
+
+def subplot_layout(rows: int, cols: int = 1, **options) -> dict:
+    """The layout ``make_subplots(rows, cols, **options)`` builds (axes, domains, panel
+    titles; without plotly's default template, which ``go.Figure`` adds itself), as a
+    fresh plain dictionary. ``make_subplots`` runs once per set of arguments: it
+    validates every property it sets, most of a chart's build time on every rerun.
+    List arguments (titles, heights) may be given as lists or tuples."""
+    frozen = tuple(sorted((k, tuple(v) if isinstance(v, list | tuple) else v)
+                          for k, v in options.items()))
+    return copy.deepcopy(_subplot_layout(rows, cols, frozen))
+
+
+@functools.lru_cache(maxsize=64)
+def _subplot_layout(rows: int, cols: int, options: tuple) -> dict:
+    kwargs = {k: list(v) if isinstance(v, tuple) else v for k, v in options}
+    layout = make_subplots(rows=rows, cols=cols, **kwargs).layout.to_plotly_json()
+    layout.pop("template", None)
+    return layout
+
+
+def subplot_axes(row: int, col: int = 1, cols: int = 1) -> dict[str, str]:
+    """The ``xaxis`` / ``yaxis`` of a trace in subplot (row, col) of a grid of ``cols``
+    columns, numbered as ``make_subplots`` does ('x', 'x2', … row by row)."""
+    n = (row - 1) * cols + col
+    k = "" if n == 1 else str(n)
+    return {"xaxis": f"x{k}", "yaxis": f"y{k}"}
+
+
+def hline(layout: dict, y: float, row: int, col: int = 1, cols: int = 1, *,
+          text: str | None = None, width: float = 1) -> None:
+    """A dashed ε-coloured line at ``y`` across subplot (row, col), labelled ``text`` at
+    its top left: the shape and annotation ``add_hline(…, annotation_position="top
+    left")`` adds, written into ``layout`` directly (``add_hline`` checks every trace of
+    the figure on each call)."""
+    ax = subplot_axes(row, col, cols)
+    layout.setdefault("shapes", []).append({
+        "line": {"color": COLORS["epsilon"], "dash": "dash", "width": width}, "type": "line",
+        "x0": 0, "x1": 1, "xref": f"{ax['xaxis']} domain", "y0": y, "y1": y,
+        "yref": ax["yaxis"]})
+    if text is not None:
+        layout.setdefault("annotations", []).append({
+            "showarrow": False, "text": text, "x": 0, "xanchor": "left",
+            "xref": f"{ax['xaxis']} domain", "y": y, "yanchor": "bottom",
+            "yref": ax["yaxis"]})
 
 
 def hover_labels(time: np.ndarray, time_kind: str) -> list[str]:

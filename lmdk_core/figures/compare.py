@@ -7,18 +7,23 @@ colour in the utility chart (:data:`SCHEME_COLORS`).
 
 from __future__ import annotations
 
-import copy
-import functools
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from lmdk_core.allocation import scheme_info
 from lmdk_core.comparison import UtilitySweep
 from lmdk_core.decimation import DISPLAY_BUCKETS, DISPLAY_MAX_POINTS, display_indices
-from lmdk_core.figures.common import BARS_MAX_POINTS, COLORS, display_values, hover_labels
+from lmdk_core.figures.common import (
+    BARS_MAX_POINTS,
+    COLORS,
+    display_values,
+    hline,
+    hover_labels,
+    subplot_axes,
+    subplot_layout,
+)
 from lmdk_core.release import Release
 
 __all__ = ["SCHEME_COLORS", "side_by_side_figure", "utility_figure"]
@@ -73,8 +78,9 @@ def side_by_side_figure(
 
     The traces and the layout are written as plain dictionaries into a figure that
     plotly does not validate again (the grid of subplots comes from a cached
-    ``make_subplots``): validating ~25 traces, the 2–3 × k axes and the ε lines one by
-    one took most of the Compare page's script time on every rerun."""
+    ``make_subplots``, :func:`~lmdk_core.figures.common.subplot_layout`): validating ~25
+    traces, the 2–3 × k axes and the ε lines one by one took most of the Compare page's
+    script time on every rerun."""
     keys = list(releases)
     k = len(keys)
     rows = 3 if leakage else 2
@@ -102,10 +108,11 @@ def side_by_side_figure(
         y = np.asarray(y, dtype=float)[idx]
         return display_values(y) if T > DISPLAY_MAX_POINTS else y
 
-    layout = _grid_layout(rows, tuple(scheme_info(s).label for s in keys))
+    layout = subplot_layout(
+        rows, k, shared_xaxes=True, shared_yaxes=True, vertical_spacing=0.08,
+        horizontal_spacing=0.025, column_titles=[scheme_info(s).label for s in keys],
+        row_heights=[0.45, 0.27, 0.28] if rows == 3 else [0.6, 0.4])
     data: list[dict] = []
-    shapes: list[dict] = []
-    annotations: list[dict] = layout.setdefault("annotations", [])
     u = f" {unit}" if unit else ""
     shown: set[str] = set()
 
@@ -117,20 +124,12 @@ def side_by_side_figure(
         return True
 
     def add(trace: dict, row: int, col: int) -> None:
-        n = _cell(row, col, k)
-        trace["xaxis"], trace["yaxis"] = f"x{n}", f"y{n}"
-        data.append(trace)
+        data.append({**trace, **subplot_axes(row, col, k)})
 
     def eps_line(epsilon: float, row: int, col: int) -> None:
         """The dashed ε reference line (what ``add_hline`` drew), labelled in column 1."""
-        n = _cell(row, col, k)
-        shapes.append({"line": {"color": COLORS["epsilon"], "dash": "dash", "width": 1.2},
-                       "type": "line", "x0": 0, "x1": 1, "xref": f"x{n} domain",
-                       "y0": epsilon, "y1": epsilon, "yref": f"y{n}"})
-        if col == 1:
-            annotations.append({"showarrow": False, "text": f"ε = {epsilon:g}", "x": 0,
-                                "xanchor": "left", "xref": f"x{n} domain", "y": epsilon,
-                                "yanchor": "bottom", "yref": f"y{n}"})
+        hline(layout, epsilon, row, col, k, width=1.2,
+              text=f"ε = {epsilon:g}" if col == 1 else None)
 
     for c, key in enumerate(keys, start=1):
         rel = releases[key]
@@ -235,7 +234,8 @@ def side_by_side_figure(
         for r in range(1, rows + 1):
             for c in range(1, k + 1):
                 if (row is None or r == row) and (col is None or c == col):
-                    yield layout[_axis_key(kind, _cell(r, c, k))]
+                    name = subplot_axes(r, c, k)[f"{kind}axis"]  # 'x3' names 'xaxis3'
+                    yield layout[f"{kind}axis{name[1:]}"]
 
     next(axes("y", 1, 1))["title"] = {"text": "displacement (m)" if distance
                                       else (unit or "value")}
@@ -263,42 +263,13 @@ def side_by_side_figure(
             ax["range"] = [0, 1.08 * top]
         next(axes("y", 3, 1))["title"] = {"text": "leakage (ε units)"}
     layout.update(
-        shapes=shapes, height=height or (740 if leakage else 560), barmode="overlay",
+        height=height or (740 if leakage else 560), barmode="overlay",
         bargap=0.1,
         # the legend below the panels: above them, the chart toolbar covered it on a phone
         margin={"l": 60, "r": 20, "t": 50, "b": 40}, hovermode="closest",
         legend={"orientation": "h", "yanchor": "top", "y": -0.07, "x": 0},
     )
     return go.Figure(data=data, layout=layout, _validate=False)
-
-
-def _cell(row: int, col: int, cols: int) -> str:
-    """The axis suffix of subplot (row, col) in a grid of ``cols`` columns ('' for the
-    first, then '2', '3', … row by row: make_subplots' numbering)."""
-    n = (row - 1) * cols + col
-    return "" if n == 1 else str(n)
-
-
-def _axis_key(kind: str, cell: str) -> str:
-    return f"{kind}axis{cell}"
-
-
-def _grid_layout(rows: int, titles: tuple[str, ...]) -> dict:
-    """The layout of the side-by-side grid (axes, domains, column titles) as a fresh
-    dictionary: ``make_subplots`` runs once per (rows, titles)."""
-    return copy.deepcopy(_grid_layout_cached(rows, titles))
-
-
-@functools.lru_cache(maxsize=32)
-def _grid_layout_cached(rows: int, titles: tuple[str, ...]) -> dict:
-    fig = make_subplots(
-        rows=rows, cols=len(titles), shared_xaxes=True, shared_yaxes=True,
-        vertical_spacing=0.08, horizontal_spacing=0.025, column_titles=list(titles),
-        row_heights=[0.45, 0.27, 0.28] if rows == 3 else [0.6, 0.4],
-    )
-    layout = fig.layout.to_plotly_json()
-    layout.pop("template", None)  # plotly's default template is added when drawn
-    return layout
 
 
 def _data_range(releases: Mapping[str, Release]) -> list[float]:

@@ -29,7 +29,15 @@ import plotly.graph_objects as go
 from scipy.optimize import brentq
 
 from lmdk_core.data.track import Track, Waypoint
-from lmdk_core.figures.common import COLORS, data_labels, date_axis_values, decimate_figure
+from lmdk_core.figures.common import (
+    COLORS,
+    data_labels,
+    date_axis_values,
+    decimate_figure,
+    hline,
+    subplot_axes,
+    subplot_layout,
+)
 from lmdk_core.geodesy import distance_m
 from lmdk_core.mechanisms.planar_laplace import PlanarLaplace
 from lmdk_core.object_memo import per_object
@@ -339,42 +347,6 @@ def landmark_frame(track: Track, landmarks: Sequence[int],
 
 
 # --------------------------------------------------------------------------- chart
-def _stacked_layout(titles: Sequence[str], spacing: float = 0.09) -> dict:
-    """A plotly layout of ``len(titles)`` panels stacked on one shared time axis (what
-    ``make_subplots(rows=n, shared_xaxes=True, subplot_titles=titles)`` builds, written
-    out: building it through plotly's incremental updates took ~2/3 of the chart's time).
-    Panel k (1-based) uses axes ``x{k}``/``y{k}``; only the bottom one shows times."""
-    n = len(titles)
-    h = (1.0 - spacing * (n - 1)) / n
-    layout: dict = {"annotations": []}
-    for k in range(1, n + 1):
-        top = 1.0 - (k - 1) * (h + spacing)
-        sx = "" if k == 1 else str(k)
-        layout[f"xaxis{sx}"] = {"anchor": f"y{sx}", "domain": [0.0, 1.0]}
-        if k < n:
-            layout[f"xaxis{sx}"].update(matches=f"x{n}", showticklabels=False)
-        layout[f"yaxis{sx}"] = {"anchor": f"x{sx}", "domain": [max(top - h, 0.0), top]}
-        layout["annotations"].append({
-            "text": titles[k - 1], "font": {"size": 16}, "showarrow": False, "x": 0.5,
-            "xanchor": "center", "xref": "paper", "y": top, "yanchor": "bottom",
-            "yref": "paper"})
-    return layout
-
-
-def _epsilon_line(layout: dict, panel: int, epsilon: float, label: bool) -> None:
-    """A dashed horizontal line at ε across panel ``panel`` (labelled ``ε = …`` at its
-    left end when ``label``)."""
-    sx = "" if panel == 1 else str(panel)
-    layout.setdefault("shapes", []).append({
-        "type": "line", "xref": f"x{sx} domain", "x0": 0, "x1": 1, "yref": f"y{sx}",
-        "y0": epsilon, "y1": epsilon,
-        "line": {"color": COLORS["epsilon"], "dash": "dash", "width": 1}})
-    if label:
-        layout["annotations"].append({
-            "text": f"ε = {epsilon:g}", "showarrow": False, "xref": f"x{sx} domain", "x": 0,
-            "xanchor": "left", "yref": f"y{sx}", "y": epsilon, "yanchor": "bottom"})
-
-
 def budget_figure(track: Track, rel: Release, radius: float, *,
                   leakage: dict[str, np.ndarray] | None = None,
                   displacement: bool = True,
@@ -400,14 +372,14 @@ def budget_figure(track: Track, rel: Release, radius: float, *,
         titles.append("Displacement of each released point (metres)")
     if leakage:
         titles.append("Privacy leakage under temporal correlation (grid-cell model)")
-    layout = _stacked_layout(titles)
+    layout = subplot_layout(len(titles), shared_xaxes=True, vertical_spacing=0.09,
+                            subplot_titles=titles)
     d_panel, l_panel = (2, 3) if displacement else (0, 2)
     d_axis, l_axis = f"yaxis{d_panel}", f"yaxis{l_panel}"
     traces: list[dict] = []
 
     def add(panel: int, **trace) -> None:
-        sx = "" if panel == 1 else str(panel)
-        traces.append({"type": "scatter", "xaxis": f"x{sx}", "yaxis": f"y{sx}", **trace})
+        traces.append({"type": "scatter", **subplot_axes(panel), **trace})
 
     # SVG lines are one path each, cheap at any length; markers are thinned to
     # MAX_MARKERS and long lines decimated (min/max per pixel column; the statistics use
@@ -433,7 +405,7 @@ def budget_figure(track: Track, rel: Release, radius: float, *,
     add(1, x=x, y=rel.verdict.totals, name="landmarks + this timestamp (must stay ≤ ε)",
         mode="lines", line={"color": COLORS["total"], "width": 1.5, "shape": "hvh"},
         hovertemplate="Σ over L∪{t} = %{y:.4g}<extra></extra>")
-    _epsilon_line(layout, 1, rel.epsilon, label=True)
+    hline(layout, rel.epsilon, 1, text=f"ε = {rel.epsilon:g}")
 
     pub = rel.published
     if displacement:
@@ -472,7 +444,7 @@ def budget_figure(track: Track, rel: Release, radius: float, *,
                 line={"color": color, "width": 2,
                       "dash": "solid" if "landmark" in name else "dot"},
                 hovertemplate=name + " = %{y:.4g}<extra></extra>")
-        _epsilon_line(layout, l_panel, rel.epsilon, label=False)
+        hline(layout, rel.epsilon, l_panel)
         layout[l_axis].update(title={"text": "leakage"}, rangemode="tozero")
     layout["yaxis"].update(title={"text": "ε_t"}, rangemode="tozero")
     if dates:

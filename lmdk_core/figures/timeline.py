@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-import copy
-import functools
-
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from lmdk_core.decimation import display_indices
-from lmdk_core.figures.common import BARS_MAX_POINTS, COLORS, display_values
+from lmdk_core.figures.common import (
+    BARS_MAX_POINTS,
+    COLORS,
+    display_values,
+    hline,
+    subplot_axes,
+    subplot_layout,
+)
 from lmdk_core.release import Release
 
 __all__ = ["timeline_figure"]
@@ -26,42 +29,6 @@ WEBGL_THRESHOLD = 3000
 MARKERS_MAX_DISPLAYED = 500
 #: vertical gap between the panels (fraction of the figure's height)
 PANEL_SPACING = 0.07
-
-
-@functools.lru_cache(maxsize=16)
-def _panels_layout(titles: tuple[str, ...], heights: tuple[float, ...]) -> dict:
-    """The axes and panel titles of ``make_subplots`` (one column, shared x axis), as a
-    plain layout dict, computed once per set of titles: ``make_subplots`` validates every
-    property it sets, a quarter of this figure's build time on every rerun. Callers
-    get the shared dict: copy it before changing it."""
-    fig = make_subplots(rows=len(titles), cols=1, shared_xaxes=True,
-                        vertical_spacing=PANEL_SPACING, row_heights=list(heights),
-                        subplot_titles=list(titles))
-    layout = fig.layout.to_plotly_json()
-    layout.pop("template", None)  # go.Figure applies the default template itself
-    return layout
-
-
-def _axes(row: int) -> dict[str, str]:
-    """The ``xaxis`` / ``yaxis`` of a trace in panel ``row`` (1 = top), as make_subplots'
-    ``add_trace(row=…)`` sets them."""
-    k = "" if row == 1 else str(row)
-    return {"xaxis": f"x{k}", "yaxis": f"y{k}"}
-
-
-def _hline(layout: dict, y: float, row: int, text: str) -> None:
-    """A dashed line at ``y`` across panel ``row`` with its label at the top left: the
-    shape and annotation ``add_hline(…, annotation_position="top left")`` adds, written
-    directly (``add_hline`` checks every trace of the figure on each call: about 40% of
-    this figure's build time)."""
-    ax = _axes(row)
-    layout.setdefault("shapes", []).append({
-        "line": {"color": COLORS["epsilon"], "dash": "dash", "width": 1}, "type": "line",
-        "x0": 0, "x1": 1, "xref": f"{ax['xaxis']} domain", "y0": y, "y1": y,
-        "yref": ax["yaxis"]})
-    layout.setdefault("annotations", []).append({
-        "showarrow": False, "text": text, "x": 0, "xanchor": "left",
-        "xref": f"{ax['xaxis']} domain", "y": y, "yanchor": "bottom", "yref": ax["yaxis"]})
 
 
 def timeline_figure(
@@ -113,8 +80,8 @@ def timeline_figure(
     if leakage:
         titles.append("Privacy leakage under temporal correlation")
     # traces are collected with their panel's axes and the figure is made once at the end
-    # (see _panels_layout and _hline): the same figure as make_subplots + add_trace(row=…) +
-    # add_hline, in a third of the time
+    # (figures.common: subplot_layout and hline): the same figure as make_subplots +
+    # add_trace(row=…) + add_hline, in a third of the time
     traces: list = []
     scatter = go.Scattergl if idx_orig.size > WEBGL_THRESHOLD else go.Scatter
     u = f" {unit}" if unit else ""
@@ -135,7 +102,7 @@ def timeline_figure(
         customdata=tcol(idx_orig),
         hovertemplate="t=%{customdata[0]} · " + when + "<br>original %{y:.4g}" + u
         + "<extra>click to toggle landmark</extra>",
-        **_axes(1),
+        **subplot_axes(1),
     ))
     traces.append(scatter(
         x=x[idx_rel], y=display_values(released[idx_rel]), name="released", mode="lines",
@@ -144,7 +111,7 @@ def timeline_figure(
         hovertemplate="t=%{customdata[0]} · " + when + "<br>released %{y:.4g}" + u
         + "<extra></extra>",
         connectgaps=False,
-        **_axes(1),
+        **subplot_axes(1),
     ))
     approx = ~rel.published & ~rel.withheld
     ap = np.flatnonzero(approx)
@@ -158,7 +125,7 @@ def timeline_figure(
             customdata=tcol(ap),
             hovertemplate="t=%{customdata[0]} · " + when + "<br>approximation (last "
             "release repeated) %{y:.4g}" + u + "<extra></extra>",
-            **_axes(1),
+            **subplot_axes(1),
         ))
     if sug.size:
         traces.append(scatter(
@@ -168,7 +135,7 @@ def timeline_figure(
             customdata=tcol(sug),
             hovertemplate="SUGGESTED t=%{customdata[0]} · " + when + "<br>%{y:.4g}" + u
             + "<extra>click to accept</extra>",
-            **_axes(1),
+            **subplot_axes(1),
         ))
     if lm_idx.size:
         traces.append(scatter(
@@ -178,7 +145,7 @@ def timeline_figure(
             customdata=tcol(lm_idx),
             hovertemplate="LANDMARK t=%{customdata[0]} · " + when + "<br>%{y:.4g}" + u
             + "<extra>click to remove</extra>",
-            **_axes(1),
+            **subplot_axes(1),
         ))
 
     # two bar traces with one colour each: a per-bar colour array is slow to validate
@@ -192,7 +159,7 @@ def timeline_figure(
             customdata=tcol(idx_eps),
             hovertemplate="t=%{customdata[0]} · " + when + "<br>ε_t = %{y:.4g}<extra></extra>",
             showlegend=False,
-            **_axes(2),
+            **subplot_axes(2),
         ))
         if lm_idx.size:
             traces.append(scatter(
@@ -202,7 +169,7 @@ def timeline_figure(
                 hovertemplate="t=%{customdata[0]} · " + when + " (landmark)"
                 "<br>ε_t = %{y:.4g}<extra></extra>",
                 showlegend=False,
-                **_axes(2),
+                **subplot_axes(2),
             ))
     for mask, kind in ((~is_lm, "regular"), (is_lm, "landmark")):
         sel = idx_eps[mask[idx_eps]]
@@ -215,7 +182,7 @@ def timeline_figure(
             hovertemplate="t=%{customdata[0]} · " + when + " (" + kind + ")"
             "<br>ε_t = %{y:.4g}<extra></extra>",
             showlegend=False,
-            **_axes(2),
+            **subplot_axes(2),
         ))
     zero = np.flatnonzero(~rel.published)
     if decimated:
@@ -225,7 +192,7 @@ def timeline_figure(
             x=x[zero], y=np.zeros(zero.size), name="nothing spent (approximated)",
             mode="markers", marker={"symbol": "x", "size": 7, "color": COLORS["approximated"]},
             hoverinfo="skip", showlegend=False,
-            **_axes(2),
+            **subplot_axes(2),
         ))
     totals = np.asarray(rel.verdict.totals, dtype=float)
     idx_tot = display_indices(T, [totals], lm_idx)
@@ -234,7 +201,7 @@ def timeline_figure(
         name="landmarks + this timestamp (must stay ≤ ε)",
         mode="lines", line={"color": COLORS["total"], "width": 1.5, "shape": "hvh"},
         hovertemplate="Σ over L∪{t} = %{y:.4g}<extra></extra>",
-        **_axes(2),
+        **subplot_axes(2),
     ))
     if leakage:
         for name, values in leakage.items():
@@ -246,11 +213,12 @@ def timeline_figure(
                 line={"color": color, "width": 2,
                       "dash": "solid" if "landmark" in name else "dot"},
                 hovertemplate=name + " = %{y:.4g}<extra></extra>",
-                **_axes(3),
+                **subplot_axes(3),
             ))
-    layout = copy.deepcopy(_panels_layout(tuple(titles), tuple(heights)))
+    layout = subplot_layout(len(titles), shared_xaxes=True, vertical_spacing=PANEL_SPACING,
+                            row_heights=heights, subplot_titles=titles)
     for row in range(2, rows + 1):  # the ε reference on the budget and leakage panels
-        _hline(layout, rel.epsilon, row, f"ε = {rel.epsilon:g}")
+        hline(layout, rel.epsilon, row, text=f"ε = {rel.epsilon:g}")
     layout["yaxis"]["title"] = {"text": unit or "value"}
     layout["yaxis2"].update(title={"text": "ε_t"}, rangemode="tozero")
     if leakage:
