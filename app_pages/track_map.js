@@ -18,10 +18,8 @@ const LAYER_NAMES = {
   waypoints: "Waypoints / places",
   landmarks: "Landmarks",
 };
-const COLORS = {
-  original: "#7f7f7f", point: "#555555", landmark: "#d62728", released: "#1f77b4",
-  approximated: "#ff7f0e", circle: "#1f77b4", suggestion: "#ff7f0e", waypoint: "#9467bd",
-};
+// the palette of the page's charts (lmdk_core.figures.map.MAP_COLORS), sent with the layers
+let COLORS = {};
 
 function textTip(text) {
   // a tooltip's content as a text element (Leaflet would read a string as HTML)
@@ -102,6 +100,7 @@ function createState(parentElement) {
     baseKey: null,
     baseText: null,      // the track's part as last received (JSON text) and parsed
     base: null,
+    labels: null,
     tiles: null,
     legend: null,
     points: null,        // t -> drawn track point (for tests and instant feedback)
@@ -180,14 +179,16 @@ function parsed(st, data) {
   if (data.base !== st.baseText) {
     st.baseText = data.base;
     st.base = JSON.parse(data.base);
+    const pts = st.base.points;
+    st.labels = new Map(pts.t.map((t, k) => [t, pts.label[k]]));  // t -> time label
   }
   return { base: st.base, overlay: JSON.parse(data.overlay) };
 }
 
 function draw(st, spec) {
   const { base, overlay } = spec;
-  const labels = new Map(base.points.t.map((t, k) => [t, base.points.label[k]]));
-  for (const [name, g] of Object.entries(st.groups)) {
+  const labels = st.labels;
+  for (const g of Object.values(st.groups)) {
     st.control.removeLayer(g);
     st.map.removeLayer(g);
   }
@@ -281,15 +282,14 @@ export default function (component) {
     STATES.set(parentElement, st);
   }
   st.send = setTriggerValue;
+  COLORS = data.colors;
   st.el.style.height = (data.height || 620) + "px";
   if (!st.legend) {
     st.legend = legendControl(data.legend).addTo(st.map);
   }
   setTiles(st, Boolean(data.tiles));
-  const t0 = performance.now();
   const spec = parsed(st, data);
   draw(st, spec);
-  st.drawMs = performance.now() - t0;  // read by the benchmark
   if (st.baseKey !== spec.base.key) {
     st.baseKey = spec.base.key;
     st.map.invalidateSize();

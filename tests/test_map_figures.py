@@ -229,6 +229,7 @@ def test_map_payload_is_the_spec_as_json_text(demo):
     assert json.loads(payload["base"]) == spec["base"]
     assert json.loads(payload["overlay"]) == spec["overlay"]
     assert payload["tiles"] is True and payload["legend"] == spec["legend"]
+    assert payload["colors"] == spec["colors"] and spec["colors"]["landmark"] == "#d62728"
     assert map_payload(tr, rel, 100.0)["base"] is payload["base"]  # encoded once per track
 
 

@@ -234,20 +234,24 @@ def map_payload(track: Track, rel: Release, radius: float, *, tiles: bool = Fals
     return {"base": _base_json(track),
             "overlay": json.dumps(overlay_spec(track, rel, radius, **overlays),
                                   separators=(",", ":"), allow_nan=False),
-            "tiles": bool(tiles),
-            "legend": [list(row) for row in LEGEND]}
+            **_map_settings(tiles)}
+
+
+def _map_settings(tiles: bool) -> dict:
+    """The parts of the map's value besides its layers: tiles, legend, colours."""
+    return {"tiles": bool(tiles), "legend": [list(row) for row in LEGEND],
+            "colors": dict(MAP_COLORS)}
 
 
 def map_spec(track: Track, rel: Release, radius: float, *, tiles: bool = False,
              **overlays) -> dict:
     """Everything the page's Leaflet map draws, as one JSON-ready value:
     :func:`base_spec` (track only), :func:`overlay_spec` (the release; ``overlays`` are
-    its keyword arguments) and ``tiles`` (OpenStreetMap's online background, off by
-    default: it reveals the area to their servers)."""
+    its keyword arguments), ``tiles`` (OpenStreetMap's online background, off by
+    default: it reveals the area to their servers), the legend and the colours."""
     return {"base": base_spec(track),
             "overlay": overlay_spec(track, rel, radius, **overlays),
-            "tiles": bool(tiles),
-            "legend": [list(row) for row in LEGEND]}
+            **_map_settings(tiles)}
 
 
 def revisit_candidates(lat: np.ndarray, lon: np.ndarray, t: int,
