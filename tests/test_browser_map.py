@@ -70,11 +70,15 @@ def test_click_a_point_on_the_map_makes_it_a_landmark(app_url, page):
     assert re.match(rf"Point t={t} · ", tooltip_at(page, x, y))
     assert t not in before
     scroll = page.evaluate("() => window.scrollY")
+    budget_canvas = page.locator("[data-testid=stVegaLiteChart] canvas").first.element_handle()
     page.mouse.click(x, y)  # the first click on the map counts and scrolls nothing
     assert page.evaluate("() => window.scrollY") == scroll
     wait_landmark_count(page, 5)
     assert table_landmarks(page) == sorted([*before, t]) == map_landmarks(page)
     assert "5 landmarks" in verdict(page)  # Uniform now gives ε/6 everywhere
+    # the budget chart was updated in place (its specification does not depend on the
+    # landmarks), not replaced by a new chart
+    assert budget_canvas.evaluate("c => c.isConnected")
     page.wait_for_timeout(1500)  # the same click is not processed twice
     assert table_landmarks(page) == sorted([*before, t])
     page.screenshot(path=str(ARTIFACTS / "map_after_click.png"), full_page=True)

@@ -1,6 +1,6 @@
 """Map page figures: the map's layers (as the value the page's Leaflet component draws;
 thinning, released and approximated points, circles, landmarks, suggestions),
-displacement statistics and the budget chart."""
+displacement statistics and the landmark table (the budget panels: test_track_budget)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from scipy.stats import gamma
 
 from lmdk_core.data.demo_track import demo_track, demo_track_landmarks
-from lmdk_core.data.track import Track, Waypoint
+from lmdk_core.data.track import Track
 from lmdk_core.discovery import stay_points
 from lmdk_core.figures.common import data_labels
 from lmdk_core.figures.map import (
@@ -21,7 +21,6 @@ from lmdk_core.figures.map import (
     MAX_CIRCLES,
     MAX_MARKERS,
     base_spec,
-    budget_figure,
     displacement_summary,
     expected_displacement_quantile,
     landmark_frame,
@@ -179,45 +178,6 @@ def test_landmark_frame(demo):
     assert landmark_frame(tr, []).empty
 
 
-def test_budget_figure_panels(demo):
-    tr, rel = demo
-    fig = budget_figure(tr, rel, 100.0)
-    names = [t.name for t in fig.data]
-    assert "ε_t" in names and "landmark" in names and "expected 2r/ε_t" in names
-    assert "displacement (noisy release)" in names
-    eps_trace = next(t for t in fig.data if t.name == "ε_t")
-    assert np.allclose(eps_trace.y, rel.epsilon_t)
-    fig = budget_figure(tr, rel, 100.0, leakage={"TPL": rel.epsilon_t,
-                                                 "landmark TPL": rel.verdict.totals})
-    assert {"TPL", "landmark TPL"} <= {t.name for t in fig.data}
-    assert len(fig.layout.annotations) >= 3  # three subplot titles
-
-
-def test_budget_figure_without_times_uses_indices():
-    tr = Track(lat=np.array([48.0, 48.001, 48.002]), lon=np.array([2.0, 2.0, 2.0]),
-               time=np.arange(3.0), time_kind="index", waypoints=[
-                   Waypoint("w", 48.0, 2.0, 0, 0.0)])
-    rel = release_trajectory(tr.lat, tr.lon, [1], 1.0, 50.0, "skip", 0)
-    fig = budget_figure(tr, rel, 50.0)
-    assert list(fig.data[0].x) == [0, 1, 2]
-    json.dumps(map_spec(tr, rel, 50.0, waypoints=tr.waypoints))  # a tiny track too
-
-
-def test_budget_figure_sends_dates_as_numbers_on_a_date_axis(demo):
-    """Datetimes go to plotly as milliseconds since 1970 (binary numbers, not ISO strings
-    on every trace) on an axis of type "date"; the hover still names the time."""
-    from lmdk_core.figures.common import date_axis_values
-
-    tr, rel = demo
-    fig = budget_figure(tr, rel, 100.0)
-    assert fig.layout.xaxis.type == "date"
-    ms = np.asarray(fig.data[0].x, float)
-    assert np.array_equal(ms, np.asarray(tr.time, "datetime64[ms]").astype(np.int64))
-    assert "%{x|%a %d %b %H:%M:%S}" in fig.data[0].hovertemplate
-    x = np.array(["1970-01-01T00:00:01.5", "NaT"], dtype="datetime64[ms]")
-    assert date_axis_values(x)[0] == 1500.0 and np.isnan(date_axis_values(x)[1])
-
-
 def test_map_payload_is_the_spec_as_json_text(demo):
     from lmdk_core.figures.map import map_payload
 
@@ -231,15 +191,3 @@ def test_map_payload_is_the_spec_as_json_text(demo):
     assert payload["tiles"] is True and payload["legend"] == spec["legend"]
     assert payload["colors"] == spec["colors"] and spec["colors"]["landmark"] == "#d62728"
     assert map_payload(tr, rel, 100.0)["base"] is payload["base"]  # encoded once per track
-
-
-def test_budget_figure_without_the_displacement_panel(demo):
-    tr, rel = demo
-    leak = {"TPL": rel.epsilon_t, "landmark TPL": rel.verdict.totals}
-    fig = budget_figure(tr, rel, 100.0, leakage=leak, displacement=False)
-    names = {t.name for t in fig.data}
-    assert not any("displacement" in n or "expected" in n for n in names)
-    assert {"ε_t", "TPL", "landmark TPL"} <= names
-    assert {t.yaxis for t in fig.data if t.name in ("TPL", "landmark TPL")} == {"y2"}
-    assert fig.layout.yaxis2.title.text == "leakage" and fig.layout.height == 520
-    assert len(budget_figure(tr, rel, 100.0, displacement=False).layout.annotations) == 2

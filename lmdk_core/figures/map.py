@@ -1,6 +1,7 @@
 """Figures of the Map page: the layers of the Leaflet map of a trajectory release (as
-one JSON-ready value that the page's map component draws), the plotly budget /
-displacement / leakage chart, and the small tables shown beside them.
+one JSON-ready value that the page's map component draws) and the small tables shown
+beside them (the budget / displacement / leakage panels are in
+:mod:`lmdk_core.figures.track_budget`).
 
 Everything here takes data and returns figures, tables or plain values; no streamlit.
 Colours follow :data:`lmdk_core.figures.COLORS` (original grey, released blue,
@@ -25,18 +26,12 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 from scipy.optimize import brentq
 
 from lmdk_core.data.track import Track, Waypoint
 from lmdk_core.figures.common import (
     COLORS,
     data_labels,
-    date_axis_values,
-    decimate_figure,
-    hline,
-    subplot_axes,
-    subplot_layout,
 )
 from lmdk_core.geodesy import distance_m
 from lmdk_core.mechanisms.planar_laplace import PlanarLaplace
@@ -51,7 +46,6 @@ __all__ = [
     "MAX_CIRCLES",
     "MAX_MARKERS",
     "base_spec",
-    "budget_figure",
     "displacement_summary",
     "expected_displacement_quantile",
     "landmark_frame",
@@ -351,114 +345,3 @@ def landmark_frame(track: Track, landmarks: Sequence[int],
 
 
 # --------------------------------------------------------------------------- chart
-def budget_figure(track: Track, rel: Release, radius: float, *,
-                  leakage: dict[str, np.ndarray] | None = None,
-                  displacement: bool = True,
-                  height: int | None = None) -> go.Figure:
-    """Panels on one time axis: the budget ε_t (a filled step line, landmarks as red
-    stars) with the theorem's total Σ_{L∪{t}} ε_i against ε (Katsomallos et al.
-    CODASPY'22); with ``displacement``, the displacement of the released points (metres,
-    log scale; at most MAX_MARKERS markers drawn) with Planar Laplace's expected 2r/ε_t
-    (Andrés et al. CCS'13); and, if given, the leakage curves of Cao et al. (ICDE'17)
-    (``leakage`` maps 'TPL' / 'landmark TPL' to arrays)."""
-    T = len(track)
-    x = np.asarray(track.time) if track.time_kind != "index" else np.arange(T)
-    dates = track.time_kind == "datetime" and not pd.isna(x).any()
-    if track.time_kind == "datetime" and not dates:
-        x = np.arange(T)
-    if dates:
-        x = date_axis_values(x)
-    t_idx = np.arange(T)
-    is_lm = np.zeros(T, dtype=bool)
-    is_lm[rel.landmarks] = True
-    titles = ["Budget spent at each timestamp (ε_t)"]
-    if displacement:
-        titles.append("Displacement of each released point (metres)")
-    if leakage:
-        titles.append("Privacy leakage under temporal correlation (grid-cell model)")
-    layout = subplot_layout(len(titles), shared_xaxes=True, vertical_spacing=0.09,
-                            subplot_titles=titles)
-    d_panel, l_panel = (2, 3) if displacement else (0, 2)
-    d_axis, l_axis = f"yaxis{d_panel}", f"yaxis{l_panel}"
-    traces: list[dict] = []
-
-    def add(panel: int, **trace) -> None:
-        traces.append({"type": "scatter", **subplot_axes(panel), **trace})
-
-    # SVG lines are one path each, cheap at any length; markers are thinned to
-    # MAX_MARKERS and long lines decimated (min/max per pixel column; the statistics use
-    # every point). WebGL is avoided: without a GPU (e.g. headless or remote browsers) it
-    # is slower than SVG here. Hover data are numbers (the timestamp t), not strings: the
-    # time label comes from the x axis.
-    shown = np.zeros(T, dtype=bool)
-    shown[marker_indices(T, MAX_MARKERS)] = True
-    when = "%{x|%a %d %b %H:%M:%S}" if dates else "%{x}"
-    # a filled step line rather than bars: points are unevenly spaced in time
-    add(1, x=x, y=rel.epsilon_t, name="ε_t", mode="lines", fill="tozeroy",
-        line={"color": COLORS["regular"], "width": 1, "shape": "hv"},
-        fillcolor="rgba(31,119,180,0.25)", customdata=t_idx,
-        hovertemplate="t=%{customdata} · " + when + "<br>ε_t = %{y:.4g} (0: the last "
-        "release is repeated)<extra></extra>", showlegend=False)
-    if is_lm.any():
-        add(1, x=x[is_lm], y=rel.epsilon_t[is_lm], name="landmark", mode="markers",
-            marker={"symbol": "star", "size": 11, "color": COLORS["landmark"],
-                    "line": {"width": 1, "color": "white"}},
-            customdata=t_idx[is_lm],
-            hovertemplate="LANDMARK t=%{customdata} · " + when +
-            "<br>ε_t = %{y:.4g}<extra></extra>")
-    add(1, x=x, y=rel.verdict.totals, name="landmarks + this timestamp (must stay ≤ ε)",
-        mode="lines", line={"color": COLORS["total"], "width": 1.5, "shape": "hvh"},
-        hovertemplate="Σ over L∪{t} = %{y:.4g}<extra></extra>")
-    hline(layout, rel.epsilon, 1, text=f"ε = {rel.epsilon:g}")
-
-    pub = rel.published
-    if displacement:
-        approx = ~pub & ~rel.withheld
-        for sel, name, color, symbol in ((pub, "displacement (noisy release)",
-                                          COLORS["released"], "circle"),
-                                         (approx, "displacement (approximation)",
-                                          COLORS["approximated"], "circle-open")):
-            sel = sel & shown
-            if sel.any():
-                add(d_panel, x=x[sel], y=np.maximum(rel.errors[sel], 0.1), name=name,
-                    mode="markers",
-                    marker={"size": 4 if T > 1000 else 5, "color": color, "symbol": symbol},
-                    customdata=t_idx[sel],
-                    hovertemplate="t=%{customdata} · " + when + "<br>moved %{y:,.0f} m"
-                    "<br>" + name.split("(")[1].rstrip(")") + "<extra></extra>")
-        if pub.any():
-            expected = np.full(T, np.nan)
-            expected[pub] = 2.0 * radius / rel.epsilon_t[pub]
-            add(d_panel, x=x, y=expected, name="expected 2r/ε_t", mode="lines",
-                connectgaps=True,
-                line={"color": COLORS["epsilon"], "width": 1.5, "dash": "dash",
-                      "shape": "hvh"},
-                hovertemplate="expected displacement 2r/ε_t = %{y:,.0f} m<extra></extra>")
-        measured = rel.errors[~np.isnan(rel.errors)]
-        top = float(np.nanmax(np.r_[measured, 2.0 * radius / rel.epsilon_t[pub]])) \
-            if pub.any() or measured.size else 10.0
-        ticks = [10.0**k for k in range(0, int(np.ceil(np.log10(max(top, 10.0)))) + 1)]
-        layout[d_axis].update(title={"text": "metres (log)"}, type="log", tickvals=ticks,
-                              ticktext=[f"{v:,.0f} m" if v < 1000 else f"{v / 1000:,.0f} km"
-                                        for v in ticks])
-    if leakage:
-        for name, values in leakage.items():
-            color = COLORS["landmark_tpl"] if "landmark" in name else COLORS["tpl"]
-            add(l_panel, x=x, y=values, name=name, mode="lines",
-                line={"color": color, "width": 2,
-                      "dash": "solid" if "landmark" in name else "dot"},
-                hovertemplate=name + " = %{y:.4g}<extra></extra>")
-        hline(layout, rel.epsilon, l_panel)
-        layout[l_axis].update(title={"text": "leakage"}, rangemode="tozero")
-    layout["yaxis"].update(title={"text": "ε_t"}, rangemode="tozero")
-    if dates:
-        for k in range(1, len(titles) + 1):
-            layout["xaxis" if k == 1 else f"xaxis{k}"]["type"] = "date"
-    layout.update(
-        height=height or 120 + 200 * len(titles),
-        # the legend below the panels: above them, the chart toolbar covers its right end
-        margin={"l": 60, "r": 20, "t": 40, "b": 40},
-        legend={"orientation": "h", "yanchor": "top", "y": -0.07, "x": 0},
-        hovermode="closest",
-    )
-    return decimate_figure(go.Figure(data=traces, layout=layout), T, keep=rel.landmarks)

@@ -1,0 +1,280 @@
+"""The Map page's panels on one time axis, as Vega-Lite: the budget ε_t with the
+theorem's total (Katsomallos et al. CODASPY'22), the displacement of the released points
+(Planar Laplace, Andrés et al. CCS'13) and the leakage curves of Cao et al. (ICDE'17).
+
+Each panel is a pair ``(data, spec)``: a table of numbers and a Vega-Lite specification
+that depends only on the track and on which panels are shown, never on the landmarks, ε
+or the noise. The page can therefore redraw a panel by replacing its data in place (a
+changed landmark, ε or scheme only changes the table), where a changed plotly figure is
+a new chart that the browser builds from scratch, twice. Everything here takes data and
+returns plain values; no streamlit.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+
+from lmdk_core.data.track import Track
+from lmdk_core.decimation import display_indices
+from lmdk_core.figures.common import COLORS, date_axis_values
+from lmdk_core.figures.map import MAX_MARKERS, marker_indices
+from lmdk_core.release import Release
+
+__all__ = ["PANEL_HEIGHT", "STAR", "budget_panels", "x_values"]
+
+#: height of each panel in pixels, title, axes and legend included (the page passes it
+#: to the chart element, which fits the panel into it)
+PANEL_HEIGHT = 330
+#: a five-pointed star (landmarks), as a Vega-Lite shape path on the unit square
+STAR = ("M0,-1L0.224,-0.309L0.951,-0.309L0.363,0.118L0.588,0.809L0,0.382L-0.588,0.809"
+        "L-0.363,0.118L-0.951,-0.309L-0.224,-0.309Z")
+#: the legend's names and colours, one shared scale for all panels
+_SERIES = {
+    "ε_t (budget spent)": COLORS["regular"],
+    "landmark": COLORS["landmark"],
+    "landmarks + this timestamp (must stay ≤ ε)": COLORS["total"],
+    "ε": COLORS["epsilon"],
+    "displacement (noisy release)": COLORS["released"],
+    "displacement (approximation)": COLORS["approximated"],
+    "expected 2r/ε_t": COLORS["epsilon"],
+    "TPL": COLORS["tpl"],
+    "landmark TPL": COLORS["landmark_tpl"],
+}
+
+
+def x_values(track: Track) -> tuple[np.ndarray, bool]:
+    """(x of every timestamp, whether they are dates): milliseconds since 1970 (read as
+    UTC, so a time shows as written in the file) when every point has a time, else the
+    timestamp index t."""
+    T = len(track)
+    if track.time_kind == "datetime":
+        x = date_axis_values(np.asarray(track.time))
+        if not np.isnan(x).any():
+            return x, True
+    elif track.time_kind != "index":
+        x = np.asarray(track.time, dtype=float)
+        if np.isfinite(x).all():
+            return x, False
+    return np.arange(T, dtype=float), False
+
+
+def _painter(*names: str):
+    """``paint(name, layer)``: ``layer`` drawn in the colour of ``name`` and listed under
+    it in the panel's legend (one colour scale per panel, listing only what it draws; the
+    name is a constant field ``series`` of the layer's rows)."""
+    scale = {"domain": list(names), "range": [_SERIES[n] for n in names]}
+
+    def paint(name: str, layer: dict) -> dict:
+        if name not in names:
+            raise ValueError(f"{name!r} is not a series of this panel")
+        layer.setdefault("transform", []).append(
+            {"calculate": json.dumps(name), "as": "series"})
+        layer["encoding"]["color"] = {
+            "field": "series", "type": "nominal", "scale": scale,
+            "legend": {"title": None, "orient": "bottom", "direction": "horizontal",
+                       "labelLimit": 0}}
+        return layer
+    return paint
+
+
+def _x_encoding(dates: bool) -> dict:
+    """The time axis (every panel's data has every drawn timestamp's x, so the panels'
+    axes span the same range)."""
+    if dates:  # UTC: the milliseconds are the file's wall times
+        return {"field": "x", "type": "temporal", "title": None, "scale": {"type": "utc"},
+                # 24-hour times; a tick at midnight names the day
+                "axis": {"labelExpr": "utcFormat(datum.value, '%H:%M') == '00:00' ? "
+                                      "utcFormat(datum.value, '%a %d %b') : "
+                                      "utcFormat(datum.value, '%H:%M')"}}
+    return {"field": "x", "type": "quantitative", "title": "t", "scale": {"nice": False}}
+
+
+def _hover(dates: bool, xe: dict, fields: list[dict], calculate: tuple = ()) -> dict:
+    """One transparent full-height band per timestamp (halfway to its neighbours: the
+    data's ``band0`` to ``band1``, see :func:`_with_bands`) that shows that timestamp's
+    values on hover and is tinted while the pointer is on it. Bands need no nearest-point
+    search, which (a Voronoi diagram over every point, rebuilt with the data) cost
+    ~0.1 s per redraw in the browser."""
+    when = ([{"field": "time", "type": "nominal", "title": "time"}] if dates else [])
+    return {
+        "params": [{"name": "hover", "select": {"type": "point", "on": "pointerover",
+                                                "clear": "pointerout"}}],
+        "transform": ([{"calculate": "utcFormat(datum.x, '%a %d %b %H:%M:%S')",
+                        "as": "time"}] if dates else []) + list(calculate),
+        "mark": {"type": "rect", "y": 0, "y2": {"expr": "height"}},
+        "encoding": {
+            "x": {**xe, "field": "band0"}, "x2": {"field": "band1"},
+            "fill": {"condition": {"param": "hover", "empty": False,
+                                   "value": "rgba(0,0,0,0.12)"},
+                     "value": "transparent"},
+            "tooltip": [{"field": "t", "type": "quantitative", "title": "t"}, *when,
+                        *fields]},
+    }
+
+
+def _with_bands(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with the hover bands ``band0``/``band1`` around each row's x: from
+    halfway to the previous row to halfway to the next (the ends extend as far out)."""
+    x = frame["x"].to_numpy(dtype=float)
+    if x.size < 2:
+        return frame.assign(band0=x - 0.5, band1=x + 0.5)
+    mid = (x[1:] + x[:-1]) / 2.0
+    return frame.assign(band0=np.r_[x[0] - (mid[0] - x[0]), mid],
+                        band1=np.r_[mid, x[-1] + (x[-1] - mid[-1])])
+
+
+def _zoom() -> dict:
+    """Drag to pan, wheel to zoom the time axis; double-click resets."""
+    return {"name": "zoom", "select": {"type": "interval", "encodings": ["x"]},
+            "bind": "scales"}
+
+
+def _epsilon_rule(paint, xe: dict, title: str) -> list[dict]:
+    """The dashed line at ε (the data's ``epsilon`` column) with its value at the right
+    end."""
+    return [
+        paint("ε", {
+            "mark": {"type": "rule", "strokeDash": [6, 4], "strokeWidth": 1.5},
+            "encoding": {"y": {"aggregate": "max", "field": "epsilon",
+                               "type": "quantitative", "title": title}}}),
+        {"transform": [{"aggregate": [{"op": "max", "field": "epsilon", "as": "e"},
+                                      {"op": "max", "field": "x", "as": "xmax"}]},
+                       {"calculate": "'ε = ' + format(datum.e, '.4~g')", "as": "label"}],
+         "mark": {"type": "text", "align": "right", "baseline": "top", "dy": 3,
+                  "fontSize": 11},
+         "encoding": {"x": {**xe, "field": "xmax"},
+                      "y": {"field": "e", "type": "quantitative", "title": title},
+                      "text": {"field": "label"}}},
+    ]
+
+
+def _panel(title: str, layers: list[dict]) -> dict:
+    return {"title": {"text": title, "anchor": "start", "fontSize": 13},
+            "layer": layers,
+            # one canvas instead of an SVG node per mark: cheaper to redraw
+            "usermeta": {"embedOptions": {"renderer": "canvas"}},
+            # the same axis width in every panel, so their time axes line up
+            "config": {"axisY": {"minExtent": 64, "maxExtent": 64}}}
+
+
+def _frame(x: np.ndarray, rows: np.ndarray, **columns: np.ndarray) -> pd.DataFrame:
+    """The drawn ``rows`` of a panel: x, t, the given per-timestamp columns (scalars
+    are repeated) and the hover bands."""
+    return _with_bands(pd.DataFrame({
+        "x": x[rows], "t": rows,
+        **{k: (np.full(rows.size, float(v)) if np.ndim(v) == 0 else np.asarray(v)[rows])
+           for k, v in columns.items()}}))
+
+
+def budget_panels(track: Track, rel: Release, radius: float, *,
+                  leakage: dict[str, np.ndarray] | None = None,
+                  displacement: bool = False) -> list[tuple[pd.DataFrame, dict]]:
+    """``(data, Vega-Lite spec)`` of each panel, top to bottom.
+
+    * Budget: ε_t at each timestamp (a filled step line; landmarks as red stars) and the
+      theorem's total Σ_{i∈L∪{t}} ε_i, which must stay ≤ ε (dashed) for landmark privacy
+      (Katsomallos et al. CODASPY'22).
+    * With ``displacement``: the distance of each released point from the true one
+      (metres, log scale; at most MAX_MARKERS markers) and Planar Laplace's expected
+      2r/ε_t at the noisy releases (Andrés et al. CCS'13).
+    * With ``leakage`` (``{'TPL': …, 'landmark TPL': …}``, Cao et al. ICDE'17): the two
+      curves against ε.
+
+    Tracks longer than DISPLAY_MAX_POINTS keep, per pixel-wide run of timestamps, the
+    minimum and maximum of every curve and every landmark (display only: every number
+    and download uses the whole release). The specifications depend only on ``track``,
+    ``displacement`` and whether ``leakage`` is given."""
+    T = len(track)
+    x, dates = x_values(track)
+    xe = _x_encoding(dates)
+    is_lm = np.zeros(T, dtype=bool)
+    is_lm[rel.landmarks] = True
+    panels: list[tuple[pd.DataFrame, dict]] = []
+
+    def y(field: str, title: str, **extra) -> dict:
+        return {"field": field, "type": "quantitative", "title": title, **extra}
+
+    def number(field: str, title: str, fmt: str = ".4g") -> dict:
+        return {"field": field, "type": "quantitative", "title": title, "format": fmt}
+
+    rows = display_indices(T, [rel.epsilon_t, rel.verdict.totals], keep=rel.landmarks)
+    budget = _frame(x, rows, eps=rel.epsilon_t, total=rel.verdict.totals, lm=is_lm,
+                    epsilon=rel.epsilon)
+    paint = _painter("ε_t (budget spent)", "landmark",
+                     "landmarks + this timestamp (must stay ≤ ε)", "ε")
+    panels.append((budget, _panel("Budget spent at each timestamp (ε_t)", [
+        paint("ε_t (budget spent)", {
+            "params": [_zoom()],
+            "mark": {"type": "area", "interpolate": "step-after", "opacity": 0.3,
+                     "line": {"strokeWidth": 1}},
+            "encoding": {"x": xe, "y": y("eps", "ε_t", scale={"zero": True})}}),
+        paint("landmarks + this timestamp (must stay ≤ ε)", {
+            "mark": {"type": "line", "interpolate": "step", "strokeWidth": 1.5},
+            "encoding": {"x": xe, "y": y("total", "ε_t")}}),
+        paint("landmark", {
+            "transform": [{"filter": "datum.lm"}],
+            "mark": {"type": "point", "shape": STAR, "filled": True, "size": 110,
+                     "stroke": "white", "strokeWidth": 0.8, "opacity": 1},
+            "encoding": {"x": xe, "y": y("eps", "ε_t")}}),
+        *_epsilon_rule(paint, xe, "ε_t"),
+        _hover(dates, xe, [number("eps", "ε_t"), number("total", "Σ over L∪{t}"),
+                           {"field": "landmark", "type": "nominal"}],
+               calculate=[{"calculate": "datum.lm ? 'yes' : 'no'", "as": "landmark"}]),
+    ])))
+
+    if displacement:
+        pub = rel.published
+        approx = ~pub & ~rel.withheld
+        shown = np.zeros(T, dtype=bool)
+        shown[marker_indices(T, MAX_MARKERS, keep=rel.landmarks)] = True
+        err = np.maximum(rel.errors, 0.1)  # log scale: a point released exactly stays
+        expected = np.full(T, np.nan)
+        expected[pub] = 2.0 * radius / rel.epsilon_t[pub]
+        rows = np.union1d(display_indices(T, [expected], keep=rel.landmarks),
+                          np.flatnonzero(shown))
+        disp = _frame(x, rows, noisy=np.where(pub & shown, err, np.nan),
+                      approx=np.where(approx & shown, err, np.nan), expected=expected)
+        metres = {"scale": {"type": "log"}, "axis": {"labelExpr": (
+            "datum.value >= 1000 ? format(datum.value / 1000, ',.4~g') + ' km' : "
+            "format(datum.value, ',.4~g') + ' m'")}}
+        paint = _painter("displacement (noisy release)", "displacement (approximation)",
+                         "expected 2r/ε_t")
+        panels.append((disp, _panel("Displacement of each released point (metres)", [
+            paint("displacement (noisy release)", {
+                "params": [_zoom()],
+                "mark": {"type": "point", "filled": True, "size": 18, "opacity": 0.8},
+                "encoding": {"x": xe, "y": y("noisy", "metres (log)", **metres)}}),
+            paint("displacement (approximation)", {
+                "mark": {"type": "point", "filled": False, "size": 18},
+                "encoding": {"x": xe, "y": y("approx", "metres (log)", **metres)}}),
+            paint("expected 2r/ε_t", {
+                "mark": {"type": "line", "interpolate": "step", "strokeDash": [5, 3],
+                         "strokeWidth": 1.5},
+                "encoding": {"x": xe, "y": y("expected", "metres (log)", **metres)}}),
+            _hover(dates, xe, [number("noisy", "moved (m, noisy)", ",.0f"),
+                               number("approx", "moved (m, approximation)", ",.0f"),
+                               number("expected", "expected 2r/ε_t (m)", ",.0f")]),
+        ])))
+
+    if leakage:
+        tpl = np.asarray(leakage["TPL"], dtype=float)
+        ltpl = np.asarray(leakage["landmark TPL"], dtype=float)
+        rows = display_indices(T, [tpl, ltpl], keep=rel.landmarks)
+        leak = _frame(x, rows, tpl=tpl, ltpl=ltpl, epsilon=rel.epsilon)
+        paint = _painter("TPL", "landmark TPL", "ε")
+        panels.append((leak, _panel(
+            "Privacy leakage under temporal correlation (Cao et al. ICDE'17)", [
+                paint("TPL", {
+                    "params": [_zoom()],
+                    "mark": {"type": "line", "strokeDash": [2, 2], "strokeWidth": 2},
+                    "encoding": {"x": xe, "y": y("tpl", "leakage", scale={"zero": True})}}),
+                paint("landmark TPL", {
+                    "mark": {"type": "line", "strokeWidth": 2},
+                    "encoding": {"x": xe, "y": y("ltpl", "leakage")}}),
+                *_epsilon_rule(paint, xe, "leakage"),
+                _hover(dates, xe, [number("tpl", "TPL"), number("ltpl", "landmark TPL")]),
+            ])))
+    return panels
