@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from lmdk_core.data.demo_track import demo_track, demo_track_landmarks
 from lmdk_core.data.track import Track, Waypoint
 from lmdk_core.decimation import DISPLAY_MAX_POINTS
+from lmdk_core.figures.common import data_labels
 from lmdk_core.figures.map import map_spec
 from lmdk_core.figures.track_budget import budget_panels, x_values
 from lmdk_core.release import release_trajectory
@@ -31,6 +32,11 @@ def demo():
 
 def leakage_of(rel):
     return {"TPL": rel.epsilon_t * 1.5, "landmark TPL": rel.verdict.totals * 1.2}
+
+
+def x_of(spec: dict) -> dict:
+    """The time axis' encoding (of the first layer that has one)."""
+    return next(la["encoding"]["x"] for la in spec["layer"] if "x" in la.get("encoding", {}))
 
 
 def valid_vega_lite(spec: dict) -> None:
@@ -67,7 +73,11 @@ def test_displacement_and_leakage_panels(demo):
     assert np.allclose(leak["ltpl"], rel.verdict.totals * 1.2)
     for _, spec in panels:
         valid_vega_lite(spec)
-    # a panel's legend lists only what it draws
+    # a panel's legend lists only what it draws, in the colours it draws them
+    for _, spec in panels:
+        scale = spec["layer"][0]["encoding"]["color"]["scale"]
+        drawn = {la["mark"].get("color") for la in spec["layer"][1:]} - {None}
+        assert set(scale["range"]) == drawn
     budget_legend = panels[0][1]["layer"][0]["encoding"]["color"]["scale"]["domain"]
     assert "TPL" not in budget_legend and "landmark" in budget_legend
 
@@ -103,11 +113,12 @@ def test_dates_are_utc_milliseconds_on_a_temporal_axis(demo):
     data, spec = budget_panels(tr, rel, 100.0)[0]
     ms = np.asarray(tr.time, "datetime64[ms]").astype(np.int64)
     assert np.array_equal(data["x"].to_numpy(), ms.astype(float))
-    x = spec["layer"][0]["encoding"]["x"]
+    x = x_of(spec)
     assert x["type"] == "temporal" and x["scale"]["type"] == "utc"
-    hover = spec["layer"][-1]
-    assert "utcFormat(datum.x" in hover["transform"][0]["calculate"]
-    assert {f["field"] for f in hover["encoding"]["tooltip"]} >= {"t", "time", "eps"}
+    tooltip = spec["layer"][-1]["encoding"]["tooltip"]
+    assert {f["field"] for f in tooltip} >= {"t", "time", "eps", "landmark"}
+    assert list(data["time"]) == data_labels(tr)
+    assert set(data.loc[data["lm"], "landmark"]) == {"yes"}
 
 
 def test_a_track_without_times_uses_indices():
@@ -117,7 +128,7 @@ def test_a_track_without_times_uses_indices():
     rel = release_trajectory(tr.lat, tr.lon, [1], 1.0, 50.0, "skip", 0)
     data, spec = budget_panels(tr, rel, 50.0)[0]
     assert list(data["x"]) == [0, 1, 2]
-    assert spec["layer"][0]["encoding"]["x"]["type"] == "quantitative"
+    assert x_of(spec)["type"] == "quantitative"
     json.dumps(map_spec(tr, rel, 50.0, waypoints=tr.waypoints))  # the map of a tiny track
     one = Track(lat=np.array([48.0]), lon=np.array([2.0]), time=np.arange(1.0),
                 time_kind="index")

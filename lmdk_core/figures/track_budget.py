@@ -12,14 +12,12 @@ returns plain values; no streamlit.
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pandas as pd
 
 from lmdk_core.data.track import Track
 from lmdk_core.decimation import display_indices
-from lmdk_core.figures.common import COLORS, date_axis_values
+from lmdk_core.figures.common import COLORS, data_labels, date_axis_values
 from lmdk_core.figures.map import MAX_MARKERS, marker_indices
 from lmdk_core.release import Release
 
@@ -62,22 +60,28 @@ def x_values(track: Track) -> tuple[np.ndarray, bool]:
 
 
 def _painter(*names: str):
-    """``paint(name, layer)``: ``layer`` drawn in the colour of ``name`` and listed under
-    it in the panel's legend (one colour scale per panel, listing only what it draws; the
-    name is a constant field ``series`` of the layer's rows)."""
-    scale = {"domain": list(names), "range": [_SERIES[n] for n in names]}
+    """``(legend layer, paint)`` of a panel drawing the series ``names``: the layer only
+    draws the legend, one entry per name; ``paint(name, layer)`` gives ``layer`` that
+    name's colour as a constant (a colour field would be one more value computed per
+    row in the browser on every redraw)."""
 
     def paint(name: str, layer: dict) -> dict:
         if name not in names:
             raise ValueError(f"{name!r} is not a series of this panel")
-        layer.setdefault("transform", []).append(
-            {"calculate": json.dumps(name), "as": "series"})
-        layer["encoding"]["color"] = {
-            "field": "series", "type": "nominal", "scale": scale,
-            "legend": {"title": None, "orient": "bottom", "direction": "horizontal",
-                       "labelLimit": 0}}
+        layer["mark"]["color"] = _SERIES[name]
         return layer
-    return paint
+    return _legend(*names), paint
+
+
+def _legend(*names: str) -> dict:
+    """A layer that draws nothing but the legend of ``names``."""
+    return {"data": {"values": [{"series": n} for n in names]},
+            "mark": {"type": "point", "filled": True, "opacity": 0},
+            "encoding": {"color": {
+                "field": "series", "type": "nominal",
+                "scale": {"domain": list(names), "range": [_SERIES[n] for n in names]},
+                "legend": {"title": None, "orient": "bottom", "direction": "horizontal",
+                           "labelLimit": 0, "symbolOpacity": 1, "symbolType": "circle"}}}}
 
 
 def _x_encoding(dates: bool) -> dict:
@@ -92,24 +96,16 @@ def _x_encoding(dates: bool) -> dict:
     return {"field": "x", "type": "quantitative", "title": "t", "scale": {"nice": False}}
 
 
-def _hover(dates: bool, xe: dict, fields: list[dict], calculate: tuple = ()) -> dict:
+def _hover(dates: bool, xe: dict, fields: list[dict]) -> dict:
     """One transparent full-height band per timestamp (halfway to its neighbours: the
     data's ``band0`` to ``band1``, see :func:`_with_bands`) that shows that timestamp's
-    values on hover and is tinted while the pointer is on it. Bands need no nearest-point
-    search, which (a Voronoi diagram over every point, rebuilt with the data) cost
-    ~0.1 s per redraw in the browser."""
-    when = ([{"field": "time", "type": "nominal", "title": "time"}] if dates else [])
+    values on hover. Bands need no nearest-point search, which (a Voronoi diagram over
+    every point, rebuilt with the data) cost ~0.1 s per redraw in the browser."""
+    when = [{"field": "time", "type": "nominal"}] if dates else []
     return {
-        "params": [{"name": "hover", "select": {"type": "point", "on": "pointerover",
-                                                "clear": "pointerout"}}],
-        "transform": ([{"calculate": "utcFormat(datum.x, '%a %d %b %H:%M:%S')",
-                        "as": "time"}] if dates else []) + list(calculate),
-        "mark": {"type": "rect", "y": 0, "y2": {"expr": "height"}},
+        "mark": {"type": "rect", "y": 0, "y2": {"expr": "height"}, "fill": "transparent"},
         "encoding": {
             "x": {**xe, "field": "band0"}, "x2": {"field": "band1"},
-            "fill": {"condition": {"param": "hover", "empty": False,
-                                   "value": "rgba(0,0,0,0.12)"},
-                     "value": "transparent"},
             "tooltip": [{"field": "t", "type": "quantitative", "title": "t"}, *when,
                         *fields]},
     }
@@ -160,11 +156,12 @@ def _panel(title: str, layers: list[dict]) -> dict:
             "config": {"axisY": {"minExtent": 64, "maxExtent": 64}}}
 
 
-def _frame(x: np.ndarray, rows: np.ndarray, **columns: np.ndarray) -> pd.DataFrame:
-    """The drawn ``rows`` of a panel: x, t, the given per-timestamp columns (scalars
-    are repeated) and the hover bands."""
+def _frame(x: np.ndarray, labels: np.ndarray | None, rows: np.ndarray,
+           **columns: np.ndarray) -> pd.DataFrame:
+    """The drawn ``rows`` of a panel: x, t, the time label (for dates), the given
+    per-timestamp columns (scalars are repeated) and the hover bands."""
     return _with_bands(pd.DataFrame({
-        "x": x[rows], "t": rows,
+        "x": x[rows], "t": rows, **({"time": labels[rows]} if labels is not None else {}),
         **{k: (np.full(rows.size, float(v)) if np.ndim(v) == 0 else np.asarray(v)[rows])
            for k, v in columns.items()}}))
 
@@ -190,6 +187,9 @@ def budget_panels(track: Track, rel: Release, radius: float, *,
     T = len(track)
     x, dates = x_values(track)
     xe = _x_encoding(dates)
+    # the hover's time, as the page writes it elsewhere (a string per drawn row: cheaper
+    # than formatting it in the browser on every redraw)
+    labels = np.asarray(data_labels(track), dtype=object) if dates else None
     is_lm = np.zeros(T, dtype=bool)
     is_lm[rel.landmarks] = True
     panels: list[tuple[pd.DataFrame, dict]] = []
@@ -201,11 +201,13 @@ def budget_panels(track: Track, rel: Release, radius: float, *,
         return {"field": field, "type": "quantitative", "title": title, "format": fmt}
 
     rows = display_indices(T, [rel.epsilon_t, rel.verdict.totals], keep=rel.landmarks)
-    budget = _frame(x, rows, eps=rel.epsilon_t, total=rel.verdict.totals, lm=is_lm,
-                    epsilon=rel.epsilon)
-    paint = _painter("ε_t (budget spent)", "landmark",
-                     "landmarks + this timestamp (must stay ≤ ε)", "ε")
+    budget = _frame(x, labels, rows, eps=rel.epsilon_t, total=rel.verdict.totals, lm=is_lm,
+                    epsilon=rel.epsilon).assign(
+        landmark=lambda d: np.where(d["lm"], "yes", "no"))
+    legend, paint = _painter("ε_t (budget spent)", "landmark",
+                             "landmarks + this timestamp (must stay ≤ ε)", "ε")
     panels.append((budget, _panel("Budget spent at each timestamp (ε_t)", [
+        legend,
         paint("ε_t (budget spent)", {
             "params": [_zoom()],
             "mark": {"type": "area", "interpolate": "step-after", "opacity": 0.3,
@@ -221,8 +223,7 @@ def budget_panels(track: Track, rel: Release, radius: float, *,
             "encoding": {"x": xe, "y": y("eps", "ε_t")}}),
         *_epsilon_rule(paint, xe, "ε_t"),
         _hover(dates, xe, [number("eps", "ε_t"), number("total", "Σ over L∪{t}"),
-                           {"field": "landmark", "type": "nominal"}],
-               calculate=[{"calculate": "datum.lm ? 'yes' : 'no'", "as": "landmark"}]),
+                           {"field": "landmark", "type": "nominal"}]),
     ])))
 
     if displacement:
@@ -235,14 +236,15 @@ def budget_panels(track: Track, rel: Release, radius: float, *,
         expected[pub] = 2.0 * radius / rel.epsilon_t[pub]
         rows = np.union1d(display_indices(T, [expected], keep=rel.landmarks),
                           np.flatnonzero(shown))
-        disp = _frame(x, rows, noisy=np.where(pub & shown, err, np.nan),
+        disp = _frame(x, labels, rows, noisy=np.where(pub & shown, err, np.nan),
                       approx=np.where(approx & shown, err, np.nan), expected=expected)
         metres = {"scale": {"type": "log"}, "axis": {"labelExpr": (
             "datum.value >= 1000 ? format(datum.value / 1000, ',.4~g') + ' km' : "
             "format(datum.value, ',.4~g') + ' m'")}}
-        paint = _painter("displacement (noisy release)", "displacement (approximation)",
-                         "expected 2r/ε_t")
+        legend, paint = _painter("displacement (noisy release)",
+                                 "displacement (approximation)", "expected 2r/ε_t")
         panels.append((disp, _panel("Displacement of each released point (metres)", [
+            legend,
             paint("displacement (noisy release)", {
                 "params": [_zoom()],
                 "mark": {"type": "point", "filled": True, "size": 18, "opacity": 0.8},
@@ -263,10 +265,11 @@ def budget_panels(track: Track, rel: Release, radius: float, *,
         tpl = np.asarray(leakage["TPL"], dtype=float)
         ltpl = np.asarray(leakage["landmark TPL"], dtype=float)
         rows = display_indices(T, [tpl, ltpl], keep=rel.landmarks)
-        leak = _frame(x, rows, tpl=tpl, ltpl=ltpl, epsilon=rel.epsilon)
-        paint = _painter("TPL", "landmark TPL", "ε")
+        leak = _frame(x, labels, rows, tpl=tpl, ltpl=ltpl, epsilon=rel.epsilon)
+        legend, paint = _painter("TPL", "landmark TPL", "ε")
         panels.append((leak, _panel(
             "Privacy leakage under temporal correlation (Cao et al. ICDE'17)", [
+                legend,
                 paint("TPL", {
                     "params": [_zoom()],
                     "mark": {"type": "line", "strokeDash": [2, 2], "strokeWidth": 2},
