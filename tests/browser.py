@@ -52,6 +52,21 @@ def map_landmarks(page) -> list[int]:
     return sorted(page.evaluate("() => [...window.__lmdkTrackMap.landmarks]"))
 
 
+def wait_until_still(page, quiet_ms: int = 1000, timeout_ms: float = 60_000) -> None:
+    """Wait until the page's DOM has not changed for ``quiet_ms`` (charts drawn, reruns
+    done): the moment a person would act."""
+    page.wait_for_function("""ms => {
+        const w = window.__lmdkStill || (window.__lmdkStill = (() => {
+            const s = {last: performance.now()};
+            new MutationObserver(() => { s.last = performance.now(); })
+                .observe(document.body, {subtree: true, childList: true, attributes: true,
+                                         characterData: true});
+            return s;
+        })());
+        return performance.now() - w.last >= ms;
+    }""", arg=quiet_ms, timeout=timeout_ms, polling=100)
+
+
 @contextlib.contextmanager
 def phone_page():
     """A page on a phone-sized touch screen (390×844, scale 2) in its own chromium;

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser import wait_for_app
+from tests.browser import wait_for_app, wait_until_still
 from tests.conftest import ARTIFACTS
 
 pytestmark = pytest.mark.browser
@@ -133,9 +133,13 @@ def test_tapping_points_on_a_phone_marks_them(app_url):
         points = page.locator(".js-plotly-plot .scatterlayer .trace").first.locator(
             "path.point")
         points.nth(0).wait_for(timeout=60_000)
-        page.wait_for_timeout(3000)  # plotly binds its handlers after drawing
         seen = landmark_chips(page)
         for k in (40, 100, 150):
+            # plotly binds its handlers once the chart is drawn, and a changed chart is
+            # drawn anew after each rerun (twice): a tap that lands meanwhile is lost. Tap
+            # once the page has been still for a second, as a person would (a fixed wait
+            # lost the first tap under full load)
+            wait_until_still(page)
             pt = points.nth(k)
             pt.scroll_into_view_if_needed()
             box = pt.bounding_box()
