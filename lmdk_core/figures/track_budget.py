@@ -29,7 +29,7 @@ PANEL_HEIGHT = 330
 #: a five-pointed star (landmarks), as a Vega-Lite shape path on the unit square
 STAR = ("M0,-1L0.224,-0.309L0.951,-0.309L0.363,0.118L0.588,0.809L0,0.382L-0.588,0.809"
         "L-0.363,0.118L-0.951,-0.309L-0.224,-0.309Z")
-#: the legend's names and colours, one shared scale for all panels
+#: the series' names (as the legends show them) and colours
 _SERIES = {
     "ε_t (budget spent)": COLORS["regular"],
     "landmark": COLORS["landmark"],
