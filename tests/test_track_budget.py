@@ -128,7 +128,7 @@ def test_a_track_without_times_uses_indices():
     rel = release_trajectory(tr.lat, tr.lon, [1], 1.0, 50.0, "skip", 0)
     data, spec = budget_panels(tr, rel, 50.0)[0]
     assert list(data["x"]) == [0, 1, 2]
-    assert x_of(spec)["type"] == "quantitative"
+    assert x_of(spec)["type"] == "quantitative" and x_of(spec)["title"] == "t"
     json.dumps(map_spec(tr, rel, 50.0, waypoints=tr.waypoints))  # the map of a tiny track
     one = Track(lat=np.array([48.0]), lon=np.array([2.0]), time=np.arange(1.0),
                 time_kind="index")
@@ -141,8 +141,12 @@ def test_missing_times_fall_back_to_indices():
     times = pd.to_datetime(["2024-01-01 10:00", None, "2024-01-01 10:02"]).to_numpy()
     tr = Track(lat=np.array([48.0, 48.001, 48.002]), lon=np.array([2.0, 2.0, 2.0]),
                time=times, time_kind="datetime")
-    x, dates = x_values(tr)
-    assert not dates and list(x) == [0, 1, 2]
+    x, kind = x_values(tr)
+    assert kind == "index" and list(x) == [0, 1, 2]
+    seconds = Track(lat=tr.lat, lon=tr.lon, time=np.array([0.0, 2.5, 4.0]), time_kind="number")
+    rel = release_trajectory(seconds.lat, seconds.lon, [1], 1.0, 50.0, "uniform", 0)
+    data, spec = budget_panels(seconds, rel, 50.0)[0]
+    assert list(data["x"]) == [0.0, 2.5, 4.0] and x_of(spec)["title"] == "time"
 
 
 @settings(max_examples=40, deadline=None)

@@ -43,20 +43,20 @@ _SERIES = {
 }
 
 
-def x_values(track: Track) -> tuple[np.ndarray, bool]:
-    """(x of every timestamp, whether they are dates): milliseconds since 1970 (read as
-    UTC, so a time shows as written in the file) when every point has a time, else the
-    timestamp index t."""
+def x_values(track: Track) -> tuple[np.ndarray, str]:
+    """(x of every timestamp, its kind): milliseconds since 1970 (read as UTC, so a time
+    shows as written in the file; kind "date") or the numeric times ("number") when every
+    point has one, else the timestamp index t ("index")."""
     T = len(track)
     if track.time_kind == "datetime":
         x = date_axis_values(np.asarray(track.time))
         if not np.isnan(x).any():
-            return x, True
-    elif track.time_kind != "index":
+            return x, "date"
+    elif track.time_kind == "number":
         x = np.asarray(track.time, dtype=float)
         if np.isfinite(x).all():
-            return x, False
-    return np.arange(T, dtype=float), False
+            return x, "number"
+    return np.arange(T, dtype=float), "index"
 
 
 def _painter(*names: str):
@@ -84,16 +84,17 @@ def _legend(*names: str) -> dict:
                            "labelLimit": 0, "symbolOpacity": 1, "symbolType": "circle"}}}}
 
 
-def _x_encoding(dates: bool) -> dict:
+def _x_encoding(kind: str) -> dict:
     """The time axis (every panel's data has every drawn timestamp's x, so the panels'
     axes span the same range)."""
-    if dates:  # UTC: the milliseconds are the file's wall times
+    if kind == "date":  # UTC: the milliseconds are the file's wall times
         return {"field": "x", "type": "temporal", "title": None, "scale": {"type": "utc"},
                 # 24-hour times; a tick at midnight names the day
                 "axis": {"labelExpr": "utcFormat(datum.value, '%H:%M') == '00:00' ? "
                                       "utcFormat(datum.value, '%a %d %b') : "
                                       "utcFormat(datum.value, '%H:%M')"}}
-    return {"field": "x", "type": "quantitative", "title": "t", "scale": {"nice": False}}
+    return {"field": "x", "type": "quantitative", "title": "t" if kind == "index" else "time",
+            "scale": {"nice": False}}
 
 
 def _hover(dates: bool, xe: dict, fields: list[dict]) -> dict:
@@ -185,8 +186,9 @@ def budget_panels(track: Track, rel: Release, radius: float, *,
     and download uses the whole release). The specifications depend only on ``track``,
     ``displacement`` and whether ``leakage`` is given."""
     T = len(track)
-    x, dates = x_values(track)
-    xe = _x_encoding(dates)
+    x, kind = x_values(track)
+    dates = kind == "date"
+    xe = _x_encoding(kind)
     # the hover's time, as the page writes it elsewhere (a string per drawn row: cheaper
     # than formatting it in the browser on every redraw)
     labels = np.asarray(data_labels(track), dtype=object) if dates else None
