@@ -62,7 +62,7 @@ def test_displacement_and_leakage_panels(demo):
     tr, rel = demo
     panels = budget_panels(tr, rel, 100.0, displacement=True, leakage=leakage_of(rel))
     titles = [spec["title"]["text"] for _, spec in panels]
-    assert [t.split()[0] for t in titles] == ["Budget", "Displacement", "Privacy"]
+    assert [t.split()[0] for t in titles] == ["Budget", "Displacement", "Leakage"]
     disp, leak = panels[1][0], panels[2][0]
     pub = rel.published
     # published points: their (noisy) displacement and 2r/ε_t; others: nothing drawn

@@ -80,7 +80,11 @@ def _legend(*names: str) -> dict:
             "encoding": {"color": {
                 "field": "series", "type": "nominal",
                 "scale": {"domain": list(names), "range": [_SERIES[n] for n in names]},
+                # one row; one entry per line, shortened, on a narrow (phone) screen
                 "legend": {"title": None, "orient": "bottom", "direction": "horizontal",
+                           "columns": {"expr": "width < 520 ? 1 : 0"},
+                           "labelExpr": "width < 520 ? replace(datum.label, "
+                                        "' (must stay ≤ ε)', ' (≤ ε)') : datum.label",
                            "labelLimit": 0, "symbolOpacity": 1, "symbolType": "circle"}}}}
 
 
@@ -148,8 +152,9 @@ def _epsilon_rule(paint, xe: dict, title: str) -> list[dict]:
     ]
 
 
-def _panel(title: str, layers: list[dict]) -> dict:
-    return {"title": {"text": title, "anchor": "start", "fontSize": 13},
+def _panel(title: str, layers: list[dict], subtitle: str = "") -> dict:
+    return {"title": {"text": title, "anchor": "start", "fontSize": 13,
+                      **({"subtitle": subtitle} if subtitle else {})},
             "layer": layers,
             # one canvas instead of an SVG node per mark: cheaper to redraw
             "usermeta": {"embedOptions": {"renderer": "canvas"}},
@@ -208,7 +213,7 @@ def budget_panels(track: Track, rel: Release, radius: float, *,
         landmark=lambda d: np.where(d["lm"], "yes", "no"))
     legend, paint = _painter("ε_t (budget spent)", "landmark",
                              "landmarks + this timestamp (must stay ≤ ε)", "ε")
-    panels.append((budget, _panel("Budget spent at each timestamp (ε_t)", [
+    panels.append((budget, _panel("Budget spent at each timestamp (ε_t)", layers=[
         legend,
         paint("ε_t (budget spent)", {
             "params": [_zoom()],
@@ -245,7 +250,8 @@ def budget_panels(track: Track, rel: Release, radius: float, *,
             "format(datum.value, ',.4~g') + ' m'")}}
         legend, paint = _painter("displacement (noisy release)",
                                  "displacement (approximation)", "expected 2r/ε_t")
-        panels.append((disp, _panel("Displacement of each released point (metres)", [
+        panels.append((disp, _panel("Displacement of each released point", subtitle=(
+            "metres, log scale; dashed: expected 2r/ε_t (Andrés et al. CCS'13)"), layers=[
             legend,
             paint("displacement (noisy release)", {
                 "params": [_zoom()],
@@ -270,7 +276,8 @@ def budget_panels(track: Track, rel: Release, radius: float, *,
         leak = _frame(x, labels, rows, tpl=tpl, ltpl=ltpl, epsilon=rel.epsilon)
         legend, paint = _painter("TPL", "landmark TPL", "ε")
         panels.append((leak, _panel(
-            "Privacy leakage under temporal correlation (Cao et al. ICDE'17)", [
+            "Leakage under temporal correlation", subtitle="TPL and landmark TPL (Cao et al. "
+            "ICDE'17)", layers=[
                 legend,
                 paint("TPL", {
                     "params": [_zoom()],
