@@ -335,12 +335,22 @@ lm_labels = dict(zip(ends, hover_labels(series.time[ends], series.time_kind),
                      strict=True)) if ends else {}
 
 
+def _when(t: int) -> str:
+    """The time of t, or '' when the series' times are just t again (0, 1, 2, …)."""
+    label = lm_labels[t]
+    return "" if label == str(t) else label
+
+
 def chip_label(entry: object) -> str:
-    """'t=12 · Mon …' for a landmark, 't=100–239 · … – … (140 timestamps)' for a run."""
+    """'t=12 · Mon …' for a landmark, 't=100–239 · … – … (140 timestamps)' for a run
+    (without the times when they are the timestamps themselves)."""
     if isinstance(entry, tuple):
         a, b = entry
-        return f"t={a}–{b} · {lm_labels[a]} – {lm_labels[b]} ({b - a + 1} timestamps)"
-    return f"t={entry} · {lm_labels[entry]}" if entry in lm_labels else str(entry)
+        when = f" · {_when(a)} – {_when(b)}" if _when(a) or _when(b) else ""
+        return f"t={a}–{b}{when} ({b - a + 1} timestamps)"
+    if entry not in lm_labels:
+        return str(entry)
+    return f"t={entry} · {_when(entry)}" if _when(entry) else f"t={entry}"
 
 
 st.session_state.setdefault("suggestions", {})
