@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import math
+import threading
+from collections import OrderedDict
 
 import numpy as np
 import streamlit as st
@@ -80,13 +82,53 @@ def sparse_note(states: np.ndarray, n: int) -> None:
 
 
 # ---------------------------------------------------------------- cached engine calls
-@st.cache_data(max_entries=32, show_spinner=False)
+class _CalibrationResults:
+    """Calibration results shared by every session of this server (at most ``size``; the
+    oldest goes first). Not ``st.cache_data``: the search reports its progress to a bar
+    drawn by the page, and a cached function that writes to an element created outside it
+    cannot be replayed on a cache hit (Streamlit's ``CacheReplayClosureError`` for the
+    second person who calibrated the same thing)."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._items: OrderedDict[tuple, CalibrationResult] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple) -> CalibrationResult | None:
+        with self._lock:
+            return self._items.get(key)
+
+    def put(self, key: tuple, value: CalibrationResult) -> None:
+        with self._lock:
+            self._items[key] = value
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+
+
+@st.cache_resource(show_spinner=False)
+def _calibration_results() -> _CalibrationResults:
+    return _CalibrationResults(32)
+
+
 def cached_calibration(kind: str, target: float, eps_t: np.ndarray, landmarks: tuple[int, ...],
-                       pb: bytes, pf: bytes, n: int, _progress=None) -> CalibrationResult:
+                       pb: bytes, pf: bytes, n: int, progress=None) -> CalibrationResult:
+    """The calibration of ``eps_t`` to ``target`` (Cao et al. ICDE'17's loss functions of
+    the backward/forward matrices ``pb``/``pf``), computed once per server for the same
+    inputs; ``progress(fraction, message)`` is called only when it is computed."""
+    key = (kind, float(target), landmarks, n,
+           hashlib.sha1(np.ascontiguousarray(eps_t, dtype=float).tobytes()).hexdigest(),
+           hashlib.sha1(pb).hexdigest(), hashlib.sha1(pf).hexdigest())
+    store = _calibration_results()
+    hit = store.get(key)
+    if hit is not None:
+        return hit
     lb, lf = cached_loss(pb, n), cached_loss(pf, n)
     if kind == "constant":
-        return calibrate_epsilon(target, lb, lf, length=int(eps_t.size), progress=_progress)
-    return calibrate_scale(eps_t, target, lb, lf, list(landmarks), progress=_progress)
+        res = calibrate_epsilon(target, lb, lf, length=int(eps_t.size), progress=progress)
+    else:
+        res = calibrate_scale(eps_t, target, lb, lf, list(landmarks), progress=progress)
+    store.put(key, res)
+    return res
 
 
 # ---------------------------------------------------------------- callbacks
@@ -354,7 +396,7 @@ if cal is None:
                 kind, float(target), base_eps, tuple(landmarks),
                 np.ascontiguousarray(backward).tobytes(),
                 np.ascontiguousarray(forward).tobytes(), n_states,
-                _progress=lambda f, msg: bar.progress(min(max(float(f), 0.0), 1.0),
+                progress=lambda f, msg: bar.progress(min(max(float(f), 0.0), 1.0),
                                                       text=str(msg)))
         except InputError as exc:
             bar.empty()

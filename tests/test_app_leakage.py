@@ -201,3 +201,18 @@ def test_geometric_on_real_valued_data_is_a_clear_error_with_the_fix(leakage):
     assert len(msgs) == 1
     assert "are not whole numbers" in msgs[0] and "choose Laplace" in msgs[0]
     assert "set Δf to a whole number" in msgs[0]
+
+
+def test_the_same_calibration_in_two_sessions():
+    """The second person to calibrate the same thing gets the first one's result (shared
+    by the server) instead of Streamlit's CacheReplayClosureError: the search reports its
+    progress to a bar drawn by the page, which a cached function cannot replay."""
+    shown = []
+    for _ in range(2):  # two sessions, one after the other, same settings and α
+        at = open_page("leakage", TIMEOUT)
+        at.number_input(key="lk_target").set_value(1.37).run()
+        calibrate(at)
+        assert not at.error, [e.value for e in at.error]
+        shown.append((metric(at, "Scale factor"), metric(at, "Achieved max landmark TPL")))
+    assert shown[0] == shown[1]
+    assert float(shown[0][1]) <= 1.37
