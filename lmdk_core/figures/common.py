@@ -17,8 +17,9 @@ from plotly.subplots import make_subplots
 from lmdk_core.decimation import display_indices
 from lmdk_core.object_memo import per_object
 
-__all__ = ["BARS_MAX_POINTS", "COLORS", "data_labels", "date_axis_values", "decimate_figure",
-           "display_values", "hover_labels", "hline", "subplot_axes", "subplot_layout"]
+__all__ = ["BARS_MAX_POINTS", "COLORS", "bar_width", "data_labels", "date_axis_values",
+           "decimate_figure", "display_values", "hover_labels", "hline", "subplot_axes",
+           "subplot_layout"]
 
 #: budgets of longer series are drawn as a filled step line (one SVG path) with landmark
 #: markers instead of one bar per timestamp: thousands of bars took the browser about a
@@ -125,6 +126,30 @@ def display_values(y: np.ndarray) -> np.ndarray:
     instead of 8 (7 significant digits; hover shows 4). NaN and ±inf are kept."""
     with np.errstate(over="ignore"):
         return np.asarray(y, dtype=float).astype(np.float32)
+
+
+def bar_width(x: np.ndarray) -> float | None:
+    """One width for every bar over the time axis ``x``: 80 % of the median spacing of
+    consecutive values (milliseconds for datetimes, as on a plotly date axis); None when
+    it cannot be told (fewer than two distinct values, or labels that are not numbers).
+
+    Without it plotly.js sizes each bar trace from the spacing of its own points, so a
+    trace holding two far-apart landmarks (t = 40 and t = 120) draws each landmark bar as
+    wide as the gap between them."""
+    x = np.asarray(x)
+    if x.size < 2:
+        return None
+    if np.issubdtype(x.dtype, np.datetime64):
+        v = x.astype("datetime64[ms]").astype(np.int64).astype(float)
+        v[np.isnat(x)] = np.nan
+    else:
+        try:
+            v = x.astype(float)
+        except (TypeError, ValueError):
+            return None
+    d = np.diff(v)
+    d = d[np.isfinite(d) & (d > 0)]
+    return float(0.8 * np.median(d)) if d.size else None
 
 
 def date_axis_values(x: np.ndarray) -> np.ndarray:

@@ -18,6 +18,7 @@ from lmdk_core.decimation import DISPLAY_BUCKETS, DISPLAY_MAX_POINTS, display_in
 from lmdk_core.figures.common import (
     BARS_MAX_POINTS,
     COLORS,
+    bar_width,
     display_values,
     hline,
     hover_labels,
@@ -87,6 +88,7 @@ def side_by_side_figure(
     x = np.asarray(time)
     T = x.shape[0]
     all_labels = np.asarray(hover_labels(x, time_kind) if labels is None else labels)
+    width = bar_width(x)  # one width for every bar trace (not each trace's own spacing)
     if all_labels.shape != (T,):
         raise ValueError(f"{all_labels.shape[0]} hover labels for {T} timestamps")
     # a long series is drawn with min/max per pixel column (landmarks always), chosen
@@ -205,7 +207,7 @@ def side_by_side_figure(
             if T <= BARS_MAX_POINTS and mask.any():
                 i = drawn(rel.epsilon_t, mask)
                 add({"type": "bar", "x": x[i], "y": ys(rel.epsilon_t, i),
-                     "name": f"ε_t ({kind})",
+                     "name": f"ε_t ({kind})", "width": width,
                      "marker": {"color": COLORS[kind], "line": {"width": 0}},
                      "opacity": 0.75, "legendgroup": f"bar-{kind}",
                      "showlegend": legend(f"bar-{kind}"), "customdata": all_labels[i],

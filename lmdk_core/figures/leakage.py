@@ -14,7 +14,13 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from lmdk_core.figures.common import BARS_MAX_POINTS, COLORS, decimate_figure, hover_labels
+from lmdk_core.figures.common import (
+    BARS_MAX_POINTS,
+    COLORS,
+    bar_width,
+    decimate_figure,
+    hover_labels,
+)
 from lmdk_core.leakage.tpl import LeakageResult
 
 __all__ = ["leakage_curves_figure", "matrix_heatmap", "series_state_labels",
@@ -119,6 +125,7 @@ def leakage_curves_figure(
         if x.size <= BARS_MAX_POINTS and mask.any():
             fig.add_trace(go.Bar(
                 x=x[mask], y=result.epsilon_t[mask], name=f"ε_t ({kind})", opacity=0.35,
+                width=bar_width(x),  # one width for both traces (not each one's spacing)
                 marker={"color": COLORS[kind], "line": {"width": 0}},
                 customdata=np.asarray(labels)[mask],
                 hovertemplate="%{customdata}<br>ε_t = %{y:.4g}<extra></extra>",

@@ -9,6 +9,7 @@ from lmdk_core.decimation import display_indices
 from lmdk_core.figures.common import (
     BARS_MAX_POINTS,
     COLORS,
+    bar_width,
     display_values,
     hline,
     subplot_axes,
@@ -171,12 +172,13 @@ def timeline_figure(
                 showlegend=False,
                 **subplot_axes(2),
             ))
+    width = bar_width(x)  # one width for both traces (not each trace's own spacing)
     for mask, kind in ((~is_lm, "regular"), (is_lm, "landmark")):
         sel = idx_eps[mask[idx_eps]]
         if not sel.size or T > BARS_MAX_POINTS:
             continue
         traces.append(go.Bar(
-            x=x[sel], y=display_values(eps_t[sel]), name=f"ε_t ({kind})",
+            x=x[sel], y=display_values(eps_t[sel]), name=f"ε_t ({kind})", width=width,
             marker={"color": COLORS[kind], "line": {"width": 0}},
             customdata=tcol(sel),
             hovertemplate="t=%{customdata[0]} · " + when + " (" + kind + ")"

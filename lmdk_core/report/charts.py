@@ -11,6 +11,7 @@ import plotly.io as pio
 from lmdk_core.data.series import Series
 from lmdk_core.data.track import Track
 from lmdk_core.figures import COLORS, timeline_figure
+from lmdk_core.figures.common import bar_width
 from lmdk_core.release import Release
 from lmdk_core.report.compute import LeakageSummary, ReportData
 
@@ -25,31 +26,12 @@ def _x_axis(data: Series | Track) -> np.ndarray:
     return np.arange(len(data))
 
 
-def _bar_width(x: np.ndarray) -> float | None:
-    """A bar width of 80 % of the median spacing of ``x`` (milliseconds on a date axis).
-
-    Without it plotly sizes each bar trace from its own points, so a trace holding two
-    far-apart landmarks gets bars as wide as the gap."""
-    x = np.asarray(x)
-    if x.size < 2:
-        return None
-    if np.issubdtype(x.dtype, np.datetime64):
-        d = np.diff(x.astype("datetime64[ms]").astype(np.int64)).astype(float)
-    else:
-        try:
-            d = np.diff(x.astype(float))
-        except (TypeError, ValueError):
-            return None
-    d = d[d > 0]
-    return float(0.8 * np.median(d)) if d.size else None
-
-
 def _fix_bars(fig: go.Figure, x: np.ndarray) -> go.Figure:
     """Give every bar the same width and pin the time axis to the data: plotly pads
     the axis of a bar trace by that trace's own point spacing, so a trace of two
     far-apart landmarks would stretch the axis by half the gap."""
     x = np.asarray(x)
-    w = _bar_width(x)
+    w = bar_width(x)
     if w is None:
         return fig
     fig.update_traces(width=w, selector={"type": "bar"})
