@@ -7,10 +7,49 @@ cd "$(dirname "$0")"
 VENV="${LMDK_VENV:-.venv}"
 PY="$VENV/bin/python"
 
+# The Python this project needs (pyproject.toml: requires-python; streamlit>=1.67 needs
+# 3.11). LMDK_PYTHON=/path/to/python3.12 picks another interpreter for the virtualenv.
+NEED_MAJOR=3
+NEED_MINOR=11
+
+find_python() {
+  local c
+  for c in "${LMDK_PYTHON:-}" python3 python3.13 python3.12 python3.11; do
+    [ -n "$c" ] || continue
+    command -v "$c" >/dev/null 2>&1 || continue
+    if "$c" -c "import sys; sys.exit(sys.version_info < ($NEED_MAJOR, $NEED_MINOR))" 2>/dev/null
+    then
+      echo "$c"
+      return 0
+    fi
+  done
+  return 1
+}
+
 setup() {
   local extra="$1"
   if [ ! -x "$PY" ]; then
-    python3 -m venv "$VENV"
+    local base found
+    found="$(command -v "${LMDK_PYTHON:-python3}" 2>/dev/null || true)"
+    if ! base="$(find_python)"; then
+      echo "run.sh: the Landmark Privacy Explorer needs Python >= $NEED_MAJOR.$NEED_MINOR" \
+           "(Streamlit >= 1.67 does not install on older ones)." >&2
+      if [ -n "$found" ]; then
+        echo "run.sh: found $("$found" --version 2>&1) at $found." >&2
+      else
+        echo "run.sh: found no python3 on the PATH." >&2
+      fi
+      echo "run.sh: install Python $NEED_MAJOR.$NEED_MINOR or newer (e.g. 'sudo apt-get install" \
+           "python3.11 python3.11-venv', or from python.org), or point LMDK_PYTHON at it." >&2
+      exit 2
+    fi
+    echo "run.sh: using $("$base" --version 2>&1) ($(command -v "$base")); creating $VENV"
+    "$base" -m venv "$VENV"
+  elif ! "$PY" -c "import sys; sys.exit(sys.version_info < ($NEED_MAJOR, $NEED_MINOR))"; then
+    echo "run.sh: $VENV has $("$PY" --version 2>&1); the explorer needs Python >=" \
+         "$NEED_MAJOR.$NEED_MINOR. Remove $VENV and run again (LMDK_PYTHON picks the" \
+         "interpreter)." >&2
+    exit 2
   fi
   # pip is only upgraded when it is too old for editable installs from pyproject.toml
   # (PEP 660, pip >= 21.3): the upgrade costs ~7 s on a fresh clone otherwise.
@@ -24,6 +63,13 @@ setup() {
   local want
   want="$(cksum < pyproject.toml)"
   if [ -n "${LMDK_REINSTALL:-}" ] || [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+    if [ ! -f "$stamp" ]; then
+      echo "run.sh: installing the explorer and its dependencies into $VENV (numpy, pandas," \
+           "scipy, Streamlit, plotly, OpenDP, Dask, numba, pyproj${extra:+, test tools}):" \
+           "about 2 minutes and 1.3 GB on a first run..."
+    else
+      echo "run.sh: pyproject.toml changed; updating $VENV..."
+    fi
     # -qq: no progress, no build-backend chatter; errors still show
     "$PY" -m pip install -qq --disable-pip-version-check -e ".${extra}"
     echo "$want" > "$stamp"

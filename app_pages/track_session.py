@@ -22,7 +22,7 @@ from lmdk_core.validation import InputError
 DEMO_TRACK = "Demo: a day in Paris"
 DEMO_TRACK_KEY = "demo-paris"
 
-#: largest track the Map page accepts (points); see the README
+#: largest track the Map page accepts (points); see docs/inputs.md
 MAX_TRACK_POINTS = 5000
 
 TRACK_DEFAULTS = {

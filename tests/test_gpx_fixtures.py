@@ -3,7 +3,7 @@ privacy report (configuration round trip) and on the Map page (AppTest upload).
 
 Each fixture either loads with the stated result (points, pieces, times, waypoints,
 notes) or is refused with a clear message; :data:`EXPECTED` is the table quoted in the
-README.
+docs/inputs.md.
 """
 
 from __future__ import annotations

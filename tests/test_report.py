@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import importlib.util
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from html.parser import HTMLParser
 
 import numpy as np
@@ -24,7 +24,7 @@ from lmdk_core.report import (
 from lmdk_core.validation import InputError
 from tests.conftest import ARTIFACTS
 
-NOW = datetime(2025, 1, 2, 3, 4, tzinfo=timezone.utc)
+NOW = datetime(2025, 1, 2, 3, 4, tzinfo=UTC)
 HAS_DEMO_TRACK = importlib.util.find_spec("lmdk_core.data.demo_track") is not None
 
 

@@ -1,4 +1,4 @@
-"""The ``lmdk`` command line (contract in the README and docs/definitions.md).
+"""The ``lmdk`` command line (contract in docs/cli.md and docs/definitions.md).
 
 Each group of sub-commands lives in its own module exposing ``register(subparsers)``;
 every sub-command's handler takes the parsed arguments and returns an exit status.

@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # pandas is imported where a table is parsed: `lmdk loss` nev
 __all__ = ["MAX_BYTES", "MAX_ROWS", "Source", "leading_comment_lines", "read_bytes",
            "read_csv_table", "numeric_column", "parse_times"]
 
-#: largest upload accepted (bytes) and largest number of rows; see the README.
+#: largest upload accepted (bytes) and largest number of rows; see docs/inputs.md.
 MAX_BYTES = 50 * 1024 * 1024
 MAX_ROWS = 200_000
 

@@ -10,7 +10,7 @@ correlation model (:func:`correlation_model`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import numpy as np
 import pandas as pd
@@ -207,7 +207,7 @@ def compute_report(cfg: ViewConfig, *, now: datetime | None = None) -> ReportDat
     leaks = {k: _leakage(r, model) for k, r in releases.items()}
     comparison = tuple((k, releases[k], leaks[k]) for k in keys)
     return ReportData(cfg, data, releases[cfg.scheme], leaks[cfg.scheme],
-                      now or datetime.now(timezone.utc), comparison)
+                      now or datetime.now(UTC), comparison)
 
 
 def _release_fn(cfg: ViewConfig, data: Series | Track) -> ReleaseFn:
@@ -233,7 +233,7 @@ def _compare_keys(cfg: ViewConfig) -> list[str]:
 def report_filename(cfg: ViewConfig, now: datetime | None = None) -> str:
     """``lmdk_CONFIDENTIAL_report_<series|track>_<YYYYMMDD-HHMM>.html`` (the internal
     report holds the raw data, the landmarks and the seed)."""
-    stamp = (now or datetime.now(timezone.utc)).strftime("%Y%m%d-%H%M")
+    stamp = (now or datetime.now(UTC)).strftime("%Y%m%d-%H%M")
     return f"lmdk_CONFIDENTIAL_report_{cfg.data_kind}_{stamp}.html"
 
 

@@ -27,7 +27,7 @@ the autoescaped Jinja2 template ``templates/release_note.html.j2``.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import numpy as np
 
@@ -45,7 +45,7 @@ __all__ = ["build_release_note", "release_note_filename", "render_release_note"]
 
 def release_note_filename(cfg: ViewConfig, now: datetime | None = None) -> str:
     """``lmdk_release_note_<series|track>_<YYYYMMDD-HHMM>.html``."""
-    stamp = (now or datetime.now(timezone.utc)).strftime("%Y%m%d-%H%M")
+    stamp = (now or datetime.now(UTC)).strftime("%Y%m%d-%H%M")
     return f"lmdk_release_note_{cfg.data_kind}_{stamp}.html"
 
 
@@ -128,7 +128,7 @@ def render_release_note(rd: ReportData, noise: str = NUMPY_NOISE) -> str:
     custom = cfg.extra.get("title") if isinstance(cfg.extra, dict) else None
     if isinstance(custom, str) and custom.strip():
         title += " — " + custom.strip()
-    date = rd.generated.astimezone(timezone.utc).strftime("%Y-%m-%d")
+    date = rd.generated.astimezone(UTC).strftime("%Y-%m-%d")
     leak_rows, model_text = _leakage_rows(rd)
     settings = [("Total privacy budget ε", f"{rel.epsilon:g}"),
                 ("Budget scheme", f"{info.label} — {info.description}"),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import platform
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import numpy as np
 import pandas as pd
@@ -320,7 +320,7 @@ def _cards(rd: ReportData) -> list[tuple[str, str]]:
 def render_html(rd: ReportData) -> str:
     """The report of computed data ``rd`` as one HTML document."""
     cfg, rel = rd.cfg, rd.release
-    date = rd.generated.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    date = rd.generated.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
     title = "Privacy report — " + rd.data.name
     custom = cfg.extra.get("title") if isinstance(cfg.extra, dict) else None
     if isinstance(custom, str) and custom.strip():
