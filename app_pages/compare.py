@@ -101,7 +101,7 @@ for col, s in zip(cols, schemes, strict=True):
     m = rel.metrics()
     with col:
         st.markdown(f"**{SCHEMES[s].label}**")
-        render_verdict(verdicts[s], compact=True)
+        render_verdict(verdicts[s], compact=True, utility=cur.utility(rel))
         lines = [f"{'Mean displacement' if cur.is_track else 'MAE (measured)'} "
                  f"**{num(m['mae'])}** · expected {num(m['expected_mae_published'])}",
                  f"Published {m['n_published']} · approximated {m['n_approximated']}"

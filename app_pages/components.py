@@ -12,11 +12,12 @@ from lmdk_core.data.track import Track
 from lmdk_core.leakage.loss import LossFunction
 from lmdk_core.leakage.model import MAX_LEAKAGE_STATES, CorrelationModel, correlation_from_spec
 from lmdk_core.release import Release, release_series, release_trajectory
+from lmdk_core.utility import MARGINAL, NOT_USEFUL, USEFUL, UtilityVerdict
 from lmdk_core.verdict import PrivacyVerdict
 
 __all__ = ["MAX_LEAKAGE_STATES", "cached_correlation", "cached_loss", "cached_model_leakage",
            "cached_series_release", "cached_track_release", "error_metrics", "loss_of",
-           "model_caption", "render_verdict"]
+           "model_caption", "render_utility", "render_verdict", "utility_markdown"]
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -32,10 +33,14 @@ ICONS = {"green": ":material/verified_user:", "amber": ":material/warning:",
          "red": ":material/gpp_bad:"}
 
 
-def render_verdict(pv: PrivacyVerdict, compact: bool = False) -> None:
+def render_verdict(pv: PrivacyVerdict, compact: bool = False,
+                   utility: UtilityVerdict | None = None) -> None:
     """The engine's one verdict (:func:`lmdk_core.verdict.privacy_verdict`) as a green,
     amber or red box: headline in bold, then the sentence (``compact``: headline and the
-    deciding number only, for a narrow column)."""
+    deciding number only, for a narrow column). With ``utility`` the utility line
+    (:func:`lmdk_core.utility.utility_verdict`) follows at once in a box of the same
+    size (:func:`render_utility`): a release that is private but noise says so right
+    under its privacy verdict."""
     box = {"green": st.success, "amber": st.warning, "red": st.error}[pv.colour]
     if compact:
         if pv.colour == "amber":
@@ -51,8 +56,37 @@ def render_verdict(pv: PrivacyVerdict, compact: bool = False) -> None:
             if pv.colour == "green" and pv.landmark_tpl_max is not None:
                 text += f"; landmark TPL {pv.landmark_tpl_max:.3g} ≤ ε"
         box(text, icon=ICONS[pv.colour])
-        return
-    box(f"**{pv.headline}.** {pv.sentence}", icon=ICONS[pv.colour])
+    else:
+        box(f"**{pv.headline}.** {pv.sentence}", icon=ICONS[pv.colour])
+    if utility is not None:
+        render_utility(utility, compact=compact)
+
+
+#: the utility line's colour and icon per level: words and an icon, never colour alone
+UTILITY_STYLE = {USEFUL: ("green", ":material/insights:"),
+                 MARGINAL: ("orange", ":material/contrast:"),
+                 NOT_USEFUL: ("red", ":material/block:")}
+
+
+def utility_markdown(uv: UtilityVerdict, compact: bool = False) -> str:
+    """The utility line as markdown: a badge with an icon and the level in words
+    ("Utility: not useful"), then the sentence (a release that is noise opens with
+    **This release is not useful:**); ``compact``: the badge and the deciding numbers."""
+    colour, icon = UTILITY_STYLE[uv.level]
+    if uv.label == "not judged":
+        icon = ":material/help:"
+    badge = f":{colour}-badge[{icon} Utility: {uv.label}]"
+    if compact:
+        return f"{badge} {uv.short()}."
+    lead, _, body = uv.sentence.partition(": ")
+    return f"{badge} **:{colour}[{lead}:]** {body}"
+
+
+def render_utility(uv: UtilityVerdict, compact: bool = False) -> None:
+    """The utility line in a bordered box right under the privacy verdict (an ``st.error``
+    box would read as bad input: the pages keep those for what the user must fix)."""
+    with st.container(border=True):
+        st.markdown(utility_markdown(uv, compact))
 
 
 def error_metrics(rel: Release, unit: str = "", distance: bool = False) -> None:

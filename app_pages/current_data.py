@@ -39,6 +39,7 @@ from lmdk_core.leakage.model import CorrelationModel
 from lmdk_core.mechanism_choice import mechanism_problems
 from lmdk_core.object_memo import per_object
 from lmdk_core.release import Release
+from lmdk_core.utility import UtilityVerdict, release_utility
 from lmdk_core.validation import InputError
 from lmdk_core.verdict import PrivacyVerdict, privacy_verdict
 
@@ -128,6 +129,14 @@ class CurrentData:
                                model=model.short if model is not None else None,
                                model_note=note, time_labels=labels,
                                leakage_target=leakage_target() if leak is not None else None)
+
+    def utility(self, rel: Release) -> UtilityVerdict:
+        """The utility line of a release of this data: its expected error at the
+        session's Δf (series) or r (track) against the data's own scale."""
+        if self.is_track:
+            return release_utility(rel, radius=float(setting("radius")))
+        return release_utility(rel, sensitivity=float(setting("sensitivity")),
+                               unit=self.data.unit)
 
 
 def current_data(kind: str | None = None) -> CurrentData:

@@ -463,7 +463,7 @@ except InputError as exc:
 # the one verdict: the theorem plus landmark TPL under the session's correlation model
 cur = current_data("series")
 model, leakage, model_note = cur.leakage(rel.epsilon_t)
-render_verdict(cur.verdict(rel, leakage, model, model_note))
+render_verdict(cur.verdict(rel, leakage, model, model_note), utility=cur.utility(rel))
 model_caption(model, model_note)
 error_metrics(rel, series.unit)
 

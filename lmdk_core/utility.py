@@ -278,13 +278,23 @@ class UtilityVerdict:
     def useful(self) -> bool:
         return self.level == USEFUL
 
+    @property
+    def label(self) -> str:
+        """The level in words for a badge: "useful", "marginal", "not useful" or
+        "not judged" (no scale to compare with)."""
+        if self.level == MARGINAL and not self.scale.value > 0 and self.n_released:
+            return "not judged"
+        return self.level
+
     def short(self) -> str:
-        """One line for a narrow column or a terminal."""
+        """The deciding numbers in one phrase, for a narrow column or a terminal:
+        "typical error 1.2 kWh (1.7 times the interquartile range 0.723 kWh)"."""
         if self.n_released == 0:
-            return f"{self.headline}: nothing is released"
+            return "nothing is released"
         tail = (f" ({_ratio_phrase(self.ratio)} the {self.scale.name} "
-                f"{format_amount(self.scale.value, self.unit)})" if self.scale.value > 0 else "")
-        return f"{self.headline}: typical error {format_amount(self.typical, self.unit)}{tail}"
+                f"{format_amount(self.scale.value, self.unit)})" if self.scale.value > 0
+                else " (no scale to compare with)")
+        return f"typical error {format_amount(self.typical, self.unit)}{tail}"
 
     def to_dict(self) -> dict:
         """The JSON keys (``utility_*``): level, sentence, the expected errors, the scale
@@ -361,7 +371,7 @@ def utility_verdict(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLik
     e = err[released]
     typical, worst, mean = float(np.median(e)), float(np.max(e)), float(np.mean(e))
     off = (f"a typical released {noun} is expected {format_amount(typical, unit)} from the "
-           "truth" + (" (the same for each)" if worst <= typical * 1.005 else
+           "truth" + ("" if worst <= typical * 1.005 else
                       f" (the worst {format_amount(worst, unit)})"))
     if not sc.value > 0:
         sentence = (f"Utility not judged: {off}, but there is no scale to compare it with — "
