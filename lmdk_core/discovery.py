@@ -6,7 +6,8 @@
   Histories" (GIScience 2004); the stay-point algorithm of Li, Zheng, Xie, Chen, Liu &
   Ma, "Mining user similarity based on location history" (ACM GIS 2008). Each stay
   point suggests the timestamps of its visit as landmarks, with its centroid and
-  duration.
+  duration; back-to-back stays at the same place are one visit (:func:`merge_stays`).
+  An accepted stay is protected by default as ONE landmark event (docs/stays.md).
 * **Series — deviations from a seasonal, rolling baseline** (:func:`deviation_suggestions`,
   :func:`seasonal_phase`): with dates, the median profile of each hour of the day (or
   of the week) is removed first, so the ordinary daily peaks are not suggested;
@@ -28,6 +29,7 @@ from numpy.typing import ArrayLike
 from lmdk_core.data.track import Track
 from lmdk_core.geodesy import distance_m
 from lmdk_core.mechanisms.planar_laplace import check_coordinates
+from lmdk_core.stay_events import centroid
 from lmdk_core.validation import InputError, check_positive
 
 __all__ = [
@@ -41,6 +43,7 @@ __all__ = [
     "deviation_scores",
     "deviation_suggestions",
     "detect_stay_points",
+    "merge_stays",
     "seasonal_phase",
     "stay_points",
     "suggested_timestamps",
@@ -89,10 +92,19 @@ class StayPoint:
         """The suggested landmark timestamps: every point of the visit."""
         return list(range(self.start, self.end + 1))
 
+    @property
+    def span(self) -> tuple[int, int]:
+        """The stay as an inclusive range ``(start, end)``: one landmark event."""
+        return (self.start, self.end)
+
     def to_dict(self) -> dict:
         """JSON-ready suggestion."""
         return {
             "reason": "stay",
+            "stay": f"{self.start}-{self.end}",
+            "start": self.start,
+            "end": self.end,
+            "n_fixes": self.end - self.start + 1,
             "timestamps": self.timestamps,
             "centroid": {"lat": self.lat, "lon": self.lon},
             "duration_minutes": self.duration_minutes,
@@ -128,12 +140,37 @@ def _first_outside(lat: np.ndarray, lon: np.ndarray, i: int, limit: float) -> in
     return n
 
 
-def _centroid(lat: np.ndarray, lon: np.ndarray) -> tuple[float, float]:
-    """Mean position; longitudes are averaged relative to the first one so a stay
-    straddling the antimeridian stays in place."""
-    rel = (lon - lon[0] + 180.0) % 360.0 - 180.0
-    c_lon = (lon[0] + rel.mean() + 180.0) % 360.0 - 180.0
-    return float(lat.mean()), float(c_lon)
+def merge_stays(stays: list[StayPoint], lat: np.ndarray, lon: np.ndarray,
+                distance_threshold_m: float) -> list[StayPoint]:
+    """Back-to-back stays at the same place merged into one visit.
+
+    The anchor-based scan of Li et al. 2008 ends a stay at the first fix farther than
+    the threshold from the stay's *first* fix, so GPS drift during one long visit (a
+    night at home) splits it into consecutive stays a few fixes apart. Stays k and k+1
+    are merged when their centroids lie within ``distance_threshold_m`` of each other
+    and every fix between them lies within ``distance_threshold_m`` of one of the two
+    centroids (the track never left the place); the merged stay runs from k's first to
+    k+1's last fix, its centroid the mean of all its fixes. Applied until no pair
+    merges (each merge is checked against the merged stay's centroid)."""
+    out: list[StayPoint] = []
+    for s in stays:
+        if out:
+            p = out[-1]
+            same = distance_m(p.lat, p.lon, s.lat, s.lon) <= distance_threshold_m
+            if same and s.start > p.end + 1:
+                gap = slice(p.end + 1, s.start)
+                d = np.minimum(distance_m(p.lat, p.lon, lat[gap], lon[gap]),
+                               distance_m(s.lat, s.lon, lat[gap], lon[gap]))
+                same = bool(np.all(d <= distance_threshold_m))
+            if same:
+                c_lat, c_lon = centroid(lat[p.start:s.end + 1], lon[p.start:s.end + 1])
+                out[-1] = StayPoint(
+                    start=p.start, end=s.end, lat=c_lat, lon=c_lon,
+                    arrival_minutes=p.arrival_minutes, departure_minutes=s.departure_minutes,
+                    arrival=p.arrival, departure=s.departure)
+                continue
+        out.append(s)
+    return out
 
 
 def detect_stay_points(
@@ -143,9 +180,11 @@ def detect_stay_points(
     distance_threshold_m: float = DEFAULT_STAY_DISTANCE_M,
     time_threshold_min: float = DEFAULT_STAY_MINUTES,
     labels: ArrayLike | None = None,
+    merge: bool = True,
 ) -> list[StayPoint]:
     """Stay points of a track (Li et al. 2008, Algorithm "StayPointDetection";
-    Hariharan & Toyama 2004).
+    Hariharan & Toyama 2004), back-to-back stays at one place merged (``merge``,
+    :func:`merge_stays`).
 
     From anchor point i, take the points i..j−1 that lie within
     ``distance_threshold_m`` (geodesic metres) of point i, j being the first point
@@ -171,7 +210,7 @@ def detect_stay_points(
     while i < n and t[-1] - t[i] >= dur:  # no later anchor can last long enough
         j = _first_outside(la, lo, i, dist)
         if t[j - 1] - t[i] >= dur:
-            c_lat, c_lon = _centroid(la[i:j], lo[i:j])
+            c_lat, c_lon = centroid(la[i:j], lo[i:j])
             stays.append(StayPoint(
                 start=i, end=j - 1, lat=c_lat, lon=c_lon,
                 arrival_minutes=float(t[i]), departure_minutes=float(t[j - 1]),
@@ -180,7 +219,7 @@ def detect_stay_points(
             i = j
         else:
             i += 1
-    return stays
+    return merge_stays(stays, la, lo, dist) if merge else stays
 
 
 def track_minutes(

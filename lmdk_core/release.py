@@ -22,6 +22,11 @@ the future: each of the k later landmarks and every later regular timestamp gets
 ``+b/(k+1)``; approximating a regular timestamp frees nothing (regular timestamps do
 not compose). The theorem's total ``Σ_{L∪{t}} ε_i`` can only go down, and the final
 allocation is always passed through the verifier.
+
+**Stays as events** (``stays=``, trajectories only; docs/stays.md,
+:mod:`lmdk_core.stay_events`): each stay is released once, from its centroid, as one
+landmark event of the condensed timeline, and its fixes publish that release; the
+verifier checks the grouped form of the theorem.
 """
 
 from __future__ import annotations
@@ -40,13 +45,14 @@ from lmdk_core.mechanisms import Geometric, Laplace, PlanarLaplace
 from lmdk_core.mechanisms.exact import ExactGeometric, ExactLaplace
 from lmdk_core.mechanisms.geometric import check_counts
 from lmdk_core.mechanisms.planar_laplace import check_coordinates
+from lmdk_core.stay_events import condense, condensed_points, stay_members
 from lmdk_core.validation import (
     InputError,
     as_generator,
     check_epsilon,
     check_landmarks,
 )
-from lmdk_core.verifier import Verdict, verify
+from lmdk_core.verifier import Verdict, check_groups, verify
 
 __all__ = [
     "AdaptiveSettings",
@@ -105,6 +111,8 @@ class Release:
     planned_epsilon_t: np.ndarray = field(repr=False)
     #: the noise sampler: "fast" (numpy's floating-point samplers) or "exact" (OpenDP)
     noise: str = "fast"
+    #: stays released as one landmark event each (inclusive ranges); () = none
+    stays: tuple[tuple[int, int], ...] = ()
 
     @property
     def withheld(self) -> np.ndarray:
@@ -346,15 +354,23 @@ def release(
     seed: int | np.random.Generator | None = None,
     window: int | None = None,
     adaptive: AdaptiveSettings | None = None,
+    stays: Iterable[tuple[int, int]] | None = None,
 ) -> Release:
     """Release ``values`` (T,) or trajectory rows (T, 2) under ``scheme`` with ``mechanism``.
 
-    Returns a :class:`Release` whose allocation has been checked by the verifier.
+    ``stays`` (trajectories): inclusive ranges ``(start, end)``, each protected as one
+    landmark event (:func:`_release_stays`). Returns a :class:`Release` whose allocation
+    has been checked by the verifier.
     """
     x = np.asarray(values, dtype=float)
     if x.ndim not in (1, 2) or x.shape[0] == 0:
         raise InputError("there is nothing to release: the data are empty")
     T = x.shape[0]
+    if stays is not None:
+        grp = check_groups(stays, T)
+        if grp:
+            return _release_stays(x, landmarks, epsilon, scheme, mechanism, seed, window,
+                                  adaptive, grp)
     eps_total = check_epsilon(epsilon)
     lm = check_landmarks(landmarks, T)
     info = scheme_info(scheme)
@@ -406,6 +422,55 @@ def release(
         expected_errors=expected,
         planned_epsilon_t=planned,
         noise=getattr(mechanism, "noise", "fast"),
+    )
+
+
+def _release_stays(x: np.ndarray, landmarks, epsilon: float, scheme: str, mechanism,
+                   seed, window, adaptive, stays: tuple[tuple[int, int], ...]) -> Release:
+    """A trajectory release with every stay protected as one landmark event
+    (docs/stays.md).
+
+    The stays are condensed (:func:`lmdk_core.stay_events.condense`): each becomes one
+    landmark timestamp holding its centroid; the other landmarks and the regular
+    timestamps stay as they are. The scheme releases the condensed trajectory as usual;
+    then every fix of a stay gets its stay's released point (post-processing, ε_t = 0)
+    and the stay's budget sits at its first fix. The allocation on the full timeline is
+    verified in the grouped form of the theorem, ``Σ_{g ∩ (L∪{t}) ≠ ∅} ε_g ≤ ε``.
+    """
+    if x.ndim != 2 or not isinstance(mechanism, PlanarLaplace):
+        raise InputError("stays as events are for trajectories (Planar Laplace); give a "
+                         "series' landmarks as timestamps")
+    T = x.shape[0]
+    eps_total = check_epsilon(epsilon)
+    lm = np.union1d(check_landmarks(landmarks, T), stay_members(stays)).astype(int)
+    cond = condense(T, stays)
+    rc = release(condensed_points(x, cond), np.unique(cond.index[lm]), eps_total, scheme,
+                 mechanism, seed, window, adaptive)
+    idx = cond.index
+    released = rc.released[idx]
+    spent = np.zeros(T)
+    spent[cond.rep] = rc.epsilon_t
+    planned = np.zeros(T)
+    planned[cond.rep] = rc.planned_epsilon_t
+    published = np.zeros(T, dtype=bool)
+    published[cond.rep] = rc.published
+    expected = np.full(T, np.nan)
+    expected[cond.rep] = rc.expected_errors
+    return Release(
+        original=x,
+        released=released,
+        epsilon_t=spent,
+        published=published,
+        verdict=verify(spent, lm, eps_total, groups=stays),
+        scheme=rc.scheme,
+        mechanism=rc.mechanism,
+        epsilon=eps_total,
+        landmarks=lm,
+        errors=_measure_errors(mechanism, released, x),
+        expected_errors=expected,
+        planned_epsilon_t=planned,
+        noise=rc.noise,
+        stays=stays,
     )
 
 
@@ -480,10 +545,12 @@ def release_trajectory(
     seed: int | np.random.Generator | None = None,
     window: int | None = None,
     adaptive: AdaptiveSettings | None = None,
+    stays: Iterable[tuple[int, int]] | None = None,
 ) -> Release:
     """Release a trajectory with Planar Laplace (protection radius ``radius`` metres);
-    errors are displacements in metres."""
+    errors are displacements in metres. ``stays``: ranges protected as one landmark
+    event each (docs/stays.md)."""
     la, lo = check_coordinates(lat, lon)
     mech = PlanarLaplace(radius)
     points = np.column_stack([la, lo])
-    return release(points, landmarks, epsilon, scheme, mech, seed, window, adaptive)
+    return release(points, landmarks, epsilon, scheme, mech, seed, window, adaptive, stays)

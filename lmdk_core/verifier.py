@@ -9,6 +9,16 @@ every timestamp t::
 (landmarks compose with each other and with the current timestamp; regular
 timestamps never compose with each other). Every allocation the engine releases or
 the app shows goes through :func:`verify`.
+
+**Grouped form (stays as events; docs/stays.md).** When one mechanism reads several
+timestamps — a stay released once, from its fixes — those timestamps form a *group* g
+whose budget ε_g is the sum of the ε_i spent inside it, and the theorem's sum runs over
+the groups that L ∪ {t} touches::
+
+    Σ_{g : g ∩ (L ∪ {t}) ≠ ∅} ε_g  <=  ε
+
+Every timestamp outside the given groups is a group of its own, so without groups this
+is the per-timestamp form above.
 """
 
 from __future__ import annotations
@@ -21,7 +31,8 @@ from numpy.typing import ArrayLike
 
 from lmdk_core.validation import InputError, check_epsilon, check_epsilon_array, check_landmarks
 
-__all__ = ["Verdict", "verify", "landmark_totals", "tolerance", "TOLERANCE_ULPS"]
+__all__ = ["Verdict", "verify", "landmark_totals", "grouped_totals", "check_groups",
+           "tolerance", "TOLERANCE_ULPS"]
 
 #: ulps of ε allowed per term of the theorem's sum (see :func:`tolerance`).
 TOLERANCE_ULPS = 4
@@ -74,6 +85,8 @@ class Verdict:
     slack: np.ndarray
     landmarks: np.ndarray
     tolerance: float = 0.0
+    #: the groups (inclusive ranges start..end) each read by one mechanism; () = none
+    groups: tuple[tuple[int, int], ...] = ()
 
     @property
     def violations(self) -> np.ndarray:
@@ -116,20 +129,80 @@ def landmark_totals(epsilon_t: ArrayLike, landmarks: Iterable[int]) -> np.ndarra
     return totals
 
 
-def verify(epsilon_t: ArrayLike, landmarks: Iterable[int] | None, epsilon: float) -> Verdict:
+def check_groups(groups: Iterable[tuple[int, int]] | None,
+                 length: int) -> tuple[tuple[int, int], ...]:
+    """Groups as sorted, disjoint inclusive ranges ``(start, end)`` inside ``0..length-1``
+    (a group of one timestamp is allowed); anything else is an :class:`InputError`."""
+    if groups is None:
+        return ()
+    out: list[tuple[int, int]] = []
+    for g in groups:
+        try:
+            a, b = (int(v) for v in g)
+        except (TypeError, ValueError):
+            raise InputError(f"a stay must be a range start-end of timestamps, got {g!r}"
+                             ) from None
+        if not 0 <= a <= b < length:
+            raise InputError(f"stay {a}-{b} is not a range of timestamps 0 to {length - 1} "
+                             "(start <= end)")
+        out.append((a, b))
+    out.sort()
+    for (a0, b0), (a1, b1) in zip(out, out[1:], strict=False):
+        if a1 <= b0:
+            raise InputError(f"stays {a0}-{b0} and {a1}-{b1} overlap; a timestamp belongs "
+                             "to one stay at most")
+    return tuple(out)
+
+
+def grouped_totals(epsilon_t: ArrayLike, landmarks: Iterable[int],
+                   groups: Iterable[tuple[int, int]]) -> np.ndarray:
+    """``Σ_{g ∩ (L∪{t}) ≠ ∅} ε_g`` for every t, in O(T + |groups|).
+
+    ``groups`` are disjoint inclusive ranges (see :func:`check_groups`); every other
+    timestamp is its own group. ``ε_g`` is the sum of ``epsilon_t`` over g. With no
+    groups this is :func:`landmark_totals`."""
+    eps = np.asarray(epsilon_t, dtype=float)
+    T = eps.size
+    gid = np.arange(T)  # each timestamp's group, named by its first timestamp
+    for a, b in groups:
+        gid[a:b + 1] = a
+    g_eps = np.bincount(gid, weights=eps, minlength=T)  # ε_g at the group's first t
+    lm = landmarks if isinstance(landmarks, np.ndarray) else np.asarray(list(landmarks))
+    hit = np.zeros(T, dtype=bool)  # groups touched by L
+    if lm.size:
+        hit[gid[lm.astype(int, copy=False)]] = True
+    lsum = float(g_eps[hit].sum())
+    own = g_eps[gid]
+    return lsum + np.where(hit[gid], 0.0, own)
+
+
+def verify(epsilon_t: ArrayLike, landmarks: Iterable[int] | None, epsilon: float,
+           groups: Iterable[tuple[int, int]] | None = None) -> Verdict:
     """Check an allocation ``epsilon_t`` (one ε_i >= 0 per timestamp) against the
     landmark-privacy theorem for landmark set ``landmarks`` and total budget ``epsilon``.
+
+    ``groups`` (optional): inclusive ranges ``(start, end)`` of timestamps each read by
+    one mechanism (a stay released once; docs/stays.md). The theorem is then checked in
+    its grouped form (module docstring): a group counts with its whole budget as soon
+    as L ∪ {t} touches it.
     """
     eps_total = check_epsilon(epsilon)
     eps = check_epsilon_array(epsilon_t, allow_zero=True, name="allocation")
     if eps.ndim != 1 or eps.size == 0:
         raise InputError("the allocation must hold one budget per timestamp (at least one)")
     lm = check_landmarks(landmarks, eps.size)
-    totals = landmark_totals(eps, lm)
+    grp = check_groups(groups, eps.size)
+    if grp:
+        totals = grouped_totals(eps, lm, grp)
+        # the timestamps of the groups L touches (each holds a landmark: at most |L| plus
+        # the groups' other members) and of t's group: at most |L| + 1 + 2·Σ(|g| − 1)
+        terms = lm.size + 1 + 2 * sum(b - a for a, b in grp)
+    else:
+        totals = landmark_totals(eps, lm)
+        terms = lm.size + 1  # |L ∪ {t}| <= |L| + 1 terms at every t
     worst = int(np.argmax(totals))
     worst_total = float(totals[worst])
-    # |L ∪ {t}| <= |L| + 1 terms at every t
-    tol = tolerance(eps_total, lm.size + 1)
+    tol = tolerance(eps_total, terms)
     return Verdict(
         private=bool(worst_total <= eps_total + tol),
         worst_timestamp=worst,
@@ -139,4 +212,5 @@ def verify(epsilon_t: ArrayLike, landmarks: Iterable[int] | None, epsilon: float
         slack=eps_total - totals,
         landmarks=lm,
         tolerance=tol,
+        groups=grp,
     )
