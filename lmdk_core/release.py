@@ -131,6 +131,7 @@ class Release:
             "rmse": float(np.sqrt(np.mean(e**2))) if e.size else float("nan"),
             "median_error": float(np.median(e)) if e.size else float("nan"),
             "p95_error": float(np.percentile(e, 95)) if e.size else float("nan"),
+            "max_error": float(e.max()) if e.size else float("nan"),
             "mae_published": float(self.errors[pub].mean()) if pub.any() else float("nan"),
             "expected_mae_published": (
                 float(np.nanmean(self.expected_errors[pub])) if pub.any() else float("nan")

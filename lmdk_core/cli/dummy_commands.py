@@ -76,6 +76,7 @@ def _cmd_suggest(args: argparse.Namespace) -> int:
         stay_points,
         suggested_timestamps,
     )
+    from lmdk_core.stay_events import format_stays
 
     kind = _input_kind(args.input)
     name = Path(args.input).name
@@ -95,20 +96,30 @@ def _cmd_suggest(args: argparse.Namespace) -> int:
         params = {"window": args.window, "k": args.k, "season": season}
         length = len(series)
     landmarks = suggested_timestamps(found)
+    stays = format_stays(s.span for s in found) if kind == "track" else None
     if args.json:
-        emit_json({"kind": kind, "method": method, "length": length, "parameters": params,
-                   "landmarks": landmarks, "suggestions": [s.to_dict() for s in found]})
+        out = {"kind": kind, "method": method, "length": length, "parameters": params,
+               "landmarks": landmarks, "suggestions": [s.to_dict() for s in found]}
+        if kind == "track":
+            # the default way to accept them: one landmark event per stay (docs/stays.md)
+            out["stays"] = stays
+        emit_json(out)
         return 0
     print(f"{name}: {kind} of {length} points, {len(found)} suggestion"
           f"{'s' if len(found) != 1 else ''} ({method})")
     for s in found:
         d = s.to_dict()
         if d["reason"] == "stay":
-            print(f"stay t={s.start}..{s.end}: centroid {s.lat:.6f},{s.lon:.6f}, "
-                  f"{s.duration_minutes:.1f} min")
+            print(f"stay t={s.start}-{s.end}: centroid {s.lat:.6f},{s.lon:.6f}, "
+                  f"{s.duration_minutes:.1f} min, {d['n_fixes']} fixes")
         else:
             print(f"deviation t={s.timestamp}: value {s.value:.6g}, baseline {s.baseline:.6g}, "
                   f"score {s.score:.2f} ({s.direction})")
+    if kind == "track" and found:
+        print(f"accept the stays as one landmark event each (recommended; the cost of a stay "
+              f"does not grow with its fixes, docs/stays.md): lmdk geo-release --stays {stays}")
+        print(f"or mark every fix as a landmark ({len(landmarks)} landmarks, each its own "
+              "event): lmdk geo-release --landmarks <the list below>")
     print("suggested landmarks: " + ",".join(str(t) for t in landmarks))
     return 0
 

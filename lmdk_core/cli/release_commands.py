@@ -138,6 +138,7 @@ def _cmd_geo_release(args: argparse.Namespace) -> int:
         trajectory_publishable_geojson,
     )
     from lmdk_core.release import release_trajectory
+    from lmdk_core.stay_events import parse_stays
 
     out = args.output
     _check_writable(out)
@@ -146,7 +147,8 @@ def _cmd_geo_release(args: argparse.Namespace) -> int:
         raise InputError("--audit needs its own file name (not '-' and not the --output file)")
     track = load_track(args.input, filename=args.input, name=Path(args.input).name)
     rel = release_trajectory(track.lat, track.lon, parse_landmarks(args.landmarks),
-                             args.epsilon, args.radius, args.scheme, args.seed, args.window)
+                             args.epsilon, args.radius, args.scheme, args.seed, args.window,
+                             stays=parse_stays(args.stays))
     mech = mechanism_text("planar laplace", radius=args.radius)
     if out != "-" and _is_geojson(out):
         _write_text(geojson_text(trajectory_publishable_geojson(track, rel, mech, PLANAR_NOISE)),
@@ -164,7 +166,10 @@ def _cmd_geo_release(args: argparse.Namespace) -> int:
                   for w in track.waypoints]
     if args.json and out != "-":
         emit_json({"scheme": rel.scheme, **rel.verdict.to_dict(),
+                   "n_landmarks": int(rel.landmarks.size), "n_stays": len(rel.stays),
+                   "n_landmark_events": _landmark_events(rel),
                    "mean_displacement_m": m["mae"], "median_displacement_m": m["median_error"],
+                   "max_displacement_m": m["max_error"],
                    "p95_displacement_m": m["p95_error"],
                    "expected_displacement_m": m["expected_mae_published"],
                    "n_published": m["n_published"], "n_approximated": m["n_approximated"],
@@ -172,14 +177,25 @@ def _cmd_geo_release(args: argparse.Namespace) -> int:
                    "output": out, "audit": args.audit, "noise": PLANAR_NOISE})
     elif out != "-":
         print(rel.verdict.summary())
+        if rel.stays:
+            print(f"{len(rel.stays)} stays protected as one landmark event each "
+                  f"({_landmark_events(rel)} landmark events for {rel.landmarks.size} landmark "
+                  "fixes; docs/stays.md)")
         print(f"wrote {out} (publishable: released locations only): mean displacement "
-              f"{m['mae']:.1f} m (expected {m['expected_mae_published']:.1f} m at publications)")
+              f"{m['mae']:.1f} m, median {m['median_error']:.1f} m (expected "
+              f"{m['expected_mae_published']:.1f} m at publications)")
         if args.audit:
             print(f"wrote {args.audit}: CONFIDENTIAL audit table (raw track, ε_t, landmarks)")
         for c in candidates:
             print(f"candidate landmark: t={c['timestamp']} ({c['name']}, "
                   f"{c['distance_m']:.0f} m from the track)")
     return 0
+
+
+def _landmark_events(rel) -> int:
+    """Landmark events of a release: each stay once, each other landmark fix once."""
+    in_stays = sum(b - a + 1 for a, b in rel.stays)
+    return len(rel.stays) + int(rel.landmarks.size) - in_stays
 
 
 def _common(p: argparse.ArgumentParser, schemes: list[str]) -> None:
@@ -233,6 +249,11 @@ def register(sub) -> None:
     p.add_argument("--input", required=True)
     _common(p, ALL_SCHEMES)
     p.add_argument("--radius", type=float, default=100.0, help="protection radius r (metres)")
+    p.add_argument("--stays", default="", metavar="A-B,C-D",
+                   help="stays (ranges of timestamps, as printed by lmdk suggest) protected as "
+                        "ONE landmark event each: one release of the stay's centroid, its "
+                        "fixes publish it, so the cost does not grow with the fixes "
+                        "(docs/stays.md)")
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--output", required=True,
                    help="publishable out.csv (time,released_lat,released_lon) or out.geojson "
