@@ -136,7 +136,7 @@ def walk(T, seed):
 @st.composite
 def stay_layouts(draw):
     T = draw(st.integers(5, 120))
-    n = draw(st.integers(1, 4))
+    n = draw(st.integers(1, min(4, (T + 1) // 2)))
     cuts = sorted(draw(st.sets(st.integers(0, T), min_size=2 * n, max_size=2 * n)))
     stays = [(a, b - 1) for a, b in zip(cuts[::2], cuts[1::2], strict=True) if b - 1 >= a]
     extra = sorted(draw(st.sets(st.integers(0, T - 1), max_size=3)))
