@@ -19,9 +19,10 @@ from pathlib import Path
 
 import streamlit as st
 
-from lmdk_core.figures.map import LEAFLET_DIR
-
 _JS = Path(__file__).with_name("track_map.js")
+#: vendored Leaflet 1.9 (BSD-2-Clause), next to the app: the repository's ``assets/`` in a
+#: checkout, ``lmdk_app/assets/`` in an installed wheel
+LEAFLET_DIR = Path(__file__).resolve().parents[1] / "assets" / "leaflet"
 
 _CSS = """
 .lmdk-track-map { width: 100%; border-radius: 0.5rem; border: 1px solid rgba(49,51,63,0.2); }

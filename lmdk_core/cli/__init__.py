@@ -63,49 +63,25 @@ def emit_json(obj: dict) -> None:
     print(json.dumps(_jsonable(obj), allow_nan=False))
 
 
-def _explore(args: argparse.Namespace) -> int:
-    import os
-    import subprocess
-    from pathlib import Path
-
-    app = Path(__file__).resolve().parents[2] / "app.py"
-    if not app.exists():
-        raise InputError(f"the app is not found at {app}; run lmdk explore from a source checkout")
-    cmd = [sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(args.port)]
-    if args.headless:
-        cmd += ["--server.headless", "true"]
-    # run from the checkout so that its .streamlit/config.toml applies (localhost only,
-    # no usage statistics); see SECURITY.md. Replace this process by streamlit (exec):
-    # Ctrl-C, SIGTERM or SIGHUP sent to `lmdk explore` stop the server itself, no orphan
-    # keeps the port.
-    os.chdir(app.parent)
-    if os.name == "posix":
-        os.execv(sys.executable, cmd)
-    return subprocess.call(cmd)  # pragma: no cover - Windows has no exec
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The full ``lmdk`` parser with every sub-command registered."""
     from lmdk_core.cli import (
         batch_commands,
         choose_commands,
         dummy_commands,
+        explore_command,
         leakage_commands,
         release_commands,
         report_commands,
     )
 
     groups = [release_commands, dummy_commands, leakage_commands, report_commands,
-              choose_commands, batch_commands]
+              choose_commands, batch_commands, explore_command]
     parser = _Parser(prog="lmdk", description="Landmark Privacy Explorer command line.")
     parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for group in groups:
         group.register(sub)
-    p = sub.add_parser("explore", help="launch the Streamlit explorer")
-    p.add_argument("--port", type=int, default=8501)
-    p.add_argument("--headless", action="store_true", help="do not open a browser")
-    p.set_defaults(handler=_explore)
     return parser
 
 
