@@ -415,7 +415,8 @@ def landmark_workspace() -> None:
                 col.button(f"t={v} · {labels[v]}", key=f"track_visit_{v}", on_click=_switch_visit,
                            args=(chosen, v), width="stretch")
         for note in st.session_state.get("track_table_notes") or []:
-            st.warning(f"Ignored: {note}.", icon=":material/warning:")
+            st.error(f"Not applied: {note}. The other edits and your landmarks are kept.",
+                     icon=":material/error:")
         b1, b2 = st.columns(2)
         b1.button("Clear", on_click=_clear, width="stretch", icon=":material/clear_all:",
                   help="Remove every landmark of this track.")

@@ -122,42 +122,100 @@ def check_track_size(track: Track) -> Track:
     return track
 
 
-def apply_table_edits(landmarks: list[int], edits: dict, T: int) -> tuple[list[int], list[str]]:
+#: the landmark table's columns a user may edit (the others are shown, disabled)
+TABLE_EDITABLE = ("keep", "t")
+TABLE_SHOWN = ("time", "lat", "lon", "ε_t")
+
+
+def apply_table_edits(landmarks: list[int], edits: object, T: int) -> tuple[list[int], list[str]]:
     """New landmark list after edits of the landmark table (``st.data_editor`` state).
 
     The table has one row per landmark (in ``landmarks`` order) with a ``keep``
     checkbox and an editable ``t``; rows can be added (give a ``t``) or deleted.
-    Returns the landmarks and messages about values that were ignored.
+    Returns the landmarks and one message per refused value, naming the row, the field
+    and what it must be (the widget state is a browser message: a forged one may hold
+    any JSON — a row ``'x'``, ``t = 1e9``, ``NaN``, ``True`` or the text ``'1e400'`` —
+    and none of it is coerced: ``True`` is not timestamp 1).
     """
+    import math
+    import numbers
+
     rows: list[int | None] = list(landmarks)
     notes: list[str] = []
+    t_range = f"a whole number from 0 to {T - 1} (a timestamp of this track)"
 
-    def valid(value) -> int | None:
+    def shown(value) -> str:
+        if isinstance(value, numbers.Real) and not isinstance(value, bool):
+            return f"t={value:g}" if math.isfinite(value) else f"`{value}`"
+        return quote_user_text(str(value)) if isinstance(value, str) else quote_user_text(
+            repr(value))
+
+    def timestamp(where: str, value) -> int | None:
         if value is None or value == "":
             return None
-        try:
-            t = int(float(value))
-        except (TypeError, ValueError, OverflowError):  # OverflowError: "inf"
-            notes.append(f"{quote_user_text(value)} is not a timestamp (a whole number)")
+        ok = (isinstance(value, numbers.Real) and not isinstance(value, bool)
+              and math.isfinite(value) and float(value).is_integer() and 0 <= value < T)
+        if not ok:
+            notes.append(f"{where}, field 't' must be {t_range}; got {shown(value)}")
             return None
-        if t != float(value) or not 0 <= t < T:
-            notes.append(f"t={value} is not a timestamp of this track (0 to {T - 1})")
-            return None
-        return t
+        return int(value)
 
-    for idx_str, change in (edits.get("edited_rows") or {}).items():
-        i = int(idx_str)
-        if not 0 <= i < len(rows):
+    def keep_flag(where: str, change: dict) -> bool | None:
+        if "keep" not in change:
+            return None
+        if not isinstance(change["keep"], bool):
+            notes.append(f"{where}, field 'keep' must be true or false; got "
+                         f"{shown(change['keep'])}")
+            return None
+        return change["keep"]
+
+    def fields_ok(where: str, change: object) -> bool:
+        if not isinstance(change, dict):
+            notes.append(f"{where} must be a set of field values; got {shown(change)}")
+            return False
+        for k in change:
+            if k not in TABLE_EDITABLE:
+                what = "is shown, not edited" if k in TABLE_SHOWN else "is not a column"
+                notes.append(f"{where}, field {quote_user_text(str(k))} {what}; edit "
+                             "'t' or 'keep'")
+        return True
+
+    def row_index(value) -> int | None:
+        i = None
+        if isinstance(value, int) and not isinstance(value, bool):
+            i = value
+        elif isinstance(value, str) and value.isdigit() and len(value) < 12:
+            i = int(value)
+        if i is None or not 0 <= i < len(rows):
+            name = quote_user_text(value) if isinstance(value, str) else shown(value)
+            notes.append(f"row {name} is not a row of the table (rows 0 to {len(rows) - 1})")
+            return None
+        return i
+
+    if not isinstance(edits, dict):
+        return sorted(set(landmarks)), ["the table's edits are not readable; nothing changed"]
+    edited = edits.get("edited_rows") or {}
+    for idx, change in (edited.items() if isinstance(edited, dict) else []):
+        i = row_index(idx)
+        if i is None or not fields_ok(f"row {i}", change):
             continue
-        if change.get("keep") is False:
+        keep = keep_flag(f"row {i}", change)
+        if keep is False:
             rows[i] = None
         elif "t" in change:
-            rows[i] = valid(change["t"])
-    for i in edits.get("deleted_rows") or []:
-        if 0 <= int(i) < len(rows):
-            rows[int(i)] = None
-    for added in edits.get("added_rows") or []:
-        if added.get("keep") is False:
+            before = len(notes)
+            t = timestamp(f"row {i}", change["t"])
+            if len(notes) == before:  # a refused value leaves the row as it was
+                rows[i] = t
+    deleted = edits.get("deleted_rows") or []
+    for idx in (deleted if isinstance(deleted, list) else []):
+        i = row_index(idx)
+        if i is not None:
+            rows[i] = None
+    added = edits.get("added_rows") or []
+    for k, row in enumerate(added if isinstance(added, list) else []):
+        where = f"new row {k + 1}"
+        if not fields_ok(where, row) or keep_flag(where, row) is False:
             continue
-        rows.append(valid(added.get("t")))
+        rows.append(timestamp(where, row.get("t")))
     return sorted({t for t in rows if t is not None}), notes

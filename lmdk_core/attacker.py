@@ -60,10 +60,10 @@ def posterior_bound(prior: ArrayLike, loss: ArrayLike) -> np.ndarray:
     release whose privacy loss is x (ε, or landmark TPL under correlation)."""
     p = np.asarray(prior, dtype=float)
     x = np.asarray(loss, dtype=float)
-    if np.any((p < 0) | (p > 1)):
-        raise InputError("a prior probability must be between 0 and 1")
-    if np.any(x < 0):
-        raise InputError("a privacy loss cannot be negative")
+    if not np.all((p >= 0) & (p <= 1)):  # NaN fails both comparisons
+        raise InputError("a prior probability must be a number from 0 to 1")
+    if not np.all(x >= 0):
+        raise InputError("a privacy loss must be a number ≥ 0 (not NaN)")
     # p·e^x/(1 − p + p·e^x) = p/(p + (1 − p)e^{−x}): no overflow for large x
     with np.errstate(invalid="ignore", divide="ignore"):
         out = p / (p + (1.0 - p) * np.exp(-x))
@@ -82,8 +82,9 @@ def _times(factor: float) -> str:
 def certainty_sentence(loss: float, prior: float = 0.1, *, epsilon: float | None = None,
                        correlated: bool = False) -> str:
     """The privacy loss in words: "an attacker is at most e^x times more certain"."""
-    factor = _times(float(np.exp(min(loss, 700.0))))
-    post = float(posterior_bound(prior, loss))
+    post = float(posterior_bound(prior, loss))  # refuses NaN and negative values
+    factor = (_times(float(np.exp(loss))) if loss <= 700.0
+              else f"about 10^{int(np.floor(loss / np.log(10.0)))}×")
     why = ("under the assumed temporal correlation (landmark TPL)" if correlated
            else "if consecutive values are independent")
     extra = ("" if epsilon is None or not correlated

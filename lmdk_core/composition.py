@@ -24,7 +24,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import brentq
 
 from lmdk_core.validation import InputError, check_epsilon
 
@@ -52,33 +51,75 @@ def _delta(delta: float) -> float:
 
 def basic_composition(epsilon: float, k: int) -> float:
     """k·ε: the total of k ε-DP releases."""
-    return _releases(k) * check_epsilon(epsilon)
+    out = _releases(k) * check_epsilon(epsilon)
+    if not np.isfinite(out):
+        raise InputError(f"{k:,} releases of ε = {epsilon:g} total more than the largest "
+                         "float: give a smaller ε")
+    return out
 
 
 def advanced_composition(epsilon: float, k: int, delta: float = DEFAULT_DELTA) -> float:
     """ε' = √(2k·ln(1/δ'))·ε + k·ε·(e^ε − 1) (Dwork, Rothblum, Vadhan 2010)."""
     e = check_epsilon(epsilon)
     n = _releases(k)
-    with np.errstate(over="ignore"):  # ε ≳ 710: e^ε − 1 is +inf, so is the bound
-        return float(np.sqrt(2 * n * np.log(1 / _delta(delta))) * e + n * e * np.expm1(e))
+    with np.errstate(over="ignore"):  # ε ≳ 710: e^ε − 1 is +inf
+        out = float(np.sqrt(2 * n * np.log(1 / _delta(delta))) * e + n * e * np.expm1(e))
+    if not np.isfinite(out):
+        raise InputError(f"advanced composition of {n:,} releases of ε = {e:g} is larger "
+                         "than the largest float (e^ε overflows): give a smaller ε")
+    return out
+
+
+#: relative error bound of the floating-point advanced-composition formula (a log, a
+#: sqrt, an expm1 and five roundings, each ≤ 1 ulp): the inverse keeps this much margin
+_ADVANCED_REL_ERROR = 16 * 2.0**-53
+
+
+def _largest_double_with(ok, hi: float) -> float:
+    """The largest double x in [0, hi] with ``ok(x)`` (``ok`` monotone: true up to some
+    point, false beyond), by bisection on the ordered bit patterns of positive doubles."""
+    lo_bits = 0  # 0.0, where ok holds
+    hi_bits = int(np.float64(hi).view(np.int64))
+    if ok(hi):
+        return float(hi)
+    while hi_bits - lo_bits > 1:
+        mid = (lo_bits + hi_bits) // 2
+        if ok(float(np.int64(mid).view(np.float64))):
+            lo_bits = mid
+        else:
+            hi_bits = mid
+    return float(np.int64(lo_bits).view(np.float64))
 
 
 def per_release_epsilon(total: float, k: int, delta: float = DEFAULT_DELTA) -> dict:
     """The largest per-release ε whose k-fold composition stays within ``total``:
     by basic composition (total/k, δ = 0) and by advanced composition (the root of
-    ε'(ε) = total; ε' is increasing in ε), and the better of the two."""
+    ε'(ε) = total; ε' is increasing in ε), and the better of the two.
+
+    Both inverses are the largest double that never exceeds the target: basic is
+    rounded down until k·ε ≤ total holds in exact (rational) arithmetic; advanced is the
+    largest double whose computed ε'(ε), enlarged by its rounding-error bound
+    (:data:`_ADVANCED_REL_ERROR`), is ≤ total — within a few ulps of the exact root
+    (checked against 60-digit arithmetic in the tests)."""
+    from fractions import Fraction
+
     tot = check_epsilon(total, "the total budget")
     n = _releases(k)
     d = _delta(delta)
     basic = tot / n
+    while basic > 0 and Fraction(basic) * n > Fraction(tot):
+        basic = float(np.nextafter(basic, 0.0))
+    a = float(np.sqrt(2 * n * np.log(1 / d)))
 
-    def f(e: float) -> float:
-        return advanced_composition(e, n, d) - tot
+    def ok(e: float) -> bool:
+        with np.errstate(over="ignore"):
+            v = a * e + n * e * float(np.expm1(e))
+        return v * (1 + _ADVANCED_REL_ERROR) <= tot
 
-    hi = tot
-    while f(hi) < 0:  # cannot happen for k ≥ 1, kept for safety of the bracket
-        hi *= 2
-    adv = float(brentq(f, 1e-300, hi, xtol=1e-15, rtol=1e-12))
+    # ε'(ε) ≥ a·ε, ≥ k·ε², and ≥ e^ε − 1 ≥ total once ε ≥ max(1, ln(total) + 1): the root
+    # lies below the smallest of these bounds, where nothing overflows
+    hi = min(tot / a, float(np.sqrt(tot / n)), max(1.0, float(np.log(tot)) + 1.0))
+    adv = _largest_double_with(ok, hi)
     best = "advanced" if adv > basic else "basic"
     return {"basic": basic, "advanced": adv, "best": best, "epsilon": max(basic, adv),
             "delta": d if best == "advanced" else 0.0}

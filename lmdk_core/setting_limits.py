@@ -66,7 +66,8 @@ def _fmt(x: float) -> str:
     return f"{int(x):,}" if float(x).is_integer() else f"{x:g}"
 
 
-#: every numeric setting a configuration restores (field name -> range)
+#: every numeric setting a configuration restores, and every count, range and
+#: probability the command line takes (field name -> range); docs/bad-input.md lists them
 LIMITS: dict[str, SettingLimit] = {lim.name: lim for lim in (
     SettingLimit("epsilon", 0.001, 100.0),
     SettingLimit("sensitivity", 0.001, 1e9),
@@ -75,6 +76,27 @@ LIMITS: dict[str, SettingLimit] = {lim.name: lim for lim in (
     SettingLimit("seed", 0, SEED_MAX, whole=True),
     SettingLimit("correlation_strength", 0.0001, 1000.0),
     SettingLimit("cell_size_m", 10.0, 100_000.0, unit="metres"),
+    # --- the command line's simulations and targets (lmdk solve-epsilon / attack / compose)
+    # Monte Carlo releases per ε (Adaptive) or per attack: 10,000 releases of a
+    # 1,000-point series take seconds, 10⁷ took minutes
+    SettingLimit("runs", 2, 10_000, whole=True),
+    # an accuracy target's bound ±A or mean error M, in the data's units (metres for
+    # tracks): with Δf ≤ 1e9 and ε ≥ 1e-4 every error law stays finite
+    SettingLimit("accuracy_bound", 1e-9, 1e12),
+    # the probability of an accuracy target (strictly between 0 and 1)
+    SettingLimit("probability", 1e-6, 0.999999),
+    # an attacker's prior probability
+    SettingLimit("prior", 0.0, 1.0),
+    # a privacy loss x (ε or a landmark TPL): e^x must be a float (e^709.8 is the largest)
+    SettingLimit("privacy_loss", 0.0, 700.0),
+    # numbers of daily releases the averaging attack is evaluated at (a century and more)
+    SettingLimit("days", 1, 100_000, whole=True),
+    # releases k of a schedule (composition)
+    SettingLimit("releases", 1, 10_000_000, whole=True),
+    # δ' of advanced composition
+    SettingLimit("delta", 1e-100, 0.5),
+    # a total ε over a schedule (compose --target): up to 10⁷ releases of ε = 100
+    SettingLimit("total_epsilon", 0.001, 1e9),
 )}
 
 
@@ -84,13 +106,15 @@ def fresh_seed() -> int:
     return secrets.randbits(SEED_BITS)
 
 
-def check_setting(name: str, value: object, where: str = "config") -> float | int:
+def check_setting(name: str, value: object, where: str = "config", *,
+                  label: str | None = None) -> float | int:
     """``value`` if it is a number (not a bool, not text) inside ``LIMITS[name]``; a whole
     number (``int``) for whole settings. Anything else raises :class:`InputError` naming
-    the field and its allowed range; nothing is rounded, clamped or converted from text.
+    the field (``label``, e.g. ``--runs``, or ``where: name``) and its allowed range;
+    nothing is rounded, clamped or converted from text.
     """
     lim = LIMITS[name]
-    field = f"{where}: {name}" if where else name
+    field = label if label else (f"{where}: {name}" if where else name)
     must = f"{field} must be {lim.describe()}"
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise InputError(f"{must}; got {_shown(value)}")

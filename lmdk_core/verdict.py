@@ -5,8 +5,9 @@ Two quantities decide whether a release may be called landmark ε-private:
 
 1. **The theorem** (Katsomallos et al., "Landmark privacy: configurable differential
    privacy protection for time series", CODASPY 2022): a release of *independent*
-   per-timestamp ε_t-DP mechanisms is landmark ε-private iff for every t
-   ``Σ_{i∈L∪{t}} ε_i ≤ ε``. Checked by the one verifier,
+   per-timestamp ε_t-DP mechanisms is landmark ε-private if for every t
+   ``Σ_{i∈L∪{t}} ε_i ≤ ε`` (a sufficient condition; necessary only when every ε_t is
+   tight). Checked by the one verifier,
    :func:`lmdk_core.verifier.verify` (with its own tolerance).
 2. **Landmark TPL** under an assumed Markov correlation (Cao et al., ICDE 2017 / TKDE
    2018, extended to landmarks in :func:`lmdk_core.leakage.landmark_tpl`): the leakage

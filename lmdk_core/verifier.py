@@ -1,14 +1,25 @@
 """The one verifier of the landmark-privacy theorem.
 
 **Theorem (landmark privacy; Katsomallos et al., CODASPY 2022; docs/definitions.md).** A
-release made of independent per-timestamp ε_t-DP mechanisms satisfies landmark ε-privacy iff for
-every timestamp t::
+release made of independent per-timestamp ε_t-DP mechanisms satisfies landmark ε-privacy
+if for every timestamp t::
 
     Σ_{i ∈ L ∪ {t}} ε_i  <=  ε
 
 (landmarks compose with each other and with the current timestamp; regular
-timestamps never compose with each other). Every allocation the engine releases or
-the app shows goes through :func:`verify`.
+timestamps never compose with each other). The condition is **sufficient**; it is also
+necessary only when every mechanism's ε_t is tight (no smaller ε'_t would do, as for
+Laplace noise of scale Δf/ε_t on a query whose sensitivity Δf is attained): a
+"NOT landmark-private" verdict means the theorem does not certify the allocation, not
+that an attack exists. Every allocation the engine releases or the app shows goes
+through :func:`verify`.
+
+**Smallest budget.** :func:`verify` refuses a total ε below :data:`EPSILON_MIN` (1e-300,
+the bottom of the Laplace mechanism's usable range at Δf = 1, below which no release is
+made): there the budgets are at the bottom of the floating-point range, and a rounding
+allowance of a few ulps would no longer be a small fraction of ε (at ε = 5e-324 one ulp
+*is* ε). For every accepted ε the allowance is at most ``4·n·2⁻⁵²·ε``.
+
 
 **Grouped form (stays as events; docs/stays.md).** When one mechanism reads several
 timestamps — a stay released once, from its fixes — those timestamps form a *group* g
@@ -31,11 +42,13 @@ from numpy.typing import ArrayLike
 
 from lmdk_core.validation import InputError, check_epsilon, check_epsilon_array, check_landmarks
 
-__all__ = ["Verdict", "verify", "landmark_totals", "grouped_totals", "check_groups",
-           "tolerance", "TOLERANCE_ULPS"]
+__all__ = ["EPSILON_MIN", "Verdict", "verify", "landmark_totals", "grouped_totals",
+           "check_groups", "tolerance", "TOLERANCE_ULPS"]
 
 #: ulps of ε allowed per term of the theorem's sum (see :func:`tolerance`).
 TOLERANCE_ULPS = 4
+#: the smallest total ε the verifier judges (see the module docstring)
+EPSILON_MIN = 1e-300
 
 
 def tolerance(epsilon: float, terms: int) -> float:
@@ -187,6 +200,10 @@ def verify(epsilon_t: ArrayLike, landmarks: Iterable[int] | None, epsilon: float
     as L ∪ {t} touches it.
     """
     eps_total = check_epsilon(epsilon)
+    if eps_total < EPSILON_MIN:
+        raise InputError(f"ε = {eps_total:.4g} is below the smallest total budget the "
+                         f"verifier judges, {EPSILON_MIN:g} (no release is made below it; "
+                         "the rounding allowance would be as large as ε): raise ε")
     eps = check_epsilon_array(epsilon_t, allow_zero=True, name="allocation")
     if eps.ndim != 1 or eps.size == 0:
         raise InputError("the allocation must hold one budget per timestamp (at least one)")

@@ -285,5 +285,6 @@ def test_apply_table_edits():
     assert any("t=99" in n for n in notes) and any("`x`" in n for n in notes)
     new, notes = apply_table_edits(lm, {"added_rows": [{"t": "inf"}]}, 20)
     assert new == [3, 7, 9] and any("`inf`" in n and "whole number" in n for n in notes)
+    # a refused value leaves its row as it was (nothing entered is lost)
     new, notes = apply_table_edits(lm, {"edited_rows": {"0": {"t": 2.5}}}, 20)
-    assert new == [7, 9] and notes
+    assert new == [3, 7, 9] and notes

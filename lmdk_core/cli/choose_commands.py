@@ -9,7 +9,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from lmdk_core.validation import InputError, parse_landmarks
+from lmdk_core.quoting import quote_user_text
+from lmdk_core.setting_limits import check_setting
+from lmdk_core.validation import MAX_LENGTH, InputError, parse_landmarks
 
 SCHEMES = ("uniform", "skip", "adaptive", "w-event", "user", "event")
 
@@ -42,9 +44,22 @@ def _schemes(text: str) -> list[str]:
     return list(dict.fromkeys(keys))
 
 
-def _parse_timestamps(text: str, option: str = "--stay", required: bool = True) -> list[int]:
-    """Timestamps such as ``0-99`` or ``3,4,5,10-12`` (ranges inclusive)."""
+def _bounded(name: str, value, option: str):
+    """``value`` checked against the app's setting table (:data:`LIMITS[name]`), refused
+    with the option and its range (``--runs must be a whole number from 2 to 10,000``);
+    None (an option not given) passes."""
+    if value is None:
+        return None
+    return check_setting(name, value, label=option)
+
+
+def _parse_timestamps(text: str, option: str = "--stay", required: bool = True,
+                      length: int | None = None) -> list[int]:
+    """Timestamps such as ``0-99`` or ``3,4,5,10-12`` (ranges inclusive), each in
+    ``0..length-1`` when the data's length is known: a range beyond the data is refused
+    at once, before it is expanded."""
     out: list[int] = []
+    where = "" if length is None else f"; the data's timestamps run from 0 to {length - 1}"
     for part in text.split(","):
         part = part.strip()
         if "-" in part.lstrip("-"):
@@ -52,19 +67,55 @@ def _parse_timestamps(text: str, option: str = "--stay", required: bool = True) 
             try:
                 lo, hi = int(a), int(b)
             except ValueError:
-                raise InputError(f"{option}: {part!r} is not a range like 0-99") from None
-            if hi < lo or hi - lo > 10_000_000:
-                raise InputError(f"{option}: {part!r} is not an increasing range")
+                raise InputError(f"{option}: {quote_user_text(part)} is not a range like "
+                                 "0-99") from None
+            if hi < lo:
+                raise InputError(f"{option}: {quote_user_text(part)} is not an increasing "
+                                 "range")
+            if lo < 0 or (length is not None and hi >= length):
+                raise InputError(f"{option}: the range {lo}-{hi} is outside the data{where}")
+            if length is None and hi - lo > MAX_LENGTH:
+                raise InputError(f"{option}: the range {lo}-{hi} is longer than "
+                                 f"{MAX_LENGTH:,} timestamps")
             out.extend(range(lo, hi + 1))
         elif part:
-            out.extend(parse_landmarks(part))
+            for t in parse_landmarks(part):
+                if t < 0 or (length is not None and t >= length):
+                    raise InputError(f"{option}: timestamp {t} is outside the data{where}")
+                out.append(t)
     if required and not out:
         raise InputError(f"{option} needs timestamps, e.g. 0-99")
     return out
 
 
-def _landmarks(text: str) -> list[int]:
-    return _parse_timestamps(text or "", "--landmarks", required=False)
+def _landmarks(text: str, length: int | None = None) -> list[int]:
+    return _parse_timestamps(text or "", "--landmarks", required=False, length=length)
+
+
+def _days(text: str) -> list[int]:
+    """``--days 1,7,30``: whole numbers of daily releases in the ``days`` range."""
+    out = []
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        try:
+            d = int(part.strip())
+        except ValueError:
+            raise InputError(f"--days: {quote_user_text(part.strip())} is not a whole number; "
+                             f"give numbers of daily releases like 1,7,30") from None
+        out.append(_bounded("days", d, "--days"))
+    if not out:
+        raise InputError("--days needs at least one number of daily releases, e.g. 1,7,30")
+    return out
+
+
+def _data_settings(args: argparse.Namespace) -> None:
+    """The shared options of solve-epsilon and attack, checked before any work."""
+    _bounded("sensitivity", args.sensitivity, "--sensitivity")
+    _bounded("radius", args.radius, "--radius")
+    _bounded("window", args.window, "--window")
+    _bounded("runs", args.runs, "--runs")
+    _bounded("seed", args.seed, "--seed")
 
 
 def _cmd_solve(args: argparse.Namespace) -> int:
@@ -74,7 +125,12 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     if (args.within is None) == (args.mean_error is None):
         raise InputError("give exactly one target: --within A (with --probability) or "
                          "--mean-error M")
+    _data_settings(args)
+    _bounded("accuracy_bound", args.within, "--within")
+    _bounded("accuracy_bound", args.mean_error, "--mean-error")
+    _bounded("probability", args.probability, "--probability")
     values, kind, _ = _load(args.input, args.radius)
+    landmarks = _landmarks(args.landmarks, len(values))
     target = (AccuracyTarget("within", args.within, args.probability, args.per)
               if args.within is not None else AccuracyTarget("mean", args.mean_error,
                                                              per=args.per))
@@ -83,7 +139,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     for key in _schemes(args.schemes):
         if key == "w-event" and args.window is None:
             raise InputError("the w-event scheme needs --window")
-        sol = solve_epsilon(values, _landmarks(args.landmarks), key, target,
+        sol = solve_epsilon(values, landmarks, key, target,
                             mechanism=args.mechanism, sensitivity=args.sensitivity,
                             radius=args.radius, window=args.window, runs=args.runs,
                             seed=args.seed)
@@ -115,8 +171,16 @@ def _cmd_attack(args: argparse.Namespace) -> int:
     )
     from lmdk_core.cli import emit_json
 
+    _data_settings(args)
+    _bounded("epsilon", args.epsilon, "--epsilon")
+    _bounded("prior", args.prior, "--prior")
+    _bounded("privacy_loss", args.leakage, "--leakage")
+    days = _days(args.days) if args.stay else []
     values, kind, _ = _load(args.input, args.radius)
-    lm = _landmarks(args.landmarks)
+    lm = _landmarks(args.landmarks, len(values))
+    if args.stay and kind != "track":
+        raise InputError("--stay is for tracks (the averaging attack on a place)")
+    stay = _parse_timestamps(args.stay, length=len(values)) if args.stay else []
     inf = simulate_repeat_inference(values, lm, args.scheme, args.epsilon,
                                     mechanism=args.mechanism, sensitivity=args.sensitivity,
                                     radius=args.radius, window=args.window, runs=args.runs,
@@ -124,7 +188,7 @@ def _cmd_attack(args: argparse.Namespace) -> int:
     loss = args.epsilon if args.leakage is None else args.leakage
     result = {
         "kind": kind, "scheme": args.scheme, "epsilon": args.epsilon, "prior": args.prior,
-        "privacy_loss": loss, "certainty_factor": float(np.exp(min(loss, 700.0))),
+        "privacy_loss": loss, "certainty_factor": float(np.exp(loss)),
         "posterior_bound": float(posterior_bound(args.prior, loss)),
         "repeat_inference": {"precision": inf.precision, "recall": inf.recall,
                              "flagged_per_release": inf.flagged_per_run,
@@ -134,10 +198,6 @@ def _cmd_attack(args: argparse.Namespace) -> int:
                       inf.sentence()],
     }
     if args.stay:
-        if kind != "track":
-            raise InputError("--stay is for tracks (the averaging attack on a place)")
-        stay = _parse_timestamps(args.stay)
-        days = [int(d) for d in args.days.split(",") if d.strip()]
         avg = averaging_attack(values[:, 0], values[:, 1], lm, stay, args.scheme, args.epsilon,
                                args.radius, days, window=args.window, runs=args.runs,
                                seed=args.seed)
@@ -158,6 +218,10 @@ def _cmd_compose(args: argparse.Namespace) -> int:
 
     if (args.epsilon is None) == (args.target is None):
         raise InputError("give --epsilon (per release) or --target (total over the schedule)")
+    _bounded("releases", args.releases, "--releases")
+    _bounded("epsilon", args.epsilon, "--epsilon")
+    _bounded("total_epsilon", args.target, "--target")
+    _bounded("delta", args.delta, "--delta")
     if args.target is not None:
         res = per_release_epsilon(args.target, args.releases, args.delta)
         res.update({"target": args.target, "releases": args.releases})

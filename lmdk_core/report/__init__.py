@@ -9,8 +9,8 @@ landmarks, ε, scheme, mechanism and seed give the same noise — and writes:
   protection radius r, seed);
 * the per-timestamp allocation ε_t with the theorem's total ``Σ_{i∈L∪{t}} ε_i`` against
   ε, and the verifier's verdict with its worst timestamp (landmark-privacy theorem:
-  a release of independent ε_t-DP mechanisms is landmark ε-private iff that total is
-  ≤ ε at every t);
+  a release of independent ε_t-DP mechanisms is landmark ε-private if that total is
+  ≤ ε at every t — a sufficient condition, necessary only for tight mechanisms);
 * temporal privacy leakage (TPL, Cao et al. ICDE'17 / TKDE'18) and landmark TPL under
   a stated correlation model (:func:`correlation_model`);
 * the error, measured and expected (Laplace: MAE Δf/ε_t, RMSE √2·Δf/ε_t; Geometric:

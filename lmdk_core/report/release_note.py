@@ -7,7 +7,8 @@ the landmark set L or the data:
 
 * the verdict (the one verdict of :mod:`lmdk_core.verdict`: the landmark-privacy
   theorem of Katsomallos et al., CODASPY 2022 — a release of independent ε_t-DP
-  mechanisms is landmark ε-private iff ``Σ_{i∈L∪{t}} ε_i ≤ ε`` for every t — and, when a
+  mechanisms is landmark ε-private if ``Σ_{i∈L∪{t}} ε_i ≤ ε`` for every t (sufficient;
+  necessary only for tight mechanisms) — and, when a
   correlation model is assumed, landmark TPL under it), without the timestamp where it
   is decided;
 * ε, the scheme, the mechanism with its public parameter (Δf or the protection radius

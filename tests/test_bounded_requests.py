@@ -1,0 +1,258 @@
+"""Every count, range and probability the command line takes has a stated range (the
+app's setting table, lmdk_core/setting_limits.py; listed in docs/bad-input.md) and is
+refused at once with it; overflows are refused, never answered with null or inf; the
+verifier refuses a total ε below the smallest one a release accepts; the inverse of
+advanced composition is within a few ulps of the exact root and never above the target
+(60-digit decimal arithmetic as the oracle)."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from decimal import Decimal, localcontext
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lmdk_core.attacker import certainty_sentence, posterior_bound
+from lmdk_core.composition import advanced_composition, per_release_epsilon, schedule_summary
+from lmdk_core.setting_limits import LIMITS, check_setting
+from lmdk_core.validation import InputError
+from lmdk_core.verifier import EPSILON_MIN, tolerance, verify
+from tests.conftest import run_cli
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def series(tmp_path_factory) -> str:
+    p = tmp_path_factory.mktemp("b") / "s.csv"
+    p.write_text("time,value\n" + "".join(f"{t},{t % 5}\n" for t in range(20)))
+    return str(p)
+
+
+@pytest.fixture(scope="module")
+def track(tmp_path_factory) -> str:
+    p = tmp_path_factory.mktemp("t") / "t.csv"
+    p.write_text("time,lat,lon\n" + "".join(f"{t},{48 + t * 1e-4},{2 + t * 1e-4}\n"
+                                            for t in range(30)))
+    return str(p)
+
+
+# option, value, table entry (its range must be in the message)
+BAD = [
+    ("solve-epsilon", "--runs", "10000000", "runs"),
+    ("solve-epsilon", "--runs", "1", "runs"),
+    ("solve-epsilon", "--within", "1e308", "accuracy_bound"),
+    ("solve-epsilon", "--within", "nan", "accuracy_bound"),
+    ("solve-epsilon", "--sensitivity", "1e308", "sensitivity"),
+    ("solve-epsilon", "--probability", "1", "probability"),
+    ("solve-epsilon", "--probability", "nan", "probability"),
+    ("solve-epsilon", "--window", "0", "window"),
+    ("solve-epsilon", "--seed", "-1", "seed"),
+    ("attack", "--runs", "100000000", "runs"),
+    ("attack", "--prior", "nan", "prior"),
+    ("attack", "--prior", "1.5", "prior"),
+    ("attack", "--leakage", "inf", "privacy_loss"),
+    ("attack", "--leakage", "800", "privacy_loss"),
+    ("attack", "--epsilon", "1e308", "epsilon"),
+    ("compose", "--epsilon", "1e308", "epsilon"),
+    ("compose", "--target", "1e308", "total_epsilon"),
+    ("compose", "--releases", "100000000", "releases"),
+    ("compose", "--delta", "0", "delta"),
+]
+
+
+@pytest.mark.parametrize("command,option,value,name", BAD)
+def test_every_bound_is_refused_at_once_with_its_range(series, command, option, value, name):
+    base = {"solve-epsilon": ["--input", series, "--within", "1"],
+            "attack": ["--input", series, "--epsilon", "1"],
+            "compose": ["--releases", "3", "--epsilon", "1"]}[command]
+    args = [command, *base]
+    if option in args:  # replace the base's value
+        i = args.index(option)
+        args[i + 1] = value
+    else:
+        args += [option, value]
+    if command == "compose" and option == "--target":
+        args.remove("--epsilon")
+        args.remove("1")
+    p = run_cli(*args)
+    assert p.returncode == 2, (args, p.stdout)
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1, p.stderr
+    assert option in lines[0] and LIMITS[name].describe() in lines[0], lines[0]
+
+
+def test_ranges_beyond_the_data_are_refused_before_they_are_expanded(series, track):
+    for args, words in [
+        (["solve-epsilon", "--input", series, "--within", "1", "--landmarks", "0-10000000"],
+         "timestamps run from 0 to 19"),
+        (["solve-epsilon", "--input", series, "--within", "1", "--landmarks", "3,20"],
+         "timestamp 20 is outside"),
+        (["attack", "--input", track, "--epsilon", "1", "--radius", "100",
+          "--stay", "0-10000000"], "timestamps run from 0 to 29"),
+        (["attack", "--input", track, "--epsilon", "1", "--radius", "100", "--stay", "5-9",
+          "--days", "1,10000000000"], LIMITS["days"].describe()),
+        (["attack", "--input", track, "--epsilon", "1", "--radius", "100", "--stay", "5-9",
+          "--days", "1,x"], "not a whole number"),
+    ]:
+        p = run_cli(*args)
+        assert p.returncode == 2, args
+        assert len(p.stderr.strip().splitlines()) == 1 and words in p.stderr, p.stderr
+
+
+def test_the_limits_inside_the_ranges_are_answered(series, track):
+    p = run_cli("attack", "--input", track, "--epsilon", "1", "--radius", "100",
+                "--stay", "0-29", "--days", "1,100000", "--runs", "2", "--seed", "3",
+                "--prior", "1", "--leakage", "700", "--json")
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert out["certainty_factor"] == pytest.approx(math.exp(700.0), rel=1e-15)
+    assert out["posterior_bound"] == 1.0
+    assert all(np.isfinite(out["averaging"]["mean_error_m"]))
+    p = run_cli("compose", "--releases", "10000000", "--epsilon", "100", "--json")
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    assert None not in d.values() and d["recurring_basic"] == 1e9
+
+
+def test_overflow_in_the_engine_is_refused_not_answered_as_inf():
+    with pytest.raises(InputError, match="overflows"):
+        advanced_composition(1e308, 3)
+    with pytest.raises(InputError, match="overflows"):
+        schedule_summary(800.0, 2)
+    with pytest.raises(InputError, match="prior"):
+        posterior_bound(float("nan"), 1.0)
+    with pytest.raises(InputError, match="privacy loss"):
+        posterior_bound(0.1, float("nan"))
+    with pytest.raises(InputError):
+        certainty_sentence(float("nan"), 0.1)
+
+
+def test_check_setting_names_the_option_it_was_given_as():
+    with pytest.raises(InputError, match=r"^--runs must be a whole number from 2 to 10,000; "):
+        check_setting("runs", 10**7, label="--runs")
+
+
+# ------------------------------------------------------------------ verifier at tiny ε
+@pytest.mark.parametrize("eps", [5e-324, 1e-310, 2.2e-308, 9.9e-301])
+def test_allocate_and_check_refuse_below_the_smallest_budget(tmp_path, eps):
+    p = run_cli("allocate", "--length", "5", "--landmarks", "1,2,3", "--epsilon", repr(eps),
+                "--scheme", "event")
+    assert p.returncode == 2 and "smallest total budget" in p.stderr, p.stdout + p.stderr
+    alloc = tmp_path / "a.csv"
+    alloc.write_text("epsilon_t\n" + f"{eps}\n" * 5)
+    p = run_cli("check", "--allocation", str(alloc), "--landmarks", "1,2,3", "--epsilon",
+                repr(eps))
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    with pytest.raises(InputError, match="smallest total budget"):
+        verify([eps] * 5, [1, 2, 3], eps)
+
+
+def test_event_level_with_landmarks_is_never_certified_at_any_accepted_epsilon():
+    # the regression: at ε = 5e-324 the allowance (4 ulps per term) was 4·ε, and ε·4 ≤ ε + tol
+    for eps in [EPSILON_MIN, 1e-299, 1e-200, 1.0, 1e300]:
+        v = verify([eps] * 5, [1, 2, 3], eps)
+        assert not v.private, eps
+        # the allowance is a tiny fraction of ε wherever ε is accepted
+        assert v.tolerance <= 4 * 4 * 2.0**-52 * eps
+
+
+@pytest.mark.parametrize("n", [1, 2, 10, 1000, 1_000_001])
+def test_the_rounding_allowance_is_a_small_fraction_of_every_accepted_epsilon(n):
+    for eps in [EPSILON_MIN, np.nextafter(EPSILON_MIN, 1), 1e-150, 1.0, 1e300]:
+        assert tolerance(eps, n) <= n * 2.0**-49 * eps
+
+
+# ------------------------------------------------------------------ inverse composition
+def _advanced_exact(e: float, k: int, d: float) -> Decimal:
+    """√(2k·ln(1/δ'))·ε + k·ε·(e^ε − 1) in 60-digit decimal arithmetic."""
+    with localcontext() as ctx:
+        ctx.prec = 60
+        E = Decimal(e)
+        if e < 1e-12:  # e^ε − 1 by its series (cancellation-free)
+            em1 = E + E * E / 2 + E**3 / 6 + E**4 / 24
+        else:
+            em1 = E.exp() - 1
+        return (2 * k * (1 / Decimal(d)).ln()).sqrt() * E + k * E * em1
+
+
+@settings(max_examples=150, deadline=None)
+@given(total=st.floats(1e-3, 1e9), k=st.integers(1, 10**7),
+       d=st.sampled_from([1e-100, 1e-12, 1e-6, 0.01, 0.5]))
+def test_inverse_advanced_composition_is_exact_to_a_few_ulps_and_never_above(total, k, d):
+    adv = per_release_epsilon(total, k, d)["advanced"]
+    assert _advanced_exact(adv, k, d) <= Decimal(total)
+    # a few ulps further is above the target: the answer is the root to the last ulps
+    up = adv
+    for _ in range(24):
+        up = float(np.nextafter(up, math.inf))
+    assert _advanced_exact(up, k, d) > Decimal(total), (total, k, d, adv)
+
+
+def test_inverse_advanced_composition_regression_cases():
+    # the cases where the old root finder overshot (rel. 1.7e-8 over the target)
+    for total, k, d in [(10.0, 365, 1e-6), (5.0, 52, 1e-6), (1e-3, 10**7, 1e-100),
+                        (1e9, 1, 0.5), (0.5, 2, 0.01), (3.0, 1000, 1e-12)]:
+        adv = per_release_epsilon(total, k, d)["advanced"]
+        assert _advanced_exact(adv, k, d) <= Decimal(total)
+        assert _advanced_exact(adv * (1 + 2.0**-48), k, d) > Decimal(total)
+
+
+@settings(max_examples=100, deadline=None)
+@given(total=st.floats(1e-3, 1e9), k=st.integers(1, 10**7))
+def test_inverse_basic_composition_never_exceeds_the_target(total, k):
+    from fractions import Fraction
+
+    basic = per_release_epsilon(total, k)["basic"]
+    assert Fraction(basic) * k <= Fraction(total)
+    assert Fraction(float(np.nextafter(basic, math.inf))) * k > Fraction(total)
+
+
+def test_words_say_sufficient_not_if_and_only_if():
+    for path in ["docs/definitions.md", "docs/privacy-model.md", "docs/stays.md",
+                 "lmdk_core/verifier.py", "README.md",
+                 "lmdk_core/verdict.py", "lmdk_core/report/__init__.py",
+                 "lmdk_core/report/release_note.py",
+                 "lmdk_core/report/templates/report.html.j2"]:
+        text = (ROOT / path).read_text(encoding="utf-8")
+        assert not re.search(r"private\*{0,2} (iff|if and only if)", text), path
+    assert "sufficient" in (ROOT / "docs/definitions.md").read_text(encoding="utf-8")
+    assert "sufficient" in (ROOT / "lmdk_core/verifier.py").read_text(encoding="utf-8")
+
+
+# ------------------------------------------------------------------ the Map's landmark table
+@pytest.mark.parametrize("edits,field,range_words", [
+    ({"edited_rows": {"x": {"t": 4}}}, "row `x`", "rows 0 to 2"),
+    ({"edited_rows": {"0": {"t": 1e9}}}, "field 't'", "from 0 to 19"),
+    ({"edited_rows": {"0": {"t": float("nan")}}}, "field 't'", "from 0 to 19"),
+    ({"edited_rows": {"0": {"t": True}}}, "field 't'", "from 0 to 19"),
+    ({"edited_rows": {"0": {"t": "1e400"}}}, "field 't'", "from 0 to 19"),
+    ({"added_rows": [{"t": True}]}, "field 't'", "from 0 to 19"),
+    ({"added_rows": [{"t": 1e9}]}, "field 't'", "from 0 to 19"),
+    ({"edited_rows": {"1": {"keep": "no"}}}, "field 'keep'", "true or false"),
+    ({"edited_rows": {"1": {"keep": 0}}}, "field 'keep'", "true or false"),
+    ({"edited_rows": {"1": {"lat": 5.0}}}, "field `lat`", "edit 't' or 'keep'"),
+    ({"edited_rows": {"7": {"t": 4}}}, "row `7`", "rows 0 to 2"),
+    ({"deleted_rows": ["x"]}, "row `x`", "rows 0 to 2"),
+    ({"added_rows": ["x"]}, "new row 1", "field values"),
+    ("junk", "edits", "nothing changed"),
+])
+def test_forged_table_messages_are_refused_with_field_and_range(edits, field, range_words):
+    from app_pages.track_session import apply_table_edits
+
+    new, notes = apply_table_edits([3, 7, 9], edits, 20)
+    assert new == [3, 7, 9]  # nothing taken, nothing lost (True is not landmark 1)
+    assert len(notes) == 1 and field in notes[0] and range_words in notes[0], notes
+
+
+def test_the_bad_input_page_lists_every_bound_of_the_table():
+    text = (ROOT / "docs/bad-input.md").read_text(encoding="utf-8")
+    for lim in LIMITS.values():
+        assert f"| `{lim.name}` | {lim.describe()} |" in text, lim.name
+    assert f"at least {EPSILON_MIN:g}" in text
