@@ -108,7 +108,12 @@ def _ratio_phrase(ratio: float) -> str:
         return f"{ratio:.0f} times"
     if ratio >= 1:
         return f"{ratio:.1f} times"
-    return f"{ratio:.0%} of" if ratio >= 0.01 else "under 1 % of"
+    if ratio < 0.01:
+        return "under 1 % of"
+    pct = f"{ratio * 100:.0f}"
+    if float(pct) / 100 in (USEFUL_RATIO, NOISE_RATIO) and ratio * 100 != float(pct):
+        pct = f"{ratio * 100:.1f}"  # 10.1 %, not 10 %, when the verdict is above 10 %
+    return f"{pct} % of"
 
 
 # ------------------------------------------------------------------ the data's scale
@@ -296,6 +301,30 @@ class UtilityVerdict:
                 else " (no scale to compare with)")
         return f"typical error {format_amount(self.typical, self.unit)}{tail}"
 
+    def public_sentence(self) -> str:
+        """The verdict for a *publishable* text (the release note): the level in words
+        without any number computed from the raw data — no scale (it is the data's
+        spread or extent), no worst error (a repeated reading's error is the data's
+        change), no landmark count in the advice."""
+        rule = (f"(a typical expected error of at most {USEFUL_RATIO:.0%} of the data's "
+                f"spread is useful, above {NOISE_RATIO:.0%} it is noise; the spread itself is "
+                "computed from the raw data and not stated here)")
+        if self.n_released == 0:
+            return "This release is not useful: nothing is released."
+        if self.label == "not judged":
+            return ("Utility not judged: the data do not vary, so the expected error cannot "
+                    "be compared with their spread.")
+        if self.level == USEFUL:
+            return ("Useful: the expected error of a released value is small next to how "
+                    f"much the data vary {rule}.")
+        if self.level == MARGINAL:
+            return ("Marginal: the expected error of a released value is a sizeable part of "
+                    f"how much the data vary — broad levels survive, single values do not "
+                    f"{rule}.")
+        return ("This release is not useful: the expected error of a released value is "
+                "comparable to or larger than how much the data themselves vary — the noise "
+                f"hides what the data show {rule}.")
+
     def to_dict(self) -> dict:
         """The JSON keys (``utility_*``): level, sentence, the expected errors, the scale
         and its name. Nothing here is a raw value or a landmark position: the errors and
@@ -430,8 +459,8 @@ def _advice(x: np.ndarray, err: np.ndarray, pub: np.ndarray, eps: np.ndarray, me
             tips.append(f"raise ε_t to about {need:.3g} per published reading")
         if n_landmarks and epsilon is not None and eps_pub < float(epsilon) / 2 and (
                 scheme is None or scheme in ("uniform", "adaptive")):
-            tips.append(f"fewer landmarks ({n_landmarks:,} share ε, so each {noun} gets "
-                        f"{eps_pub / float(epsilon):.2g} of it)")
+            tips.append(f"fewer landmarks ({n_landmarks:,} landmarks share ε, so each "
+                        f"{noun} gets {eps_pub / float(epsilon):.2g} of it)")
             if x.ndim == 2 and n_landmarks >= 20:
                 tips.append("protect each stay as one event rather than each of its points")
     if mech == "planar_laplace":

@@ -36,6 +36,12 @@ def _write_text(text: str, output: str | None) -> None:
     Path(output).write_text(text, encoding="utf-8")
 
 
+def utility_line(uv) -> str:
+    """The utility verdict (:mod:`lmdk_core.utility`) as one line of the text output:
+    ``utility: NOT USEFUL — This release is not useful: …``."""
+    return f"utility: {uv.label.upper()} — {uv.sentence}"
+
+
 def _is_geojson(path: str) -> bool:
     return path.lower().endswith((".geojson", ".json"))
 
@@ -92,6 +98,7 @@ def _cmd_release(args: argparse.Namespace) -> int:
         series_publishable_csv,
     )
     from lmdk_core.release import release_series
+    from lmdk_core.utility import release_utility
 
     _check_writable(args.output)
     _check_writable(args.audit)
@@ -108,13 +115,15 @@ def _cmd_release(args: argparse.Namespace) -> int:
     _write_text(series_publishable_csv(series, rel, mech, noise), args.output)
     if args.audit:
         _write_text(series_audit_csv(series, rel, mech, noise, args.seed), args.audit)
+    utility = release_utility(rel, sensitivity=args.sensitivity, unit=series.unit)
     summary = {"scheme": rel.scheme, "mechanism": rel.mechanism, **rel.verdict.to_dict(),
-               **rel.metrics(), "output": args.output, "audit": args.audit,
-               "noise": noise}
+               **utility.to_dict(), **rel.metrics(), "output": args.output,
+               "audit": args.audit, "noise": noise}
     if args.json and args.output not in (None, "-"):
         emit_json(summary)
     elif args.output not in (None, "-"):
         print(rel.verdict.summary())
+        print(utility_line(utility))
         m = rel.metrics()
         print(f"wrote {args.output} (publishable: released values only): "
               f"{m['n_published']} published, "
@@ -139,6 +148,7 @@ def _cmd_geo_release(args: argparse.Namespace) -> int:
     )
     from lmdk_core.release import release_trajectory
     from lmdk_core.stay_events import parse_stays
+    from lmdk_core.utility import release_utility
 
     out = args.output
     _check_writable(out)
@@ -162,10 +172,11 @@ def _cmd_geo_release(args: argparse.Namespace) -> int:
     elif args.audit:
         _write_text(trajectory_audit_csv(track, rel, mech, PLANAR_NOISE, args.seed), args.audit)
     m = rel.metrics()
+    utility = release_utility(rel, radius=args.radius)
     candidates = [{"timestamp": w.index, "name": w.name, "distance_m": w.distance_m}
                   for w in track.waypoints]
     if args.json and out != "-":
-        emit_json({"scheme": rel.scheme, **rel.verdict.to_dict(),
+        emit_json({"scheme": rel.scheme, **rel.verdict.to_dict(), **utility.to_dict(),
                    "n_landmarks": int(rel.landmarks.size), "n_stays": len(rel.stays),
                    "n_landmark_events": _landmark_events(rel),
                    "mean_displacement_m": m["mae"], "median_displacement_m": m["median_error"],
@@ -177,6 +188,7 @@ def _cmd_geo_release(args: argparse.Namespace) -> int:
                    "output": out, "audit": args.audit, "noise": PLANAR_NOISE})
     elif out != "-":
         print(rel.verdict.summary())
+        print(utility_line(utility))
         if rel.stays:
             print(f"{len(rel.stays)} stays protected as one landmark event each "
                   f"({_landmark_events(rel)} landmark events for {rel.landmarks.size} landmark "

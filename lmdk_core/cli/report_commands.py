@@ -64,8 +64,9 @@ def _cmd_report(args: argparse.Namespace) -> int:
         return 0
     Path(out).write_text(text, encoding="utf-8")
     pv = rd.verdict  # theorem + landmark TPL under the configuration's correlation model
+    uv = rd.utility  # expected error against the data's scale
     summary = {"output": out, "data_kind": cfg.data_kind, "scheme": rd.release.scheme,
-               "epsilon": cfg.epsilon, **pv.to_dict(),
+               "epsilon": cfg.epsilon, **pv.to_dict(), **uv.to_dict(),
                "landmark_tpl_max": pv.landmark_tpl_max,
                "max_tpl": (float(rd.leakage.tpl.max()) if rd.leakage.computed else None),
                "max_landmark_tpl": (float(rd.leakage.landmark_tpl.max())
@@ -77,6 +78,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     else:
         print(f"wrote {out} ({summary['bytes'] / 1e6:.1f} MB): {pv.colour.upper()} — "
               f"{pv.headline}. {pv.sentence}")
+        print(f"utility: {uv.label.upper()} — {uv.sentence}")
     return 0
 
 

@@ -29,6 +29,7 @@ from lmdk_core.leakage.model import (
     correlation_from_spec,
 )
 from lmdk_core.release import Release
+from lmdk_core.utility import UtilityVerdict, release_utility
 from lmdk_core.validation import InputError
 from lmdk_core.verdict import PrivacyVerdict, privacy_verdict
 
@@ -46,6 +47,7 @@ __all__ = [
     "mixture_quantile",
     "release_verdict",
     "report_filename",
+    "utility_of",
 ]
 
 SERIES_DEMOS = {"demo-household"}
@@ -161,6 +163,19 @@ class ReportData:
         """The one verdict (theorem + landmark TPL under the model) of the release."""
         return release_verdict(self.release, self.leakage, self.labels,
                                leakage_target(self.cfg))
+
+    @property
+    def utility(self) -> UtilityVerdict:
+        """The utility line of the release (:mod:`lmdk_core.utility`)."""
+        return utility_of(self.cfg, self.data, self.release)
+
+
+def utility_of(cfg: ViewConfig, data: Series | Track, rel: Release) -> UtilityVerdict:
+    """:func:`lmdk_core.utility.release_utility` of a release of ``data`` under the
+    configuration's Δf (series) or protection radius r (track)."""
+    if isinstance(data, Track):
+        return release_utility(rel, radius=cfg.radius)
+    return release_utility(rel, sensitivity=cfg.sensitivity, unit=data.unit)
 
 
 def leakage_target(cfg: ViewConfig) -> float | None:

@@ -17,6 +17,10 @@ the landmark set L or the data:
   Geometric: MAE 2a/(1 − a²), a = e^(−ε_t/Δf); Planar Laplace, Andrés et al. CCS 2013:
   mean displacement 2r/ε_t), averaged over them — a property of the mechanism, not a
   measurement on the raw data;
+* the utility line (:mod:`lmdk_core.utility`) in words only
+  (:meth:`~lmdk_core.utility.UtilityVerdict.public_sentence`): useful, marginal or "this
+  release is not useful", with the rule, but without the data's spread or extent (they
+  are computed from the raw data), the worst error or the advice (it counts landmarks);
 * temporal leakage aggregated: the largest TPL and landmark TPL (Cao et al., ICDE 2017 /
   TKDE 2018) under the stated correlation model, as single numbers.
 
@@ -125,6 +129,8 @@ def render_release_note(rd: ReportData, noise: str = NUMPY_NOISE) -> str:
     mech = (mechanism_text("planar laplace", radius=cfg.radius) if rd.is_track
             else mechanism_text(cfg.mechanism, sensitivity=cfg.sensitivity))
     colour, headline, sentence = _verdict(rd)
+    uv = rd.utility
+    ucolour = {"useful": "green", "marginal": "amber", "not useful": "red"}[uv.level]
     title = "Public release note"
     custom = cfg.extra.get("title") if isinstance(cfg.extra, dict) else None
     if isinstance(custom, str) and custom.strip():
@@ -139,7 +145,8 @@ def render_release_note(rd: ReportData, noise: str = NUMPY_NOISE) -> str:
                              "timestamps are empty in the file")]
     return render_template(
         "release_note.html.j2", title=title, version=__version__, date=date, colour=colour,
-        headline=headline, sentence=sentence, settings=settings,
+        headline=headline, sentence=sentence, settings=settings, ucolour=ucolour,
+        uhead=f"Utility: {uv.label}", usentence=uv.public_sentence(),
         expected_error=_expected_error(rd), leak_rows=leak_rows, model_text=model_text,
         risk_rows=_risk_rows(rd))
 

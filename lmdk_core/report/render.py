@@ -26,6 +26,7 @@ from lmdk_core.report.compute import (
     leakage_target,
     mixture_quantile,
     release_verdict,
+    utility_of,
 )
 from lmdk_core.report.templating import num as _num
 from lmdk_core.report.templating import render_template
@@ -147,6 +148,17 @@ def _verdict(rd: ReportData) -> dict[str, str | None]:
             "sentence": pv.sentence, "over_budget": over_budget, "summary": v.summary()}
 
 
+UTILITY_CLS = {"useful": "ok", "marginal": "amber", "not useful": "bad"}
+
+
+def _utility(rd: ReportData) -> dict[str, str]:
+    """The utility line (:mod:`lmdk_core.utility`): expected error vs the data's scale."""
+    uv = rd.utility
+    lead, _, body = uv.sentence.partition(": ")
+    return {"cls": UTILITY_CLS[uv.level], "head": f"Utility: {uv.label}",
+            "lead": lead, "sentence": body}
+
+
 def _attacker_rows(rd: ReportData) -> list[tuple[str, str]]:
     """Risk in words (posterior bounds, correlation, repeated releases) and, from this very
     release, how many values repeat the previous one (under Skip or Adaptive they mark
@@ -252,9 +264,11 @@ def _comparison(rd: ReportData) -> Grid | None:
     for key, rel, leak in rd.comparison:
         v, m = rel.verdict, rel.metrics()
         colour = release_verdict(rel, leak, target=leakage_target(rd.cfg)).colour
+        uv = utility_of(rd.cfg, rd.data, rel)
         rows.append({
             "scheme": scheme_info(key).label,
             "verdict": VERDICT_LABELS[colour],
+            "utility": f"{uv.label}: {uv.short()}",
             "worst Σ over L∪{t}": f"{v.worst_total:.4g} at t={v.worst_timestamp}",
             ("mean displacement" if rd.is_track else "MAE") + (f" ({unit})" if unit else ""):
                 _num(m["mae"], fmt),
@@ -305,6 +319,7 @@ def _cards(rd: ReportData) -> list[tuple[str, str]]:
     unit = "m" if rd.is_track else (rd.data.unit or "")
     return [
         ("Verdict", VERDICT_LABELS[rd.verdict.colour]),
+        ("Utility", rd.utility.label),
         ("Total budget ε", f"{cfg.epsilon:g}"),
         ("Scheme", scheme_info(cfg.scheme).label),
         ("Mechanism", "Planar Laplace" if rd.is_track else cfg.mechanism.capitalize()),
@@ -330,6 +345,7 @@ def render_html(rd: ReportData) -> str:
         "report.html.j2",
         title=title, banner=CONFIDENTIAL_BANNER, version=__version__, date=date,
         seed=cfg.seed, is_track=rd.is_track, cards=_cards(rd), verdict=_verdict(rd),
+        utility=_utility(rd),
         data_rows=_data_rows(rd), n_landmarks=rel.landmarks.size,
         landmarks=None if lm_df.empty else Grid.of(lm_df),
         more_landmarks=rel.landmarks.size - len(lm_df),
