@@ -200,13 +200,17 @@ def _mechanism(values: np.ndarray, mechanism: str | None) -> str:
 
 def expected_errors(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLike | None = None,
                     *, mechanism: str | None = "laplace", sensitivity: float | None = None,
-                    radius: float | None = None) -> np.ndarray:
+                    radius: float | None = None, sources: ArrayLike | None = None
+                    ) -> np.ndarray:
     """Expected absolute error of each released reading (module docstring): the noise's
     mean at published t, ``E|δ_t + Z_{s(t)}|`` at approximated t, NaN where withheld.
 
     ``values`` is a series (T,) or a track (T, 2) ``[lat, lon]`` (errors in metres);
     ``published`` defaults to ``epsilon_t > 0``. Laplace/Geometric need ``sensitivity``
-    (Δf), Planar Laplace ``radius`` (r, metres).
+    (Δf), Planar Laplace ``radius`` (r, metres). ``sources`` (same shape as ``values``):
+    the value a publication at t added its noise to, when it is not ``values[t]`` — a
+    stay released as one event publishes its centroid (docs/stays.md), so
+    ``δ_t = source_{s(t)} − x_t`` at every fix of the stay, its first one included.
     """
     x = np.asarray(values, dtype=float)
     eps = np.asarray(epsilon_t, dtype=float)
@@ -228,13 +232,18 @@ def expected_errors(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLik
     np.maximum.accumulate(idx, out=idx)
     released = idx >= 0
     src = np.maximum(idx, 0)
+    y = x if sources is None else np.asarray(sources, dtype=float)
+    if y.shape != x.shape:
+        raise InputError("the publication sources must have the shape of the data")
     if x.ndim == 1:
-        delta = x[src] - x
+        delta = y[src] - x
     else:
         from lmdk_core.geodesy import distance_m
 
-        delta = distance_m(x[src, 0], x[src, 1], x[:, 0], x[:, 1])
-    delta = np.where(pub, 0.0, np.nan_to_num(delta))
+        delta = distance_m(y[src, 0], y[src, 1], x[:, 0], x[:, 1])
+    delta = np.nan_to_num(delta)
+    if sources is None:
+        delta = np.where(pub, 0.0, delta)
     out = np.full(T, np.nan)
     r = np.flatnonzero(released)
     e = eps[src[r]]
@@ -360,8 +369,8 @@ def _needed_budget(mech: str, scale_unit: float, target: float) -> float:
 def utility_verdict(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLike | None = None,
                     *, mechanism: str | None = "laplace", sensitivity: float | None = None,
                     radius: float | None = None, epsilon: float | None = None,
-                    n_landmarks: int = 0, scheme: str | None = None, unit: str | None = None
-                    ) -> UtilityVerdict:
+                    n_landmarks: int = 0, scheme: str | None = None, unit: str | None = None,
+                    sources: ArrayLike | None = None) -> UtilityVerdict:
     """The utility verdict of a release setting (module docstring for the formulas).
 
     ``epsilon`` (the total budget), ``n_landmarks`` and ``scheme`` only shape the advice
@@ -371,7 +380,7 @@ def utility_verdict(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLik
     mech = _mechanism(x, mechanism)
     unit = "m" if x.ndim == 2 else (unit or "")
     err = expected_errors(x, epsilon_t, published, mechanism=mech, sensitivity=sensitivity,
-                          radius=radius)
+                          radius=radius, sources=sources)
     eps = np.asarray(epsilon_t, dtype=float)
     pub = eps > 0 if published is None else np.asarray(published, dtype=bool)
     sc = data_scale(x, unit)
@@ -475,8 +484,20 @@ def _advice(x: np.ndarray, err: np.ndarray, pub: np.ndarray, eps: np.ndarray, me
 def release_utility(rel, *, sensitivity: float | None = None, radius: float | None = None,
                     unit: str | None = None) -> UtilityVerdict:
     """:func:`utility_verdict` of a finished :class:`lmdk_core.release.Release` (its
-    data, spent ε_t and publication pattern; Δf or r as the release used them)."""
+    data, spent ε_t and publication pattern; Δf or r as the release used them). A track
+    released with stays as events (docs/stays.md) publishes each stay's centroid: the
+    error of its fixes is counted from there, and the advice counts landmark events
+    (one per stay) rather than fixes."""
+    stays = tuple(getattr(rel, "stays", ()) or ())
+    sources = None
+    n_events = int(np.size(rel.landmarks))
+    if stays:
+        from lmdk_core.stay_events import condense, condensed_points
+
+        cond = condense(rel.original.shape[0], stays)
+        sources = condensed_points(rel.original, cond)[cond.index]
+        n_events -= sum(b - a for a, b in stays)
     return utility_verdict(rel.original, rel.epsilon_t, rel.published,
                            mechanism=rel.mechanism, sensitivity=sensitivity, radius=radius,
-                           epsilon=rel.epsilon, n_landmarks=int(np.size(rel.landmarks)),
-                           scheme=rel.scheme, unit=unit)
+                           epsilon=rel.epsilon, n_landmarks=n_events,
+                           scheme=rel.scheme, unit=unit, sources=sources)

@@ -238,3 +238,31 @@ def test_bad_input_is_refused():
         expected_errors(np.arange(3.0), np.array([1.0, -1.0, 1.0]), sensitivity=1.0)
     with pytest.raises(InputError):
         expected_errors(np.zeros((3, 2)), np.ones(3))  # a track needs r
+
+
+def test_stays_as_events_count_from_the_released_centroid():
+    """A stay released as one event (docs/stays.md) publishes its centroid once; every fix
+    of the stay shows it. The expected error of a fix is E|c − x_t + Z| — checked against
+    seeded releases (Z_TOL standard errors per fix)."""
+    from lmdk_core.stay_events import condense, condensed_points
+
+    rng = np.random.default_rng(8)
+    walk = np.c_[45.0 + np.cumsum(rng.normal(0, 0.003, 12)), 7.0 + np.cumsum(
+        rng.normal(0, 0.003, 12))]
+    stay = walk[5] + rng.normal(0, 0.002, (15, 2))  # 15 fixes within ~200 m
+    x = np.r_[walk[:6], stay, walk[6:]]
+    stays = [(6, 20)]
+    samples = []
+    for child in np.random.SeedSequence(31).spawn(2000):
+        rel = release_trajectory(x[:, 0], x[:, 1], [2], 1.0, 50.0, "uniform",
+                                 np.random.default_rng(child), stays=stays)
+        samples.append(rel.errors)
+    cond = condense(len(x), stays)
+    sources = condensed_points(x, cond)[cond.index]
+    expected = expected_errors(x, rel.epsilon_t, rel.published, radius=50.0, sources=sources)
+    _check_mc(np.array(samples), expected)
+    uv = release_utility(rel, radius=50.0)
+    assert uv.typical == pytest.approx(np.median(expected))
+    # without the sources the stay's fixes would be counted from its first fix
+    naive = expected_errors(x, rel.epsilon_t, rel.published, radius=50.0)
+    assert not np.allclose(naive[6:21], expected[6:21])
