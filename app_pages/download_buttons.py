@@ -128,7 +128,7 @@ def reference_uploader(kind: str, key: str, restore: Callable[[ViewConfig, str],
             f"(SHA-256 `{ref['sha256'][:16]}…`) instead of containing it. Upload that file "
             "to restore the view; a different file is refused.", icon=":material/link:")
     st.file_uploader("Data file of the restored view", key=key, on_change=_on_data,
-                     type=["csv", "txt"] if kind == "series" else ["csv", "txt", "gpx"])
+                     type=["csv", "txt"] if kind == "series" else ["csv", "txt", "gpx", "plt"])
 
 
 # ---------------------------------------------------------------- the buttons

@@ -289,7 +289,7 @@ with st.expander(":material/upload_file: Use your own track, or restore a saved 
         f"Track: CSV with columns `time,lat,lon` (time optional) or GPX (tracks; waypoints "
         f"within {DEFAULT_WAYPOINT_MAX_M / 1000:g} km of the track become landmark "
         f"candidates). Up to {MAX_TRACK_POINTS:,} points.",
-        type=["csv", "txt", "gpx"], key="track_upload", on_change=_on_upload)
+        type=["csv", "txt", "gpx", "plt"], key="track_upload", on_change=_on_upload)
     c2.file_uploader("Configuration JSON (downloaded below)", type=["json"],
                      key="track_config_upload", on_change=_on_config)
 reference_uploader("track", "track_reference_upload", _restore_config, "track_upload_error")

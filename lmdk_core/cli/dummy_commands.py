@@ -48,12 +48,13 @@ def _cmd_dummies(args: argparse.Namespace) -> int:
 
 
 def _input_kind(path: str) -> str:
-    """'track' for GPX or a CSV with lat and lon columns, else 'series'."""
+    """'track' for GPX, a GeoLife/OziExplorer .plt or a CSV with lat and lon columns,
+    else 'series'."""
     import pandas as pd
 
     from lmdk_core.data.tables import read_bytes
 
-    if path.lower().endswith(".gpx"):
+    if path.lower().endswith((".gpx", ".plt")):
         return "track"
     data = read_bytes(path, "the input file")
     if data.lstrip().startswith(b"<"):

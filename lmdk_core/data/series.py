@@ -9,6 +9,7 @@ import pandas as pd
 
 from lmdk_core.data.tables import (
     Source,
+    csv_separator,
     leading_comment_lines,
     numeric_column,
     parse_times,
@@ -75,7 +76,8 @@ def csv_columns(source: Source) -> list[str]:
     except InputError:
         return []
     try:
-        head = pd.read_csv(io.BytesIO(data), nrows=0, skiprows=leading_comment_lines(data))
+        head = pd.read_csv(io.BytesIO(data), nrows=0, skiprows=leading_comment_lines(data),
+                           sep=csv_separator(data))
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, UnicodeDecodeError):
         return []
     return [str(c).strip() for c in head.columns]

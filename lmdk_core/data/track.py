@@ -1,4 +1,6 @@
-"""A trajectory: CSV ``time,lat,lon[,segment]`` (time optional) or GPX (gpxpy).
+"""A trajectory: CSV ``time,lat,lon[,segment]`` (time optional), GPX (gpxpy) or a
+GeoLife / OziExplorer ``.plt`` track (six header lines, then
+``lat,lon,0,altitude_ft,days_since_1899-12-30,date,time`` rows in UTC).
 
 GPX: every track segment (``<trkseg>``) of every track (``<trk>``) is a separate
 *piece* (``segment`` = 0, 1, …, in file order); the engine releases all points in
@@ -34,7 +36,7 @@ from lmdk_core.quoting import quote_user_text
 from lmdk_core.validation import InputError, check_positive
 
 __all__ = ["DEFAULT_WAYPOINT_MAX_M", "Track", "Waypoint", "load_track", "load_track_csv",
-           "load_track_gpx"]
+           "load_track_gpx", "load_track_plt"]
 
 #: waypoints farther than this from every track point are not offered as landmarks
 DEFAULT_WAYPOINT_MAX_M = 1000.0
@@ -196,6 +198,65 @@ def load_track_csv(source: Source, name: str = "uploaded track") -> Track:
                  segment=segment, notes=res.notes, warnings=res.warnings)
 
 
+#: header lines of a GeoLife / OziExplorer track file (.plt) before the first point
+PLT_HEADER_LINES = 6
+
+
+def load_track_plt(source: Source, name: str = "uploaded track") -> Track:
+    """Read a GeoLife / OziExplorer track (``.plt``): six header lines, then one point a
+    line ``lat,lon,0,altitude_ft,days,date,time``. Times: the ``date`` and ``time``
+    fields (GeoLife writes them in UTC; Zheng et al., *GeoLife GPS trajectory dataset
+    user guide*, Microsoft Research 2011); a row whose date or time cannot be read
+    falls back on the ``days`` field (days since 1899-12-30, the OziExplorer clock).
+    Missing or backward times are handled like a CSV's (one piece)."""
+    import io
+
+    data = read_bytes(source, "the PLT file")
+    lines = data.decode("utf-8-sig", errors="replace").splitlines()
+    if len(lines) <= PLT_HEADER_LINES or not lines[0].strip().lower().startswith(
+            ("geolife trajectory", "oziexplorer track point file")):
+        raise InputError("the file is not a GeoLife/OziExplorer track (.plt): its first line "
+                         "should read 'Geolife trajectory' or 'OziExplorer Track Point File', "
+                         "followed by 5 more header lines and one lat,lon,... row per point")
+    body = "\n".join(lines[PLT_HEADER_LINES:])
+    try:
+        df = pd.read_csv(io.StringIO(body), header=None, dtype=str, skipinitialspace=True)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        msg = str(exc).splitlines()[0] if str(exc) else "unreadable"
+        raise InputError(f"the PLT file has no readable points: {quote_user_text(msg, 160)}"
+                         ) from None
+    if df.shape[1] < 2:
+        raise InputError("the PLT file's rows need at least latitude,longitude")
+    if len(df) > MAX_ROWS:
+        raise InputError(f"the PLT file has {len(df):,} points; the limit is {MAX_ROWS:,}")
+    table = pd.DataFrame({"lat": df[0], "lon": df[1]})
+    try:
+        lat, lon = check_coordinates(numeric_column(table, "lat"), numeric_column(table, "lon"))
+    except InputError as exc:  # line numbers of the file, not of the table after the header
+        raise InputError(_shift_line(str(exc), PLT_HEADER_LINES)) from None
+    raw = np.full(lat.size, np.datetime64("NaT"), dtype="datetime64[ns]")
+    if df.shape[1] >= 7:
+        stamp = pd.to_datetime(df[5].str.strip() + " " + df[6].str.strip(), errors="coerce",
+                               format="%Y-%m-%d %H:%M:%S")
+        raw = stamp.to_numpy(dtype="datetime64[ns]")
+    if df.shape[1] >= 5:
+        days = pd.to_numeric(df[4], errors="coerce")
+        from_days = (pd.Timestamp("1899-12-30") + pd.to_timedelta(days, unit="D")).dt.round("s")
+        raw = np.where(np.isnat(raw), from_days.to_numpy(dtype="datetime64[ns]"), raw)
+    segment = np.zeros(lat.size, dtype=int)
+    res = resolve_track_times(raw, segment, "datetime")
+    return Track(lat=lat, lon=lon, time=res.time, time_kind=res.kind, name=name,
+                 segment=segment, notes=res.notes, warnings=res.warnings)
+
+
+def _shift_line(message: str, by: int) -> str:
+    """``message`` with a leading ``line N:`` moved by ``by`` lines."""
+    import re
+
+    m = re.match(r"line (\d+):", message)
+    return f"line {int(m.group(1)) + by}:{message[m.end():]}" if m else message
+
+
 def _utc_naive(time) -> np.datetime64:
     """A GPX point's time as naive UTC (NaT when it has none)."""
     if time is None:
@@ -289,9 +350,13 @@ def load_track(source: Source, filename: str | None = None, name: str | None = N
     label = name or (filename or "uploaded track")
     if fname.endswith(".gpx"):
         return load_track_gpx(source, label, waypoint_max_m)
+    if fname.endswith(".plt"):
+        return load_track_plt(source, label)
     if fname.endswith(".csv") or fname.endswith(".txt"):
         return load_track_csv(source, label)
     data = read_bytes(source, "the track file")
+    if data.lstrip(b"\xef\xbb\xbf \t\r\n")[:40].lower().startswith(b"geolife trajectory"):
+        return load_track_plt(data, label)
     if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<"):
         return load_track_gpx(data, label, waypoint_max_m)
     return load_track_csv(data, label)
