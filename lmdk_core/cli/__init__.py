@@ -18,8 +18,27 @@ from lmdk_core.validation import InputError
 __all__ = ["main", "build_parser", "emit_json"]
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """Every option's help ends with its default, when it has one worth showing (not for
+    required options, flags, or help that already states it)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        default = action.default
+        if (action.required or default is None or default is False
+                or default is argparse.SUPPRESS or "default" in text or not action.option_strings):
+            return text
+        shown = "none" if default == "" else "%(default)s"
+        return f"{text} (default: {shown})"
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse that reports usage errors as one line (raised, then printed by main)."""
+    """argparse that reports usage errors as one line (raised, then printed by main) and
+    shows every option's default in ``--help``."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str):  # noqa: D401 - argparse API
         raise InputError(f"{message} (see: {self.prog} --help)")

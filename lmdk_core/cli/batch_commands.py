@@ -68,8 +68,9 @@ def register(sub) -> None:
     p = sub.add_parser("batch", help="release a whole population (long table) on Dask")
     p.add_argument("--config", required=True, help="configuration JSON saved from the app")
     p.add_argument("--input", required=True, help="long table: .parquet (file or folder) or .csv")
-    p.add_argument("--user-col", required=True)
-    p.add_argument("--time-col", required=True)
+    p.add_argument("--user-col", required=True, help="column of the user ids")
+    p.add_argument("--time-col", required=True,
+                   help="column of the times (whole numbers or ISO 8601 dates)")
     p.add_argument("--value-col", help="series values (Laplace / Geometric)")
     p.add_argument("--lat-col", help="track latitudes (Planar Laplace)")
     p.add_argument("--lon-col", help="track longitudes (Planar Laplace)")
@@ -84,8 +85,9 @@ def register(sub) -> None:
                    help="reproducible per-user streams (default: fresh OS entropy); never "
                         "written to the publishable file")
     p.add_argument("--noise", choices=["exact", "fast"], default="exact",
-                   help="exact: OpenDP's samplers (default, for publication); fast: numpy")
+                   help="exact: OpenDP's samplers, for publication; fast: numpy, reproducible with "
+                        "--seed, for exploration (tracks: always numpy Planar Laplace)")
     p.add_argument("--no-leakage", action="store_true",
                    help="skip the landmark TPL column of the audit (faster)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="one JSON summary on stdout")
     p.set_defaults(handler=_cmd_batch)

@@ -261,7 +261,7 @@ def register(sub) -> None:
     p.add_argument("--probability", type=float, default=0.95, help="with this probability")
     p.add_argument("--mean-error", type=float, help="or: mean absolute error at most M")
     p.add_argument("--per", choices=["each", "typical"], default="each",
-                   help="every released reading (default) or a typical one")
+                   help="every released reading or a typical one (the average)")
     p.add_argument("--schemes", default="uniform,skip,adaptive,user",
                    help=f"comma-separated, from {','.join(SCHEMES)}")
     p.add_argument("--unit", default="", help="unit of the data, for the printout")
@@ -270,8 +270,8 @@ def register(sub) -> None:
     p = sub.add_parser("attack", help="what an attacker learns: posterior bound, landmark "
                                       "inference, averaging a stay point")
     _data_options(p)
-    p.add_argument("--epsilon", type=float, required=True)
-    p.add_argument("--scheme", default="uniform", choices=list(SCHEMES))
+    p.add_argument("--epsilon", type=float, required=True, help="total privacy budget ε > 0")
+    p.add_argument("--scheme", default="uniform", choices=list(SCHEMES), help="budget scheme")
     p.add_argument("--prior", type=float, default=0.1, help="attacker's prior probability")
     p.add_argument("--leakage", type=float,
                    help="landmark TPL under a correlation model (default: ε, independent)")
@@ -285,5 +285,5 @@ def register(sub) -> None:
     p.add_argument("--epsilon", type=float, help="ε of each release")
     p.add_argument("--target", type=float, help="or: total ε over the schedule → ε per release")
     p.add_argument("--delta", type=float, default=1e-6, help="δ' of advanced composition")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
     p.set_defaults(handler=_cmd_compose)

@@ -130,7 +130,9 @@ def register(sub) -> None:
     p = sub.add_parser("dummies", help="dummy landmark options and their private selection")
     p.add_argument("--length", type=int, required=True, help="number of timestamps T")
     p.add_argument("--landmarks", default="", help="0-based timestamps, e.g. 3,7")
-    p.add_argument("--method", default="heuristic", choices=list(METHODS))
+    p.add_argument("--method", default="heuristic", choices=list(METHODS),
+                   help="how the options are built: greedy heuristic or exact optimal search "
+                        "(at most 12 regular timestamps)")
     p.add_argument("--metric", default="gap_std", choices=list(METRICS),
                    help="how an option is compared with the original set")
     p.add_argument("--epsilon", type=float, required=True,
@@ -139,8 +141,9 @@ def register(sub) -> None:
                    help="utility sensitivity Δu (default: the metric's bound, (T−1)/2)")
     p.add_argument("--max-options", type=int, default=None,
                    help="heuristic only: stop after this many dummies")
-    p.add_argument("--seed", type=int, default=None)
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--seed", type=int, default=None,
+                   help="seed of the selection's draw (default: fresh OS entropy)")
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
     p.set_defaults(handler=_cmd_dummies)
 
     p = sub.add_parser("suggest", help="suggest landmarks: stay points or series deviations")
@@ -162,5 +165,5 @@ def register(sub) -> None:
                    help="series with dates: remove the median profile of each hour of the "
                         "day / week first, so daily peaks are not suggested (auto: week "
                         "from 8 weeks of data, day from 3 days)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
     p.set_defaults(handler=_cmd_suggest)

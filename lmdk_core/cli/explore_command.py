@@ -87,7 +87,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Start the Streamlit explorer on this machine. It listens on "
                     "localhost only, sends no usage statistics and opens no browser "
                     "unless --open-browser is given: open the printed address.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    )
     p.add_argument("--port", type=int, default=8501, help="port to listen on")
     p.add_argument("--headless", action="store_true",
                    help="never open a browser (already the default; kept for scripts)")

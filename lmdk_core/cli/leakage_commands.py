@@ -182,7 +182,7 @@ def register(sub) -> None:
     p = sub.add_parser("loss", help="loss function L_P(alpha) of a transition matrix")
     p.add_argument("--matrix", required=True, help="CSV: n lines of n probabilities")
     p.add_argument("--alpha", required=True, help="comma-separated alphas >= 0, e.g. 0.1,1")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
     p.set_defaults(handler=_cmd_loss)
 
     p = sub.add_parser("leakage", help="BPL, FPL, TPL (and landmark TPL) per timestamp")
@@ -195,13 +195,14 @@ def register(sub) -> None:
     p.add_argument("--total-epsilon", type=float, default=None, dest="total_epsilon",
                    help="the landmark-privacy budget ε: adds the verdict (green / amber / red: "
                         "theorem + landmark TPL under these matrices)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
     p.set_defaults(handler=_cmd_leakage)
 
     p = sub.add_parser("supremum", help="supremum of BPL/FPL for a constant epsilon")
-    p.add_argument("--matrix", required=True)
-    p.add_argument("--epsilon", type=float, required=True)
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--matrix", required=True, help="transition matrix CSV (n lines of n "
+                   "probabilities)")
+    p.add_argument("--epsilon", type=float, required=True, help="constant budget per timestamp")
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
     p.set_defaults(handler=_cmd_supremum)
 
     p = sub.add_parser("calibrate", help="largest budget whose leakage stays <= a target")
@@ -214,5 +215,5 @@ def register(sub) -> None:
     p.add_argument("--scheme", default=None, choices=STATIC_SCHEMES,
                    help="scale this scheme's allocation (default uniform with --landmarks)")
     p.add_argument("--window", type=int, default=None, help="w for the w-event scheme")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
     p.set_defaults(handler=_cmd_calibrate)

@@ -213,7 +213,8 @@ def _landmark_events(rel) -> int:
 def _common(p: argparse.ArgumentParser, schemes: list[str]) -> None:
     p.add_argument("--landmarks", default="", help="0-based timestamps, e.g. 3,7 ('' = none)")
     p.add_argument("--epsilon", type=float, required=True, help="total privacy budget ε > 0")
-    p.add_argument("--scheme", default="uniform", choices=schemes)
+    p.add_argument("--scheme", default="uniform", choices=schemes,
+                   help="budget scheme (docs/privacy-model.md)")
     p.add_argument("--window", type=int, default=None, help="w for the w-event scheme")
 
 
@@ -222,24 +223,26 @@ def register(sub) -> None:
     p = sub.add_parser("allocate", help="per-timestamp budget of a scheme + the verdict")
     p.add_argument("--length", type=int, required=True, help="number of timestamps T")
     _common(p, STATIC_SCHEMES)
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
     p.set_defaults(handler=_cmd_allocate)
 
     p = sub.add_parser("check", help="verify an allocation CSV against the landmark theorem")
     p.add_argument("--allocation", required=True, help="CSV with one ε_t per timestamp")
-    p.add_argument("--landmarks", default="")
-    p.add_argument("--epsilon", type=float, required=True)
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--landmarks", default="", help="0-based timestamps, e.g. 3,7 ('' = none)")
+    p.add_argument("--epsilon", type=float, required=True, help="total privacy budget ε > 0")
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
     p.set_defaults(handler=_cmd_check)
 
     p = sub.add_parser("release", help="release a time,value CSV")
-    p.add_argument("--input", required=True)
+    p.add_argument("--input", required=True, help="series CSV (time,value by default)")
     p.add_argument("--time-col", default="time",
                    help="the time column (whole numbers or ISO 8601 with any offset)")
     p.add_argument("--value-col", default="value", help="the value column")
     _common(p, ALL_SCHEMES)
-    p.add_argument("--mechanism", default="laplace", choices=["laplace", "geometric"])
-    p.add_argument("--sensitivity", type=float, default=1.0)
+    p.add_argument("--mechanism", default="laplace", choices=["laplace", "geometric"],
+                   help="noise mechanism (geometric: whole-number data and a whole Δf)")
+    p.add_argument("--sensitivity", type=float, default=1.0,
+                   help="sensitivity Δf of one reading (noise scale Δf/ε_t)")
     p.add_argument("--seed", type=int, default=None,
                    help="seed of numpy's generator: with --noise fast it reproduces the noise; "
                         "with --noise exact it drives only Adaptive's sampling (OpenDP's "
@@ -258,7 +261,7 @@ def register(sub) -> None:
     p.set_defaults(handler=_cmd_release)
 
     p = sub.add_parser("geo-release", help="release a time,lat,lon CSV or GPX track")
-    p.add_argument("--input", required=True)
+    p.add_argument("--input", required=True, help="track: CSV time,lat,lon[,segment] or GPX")
     _common(p, ALL_SCHEMES)
     p.add_argument("--radius", type=float, default=100.0, help="protection radius r (metres)")
     p.add_argument("--stays", default="", metavar="A-B,C-D",
@@ -266,7 +269,9 @@ def register(sub) -> None:
                         "ONE landmark event each: one release of the stay's centroid, its "
                         "fixes publish it, so the cost does not grow with the fixes "
                         "(docs/stays.md)")
-    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--seed", type=int, default=None,
+                   help="seed of numpy's generator, reproduces the noise (exploration only; "
+                        "default: fresh OS entropy)")
     p.add_argument("--output", required=True,
                    help="publishable out.csv (time,released_lat,released_lon) or out.geojson "
                         "(released path and points); '-' = CSV on stdout")
