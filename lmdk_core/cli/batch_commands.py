@@ -18,17 +18,37 @@ import sys
 
 def _cmd_batch(args: argparse.Namespace) -> int:
     from lmdk_core.cli import emit_json
+    from lmdk_core.cli.output_paths import check_outputs
     from lmdk_core.config import config_from_json
     from lmdk_core.data.tables import read_bytes
-    from lmdk_core.population.dask_driver import run_batch
+    from lmdk_core.population.dask_driver import (
+        BatchStopped,
+        check_scheduler_address,
+        run_batch,
+    )
     from lmdk_core.population.table import PopulationColumns
 
+    check_outputs({"--input": args.input, "--config": args.config},
+                  {"--output": args.output, "--audit": args.audit},
+                  allow_folder=frozenset({"--output"}))
+    if args.scheduler is not None:
+        check_scheduler_address(args.scheduler)
     cfg = config_from_json(read_bytes(args.config, f"the configuration {args.config}"))
     cols = PopulationColumns(user=args.user_col, time=args.time_col, value=args.value_col,
                              lat=args.lat_col, lon=args.lon_col, landmark=args.landmark_col)
-    res = run_batch(cfg, args.input, cols, args.output, args.audit, scheduler=args.scheduler,
-                    workers=args.workers, seed=args.seed, noise=args.noise,
-                    leakage=not args.no_leakage)
+    try:
+        res = run_batch(cfg, args.input, cols, args.output, args.audit,
+                        scheduler=args.scheduler, workers=args.workers, seed=args.seed,
+                        noise=args.noise, leakage=not args.no_leakage,
+                        other_inputs={"--config": args.config})
+    except BatchStopped as exc:
+        print(f"lmdk: {exc}; the temporary files were removed",
+              file=sys.stderr)
+        return exc.exit_status
+    except KeyboardInterrupt:
+        print("lmdk: interrupted; the temporary files were removed",
+              file=sys.stderr)
+        return 130
     summary = {**res.to_dict(), "output": args.output if res.output_written else None,
                "audit": args.audit}
     if args.json:

@@ -10,6 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from lmdk_core.cli.output_paths import check_outputs
 from lmdk_core.validation import InputError, check_length, parse_landmarks
 
 STATIC_SCHEMES = ["event", "user", "w-event", "uniform", "skip"]
@@ -100,10 +101,9 @@ def _cmd_release(args: argparse.Namespace) -> int:
     from lmdk_core.release import release_series
     from lmdk_core.utility import release_utility
 
-    _check_writable(args.output)
-    _check_writable(args.audit)
-    if args.audit == "-" or (args.audit and args.audit == args.output):
-        raise InputError("--audit needs its own file name (not '-' and not the --output file)")
+    if args.audit == "-":
+        raise InputError("--audit needs its own file name (not '-')")
+    check_outputs({"--input": args.input}, {"--output": args.output, "--audit": args.audit})
     series = load_series_csv(args.input, name=Path(args.input).name, time_col=args.time_col,
                              value_col=args.value_col)
     # one release (OpenDP's exact samplers by default) is written to both files
@@ -151,10 +151,9 @@ def _cmd_geo_release(args: argparse.Namespace) -> int:
     from lmdk_core.utility import release_utility
 
     out = args.output
-    _check_writable(out)
-    _check_writable(args.audit)
-    if args.audit == "-" or (args.audit and args.audit == out):
-        raise InputError("--audit needs its own file name (not '-' and not the --output file)")
+    if args.audit == "-":
+        raise InputError("--audit needs its own file name (not '-')")
+    check_outputs({"--input": args.input}, {"--output": out, "--audit": args.audit})
     track = load_track(args.input, filename=args.input, name=Path(args.input).name)
     rel = release_trajectory(track.lat, track.lon, parse_landmarks(args.landmarks),
                              args.epsilon, args.radius, args.scheme, args.seed, args.window,

@@ -25,10 +25,12 @@ from lmdk_core.validation import InputError
 
 def _cmd_report(args: argparse.Namespace) -> int:
     from lmdk_core.cli import emit_json
+    from lmdk_core.cli.output_paths import check_outputs
     from lmdk_core.config import config_from_json
     from lmdk_core.data.tables import read_bytes
     from lmdk_core.report import compute_report, render_html
 
+    check_outputs({"--config": args.config, "--data": args.data}, {"--output": args.output})
     cfg = config_from_json(read_bytes(args.config, f"the configuration {args.config}"))
     if cfg.dataset == "file":
         from lmdk_core.data_reference import attach_referenced_data
@@ -46,12 +48,6 @@ def _cmd_report(args: argparse.Namespace) -> int:
         raise InputError("--data is only for a configuration that references its data file; "
                          "this one embeds its data or uses a demo")
     out = args.output
-    if out != "-":
-        path = Path(out)
-        if path.is_dir():
-            raise InputError(f"cannot write {out}: it is a folder; give a file name")
-        if not path.parent.exists():
-            raise InputError(f"cannot write {out}: folder {path.parent} does not exist")
     rd = compute_report(cfg)
     if args.public:
         from lmdk_core.report.release_note import render_release_note

@@ -31,8 +31,10 @@ whose workers must see the input and output paths (a shared file system).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
 import shutil
 import uuid
 from collections.abc import Callable
@@ -50,13 +52,14 @@ from lmdk_core.population.partition import BatchSettings, release_partition
 from lmdk_core.population.table import (
     PopulationColumns,
     check_columns,
+    check_parquet_parts,
     file_format,
     read_header,
 )
 from lmdk_core.quoting import quote_user_text
 from lmdk_core.validation import InputError
 
-__all__ = ["BatchResult", "PUBLISHABLE_NOTE", "AUDIT_LABEL", "run_batch"]
+__all__ = ["BatchResult", "BatchStopped", "PUBLISHABLE_NOTE", "AUDIT_LABEL", "run_batch"]
 
 #: written into every publishable file (Parquet metadata / CSV first line)
 PUBLISHABLE_NOTE = "released values only (no raw data, landmarks, budgets or seeds)"
@@ -91,12 +94,64 @@ def _check_output(path: str | Path, what: str) -> str:
     return fmt
 
 
+#: seconds to wait for a ``--scheduler`` to answer (connection and handshake)
+SCHEDULER_TIMEOUT_S = 10.0
+
+_SCHEDULER_ADDRESS = re.compile(r"(tcp|tls)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):([0-9]{1,5})")
+
+
+def check_scheduler_address(scheduler: str) -> str:
+    """``scheduler`` if it is ``tcp://host:port`` or ``tls://host:port`` (what
+    ``dask scheduler`` prints), else InputError: a URL of another kind (``http://``,
+    ``inproc://``), a file path or a bare word is refused before anything connects."""
+    text = scheduler.strip()
+    m = _SCHEDULER_ADDRESS.fullmatch(text)
+    if m is None or not 0 < int(m.group(3)) < 65536:
+        raise InputError(f"--scheduler {quote_user_text(scheduler)} is not a Dask scheduler "
+                         "address; give tcp://host:port (as printed by `dask scheduler`), "
+                         "or leave --scheduler out for a local cluster")
+    return text
+
+
+def _probe_scheduler(address: str, seconds: float) -> None:
+    """Connect to ``address`` and ask for its identity, all within ``seconds``
+    (``distributed.Client`` alone waits without limit on a server that accepts the
+    connection but never answers, e.g. a plain HTTP server)."""
+    import asyncio
+
+    from distributed.comm import connect
+
+    async def probe() -> object:
+        comm = await asyncio.wait_for(connect(address, timeout=seconds), seconds)
+        try:
+            await asyncio.wait_for(comm.write({"op": "identity", "reply": True}), seconds)
+            return await asyncio.wait_for(comm.read(), seconds)
+        finally:
+            comm.abort()
+
+    shown = quote_user_text(address)
+    try:
+        reply = asyncio.run(probe())
+    except (TimeoutError, asyncio.TimeoutError):
+        raise InputError(f"the Dask scheduler {shown} did not answer within {seconds:g} s; "
+                         "check the address and that `dask scheduler` runs there") from None
+    except Exception as exc:  # refused, unreachable, not a Dask server
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InputError(f"cannot reach the Dask scheduler {shown}: "
+                         f"{quote_user_text(first, 120)}") from None
+    if not isinstance(reply, dict) or reply.get("type") != "Scheduler":
+        raise InputError(f"{shown} answered, but not as a Dask scheduler; give the address "
+                         "printed by `dask scheduler`")
+
+
 def _client(scheduler: str | None, workers: int | None):
     from dask.distributed import Client, LocalCluster
 
     if scheduler:
+        address = check_scheduler_address(scheduler)
+        _probe_scheduler(address, SCHEDULER_TIMEOUT_S)
         try:
-            return Client(scheduler, timeout="10s"), None
+            return Client(address, timeout=f"{SCHEDULER_TIMEOUT_S:g}s"), None
         except (OSError, TimeoutError) as exc:
             raise InputError(f"cannot reach the Dask scheduler {quote_user_text(scheduler)}: "
                              f"{str(exc).splitlines()[0] if str(exc) else 'timeout'}") from None
@@ -104,7 +159,7 @@ def _client(scheduler: str | None, workers: int | None):
     # localhost only, no dashboard, a free port (several runs may share a machine)
     cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
                            host="127.0.0.1", dashboard_address="127.0.0.1:0",
-                           silence_logs=40, scheduler_kwargs={"dashboard": False})
+                           silence_logs=50, scheduler_kwargs={"dashboard": False})
     return Client(cluster), cluster
 
 
@@ -129,10 +184,22 @@ def _write_part(frame, path: Path, fmt: str, metadata: dict[str, str]) -> None:
     pq.write_table(table.replace_schema_metadata(meta), path)
 
 
+@dataclass(frozen=True)
+class TaskError:
+    """What a worker task returns instead of raising on bad input: raising would make
+    the worker log its traceback on the terminal before the driver's one line."""
+
+    message: str
+
+
 def _process(part, index: int, cols: PopulationColumns, settings: BatchSettings,
              tmp_dir: str, fmt: str, metadata: dict[str, str]):
-    """Worker task: release one partition, write its part, return its audit rows."""
-    res = release_partition(part, cols, settings)
+    """Worker task: release one partition, write its part, return its audit rows (or a
+    :class:`TaskError`)."""
+    try:
+        res = release_partition(part, cols, settings)
+    except InputError as exc:
+        return TaskError(str(exc))
     if len(res.released):
         name = f"part-{index:05d}.{'csv' if fmt == 'csv' else 'parquet'}"
         _write_part(res.released, Path(tmp_dir) / name, fmt, metadata)
@@ -213,7 +280,10 @@ def _read_units(units, lo: int, hi: int, user: str, columns: list[str]):
 def _process_units(units, lo: int, hi: int, index: int, cols: PopulationColumns,
                    settings: BatchSettings, tmp_dir: str, fmt: str, metadata: dict[str, str]):
     """Worker task of the sorted path: read the owned rows, then as :func:`_process`."""
-    part = _read_units(units, lo, hi, cols.user, cols.needed())
+    try:
+        part = _read_units(units, lo, hi, cols.user, cols.needed())
+    except Exception as exc:  # pyarrow reading errors
+        return TaskError(str(_read_error(exc, Path(units[lo][0]), "parquet")))
     return _process(part, index, cols, settings, tmp_dir, fmt, metadata)
 
 
@@ -221,11 +291,28 @@ def _process_bucket(folder: str, index: int, cols: PopulationColumns, settings: 
                     tmp_dir: str, fmt: str, metadata: dict[str, str]):
     """Worker task of the bucket path: read one bucket, release it as :func:`_process`,
     delete its files."""
-    part = read_bucket(folder)
     try:
-        return _process(part, index, cols, settings, tmp_dir, fmt, metadata)
+        return _process(read_bucket(folder), index, cols, settings, tmp_dir, fmt, metadata)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _guarded_scatter(task: Callable, src: str, fmt: str, *args) -> dict[int, int] | TaskError:
+    """Worker task: a scatter task whose reading errors come back as a :class:`TaskError`."""
+    try:
+        return task(*args)
+    except InputError as exc:
+        return TaskError(str(exc))
+    except Exception as exc:  # pyarrow / pandas reading errors
+        return TaskError(str(_read_error(exc, Path(src), fmt)))
+
+
+def _result(fut):
+    """A finished future's value; a :class:`TaskError` becomes the driver's InputError."""
+    value = fut.result()
+    if isinstance(value, TaskError):
+        raise InputError(value.message)
+    return value
 
 
 def _read_error(exc: Exception, src: Path, fmt: str) -> InputError:
@@ -249,15 +336,16 @@ def _scatter(client, src: Path, fmt: str, cols: PopulationColumns, n_buckets: in
         if fmt == "parquet":
             units = parquet_units(src)
             units_d = delayed(units, traverse=False)
-            tasks = [delayed(scatter_units)(units_d, lo, hi, i, cols.user, needed, n_buckets,
-                                            str(root))
+            tasks = [delayed(_guarded_scatter)(scatter_units, str(src), fmt, units_d, lo, hi, i,
+                                               cols.user, needed, n_buckets, str(root))
                      for i, (lo, hi) in enumerate(plan_units(units, target_rows))]
         else:
             import dask.dataframe as dd
 
             ddf = dd.read_csv(str(src), usecols=needed, dtype={c: str for c in needed},
                               blocksize="64MB", keep_default_na=False, na_values=[""])
-            tasks = [delayed(scatter_frame)(p, i, cols.user, needed, n_buckets, str(root))
+            tasks = [delayed(_guarded_scatter)(scatter_frame, str(src), fmt, p, i, cols.user,
+                                               needed, n_buckets, str(root))
                      for i, p in enumerate(ddf.to_delayed())]
     except InputError:
         raise
@@ -268,10 +356,10 @@ def _scatter(client, src: Path, fmt: str, cols: PopulationColumns, n_buckets: in
     filled: set[int] = set()
     for fut in futures:
         try:
-            filled.update(b for b, n in fut.result().items() if n)
+            filled.update(b for b, n in _result(fut).items() if n)
         except InputError:
             raise
-        except Exception as exc:
+        except Exception as exc:  # reading the CSV blocks (dask's own tasks)
             raise _read_error(exc, src, fmt) from None
     return sorted(filled)
 
@@ -297,42 +385,127 @@ def _publish(tmp_dir: Path, output: Path, fmt: str, header: list[str], note: str
             shutil.rmtree(output)
         else:
             output.unlink()
-    if fmt == "csv":
-        with open(output, "w", encoding="utf-8", newline="") as out:
+    if fmt == "csv":  # written beside the parts, then renamed: never half a file
+        whole = tmp_dir / "_whole.csv"
+        with open(whole, "w", encoding="utf-8", newline="") as out:
             out.write(f"# {note}\n")
             out.write(",".join(header) + "\n")
             for p in parts:
                 with open(p, encoding="utf-8") as fh:
                     shutil.copyfileobj(fh, out)
+        os.replace(whole, output)
         shutil.rmtree(tmp_dir)
         return
     tmp_dir.rename(output)
+
+
+class BatchStopped(BaseException):
+    """The batch was stopped by a signal (SIGTERM, SIGHUP); ``exit_status`` is 128 + the
+    signal's number, as a shell reports it. Raised in the driver's main thread so that
+    every scratch folder is removed on the way out."""
+
+    def __init__(self, signum: int) -> None:
+        import signal
+
+        self.signum = int(signum)
+        self.exit_status = 128 + self.signum
+        super().__init__(f"stopped by {signal.Signals(self.signum).name}")
+
+
+@contextlib.contextmanager
+def _stop_on_signals():
+    """While the batch runs (in the main thread): SIGTERM and SIGHUP raise
+    :class:`BatchStopped`, SIGINT (Ctrl-C) raises KeyboardInterrupt, so the ``finally``
+    clauses stop the cluster and remove the scratch folders."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        raise BatchStopped(signum)
+
+    names = ["SIGTERM", "SIGHUP"]
+    old = {n: signal.signal(getattr(signal, n), stop) for n in names if hasattr(signal, n)}
+    old_int = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        for n, handler in old.items():
+            signal.signal(getattr(signal, n), handler)
+        signal.signal(signal.SIGINT, old_int)
+
+
+@contextlib.contextmanager
+def _workers_ignore_ctrl_c():
+    """Start worker processes with SIGINT ignored (inherited by the processes the local
+    cluster spawns): Ctrl-C in a terminal reaches the whole process group, and workers
+    that die of it print their tracebacks and are restarted while the driver is still
+    stopping them. The driver alone handles Ctrl-C and stops them."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
 
 
 def run_batch(cfg, input_path: str | Path, cols: PopulationColumns, output: str | Path,
               audit: str | Path, *, scheduler: str | None = None, workers: int | None = None,
               seed: int | None = None, noise: str = "exact", leakage: bool = True,
               rows_per_partition: int = 2_000_000,
-              progress: Callable[[int, int], None] | None = None) -> BatchResult:
+              progress: Callable[[int, int], None] | None = None,
+              other_inputs: dict[str, str | Path | None] | None = None) -> BatchResult:
     """Release every user of ``input_path`` with configuration ``cfg`` (a
-    :class:`~lmdk_core.config.ViewConfig`); see the module docstring."""
+    :class:`~lmdk_core.config.ViewConfig`); see the module docstring.
+
+    Paths are made absolute first (the workers of a ``scheduler`` run in other
+    folders). Neither output may be the input, lie inside it, or be the other output
+    (``other_inputs``, e.g. the configuration file, are protected alike:
+    :func:`lmdk_core.cli.output_paths.check_outputs`). Scratch folders beside the output
+    are removed on every exit: success, error, Ctrl-C, SIGTERM (:class:`BatchStopped`).
+    """
+    from lmdk_core.cli.output_paths import check_outputs
+
+    if scheduler is not None:
+        scheduler = check_scheduler_address(scheduler)
+    src = Path(input_path).absolute()
+    output, audit = Path(output).absolute(), Path(audit).absolute()
+    check_outputs({"--input": src, **(other_inputs or {})},
+                  {"--output": output, "--audit": audit}, allow_folder=frozenset({"--output"}))
+    in_fmt = file_format(src)
+    check_columns(read_header(src), cols)
+    check_parquet_parts(src, cols)
+    out_fmt = _check_output(output, "the output")
+    audit_fmt = _check_output(audit, "the audit")
+    if seed is not None and (isinstance(seed, bool) or int(seed) != seed or seed < 0):
+        raise InputError(f"the seed must be a whole number >= 0, got {seed!r}")
+    if workers is not None and workers < 1:
+        raise InputError(f"--workers must be at least 1, got {workers}")
+    with _stop_on_signals():
+        return _run(cfg, src, in_fmt, cols, output, out_fmt, audit, audit_fmt,
+                    scheduler=scheduler, workers=workers, seed=seed, noise=noise,
+                    leakage=leakage, rows_per_partition=rows_per_partition, progress=progress)
+
+
+def _run(cfg, src: Path, in_fmt: str, cols: PopulationColumns, output: Path, out_fmt: str,
+         audit: Path, audit_fmt: str, *, scheduler, workers, seed, noise, leakage,
+         rows_per_partition, progress) -> BatchResult:
+    """The body of :func:`run_batch` once its arguments are checked."""
     import pandas as pd
+    from dask import delayed
 
     from lmdk_core.mechanisms.exact_noise import FAST_SAMPLER_NAME, sampler_description
     from lmdk_core.population.lockstep import PLANAR_PROTECTION
     from lmdk_core.population.streams import fresh_root_entropy
 
-    src = Path(input_path)
-    in_fmt = file_format(src)
-    check_columns(read_header(src), cols)
-    out_fmt = _check_output(output, "the output")
-    audit_fmt = _check_output(audit, "the audit")
-    if Path(output).resolve() in (Path(audit).resolve(), src.resolve()):
-        raise InputError("the output must be a new file, different from the input and the audit")
-    if seed is not None and (isinstance(seed, bool) or int(seed) != seed or seed < 0):
-        raise InputError(f"the seed must be a whole number >= 0, got {seed!r}")
-    if workers is not None and workers < 1:
-        raise InputError(f"--workers must be at least 1, got {workers}")
     root = int(seed) if seed is not None else fresh_root_entropy()
     settings = BatchSettings.from_config(cfg, cols.kind, noise, root, leakage)
     settings.make_mechanism()
@@ -344,14 +517,15 @@ def run_batch(cfg, input_path: str | Path, cols: PopulationColumns, output: str 
         sampler = PLANAR_PROTECTION
     pub_meta = {"lmdk.content": PUBLISHABLE_NOTE, "lmdk.noise": sampler}
 
-    from dask import delayed
-
     rows = _row_count(src, in_fmt)
-    client, cluster = _client(scheduler, workers)
-    tmp_dir = Path(output).parent / f".{Path(output).name}.tmp-{uuid.uuid4().hex[:8]}"
-    tmp_dir.mkdir()
-    bucket_root = Path(output).parent / f".{Path(output).name}.buckets-{uuid.uuid4().hex[:8]}"
+    tag = uuid.uuid4().hex[:8]
+    tmp_dir = output.parent / f".{output.name}.tmp-{tag}"
+    bucket_root = output.parent / f".{output.name}.buckets-{tag}"
+    client = cluster = futures = None
     try:
+        with _workers_ignore_ctrl_c():
+            client, cluster = _client(scheduler, workers)
+        tmp_dir.mkdir()
         n_workers = len(client.scheduler_info().get("workers", {})) or 1
         nparts = max(n_workers, -(-rows // max(1, rows_per_partition)))
         plan = (_row_group_plan(src, cols.user, -(-rows // nparts))
@@ -376,7 +550,7 @@ def run_batch(cfg, input_path: str | Path, cols: PopulationColumns, output: str 
         futures = client.compute(tasks)
         results = []
         for done, fut in enumerate(as_completed(futures), start=1):
-            results.append(fut.result())
+            results.append(_result(fut))
             if progress:
                 progress(done, len(futures))
         kinds = {k for _, k, _ in results if k != "none"}
@@ -399,20 +573,46 @@ def run_batch(cfg, input_path: str | Path, cols: PopulationColumns, output: str 
             "lmdk.landmarks": f"flag column {cols.landmark}" if cols.landmark else
             "discovered per user",
         }
-        _write_audit(table, Path(audit), audit_fmt, audit_meta)
+        _write_audit(table, audit, audit_fmt, audit_meta)
         written = not_private == 0
         if written:
             header = ["user", "time"] + (["released_lat", "released_lon"]
                                          if cols.kind == "track" else ["released"])
-            _publish(tmp_dir, Path(output), out_fmt, header,
+            _publish(tmp_dir, output, out_fmt, header,
                      f"{PUBLISHABLE_NOTE}; noise: {sampler}")
         return BatchResult(users=int(len(table)), rows=n_rows, not_private=not_private,
                            output_written=written, noise=sampler, partitions=len(tasks),
                            workers=n_workers)
     finally:
-        for d in (tmp_dir, bucket_root):
+        _shut_down(client, cluster, futures, (tmp_dir, bucket_root))
+
+
+def _shut_down(client, cluster, futures, scratch: tuple[Path, ...]) -> None:
+    """Stop the work (cancel the tasks, close the client and a local cluster), then
+    remove the scratch folders; a second signal during this is ignored so that the
+    clean-up finishes."""
+    import signal
+    import threading
+
+    main = threading.current_thread() is threading.main_thread()
+    held = {}
+    if main:
+        for n in ("SIGINT", "SIGTERM", "SIGHUP"):
+            if hasattr(signal, n):
+                held[n] = signal.signal(getattr(signal, n), signal.SIG_IGN)
+    try:
+        if client is not None:
+            with contextlib.suppress(Exception):
+                if futures:
+                    client.cancel(futures)
+            with contextlib.suppress(Exception):
+                client.close(timeout=10)
+        if cluster is not None:
+            with contextlib.suppress(Exception):
+                cluster.close(timeout=10)
+        for d in scratch:
             if d.exists():
                 shutil.rmtree(d, ignore_errors=True)
-        client.close()
-        if cluster is not None:
-            cluster.close()
+    finally:
+        for n, handler in held.items():
+            signal.signal(getattr(signal, n), handler)

@@ -24,6 +24,7 @@ from lmdk_core.population.landmarks import DiscoverySettings, discover_landmarks
 from lmdk_core.population.lockstep import lockstep_release_many
 from lmdk_core.population.streams import user_generator
 from lmdk_core.population.table import PopulationColumns, prepare_users
+from lmdk_core.quoting import quote_user_text
 from lmdk_core.release import AdaptiveSettings
 from lmdk_core.validation import InputError
 
@@ -185,7 +186,8 @@ def release_partition(raw: pd.DataFrame, cols: PopulationColumns,
         v = frame["value"].to_numpy()
         if np.any(v != np.round(v)):
             i = int(np.flatnonzero(v != np.round(v))[0])
-            raise InputError(f"user {frame['user'].iloc[i]!r} has the value {v[i]:g}: the "
+            who = quote_user_text(str(frame["user"].iloc[i]), 40)
+            raise InputError(f"user {who} has the value {v[i]:g}: the "
                              "geometric mechanism is for whole numbers (counts); round the "
                              "data or use a configuration with the Laplace mechanism")
     users = frame["user"].to_numpy()

@@ -6,8 +6,11 @@ spawn key (i,)), keyed by the user instead of by position, so a user's stream do
 depend on which partition or worker handles it, nor on the other users: the same seed
 gives the same release with 1 or N workers. ``key(u)`` is a hash-free, stable encoding
 of the user id (Python's ``hash`` of text changes between processes): an integer id
-``n`` → ``2·(n + 2⁶³)`` (even), a text id → the integer of its UTF-8 bytes with a leading
-1 byte, times 2, plus 1 (odd) — distinct ids never share a key.
+``n`` → ``2·(n + 2⁶³)`` (even), a text id → ``2·h + 1`` (odd) where ``h`` is the 256-bit
+SHA-256 digest of its UTF-8 bytes (FIPS 180-4). Hashing makes the key's cost linear in the
+id's length and the key itself short: a spawn key built from the id's bytes as one huge
+integer made ``SeedSequence`` quadratic in the id length (a 10⁶-character id took
+minutes). Distinct ids share a key only on a SHA-256 collision.
 
 Without a seed the root entropy is 128 bits from the operating system
 (``SeedSequence()``), drawn once per run by the driver and shipped to the workers; it is
@@ -15,6 +18,8 @@ never written to a publishable file.
 """
 
 from __future__ import annotations
+
+import hashlib
 
 import numpy as np
 
@@ -27,8 +32,8 @@ def user_key(user: object) -> int:
         user = int(user)
     if isinstance(user, (int, np.integer)):
         return 2 * (int(user) + 2**63)
-    text = str(user).encode("utf-8")
-    return 2 * int.from_bytes(b"\x01" + text, "big") + 1
+    digest = hashlib.sha256(str(user).encode("utf-8", "surrogatepass")).digest()
+    return 2 * int.from_bytes(digest, "big") + 1
 
 
 def fresh_root_entropy() -> int:

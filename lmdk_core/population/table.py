@@ -6,7 +6,9 @@ and optionally a landmark flag column (1/true = landmark). Rows may come in any 
 each user's rows are sorted by time. Refused with a message that says what is wrong:
 
 * a column that the file does not have (the message lists the file's columns);
-* a missing user id or time, a value that is not a finite number, a bad coordinate;
+* a missing user id, or one longer than :data:`MAX_USER_ID_CHARS` characters (an id is
+  a key, not a document: a megabyte-long id only costs time and memory in every step);
+* a missing time, a value that is not a finite number, a bad coordinate;
 * times of mixed kinds (whole numbers or decimals for some rows, dates for others);
 * the same (user, time) twice;
 * a flag that is not 0/1/true/false.
@@ -29,8 +31,12 @@ from lmdk_core.validation import InputError
 if TYPE_CHECKING:  # pandas is imported lazily (fast CLI start)
     import pandas as pd
 
-__all__ = ["PopulationColumns", "check_columns", "file_format", "prepare_users",
-           "read_header", "read_population"]
+__all__ = ["MAX_USER_ID_CHARS", "PopulationColumns", "check_columns", "check_parquet_parts",
+           "check_user_ids",
+           "file_format", "prepare_users", "read_header", "read_population"]
+
+#: longest user id accepted (characters of its text form)
+MAX_USER_ID_CHARS = 256
 
 _TRUE = {"1", "true", "yes", "t", "y", "1.0"}
 _FALSE = {"0", "false", "no", "f", "n", "0.0", ""}
@@ -102,6 +108,45 @@ def read_header(path: str | Path) -> list[str]:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise InputError(f"cannot read {quote_user_text(str(path))} as {fmt.upper()}: "
                          f"{quote_user_text(first, 120)}") from None
+
+
+def check_parquet_parts(path: str | Path, cols: PopulationColumns) -> None:
+    """Every file of a Parquet folder must type the named columns alike (read from each
+    file's footer, no data): a user column of whole numbers in one part and text in
+    another cannot be released as one table."""
+    p = Path(path)
+    if file_format(p) != "parquet" or not p.is_dir():
+        return
+    import pyarrow.dataset as ds
+    import pyarrow.parquet as pq
+
+    first: dict[str, tuple[str, str]] = {}
+    try:
+        files = sorted(ds.dataset(str(p), format="parquet").files)
+        for f in files:
+            schema = pq.read_schema(f)
+            for name in cols.needed():
+                if name not in schema.names:
+                    raise InputError(f"the part {quote_user_text(Path(f).name)} of "
+                                     f"{quote_user_text(str(path))} has no column "
+                                     f"{quote_user_text(name)}; every part needs the same "
+                                     "columns")
+                typ = str(schema.field(name).type)
+                seen = first.setdefault(name, (typ, f))
+                if seen[0] != typ:
+                    raise InputError(
+                        f"the parts of {quote_user_text(str(path))} type column "
+                        f"{quote_user_text(name)} differently ({seen[0]} in "
+                        f"{quote_user_text(Path(seen[1]).name)}, {typ} in "
+                        f"{quote_user_text(Path(f).name)}); write every part with the same "
+                        "column types")
+    except InputError:
+        raise
+    except Exception as exc:  # a part that is not Parquet
+        text = str(exc).strip()
+        first_line = text.splitlines()[0] if text else type(exc).__name__
+        raise InputError(f"cannot read {quote_user_text(str(path))} as PARQUET: "
+                         f"{quote_user_text(first_line, 120)}") from None
 
 
 def check_columns(available: list[str], cols: PopulationColumns) -> None:
@@ -191,6 +236,20 @@ def _flags(raw: pd.Series, col: str) -> np.ndarray:
     return text.isin(_TRUE).to_numpy()
 
 
+def check_user_ids(users: pd.Series, col: str) -> None:
+    """Refuse a user id longer than :data:`MAX_USER_ID_CHARS` characters (checked on
+    the distinct ids; the cost is linear in the total length of the ids)."""
+    if users.dtype.kind in "iub":
+        return
+    distinct = users.drop_duplicates().astype(str)
+    lengths = distinct.str.len()
+    if len(lengths) and int(lengths.max()) > MAX_USER_ID_CHARS:
+        i = int(lengths.to_numpy().argmax())
+        raise InputError(f"user id {quote_user_text(distinct.iloc[i], 40)} in column "
+                         f"{quote_user_text(col)} has {int(lengths.iloc[i]):,} characters; "
+                         f"an id has at most {MAX_USER_ID_CHARS} — shorten or number the ids")
+
+
 def prepare_users(df: pd.DataFrame, cols: PopulationColumns) -> tuple[pd.DataFrame, str]:
     """Validate a frame of whole users and return it in a standard form.
 
@@ -211,6 +270,7 @@ def prepare_users(df: pd.DataFrame, cols: PopulationColumns) -> tuple[pd.DataFra
     if users.isna().any() or (users.astype(str).str.strip() == "").any():
         raise InputError(f"a row has no user id (column {quote_user_text(cols.user)}); every "
                          "row needs the user it belongs to")
+    check_user_ids(users, cols.user)
     times, kind = _parse_times(df[cols.time], cols.time)
     out = pd.DataFrame({"user": users.to_numpy(), "time": times})
     if cols.value is not None:
