@@ -164,7 +164,7 @@ def _data_digest(cur: CurrentData) -> str:
     return h.hexdigest()
 
 
-key = (cur.kind, _data_digest(cur), tuple(cur.landmarks), tuple(schemes), tuple(grid),
+key = (cur.kind, _data_digest(cur), tuple(cur.landmarks), cur.stays, tuple(schemes), tuple(grid),
        int(runs), int(setting("seed")), int(setting("window")), float(setting("radius")),
        setting("mechanism"), float(setting("sensitivity")))
 store: dict = st.session_state.setdefault("compare_sweeps", {})
@@ -181,7 +181,7 @@ def _run_sweep() -> UtilitySweep | None:
     settings. None (and an error shown) when the data cannot be swept."""
     if cur.is_track:
         fn = track_release_fn(cur.data.lat, cur.data.lon, cur.landmarks,
-                              float(setting("radius")), int(setting("window")))
+                              float(setting("radius")), int(setting("window")), cur.stays)
     else:
         fn = series_release_fn(cur.data.values, cur.landmarks, setting("mechanism"),
                                float(setting("sensitivity")), int(setting("window")))

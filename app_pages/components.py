@@ -170,6 +170,8 @@ def model_caption(model: CorrelationModel | None, note: str | None = None) -> No
 @st.cache_data(max_entries=32, show_spinner=False)
 def cached_track_release(lat: np.ndarray, lon: np.ndarray, landmarks: tuple[int, ...],
                          epsilon: float, radius: float, scheme: str, seed: int,
-                         window: int) -> Release:
-    """release_trajectory, cached on its inputs."""
-    return release_trajectory(lat, lon, list(landmarks), epsilon, radius, scheme, seed, window)
+                         window: int, stays: tuple[tuple[int, int], ...] = ()) -> Release:
+    """release_trajectory, cached on its inputs (``stays``: protected as one landmark event
+    each, docs/stays.md)."""
+    return release_trajectory(lat, lon, list(landmarks), epsilon, radius, scheme, seed, window,
+                              stays=list(stays) or None)

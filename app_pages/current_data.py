@@ -29,7 +29,12 @@ from app_pages.session import (
     series_landmarks,
     setting,
 )
-from app_pages.track_session import DEMO_TRACK_KEY, current_track, track_landmarks
+from app_pages.track_session import (
+    DEMO_TRACK_KEY,
+    current_track,
+    track_landmarks,
+    track_stays,
+)
 from lmdk_core.config import ViewConfig
 from lmdk_core.data.series import Series
 from lmdk_core.data.track import Track
@@ -39,6 +44,7 @@ from lmdk_core.leakage.model import CorrelationModel
 from lmdk_core.mechanism_choice import mechanism_problems
 from lmdk_core.object_memo import per_object
 from lmdk_core.release import Release
+from lmdk_core.stay_events import format_stays, stay_members
 from lmdk_core.utility import UtilityVerdict, release_utility
 from lmdk_core.validation import InputError
 from lmdk_core.verdict import PrivacyVerdict, privacy_verdict
@@ -54,6 +60,8 @@ class CurrentData:
     name: str
     data: Series | Track
     landmarks: list[int]
+    #: stays protected as one landmark event each (tracks; their fixes are in landmarks)
+    stays: tuple[tuple[int, int], ...] = ()
 
     @property
     def is_track(self) -> bool:
@@ -74,7 +82,7 @@ class CurrentData:
         if self.is_track:
             return cached_track_release(self.data.lat, self.data.lon, lm, eps,
                                         float(setting("radius")), scheme, int(setting("seed")),
-                                        int(setting("window")))
+                                        int(setting("window")), self.stays)
         # what stops the mechanism, all at once and each with its fix (as on the Timeline)
         problems = mechanism_problems(self.data.values, setting("mechanism"),
                                       float(setting("sensitivity")))
@@ -125,6 +133,7 @@ class CurrentData:
         session's model when ``leak`` is given)."""
         labels = data_labels(self.data)
         return privacy_verdict(rel.epsilon_t, self.landmarks, rel.epsilon,
+                               groups=getattr(rel, "stays", ()),
                                landmark_tpl=None if leak is None else leak["landmark TPL"],
                                model=model.short if model is not None else None,
                                model_note=note, time_labels=labels,
@@ -144,7 +153,9 @@ def current_data(kind: str | None = None) -> CurrentData:
     kind = kind or setting("analysis_data")
     if kind == "track":
         name, track = current_track()
-        return CurrentData("track", name, track, track_landmarks(name))
+        stays = tuple(track_stays(name))
+        lm = sorted(set(track_landmarks(name)) | set(stay_members(stays).tolist()))
+        return CurrentData("track", name, track, lm, stays)
     name, series = current_series()
     return CurrentData("series", name, series, series_landmarks(name))
 
@@ -174,7 +185,8 @@ def view_config(cur: CurrentData, page: str, extra: dict | None = None) -> ViewC
         is_demo = st.session_state.track_keys.get(cur.name) == DEMO_TRACK_KEY
         table = None if is_demo else _embedded_table(data)
         dataset = DEMO_TRACK_KEY if is_demo else "embedded"
-        extra = {"cell_size_m": float(setting("cell_size")), **(extra or {})}
+        extra = {"cell_size_m": float(setting("cell_size")),
+                 **({"stays": format_stays(cur.stays)} if cur.stays else {}), **(extra or {})}
     else:
         is_demo = cur.name == DEMO_SERIES
         table = None if is_demo else _embedded_table(data)

@@ -32,8 +32,11 @@ from app_pages.track_session import (
     check_track_size,
     current_track,
     set_track_landmarks,
+    set_track_stays,
+    stay_of,
     toggle_track_landmark,
     track_landmarks,
+    track_stays,
 )
 from lmdk_core.config import ViewConfig, config_from_json
 from lmdk_core.data.demo_track import demo_track_events, demo_track_landmarks
@@ -51,10 +54,13 @@ from lmdk_core.figures.track_budget import PANEL_HEIGHT, budget_panels
 from lmdk_core.leakage.model import correlation_from_spec
 from lmdk_core.quoting import quote_user_text
 from lmdk_core.setting_limits import LIMITS, check_setting
+from lmdk_core.stay_events import parse_stays, stay_members
 from lmdk_core.validation import InputError
+from lmdk_core.verifier import check_groups
 
 MAP_KEY = "track_map"
 SELECT_KEY = "w_track_lm_select"
+STAYS_KEY = "w_track_stay_select"
 CANDIDATE_KEY = "track_candidates"
 
 name, track = current_track()
@@ -101,6 +107,14 @@ def _on_map_click() -> None:
     t = clicked_point(MAP_KEY)
     if t is None or not 0 <= t < T:
         return
+    inside = stay_of(t, name)
+    if inside is not None and t not in track_landmarks(name):
+        # a fix of a stay protected as one event: the stay is the unit, not the fix
+        st.session_state.track_stay_note = (
+            f"t={t} is a fix of the stay t={inside[0]}–{inside[1]}, protected as one "
+            "landmark event; remove the stay in the list beside the map to change it.")
+        return
+    st.session_state.track_stay_note = None
     # where the track comes back to a spot, the grey marker drawn on top may be another
     # visit: take the visit nearest in time to the point toggled just before, offer the
     # others (a red landmark clicked is removed as it is)
@@ -156,29 +170,54 @@ def _on_table_edit() -> None:
 
 def _clear() -> None:
     set_track_landmarks([], name)
+    set_track_stays([], name)
+
+
+def _on_stay_select() -> None:
+    """Removing a chip removes that stay (the list offers only the accepted stays)."""
+    kept = st.session_state.get(STAYS_KEY) or []
+    set_track_stays([s for s in track_stays(name) if _stay_key(s) in kept], name)
+
+
+def _stay_key(s: tuple[int, int]) -> str:
+    return f"{s[0]}-{s[1]}"
+
+
+def _stay_chip(key: str) -> str:
+    a, b = (int(v) for v in key.split("-"))
+    return f"t={a}–{b} · {labels[a]} ({b - a + 1} fixes)"
 
 
 def _demo_landmarks() -> None:
     set_track_landmarks(demo_track_landmarks(), name)
 
 
-def _candidate_timestamps(keys: list[str], stays: list) -> set[int]:
+def _candidate_timestamps(keys: list[str], stays: list) -> tuple[set[int], list]:
+    """(landmark fixes, stays as events) of the accepted candidates: a stay is one event
+    (the default), every fix of its visit, or its first fix (the page's choice)."""
     out: set[int] = set()
+    events: list[tuple[int, int]] = []
+    mark = setting("stay_mark")
     for k in keys:
         kind, _, i = k.partition(":")
         if kind == "stay" and int(i) < len(stays):
             s = stays[int(i)]
-            out.update(s.timestamps if setting("stay_mark") == "visit" else [s.start])
+            if mark == "event":
+                events.append(s.span)
+            else:
+                out.update(s.timestamps if mark == "visit" else [s.start])
         elif kind == "wpt" and int(i) < len(track.waypoints):
             out.add(track.waypoints[int(i)].index)
-    return out
+    return out, events
 
 
 def _accept(all_: bool) -> None:
     stays, _ = stay_suggestions() if setting("suggest") else ([], None)
     keys = candidate_options(stays) if all_ else st.session_state.get(CANDIDATE_KEY, [])
-    added = _candidate_timestamps(list(keys), stays)
+    added, events = _candidate_timestamps(list(keys), stays)
     set_track_landmarks(set(track_landmarks(name)) | added, name)
+    if events:
+        set_track_stays(track_stays(name) + events, name)
     st.session_state[CANDIDATE_KEY] = []
 
 
@@ -228,6 +267,8 @@ def _restore_config(source: bytes | ViewConfig, fname: str) -> None:
                              f"{DEMO_TRACK_KEY!r} or 'embedded')")
         if any(t >= len(tr) for t in cfg.landmarks):
             raise InputError(f"a landmark lies beyond the end of the track ({len(tr)} points)")
+        stays = parse_stays(cfg.extra.get("stays"))
+        check_groups(stays, len(tr))
         cell = check_setting("cell_size_m", cfg.extra.get("cell_size_m", setting("cell_size")),
                              "config: extra")
         spec = cfg.extra.get("correlation")
@@ -247,7 +288,9 @@ def _restore_config(source: bytes | ViewConfig, fname: str) -> None:
     if target is None:
         target = add_track("Restored: " + fname, tr)
     st.session_state.w_track_name = target
-    set_track_landmarks(cfg.landmarks, target)
+    members = set(stay_members(stays).tolist())
+    set_track_landmarks([t for t in cfg.landmarks if t not in members], target)
+    set_track_stays(stays, target)
     for k in ("epsilon", "scheme", "window", "correlation_strength"):
         set_setting(k, getattr(cfg, k))
     restore_seed(cfg.seed)
@@ -331,11 +374,12 @@ def landmark_workspace() -> None:
     displacement / leakage panels, the displacement summary and the downloads of the
     current track."""
     landmarks = track_landmarks(name)
+    accepted = track_stays(name)  # stays protected as one landmark event each
     radius = float(setting("radius"))
     try:
         rel = cached_track_release(
             track.lat, track.lon, tuple(landmarks), float(setting("epsilon")), radius,
-            setting("scheme"), int(setting("seed")), int(setting("window")))
+            setting("scheme"), int(setting("seed")), int(setting("window")), tuple(accepted))
     except InputError as exc:
         st.error(f"Cannot release this track: {exc}", icon=":material/error:")
         st.stop()
@@ -368,14 +412,31 @@ def landmark_workspace() -> None:
     with left:
         track_map(map_payload(track, rel, radius, tiles=bool(setting("tiles")),
                            show_released=bool(setting("show_released")),
-                           show_circles=bool(setting("show_circles")), suggestions=stays,
-                           waypoints=track.waypoints),
+                           show_circles=bool(setting("show_circles")),
+                           suggestions=[s for s in stays if s.span not in accepted],
+                           waypoints=track.waypoints, events=accepted),
                   key=MAP_KEY, height=620, on_toggle=_on_map_click)
         st.toggle("Show the released path", key="w_show_released",
                   help="Blue: the published locations (orange rings: approximations that "
                        "repeat the last release and spend nothing).")
 
     with right:
+        if accepted:
+            n_fix = sum(b - a + 1 for a, b in accepted)
+            st.markdown(f"**Stays, one landmark event each ({len(accepted)})**")
+            keys = [_stay_key(s) for s in accepted]
+            st.session_state[STAYS_KEY] = keys
+            st.multiselect(
+                "Stays", options=keys, key=STAYS_KEY, label_visibility="collapsed",
+                format_func=_stay_chip, on_change=_on_stay_select,
+                help="Remove a chip to drop that stay.")
+            st.caption(
+                f":material/shield: {len(accepted)} stays ({n_fix:,} fixes) cost "
+                f"{len(accepted)} landmark events, not {n_fix:,}: each stay is released once, "
+                "from its centroid, and all its fixes publish that point (ε_t = 0 after the "
+                "first). Red rings on the map; see docs/stays.md.")
+        if st.session_state.get("track_stay_note"):
+            st.info(st.session_state.track_stay_note, icon=":material/info:")
         st.markdown(f"**Landmarks ({len(landmarks)})**")
         st.session_state[SELECT_KEY] = landmarks
         st.multiselect(
@@ -446,10 +507,17 @@ def landmark_workspace() -> None:
                 st.info(stay_note, icon=":material/info:")
         options = candidate_options(stays)
         if options:
-            st.radio("Accepting a stay marks", ["visit", "arrival"], key="w_stay_mark",
-                     horizontal=True,
-                     format_func={"visit": "every point of the visit",
-                                  "arrival": "its first point"}.get)
+            st.radio("Accepting a stay protects", ["event", "visit", "arrival"],
+                     key="w_stay_mark", horizontal=True,
+                     format_func={"event": "the visit, as one event",
+                                  "visit": "every fix, each a landmark",
+                                  "arrival": "its first fix only"}.get,
+                     help="One event (recommended): the stay is released once, from its "
+                          "centroid, and its fixes publish that point, so its cost does not "
+                          "grow with its fixes. Every fix: each fix is a landmark of its own; "
+                          "Uniform then divides ε by the number of fixes (hundreds on a GPS "
+                          "log: the noise grows to hundreds of km). First fix: only the "
+                          "arrival is protected.")
             st.session_state[CANDIDATE_KEY] = [k for k in st.session_state.get(CANDIDATE_KEY, [])
                                                if k in options]
             st.multiselect(f"Candidates ({len(options)})", options, key=CANDIDATE_KEY,

@@ -14,6 +14,7 @@ const LAYER_NAMES = {
   path: "Original path",
   released: "Released path and points",
   circles: "Expected displacement 2r/ε_t",
+  events: "Stays (one landmark event each)",
   stays: "Suggested stays",
   waypoints: "Waypoints / places",
   landmarks: "Landmarks",
@@ -227,6 +228,11 @@ function draw(st, spec) {
       weight: 1.5 }, () => `Released t=${t} · ${labels.get(t) ?? ""} · last release ` +
         `repeated (ε_t = 0) · ${fmtMetres(a.err[k])} m from the true point`)));
     add("released", released);
+  }
+  if ((overlay.events || []).length) {
+    add("events", overlay.events.map((s) => circle(st, s.lat, s.lon, {
+      radius: 13, color: COLORS.landmark, fillColor: "#ffd6d6", fillOpacity: 0.45,
+      weight: 3 }, s.tip)));
   }
   if (overlay.stays.length) {
     add("stays", overlay.stays.map((s) => circle(st, s.lat, s.lon, {

@@ -33,7 +33,9 @@ TRACK_DEFAULTS = {
     "suggest": True,
     "stay_distance": 200.0,
     "stay_minutes": 20.0,
-    "stay_mark": "visit",
+    # accepting a suggested stay protects it as ONE landmark event (docs/stays.md);
+    # "visit" marks every fix a landmark, "arrival" its first fix
+    "stay_mark": "event",
     "minutes_per_point": 1.0,
     "track_leakage": True,
     # the per-point displacement panel (a marker per released point) is drawn on request:
@@ -53,8 +55,10 @@ def init_track_state() -> None:
     if "track_sets" not in ss:
         ss.track_sets = {DEMO_TRACK: demo_track()}
         ss.track_landmarks = {DEMO_TRACK: demo_track_landmarks()}
+        ss.track_stays = {DEMO_TRACK: []}
         ss.track_keys = {DEMO_TRACK: DEMO_TRACK_KEY}
         ss.track_table_version = 0
+    ss.setdefault("track_stays", {})
     for k, v in TRACK_DEFAULTS.items():
         ss.setdefault(f"w_{k}", v)
     ss.setdefault("w_track_name", DEMO_TRACK)
@@ -91,6 +95,33 @@ def set_track_landmarks(landmarks: Iterable[int], name: str | None = None) -> No
     st.session_state.track_table_version = st.session_state.get("track_table_version", 0) + 1
 
 
+def track_stays(name: str | None = None) -> list[tuple[int, int]]:
+    """Stays of a track protected as one landmark event each (inclusive ranges, sorted,
+    disjoint; docs/stays.md)."""
+    name = name or current_track()[0]
+    return [tuple(s) for s in st.session_state.track_stays.get(name, [])]
+
+
+def set_track_stays(stays: Iterable[tuple[int, int]], name: str | None = None) -> None:
+    """Replace the stays of a track; overlapping or touching ranges are joined into one
+    stay (ranges outside the track are dropped)."""
+    name = name or current_track()[0]
+    T = len(st.session_state.track_sets[name])
+    out: list[list[int]] = []
+    for a, b in sorted((int(a), int(b)) for a, b in stays if 0 <= int(a) <= int(b) < T):
+        if out and a <= out[-1][1] + 1:
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    st.session_state.track_stays[name] = [tuple(s) for s in out]
+    st.session_state.track_table_version = st.session_state.get("track_table_version", 0) + 1
+
+
+def stay_of(t: int, name: str | None = None) -> tuple[int, int] | None:
+    """The accepted stay holding timestamp t, or None."""
+    return next(((a, b) for a, b in track_stays(name) if a <= t <= b), None)
+
+
 def toggle_track_landmark(t: int, name: str | None = None) -> None:
     """Make t a landmark, or a regular timestamp again if it was one."""
     lm = set(track_landmarks(name))
@@ -106,6 +137,7 @@ def add_track(name: str, track: Track, landmarks: Iterable[int] = (),
         i += 1
     st.session_state.track_sets[name] = track
     st.session_state.track_landmarks[name] = sorted({int(t) for t in landmarks})
+    st.session_state.track_stays[name] = []
     st.session_state.track_keys[name] = key
     st.session_state.w_track_name = name
     return name

@@ -65,13 +65,17 @@ def series_release_fn(values: ArrayLike, landmarks: Iterable[int], mechanism: st
 
 
 def track_release_fn(lat: ArrayLike, lon: ArrayLike, landmarks: Iterable[int], radius: float,
-                     window: int | None = None) -> ReleaseFn:
-    """A :data:`ReleaseFn` for a trajectory (Planar Laplace, protection radius in metres)."""
+                     window: int | None = None,
+                     stays: Iterable[tuple[int, int]] | None = None) -> ReleaseFn:
+    """A :data:`ReleaseFn` for a trajectory (Planar Laplace, protection radius in metres;
+    ``stays`` protected as one landmark event each, docs/stays.md)."""
     la, lo = np.asarray(lat, dtype=float), np.asarray(lon, dtype=float)
     lm = list(landmarks)
+    groups = list(stays or []) or None
 
     def run(scheme: str, epsilon: float, gen: np.random.Generator) -> Release:
-        return release_trajectory(la, lo, lm, epsilon, radius, scheme, gen, window)
+        return release_trajectory(la, lo, lm, epsilon, radius, scheme, gen, window,
+                                  stays=groups)
 
     return run
 

@@ -111,6 +111,7 @@ def privacy_verdict(
     model_note: str | None = None,
     time_labels: Sequence[str] | None = None,
     leakage_target: float | None = None,
+    groups: Iterable[tuple[int, int]] | None = None,
 ) -> PrivacyVerdict:
     """The verdict of allocation ``epsilon_t`` for landmark set ``landmarks`` and budget ε.
 
@@ -124,8 +125,10 @@ def privacy_verdict(
     worst timestamp in words. ``leakage_target`` (default ε) is the most landmark TPL
     accepted under the model — a calibration to a target α stores α here; the sentence
     then names it.
+    ``groups``: stays protected as one landmark event each (the verifier's grouped
+    form; docs/stays.md).
     """
-    theorem = verify(epsilon_t, landmarks, epsilon)
+    theorem = verify(epsilon_t, landmarks, epsilon, groups=groups)
     eps = theorem.epsilon
     lm_list = theorem.landmarks.tolist()
     lt = None

@@ -38,6 +38,7 @@ from lmdk_core.mechanisms.planar_laplace import PlanarLaplace
 from lmdk_core.object_memo import per_object
 from lmdk_core.quoting import shorten_user_text
 from lmdk_core.release import Release
+from lmdk_core.stay_events import centroid, stay_members
 
 __all__ = [
     "LEAFLET_DIR",
@@ -83,6 +84,7 @@ LEGEND: list[tuple[str, str, str, str]] = [
     ("dot8", MAP_COLORS["released"], MAP_COLORS["released"], "released point"),
     ("dot8", MAP_COLORS["approximated"], "#ffffff", "approximation (ε_t = 0)"),
     ("dashed", MAP_COLORS["circle"], "", "expected displacement 2r/ε_t"),
+    ("dot14", MAP_COLORS["landmark"], "#ffd6d6", "stay, one landmark event"),
     ("dot10", MAP_COLORS["suggestion"], "#ffe0b2", "suggested stay"),
     ("dot10", MAP_COLORS["waypoint"], "#e1d5f0", "waypoint / place"),
 ]
@@ -154,6 +156,7 @@ def overlay_spec(
     show_circles: bool = False,
     suggestions: Sequence = (),
     waypoints: Sequence[Waypoint] = (),
+    events: Sequence[tuple[int, int]] = (),
     max_markers: int = MAX_MARKERS,
     max_circles: int = MAX_CIRCLES,
 ) -> dict:
@@ -166,11 +169,16 @@ def overlay_spec(
     ``arrival``, ``departure`` and ``duration_minutes``, e.g.
     :class:`lmdk_core.discovery.StayPoint`). Tooltip texts are plain text: the page
     shows them as text (never as HTML), so a waypoint named like a tag stays a name.
+
+    ``events`` are the accepted stays protected as one landmark event each (inclusive
+    ranges; docs/stays.md): one ring each at the stay's true centroid, and their fixes
+    are left out of the landmark markers (a stay is removed as a whole, beside the map).
     """
     lat, lon = np.asarray(track.lat, float), np.asarray(track.lon, float)
     T = len(track)
     ok = ~rel.withheld
-    out: dict = {"released": None, "circles": None, "stays": [], "waypoints": []}
+    out: dict = {"released": None, "circles": None, "stays": [], "waypoints": [],
+                 "events": []}
 
     if show_released and ok.any():
         rl, ro = rel.released[:, 0], rel.released[:, 1]
@@ -205,8 +213,18 @@ def overlay_spec(
             "tip": (f"Waypoint: {shorten_user_text(w.name)} (nearest track point "
                     f"t={w.index}, {w.distance_m:,.0f} m)")})
 
-    lm = np.asarray(rel.landmarks, dtype=int)
     labels = data_labels(track)
+    for a, b in events:
+        c_lat, c_lon = centroid(lat[a:b + 1], lon[a:b + 1])
+        eps_g = float(np.sum(rel.epsilon_t[a:b + 1]))
+        out["events"].append({
+            "lat": c_lat, "lon": c_lon,
+            "tip": (f"Stay t={a}-{b} ({labels[a]} to {labels[b]}, {b - a + 1} fixes): one "
+                    f"landmark event, released once at ε = {eps_g:.3g}; its fixes publish "
+                    "that point (remove it beside the map)")})
+    lm = np.asarray(rel.landmarks, dtype=int)
+    if len(events):
+        lm = np.setdiff1d(lm, stay_members(events))
     out["landmarks"] = {"t": lm.tolist(), "lat": _coords(lat[lm]), "lon": _coords(lon[lm]),
                         "eps": _budgets(rel.epsilon_t[lm]),
                         "label": [str(labels[i]) for i in lm]}

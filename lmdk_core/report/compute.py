@@ -29,9 +29,11 @@ from lmdk_core.leakage.model import (
     correlation_from_spec,
 )
 from lmdk_core.release import Release
+from lmdk_core.stay_events import parse_stays
 from lmdk_core.utility import UtilityVerdict, release_utility
 from lmdk_core.validation import InputError
 from lmdk_core.verdict import PrivacyVerdict, privacy_verdict
+from lmdk_core.verifier import check_groups
 
 __all__ = [
     "DEFAULT_CELL_SIZE_M",
@@ -195,6 +197,7 @@ def release_verdict(rel: Release, leak: LeakageSummary, labels: list[str] | None
     """:func:`lmdk_core.verdict.privacy_verdict` of a release under the leakage computed
     for it (green / amber / red); ``target`` is the landmark-TPL target (default ε)."""
     return privacy_verdict(rel.epsilon_t, rel.landmarks.tolist(), rel.epsilon,
+                           groups=rel.stays,
                            landmark_tpl=leak.landmark_tpl if leak.computed else None,
                            model=leak.model.short or None,
                            model_note=None if leak.computed else leak.model.note,
@@ -228,7 +231,10 @@ def compute_report(cfg: ViewConfig, *, now: datetime | None = None) -> ReportDat
 def _release_fn(cfg: ViewConfig, data: Series | Track) -> ReleaseFn:
     """The release of the configuration's data with its mechanism settings."""
     if isinstance(data, Track):
-        return track_release_fn(data.lat, data.lon, cfg.landmarks, cfg.radius, cfg.window)
+        stays = parse_stays(cfg.extra.get("stays")) if isinstance(cfg.extra, dict) else []
+        check_groups(stays, len(data))
+        return track_release_fn(data.lat, data.lon, cfg.landmarks, cfg.radius, cfg.window,
+                                stays)
     return series_release_fn(data.values, cfg.landmarks, cfg.mechanism, cfg.sensitivity,
                              cfg.window)
 
