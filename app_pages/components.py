@@ -17,7 +17,8 @@ from lmdk_core.verdict import PrivacyVerdict
 
 __all__ = ["MAX_LEAKAGE_STATES", "cached_correlation", "cached_loss", "cached_model_leakage",
            "cached_series_release", "cached_track_release", "error_metrics", "loss_of",
-           "model_caption", "render_utility", "render_verdict", "utility_markdown"]
+           "model_caption", "render_population_utility", "render_utility", "render_verdict",
+           "utility_markdown"]
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -87,6 +88,37 @@ def render_utility(uv: UtilityVerdict, compact: bool = False) -> None:
     box would read as bad input: the pages keep those for what the user must fix)."""
     with st.container(border=True):
         st.markdown(utility_markdown(uv, compact))
+
+
+def render_population_utility(levels: list[str], typical: np.ndarray, unit: str) -> None:
+    """The utility line of a population (one level per user, :mod:`lmdk_core.utility`):
+    how many users' releases are noise, in words with an icon, in the same bordered box
+    as a single release's line."""
+    from lmdk_core.utility import format_amount
+
+    n = len(levels)
+    counts = {k: sum(1 for v in levels if v == k) for k in
+              ("useful", "marginal", "not useful", "not judged")}
+    med = float(np.nanmedian(typical)) if np.isfinite(typical).any() else float("nan")
+    rest = ", ".join(f"{counts[k]:,} {k}" for k in ("useful", "marginal", "not judged")
+                     if counts[k] or k != "not judged")
+    tail = (f" The median user's typical expected error is {format_amount(med, unit)}."
+            if np.isfinite(med) else "")
+    if counts["not useful"]:
+        colour, icon = UTILITY_STYLE[NOT_USEFUL]
+        text = (f":{colour}-badge[{icon} Utility: {counts['not useful']:,} of {n:,} not "
+                f"useful] **:{colour}[{counts['not useful']:,} users' releases are not "
+                f"useful:]** their typical expected error is more than half their own data's "
+                f"{'extent' if unit == 'm' else 'spread'} — the noise hides what the data "
+                f"show. Others: {rest}.{tail} Raise ε or use fewer landmarks per user "
+                "(the user table lists each user's level).")
+    else:
+        level = USEFUL if counts["useful"] == n else MARGINAL
+        colour, icon = UTILITY_STYLE[level]
+        text = (f":{colour}-badge[{icon} Utility: no user's release is noise] {rest}."
+                f"{tail}")
+    with st.container(border=True):
+        st.markdown(text)
 
 
 def error_metrics(rel: Release, unit: str = "", distance: bool = False) -> None:

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from app_pages.components import render_population_utility
 from app_pages.session import (
     add_series,
     correlation_spec,
@@ -412,6 +413,10 @@ alpha = leakage_target()
 colours = verdict_colours(audit, settings.epsilon, alpha)
 
 st.subheader("3. Over all users")
+unit = pop["unit"] if kind == "series" else "m"
+render_population_utility(audit["utility"].astype(str).tolist(),
+                          pd.to_numeric(audit["expected_error"], errors="coerce").to_numpy(
+                              dtype=float), unit)
 m = st.columns(5)
 m[0].metric("Users", f"{len(audit):,}")
 m[1].metric("Pass the verifier", f"{int(audit['landmark_private'].sum()):,}",
@@ -422,7 +427,6 @@ m[2].metric("Amber (correlation)", f"{int(np.sum(colours == 'amber')):,}",
                  "TPL under the session's correlation model exceeds "
                  + ("ε." if alpha is None else f"α = {alpha:g}."))
 m[3].metric("Median |L|", f"{float(audit['n_landmarks'].median()):g}")
-unit = pop["unit"] if kind == "series" else "m"
 m[4].metric("Median MAE", f"{short_number(float(audit['mae'].median()))} {unit}".strip())
 g1, g2 = st.columns(2)
 g1.plotly_chart(landmark_count_figure(audit), key="pop_fig_lm", width="stretch")
@@ -443,6 +447,8 @@ table = pd.DataFrame({
     "user": audit["user"].astype(str), "verdict": colours, "|L|": audit["n_landmarks"],
     "worst total": audit["worst_total"].round(4),
     "max landmark TPL": audit["max_landmark_tpl"].round(4),
+    "utility": audit["utility"].astype(str),
+    f"expected error ({unit})": pd.to_numeric(audit["expected_error"]).round(4),
     f"MAE ({unit})": audit["mae"].round(4), f"RMSE ({unit})": audit["rmse"].round(4),
     "published": audit["n_published"], "approximated": audit["n_approximated"]})
 table = table.assign(_o=order, _t=-audit["max_landmark_tpl"].fillna(0)).sort_values(

@@ -59,12 +59,29 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         print(f"wrote {args.audit}: CONFIDENTIAL audit (per-user verdicts, leakage, errors)")
         if res.output_written:
             print(f"wrote {args.output}: publishable (released values only)")
+        print(utility_summary(res, "m" if args.lat_col else ""))
     if not res.output_written:
         print(f"lmdk: note: {res.not_private} users' releases are NOT landmark-private under "
               "this configuration; no publishable file was written (see the audit)",
               file=sys.stderr)
         return 1
     return 0
+
+
+def utility_summary(res, unit: str = "") -> str:
+    """One line on the users' utility (:mod:`lmdk_core.utility`): how many releases are
+    not useful, marginal, useful, and the median typical expected error."""
+    from lmdk_core.utility import format_amount
+
+    c = res.utility_counts
+    parts = [f"{c.get(k, 0):,} {k}" for k in ("useful", "marginal", "not judged")
+             if c.get(k, 0) or k != "not judged"]
+    med = ("" if res.median_expected_error is None else
+           f"; median typical expected error {format_amount(res.median_expected_error, unit)}")
+    head = (f"utility: {res.not_useful:,} of {res.users:,} users' releases are NOT USEFUL "
+            "(typical expected error above half their data's spread or extent)"
+            if res.not_useful else f"utility: no user's release is noise ({res.users:,} users)")
+    return f"{head}; {', '.join(parts)}{med} (docs/utility.md)"
 
 
 def _whole_number(minimum: int):

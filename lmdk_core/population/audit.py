@@ -7,7 +7,10 @@ largest landmark TPL under the configuration's correlation model (Cao et al., IC
 / TKDE 2018; the model of :func:`lmdk_core.leakage.model.correlation_from_spec`, as the
 privacy report uses it, built from that user's data when the model is estimated), and
 the measured error (MAE and RMSE over the released timestamps; metres for tracks) with
-the counts of published, approximated and withheld timestamps.
+the counts of published, approximated and withheld timestamps, and the utility line of
+:mod:`lmdk_core.utility`: the typical expected error at the user's allocation, the
+user's own data scale (interquartile range of the series, extent of the track) and the
+level (useful / marginal / not useful).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ __all__ = ["AUDIT_COLUMNS", "LeakageSettings", "user_audit"]
 
 AUDIT_COLUMNS = ["user", "n_timestamps", "n_landmarks", "landmark_private", "worst_timestamp",
                  "worst_total", "max_landmark_tpl", "mae", "rmse", "n_published",
-                 "n_approximated", "n_withheld"]
+                 "n_approximated", "n_withheld", "expected_error", "data_scale", "utility"]
 
 
 @dataclass(frozen=True)
@@ -75,8 +78,13 @@ def _losses(settings: LeakageSettings, time, data, kind: str):
 
 def user_audit(user: object, time: np.ndarray, original: np.ndarray, released: np.ndarray,
                epsilon_t: np.ndarray, published: np.ndarray, landmarks: np.ndarray,
-               epsilon: float, kind: str, distance, leakage: LeakageSettings) -> dict:
-    """One audit row (keys :data:`AUDIT_COLUMNS`) for one user's release."""
+               epsilon: float, kind: str, distance, leakage: LeakageSettings,
+               mechanism: str = "laplace", scale_unit: float = 1.0,
+               scheme: str | None = None) -> dict:
+    """One audit row (keys :data:`AUDIT_COLUMNS`) for one user's release; ``mechanism``
+    and ``scale_unit`` (Δf, or r for Planar Laplace) give its expected error."""
+    from lmdk_core.utility import utility_verdict
+
     verdict = verify(epsilon_t, landmarks, epsilon)
     withheld = np.isnan(released) if released.ndim == 1 else np.isnan(released).any(axis=1)
     ok = ~withheld
@@ -88,6 +96,11 @@ def user_audit(user: object, time: np.ndarray, original: np.ndarray, released: n
         losses = _losses(leakage, time, original, kind)
         if losses is not None:
             tpl_max = float(np.max(landmark_tpl(epsilon_t, landmarks, *losses)))
+    planar = mechanism == "planar_laplace"
+    uv = utility_verdict(original, epsilon_t, published, mechanism=mechanism,
+                         sensitivity=None if planar else scale_unit,
+                         radius=scale_unit if planar else None, epsilon=epsilon,
+                         n_landmarks=len(landmarks), scheme=scheme)
     return {
         "user": user,
         "n_timestamps": int(epsilon_t.size),
@@ -101,4 +114,7 @@ def user_audit(user: object, time: np.ndarray, original: np.ndarray, released: n
         "n_published": int(published.sum()),
         "n_approximated": int((~published & ok).sum()),
         "n_withheld": int(withheld.sum()),
+        "expected_error": uv.typical,
+        "data_scale": uv.scale.value,
+        "utility": uv.label,
     }

@@ -38,7 +38,7 @@ import re
 import shutil
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from lmdk_core.population.buckets import (
@@ -79,10 +79,19 @@ class BatchResult:
     noise: str
     partitions: int
     workers: int
+    #: users per utility level (:mod:`lmdk_core.utility`): useful, marginal, not useful,
+    #: not judged (no scale to compare with)
+    utility_counts: dict[str, int] = field(default_factory=dict)
+    #: the median over users of their typical expected error (data units; m for tracks)
+    median_expected_error: float | None = None
+
+    @property
+    def not_useful(self) -> int:
+        return int(self.utility_counts.get("not useful", 0))
 
     def to_dict(self) -> dict:
-        """The CLI's JSON keys."""
-        return dict(self.__dict__)
+        """The CLI's JSON keys (``not_useful``: users whose release is noise)."""
+        return {**self.__dict__, "not_useful": self.not_useful}
 
 
 def _check_output(path: str | Path, what: str) -> str:
@@ -580,9 +589,13 @@ def _run(cfg, src: Path, in_fmt: str, cols: PopulationColumns, output: Path, out
                                          if cols.kind == "track" else ["released"])
             _publish(tmp_dir, output, out_fmt, header,
                      f"{PUBLISHABLE_NOTE}; noise: {sampler}")
+        levels = table["utility"].astype(str).value_counts()
+        med = float(pd.to_numeric(table["expected_error"], errors="coerce").median())
         return BatchResult(users=int(len(table)), rows=n_rows, not_private=not_private,
                            output_written=written, noise=sampler, partitions=len(tasks),
-                           workers=n_workers)
+                           workers=n_workers,
+                           utility_counts={str(k): int(v) for k, v in levels.items()},
+                           median_expected_error=med if pd.notna(med) else None)
     finally:
         _shut_down(client, cluster, futures, (tmp_dir, bucket_root))
 

@@ -214,7 +214,9 @@ def release_partition(raw: pd.DataFrame, cols: PopulationColumns,
                 audits.append(user_audit(
                     users[s], times[s:s + n], b.x[u, :n], rel.released[u, :n],
                     rel.epsilon_t[u, :n], rel.published[u, :n], b.landmark_lists[u],
-                    settings.epsilon, time_kind, mech.distance, settings.leakage))
+                    settings.epsilon, time_kind, mech.distance, settings.leakage,
+                    settings.mechanism, settings.radius if track else settings.sensitivity,
+                    settings.scheme))
     out = pd.DataFrame({"user": users, "time": frame["time"].to_numpy()})
     if track:
         out["released_lat"] = released_all[:, 0]
