@@ -61,6 +61,9 @@ class ViewConfig:
             raise InputError("config: dataset 'embedded' needs a 'data' table")
         if self.data is not None:
             _check_data_table(self.data)
+        if self.data_file is not None and self.dataset != "file":
+            # data embedded from a referenced file: where they came from
+            _check_data_file(self.data_file)
         if self.dataset == "file":
             _check_data_file(self.data_file)
             if self.data is not None:

@@ -79,10 +79,11 @@ def load_referenced_data(cfg: ViewConfig, data: bytes, filename: str) -> Series 
 
 def attach_referenced_data(cfg: ViewConfig, data: bytes, filename: str) -> ViewConfig:
     """A copy of a referencing configuration with the checked data embedded, ready for
-    :func:`lmdk_core.report.compute_report` or a page restore."""
+    :func:`lmdk_core.report.compute_report` or a page restore. ``data_file`` is kept as
+    the provenance of the embedded data (the report names the file and its SHA-256)."""
     loaded = load_referenced_data(cfg, data, filename)
     out = copy.deepcopy(cfg)
-    out.dataset, out.data_file = "embedded", None
+    out.dataset = "embedded"
     out.data = embedded_table(loaded)
     out.time_kind = loaded.time_kind
     return out.validate()

@@ -11,6 +11,7 @@ configuration are all in the wheel).
 from __future__ import annotations
 
 import os
+import shutil
 import site
 import subprocess
 import sys
@@ -108,9 +109,15 @@ def test_lmdk_explore_from_an_installed_wheel(tmp_path):
     """Build the wheel, install it in a fresh venv, run `lmdk explore` from an empty
     folder; /_stcore/health answers 200, the Home page renders, the Map draws Leaflet."""
     require_chromium()
+    # build from a copy: pip builds in the source folder, and a stale build/ there
+    # could put deleted files into the wheel
+    src = tmp_path / "src"
+    shutil.copytree(ROOT, src, symlinks=True, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".hypothesis",
+        ".pytest_cache", ".ruff_cache", "artifacts", "benchmarks", "tests"))
     dist = tmp_path / "dist"
     _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q",
-          "--disable-pip-version-check", "-w", str(dist), str(ROOT)])
+          "--disable-pip-version-check", "-w", str(dist), str(src)])
     (wheel,) = dist.glob("lmdk_explorer-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     expected = {"lmdk_app/app.py", "lmdk_app/streamlit_config.toml"}

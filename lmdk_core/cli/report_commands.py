@@ -48,11 +48,15 @@ def _cmd_report(args: argparse.Namespace) -> int:
         raise InputError("--data is only for a configuration that references its data file; "
                          "this one embeds its data or uses a demo")
     out = args.output
+    if args.public:
+        from lmdk_core.report.release_note import published_noise
+
+        noise = published_noise(cfg)  # refuses Adaptive before any computation
     rd = compute_report(cfg)
     if args.public:
         from lmdk_core.report.release_note import render_release_note
 
-        text = render_release_note(rd)
+        text = render_release_note(rd, noise)
     else:
         text = render_html(rd)
     if out == "-":

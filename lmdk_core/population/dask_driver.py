@@ -141,7 +141,7 @@ def _probe_scheduler(address: str, seconds: float) -> None:
     shown = quote_user_text(address)
     try:
         reply = asyncio.run(probe())
-    except (TimeoutError, asyncio.TimeoutError):
+    except TimeoutError:
         raise InputError(f"the Dask scheduler {shown} did not answer within {seconds:g} s; "
                          "check the address and that `dask scheduler` runs there") from None
     except Exception as exc:  # refused, unreachable, not a Dask server

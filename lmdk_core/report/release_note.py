@@ -39,13 +39,38 @@ import numpy as np
 from lmdk_core import __version__
 from lmdk_core.allocation import scheme_info
 from lmdk_core.config import ViewConfig
-from lmdk_core.export import NUMPY_NOISE, mechanism_text
+from lmdk_core.export import NUMPY_NOISE, PLANAR_NOISE, mechanism_text, noise_text
 from lmdk_core.release import numeric_mechanism
 from lmdk_core.report.compute import ReportData, compute_report
 from lmdk_core.report.templating import num as _num
 from lmdk_core.report.templating import render_template
+from lmdk_core.validation import InputError
 
-__all__ = ["build_release_note", "release_note_filename", "render_release_note"]
+__all__ = ["build_release_note", "published_noise", "release_note_filename",
+           "render_release_note"]
+
+
+def published_noise(cfg: ViewConfig) -> str:
+    """The sampler of the file a configuration's release is published in, for a public
+    note built from the configuration alone: OpenDP's exact samplers for a series (the
+    default of ``lmdk release`` and the app's publishable CSV; Mironov, CCS 2012), numpy's
+    floating-point Planar Laplace for a track (no exact sampler here; Andrés et al., CCS
+    2013). Every figure of the note then holds for the published file too: ε, scheme,
+    mechanism, the verdict, the expected error and the leakage depend only on the
+    allocation, which a static scheme fixes from the landmarks.
+
+    Adaptive is refused (:class:`InputError`): its allocation follows its own random
+    sampling decisions, so the published release (a separate draw) spends a different
+    budget from the one recomputed here, and a note built from the configuration would
+    describe a release that was not published."""
+    if cfg.scheme == "adaptive":
+        raise InputError(
+            "a public release note of an Adaptive release cannot be built from the "
+            "configuration: Adaptive's budget follows its own random decisions, so the "
+            "published file spends a different allocation than the one recomputed here. "
+            "Describe publicly only a release with a static scheme (uniform, skip, "
+            "w-event, user, event)")
+    return PLANAR_NOISE if cfg.data_kind == "track" else noise_text("exact")
 
 
 def release_note_filename(cfg: ViewConfig, now: datetime | None = None) -> str:
@@ -151,7 +176,11 @@ def render_release_note(rd: ReportData, noise: str = NUMPY_NOISE) -> str:
         risk_rows=_risk_rows(rd))
 
 
-def build_release_note(cfg: ViewConfig, *, noise: str = NUMPY_NOISE,
+def build_release_note(cfg: ViewConfig, *, noise: str | None = None,
                        now: datetime | None = None) -> str:
-    """The public release note of a configuration (recomputed like the report)."""
+    """The public release note of a configuration (recomputed like the report); by
+    default it names the sampler of the published file (:func:`published_noise`, which
+    refuses Adaptive)."""
+    if noise is None:
+        noise = published_noise(cfg)
     return render_release_note(compute_report(cfg, now=now), noise)

@@ -69,8 +69,12 @@ def _data_rows(rd: ReportData) -> list[tuple[str, str]]:
     source = {"demo-household": "built-in demo: one week of hourly household electricity",
               "demo-paris": "built-in demo: one day of a person in Paris"}.get(
         cfg.dataset, "embedded in the configuration")
+    dataset = f"{cfg.dataset} — {source}"
+    if cfg.data_file:  # a configuration by reference, its data file supplied and checked
+        dataset = (f"the file {cfg.data_file['name']} (SHA-256 {cfg.data_file['sha256']}), "
+                   "referenced by the configuration and checked against it")
     rows = [("Kind", "trajectory (locations)" if rd.is_track else "time series"),
-            ("Dataset", f"{cfg.dataset} — {source}"),
+            ("Dataset", dataset),
             ("Name", data.name),
             ("Timestamps", f"{T:,} (numbered 0..{T - 1})"),
             ("From / to", f"{labels[0]} — {labels[-1]}")]
