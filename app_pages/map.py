@@ -293,7 +293,7 @@ def _restore_config(source: bytes | ViewConfig, fname: str) -> None:
     set_track_stays(stays, target)
     for k in ("epsilon", "scheme", "window", "correlation_strength"):
         set_setting(k, getattr(cfg, k))
-    restore_seed(cfg.seed)
+    restore_seed(cfg)
     set_setting("radius", float(cfg.radius))
     set_setting("cell_size", cell)
     restore_correlation(spec, "track")

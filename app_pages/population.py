@@ -46,6 +46,7 @@ from lmdk_core.population.audit import LeakageSettings
 from lmdk_core.population.dask_driver import AUDIT_LABEL
 from lmdk_core.population.in_process import (
     audit_csv,
+    batch_config_is_confidential,
     batch_config_json,
     population_correlation,
     publishable_csv,
@@ -305,7 +306,7 @@ def batch_config(pop: dict, settings: BatchSettings, use_flags: bool) -> ViewCon
         else "demo-paris", time_kind=pop["time_kind"] if pop["time_kind"] == "datetime"
         else "number", landmarks=[], epsilon=settings.epsilon, scheme=settings.scheme,
         window=int(setting("window")), mechanism=setting("mechanism"),
-        sensitivity=settings.sensitivity, radius=settings.radius, seed=0,
+        sensitivity=settings.sensitivity, radius=settings.radius, seed=None,
         correlation_strength=float(setting("correlation_strength")), page="population",
         extra=extra)
 
@@ -537,7 +538,8 @@ with st.expander(":material/terminal: Batch command for the whole dataset (Dask)
     st.markdown("The same settings, on every user of the file, on a local Dask cluster "
                 "(or `--scheduler tcp://host:8786`). Save the configuration next to the "
                 "data; it holds the release settings, the correlation model and the "
-                "detectors' parameters — no data, landmarks or seed.")
+                "detectors' parameters — no data, landmarks or seed (a transition matrix, "
+                "derived from the data, makes it confidential).")
     st.code(batch_command(pop, use_flags), language="bash")
     if pop["key"].startswith("demo"):
         st.download_button("The demo population (Parquet)", demo_parquet(pop["key"]),
@@ -546,9 +548,21 @@ with st.expander(":material/terminal: Batch command for the whole dataset (Dask)
                            help="Generated data (no real person): try the command on it.")
     cfg = batch_config(pop, settings, use_flags)
     try:
-        st.download_button("Batch configuration (JSON)", batch_config_json(cfg),
-                           file_name="lmdk_batch_config.json", mime="application/json",
-                           key="pop_dl_config", icon=":material/settings:")
+        if batch_config_is_confidential(cfg):
+            st.download_button("CONFIDENTIAL — Batch configuration with the transition "
+                               "matrix (JSON)", batch_config_json(cfg),
+                               file_name=confidential_filename("batch_config", "json"),
+                               mime="application/json", key="pop_dl_config",
+                               icon=":material/lock:",
+                               help="The correlation model is a transition matrix (estimated "
+                                    "from the users' raw values, or uploaded): derived data "
+                                    "about the population. Keep this file with the raw data.")
+        else:
+            st.download_button("Batch configuration (JSON)", batch_config_json(cfg),
+                               file_name="lmdk_batch_config.json", mime="application/json",
+                               key="pop_dl_config", icon=":material/settings:",
+                               help="Settings only: no data, landmarks, seed or anything "
+                                    "estimated from the data.")
     except InputError as exc:
         st.error(f"Cannot write the configuration: {exc}.", icon=":material/error:")
     st.caption("The batch draws OpenDP's exact noise by default (`--noise fast` for numpy) "

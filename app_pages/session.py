@@ -180,18 +180,26 @@ def _on_teaching_seed() -> None:
     st.session_state.seed_origin = "teaching"
 
 
-def restore_seed(seed: int) -> None:
-    """Use the seed of a restored configuration (it reproduces the saved view; the file
-    that holds it is confidential). Call from an upload callback."""
+def restore_seed(cfg) -> None:
+    """The seed after restoring configuration ``cfg`` (call from an upload callback).
+
+    A restored configuration never sets the seed of later releases: its seed, if any, is
+    confidential and may be known to whoever had the file (a configuration meant to be
+    shared, e.g. the Population page's batch configuration, holds none). The session
+    draws a fresh 128-bit seed — except for a configuration saved in the teaching mode
+    (``reproducible``), which turns the teaching mode on with its fixed seed, under the
+    sidebar's warning. A teaching mode the user turned on stays on with its seed."""
     ss = st.session_state
-    ss.w_seed = int(seed)
-    ss.seed_origin = "restored"
-    if ss.w_reproducible:
-        if 0 <= seed <= TEACHING_SEED_MAX:
-            ss.w_teaching_seed = int(seed)
-            ss.seed_origin = "teaching"
-        else:
-            ss.w_reproducible = False
+    seed = cfg.seed
+    if getattr(cfg, "reproducible", False) and seed is not None \
+            and 0 <= int(seed) <= TEACHING_SEED_MAX:
+        ss.w_reproducible = True
+        ss.w_teaching_seed = int(seed)
+        ss.w_seed = int(seed)
+        ss.seed_origin = "teaching"
+        return
+    if not ss.w_reproducible:  # the teaching mode, if on, keeps the user's own seed
+        _resample()
 
 
 def sidebar() -> None:
@@ -254,9 +262,7 @@ def sidebar() -> None:
                             help="Same seed + same settings = same release.")
         else:
             c1, c2 = st.columns([3, 2], vertical_alignment="center")
-            restored = st.session_state.get("seed_origin") == "restored"
-            c1.caption("Noise: the seed of the restored configuration." if restored else
-                       "Noise: a fresh 128-bit random seed (never shown or published).")
+            c1.caption("Noise: a fresh 128-bit random seed (never shown or published).")
             c2.button("Resample", on_click=_resample,
                       help="Draw new noise: a fresh 128-bit seed from the operating system.")
 

@@ -303,7 +303,7 @@ def _restore_config(source: bytes | ViewConfig, fname: str) -> None:
               "correlation_strength"):
         set_setting(k, getattr(cfg, k))
     restore_correlation(spec, "series")
-    restore_seed(cfg.seed)
+    restore_seed(cfg)
 
 
 # ---------------------------------------------------------------- page

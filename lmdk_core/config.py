@@ -1,8 +1,15 @@
 """The view configuration: everything needed to reproduce a release view.
 
-Downloaded from the app as JSON and uploaded again to restore the view (seed
-included); also the input of ``lmdk report --config``. Validation errors are
+Downloaded from the app as JSON and uploaded again to restore the view; also the input
+of ``lmdk report --config`` and ``lmdk batch --config``. Validation errors are
 InputError with a message naming the field.
+
+The seed: ``seed`` is the view's seed (kept so that ``lmdk report`` recomputes the
+release the page showed) or ``None`` (fresh OS entropy wherever it is used: a batch
+configuration, a file meant to be shared, never holds one). ``reproducible`` says the
+seed is the fixed seed of the teaching mode. Restoring a configuration in the app never
+makes its seed the seed of later releases, except for a teaching configuration, which
+turns the (visible) teaching mode on.
 """
 
 from __future__ import annotations
@@ -47,11 +54,12 @@ class ViewConfig:
     mechanism: str = "laplace"
     sensitivity: float = 1.0
     radius: float = 100.0
-    seed: int = 0
+    seed: int | None = None
     correlation_strength: float = 0.1
     page: str = "timeline"
     extra: dict[str, Any] = field(default_factory=dict)
     data_file: dict[str, str] | None = None
+    reproducible: bool = False
 
     def validate(self) -> ViewConfig:
         """Check every field; return self."""
@@ -71,9 +79,14 @@ class ViewConfig:
                                  "(or use dataset 'embedded')")
         # numbers: the one table of ranges shared with the app's widgets; refused, never
         # clamped or coerced (true is not 1, "5" is not 5, 1.7 is not 1)
-        for name in ("epsilon", "sensitivity", "radius", "window", "seed",
-                     "correlation_strength"):
+        for name in ("epsilon", "sensitivity", "radius", "window", "correlation_strength"):
             setattr(self, name, check_setting(name, getattr(self, name)))
+        if self.seed is not None:
+            self.seed = check_setting("seed", self.seed)
+        if not isinstance(self.reproducible, bool):
+            raise InputError("config: reproducible must be true or false")
+        if self.reproducible and self.seed is None:
+            raise InputError("config: reproducible (teaching mode) needs its fixed seed")
         for name in ("scheme", "mechanism", "time_kind", "page"):
             if not isinstance(getattr(self, name), str):
                 raise InputError(f"config: {name} must be text; got "
@@ -92,6 +105,9 @@ class ViewConfig:
 
 #: the label written into every configuration file: it holds the landmark set and the
 #: seed, and the raw data unless they are only referenced
+TEACHING_LABEL = ("TEACHING MODE — fixed seed {seed}: anyone who has it regenerates the "
+                  "noise; not for real releases")
+
 CONFIG_CONFIDENTIAL = {
     "embedded": "CONFIDENTIAL — contains the raw data and the landmark set",
     "reference": "CONFIDENTIAL — contains the landmark set and the seed (the data are "
@@ -153,10 +169,18 @@ def config_to_json(cfg: ViewConfig) -> str:
     cfg = cfg.validate()
     label = CONFIG_CONFIDENTIAL["embedded" if cfg.data is not None else
                                 "reference" if cfg.dataset == "file" else "demo"]
-    body = {"confidential": label, "format": CONFIG_FORMAT,
-            "software": f"lmdk-explorer {__version__}", **asdict(cfg)}
-    if body.get("data_file") is None:
-        body.pop("data_file")
+    if cfg.seed is None:
+        label = label.replace(" and the seed", "")
+    head = {"confidential": label}
+    if cfg.reproducible:
+        head["teaching"] = TEACHING_LABEL.format(seed=cfg.seed)
+    body = {**head, "format": CONFIG_FORMAT, "software": f"lmdk-explorer {__version__}",
+            **asdict(cfg)}
+    for name in ("data_file", "seed"):
+        if body.get(name) is None:
+            body.pop(name)
+    if not body["reproducible"]:
+        body.pop("reproducible")
 
     def default(o):
         if isinstance(o, np.generic):
@@ -192,7 +216,7 @@ def config_from_json(text: str | bytes) -> ViewConfig:
         raise InputError(f"this is not a Landmark Privacy Explorer configuration "
                          f"(expected \"format\": \"{CONFIG_FORMAT}\")")
     known = set(ViewConfig.__dataclass_fields__)
-    unknown = sorted(set(raw) - known - {"format", "software", "confidential"})
+    unknown = sorted(set(raw) - known - {"format", "software", "confidential", "teaching"})
     if unknown:
         raise InputError(f"config: unknown field {quote_user_text(unknown[0])}")
     try:

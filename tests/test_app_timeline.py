@@ -156,7 +156,9 @@ def test_config_upload_restores_the_view(timeline):
     assert at.multiselect(key="w_lm_select").value == [7, 9]
     assert at.sidebar.selectbox(key="w_scheme").value == "skip"
     assert at.sidebar.number_input(key="w_epsilon").value == pytest.approx(0.7)
-    assert at.session_state["w_seed"] == 42  # the restored seed (no widget: fresh by default)
+    # a restored configuration never sets the seed of later releases: fresh 128 bits
+    assert at.session_state["w_seed"] != 42 and at.session_state["w_seed"] >= 2**64
+    assert not at.session_state["w_reproducible"]
 
 
 def test_bad_config_upload_changes_nothing(timeline):
@@ -254,3 +256,17 @@ def test_a_200000_row_series_keeps_a_small_picker_and_a_decimated_chart(timeline
     assert plotly_array(drawn["landmark"]["customdata"]).ravel().tolist() == [123456]
     ys = plotly_array(drawn["original"]["y"]).astype(float)
     assert np.isclose(ys.max(), 9.99) and ys.min() == 0.0  # the extremes survive
+
+
+def test_only_a_teaching_configuration_restores_its_seed_and_says_so(timeline):
+    """A teaching configuration turns the teaching mode on (its warning shows); its
+    file says fixed seed."""
+    from lmdk_core.config import ViewConfig, config_to_json
+
+    at = timeline
+    text = config_to_json(ViewConfig(landmarks=[7], seed=42, reproducible=True))
+    assert "TEACHING MODE — fixed seed 42" in json.loads(text)["teaching"]
+    upload(at, "config_upload", "view.json", text.encode(), "application/json")
+    assert not at.exception and not at.error
+    assert at.session_state["w_seed"] == 42 and at.session_state["w_reproducible"]
+    assert any("Fixed seed" in w.value for w in at.sidebar.warning)

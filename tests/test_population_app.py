@@ -159,16 +159,18 @@ def test_batch_configuration_is_plain_and_accepted_by_the_batch():
     from lmdk_core.config import ViewConfig, config_from_json
     from lmdk_core.population.in_process import batch_config_json
 
-    cfg = ViewConfig(data_kind="series", landmarks=[], seed=0, epsilon=0.5,
+    cfg = ViewConfig(data_kind="series", landmarks=[], epsilon=0.5,
                      scheme="adaptive", sensitivity=0.2, page="population",
                      extra={"correlation": {"model": "none"},
                             "discovery": {"window": 48, "k": 4.0}})
     text = batch_config_json(cfg)
-    assert "confidential" not in text.lower()
+    assert "confidential" not in text.lower() and "seed" not in text
     s = BatchSettings.from_config(config_from_json(text), "series", "fast", 1)
     assert (s.epsilon, s.scheme, s.discovery.window, s.discovery.k) == (0.5, "adaptive", 48, 4.0)
     with pytest.raises(InputError, match="no data, landmarks or seed"):
-        batch_config_json(ViewConfig(data_kind="series", landmarks=[3], seed=0))
+        batch_config_json(ViewConfig(data_kind="series", landmarks=[3]))
+    with pytest.raises(InputError, match="no data, landmarks or seed"):
+        batch_config_json(ViewConfig(data_kind="series", seed=0))
 
 
 def test_bad_tables_are_clear_errors():

@@ -42,6 +42,8 @@ __all__ = [
     "PopulationRelease",
     "STANDARD_COLUMNS",
     "audit_csv",
+    "BATCH_MATRIX_LABEL",
+    "batch_config_is_confidential",
     "batch_config_json",
     "population_correlation",
     "publishable_csv",
@@ -322,13 +324,36 @@ def batch_config_json(cfg) -> str:
     """The configuration file of ``lmdk batch`` written by the app: the view
     configuration's JSON without the ``confidential`` label, since it holds no data, no
     landmarks and no seed (``cfg.data`` must be None, ``cfg.landmarks`` empty and
-    ``cfg.seed`` 0 — refused otherwise)."""
+    ``cfg.seed`` None — refused otherwise), and no transition matrix (estimated from
+    raw values, it is derived data: :func:`batch_config_is_confidential`)."""
     import json
 
     from lmdk_core.config import config_to_json
 
-    if cfg.data is not None or list(cfg.landmarks) or cfg.seed != 0:
+    if cfg.data is not None or list(cfg.landmarks) or cfg.seed is not None \
+            or cfg.reproducible:
         raise InputError("a batch configuration holds no data, landmarks or seed")
     body = json.loads(config_to_json(cfg))
     body.pop("confidential", None)
+    if batch_config_is_confidential(cfg):
+        body = {"confidential": BATCH_MATRIX_LABEL, **body}
     return json.dumps(body, indent=2)
+
+
+#: the label of a batch configuration that holds a transition matrix
+BATCH_MATRIX_LABEL = ("CONFIDENTIAL — holds the transition matrix of the correlation model, "
+                      "which may be estimated from the users' raw values (derived data "
+                      "about the population); keep it with the raw data")
+
+
+def batch_config_is_confidential(cfg) -> bool:
+    """A batch configuration is confidential when its correlation model carries a
+    transition matrix (``extra.correlation.model == "matrix"``): the Population page
+    estimates it from every user's raw values (Cao et al., ICDE 2017), and an uploaded
+    one may have been. A model that only says how to estimate the matrix from each
+    user's own data (``estimated``, ``grid``) or a parametric one (``smoothed``) holds
+    nothing derived from the data."""
+    spec = cfg.extra.get("correlation") if isinstance(cfg.extra, dict) else None
+    return isinstance(spec, dict) and (
+        spec.get("model") == "matrix" or any(k in spec for k in ("forward", "backward")
+                                             if isinstance(spec.get(k), list)))

@@ -218,8 +218,11 @@ def compute_report(cfg: ViewConfig, *, now: datetime | None = None) -> ReportDat
     # one release per scheme (the configuration's first, then the compared ones), all
     # from the generator of the seed, as the pages make them
     keys = _compare_keys(cfg)
+    from lmdk_core.setting_limits import fresh_seed
+
+    seed = cfg.seed if cfg.seed is not None else fresh_seed()  # None: fresh, not recorded
     releases = compare_schemes(_release_fn(cfg, data), [cfg.scheme, *keys], cfg.epsilon,
-                               cfg.seed)
+                               seed)
     model = correlation_model(cfg, data)
     leakage_target(cfg)  # checked now: a bad target is a clear error, not a late one
     leaks = {k: _leakage(r, model) for k, r in releases.items()}

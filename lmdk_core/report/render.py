@@ -62,6 +62,13 @@ class Grid:
         return cls([str(c) for c in df.columns], [list(r) for r in df.itertuples(index=False)])
 
 
+
+def _seed_text(cfg) -> str:
+    """The seed as the internal report shows it."""
+    if cfg.seed is None:
+        return "fresh 128-bit OS entropy (not recorded)"
+    return f"{cfg.seed} (teaching mode: fixed)" if cfg.reproducible else str(cfg.seed)
+
 def _data_rows(rd: ReportData) -> list[tuple[str, str]]:
     cfg, data = rd.cfg, rd.data
     labels = rd.labels
@@ -111,7 +118,7 @@ def _settings_rows(rd: ReportData) -> list[tuple[str, str]]:
         rows += [("Mechanism", label),
                  ("Sensitivity Δf", f"{cfg.sensitivity:g}"
                                     + (f" {rd.data.unit}" if rd.data.unit else ""))]
-    rows += [("Random seed", f"{cfg.seed}"),
+    rows += [("Random seed", _seed_text(cfg)),
              ("Budget spent", f"{int(rel.published.sum())} timestamps published with noise, "
                               f"{int((~rel.published & ~rel.withheld).sum())} approximated "
                               f"(ε_t = 0), {int(rel.withheld.sum())} withheld"),
@@ -348,7 +355,7 @@ def render_html(rd: ReportData) -> str:
     return render_template(
         "report.html.j2",
         title=title, banner=CONFIDENTIAL_BANNER, version=__version__, date=date,
-        seed=cfg.seed, is_track=rd.is_track, cards=_cards(rd), verdict=_verdict(rd),
+        seed=_seed_text(cfg), is_track=rd.is_track, cards=_cards(rd), verdict=_verdict(rd),
         utility=_utility(rd),
         data_rows=_data_rows(rd), n_landmarks=rel.landmarks.size,
         landmarks=None if lm_df.empty else Grid.of(lm_df),
@@ -358,7 +365,7 @@ def render_html(rd: ReportData) -> str:
         figs=figures_html(report_figures(rd)),
         leakage=_leakage(rd), error=_error(rd), attacker_rows=_attacker_rows(rd),
         comparison=_comparison(rd),
-        repro_rows=[("Generated", date), ("Random seed", str(cfg.seed))] + _versions(),
+        repro_rows=[("Generated", date), ("Random seed", _seed_text(cfg))] + _versions(),
         config_text=_config_text(cfg),
     )
 
