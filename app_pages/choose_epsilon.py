@@ -260,16 +260,17 @@ with tab_att:
 
     if cur.is_track:
         st.subheader("Averaging a place over repeated releases")
-        from lmdk_core.discovery import stay_points
+        from lmdk_core.discovery import track_stay_points
 
         try:
-            stays = stay_points(cur.data)
+            stays, stay_notes = track_stay_points(cur.data)
         except InputError as exc:
-            stays = []
+            stays, stay_notes = [], []
             st.caption(f"No stay points: {exc}")
+        for note in stay_notes:
+            st.caption(note)
         if stays:
-            labels = [f"stay {i + 1}: points {s.start}–{s.end} ({s.duration_minutes:.0f} min)"
-                      for i, s in enumerate(stays)]
+            labels = [f"stay {i + 1}: {s.describe()}" for i, s in enumerate(stays)]
             i = st.selectbox("Place (a stay point of the track)", range(len(stays)),
                              format_func=labels.__getitem__)
             st.multiselect("Days of releases", [1, 3, 7, 14, 30, 90, 182, 365],

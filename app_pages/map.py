@@ -3,8 +3,6 @@ the verdict, the displacement and the leakage."""
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -40,8 +38,8 @@ from app_pages.track_session import (
 )
 from lmdk_core.config import ViewConfig, config_from_json
 from lmdk_core.data.demo_track import demo_track_events, demo_track_landmarks
-from lmdk_core.data.track import DEFAULT_WAYPOINT_MAX_M, load_track, load_track_csv
-from lmdk_core.discovery import detect_stay_points, track_minutes
+from lmdk_core.data.track import DEFAULT_WAYPOINT_MAX_M, Track, load_track, load_track_csv
+from lmdk_core.discovery import track_stay_points
 from lmdk_core.figures.common import data_labels
 from lmdk_core.figures.map import (
     displacement_summary,
@@ -55,7 +53,7 @@ from lmdk_core.leakage.model import correlation_from_spec
 from lmdk_core.quoting import quote_user_text
 from lmdk_core.setting_limits import LIMITS, check_setting
 from lmdk_core.stay_events import parse_stays, stay_members
-from lmdk_core.validation import InputError
+from lmdk_core.validation import InputError, parse_landmark_entry
 from lmdk_core.verifier import check_groups
 
 MAP_KEY = "track_map"
@@ -70,30 +68,26 @@ labels = data_labels(track)
 
 # ---------------------------------------------------------------- cached engine calls
 @st.cache_data(max_entries=16, show_spinner=False)
-def cached_stays(lat: np.ndarray, lon: np.ndarray, minutes: np.ndarray, times: np.ndarray,
-                 _stay_labels: list[str], distance_m: float, duration_min: float) -> list:
-    """Stay points (discovery.detect_stay_points), cached on their inputs (the labels
-    follow from ``times``, which is hashed instead: hashing 5,000 strings costs ~0.05 s)."""
-    return detect_stay_points(lat, lon, minutes, distance_m, duration_min, labels=_stay_labels)
+def cached_stays(lat: np.ndarray, lon: np.ndarray, times: np.ndarray, segment: np.ndarray,
+                 time_kind: str, minutes_per_point: float | None, distance_m: float,
+                 duration_min: float) -> tuple[list, list[str]]:
+    """Stay points and notes (discovery.track_stay_points), cached on their inputs."""
+    tr = Track(lat=lat, lon=lon, time=times, time_kind=time_kind, segment=segment)
+    return track_stay_points(tr, distance_m, duration_min, minutes_per_point)
 
 
 def stay_suggestions() -> tuple[list, str | None]:
-    """Stay points of the current track with the page's thresholds, or a message."""
+    """Stay points of the current track with the page's thresholds, and a note (what was
+    assumed for pieces without times, or why there are none)."""
+    untimed = track.time_kind == "index" or track.n_missing_times
     try:
-        if track.time_kind == "index" or track.n_missing_times:
-            minutes = track_minutes(track, minutes_per_point=float(setting("minutes_per_point")))
-        else:
-            minutes = track_minutes(track)
-        if track.time_kind == "datetime":
-            stay_labels = [str(x) for x in np.datetime_as_string(
-                np.asarray(track.time, dtype="datetime64[s]"), unit="s")]
-        else:
-            stay_labels = list(labels)
-        return cached_stays(track.lat, track.lon, minutes, np.asarray(track.time),
-                            stay_labels,
-                            float(setting("stay_distance")), float(setting("stay_minutes"))), None
+        stays, notes = cached_stays(
+            track.lat, track.lon, np.asarray(track.time), track.segment, track.time_kind,
+            float(setting("minutes_per_point")) if untimed else None,
+            float(setting("stay_distance")), float(setting("stay_minutes")))
     except InputError as exc:
         return [], f"No stay points: {exc}."
+    return stays, " ".join(notes) or None
 
 
 def metres(x: float) -> str:
@@ -149,13 +143,10 @@ def _on_multiselect() -> None:
     reported, the rest kept)."""
     kept, errors = [], []
     for e in st.session_state[SELECT_KEY] or []:
-        m = re.match(r"\s*(?:t\s*=\s*)?(\d+)\b", str(e)) if not isinstance(e, int) else None
-        t = e if isinstance(e, int) else (int(m.group(1)) if m else None)
-        if t is None or not 0 <= t < T:
-            errors.append(f"{quote_user_text(str(e))} is not a point of this track (type t "
-                          f"from 0 to {T - 1})")
-        else:
-            kept.append(t)
+        try:  # the one landmark syntax: t, t=12, 271-295, 3,7 (validation.parse_landmarks)
+            kept.extend(parse_landmark_entry(e, T))
+        except InputError as exc:
+            errors.append(f"{quote_user_text(str(e))}: {exc}")
     st.session_state.track_picker_error = "; ".join(errors) or None
     set_track_landmarks(sorted(set(kept)), name)
 
@@ -310,9 +301,7 @@ def candidate_label(key: str, stays: list) -> str:
     kind, _, i = key.partition(":")
     if kind == "stay":
         s = stays[int(i)]
-        a = s.arrival[11:16] if len(s.arrival) >= 16 else s.arrival
-        d = s.departure[11:16] if len(s.departure) >= 16 else s.departure
-        return f"Stay {int(i) + 1}: {a} to {d} ({s.duration_minutes:.0f} min, t={s.start}-{s.end})"
+        return f"Stay {int(i) + 1}: {s.describe()}, t={s.start}-{s.end}"
     w = track.waypoints[int(i)]
     return f"Waypoint {w.name} (t={w.index}, {w.distance_m:,.0f} m away)"
 
@@ -528,7 +517,7 @@ def landmark_workspace() -> None:
                       icon=":material/done:")
             a2.button("Accept all", on_click=_accept, args=(True,), width="stretch",
                       icon=":material/done_all:")
-        elif setting("suggest") and not stay_note:
+        elif setting("suggest") and not (stay_note or "").startswith("No stay points"):
             st.caption("No stay found with these thresholds.")
 
     # ---------------------------------------------------------------- budget, displacement, leakage

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 import numpy as np
@@ -54,7 +53,7 @@ from lmdk_core.figures import hover_labels, timeline_figure
 from lmdk_core.leakage.model import correlation_from_spec
 from lmdk_core.mechanism_choice import clamp_to_bounds, mechanism_problems
 from lmdk_core.quoting import quote_user_text
-from lmdk_core.validation import InputError
+from lmdk_core.validation import InputError, parse_landmark_entry
 
 CHART_KEY = "timeline_chart"
 SELECT_KEY = "w_lm_select"
@@ -88,21 +87,6 @@ def label(t: int) -> str:
     return hover_labels(series.time[[int(t)]], series.time_kind)[0]
 
 
-def parse_landmark_entry(entry: object) -> int:
-    """A landmark typed into the picker: 't=12', '12' or '12 · Mon …' (or an int)."""
-    if isinstance(entry, (int, np.integer)):
-        t = int(entry)
-    else:
-        m = re.match(r"\s*(?:t\s*=\s*)?(\d+)\b", str(entry))
-        if m is None:
-            raise InputError(f"{quote_user_text(str(entry))} is not a timestamp: type a whole "
-                             f"number t from 0 to {T - 1}")
-        t = int(m.group(1))
-    if not 0 <= t < T:
-        raise InputError(f"t = {t} is outside the series (0 to {T - 1})")
-    return t
-
-
 def picker_entries(landmarks: list[int]) -> list[int | tuple[int, int]]:
     """The picker's chips for sorted ``landmarks``: each landmark t, or, above
     :data:`PICKER_MAX_SINGLE` landmarks, each run of consecutive landmarks as
@@ -118,10 +102,8 @@ def picker_entries(landmarks: list[int]) -> list[int | tuple[int, int]]:
 
 def entry_timestamps(entry: object) -> list[int]:
     """The landmarks of one picker entry: a chip (t or a run ``(first, last)``) or a typed
-    timestamp (:func:`parse_landmark_entry`)."""
-    if isinstance(entry, tuple):
-        return list(range(int(entry[0]), int(entry[1]) + 1))
-    return [parse_landmark_entry(entry)]
+    entry in the landmark syntax (:func:`lmdk_core.validation.parse_landmark_entry`)."""
+    return parse_landmark_entry(entry, T)
 
 
 # ---------------------------------------------------------------- callbacks

@@ -20,7 +20,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -48,6 +48,7 @@ __all__ = [
     "stay_points",
     "suggested_timestamps",
     "track_minutes",
+    "track_stay_points",
 ]
 
 #: Stay-point thresholds of Li et al. 2008: 200 m and 20 minutes.
@@ -81,6 +82,14 @@ class StayPoint:
     departure_minutes: float
     arrival: str = ""
     departure: str = ""
+    #: None when the duration is measured from the track's times; else the sampling
+    #: interval (minutes per point) the duration ASSUMES for a piece without times
+    assumed_minutes_per_point: float | None = None
+
+    @property
+    def duration_assumed(self) -> bool:
+        """True when the duration is not measured but assumed from a sampling interval."""
+        return self.assumed_minutes_per_point is not None
 
     @property
     def duration_minutes(self) -> float:
@@ -108,9 +117,21 @@ class StayPoint:
             "timestamps": self.timestamps,
             "centroid": {"lat": self.lat, "lon": self.lon},
             "duration_minutes": self.duration_minutes,
+            "duration_assumed": self.duration_assumed,
+            "assumed_minutes_per_point": self.assumed_minutes_per_point,
             "arrival": self.arrival,
             "departure": self.departure,
         }
+
+    def describe(self) -> str:
+        """'10:18 to 10:33 (15 min)' for measured times; 'points 56–84 (≈28 min if the
+        points are 1 min apart, assumed)' for a piece without times."""
+        if self.duration_assumed:
+            return (f"points {self.start}–{self.end} (≈{self.duration_minutes:.0f} min if the "
+                    f"points are {self.assumed_minutes_per_point:g} min apart, assumed)")
+        a = self.arrival[11:16] if len(self.arrival) >= 16 else self.arrival
+        d = self.departure[11:16] if len(self.departure) >= 16 else self.departure
+        return f"{a} to {d} ({self.duration_minutes:.0f} min)"
 
 
 def _check_minutes(minutes: ArrayLike, n: int) -> np.ndarray:
@@ -167,7 +188,8 @@ def merge_stays(stays: list[StayPoint], lat: np.ndarray, lon: np.ndarray,
                 out[-1] = StayPoint(
                     start=p.start, end=s.end, lat=c_lat, lon=c_lon,
                     arrival_minutes=p.arrival_minutes, departure_minutes=s.departure_minutes,
-                    arrival=p.arrival, departure=s.departure)
+                    arrival=p.arrival, departure=s.departure,
+                    assumed_minutes_per_point=p.assumed_minutes_per_point)
                 continue
         out.append(s)
     return out
@@ -284,6 +306,91 @@ def stay_points(
     minutes = track_minutes(track, minutes_per_point, minutes_per_time_unit)
     return detect_stay_points(track.lat, track.lon, minutes, distance_threshold_m,
                               time_threshold_min, labels=_time_labels(track))
+
+
+def _piece_minutes(track: Track, a: int, b: int,
+                   minutes_per_time_unit: float | None) -> np.ndarray | None:
+    """Minutes of points a..b−1 measured from the track's own times, or None when one
+    of them has no time (a piece the file left without times)."""
+    if track.time_kind == "datetime":
+        t = np.asarray(track.time, dtype="datetime64[ns]")[a:b]
+        if np.isnat(t).any():
+            return None
+        return (t - t[0]).astype(np.int64) / 6e10
+    if track.time_kind == "number":
+        t = np.asarray(track.time, dtype=float)[a:b]
+        if not np.all(np.isfinite(t)):
+            return None
+        unit = 1 / 60 if minutes_per_time_unit is None else check_positive(
+            minutes_per_time_unit, "minutes per time unit")
+        return (t - t[0]) * unit
+    return None
+
+
+def track_stay_points(
+    track: Track,
+    distance_threshold_m: float = DEFAULT_STAY_DISTANCE_M,
+    time_threshold_min: float = DEFAULT_STAY_MINUTES,
+    minutes_per_point: float | None = None,
+    minutes_per_time_unit: float | None = None,
+) -> tuple[list[StayPoint], list[str]]:
+    """Stay points of a track whose pieces may lack times, and notes saying what was
+    assumed: ``(stays, notes)``.
+
+    Every piece (GPX track segment) is searched on its own, so no stay spans the gap
+    between two recordings. A piece with a time at every point is measured with those
+    times (``minutes_per_point`` is never used there: a duration shown is a measured
+    one). A piece without times is searched only when ``minutes_per_point`` is given,
+    and its stays carry ``assumed_minutes_per_point`` (their durations are an
+    assumption, labelled as such); without it the piece is skipped and a note says so.
+    A track with no time at all needs ``minutes_per_point`` (InputError otherwise)."""
+    if not isinstance(track, Track):
+        raise InputError("stay points need a track (lat, lon and times)")
+    if len(track) == 0:
+        raise InputError("the track is empty: there are no points to look for stays in")
+    if track.time_kind == "index" and minutes_per_point is None:
+        raise InputError(
+            "the track has no times, so stay durations cannot be measured; give the sampling "
+            "interval (minutes per point, CLI: --minutes-per-point) to search it with that "
+            "assumed interval")
+    step = None if minutes_per_point is None else check_positive(minutes_per_point,
+                                                                 "minutes per point")
+    labels = _time_labels(track) if track.time_kind != "index" else None
+    stays: list[StayPoint] = []
+    untimed: list[tuple[int, int]] = []
+    skipped = 0
+    for a, b in track.segment_ranges():
+        minutes = _piece_minutes(track, a, b, minutes_per_time_unit)
+        assumed = minutes is None
+        if assumed:
+            untimed.append((a, b))
+            if step is None:
+                skipped += 1
+                continue
+            minutes = np.arange(b - a, dtype=float) * step
+        found = detect_stay_points(track.lat[a:b], track.lon[a:b], minutes,
+                                   distance_threshold_m, time_threshold_min,
+                                   labels=None if assumed or labels is None else labels[a:b])
+        for s in found:
+            stays.append(replace(
+                s, start=s.start + a, end=s.end + a,
+                assumed_minutes_per_point=step if assumed else None,
+                arrival="" if assumed else s.arrival, departure="" if assumed else s.departure))
+    notes: list[str] = []
+    if untimed:
+        n_pts = sum(b - a for a, b in untimed)
+        whole = len(untimed) == track.n_segments
+        what = ("The track has no times" if whole else
+                f"{len(untimed)} of {track.n_segments} pieces ({n_pts:,} points) have no times")
+        their = "its" if whole else "their"
+        if step is None:
+            notes.append(f"{what}: no stay is looked for there (give the minutes between "
+                         "points to search them with an assumed interval).")
+        else:
+            notes.append(f"{what}: {their} stays assume {step:g} min between points — the "
+                         "durations shown for them are an assumption, not a measurement"
+                         + ("." if whole else "; the other pieces use their recorded times."))
+    return stays, notes
 
 
 # -------------------------------------------------------------------------- deviations

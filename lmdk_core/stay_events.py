@@ -22,14 +22,13 @@ back (:func:`condense`). So Uniform gives ε/(n+1) where n counts landmark *even
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from lmdk_core.validation import InputError
+from lmdk_core.validation import parse_landmark_ranges
 from lmdk_core.verifier import check_groups
 
 __all__ = [
@@ -110,28 +109,11 @@ def stay_members(stays: Iterable[tuple[int, int]]) -> np.ndarray:
     return np.concatenate(parts).astype(int) if parts else np.zeros(0, dtype=int)
 
 
-_RANGE = re.compile(r"^\s*(\d+)\s*(?:(?:-|–|\.\.)\s*(\d+))?\s*$")
-
-
 def parse_stays(text: str | None) -> list[tuple[int, int]]:
     """Parse stays written as ranges ``"10-50,80-120"`` (inclusive; ``"7"`` is the stay
-    of one fix); ``""`` or None means none."""
-    if text is None or not str(text).strip():
-        return []
-    out = []
-    for part in str(text).split(","):
-        if not part.strip():
-            continue
-        m = _RANGE.match(part)
-        if m is None:
-            raise InputError(f"stay {part.strip()!r} is not a range of timestamps; write "
-                             "start-end, e.g. --stays 10-50,80-120")
-        a = int(m.group(1))
-        b = int(m.group(2)) if m.group(2) is not None else a
-        if b < a:
-            raise InputError(f"stay {a}-{b} ends before it starts; write start-end")
-        out.append((a, b))
-    return out
+    of one fix); ``""`` or None means none. The same syntax as landmarks
+    (:func:`lmdk_core.validation.parse_landmark_ranges`)."""
+    return parse_landmark_ranges(text, what="stay")
 
 
 def format_stays(stays: Iterable[tuple[int, int]]) -> str:

@@ -7,6 +7,7 @@ turns it into ``st.error``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 import numpy as np
@@ -146,22 +147,76 @@ def check_landmarks(landmarks: Iterable[int] | None, length: int) -> np.ndarray:
     return np.unique(arr)
 
 
-def parse_landmarks(text: str | None) -> list[int]:
-    """Parse a comma-separated list such as ``"3,7"``; ``""`` (or None) means no landmarks."""
-    if text is None or not text.strip():
+#: The one landmark syntax of the CLI options (``--landmarks``, ``--stays``), the app's
+#: landmark entries and the docs: comma-separated 0-based timestamps and inclusive ranges
+#: (``-``, ``–`` or ``..`` between the ends); ``t=12`` is read as 12.
+LANDMARK_SYNTAX = "0-based timestamps and inclusive ranges like 3,7,10-20"
+_LANDMARK_PART = re.compile(r"^\s*(?:t\s*=\s*)?(\d+)\s*(?:(?:-|–|\.\.)\s*(?:t\s*=\s*)?(\d+))?\s*$")
+
+
+def parse_landmark_ranges(text: str | None, what: str = "landmark") -> list[tuple[int, int]]:
+    """Parse the landmark syntax (:data:`LANDMARK_SYNTAX`) into inclusive ranges
+    ``(first, last)`` in the order written (``"7"`` is ``(7, 7)``); ``""`` or None means
+    none. ``what`` names an entry in messages ('landmark', 'stay')."""
+    if text is None or not str(text).strip():
         return []
-    out = []
-    for part in text.split(","):
-        part = part.strip()
-        if not part:
+    out: list[tuple[int, int]] = []
+    for part in str(text).split(","):
+        if not part.strip():
             continue
-        try:
-            out.append(int(part))
-        except ValueError:
-            raise InputError(
-                f"landmark {quote_user_text(part)} is not a whole number; give 0-based "
-                "timestamps like 3,7"
-            ) from None
+        m = _LANDMARK_PART.match(part)
+        if m is None:
+            raise InputError(f"{what} {quote_user_text(part.strip())} is not a range of "
+                             f"timestamps or a whole number; write {LANDMARK_SYNTAX}")
+        a = int(m.group(1))
+        b = int(m.group(2)) if m.group(2) is not None else a
+        if b < a:
+            raise InputError(f"{what} {a}-{b} ends before it starts; write first-last, "
+                             "e.g. 10-20")
+        out.append((a, b))
+    return out
+
+
+def parse_landmarks(text: str | None, length: int | None = None) -> list[int]:
+    """Parse the landmark syntax (:data:`LANDMARK_SYNTAX`, e.g. ``"3,7,271-295"``) into
+    timestamps, ranges expanded; ``""`` (or None) means no landmarks. With ``length``
+    every timestamp must lie in ``0..length-1``; a range longer than
+    :data:`MAX_LENGTH` is refused before it is expanded."""
+    where = "" if length is None else f"; the data's timestamps run from 0 to {length - 1}"
+    out: list[int] = []
+    for a, b in parse_landmark_ranges(text):
+        if length is not None and b >= length:
+            what = f"timestamp {a}" if a == b else f"the range {a}-{b}"
+            raise InputError(f"landmark {what} is outside the data{where}")
+        if b - a + 1 > MAX_LENGTH:
+            raise InputError(f"the landmark range {a}-{b} is longer than {MAX_LENGTH:,} "
+                             "timestamps")
+        out.extend(range(a, b + 1))
+    return out
+
+
+def parse_landmark_entry(entry: object, length: int) -> list[int]:
+    """The landmarks of one entry of an app's landmark picker: an int t, a run
+    ``(first, last)`` (a chip), or typed text in the landmark syntax
+    (:data:`LANDMARK_SYNTAX`: ``12``, ``t=12``, ``271-295``, ``3,7``), optionally followed
+    by the label the app shows after ``·`` (``12 · Mon 08:00``). Every timestamp must lie
+    in ``0..length-1``."""
+    if isinstance(entry, (bool, np.bool_)):
+        raise InputError(f"{entry!r} is not a timestamp")
+    if isinstance(entry, (int, np.integer)):
+        text = str(int(entry))
+    elif isinstance(entry, tuple) and len(entry) == 2:
+        text = f"{int(entry[0])}-{int(entry[1])}"
+    else:
+        text = str(entry).split("·", 1)[0]
+    try:
+        out = parse_landmarks(text, length)
+    except InputError as exc:
+        raise InputError(f"{exc} (timestamps run from 0 to {length - 1})"
+                         if length and "run from" not in str(exc) else str(exc)) from None
+    if not out:
+        raise InputError(f"{quote_user_text(str(entry))} is not a timestamp: write "
+                         f"{LANDMARK_SYNTAX}")
     return out
 
 

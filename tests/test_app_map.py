@@ -265,6 +265,9 @@ def test_track_without_times_asks_for_the_sampling_interval(mappage):
     assert at.number_input(key="w_minutes_per_point").value == 1.0
     stays = [o for o in at.multiselect(key="track_candidates").options if o.startswith("Stay")]
     assert len(stays) == 3  # three places, 30 points = 29 minutes each
+    # the durations are an assumption and say so (issue 25: never an unlabelled invention)
+    assert all("assumed" in o and "NaT" not in o for o in stays)
+    assert any("assumption, not a measurement" in i.value for i in at.info)
     at.number_input(key="w_minutes_per_point").set_value(0.5).run()
     assert not [m for m in at.multiselect if m.key == "track_candidates"]  # 14.5 min < 20
     assert any("No stay found" in c.value for c in at.caption)

@@ -11,13 +11,14 @@ from pathlib import Path
 
 from lmdk_core.quoting import quote_user_text
 from lmdk_core.setting_limits import check_setting
-from lmdk_core.validation import MAX_LENGTH, InputError, parse_landmarks
+from lmdk_core.validation import InputError, parse_landmarks
 
 SCHEMES = ("uniform", "skip", "adaptive", "w-event", "user", "event")
 
 
-def _load(path: str, radius: float | None):
-    """(values (T,) or (T, 2) [lat, lon], kind, object) of a series CSV or a track."""
+def _load(path: str, radius: float | None, time_col: str = "time", value_col: str = "value"):
+    """(values (T,) or (T, 2) [lat, lon], kind, object) of a series CSV (its time and
+    value columns ``time_col``, ``value_col``) or a track."""
     import numpy as np
 
     from lmdk_core.cli.dummy_commands import _input_kind
@@ -31,7 +32,7 @@ def _load(path: str, radius: float | None):
         return np.column_stack([tr.lat, tr.lon]), "track", tr
     from lmdk_core.data.series import load_series_csv
 
-    s = load_series_csv(path, name=Path(path).name)
+    s = load_series_csv(path, name=Path(path).name, time_col=time_col, value_col=value_col)
     return s.values, "series", s
 
 
@@ -58,31 +59,10 @@ def _parse_timestamps(text: str, option: str = "--stay", required: bool = True,
     """Timestamps such as ``0-99`` or ``3,4,5,10-12`` (ranges inclusive), each in
     ``0..length-1`` when the data's length is known: a range beyond the data is refused
     at once, before it is expanded."""
-    out: list[int] = []
-    where = "" if length is None else f"; the data's timestamps run from 0 to {length - 1}"
-    for part in text.split(","):
-        part = part.strip()
-        if "-" in part.lstrip("-"):
-            a, b = part.split("-", 1)
-            try:
-                lo, hi = int(a), int(b)
-            except ValueError:
-                raise InputError(f"{option}: {quote_user_text(part)} is not a range like "
-                                 "0-99") from None
-            if hi < lo:
-                raise InputError(f"{option}: {quote_user_text(part)} is not an increasing "
-                                 "range")
-            if lo < 0 or (length is not None and hi >= length):
-                raise InputError(f"{option}: the range {lo}-{hi} is outside the data{where}")
-            if length is None and hi - lo > MAX_LENGTH:
-                raise InputError(f"{option}: the range {lo}-{hi} is longer than "
-                                 f"{MAX_LENGTH:,} timestamps")
-            out.extend(range(lo, hi + 1))
-        elif part:
-            for t in parse_landmarks(part):
-                if t < 0 or (length is not None and t >= length):
-                    raise InputError(f"{option}: timestamp {t} is outside the data{where}")
-                out.append(t)
+    try:
+        out = parse_landmarks(text, length)
+    except InputError as exc:
+        raise InputError(f"{option}: {exc}") from None
     if required and not out:
         raise InputError(f"{option} needs timestamps, e.g. 0-99")
     return out
@@ -129,7 +109,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     _bounded("accuracy_bound", args.within, "--within")
     _bounded("accuracy_bound", args.mean_error, "--mean-error")
     _bounded("probability", args.probability, "--probability")
-    values, kind, _ = _load(args.input, args.radius)
+    values, kind, _ = _load(args.input, args.radius, args.time_col, args.value_col)
     landmarks = _landmarks(args.landmarks, len(values))
     target = (AccuracyTarget("within", args.within, args.probability, args.per)
               if args.within is not None else AccuracyTarget("mean", args.mean_error,
@@ -176,7 +156,7 @@ def _cmd_attack(args: argparse.Namespace) -> int:
     _bounded("prior", args.prior, "--prior")
     _bounded("privacy_loss", args.leakage, "--leakage")
     days = _days(args.days) if args.stay else []
-    values, kind, _ = _load(args.input, args.radius)
+    values, kind, _ = _load(args.input, args.radius, args.time_col, args.value_col)
     lm = _landmarks(args.landmarks, len(values))
     if args.stay and kind != "track":
         raise InputError("--stay is for tracks (the averaging attack on a place)")
@@ -241,8 +221,12 @@ def _cmd_compose(args: argparse.Namespace) -> int:
 
 
 def _data_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--input", required=True, help="series CSV (time,value) or track (CSV/GPX)")
-    p.add_argument("--landmarks", default="", help="0-based timestamps, e.g. 3,7 or 10-20")
+    p.add_argument("--input", required=True, help="series CSV (time,value) or track "
+                                                  "(CSV/GPX/PLT)")
+    p.add_argument("--time-col", default="time", help="series: the time column")
+    p.add_argument("--value-col", default="value", help="series: the value column")
+    p.add_argument("--landmarks", default="", help="0-based timestamps and ranges, e.g. "
+                                                   "3,7,10-20")
     p.add_argument("--mechanism", choices=["laplace", "geometric"], default="laplace",
                    help="series mechanism")
     p.add_argument("--sensitivity", type=float, default=1.0, help="Δf (series)")

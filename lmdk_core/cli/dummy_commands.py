@@ -74,8 +74,8 @@ def _cmd_suggest(args: argparse.Namespace) -> int:
     from lmdk_core.discovery import (
         deviation_suggestions,
         seasonal_phase,
-        stay_points,
         suggested_timestamps,
+        track_stay_points,
     )
     from lmdk_core.stay_events import format_stays
 
@@ -83,14 +83,16 @@ def _cmd_suggest(args: argparse.Namespace) -> int:
     name = Path(args.input).name
     if kind == "track":
         track = load_track(args.input, filename=args.input, name=name)
-        found = stay_points(track, args.distance, args.duration, args.minutes_per_point,
-                            TIME_UNITS[args.time_unit])
+        found, notes = track_stay_points(track, args.distance, args.duration,
+                                         args.minutes_per_point, TIME_UNITS[args.time_unit])
         method = "stay_points"
         params = {"distance_m": args.distance, "duration_minutes": args.duration,
                   "minutes_per_point": args.minutes_per_point}
         length = len(track)
     else:
-        series = load_series_csv(args.input, name=name)
+        notes = []
+        series = load_series_csv(args.input, name=name, time_col=args.time_col,
+                                 value_col=args.value_col)
         phase, season = seasonal_phase(series.time, series.time_kind, args.season)
         found = deviation_suggestions(series.values, args.window, args.k, phase=phase)
         method = "deviation"
@@ -100,7 +102,8 @@ def _cmd_suggest(args: argparse.Namespace) -> int:
     stays = format_stays(s.span for s in found) if kind == "track" else None
     if args.json:
         out = {"kind": kind, "method": method, "length": length, "parameters": params,
-               "landmarks": landmarks, "suggestions": [s.to_dict() for s in found]}
+               "landmarks": landmarks, "suggestions": [s.to_dict() for s in found],
+               "notes": notes}
         if kind == "track":
             # the default way to accept them: one landmark event per stay (docs/stays.md)
             out["stays"] = stays
@@ -108,11 +111,15 @@ def _cmd_suggest(args: argparse.Namespace) -> int:
         return 0
     print(f"{name}: {kind} of {length} points, {len(found)} suggestion"
           f"{'s' if len(found) != 1 else ''} ({method})")
+    for note in notes:
+        print(f"note: {note}")
     for s in found:
         d = s.to_dict()
         if d["reason"] == "stay":
+            how = (f" (assumed: {s.assumed_minutes_per_point:g} min per point)"
+                   if s.duration_assumed else "")
             print(f"stay t={s.start}-{s.end}: centroid {s.lat:.6f},{s.lon:.6f}, "
-                  f"{s.duration_minutes:.1f} min, {d['n_fixes']} fixes")
+                  f"{s.duration_minutes:.1f} min{how}, {d['n_fixes']} fixes")
         else:
             print(f"deviation t={s.timestamp}: value {s.value:.6g}, baseline {s.baseline:.6g}, "
                   f"score {s.score:.2f} ({s.direction})")
@@ -129,7 +136,8 @@ def register(sub) -> None:
     """Add this module's sub-commands to ``sub``."""
     p = sub.add_parser("dummies", help="dummy landmark options and their private selection")
     p.add_argument("--length", type=int, required=True, help="number of timestamps T")
-    p.add_argument("--landmarks", default="", help="0-based timestamps, e.g. 3,7")
+    p.add_argument("--landmarks", default="",
+                   help="0-based timestamps and ranges, e.g. 3,7,10-20")
     p.add_argument("--method", default="heuristic", choices=list(METHODS),
                    help="how the options are built: greedy heuristic or exact optimal search "
                         "(at most 12 regular timestamps)")
@@ -157,6 +165,11 @@ def register(sub) -> None:
                    help="track: sampling interval, needed when the track has no times")
     p.add_argument("--time-unit", default="s", choices=list(TIME_UNITS),
                    help="track: unit of a numeric time column")
+    p.add_argument("--time-col", default="time",
+                   help="series: the time column (default 'time'; names match "
+                        "case-insensitively)")
+    p.add_argument("--value-col", default="value",
+                   help="series: the value column (default 'value')")
     p.add_argument("--window", type=int, default=DEFAULT_DEVIATION_WINDOW,
                    help="series: rolling-median window (timestamps)")
     p.add_argument("--k", type=float, default=DEFAULT_DEVIATION_K,

@@ -191,7 +191,8 @@ def register(sub) -> None:
     p.add_argument("--epsilon", type=float, default=None, help="constant budget per timestamp")
     p.add_argument("--length", type=int, default=None, help="number of timestamps T")
     p.add_argument("--allocation", default=None, help="CSV with one epsilon_t per timestamp")
-    p.add_argument("--landmarks", default=None, help="0-based timestamps, e.g. 3,7")
+    p.add_argument("--landmarks", default=None,
+                   help="0-based timestamps and ranges, e.g. 3,7,10-20")
     p.add_argument("--total-epsilon", type=float, default=None, dest="total_epsilon",
                    help="the landmark-privacy budget ε: adds the verdict (green / amber / red: "
                         "theorem + landmark TPL under these matrices)")
@@ -211,7 +212,8 @@ def register(sub) -> None:
     p.add_argument("--target", type=float, required=True, help="target leakage alpha > 0")
     p.add_argument("--length", type=int, default=None,
                    help="number of timestamps T (omit: unbounded series, constant epsilon)")
-    p.add_argument("--landmarks", default="", help="0-based timestamps, e.g. 3,7")
+    p.add_argument("--landmarks", default="",
+                   help="0-based timestamps and ranges, e.g. 3,7,10-20")
     p.add_argument("--scheme", default=None, choices=STATIC_SCHEMES,
                    help="scale this scheme's allocation (default uniform with --landmarks)")
     p.add_argument("--window", type=int, default=None, help="w for the w-event scheme")

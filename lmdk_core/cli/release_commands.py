@@ -210,7 +210,8 @@ def _landmark_events(rel) -> int:
 
 
 def _common(p: argparse.ArgumentParser, schemes: list[str]) -> None:
-    p.add_argument("--landmarks", default="", help="0-based timestamps, e.g. 3,7 ('' = none)")
+    p.add_argument("--landmarks", default="",
+                   help="0-based timestamps and ranges, e.g. 3,7,10-20 ('' = none)")
     p.add_argument("--epsilon", type=float, required=True, help="total privacy budget ε > 0")
     p.add_argument("--scheme", default="uniform", choices=schemes,
                    help="budget scheme (docs/privacy-model.md)")
@@ -227,7 +228,8 @@ def register(sub) -> None:
 
     p = sub.add_parser("check", help="verify an allocation CSV against the landmark theorem")
     p.add_argument("--allocation", required=True, help="CSV with one ε_t per timestamp")
-    p.add_argument("--landmarks", default="", help="0-based timestamps, e.g. 3,7 ('' = none)")
+    p.add_argument("--landmarks", default="",
+                   help="0-based timestamps and ranges, e.g. 3,7,10-20 ('' = none)")
     p.add_argument("--epsilon", type=float, required=True, help="total privacy budget ε > 0")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
     p.set_defaults(handler=_cmd_check)

@@ -1,0 +1,156 @@
+"""The faults found on real public files (issue 25, section 4), each checked on a real file
+of ``tests/data/real/`` (sources and licences in its README)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lmdk_core.cli import main
+from lmdk_core.data.series import load_series_csv
+from lmdk_core.data.tables import csv_separator
+from lmdk_core.data.track import load_track
+from lmdk_core.discovery import track_stay_points
+from lmdk_core.stay_events import parse_stays
+from lmdk_core.validation import (
+    InputError,
+    parse_landmark_entry,
+    parse_landmark_ranges,
+    parse_landmarks,
+)
+
+REAL = Path(__file__).parent / "data" / "real"
+GPS = REAL / "gps"
+SERIES = REAL / "series"
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+# ------------------------------------------------------------ suggest: the columns it names
+def test_suggest_accepts_the_columns_its_error_recommends(capsys):
+    nile = str(SERIES / "nile.csv")  # columns year,volume
+    code, _, err = run(capsys, "suggest", "--input", nile)
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    named = set(re.findall(r"--[a-z][a-z-]+", err))
+    assert named == {"--time-col", "--value-col"}
+    code, out, err = run(capsys, "suggest", "--input", nile, "--time-col", "year",
+                         "--value-col", "volume", "--json")
+    assert code == 0, err
+    assert json.loads(out)["length"] == 100
+
+
+# ------------------------------------------------------------ one landmark syntax
+def test_one_landmark_syntax_parser():
+    assert parse_landmarks("271-295") == list(range(271, 296))
+    assert parse_landmarks("3,7, 10–12,t=20,30..31") == [3, 7, 10, 11, 12, 20, 30, 31]
+    assert parse_landmark_ranges("10-50,7") == [(10, 50), (7, 7)]
+    assert parse_stays("271-295") == [(271, 295)]  # stays: the same grammar
+    # the app's picker entries: a chip, a run chip, typed text with or without a label
+    assert parse_landmark_entry(5, 10) == [5]
+    assert parse_landmark_entry((2, 4), 10) == [2, 3, 4]
+    assert parse_landmark_entry("t=6 · Mon 08:00", 10) == [6]
+    assert parse_landmark_entry("2-4", 10) == [2, 3, 4]
+    for bad, words in [("a,b", "not a range of timestamps or a whole number"),
+                       ("9-3", "ends before it starts"), ("-3", "not a range"),
+                       ("1-2-3", "not a range")]:
+        with pytest.raises(InputError, match=words):
+            parse_landmarks(bad)
+    with pytest.raises(InputError, match="outside the data"):
+        parse_landmark_entry("8-12", 10)
+
+
+def _allocation_facts(out: str) -> dict:
+    """The parts of a --json answer fixed by the landmarks and ε (not by the noise)."""
+    doc = json.loads(out)
+    keep = {"worst_total", "worst_timestamp", "landmark_private", "utility", "solutions"}
+    return {k: v for k, v in doc.items() if k in keep or k.startswith("expected_")}
+
+
+@pytest.mark.parametrize("command, path, ranged, n", [
+    ("release", SERIES / "nile.csv", "27-40", 14),
+    ("geo-release", GPS / "geolife-003-3days.plt", "271-295", 25),
+    ("solve-epsilon", SERIES / "nile.csv", "27-40", 14),
+])
+def test_release_commands_accept_landmark_ranges(command, path, ranged, n, capsys, tmp_path):
+    """``271-295`` (the README's syntax, accepted by solve-epsilon) is accepted by
+    release and geo-release too, and means the same as the list it abbreviates."""
+    first = int(ranged.split("-")[0])
+    listed = ",".join(str(t) for t in range(first, first + n))
+    args = [command, "--input", str(path)]
+    if path.name == "nile.csv":
+        args += ["--time-col", "year", "--value-col", "volume"]
+    if command == "solve-epsilon":
+        args += ["--within", "50", "--runs", "20", "--seed", "1"]
+    else:
+        args += ["--epsilon", "1", "--seed", "3"]
+    answers = []
+    for k, lm in enumerate([ranged, listed, ""]):
+        extra = [] if command == "solve-epsilon" else ["--output", str(tmp_path / f"{k}.csv")]
+        code, out, err = run(capsys, *args, "--landmarks", lm, *extra, "--json")
+        assert code == 0, err
+        answers.append(_allocation_facts(out))
+    assert answers[0] == answers[1]
+    assert answers[0] != answers[2]  # the landmarks were taken into account
+
+
+# ------------------------------------------------------------ stays on pieces without times
+def test_stays_on_a_multi_track_gpx_never_invent_durations():
+    """korita-zbevnica.gpx (MapSource): a track without times, then two timed tracks."""
+    track = load_track(GPS / "korita-zbevnica.gpx")
+    stays, notes = track_stay_points(track)
+    assert stays and all(not s.duration_assumed for s in stays)
+    assert any("no stay is looked for there" in n for n in notes)
+    times = np.asarray(track.time, dtype="datetime64[s]")
+    ranges = track.segment_ranges()
+    for s in stays:
+        # a measured duration: exactly the recorded time between its first and last fix
+        assert s.duration_minutes == pytest.approx(
+            (times[s.end] - times[s.start]).astype(int) / 60)
+        assert "NaT" not in s.describe() and "NaT" not in s.arrival + s.departure
+        assert any(a <= s.start and s.end < b for a, b in ranges)  # within one piece
+    with_interval, notes = track_stay_points(track, minutes_per_point=1.0)
+    assumed = [s for s in with_interval if s.duration_assumed]
+    assert assumed and all(s.end < ranges[0][1] for s in assumed)  # the untimed piece only
+    assert all("assumed" in s.describe() and "NaT" not in s.describe() for s in assumed)
+    assert any("assumption, not a measurement" in n for n in notes)
+    # the timed pieces keep their measured stays whatever interval is given
+    assert [s for s in with_interval if not s.duration_assumed] == stays
+
+
+def test_a_track_without_times_says_its_stay_durations_are_assumed(capsys):
+    path = str(GPS / "cerknicko-without-times.gpx")
+    code, _, err = run(capsys, "suggest", "--input", str(GPS / "editgpx-no-time.gpx"))
+    assert code == 2 and "--minutes-per-point" in err
+    code, out, err = run(capsys, "suggest", "--input", path, "--minutes-per-point", "1",
+                         "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assumed = [s for s in doc["suggestions"] if s["duration_assumed"]]
+    assert assumed and all(s["assumed_minutes_per_point"] == 1.0 for s in assumed)
+    assert any("assumption" in n for n in doc["notes"])
+    code, out, _ = run(capsys, "suggest", "--input", path, "--minutes-per-point", "1")
+    assert "(assumed: 1 min per point)" in out and "note:" in out
+
+
+# ------------------------------------------------------------ separators
+@pytest.mark.parametrize("name, sep", [("water-flow-semicolon.csv", ";"),
+                                       ("modechoice-semicolon.csv", ";"),
+                                       ("water-flow.csv", ","), ("nile.csv", ",")])
+def test_the_separator_is_detected(name, sep):
+    assert csv_separator((SERIES / name).read_bytes()) == sep
+
+
+def test_a_semicolon_file_loads_like_its_comma_original():
+    a = load_series_csv(SERIES / "water-flow.csv", time_col="Time",
+                        value_col="Water flow [l/s]")
+    b = load_series_csv(SERIES / "water-flow-semicolon.csv", time_col="Time",
+                        value_col="Water flow [l/s]")
+    assert np.array_equal(a.values, b.values) and np.array_equal(a.time, b.time)
