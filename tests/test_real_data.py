@@ -36,7 +36,7 @@ TRACKS: dict[str, dict] = {
     "mojstrovka.gpx": dict(points=184, pieces=1, kind="index", untimed=0, waypoints=0),
     "around-visnjan-with-car.gpx": dict(points=104, pieces=1, kind="datetime", untimed=0,
                                         waypoints=0),
-    "lannion-plestin-mapsource.gpx": dict(points=381, pieces=2, kind="index", untimed=0,
+    "lannion-plestin-mapsource.gpx": dict(points=381, pieces=2, kind="datetime", untimed=358,
                                           waypoints=0),
     "healthfit-apple-watch.gpx": dict(points=9, pieces=1, kind="datetime", untimed=0,
                                       waypoints=0),

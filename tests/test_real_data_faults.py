@@ -140,6 +140,48 @@ def test_a_track_without_times_says_its_stay_durations_are_assumed(capsys):
     assert "(assumed: 1 min per point)" in out and "note:" in out
 
 
+# ------------------------------------------------------------ GPX names and times per piece
+def test_gpx_names_are_trimmed(tmp_path):
+    """A pretty-printed export (names on their own indented lines, as XML formatters
+    write them) of the real MapSource file: names come out trimmed everywhere."""
+    src = (GPS / "korita-zbevnica.gpx").read_text(encoding="utf-8")
+    pretty = re.sub(r"<name>([^<]*)</name>", lambda m: f"<name>\n    {m.group(1)}\n  </name>",
+                    src)
+    assert pretty.count("<name>\n    ") >= 6
+    path = tmp_path / "pretty.gpx"
+    path.write_text(pretty, encoding="utf-8")
+    plain, t = load_track(GPS / "korita-zbevnica.gpx"), load_track(path)
+    assert t.segment_names == plain.segment_names == ("03-OCT-10 #2", "ACTIVE LOG",
+                                                      "ACTIVE LOG #2")
+    assert t.notes == plain.notes and [w.name for w in t.waypoints] == ["001", "002"]
+    assert not any("\n" in x or "  " in x for x in t.notes + t.segment_names)
+
+
+def test_times_going_backwards_between_tracks_are_judged_per_track():
+    """lannion-plestin-mapsource.gpx (MapSource): track 2 starts before track 1 ends, and
+    goes backwards once inside. Track 1 keeps its 23 times; only track 2 loses its own."""
+    t = load_track(GPS / "lannion-plestin-mapsource.gpx")
+    assert t.time_kind == "datetime"
+    times = np.asarray(t.time, dtype="datetime64[s]")
+    assert not np.isnat(times[:23]).any() and np.isnat(times[23:]).all()
+    assert str(times[0]) == "2013-03-08T11:15:36" and str(times[22]) == "2013-03-08T11:19:41"
+    assert len(t.warnings) == 1 and "“Lannion_Plestin_parcours1” go backwards" in t.warnings[0]
+    assert "the other pieces keep theirs" in t.warnings[0]
+
+
+def test_tracks_out_of_time_order_keep_their_own_times():
+    """The same real file with the backward step inside track 2 removed (its last 8
+    points): the tracks are each in order but track 2 starts before track 1 ends —
+    every point keeps its time and a note says the pieces are not in time order."""
+    src = (GPS / "lannion-plestin-mapsource.gpx").read_text(encoding="utf-8")
+    head, tail = src.rsplit("</trkseg>", 1)
+    pts = head.split("<trkpt ")
+    cut = "<trkpt ".join(pts[:-8]).rstrip() + "\n    </trkseg>" + tail
+    t = load_track(cut.encode(), filename="cut.gpx")
+    assert t.time_kind == "datetime" and t.n_missing_times == 0 and not t.warnings
+    assert any("not in time order" in n for n in t.notes)
+
+
 # ------------------------------------------------------------ separators
 @pytest.mark.parametrize("name, sep", [("water-flow-semicolon.csv", ";"),
                                        ("modechoice-semicolon.csv", ";"),

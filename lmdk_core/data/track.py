@@ -149,6 +149,12 @@ def _metres(d: float) -> str:
     return f"{d / 1000:,.0f} km" if d >= 10_000 else f"{d:,.0f} m"
 
 
+def _clean_name(name: str | None) -> str:
+    """A GPX name as shown to the user: the XML text with its whitespace collapsed (a
+    pretty-printed ``<name>\\n    BIG LOOP\\n  </name>`` is ``BIG LOOP``)."""
+    return " ".join(str(name).split()) if name else ""
+
+
 def _nearest_waypoints(lat: np.ndarray, lon: np.ndarray, wpts,
                        max_m: float) -> tuple[list[Waypoint], list[str]]:
     """Waypoints within ``max_m`` of the track (attached to the nearest point) and a
@@ -157,7 +163,8 @@ def _nearest_waypoints(lat: np.ndarray, lon: np.ndarray, wpts,
     for k, w in enumerate(wpts):
         d = distance_m(lat, lon, w.latitude, w.longitude)
         i = int(np.argmin(d))
-        wp = Waypoint(w.name or f"waypoint {k + 1}", float(w.latitude), float(w.longitude), i,
+        wp = Waypoint(_clean_name(w.name) or f"waypoint {k + 1}", float(w.latitude),
+                      float(w.longitude), i,
                       float(d[i]))
         (out if wp.distance_m <= max_m else far).append(wp)
     notes = []
@@ -272,7 +279,7 @@ def _gpx_pieces(gpx: gpxpy.gpx.GPX) -> tuple[list, list[str], list[str]]:
     routes when the file has no track point."""
     pieces, labels, notes = [], [], []
     for ti, trk in enumerate(gpx.tracks):
-        tname = trk.name or f"track {ti + 1}"
+        tname = _clean_name(trk.name) or f"track {ti + 1}"
         segs = [s for s in trk.segments if s.points]
         for si, seg in enumerate(segs):
             pieces.append(seg.points)
@@ -284,7 +291,7 @@ def _gpx_pieces(gpx: gpxpy.gpx.GPX) -> tuple[list, list[str], list[str]]:
     for ri, rte in enumerate(gpx.routes):
         if rte.points:
             pieces.append(rte.points)
-            labels.append(rte.name or f"route {ri + 1}")
+            labels.append(_clean_name(rte.name) or f"route {ri + 1}")
     if pieces:
         notes.append("The file has no track, so its route points are used (routes rarely "
                      "carry times).")
@@ -330,7 +337,7 @@ def load_track_gpx(source: Source, name: str = "uploaded track",
     segment = np.repeat(np.arange(len(pieces)), [len(p) for p in pieces])
     lat, lon = check_coordinates([p.latitude for p in pts], [p.longitude for p in pts])
     raw = np.array([_utc_naive(p.time) for p in pts], dtype="datetime64[ns]")
-    res = resolve_track_times(raw, segment, "datetime")
+    res = resolve_track_times(raw, segment, "datetime", labels=labels)
     if len(pieces) > 1:
         notes.insert(0, f"{len(pieces)} separate pieces: "
                         + "; ".join(f"{lab} ({len(p):,} points)"

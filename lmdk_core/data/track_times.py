@@ -11,13 +11,19 @@ engine uses with plain-language notes for the user:
   at most one timed point keeps its gaps (shown as "?"). Times are never all dropped.
 * times before :data:`EARLIEST_PLAUSIBLE` (1990) or more than a day in the future are
   *implausible* (a GPS receiver without a fix, an unset clock): kept, with a warning;
-* times that go **backwards** (a later point stamped earlier) cannot serve as a time
-  axis: the points keep their file order, are numbered 0..T−1 (``kind = 'index'``) and
-  the note names the first offending point; equal consecutive times are kept, counted.
+* times are judged **per piece**: a piece whose times go **backwards** (a later point
+  stamped earlier) loses its times (its points keep their file order, shown as "?"),
+  the other pieces keep theirs; only when no piece has usable times are the points
+  numbered 0..T−1 (``kind = 'index'``). Pieces that are not in time order with each
+  other (a GPS unit's saved tracks exported in name order) keep their own times, with a
+  note. The warning names the first offending point;
+* equal consecutive times are kept, each point its own timestamp, and counted (the
+  repeated-timestamp rule of docs/data-formats.md).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -66,10 +72,12 @@ def _label(x: float, kind: str) -> str:
 
 
 def resolve_track_times(raw: np.ndarray, segment: np.ndarray, kind: str,
-                        now: np.datetime64 | None = None) -> ResolvedTimes:
+                        now: np.datetime64 | None = None,
+                        labels: Sequence[str] | None = None) -> ResolvedTimes:
     """Times to use for a track whose file gave ``raw`` (datetime64 with NaT when
     ``kind == 'datetime'``, floats with NaN when ``kind == 'number'``); ``segment`` is
-    the piece number of every point (non-decreasing). See the module docstring."""
+    the piece number of every point (non-decreasing), ``labels`` (optional) name the
+    pieces in messages. See the module docstring."""
     n = int(np.asarray(segment).size)
     index = np.arange(n, dtype=float)
     if kind == "datetime":
@@ -115,14 +123,28 @@ def resolve_track_times(raw: np.ndarray, segment: np.ndarray, kind: str,
                 f"time (e.g. point {int(bad[0])}: {_label(filled[bad[0]], kind)}; before 1990 "
                 "or in the future) — the recorder's clock was probably not set. The times "
                 "are kept; check them before relying on durations.")
-    kv = filled[known]
     exact = np.asarray(raw)
+    kv_all = filled.copy()
     if n_missing == 0 and exact.dtype.kind in "iuM":
         # compare the file's own integers (datetime: ns) exactly: through float, 2**53 + 1
         # and 2**53 would be called equal
-        kv = exact.astype(np.int64)
-    back = np.flatnonzero(kv[1:] < kv[:-1])
-    if back.size:
+        kv_all = exact.astype(np.int64)
+    pieces = [np.flatnonzero(seg == s) for s in np.unique(seg)]
+    timed = [p[np.isfinite(filled[p])] for p in pieces]
+    bad = []  # (piece number, its timed points, positions where it goes backwards)
+    for k, p in enumerate(timed):
+        back = np.flatnonzero(kv_all[p][1:] < kv_all[p][:-1])
+        if back.size:
+            bad.append((k, p, back))
+
+    def name(k: int) -> str:
+        if labels is not None and k < len(labels) and str(labels[k]).strip():
+            return f"“{' '.join(str(labels[k]).split())}”"
+        return f"piece {k + 1}"
+
+    if bad and len(bad) == sum(1 for p in timed if p.size):
+        # no piece has usable times: the track has no time axis at all
+        back = np.flatnonzero(kv_all[known][1:] < kv_all[known][:-1])
         i, j = int(known[back[0]]), int(known[back[0] + 1])
         warnings.append(
             f"The times go backwards {back.size:,} time{'s' if back.size != 1 else ''} (point "
@@ -132,17 +154,40 @@ def resolve_track_times(raw: np.ndarray, segment: np.ndarray, kind: str,
             "fix the recorder's clock to use them.")
         return ResolvedTimes(index, "index", tuple(notes), tuple(warnings), n_missing,
                              n_interp)
-    same = int(np.sum(kv[1:] == kv[:-1]))
+    dropped = np.zeros(n, dtype=bool)
+    for k, p, back in bad:  # times judged per piece: only the faulty piece loses them
+        i, j = int(p[back[0]]), int(p[back[0] + 1])
+        warnings.append(
+            f"The times of {name(k)} go backwards {back.size:,} "
+            f"time{'s' if back.size != 1 else ''} (point {j}, {_label(filled[j], kind)}, is "
+            f"earlier than point {i}, {_label(filled[i], kind)}): they cannot serve as its "
+            f"time axis, so its {pieces[k].size:,} points keep their file order without "
+            "times (shown as “?”); the other pieces keep theirs. Fix the recorder's clock "
+            "to use them.")
+        dropped[pieces[k]] = True
+    filled[dropped] = np.nan
+    order = [(k, p) for k, p in enumerate(timed) if p.size and not dropped[p[0]]]
+    for (k0, p0), (k1, p1) in zip(order[:-1], order[1:], strict=True):
+        if kv_all[p1[0]] < kv_all[p0[-1]]:
+            notes.append(
+                f"The pieces are not in time order ({name(k1)} starts at "
+                f"{_label(filled[p1[0]], kind)}, before {name(k0)} ends at "
+                f"{_label(filled[p0[-1]], kind)}): each piece keeps its own times and the "
+                "points keep their file order.")
+            break
+    kept = np.flatnonzero(np.isfinite(filled))
+    same = int(np.sum(kv_all[kept][1:] == kv_all[kept][:-1]))
     if same:
         notes.append(f"{same:,} point{'s have' if same != 1 else ' has'} the same time as the "
-                     "point before it (kept).")
+                     "point before it (kept, each its own timestamp).")
     if kind == "datetime":
         out = t.copy()  # the file's times exactly; only the filled ones are computed
         new = missing & np.isfinite(filled)
         out[new] = np.round(filled[new]).astype(np.int64).astype("datetime64[ns]")
+        out[dropped] = np.datetime64("NaT")
         return ResolvedTimes(out, "datetime", tuple(notes), tuple(warnings), n_missing,
                              n_interp)
-    if n_missing == 0 and exact.dtype.kind in "iu":
+    if n_missing == 0 and not dropped.any() and exact.dtype.kind in "iu":
         filled = exact.astype(np.int64)  # whole numbers exactly, as the file wrote them
     return ResolvedTimes(filled, "number", tuple(notes), tuple(warnings), n_missing, n_interp)
 
