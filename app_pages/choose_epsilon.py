@@ -98,13 +98,19 @@ with tab_acc:
                     format="%.4g", help="In the data's units; metres for a track.")
     if st.session_state.w_acc_kind == "within":
         c3.slider("Probability (%)", 50.0, 99.9, key="w_acc_prob", step=0.5)
-    st.radio("Applies to", ["each", "typical"], key="w_acc_per", horizontal=True,
-             format_func={"each": "every released reading",
-                          "typical": "a typical released reading (average over the release)"
-                          }.get,
-             help="They differ only where a scheme repeats values (Skip's landmarks, "
-                  "Adaptive's skips): a repeated value's error is the data's change plus the "
-                  "old noise.")
+    per_options = ["each", "typical"] + (["all"] if st.session_state.w_acc_kind == "within"
+                                         else [])
+    if st.session_state.get("w_acc_per") not in per_options:
+        st.session_state.w_acc_per = "each"
+    st.radio("Applies to", per_options, key="w_acc_per", horizontal=True,
+             format_func={"each": "each released reading, on its own",
+                          "typical": "a typical released reading (average over the release)",
+                          "all": "all released readings at once"}.get,
+             help="'Each' and 'typical' differ only where a scheme repeats values (Skip's "
+                  "landmarks, Adaptive's skips): a repeated value's error is the data's change "
+                  "plus the old noise. 'Each' is a statement about every reading separately; "
+                  "'all at once' asks for every reading to be within the bound together, "
+                  "which needs a larger ε.")
     st.multiselect("Schemes", STATIC, key="w_acc_schemes",
                    format_func=lambda k: SCHEMES[k].label)
     try:
@@ -163,12 +169,24 @@ with tab_acc:
         st.caption("Exact: Laplace and Geometric error laws, Planar Laplace's Gamma(2) "
                    "radius (Andrés et al. CCS 2013), mixed over the allocation's ε_t; a "
                    "repeated value adds the data's change to the old noise. The smallest ε "
-                   "is found on a log grid and refined by bisection.")
+                   "is found on a log grid (with the accuracy's maximum inside every cell "
+                   "when a repeated value makes it rise and fall) and refined by bisection; "
+                   "'all at once' is exact for Laplace and Geometric, a union bound for "
+                   "Planar Laplace.")
+        narrow = [s for s in sols if s.epsilon is not None
+                  and (len(s.extra.get("intervals", [])) > 1
+                       or s.extra["intervals"][-1][1] < 1e4)]
+        for s in narrow:
+            spans = " and ".join(f"{a:.4g} to {b:.4g}" for a, b in s.extra["intervals"])
+            st.info(f"{SCHEMES[s.scheme].label} meets the target only for ε from {spans}: a "
+                    "repeated value drifts out of the bound when the noise shrinks.",
+                    icon=":material/info:")
 
     with st.expander("Adaptive (Monte Carlo)"):
         st.caption("Adaptive decides from the noise it draws, so its accuracy is simulated: "
-                   "R runs per ε, and the target must hold for the 95 % one-sided lower "
-                   "confidence bound (normal approximation). 'Typical reading' only.")
+                   "R whole releases per ε, every reading's actual error measured, and the "
+                   "target must hold for the 95 % one-sided confidence bound (normal "
+                   "approximation over releases). 'Typical reading' only.")
         st.slider("Runs per ε (R)", 10, 200, key="w_acc_runs", step=10)
         if st.button("Estimate Adaptive's ε", icon=":material/play_arrow:"):
             bar = st.progress(0.0, text="Simulating Adaptive…")

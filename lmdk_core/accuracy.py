@@ -28,20 +28,44 @@ counted. Exact laws, from the noise distributions:
   computed with an equispaced rule on the circle (exponentially accurate for these
   smooth periodic integrands) and, for the mean, Gauss–Laguerre nodes in R.
 
-**Two readings of a target.** ``each``: every released reading meets it
-(min over t of P(|err_t| ≤ a) ≥ p, or max over t of E|err_t| ≤ a); ``typical``: a
-released reading picked at random meets it (the mixture over the allocation's ε_t:
-mean over t). They coincide when every timestamp is published with the same ε_t.
+**Three readings of a target.** ``each``: each released reading, on its own, meets it
+(min over t of P(|err_t| ≤ a) ≥ p, or max over t of E|err_t| ≤ a) — a statement about
+every reading separately, not about all of them together; ``typical``: a released
+reading picked at random meets it (the mixture over the allocation's ε_t: mean over
+t); ``all`` (kind ``within`` only): all released readings are within ±a *at once* with
+probability p. ``each`` and ``typical`` coincide when every timestamp is published with
+the same ε_t; ``all`` is stronger (with 20 independent readings at 95 % each, all 20
+are within together only 0.95²⁰ ≈ 36 % of the time). For Laplace and Geometric noise
+``all`` is exact: the readings that repeat publication s are all within ±a exactly
+when its noise Z_s lies in the intersection of their intervals, and publications are
+independent, so P(all) = Π_s P(max_t(−a − δ_t) ≤ Z_s ≤ min_t(a − δ_t)). For Planar
+Laplace it is the union (Bonferroni) lower bound 1 − Σ_t P(|err_t| > a).
 
 **Solving.** The allocation of every static scheme is ε times a fixed profile, so the
 accuracy at ε has the closed forms above. It is increasing in ε at published
 timestamps but not at approximated ones (a repeated value that is off by more than
-±a is *less* likely to land within ±a when the noise shrinks), so the solver scans a
-log grid and refines the first crossing by bisection; when no ε in the range reaches
-the target it says why. **Adaptive** depends on the noise it draws: its accuracy is
-estimated by R Monte Carlo releases per ε (independent streams of one
-``numpy.random.SeedSequence``), and the target must hold for the one-sided lower
-confidence bound of the mean over runs (normal approximation, stated confidence).
+±a is *less* likely to land within ±a when the noise shrinks: its probability rises,
+peaks and falls), so the set of ε that meet a target can be an interval or several.
+The solver scans a log grid; when some reading's accuracy is not monotone it also
+maximises the accuracy inside every grid cell (bounded Brent), so a feasible window
+narrower than a grid cell is found, and it bisects every crossing: the answer lists
+every feasible interval found and the smallest ε. It is **exact** (every interval)
+when the accuracy is monotone, and for ``each`` with Laplace or Geometric noise (each
+reading's probability is then increasing or unimodal in ε, their minimum is
+quasi-concave, so the feasible set is one interval and a cell's maximum is found);
+otherwise the method says it is **approximate** (two windows inside one grid cell
+could be taken for one). When no ε in the range reaches the target it says why.
+
+**Adaptive** depends on the noise it draws — which readings are published depends on
+the noise too — so its accuracy is estimated by simulating R whole releases per ε
+(independent streams of one ``numpy.random.SeedSequence``) and measuring every
+released reading's actual error: ``each`` is the minimum over t of the fraction of
+releases in which reading t is within ±a (lower Clopper–Pearson bound per t at the
+stated confidence; the minimum of those bounds is a valid lower bound of the minimum),
+``typical`` the mean over releases of each release's fraction of readings within ±a
+(one-sided normal bound over the R independent releases), ``all`` the fraction of
+releases with every reading within ±a (Clopper–Pearson); for a mean error, the mean
+over releases with a one-sided normal bound (per t for ``each``).
 """
 
 from __future__ import annotations
@@ -61,6 +85,8 @@ __all__ = [
     "EpsilonSolution",
     "accuracy_at",
     "adaptive_accuracy",
+    "adaptive_errors",
+    "estimate_from_errors",
     "solve_epsilon",
     "solve_all_schemes",
     "laplace_epsilon_for",
@@ -94,18 +120,29 @@ class AccuracyTarget:
             raise InputError("the accuracy target is 'within' (± bound with a probability) "
                              "or 'mean' (mean error ≤ bound)")
         check_positive(self.bound, "the accuracy bound")
-        if self.kind == "within" and not 0 < float(self.probability) < 1:
+        p = self.probability
+        if self.kind == "within" and (isinstance(p, bool) or not 0 < float(p) < 1):
             raise InputError(f"the probability must be strictly between 0 and 1, got "
-                             f"{self.probability!r}")
-        if self.per not in ("each", "typical"):
-            raise InputError("the target applies to 'each' reading or a 'typical' one")
+                             f"{p!r}")
+        if self.per not in ("each", "typical", "all"):
+            raise InputError("the target applies to 'each' reading on its own, a 'typical' "
+                             "one, or 'all' readings at once")
+        if self.per == "all" and self.kind != "within":
+            raise InputError("'all readings at once' is a target with a probability: use "
+                             "'within' (a mean error is per reading: 'each' or 'typical')")
 
     def describe(self, unit: str = "") -> str:
         u = f" {unit}" if unit else ""
-        who = "every released reading" if self.per == "each" else "a typical released reading"
         if self.kind == "within":
-            return (f"{who} within ±{self.bound:g}{u} of the truth with probability "
-                    f"{self.probability:.0%}")
+            pr = f"{self.probability * 100:.6g}%"
+            if self.per == "all":
+                return (f"all released readings at once within ±{self.bound:g}{u} of the "
+                        f"truth with probability {pr}")
+            who = ("each released reading, on its own," if self.per == "each"
+                   else "a typical released reading")
+            return f"{who} within ±{self.bound:g}{u} of the truth with probability {pr}"
+        who = ("each released reading (on its own)" if self.per == "each"
+               else "a typical released reading")
         return f"mean error of {who} at most {self.bound:g}{u}"
 
 
@@ -127,7 +164,9 @@ class EpsilonSolution:
     def to_dict(self) -> dict:
         return {"scheme": self.scheme, "epsilon": self.epsilon, "achieved": self.achieved,
                 "method": self.method, "reason": self.reason or None,
-                "landmark_private": self.landmark_private}
+                "landmark_private": self.landmark_private,
+                "exact": self.extra.get("exact"),
+                "feasible_intervals": [list(iv) for iv in self.extra.get("intervals", [])]}
 
 
 # ------------------------------------------------------------------ closed forms, one reading
@@ -268,6 +307,66 @@ def _aggregate(per_reading: np.ndarray, target: AccuracyTarget) -> float:
     return float(per_reading.min() if target.kind == "within" else per_reading.max())
 
 
+def _all_within(model: _Model, eps_t: np.ndarray, published: np.ndarray,
+                target: AccuracyTarget) -> float:
+    """P(every released reading within ±a at once). Laplace / Geometric: exact — the
+    readings showing publication s (s itself, δ = 0, and the approximations after it)
+    are all within ±a iff Z_s ∈ [max_t(−a − δ_t), min_t(a − δ_t)], publications are
+    independent, so the probability is the product over s. Planar Laplace: the union
+    (Bonferroni) lower bound 1 − Σ_t P(|err_t| > a)."""
+    src, delta, released = _offsets(model, published)
+    if not released.any():
+        return float("nan")
+    a = float(target.bound)
+    if model.mechanism == "planar_laplace":
+        p = _reading_accuracy(model, eps_t, published, target)
+        return float(max(0.0, 1.0 - float(np.sum(1.0 - p))))
+    s_idx = src[released]
+    d = delta[released]  # error of reading t = δ_t + Z_{s(t)}, δ_t = x_s − x_t
+    starts = np.flatnonzero(np.r_[True, s_idx[1:] != s_idx[:-1]])  # src is non-decreasing
+    lo = np.maximum.reduceat(-a - d, starts)
+    hi = np.minimum.reduceat(a - d, starts)
+    e = eps_t[s_idx[starts]]
+    if model.mechanism == "laplace":
+        b = model.scale_unit / e
+
+        def cdf(z):
+            return np.where(z < 0, 0.5 * np.exp(np.minimum(z, 0) / b),
+                            1.0 - 0.5 * np.exp(-np.maximum(z, 0) / b))
+        p = np.where(hi >= lo, cdf(hi) - cdf(lo), 0.0)
+    else:
+        alpha = np.exp(-e / model.scale_unit)
+        k_hi, k_lo = np.floor(hi), np.ceil(lo)
+        p = np.where(k_hi >= k_lo, _geometric_cdf(k_hi, alpha) - _geometric_cdf(k_lo - 1, alpha),
+                     0.0)
+    if np.any(p <= 0):
+        return 0.0
+    return float(np.exp(np.sum(np.log(np.minimum(p, 1.0)))))
+
+
+def _static_accuracy(model: _Model, eps_t: np.ndarray, target: AccuracyTarget) -> float:
+    """The accuracy of a static allocation ``eps_t`` (exact laws)."""
+    published = eps_t > 0
+    if target.per == "all":
+        return _all_within(model, eps_t, published, target)
+    return _aggregate(_reading_accuracy(model, eps_t, published, target), target)
+
+
+def _monotone(model: _Model, profile: np.ndarray, target: AccuracyTarget) -> bool:
+    """Whether every reading's accuracy is monotone in ε (so is any aggregate). A mean
+    error always is (it grows with the noise scale); a probability is, unless a repeated
+    reading's acceptance set {z: |δ + z| ≤ a} leaves out z = 0 — its probability then
+    rises and falls with ε."""
+    if target.kind == "mean":
+        return True
+    _, delta, released = _offsets(model, profile > 0)
+    d = delta[released]
+    a = float(target.bound)
+    if model.mechanism == "geometric":
+        return bool(np.all((np.ceil(-a - d) <= 0) & (np.floor(a - d) >= 0)))
+    return bool(np.all(np.abs(d) <= a))
+
+
 def _meets(value: float, target: AccuracyTarget) -> bool:
     if not np.isfinite(value):
         return False
@@ -304,32 +403,27 @@ def accuracy_at(values: ArrayLike, landmarks: Iterable[int] | None, epsilon: flo
         raise InputError("Adaptive's accuracy depends on its noise: use the Monte Carlo "
                          "estimate (adaptive_accuracy)")
     eps_t = allocate(key, model.T, landmarks, check_epsilon(epsilon), window)
-    return _aggregate(_reading_accuracy(model, eps_t, eps_t > 0, target), target)
+    return _static_accuracy(model, eps_t, target)
 
 
-def adaptive_accuracy(values: ArrayLike, landmarks: Iterable[int] | None, epsilon: float,
-                      target: AccuracyTarget, *, mechanism: str = "laplace",
-                      sensitivity: float | None = 1.0, radius: float | None = None,
-                      runs: int = 100, seed: int | None = None,
-                      confidence: float = 0.95) -> tuple[float, float, bool]:
-    """Monte Carlo accuracy of Adaptive at ``epsilon``: (mean over runs, one-sided
-    bound at ``confidence`` in the target's favourable direction — the lower bound of a
-    probability, the upper bound of a mean error — and whether the verifier found every
-    run landmark-private). Run r uses the r-th child of
-    ``SeedSequence(seed)``; within a run every reading's accuracy is the exact law of
-    its noise given the run's publication pattern."""
-    from scipy.stats import norm
-
+def adaptive_errors(values: ArrayLike, landmarks: Iterable[int] | None, epsilon: float, *,
+                    mechanism: str = "laplace", sensitivity: float | None = 1.0,
+                    radius: float | None = None, runs: int = 100,
+                    seed: int | None = None) -> tuple[np.ndarray, bool]:
+    """The absolute error of every reading in ``runs`` whole Adaptive releases at
+    ``epsilon`` — an array (runs, T), NaN where a reading is withheld — and whether the
+    verifier found every release landmark-private. Release r uses the r-th child of
+    ``SeedSequence(seed)``: the same seed gives the same releases at every ε (common
+    random numbers)."""
     from lmdk_core.release import release_series, release_trajectory
+    from lmdk_core.setting_limits import check_setting
 
     model = _model(values, mechanism, sensitivity, radius)
-    if int(runs) < 2:
-        raise InputError("the Monte Carlo estimate needs at least 2 runs")
-    children = np.random.SeedSequence(seed).spawn(int(runs))
-    out = np.empty(int(runs))
-    all_private = True
+    n = int(check_setting("runs", runs, label="the number of Monte Carlo runs"))
     lm = list(check_landmarks(landmarks, model.T))
-    for r, child in enumerate(children):
+    out = np.empty((n, model.T))
+    all_private = True
+    for r, child in enumerate(np.random.SeedSequence(seed).spawn(n)):
         gen = np.random.default_rng(child)
         if model.mechanism == "planar_laplace":
             rel = release_trajectory(model.values[:, 0], model.values[:, 1], lm, epsilon,
@@ -338,12 +432,85 @@ def adaptive_accuracy(values: ArrayLike, landmarks: Iterable[int] | None, epsilo
             rel = release_series(model.values, lm, epsilon, "adaptive", model.mechanism,
                                  model.scale_unit, gen)
         all_private &= bool(rel.verdict.private)
-        out[r] = _aggregate(_reading_accuracy(model, rel.epsilon_t, rel.published, target),
-                            target)
-    mean = float(out.mean())
-    half = float(norm.ppf(confidence) * out.std(ddof=1) / np.sqrt(out.size))
-    bound = mean - half if target.kind == "within" else mean + half
-    return mean, bound, all_private
+        out[r] = rel.errors
+    return out, all_private
+
+
+def _clopper_pearson_lower(k: np.ndarray, n: np.ndarray, confidence: float) -> np.ndarray:
+    """One-sided lower confidence bound of a binomial proportion (Clopper–Pearson):
+    the ``1 − confidence`` quantile of Beta(k, n − k + 1); 0 when k = 0."""
+    from scipy.stats import beta
+
+    k = np.asarray(k, float)
+    n = np.asarray(n, float)
+    with np.errstate(invalid="ignore"):
+        lo = beta.ppf(1.0 - confidence, np.maximum(k, 1e-300), n - k + 1)
+    return np.where(k > 0, lo, 0.0)
+
+
+def estimate_from_errors(errors: np.ndarray, target: AccuracyTarget,
+                         confidence: float = 0.95) -> tuple[float, float]:
+    """(estimate, one-sided bound at ``confidence`` in the target's favourable direction)
+    of ``target`` from simulated whole releases: ``errors`` (runs, T), NaN = withheld.
+    See the module docstring (Adaptive) for each reading of the target."""
+    from scipy.stats import norm
+
+    err = np.asarray(errors, float)
+    R = err.shape[0]
+    released = ~np.isnan(err)
+    z = float(norm.ppf(confidence))
+    if target.kind == "within":
+        inside = released & (np.nan_to_num(err, nan=np.inf) <= target.bound)
+        if target.per == "each":
+            n_t = released.sum(axis=0)
+            ok = n_t > 0
+            if not ok.any():
+                return float("nan"), float("nan")
+            k_t = inside.sum(axis=0)[ok]
+            est = float(np.min(k_t / n_t[ok]))
+            return est, float(np.min(_clopper_pearson_lower(k_t, n_t[ok], confidence)))
+        if target.per == "all":
+            k = int(np.sum(inside.sum(axis=1) == released.sum(axis=1)))
+            return k / R, float(_clopper_pearson_lower(np.array([k]), np.array([R]),
+                                                       confidence)[0])
+        n_r = released.sum(axis=1)
+        frac = inside.sum(axis=1)[n_r > 0] / n_r[n_r > 0]
+        if frac.size < 2:
+            return float("nan"), float("nan")
+        m = float(frac.mean())
+        return m, m - z * float(frac.std(ddof=1)) / np.sqrt(frac.size)
+    if target.per == "each":
+        n_t = released.sum(axis=0)
+        ok = n_t > 1
+        if not ok.any():
+            return float("nan"), float("nan")
+        e = err[:, ok]
+        m_t = np.nanmean(e, axis=0)
+        sd_t = np.nanstd(e, axis=0, ddof=1)
+        return float(m_t.max()), float(np.max(m_t + z * sd_t / np.sqrt(n_t[ok])))
+    per_run = np.array([np.nanmean(row) for row in err if np.any(~np.isnan(row))])
+    if per_run.size < 2:
+        return float("nan"), float("nan")
+    m = float(per_run.mean())
+    return m, m + z * float(per_run.std(ddof=1)) / np.sqrt(per_run.size)
+
+
+def adaptive_accuracy(values: ArrayLike, landmarks: Iterable[int] | None, epsilon: float,
+                      target: AccuracyTarget, *, mechanism: str = "laplace",
+                      sensitivity: float | None = 1.0, radius: float | None = None,
+                      runs: int = 100, seed: int | None = None,
+                      confidence: float = 0.95) -> tuple[float, float, bool]:
+    """Monte Carlo accuracy of Adaptive at ``epsilon``: (estimate, one-sided bound at
+    ``confidence`` in the target's favourable direction — the lower bound of a
+    probability, the upper bound of a mean error — and whether the verifier found every
+    run landmark-private). Whole releases are simulated (:func:`adaptive_errors`) and
+    every reading's actual error is measured: which readings Adaptive publishes depends
+    on the noise, so the noise law given the publication pattern is not the plain one."""
+    errors, private = adaptive_errors(values, landmarks, epsilon, mechanism=mechanism,
+                                      sensitivity=sensitivity, radius=radius, runs=runs,
+                                      seed=seed)
+    est, bound = estimate_from_errors(errors, target, confidence)
+    return est, bound, private
 
 
 def laplace_epsilon_for(bound: float, probability: float, sensitivity: float) -> float:
@@ -360,18 +527,81 @@ def planar_epsilon_for(distance: float, probability: float, radius: float) -> fl
     return float(-(radius / distance) * (w + 1.0))
 
 
+def _bisect(value, target: AccuracyTarget, a: float, b: float, rel_tol: float) -> float:
+    """The crossing between ``a`` and ``b`` (exactly one of which meets the target), to a
+    relative ``rel_tol``; returns the end that meets."""
+    meets_a = _meets(value(a), target)
+    while b / a - 1 > rel_tol:
+        mid = float(np.sqrt(a * b))
+        if _meets(value(mid), target) == meets_a:
+            a = mid
+        else:
+            b = mid
+    return a if meets_a else b
+
+
+def _feasible_intervals(value, target: AccuracyTarget, grid: np.ndarray, rel_tol: float,
+                        search_cells: bool, progress=None) -> list[tuple[float, float]]:
+    """Every interval of ε in [grid[0], grid[-1]] where ``value`` meets ``target``: the
+    grid's points, plus (``search_cells``) the maximum of the accuracy inside each cell
+    whose ends both miss (bounded Brent on log ε), then every change of status bisected."""
+    from scipy.optimize import minimize_scalar
+
+    pts = []
+    n = grid.size
+    for i, e in enumerate(grid):
+        if progress is not None:
+            progress(0.6 * (i + 1) / n)
+        pts.append((float(e), _meets(value(float(e)), target)))
+    if search_cells:
+        sign = -1.0 if target.kind == "within" else 1.0
+        extra = []
+        for i in range(n - 1):
+            if progress is not None:
+                progress(0.6 + 0.3 * (i + 1) / (n - 1))
+            if pts[i][1] or pts[i + 1][1]:
+                continue
+
+            def f(u: float) -> float:
+                v = value(float(np.exp(u)))
+                return sign * v if np.isfinite(v) else np.inf
+            res = minimize_scalar(f, bounds=(np.log(pts[i][0]), np.log(pts[i + 1][0])),
+                                  method="bounded", options={"xatol": 1e-10})
+            e = float(np.exp(res.x))
+            if pts[i][0] < e < pts[i + 1][0] and _meets(value(e), target):
+                extra.append((e, True))
+        pts = sorted(pts + extra)
+    intervals: list[tuple[float, float]] = []
+    start = pts[0][0] if pts[0][1] else None
+    for (e0, m0), (e1, m1) in zip(pts, pts[1:], strict=False):
+        if m0 == m1:
+            continue
+        cross = _bisect(value, target, e0, e1, rel_tol)
+        if m1:  # enters the feasible set
+            start = cross
+        else:
+            intervals.append((start, cross))
+            start = None
+    if start is not None:
+        intervals.append((start, pts[-1][0]))
+    return intervals
+
+
 def solve_epsilon(values: ArrayLike, landmarks: Iterable[int] | None, scheme: str,
                   target: AccuracyTarget, *, mechanism: str = "laplace",
                   sensitivity: float | None = 1.0, radius: float | None = None,
                   window: int | None = None, eps_range: tuple[float, float] = EPS_RANGE,
                   runs: int = 100, seed: int | None = None, confidence: float = 0.95,
                   progress=None) -> EpsilonSolution:
-    """The smallest total ε in ``eps_range`` at which ``scheme`` meets ``target``.
+    """The smallest total ε in ``eps_range`` at which ``scheme`` meets ``target``, and
+    every interval of ε that meets it (``extra['intervals']``).
 
-    Static schemes: exact (closed forms, scan of a log grid then bisection to a relative
-    1e-10). Adaptive: Monte Carlo with ``runs`` runs per ε, common random numbers
-    (the same ``seed`` at every ε), and the target met by the one-sided ``confidence``
-    bound; the grid is coarser (5 per decade) and the bisection stops at 1 %.
+    Static schemes: exact laws; a log grid, the accuracy's maximum in every grid cell
+    when some reading's accuracy is not monotone, every crossing bisected to a relative
+    1e-10 (``extra['exact']`` says whether every interval is certain to be found; see
+    the module docstring). Adaptive: whole releases simulated, ``runs`` per ε, common
+    random numbers (the same ``seed`` at every ε), the target met by the one-sided
+    ``confidence`` bound; 5 grid points per decade, the first crossing bisected to 1 %.
     ``progress(fraction)`` is called as the search advances.
     """
     from lmdk_core.verifier import verify
@@ -384,67 +614,103 @@ def solve_epsilon(values: ArrayLike, landmarks: Iterable[int] | None, scheme: st
         raise InputError("the ε range must have its lower end below its upper end")
 
     if key == "adaptive":
-        method = (f"Monte Carlo: {int(runs)} runs per ε, {confidence:.0%} one-sided bound "
-                  "(normal approximation)")
+        from lmdk_core.setting_limits import check_setting
+
+        check_setting("runs", runs, label="the number of Monte Carlo runs")
+        if target.kind == "within" and target.per != "typical":
+            # R releases all within certify at most (1 − confidence)^(1/R) (Clopper–Pearson)
+            need = int(np.ceil(np.log(1 - confidence) / np.log(target.probability)))
+            if int(runs) < need:
+                raise InputError(
+                    f"{int(runs)} runs cannot certify {target.probability:.6g} at "
+                    f"{confidence:.0%} confidence even if every release is within the bound; "
+                    f"give at least {need:,} runs (--runs)")
+        how = {"each": "each reading's share of releases within the bound, Clopper–Pearson",
+               "all": "share of releases with every reading within, Clopper–Pearson",
+               "typical": "normal approximation over releases"}[target.per]
+        if target.kind == "mean":
+            how = "normal approximation over releases"
+        method = (f"Monte Carlo: {int(runs)} whole releases per ε, {confidence:.0%} "
+                  f"one-sided bound ({how})")
+        cache: dict[float, tuple[float, float, bool]] = {}
+
+        def evaluate(e: float) -> tuple[float, float, bool]:
+            if e not in cache:
+                cache[e] = adaptive_accuracy(model.values, lm, e, target,
+                                             mechanism=model.mechanism,
+                                             sensitivity=model.scale_unit,
+                                             radius=model.scale_unit, runs=runs, seed=seed,
+                                             confidence=confidence)
+            return cache[e]
 
         def value(e: float) -> float:
-            return adaptive_accuracy(model.values, lm, e, target, mechanism=model.mechanism,
-                                     sensitivity=model.scale_unit, radius=model.scale_unit,
-                                     runs=runs, seed=seed, confidence=confidence)[1]
-        n_grid = int(np.ceil(np.log10(hi / lo) * 5)) + 1
-        rel_tol = 1e-2
-    else:
-        method = "exact (closed form of the noise distribution)"
-
-        def value(e: float) -> float:
-            eps_t = allocate(key, model.T, lm, e, window)
-            return _aggregate(_reading_accuracy(model, eps_t, eps_t > 0, target), target)
-        n_grid = GRID_POINTS
-        rel_tol = 1e-10
-
-    grid = np.geomspace(lo, hi, n_grid)
-    prev = None
-    found = None
-    for i, e in enumerate(grid):
+            return evaluate(e)[1]
+        grid = np.geomspace(lo, hi, int(np.ceil(np.log10(hi / lo) * 5)) + 1)
+        prev = None
+        found = None
+        for i, e in enumerate(grid):
+            if progress is not None:
+                progress(0.8 * (i + 1) / grid.size)
+            if _meets(value(float(e)), target):
+                found = float(e)
+                break
+            prev = float(e)
+        if found is None:
+            best = evaluate(float(hi))[0]
+            return EpsilonSolution(key, None, best if np.isfinite(best) else None, target,
+                                   method, reason=_unreachable_reason(lm, key, target, best,
+                                                                      hi))
+        if prev is not None:
+            found = _bisect(value, target, prev, found, 1e-2)
         if progress is not None:
-            progress(0.8 * (i + 1) / n_grid)
-        if _meets(value(float(e)), target):
-            found = float(e)
-            break
-        prev = float(e)
-    if found is None:
-        best = value(float(hi))
-        reason = _unreachable_reason(model, lm, key, target, best, hi)
-        return EpsilonSolution(key, None, best if np.isfinite(best) else None, target, method,
-                               reason=reason)
-    if prev is not None:
-        a, b = prev, found
-        while b / a - 1 > rel_tol:
-            mid = float(np.sqrt(a * b))
-            if _meets(value(mid), target):
-                b = mid
-            else:
-                a = mid
-        found = b
+            progress(1.0)
+        est, _, private = evaluate(found)
+        return EpsilonSolution(key, found, est, target, method, landmark_private=private,
+                               extra={"at_lower_end": prev is None, "exact": False,
+                                      "intervals": [(found, float(hi))]})
+
+    profile = allocate(key, model.T, lm, 1.0, window)
+    monotone = _monotone(model, profile, target)
+    exact = monotone or (target.per == "each" and model.mechanism != "planar_laplace")
+    if monotone:
+        method = "exact (closed form of the noise distribution)"
+    elif exact:
+        method = ("exact (closed form of the noise distribution; every feasible interval: "
+                  "each reading's accuracy rises, or rises and falls, with ε)")
+    else:
+        method = ("closed form of the noise distribution; the search is approximate (the "
+                  "accuracy is maximised in every grid cell: two windows inside one cell "
+                  "could be taken for one)")
+
+    def value(e: float) -> float:
+        return _static_accuracy(model, allocate(key, model.T, lm, e, window), target)
+    grid = np.geomspace(lo, hi, GRID_POINTS)
+    intervals = _feasible_intervals(value, target, grid, 1e-10, not monotone, progress)
     if progress is not None:
         progress(1.0)
-    achieved = value(found)
-    if key == "adaptive":
-        private = adaptive_accuracy(model.values, lm, found, target, mechanism=model.mechanism,
-                                    sensitivity=model.scale_unit, radius=model.scale_unit,
-                                    runs=runs, seed=seed, confidence=confidence)[2]
-    else:
-        private = verify(allocate(key, model.T, lm, found, window), lm, found).private
-    return EpsilonSolution(key, found, achieved, target, method, landmark_private=private,
-                           extra={"at_lower_end": prev is None})
+    if not intervals:
+        best = value(float(hi))
+        if not monotone:  # the best accuracy over the range, for the reason
+            best = max((value(float(e)) for e in grid), key=lambda v: (
+                -np.inf if not np.isfinite(v) else (v if target.kind == "within" else -v)))
+        return EpsilonSolution(key, None, best if np.isfinite(best) else None, target, method,
+                               reason=_unreachable_reason(lm, key, target, best, hi,
+                                                          best_over_range=not monotone),
+                               extra={"exact": exact, "intervals": []})
+    found = intervals[0][0]
+    private = verify(allocate(key, model.T, lm, found, window), lm, found).private
+    return EpsilonSolution(key, found, value(found), target, method, landmark_private=private,
+                           extra={"at_lower_end": found == float(grid[0]), "exact": exact,
+                                  "intervals": intervals})
 
 
-def _unreachable_reason(model: _Model, lm: np.ndarray, key: str, target: AccuracyTarget,
-                        best: float, hi: float) -> str:
+def _unreachable_reason(lm: np.ndarray, key: str, target: AccuracyTarget, best: float,
+                        hi: float, best_over_range: bool = False) -> str:
+    where = f"best over the range: {_fmt(best, target)}" if best_over_range else \
+        f"at ε = {hi:g}: {_fmt(best, target)}"
     if key in ("skip", "adaptive") and lm.size:
-        return (f"repeated values miss the bound whatever ε (at ε = {hi:g}: "
-                f"{_fmt(best, target)})")
-    return f"not met for any ε up to {hi:g} (at ε = {hi:g}: {_fmt(best, target)})"
+        return f"repeated values miss the bound whatever ε ({where})"
+    return f"not met for any ε up to {hi:g} ({where})"
 
 
 def _fmt(value: float, target: AccuracyTarget) -> str:

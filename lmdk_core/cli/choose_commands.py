@@ -136,7 +136,12 @@ def _cmd_solve(args: argparse.Namespace) -> int:
             got = (f"{s.achieved:.2%}" if target.kind == "within"
                    else f"mean error {s.achieved:.4g}{' ' + unit if unit else ''}")
             note = "" if s.landmark_private else "  (NOT landmark-private)"
-            print(f"  {s.scheme:9s} ε = {s.epsilon:.4g}  ({got}; {s.method}){note}")
+            ivs = s.extra.get("intervals") or []
+            hi = ivs[-1][1] if ivs else None
+            only = ("" if len(ivs) <= 1 and (hi is None or hi >= 1e4 or s.scheme == "adaptive")
+                    else "  feasible only for ε in " + " ∪ ".join(
+                        f"[{a:.4g}, {b:.4g}]" for a, b in ivs))
+            print(f"  {s.scheme:9s} ε = {s.epsilon:.4g}  ({got}; {s.method}){note}{only}")
     return 0
 
 
@@ -244,8 +249,9 @@ def register(sub) -> None:
     p.add_argument("--within", type=float, help="error bound ±A (data units; metres for tracks)")
     p.add_argument("--probability", type=float, default=0.95, help="with this probability")
     p.add_argument("--mean-error", type=float, help="or: mean absolute error at most M")
-    p.add_argument("--per", choices=["each", "typical"], default="each",
-                   help="every released reading or a typical one (the average)")
+    p.add_argument("--per", choices=["each", "typical", "all"], default="each",
+                   help="each released reading on its own (default), a typical one (the "
+                        "average), or all readings at once (with --within)")
     p.add_argument("--schemes", default="uniform,skip,adaptive,user",
                    help=f"comma-separated, from {','.join(SCHEMES)}")
     p.add_argument("--unit", default="", help="unit of the data, for the printout")
