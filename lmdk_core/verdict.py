@@ -154,6 +154,14 @@ def privacy_verdict(
     named = f" ({model})" if model else ""
     n_lm = theorem.landmarks.size
     who = f"the {n_lm} landmark{'s' if n_lm != 1 else ''} plus any one timestamp"
+    if theorem.groups:  # stays as events: count events, not fixes (docs/stays.md)
+        n_g = len(theorem.groups)
+        n_fix = sum(b - a + 1 for a, b in theorem.groups)
+        n_ev = n_g + n_lm - n_fix
+        who = (f"the {n_ev} landmark event{'s' if n_ev != 1 else ''} ({n_g} stay"
+               f"{'s' if n_g != 1 else ''} of {n_fix:,} fixes, each one event"
+               + (f", and {n_lm - n_fix} single landmark{'s' if n_lm - n_fix != 1 else ''}"
+                  if n_lm > n_fix else "") + ") plus any one timestamp")
     if not theorem.private:
         n_bad = theorem.violations.size
         t = theorem.worst_timestamp

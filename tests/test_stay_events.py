@@ -305,3 +305,16 @@ def test_merged_stays_never_overlap_and_cover_the_raw_ones(seed, n, jitter):
         left = bool(np.any(np.minimum(distance_m(a.lat, a.lon, lat[gap], lon[gap]),
                                       distance_m(b.lat, b.lon, lat[gap], lon[gap])) > 200))
         assert apart or left
+
+
+def test_the_verdict_counts_stays_as_events():
+    from lmdk_core.verdict import privacy_verdict
+
+    lat, lon = walk(60, 5)
+    rel = release_trajectory(lat, lon, [55], 1.0, 100.0, "uniform", seed=0,
+                             stays=[(5, 24), (30, 44)])
+    v = privacy_verdict(rel.epsilon_t, rel.landmarks, 1.0, groups=rel.stays)
+    assert v.private and v.theorem.groups == ((5, 24), (30, 44))
+    assert "3 landmark events (2 stays of 35 fixes, each one event, and 1 single landmark)" \
+        in v.sentence, v.sentence
+    assert v.theorem.worst_total == pytest.approx(1.0)

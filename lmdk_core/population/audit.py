@@ -80,12 +80,14 @@ def user_audit(user: object, time: np.ndarray, original: np.ndarray, released: n
                epsilon_t: np.ndarray, published: np.ndarray, landmarks: np.ndarray,
                epsilon: float, kind: str, distance, leakage: LeakageSettings,
                mechanism: str = "laplace", scale_unit: float = 1.0,
-               scheme: str | None = None) -> dict:
+               scheme: str | None = None, groups=None) -> dict:
     """One audit row (keys :data:`AUDIT_COLUMNS`) for one user's release; ``mechanism``
-    and ``scale_unit`` (Δf, or r for Planar Laplace) give its expected error."""
+    and ``scale_unit`` (Δf, or r for Planar Laplace) give its expected error; ``groups``:
+    its stays released as one landmark event each, checked in the verifier's grouped
+    form (docs/stays.md)."""
     from lmdk_core.utility import utility_verdict
 
-    verdict = verify(epsilon_t, landmarks, epsilon)
+    verdict = verify(epsilon_t, landmarks, epsilon, groups=groups)
     withheld = np.isnan(released) if released.ndim == 1 else np.isnan(released).any(axis=1)
     ok = ~withheld
     err = distance(released[ok], original[ok]) if ok.any() else np.zeros(0)
@@ -97,10 +99,17 @@ def user_audit(user: object, time: np.ndarray, original: np.ndarray, released: n
         if losses is not None:
             tpl_max = float(np.max(landmark_tpl(epsilon_t, landmarks, *losses)))
     planar = mechanism == "planar_laplace"
+    sources, n_events = None, len(landmarks)
+    if groups:  # each stay publishes its centroid's release: errors count from there
+        from lmdk_core.stay_events import condense, condensed_points
+
+        cond = condense(len(epsilon_t), groups)
+        sources = condensed_points(original, cond)[cond.index]
+        n_events -= sum(b - a for a, b in cond.stays)
     uv = utility_verdict(original, epsilon_t, published, mechanism=mechanism,
                          sensitivity=None if planar else scale_unit,
                          radius=scale_unit if planar else None, epsilon=epsilon,
-                         n_landmarks=len(landmarks), scheme=scheme)
+                         n_landmarks=n_events, scheme=scheme, sources=sources)
     return {
         "user": user,
         "n_timestamps": int(epsilon_t.size),

@@ -5,8 +5,10 @@ Discovery uses :mod:`lmdk_core.discovery` with the parameters of the configurati
 
 * **tracks** — stay points (Li et al., ACM GIS 2008; Hariharan & Toyama, Project
   Lachesis, GIScience 2004) within ``distance_m`` (200) metres for at least
-  ``duration_min`` (20) minutes; every point of a stay becomes a landmark. Times that
-  are numbers are read as seconds.
+  ``duration_min`` (20) minutes, back-to-back stays at one place merged. With
+  ``stays_as_events`` (true, the default) each stay is released as ONE landmark event
+  (:func:`discover_stays`; docs/stays.md); false makes every fix of a stay a landmark of
+  its own. Times that are numbers are read as seconds.
 * **series** — timestamps more than ``k`` (5) robust standard deviations from a rolling
   median of ``window`` (24) timestamps, after removing the seasonal profile (hour of
   the day or of the week, ``season`` 'auto') when the times are dates.
@@ -30,7 +32,7 @@ from lmdk_core.discovery import (
 )
 from lmdk_core.validation import InputError
 
-__all__ = ["DiscoverySettings", "discover_landmarks"]
+__all__ = ["DiscoverySettings", "discover_landmarks", "discover_stays"]
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,7 @@ class DiscoverySettings:
     season: str = "auto"
     distance_m: float = DEFAULT_STAY_DISTANCE_M
     duration_min: float = DEFAULT_STAY_MINUTES
+    stays_as_events: bool = True
 
     @classmethod
     def from_extra(cls, extra: dict | None) -> DiscoverySettings:
@@ -63,6 +66,8 @@ class DiscoverySettings:
         w = spec.get("window")
         if w is not None and (isinstance(w, bool) or not isinstance(w, int) or w < 3):
             raise InputError("config: extra.discovery.window must be a whole number >= 3")
+        if not isinstance(spec.get("stays_as_events", True), bool):
+            raise InputError("config: extra.discovery.stays_as_events must be true or false")
         if spec.get("season", "auto") not in ("auto", "day", "week", "none"):
             raise InputError("config: extra.discovery.season must be auto, day, week or none")
         return cls(**spec)
@@ -74,6 +79,15 @@ def _minutes(time: np.ndarray, kind: str) -> np.ndarray:
         return (t - t[0]).astype(np.int64) / 6e10
     t = np.asarray(time, dtype=float)
     return (t - t[0]) / 60.0
+
+
+def discover_stays(time: np.ndarray, data: np.ndarray, kind: str,
+                   settings: DiscoverySettings) -> list[tuple[int, int]]:
+    """The stays of one user's track ``data`` (T, 2) as inclusive ranges, each to be
+    released as one landmark event (docs/stays.md)."""
+    stays = detect_stay_points(data[:, 0], data[:, 1], _minutes(time, kind),
+                               settings.distance_m, settings.duration_min)
+    return [s.span for s in stays]
 
 
 def discover_landmarks(time: np.ndarray, data: np.ndarray, kind: str,

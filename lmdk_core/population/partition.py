@@ -20,12 +20,17 @@ import numpy as np
 
 from lmdk_core.mechanisms import Geometric, Laplace, PlanarLaplace
 from lmdk_core.population.audit import AUDIT_COLUMNS, LeakageSettings, user_audit
-from lmdk_core.population.landmarks import DiscoverySettings, discover_landmarks
+from lmdk_core.population.landmarks import (
+    DiscoverySettings,
+    discover_landmarks,
+    discover_stays,
+)
 from lmdk_core.population.lockstep import lockstep_release_many
 from lmdk_core.population.streams import user_generator
 from lmdk_core.population.table import PopulationColumns, prepare_users
 from lmdk_core.quoting import quote_user_text
 from lmdk_core.release import AdaptiveSettings
+from lmdk_core.stay_events import Condensed, condense, condensed_points, stay_members
 from lmdk_core.validation import InputError
 
 if TYPE_CHECKING:
@@ -132,7 +137,12 @@ def _waves(blocks: list[slice], lengths: np.ndarray) -> list[list[slice]]:
 @dataclass
 class _Block:
     """One block's users stacked: rows ``lo … lo + rows.size`` of the partition, the
-    (user, position) of each of those rows, values ``x`` (U, T_max[, 2]), landmarks."""
+    (user, position) of each of those rows, values ``x`` (U, T_max[, 2]), landmarks.
+
+    A track whose stays are released as one landmark event each (docs/stays.md) is
+    stacked *condensed*: each stay one timestamp holding its centroid, a landmark
+    (``conds[u]``; None when the user has no stay), so ``c_lengths`` are the stacked
+    lengths and ``pos`` points every row at its condensed timestamp."""
 
     lo: int
     offsets: np.ndarray  # each user's first row, from lo
@@ -143,31 +153,58 @@ class _Block:
     landmarks: np.ndarray
     landmark_lists: list
     gens: list
+    c_lengths: np.ndarray
+    conds: list
 
 
 def _stack(blk: slice, starts, lengths, users, times, data, flags, time_kind: str,
            track: bool, settings: BatchSettings) -> _Block:
     b_starts, b_len = starts[blk], lengths[blk]
-    U, T = b_len.size, int(b_len.max())
+    U = b_len.size
     lo = int(b_starts[0])
     offsets = b_starts - lo
     rows = np.repeat(np.arange(U), b_len)
     pos = np.arange(int(b_len.sum())) - np.repeat(offsets, b_len)
-    x = np.full((U, T, 2) if track else (U, T), np.nan)
-    x[rows, pos] = data[lo:lo + int(b_len.sum())]
-    lm = np.zeros((U, T), dtype=bool)
-    lm_lists = []
+    events = track and flags is None and settings.discovery.stays_as_events
+    conds: list[Condensed | None] = []
+    c_len = b_len.copy()
+    lm_lists, lm_stacked = [], []
     for u in range(U):
         s, n = int(b_starts[u]), int(b_len[u])
+        stays = (discover_stays(times[s:s + n], data[s:s + n], time_kind, settings.discovery)
+                 if events else [])
+        if stays:  # each stay one landmark event: stacked condensed
+            cond = condense(n, stays)
+            conds.append(cond)
+            c_len[u] = cond.condensed_length
+            lm_lists.append(stay_members(stays))
+            lm_stacked.append(cond.index[[a for a, _ in stays]])
+            continue
+        conds.append(None)
         if flags is not None:
             idx = np.flatnonzero(flags[s:s + n])
         else:
             idx = discover_landmarks(times[s:s + n], data[s:s + n], time_kind,
                                      settings.discovery)
-        lm[u, idx] = True
         lm_lists.append(idx)
+        lm_stacked.append(idx)
+    T = int(c_len.max())
+    x = np.full((U, T, 2) if track else (U, T), np.nan)
+    lm = np.zeros((U, T), dtype=bool)
+    if not any(c is not None for c in conds):
+        x[rows, pos] = data[lo:lo + int(b_len.sum())]
+    else:
+        for u, cond in enumerate(conds):
+            s, n = int(b_starts[u]), int(b_len[u])
+            if cond is None:
+                x[u, :n] = data[s:s + n]
+            else:
+                x[u, :cond.condensed_length] = condensed_points(data[s:s + n], cond)
+                pos[offsets[u]:offsets[u] + n] = cond.index
+    for u, idx in enumerate(lm_stacked):
+        lm[u, idx] = True
     gens = [user_generator(settings.root_entropy, users[s]) for s in b_starts.tolist()]
-    return _Block(lo, offsets, b_len, rows, pos, x, lm, lm_lists, gens)
+    return _Block(lo, offsets, b_len, rows, pos, x, lm, lm_lists, gens, c_len, conds)
 
 
 def release_partition(raw: pd.DataFrame, cols: PopulationColumns,
@@ -203,7 +240,7 @@ def release_partition(raw: pd.DataFrame, cols: PopulationColumns,
     for wave in _waves(_blocks(lengths), lengths):
         stacked = [_stack(blk, starts, lengths, users, times, data, flags, time_kind,
                           track, settings) for blk in wave]
-        rels = lockstep_release_many([(b.x, b.lengths, b.landmarks, b.gens) for b in stacked],
+        rels = lockstep_release_many([(b.x, b.c_lengths, b.landmarks, b.gens) for b in stacked],
                                      settings.scheme, settings.epsilon, mech, settings.noise,
                                      settings.window, settings.adaptive)
         for b, rel in zip(stacked, rels, strict=True):
@@ -211,12 +248,21 @@ def release_partition(raw: pd.DataFrame, cols: PopulationColumns,
                 rel.released[b.rows, b.pos].reshape(-1, n_out)
             for u in range(b.lengths.size):
                 s, n = b.lo + int(b.offsets[u]), int(b.lengths[u])
+                cond = b.conds[u]
+                if cond is None:
+                    rel_u = (rel.released[u, :n], rel.epsilon_t[u, :n], rel.published[u, :n])
+                else:  # expand: every fix of a stay publishes its stay's release
+                    m = cond.condensed_length
+                    eps_u = np.zeros(n)
+                    eps_u[cond.rep] = rel.epsilon_t[u, :m]
+                    pub_u = np.zeros(n, dtype=bool)
+                    pub_u[cond.rep] = rel.published[u, :m]
+                    rel_u = (rel.released[u, cond.index], eps_u, pub_u)
                 audits.append(user_audit(
-                    users[s], times[s:s + n], b.x[u, :n], rel.released[u, :n],
-                    rel.epsilon_t[u, :n], rel.published[u, :n], b.landmark_lists[u],
+                    users[s], times[s:s + n], data[s:s + n], *rel_u, b.landmark_lists[u],
                     settings.epsilon, time_kind, mech.distance, settings.leakage,
                     settings.mechanism, settings.radius if track else settings.sensitivity,
-                    settings.scheme))
+                    settings.scheme, groups=None if cond is None else cond.stays))
     out = pd.DataFrame({"user": users, "time": frame["time"].to_numpy()})
     if track:
         out["released_lat"] = released_all[:, 0]
