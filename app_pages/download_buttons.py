@@ -48,6 +48,7 @@ from lmdk_core.export import (
     trajectory_publishable_csv,
     trajectory_publishable_geojson,
 )
+from lmdk_core.figures.release_map import released_track_map_html
 from lmdk_core.mechanism_choice import mechanism_problems
 from lmdk_core.quoting import quote_user_text
 from lmdk_core.release import Release, release_series
@@ -268,7 +269,7 @@ def track_downloads(track: Track, rel: Release, cfg: ViewConfig, key: str,
     """Map: the publishable CSV, GeoJSON and release note, then the confidential expander."""
     mech = mechanism_text("planar laplace", radius=cfg.radius)
     noise = _noise_of(rel)
-    d1, d2, d3, _ = st.columns([1, 1, 1, 1])
+    d1, d2, d3, d4 = st.columns([1, 1, 1, 1])
     d1.download_button("Released track (CSV)",
                        lambda: trajectory_publishable_csv(track, rel, mech, noise),
                        file_name=publishable_filename("track", "csv"), mime="text/csv",
@@ -285,6 +286,13 @@ def track_downloads(track: Track, rel: Release, cfg: ViewConfig, key: str,
                             "properties. No original path, no landmarks.")
     with d3:
         release_note_button(cfg, key=f"{key}_note", noise=noise)
+    d4.download_button("Released track (offline map, HTML)",
+                       lambda: released_track_map_html(track, rel, mech, noise),
+                       file_name=publishable_filename("track_map", "html"), mime="text/html",
+                       icon=":material/map:", key=f"{key}_release_map", on_click="ignore",
+                       help="Publishable: a map of the released track only (the GeoJSON's "
+                            "content) that opens in any browser without a network "
+                            "connection, for stakeholders. No original path, no landmarks.")
 
     def audit_geojson() -> str:
         audit_geo = trajectory_geojson(track, rel)

@@ -137,4 +137,12 @@ def test_map_publishable_downloads_hold_no_raw_track(app_url, page):
     assert "seed" not in html.lower()
     assert not set(re.findall(r"\d+\.\d{4}", html)) & {
         f"{v:.4f}" for v in np.concatenate([tr.lat, tr.lon])}
+
+    name, data = download(page, "Released track (offline map, HTML)")
+    assert "release" in name and name.endswith(".html") and "CONFIDENTIAL" not in name
+    html = data.decode("utf-8")
+    assert "seed" not in html.lower() and "cdn." not in html
+    numbers = set(re.findall(r"-?\d+\.\d+", html))
+    for t in lm:  # no landmark coordinate (the original path is not on the map)
+        assert f"{tr.lat[t]}" not in numbers and f"{tr.lon[t]}" not in numbers
     page.screenshot(path=str(ARTIFACTS / "map_downloads.png"), full_page=True)

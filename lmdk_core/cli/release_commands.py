@@ -162,6 +162,10 @@ def _cmd_geo_release(args: argparse.Namespace) -> int:
     if out != "-" and _is_geojson(out):
         _write_text(geojson_text(trajectory_publishable_geojson(track, rel, mech, PLANAR_NOISE)),
                     out)
+    elif out != "-" and out.lower().endswith((".html", ".htm")):
+        from lmdk_core.figures.release_map import released_track_map_html
+
+        _write_text(released_track_map_html(track, rel, mech, PLANAR_NOISE), out)
     else:
         _write_text(trajectory_publishable_csv(track, rel, mech, PLANAR_NOISE), out)
     if args.audit and _is_geojson(args.audit):
@@ -274,8 +278,9 @@ def register(sub) -> None:
                    help="seed of numpy's generator, reproduces the noise (exploration only; "
                         "default: fresh OS entropy)")
     p.add_argument("--output", required=True,
-                   help="publishable out.csv (time,released_lat,released_lon) or out.geojson "
-                        "(released path and points); '-' = CSV on stdout")
+                   help="publishable out.csv (time,released_lat,released_lon), out.geojson "
+                        "(released path and points) or out.html (an offline map of the "
+                        "released track, no network needed to open it); '-' = CSV on stdout")
     p.add_argument("--audit", default=None, metavar="FILE",
                    help="also write the CONFIDENTIAL audit table (.csv: time,lat,lon,"
                         "released_lat,released_lon,epsilon,published; .geojson: original path, "
