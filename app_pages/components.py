@@ -106,11 +106,12 @@ def render_population_utility(levels: list[str], typical: np.ndarray, unit: str)
             if np.isfinite(med) else "")
     if counts["not useful"]:
         colour, icon = UTILITY_STYLE[NOT_USEFUL]
+        others = f" Others: {rest}." if counts["not useful"] < n else ""
         text = (f":{colour}-badge[{icon} Utility: {counts['not useful']:,} of {n:,} not "
                 f"useful] **:{colour}[{counts['not useful']:,} users' releases are not "
                 f"useful:]** their typical expected error is more than half their own data's "
                 f"{'extent' if unit == 'm' else 'spread'} — the noise hides what the data "
-                f"show. Others: {rest}.{tail} Raise ε or use fewer landmarks per user "
+                f"show.{others}{tail} Raise ε or use fewer landmarks per user "
                 "(the user table lists each user's level).")
     else:
         level = USEFUL if counts["useful"] == n else MARGINAL
