@@ -176,7 +176,7 @@ def _stay_key(s: tuple[int, int]) -> str:
 
 def _stay_chip(key: str) -> str:
     a, b = (int(v) for v in key.split("-"))
-    return f"t={a}–{b} · {labels[a]} ({b - a + 1} fixes)"
+    return f"t={a}–{b} ({b - a + 1} fixes)"
 
 
 def _demo_landmarks() -> None:

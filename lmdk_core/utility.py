@@ -425,7 +425,8 @@ def utility_verdict(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLik
         return UtilityVerdict(USEFUL, "Useful", sentence, unit, typical, worst, mean, sc,
                               ratio, n_rel, n_appr, n_with, mech)
 
-    advice = _advice(x, err, pub, eps, mech, scale_unit, sc, epsilon, n_landmarks, scheme)
+    advice = _advice(x, err, pub, eps, mech, scale_unit, sc, epsilon, n_landmarks, scheme,
+                     stays_as_events=sources is not None)
     if ratio <= NOISE_RATIO:
         if ratio > USEFUL_RATIO:
             why = ("the rough area survives, the route does not" if track else
@@ -444,7 +445,7 @@ def utility_verdict(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLik
 
 def _advice(x: np.ndarray, err: np.ndarray, pub: np.ndarray, eps: np.ndarray, mech: str,
             scale_unit: float, sc: DataScale, epsilon: float | None, n_landmarks: int,
-            scheme: str | None) -> str:
+            scheme: str | None, stays_as_events: bool = False) -> str:
     """What works, most effective first, and what does not (module docstring)."""
     tips: list[str] = []
     target = USEFUL_RATIO * sc.value
@@ -470,7 +471,7 @@ def _advice(x: np.ndarray, err: np.ndarray, pub: np.ndarray, eps: np.ndarray, me
                 scheme is None or scheme in ("uniform", "adaptive")):
             tips.append(f"fewer landmarks ({n_landmarks:,} landmarks share ε, so each "
                         f"{noun} gets {eps_pub / float(epsilon):.2g} of it)")
-            if x.ndim == 2 and n_landmarks >= 20:
+            if x.ndim == 2 and n_landmarks >= 20 and not stays_as_events:
                 tips.append("protect each stay as one event rather than each of its points")
     if mech == "planar_laplace":
         tips.append("a larger r is not a fix (the displacement grows as 2r/ε_t); a smaller r "

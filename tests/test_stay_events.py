@@ -318,3 +318,17 @@ def test_the_verdict_counts_stays_as_events():
     assert "3 landmark events (2 stays of 35 fixes, each one event, and 1 single landmark)" \
         in v.sentence, v.sentence
     assert v.theorem.worst_total == pytest.approx(1.0)
+
+
+def test_the_utility_advice_does_not_ask_for_what_is_done():
+    """With 25 stays released as events the advice no longer says 'protect each stay as
+    one event'; with their fixes as landmarks it does."""
+    from lmdk_core.utility import release_utility
+
+    lat, lon = walk(800, 6)
+    stays = [(10 + 30 * k, 30 + 30 * k) for k in range(25)]
+    as_events = release_trajectory(lat, lon, [], 1.0, 100.0, "uniform", seed=0, stays=stays)
+    per_fix = release_trajectory(lat, lon, stay_members(stays), 1.0, 100.0, "uniform", seed=0)
+    tip = "protect each stay as one event"
+    assert tip not in release_utility(as_events, radius=100.0).advice
+    assert tip in release_utility(per_fix, radius=100.0).advice
