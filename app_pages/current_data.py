@@ -45,7 +45,7 @@ from lmdk_core.mechanism_choice import mechanism_problems
 from lmdk_core.object_memo import per_object
 from lmdk_core.release import Release
 from lmdk_core.stay_events import format_stays, stay_members
-from lmdk_core.utility import UtilityVerdict, release_utility
+from lmdk_core.utility import UtilityVerdict, release_utility, utility_verdict
 from lmdk_core.validation import InputError
 from lmdk_core.verdict import PrivacyVerdict, privacy_verdict
 
@@ -145,6 +145,20 @@ class CurrentData:
         if self.is_track:
             return release_utility(rel, radius=float(setting("radius")))
         return release_utility(rel, sensitivity=float(setting("sensitivity")),
+                               unit=self.data.unit)
+
+    def allocation_utility(self, epsilon_t: np.ndarray) -> UtilityVerdict:
+        """The utility line of an allocation of this data (published where ε_t > 0) with
+        the session's mechanism and Δf (series) or r (track)."""
+        if self.is_track:
+            return utility_verdict(np.c_[self.data.lat, self.data.lon], epsilon_t,
+                                   radius=float(setting("radius")),
+                                   epsilon=float(setting("epsilon")),
+                                   n_landmarks=len(self.landmarks), scheme=setting("scheme"))
+        return utility_verdict(self.data.values, epsilon_t, mechanism=setting("mechanism"),
+                               sensitivity=float(setting("sensitivity")),
+                               epsilon=float(setting("epsilon")),
+                               n_landmarks=len(self.landmarks), scheme=setting("scheme"),
                                unit=self.data.unit)
 
 

@@ -19,6 +19,7 @@ from lmdk_core.dummies import (
 from lmdk_core.figures import timeline_figure
 from lmdk_core.figures.dummies import options_strip_figure, selection_probability_figure
 from lmdk_core.quoting import quote_user_text
+from lmdk_core.utility import release_utility
 from lmdk_core.validation import InputError
 from lmdk_core.verdict import privacy_verdict
 
@@ -171,11 +172,14 @@ st.markdown(
 if source == "current":
     cur = current_data("series")
     model, leak, note = cur.leakage(dr.release.epsilon_t, landmarks)
-    render_verdict(cur.verdict(dr.release, leak, model, note))
+    render_verdict(cur.verdict(dr.release, leak, model, note),
+                   utility=cur.utility(dr.release))
     model_caption(model, note)
 else:
     render_verdict(privacy_verdict(dr.release.epsilon_t, landmarks, float(setting("epsilon")),
-                                   model_note="the small example has no correlation model."))
+                                   model_note="the small example has no correlation model."),
+                   utility=release_utility(dr.release,
+                                           sensitivity=float(setting("sensitivity"))))
 with st.expander("What is protected, and what is not", expanded=True):
     st.markdown(
         "- **The values**: the release is landmark ε-private for L′. Since L ⊆ L′, every "

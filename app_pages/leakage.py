@@ -295,9 +295,12 @@ if alloc == "constant":
     const = st.number_input("ε per timestamp", min_value=0.001, max_value=100.0, step=0.05,
                             format="%.4g", key="lk_const_eps")
     eps_t = np.full(T, float(const))
+    utility = cur.allocation_utility(eps_t)
 else:
     try:
-        eps_t = cur.release(setting("scheme")).epsilon_t
+        lk_rel = cur.release(setting("scheme"))
+        eps_t = lk_rel.epsilon_t
+        utility = cur.utility(lk_rel)
     except InputError as exc:
         st.error(f"Cannot allocate: {exc}.", icon=":material/error:")
         st.stop()
@@ -313,7 +316,7 @@ render_verdict(privacy_verdict(
     eps_t, landmarks, float(setting("epsilon")),
     landmark_tpl=res.landmark_tpl if res.landmark_tpl is not None else res.tpl,
     model=model, time_labels=data_labels(cur.data),
-    leakage_target=leakage_target()))
+    leakage_target=leakage_target()), utility=utility)
 top = float(np.max(eps_t))
 constant = bool(np.all(eps_t == eps_t[0]))
 sup = tpl_supremum(top, lb, lf) if top > 0 else 0.0

@@ -81,3 +81,20 @@ def test_compare_has_one_utility_line_per_scheme(data):
     assert all("typical error" in line for line in lines)
     unit = " m" if data == "track" else "kWh"
     assert all(unit in line or " km" in line for line in lines)
+
+
+def test_leakage_and_dummies_pages_show_the_utility_line_too():
+    at = open_page("leakage", TIMEOUT)
+    lines = utility_lines(at)
+    assert len(lines) == 1 and len(verdict_boxes(at)) == 1
+    # a constant allocation (no release drawn): the line is the allocation's
+    at.radio(key="lk_alloc").set_value("constant").run()
+    at.number_input(key="lk_const_eps").set_value(0.01).run()
+    assert not at.exception
+    line = utility_lines(at)[0]
+    sens = float(at.number_input(key="w_sensitivity").value)
+    assert "Utility: not useful" in line
+    assert format_amount(sens / 0.01, "kWh") in line  # Laplace: Δf/ε_t
+    at.switch_page("app_pages/dummies.py").run()
+    assert not at.exception
+    assert len(utility_lines(at)) == 1 and len(verdict_boxes(at)) == 1
