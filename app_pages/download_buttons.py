@@ -207,7 +207,8 @@ def confidential_downloads(cfg: ViewConfig, key: str, dataset_name: str,
                 file_name=confidential_filename("view_by_reference", "json"),
                 mime="application/json", icon=":material/lock:", key=f"{key}_config_ref",
                 on_click="ignore",
-                help=f"Without the data: only the file name {upload['name']} and its "
+                help=f"Without the data: only the file name "
+                     f"{quote_user_text(upload['name'])} and its "
                      "SHA-256. To restore, upload this configuration and then that file. "
                      "It still holds the landmarks and the seed.")
             i += 1

@@ -51,7 +51,7 @@ from lmdk_core.leakage import (
     temporal_leakage,
     tpl_supremum,
 )
-from lmdk_core.quoting import quote_user_text
+from lmdk_core.quoting import quote_user_text, shorten_user_text
 from lmdk_core.validation import InputError
 from lmdk_core.verdict import LEAKAGE_RTOL, privacy_verdict
 
@@ -141,13 +141,19 @@ def _on_upload(which: str) -> None:
         if P.shape[0] > MAX_LEAKAGE_STATES:
             raise InputError(f"it has {P.shape[0]} states; this page handles up to "
                              f"{MAX_LEAKAGE_STATES} (use `lmdk leakage` for larger ones)")
+        other = st.session_state.corr_matrices.get(
+            "forward" if which == "backward" else "backward")
+        if which == "backward" and other is not None and other[1].shape != P.shape:
+            raise InputError(f"it has {P.shape[0]} states but the forward matrix has "
+                             f"{other[1].shape[0]}; the backward matrix needs the same "
+                             "states as the forward one")
     except InputError as exc:
         st.session_state.lk_upload_error = (
             f"Could not use {quote_user_text(f.name)}: {exc}. The previous matrix and all "
             "settings are unchanged.")
         return
     st.session_state.lk_upload_error = None
-    st.session_state.corr_matrices[which] = (f.name, P)
+    st.session_state.corr_matrices[which] = (shorten_user_text(f.name, 60), P)
 
 
 def _target_edited() -> None:

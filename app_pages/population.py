@@ -438,7 +438,8 @@ g3.plotly_chart(tpl_figure(audit, settings.epsilon if alpha is None else alpha,
 g4.plotly_chart(error_figure(audit, unit), key="pop_fig_error", width="stretch")
 spec = correlation_spec(kind)
 st.caption(f"Landmark TPL under the session's correlation model ({spec['model']}"
-           + (f": {st.session_state.corr_matrices['forward'][0]}" if spec["model"] == "matrix"
+           + (f": {quote_user_text(st.session_state.corr_matrices['forward'][0])}"
+              if spec["model"] == "matrix"
               else "") + "), per user as in the privacy report. Noise: "
            + sampler(settings) + ".")
 

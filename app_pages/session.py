@@ -10,10 +10,16 @@ from __future__ import annotations
 
 import streamlit as st
 
+from app_pages import markdown_guard
 from lmdk_core.allocation import SCHEMES
 from lmdk_core.data.demo import demo_series, demo_series_landmarks
 from lmdk_core.data.series import Series
+from lmdk_core.quoting import shorten_user_text
 from lmdk_core.setting_limits import LIMITS, TEACHING_SEED_MAX, fresh_seed
+
+# every string any page hands to a Streamlit element passes through one function
+# (lmdk_core.quoting.inert_markdown): every page imports this module
+markdown_guard.install()
 
 DEMO_SERIES = "Demo: household electricity (1 week, hourly)"
 
@@ -283,8 +289,9 @@ def correlation_spec(kind: str) -> dict:
         else:
             spec = {"model": "matrix", "name": mats["forward"][0],
                     "forward": mats["forward"][1].tolist()}
-            if backward == "matrix" and "backward" in mats \
-                    and mats["backward"][1].shape == mats["forward"][1].shape:
+            if backward == "matrix" and "backward" in mats:
+                # never dropped silently: a backward matrix of another size is refused
+                # by the model with a message, wherever the model is used
                 spec["backward"] = mats["backward"][1].tolist()
             return spec
     if model == "smoothed":
@@ -323,7 +330,7 @@ def restore_correlation(spec: object, kind: str) -> None:
     if model == "matrix":
         import numpy as np
 
-        name = str(spec.get("name", "restored matrix"))
+        name = shorten_user_text(spec.get("name", "restored matrix"), 60)
         ss.corr_matrices = {"forward": (name, np.asarray(spec["forward"], dtype=float))}
         if isinstance(spec.get("backward"), list):
             ss.corr_matrices["backward"] = (name, np.asarray(spec["backward"], dtype=float))

@@ -11,6 +11,14 @@ neither Markdown nor Streamlit's directives (``:red[…]``, ``$…$``) interpret
 Every message that echoes user data (engine ``InputError`` messages and the pages'
 captions and error boxes) uses this one function; HTML destined for Leaflet or a report
 is escaped with :func:`html.escape` instead.
+
+:func:`inert_markdown` is the second, structural line of defence: the app passes every
+string it hands to a Streamlit element (bodies, labels, help tooltips, option labels)
+through it (``app_pages/markdown_guard.py``), so that text which was *not* quoted still
+cannot become a link, an image or a formula: outside code spans it backslash-escapes the
+characters that open them (``[ ] < \\ $``), URL and e-mail autolinks (``http://``,
+``www.``, ``@``). The app's own text uses none of these as Markdown, so it is unchanged
+on screen.
 """
 
 from __future__ import annotations
@@ -19,7 +27,8 @@ import json
 import re
 import reprlib
 
-__all__ = ["MAX_QUOTED_CHARS", "quote_user_text", "quote_user_value", "shorten_user_text"]
+__all__ = ["MAX_QUOTED_CHARS", "inert_markdown", "quote_user_text", "quote_user_value",
+           "shorten_user_text"]
 
 #: longest echoed piece of user text (characters), "…" appended when cut
 MAX_QUOTED_CHARS = 80
@@ -72,3 +81,42 @@ def quote_user_value(value: object, limit: int = MAX_QUOTED_CHARS) -> str:
     else:
         text = _REPR.repr(value)
     return quote_user_text(text, limit)
+
+
+_BACKTICK_RUN = re.compile(r"`+")
+#: characters that open a link, an image, an autolink, raw HTML or a formula
+_ACTIVE = re.compile(r"[\\\[\]<$@]|(?i:(?<=https)|(?<=http)|(?<=ftp)|(?<=mailto)):|(?i:(?<=www))\.")
+
+
+def _escape_active(text: str) -> str:
+    return _ACTIVE.sub(lambda m: "\\" + m.group(0), text)
+
+
+def inert_markdown(text: str) -> str:
+    """``text`` with every Markdown construct that could fetch or link made literal,
+    code spans left as they are (CommonMark: a run of n backticks opens a span closed by
+    the next run of exactly n; an unmatched run is literal text).
+
+    Outside code spans ``\\ [ ] < $ @`` are backslash-escaped, and so are the colon of
+    ``http:``, ``https:``, ``ftp:``, ``mailto:`` and the dot of ``www.`` (GitHub-flavoured
+    autolinks): ``![x](http://h/b.png)`` shows as that text and fetches nothing.
+    """
+    if not isinstance(text, str):
+        return text
+    out: list[str] = []
+    pos = 0
+    runs = list(_BACKTICK_RUN.finditer(text))
+    i = 0
+    while i < len(runs):
+        opening = runs[i]
+        closing = next((j for j in range(i + 1, len(runs))
+                        if len(runs[j].group(0)) == len(opening.group(0))), None)
+        if closing is None:
+            i += 1
+            continue
+        out.append(_escape_active(text[pos:opening.start()]))
+        out.append(text[opening.start():runs[closing].end()])
+        pos = runs[closing].end()
+        i = closing + 1
+    out.append(_escape_active(text[pos:]))
+    return "".join(out)

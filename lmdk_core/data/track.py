@@ -173,7 +173,8 @@ def _nearest_waypoints(lat: np.ndarray, lon: np.ndarray, wpts,
         notes.append(
             f"{len(far)} waypoint{'s are' if len(far) != 1 else ' is'} farther than "
             f"{_metres(max_m)} from the track and not offered as landmark candidates "
-            f"(nearest of them: {near.name}, {_metres(near.distance_m)} away).")
+            f"(nearest of them: {quote_user_text(near.name, 40)}, "
+            f"{_metres(near.distance_m)} away).")
     return out, notes
 
 
@@ -340,7 +341,7 @@ def load_track_gpx(source: Source, name: str = "uploaded track",
     res = resolve_track_times(raw, segment, "datetime", labels=labels)
     if len(pieces) > 1:
         notes.insert(0, f"{len(pieces)} separate pieces: "
-                        + "; ".join(f"{lab} ({len(p):,} points)"
+                        + "; ".join(f"{quote_user_text(lab, 40)} ({len(p):,} points)"
                                     for lab, p in zip(labels, pieces, strict=True))
                         + ". No line is drawn across the gaps between them.")
     wpts, wnotes = _nearest_waypoints(lat, lon, gpx.waypoints,

@@ -31,6 +31,7 @@ import numpy as np
 
 from lmdk_core.data.series import Series
 from lmdk_core.data.track import Track
+from lmdk_core.quoting import quote_user_text, quote_user_value, shorten_user_text
 from lmdk_core.validation import InputError
 
 __all__ = [
@@ -210,7 +211,8 @@ def correlation_from_spec(spec: dict | None, data: Series | Track, *,
                                 forward, short=short, states=cells,
                                 spec={**spec_out, "backward": how})
     if key == "matrix":
-        name = str(spec.get("name", "a given matrix"))
+        raw_name = shorten_user_text(spec.get("name", "a given matrix"), 60)
+        name = quote_user_text(raw_name)
         forward = check_transition_matrix(spec.get("forward"), f"{prefix}.forward")
         if forward.shape[0] > MAX_LEAKAGE_STATES:
             raise InputError(f"config: {prefix}.forward has {forward.shape[0]} states; at "
@@ -227,10 +229,10 @@ def correlation_from_spec(spec: dict | None, data: Series | Track, *,
         desc = (f"the transition matrix {name} ({n} states), "
                 + ("used both backward and forward." if how == "same" else
                    "with its own backward matrix."))
-        out = {"model": "matrix", "name": name, "forward": forward.tolist()}
+        out = {"model": "matrix", "name": raw_name, "forward": forward.tolist()}
         if how == "given":
             out["backward"] = backward.tolist()
         return CorrelationModel("matrix", desc, n, backward, forward,
                                 short=f"matrix {name} ({n} states)", spec=out)
-    raise InputError(f"config: unknown correlation model {spec['model']!r}; choose smoothed, "
-                     "estimated, grid, matrix or none")
+    raise InputError(f"config: unknown correlation model {quote_user_value(spec['model'])}; "
+                     "choose smoothed, estimated, grid, matrix or none")
