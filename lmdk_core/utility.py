@@ -71,7 +71,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import ellipe, roots_genlaguerre
 
-from lmdk_core.accuracy import _geometric_mean, _laplace_mean
+from lmdk_core.accuracy import _geometric_mean
 from lmdk_core.validation import InputError, check_positive
 
 __all__ = [
@@ -228,36 +228,49 @@ def expected_errors(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLik
                            "protection radius r" if mech == "planar_laplace"
                            else "sensitivity Δf")
     T = eps.size
-    idx = np.where(pub, np.arange(T), -1)
-    np.maximum.accumulate(idx, out=idx)
-    released = idx >= 0
-    src = np.maximum(idx, 0)
     y = x if sources is None else np.asarray(sources, dtype=float)
     if y.shape != x.shape:
         raise InputError("the publication sources must have the shape of the data")
-    if x.ndim == 1:
-        delta = y[src] - x
-    else:
-        from lmdk_core.geodesy import distance_m
 
-        delta = distance_m(y[src, 0], y[src, 1], x[:, 0], x[:, 1])
-    delta = np.nan_to_num(delta)
-    if sources is None:
-        delta = np.where(pub, 0.0, delta)
+    def noise_mean(e: np.ndarray) -> np.ndarray:
+        """E|Z| of a publication at budget e (no offset)."""
+        if mech == "laplace":
+            return scale / e
+        if mech == "geometric":  # 2α/(1 − α²), 1 − α² = −expm1(−2ε/Δf): exact for tiny ε
+            return 2.0 * np.exp(-e / scale) / -np.expm1(-2.0 * e / scale)
+        return 2.0 * scale / e
+
+    if sources is None and pub.all():  # every timestamp published from its own value
+        return noise_mean(eps)
+    idx = np.where(pub, np.arange(T), -1)
+    np.maximum.accumulate(idx, out=idx)
+    r = np.flatnonzero(idx >= 0)  # released (not withheld)
+    src = idx[r]
+    e = eps[src]
+    vals = noise_mean(e)
+    # the readings whose error has an offset: repeated ones, or any whose publication
+    # noised another value (a stay's centroid)
+    cand = np.flatnonzero(src != r) if sources is None else np.arange(r.size)
+    if cand.size:
+        t, st = r[cand], src[cand]
+        if x.ndim == 1:
+            d = np.abs(np.nan_to_num(y[st] - x[t]))
+        else:
+            from lmdk_core.geodesy import distance_m
+
+            d = np.nan_to_num(distance_m(y[st, 0], y[st, 1], x[t, 0], x[t, 1]))
+        nz = d != 0
+        cand, d, ec = cand[nz], d[nz], e[cand[nz]]
+        if mech == "laplace":
+            b = scale / ec
+            # |δ| + b·e^{−|δ|/b}; past |δ|/b = 60 the second term is below |δ|'s last bit
+            vals[cand] = d + b * np.exp(-np.minimum(d / b, 60.0))
+        elif mech == "geometric":
+            vals[cand] = _geometric_mean(d, np.exp(-ec / scale))
+        else:
+            vals[cand] = planar_offset_mean(d, scale / ec)
     out = np.full(T, np.nan)
-    r = np.flatnonzero(released)
-    e = eps[src[r]]
-    d = delta[r]
-    if mech == "laplace":
-        out[r] = _laplace_mean(d, scale / e)
-    elif mech == "geometric":
-        out[r] = _geometric_mean(d, np.exp(-e / scale))
-    else:
-        s = scale / e
-        vals = 2.0 * s  # published readings: E R = 2r/ε_t
-        off = np.flatnonzero(d != 0)
-        vals[off] = planar_offset_mean(d[off], s[off])
-        out[r] = vals
+    out[r] = vals
     return out
 
 

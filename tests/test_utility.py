@@ -266,3 +266,40 @@ def test_stays_as_events_count_from_the_released_centroid():
     # without the sources the stay's fixes would be counted from its first fix
     naive = expected_errors(x, rel.epsilon_t, rel.published, radius=50.0)
     assert not np.allclose(naive[6:21], expected[6:21])
+
+
+def _oracle(x, eps, pub, mech, scale):
+    """Slow per-timestamp reference: walk back to the last publication, then the closed
+    form of E|δ + Z| (Laplace: |δ| + b·e^{−|δ|/b}; Geometric: |d| + 2a^{|d|+1}/(1 − a²))."""
+    out = []
+    for t in range(len(x)):
+        s = next((k for k in range(t, -1, -1) if pub[k]), None)
+        if s is None:
+            out.append(np.nan)
+            continue
+        d = abs(x[s] - x[t])
+        if mech == "laplace":
+            b = scale / eps[s]
+            out.append(d + b * np.exp(-d / b))
+        else:
+            a = np.exp(-eps[s] / scale)
+            out.append(d + 2 * a ** (d + 1) / (1 - a * a))
+    return np.array(out)
+
+
+@given(st.lists(st.tuples(st.integers(-20, 20), st.floats(0.05, 3.0), st.booleans()),
+                min_size=1, max_size=40), st.sampled_from(["laplace", "geometric"]),
+       st.integers(1, 4))
+@settings(max_examples=150, deadline=None)
+def test_expected_errors_equal_a_slow_oracle(rows, mech, scale):
+    x = np.array([float(v) for v, _, _ in rows])
+    pub = np.array([p for _, _, p in rows])
+    eps = np.where(pub, [e for _, e, _ in rows], 0.0)
+    got = expected_errors(x, eps, pub, mechanism=mech, sensitivity=scale)
+    want = _oracle(x, eps, pub, mech, scale)
+    np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
+
+
+def test_geometric_tiny_budget_is_finite():
+    e = expected_errors(np.zeros(3), np.full(3, 1e-12), mechanism="geometric", sensitivity=1)
+    assert np.allclose(e, 1e12, rtol=1e-6)
