@@ -312,3 +312,48 @@ def test_a_signalled_batch_stops_removes_its_raw_scratch_and_prints_one_line(
     assert _scratch(tmp_path) == [], "scratch with raw rows left beside the output"
     assert not (tmp_path / "r.parquet").exists()
     assert _digest(src) == before
+
+
+# ------------------------------------------------------------ the app's upload
+def test_a_parquet_upload_with_too_many_rows_is_refused_from_its_footer(monkeypatch):
+    """A 393 kB Parquet file of 30 M rows once peaked at 1.6 GB before the row limit
+    refused it: the row count now comes from the footer, before any data is read. (The
+    limit is lowered here so that the file stays tiny.)"""
+    import io
+
+    from lmdk_core.population import in_process
+
+    buf = io.BytesIO()
+    pd.DataFrame({"u": np.zeros(5000, dtype=np.int64), "t": np.arange(5000),
+                  "v": np.zeros(5000)}).to_parquet(buf)
+    monkeypatch.setattr(in_process, "MAX_APP_ROWS", 1000)
+    read = []
+    monkeypatch.setattr(pd, "read_parquet", lambda *a, **k: read.append(1))
+    with pytest.raises(InputError, match="5,000 rows; the app releases up to 1,000"):
+        in_process.read_table_bytes(buf.getvalue(), "big.parquet")
+    assert read == []  # refused before reading a single row
+
+
+# ------------------------------------------------------------ geo-release and GPX times
+def _gpx_times(times: list[str]) -> bytes:
+    pts = "".join(f'<trkpt lat="{48.85 + i * 1e-4}" lon="2.35"><time>2024-03-05T{t}Z</time>'
+                  "</trkpt>" for i, t in enumerate(times))
+    return (f'<?xml version="1.0"?><gpx version="1.1" creator="t" '
+            f'xmlns="http://www.topografix.com/GPX/1/1"><trk><name>w</name><trkseg>{pts}'
+            "</trkseg></trk></gpx>").encode()
+
+
+@pytest.mark.parametrize("times, said", [
+    (["08:00:00", "08:01:00", "08:01:00", "08:03:00"], "lmdk: note: 1 point has the same time"),
+    (["08:00:00", "08:01:00", "08:03:00", "08:02:00"], "lmdk: warning: The times go backwards"),
+])
+def test_geo_release_says_what_it_did_with_repeated_or_backward_gpx_times(
+        tmp_path, capsys, times, said):
+    """The app warns about such times; geo-release once dropped them silently."""
+    src = tmp_path / "t.gpx"
+    src.write_bytes(_gpx_times(times))
+    code, err = _cli(capsys, ["geo-release", "--input", src, "--landmarks", "1",
+                              "--epsilon", "1", "--radius", "100", "--seed", "1",
+                              "--output", tmp_path / "o.csv"])
+    assert code == 0
+    assert any(line.startswith(said) for line in err), err

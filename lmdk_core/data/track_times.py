@@ -29,6 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from lmdk_core.quoting import quote_user_text
+
 __all__ = ["EARLIEST_PLAUSIBLE", "ResolvedTimes", "parse_time_cells", "resolve_track_times"]
 
 #: earliest plausible recording date (consumer GPS logging did not exist before)
@@ -139,7 +141,7 @@ def resolve_track_times(raw: np.ndarray, segment: np.ndarray, kind: str,
 
     def name(k: int) -> str:
         if labels is not None and k < len(labels) and str(labels[k]).strip():
-            return f"“{' '.join(str(labels[k]).split())}”"
+            return quote_user_text(labels[k], 40)
         return f"piece {k + 1}"
 
     if bad and len(bad) == sum(1 for p in timed if p.size):

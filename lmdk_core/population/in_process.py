@@ -303,10 +303,21 @@ def read_table_bytes(data: bytes, filename: str) -> pd.DataFrame:
         raise InputError(f"{name} is empty")
     try:
         if filename.lower().endswith((".parquet", ".pq")):
+            import pyarrow.parquet as pq
+
+            # the row count from the file's footer, before any data is decompressed: a
+            # few hundred kB of Parquet can hold tens of millions of rows (gigabytes)
+            rows = pq.ParquetFile(io.BytesIO(data)).metadata.num_rows
+            if rows > MAX_APP_ROWS:
+                raise InputError(f"{name} has {rows:,} rows; the app releases up to "
+                                 f"{MAX_APP_ROWS:,} — run the batch command shown below on "
+                                 "the file")
             df = pd.read_parquet(io.BytesIO(data))
         else:
             df = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False,
                              na_values=[""], comment=None)
+    except InputError:
+        raise
     except Exception as exc:  # parser errors of pandas / pyarrow, decoding errors
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         fmt = "Parquet" if filename.lower().endswith((".parquet", ".pq")) else "CSV"
