@@ -251,7 +251,13 @@ function draw(st, spec) {
   const markers = pts.t.map((t, k) => {
     const m = circle(st, pts.lat[k], pts.lon[k], {
       radius: 4, color: COLORS.point, fillColor: "#ffffff", fillOpacity: 0.9, weight: 1.5 },
-    () => `Point t=${t} · ${pts.label[k]} (click: make it a landmark)`);
+    () => {
+      // a fix of a stay protected as one event is not a landmark of its own
+      const ev = (overlay.events || []).find((e) => e.range[0] <= t && t <= e.range[1]);
+      return ev ? `Point t=${t} · ${pts.label[k]} · a fix of the stay t=${ev.range[0]}–` +
+        `${ev.range[1]}, protected as one landmark event`
+        : `Point t=${t} · ${pts.label[k]} (click: make it a landmark)`;
+    });
     m.on("click", () => toggle(st, t, m));
     st.points.set(t, m);
     return m;

@@ -95,3 +95,30 @@ def test_bad_stays_are_one_line_and_exit_2(stays, fragment, tmp_path):
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
     assert len(lines) == 1 and "Traceback" not in proc.stderr
     assert fragment in lines[0], lines[0]
+
+
+def test_a_report_of_a_view_with_stays_releases_them_as_events():
+    """A saved Map view keeps its stays in extra.stays; the report recomputes the
+    release with them (one event each) and verifies the grouped theorem; a stay outside
+    the data is refused."""
+    import pandas as pd
+
+    from lmdk_core.config import ViewConfig
+    from lmdk_core.report.compute import compute_report
+    from lmdk_core.validation import InputError
+
+    df = pd.read_csv(GEOLIFE[0])
+    data = {"time": df["time"].tolist(), "lat": df["lat"].tolist(), "lon": df["lon"].tolist()}
+    sug = ok_json("suggest", "--input", str(GEOLIFE[0]))
+    cfg = ViewConfig(data_kind="track", dataset="embedded", data=data,
+                     landmarks=sug["landmarks"], extra={"stays": sug["stays"]}, seed=1)
+    rep = compute_report(cfg)
+    spans = tuple(tuple(int(v) for v in r.split("-")) for r in sug["stays"].split(","))
+    assert rep.release.stays == spans and rep.release.verdict.groups == spans
+    assert rep.release.verdict.private
+    n = len(spans)
+    assert rep.release.epsilon_t.max() == pytest.approx(1.0 / (n + 1))
+    bad = ViewConfig(data_kind="track", dataset="embedded", data=data,
+                     extra={"stays": f"0-{len(df)}"})
+    with pytest.raises(InputError, match="not a range of timestamps"):
+        compute_report(bad)

@@ -332,3 +332,20 @@ def test_the_utility_advice_does_not_ask_for_what_is_done():
     tip = "protect each stay as one event"
     assert tip not in release_utility(as_events, radius=100.0).advice
     assert tip in release_utility(per_fix, radius=100.0).advice
+
+
+def test_the_map_draws_a_stay_as_one_ring_not_its_fixes_as_landmarks():
+    from lmdk_core.data.track import Track
+    from lmdk_core.figures.map import overlay_spec
+
+    lat, lon = walk(80, 7)
+    track = Track(lat=lat, lon=lon, time=np.arange(80.0), time_kind="number")
+    rel = release_trajectory(lat, lon, [70], 1.0, 100.0, "uniform", seed=0,
+                             stays=[(10, 29)])
+    spec = overlay_spec(track, rel, 100.0, events=[(10, 29)])
+    assert spec["landmarks"]["t"] == [70]  # the stay's fixes are not drawn as landmarks
+    (ring,) = spec["events"]
+    assert ring["range"] == [10, 29]
+    assert (ring["lat"], ring["lon"]) == pytest.approx(centroid(lat[10:30], lon[10:30]))
+    assert "20 fixes" in ring["tip"] and "one landmark event" in ring["tip"]
+    assert "ε = 0.333" in ring["tip"]  # ε/(2 events + 1)

@@ -218,7 +218,7 @@ def overlay_spec(
         c_lat, c_lon = centroid(lat[a:b + 1], lon[a:b + 1])
         eps_g = float(np.sum(rel.epsilon_t[a:b + 1]))
         out["events"].append({
-            "lat": c_lat, "lon": c_lon,
+            "lat": c_lat, "lon": c_lon, "range": [int(a), int(b)],
             "tip": (f"Stay t={a}-{b} ({labels[a]} to {labels[b]}, {b - a + 1} fixes): one "
                     f"landmark event, released once at ε = {eps_g:.3g}; its fixes publish "
                     "that point (remove it beside the map)")})
