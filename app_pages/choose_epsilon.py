@@ -94,7 +94,9 @@ with tab_acc:
     c1.radio("Target", ["within", "mean"], key="w_acc_kind", horizontal=True,
              format_func={"within": "within ± bound with a probability",
                           "mean": "mean error at most"}.get)
-    c2.number_input(f"Bound ({unit})" if unit else "Bound", min_value=1e-9, key=bound_key,
+    c2.number_input(f"Bound ({unit})" if unit else "Bound",
+                    min_value=LIMITS["accuracy_bound"].low,
+                    max_value=LIMITS["accuracy_bound"].high, key=bound_key,
                     format="%.4g", help="In the data's units; metres for a track.")
     if st.session_state.w_acc_kind == "within":
         c3.slider("Probability (%)", 50.0, 99.9, key="w_acc_prob", step=0.5)
