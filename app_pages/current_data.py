@@ -187,7 +187,8 @@ def _embedded_table(data) -> dict:
     data object (the session keeps its datasets; 20,000 rows take ~35 ms to format)."""
     if hasattr(data, "lat"):
         return data.table()  # times (None where missing), lat, lon, pieces
-    return {"time": time_labels(data.time, data.time_kind), "value": data.values.tolist()}
+    return {"time": time_labels(data.time, data.time_kind, getattr(data, "utc", False)),
+            "value": data.values.tolist()}
 
 
 def view_config(cur: CurrentData, page: str, extra: dict | None = None) -> ViewConfig:

@@ -144,7 +144,7 @@ def _on_multiselect() -> None:
     kept, errors = [], []
     for e in st.session_state[SELECT_KEY] or []:
         try:  # the one landmark syntax: t, t=12, 271-295, 3,7 (validation.parse_landmarks)
-            kept.extend(parse_landmark_entry(e, T))
+            kept.extend(parse_landmark_entry(e, T, "track"))
         except InputError as exc:
             errors.append(f"{quote_user_text(str(e))}: {exc}")
     st.session_state.track_picker_error = "; ".join(errors) or None

@@ -60,7 +60,7 @@ from lmdk_core.population.in_process import (
 )
 from lmdk_core.population.landmarks import DiscoverySettings
 from lmdk_core.population.partition import BatchSettings
-from lmdk_core.population.table import PopulationColumns
+from lmdk_core.population.table import PopulationColumns, repeated_times_count
 from lmdk_core.quoting import quote_user_text, shorten_user_text
 from lmdk_core.release import AdaptiveSettings
 from lmdk_core.setting_limits import LIMITS
@@ -356,6 +356,12 @@ shown = pop["name"] if pop["key"].startswith("demo") else quote_user_text(pop["n
 st.caption(f"**{shown}**: {n_users:,} users, {len(frame):,} rows "
            f"({'values' if kind == 'series' else 'GPS points'}); "
            + ("landmarks flagged in the file." if flagged else "no landmark flags."))
+n_repeat, n_repeat_users = repeated_times_count(frame)
+if n_repeat:  # the repeated-timestamp rule (docs/data-formats.md), as on the Map
+    st.caption(f"{n_repeat:,} rows of {n_repeat_users:,} user"
+               f"{'s' if n_repeat_users != 1 else ''} have the same time as the row before "
+               "them: kept, each its own timestamp, in file order (as on the Map and in "
+               "`lmdk geo-release`).")
 
 st.subheader("2. Landmarks and release settings")
 c1, c2 = st.columns([1, 1])

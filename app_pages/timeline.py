@@ -41,7 +41,7 @@ from lmdk_core.chart_selection import (
 )
 from lmdk_core.config import ViewConfig, config_from_json
 from lmdk_core.data.demo import demo_series_landmarks
-from lmdk_core.data.series import csv_columns, load_series_csv
+from lmdk_core.data.series import csv_columns, guess_series_columns, load_series_csv
 from lmdk_core.decimation import DISPLAY_MAX_POINTS
 from lmdk_core.discovery import (
     DEFAULT_DEVIATION_K,
@@ -103,7 +103,7 @@ def picker_entries(landmarks: list[int]) -> list[int | tuple[int, int]]:
 def entry_timestamps(entry: object) -> list[int]:
     """The landmarks of one picker entry: a chip (t or a run ``(first, last)``) or a typed
     entry in the landmark syntax (:func:`lmdk_core.validation.parse_landmark_entry`)."""
-    return parse_landmark_entry(entry, T)
+    return parse_landmark_entry(entry, T, "series")
 
 
 # ---------------------------------------------------------------- callbacks
@@ -209,9 +209,11 @@ def _column_choices() -> None:
     pending = st.session_state.get("series_columns_pending")
     if not pending:
         return
-    fname, _, cols = pending
-    guess_t = next((c for c in cols if any(k in c.lower() for k in ("time", "date"))), cols[0])
-    guess_v = next((c for c in cols if c != guess_t), cols[1])
+    fname, data, cols = pending
+    # never a row-index column (`Unnamed: 0`): lmdk_core.data.series.guess_series_columns
+    guess_t, guess_v = guess_series_columns(data) or (cols[0], cols[1])
+    if guess_t not in cols or guess_v not in cols:
+        guess_t, guess_v = cols[0], cols[1]
     st.markdown(f"**Choose the columns of {quote_user_text(fname)}**")
     k1, k2, k3 = st.columns([2, 2, 2], vertical_alignment="bottom")
     k1.selectbox("Time column", cols, index=cols.index(guess_t), key="w_upload_time_col",
@@ -308,6 +310,8 @@ with st.expander(":material/upload_file: Use your own data, or restore a saved v
 reference_uploader("series", "series_reference_upload", _restore_config, "upload_error")
 if st.session_state.get("upload_error"):
     st.error(st.session_state.upload_error, icon=":material/error:")
+for note in getattr(series, "notes", ()):  # e.g. repeated times kept (docs/data-formats.md)
+    st.caption(note)
 
 landmarks = series_landmarks(name)
 chips = picker_entries(landmarks)

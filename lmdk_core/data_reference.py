@@ -49,13 +49,14 @@ def embedded_table(data: Series | Track) -> dict[str, list]:
     if isinstance(data, Track):
         table: dict[str, list] = {}
         if data.time_kind != "index":
-            table["time"] = time_labels(data.time, data.time_kind)
+            table["time"] = time_labels(data.time, data.time_kind, getattr(data, "utc", False))
         table["lat"], table["lon"] = data.lat.tolist(), data.lon.tolist()
         segment = getattr(data, "segment", None)
         if segment is not None and getattr(data, "n_segments", 1) > 1:
             table["segment"] = segment.tolist()
         return table
-    return {"time": time_labels(data.time, data.time_kind), "value": data.values.tolist()}
+    return {"time": time_labels(data.time, data.time_kind, getattr(data, "utc", False)),
+            "value": data.values.tolist()}
 
 
 def load_referenced_data(cfg: ViewConfig, data: bytes, filename: str) -> Series | Track:

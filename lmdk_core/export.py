@@ -126,15 +126,15 @@ def csv_with_header(lines: Iterable[str], frame: pd.DataFrame) -> str:
     return head + buf.getvalue()
 
 
-def _time_column(time: np.ndarray, kind: str) -> tuple[str, list]:
+def _time_column(time: np.ndarray, kind: str, utc: bool = False) -> tuple[str, list]:
     if kind == "index":
         return "t", list(range(len(time)))
-    return "time", time_labels(time, kind)
+    return "time", time_labels(time, kind, utc)
 
 
 def series_publishable_frame(series: Series, rel: Release) -> pd.DataFrame:
     """``time,released`` (``released`` is empty where withheld)."""
-    col, times = _time_column(series.time, series.time_kind)
+    col, times = _time_column(series.time, series.time_kind, series.utc)
     return pd.DataFrame({col: times, "released": np.asarray(rel.released, dtype=float)})
 
 
@@ -166,11 +166,15 @@ def series_audit_csv(series: Series, rel: Release, mechanism: str, noise: str = 
                            series_release_frame(series, rel))
 
 
-def time_labels(time: np.ndarray, kind: str) -> list:
-    """Times as written to files: ISO-8601 strings, whole numbers where integral."""
+def time_labels(time: np.ndarray, kind: str, utc: bool = False) -> list:
+    """Times as written to files: ISO-8601 strings, whole numbers where integral. With
+    ``utc`` (the file's times carried a zone offset and were converted to UTC, or GPX /
+    GeoLife times, which are UTC) every datetime ends in ``Z``: a converted time is never
+    written as if it were local (docs/data-formats.md)."""
     t = np.asarray(time)
     if kind == "datetime":
-        return [None if pd.isna(x) else pd.Timestamp(x).isoformat() for x in t]
+        z = "Z" if utc else ""
+        return [None if pd.isna(x) else pd.Timestamp(x).isoformat() + z for x in t]
     tf = t.astype(float)
     if np.all(tf == np.round(tf)):
         return [int(x) for x in tf]
@@ -195,7 +199,7 @@ def leakage_frame(time: np.ndarray, kind: str, result) -> pd.DataFrame:
 def series_release_frame(series: Series, rel: Release) -> pd.DataFrame:
     """``time,value,released,epsilon,published`` (released is empty where withheld)."""
     return pd.DataFrame({
-        "time": time_labels(series.time, series.time_kind),
+        "time": time_labels(series.time, series.time_kind, series.utc),
         "value": series.values,
         "released": rel.released,
         "epsilon": rel.epsilon_t,
@@ -207,7 +211,7 @@ def trajectory_release_frame(track: Track, rel: Release) -> pd.DataFrame:
     """``time,lat,lon,released_lat,released_lon,epsilon,published`` (+ ``segment`` when
     the track has several pieces)."""
     return _with_segment(track, pd.DataFrame({
-        "time": time_labels(track.time, track.time_kind),
+        "time": time_labels(track.time, track.time_kind, track.utc),
         "lat": track.lat,
         "lon": track.lon,
         "released_lat": rel.released[:, 0],
@@ -250,7 +254,7 @@ def trajectory_geojson(track: Track, rel: Release) -> dict:
     path (withheld points left out), one Point per landmark (its original location) and
     one Point per released location with its timestamp, ε_t and whether it was
     published; the top-level ``properties.confidential`` says :data:`CONFIDENTIAL_LABEL`."""
-    times = time_labels(track.time, track.time_kind)
+    times = time_labels(track.time, track.time_kind, track.utc)
     ok = ~rel.withheld
     feats = [
         {"type": "Feature",
@@ -285,7 +289,7 @@ def trajectory_geojson(track: Track, rel: Release) -> dict:
 def trajectory_publishable_frame(track: Track, rel: Release) -> pd.DataFrame:
     """``time,released_lat,released_lon`` (``t`` instead of ``time`` for a track without
     times; both coordinates empty where withheld)."""
-    col, times = _time_column(track.time, track.time_kind)
+    col, times = _time_column(track.time, track.time_kind, track.utc)
     r = np.asarray(rel.released, dtype=float)
     return _with_segment(track, pd.DataFrame({col: times, "released_lat": r[:, 0],
                                               "released_lon": r[:, 1]}))
@@ -314,7 +318,7 @@ def trajectory_publishable_geojson(track: Track, rel: Release, mechanism: str,
     time and released location (``geometry: null`` where withheld). The top-level
     ``properties`` hold the header (ε, scheme, mechanism, noise sampler); nothing about
     the original path, the landmarks, ε_t or the seed."""
-    col, times = _time_column(track.time, track.time_kind)
+    col, times = _time_column(track.time, track.time_kind, track.utc)
     r = np.asarray(rel.released, dtype=float)
     ok = ~rel.withheld
     header = release_header(rel, mechanism, noise)

@@ -195,12 +195,12 @@ def parse_landmarks(text: str | None, length: int | None = None) -> list[int]:
     return out
 
 
-def parse_landmark_entry(entry: object, length: int) -> list[int]:
+def parse_landmark_entry(entry: object, length: int, data_name: str = "data") -> list[int]:
     """The landmarks of one entry of an app's landmark picker: an int t, a run
     ``(first, last)`` (a chip), or typed text in the landmark syntax
     (:data:`LANDMARK_SYNTAX`: ``12``, ``t=12``, ``271-295``, ``3,7``), optionally followed
     by the label the app shows after ``·`` (``12 · Mon 08:00``). Every timestamp must lie
-    in ``0..length-1``."""
+    in ``0..length-1``; ``data_name`` ('series', 'track') names the data in messages."""
     if isinstance(entry, (bool, np.bool_)):
         raise InputError(f"{entry!r} is not a timestamp")
     if isinstance(entry, (int, np.integer)):
@@ -210,10 +210,15 @@ def parse_landmark_entry(entry: object, length: int) -> list[int]:
     else:
         text = str(entry).split("·", 1)[0]
     try:
-        out = parse_landmarks(text, length)
-    except InputError as exc:
-        raise InputError(f"{exc} (timestamps run from 0 to {length - 1})"
-                         if length and "run from" not in str(exc) else str(exc)) from None
+        ranges = parse_landmark_ranges(text)
+    except InputError:
+        raise InputError(f"{quote_user_text(str(entry))} is not a timestamp: write "
+                         f"{LANDMARK_SYNTAX}") from None
+    for a, b in ranges:
+        if b >= length:
+            what = f"t = {b}" if a == b else f"{a}-{b}"
+            raise InputError(f"{what} is outside the {data_name} (t from 0 to {length - 1})")
+    out = [t for a, b in ranges for t in range(a, b + 1)]
     if not out:
         raise InputError(f"{quote_user_text(str(entry))} is not a timestamp: write "
                          f"{LANDMARK_SYNTAX}")

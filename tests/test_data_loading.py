@@ -34,7 +34,6 @@ def test_series_with_integer_and_iso_times():
         (b"time,value\n1,2\n2,NaN\n", "missing"),
         (b"time,value\n1,2\n2,inf\n", "not a finite number"),
         (b"time,value\n2,1\n1,2\n", "sort the file by time"),
-        (b"time,value\n1,1\n1,2\n", "appears twice"),
         (b"time,value\nmonday,1\n", "neither a number nor an ISO date"),
         (b"time,value\n,1\n", "time is missing"),
         (b"\xff\xfe\x00\x01binary", "not"),

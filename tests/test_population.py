@@ -247,7 +247,6 @@ def _cli(capsys, argv):
 
 @pytest.mark.parametrize("mutate, extra, fragment", [
     (None, ["--value-col", "nope"], "unknown value column"),
-    ("dup", [], "twice"),
     ("mixed", [], "mixed time kinds"),
     ("nouser", [], "no user id"),
     ("badflag", [], "landmark column"),

@@ -63,8 +63,10 @@ def test_one_landmark_syntax_parser():
                        ("1-2-3", "not a range")]:
         with pytest.raises(InputError, match=words):
             parse_landmarks(bad)
-    with pytest.raises(InputError, match="outside the data"):
-        parse_landmark_entry("8-12", 10)
+    with pytest.raises(InputError, match="8-12 is outside the track"):
+        parse_landmark_entry("8-12", 10, "track")
+    with pytest.raises(InputError, match="is not a timestamp"):
+        parse_landmark_entry("abc", 10)
 
 
 def _allocation_facts(out: str) -> dict:
@@ -180,6 +182,102 @@ def test_tracks_out_of_time_order_keep_their_own_times():
     t = load_track(cut.encode(), filename="cut.gpx")
     assert t.time_kind == "datetime" and t.n_missing_times == 0 and not t.warnings
     assert any("not in time order" in n for n in t.notes)
+
+
+# ------------------------------------------------------------ repeated timestamps: one rule
+def _mojstrovka_repeats(tmp_path) -> Path:
+    """mojstrovka.gpx without its one odd point (0.3 ms before its neighbours): 183 real
+    fixes that all carry the same time."""
+    src = (GPS / "mojstrovka.gpx").read_text(encoding="utf-8")
+    pts = re.split(r"(?=<trkpt )", src)
+    keep = [p for p in pts if not p.startswith("<trkpt ")
+            or "<time>1901-12-13T20:45:52.207Z" not in p]
+    path = tmp_path / "mojstrovka-repeats.gpx"
+    path.write_text("".join(keep), encoding="utf-8")
+    return path
+
+
+def test_repeated_timestamps_follow_one_rule_everywhere(tmp_path, capsys, cluster):
+    """The same user's points, all at one time: the Map's loader, lmdk geo-release, the
+    Population page's table and lmdk batch all keep every point, in file order, each its
+    own timestamp (docs/data-formats.md)."""
+    import pandas as pd
+
+    from lmdk_core.config import ViewConfig, config_to_json
+    from lmdk_core.population.in_process import standardise
+    from lmdk_core.population.table import PopulationColumns, repeated_times_count
+
+    gpx = _mojstrovka_repeats(tmp_path)
+    track = load_track(gpx)
+    assert len(track) == 183 and track.time_kind == "datetime"
+    assert any("182 points have the same time" in n for n in track.notes)
+    code, out, err = run(capsys, "geo-release", "--input", str(gpx), "--epsilon", "1",
+                         "--output", str(tmp_path / "geo.csv"), "--seed", "1")
+    assert code == 0, err
+    geo = pd.read_csv(tmp_path / "geo.csv", comment="#")
+    assert len(geo) == 183
+    long = pd.DataFrame({"user": "mojstrovka", "time": [
+        pd.Timestamp(x).isoformat() for x in np.asarray(track.time)],
+        "lat": track.lat, "lon": track.lon})
+    src = tmp_path / "population.csv"
+    long.to_csv(src, index=False)
+    frame, _ = standardise(pd.read_csv(src, dtype={"time": str}),
+                           PopulationColumns(user="user", time="time", lat="lat", lon="lon"))
+    assert len(frame) == 183 and repeated_times_count(frame) == (182, 1)
+    assert np.array_equal(frame["lat"].to_numpy(), track.lat)  # file order kept
+    cfg = tmp_path / "view.json"
+    cfg.write_text(config_to_json(ViewConfig(data_kind="track", dataset="demo-paris")))
+    code, _, err = run(capsys, "batch", "--config", str(cfg), "--input", str(src),
+                       "--user-col", "user", "--time-col", "time", "--lat-col", "lat",
+                       "--lon-col", "lon", "--output", str(tmp_path / "o.csv"),
+                       "--audit", str(tmp_path / "a.csv"), "--scheduler",
+                       cluster.scheduler_address, "--noise", "fast", "--seed", "2")
+    assert code == 0, err
+    assert len(pd.read_csv(tmp_path / "o.csv", comment="#")) == 183
+
+
+def test_a_series_with_repeated_times_keeps_every_row():
+    """modechoice-semicolon.csv: each `individual` (read as the time) on 4 rows."""
+    s = load_series_csv(SERIES / "modechoice-semicolon.csv", time_col="individual",
+                        value_col="choice")
+    assert len(s) == 840 and "630 rows have the same time" in s.notes[0]
+
+
+# ------------------------------------------------------------ time zones
+def test_local_times_are_written_back_as_the_same_instants(capsys, tmp_path):
+    """water-flow.csv: local times with +01:00 / +02:00 (a daylight-saving change on
+    2022-03-27). Released files write them in UTC with a Z, so every written time is the
+    instant the file meant; times without a zone (occupancy.csv) stay without one."""
+    import pandas as pd
+
+    src = SERIES / "water-flow.csv"
+    code, _, err = run(capsys, "release", "--input", str(src), "--time-col", "Time",
+                       "--value-col", "Water flow [l/s]", "--epsilon", "1",
+                       "--output", str(tmp_path / "w.csv"))
+    assert code == 0, err
+    out = pd.read_csv(tmp_path / "w.csv", comment="#", dtype={"time": str})
+    assert out["time"].str.endswith("Z").all()
+    original = pd.to_datetime(pd.read_csv(src)["Time"], format="ISO8601", utc=True)
+    written = pd.to_datetime(out["time"], format="ISO8601", utc=True)
+    assert (written == original).all() and written.is_unique
+    assert out["time"].iloc[0] == "2022-03-20T10:00:00Z"  # 11:00+01:00
+    code, _, err = run(capsys, "release", "--input", str(SERIES / "occupancy.csv"),
+                       "--value-col", "V4", "--epsilon", "1",
+                       "--output", str(tmp_path / "o.csv"))
+    assert code == 0, err
+    naive = pd.read_csv(tmp_path / "o.csv", comment="#", dtype={"time": str})["time"]
+    assert naive.iloc[0] == "2015-02-04T17:51:00" and not naive.str.endswith("Z").any()
+
+
+def test_gpx_times_are_written_as_utc(capsys, tmp_path):
+    code, _, err = run(capsys, "geo-release", "--input", str(GPS / "healthfit-apple-watch.gpx"),
+                       "--epsilon", "1", "--output", str(tmp_path / "g.csv"))
+    assert code == 0, err
+    rows = [ln for ln in (tmp_path / "g.csv").read_text().splitlines()
+            if not ln.startswith("#")]
+    assert rows[1].startswith("2021-07-21T12:46:38Z,")
+    track = load_track(GPS / "healthfit-apple-watch.gpx")  # the saved view round trip
+    assert track.table()["time"][0] == "2021-07-21T12:46:38Z"
 
 
 # ------------------------------------------------------------ separators

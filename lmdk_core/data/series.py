@@ -10,15 +10,21 @@ import pandas as pd
 from lmdk_core.data.tables import (
     Source,
     csv_separator,
+    has_zone,
     leading_comment_lines,
     numeric_column,
     parse_times,
     read_bytes,
     read_csv_table,
+    repeated_times_note,
 )
 from lmdk_core.validation import InputError
 
-__all__ = ["Series", "csv_columns", "load_series_csv"]
+__all__ = ["Series", "csv_columns", "guess_series_columns", "is_index_column",
+           "load_series_csv"]
+
+#: words that mark a time column in a header (``Time``, ``date``, ``timestamp``, ``year``…)
+TIME_WORDS = ("time", "date", "timestamp", "datetime", "year", "day", "month", "hour")
 
 
 @dataclass(frozen=True)
@@ -30,6 +36,11 @@ class Series:
     time_kind: str = "number"  # 'number' or 'datetime'
     name: str = "series"
     unit: str = ""
+    #: what the loader did that the user should know (e.g. repeated times kept)
+    notes: tuple[str, ...] = ()
+    #: True when the file's times carried a zone (``Z``, ``+08:00``): they are held in UTC
+    #: and written back with ``Z`` (docs/data-formats.md)
+    utc: bool = False
 
     def __len__(self) -> int:
         return int(self.values.size)
@@ -63,7 +74,10 @@ def load_series_csv(source: Source, name: str = "uploaded series", time_col: str
         raise
     values = numeric_column(df, vcol)
     times, kind = parse_times(df, tcol)
-    return Series(time=times, values=values, time_kind=kind, name=name)
+    note = repeated_times_note(times)
+    utc = kind == "datetime" and df[tcol].dtype.kind == "O" and has_zone(df[tcol])
+    return Series(time=times, values=values, time_kind=kind, name=name,
+                  notes=(note,) if note else (), utc=utc)
 
 
 def csv_columns(source: Source) -> list[str]:
@@ -81,3 +95,52 @@ def csv_columns(source: Source) -> list[str]:
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, UnicodeDecodeError):
         return []
     return [str(c).strip() for c in head.columns]
+
+
+def is_index_column(name: str, values: pd.Series | None = None) -> bool:
+    """True for a row-index column, never a time or a value: an empty header cell
+    (pandas calls it ``Unnamed: 0``), a column named ``index``, or (with ``values``) a
+    column of the row numbers 0, 1, 2, … or 1, 2, 3, … under a nameless or
+    ``id``-like header."""
+    n = str(name).strip().lower()
+    if n == "" or n.startswith("unnamed:") or n in ("index", "level_0"):
+        return True
+    if values is not None and n in ("", "id", "row", "#", "no", "n"):
+        v = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+        if v.size and np.all(np.isfinite(v)):
+            return bool(np.array_equal(v, np.arange(v.size) + v[0]) and v[0] in (0, 1))
+    return False
+
+
+def guess_series_columns(source: Source) -> tuple[str, str] | None:
+    """The time and value columns to offer first for a CSV whose columns are not
+    ``time,value`` (the Timeline's column choices): never a row-index column
+    (:func:`is_index_column`). Time: the first column whose name has a time word
+    (:data:`TIME_WORDS`), else the first column whose cells are dates; value: the first
+    other column whose cells are numbers. None when no pair is found."""
+    import io
+
+    try:
+        data = read_bytes(source, "the CSV file")
+        head = pd.read_csv(io.BytesIO(data), nrows=200, dtype=str,
+                           skiprows=leading_comment_lines(data), sep=csv_separator(data))
+    except (InputError, pd.errors.ParserError, pd.errors.EmptyDataError, ValueError,
+            UnicodeDecodeError):
+        return None
+    cols = [c for c in head.columns if not is_index_column(c, head[c])]
+
+    def numeric(c: str) -> bool:
+        v = pd.to_numeric(head[c].str.strip(), errors="coerce")
+        return bool(v.notna().mean() > 0.9) if len(v) else False
+
+    def dates(c: str) -> bool:
+        v = pd.to_datetime(head[c].str.strip(), errors="coerce", format="ISO8601", utc=True)
+        return bool(v.notna().mean() > 0.9) if len(v) else False
+
+    time = next((c for c in cols if any(w in str(c).lower() for w in TIME_WORDS)), None)
+    if time is None:
+        time = next((c for c in cols if not numeric(c) and dates(c)), None)
+    value = next((c for c in cols if c != time and numeric(c)), None)
+    if time is None or value is None:
+        return None
+    return str(time).strip(), str(value).strip()

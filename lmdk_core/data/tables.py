@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # pandas is imported where a table is parsed: `lmdk loss` nev
 
 __all__ = ["MAX_BYTES", "MAX_ROWS", "SEPARATORS", "Source", "csv_separator",
            "leading_comment_lines", "read_bytes", "read_csv_table", "numeric_column",
-           "parse_times"]
+           "has_zone", "parse_times", "repeated_times_note"]
 
 #: column separators recognised in an uploaded table, in order of preference on a tie
 SEPARATORS = (",", ";", "\t", "|")
@@ -222,8 +222,10 @@ def parse_times(df: pd.DataFrame, column: str = "time") -> tuple[np.ndarray, str
     """Parse a time column: whole numbers / decimals, or ISO-8601 datetimes.
 
     Returns (times, kind) with kind 'number' or 'datetime'; whole numbers are returned
-    exactly, as int64 (not via float). Times must be strictly increasing; duplicates and
-    out-of-order rows raise InputError naming the lines.
+    exactly, as int64 (not via float). Times must not decrease (out-of-order rows raise
+    InputError naming the lines); a time equal to the previous row's is kept, each row
+    its own timestamp (the repeated-timestamp rule, docs/data-formats.md;
+    :func:`repeated_times_note` says how many).
     """
     col = df[column]
     if col.dtype.kind == "i":  # whole numbers parsed exactly by read_csv_table
@@ -237,14 +239,6 @@ def parse_times(df: pd.DataFrame, column: str = "time") -> tuple[np.ndarray, str
         times, kind = _parse_text_times(raw)
     if len(times) > 1:
         # compare neighbours directly (a difference of int64 times may overflow)
-        zero = times[1:] == times[:-1]
-        if np.any(zero):
-            i = int(np.flatnonzero(zero)[0]) + 1
-            raise InputError(
-                f"line {i + 2}: time {quote_user_text(raw.iloc[i])} appears twice (also on "
-                f"line {i + 1}); "
-                "each timestamp must be unique"
-            )
         neg = times[1:] < times[:-1]
         if np.any(neg):
             i = int(np.flatnonzero(neg)[0]) + 1
@@ -253,6 +247,34 @@ def parse_times(df: pd.DataFrame, column: str = "time") -> tuple[np.ndarray, str
                 f"row's {quote_user_text(raw.iloc[i - 1])}; sort the file by time"
             )
     return times, kind
+
+
+#: a time-zone designator at the end of an ISO 8601 time: ``Z``, ``+08:00``, ``-0500``, ``+01``
+_ZONE = r"(?:[zZ]|[+-][0-9]{2}(?::?[0-9]{2})?)$"
+
+
+def has_zone(cells: pd.Series) -> bool:
+    """True when an ISO 8601 time cell ends in a zone designator (``Z`` or an offset):
+    such times are converted to UTC and written back with ``Z``
+    (:func:`lmdk_core.export.time_labels`)."""
+    text = cells.dropna().astype(str).str.strip()
+    text = text[text.str.contains(r"[0-9]T[0-9]|[0-9] [0-9]", regex=True)]
+    return bool(text.str.contains(r"[0-9:.]" + _ZONE, regex=True).any())
+
+
+def repeated_times_note(times: np.ndarray, what: str = "row") -> str | None:
+    """The note for times equal to the one before them (the repeated-timestamp rule of
+    docs/data-formats.md: kept, each its own timestamp t, in file order), or None."""
+    t = np.asarray(times)
+    if t.size < 2:
+        return None
+    same = int(np.sum(t[1:] == t[:-1]))
+    if not same:
+        return None
+    i = int(np.flatnonzero(t[1:] == t[:-1])[0]) + 1
+    return (f"{same:,} {what}{'s have' if same != 1 else ' has'} the same time as the "
+            f"{what} before {'them' if same != 1 else 'it'} (first: timestamp {i}); kept, each "
+            "its own timestamp, in file order.")
 
 
 def _parse_text_times(raw: pd.Series) -> tuple[np.ndarray, str]:

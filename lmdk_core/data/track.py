@@ -25,6 +25,7 @@ import pandas as pd
 from lmdk_core.data.tables import (
     MAX_ROWS,
     Source,
+    has_zone,
     numeric_column,
     read_bytes,
     read_csv_table,
@@ -73,6 +74,9 @@ class Track:
     segment_names: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
+    #: True when the times are UTC by the format (GPX, GeoLife) or carried a zone in the
+    #: file: written back with ``Z`` (docs/data-formats.md)
+    utc: bool = False
 
     def __post_init__(self) -> None:
         n = int(np.asarray(self.lat).size)
@@ -107,7 +111,8 @@ class Track:
         pieces, ``segment``."""
         out: dict[str, list] = {}
         if self.time_kind == "datetime":
-            out["time"] = [None if pd.isna(x) else pd.Timestamp(x).isoformat()
+            z = "Z" if self.utc else ""
+            out["time"] = [None if pd.isna(x) else pd.Timestamp(x).isoformat() + z
                            for x in np.asarray(self.time)]
         elif self.time_kind == "number":
             out["time"] = [None if not np.isfinite(x) else (int(x) if x == round(x) else x)
@@ -202,8 +207,9 @@ def load_track_csv(source: Source, name: str = "uploaded track") -> Track:
                          "is neither "
                          "a number nor an ISO date like 2024-03-01T08:00") from None
     res = resolve_track_times(raw, segment, kind)
+    utc = res.kind == "datetime" and has_zone(df["time"])
     return Track(lat=lat, lon=lon, time=res.time, time_kind=res.kind, name=name,
-                 segment=segment, notes=res.notes, warnings=res.warnings)
+                 segment=segment, notes=res.notes, warnings=res.warnings, utc=utc)
 
 
 #: header lines of a GeoLife / OziExplorer track file (.plt) before the first point
@@ -254,7 +260,8 @@ def load_track_plt(source: Source, name: str = "uploaded track") -> Track:
     segment = np.zeros(lat.size, dtype=int)
     res = resolve_track_times(raw, segment, "datetime")
     return Track(lat=lat, lon=lon, time=res.time, time_kind=res.kind, name=name,
-                 segment=segment, notes=res.notes, warnings=res.warnings)
+                 segment=segment, notes=res.notes, warnings=res.warnings,
+                 utc=res.kind == "datetime")  # GeoLife's times are GMT
 
 
 def _shift_line(message: str, by: int) -> str:
@@ -348,7 +355,8 @@ def load_track_gpx(source: Source, name: str = "uploaded track",
                                       check_positive(waypoint_max_m, "waypoint distance"))
     return Track(lat=lat, lon=lon, time=res.time, time_kind=res.kind, name=name,
                  waypoints=wpts, segment=segment, segment_names=tuple(labels),
-                 notes=tuple(notes) + res.notes + tuple(wnotes), warnings=res.warnings)
+                 notes=tuple(notes) + res.notes + tuple(wnotes), warnings=res.warnings,
+                 utc=res.kind == "datetime")  # GPX times are UTC (GPX 1.1 schema)
 
 
 def load_track(source: Source, filename: str | None = None, name: str | None = None,

@@ -10,8 +10,11 @@ each user's rows are sorted by time. Refused with a message that says what is wr
   a key, not a document: a megabyte-long id only costs time and memory in every step);
 * a missing time, a value that is not a finite number, a bad coordinate;
 * times of mixed kinds (whole numbers or decimals for some rows, dates for others);
-* the same (user, time) twice;
 * a flag that is not 0/1/true/false.
+
+The same (user, time) on several rows is kept, each row its own timestamp in file order
+(the repeated-timestamp rule of docs/data-formats.md, as on the Map and in ``lmdk
+geo-release``); :func:`repeated_times_count` counts them.
 
 :func:`check_columns` runs on the file's header before anything is read;
 :func:`prepare_users` on every partition (groups of whole users).
@@ -33,7 +36,8 @@ if TYPE_CHECKING:  # pandas is imported lazily (fast CLI start)
 
 __all__ = ["MAX_USER_ID_CHARS", "PopulationColumns", "check_columns", "check_parquet_parts",
            "check_user_ids",
-           "file_format", "prepare_users", "read_header", "read_population"]
+           "file_format", "prepare_users", "read_header", "read_population",
+           "repeated_times_count"]
 
 #: longest user id accepted (characters of its text form)
 MAX_USER_ID_CHARS = 256
@@ -286,15 +290,19 @@ def prepare_users(df: pd.DataFrame, cols: PopulationColumns) -> tuple[pd.DataFra
                              "[-90, 90], longitudes in [-180, 180]")
     if cols.landmark is not None:
         out["landmark"] = _flags(df[cols.landmark], cols.landmark)
+    # stable: rows with the same (user, time) keep their file order (each its own t)
     out = out.sort_values(["user", "time"], kind="stable", ignore_index=True)
-    u = out["user"].to_numpy()
-    t = out["time"].to_numpy()
-    dup = (u[1:] == u[:-1]) & (t[1:] == t[:-1])
-    if dup.any():
-        i = int(np.flatnonzero(dup)[0]) + 1
-        raise InputError(f"user {_user_label(u[i])} has time {quote_user_text(str(t[i]))} "
-                         "twice; each (user, time) must appear once")
     return out, kind
+
+
+def repeated_times_count(frame: pd.DataFrame) -> tuple[int, int]:
+    """(rows whose time equals the previous row's of the same user, users with such
+    rows) of a prepared long table (:func:`prepare_users`): kept, each its own
+    timestamp (docs/data-formats.md)."""
+    u = frame["user"].to_numpy()
+    t = frame["time"].to_numpy()
+    dup = (u[1:] == u[:-1]) & (t[1:] == t[:-1])
+    return int(dup.sum()), int(np.unique(u[1:][dup]).size)
 
 
 def _finite(raw: pd.Series, col: str, frame: pd.DataFrame) -> np.ndarray:
