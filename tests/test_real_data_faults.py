@@ -90,7 +90,7 @@ def test_release_commands_accept_landmark_ranges(command, path, ranged, n, capsy
     if path.name == "nile.csv":
         args += ["--time-col", "year", "--value-col", "volume"]
     if command == "solve-epsilon":
-        args += ["--within", "50", "--runs", "20", "--seed", "1"]
+        args += ["--within", "50", "--runs", "60", "--seed", "1"]
     else:
         args += ["--epsilon", "1", "--seed", "3"]
     answers = []
