@@ -30,10 +30,10 @@ EPSILON, RADIUS, SCHEME, SEEDS = 1.0, 100.0, "uniform", range(5)
 
 
 def track_files() -> list[Path]:
-    """Track fixtures: GPX files, and CSV files with lat and lon columns."""
+    """Track fixtures: GPX and GeoLife PLT files, and CSV files with lat and lon columns."""
     out = []
     for p in sorted(REAL.rglob("*")):
-        if p.suffix.lower() == ".gpx":
+        if p.suffix.lower() in (".gpx", ".plt"):
             out.append(p)
         elif p.suffix.lower() == ".csv":
             head = p.read_text(encoding="utf-8", errors="replace").splitlines()[:1]

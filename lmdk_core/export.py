@@ -153,6 +153,10 @@ def _audit_lines(rel: Release, mechanism: str, noise: str, seed: int | None) -> 
              f"mechanism: {mechanism}", f"noise: {noise}",
              "landmarks (0-based timestamps): "
              + (",".join(str(int(t)) for t in rel.landmarks) or "none")]
+    stays = getattr(rel, "stays", ())
+    if stays:  # each released once from its centroid (docs/stays.md)
+        lines.append("stays, one landmark event each (0-based ranges): "
+                     + ",".join(f"{a}-{b}" for a, b in stays))
     if seed is not None:
         lines.append(f"seed: {seed}")
     return lines

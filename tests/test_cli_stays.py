@@ -15,6 +15,8 @@ from tests.conftest import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 GEOLIFE = sorted((ROOT / "tests" / "data" / "real" / "geolife").glob("*.csv"))
+#: every real multi-day GeoLife trajectory (the CSV conversions and the PLT file)
+MULTI_DAY = GEOLIFE + sorted((ROOT / "tests" / "data" / "real" / "gps").glob("geolife*.plt"))
 
 
 def lmdk(*args: str) -> subprocess.CompletedProcess:
@@ -28,10 +30,10 @@ def ok_json(*args: str) -> dict:
 
 
 def test_the_real_fixtures_are_there():
-    assert len(GEOLIFE) >= 3
+    assert len(GEOLIFE) >= 3 and len(MULTI_DAY) >= 4
 
 
-@pytest.mark.parametrize("path", GEOLIFE, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", MULTI_DAY, ids=lambda p: p.name)
 def test_suggested_stays_accepted_at_the_defaults_give_a_usable_release(path, tmp_path):
     """Target of issue 25 on real multi-day tracks: with the suggested stays accepted as
     they are and every other setting at its default (ε = 1, r = 100 m, Uniform), the
@@ -72,11 +74,16 @@ def test_suggest_text_offers_the_stays_and_geo_release_reports_them(tmp_path):
     line = next(ln for ln in proc.stdout.splitlines() if "--stays" in ln)
     stays = line.rsplit("--stays ", 1)[1].strip()
     proc = lmdk("geo-release", "--input", str(path), "--stays", stays, "--epsilon", "1",
-                "--seed", "3", "--output", str(tmp_path / "o.csv"))
+                "--seed", "3", "--output", str(tmp_path / "o.csv"),
+                "--audit", str(tmp_path / "audit.csv"))
     assert proc.returncode == 0, proc.stderr
     assert "protected as one landmark event each" in proc.stdout
     assert "Landmark-private" in proc.stdout
-    # the publishable file holds released values only: no stay, no landmark
+    # the CONFIDENTIAL audit names the stays; the publishable file holds released
+    # values only: no stay, no landmark
+    audit = (tmp_path / "audit.csv").read_text()
+    assert "CONFIDENTIAL" in audit
+    assert f"stays, one landmark event each (0-based ranges): {stays}" in audit
     head = (tmp_path / "o.csv").read_text().splitlines()
     assert not any("stay" in h.lower() or "landmark" in h.lower() for h in head if
                    not h.startswith("#"))
