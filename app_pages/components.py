@@ -18,7 +18,7 @@ from lmdk_core.verdict import PrivacyVerdict
 __all__ = ["MAX_LEAKAGE_STATES", "cached_correlation", "cached_loss", "cached_model_leakage",
            "cached_series_release", "cached_track_release", "error_metrics", "loss_of",
            "model_caption", "render_population_utility", "render_utility", "render_verdict",
-           "utility_markdown"]
+           "utility_parts"]
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -69,25 +69,31 @@ UTILITY_STYLE = {USEFUL: ("green", ":material/insights:"),
                  NOT_USEFUL: ("red", ":material/block:")}
 
 
-def utility_markdown(uv: UtilityVerdict, compact: bool = False) -> str:
-    """The utility line as markdown: a badge with an icon and the level in words
-    ("Utility: not useful"), then the sentence (a release that is noise opens with
-    **This release is not useful:**); ``compact``: the badge and the deciding numbers."""
+def utility_parts(uv: UtilityVerdict, compact: bool = False) -> tuple[str, str, str, str]:
+    """The utility line as (badge label, colour, icon, text): the badge says the level in
+    words ("Utility: not useful") with an icon; the text is the sentence, a release that
+    is noise opening with **This release is not useful:**; ``compact``: the deciding
+    numbers only."""
     colour, icon = UTILITY_STYLE[uv.level]
     if uv.label == "not judged":
         icon = ":material/help:"
-    badge = f":{colour}-badge[{icon} Utility: {uv.label}]"
     if compact:
-        return f"{badge} {uv.short()}."
+        return f"Utility: {uv.label}", colour, icon, f"{uv.short()[0].upper()}{uv.short()[1:]}."
     lead, _, body = uv.sentence.partition(": ")
-    return f"{badge} **:{colour}[{lead}:]** {body}"
+    return f"Utility: {uv.label}", colour, icon, f"**{lead}:** {body}"
+
+
+def _utility_box(label: str, colour: str, icon: str, text: str) -> None:
+    """A bordered box: the badge (words, icon, colour), then the text. Not an
+    ``st.error`` box: the pages keep those for what the user must fix."""
+    with st.container(border=True):
+        st.badge(label, icon=icon, color=colour)
+        st.markdown(text)
 
 
 def render_utility(uv: UtilityVerdict, compact: bool = False) -> None:
-    """The utility line in a bordered box right under the privacy verdict (an ``st.error``
-    box would read as bad input: the pages keep those for what the user must fix)."""
-    with st.container(border=True):
-        st.markdown(utility_markdown(uv, compact))
+    """The utility line in a bordered box right under the privacy verdict."""
+    _utility_box(*utility_parts(uv, compact))
 
 
 def render_population_utility(levels: list[str], typical: np.ndarray, unit: str) -> None:
@@ -107,19 +113,18 @@ def render_population_utility(levels: list[str], typical: np.ndarray, unit: str)
     if counts["not useful"]:
         colour, icon = UTILITY_STYLE[NOT_USEFUL]
         others = f" Others: {rest}." if counts["not useful"] < n else ""
-        text = (f":{colour}-badge[{icon} Utility: {counts['not useful']:,} of {n:,} not "
-                f"useful] **:{colour}[{counts['not useful']:,} users' releases are not "
-                f"useful:]** their typical expected error is more than half their own data's "
-                f"{'extent' if unit == 'm' else 'spread'} — the noise hides what the data "
-                f"show.{others}{tail} Raise ε or use fewer landmarks per user "
-                "(the user table lists each user's level).")
+        _utility_box(
+            f"Utility: {counts['not useful']:,} of {n:,} not useful", colour, icon,
+            f"**{counts['not useful']:,} users' releases are not useful:** their typical "
+            f"expected error is more than half their own data's "
+            f"{'extent' if unit == 'm' else 'spread'} — the noise hides what the data "
+            f"show.{others}{tail} Raise ε or use fewer landmarks per user (the user table "
+            "lists each user's level).")
     else:
         level = USEFUL if counts["useful"] == n else MARGINAL
         colour, icon = UTILITY_STYLE[level]
-        text = (f":{colour}-badge[{icon} Utility: no user's release is noise] {rest}."
-                f"{tail}")
-    with st.container(border=True):
-        st.markdown(text)
+        _utility_box("Utility: no user's release is noise", colour, icon,
+                     f"{rest[0].upper()}{rest[1:]}.{tail}")
 
 
 def error_metrics(rel: Release, unit: str = "", distance: bool = False) -> None:

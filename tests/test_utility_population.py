@@ -22,6 +22,7 @@ from lmdk_core.population.streams import user_generator
 from lmdk_core.release import release_series
 from lmdk_core.utility import release_utility
 from tests.conftest import open_page, run_cli
+from tests.test_app_utility import utility_lines
 
 TIMEOUT = 240
 
@@ -58,7 +59,7 @@ def test_audit_utility_equals_the_single_trace_engine(scheme):
 
 def test_population_page_says_how_many_releases_are_noise():
     at = open_page("population", TIMEOUT)
-    lines = [m.value for m in at.markdown if "Utility:" in m.value and "-badge[" in m.value]
+    lines = utility_lines(at)
     assert len(lines) == 1
     audit = at.session_state["pop_result"][1].audit
     n_bad = int((audit["utility"] == "not useful").sum())
@@ -69,7 +70,7 @@ def test_population_page_says_how_many_releases_are_noise():
     # a bad setting: ε = 0.02 makes every household's release noise
     at.number_input(key="w_epsilon").set_value(0.02).run()
     assert not at.exception
-    lines = [m.value for m in at.markdown if "Utility:" in m.value and "-badge[" in m.value]
+    lines = utility_lines(at)
     assert "Utility: 200 of 200 not useful" in lines[0]
     assert ":red-badge[:material/block:" in lines[0]
     table = next(d.value for d in at.dataframe if "utility" in d.value.columns)
