@@ -166,7 +166,7 @@ with tab_acc:
             grid, curves, kind=target.kind,
             target=target.probability if target.kind == "within" else target.bound,
             current_epsilon=eps_now, unit=unit,
-            solutions={s.scheme: s.epsilon for s in sols}), width="stretch",
+            solutions={s.scheme: s.epsilon for s in sols}, per=target.per), width="stretch",
             config={"displaylogo": False})
         st.caption("Exact: Laplace and Geometric error laws, Planar Laplace's Gamma(2) "
                    "radius (Andrés et al. CCS 2013), mixed over the allocation's ε_t; a "

@@ -106,8 +106,9 @@ ANGLES = 256
 class AccuracyTarget:
     """What the user needs: ``kind='within'`` — error ≤ ``bound`` with probability ≥
     ``probability``; ``kind='mean'`` — mean absolute error (mean displacement) ≤
-    ``bound``. ``per`` is ``'each'`` (every released reading) or ``'typical'`` (a
-    reading picked at random). ``bound`` is in the data's units (metres for tracks)."""
+    ``bound``. ``per`` is ``'each'`` (each released reading, on its own), ``'typical'``
+    (a reading picked at random) or ``'all'`` (every released reading at once; kind
+    ``'within'`` only). ``bound`` is in the data's units (metres for tracks)."""
 
     kind: str = "within"
     bound: float = 1.0

@@ -286,3 +286,18 @@ def test_planar_mean_scales_with_s_and_feeds_the_mean_target():
     m = accuracy_at(track, [3], 2.0, "skip", AccuracyTarget("mean", 100.0, per="typical"),
                     radius=50.0)
     assert np.isfinite(m) and m > 2 * 50.0 / 2.0 * (5 / 6)
+
+
+def test_choose_page_offers_all_readings_at_once():
+    from tests.conftest import open_page
+
+    at = open_page("choose_epsilon")
+    at.radio(key="w_acc_per").set_value("all").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    text = " ".join(m.value for m in at.markdown)
+    assert "all released readings at once" in text
+    # a mean error has no 'all at once': the choice falls back to 'each'
+    at.radio(key="w_acc_kind").set_value("mean").run()
+    assert not at.exception and not at.error
+    assert at.session_state.w_acc_per == "each"
+    assert "all" not in at.radio(key="w_acc_per").options

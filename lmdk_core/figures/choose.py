@@ -26,10 +26,12 @@ def _layout(fig: go.Figure, height: int = 360) -> go.Figure:
 
 def accuracy_figure(eps_grid: np.ndarray, curves: Mapping[str, np.ndarray], *, kind: str,
                     target: float, current_epsilon: float, unit: str = "",
-                    solutions: Mapping[str, float | None] | None = None) -> go.Figure:
+                    solutions: Mapping[str, float | None] | None = None,
+                    per: str = "each") -> go.Figure:
     """Accuracy reached by each scheme against total ε (log axis), the target as a
     horizontal line, the current ε as a vertical one and each scheme's solution as a
-    marker. ``kind`` 'within' plots a probability (%), 'mean' an error in ``unit``."""
+    marker. ``kind`` 'within' plots a probability (%), 'mean' an error in ``unit``;
+    ``per`` 'all' titles the probability as that of every reading within at once."""
     fig = go.Figure()
     scale = 100.0 if kind == "within" else 1.0
     for key, y in curves.items():
@@ -50,8 +52,9 @@ def accuracy_figure(eps_grid: np.ndarray, curves: Mapping[str, np.ndarray], *, k
                   annotation_position="bottom right")
     u = f" ({unit})" if unit else ""
     fig.update_xaxes(type="log", title="total budget ε")
-    fig.update_yaxes(title="readings within the bound (%)" if kind == "within"
-                     else f"mean error{u}", rangemode="tozero")
+    within = ("all readings within at once (%)" if per == "all"
+              else "readings within the bound (%)")
+    fig.update_yaxes(title=within if kind == "within" else f"mean error{u}", rangemode="tozero")
     return _layout(fig)
 
 
