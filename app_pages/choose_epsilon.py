@@ -65,7 +65,12 @@ else:
     mech_kw = {"mechanism": setting("mechanism"), "sensitivity": float(setting("sensitivity"))}
     mech_text = f"{setting('mechanism').capitalize()}, Δf = {float(setting('sensitivity')):g}"
 lm = list(cur.landmarks)
-st.caption(f"{cur.length:,} timestamps, {len(lm)} landmarks, {mech_text}, current ε = "
+# accuracy → ε releases a track's accepted stays as one landmark event each (docs/stays.md)
+acc_kw = {**mech_kw, **({"stays": cur.stays} if cur.stays else {})}
+n_fix = sum(b - a + 1 for a, b in cur.stays)
+lm_text = (f"{len(lm) - n_fix + len(cur.stays)} landmark events ({len(cur.stays)} stays of "
+           f"{n_fix:,} fixes, each one event)" if cur.stays else f"{len(lm)} landmarks")
+st.caption(f"{cur.length:,} timestamps, {lm_text}, {mech_text}, current ε = "
            f"{eps_now:g} ({SCHEMES[setting('scheme')].label}).")
 
 tab_acc, tab_att, tab_rep = st.tabs(["Accuracy → ε", "What an attacker learns",
@@ -124,7 +129,7 @@ with tab_acc:
         st.stop()
     st.markdown(f"**Target:** {target.describe(unit)}.")
     schemes = tuple(st.session_state.w_acc_schemes)
-    mech = tuple(sorted(mech_kw.items()))
+    mech = tuple(sorted(acc_kw.items()))
     window = int(setting("window"))
     try:
         sols = _static_solutions(values, tuple(lm), target, schemes, window, mech)
@@ -196,7 +201,7 @@ with tab_acc:
                 t_typ = AccuracyTarget(target.kind, target.bound, target.probability, "typical")
                 sol = solve_epsilon(values, lm, "adaptive", t_typ,
                                     runs=int(st.session_state.w_acc_runs), seed=None,
-                                    progress=lambda f: bar.progress(min(f, 1.0)), **mech_kw)
+                                    progress=lambda f: bar.progress(min(f, 1.0)), **acc_kw)
                 st.session_state.adaptive_solution = sol
             except InputError as exc:
                 st.error(f"Cannot simulate Adaptive: {exc}", icon=":material/error:")

@@ -318,10 +318,39 @@ class _Model:
     mechanism: str            # 'laplace' | 'geometric' | 'planar_laplace'
     scale_unit: float         # Δf (series) or r (tracks)
     values: np.ndarray        # (T,) or (T, 2) [lat, lon]
+    #: stays released as one landmark event each (tracks; docs/stays.md)
+    stays: tuple[tuple[int, int], ...] = ()
+    #: the point a publication at t noises (a stay's first fix: the stay's centroid);
+    #: None = the value itself
+    base: np.ndarray | None = None
 
     @property
     def T(self) -> int:
         return int(self.values.shape[0])
+
+    def landmarks(self, landmarks: Iterable[int] | None) -> np.ndarray:
+        """The landmark set: the given one plus every fix of the stays."""
+        lm = check_landmarks(landmarks, self.T)
+        if not self.stays:
+            return lm
+        from lmdk_core.stay_events import stay_members
+
+        return np.union1d(lm, stay_members(self.stays)).astype(int)
+
+    def allocate(self, key: str, landmarks: Iterable[int] | None, epsilon: float,
+                 window: int | None) -> np.ndarray:
+        """The scheme's planned ε_t; with stays, the allocation of the condensed
+        timeline (each stay one landmark) with each stay's budget at its first fix."""
+        lm = self.landmarks(landmarks)
+        if not self.stays:
+            return allocate(key, self.T, lm, epsilon, window)
+        from lmdk_core.stay_events import condense
+
+        cond = condense(self.T, self.stays)
+        out = np.zeros(self.T)
+        out[cond.rep] = allocate(key, cond.condensed_length, np.unique(cond.index[lm]),
+                                 epsilon, window)
+        return out
 
 
 def _offsets(model: _Model, published: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -332,14 +361,16 @@ def _offsets(model: _Model, published: np.ndarray) -> tuple[np.ndarray, np.ndarr
     np.maximum.accumulate(idx, out=idx)
     released = idx >= 0
     src = np.maximum(idx, 0)
+    base = model.values if model.base is None else model.base
     if model.values.ndim == 1:
-        delta = model.values[src] - model.values
+        delta = base[src] - model.values
     else:
         from lmdk_core.geodesy import distance_m
 
-        delta = distance_m(model.values[src, 0], model.values[src, 1], model.values[:, 0],
+        delta = distance_m(base[src, 0], base[src, 1], model.values[:, 0],
                            model.values[:, 1])
-    delta = np.where(published, 0.0, delta)
+    if model.base is None:  # a publication noises the value itself
+        delta = np.where(published, 0.0, delta)
     return src, np.asarray(delta, float), released
 
 
@@ -448,12 +479,23 @@ def _meets(value: float, target: AccuracyTarget) -> bool:
 
 # ------------------------------------------------------------------ public API
 def _model(values: ArrayLike, mechanism: str, sensitivity: float | None,
-           radius: float | None) -> _Model:
+           radius: float | None, stays: Iterable[tuple[int, int]] | None = None) -> _Model:
     x = np.asarray(values, dtype=float)
     if x.ndim == 2:
         if radius is None:
             raise InputError("a track needs the protection radius r (metres)")
-        return _Model("planar_laplace", check_positive(radius, "protection radius"), x)
+        r = check_positive(radius, "protection radius")
+        if stays:
+            from lmdk_core.stay_events import condense, condensed_points
+
+            cond = condense(x.shape[0], stays)
+            if cond.stays:
+                base = x.copy()
+                base[cond.rep] = condensed_points(x, cond)
+                return _Model("planar_laplace", r, x, cond.stays, base)
+        return _Model("planar_laplace", r, x)
+    if stays:
+        raise InputError("stays as events are for tracks")
     if x.ndim != 1 or x.size == 0:
         raise InputError("the data must be a non-empty series or a track")
     mech = str(mechanism).lower()
@@ -466,23 +508,26 @@ def _model(values: ArrayLike, mechanism: str, sensitivity: float | None,
 def accuracy_at(values: ArrayLike, landmarks: Iterable[int] | None, epsilon: float,
                 scheme: str, target: AccuracyTarget, *, mechanism: str = "laplace",
                 sensitivity: float | None = 1.0, radius: float | None = None,
-                window: int | None = None) -> float:
+                window: int | None = None,
+                stays: Iterable[tuple[int, int]] | None = None) -> float:
     """The accuracy a static scheme reaches at total budget ``epsilon``, exactly:
     the probability (kind 'within') or the mean error (kind 'mean') of ``target``.
-    Adaptive is data- and noise-dependent: use :func:`adaptive_accuracy`."""
-    model = _model(values, mechanism, sensitivity, radius)
+    Adaptive is data- and noise-dependent: use :func:`adaptive_accuracy`. ``stays``
+    (tracks): released as one landmark event each, from their centroids (docs/stays.md)."""
+    model = _model(values, mechanism, sensitivity, radius, stays)
     key = scheme_info(scheme).key
     if key == "adaptive":
         raise InputError("Adaptive's accuracy depends on its noise: use the Monte Carlo "
                          "estimate (adaptive_accuracy)")
-    eps_t = allocate(key, model.T, landmarks, check_epsilon(epsilon), window)
+    eps_t = model.allocate(key, landmarks, check_epsilon(epsilon), window)
     return _static_accuracy(model, eps_t, target)
 
 
 def adaptive_errors(values: ArrayLike, landmarks: Iterable[int] | None, epsilon: float, *,
                     mechanism: str = "laplace", sensitivity: float | None = 1.0,
                     radius: float | None = None, runs: int = 100,
-                    seed: int | None = None) -> tuple[np.ndarray, bool]:
+                    seed: int | None = None,
+                    stays: Iterable[tuple[int, int]] | None = None) -> tuple[np.ndarray, bool]:
     """The absolute error of every reading in ``runs`` whole Adaptive releases at
     ``epsilon`` — an array (runs, T), NaN where a reading is withheld — and whether the
     verifier found every release landmark-private. Release r uses the r-th child of
@@ -491,7 +536,7 @@ def adaptive_errors(values: ArrayLike, landmarks: Iterable[int] | None, epsilon:
     from lmdk_core.release import release_series, release_trajectory
     from lmdk_core.setting_limits import check_setting
 
-    model = _model(values, mechanism, sensitivity, radius)
+    model = _model(values, mechanism, sensitivity, radius, stays)
     n = int(check_setting("runs", runs, label="the number of Monte Carlo runs"))
     lm = list(check_landmarks(landmarks, model.T))
     out = np.empty((n, model.T))
@@ -500,7 +545,8 @@ def adaptive_errors(values: ArrayLike, landmarks: Iterable[int] | None, epsilon:
         gen = np.random.default_rng(child)
         if model.mechanism == "planar_laplace":
             rel = release_trajectory(model.values[:, 0], model.values[:, 1], lm, epsilon,
-                                     model.scale_unit, "adaptive", gen)
+                                     model.scale_unit, "adaptive", gen,
+                                     stays=list(model.stays) or None)
         else:
             rel = release_series(model.values, lm, epsilon, "adaptive", model.mechanism,
                                  model.scale_unit, gen)
@@ -572,7 +618,9 @@ def adaptive_accuracy(values: ArrayLike, landmarks: Iterable[int] | None, epsilo
                       target: AccuracyTarget, *, mechanism: str = "laplace",
                       sensitivity: float | None = 1.0, radius: float | None = None,
                       runs: int = 100, seed: int | None = None,
-                      confidence: float = 0.95) -> tuple[float, float, bool]:
+                      confidence: float = 0.95,
+                      stays: Iterable[tuple[int, int]] | None = None
+                      ) -> tuple[float, float, bool]:
     """Monte Carlo accuracy of Adaptive at ``epsilon``: (estimate, one-sided bound at
     ``confidence`` in the target's favourable direction — the lower bound of a
     probability, the upper bound of a mean error — and whether the verifier found every
@@ -581,7 +629,7 @@ def adaptive_accuracy(values: ArrayLike, landmarks: Iterable[int] | None, epsilo
     on the noise, so the noise law given the publication pattern is not the plain one."""
     errors, private = adaptive_errors(values, landmarks, epsilon, mechanism=mechanism,
                                       sensitivity=sensitivity, radius=radius, runs=runs,
-                                      seed=seed)
+                                      seed=seed, stays=stays)
     est, bound = estimate_from_errors(errors, target, confidence)
     return est, bound, private
 
@@ -665,7 +713,8 @@ def solve_epsilon(values: ArrayLike, landmarks: Iterable[int] | None, scheme: st
                   sensitivity: float | None = 1.0, radius: float | None = None,
                   window: int | None = None, eps_range: tuple[float, float] = EPS_RANGE,
                   runs: int = 100, seed: int | None = None, confidence: float = 0.95,
-                  progress=None) -> EpsilonSolution:
+                  progress=None,
+                  stays: Iterable[tuple[int, int]] | None = None) -> EpsilonSolution:
     """The smallest total ε in ``eps_range`` at which ``scheme`` meets ``target``, and
     every interval of ε that meets it (``extra['intervals']``).
 
@@ -679,9 +728,9 @@ def solve_epsilon(values: ArrayLike, landmarks: Iterable[int] | None, scheme: st
     """
     from lmdk_core.verifier import verify
 
-    model = _model(values, mechanism, sensitivity, radius)
+    model = _model(values, mechanism, sensitivity, radius, stays)
     key = scheme_info(scheme).key
-    lm = check_landmarks(landmarks, model.T)
+    lm = model.landmarks(landmarks)
     lo, hi = (check_epsilon(e, "the ε range") for e in eps_range)
     if not lo < hi:
         raise InputError("the ε range must have its lower end below its upper end")
@@ -713,7 +762,8 @@ def solve_epsilon(values: ArrayLike, landmarks: Iterable[int] | None, scheme: st
                                              mechanism=model.mechanism,
                                              sensitivity=model.scale_unit,
                                              radius=model.scale_unit, runs=runs, seed=seed,
-                                             confidence=confidence)
+                                             confidence=confidence,
+                                             stays=list(model.stays) or None)
             return cache[e]
 
         def value(e: float) -> float:
@@ -742,7 +792,7 @@ def solve_epsilon(values: ArrayLike, landmarks: Iterable[int] | None, scheme: st
                                extra={"at_lower_end": prev is None, "exact": False,
                                       "intervals": [(found, float(hi))]})
 
-    profile = allocate(key, model.T, lm, 1.0, window)
+    profile = model.allocate(key, lm, 1.0, window)
     monotone = _monotone(model, profile, target)
     exact = monotone or (target.per == "each" and model.mechanism != "planar_laplace")
     if monotone:
@@ -756,7 +806,7 @@ def solve_epsilon(values: ArrayLike, landmarks: Iterable[int] | None, scheme: st
                   "could be taken for one)")
 
     def value(e: float) -> float:
-        return _static_accuracy(model, allocate(key, model.T, lm, e, window), target)
+        return _static_accuracy(model, model.allocate(key, lm, e, window), target)
     grid = np.geomspace(lo, hi, GRID_POINTS)
     intervals = _feasible_intervals(value, target, grid, 1e-10, not monotone, progress)
     if progress is not None:
@@ -771,7 +821,8 @@ def solve_epsilon(values: ArrayLike, landmarks: Iterable[int] | None, scheme: st
                                                           best_over_range=not monotone),
                                extra={"exact": exact, "intervals": []})
     found = intervals[0][0]
-    private = verify(allocate(key, model.T, lm, found, window), lm, found).private
+    private = verify(model.allocate(key, lm, found, window), lm, found,
+                     groups=model.stays).private
     return EpsilonSolution(key, found, value(found), target, method, landmark_private=private,
                            extra={"at_lower_end": found == float(grid[0]), "exact": exact,
                                   "intervals": intervals})

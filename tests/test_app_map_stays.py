@@ -99,3 +99,13 @@ def test_a_configuration_restores_stays_as_events():
     at.run()
     errors = " ".join(e.value for e in at.error)
     assert "stay 8-12" in errors and "Nothing was changed" in errors, errors
+
+
+def test_choose_epsilon_counts_the_accepted_stays_as_events(real_track):
+    at = accept_all(real_track)
+    at.switch_page("app_pages/choose_epsilon.py").run()
+    at.radio(key="w_analysis_data").set_value("track").run()
+    assert not at.exception, at.exception
+    assert any("22 landmark events (22 stays of 1,229 fixes, each one event)" in c.value
+               for c in at.caption), [c.value for c in at.caption]
+    assert not at.error, [e.value for e in at.error]
