@@ -280,6 +280,18 @@ def test_gpx_times_are_written_as_utc(capsys, tmp_path):
     assert track.table()["time"][0] == "2021-07-21T12:46:38Z"
 
 
+# ------------------------------------------------------------ column choices
+def test_a_row_index_is_never_offered_as_a_column():
+    """occupancy-pandas-index.csv: the real occupancy series as pandas writes it with its
+    row index (`Unnamed: 0`, 0, 1, 2, …)."""
+    from lmdk_core.data.series import guess_series_columns, is_index_column
+
+    assert guess_series_columns(SERIES / "occupancy-pandas-index.csv") == ("time", "V1")
+    assert is_index_column("Unnamed: 0") and not is_index_column("V1")
+    assert guess_series_columns(SERIES / "water-flow-semicolon.csv") == (
+        "Time", "Water flow [l/s]")
+
+
 # ------------------------------------------------------------ separators
 @pytest.mark.parametrize("name, sep", [("water-flow-semicolon.csv", ";"),
                                        ("modechoice-semicolon.csv", ";"),
