@@ -179,7 +179,9 @@ def planar_offset_mean(delta: ArrayLike, s: ArrayLike) -> np.ndarray:
     Over the angle the mean is a complete elliptic integral of the second kind,
     ``(1/2π)∫|δ + R e^{iθ}| dθ = (2/π)(δ + R)·E(m)``, ``m = 4δR/(δ + R)²``; over R it is
     a Gauss–Laguerre rule (weight u·e^{−u}, u = R/s, :data:`LAGUERRE_NODES` nodes).
-    δ = 0 gives 2s; δ ≫ s gives ≈ δ.
+    δ = 0 gives 2s; δ ≫ s gives ≈ δ. The mean over the angle has a kink at R = δ, which
+    limits the rule: within 1e-4 relative of adaptive quadrature (measured over
+    δ/s from 1e-3 to 300; tests/test_utility.py), far below the 3 digits shown.
     """
     d = np.abs(np.asarray(delta, dtype=float))[..., None]
     r = np.asarray(s, dtype=float)[..., None] * _LAG_X
