@@ -88,6 +88,32 @@ def test_every_bound_is_refused_at_once_with_its_range(series, command, option, 
     assert option in lines[0] and LIMITS[name].describe() in lines[0], lines[0]
 
 
+@pytest.mark.parametrize("args,option,name", [
+    (["leakage", "--backward", "{pb}", "--epsilon", "1e308", "--length", "5"], "--epsilon",
+     "privacy_loss"),
+    (["leakage", "--backward", "{pb}", "--epsilon", "1", "--length", "5", "--landmarks", "1",
+      "--total-epsilon", "1e308"], "--total-epsilon", "total_epsilon"),
+    (["calibrate", "--matrix", "{pb}", "--target", "1e308", "--length", "5"], "--target",
+     "privacy_loss"),
+    (["supremum", "--matrix", "{pb}", "--epsilon", "1e308"], "--epsilon", "privacy_loss"),
+    (["loss", "--matrix", "{pb}", "--alpha", "1,1e308"], "--alpha", "privacy_loss"),
+])
+def test_leakage_tools_refuse_losses_that_would_overflow(args, option, name):
+    # before: 'tpl' came back as null (1e308 + 1e308 overflows)
+    pb = str(ROOT / "examples" / "PB.csv")
+    p = run_cli(*[a.replace("{pb}", pb) for a in args], "--json")
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert option in p.stderr and LIMITS[name].describe() in p.stderr, p.stderr
+
+
+def test_leakage_allocation_budgets_are_bounded(tmp_path):
+    alloc = tmp_path / "a.csv"
+    alloc.write_text("epsilon_t\n1\n1e308\n1\n")
+    p = run_cli("leakage", "--backward", str(ROOT / "examples" / "PB.csv"), "--allocation",
+                str(alloc), "--json")
+    assert p.returncode == 2 and "at most 700" in p.stderr, p.stdout + p.stderr
+
+
 def test_ranges_beyond_the_data_are_refused_before_they_are_expanded(series, track):
     for args, words in [
         (["solve-epsilon", "--input", series, "--within", "1", "--landmarks", "0-10000000"],

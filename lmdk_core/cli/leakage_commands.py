@@ -12,6 +12,7 @@ import math
 import sys
 from typing import TYPE_CHECKING
 
+from lmdk_core.setting_limits import LIMITS, check_setting
 from lmdk_core.validation import InputError, check_length, check_positive, parse_landmarks
 from lmdk_core.verdict import privacy_verdict
 
@@ -40,7 +41,7 @@ def _parse_alphas(text: str) -> np.ndarray:
             raise InputError(f"--alpha value {p!r} is not a number; give e.g. 0.1,1") from None
         if not math.isfinite(a) or a < 0:
             raise InputError(f"--alpha value {p!r} must be a finite number >= 0")
-        out.append(a)
+        out.append(check_setting("privacy_loss", a, label="--alpha"))
     return np.array(out)
 
 
@@ -91,7 +92,14 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
                 "give --epsilon e and --length T (a constant budget), or --allocation eps.csv"
             )
         e = check_constant_epsilon(args.epsilon, "--epsilon")
+        check_setting("privacy_loss", e, label="--epsilon")
         eps = np.full(_length(args.length), e)
+    top = LIMITS["privacy_loss"].high
+    if eps.size and float(np.max(eps)) > top:  # sums of budgets must stay finite
+        raise InputError(f"--allocation: every ε_t must be at most {top:g} (the largest "
+                         f"privacy loss the tools take); got {float(np.max(eps)):g}")
+    if args.total_epsilon is not None:
+        check_setting("total_epsilon", args.total_epsilon, label="--total-epsilon")
     lb = _loss(args.backward, "--backward")
     lf = lb if args.forward is None else _loss(args.forward, "--forward")
     landmarks = parse_landmarks(args.landmarks) if args.landmarks is not None else None
@@ -129,6 +137,7 @@ def _cmd_supremum(args: argparse.Namespace) -> int:
     from lmdk_core.leakage.supremum import check_constant_epsilon, supremum
 
     e = check_constant_epsilon(args.epsilon, "--epsilon")
+    check_setting("privacy_loss", e, label="--epsilon")
     sup = supremum(_loss(args.matrix, "--matrix"), e)
     if args.json:
         emit_json({"supremum": sup})
@@ -145,6 +154,7 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     from lmdk_core.leakage.calibration import calibrate_epsilon, calibrate_scale
 
     check_positive(args.target, "--target")
+    check_setting("privacy_loss", args.target, label="--target")
     lb = _loss(args.matrix, "--matrix")
     lf = lb if args.forward is None else _loss(args.forward, "--forward")
     length = _length(args.length)
