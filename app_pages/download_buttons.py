@@ -23,7 +23,11 @@ from collections.abc import Callable
 import numpy as np
 import streamlit as st
 
-from app_pages.report_button import internal_report_button, release_note_button
+from app_pages.report_button import (
+    TEACHING_HELP,
+    internal_report_button,
+    release_note_button,
+)
 from lmdk_core.config import ViewConfig, config_to_json
 from lmdk_core.data.series import Series
 from lmdk_core.data.track import Track
@@ -43,6 +47,8 @@ from lmdk_core.export import (
     publishable_filename,
     series_audit_csv,
     series_publishable_csv,
+    teaching_filename,
+    teaching_note,
     trajectory_audit_csv,
     trajectory_geojson,
     trajectory_publishable_csv,
@@ -165,6 +171,26 @@ def exact_series_release(series: Series, rel: Release, cfg: ViewConfig,
     return store[key]
 
 
+def release_button(where, cfg: ViewConfig, label: str, data, stem: str, ext: str, mime: str,
+                   key: str, help: str) -> None:  # noqa: A002 - Streamlit's name
+    """A download of released values: publishable (``lmdk_release_<stem>``), or in the
+    teaching mode (``cfg.reproducible``: the fixed seed) labelled "TEACHING — not
+    publishable", named ``lmdk_TEACHING_<stem>`` and with the teaching line in the file
+    (``data`` is called with that line, or with None, and returns the file's text)."""
+    note = teaching_note(cfg.seed) if cfg.reproducible else None
+    where.download_button(
+        f"TEACHING — {label[0].lower()}{label[1:]}, not publishable" if note else label,
+        lambda: data(note),
+        file_name=teaching_filename(stem, ext) if note else publishable_filename(stem, ext),
+        mime=mime, icon=":material/school:" if note else ":material/download:", key=key,
+        help=TEACHING_HELP if note else help, on_click="ignore")
+
+
+def _with_teaching(noise: str, note: str | None) -> str:
+    """The sampler line of a file, with the teaching line when there is one."""
+    return noise if note is None else f"{noise}; {note}"
+
+
 def _explain_csv(message: str) -> str:
     return f"# No release: {message}\n"
 
@@ -252,11 +278,10 @@ def series_downloads(series: Series, rel: Release, cfg: ViewConfig, key: str,
         return run
 
     d1, d2, _ = st.columns([1, 1, 2])
-    d1.download_button("Released series (CSV)",
-                       _file(lambda r: series_publishable_csv(series, r, mech, noise)),
-                       file_name=publishable_filename("series", "csv"), mime="text/csv",
-                       icon=":material/download:", key=f"{key}_release_csv",
-                       help=PUBLISHABLE_HELP, on_click="ignore")
+    release_button(d1, cfg, "Released series (CSV)",
+                   lambda note: _file(lambda r: series_publishable_csv(
+                       series, r, mech, _with_teaching(noise, note)))(),
+                   "series", "csv", "text/csv", f"{key}_release_csv", PUBLISHABLE_HELP)
     with d2:
         release_note_button(cfg, key=f"{key}_note", noise=noise)
     confidential_downloads(cfg, key, dataset_name, [
@@ -271,29 +296,27 @@ def track_downloads(track: Track, rel: Release, cfg: ViewConfig, key: str,
     mech = mechanism_text("planar laplace", radius=cfg.radius)
     noise = _noise_of(rel)
     d1, d2, d3, d4 = st.columns([1, 1, 1, 1])
-    d1.download_button("Released track (CSV)",
-                       lambda: trajectory_publishable_csv(track, rel, mech, noise),
-                       file_name=publishable_filename("track", "csv"), mime="text/csv",
-                       icon=":material/download:", key=f"{key}_release_csv", on_click="ignore",
-                       help=PUBLISHABLE_HELP.replace("released value", "released lat, lon"))
-    d2.download_button("Released track (GeoJSON)",
-                       lambda: geojson_text(trajectory_publishable_geojson(track, rel, mech,
-                                                                           noise)),
-                       file_name=publishable_filename("track", "geojson"),
-                       mime="application/geo+json", icon=":material/download:",
-                       key=f"{key}_release_geojson", on_click="ignore",
-                       help="Publishable: the released path and one point per timestamp "
-                            "(empty where withheld); ε, scheme and mechanism in its "
-                            "properties. No original path, no landmarks.")
+    release_button(d1, cfg, "Released track (CSV)",
+                   lambda note: trajectory_publishable_csv(track, rel, mech,
+                                                           _with_teaching(noise, note)),
+                   "track", "csv", "text/csv", f"{key}_release_csv",
+                   PUBLISHABLE_HELP.replace("released value", "released lat, lon"))
+    release_button(d2, cfg, "Released track (GeoJSON)",
+                   lambda note: geojson_text(trajectory_publishable_geojson(
+                       track, rel, mech, _with_teaching(noise, note))),
+                   "track", "geojson", "application/geo+json", f"{key}_release_geojson",
+                   "Publishable: the released path and one point per timestamp (empty where "
+                   "withheld); ε, scheme and mechanism in its properties. No original path, "
+                   "no landmarks.")
     with d3:
         release_note_button(cfg, key=f"{key}_note", noise=noise)
-    d4.download_button("Released track (offline map, HTML)",
-                       lambda: released_track_map_html(track, rel, mech, noise),
-                       file_name=publishable_filename("track_map", "html"), mime="text/html",
-                       icon=":material/map:", key=f"{key}_release_map", on_click="ignore",
-                       help="Publishable: a map of the released track only (the GeoJSON's "
-                            "content) that opens in any browser without a network "
-                            "connection, for stakeholders. No original path, no landmarks.")
+    release_button(d4, cfg, "Released track (offline map, HTML)",
+                   lambda note: released_track_map_html(track, rel, mech,
+                                                        _with_teaching(noise, note)),
+                   "track_map", "html", "text/html", f"{key}_release_map",
+                   "Publishable: a map of the released track only (the GeoJSON's content) "
+                   "that opens in any browser without a network connection, for "
+                   "stakeholders. No original path, no landmarks.")
 
     def audit_geojson() -> str:
         audit_geo = trajectory_geojson(track, rel)

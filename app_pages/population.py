@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from app_pages.components import render_population_utility
+from app_pages.report_button import TEACHING_HELP
 from app_pages.session import (
     add_series,
     correlation_spec,
@@ -33,6 +34,8 @@ from lmdk_core.export import (
     mechanism_text,
     noise_text,
     publishable_filename,
+    teaching_filename,
+    teaching_note,
 )
 from lmdk_core.figures.population import (
     error_figure,
@@ -511,24 +514,36 @@ elif st.session_state.get("pop_model_note") and spec["model"] == "matrix":
     s2.page_link("app_pages/leakage.py", label="Leakage page", icon=":material/water_drop:")
 
 st.subheader("6. Downloads and the batch command")
+teaching = teaching_note(int(setting("seed"))) if setting("reproducible") else None
 header = [
-    "Landmark Privacy Explorer — publishable population release (released values only)",
+    (f"Landmark Privacy Explorer — {teaching}" if teaching else
+     "Landmark Privacy Explorer — publishable population release (released values only)"),
     f"epsilon: {settings.epsilon:g} per user (landmark privacy, Katsomallos et al. CODASPY "
     "2022)",
     f"scheme: {SCHEMES[settings.scheme].label}", f"mechanism: {mech}",
     f"noise: {sampler(settings)}",
-    "withheld timestamps (nothing released yet) are empty"]
+    "withheld timestamps (nothing released yet) are empty"] + (
+    [f"noise drawn from the fixed teaching seed {int(setting('seed'))}"
+     if settings.noise == "fast" or kind == "track" else
+     "noise: OpenDP's exact samplers (not seeded), but made in the teaching mode"]
+    if teaching else [])
 d1, d2 = st.columns(2)
 try:
     pub = publishable_csv(result, header)
 except InputError as exc:
     d1.info(f"No publishable file: {exc}.", icon=":material/block:")
 else:
-    d1.download_button("Released population (CSV)", pub, key="pop_dl_release",
-                       file_name=publishable_filename(f"population_{kind}", "csv"),
-                       mime="text/csv", icon=":material/download:",
-                       help="Publishable: user, time and the released value(s) only — no "
-                            "raw values, landmark flags, budgets or seed.")
+    if teaching:  # the fixed seed: never called publishable
+        d1.download_button("TEACHING — released population (CSV), not publishable", pub,
+                           key="pop_dl_release",
+                           file_name=teaching_filename(f"population_{kind}", "csv"),
+                           mime="text/csv", icon=":material/school:", help=TEACHING_HELP)
+    else:
+        d1.download_button("Released population (CSV)", pub, key="pop_dl_release",
+                           file_name=publishable_filename(f"population_{kind}", "csv"),
+                           mime="text/csv", icon=":material/download:",
+                           help="Publishable: user, time and the released value(s) only — "
+                                "no raw values, landmark flags, budgets or seed.")
 meta = {"epsilon": f"{settings.epsilon:g}", "scheme": settings.scheme,
         "mechanism": mech, "noise": sampler(settings),
         "landmarks": "flag column" if use_flags else "discovered per user",

@@ -24,7 +24,11 @@ from lmdk_core.config import ViewConfig
 from lmdk_core.export import CONFIDENTIAL_LABEL, NUMPY_NOISE
 from lmdk_core.object_memo import per_object
 from lmdk_core.report import build_report, report_filename
-from lmdk_core.report.release_note import build_release_note, release_note_filename
+from lmdk_core.report.release_note import (
+    build_release_note,
+    published_noise,
+    release_note_filename,
+)
 from lmdk_core.validation import InputError
 
 __all__ = ["internal_report_button", "note_bytes", "release_note_button",
@@ -37,6 +41,11 @@ HELP = (f"{CONFIDENTIAL_LABEL}. A self-contained HTML file documenting this view
 NOTE_HELP = ("Publishable: the verdict, ε, scheme, mechanism, expected error and the largest "
              "temporal leakage, as one HTML page to accompany the released file. No raw data, "
              "no landmark timestamps or places, no seed.")
+
+
+TEACHING_HELP = ("Teaching mode: the noise comes from the fixed seed shown in the sidebar, "
+                 "so anyone who knows it regenerates the noise and recovers the data. Every "
+                 "file made in this mode says so; none is publishable.")
 
 
 def _safe(build, cfg: ViewConfig) -> bytes:
@@ -85,15 +94,29 @@ def _snapshot(cfg: ViewConfig) -> ViewConfig | None:
         return None
 
 
-def release_note_button(cfg: ViewConfig, key: str, noise: str = NUMPY_NOISE) -> None:
-    """The publishable *Public release note (HTML)* button."""
+def release_note_button(cfg: ViewConfig, key: str, noise: str | None = None) -> None:
+    """The publishable *Public release note (HTML)* button. ``noise`` is the sampler of
+    the published file; by default that of the file a configuration's release is
+    published in (:func:`~lmdk_core.report.release_note.published_noise`: OpenDP's exact
+    samplers for a series). A release the note cannot describe (Adaptive) gets no
+    button but a line saying why; in the teaching mode the button and the file say
+    "TEACHING — not publishable"."""
     snapshot = _snapshot(cfg)
     if snapshot is None:
         return
+    if noise is None:
+        try:
+            noise = published_noise(snapshot)
+        except InputError as exc:
+            st.caption(f":material/block: No public release note: {exc}.")
+            return
+    teaching = snapshot.reproducible
     st.download_button(
-        "Public release note (HTML)", data=lambda: note_bytes(snapshot, noise),
+        "TEACHING note (HTML) — not publishable" if teaching else "Public release note (HTML)",
+        data=lambda: note_bytes(snapshot, noise),
         file_name=release_note_filename(snapshot), mime="text/html", key=key,
-        icon=":material/summarize:", help=NOTE_HELP, on_click="ignore",
+        icon=":material/school:" if teaching else ":material/summarize:",
+        help=TEACHING_HELP if teaching else NOTE_HELP, on_click="ignore",
     )
 
 

@@ -33,6 +33,9 @@ from lmdk_core.release import Release
 __all__ = [
     "CONFIDENTIAL_LABEL",
     "NUMPY_NOISE",
+    "TEACHING_NOTE",
+    "teaching_filename",
+    "teaching_note",
     "PLANAR_NOISE",
     "confidential_filename",
     "csv_with_header",
@@ -77,6 +80,22 @@ def noise_text(noise: str) -> str:
     from lmdk_core.mechanisms.exact_noise import FAST_SAMPLER_NAME
 
     return FAST_SAMPLER_NAME
+
+
+#: what every file made in the teaching mode says (header line, note, label)
+TEACHING_NOTE = ("TEACHING MODE — fixed seed {seed}: anyone who knows it regenerates the "
+                 "noise and recovers the data; NOT publishable")
+
+
+def teaching_note(seed: int) -> str:
+    """The line every file made in the teaching (reproducible) mode carries."""
+    return TEACHING_NOTE.format(seed=int(seed))
+
+
+def teaching_filename(stem: str, ext: str) -> str:
+    """``lmdk_TEACHING_<stem>.<ext>`` — a file made with the fixed teaching seed (never
+    called publishable)."""
+    return f"lmdk_TEACHING_{stem}.{ext}"
 
 
 def publishable_filename(kind: str, ext: str) -> str:

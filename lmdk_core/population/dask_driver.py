@@ -524,6 +524,11 @@ def _run(cfg, src: Path, in_fmt: str, cols: PopulationColumns, output: Path, out
         sampler = FAST_SAMPLER_NAME
     if cols.kind == "track":
         sampler = PLANAR_PROTECTION
+    if seed is not None and not (noise == "exact" and cols.kind == "series"):
+        # a given seed fixes the noise: the file says so (never called safe to publish
+        # while the seed is known; the seed itself is not written)
+        sampler = (f"{sampler}; drawn from a fixed --seed: whoever knows the seed "
+                   "regenerates the noise and recovers the data")
     pub_meta = {"lmdk.content": PUBLISHABLE_NOTE, "lmdk.noise": sampler}
 
     rows = _row_count(src, in_fmt)

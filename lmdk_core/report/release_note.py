@@ -39,7 +39,13 @@ import numpy as np
 from lmdk_core import __version__
 from lmdk_core.allocation import scheme_info
 from lmdk_core.config import ViewConfig
-from lmdk_core.export import NUMPY_NOISE, PLANAR_NOISE, mechanism_text, noise_text
+from lmdk_core.export import (
+    NUMPY_NOISE,
+    PLANAR_NOISE,
+    mechanism_text,
+    noise_text,
+    teaching_note,
+)
 from lmdk_core.release import numeric_mechanism
 from lmdk_core.report.compute import ReportData, compute_report
 from lmdk_core.report.templating import num as _num
@@ -76,6 +82,8 @@ def published_noise(cfg: ViewConfig) -> str:
 def release_note_filename(cfg: ViewConfig, now: datetime | None = None) -> str:
     """``lmdk_release_note_<series|track>_<YYYYMMDD-HHMM>.html``."""
     stamp = (now or datetime.now(UTC)).strftime("%Y%m%d-%H%M")
+    if cfg.reproducible:  # the teaching mode: never called a release note to publish
+        return f"lmdk_TEACHING_note_{cfg.data_kind}_{stamp}.html"
     return f"lmdk_release_note_{cfg.data_kind}_{stamp}.html"
 
 
@@ -157,6 +165,9 @@ def render_release_note(rd: ReportData, noise: str = NUMPY_NOISE) -> str:
     uv = rd.utility
     ucolour = {"useful": "green", "marginal": "amber", "not useful": "red"}[uv.level]
     title = "Public release note"
+    if cfg.reproducible:  # the teaching mode: the seed is fixed and known
+        title = "TEACHING note (not publishable)"
+        noise = f"{noise}; {teaching_note(cfg.seed)}"
     custom = cfg.extra.get("title") if isinstance(cfg.extra, dict) else None
     if isinstance(custom, str) and custom.strip():
         title += " — " + custom.strip()
