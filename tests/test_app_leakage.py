@@ -216,3 +216,32 @@ def test_the_same_calibration_in_two_sessions():
         shown.append((metric(at, "Scale factor"), metric(at, "Achieved max landmark TPL")))
     assert shown[0] == shown[1]
     assert float(shown[0][1]) <= 1.37
+
+
+def _matrix_csv(n: int) -> bytes:
+    """A row-stochastic n×n matrix (0.5 stay, the rest spread) as CSV."""
+    P = np.full((n, n), 0.5 / (n - 1))
+    np.fill_diagonal(P, 0.5)
+    return "\n".join(",".join(repr(float(x)) for x in row) for row in P).encode()
+
+
+def test_a_backward_matrix_of_another_size_is_refused_never_dropped(leakage):
+    """A 500-state backward matrix with a 2-state forward one was silently dropped while
+    the caption said the uploaded backward matrix was in use (a regression)."""
+    at = leakage
+    at.radio(key="w_corr_kind_series").set_value("matrix").run()
+    upload(at, "lk_upload_forward", _matrix_csv(2))
+    at.radio(key="w_corr_backward_series").set_value("matrix").run()
+    upload(at, "lk_upload_backward", _matrix_csv(500), name="big.csv")
+    assert not at.exception
+    assert any("500 states but the forward matrix has 2" in e.value for e in at.error)
+    assert "backward" not in at.session_state["corr_matrices"]
+    # a matching pair, then a forward matrix of another size
+    upload(at, "lk_upload_forward", _matrix_csv(3), name="f3.csv")
+    upload(at, "lk_upload_backward", _matrix_csv(3), name="b3.csv")
+    assert "backward" in at.session_state["corr_matrices"]
+    upload(at, "lk_upload_forward", _matrix_csv(4), name="f4.csv")
+    assert not at.exception
+    assert any("backward has 3 states" in e.value and "forward has 4" in e.value
+               for e in at.error), [e.value for e in at.error]
+    assert not any("own backward matrix" in c.value for c in at.caption)
