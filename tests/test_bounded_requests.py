@@ -282,3 +282,16 @@ def test_the_bad_input_page_lists_every_bound_of_the_table():
     for lim in LIMITS.values():
         assert f"| `{lim.name}` | {lim.describe()} |" in text, lim.name
     assert f"at least {EPSILON_MIN:g}" in text
+
+
+def test_the_map_shows_a_refused_table_edit_as_an_error():
+    from tests.conftest import open_page
+
+    at = open_page("map")
+    at.session_state["track_table_notes"] = [
+        "row 0, field 't' must be a whole number from 0 to 295 (a timestamp of this "
+        "track); got t=1e+09"]
+    at.run()
+    assert not at.exception
+    assert any("Not applied" in e.value and "from 0 to 295" in e.value for e in at.error), \
+        [e.value for e in at.error]
