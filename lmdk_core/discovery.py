@@ -39,10 +39,12 @@ __all__ = [
     "DEFAULT_STAY_MINUTES",
     "MAD_TO_SD",
     "DeviationSuggestion",
+    "LevelShift",
     "StayPoint",
     "deviation_scores",
     "deviation_suggestions",
     "detect_stay_points",
+    "level_shifts",
     "merge_stays",
     "seasonal_phase",
     "stay_points",
@@ -405,6 +407,10 @@ class DeviationSuggestion:
     value: float
     baseline: float
     score: float
+    #: 'deviation' (a spike off the rolling baseline) or 'level_shift' (a timestamp of a
+    #: sustained change of level, :func:`level_shifts`; ``baseline`` is then the usual
+    #: level and ``score`` the shift's significance)
+    reason: str = "deviation"
 
     @property
     def timestamps(self) -> list[int]:
@@ -419,7 +425,7 @@ class DeviationSuggestion:
     def to_dict(self) -> dict:
         """JSON-ready suggestion."""
         return {
-            "reason": "deviation",
+            "reason": self.reason,
             "timestamps": self.timestamps,
             "timestamp": self.timestamp,
             "value": self.value,
@@ -579,21 +585,154 @@ def deviation_scores(
     return baseline, np.abs(r) / np.maximum(per_phase, sigma)
 
 
+@dataclass(frozen=True)
+class LevelShift:
+    """Timestamps ``start..end`` (inclusive) whose level differs from the series' usual
+    level: an *episode* (the level comes back: a holiday, an outage) or, touching an end
+    of the series, a lasting change whose *change point* is ``change``."""
+
+    start: int
+    end: int
+    level: float
+    usual: float
+    score: float
+    change: int | None = None  # the first timestamp of the new level (lasting changes)
+
+    @property
+    def timestamps(self) -> list[int]:
+        """The suggested landmarks: the episode's timestamps, or the change point."""
+        if self.change is not None:
+            return [self.change]
+        return list(range(self.start, self.end + 1))
+
+
+def _noise_sigma(x: np.ndarray) -> float:
+    """The noise level of ``x`` robust to level shifts and spikes: ``1.4826·MAD`` of the
+    first differences, over √2 (a difference holds two noises)."""
+    d = np.diff(x)
+    if d.size == 0:
+        return 0.0
+    s = MAD_TO_SD * float(np.median(np.abs(d - np.median(d)))) / np.sqrt(2)
+    if s == 0:
+        s = MEANAD_TO_SD * float(np.mean(np.abs(d - d.mean()))) / np.sqrt(2)
+    return s
+
+
+def _best_split(c: np.ndarray, a: int, b: int, min_len: int) -> tuple[int, float]:
+    """The split s of x[a:b] maximising the two-sample statistic
+    ``|mean(x[a:s]) − mean(x[s:b])|·√((s−a)(b−s)/(b−a))`` (the CUSUM statistic of
+    binary segmentation; ``c`` is the cumulative sum with a leading 0)."""
+    n = b - a
+    s = np.arange(a + min_len, b - min_len + 1)
+    if s.size == 0:
+        return -1, 0.0
+    m1 = (c[s] - c[a]) / (s - a)
+    m2 = (c[b] - c[s]) / (b - s)
+    stat = np.abs(m1 - m2) * np.sqrt((s - a) * (b - s) / n)
+    i = int(np.argmax(stat))
+    return int(s[i]), float(stat[i])
+
+
+def level_shifts(values: ArrayLike, k: float = DEFAULT_DEVIATION_K, min_len: int = 5,
+                 max_changes: int = 8,
+                 min_duration: int = DEFAULT_DEVIATION_WINDOW) -> list[LevelShift]:
+    """Sustained changes of level, which a rolling median absorbs (a 25-day holiday in
+    a daily series moves the median with it and scores ~0).
+
+    Binary segmentation (Scott & Knott 1974; Killick et al. JASA 2012 review it): split
+    the series where the CUSUM statistic ``|Δmean|·√(n₁n₂/n)/σ`` is largest, σ the noise
+    level from the first differences (:func:`_noise_sigma`, robust to the shifts
+    themselves), while it exceeds ``max(k, √(2 ln T) + 1)`` (above what noise alone
+    reaches over T candidate splits), each side at least ``min_len`` points; at most
+    ``max_changes`` splits, the largest first. Segments are then judged by their
+    **medians** (a spike moves a mean, not a median). The usual level is the length-weighted
+    median of the segments' medians; neighbouring segments on the same side of it form
+    one stretch, and a stretch whose median is at least the series' robust spread
+    (``1.4826·MAD`` of the values: a change as large as the data's own variation) from
+    the usual level, lasts at least ``min_duration`` timestamps (the deviation window:
+    a day of hourly readings, so a daily cycle is not a shift), covers less than half
+    the series and is **abrupt** — at each of its ends the medians of the ``min_len``
+    timestamps on either side differ by at least half the shift (a slow cycle or trend,
+    which a rolling median follows, is not a shift) — is a shift: an episode
+    when the usual level comes back on both sides, else (touching an end) a lasting
+    change suggested at its change point only."""
+    x = np.asarray(values, dtype=float)
+    T = x.size
+    m = max(int(min_len), 2)
+    sigma = _noise_sigma(x)
+    if T < 2 * m or sigma == 0 or not np.isfinite(sigma):
+        return []
+    thr = max(float(k), np.sqrt(2 * np.log(T)) + 1)
+    c = np.concatenate([[0.0], np.cumsum(x)])
+    cuts: list[tuple[int, float]] = []
+    todo = [(0, T)]
+    while todo and len(cuts) < max_changes:
+        a, b = todo.pop()
+        s, stat = _best_split(c, a, b, m)
+        if s < 0 or stat / sigma <= thr:
+            continue
+        cuts.append((s, stat / sigma))
+        todo += [(a, s), (s, b)]
+    if not cuts:
+        return []
+    cuts.sort()
+    bounds = [0, *[s for s, _ in cuts], T]
+    score_at = dict(cuts)
+    segs = list(zip(bounds[:-1], bounds[1:], strict=True))
+    med = np.array([np.median(x[a:b]) for a, b in segs])
+    lens = np.array([b - a for a, b in segs], dtype=float)
+    order = np.argsort(med)
+    cum = np.cumsum(lens[order])
+    usual = float(med[order][np.searchsorted(cum, cum[-1] / 2)])
+    spread = MAD_TO_SD * float(np.median(np.abs(x - np.median(x))))
+    side = np.sign(med - usual) * (np.abs(med - usual) >= sigma)
+    out = []
+    i = 0
+    while i < len(segs):
+        j = i
+        while j + 1 < len(segs) and side[j + 1] == side[i]:
+            j += 1  # neighbouring segments on the same side: one stretch
+        a, b = segs[i][0], segs[j][1]
+        level = float(np.median(x[a:b]))
+        def jump(at: int) -> float:
+            return abs(float(np.median(x[at:at + m])) - float(np.median(x[max(at - m, 0):at])))
+
+        abrupt = all(jump(e) >= abs(level - usual) / 2 for e in (a, b) if 0 < e < T)
+        if (side[i] != 0 and abs(level - usual) >= max(spread, sigma)
+                and min_duration <= b - a < T / 2 and abrupt):
+            score = max(score_at.get(a, 0.0), score_at.get(b, 0.0))
+            change = b if a == 0 else a if b == T else None  # a lasting change
+            out.append(LevelShift(a, b - 1, level, usual, score, change))
+        i = j + 1
+    return out
+
+
 def deviation_suggestions(
     values: ArrayLike,
     window: int = DEFAULT_DEVIATION_WINDOW,
     k: float = DEFAULT_DEVIATION_K,
     phase: ArrayLike | None = None,
+    shifts: bool = True,
 ) -> list[DeviationSuggestion]:
     """Timestamps with ``score_t > k`` (see :func:`deviation_scores`; ``phase`` from
-    :func:`seasonal_phase` for a seasonal baseline), in time order."""
+    :func:`seasonal_phase` for a seasonal baseline), and — with ``shifts`` — the
+    timestamps of sustained level shifts (:func:`level_shifts`, on the series without
+    its seasonal profile), in time order, each timestamp once."""
     kk = check_positive(k, "deviation threshold k")
     baseline, score = deviation_scores(values, window, phase)
     x = np.asarray(values, dtype=float)
-    return [
-        DeviationSuggestion(int(t), float(x[t]), float(baseline[t]), float(score[t]))
-        for t in np.flatnonzero(score > kk)
-    ]
+    found = {int(t): DeviationSuggestion(int(t), float(x[t]), float(baseline[t]),
+                                         float(score[t]))
+             for t in np.flatnonzero(score > kk)}
+    if shifts:
+        level = x - (_seasonal_profile(x, np.asarray(phase)) if phase is not None else 0.0)
+        w = _check_window(window)
+        for sh in level_shifts(level, kk, min_len=max(3, w // 4), min_duration=w):
+            for t in sh.timestamps:
+                if t not in found:
+                    found[t] = DeviationSuggestion(t, float(x[t]), sh.usual, sh.score,
+                                                   reason="level_shift")
+    return [found[t] for t in sorted(found)]
 
 
 def suggested_timestamps(

@@ -167,7 +167,8 @@ def test_times_going_backwards_between_tracks_are_judged_per_track():
     times = np.asarray(t.time, dtype="datetime64[s]")
     assert not np.isnat(times[:23]).any() and np.isnat(times[23:]).all()
     assert str(times[0]) == "2013-03-08T11:15:36" and str(times[22]) == "2013-03-08T11:19:41"
-    assert len(t.warnings) == 1 and "“Lannion_Plestin_parcours1” go backwards" in t.warnings[0]
+    assert len(t.warnings) == 1 and "Lannion_Plestin_parcours1" in t.warnings[0]
+    assert "go backwards" in t.warnings[0]
     assert "the other pieces keep theirs" in t.warnings[0]
 
 
@@ -278,6 +279,43 @@ def test_gpx_times_are_written_as_utc(capsys, tmp_path):
     assert rows[1].startswith("2021-07-21T12:46:38Z,")
     track = load_track(GPS / "healthfit-apple-watch.gpx")  # the saved view round trip
     assert track.table()["time"][0] == "2021-07-21T12:46:38Z"
+
+
+# ------------------------------------------------------------ series suggestions: level shifts
+def test_a_sustained_level_shift_is_suggested(capsys):
+    """nile.csv: the Nile's flow drops for good after 1898 (Cobb 1978). A rolling median
+    follows the new level and scored it ~0 (no suggestion); the level-shift search finds
+    the change point, and `lmdk suggest` offers it."""
+    from lmdk_core.discovery import deviation_scores, level_shifts
+
+    s = load_series_csv(SERIES / "nile.csv", time_col="year", value_col="volume")
+    _, score = deviation_scores(s.values)
+    assert score.max() < 5  # the rolling baseline alone: nothing
+    shifts = level_shifts(s.values)
+    assert len(shifts) == 1 and shifts[0].change == 28 and s.time[28] == 1899
+    assert shifts[0].level > shifts[0].usual  # the years before were the high ones
+    code, out, err = run(capsys, "suggest", "--input", str(SERIES / "nile.csv"),
+                         "--time-col", "year", "--value-col", "volume", "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["landmarks"] == [28]
+    assert doc["suggestions"][0]["reason"] == "level_shift"
+
+
+def test_level_shifts_ignore_noise_and_spikes():
+    """No shift in stationary noise, nor for a single spike (seeded; σ-level check)."""
+    from lmdk_core.discovery import level_shifts
+
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        x = rng.normal(10, 1, 500)
+        assert level_shifts(x) == []
+        x[250] += 40
+        assert level_shifts(x) == []
+    x = rng.normal(10, 1, 365)
+    x[200:225] -= 6  # a 25-day holiday in a daily series
+    (sh,) = level_shifts(x)
+    assert (sh.start, sh.end, sh.change) == (200, 224, None)
 
 
 # ------------------------------------------------------------ column choices
