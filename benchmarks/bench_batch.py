@@ -20,6 +20,17 @@ Sections (``--sections``, default all):
   rows: hour-major order, every row group holding every user, which is as unordered as
   a table gets for grouping by user), as Parquet and — up to 1,000 users — as CSV.
 * ``tracks`` — Planar Laplace, Uniform and Adaptive.
+* ``per_user`` — the **cost per user**: ``--one-row-users`` users (default 20,000) of
+  ONE row each released in one process (``release_partition``, one partition, no
+  cluster), numpy and exact noise, with and without the landmark TPL column; the time
+  divided by the number of users is the fixed per-user overhead (validation, landmark
+  discovery, the stream's set-up, the verifier and the audit row), i.e. what 10⁶ tiny
+  users cost per core. Measured 2026-11-25 on this 2-core machine (load average 6.5 from
+  other jobs), 5,000 one-row users: 507 µs per user with numpy noise and 477 µs with
+  exact noise without the TPL column, 696 and 641 µs with it (at load 15: about 1.1 ms).
+  So 10⁶ one-row users cost about 8–12 minutes of CPU per core; the audit row's utility
+  verdict (medians and percentiles per user) is about half of it. Not yet small:
+  vectorising the audit over the users of a partition is the next step.
 
 Peak RSS is the largest sum over the driver and its worker processes (sampled every
 0.2 s). Prints timings only (no assertions); note the machine's load (printed before
@@ -266,6 +277,26 @@ def tracks_section(args, d: Path, kw) -> None:
               f"({load()})")
 
 
+def per_user_section(args) -> None:
+    """Users of one row each in one process: microseconds per user (see the docstring)."""
+    from lmdk_core.population.partition import BatchSettings, release_partition
+
+    n = args.one_row_users
+    rng = np.random.default_rng(1)  # data, not noise
+    df = pd.DataFrame({"user": np.arange(n), "time": np.zeros(n, dtype=np.int64),
+                       "value": rng.normal(size=n)})
+    cols = PopulationColumns(user="user", time="time", value="value")
+    for noise in ("fast", "exact"):
+        for leakage in (False, True):
+            s = BatchSettings.from_config(ViewConfig(), "series", noise, 5, leakage)
+            t = time.perf_counter()
+            release_partition(df, cols, s)
+            dt = time.perf_counter() - t
+            print(f"per user ({n:,} users x 1 row, {noise} noise, TPL column "
+                  f"{'on' if leakage else 'off'}): {dt / n * 1e6:7.0f} µs/user, "
+                  f"{dt:.1f} s ({load()})")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--users", type=int, default=10_000)
@@ -274,7 +305,8 @@ def main() -> None:
     ap.add_argument("--points", type=int, default=2_000)
     ap.add_argument("--exact-users", type=int, default=200)
     ap.add_argument("--unordered-users", type=int, default=1_000)
-    ap.add_argument("--sections", default="series,exact,unordered,tracks")
+    ap.add_argument("--one-row-users", type=int, default=20_000)
+    ap.add_argument("--sections", default="series,exact,unordered,tracks,per_user")
     args = ap.parse_args()
     sections = set(args.sections.split(","))
     print(f"{load()} on {os.cpu_count()} cores before")
@@ -290,6 +322,8 @@ def main() -> None:
             unordered_section(args, d, cols, kw)
         if "tracks" in sections:
             tracks_section(args, d, kw)
+        if "per_user" in sections:
+            per_user_section(args)
     print(f"{load()} after")
 
 
