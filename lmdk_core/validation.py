@@ -186,7 +186,7 @@ def parse_landmarks(text: str | None, length: int | None = None) -> list[int]:
     out: list[int] = []
     for a, b in parse_landmark_ranges(text):
         if length is not None and b >= length:
-            what = f"timestamp {a}" if a == b else f"the range {a}-{b}"
+            what = f"timestamp {a}" if a == b else f"range {a}-{b}"
             raise InputError(f"landmark {what} is outside the data{where}")
         if b - a + 1 > MAX_LENGTH:
             raise InputError(f"the landmark range {a}-{b} is longer than {MAX_LENGTH:,} "
