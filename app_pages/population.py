@@ -18,7 +18,7 @@ from app_pages.session import (
     leakage_target,
     setting,
 )
-from app_pages.track_session import MAX_TRACK_POINTS, add_track
+from app_pages.track_session import MAX_TRACK_POINTS, add_track, set_track_stays
 from lmdk_core.allocation import SCHEMES
 from lmdk_core.config import ViewConfig
 from lmdk_core.data.demo_population import (
@@ -58,6 +58,7 @@ from lmdk_core.population.in_process import (
     standardise,
     user_landmarks,
     user_series,
+    user_stays,
     user_track,
     verdict_colours,
 )
@@ -258,6 +259,10 @@ def open_user(pop: dict, user: object, discovery: DiscoverySettings, use_flags: 
             st.session_state.pop_switch = "app_pages/timeline.py"
             return
         track = user_track(frame, user, pop["time_kind"])
+        # the stays the batch released as one landmark event each (docs/stays.md)
+        stays = user_stays(frame, user, pop["time_kind"], discovery)
+        if stays:
+            lm = []
         if len(track) > MAX_TRACK_POINTS:
             raise InputError(f"user {quote_user_text(str(user), 30)} has {len(track):,} "
                              f"points; the Map page handles up to {MAX_TRACK_POINTS:,}")
@@ -270,6 +275,7 @@ def open_user(pop: dict, user: object, discovery: DiscoverySettings, use_flags: 
         st.session_state.w_track_name = label
     else:
         add_track(label, track, lm)
+    set_track_stays(stays, label)
     st.session_state.pop_switch = "app_pages/map.py"
 
 
@@ -386,7 +392,8 @@ if not use_flags:
                             step=0.5, key="pop_dev_k")
         else:
             st.caption("Per user: stay points (the Map's suggestions, Li et al. 2008); "
-                       "every point of a stay is a landmark.")
+                       "each stay is released as ONE landmark event, from its centroid, "
+                       "whatever its number of fixes (docs/stays.md).")
             d1, d2 = st.columns(2)
             d1.number_input("Stay radius (metres)", min_value=10.0, max_value=5000.0,
                             step=10.0, format="%.0f", key="w_stay_distance")

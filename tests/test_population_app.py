@@ -299,3 +299,19 @@ def test_geometric_on_decimal_meter_readings_is_a_clear_error(population):
     msgs = [e.value for e in at.error]
     assert any("whole numbers" in m and "Laplace" in m for m in msgs), msgs
     assert not at.get("plotly_chart")  # nothing released, nothing drawn
+
+
+def test_open_in_map_with_discovered_stays_carries_them_as_events(population):
+    """Discovered per user, a track's stays are released as one landmark event each in
+    the batch; opening the user on the Map carries them as stays, not as fixes."""
+    at = population
+    at.radio(key="pop_source").set_value("demo_tracks").run()
+    at.radio(key="pop_lm_source").set_value("discover").run()
+    assert not at.exception
+    assert any("ONE landmark event" in c.value for c in at.caption)
+    at.button(key="pop_open").click().run()
+    assert not at.exception
+    name = at.session_state["w_track_name"]
+    stays = at.session_state["track_stays"][name]
+    assert stays and at.session_state["track_landmarks"][name] == []
+    assert all(a <= b for a, b in stays)

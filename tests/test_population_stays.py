@@ -82,3 +82,16 @@ def test_the_setting_is_checked():
     with pytest.raises(InputError, match="stays_as_events"):
         DiscoverySettings.from_extra({"discovery": {"stays_as_events": "yes"}})
     assert DiscoverySettings.from_extra({}).stays_as_events is True
+
+
+def test_user_stays_are_the_ones_the_batch_released(population):
+    from lmdk_core.population.in_process import standardise, user_stays
+
+    frame, kind = standardise(population, COLS)
+    d = DiscoverySettings()
+    stays = user_stays(frame, "geolife-user004", kind, d)
+    assert len(stays) == 22 and stays[0] == (93, 168)
+    assert user_stays(frame, "geolife-user004", kind,
+                      DiscoverySettings(stays_as_events=False)) == []
+    flagged = frame.assign(landmark=False)
+    assert user_stays(flagged, "geolife-user004", kind, d) == []

@@ -29,7 +29,11 @@ import pandas as pd
 from lmdk_core.data.series import Series
 from lmdk_core.data.track import Track
 from lmdk_core.population.audit import AUDIT_COLUMNS
-from lmdk_core.population.landmarks import DiscoverySettings, discover_landmarks
+from lmdk_core.population.landmarks import (
+    DiscoverySettings,
+    discover_landmarks,
+    discover_stays,
+)
 from lmdk_core.population.partition import BatchSettings, release_partition
 from lmdk_core.population.table import PopulationColumns, prepare_users
 from lmdk_core.quoting import quote_user_text
@@ -51,6 +55,7 @@ __all__ = [
     "release_in_process",
     "standardise",
     "user_landmarks",
+    "user_stays",
     "user_series",
     "user_track",
     "verdict_colours",
@@ -157,6 +162,18 @@ def user_landmarks(frame: pd.DataFrame, user: object, time_kind: str,
     data = (rows[["lat", "lon"]].to_numpy(dtype=float) if "lat" in rows
             else rows["value"].to_numpy(dtype=float))
     return discover_landmarks(rows["time"].to_numpy(), data, time_kind, discovery).tolist()
+
+
+def user_stays(frame: pd.DataFrame, user: object, time_kind: str,
+               discovery: DiscoverySettings) -> list[tuple[int, int]]:
+    """User ``user``'s stays released as one landmark event each, as the batch released
+    them (docs/stays.md): the detector's stays of a track without a flag column when
+    ``discovery.stays_as_events``; otherwise none."""
+    rows = _user_rows(frame, user)
+    if "landmark" in rows or "lat" not in rows or not discovery.stays_as_events:
+        return []
+    return discover_stays(rows["time"].to_numpy(), rows[["lat", "lon"]].to_numpy(dtype=float),
+                          time_kind, discovery)
 
 
 def user_series(frame: pd.DataFrame, user: object, time_kind: str, unit: str = "") -> Series:
