@@ -94,7 +94,7 @@ def test_dummies_sensitivity_and_text_output():
         (["--length", "0", "--landmarks", "0"], "at least 1"),
         (["--length", "3", "--landmarks", "0,1,2"], "no regular timestamp"),
         (["--length", "ten", "--landmarks", "1"], "--length"),
-        (["--length", "10", "--landmarks", "1,x"], "not a whole number"),
+        (["--length", "10", "--landmarks", "1,x"], "landmark `x` is not a range"),
         (["--length", "10", "--landmarks", "1", "--metric", "median"], "--metric"),
         (["--length", "10", "--landmarks", "1", "--sensitivity", "0"], "sensitivity"),
         (["--length", "10", "--landmarks", "1", "--method", "optimal", "--max-options", "2"],
