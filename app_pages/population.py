@@ -51,6 +51,7 @@ from lmdk_core.population.in_process import (
     audit_csv,
     batch_config_is_confidential,
     batch_config_json,
+    batch_dataset,
     population_correlation,
     publishable_csv,
     read_table_bytes,
@@ -139,7 +140,7 @@ def _load_upload(cols: PopulationColumns) -> None:
     st.session_state.pop_uploaded = {
         "key": f"{pending['sha256']}:{json.dumps(cols.__dict__, sort_keys=True)}",
         "name": pending["name"], "frame": frame, "time_kind": time_kind,
-        "kind": cols.kind, "cols": cols, "unit": ""}
+        "kind": cols.kind, "cols": cols, "unit": "", "sha256": pending["sha256"]}
 
 
 def upload_section() -> dict | None:
@@ -310,9 +311,11 @@ def batch_config(pop: dict, settings: BatchSettings, use_flags: bool) -> ViewCon
     if not use_flags:
         extra["discovery"] = {"window": d.window, "k": d.k, "season": d.season,
                               "distance_m": d.distance_m, "duration_min": d.duration_min}
+    # provenance: an uploaded population is named by its file (name + SHA-256), never as
+    # a demo dataset (lmdk report refuses a batch configuration and says which file)
     return ViewConfig(
-        data_kind=pop["kind"], dataset="demo-household" if pop["kind"] == "series"
-        else "demo-paris", time_kind=pop["time_kind"] if pop["time_kind"] == "datetime"
+        data_kind=pop["kind"], **batch_dataset(pop["kind"], pop["name"], pop.get("sha256")),
+        time_kind=pop["time_kind"] if pop["time_kind"] == "datetime"
         else "number", landmarks=[], epsilon=settings.epsilon, scheme=settings.scheme,
         window=int(setting("window")), mechanism=setting("mechanism"),
         sensitivity=settings.sensitivity, radius=settings.radius, seed=None,

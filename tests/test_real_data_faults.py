@@ -318,6 +318,51 @@ def test_level_shifts_ignore_noise_and_spikes():
     assert (sh.start, sh.end, sh.change) == (200, 224, None)
 
 
+# ------------------------------------------------------------ batch provenance
+def test_a_batch_configuration_names_the_uploaded_population(tmp_path, capsys, cluster):
+    """A population of real series (occupancy CO₂, water flow, running pace, one user
+    each): its batch configuration names that file (name + SHA-256), not a demo;
+    `lmdk report` refuses it naming the file; `lmdk batch` reports the input it read."""
+    import hashlib
+
+    import pandas as pd
+
+    from lmdk_core.config import ViewConfig, config_from_json
+    from lmdk_core.population.in_process import batch_config_json, batch_dataset
+
+    frames = []
+    for name in ("occupancy.csv", "water-flow.csv", "run-log.csv"):
+        tcol, vcol = {"occupancy.csv": ("time", "V4"), "run-log.csv": ("time", "Pace"),
+                      "water-flow.csv": ("Time", "Water flow [l/s]")}[name]
+        s = load_series_csv(SERIES / name, time_col=tcol, value_col=vcol)
+        frames.append(pd.DataFrame({"user": name, "time": [pd.Timestamp(x).isoformat()
+                                                           for x in s.time],
+                                    "value": s.values}))
+    src = tmp_path / "meters.csv"
+    pd.concat(frames).to_csv(src, index=False)
+    sha = hashlib.sha256(src.read_bytes()).hexdigest()
+    cfg = ViewConfig(data_kind="series", page="population",
+                     **batch_dataset("series", "meters.csv", sha))
+    text = batch_config_json(cfg)
+    back = config_from_json(text)
+    assert back.dataset == "file" and back.data_file == {"name": "meters.csv", "sha256": sha}
+    assert "demo" not in text
+    path = tmp_path / "batch.json"
+    path.write_text(text)
+    code, _, err = run(capsys, "report", "--config", str(path), "--output",
+                       str(tmp_path / "r.html"))
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "meters.csv" in err and sha[:12] in err and "lmdk batch" in err
+    code, out, err = run(capsys, "batch", "--config", str(path), "--input", str(src),
+                         "--user-col", "user", "--time-col", "time", "--value-col", "value",
+                         "--output", str(tmp_path / "o.csv"), "--audit", str(tmp_path / "a.csv"),
+                         "--scheduler", cluster.scheduler_address, "--noise", "fast",
+                         "--no-leakage", "--json")
+    assert code == 0, err
+    assert json.loads(out)["input"] == {"name": "meters.csv", "sha256": sha}
+    assert "another file" not in err
+
+
 # ------------------------------------------------------------ column choices
 def test_a_row_index_is_never_offered_as_a_column():
     """occupancy-pandas-index.csv: the real occupancy series as pandas writes it with its

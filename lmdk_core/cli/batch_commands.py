@@ -16,6 +16,21 @@ import argparse
 import sys
 
 
+def _provenance(path: str) -> dict:
+    """The input's name and SHA-256 (None for a folder of Parquet parts)."""
+    import hashlib
+    import os
+
+    p = os.fspath(path)
+    if not os.path.isfile(p):
+        return {"name": os.path.basename(p.rstrip("/")), "sha256": None}
+    h = hashlib.sha256()
+    with open(p, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return {"name": os.path.basename(p), "sha256": h.hexdigest()}
+
+
 def _cmd_batch(args: argparse.Namespace) -> int:
     from lmdk_core.cli import emit_json
     from lmdk_core.cli.output_paths import check_outputs
@@ -50,16 +65,22 @@ def _cmd_batch(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 130
     summary = {**res.to_dict(), "output": args.output if res.output_written else None,
-               "audit": args.audit}
+               "audit": args.audit, "input": _provenance(args.input)}
     if args.json:
         emit_json(summary)
     else:
         print(f"released {res.users} users ({res.rows} rows) in {res.partitions} partitions "
               f"on {res.workers} workers; noise: {res.noise}")
+        src = summary["input"]
+        print(f"input: {src['name']}" + (f" (SHA-256 {src['sha256']})" if src["sha256"] else ""))
         print(f"wrote {args.audit}: CONFIDENTIAL audit (per-user verdicts, leakage, errors)")
         if res.output_written:
             print(f"wrote {args.output}: publishable (released values only)")
         print(utility_summary(res, "m" if args.lat_col else ""))
+    made_on = cfg.data_file
+    if made_on and summary["input"]["sha256"] and made_on["sha256"] != summary["input"]["sha256"]:
+        print(f"lmdk: note: the configuration was made on {made_on['name']} (SHA-256 "
+              f"{made_on['sha256'][:12]}…); this input is another file", file=sys.stderr)
     if not res.output_written:
         print(f"lmdk: note: {res.not_private} users' releases are NOT landmark-private under "
               "this configuration; no publishable file was written (see the audit)",

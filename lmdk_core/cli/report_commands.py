@@ -32,6 +32,15 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
     check_outputs({"--config": args.config, "--data": args.data}, {"--output": args.output})
     cfg = config_from_json(read_bytes(args.config, f"the configuration {args.config}"))
+    if cfg.page == "population":
+        from lmdk_core.quoting import quote_user_text
+
+        what = (f"the population {quote_user_text(cfg.data_file['name'])} (SHA-256 "
+                f"{cfg.data_file['sha256'][:12]}…)" if cfg.data_file else
+                "the Population page's demo population")
+        raise InputError(f"this is a batch configuration, made on {what}: the report covers "
+                         "one series or track; run lmdk batch --config with it on that file "
+                         "(its audit holds every user's verdict)")
     if cfg.dataset == "file":
         from lmdk_core.data_reference import attach_referenced_data
 

@@ -49,6 +49,7 @@ __all__ = [
     "BATCH_MATRIX_LABEL",
     "batch_config_is_confidential",
     "batch_config_json",
+    "batch_dataset",
     "population_correlation",
     "publishable_csv",
     "read_table_bytes",
@@ -346,6 +347,16 @@ def read_table_bytes(data: bytes, filename: str) -> pd.DataFrame:
     if len(set(df.columns)) != len(df.columns):
         raise InputError(f"{name} has two columns with the same name; rename one")
     return df
+
+
+def batch_dataset(kind: str, name: str | None = None, sha256: str | None = None) -> dict:
+    """The ``dataset`` / ``data_file`` fields of a batch configuration: an uploaded
+    population is named by its file (``dataset = "file"``, name + SHA-256), never as a
+    demo dataset; the Population page's demo population keeps the demo's name."""
+    if sha256 is not None:
+        return {"dataset": "file", "data_file": {"name": str(name), "sha256": sha256.lower()}}
+    return {"dataset": "demo-household" if kind == "series" else "demo-paris",
+            "data_file": None}
 
 
 def batch_config_json(cfg) -> str:
