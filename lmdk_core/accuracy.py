@@ -648,6 +648,25 @@ def planar_epsilon_for(distance: float, probability: float, radius: float) -> fl
     return float(-(radius / distance) * (w + 1.0))
 
 
+def _adaptive_floor(model: _Model, lm: np.ndarray, target: AccuracyTarget) -> float:
+    """A total ε below which Adaptive cannot meet an 'each' or 'all' target: its first
+    reading is always published with the planned Uniform share c·ε (c = 1/(|L|+1)), and
+    that reading alone must meet the target — exactly, not statistically. Laplace:
+    ``1 − e^{−a·c·ε/Δf} ≥ p``, ``Δf/(c·ε) ≤ m``; Planar Laplace: Lambert's W, ``2r/(c·ε)
+    ≤ m``. 0 for 'typical' and for Geometric noise (no floor used)."""
+    if target.per == "typical" or model.mechanism == "geometric":
+        return 0.0
+    c = float(allocate("uniform", model.T, lm, 1.0)[0])
+    if target.kind == "mean":
+        per = (model.scale_unit if model.mechanism == "laplace" else 2 * model.scale_unit)
+        return per / (c * target.bound)
+    if model.mechanism == "laplace":
+        e_t = laplace_epsilon_for(target.bound, target.probability, model.scale_unit)
+    else:
+        e_t = planar_epsilon_for(target.bound, target.probability, model.scale_unit)
+    return float(e_t / c * (1 - 1e-9))
+
+
 def _bisect(value, target: AccuracyTarget, a: float, b: float, rel_tol: float) -> float:
     """The crossing between ``a`` and ``b`` (exactly one of which meets the target), to a
     relative ``rel_tol``; returns the end that meets."""
@@ -723,7 +742,8 @@ def solve_epsilon(values: ArrayLike, landmarks: Iterable[int] | None, scheme: st
     1e-10 (``extra['exact']`` says whether every interval is certain to be found; see
     the module docstring). Adaptive: whole releases simulated, ``runs`` per ε, common
     random numbers (the same ``seed`` at every ε), the target met by the one-sided
-    ``confidence`` bound; 5 grid points per decade, the first crossing bisected to 1 %.
+    ``confidence`` bound; 5 grid points per decade from the exact floor of an 'each' /
+    'all' target (:func:`_adaptive_floor`), the first crossing bisected to 1 %.
     ``progress(fraction)`` is called as the search advances.
     """
     from lmdk_core.verifier import verify
@@ -768,7 +788,10 @@ def solve_epsilon(values: ArrayLike, landmarks: Iterable[int] | None, scheme: st
 
         def value(e: float) -> float:
             return evaluate(e)[1]
-        grid = np.geomspace(lo, hi, int(np.ceil(np.log10(hi / lo) * 5)) + 1)
+        # no ε below the one at which the first reading alone (always published, at the
+        # planned Uniform share) meets an 'each'/'all' target can meet it: start there
+        start = max(lo, min(_adaptive_floor(model, lm, target), hi))
+        grid = np.geomspace(start, hi, max(2, int(np.ceil(np.log10(hi / start) * 5)) + 1))
         prev = None
         found = None
         for i, e in enumerate(grid):
@@ -789,7 +812,8 @@ def solve_epsilon(values: ArrayLike, landmarks: Iterable[int] | None, scheme: st
             progress(1.0)
         est, _, private = evaluate(found)
         return EpsilonSolution(key, found, est, target, method, landmark_private=private,
-                               extra={"at_lower_end": prev is None, "exact": False,
+                               extra={"at_lower_end": prev is None and start == lo,
+                                      "exact": False,
                                       "intervals": [(found, float(hi))]})
 
     profile = model.allocate(key, lm, 1.0, window)

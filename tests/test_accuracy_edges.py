@@ -72,6 +72,22 @@ def test_adaptive_each_solution_holds_for_the_whole_release_and_is_not_inflated(
     assert np.mean(sim <= 1.0, axis=0).min() >= 0.95
 
 
+def test_cli_default_for_adaptive_each_is_close_to_the_whole_release_answer(tmp_path):
+    # the audit's example through the CLI (1,000 whole releases per ε by default, seed 1):
+    # 15.5, where the old answer was 20.83 and 20,000 whole releases meet it from ≈ 13.9
+    import json
+
+    from tests.conftest import run_cli
+
+    src = tmp_path / "s.csv"
+    src.write_text("time,value\n" + "".join(f"{t},{t % 5}\n" for t in range(20)))
+    p = run_cli("solve-epsilon", "--input", str(src), "--landmarks", "3,7,12", "--within",
+                "1", "--schemes", "adaptive", "--seed", "1", "--json")
+    assert p.returncode == 0, p.stderr
+    sol = json.loads(p.stdout)["solutions"][0]
+    assert 13.9 < sol["epsilon"] < 17.0 and "1000 whole releases" in sol["method"]
+
+
 def test_adaptive_each_refuses_too_few_runs_to_certify():
     tgt = AccuracyTarget("within", 1.0, 0.99, "each")
     with pytest.raises(InputError, match="at least 299 runs"):

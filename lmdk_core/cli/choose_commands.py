@@ -115,13 +115,17 @@ def _cmd_solve(args: argparse.Namespace) -> int:
               if args.within is not None else AccuracyTarget("mean", args.mean_error,
                                                              per=args.per))
     unit = "m" if kind == "track" else (args.unit or "")
+    # 'each'/'all' are certified reading by reading (Clopper–Pearson): 1,000 whole
+    # releases per ε by default, where 100 would certify 95 % only from 99/100
+    runs = args.runs if args.runs is not None else (
+        1000 if target.per in ("each", "all") and target.kind == "within" else 100)
     out = []
     for key in _schemes(args.schemes):
         if key == "w-event" and args.window is None:
             raise InputError("the w-event scheme needs --window")
         sol = solve_epsilon(values, landmarks, key, target,
                             mechanism=args.mechanism, sensitivity=args.sensitivity,
-                            radius=args.radius, window=args.window, runs=args.runs,
+                            radius=args.radius, window=args.window, runs=runs,
                             seed=args.seed)
         out.append(sol)
     if args.json:
@@ -166,9 +170,10 @@ def _cmd_attack(args: argparse.Namespace) -> int:
     if args.stay and kind != "track":
         raise InputError("--stay is for tracks (the averaging attack on a place)")
     stay = _parse_timestamps(args.stay, length=len(values)) if args.stay else []
+    runs = 100 if args.runs is None else args.runs
     inf = simulate_repeat_inference(values, lm, args.scheme, args.epsilon,
                                     mechanism=args.mechanism, sensitivity=args.sensitivity,
-                                    radius=args.radius, window=args.window, runs=args.runs,
+                                    radius=args.radius, window=args.window, runs=runs,
                                     seed=args.seed)
     loss = args.epsilon if args.leakage is None else args.leakage
     result = {
@@ -184,7 +189,7 @@ def _cmd_attack(args: argparse.Namespace) -> int:
     }
     if args.stay:
         avg = averaging_attack(values[:, 0], values[:, 1], lm, stay, args.scheme, args.epsilon,
-                               args.radius, days, window=args.window, runs=args.runs,
+                               args.radius, days, window=args.window, runs=runs,
                                seed=args.seed)
         result["averaging"] = {"days": avg.days, "mean_error_m": avg.simulated_mean,
                                "p90_error_m": avg.simulated_p90, "rice_mean_m": avg.rice_mean,
@@ -237,7 +242,9 @@ def _data_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sensitivity", type=float, default=1.0, help="Δf (series)")
     p.add_argument("--radius", type=float, help="protection radius r in metres (tracks)")
     p.add_argument("--window", type=int, help="w of the w-event scheme")
-    p.add_argument("--runs", type=int, default=100, help="Monte Carlo runs (Adaptive, attacks)")
+    p.add_argument("--runs", type=int, default=None,
+                   help="Monte Carlo runs: whole Adaptive releases per ε (default 1,000 for "
+                        "--per each/all, 100 otherwise) or simulated attacks (default 100)")
     p.add_argument("--seed", type=int, help="seed of the simulations (default: fresh entropy)")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
 
