@@ -133,7 +133,8 @@ def test_planar_offset_mean_against_adaptive_quadrature(delta, s):
     """scipy's adaptive quadrature over R (split at the kink R = δ) of the exact mean
     over the angle; agreement to 1e-10 relative, the reference's own accuracy (at
     δ = 0.01, s = 10 quad is 7e-12 off the 60-digit value; the 60-digit check of the same
-    function, to a few ulps, is in tests/test_accuracy_edges.py)."""
+    function, to a few ulps, is in tests/test_accuracy_edges.py); the utility reads it
+    from a table within 2e-9."""
     from scipy.integrate import quad
     from scipy.special import ellipe
 
@@ -142,7 +143,19 @@ def test_planar_offset_mean_against_adaptive_quadrature(delta, s):
             * r * np.exp(-r / s) / s**2
     ref = (quad(f, 0, delta, epsabs=0, epsrel=1e-13, limit=400)[0]
            + quad(f, delta, delta + 80 * s, epsabs=0, epsrel=1e-13, limit=400)[0])
-    assert planar_offset_mean([delta], [s])[0] == pytest.approx(ref, rel=1e-10)
+    assert planar_offset_mean([delta], [s])[0] == pytest.approx(ref, rel=2e-9)
+
+
+def test_planar_offset_mean_table_equals_the_exact_mean():
+    """The spline table against the engine's exact mean (lmdk_core.accuracy) at 3,000
+    random β = δ/s over 14 decades, the table's ends and beyond them: 2e-9 relative."""
+    from lmdk_core.accuracy import _planar_mean
+
+    rng = np.random.default_rng(12)
+    beta = np.r_[10 ** rng.uniform(-7, 7, 3000), 0.0, 1e-6, 1e6, 3e7]
+    s = 10 ** rng.uniform(-2, 4, beta.size)
+    np.testing.assert_allclose(planar_offset_mean(beta * s, s), _planar_mean(beta * s, s),
+                               rtol=2e-9)
 
 
 def test_data_scale_series_and_fallbacks():
