@@ -142,7 +142,8 @@ BAD_SERIES = {
     "nan.csv": "time,value\n0,1\n1,NaN\n",
     "text.csv": "time,value\n0,1\n1,one\n",
     "unsorted.csv": "time,value\n1,1\n0,2\n",
-    "duplicate.csv": "time,value\n1,1\n1,2\n",
+    # repeated times are kept (one rule everywhere: docs/inputs.md), tested in
+    # tests/test_real_data_faults.py
 }
 
 

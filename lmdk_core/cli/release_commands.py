@@ -155,15 +155,16 @@ def _cmd_geo_release(args: argparse.Namespace) -> int:
         raise InputError("--audit needs its own file name (not '-')")
     check_outputs({"--input": args.input}, {"--output": out, "--audit": args.audit})
     track = load_track(args.input, filename=args.input, name=Path(args.input).name)
+    rel = release_trajectory(track.lat, track.lon, parse_landmarks(args.landmarks),
+                             args.epsilon, args.radius, args.scheme, args.seed, args.window,
+                             stays=parse_stays(args.stays))
     # what the loader did with the times (repeated, backwards, filled) — the app shows
-    # the same notes and warnings above the map
+    # the same notes and warnings above the map. Printed once the release is drawn, so
+    # that refused settings stay one line on stderr.
     for note in track.notes:
         print(f"lmdk: note: {note}", file=sys.stderr)
     for warning in track.warnings:
         print(f"lmdk: warning: {warning}", file=sys.stderr)
-    rel = release_trajectory(track.lat, track.lon, parse_landmarks(args.landmarks),
-                             args.epsilon, args.radius, args.scheme, args.seed, args.window,
-                             stays=parse_stays(args.stays))
     mech = mechanism_text("planar laplace", radius=args.radius)
     if out != "-" and _is_geojson(out):
         _write_text(geojson_text(trajectory_publishable_geojson(track, rel, mech, PLANAR_NOISE)),
