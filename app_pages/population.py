@@ -48,6 +48,7 @@ from lmdk_core.leakage.model import MAX_LEAKAGE_STATES
 from lmdk_core.population.audit import LeakageSettings
 from lmdk_core.population.dask_driver import AUDIT_LABEL
 from lmdk_core.population.in_process import (
+    NO_LEAKAGE,
     audit_csv,
     batch_config_is_confidential,
     batch_config_json,
@@ -446,6 +447,14 @@ m[2].metric("Amber (correlation)", f"{int(np.sum(colours == 'amber')):,}",
             help="Landmark-private if values were independent, but the largest landmark "
                  "TPL under the session's correlation model exceeds "
                  + ("ε." if alpha is None else f"α = {alpha:g}."))
+n_grey = int(np.sum(colours == NO_LEAKAGE))
+if n_grey:  # never counted as green or amber: say why (issue 25)
+    why = audit.loc[colours == NO_LEAKAGE, "leakage_note"].astype(str).value_counts()
+    st.warning(f"{n_grey:,} user{'s' if n_grey != 1 else ''} passed the verifier but have no "
+               f"landmark TPL, so no leakage verdict (counted apart, grey): "
+               + "; ".join(f"{n} × {quote_user_text(reason, 200)}" for reason, n in
+                           why.head(3).items()),
+               icon=":material/help:")
 m[3].metric("Median |L|", f"{float(audit['n_landmarks'].median()):g}")
 m[4].metric("Median MAE", f"{short_number(float(audit['mae'].median()))} {unit}".strip())
 g1, g2 = st.columns(2)
@@ -463,7 +472,7 @@ st.caption(f"Landmark TPL under the session's correlation model ({spec['model']}
            + sampler(settings) + ".")
 
 st.subheader("4. Users")
-order = pd.Series(colours).map({"red": 0, "amber": 1, "green": 2}).to_numpy()
+order = pd.Series(colours).map({"red": 0, "amber": 1, NO_LEAKAGE: 2, "green": 3}).to_numpy()
 table = pd.DataFrame({
     "user": audit["user"].astype(str), "verdict": colours, "|L|": audit["n_landmarks"],
     "worst total": audit["worst_total"].round(4),

@@ -363,6 +363,48 @@ def test_a_batch_configuration_names_the_uploaded_population(tmp_path, capsys, c
     assert "another file" not in err
 
 
+# ------------------------------------------------------------ population: TPL not computable
+def test_users_without_a_landmark_tpl_are_counted_apart():
+    """Real tracks as a population, leakage on 50 m grid cells: the GeoLife users visit
+    more than 500 cells (no transition matrix that large), the MapSource hike fewer.
+    The audit says why a TPL is missing; the verdict is grey, never green or amber."""
+    import pandas as pd
+
+    from lmdk_core.config import ViewConfig
+    from lmdk_core.population.audit import LeakageSettings
+    from lmdk_core.population.in_process import (
+        NO_LEAKAGE,
+        release_in_process,
+        standardise,
+        verdict_colours,
+    )
+    from lmdk_core.population.partition import BatchSettings
+    from lmdk_core.population.table import PopulationColumns
+
+    frames = []
+    for rel in ("geolife/geolife-user000.csv", "geolife/geolife-user006.csv",
+                "gps/korita-zbevnica.gpx"):
+        t = load_track(REAL / rel)
+        frames.append(pd.DataFrame({"user": rel, "time": np.arange(len(t)), "lat": t.lat,
+                                    "lon": t.lon, "landmark": 0}))
+    frame, _ = standardise(pd.concat(frames, ignore_index=True), PopulationColumns(
+        user="user", time="time", lat="lat", lon="lon", landmark="landmark"))
+    cfg = ViewConfig(data_kind="track", dataset="demo-paris")
+    settings = BatchSettings.from_config(cfg, "track", "fast", 11)
+    settings = BatchSettings(**{**settings.__dict__, "leakage": LeakageSettings(
+        spec={"model": "grid", "cell_size_m": 50.0}, cell_size_m=50.0)})
+    audit = release_in_process(frame, "track", settings).audit.set_index("user")
+    for user in ("geolife/geolife-user000.csv", "geolife/geolife-user006.csv"):
+        assert np.isnan(audit.loc[user, "max_landmark_tpl"])
+        assert "grid cells visited: too many states" in audit.loc[user, "leakage_note"]
+    assert np.isfinite(audit.loc["gps/korita-zbevnica.gpx", "max_landmark_tpl"])
+    assert audit.loc["gps/korita-zbevnica.gpx", "leakage_note"] == ""
+    colours = dict(zip(audit.index, verdict_colours(audit.reset_index(), 1.0), strict=True))
+    assert colours["geolife/geolife-user000.csv"] == NO_LEAKAGE
+    assert colours["geolife/geolife-user006.csv"] == NO_LEAKAGE
+    assert colours["gps/korita-zbevnica.gpx"] in ("green", "amber")
+
+
 # ------------------------------------------------------------ column choices
 def test_a_row_index_is_never_offered_as_a_column():
     """occupancy-pandas-index.csv: the real occupancy series as pandas writes it with its

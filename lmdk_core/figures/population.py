@@ -18,9 +18,10 @@ __all__ = ["VERDICT_COLORS", "error_figure", "landmark_count_figure", "short_num
            "tpl_figure", "verdict_figure"]
 
 #: the bar colour of each verdict
-VERDICT_COLORS = {"green": "#2ca02c", "amber": "#f0a30a", "red": "#d62728"}
+VERDICT_COLORS = {"green": "#2ca02c", "amber": "#f0a30a", "red": "#d62728",
+                  "grey": "#8c8c8c"}
 VERDICT_NAMES = {"green": "private", "amber": "only if independent",
-                 "red": "not private"}
+                 "red": "not private", "grey": "leakage not computed"}
 
 _HEIGHT = 300
 

@@ -26,7 +26,8 @@ __all__ = ["AUDIT_COLUMNS", "LeakageSettings", "user_audit"]
 
 AUDIT_COLUMNS = ["user", "n_timestamps", "n_landmarks", "landmark_private", "worst_timestamp",
                  "worst_total", "max_landmark_tpl", "mae", "rmse", "n_published",
-                 "n_approximated", "n_withheld", "expected_error", "data_scale", "utility"]
+                 "n_approximated", "n_withheld", "expected_error", "data_scale", "utility",
+                 "leakage_note"]
 
 
 @dataclass(frozen=True)
@@ -46,8 +47,10 @@ _LOSS_CACHE: dict[str, tuple] = {}
 
 
 def _losses(settings: LeakageSettings, time, data, kind: str):
-    """(backward, forward) loss functions, or None when the model has no matrices.
-    Data-independent models (smoothed, matrix) are built once per process."""
+    """``((backward, forward) loss functions, "")``, or ``(None, why)`` when the model
+    has no matrices (``why`` empty when the user chose no correlation model, else the
+    model's reason, e.g. more grid cells than the leakage handles). Data-independent
+    models (smoothed, matrix) are built once per process."""
     from lmdk_core.data.series import Series
     from lmdk_core.data.track import Track
     from lmdk_core.leakage.loss import loss_function
@@ -66,11 +69,11 @@ def _losses(settings: LeakageSettings, time, data, kind: str):
         obj = Series(time=time, values=data, time_kind=kind)
     model = correlation_from_spec(settings.spec, obj, default_strength=settings.strength,
                                   default_cell_size=settings.cell_size_m)
-    out = None
+    out = (None, "" if str(model_key).strip().lower() == "none" else (model.note or ""))
     if model.backward is not None and model.forward is not None:
         lb = loss_function(model.backward)
         lf = lb if model.forward is model.backward else loss_function(model.forward)
-        out = (lb, lf)
+        out = ((lb, lf), "")
     if shared:
         _LOSS_CACHE[key] = out
     return out
@@ -91,11 +94,11 @@ def user_audit(user: object, time: np.ndarray, original: np.ndarray, released: n
     withheld = np.isnan(released) if released.ndim == 1 else np.isnan(released).any(axis=1)
     ok = ~withheld
     err = distance(released[ok], original[ok]) if ok.any() else np.zeros(0)
-    tpl_max = float("nan")
+    tpl_max, tpl_note = float("nan"), ""
     if leakage.enabled:
         from lmdk_core.leakage.tpl import landmark_tpl
 
-        losses = _losses(leakage, time, original, kind)
+        losses, tpl_note = _losses(leakage, time, original, kind)
         if losses is not None:
             tpl_max = float(np.max(landmark_tpl(epsilon_t, landmarks, *losses)))
     planar = mechanism == "planar_laplace"
@@ -118,6 +121,7 @@ def user_audit(user: object, time: np.ndarray, original: np.ndarray, released: n
         "worst_timestamp": int(verdict.worst_timestamp),
         "worst_total": float(verdict.worst_total),
         "max_landmark_tpl": tpl_max,
+        "leakage_note": tpl_note,  # why max_landmark_tpl is empty ('' when computed)
         "mae": float(np.mean(err)) if err.size else float("nan"),
         "rmse": float(np.sqrt(np.mean(err ** 2))) if err.size else float("nan"),
         "n_published": int(published.sum()),

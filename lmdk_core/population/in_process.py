@@ -60,6 +60,7 @@ __all__ = [
     "user_series",
     "user_track",
     "verdict_colours",
+    "NO_LEAKAGE",
 ]
 
 #: most users the app releases in its own process (more: the batch command on Dask)
@@ -138,12 +139,22 @@ def verdict_colours(audit: pd.DataFrame, epsilon: float,
     """Each user's verdict colour (:mod:`lmdk_core.verdict`): red where the verifier
     refused the allocation, amber where it passed but the largest landmark TPL under the
     correlation model exceeds α (default ε) by more than the relative tolerance, green
-    otherwise (also when no landmark TPL was computed: the theorem's verdict alone)."""
+    otherwise (also when no correlation model was chosen: the theorem's verdict alone);
+    grey (:data:`NO_LEAKAGE`) where the verifier passed but the landmark TPL could not be
+    computed (the audit's ``leakage_note`` says why, e.g. more grid cells than the
+    leakage handles): such a user is counted apart, never as green or amber."""
     alpha = float(epsilon if leakage_target is None else leakage_target)
     private = audit["landmark_private"].to_numpy(dtype=bool)
     tpl = audit["max_landmark_tpl"].to_numpy(dtype=float)
     over = np.isfinite(tpl) & (tpl > alpha * (1 + LEAKAGE_RTOL))
-    return np.where(~private, RED, np.where(over, AMBER, GREEN))
+    note = (audit["leakage_note"].fillna("").astype(str).to_numpy() if "leakage_note" in audit
+            else np.full(len(audit), ""))
+    unknown = ~np.isfinite(tpl) & (note != "")
+    return np.where(~private, RED, np.where(over, AMBER, np.where(unknown, NO_LEAKAGE, GREEN)))
+
+
+#: the verdict colour of a user whose landmark TPL could not be computed
+NO_LEAKAGE = "grey"
 
 
 def _user_rows(frame: pd.DataFrame, user: object) -> pd.DataFrame:
