@@ -113,7 +113,14 @@ function createState(parentElement) {
   L.control.scale().addTo(map);
   map.on("overlayremove", (e) => st.hidden.add(e.name));
   map.on("overlayadd", (e) => st.hidden.delete(e.name));
-  new ResizeObserver(() => map.invalidateSize()).observe(el);
+  // a resize reaches the map only while it is alive: after map.remove() (a new upload
+  // replaces the component) Leaflet's panes are gone and invalidateSize() would throw
+  // "Cannot read properties of undefined (reading '_leaflet_pos')"
+  st.alive = true;
+  st.resize = new ResizeObserver(() => {
+    if (st.alive) map.invalidateSize({ animate: false });
+  });
+  st.resize.observe(el);
   st.clientPoint = (t) => clientPoint(st, t);
   st.freePoint = (start, gap) => freePoint(st, start, gap ?? 10);
   window.__lmdkTrackMap = st;  // read by the browser tests and benchmarks
@@ -304,12 +311,15 @@ export default function (component) {
   draw(st, spec);
   if (st.baseKey !== spec.base.key) {
     st.baseKey = spec.base.key;
-    st.map.invalidateSize();
-    st.map.fitBounds(spec.base.bounds);
+    st.map.invalidateSize({ animate: false });
+    st.map.fitBounds(spec.base.bounds, { animate: false });
   }
   return () => {
     STATES.delete(parentElement);
     if (window.__lmdkTrackMap === st) window.__lmdkTrackMap = null;
+    st.alive = false;
+    st.resize.disconnect();
+    st.map.stop();  // an animation still running would move panes that no longer exist
     st.map.remove();
   };
 }
