@@ -54,22 +54,28 @@ def test_every_markdown_element_of_streamlit_is_guarded():
             assert installed(st, name), name
 
 
-def _script():
-    import streamlit as st
+#: a page drawn with the guard installed (as every page imports app_pages.session); run
+#: from a file: AppTest.from_function leaves a main module that later worker processes
+#: spawned by multiprocessing (the Dask tests) cannot import
+SCRIPT = """
+import streamlit as st
 
-    import app_pages.session  # noqa: F401
+import app_pages.session  # noqa: F401
 
-    payload = "![b](http://127.0.0.1:9/b.png)"
-    st.error(f"Could not read {payload}")
-    st.sidebar.caption(payload)
-    c1, _ = st.columns(2)
-    c1.warning(payload)
-    st.button("go " + payload, help="tip " + payload)
-    st.radio("pick", ["a", payload], key="r")
+payload = "![b](http://127.0.0.1:9/b.png)"
+st.error(f"Could not read {payload}")
+st.sidebar.caption(payload)
+c1, _ = st.columns(2)
+c1.warning(payload)
+st.button("go " + payload, help="tip " + payload)
+st.radio("pick", ["a", payload], key="r")
+"""
 
 
-def test_the_guard_reaches_boxes_labels_tooltips_and_options():
-    at = AppTest.from_function(_script).run(timeout=60)
+def test_the_guard_reaches_boxes_labels_tooltips_and_options(tmp_path):
+    page = tmp_path / "guarded_page.py"
+    page.write_text(SCRIPT)
+    at = AppTest.from_file(str(page)).run(timeout=60)
     assert not at.exception
     inert = r"!\[b\](http\://127.0.0.1:9/b.png)"
     assert at.error[0].value == f"Could not read {inert}"
