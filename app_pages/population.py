@@ -66,6 +66,7 @@ from lmdk_core.population.in_process import (
 )
 from lmdk_core.population.landmarks import DiscoverySettings
 from lmdk_core.population.partition import BatchSettings
+from lmdk_core.population.preview import preview_table, user_plans
 from lmdk_core.population.table import PopulationColumns, repeated_times_count
 from lmdk_core.quoting import quote_user_text, shorten_user_text
 from lmdk_core.release import AdaptiveSettings
@@ -227,22 +228,69 @@ def sampler(settings: BatchSettings) -> str:
     return noise_text(settings.noise)
 
 
-def run_release(pop: dict, settings: BatchSettings, use_flags: bool):
-    """The release of the whole population, kept for the session per input and
-    settings (a rerun does not draw a second, independent release)."""
-    frame = pop["frame"] if use_flags else pop["frame"].drop(columns="landmark",
-                                                             errors="ignore")
-    key = hashlib.sha256(json.dumps([pop["key"], repr(settings), use_flags],
-                                    default=str).encode()).hexdigest()
-    kept = st.session_state.get("pop_result")
+#: releases kept per session (the last ones, one per settings)
+KEPT_RELEASES = 4
+
+
+def release_key(pop: dict, settings: BatchSettings, use_flags: bool) -> str:
+    """The inputs of a release: population, every setting (correlation model, seed and
+    detectors included) and the landmark source."""
+    return hashlib.sha256(json.dumps([pop["key"], repr(settings), use_flags],
+                                     default=str).encode()).hexdigest()
+
+
+def population_plans(pop: dict, discovery: DiscoverySettings, use_flags: bool) -> list:
+    """Every user's landmarks, found once per population and detector settings and kept
+    for the session (the slow part of the preview; :func:`user_plans`)."""
+    key = json.dumps([pop["key"], pop["kind"], use_flags,
+                      None if use_flags else repr(discovery)])
+    kept = st.session_state.get("pop_plans")
     if kept is not None and kept[0] == key:
         return kept[1]
+    plans = user_plans(pop["frame"], pop["kind"], discovery, use_flags)
+    st.session_state.pop_plans = (key, plans)
+    return plans
+
+
+def request_release(key: str) -> None:
+    """Button callback: release at the settings of ``key`` on this run."""
+    st.session_state.pop_request = key
+    st.session_state.pop_cancelled = False
+
+
+def cancel_release() -> None:
+    """Button callback: the rerun it triggers stops the release under way (Streamlit
+    stops a running script at its next element when a widget changes)."""
+    st.session_state.pop_request = None
+    st.session_state.pop_cancelled = True
+
+
+def run_release(pop: dict, settings: BatchSettings, use_flags: bool, key: str) -> None:
+    """Release the whole population with a progress bar and keep it for the session
+    under ``key`` (a rerun never draws a second, independent release)."""
+    frame = pop["frame"] if use_flags else pop["frame"].drop(columns="landmark",
+                                                             errors="ignore")
     bar = st.progress(0.0, text="Releasing every user…")
     res = release_in_process(frame, pop["kind"], settings, progress=lambda d, n: bar.progress(
         d / n, text=f"Releasing every user… {d:,} of {n:,}"))
     bar.empty()
-    st.session_state.pop_result = (key, res)
-    return res
+    results = st.session_state.pop_results
+    results[key] = {"key": key, "pop": pop["key"], "result": res, "settings": settings,
+                    "label": release_label(settings, use_flags)}
+    while len(results) > KEPT_RELEASES:
+        results.pop(next(iter(results)))
+    st.session_state.pop_last = key
+    st.session_state.pop_request = None
+
+
+def release_label(settings: BatchSettings, use_flags: bool) -> str:
+    """The settings of a release in one line (shown when they are not the current ones)."""
+    mech = (mechanism_text(settings.mechanism, sensitivity=settings.sensitivity)
+            if settings.kind == "series" else mechanism_text("planar_laplace",
+                                                              radius=settings.radius))
+    return (f"ε = {settings.epsilon:g}, {SCHEMES[settings.scheme].label}, {mech}, "
+            f"{sampler(settings)} noise, landmarks "
+            + ("from the flag column" if use_flags else "discovered per user"))
 
 
 def open_user(pop: dict, user: object, discovery: DiscoverySettings, use_flags: bool) -> None:
@@ -423,87 +471,152 @@ with c2:
                f"{SCHEMES[setting('scheme')].label}, {mech}.")
 
 settings = batch_settings(pop, discovery)
+scale_unit = settings.radius if kind == "track" else settings.sensitivity
 try:
     settings.make_mechanism()
-    result = run_release(pop, settings, use_flags)
+    plans = population_plans(pop, discovery, use_flags)
+    preview = preview_table(plans, settings.epsilon, settings.scheme, int(setting("window")),
+                            settings.mechanism, scale_unit)
 except InputError as exc:
     st.error(f"Cannot release this population: {exc}.", icon=":material/error:")
     st.stop()
-audit = result.audit
 alpha = leakage_target()
-colours = verdict_colours(audit, settings.epsilon, alpha)
-
-st.subheader("3. Over all users")
-unit = pop["unit"] if kind == "series" else "m"
-render_population_utility(audit["utility"].astype(str).tolist(),
-                          pd.to_numeric(audit["expected_error"], errors="coerce").to_numpy(
-                              dtype=float), unit)
-m = st.columns(5)
-m[0].metric("Users", f"{len(audit):,}")
-m[1].metric("Pass the verifier", f"{int(audit['landmark_private'].sum()):,}",
-            help="The verifier's verdict on each user's spent allocation: all landmarks "
-                 "plus any one timestamp spend at most ε.")
-m[2].metric("Amber (correlation)", f"{int(np.sum(colours == 'amber')):,}",
-            help="Landmark-private if values were independent, but the largest landmark "
-                 "TPL under the session's correlation model exceeds "
-                 + ("ε." if alpha is None else f"α = {alpha:g}."))
-n_grey = int(np.sum(colours == NO_LEAKAGE))
-if n_grey:  # never counted as green or amber: say why (issue 25)
-    why = audit.loc[colours == NO_LEAKAGE, "leakage_note"].astype(str).value_counts()
-    st.warning(f"{n_grey:,} user{'s' if n_grey != 1 else ''} passed the verifier but have no "
-               f"landmark TPL, so no leakage verdict (counted apart, grey): "
-               + "; ".join(f"{n} × {quote_user_text(reason, 200)}" for reason, n in
-                           why.head(3).items()),
-               icon=":material/help:")
-m[3].metric("Median |L|", f"{float(audit['n_landmarks'].median()):g}")
-m[4].metric("Median MAE", f"{short_number(float(audit['mae'].median()))} {unit}".strip())
-g1, g2 = st.columns(2)
-g1.plotly_chart(landmark_count_figure(audit), key="pop_fig_lm", width="stretch")
-g2.plotly_chart(verdict_figure(colours), key="pop_fig_verdict", width="stretch")
-g3, g4 = st.columns(2)
-g3.plotly_chart(tpl_figure(audit, settings.epsilon if alpha is None else alpha,
-                           "ε" if alpha is None else "α"), key="pop_fig_tpl", width="stretch")
-g4.plotly_chart(error_figure(audit, unit), key="pop_fig_error", width="stretch")
 spec = correlation_spec(kind)
-st.caption(f"Landmark TPL under the session's correlation model ({spec['model']}"
-           + (f": {quote_user_text(st.session_state.corr_matrices['forward'][0])}"
-              if spec["model"] == "matrix"
-              else "") + "), per user as in the privacy report. Noise: "
-           + sampler(settings) + ".")
+unit = pop["unit"] if kind == "series" else "m"
 
-st.subheader("4. Users")
-order = pd.Series(colours).map({"red": 0, "amber": 1, NO_LEAKAGE: 2, "green": 3}).to_numpy()
-table = pd.DataFrame({
-    "user": audit["user"].astype(str), "verdict": colours, "|L|": audit["n_landmarks"],
-    "worst total": audit["worst_total"].round(4),
-    "max landmark TPL": audit["max_landmark_tpl"].round(4),
-    "utility": audit["utility"].astype(str),
-    f"expected error ({unit})": pd.to_numeric(audit["expected_error"]).round(4),
-    f"MAE ({unit})": audit["mae"].round(4), f"RMSE ({unit})": audit["rmse"].round(4),
-    "published": audit["n_published"], "approximated": audit["n_approximated"]})
-table = table.assign(_o=order, _t=-audit["max_landmark_tpl"].fillna(0)).sort_values(
-    ["_o", "_t", "user"]).drop(columns=["_o", "_t"]).reset_index(drop=True)
-st.dataframe(table, key="pop_table", height=260, hide_index=True, width="stretch")
-users_sorted = table["user"].tolist()
-raw_user = {str(u): u for u in audit["user"]}
-u1, u2 = st.columns([3, 1], vertical_alignment="bottom")
-if st.session_state.get("pop_user") not in users_sorted:
-    st.session_state.pop_user = users_sorted[0]
-u1.selectbox("User (worst first)", users_sorted, key="pop_user",
-             format_func=lambda u: shorten_user_text(u, 40))
-target = "Timeline" if kind == "series" else "Map"
-u2.button(f"Open in {target}", type="primary", key="pop_open", on_click=open_user,
-          args=(pop, raw_user[st.session_state.pop_user], discovery, use_flags),
-          icon=":material/open_in_new:" if kind == "series" else ":material/map:",
-          help=f"Adds this user's {'series' if kind == 'series' else 'track'} with its "
-               f"landmarks to the session, selects it and opens the {target} page.")
-if st.session_state.get("pop_open_error"):
-    st.error(st.session_state.pop_open_error, icon=":material/error:")
+st.subheader("3. At these settings, before any noise")
+st.caption("Answered at once for every ε, scheme and mechanism: each user's planned "
+           "budget ε_t, the verifier's verdict on it (all landmarks plus any one timestamp "
+           "spend at most ε) and the expected error at that budget. No noise is drawn; "
+           "the measured error and the landmark TPL come with the release below."
+           + (" Adaptive: its starting allocation (Uniform, ε/(|L|+1)); the release "
+              "skips and redistributes from there, and the verifier checks what it spent."
+              if settings.scheme == "adaptive" else ""))
+expected = pd.to_numeric(preview["expected_error"], errors="coerce").to_numpy(dtype=float)
+render_population_utility(preview["utility"].astype(str).tolist(), expected, unit)
+p = st.columns(4)
+p[0].metric("Users", f"{len(preview):,}")
+p[1].metric("Planned: pass the verifier", f"{int(preview['landmark_private'].sum()):,}",
+            help="The verifier's verdict on each user's planned allocation.")
+p[2].metric("Median landmarks per user", f"{float(preview['n_landmarks'].median()):g}")
+p[3].metric("Median expected error",
+            f"{short_number(float(np.nanmedian(expected)))} {unit}".strip()
+            if np.isfinite(expected).any() else "—")
+
+st.subheader("4. Release the population")
+key = release_key(pop, settings, use_flags)
+results: dict = st.session_state.setdefault("pop_results", {})
+if st.session_state.get("pop_request") == key and key not in results:
+    st.button("Cancel", key="pop_cancel", on_click=cancel_release,
+              icon=":material/cancel:",
+              help="Stops the release; the result shown before (if any) is kept.")
+    try:
+        run_release(pop, settings, use_flags, key)
+    except InputError as exc:
+        st.session_state.pop_request = None
+        st.error(f"Cannot release this population: {exc}.", icon=":material/error:")
+        st.stop()
+elif key not in results:
+    st.button("Release the population", key="pop_release", type="primary",
+              on_click=request_release, args=(key,), icon=":material/play_arrow:",
+              help="Draws every user's noise and computes the verifier's verdict on what "
+                   "each release spent, the landmark TPL and the measured error.")
+if st.session_state.get("pop_cancelled"):
+    st.info("Release cancelled: nothing was drawn for these settings.",
+            icon=":material/cancel:")
+shown = results.get(key)
+current = shown is not None
+if shown is None:
+    last = results.get(st.session_state.get("pop_last"))
+    if last is not None and last["pop"] == pop["key"]:
+        shown = last
+if shown is None:
+    st.caption("Nothing released yet at these settings.")
+else:
+    st.session_state.pop_result = (shown["key"], shown["result"])
+    if current:
+        st.success(f"Released at the current settings: {shown['label']}.",
+                   icon=":material/check_circle:")
+    else:
+        st.warning(f"The release below is for OTHER settings ({shown['label']}), not the "
+                   "current ones: press **Release the population** to release at these. "
+                   "Its downloads are offered only for a release at the current settings.",
+                   icon=":material/history:")
+
+if shown is not None:
+    result, rs = shown["result"], shown["settings"]
+    audit = result.audit
+    colours = verdict_colours(audit, rs.epsilon, alpha)
+    st.subheader("5. Over all users (released)")
+    render_population_utility(audit["utility"].astype(str).tolist(),
+                              pd.to_numeric(audit["expected_error"], errors="coerce").to_numpy(
+                                  dtype=float), unit)
+    m = st.columns(5)
+    m[0].metric("Released users", f"{len(audit):,}")
+    m[1].metric("Pass the verifier", f"{int(audit['landmark_private'].sum()):,}",
+                help="The verifier's verdict on each user's spent allocation: all landmarks "
+                     "plus any one timestamp spend at most ε.")
+    m[2].metric("Amber (correlation)", f"{int(np.sum(colours == 'amber')):,}",
+                help="Landmark-private if values were independent, but the largest landmark "
+                     "TPL under the session's correlation model exceeds "
+                     + ("ε." if alpha is None else f"α = {alpha:g}."))
+    n_grey = int(np.sum(colours == NO_LEAKAGE))
+    if n_grey:  # never counted as green or amber: say why (issue 25)
+        why = audit.loc[colours == NO_LEAKAGE, "leakage_note"].astype(str).value_counts()
+        st.warning(f"{n_grey:,} user{'s' if n_grey != 1 else ''} passed the verifier but have "
+                   f"no landmark TPL, so no leakage verdict (counted apart, grey): "
+                   + "; ".join(f"{n} × {quote_user_text(reason, 200)}" for reason, n in
+                               why.head(3).items()),
+                   icon=":material/help:")
+    m[3].metric("Median |L|", f"{float(audit['n_landmarks'].median()):g}")
+    m[4].metric("Median MAE", f"{short_number(float(audit['mae'].median()))} {unit}".strip())
+    g1, g2 = st.columns(2)
+    g1.plotly_chart(landmark_count_figure(audit), key="pop_fig_lm", width="stretch")
+    g2.plotly_chart(verdict_figure(colours), key="pop_fig_verdict", width="stretch")
+    g3, g4 = st.columns(2)
+    g3.plotly_chart(tpl_figure(audit, rs.epsilon if alpha is None else alpha,
+                               "ε" if alpha is None else "α"), key="pop_fig_tpl", width="stretch")
+    g4.plotly_chart(error_figure(audit, unit), key="pop_fig_error", width="stretch")
+    st.caption(f"Landmark TPL under the session's correlation model ({spec['model']}"
+               + (f": {quote_user_text(st.session_state.corr_matrices['forward'][0])}"
+                  if spec["model"] == "matrix"
+                  else "") + "), per user as in the privacy report. Noise: "
+               + sampler(rs) + ".")
+
+    st.subheader("6. Users")
+    order = pd.Series(colours).map({"red": 0, "amber": 1, NO_LEAKAGE: 2,
+                                         "green": 3}).to_numpy()
+    table = pd.DataFrame({
+        "user": audit["user"].astype(str), "verdict": colours, "|L|": audit["n_landmarks"],
+        "worst total": audit["worst_total"].round(4),
+        "max landmark TPL": audit["max_landmark_tpl"].round(4),
+        "utility": audit["utility"].astype(str),
+        f"expected error ({unit})": pd.to_numeric(audit["expected_error"]).round(4),
+        f"MAE ({unit})": audit["mae"].round(4), f"RMSE ({unit})": audit["rmse"].round(4),
+        "published": audit["n_published"], "approximated": audit["n_approximated"]})
+    table = table.assign(_o=order, _t=-audit["max_landmark_tpl"].fillna(0)).sort_values(
+        ["_o", "_t", "user"]).drop(columns=["_o", "_t"]).reset_index(drop=True)
+    st.dataframe(table, key="pop_table", height=260, hide_index=True, width="stretch")
+    users_sorted = table["user"].tolist()
+    raw_user = {str(u): u for u in audit["user"]}
+    u1, u2 = st.columns([3, 1], vertical_alignment="bottom")
+    if st.session_state.get("pop_user") not in users_sorted:
+        st.session_state.pop_user = users_sorted[0]
+    u1.selectbox("User (worst first)", users_sorted, key="pop_user",
+                 format_func=lambda u: shorten_user_text(u, 40))
+    target = "Timeline" if kind == "series" else "Map"
+    u2.button(f"Open in {target}", type="primary", key="pop_open", on_click=open_user,
+              args=(pop, raw_user[st.session_state.pop_user], discovery, use_flags),
+              icon=":material/open_in_new:" if kind == "series" else ":material/map:",
+              help=f"Adds this user's {'series' if kind == 'series' else 'track'} with its "
+                   f"landmarks to the session, selects it and opens the {target} page.")
+    if st.session_state.get("pop_open_error"):
+        st.error(st.session_state.pop_open_error, icon=":material/error:")
 switch = st.session_state.pop("pop_switch", None)
 if switch:
     st.switch_page(switch)
 
-st.subheader("5. Correlation model from the whole population")
+st.subheader("7. Correlation model from the whole population")
 st.caption("Cao et al. (ICDE 2017) estimate the Markov transition matrix from many users' "
            "sequences: here the transitions between consecutive timestamps of every user are "
            "pooled (never across users), over "
@@ -532,7 +645,7 @@ elif st.session_state.get("pop_model_note") and spec["model"] == "matrix":
     s1.success(f"In force: {st.session_state.pop_model_note}", icon=":material/hub:")
     s2.page_link("app_pages/leakage.py", label="Leakage page", icon=":material/water_drop:")
 
-st.subheader("6. Downloads and the batch command")
+st.subheader("8. Downloads and the batch command")
 teaching = teaching_note(int(setting("seed"))) if setting("reproducible") else None
 header = [
     (f"Landmark Privacy Explorer — {teaching}" if teaching else
@@ -546,35 +659,36 @@ header = [
      if settings.noise == "fast" or kind == "track" else
      "noise: OpenDP's exact samplers (not seeded), but made in the teaching mode"]
     if teaching else [])
-d1, d2 = st.columns(2)
-try:
-    pub = publishable_csv(result, header)
-except InputError as exc:
-    d1.info(f"No publishable file: {exc}.", icon=":material/block:")
-else:
-    if teaching:  # the fixed seed: never called publishable
-        d1.download_button("TEACHING — released population (CSV), not publishable", pub,
-                           key="pop_dl_release",
-                           file_name=teaching_filename(f"population_{kind}", "csv"),
-                           mime="text/csv", icon=":material/school:", help=TEACHING_HELP)
+if shown is not None and current:
+    d1, d2 = st.columns(2)
+    try:
+        pub = publishable_csv(result, header)
+    except InputError as exc:
+        d1.info(f"No publishable file: {exc}.", icon=":material/block:")
     else:
-        d1.download_button("Released population (CSV)", pub, key="pop_dl_release",
-                           file_name=publishable_filename(f"population_{kind}", "csv"),
-                           mime="text/csv", icon=":material/download:",
-                           help="Publishable: user, time and the released value(s) only — "
-                                "no raw values, landmark flags, budgets or seed.")
-meta = {"epsilon": f"{settings.epsilon:g}", "scheme": settings.scheme,
-        "mechanism": mech, "noise": sampler(settings),
-        "landmarks": "flag column" if use_flags else "discovered per user",
-        "correlation model": json.dumps(correlation_spec(kind))[:200],
-        "seed": (str(setting("seed")) if setting("reproducible")
-                 else "fresh 128-bit OS entropy (not recorded)")}
-with d2.expander(":material/lock: CONFIDENTIAL — per-user audit"):
-    st.caption(AUDIT_LABEL + ".")
-    st.download_button("CONFIDENTIAL — per-user audit (CSV)", audit_csv(result, meta),
-                       key="pop_dl_audit", file_name=confidential_filename("population_audit",
-                                                                           "csv"),
-                       mime="text/csv", icon=":material/lock:")
+        if teaching:  # the fixed seed: never called publishable
+            d1.download_button("TEACHING — released population (CSV), not publishable", pub,
+                               key="pop_dl_release",
+                               file_name=teaching_filename(f"population_{kind}", "csv"),
+                               mime="text/csv", icon=":material/school:", help=TEACHING_HELP)
+        else:
+            d1.download_button("Released population (CSV)", pub, key="pop_dl_release",
+                               file_name=publishable_filename(f"population_{kind}", "csv"),
+                               mime="text/csv", icon=":material/download:",
+                               help="Publishable: user, time and the released value(s) only — "
+                                    "no raw values, landmark flags, budgets or seed.")
+    meta = {"epsilon": f"{settings.epsilon:g}", "scheme": settings.scheme,
+            "mechanism": mech, "noise": sampler(settings),
+            "landmarks": "flag column" if use_flags else "discovered per user",
+            "correlation model": json.dumps(correlation_spec(kind))[:200],
+            "seed": (str(setting("seed")) if setting("reproducible")
+                     else "fresh 128-bit OS entropy (not recorded)")}
+    with d2.expander(":material/lock: CONFIDENTIAL — per-user audit"):
+        st.caption(AUDIT_LABEL + ".")
+        st.download_button("CONFIDENTIAL — per-user audit (CSV)", audit_csv(result, meta),
+                           key="pop_dl_audit", file_name=confidential_filename("population_audit",
+                                                                               "csv"),
+                           mime="text/csv", icon=":material/lock:")
 with st.expander(":material/terminal: Batch command for the whole dataset (Dask)"):
     st.markdown("The same settings, on every user of the file, on a local Dask cluster "
                 "(or `--scheduler tcp://host:8786`). Save the configuration next to the "

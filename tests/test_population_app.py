@@ -195,11 +195,22 @@ def population():
     return open_page("population", TIMEOUT)
 
 
+def _release(at):
+    at.button(key="pop_release").click().run()
+    assert not at.exception
+    return at
+
+
 def test_page_renders_the_demo_with_its_distributions(population):
     at = population
     assert "Population" in at.title[0].value
     assert metric(at, "Users") == "200"
-    assert metric(at, "Pass the verifier") == "200"  # Uniform: every user passes
+    # nothing is released before it is asked for; the preview answers at once
+    assert metric(at, "Planned: pass the verifier") == "200"  # Uniform: every user passes
+    assert not at.get("plotly_chart") and "pop_result" not in at.session_state
+    _release(at)
+    assert metric(at, "Released users") == "200"
+    assert metric(at, "Pass the verifier") == "200"
     assert len(at.get("plotly_chart")) == 4  # |L|, verdicts, landmark TPL, error
     labels = [b.proto.label for b in at.get("download_button")]
     assert "Released population (CSV)" in labels
@@ -211,7 +222,7 @@ def test_page_renders_the_demo_with_its_distributions(population):
 
 
 def test_open_in_timeline_carries_the_users_landmarks(population):
-    at = population
+    at = _release(population)
     user = at.selectbox(key="pop_user").value
     at.button(key="pop_open").click().run()
     assert not at.exception
@@ -230,6 +241,7 @@ def test_open_in_map_for_tracks(population):
     at.radio(key="pop_source").set_value("demo_tracks").run()
     assert not at.exception
     assert metric(at, "Users") == "100"
+    _release(at)
     user = at.selectbox(key="pop_user").value
     at.button(key="pop_open").click().run()
     assert not at.exception
@@ -280,6 +292,7 @@ def test_population_matrix_reaches_the_leakage_page(population):
                                       smoothing=1.0)
     np.testing.assert_allclose(forward, expected.forward)
     # the audit now uses the population's model
+    _release(at)
     assert at.session_state["pop_result"][1].audit["max_landmark_tpl"].notna().all()
     at.switch_page("app_pages/leakage.py").run()
     assert not at.exception
@@ -309,6 +322,7 @@ def test_open_in_map_with_discovered_stays_carries_them_as_events(population):
     at.radio(key="pop_lm_source").set_value("discover").run()
     assert not at.exception
     assert any("ONE landmark event" in c.value for c in at.caption)
+    _release(at)
     at.button(key="pop_open").click().run()
     assert not at.exception
     name = at.session_state["w_track_name"]

@@ -1,0 +1,134 @@
+"""The fast preview of a population release: each user's planned allocation, the
+verifier's verdict on it and its expected error — no noise drawn.
+
+A release of the whole population draws noise for every value and computes every
+user's landmark TPL; the preview answers a change of ε or of the scheme with what is
+known before any noise is drawn (Katsomallos et al., CODASPY 2022):
+
+* the planned allocation ``ε_t`` of the scheme (:func:`lmdk_core.allocation.allocate`;
+  for Adaptive its starting point, Uniform ``ε/(|L|+1)`` — the release then spends at
+  most that at every timestamp);
+* the verdict of the one landmark-privacy verifier (:func:`lmdk_core.verifier.verify`)
+  on that allocation: ``max_t Σ_{i∈L∪{t}} ε_i ≤ ε``;
+* the expected absolute error at that allocation (:func:`lmdk_core.utility.
+  utility_verdict`: ``Δf/ε_t`` for Laplace, ``≈ 2r/ε_t`` for Planar Laplace).
+
+The per-user landmarks (flags, or the detectors of :mod:`lmdk_core.population.
+landmarks`) depend only on the data and the detectors' settings: :func:`user_plans`
+finds them once, :func:`preview_table` is then cheap for every ε and scheme.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from lmdk_core.allocation import allocate
+from lmdk_core.population.landmarks import (
+    DiscoverySettings,
+    discover_landmarks,
+    discover_stays,
+)
+from lmdk_core.population.table import PopulationColumns, prepare_users
+from lmdk_core.quoting import quote_user_text
+from lmdk_core.stay_events import condense, condensed_points, stay_members
+from lmdk_core.utility import utility_verdict
+from lmdk_core.validation import InputError
+from lmdk_core.verifier import verify
+
+__all__ = ["PREVIEW_COLUMNS", "UserPlan", "preview_table", "user_plans"]
+
+PREVIEW_COLUMNS = ["user", "n_timestamps", "n_landmarks", "landmark_private",
+                   "worst_total", "expected_error", "utility"]
+
+
+@dataclass(frozen=True)
+class UserPlan:
+    """One user's data and landmarks: ``stays`` the inclusive (start, end) ranges
+    released as one landmark event each (tracks; docs/stays.md), else empty."""
+
+    user: object
+    data: np.ndarray
+    landmarks: np.ndarray
+    stays: tuple[tuple[int, int], ...] = ()
+
+
+def user_plans(frame: pd.DataFrame, kind: str, discovery: DiscoverySettings,
+               use_flags: bool) -> list[UserPlan]:
+    """Every user's data and landmarks, found as the release finds them
+    (:func:`lmdk_core.population.partition.release_partition`)."""
+    track = kind == "track"
+    flagged = use_flags and "landmark" in frame
+    if not flagged:
+        frame = frame.drop(columns="landmark", errors="ignore")
+    cols = PopulationColumns(user="user", time="time", value=None if track else "value",
+                             lat="lat" if track else None, lon="lon" if track else None,
+                             landmark="landmark" if flagged else None)
+    prepared, time_kind = prepare_users(frame, cols)
+    users = prepared["user"].to_numpy()
+    if users.size == 0:
+        return []
+    starts = np.concatenate([[0], np.flatnonzero(users[1:] != users[:-1]) + 1, [users.size]])
+    data = (prepared[["lat", "lon"]].to_numpy(dtype=float) if track
+            else prepared["value"].to_numpy(dtype=float))
+    times = prepared["time"].to_numpy()
+    flags = prepared["landmark"].to_numpy(dtype=bool) if flagged else None
+    out = []
+    for s, e in zip(starts[:-1].tolist(), starts[1:].tolist(), strict=True):
+        t, x = times[s:e], data[s:e]
+        if track and flags is None and discovery.stays_as_events:
+            stays = discover_stays(t, x, time_kind, discovery)
+            if stays:
+                out.append(UserPlan(users[s], x, np.asarray(stay_members(stays), dtype=int),
+                                    tuple((int(a), int(b)) for a, b in stays)))
+                continue
+        lm = (np.flatnonzero(flags[s:e]) if flags is not None
+              else np.asarray(discover_landmarks(t, x, time_kind, discovery), dtype=int))
+        out.append(UserPlan(users[s], x, lm))
+    return out
+
+
+def _plan_row(p: UserPlan, epsilon: float, scheme: str, window: int | None,
+              mechanism: str, scale_unit: float) -> dict:
+    n = len(p.data)
+    sources = None
+    n_events = len(p.landmarks)
+    if p.stays:  # the release allocates over the condensed stream (one slot per stay)
+        cond = condense(n, list(p.stays))
+        lm_c = cond.index[[a for a, _ in p.stays]]
+        eps_c = allocate(scheme, cond.condensed_length, lm_c, epsilon, window)
+        eps_t = np.zeros(n)
+        eps_t[cond.rep] = eps_c
+        sources = condensed_points(p.data, cond)[cond.index]
+        n_events -= sum(b - a for a, b in p.stays)
+    else:
+        eps_t = allocate(scheme, n, p.landmarks, epsilon, window)
+    published = eps_t > 0
+    verdict = verify(eps_t, p.landmarks, epsilon, groups=list(p.stays) or None)
+    planar = mechanism == "planar_laplace"
+    uv = utility_verdict(p.data, eps_t, published, mechanism=mechanism,
+                         sensitivity=None if planar else scale_unit,
+                         radius=scale_unit if planar else None, epsilon=epsilon,
+                         n_landmarks=n_events, scheme=scheme, sources=sources)
+    return {"user": p.user, "n_timestamps": n, "n_landmarks": int(len(p.landmarks)),
+            "landmark_private": bool(verdict.private),
+            "worst_total": float(verdict.worst_total), "expected_error": uv.typical,
+            "utility": uv.label}
+
+
+def preview_table(plans: list[UserPlan], epsilon: float, scheme: str, window: int | None,
+                  mechanism: str, scale_unit: float) -> pd.DataFrame:
+    """One row per user (:data:`PREVIEW_COLUMNS`): the planned allocation's verdict and
+    expected error; ``scale_unit`` is Δf, or r for Planar Laplace."""
+    if mechanism == "geometric":  # the release refuses it too (release_partition)
+        for p in plans:
+            bad = np.flatnonzero(p.data != np.round(p.data))
+            if bad.size:
+                who = quote_user_text(str(p.user), 40)
+                raise InputError(f"user {who} has the value {p.data[bad[0]]:g}: the "
+                                 "geometric mechanism is for whole numbers (counts); round "
+                                 "the data or use a configuration with the Laplace mechanism")
+    rows = [_plan_row(p, epsilon, scheme, window, mechanism, scale_unit) for p in plans]
+    return pd.DataFrame(rows, columns=PREVIEW_COLUMNS)
