@@ -318,9 +318,9 @@ st.caption(
 with st.expander(":material/upload_file: Use your own track, or restore a saved view"):
     c1, c2 = st.columns(2)
     c1.file_uploader(
-        f"Track: CSV with columns `time,lat,lon` (time optional) or GPX (tracks; waypoints "
+        f"Track: CSV with columns `time,lat,lon` (time optional), GPX (tracks; waypoints "
         f"within {DEFAULT_WAYPOINT_MAX_M / 1000:g} km of the track become landmark "
-        f"candidates). Up to {MAX_TRACK_POINTS:,} points.",
+        f"candidates) or a GeoLife `.plt`. Up to {MAX_TRACK_POINTS:,} points.",
         type=["csv", "txt", "gpx", "plt"], key="track_upload", on_change=_on_upload)
     c2.file_uploader("Configuration JSON (downloaded below)", type=["json"],
                      key="track_config_upload", on_change=_on_config)
