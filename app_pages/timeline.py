@@ -48,6 +48,7 @@ from lmdk_core.discovery import (
     DEFAULT_DEVIATION_WINDOW,
     deviation_suggestions,
     seasonal_phase,
+    suggestion_events,
 )
 from lmdk_core.figures import hover_labels, timeline_figure
 from lmdk_core.leakage.model import correlation_from_spec
@@ -378,7 +379,9 @@ if pending is not None:
         listing = ", ".join(f"t={t} ({label(t)}, {sc:.1f}σ {d})" for t, sc, d in new[:12])
         more = f" and {len(new) - 12} more" if len(new) > 12 else ""
         sc1, sc2, sc3 = st.columns([6, 1.1, 1.1], vertical_alignment="center")
-        sc1.info(f"**{len(new)} suggested landmark{'s' if len(new) != 1 else ''}** (open "
+        n_ev = len(suggestion_events(t for t, _, _ in new))
+        sc1.info(f"**{len(new)} suggested landmark{'s' if len(new) != 1 else ''}** in {n_ev} "
+                 f"event{'s' if n_ev != 1 else ''} (runs of consecutive timestamps; open "
                  f"diamonds on the chart; click one to accept it alone): {listing}{more}.",
                  icon=":material/auto_awesome:")
         sc2.button("Accept all", on_click=_accept_suggestions, width="stretch")

@@ -49,6 +49,7 @@ __all__ = [
     "seasonal_phase",
     "stay_points",
     "suggested_timestamps",
+    "suggestion_events",
     "track_minutes",
     "track_stay_points",
 ]
@@ -733,6 +734,22 @@ def deviation_suggestions(
                     found[t] = DeviationSuggestion(t, float(x[t]), sh.usual, sh.score,
                                                    reason="level_shift")
     return [found[t] for t in sorted(found)]
+
+
+def suggestion_events(timestamps: Iterable[int]) -> list[tuple[int, int]]:
+    """The suggested timestamps as events: runs of consecutive timestamps
+    ``(first, last)``. On finer sampling one event (an appliance running for half an
+    hour, a holiday) covers more timestamps, so the number of events — not of
+    timestamps — is what stays comparable across sampling rates (the count shown
+    beside the suggestions)."""
+    ts = sorted({int(t) for t in timestamps})
+    out: list[tuple[int, int]] = []
+    for t in ts:
+        if out and t == out[-1][1] + 1:
+            out[-1] = (out[-1][0], t)
+        else:
+            out.append((t, t))
+    return out
 
 
 def suggested_timestamps(

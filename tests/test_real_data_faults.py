@@ -405,6 +405,35 @@ def test_users_without_a_landmark_tpl_are_counted_apart():
     assert colours["gps/korita-zbevnica.gpx"] in ("green", "amber")
 
 
+def test_suggestions_are_counted_as_events_across_sampling_rates(capsys, tmp_path):
+    """water-flow.csv hourly and the same file at every 4th hour: the suggested
+    timestamps grow with the sampling rate (more readings per anomalous stretch), the
+    events (runs of consecutive timestamps) much less; `lmdk suggest` reports both."""
+    import pandas as pd
+
+    from lmdk_core.discovery import deviation_suggestions, suggestion_events
+
+    assert suggestion_events([3, 4, 5, 9, 11, 12]) == [(3, 5), (9, 9), (11, 12)]
+    s = load_series_csv(SERIES / "water-flow.csv", time_col="Time",
+                        value_col="Water flow [l/s]")
+    counts = {}
+    for step in (1, 4):
+        found = deviation_suggestions(s.values[::step])
+        ts = [f.timestamp for f in found]
+        counts[step] = (len(ts), len(suggestion_events(ts)))
+    (n1, e1), (n4, e4) = counts[1], counts[4]
+    assert n1 >= 3 * n4  # timestamps: about proportional to the rate
+    assert e1 <= 3 * e4  # events: the same anomalies, a few split or merged
+    raw = pd.read_csv(SERIES / "water-flow.csv")
+    raw.iloc[::4].to_csv(tmp_path / "every4h.csv", index=False)
+    for path in (SERIES / "water-flow.csv", tmp_path / "every4h.csv"):
+        code, out, err = run(capsys, "suggest", "--input", str(path), "--time-col", "Time",
+                             "--value-col", "Water flow [l/s]", "--json")
+        assert code == 0, err
+        doc = json.loads(out)
+        assert doc["events"] == [list(e) for e in suggestion_events(doc["landmarks"])]
+
+
 # ------------------------------------------------------------ column choices
 def test_a_row_index_is_never_offered_as_a_column():
     """occupancy-pandas-index.csv: the real occupancy series as pandas writes it with its

@@ -75,6 +75,7 @@ def _cmd_suggest(args: argparse.Namespace) -> int:
         deviation_suggestions,
         seasonal_phase,
         suggested_timestamps,
+        suggestion_events,
         track_stay_points,
     )
     from lmdk_core.stay_events import format_stays
@@ -104,13 +105,18 @@ def _cmd_suggest(args: argparse.Namespace) -> int:
         out = {"kind": kind, "method": method, "length": length, "parameters": params,
                "landmarks": landmarks, "suggestions": [s.to_dict() for s in found],
                "notes": notes}
+        if kind == "series":  # runs of consecutive timestamps: one event each
+            out["events"] = [list(e) for e in suggestion_events(landmarks)]
         if kind == "track":
             # the default way to accept them: one landmark event per stay (docs/stays.md)
             out["stays"] = stays
         emit_json(out)
         return 0
+    events = (f" in {len(suggestion_events(landmarks))} event"
+              f"{'s' if len(suggestion_events(landmarks)) != 1 else ''}"
+              if kind == "series" and found else "")
     print(f"{name}: {kind} of {length} points, {len(found)} suggestion"
-          f"{'s' if len(found) != 1 else ''} ({method})")
+          f"{'s' if len(found) != 1 else ''}{events} ({method})")
     for note in notes:
         print(f"note: {note}")
     for s in found:
