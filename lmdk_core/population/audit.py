@@ -96,11 +96,11 @@ def user_audit(user: object, time: np.ndarray, original: np.ndarray, released: n
     err = distance(released[ok], original[ok]) if ok.any() else np.zeros(0)
     tpl_max, tpl_note = float("nan"), ""
     if leakage.enabled:
-        from lmdk_core.leakage.tpl import landmark_tpl
+        from lmdk_core.leakage.tpl import max_landmark_tpl
 
         losses, tpl_note = _losses(leakage, time, original, kind)
         if losses is not None:
-            tpl_max = float(np.max(landmark_tpl(epsilon_t, landmarks, *losses)))
+            tpl_max = max_landmark_tpl(epsilon_t, landmarks, *losses)
     planar = mechanism == "planar_laplace"
     sources, n_events = None, len(landmarks)
     if groups:  # each stay publishes its centroid's release: errors count from there
