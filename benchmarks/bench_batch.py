@@ -11,6 +11,9 @@ Sections (``--sections``, default all):
   ``--noise fast``; no landmark TPL column) on a LocalCluster of 2 workers, Parquet out.
   The **floor** is what any release must do: read the Parquet, draw as many numpy
   Laplace variates, write the released column as Parquet. Then 1 vs 2 workers.
+* ``leakage`` — the default command (the audit's landmark TPL column) against
+  ``--no-leakage``, Adaptive with ``--noise fast``, 2 workers, run ``--repeats`` times
+  each, interleaved, and their ratio (the best of each).
 * ``exact`` — the default exact OpenDP noise on ``--exact-users`` users (default 200):
   end to end (cluster start included) and in one process on one partition, in µs per
   value, next to OpenDP's own cost (one float-Laplace measurement over 100,000 values),
@@ -221,6 +224,27 @@ def series_section(args, d: Path, cols, kw) -> None:
     src.unlink()
 
 
+def leakage_section(args, d: Path, cols) -> None:
+    """The default command (landmark TPL column of the audit) against ``--no-leakage``,
+    Adaptive, numpy noise, 2 workers, interleaved on the same file; prints the ratio."""
+    src = d / "series.parquet"
+    make_series(src, args.users, args.hours)
+    times: dict[bool, list[float]] = {True: [], False: []}
+    for _ in range(args.repeats):
+        for leakage in (False, True):
+            dt, _, res = timed(ViewConfig(scheme="adaptive"), src, cols, d / "r.parquet",
+                               d / "a.parquet", workers=2, seed=1, noise="fast",
+                               leakage=leakage)
+            times[leakage].append(dt)
+            print(f"adaptive {'default     ' if leakage else '--no-leakage'}: {dt:6.1f} s "
+                  f"({load()})")
+    on, off = min(times[True]), min(times[False])
+    print(f"leakage: {args.users:,} users x {args.hours:,} hours, Adaptive, --noise fast: "
+          f"default {on:.1f} s, --no-leakage {off:.1f} s, ratio {on / off:.2f} "
+          f"(best of {args.repeats} each, interleaved)")
+    src.unlink()
+
+
 def exact_section(args, d: Path, cols) -> None:
     small = d / "exact.parquet"
     make_series(small, args.exact_users, args.hours)
@@ -306,7 +330,10 @@ def main() -> None:
     ap.add_argument("--exact-users", type=int, default=200)
     ap.add_argument("--unordered-users", type=int, default=1_000)
     ap.add_argument("--one-row-users", type=int, default=20_000)
-    ap.add_argument("--sections", default="series,exact,unordered,tracks,per_user")
+    ap.add_argument("--repeats", type=int, default=2,
+                    help="runs of each command in the leakage section (interleaved)")
+    ap.add_argument("--sections",
+                    default="series,leakage,exact,unordered,tracks,per_user")
     args = ap.parse_args()
     sections = set(args.sections.split(","))
     print(f"{load()} on {os.cpu_count()} cores before")
@@ -316,6 +343,8 @@ def main() -> None:
         d = Path(d)
         if "series" in sections:
             series_section(args, d, cols, kw)
+        if "leakage" in sections:
+            leakage_section(args, d, cols)
         if "exact" in sections:
             exact_section(args, d, cols)
         if "unordered" in sections:
