@@ -30,6 +30,9 @@ SEED = 918_273_645_546_372_819
 def downloads(monkeypatch):
     """Every download button drawn while the fixture is active: (label, file name,
     text)."""
+    import app_pages.session  # noqa: F401 - the guard first: the recorder wraps it, and
+    # the guarded method (not a bare one) is what the teardown puts back
+
     seen: list[tuple[str, str, str]] = []
     original = DeltaGenerator.download_button
 
@@ -43,6 +46,19 @@ def downloads(monkeypatch):
     monkeypatch.setattr(DeltaGenerator, "download_button", record)
     monkeypatch.setattr(st, "download_button", lambda *a, **k: record(st._main, *a, **k))
     return seen
+
+
+def _open(page: str):
+    """The page, with the population released (the Population page releases on request)."""
+    at = open_page(page, TIMEOUT)
+    if page == "population":
+        at.button(key="pop_release").click().run()
+        assert not at.exception
+    return at
+
+
+def _released(files) -> bool:
+    return any(name.startswith(("lmdk_release", "lmdk_TEACHING")) for _, name, _ in files)
 
 
 def _shared(files):
@@ -65,14 +81,15 @@ def _check_shared(files, seed: int) -> None:
 
 @pytest.mark.parametrize("page", ["population", "map", "timeline"])
 def test_shareable_files_hold_no_seed_and_nothing_estimated(downloads, page):
-    at = open_page(page, TIMEOUT)
+    at = _open(page)
+    assert _released(downloads), [f[1] for f in downloads]
     seed = int(at.session_state["w_seed"])
     assert seed >= 2**64  # a fresh 128-bit seed
     _check_shared(downloads, seed)
 
 
 def test_population_batch_configuration_with_an_estimated_matrix_is_confidential(downloads):
-    at = open_page("population", TIMEOUT)
+    at = _open("population")
     at.button(key="pop_estimate").click().run()
     assert not at.exception
     configs = [f for f in downloads if f[1].endswith(".json")]
@@ -96,8 +113,10 @@ def test_teaching_mode_calls_nothing_publishable_and_every_file_says_fixed_seed(
     at = open_page(page, TIMEOUT)
     downloads.clear()
     _teaching(at)
+    if page == "population":
+        at.button(key="pop_release").click().run()
     assert not at.exception
-    assert downloads
+    assert _released(downloads), [f[1] for f in downloads]
     for label, name, text in downloads:
         assert "publishable" not in label.lower() or "not publishable" in label.lower(), label
         assert not name.startswith("lmdk_release"), name
