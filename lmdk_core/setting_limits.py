@@ -97,6 +97,26 @@ LIMITS: dict[str, SettingLimit] = {lim.name: lim for lim in (
     SettingLimit("delta", 1e-100, 0.5),
     # a total ε over a schedule (compose --target): up to 10⁷ releases of ε = 100
     SettingLimit("total_epsilon", 0.001, 1e9),
+    # --- the other commands' numbers (lmdk allocate / dummies / suggest / batch / explore)
+    # a number of timestamps T (validation.MAX_LENGTH)
+    SettingLimit("length", 1, 1_000_000, whole=True),
+    # ε_sel of the dummy-landmark selection (the Dummies page's widget)
+    SettingLimit("selection_epsilon", 0.01, 1000.0),
+    # Δu of the dummy-landmark selection's utility (the gap metric's bound is (T − 1)/2)
+    SettingLimit("utility_sensitivity", 0.001, 1e9),
+    # dummies the heuristic adds at most (never more than T anyway)
+    SettingLimit("max_options", 1, 1_000_000, whole=True),
+    # stay discovery on a track (the Map's widgets)
+    SettingLimit("stay_distance", 5.0, 10_000.0, unit="metres"),
+    SettingLimit("stay_minutes", 1.0, 1440.0, unit="minutes"),
+    SettingLimit("minutes_per_point", 0.01, 1440.0, unit="minutes"),
+    # spike discovery on a series (the Timeline's widgets): rolling window and threshold k
+    SettingLimit("spike_window", 3, 10_000, whole=True),
+    SettingLimit("spike_k", 0.5, 50.0),
+    # local Dask workers of lmdk batch
+    SettingLimit("workers", 1, 256, whole=True),
+    # the port lmdk explore listens on
+    SettingLimit("port", 1, 65_535, whole=True),
 )}
 
 

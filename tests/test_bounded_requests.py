@@ -168,14 +168,18 @@ def test_check_setting_names_the_option_it_was_given_as():
 # ------------------------------------------------------------------ verifier at tiny ε
 @pytest.mark.parametrize("eps", [5e-324, 1e-310, 2.2e-308, 9.9e-301])
 def test_allocate_and_check_refuse_below_the_smallest_budget(tmp_path, eps):
+    # the command line takes the app's ε range (0.001 to 100), the same as every release
+    rng = LIMITS["epsilon"].describe()
     p = run_cli("allocate", "--length", "5", "--landmarks", "1,2,3", "--epsilon", repr(eps),
                 "--scheme", "event")
-    assert p.returncode == 2 and "smallest total budget" in p.stderr, p.stdout + p.stderr
+    assert p.returncode == 2 and f"--epsilon must be {rng}" in p.stderr, p.stdout + p.stderr
     alloc = tmp_path / "a.csv"
     alloc.write_text("epsilon_t\n" + f"{eps}\n" * 5)
     p = run_cli("check", "--allocation", str(alloc), "--landmarks", "1,2,3", "--epsilon",
                 repr(eps))
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert f"--epsilon must be {rng}" in p.stderr
+    # the engine's verifier (used by the app and the batch) refuses below EPSILON_MIN
     with pytest.raises(InputError, match="smallest total budget"):
         verify([eps] * 5, [1, 2, 3], eps)
 
@@ -295,3 +299,110 @@ def test_the_map_shows_a_refused_table_edit_as_an_error():
     assert not at.exception
     assert any("Not applied" in e.value and "from 0 to 295" in e.value for e in at.error), \
         [e.value for e in at.error]
+
+
+# ------------------------------------------------------------------ every numeric option
+def _numeric_options() -> list[tuple[str, str, str]]:
+    """(command, option, setting) of every option of every sub-command with a type."""
+    import argparse
+
+    from lmdk_core.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    out = []
+    for command, sp in sub.choices.items():
+        for action in sp._actions:
+            if action.type is not None:
+                out.append((command, action.option_strings[-1],
+                            getattr(action.type, "setting", None)))
+    return out
+
+
+NUMERIC = _numeric_options()
+
+
+def test_every_numeric_option_of_every_command_is_on_the_table():
+    assert len(NUMERIC) >= 50  # allocate … explore: the walk really found the options
+    unbounded = [(c, o) for c, o, s in NUMERIC if s not in LIMITS]
+    assert not unbounded, unbounded
+    # the ones the issue named, by name
+    have = {(c, o) for c, o, _ in NUMERIC}
+    for c, o in [("release", "--sensitivity"), ("geo-release", "--radius"),
+                 ("geo-release", "--window"), ("dummies", "--max-options"),
+                 ("suggest", "--k"), ("batch", "--workers"), ("allocate", "--window"),
+                 ("allocate", "--length"), ("explore", "--port")]:
+        assert (c, o) in have, (c, o)
+
+
+def _outside(name: str) -> list[str]:
+    """Texts just outside each bound of LIMITS[name], and the overflows."""
+    lim = LIMITS[name]
+    if lim.whole:
+        edges = [str(int(lim.low) - 1), str(int(lim.high) + 1)]
+    else:
+        edges = [repr(float(np.nextafter(lim.low, -math.inf))),
+                 repr(float(np.nextafter(lim.high, math.inf)))]
+    return [*edges, "1e308", "-1e308", "inf", "-inf", "nan", "1e400"]
+
+
+@pytest.mark.parametrize("command,option,name", NUMERIC)
+def test_every_numeric_option_refuses_values_outside_its_range(capsys, command, option, name):
+    from lmdk_core.cli import main
+
+    for text in _outside(name):
+        # the value is refused while the command line is parsed, before anything else
+        # (the required options are missing on purpose: the range comes first)
+        assert main([command, f"{option}={text}"]) == 2, (command, option, text)
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1, err
+        assert err[0].startswith(f"lmdk: error: {option} must be {LIMITS[name].describe()}"), \
+            (text, err[0])
+
+
+@pytest.mark.parametrize("command,option,name", NUMERIC)
+def test_every_numeric_option_takes_its_bounds_and_its_default(command, option, name):
+    import argparse
+
+    from lmdk_core.cli import build_parser
+
+    lim = LIMITS[name]
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    action = next(a for a in sub.choices[command]._actions
+                  if a.option_strings and a.option_strings[-1] == option)
+    for bound in (lim.low, lim.high):
+        text = str(int(bound)) if lim.whole else repr(float(bound))
+        assert action.type(text) == bound
+    if action.default is not None:
+        assert lim.low <= action.default <= lim.high, (command, option, action.default)
+    # `lmdk COMMAND --help` states the range after the option's help
+    help_text = " ".join(sub.choices[command].format_help().split())
+    assert lim.describe() in help_text, (command, option)
+
+
+def test_the_bounds_themselves_are_answered_end_to_end(series, tmp_path):
+    for args in [
+        ["allocate", "--length", "1", "--epsilon", "0.001", "--json"],
+        ["allocate", "--length", "4", "--epsilon", "100", "--scheme", "w-event",
+         "--window", "100000", "--json"],
+        ["release", "--input", series, "--epsilon", "100", "--sensitivity", "1e9",
+         "--seed", str(2**128 - 1), "--noise", "fast", "--output", str(tmp_path / "o.csv")],
+        ["release", "--input", series, "--epsilon", "0.001", "--sensitivity", "0.001",
+         "--seed", "0", "--noise", "fast", "--output", str(tmp_path / "o.csv")],
+        ["dummies", "--length", "6", "--landmarks", "2", "--epsilon", "0.01",
+         "--sensitivity", "0.001", "--max-options", "1", "--seed", "0", "--json"],
+        ["dummies", "--length", "6", "--landmarks", "2", "--epsilon", "1000",
+         "--sensitivity", "1e9", "--max-options", "1000000", "--seed", "0", "--json"],
+        ["suggest", "--input", series, "--window", "3", "--k", "0.5", "--json"],
+        ["suggest", "--input", series, "--window", "10000", "--k", "50", "--json"],
+    ]:
+        p = run_cli(*args)
+        assert p.returncode == 0, (args, p.stderr)
+        assert "null" not in p.stdout and "Infinity" not in p.stdout and "NaN" not in p.stdout
+
+
+def test_the_table_length_is_the_engine_length():
+    from lmdk_core.validation import MAX_LENGTH
+
+    assert LIMITS["length"].high == MAX_LENGTH

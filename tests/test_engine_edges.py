@@ -206,8 +206,12 @@ def test_geo_release_at_5e_324_is_a_clear_error_and_writes_nothing(tmp_path):
         out = tmp_path / f"{scheme}.csv"
         p = run_cli("geo-release", "--input", str(gpx), "--landmarks", "1", "--epsilon",
                     "5e-324", "--scheme", scheme, "--output", str(out), "--json")
-        assert_clean_error(p, "usable range")
+        # the command line takes the app's ε range; the engine's own floor is below it
+        assert_clean_error(p, "--epsilon must be a number from 0.001 to 100")
         assert not out.exists()
+        with pytest.raises(InputError, match="usable range"):
+            release_trajectory([48.0, 48.1, 48.2], [2.0, 2.1, 2.2], [1], 5e-324, 100, scheme,
+                               seed=0)
 
 
 def test_small_but_usable_epsilon_releases_are_consistent():
@@ -289,7 +293,7 @@ def test_data_of_the_wrong_shape_is_a_clear_error(tmp_path, data, fragment):
 ])
 def test_huge_lengths_are_refused_with_the_limit(args):
     p = run_cli(*args, "--length", "1000000000", "--json")
-    assert_clean_error(p, f"the limit is {MAX_LENGTH:,}")
+    assert_clean_error(p, f"--length must be a whole number from 1 to {MAX_LENGTH:,}")
 
 
 def test_huge_lengths_in_leakage_and_calibrate(tmp_path):

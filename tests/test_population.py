@@ -253,8 +253,8 @@ def _cli(capsys, argv):
     ("badvalue", [], "not a finite number"),
     (None, ["--value-col", "kwh", "--lat-col", "a", "--lon-col", "b"], "not both"),
     (None, ["--lat-col", "kwh", "--lon-col", "kwh"], "named twice"),
-    (None, ["--seed", "-3"], "--seed: must be a whole number >= 0"),
-    (None, ["--workers", "0"], "--workers: must be a whole number >= 1"),
+    (None, ["--seed", "-3"], "--seed must be a whole number from 0 to 2^128 − 1; got `-3`"),
+    (None, ["--workers", "0"], "--workers must be a whole number from 1 to 256; got `0`"),
 ])
 def test_bad_input_is_one_line_exit_2(tmp_path, cluster, capsys, mutate, extra, fragment):
     df = _population(users=6, T=30).astype({"t": object, "event": object, "uid": object,

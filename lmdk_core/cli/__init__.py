@@ -13,6 +13,7 @@ import json
 import sys
 from collections.abc import Sequence
 
+from lmdk_core.cli.bounded import OptionOutOfRange
 from lmdk_core.validation import InputError
 
 __all__ = ["main", "build_parser", "emit_json"]
@@ -24,6 +25,11 @@ class _HelpFormatter(argparse.HelpFormatter):
 
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
+        setting = getattr(action.type, "setting", None)
+        if setting:  # a bounded number: its range from the setting table
+            from lmdk_core.setting_limits import LIMITS
+
+            text = f"{text}; {LIMITS[setting].describe()}"
         default = action.default
         if (action.required or default is None or default is False
                 or default is argparse.SUPPRESS or "default" in text or not action.option_strings):
@@ -113,7 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help(sys.stderr)
             return 2
         return int(args.handler(args) or 0)
-    except InputError as exc:
+    except (InputError, OptionOutOfRange) as exc:
         print(f"lmdk: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # e.g. `lmdk ... | head`: the reader left, nothing to report

@@ -15,6 +15,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from lmdk_core.cli.bounded import bounded
+
 
 def _provenance(path: str) -> dict:
     """The input's name and SHA-256 (None for a folder of Parquet parts)."""
@@ -105,22 +107,6 @@ def utility_summary(res, unit: str = "") -> str:
     return f"{head}; {', '.join(parts)}{med} (docs/utility.md)"
 
 
-def _whole_number(minimum: int):
-    """An argparse type: a whole number >= ``minimum``. It raises ArgumentTypeError so that
-    argparse shows this message ("argument --seed: must be …") rather than the function's
-    name."""
-    def parse(text: str) -> int:
-        try:
-            v = int(text)
-        except ValueError:
-            v = None
-        if v is None or v < minimum:
-            raise argparse.ArgumentTypeError(
-                f"must be a whole number >= {minimum}, got {text!r}")
-        return v
-    return parse
-
-
 def register(sub) -> None:
     """Add ``batch`` to the ``lmdk`` sub-commands."""
     p = sub.add_parser("batch", help="release a whole population (long table) on Dask")
@@ -138,8 +124,9 @@ def register(sub) -> None:
     p.add_argument("--audit", required=True, help="CONFIDENTIAL audit (.parquet or .csv)")
     p.add_argument("--scheduler", help="address of an existing Dask scheduler "
                    "(tcp://host:8786); default: a local cluster")
-    p.add_argument("--workers", type=_whole_number(1), help="local workers (default: one per core)")
-    p.add_argument("--seed", type=_whole_number(0),
+    p.add_argument("--workers", type=bounded("workers", "--workers"),
+                   help="local workers (default: one per core)")
+    p.add_argument("--seed", type=bounded("seed", "--seed"),
                    help="reproducible per-user streams (default: fresh OS entropy); never "
                         "written to the publishable file")
     p.add_argument("--noise", choices=["exact", "fast"], default="exact",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from lmdk_core.cli.bounded import bounded
 from lmdk_core.quoting import quote_user_text
 from lmdk_core.setting_limits import check_setting
 from lmdk_core.validation import InputError, parse_landmarks
@@ -239,13 +240,16 @@ def _data_options(p: argparse.ArgumentParser) -> None:
                                                    "3,7,10-20")
     p.add_argument("--mechanism", choices=["laplace", "geometric"], default="laplace",
                    help="series mechanism")
-    p.add_argument("--sensitivity", type=float, default=1.0, help="Δf (series)")
-    p.add_argument("--radius", type=float, help="protection radius r in metres (tracks)")
-    p.add_argument("--window", type=int, help="w of the w-event scheme")
-    p.add_argument("--runs", type=int, default=None,
+    p.add_argument("--sensitivity", type=bounded("sensitivity", "--sensitivity"),
+                   default=1.0, help="Δf (series)")
+    p.add_argument("--radius", type=bounded("radius", "--radius"),
+                   help="protection radius r in metres (tracks)")
+    p.add_argument("--window", type=bounded("window", "--window"), help="w of the w-event scheme")
+    p.add_argument("--runs", type=bounded("runs", "--runs"), default=None,
                    help="Monte Carlo runs: whole Adaptive releases per ε (default 1,000 for "
                         "--per each/all, 100 otherwise) or simulated attacks (default 100)")
-    p.add_argument("--seed", type=int, help="seed of the simulations (default: fresh entropy)")
+    p.add_argument("--seed", type=bounded("seed", "--seed"),
+                   help="seed of the simulations (default: fresh entropy)")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
 
 
@@ -253,9 +257,12 @@ def register(sub) -> None:
     p = sub.add_parser("solve-epsilon", help="the smallest ε that meets an accuracy target, "
                                             "per scheme")
     _data_options(p)
-    p.add_argument("--within", type=float, help="error bound ±A (data units; metres for tracks)")
-    p.add_argument("--probability", type=float, default=0.95, help="with this probability")
-    p.add_argument("--mean-error", type=float, help="or: mean absolute error at most M")
+    p.add_argument("--within", type=bounded("accuracy_bound", "--within"),
+                   help="error bound ±A (data units; metres for tracks)")
+    p.add_argument("--probability", type=bounded("probability", "--probability"),
+                   default=0.95, help="with this probability")
+    p.add_argument("--mean-error", type=bounded("accuracy_bound", "--mean-error"),
+                   help="or: mean absolute error at most M")
     p.add_argument("--per", choices=["each", "typical", "all"], default="each",
                    help="each released reading on its own (default), a typical one (the "
                         "average), or all readings at once (with --within)")
@@ -267,10 +274,12 @@ def register(sub) -> None:
     p = sub.add_parser("attack", help="what an attacker learns: posterior bound, landmark "
                                       "inference, averaging a stay point")
     _data_options(p)
-    p.add_argument("--epsilon", type=float, required=True, help="total privacy budget ε > 0")
+    p.add_argument("--epsilon", type=bounded("epsilon", "--epsilon"),
+                   required=True, help="total privacy budget ε > 0")
     p.add_argument("--scheme", default="uniform", choices=list(SCHEMES), help="budget scheme")
-    p.add_argument("--prior", type=float, default=0.1, help="attacker's prior probability")
-    p.add_argument("--leakage", type=float,
+    p.add_argument("--prior", type=bounded("prior", "--prior"),
+                   default=0.1, help="attacker's prior probability")
+    p.add_argument("--leakage", type=bounded("privacy_loss", "--leakage"),
                    help="landmark TPL under a correlation model (default: ε, independent)")
     p.add_argument("--stay", default="", help="timestamps of a stay (tracks), e.g. 0-99 or 3,4,5")
     p.add_argument("--days", default="1,7,30,90,365", help="numbers of daily releases")
@@ -278,9 +287,12 @@ def register(sub) -> None:
 
     p = sub.add_parser("compose", help="budget over repeated releases (basic and advanced "
                                        "composition)")
-    p.add_argument("--releases", type=int, required=True, help="number of releases k")
-    p.add_argument("--epsilon", type=float, help="ε of each release")
-    p.add_argument("--target", type=float, help="or: total ε over the schedule → ε per release")
-    p.add_argument("--delta", type=float, default=1e-6, help="δ' of advanced composition")
+    p.add_argument("--releases", type=bounded("releases", "--releases"),
+                   required=True, help="number of releases k")
+    p.add_argument("--epsilon", type=bounded("epsilon", "--epsilon"), help="ε of each release")
+    p.add_argument("--target", type=bounded("total_epsilon", "--target"),
+                   help="or: total ε over the schedule → ε per release")
+    p.add_argument("--delta", type=bounded("delta", "--delta"),
+                   default=1e-6, help="δ' of advanced composition")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
     p.set_defaults(handler=_cmd_compose)

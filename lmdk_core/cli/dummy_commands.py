@@ -7,6 +7,7 @@ import argparse
 import io
 from pathlib import Path
 
+from lmdk_core.cli.bounded import bounded
 from lmdk_core.validation import InputError, check_epsilon, check_length, parse_landmarks
 
 # The engine (pandas, scipy) is imported inside the handlers so that the other
@@ -141,7 +142,8 @@ def _cmd_suggest(args: argparse.Namespace) -> int:
 def register(sub) -> None:
     """Add this module's sub-commands to ``sub``."""
     p = sub.add_parser("dummies", help="dummy landmark options and their private selection")
-    p.add_argument("--length", type=int, required=True, help="number of timestamps T")
+    p.add_argument("--length", type=bounded("length", "--length"),
+                   required=True, help="number of timestamps T")
     p.add_argument("--landmarks", default="",
                    help="0-based timestamps and ranges, e.g. 3,7,10-20")
     p.add_argument("--method", default="heuristic", choices=list(METHODS),
@@ -149,13 +151,14 @@ def register(sub) -> None:
                         "(at most 12 regular timestamps)")
     p.add_argument("--metric", default="gap_std", choices=list(METRICS),
                    help="how an option is compared with the original set")
-    p.add_argument("--epsilon", type=float, required=True,
+    p.add_argument("--epsilon", type=bounded("selection_epsilon", "--epsilon"), required=True,
                    help="budget ε_sel of the selection (spent on top of the release's ε)")
-    p.add_argument("--sensitivity", type=float, default=None,
+    p.add_argument("--sensitivity", type=bounded("utility_sensitivity", "--sensitivity"),
+                   default=None,
                    help="utility sensitivity Δu (default: the metric's bound, (T−1)/2)")
-    p.add_argument("--max-options", type=int, default=None,
+    p.add_argument("--max-options", type=bounded("max_options", "--max-options"), default=None,
                    help="heuristic only: stop after this many dummies")
-    p.add_argument("--seed", type=int, default=None,
+    p.add_argument("--seed", type=bounded("seed", "--seed"), default=None,
                    help="seed of the selection's draw (default: fresh OS entropy)")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
     p.set_defaults(handler=_cmd_dummies)
@@ -163,11 +166,14 @@ def register(sub) -> None:
     p = sub.add_parser("suggest", help="suggest landmarks: stay points or series deviations")
     p.add_argument("--input", required=True, help="series CSV (time,value), track CSV "
                    "(time,lat,lon) or GPX")
-    p.add_argument("--distance", type=float, default=DEFAULT_STAY_DISTANCE_M,
+    p.add_argument("--distance", type=bounded("stay_distance", "--distance"),
+                   default=DEFAULT_STAY_DISTANCE_M,
                    help="track: stay radius in metres")
-    p.add_argument("--duration", type=float, default=DEFAULT_STAY_MINUTES,
+    p.add_argument("--duration", type=bounded("stay_minutes", "--duration"),
+                   default=DEFAULT_STAY_MINUTES,
                    help="track: minimum stay in minutes")
-    p.add_argument("--minutes-per-point", type=float, default=None,
+    p.add_argument("--minutes-per-point", type=bounded("minutes_per_point", "--minutes-per-point"),
+                   default=None,
                    help="track: sampling interval, needed when the track has no times")
     p.add_argument("--time-unit", default="s", choices=list(TIME_UNITS),
                    help="track: unit of a numeric time column")
@@ -176,9 +182,10 @@ def register(sub) -> None:
                         "case-insensitively)")
     p.add_argument("--value-col", default="value",
                    help="series: the value column (default 'value')")
-    p.add_argument("--window", type=int, default=DEFAULT_DEVIATION_WINDOW,
+    p.add_argument("--window", type=bounded("spike_window", "--window"),
+                   default=DEFAULT_DEVIATION_WINDOW,
                    help="series: rolling-median window (timestamps)")
-    p.add_argument("--k", type=float, default=DEFAULT_DEVIATION_K,
+    p.add_argument("--k", type=bounded("spike_k", "--k"), default=DEFAULT_DEVIATION_K,
                    help="series: threshold in robust standard deviations")
     p.add_argument("--season", default="auto", choices=["auto", "day", "week", "none"],
                    help="series with dates: remove the median profile of each hour of the "

@@ -18,6 +18,7 @@ import sys
 import tomllib
 from pathlib import Path
 
+from lmdk_core.cli.bounded import bounded
 from lmdk_core.validation import InputError
 
 __all__ = ["register", "find_app", "config_flags", "streamlit_command"]
@@ -88,7 +89,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "localhost only, sends no usage statistics and opens no browser "
                     "unless --open-browser is given: open the printed address.",
     )
-    p.add_argument("--port", type=int, default=8501, help="port to listen on")
+    p.add_argument("--port", type=bounded("port", "--port"), default=8501, help="port to listen on")
     p.add_argument("--headless", action="store_true",
                    help="never open a browser (already the default; kept for scripts)")
     p.add_argument("--open-browser", action="store_true",

@@ -12,6 +12,7 @@ import math
 import sys
 from typing import TYPE_CHECKING
 
+from lmdk_core.cli.bounded import bounded
 from lmdk_core.setting_limits import LIMITS, check_setting
 from lmdk_core.validation import InputError, check_length, check_positive, parse_landmarks
 from lmdk_core.verdict import privacy_verdict
@@ -198,12 +199,15 @@ def register(sub) -> None:
     p = sub.add_parser("leakage", help="BPL, FPL, TPL (and landmark TPL) per timestamp")
     p.add_argument("--backward", required=True, help="backward transition matrix CSV")
     p.add_argument("--forward", default=None, help="forward matrix CSV (default: --backward)")
-    p.add_argument("--epsilon", type=float, default=None, help="constant budget per timestamp")
-    p.add_argument("--length", type=int, default=None, help="number of timestamps T")
+    p.add_argument("--epsilon", type=bounded("privacy_loss", "--epsilon"),
+                   default=None, help="constant budget per timestamp")
+    p.add_argument("--length", type=bounded("length", "--length"),
+                   default=None, help="number of timestamps T")
     p.add_argument("--allocation", default=None, help="CSV with one epsilon_t per timestamp")
     p.add_argument("--landmarks", default=None,
                    help="0-based timestamps and ranges, e.g. 3,7,10-20")
-    p.add_argument("--total-epsilon", type=float, default=None, dest="total_epsilon",
+    p.add_argument("--total-epsilon", type=bounded("total_epsilon", "--total-epsilon"),
+                   default=None, dest="total_epsilon",
                    help="the landmark-privacy budget ε: adds the verdict (green / amber / red: "
                         "theorem + landmark TPL under these matrices)")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
@@ -212,20 +216,23 @@ def register(sub) -> None:
     p = sub.add_parser("supremum", help="supremum of BPL/FPL for a constant epsilon")
     p.add_argument("--matrix", required=True, help="transition matrix CSV (n lines of n "
                    "probabilities)")
-    p.add_argument("--epsilon", type=float, required=True, help="constant budget per timestamp")
+    p.add_argument("--epsilon", type=bounded("privacy_loss", "--epsilon"),
+                   required=True, help="constant budget per timestamp")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
     p.set_defaults(handler=_cmd_supremum)
 
     p = sub.add_parser("calibrate", help="largest budget whose leakage stays <= a target")
     p.add_argument("--matrix", required=True, help="backward matrix CSV")
     p.add_argument("--forward", default=None, help="forward matrix CSV (default: --matrix)")
-    p.add_argument("--target", type=float, required=True, help="target leakage alpha > 0")
-    p.add_argument("--length", type=int, default=None,
+    p.add_argument("--target", type=bounded("privacy_loss", "--target"),
+                   required=True, help="target leakage alpha > 0")
+    p.add_argument("--length", type=bounded("length", "--length"), default=None,
                    help="number of timestamps T (omit: unbounded series, constant epsilon)")
     p.add_argument("--landmarks", default="",
                    help="0-based timestamps and ranges, e.g. 3,7,10-20")
     p.add_argument("--scheme", default=None, choices=STATIC_SCHEMES,
                    help="scale this scheme's allocation (default uniform with --landmarks)")
-    p.add_argument("--window", type=int, default=None, help="w for the w-event scheme")
+    p.add_argument("--window", type=bounded("window", "--window"),
+                   default=None, help="w for the w-event scheme")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
     p.set_defaults(handler=_cmd_calibrate)

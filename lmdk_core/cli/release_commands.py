@@ -10,6 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from lmdk_core.cli.bounded import bounded
 from lmdk_core.cli.output_paths import check_outputs
 from lmdk_core.validation import InputError, check_length, parse_landmarks
 
@@ -223,16 +224,19 @@ def _landmark_events(rel) -> int:
 def _common(p: argparse.ArgumentParser, schemes: list[str]) -> None:
     p.add_argument("--landmarks", default="",
                    help="0-based timestamps and ranges, e.g. 3,7,10-20 ('' = none)")
-    p.add_argument("--epsilon", type=float, required=True, help="total privacy budget ε > 0")
+    p.add_argument("--epsilon", type=bounded("epsilon", "--epsilon"),
+                   required=True, help="total privacy budget ε > 0")
     p.add_argument("--scheme", default="uniform", choices=schemes,
                    help="budget scheme (docs/privacy-model.md)")
-    p.add_argument("--window", type=int, default=None, help="w for the w-event scheme")
+    p.add_argument("--window", type=bounded("window", "--window"),
+                   default=None, help="w for the w-event scheme")
 
 
 def register(sub) -> None:
     """Add this module's sub-commands to ``sub``."""
     p = sub.add_parser("allocate", help="per-timestamp budget of a scheme + the verdict")
-    p.add_argument("--length", type=int, required=True, help="number of timestamps T")
+    p.add_argument("--length", type=bounded("length", "--length"),
+                   required=True, help="number of timestamps T")
     _common(p, STATIC_SCHEMES)
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
     p.set_defaults(handler=_cmd_allocate)
@@ -241,7 +245,8 @@ def register(sub) -> None:
     p.add_argument("--allocation", required=True, help="CSV with one ε_t per timestamp")
     p.add_argument("--landmarks", default="",
                    help="0-based timestamps and ranges, e.g. 3,7,10-20 ('' = none)")
-    p.add_argument("--epsilon", type=float, required=True, help="total privacy budget ε > 0")
+    p.add_argument("--epsilon", type=bounded("epsilon", "--epsilon"),
+                   required=True, help="total privacy budget ε > 0")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
     p.set_defaults(handler=_cmd_check)
 
@@ -253,9 +258,9 @@ def register(sub) -> None:
     _common(p, ALL_SCHEMES)
     p.add_argument("--mechanism", default="laplace", choices=["laplace", "geometric"],
                    help="noise mechanism (geometric: whole-number data and a whole Δf)")
-    p.add_argument("--sensitivity", type=float, default=1.0,
+    p.add_argument("--sensitivity", type=bounded("sensitivity", "--sensitivity"), default=1.0,
                    help="sensitivity Δf of one reading (noise scale Δf/ε_t)")
-    p.add_argument("--seed", type=int, default=None,
+    p.add_argument("--seed", type=bounded("seed", "--seed"), default=None,
                    help="seed of numpy's generator: with --noise fast it reproduces the noise; "
                         "with --noise exact it drives only Adaptive's sampling (OpenDP's "
                         "noise comes from OS entropy and cannot be seeded)")
@@ -275,13 +280,14 @@ def register(sub) -> None:
     p = sub.add_parser("geo-release", help="release a time,lat,lon CSV or GPX track")
     p.add_argument("--input", required=True, help="track: CSV time,lat,lon[,segment] or GPX")
     _common(p, ALL_SCHEMES)
-    p.add_argument("--radius", type=float, default=100.0, help="protection radius r (metres)")
+    p.add_argument("--radius", type=bounded("radius", "--radius"),
+                   default=100.0, help="protection radius r (metres)")
     p.add_argument("--stays", default="", metavar="A-B,C-D",
                    help="stays (ranges of timestamps, as printed by lmdk suggest) protected as "
                         "ONE landmark event each: one release of the stay's centroid, its "
                         "fixes publish it, so the cost does not grow with the fixes "
                         "(docs/stays.md)")
-    p.add_argument("--seed", type=int, default=None,
+    p.add_argument("--seed", type=bounded("seed", "--seed"), default=None,
                    help="seed of numpy's generator, reproduces the noise (exploration only; "
                         "default: fresh OS entropy)")
     p.add_argument("--output", required=True,
