@@ -64,3 +64,25 @@ def test_learn_page_explains_accuracy_to_epsilon_and_advanced_composition():
     assert "Each reading needs ε_t = **3**" in text
     assert "needs ε = **18**" in text
     assert "basic 2.6, advanced 2.03" in text  # 52 releases of 0.05, δ' = 1e-6
+
+
+@pytest.mark.parametrize("per", ["each", "all"])
+def test_adaptive_is_solved_for_each_and_all_readings(per):
+    page = open_page("choose_epsilon")
+    page.number_input(key="w_acc_bound_series").set_value(1.0).run()
+    page.slider(key="w_acc_prob").set_value(95.0).run()
+    page.radio(key="w_acc_per").set_value(per).run()
+    page.slider(key="w_acc_runs").set_value(10).run()
+    next(b for b in page.button if b.label.startswith("Estimate Adaptive")).click().run()
+    # 10 releases all within certify at most 0.05^(1/10) = 74 %: the slider is named
+    assert any("at least 59" in e.value and "Runs per ε" in e.value for e in page.error), \
+        [e.value for e in page.error]
+    # 60 % needs 6 runs: 20 are simulated (small and fast), the answer is for this target
+    page.slider(key="w_acc_prob").set_value(60.0).run()
+    page.slider(key="w_acc_runs").set_value(20).run()
+    next(b for b in page.button if b.label.startswith("Estimate Adaptive")).click().run()
+    assert not page.exception and not page.error, [e.value for e in page.error]
+    sol = page.session_state["adaptive_solution"]
+    assert sol.target.per == per and sol.target.probability == pytest.approx(0.6)
+    assert sol.epsilon is not None and "Clopper–Pearson" in sol.method
+    assert any("Adaptive reaches" in s.value for s in page.success)
