@@ -6,6 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from app_pages.accessibility import enable_accessibility
 from app_pages.session import init_state, keep_widget_state, sidebar
 from app_pages.touch_select import enable_tap_select
 from app_pages.track_session import init_track_state, keep_track_widget_state
@@ -44,7 +45,16 @@ PAGES = {
     ],
 }
 
-nav = st.navigation(PAGES)
+# Streamlit's own page list is a <ul> whose items sit inside <div>s (axe-core: `list` and
+# `listitem`, serious; docs/accessibility.md): the same links are drawn here as plain
+# page links under their section names, which a screen reader reads as links
+nav = st.navigation(PAGES, position="hidden")
+with st.sidebar.container(key="page_nav"):
+    for section, pages in PAGES.items():
+        st.caption(section)
+        for p in pages:
+            st.page_link(p)
 sidebar()
 enable_tap_select()  # a tap on a chart point selects it on phones too
+enable_accessibility()  # skip link, chart labels, focus ring
 nav.run()

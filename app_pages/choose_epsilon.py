@@ -276,7 +276,7 @@ with tab_att:
                + (" of Uniform, Adaptive's starting allocation." if scheme == "adaptive"
                   else f" of {SCHEMES[scheme].label}."))
 
-    st.subheader("Which timestamps are landmarks?")
+    st.header("Which timestamps are landmarks?")
     try:
         table = _repeat_table(values, tuple(lm), eps_now, int(setting("window")),
                               tuple(sorted(mech_kw.items())))
@@ -295,7 +295,7 @@ with tab_att:
         st.error(f"Cannot simulate: {exc}", icon=":material/error:")
 
     if cur.is_track:
-        st.subheader("Averaging a place over repeated releases")
+        st.header("Averaging a place over repeated releases")
         from lmdk_core.discovery import track_stay_points
 
         try:

@@ -135,7 +135,7 @@ with st.expander("How to read this"):
     )
 
 # ---------------------------------------------------------------- utility vs ε
-st.subheader("Error against ε")
+st.header("Error against ε")
 c = st.columns([1, 1, 1, 1], vertical_alignment="bottom")
 low = c[0].number_input("From ε", min_value=0.001, max_value=1000.0, format="%.3g",
                         key="w_sweep_low")

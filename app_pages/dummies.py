@@ -117,7 +117,7 @@ sel = select_option(opts, eps_sel, seed)
 p = sel.probabilities
 top = np.sort(p)[::-1]
 k10 = min(10, len(opts))
-st.subheader("The drawn set L′")
+st.header("The drawn set L′")
 try:
     dr = release_series_with_dummies(
         values, landmarks, float(setting("epsilon")), eps_sel, setting("scheme"),

@@ -23,7 +23,7 @@ mechanisms (the Compare page averages its error curves over many such draws).
 """
 )
 
-st.subheader("New to differential privacy?")
+st.header("New to differential privacy?")
 st.markdown(
     "The **Learn** page explains the ideas behind this tool in six short interactive "
     "lessons: the definition, what ε means to an adversary, event-, user-, w-event- and "
@@ -34,7 +34,7 @@ st.markdown(
 st.page_link("app_pages/learn.py", label="**Learn** — differential privacy step by step",
              icon=":material/school:")
 
-st.subheader("Pages")
+st.header("Pages")
 c1, c2 = st.columns(2)
 with c1:
     st.page_link("app_pages/timeline.py", label="**Timeline** — time series",

@@ -196,7 +196,7 @@ T = cur.length
 landmarks = cur.landmarks
 
 # ---- 1. the correlation model (the session's: Timeline, Map, Compare and the report use it)
-st.subheader("1. Correlation model (transition matrix)")
+st.header("1. Correlation model (transition matrix)")
 kind_key = f"w_corr_kind_{cur.kind}"
 back_key = f"w_corr_backward_{cur.kind}"
 src = st.radio("Matrix", list(SOURCES), key=kind_key, format_func=SOURCES.get,
@@ -291,7 +291,7 @@ lf = loss_of(forward)
 lb = lf if backward is forward else loss_of(backward)
 
 # ---- 2. the allocation
-st.subheader("2. Budget per timestamp")
+st.header("2. Budget per timestamp")
 alloc = st.radio("Allocation", ["scheme", "constant"], key="lk_alloc", horizontal=True,
                  format_func={"scheme": f"Sidebar scheme ({SCHEMES[setting('scheme')].label}, "
                                         f"ε = {float(setting('epsilon')):.4g}) on the "
@@ -315,7 +315,7 @@ else:
                    "it actually spent with the current seed.")
 
 # ---- 3. the curves
-st.subheader("3. Leakage per timestamp")
+st.header("3. Leakage per timestamp")
 res = temporal_leakage(eps_t, lb, lf, landmarks if landmarks else None)
 # the one verdict of this allocation under this (the session's) model
 render_verdict(privacy_verdict(
@@ -366,7 +366,7 @@ st.caption(f"Model: {model}; backward: {BACKWARD[bsrc].lower()}. Without correla
            "total Σ over L∪{t}.")
 
 # ---- 4. calibration
-st.subheader("4. Calibrate ε to a target leakage")
+st.header("4. Calibrate ε to a target leakage")
 c1, c2 = st.columns([1, 2], vertical_alignment="bottom")
 target = c1.number_input("Target α (most leakage you accept)", min_value=0.001,
                          max_value=100.0, step=0.1, format="%.4g", key="lk_target",

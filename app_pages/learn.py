@@ -91,7 +91,7 @@ tabs = st.tabs([
 @st.fragment
 def _lesson_1() -> None:
     """Lesson 1: its widgets rerun only this lesson (st.fragment)."""
-    st.subheader("Differential privacy: one person cannot change the picture much")
+    st.header("Differential privacy: one person cannot change the picture much")
     c1, c2 = st.columns([2, 3], gap="large")
     with c1:
         st.markdown(
@@ -143,7 +143,7 @@ with tabs[0]:
 @st.fragment
 def _lesson_2() -> None:
     """Lesson 2: its widgets rerun only this lesson (st.fragment)."""
-    st.subheader("What ε means to someone trying to learn about you")
+    st.header("What ε means to someone trying to learn about you")
     c1, c2 = st.columns([2, 3], gap="large")
     with c1:
         st.markdown(
@@ -209,7 +209,7 @@ with tabs[1]:
 @st.fragment
 def _lesson_3() -> None:
     """Lesson 3: its widgets rerun only this lesson (st.fragment)."""
-    st.subheader("Which events are protected together, and what each costs")
+    st.header("Which events are protected together, and what each costs")
     st.markdown(
         "A series publishes one value per hour. **What** the guarantee covers is a "
         "choice: one event, every event of the person, any *w* consecutive events, or "
@@ -283,7 +283,7 @@ with tabs[2]:
 @st.fragment
 def _lesson_4() -> None:
     """Lesson 4: its widgets rerun only this lesson (st.fragment)."""
-    st.subheader("Mechanisms: how the noise is added")
+    st.header("Mechanisms: how the noise is added")
     st.markdown(
         "A *mechanism* is the randomised procedure that turns the true answer into the "
         "published one. Each suits a kind of answer; each has an error that grows as ε "
@@ -291,7 +291,7 @@ def _lesson_4() -> None:
     )
 
     with st.container(border=True):
-        st.markdown("#### Laplace — real numbers")
+        st.markdown("### Laplace — real numbers")
         c1, c2 = st.columns([2, 3], gap="large")
         with c1:
             st.markdown("Adds noise from Lap(Δf/ε). The **sensitivity** Δf is how much one "
@@ -307,7 +307,7 @@ def _lesson_4() -> None:
                         width="stretch", key="learn_lap_chart")
 
     with st.container(border=True):
-        st.markdown("#### Geometric — counts")
+        st.markdown("### Geometric — counts")
         c1, c2 = st.columns([2, 3], gap="large")
         with c1:
             st.markdown("The whole-number version of Laplace: P(noise = k) ∝ a^|k| with "
@@ -323,7 +323,7 @@ def _lesson_4() -> None:
                         key="learn_geo_chart")
 
     with st.container(border=True):
-        st.markdown("#### Planar Laplace — locations (geo-indistinguishability)")
+        st.markdown("### Planar Laplace — locations (geo-indistinguishability)")
         c1, c2 = st.columns([2, 3], gap="large")
         with c1:
             st.markdown(
@@ -343,7 +343,7 @@ def _lesson_4() -> None:
         c2.plotly_chart(lf.noise_cloud_figure(cloud), width="stretch", key="learn_pl_chart")
 
     with st.container(border=True):
-        st.markdown("#### Exponential — choosing the best option")
+        st.markdown("### Exponential — choosing the best option")
         c1, c2 = st.columns([2, 3], gap="large")
         names = [n for n, _ in tc.EXPONENTIAL_EXAMPLE]
         utils = [u for _, u in tc.EXPONENTIAL_EXAMPLE]
@@ -360,7 +360,7 @@ def _lesson_4() -> None:
                         key="learn_exp_chart")
 
     with st.container(border=True):
-        st.markdown("#### Randomized response — surveys on sensitive questions")
+        st.markdown("### Randomized response — surveys on sensitive questions")
         c1, c2 = st.columns([2, 3], gap="large")
         with c1:
             st.markdown(
@@ -395,7 +395,7 @@ with tabs[3]:
 @st.fragment
 def _lesson_5() -> None:
     """Lesson 5: its widgets rerun only this lesson (st.fragment)."""
-    st.subheader("Composition: what several releases add up to")
+    st.header("Composition: what several releases add up to")
     st.markdown(
         "Every release from the same data spends budget, and the guarantees add up. How "
         "they add up depends on what the releases touch (Katsomallos et al.'s survey, "
@@ -510,7 +510,7 @@ with tabs[4]:
 @st.fragment
 def _lesson_6() -> None:
     """Lesson 6: its widgets rerun only this lesson (st.fragment)."""
-    st.subheader("Why not k-anonymity for data published over time?")
+    st.header("Why not k-anonymity for data published over time?")
     st.markdown(
         "Before differential privacy, microdata were protected by **k-anonymity** "
         "(Sweeney 2002): remove names, then coarsen the *quasi-identifiers* (here Age "
@@ -554,7 +554,7 @@ def _lesson_6() -> None:
                    "single Status, so anyone known to be in it is exposed (homogeneity "
                    "attack).", icon=":material/warning:")
 
-    st.markdown("##### Two releases break it")
+    st.markdown("### Two releases break it")
     st.markdown(
         "Data published **continuously** are released again and again, and each release "
         "may be generalised differently (or by different services). Each release below "

@@ -402,7 +402,7 @@ st.caption(
     "user on the Timeline or the Map, and get the command that runs the same release "
     "on the full dataset.")
 
-st.subheader("1. Population")
+st.header("1. Population")
 st.radio("Population", list(SOURCES), key="pop_source", format_func=SOURCES.get,
          horizontal=True, label_visibility="collapsed")
 pop = current_population()
@@ -424,7 +424,7 @@ if n_repeat:  # the repeated-timestamp rule (docs/data-formats.md), as on the Ma
                "them: kept, each its own timestamp, in file order (as on the Map and in "
                "`lmdk geo-release`).")
 
-st.subheader("2. Landmarks and release settings")
+st.header("2. Landmarks and release settings")
 c1, c2 = st.columns([1, 1])
 if flagged:
     c1.radio("Landmarks", ["flags", "discover"], key="pop_lm_source", horizontal=True,
@@ -484,7 +484,7 @@ alpha = leakage_target()
 spec = correlation_spec(kind)
 unit = pop["unit"] if kind == "series" else "m"
 
-st.subheader("3. At these settings, before any noise")
+st.header("3. At these settings, before any noise")
 st.caption("Answered at once for every ε, scheme and mechanism: each user's planned "
            "budget ε_t, the verifier's verdict on it (all landmarks plus any one timestamp "
            "spend at most ε) and the expected error at that budget. No noise is drawn; "
@@ -503,7 +503,7 @@ p[3].metric("Median expected error",
             f"{short_number(float(np.nanmedian(expected)))} {unit}".strip()
             if np.isfinite(expected).any() else "—")
 
-st.subheader("4. Release the population")
+st.header("4. Release the population")
 key = release_key(pop, settings, use_flags)
 results: dict = st.session_state.setdefault("pop_results", {})
 if st.session_state.get("pop_request") == key and key not in results:
@@ -547,7 +547,7 @@ if shown is not None:
     result, rs = shown["result"], shown["settings"]
     audit = result.audit
     colours = verdict_colours(audit, rs.epsilon, alpha)
-    st.subheader("5. Over all users (released)")
+    st.header("5. Over all users (released)")
     render_population_utility(audit["utility"].astype(str).tolist(),
                               pd.to_numeric(audit["expected_error"], errors="coerce").to_numpy(
                                   dtype=float), unit)
@@ -583,7 +583,7 @@ if shown is not None:
                   else "") + "), per user as in the privacy report. Noise: "
                + sampler(rs) + ".")
 
-    st.subheader("6. Users")
+    st.header("6. Users")
     order = pd.Series(colours).map({"red": 0, "amber": 1, NO_LEAKAGE: 2,
                                          "green": 3}).to_numpy()
     table = pd.DataFrame({
@@ -616,7 +616,7 @@ switch = st.session_state.pop("pop_switch", None)
 if switch:
     st.switch_page(switch)
 
-st.subheader("7. Correlation model from the whole population")
+st.header("7. Correlation model from the whole population")
 st.caption("Cao et al. (ICDE 2017) estimate the Markov transition matrix from many users' "
            "sequences: here the transitions between consecutive timestamps of every user are "
            "pooled (never across users), over "
@@ -645,7 +645,7 @@ elif st.session_state.get("pop_model_note") and spec["model"] == "matrix":
     s1.success(f"In force: {st.session_state.pop_model_note}", icon=":material/hub:")
     s2.page_link("app_pages/leakage.py", label="Leakage page", icon=":material/water_drop:")
 
-st.subheader("8. Downloads and the batch command")
+st.header("8. Downloads and the batch command")
 teaching = teaching_note(int(setting("seed"))) if setting("reproducible") else None
 header = [
     (f"Landmark Privacy Explorer — {teaching}" if teaching else

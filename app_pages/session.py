@@ -231,6 +231,9 @@ def sidebar() -> None:
             format_func=lambda k: SCHEMES[k].label,
             help="How ε is spread over the timestamps.")
         st.caption(SCHEMES[setting("scheme")].description)
+        # keyboard: after ε and the scheme, one Tab and Enter back to the page (shown
+        # only while it has the focus; app_pages/accessibility.py handles it)
+        st.html('<a class="lmdk-to-page" href="#">Back to the page</a>')
         if setting("scheme") == "w-event":
             st.number_input("Window w (timestamps)", min_value=LIMITS["window"].low,
                             max_value=LIMITS["window"].high, step=1,

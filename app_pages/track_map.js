@@ -87,6 +87,12 @@ function createState(parentElement) {
   if (!el) {
     el = document.createElement("div");
     el.className = "lmdk-track-map";
+    // the map's text alternative: what it shows, and where its keyboard equivalent is
+    el.setAttribute("role", "region");
+    el.setAttribute("aria-label", "Map of the track: the true path (grey line), the " +
+      "landmarks (large red dots), and when shown the released points (small blue dots). A click " +
+      "on a point marks or unmarks it as a landmark; without a mouse, type its t in " +
+      "the Landmarks field of this page.");
     parentElement.appendChild(el);
   }
   // keyboard: false — Leaflet's keyboard handler focuses the map on the first mousedown,

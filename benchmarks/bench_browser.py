@@ -171,7 +171,7 @@ def landmark_text(page: Page) -> str:
 
 
 def nav_link(page: Page, title: str):
-    return page.locator("[data-testid=stSidebarNav] a").filter(has_text=title).first
+    return page.locator(".st-key-page_nav a").filter(has_text=title).first
 
 
 def open_page(page: Page, url: str, path: str) -> None:

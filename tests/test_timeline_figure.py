@@ -52,7 +52,7 @@ def _reference(fig: go.Figure, unit: str, leakage: bool, height: int | None,
         margin={"l": 60, "r": 20, "t": 40, "b": 40},
         legend={"orientation": "h", "yanchor": "top", "y": -0.06, "x": 0},
         hovermode="closest", bargap=0.15, barmode="overlay", clickmode="event+select",
-        uirevision=uirevision)
+        uirevision=uirevision, meta=fig.layout.meta)
     return ref
 
 

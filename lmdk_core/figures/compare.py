@@ -213,6 +213,12 @@ def side_by_side_figure(
                      "showlegend": legend(f"bar-{kind}"), "customdata": all_labels[i],
                      "hovertemplate": "%{customdata}<br>ε_t = %{y:.4g}<extra>" + kind
                      + "</extra>"}, 2, c)
+                if kind == "landmark":  # a shape on top, not only a colour
+                    add({"type": "scatter", "x": x[i], "y": ys(rel.epsilon_t, i),
+                         "mode": "markers", "name": "ε_t (landmark)", "showlegend": False,
+                         "legendgroup": "bar-landmark", "hoverinfo": "skip",
+                         "marker": {"symbol": "triangle-up", "size": 8,
+                                    "color": COLORS["landmark"]}}, 2, c)
         i = drawn(rel.verdict.totals)
         add({"type": "scatter", "x": x[i], "y": ys(rel.verdict.totals, i), "mode": "lines",
              "name": "landmarks + this timestamp (must stay ≤ ε)",
@@ -270,6 +276,15 @@ def side_by_side_figure(
         # the legend below the panels: above them, the chart toolbar covered it on a phone
         margin={"l": 60, "r": 20, "t": 50, "b": 40}, hovermode="closest",
         legend={"orientation": "h", "yanchor": "top", "y": -0.07, "x": 0},
+        # the chart's text alternative (the app names the chart by it for screen readers)
+        meta={"alt": (
+            f"Side-by-side chart of {len(releases)} schemes over {len(x)} timestamps, one "
+            "column each: the original and released data on top, the budget ε_t per "
+            "timestamp below (landmarks' bars red)"
+            + (", the leakage at the bottom" if leakage else "") + ". Largest total of the "
+            "landmarks plus one timestamp: " + "; ".join(
+                f"{k}: {float(np.max(r.verdict.totals)):.3g} against ε = {r.epsilon:g}"
+                for k, r in releases.items()) + ".")},
     )
     return go.Figure(data=data, layout=layout, _validate=False)
 

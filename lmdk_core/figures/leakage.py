@@ -130,10 +130,18 @@ def leakage_curves_figure(
                 customdata=np.asarray(labels)[mask],
                 hovertemplate="%{customdata}<br>ε_t = %{y:.4g}<extra></extra>",
             ))
+            if kind == "landmark":  # a shape on top, not only a colour
+                fig.add_trace(go.Scatter(
+                    x=x[mask], y=result.epsilon_t[mask], name="ε_t (landmark)",
+                    mode="markers", showlegend=False, hoverinfo="skip",
+                    marker={"symbol": "triangle-up", "size": 8,
+                            "color": COLORS["landmark"]},
+                ))
     # the same styles as the Timeline and Compare charts: TPL dotted purple, landmark TPL
-    # solid red; the two directions thin and dashed
+    # solid red; the two directions thin, dashed (BPL) and dash-dotted (FPL): told apart
+    # by their line, not only their colour
     curves = [("BPL (from the past)", result.bpl, "#17becf", "dash", 1.2),
-              ("FPL (from the future)", result.fpl, "#bcbd22", "dash", 1.2),
+              ("FPL (from the future)", result.fpl, "#bcbd22", "dashdot", 1.2),
               ("TPL", result.tpl, COLORS["tpl"], "dot", 2.5)]
     if result.landmark_tpl is not None:
         curves.append(("landmark TPL", result.landmark_tpl, COLORS["landmark_tpl"], "solid",
@@ -170,6 +178,16 @@ def leakage_curves_figure(
         barmode="overlay", bargap=0.1,
         yaxis={"title": "privacy leakage (ε units)", "rangemode": "tozero"},
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
+        # the chart's text alternative (the app names the chart by it for screen readers)
+        meta={"alt": (
+            f"Leakage chart of {x.shape[0]} timestamps: the budget ε_t per timestamp "
+            "(bars, landmarks red) and the privacy leakage under temporal correlation: "
+            "BPL from the past and FPL from the future (dashed), TPL (dotted, maximum "
+            f"{float(np.max(result.tpl)):.3g})"
+            + (f", landmark TPL (solid, maximum {float(np.max(result.landmark_tpl)):.3g})"
+               if result.landmark_tpl is not None else "")
+            + (f"; ε = {epsilon:g} dashed" if epsilon is not None else "")
+            + (f"; target α = {target:g}" if target is not None else "") + ".")},
     )
     # a long series: min/max per pixel column for display (landmarks always drawn)
     keep = result.landmarks if result.landmarks is not None else ()

@@ -186,6 +186,15 @@ def timeline_figure(
             showlegend=False,
             **subplot_axes(2),
         ))
+        if kind == "landmark":  # a shape on top, not only a colour (colour-blind, grey)
+            traces.append(scatter(
+                x=x[sel], y=display_values(eps_t[sel]), name="ε_t (landmark)",
+                mode="markers", marker={"symbol": "star", "size": 9,
+                                        "color": COLORS["landmark"],
+                                        "line": {"width": 1, "color": "white"}},
+                customdata=tcol(sel), hoverinfo="skip", showlegend=False,
+                **subplot_axes(2),
+            ))
     zero = np.flatnonzero(~rel.published)
     if decimated:
         zero = np.intersect1d(zero, np.union1d(idx_eps, idx_rel))
@@ -236,5 +245,24 @@ def timeline_figure(
         clickmode="event+select",
         # keep zoom, pan and the chosen tool across reruns (a click re-sends the figure)
         uirevision=uirevision,
+        # the chart's text alternative (the app names the chart by it for screen readers)
+        meta={"alt": _alt_text(rel, unit, bool(leakage))},
     )
     return go.Figure(data=traces, layout=layout)
+
+
+def _alt_text(rel: Release, unit: str, leakage: bool) -> str:
+    """What the Timeline chart shows, in words: the text alternative of the chart."""
+    T = rel.original.shape[0]
+    n = len(rel.landmarks)
+    worst = float(np.max(rel.verdict.totals)) if T else 0.0
+    text = (f"Timeline chart of {T} timestamps. Top panel: the original values "
+            f"{'in ' + unit + ' ' if unit else ''}(grey line with dots) and the released "
+            f"values (blue line); {n} landmark{'s' if n != 1 else ''} marked with red "
+            f"stars. Middle panel: the budget ε_t spent at each timestamp (bars, the "
+            f"landmarks' bars red) and the landmarks plus each timestamp together "
+            f"(green line, at most {worst:.3g}) against ε = {rel.epsilon:g} (dashed).")
+    if leakage:
+        text += (" Bottom panel: the temporal privacy leakage per timestamp (TPL dotted, "
+                 "landmark TPL solid) against ε.")
+    return text + " To mark a landmark without the chart, type its t in the Landmarks field."

@@ -152,9 +152,11 @@ def _epsilon_rule(paint, xe: dict, title: str) -> list[dict]:
     ]
 
 
-def _panel(title: str, layers: list[dict], subtitle: str = "") -> dict:
+def _panel(title: str, layers: list[dict], subtitle: str = "", description: str = "") -> dict:
     return {"title": {"text": title, "anchor": "start", "fontSize": 13,
                       **({"subtitle": subtitle} if subtitle else {})},
+            # the chart's text alternative (vega-embed labels the chart with it)
+            "description": ". ".join(p for p in (title, subtitle, description) if p) + ".",
             "layer": layers,
             # one canvas instead of an SVG node per mark: cheaper to redraw
             "usermeta": {"embedOptions": {"renderer": "canvas"}},
@@ -213,7 +215,10 @@ def budget_panels(track: Track, rel: Release, radius: float, *,
         landmark=lambda d: np.where(d["lm"], "yes", "no"))
     legend, paint = _painter("ε_t (budget spent)", "landmark",
                              "landmarks + this timestamp (must stay ≤ ε)", "ε")
-    panels.append((budget, _panel("Budget spent at each timestamp (ε_t)", layers=[
+    panels.append((budget, _panel("Budget spent at each timestamp (ε_t)", description=(
+        "A filled step line of ε_t over time, the landmarks as red stars, a line of the "
+        "landmarks plus each timestamp together, which must stay at or below ε (dashed)"),
+        layers=[
         legend,
         paint("ε_t (budget spent)", {
             "params": [_zoom()],
@@ -251,7 +256,9 @@ def budget_panels(track: Track, rel: Release, radius: float, *,
         legend, paint = _painter("displacement (noisy release)",
                                  "displacement (approximation)", "expected 2r/ε_t")
         panels.append((disp, _panel("Displacement of each released point", subtitle=(
-            "metres, log scale; dashed: expected 2r/ε_t (Andrés et al. CCS'13)"), layers=[
+            "metres, log scale; dashed: expected 2r/ε_t (Andrés et al. CCS'13)"), description=(
+            "Filled dots: noisy releases; open circles: approximations that repeat the "
+            "last release"), layers=[
             legend,
             paint("displacement (noisy release)", {
                 "params": [_zoom()],
@@ -277,7 +284,8 @@ def budget_panels(track: Track, rel: Release, radius: float, *,
         legend, paint = _painter("TPL", "landmark TPL", "ε")
         panels.append((leak, _panel(
             "Leakage under temporal correlation", subtitle="TPL and landmark TPL (Cao et al. "
-            "ICDE'17)", layers=[
+            "ICDE'17)", description=("TPL dotted, landmark TPL solid, ε as a rule"),
+            layers=[
                 legend,
                 paint("TPL", {
                     "params": [_zoom()],
