@@ -8,7 +8,14 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_pages.components import model_caption, render_verdict
+from app_pages.components import (
+    ICONS,
+    compact_verdict_text,
+    model_caption,
+    plain_verdict,
+    render_utility,
+    render_verdict,
+)
 from app_pages.current_data import CurrentData, data_choice, view_config
 from app_pages.download_buttons import confidential_downloads
 from app_pages.report_button import release_note_button
@@ -95,13 +102,27 @@ def num(x: float) -> str:
     return f"{x:{fmt}}" + (f" {cur.unit}" if cur.unit else "") if np.isfinite(x) else "—"
 
 
+# one verdict box when every scheme gets the same verdict (three identical amber
+# paragraphs side by side said it three times); each column keeps its own numbers
+shared = len(schemes) > 1 and len({(v.colour, v.headline) for v in verdicts.values()}) == 1
+if shared:
+    first = verdicts[schemes[0]]
+    {"green": st.success, "amber": st.warning, "red": st.error}[first.colour](
+        f"**{first.headline}** — all {len(schemes)} schemes. {plain_verdict(first)}",
+        icon=ICONS[first.colour])
 cols = st.columns(len(schemes))
 for col, s in zip(cols, schemes, strict=True):
     rel = releases[s]
     m = rel.metrics()
     with col:
         st.markdown(f"**{SCHEMES[s].label}**")
-        render_verdict(verdicts[s], compact=True, utility=cur.utility(rel))
+        if shared:  # the deciding numbers only, under the shared box's icon
+            st.markdown(f"{ICONS[verdicts[s].colour]} "
+                        + compact_verdict_text(verdicts[s]).split("**: ", 1)[-1])
+            if (uv := cur.utility(rel)) is not None:
+                render_utility(uv, compact=True)
+        else:
+            render_verdict(verdicts[s], compact=True, utility=cur.utility(rel))
         lines = [f"{'Mean displacement' if cur.is_track else 'MAE (measured)'} "
                  f"**{num(m['mae'])}** · expected {num(m['expected_mae_published'])}",
                  f"Published {m['n_published']} · approximated {m['n_approximated']}"
@@ -185,7 +206,8 @@ def _run_sweep() -> UtilitySweep | None:
     else:
         fn = series_release_fn(cur.data.values, cur.landmarks, setting("mechanism"),
                                float(setting("sensitivity")), int(setting("window")))
-    p1, p2 = st.columns([5, 1], vertical_alignment="center")
+    running = st.empty()  # the bar and Cancel go once the sweep is done
+    p1, p2 = running.container().columns([5, 1], vertical_alignment="center")
     bar = p1.progress(0.0, text="Running the releases…")
     p2.button("Cancel", key="compare_cancel", on_click=_cancel_sweep, icon=":material/stop:",
               width="stretch")
@@ -193,11 +215,10 @@ def _run_sweep() -> UtilitySweep | None:
         out = utility_sweep(fn, schemes, grid, int(runs), int(setting("seed")), cur.landmarks,
                             progress=lambda f, msg: bar.progress(min(f, 1.0), text=msg))
     except InputError as exc:
-        bar.empty()
+        running.empty()
         st.error(f"Cannot sweep ε: {exc}.", icon=":material/error:")
         return None
-    bar.empty()
-    p2.empty()
+    running.empty()
     while len(store) >= MAX_STORED_SWEEPS:
         store.pop(next(iter(store)))
     store[key] = out
@@ -207,7 +228,8 @@ def _run_sweep() -> UtilitySweep | None:
 sweep: UtilitySweep | None = store.get(key)
 if sweep is None:
     n_rel = len(schemes) * len(grid) * int(runs)
-    r1, r2 = st.columns([1, 3], vertical_alignment="center")
+    ask = st.empty()  # "Run the sweep" goes once the sweep is done
+    r1, r2 = ask.container().columns([1, 3], vertical_alignment="center")
     run = r1.button("Run the sweep", key="compare_run", type="primary",
                     icon=":material/play_arrow:", width="stretch")
     if st.session_state.pop("compare_cancelled", False) and not run:
@@ -219,6 +241,8 @@ if sweep is None:
                    "result is kept for these settings.")
     if run:
         sweep = _run_sweep()
+        if sweep is not None:
+            ask.empty()
 
 if sweep is not None:
     st.plotly_chart(utility_figure(sweep, unit=cur.unit, current=eps, distance=cur.is_track),

@@ -16,9 +16,9 @@ from lmdk_core.utility import MARGINAL, NOT_USEFUL, USEFUL, UtilityVerdict
 from lmdk_core.verdict import PrivacyVerdict
 
 __all__ = ["MAX_LEAKAGE_STATES", "cached_correlation", "cached_loss", "cached_model_leakage",
-           "cached_series_release", "cached_track_release", "error_metrics", "loss_of",
-           "model_caption", "render_population_utility", "render_utility", "render_verdict",
-           "utility_parts"]
+           "cached_series_release", "cached_track_release", "compact_verdict_text",
+           "error_metrics", "loss_of", "model_caption", "plain_verdict",
+           "render_population_utility", "render_utility", "render_verdict", "utility_parts"]
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -44,23 +44,59 @@ def render_verdict(pv: PrivacyVerdict, compact: bool = False,
     under its privacy verdict."""
     box = {"green": st.success, "amber": st.warning, "red": st.error}[pv.colour]
     if compact:
-        if pv.colour == "amber":
-            text = (f"**{pv.headline}**: landmark TPL up to {pv.landmark_tpl_max:.3g} > "
-                    f"ε = {pv.epsilon:.3g} under the assumed correlation (t="
-                    f"{pv.landmark_tpl_timestamp}); {pv.theorem.worst_total:.3g} ≤ ε if "
-                    "independent.")
-        else:
-            rel = "≤" if pv.private else ">"
-            text = (f"**{pv.headline}**: landmarks + one timestamp spend at most "
-                    f"{pv.theorem.worst_total:.3g} {rel} ε = {pv.epsilon:.3g} (worst: t="
-                    f"{pv.theorem.worst_timestamp})")
-            if pv.colour == "green" and pv.landmark_tpl_max is not None:
-                text += f"; landmark TPL {pv.landmark_tpl_max:.3g} ≤ ε"
-        box(text, icon=ICONS[pv.colour])
+        box(compact_verdict_text(pv), icon=ICONS[pv.colour])
     else:
-        box(f"**{pv.headline}.** {pv.sentence}", icon=ICONS[pv.colour])
+        # one plain sentence first (what is protected, at which ε, whether to publish);
+        # the numbers behind it one click away (on a phone the paragraph filled the screen)
+        box(f"**{pv.headline}.** {plain_verdict(pv)}", icon=ICONS[pv.colour])
+        with st.expander("Why: the numbers behind this verdict"):
+            st.markdown(pv.sentence)
     if utility is not None:
         render_utility(utility, compact=compact)
+
+
+def compact_verdict_text(pv: PrivacyVerdict) -> str:
+    """The verdict for a narrow column: the headline and the deciding numbers."""
+    if pv.colour == "amber":
+        return (f"**{pv.headline}**: landmark TPL up to {pv.landmark_tpl_max:.3g} > "
+                f"ε = {pv.epsilon:.3g} under the assumed correlation (t="
+                f"{pv.landmark_tpl_timestamp}); {pv.theorem.worst_total:.3g} ≤ ε if "
+                "independent.")
+    rel = "≤" if pv.private else ">"
+    text = (f"**{pv.headline}**: landmarks + one timestamp spend at most "
+            f"{pv.theorem.worst_total:.3g} {rel} ε = {pv.epsilon:.3g} (worst: t="
+            f"{pv.theorem.worst_timestamp})")
+    if pv.colour == "green" and pv.landmark_tpl_max is not None:
+        text += f"; landmark TPL {pv.landmark_tpl_max:.3g} ≤ ε"
+    return text
+
+
+def _protected_set(pv: PrivacyVerdict) -> str:
+    """'the 5 landmarks' or, with stays as events, 'the 3 landmark events'."""
+    n = int(pv.theorem.landmarks.size)
+    if pv.theorem.groups:
+        n_fix = sum(b - a + 1 for a, b in pv.theorem.groups)
+        n = len(pv.theorem.groups) + n - n_fix
+        return f"the {n} landmark event{'s' if n != 1 else ''}"
+    return f"the {n} landmark{'s' if n != 1 else ''}"
+
+
+def plain_verdict(pv: PrivacyVerdict) -> str:
+    """The verdict in one plain sentence: what is protected, at which ε, and whether to
+    publish (the engine's sentence, with the numbers, goes behind a toggle)."""
+    who, eps = _protected_set(pv), f"ε = {pv.epsilon:g}"
+    if pv.colour == "red":
+        return (f"{who[0].upper()}{who[1:]} are not protected at {eps}: together with one "
+                "other moment they spend more than ε. Do not publish this release; choose "
+                "another scheme or fewer landmarks.")
+    if pv.colour == "amber":
+        return (f"{who[0].upper()}{who[1:]} are protected at {eps} only if consecutive "
+                "values are independent; under the assumed correlation they leak more. "
+                "Lower ε (Leakage page: Calibrate) before you publish.")
+    under = (" even under the assumed correlation" if pv.landmark_tpl_max is not None
+             else " (assuming consecutive values are independent)")
+    return (f"{who[0].upper()}{who[1:]} together with any one other moment are protected at "
+            f"{eps}{under}: this release can be published.")
 
 
 #: the utility line's colour and icon per level: words and an icon, never colour alone

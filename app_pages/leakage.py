@@ -393,7 +393,8 @@ cal_key = (kind, float(target), tuple(landmarks), n_states,
 cals: dict = st.session_state.setdefault("lk_calibrations", {})
 cal = cals.get(cal_key)
 if cal is None:
-    k1, k2 = st.columns([1, 3], vertical_alignment="center")
+    ask = st.empty()  # Calibrate and its note go once the result is there
+    k1, k2 = ask.container().columns([1, 3], vertical_alignment="center")
     go = k1.button("Calibrate", key="lk_calibrate", type="primary", icon=":material/tune:",
                    width="stretch")
     k2.caption(f"Searches the largest budget whose leakage stays ≤ α = {float(target):g} "
@@ -412,6 +413,7 @@ if cal is None:
             st.error(f"Cannot calibrate: {exc}.", icon=":material/error:")
             st.stop()
         bar.empty()
+        ask.empty()
         while len(cals) >= 16:
             cals.pop(next(iter(cals)))
         cals[cal_key] = cal

@@ -24,6 +24,8 @@ def calibrate(at: AppTest) -> AppTest:
     """Press *Calibrate* (the search runs only on request)."""
     at.button(key="lk_calibrate").click().run()
     assert not at.exception, at.exception
+    # the result replaces the button (it does not stay above the result)
+    assert "lk_calibrate" not in [b.key for b in at.button]
     return at
 
 

@@ -128,8 +128,10 @@ def test_leakage_can_be_switched_off_and_warns_about_too_many_cells(mappage):
     # ... but the one verdict does not depend on the panel: it still says that no
     # correlation model was evaluated and why, and the model line does not claim to be
     # in force
-    assert any("No correlation model was evaluated" in s.value and "too many states" in s.value
-               for s in at.success)
+    assert any("assuming consecutive values are independent" in s.value for s in at.success)
+    details = next(e for e in at.expander if e.label.startswith("Why: the numbers"))
+    assert any("No correlation model was evaluated" in m.value and "too many states" in m.value
+               for m in details.markdown)
     assert not any("Correlation model in force" in c.value for c in at.caption)
     assert any("It was not evaluated" in c.value and "too many states" in c.value
                for c in at.caption)

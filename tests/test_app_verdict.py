@@ -34,8 +34,11 @@ def test_defaults_are_amber_on_every_page_and_in_the_report():
                for c in at.caption)
     at.switch_page("app_pages/compare.py").run()
     assert not at.exception
-    # Uniform, Skip and Adaptive all spend ≤ ε, and all leak > ε under the model
-    assert colours(at) == ["amber", "amber", "amber"]
+    # Uniform, Skip and Adaptive all spend ≤ ε, and all leak > ε under the model: one
+    # amber box says so for the three, each column keeps its own numbers
+    assert colours(at) == ["amber"]
+    assert "all 3 schemes" in at.warning[0].value
+    assert sum("landmark TPL up to" in m.value for m in at.markdown) == 3
     at.switch_page("app_pages/dummies.py").run()
     assert not at.exception
     # the dummy release spends ε/(|L′|+1): its colour is the engine's for that allocation
@@ -136,3 +139,20 @@ def test_raising_epsilon_is_said_in_words_and_amber_constant_needs_confirmation(
         assert apply.disabled
         at.checkbox(key="lk_confirm").check().run()
         assert not next(b for b in at.button if b.label == "Apply to the sidebar").disabled
+
+
+def test_the_verdict_box_leads_with_one_plain_sentence():
+    """What is protected, at which ε and whether to publish, in one sentence; the
+    engine's sentence with its numbers behind a toggle."""
+    at = open_page("timeline", TIMEOUT)
+    box = next(w.value for w in at.warning if w.value.startswith("**Landmark-private"))
+    lead = box.split(".** ", 1)[1]
+    assert "The 5 landmarks are protected at ε = 1 only if" in lead
+    assert "before you publish" in lead
+    assert "TPL" not in lead and "t=" not in lead and "n = 10" not in lead  # no jargon
+    details = next(e for e in at.expander if e.label.startswith("Why: the numbers"))
+    assert any("landmark TPL reaches" in m.value for m in details.markdown)
+    # red: ε at a landmark plus a timestamp over ε says so plainly
+    at.sidebar.selectbox(key="w_scheme").set_value("event").run()
+    red = next(e.value for e in at.error if e.value.startswith("**Not landmark-private"))
+    assert "are not protected at ε = 1" in red and "Do not publish" in red

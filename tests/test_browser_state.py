@@ -1,0 +1,38 @@
+"""Real browser: what stays on screen after an action (no jump back, no stale button)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser import wait_for_app, wait_until_still
+
+pytestmark = pytest.mark.browser
+
+
+def selected_tab(page) -> str:
+    return page.locator("[role=tab][aria-selected=true]").first.inner_text().strip()
+
+
+def test_choose_epsilon_keeps_its_tab_after_apply(app_url, page):
+    """Apply a suggested ε (a message appears above the tabs), go to the attacker tab,
+    move the prior: the attacker tab stays open (it used to jump back to the first)."""
+    page.goto(app_url + "/choose")
+    wait_for_app(page)
+    wait_until_still(page)
+    page.locator("[data-testid=stButton] button").filter(has_text="Apply").first.click()
+    page.get_by_text("to the sidebar.").first.wait_for(timeout=60_000)
+    wait_for_app(page)
+    page.get_by_role("tab", name="What an attacker learns").click()
+    wait_for_app(page)
+    wait_until_still(page)
+    assert selected_tab(page) == "What an attacker learns"
+    slider = page.get_by_role("slider", name="Attacker's prior suspicion (%)")
+    before = slider.get_attribute("aria-valuenow")
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(
+        "v => document.querySelector('[role=slider][aria-label^=\"Attacker\"]')"
+        ".getAttribute('aria-valuenow') !== v", arg=before, timeout=30_000)
+    wait_for_app(page)
+    wait_until_still(page)
+    assert selected_tab(page) == "What an attacker learns"
