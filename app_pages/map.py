@@ -106,7 +106,8 @@ def _on_map_click() -> None:
         # a fix of a stay protected as one event: the stay is the unit, not the fix
         st.session_state.track_stay_note = (
             f"t={t} is a fix of the stay t={inside[0]}–{inside[1]}, protected as one "
-            "landmark event; remove the stay in the list beside the map to change it.")
+            "landmark event; remove the stay in the Landmarks list (beside the map, or "
+            "below it on a phone) to change it.")
         return
     st.session_state.track_stay_note = None
     # where the track comes back to a spot, the grey marker drawn on top may be another
@@ -310,9 +311,10 @@ def candidate_label(key: str, stays: list) -> str:
 st.title(":material/map: Map")
 st.caption(
     f"{quote_user_text(name)} — {T:,} points. Click a point on the map to mark or unmark it as a "
-    "landmark; edit the list beside the map. Locations are released with Planar Laplace "
-    "(geo-indistinguishability) at each timestamp's budget ε_t; ε, the scheme and the seed "
-    "come from the sidebar (its mechanism and Δf apply to series only)."
+    "landmark; edit the Landmarks list (beside the map, or below it on a phone). Locations "
+    "are released with Planar Laplace (geo-indistinguishability) at each timestamp's "
+    "budget ε_t; ε, the scheme and the seed come from the sidebar (its mechanism and Δf "
+    "apply to series only)."
 )
 
 with st.expander(":material/upload_file: Use your own track, or restore a saved view"):
@@ -405,9 +407,11 @@ def landmark_workspace() -> None:
                            suggestions=[s for s in stays if s.span not in accepted],
                            waypoints=track.waypoints, events=accepted),
                   key=MAP_KEY, height=620, on_toggle=_on_map_click)
-        st.toggle("Show the released path", key="w_show_released",
-                  help="Blue: the published locations (orange rings: approximations that "
-                       "repeat the last release and spend nothing).")
+        st.toggle("Show the released points", key="w_show_released",
+                  help="Blue dots: the published (noisy) locations, drawn under the true "
+                       "path and not joined (orange rings: approximations that repeat the "
+                       "last release and spend nothing). To join them, switch on 'Released "
+                       "points joined' with the map's Layers button.")
 
     with right:
         if accepted:

@@ -12,7 +12,8 @@
 const STATES = new WeakMap();
 const LAYER_NAMES = {
   path: "Original path",
-  released: "Released path and points",
+  released: "Released points",
+  released_path: "Released points joined (a line)",
   circles: "Expected displacement 2r/ε_t",
   events: "Stays (one landmark event each)",
   stays: "Suggested stays",
@@ -103,7 +104,9 @@ function createState(parentElement) {
     renderer: L.canvas({ padding: 0.3, tolerance: 3 }),
     control: L.control.layers(null, null, { collapsed: true, position: "topright" }),
     groups: {},          // name -> L.FeatureGroup currently drawn
-    hidden: new Set(),   // layer names the user switched off
+    // layer names switched off: the joined released points start off (at ε = 1 and
+    // r = 100 m consecutive noisy points are ~1 km apart: the line was a tangle)
+    hidden: new Set(["Released points joined (a line)"]),
     baseKey: null,
     baseText: null,      // the track's part as last received (JSON text) and parsed
     base: null,
@@ -221,15 +224,14 @@ function draw(st, spec) {
       renderer: st.renderer, radius: r, color: COLORS.circle, weight: 1, opacity: 0.45,
       dashArray: "4 4", fill: false, interactive: false })));
   }
+  // the released layers first: the true path, the track points and the landmarks are
+  // drawn on top of them
   const rel = overlay.released;
   const released = [];
   if (rel) {
-    for (const piece of rel.lines) {
-      released.push(line(st, piece, { color: COLORS.released, weight: 1.2, opacity: 0.45 }));
-    }
+    add("released_path", rel.lines.map((piece) => line(st, piece,
+      { color: COLORS.released, weight: 1.2, opacity: 0.45 })));
   }
-  add("path", base.path.map((piece) => line(st, piece,
-    { color: COLORS.original, weight: 3, opacity: 0.75 })));
   if (rel) {
     const p = rel.published, a = rel.approximated;
     p.t.forEach((t, k) => released.push(circle(st, p.lat[k], p.lon[k], {
@@ -242,6 +244,8 @@ function draw(st, spec) {
         `repeated (ε_t = 0) · ${fmtMetres(a.err[k])} m from the true point`)));
     add("released", released);
   }
+  add("path", base.path.map((piece) => line(st, piece,
+    { color: COLORS.original, weight: 3, opacity: 0.75 })));
   if ((overlay.events || []).length) {
     add("events", overlay.events.map((s) => circle(st, s.lat, s.lon, {
       radius: 13, color: COLORS.landmark, fillColor: "#ffd6d6", fillOpacity: 0.45,

@@ -36,3 +36,25 @@ def test_choose_epsilon_keeps_its_tab_after_apply(app_url, page):
     wait_for_app(page)
     wait_until_still(page)
     assert selected_tab(page) == "What an attacker learns"
+
+
+def test_map_draws_released_points_unjoined_under_the_true_path(app_url, page):
+    """The released points are dots under the true path and the landmarks; joined into a
+    line only when asked (a layer that starts off)."""
+    from tests.browser import wait_for_map
+
+    page.goto(app_url + "/map")
+    wait_for_app(page)
+    wait_for_map(page)
+    wait_until_still(page)
+    layers = page.evaluate("""() => { const st = window.__lmdkTrackMap;
+        return Object.entries(st.groups).map(([n, g]) => [n, st.map.hasLayer(g),
+                                                          g.getLayers().length]); }""")
+    names = [n for n, _, _ in layers]
+    on = {n: shown for n, shown, _ in layers}
+    count = {n: k for n, _, k in layers}
+    assert on["Released points joined (a line)"] is False, layers
+    assert on["Released points"] is True and count["Released points"] > 10, layers
+    # drawn before (so under) the true path, the track points and the landmarks
+    assert names.index("Released points") < names.index("Original path"), names
+    assert names.index("Original path") < names.index("Landmarks"), names
