@@ -48,8 +48,10 @@ def browser_page(size: str):
 
 
 def settle(page) -> None:
-    """Streamlit has finished running and the page has been still for a moment."""
+    """Streamlit has finished running, the app's accessibility script is in (its links
+    and focus ring), and the page has been still for a moment."""
     wait_for_app(page)
+    page.wait_for_selector("a.lmdk-skip", state="attached", timeout=120_000)
     wait_until_still(page, 800, 120_000)
 
 

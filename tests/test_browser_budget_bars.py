@@ -96,7 +96,8 @@ def test_timeline_page_after_clicking_two_far_apart_points(app_url, page):
     """The demo flow of the report: Timeline → Clear → click t = 40 and t = 120."""
     page.goto(app_url + "/timeline")
     wait_for_app(page)
-    page.get_by_role("button", name="Clear", exact=True).click()
+    wait_until_still(page)
+    page.get_by_role("button", name="Clear", exact=True).click(timeout=120_000)
     page.wait_for_function(
         "() => !/t=\\d+ /.test(document.querySelector('[data-testid=stMultiSelect]')"
         ".innerText)", timeout=60_000)

@@ -26,13 +26,13 @@ def test_choose_epsilon_keeps_its_tab_after_apply(app_url, page):
     wait_for_app(page)
     wait_until_still(page)
     assert selected_tab(page) == "What an attacker learns"
+    from playwright.sync_api import expect
+
     slider = page.get_by_role("slider", name="Attacker's prior suspicion (%)")
     before = slider.get_attribute("aria-valuenow")
     slider.focus()
     page.keyboard.press("ArrowRight")
-    page.wait_for_function(
-        "v => document.querySelector('[role=slider][aria-label^=\"Attacker\"]')"
-        ".getAttribute('aria-valuenow') !== v", arg=before, timeout=30_000)
+    expect(slider).not_to_have_attribute("aria-valuenow", before, timeout=60_000)
     wait_for_app(page)
     wait_until_still(page)
     assert selected_tab(page) == "What an attacker learns"
