@@ -19,6 +19,7 @@ from lmdk_core.dummies import (
 from lmdk_core.figures import timeline_figure
 from lmdk_core.figures.dummies import options_strip_figure, selection_probability_figure
 from lmdk_core.quoting import quote_user_text
+from lmdk_core.setting_limits import LIMITS
 from lmdk_core.utility import release_utility
 from lmdk_core.validation import InputError
 from lmdk_core.verdict import privacy_verdict
@@ -77,7 +78,9 @@ metric = c2.selectbox("Metric", list(METRICS), key="dl_metric",
                       format_func=lambda k: METRIC_LABELS.get(k, k),
                       help="How the shape of a landmark set is measured (series start and "
                            "end count as boundaries).")
-eps_sel = c3.number_input("Selection budget ε_sel", min_value=0.01, max_value=1000.0,
+eps_sel = c3.number_input("Selection budget ε_sel",
+                          min_value=LIMITS["selection_epsilon"].low,
+                          max_value=LIMITS["selection_epsilon"].high,
                           value=DEFAULT_EPS_SEL, step=5.0, key="dl_eps_sel",
                           help="The Exponential mechanism's ε for choosing L′. Its utility "
                                "has a large sensitivity (up to (T−1)/2), so small values draw "

@@ -485,17 +485,24 @@ def landmark_workspace() -> None:
                        "(Li et al. 2008; Project Lachesis). Shown as orange circles.")
         if setting("suggest"):
             s1, s2 = st.columns(2)
-            s1.number_input("Within (metres)", min_value=5.0, max_value=10_000.0, step=25.0,
+            s1.number_input("Within (metres)",
+                            min_value=LIMITS["stay_distance"].low,
+                            max_value=LIMITS["stay_distance"].high,
+                            step=25.0,
                             format="%.0f", key="w_stay_distance")
-            s2.number_input("For at least (minutes)", min_value=1.0, max_value=1440.0, step=5.0,
+            s2.number_input("For at least (minutes)",
+                            min_value=LIMITS["stay_minutes"].low,
+                            max_value=LIMITS["stay_minutes"].high,
+                            step=5.0,
                             format="%.0f", key="w_stay_minutes")
             if track.time_kind == "index" or track.n_missing_times:
                 st.number_input("Minutes between points (the track has no times)"
                                 if track.time_kind == "index" else
                                 f"Minutes between points ({track.n_missing_times:,} points have "
                                 "no time, so stays use this fixed interval)",
-                                min_value=0.01, max_value=1440.0, step=1.0,
-                                key="w_minutes_per_point")
+                                min_value=LIMITS["minutes_per_point"].low,
+                                max_value=LIMITS["minutes_per_point"].high,
+                                step=1.0, key="w_minutes_per_point")
             if stay_note:
                 st.info(stay_note, icon=":material/info:")
         options = candidate_options(stays)

@@ -438,18 +438,27 @@ if not use_flags:
                        "rolling median, daily/weekly profile removed (the Timeline's "
                        "Suggest).")
             d1, d2 = st.columns(2)
-            d1.number_input("Window (timestamps)", min_value=3, max_value=10_000, step=1,
+            d1.number_input("Window (timestamps)",
+                            min_value=LIMITS["spike_window"].low,
+                            max_value=LIMITS["spike_window"].high,
+                            step=1,
                             key="pop_dev_window")
-            d2.number_input("k (robust standard deviations)", min_value=0.5, max_value=50.0,
+            d2.number_input("k (robust standard deviations)",
+                            min_value=LIMITS["spike_k"].low,
+                            max_value=LIMITS["spike_k"].high,
                             step=0.5, key="pop_dev_k")
         else:
             st.caption("Per user: stay points (the Map's suggestions, Li et al. 2008); "
                        "each stay is released as ONE landmark event, from its centroid, "
                        "whatever its number of fixes (docs/stays.md).")
             d1, d2 = st.columns(2)
-            d1.number_input("Stay radius (metres)", min_value=10.0, max_value=5000.0,
+            d1.number_input("Stay radius (metres)",
+                            min_value=LIMITS["stay_distance"].low,
+                            max_value=LIMITS["stay_distance"].high,
                             step=10.0, format="%.0f", key="w_stay_distance")
-            d2.number_input("Stay duration (minutes)", min_value=1.0, max_value=1440.0,
+            d2.number_input("Stay duration (minutes)",
+                            min_value=LIMITS["stay_minutes"].low,
+                            max_value=LIMITS["stay_minutes"].high,
                             step=5.0, format="%.0f", key="w_stay_minutes")
 discovery = DiscoverySettings(
     window=int(st.session_state.pop_dev_window), k=float(st.session_state.pop_dev_k),

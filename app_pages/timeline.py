@@ -54,6 +54,7 @@ from lmdk_core.figures import hover_labels, timeline_figure
 from lmdk_core.leakage.model import correlation_from_spec
 from lmdk_core.mechanism_choice import clamp_to_bounds, mechanism_problems
 from lmdk_core.quoting import quote_user_text
+from lmdk_core.setting_limits import LIMITS
 from lmdk_core.validation import InputError, parse_landmark_entry
 
 CHART_KEY = "timeline_chart"
@@ -356,10 +357,14 @@ with lc3.popover("Suggest", icon=":material/auto_awesome:", width="stretch",
                  help="Find unusual values to consider as landmarks."):
     st.markdown("Flag timestamps whose value is far from the usual level (a rolling "
                 "median): more than *k* robust standard deviations away.")
-    st.number_input("Window (timestamps)", min_value=3, max_value=10_000,
+    st.number_input("Window (timestamps)",
+                    min_value=LIMITS["spike_window"].low,
+                    max_value=LIMITS["spike_window"].high,
                     value=DEFAULT_DEVIATION_WINDOW, key="dev_window",
                     help="Length of the rolling median that defines the usual level.")
-    st.number_input("k (robust standard deviations)", min_value=0.5, max_value=50.0,
+    st.number_input("k (robust standard deviations)",
+                    min_value=LIMITS["spike_k"].low,
+                    max_value=LIMITS["spike_k"].high,
                     value=DEFAULT_DEVIATION_K, step=0.5, key="dev_k",
                     help="Larger k = fewer, more extreme suggestions.")
     st.button("Find suggestions", on_click=_suggest, type="primary")

@@ -406,3 +406,17 @@ def test_the_table_length_is_the_engine_length():
     from lmdk_core.validation import MAX_LENGTH
 
     assert LIMITS["length"].high == MAX_LENGTH
+
+
+@pytest.mark.parametrize("page,key,name", [
+    ("timeline", "dev_window", "spike_window"),
+    ("timeline", "dev_k", "spike_k"),
+    ("dummies", "dl_eps_sel", "selection_epsilon"),
+])
+def test_the_app_widgets_take_the_command_lines_ranges(page, key, name):
+    from tests.conftest import open_page
+
+    at = open_page(page)
+    assert not at.exception
+    widget = at.number_input(key=key)
+    assert (widget.min, widget.max) == (LIMITS[name].low, LIMITS[name].high)
