@@ -1,0 +1,47 @@
+"""The Population page in chromium: ε answered by the preview without releasing, the
+release on request with Cancel, and the notice when the release shown is for other
+settings."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser import wait_for_app
+
+pytestmark = pytest.mark.browser
+
+
+def _text(page) -> str:
+    return page.evaluate("() => document.body.innerText")
+
+
+def test_release_on_request_cancel_and_other_settings(app_url, page):
+    page.goto(app_url + "/population")
+    wait_for_app(page)
+    page.wait_for_selector("h1:has-text('Population')", timeout=60_000)
+    wait_for_app(page)
+    page.get_by_text("Planned: pass the verifier").wait_for(timeout=60_000)
+    assert "Released users" not in _text(page)  # nothing released by opening the page
+    side = page.locator("[data-testid=stSidebar]")
+    eps = side.get_by_role("spinbutton", name="Total privacy budget ε")
+    eps.fill("0.5")
+    eps.press("Enter")
+    wait_for_app(page)
+    assert "Released users" not in _text(page)  # ε answered without a release
+    # Release, then Cancel while it runs: nothing kept, the page says so
+    page.get_by_role("button", name="Release the population").click()
+    page.get_by_role("button", name="Cancel").click(timeout=60_000)
+    wait_for_app(page)
+    body = _text(page)
+    assert "Release cancelled" in body and "Released users" not in body
+    # a release to the end, then another ε: the release is shown, said to be for ε = 0.5
+    page.get_by_role("button", name="Release the population").click()
+    page.get_by_text("Released at the current settings").wait_for(timeout=240_000)
+    wait_for_app(page)
+    assert "Released users" in _text(page)
+    eps.fill("0.7")
+    eps.press("Enter")
+    wait_for_app(page)
+    body = _text(page)
+    assert "OTHER settings (ε = 0.5" in body and "Released users" in body
+    assert page.locator("[data-testid=stException]").count() == 0
