@@ -28,6 +28,13 @@ Actions (demo data unless stated):
 * with an uploaded 20,000-point series: Compare and Leakage first view (fresh session
   each time), an ε step on Compare, a correlation-strength step on Leakage.
 
+``foliumvs`` (not in the default run): the Map page as it is (the Leaflet component)
+against the same page with its map drawn by streamlit-folium
+(``benchmarks/folium_map_app.py``, a second server), on the demo track and on an
+uploaded 5,000-point track: click a point, ε step, radius step, scheme; the two are
+interleaved action by action (component, folium, component, …) and the medians, their
+difference and their ratio are printed.
+
 Run: python benchmarks/bench_browser.py [--reps 5] [--port 8621] [--only timeline,map]
 (``uptime`` is printed first: other processes on the machine slow every figure down.)
 """
@@ -35,6 +42,7 @@ Run: python benchmarks/bench_browser.py [--reps 5] [--port 8621] [--only timelin
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import sys
@@ -235,6 +243,59 @@ def map_point_click(page: Page, start: int = 150, gap: float = 10) -> Callable[[
     point within ``gap`` px: on a dense track, any point it toggles will do)."""
     wait_for_map(page)
     _, x, y = free_map_point(page, start, gap)
+    return lambda: page.mouse.click(x, y)
+
+
+FOLIUM_FREE_POINT = r"""([start, gap]) => {
+    // the t-th track point of streamlit-folium's map that is not a landmark, has no other
+    // track point within gap px and no released point or landmark within 7 px
+    const map = window.map;
+    if (!map) return null;
+    const tracks = [], others = [], marked = new Set();
+    for (const l of Object.values(map._layers)) {
+        if (!(l instanceof L.CircleMarker) || l instanceof L.Circle) continue;
+        const tip = l.getTooltip() ? String(l.getTooltip().getContent())
+            .replace(/<[^>]*>/g, "").trim() : "";
+        const m = /^t=(\d+) /.exec(tip);
+        const p = map.latLngToContainerPoint(l.getLatLng());
+        if (m && !tip.includes("landmark")) tracks.push([+m[1], p.x, p.y]);
+        else { others.push([p.x, p.y]); if (m) marked.add(+m[1]); }
+    }
+    tracks.sort((a, b) => a[0] - b[0]);
+    const size = map.getSize();
+    const near = (p, q, d) => Math.hypot(p[1] - q[0], p[2] - q[1]) < d;
+    for (const p of tracks.slice(start).concat(tracks.slice(0, start))) {
+        if (marked.has(p[0]) || p[1] < 10 || p[2] < 10 || p[1] > size.x - 10
+            || p[2] > size.y - 10) continue;
+        if (others.some(q => near(p, q, 7))) continue;
+        if (gap > 0 && tracks.some(q => q !== p && near(p, [q[1], q[2]], gap))) continue;
+        return p;
+    }
+    return null;
+}"""
+
+
+def folium_frame(page: Page, timeout_ms: float = 60_000):
+    """The iframe of streamlit-folium's map, once its track points are drawn."""
+    deadline = time.perf_counter() + timeout_ms / 1000
+    while time.perf_counter() < deadline:
+        for frame in page.frames:
+            if "streamlit_folium" in frame.url and frame.evaluate(
+                    "() => !!(window.map && Object.keys(window.map._layers).length > 50)"):
+                return frame
+        page.wait_for_timeout(100)
+    raise RuntimeError("streamlit-folium's map did not draw")
+
+
+def folium_point_click(page: Page, start: int = 150, gap: float = 10) -> Callable[[], None]:
+    """:func:`map_point_click` on the streamlit-folium variant of the Map page."""
+    frame = folium_frame(page)
+    frame.frame_element().scroll_into_view_if_needed()
+    found = frame.evaluate(FOLIUM_FREE_POINT, [start, gap])
+    if found is None:
+        raise RuntimeError("no free track point to click on the folium map")
+    box = frame.frame_element().bounding_box()
+    x, y = box["x"] + found[1], box["y"] + found[2]
     return lambda: page.mouse.click(x, y)
 
 
@@ -509,6 +570,82 @@ class Bench:
                                 statistics.median(sizes), max(sizes)))
         page.context.close()
 
+    def folium_vs(self, tmp: Path, folium_url: str) -> None:
+        """The Map page's Leaflet component against streamlit-folium (the same page,
+        ``benchmarks/folium_map_app.py``), interleaved: each repetition times the action
+        on the component's page, then on folium's, so both see the same load."""
+        variants = {}
+        for which, url, path in (("component", self.url, "/map"),
+                                 ("folium", folium_url, "/")):
+            page, wire = self.session()
+            open_page(page, url, path)
+            variants[which] = (page, wire)
+
+        def ready(which: str) -> None:
+            page = variants[which][0]
+            if which == "component":
+                wait_for_map(page)
+            else:
+                folium_frame(page)
+            page.wait_for_timeout(500)
+
+        def click(which: str, start: int, gap: float) -> Callable[[int], Callable[[], None]]:
+            page = variants[which][0]
+            if which == "component":
+                return lambda i: map_point_click(page, start + 40 * i, gap)
+            return lambda i: folium_point_click(page, start + 40 * i, gap)
+
+        def run(track: str, start: int, gap: float) -> None:
+            for w in variants:
+                ready(w)
+            actions = [
+                ("click a point (toggle)", lambda w: click(w, start, gap),
+                 lambda w: (lambda: landmark_text(variants[w][0]))),
+                ("ε step", lambda w: (lambda i: number_step(
+                    variants[w][0], "Total privacy budget", i % 2 == 0)), lambda w: None),
+                ("radius step", lambda w: (lambda i: number_step(
+                    variants[w][0], "Protection radius", i % 2 == 0)), lambda w: None),
+                ("scheme", lambda w: (lambda i: other_scheme(variants[w][0])),
+                 lambda w: None),
+            ]
+            for action, prepare, effect in actions:
+                times: dict[str, list[float]] = {w: [] for w in variants}
+                lost = dict.fromkeys(variants, 0)
+                for i in range(self.reps):
+                    for w, (page, wire) in variants.items():
+                        try:
+                            act = prepare(w)(i)
+                            snap_of = effect(w)
+                            snap = snap_of() if snap_of else None
+                            dt, _ = timed(page, wire, act)
+                            if snap_of and snap_of() == snap:
+                                raise Lost
+                            times[w].append(dt)
+                        except Lost:
+                            lost[w] += 1
+                        settle(page)
+                        ready(w)
+                for w in variants:
+                    name = f"Map ({track}), {w}: {action}"
+                    self.rows.append((name, times[w], lost[w], 0))
+                c, f = times["component"], times["folium"]
+                if c and f:
+                    mc, mf = statistics.median(c), statistics.median(f)
+                    print(f"  {track:<14} {action:<24} component {mc:5.2f} s  folium "
+                          f"{mf:5.2f} s  difference {mf - mc:+5.2f} s  ratio {mf / mc:4.2f}"
+                          f"  (n={len(c)}/{len(f)}, lost {lost['component']}/"
+                          f"{lost['folium']})", flush=True)
+                else:
+                    print(f"  {track:<14} {action:<24} no rerun (lost {lost})", flush=True)
+
+        run("demo", 150, 10)
+        csv = track_csv(5000, tmp)
+        for page, wire in variants.values():
+            upload(page, wire, csv)
+        run("5,000 points", 300, 0)
+        for page, _ in variants.values():
+            page.context.close()
+
     def table(self) -> None:
         print("\n| action | median | max | n |")
         print("|---|---|---|---|")
@@ -528,6 +665,8 @@ class Bench:
 
 SCENARIOS = ("timeline", "map", "learn", "leakage", "compare", "deeplinks", "payloads",
              "large")
+#: scenarios run only when named in --only
+EXTRA_SCENARIOS = ("foliumvs",)
 
 
 def main() -> None:
@@ -537,13 +676,18 @@ def main() -> None:
     ap.add_argument("--budget", type=float, default=90.0,
                     help="stop repeating an action after this many seconds in all")
     ap.add_argument("--only", default=",".join(SCENARIOS),
-                    help="comma-separated subset of: " + ", ".join(SCENARIOS))
+                    help="comma-separated subset of: " + ", ".join(SCENARIOS + EXTRA_SCENARIOS))
     args = ap.parse_args()
     only = [s.strip() for s in args.only.split(",") if s.strip()]
     print(f"uptime: {os.popen('uptime').read().strip()}")
     print(f"chromium {VIEWPORT['width']}×{VIEWPORT['height']}, {args.reps} repetitions")
-    with streamlit_server(ROOT, args.port, timeout=90) as url, sync_playwright() as p, \
-            tempfile.TemporaryDirectory() as tmpdir:
+    with contextlib.ExitStack() as stack:
+        url = stack.enter_context(streamlit_server(ROOT, args.port, timeout=90))
+        folium_url = (stack.enter_context(streamlit_server(
+            ROOT, args.port + 1, timeout=90, script="benchmarks/folium_map_app.py"))
+            if "foliumvs" in only else None)
+        p = stack.enter_context(sync_playwright())
+        tmpdir = stack.enter_context(tempfile.TemporaryDirectory())
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         bench = Bench(url, browser, args.reps, args.budget)
         # warm the server once (imports, first script run) so no row pays for it
@@ -558,7 +702,8 @@ def main() -> None:
                  "learn": bench.learn, "leakage": bench.leakage_dummies,
                  "compare": bench.compare, "deeplinks": bench.deep_links,
                  "payloads": lambda: bench.payloads(tmp),
-                 "large": lambda: bench.large(tmp)}[name]()
+                 "large": lambda: bench.large(tmp),
+                 "foliumvs": lambda: bench.folium_vs(tmp, folium_url)}[name]()
             except Exception as exc:  # noqa: BLE001 - report and go on with the others
                 print(f"  {name} failed: {type(exc).__name__}: {exc}", flush=True)
                 traceback.print_exc()

@@ -99,14 +99,14 @@ def free_port(preferred: int = 0) -> int:
 
 
 @contextlib.contextmanager
-def streamlit_server(root: Path, port: int = 0, timeout: float = 60):
-    """Start ``streamlit run app.py`` on ``port`` (or a free one); yield its base URL.
-    The log goes to ``tests/artifacts/streamlit_<port>.log``."""
+def streamlit_server(root: Path, port: int = 0, timeout: float = 60, script: str = "app.py"):
+    """Start ``streamlit run <script>`` (the app by default) on ``port`` (or a free one);
+    yield its base URL. The log goes to ``tests/artifacts/streamlit_<port>.log``."""
     port = free_port(port)
     (root / "tests" / "artifacts").mkdir(parents=True, exist_ok=True)
     log = open(root / "tests" / "artifacts" / f"streamlit_{port}.log", "w")  # noqa: SIM115
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+        [sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true",
          "--server.port", str(port), "--browser.gatherUsageStats", "false",
          "--server.fileWatcherType", "none"],
         cwd=root, stdout=log, stderr=subprocess.STDOUT,
