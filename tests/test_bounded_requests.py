@@ -420,3 +420,20 @@ def test_the_app_widgets_take_the_command_lines_ranges(page, key, name):
     assert not at.exception
     widget = at.number_input(key=key)
     assert (widget.min, widget.max) == (LIMITS[name].low, LIMITS[name].high)
+
+
+@pytest.mark.parametrize("key,value,name", [
+    ("window", 2, "spike_window"), ("window", 10**9, "spike_window"),
+    ("k", 1e308, "spike_k"), ("k", float("nan"), "spike_k"),
+    ("distance_m", 10_001, "stay_distance"), ("distance_m", float("inf"), "stay_distance"),
+    ("duration_min", 0.5, "stay_minutes"), ("duration_min", True, "stay_minutes"),
+])
+def test_a_batch_configurations_discovery_takes_the_same_ranges(key, value, name):
+    # before: any positive number was taken (a window of 10⁹, k = 1e308)
+    from lmdk_core.population.landmarks import DiscoverySettings
+
+    with pytest.raises(InputError, match=re.escape(
+            f"config: extra.discovery.{key} must be {LIMITS[name].describe()}")):
+        DiscoverySettings.from_extra({"discovery": {key: value}})
+    top = {"window": 10_000, "k": 50.0, "distance_m": 10_000.0, "duration_min": 1440.0}
+    assert DiscoverySettings.from_extra({"discovery": top}).window == 10_000

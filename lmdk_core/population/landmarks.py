@@ -30,6 +30,7 @@ from lmdk_core.discovery import (
     seasonal_phase,
     suggested_timestamps,
 )
+from lmdk_core.setting_limits import check_setting
 from lmdk_core.validation import InputError
 
 __all__ = ["DiscoverySettings", "discover_landmarks", "discover_stays"]
@@ -58,14 +59,11 @@ class DiscoverySettings:
         if unknown:
             raise InputError(f"config: extra.discovery has an unknown key {unknown[0]!r}; "
                              f"known: {', '.join(cls.__dataclass_fields__)}")
-        for name in ("k", "distance_m", "duration_min"):
-            v = spec.get(name)
-            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))
-                                  or not np.isfinite(v) or v <= 0):
-                raise InputError(f"config: extra.discovery.{name} must be a positive number")
-        w = spec.get("window")
-        if w is not None and (isinstance(w, bool) or not isinstance(w, int) or w < 3):
-            raise InputError("config: extra.discovery.window must be a whole number >= 3")
+        # the same ranges as the app's widgets and lmdk suggest (setting_limits.LIMITS)
+        for name, limit in (("k", "spike_k"), ("distance_m", "stay_distance"),
+                            ("duration_min", "stay_minutes"), ("window", "spike_window")):
+            if spec.get(name) is not None:
+                check_setting(limit, spec[name], label=f"config: extra.discovery.{name}")
         if not isinstance(spec.get("stays_as_events", True), bool):
             raise InputError("config: extra.discovery.stays_as_events must be true or false")
         if spec.get("season", "auto") not in ("auto", "day", "week", "none"):
