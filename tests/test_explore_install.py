@@ -40,10 +40,23 @@ def test_config_is_private_and_silent():
 def test_config_flags_carry_every_setting():
     flags = explore_command.config_flags(ROOT / ".streamlit" / "config.toml")
     pairs = dict(zip(flags[::2], flags[1::2], strict=True))
+
+    def leaves(prefix, table):
+        for key, value in table.items():
+            if isinstance(value, dict):
+                yield from leaves(f"{prefix}.{key}", value)
+            else:
+                yield f"{prefix}.{key}", value
+
+    seen = 0
     for section, values in CONFIG.items():
-        for key, value in values.items():
+        for name, value in leaves(section, values):
             expected = ("true" if value else "false") if isinstance(value, bool) else str(value)
-            assert pairs[f"--{section}.{key}"] == expected
+            assert pairs[f"--{name}"] == expected
+            seen += 1
+    assert seen == len(pairs)
+    # nested tables ([theme.light]) are dotted names Streamlit accepts, not '--theme.light'
+    assert "--theme.light" not in pairs and pairs["--theme.light.textColor"] == "#111111"
     assert pairs["--server.headless"] == "true"
     assert pairs["--browser.gatherUsageStats"] == "false"
 

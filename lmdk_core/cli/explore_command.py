@@ -48,13 +48,19 @@ def config_flags(config: Path) -> list[str]:
     """Every setting of a Streamlit ``config.toml`` as ``--section.key value`` flags
     (booleans as ``true``/``false``)."""
     data = tomllib.loads(config.read_text(encoding="utf-8"))
-    flags = []
-    for section, values in data.items():
-        if not isinstance(values, dict):
-            continue
-        for key, value in values.items():
-            text = ("true" if value else "false") if isinstance(value, bool) else str(value)
-            flags += [f"--{section}.{key}", text]
+    flags: list[str] = []
+
+    def add(prefix: str, table: dict) -> None:
+        # nested tables ([theme.light]) become dotted names: --theme.light.textColor
+        for key, value in table.items():
+            name = f"{prefix}.{key}" if prefix else key
+            if isinstance(value, dict):
+                add(name, value)
+            elif prefix:
+                text = ("true" if value else "false") if isinstance(value, bool) else str(value)
+                flags.extend([f"--{name}", text])
+
+    add("", data)
     return flags
 
 
