@@ -50,14 +50,14 @@ def test_accepted_stays_are_events_and_their_fixes_explain_a_click(app_url, page
     page.set_viewport_size({"width": 1500, "height": 1400})
     page.goto(app_url)
     wait_for_app(page)
-    page.get_by_role("link", name="Map").click()
+    page.locator(".st-key-page_nav a").filter(has_text="Map").first.click()
     wait_for_map(page)
     page.get_by_text("Use your own track").click()
     page.locator('input[type="file"]').first.set_input_files(str(CSV))
     page.wait_for_function("() => document.body.innerText.includes('geolife-user004')",
                            timeout=90_000)
     wait_until_still(page, 2000, 120_000)
-    page.get_by_text("Show the released path").click()  # the stays' rings in plain view
+    page.get_by_text("Show the released points").click()  # the stays' rings in plain view
     wait_until_still(page, 1500, 120_000)
     page.get_by_role("button", name="Accept all").click()
     page.wait_for_function(

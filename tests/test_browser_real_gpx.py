@@ -27,7 +27,7 @@ def test_multi_piece_gpx_uploads_keep_the_console_clean(page, app_url):
     page.on("response", lambda r: missing.append(r.url) if r.status >= 400 else None)
     page.goto(app_url)  # from the root: a deep link makes Streamlit's own frontend probe
     wait_for_app(page)  # /map/_stcore/health first (two 404s that are not the app's)
-    page.locator("[data-testid=stSidebarNav] a").filter(has_text="Map").first.click()
+    page.locator(".st-key-page_nav a").filter(has_text="Map").first.click()
     wait_for_app(page)
     wait_for_map(page)
     page.get_by_text("Use your own track").first.click()

@@ -17,7 +17,7 @@ UTILITY = "[data-testid=stLayoutWrapper]:has(.stMarkdownBadge:has-text('Utility:
 
 
 #: the visible elements (height > 0) between the verdict's element and the utility line's
-#: wrapper, siblings in the page's main block
+#: wrapper, siblings in the page's main block, other than the verdict's details toggle
 BETWEEN = """() => {
   const alert = [...document.querySelectorAll('[data-testid=stAlert]')]
     .find(a => a.innerText.includes('andmark-private'));
@@ -33,7 +33,11 @@ BETWEEN = """() => {
   }
   const out = [];
   for (let e = a.nextElementSibling; e && e !== u; e = e.nextElementSibling)
-    if (e.getBoundingClientRect().height > 0) out.push(e.innerText.slice(0, 60));
+    // the verdict's own details toggle ("Why: the numbers behind this verdict") belongs
+    // to the verdict
+    if (e.getBoundingClientRect().height > 0
+        && !e.innerText.includes('Why: the numbers behind this verdict'))
+      out.push(e.innerText.slice(0, 60));
   return out;
 }"""
 
