@@ -13,12 +13,13 @@ from lmdk_core.leakage.loss import LossFunction
 from lmdk_core.leakage.model import MAX_LEAKAGE_STATES, CorrelationModel, correlation_from_spec
 from lmdk_core.release import Release, release_series, release_trajectory
 from lmdk_core.utility import MARGINAL, NOT_USEFUL, USEFUL, UtilityVerdict
-from lmdk_core.verdict import PrivacyVerdict
+from lmdk_core.verdict import CalibrationAdvice, PrivacyVerdict, calibration_advice
 
-__all__ = ["MAX_LEAKAGE_STATES", "cached_correlation", "cached_loss", "cached_model_leakage",
-           "cached_series_release", "cached_track_release", "compact_verdict_text",
-           "error_metrics", "loss_of", "model_caption", "plain_verdict",
-           "render_population_utility", "render_utility", "render_verdict", "utility_parts"]
+__all__ = ["MAX_LEAKAGE_STATES", "cached_advice", "cached_correlation", "cached_loss",
+           "cached_model_leakage", "cached_series_release", "cached_track_release",
+           "compact_verdict_text", "error_metrics", "loss_of", "model_caption",
+           "plain_verdict", "render_population_utility", "render_utility", "render_verdict",
+           "utility_parts"]
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -35,22 +36,38 @@ ICONS = {"green": ":material/verified_user:", "amber": ":material/warning:",
 
 
 def render_verdict(pv: PrivacyVerdict, compact: bool = False,
-                   utility: UtilityVerdict | None = None) -> None:
+                   utility: UtilityVerdict | None = None, key: str | None = None) -> None:
     """The engine's one verdict (:func:`lmdk_core.verdict.privacy_verdict`) as a green,
-    amber or red box: headline in bold, then the sentence (``compact``: headline and the
-    deciding number only, for a narrow column). With ``utility`` the utility line
-    (:func:`lmdk_core.utility.utility_verdict`) follows at once in a box of the same
-    size (:func:`render_utility`): a release that is private but noise says so right
-    under its privacy verdict."""
+    amber or red box: the headline in bold and one plain sentence saying why
+    (:func:`plain_verdict`), the engine's numbers behind a toggle (``compact``: headline
+    and the deciding number only, for a narrow column). An amber verdict with checked
+    advice gets a button that follows it (``key`` names the button; without a key no
+    button). With ``utility`` the utility
+    line (:func:`lmdk_core.utility.utility_verdict`) follows in a box of the same size
+    (:func:`render_utility`): a release that is private but noise says so right under
+    its privacy verdict."""
+    from app_pages.session import apply_calibration
+
     box = {"green": st.success, "amber": st.warning, "red": st.error}[pv.colour]
     if compact:
         box(compact_verdict_text(pv), icon=ICONS[pv.colour])
     else:
-        # one plain sentence first (what is protected, at which ε, whether to publish);
-        # the numbers behind it one click away (on a phone the paragraph filled the screen)
+        # one plain sentence first (what is protected, at which ε, why, whether to
+        # publish); the numbers behind it one click away (on a phone the paragraph filled
+        # the screen)
         box(f"**{pv.headline}.** {plain_verdict(pv)}", icon=ICONS[pv.colour])
         with st.expander("Why: the numbers behind this verdict"):
             st.markdown(pv.sentence)
+        applied = st.session_state.pop("calibration_applied", None)
+        if applied:
+            st.success(applied, icon=":material/done:")
+        if pv.advice is not None and key is not None:
+            st.button(f"Apply the calibration: ε = {pv.advice.epsilon:.3g}", key=key,
+                      icon=":material/tune:", on_click=apply_calibration,
+                      args=(pv.advice.epsilon, pv.advice.target),
+                      help="Sets the sidebar's ε to the calibrated value and checks landmark "
+                           f"TPL against α = {pv.advice.target:.4g} from now on (the Leakage "
+                           "page shows the calibration in detail).")
     if utility is not None:
         render_utility(utility, compact=compact)
 
@@ -61,7 +78,8 @@ def compact_verdict_text(pv: PrivacyVerdict) -> str:
         return (f"**{pv.headline}**: landmark TPL up to {pv.landmark_tpl_max:.3g} > "
                 f"ε = {pv.epsilon:.3g} under the assumed correlation (t="
                 f"{pv.landmark_tpl_timestamp}); {pv.theorem.worst_total:.3g} ≤ ε if "
-                "independent.")
+                "independent." + (f" Calibrated: ε = {pv.advice.epsilon:.3g} turns it green."
+                                  if pv.advice is not None else ""))
     rel = "≤" if pv.private else ">"
     text = (f"**{pv.headline}**: landmarks + one timestamp spend at most "
             f"{pv.theorem.worst_total:.3g} {rel} ε = {pv.epsilon:.3g} (worst: t="
@@ -90,9 +108,19 @@ def plain_verdict(pv: PrivacyVerdict) -> str:
                 "other moment they spend more than ε. Do not publish this release; choose "
                 "another scheme or fewer landmarks.")
     if pv.colour == "amber":
-        return (f"{who[0].upper()}{who[1:]} are protected at {eps} only if consecutive "
-                "values are independent; under the assumed correlation they leak more. "
-                "Lower ε (Leakage page: Calibrate) before you publish.")
+        # why (the data's values are correlated) and the advice that works (calibrate:
+        # lowering ε alone keeps the leakage the same multiple of ε; docs/correlation.md)
+        why = (f"{who[0].upper()}{who[1:]} are protected at {eps} only if consecutive "
+               "values are independent, but in this data they are correlated: an attacker "
+               f"who knows how they follow each other learns up to "
+               f"{pv.landmark_tpl_max:.3g}, more than "
+               + ("ε" if pv.leakage_target in (None, pv.epsilon) else
+                  f"the target {pv.leakage_target:g}") + ".")
+        if pv.advice is not None:
+            return (why + f" Calibrate before you publish: ε = {pv.advice.epsilon:.3g} keeps "
+                    f"it at {pv.advice.target:g} (the button below).")
+        return (why + " Calibrate before you publish (Leakage page); lowering ε alone does "
+                "not help.")
     under = (" even under the assumed correlation" if pv.landmark_tpl_max is not None
              else " (assuming consecutive values are independent)")
     return (f"{who[0].upper()}{who[1:]} together with any one other moment are protected at "
@@ -225,9 +253,22 @@ def cached_model_leakage(spec_json: str, data_key: str, epsilon_t: np.ndarray,
     return {"TPL": res.tpl, "landmark TPL": res.landmark_tpl}
 
 
+@st.cache_data(max_entries=64, show_spinner=False)
+def cached_advice(spec_json: str, data_key: str, epsilon_t: np.ndarray,
+                  landmarks: tuple[int, ...], epsilon: float, target: float,
+                  groups: tuple[tuple[int, int], ...], _model: CorrelationModel
+                  ) -> CalibrationAdvice | None:
+    """:func:`lmdk_core.verdict.calibration_advice` under a (built) model, cached
+    (``groups``: stays protected as one event each)."""
+    lf = loss_of(_model.forward)
+    lb = lf if _model.backward is _model.forward else loss_of(_model.backward)
+    return calibration_advice(epsilon_t, list(landmarks), epsilon, target, lb, lf,
+                              groups=groups or None)
+
+
 def model_caption(model: CorrelationModel | None, note: str | None = None) -> None:
     """One line: which correlation model is in force, with a link to the Leakage page
-    (where it is chosen for the whole session)."""
+    (where it is chosen for the whole session), and how it was estimated."""
     c1, c2 = st.columns([5, 1], vertical_alignment="center")
     what = model.short if model is not None else "not available"
     if note:  # no leakage computed: the verdict is the theorem's alone
@@ -238,6 +279,16 @@ def model_caption(model: CorrelationModel | None, note: str | None = None) -> No
         c1.caption(f"Correlation model in force (this session): **{what}**. The verdict's "
                    "landmark TPL uses it.")
     c2.page_link("app_pages/leakage.py", label="Change model", icon=":material/water_drop:")
+    if model is not None and model.key in ("estimated", "grid"):
+        with st.expander("How the correlation model was estimated"):
+            st.markdown(
+                f"{model.description[0].upper()}{model.description[1:]}\n\n"
+                "Cao et al. (ICDE'17 / TKDE'18) assume the attacker knows the transition "
+                "matrix; anyone holding this data's history can estimate it like this. The "
+                "matrix is derived from the raw data and is never written to a shared file "
+                "(a saved configuration stores only this recipe). The Leakage page shows it "
+                "as heat maps and offers the presets (a correlation strength, an uploaded "
+                "matrix) instead. More: docs/correlation.md.")
 
 
 # ---------------------------------------------------------------- tracks (Map, Compare, Leakage)

@@ -16,6 +16,7 @@ import numpy as np
 import streamlit as st
 
 from app_pages.components import (
+    cached_advice,
     cached_correlation,
     cached_model_leakage,
     cached_series_release,
@@ -130,14 +131,29 @@ class CurrentData:
                 model: CorrelationModel | None = None, note: str | None = None
                 ) -> PrivacyVerdict:
         """The one verdict of a release of this data (theorem + landmark TPL under the
-        session's model when ``leak`` is given)."""
+        session's model when ``leak`` is given). An amber verdict carries the checked
+        calibration advice (:func:`lmdk_core.verdict.calibration_advice`, cached), except
+        for Adaptive, whose allocation depends on its own noise."""
         labels = data_labels(self.data)
+        target = leakage_target() if leak is not None else None
+        groups = tuple(tuple(int(x) for x in g) for g in getattr(rel, "stays", ()))
+        pv = privacy_verdict(rel.epsilon_t, self.landmarks, rel.epsilon, groups=groups,
+                             landmark_tpl=None if leak is None else leak["landmark TPL"],
+                             model=model.short if model is not None else None,
+                             model_note=note, time_labels=labels, leakage_target=target,
+                             advise=False)
+        if pv.colour != "amber" or model is None or not model.computed \
+                or rel.scheme == "adaptive" or not np.isfinite(pv.landmark_tpl_max):
+            return pv
+        spec = json.dumps(model.spec, sort_keys=True)
+        advice = cached_advice(spec, self.key, rel.epsilon_t, tuple(self.landmarks),
+                               float(rel.epsilon), float(pv.leakage_target), groups, model)
+        if advice is None:
+            return pv
         return privacy_verdict(rel.epsilon_t, self.landmarks, rel.epsilon,
-                               groups=getattr(rel, "stays", ()),
-                               landmark_tpl=None if leak is None else leak["landmark TPL"],
-                               model=model.short if model is not None else None,
-                               model_note=note, time_labels=labels,
-                               leakage_target=leakage_target() if leak is not None else None)
+                               groups=groups, landmark_tpl=leak["landmark TPL"],
+                               model=model.short, model_note=note, time_labels=labels,
+                               leakage_target=target, advice=advice)
 
     def utility(self, rel: Release) -> UtilityVerdict:
         """The utility line of a release of this data: its expected error at the

@@ -322,7 +322,9 @@ render_verdict(privacy_verdict(
     eps_t, landmarks, float(setting("epsilon")),
     landmark_tpl=res.landmark_tpl if res.landmark_tpl is not None else res.tpl,
     model=model, time_labels=data_labels(cur.data),
-    leakage_target=leakage_target()), utility=utility)
+    leakage_target=leakage_target(), backward=lb, forward=lf,
+    advise=alloc == "scheme" and setting("scheme") != "adaptive"), utility=utility,
+    key="lk_apply_advice")
 top = float(np.max(eps_t))
 constant = bool(np.all(eps_t == eps_t[0]))
 sup = tpl_supremum(top, lb, lf) if top > 0 else 0.0

@@ -378,7 +378,8 @@ def landmark_workspace() -> None:
     # the one verdict: the theorem plus landmark TPL under the session's correlation model
     cur = current_data("track")
     model, leakage, model_note = cur.leakage(rel.epsilon_t)
-    render_verdict(cur.verdict(rel, leakage, model, model_note), utility=cur.utility(rel))
+    render_verdict(cur.verdict(rel, leakage, model, model_note), utility=cur.utility(rel),
+                   key="map_calibrate")
     model_caption(model, model_note)
     summary = displacement_summary(rel, radius)
     counts = rel.metrics()

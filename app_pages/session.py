@@ -28,7 +28,9 @@ DEFAULTS = {
     "scheme": "uniform",
     "window": 10,
     "mechanism": "laplace",
-    "sensitivity": 0.2,
+    # Δf: derived from the selected series and its landmarks until the user sets it
+    # (see sync_sensitivity); 2.9 kWh on the demo week
+    "sensitivity": 2.9,
     # the seed of every release: fresh 128-bit OS entropy per session (set in init_state),
     # a fixed number only in the reproducible (teaching) mode
     "seed": None,
@@ -59,14 +61,16 @@ MIN_EPSILON, MAX_EPSILON = LIMITS["epsilon"].low, LIMITS["epsilon"].high
 #: the parameters are shared. Strength s is ``w_correlation_strength`` and the grid cell
 #: size ``w_cell_size`` (the Map's setting).
 CORRELATION_DEFAULTS = {
-    "corr_kind_series": "smoothed",
+    # the default model is estimated from the loaded data (Cao et al. assume the adversary
+    # knows the transition matrix): deciles of a series, grid cells of a track
+    "corr_kind_series": "estimated",
     "corr_kind_track": "estimated",
     "corr_states": 10,
     "corr_base": "identity",
     "corr_bins": 10,
-    "corr_binning": "width",
+    "corr_binning": "quantile",
     "corr_smoothing": 1.0,
-    "corr_backward_series": "same",
+    "corr_backward_series": "estimated",
     "corr_backward_track": "estimated",
 }
 
@@ -116,8 +120,63 @@ def setting(name: str):
 
 
 def set_setting(name: str, value) -> None:
-    """Change a shared setting (call before the sidebar is drawn, e.g. in a callback)."""
+    """Change a shared setting (call before the sidebar is drawn, e.g. in a callback).
+    Setting Δf makes it the user's: it is no longer derived from the data."""
     st.session_state[f"w_{name}"] = value
+    if name == "sensitivity":
+        st.session_state.sensitivity_auto = False
+
+
+def apply_calibration(epsilon: float, target: float) -> None:
+    """Follow an amber verdict's advice (:class:`lmdk_core.verdict.CalibrationAdvice`):
+    spend the calibrated ε and check landmark TPL against the target α from now on."""
+    st.session_state.w_epsilon = float(epsilon)
+    st.session_state.leakage_target = float(target)
+    st.session_state.calibration_applied = (
+        f"Applied the calibration: ε = {epsilon:.4g} is spent, and the verdicts now check "
+        f"landmark TPL against α = {target:.4g} (changing ε by hand forgets α).")
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _derived_sensitivity(values, time, time_kind: str, landmarks: tuple[int, ...],
+                         whole: bool):
+    from lmdk_core.sensitivity import derived_sensitivity
+
+    return derived_sensitivity(Series(time=time, values=values, time_kind=time_kind),
+                               list(landmarks), whole=whole)
+
+
+def derived_sensitivity_now():
+    """The Δf derived from the selected series and its landmarks
+    (:func:`lmdk_core.sensitivity.derived_sensitivity`; a whole number for Geometric), or
+    None when it cannot be derived (the reason is the exception's)."""
+    from lmdk_core.validation import InputError
+
+    _, series = current_series()
+    try:
+        return _derived_sensitivity(series.values, series.time, series.time_kind,
+                                    tuple(series_landmarks()),
+                                    setting("mechanism") == "geometric")
+    except InputError:
+        return None
+
+
+def sync_sensitivity() -> None:
+    """While the user has not chosen Δf, make it the value derived from the data (call
+    before the sidebar's Δf field is drawn)."""
+    ss = st.session_state
+    if ss.get("sensitivity_auto", True):
+        d = derived_sensitivity_now()
+        if d is not None:
+            ss.w_sensitivity = float(d.value)
+
+
+def _sensitivity_edited() -> None:
+    st.session_state.sensitivity_auto = False
+
+
+def _sensitivity_derived() -> None:
+    st.session_state.sensitivity_auto = True
 
 
 def current_series() -> tuple[str, Series]:
@@ -210,6 +269,7 @@ def restore_seed(cfg) -> None:
 
 def sidebar() -> None:
     """The shared settings, drawn on every page."""
+    sync_sensitivity()
     with st.sidebar:
         st.markdown("### Shared settings")
         st.selectbox("Time series", list(st.session_state.series_sets), key="w_series_name",
@@ -253,9 +313,24 @@ def sidebar() -> None:
                            f"{p.fix}.")
         st.number_input("Sensitivity Δf", min_value=LIMITS["sensitivity"].low,
                         max_value=LIMITS["sensitivity"].high, step=0.5,
-                        format="%.3g", key="w_sensitivity",
+                        format="%.3g", key="w_sensitivity", on_change=_sensitivity_edited,
                         help="How much one person's event can change a value (same unit as "
-                             "the data). Noise scale is Δf/ε_t.")
+                             "the data). Noise scale is Δf/ε_t. Until you set it, it is "
+                             "derived from the data: the largest change a landmark event "
+                             "makes to a reading.")
+        d = derived_sensitivity_now()
+        unit = current_series()[1].unit
+        if d is not None and st.session_state.get("sensitivity_auto", True):
+            st.caption(f":material/info: {d.sentence(unit)} For a real release declare a "
+                       "bound you know (e.g. the largest appliance).")
+        elif d is not None and float(setting("sensitivity")) < abs(d.largest):
+            st.caption(f":material/warning: Your Δf = {float(setting('sensitivity')):g} is "
+                       f"below the {abs(d.largest):.3g} {unit} that "
+                       + ("a landmark event changes" if d.from_landmarks else
+                          "a reading departs from its baseline")
+                       + f" (t={d.timestamp}): that event's likelihood ratio exceeds e^ε.")
+            st.button(f"Use the derived Δf = {d.value:g}", on_click=_sensitivity_derived,
+                      key="sensitivity_derive")
         st.toggle("Reproducible (teaching) mode", key="w_reproducible",
                   on_change=_on_reproducible,
                   help="Off (default): every session and every Resample draws a fresh "

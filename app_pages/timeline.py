@@ -457,7 +457,13 @@ except InputError as exc:
 # the one verdict: the theorem plus landmark TPL under the session's correlation model
 cur = current_data("series")
 model, leakage, model_note = cur.leakage(rel.epsilon_t)
-render_verdict(cur.verdict(rel, leakage, model, model_note), utility=cur.utility(rel))
+verdict = cur.verdict(rel, leakage, model, model_note)
+render_verdict(verdict, utility=cur.utility(rel), key="timeline_calibrate")
+if name == DEMO_SERIES and verdict.colour == "amber":
+    st.caption(":material/school: The demo opens amber on purpose: a household's hourly "
+               "readings follow each other closely, so ε alone understates what an attacker "
+               "who knows that learns. The calibration above is the fix; the Leakage page "
+               "shows the model.")
 model_caption(model, model_note)
 error_metrics(rel, series.unit)
 

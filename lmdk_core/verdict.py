@@ -25,7 +25,16 @@ The verdict has three colours:
   theorem's alone (green or red).
 
 Every page, the privacy report and ``lmdk`` JSON take their verdict from
-:func:`privacy_verdict`.
+:func:`privacy_verdict`. Each verdict carries ``why``: **one plain sentence** saying why
+it has its colour. An amber verdict given the correlation model's matrices (or loss
+functions) also carries **advice that works**, computed and checked
+(:func:`calibration_advice`): lowering ε alone cannot turn it green — under correlation
+landmark TPL grows about in proportion to ε, so it stays the same multiple of ε — but
+spending less than ε *while keeping the target* does: scale the allocation by the
+largest ``c`` with ``max_t landmark TPL(c·ε_t) ≤ α`` (Cao et al.'s calibration, the
+ConTPL demo), i.e. set the total to ``c·ε`` and the leakage target to ``α`` (default the
+ε the user chose). The advice is only offered after the verdict of the scaled
+allocation has been computed and is green. See ``docs/correlation.md``.
 """
 
 from __future__ import annotations
@@ -39,7 +48,8 @@ from numpy.typing import ArrayLike
 from lmdk_core.validation import InputError
 from lmdk_core.verifier import Verdict, verify
 
-__all__ = ["GREEN", "AMBER", "RED", "LEAKAGE_RTOL", "PrivacyVerdict", "privacy_verdict"]
+__all__ = ["GREEN", "AMBER", "RED", "LEAKAGE_RTOL", "CalibrationAdvice", "PrivacyVerdict",
+           "calibration_advice", "privacy_verdict"]
 
 GREEN, AMBER, RED = "green", "amber", "red"
 
@@ -51,6 +61,28 @@ LEAKAGE_RTOL = 1e-9
 
 
 @dataclass(frozen=True)
+class CalibrationAdvice:
+    """The advice of an amber verdict, checked: spend ``epsilon`` (= ``scale`` × the
+    current ε, every ε_t scaled alike) and landmark TPL stays ≤ ``target`` (reached:
+    ``achieved``) under the same model — the verdict of that allocation is green."""
+
+    scale: float
+    epsilon: float
+    target: float
+    achieved: float
+
+    def sentence(self) -> str:
+        """The advice in one sentence."""
+        return (f"Calibrate: spending ε = {self.epsilon:.3g} (every ε_t × {self.scale:.3g}, "
+                f"same scheme) keeps landmark TPL ≤ {self.target:.4g} under this model "
+                f"(it reaches {self.achieved:.3g}), which turns the verdict green.")
+
+    def to_dict(self) -> dict:
+        return {"calibrated_epsilon": float(self.epsilon), "calibration_scale": float(self.scale),
+                "calibrated_landmark_tpl_max": float(self.achieved)}
+
+
+@dataclass(frozen=True)
 class PrivacyVerdict:
     """Outcome of :func:`privacy_verdict`.
 
@@ -58,7 +90,9 @@ class PrivacyVerdict:
     badge; ``sentence`` the plain-language explanation. ``worst_timestamp`` is where the
     verdict is decided: the theorem's worst t (green, red) or the t of the largest
     landmark TPL (amber). ``landmark_tpl_max`` is ``None`` when no correlation model was
-    given (or it could not be evaluated: ``model_note`` says why).
+    given (or it could not be evaluated: ``model_note`` says why). ``why`` is one plain
+    sentence saying why the verdict has its colour; ``advice`` (amber only, when the
+    model's matrices were given) the checked calibration that turns it green.
     """
 
     colour: str
@@ -72,6 +106,8 @@ class PrivacyVerdict:
     model: str | None = None
     model_note: str | None = None
     leakage_target: float | None = None
+    why: str = ""
+    advice: CalibrationAdvice | None = None
 
     @property
     def private(self) -> bool:
@@ -87,11 +123,13 @@ class PrivacyVerdict:
         ``worst_total``) plus ``verdict`` (the colour) and, when a correlation model was
         given, ``landmark_tpl_max`` and ``landmark_tpl_timestamp``."""
         out = {**self.theorem.to_dict(), "verdict": self.colour,
-               "verdict_sentence": self.sentence}
+               "verdict_why": self.why, "verdict_sentence": self.sentence}
         if self.landmark_tpl_max is not None:
             out["landmark_tpl_max"] = float(self.landmark_tpl_max)
             out["landmark_tpl_timestamp"] = int(self.landmark_tpl_timestamp)
             out["leakage_target"] = float(self.leakage_target)
+        if self.advice is not None:
+            out.update(self.advice.to_dict())
         return out
 
 
@@ -112,6 +150,8 @@ def privacy_verdict(
     time_labels: Sequence[str] | None = None,
     leakage_target: float | None = None,
     groups: Iterable[tuple[int, int]] | None = None,
+    advise: bool = True,
+    advice: CalibrationAdvice | None = None,
 ) -> PrivacyVerdict:
     """The verdict of allocation ``epsilon_t`` for landmark set ``landmarks`` and budget ε.
 
@@ -126,7 +166,10 @@ def privacy_verdict(
     accepted under the model — a calibration to a target α stores α here; the sentence
     then names it.
     ``groups``: stays protected as one landmark event each (the verifier's grouped
-    form; docs/stays.md).
+    form; docs/stays.md). ``advise``: an amber verdict given ``backward`` (with or without
+    ``landmark_tpl``) computes :func:`calibration_advice` (a few dozen landmark-TPL
+    evaluations, linear in the length) and names it in the sentence; ``advice`` passes
+    an advice computed (and cached) by the caller instead.
     """
     theorem = verify(epsilon_t, landmarks, epsilon, groups=groups)
     eps = theorem.epsilon
@@ -170,26 +213,85 @@ def privacy_verdict(
                     f"{'s are' if n_bad != 1 else ' is'} over budget. Not landmark-private "
                     "even if consecutive values were independent: choose another scheme or "
                     "fewer landmarks.")
+        why = (f"Red because the budget itself is overspent: at {_at(t, time_labels)} the "
+               f"landmarks plus that timestamp spend {theorem.worst_total:.3g} > ε = "
+               f"{eps:.3g}, whatever the correlation.")
+        advice = None
         return PrivacyVerdict(RED, "Not landmark-private", sentence, eps, theorem, t,
-                              lt_max, lt_t, model, model_note, alpha)
+                              lt_max, lt_t, model, model_note, alpha, why)
     base = (f"{who[0].upper()}{who[1:]} spend at most {theorem.worst_total:.4g} ≤ ε = "
             f"{eps:.4g} (largest total at {_at(theorem.worst_timestamp, time_labels)})")
+    spent = f"{who} spend at most {theorem.worst_total:.3g} ≤ ε = {eps:.3g}"
     if lt_max is None:
         tail = (f" No correlation model was evaluated: {model_note}" if model_note else
                 " This assumes consecutive values are independent (no correlation model).")
+        why = (f"Green because {spent}; no correlation model was evaluated, so this holds "
+               "if consecutive values are independent.")
         return PrivacyVerdict(GREEN, "Landmark-private", base + "." + tail, eps, theorem,
-                              theorem.worst_timestamp, None, None, model, model_note, alpha)
+                              theorem.worst_timestamp, None, None, model, model_note, alpha,
+                              why)
     if lt_max > alpha * (1 + LEAKAGE_RTOL) or not np.isfinite(lt_max):
+        if advice is None and advise and backward is not None and np.isfinite(lt_max):
+            advice = calibration_advice(epsilon_t, lm_list, eps, alpha, backward, forward,
+                                        groups=groups)
+        what = (f"an attacker who knows how consecutive values follow each other{named} "
+                f"learns up to {lt_max:.3g} about {who}, more than "
+                f"{'ε' if alpha == eps else 'the target α'} = {alpha:.3g}")
+        why = (f"Amber because the data's consecutive values are correlated: {what} "
+               f"(independent values would leak only {theorem.worst_total:.3g}).")
+        act = (advice.sentence() if advice is not None else
+               "Lowering ε alone does not help (landmark TPL stays about the same multiple "
+               "of ε): calibrate the allocation to a target leakage (the Leakage page, "
+               "`lmdk calibrate`), use a scheme that spends less on the correlated stretch, "
+               "or check that the model fits the data.")
         sentence = (f"{who[0].upper()}{who[1:]} spend at most {theorem.worst_total:.4g} ≤ "
                     f"ε = {eps:.4g}: landmark-private if consecutive values were independent. "
                     f"Under the assumed correlation{named} landmark TPL reaches {lt_max:.4g} > "
-                    f"{bound} "
-                    f"at {_at(lt_t, time_labels)}. Lower ε (calibrate it to a target "
-                    "leakage) or check whether the data really are this correlated.")
+                    f"{bound} at {_at(lt_t, time_labels)}. {act}")
         return PrivacyVerdict(AMBER, "Landmark-private only if values were independent",
                               sentence, eps, theorem, lt_t, lt_max, lt_t, model, model_note,
-                              alpha)
+                              alpha, why, advice)
     sentence = (f"{base}; under the assumed correlation{named} landmark TPL stays at most "
                 f"{lt_max:.4g} ≤ {bound} (largest at {_at(lt_t, time_labels)}).")
+    why = (f"Green because {spent} and, even for an attacker who knows how consecutive "
+           f"values follow each other{named}, landmark TPL stays at most {lt_max:.3g} ≤ "
+           f"{'ε' if alpha == eps else 'the target α'} = {alpha:.3g}.")
     return PrivacyVerdict(GREEN, "Landmark-private", sentence, eps, theorem,
-                          theorem.worst_timestamp, lt_max, lt_t, model, model_note, alpha)
+                          theorem.worst_timestamp, lt_max, lt_t, model, model_note, alpha, why)
+
+
+def calibration_advice(epsilon_t: ArrayLike, landmarks: Iterable[int] | None,
+                       epsilon: float, target: float, backward, forward=None, *,
+                       rtol: float = 1e-6,
+                       groups: Iterable[tuple[int, int]] | None = None
+                       ) -> CalibrationAdvice | None:
+    """The checked advice for an amber verdict: the largest ``c`` with
+    ``max_t landmark TPL(c·ε_t) ≤ target`` (:func:`lmdk_core.leakage.calibrate_scale`,
+    Cao et al.'s calibration), returned only after the verdict of ``c·ε_t`` at total
+    ``c·ε`` with leakage target ``target`` has been computed and is green (None
+    otherwise, e.g. when ``c·ε`` is below the explorer's smallest ε). ``groups``: stays
+    protected as one event each, passed to the verifier as in :func:`privacy_verdict`.
+
+    Why not "lower ε": for small budgets the loss function is nearly linear, so landmark
+    TPL is about a fixed multiple of ε and stays above ε for every ε; only decoupling the
+    spend (``c·ε``) from the target (``α``) brings it under.
+    """
+    from lmdk_core.leakage.calibration import calibrate_scale
+    from lmdk_core.leakage.tpl import landmark_tpl as _landmark_tpl
+    from lmdk_core.setting_limits import LIMITS
+
+    lm = list(landmarks) if landmarks is not None else []
+    eps_t = np.asarray(epsilon_t, dtype=float)
+    if not np.any(eps_t > 0):
+        return None
+    cal = calibrate_scale(eps_t, target, backward, forward, lm, rtol=rtol)
+    new_eps = cal.value * float(epsilon)
+    if not LIMITS["epsilon"].low <= new_eps <= LIMITS["epsilon"].high:
+        return None
+    lt = _landmark_tpl(cal.epsilon_t, lm, backward, forward)
+    check = privacy_verdict(cal.epsilon_t, lm, new_eps, landmark_tpl=lt,
+                            leakage_target=target, advise=False, groups=groups)
+    if check.colour != GREEN:
+        return None
+    return CalibrationAdvice(scale=float(cal.value), epsilon=float(new_eps),
+                             target=float(target), achieved=float(np.max(lt)))

@@ -117,10 +117,13 @@ def test_compare_on_the_trajectory(compare):
 
 
 def test_geometric_on_real_valued_data_is_a_clear_error_with_the_fix(compare):
-    """The demo series holds kWh (decimals) and Δf = 0.2: the Geometric mechanism cannot
-    release it. Compare says why and what to change (mechanism_problems), no traceback."""
+    """The demo series holds kWh (decimals) and the user's Δf = 0.2: the Geometric
+    mechanism cannot release it. Compare says why and what to change
+    (mechanism_problems), no traceback."""
     at = compare
     at.session_state["w_mechanism"] = "geometric"
+    at.session_state["w_sensitivity"] = 0.2
+    at.session_state["sensitivity_auto"] = False  # the user's own Δf (not derived)
     at.run()
     assert not at.exception
     msgs = [e.value for e in at.error if "Geometric mechanism cannot release" in e.value]

@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 from lmdk_core.allocation import allocate
 from lmdk_core.data.demo import demo_series, demo_series_landmarks
 from lmdk_core.leakage import LossFunction, landmark_tpl, smoothed_matrix, tpl
+from lmdk_core.leakage.model import correlation_from_spec
 from tests.conftest import metric, open_page
 
 TIMEOUT = 120
@@ -49,17 +50,27 @@ def upload(at: AppTest, key: str, content: bytes, name: str = "P.csv") -> AppTes
 def test_leakage_renders_the_demo_with_its_curves(leakage):
     at = leakage
     assert "leakage" in at.title[0].value.lower()
-    # the page's numbers are the engine's: smoothed matrix s = 0.1, n = 10, Uniform ε/6
-    L = LossFunction(smoothed_matrix(10, 0.1))
+    # the page's numbers are the engine's under the default model, estimated from the
+    # demo week (10 equal-count bins, add-one smoothing, forward and backward counted)
+    model = correlation_from_spec(None, demo_series())
+    assert at.radio(key="w_corr_kind_series").value == "estimated"
+    assert at.radio(key="w_corr_binning").value == "quantile"
+    lb, lf = LossFunction(model.backward), LossFunction(model.forward)
     eps_t = allocate("uniform", 168, demo_series_landmarks(), 1.0)
-    assert metric(at, "Max TPL") == f"{tpl(eps_t, L).max():.3g}"
-    lt = landmark_tpl(eps_t, demo_series_landmarks(), L, L)
+    assert metric(at, "Max TPL") == f"{tpl(eps_t, lb, lf).max():.3g}"
+    lt = landmark_tpl(eps_t, demo_series_landmarks(), lb, lf)
     assert metric(at, "Max landmark TPL") == f"{lt.max():.3g}"
-    assert len(at.get("plotly_chart")) == 2  # heatmap + curves
+    assert len(at.get("plotly_chart")) == 3  # forward + backward heat maps + curves
+
+
+def smoothed(at: AppTest) -> AppTest:
+    """Switch the session's model to the correlation-strength preset."""
+    at.radio(key="w_corr_kind_series").set_value("smoothed")
+    return at.run()
 
 
 def test_stronger_correlation_leaks_more(leakage):
-    at = leakage
+    at = smoothed(leakage)
     before = float(metric(at, "Max TPL"))
     at.select_slider(key="w_correlation_strength").set_value(0.01).run()
     assert not at.exception
@@ -69,7 +80,7 @@ def test_stronger_correlation_leaks_more(leakage):
 
 
 def test_calibrated_scale_applied_meets_the_target(leakage):
-    at = leakage
+    at = smoothed(leakage)
     at.number_input(key="lk_target").set_value(1.5).run()
     apply(at)
     assert not at.exception
@@ -86,7 +97,7 @@ def test_calibrated_scale_applied_meets_the_target(leakage):
 
 
 def test_calibrated_constant_applied_meets_the_target(leakage):
-    at = leakage
+    at = smoothed(leakage)
     at.select_slider(key="w_correlation_strength").set_value(0.03)
     at.radio(key="lk_cal_kind").set_value("constant")
     at.number_input(key="lk_target").set_value(0.8).run()
@@ -137,7 +148,7 @@ def test_uploaded_identity_has_infinite_supremum_and_bad_files_keep_the_matrix(l
 
 
 def test_bayes_backward_and_constant_allocation(leakage):
-    at = leakage
+    at = smoothed(leakage)
     at.radio(key="w_corr_backward_series").set_value("bayes")
     at.radio(key="lk_alloc").set_value("constant").run()
     at.number_input(key="lk_const_eps").set_value(0.2).run()
@@ -194,9 +205,15 @@ def test_leakage_csv_button_and_its_table(leakage):
 
 def test_geometric_on_real_valued_data_is_a_clear_error_with_the_fix(leakage):
     """The sidebar scheme's allocation needs a release; the Geometric mechanism cannot
-    release the demo's decimals: the page says why and how to fix it, no traceback."""
+    release the demo's decimals: the page says why and how to fix it, no traceback.
+    The derived Δf turns whole under Geometric (3 kWh covers the party's 2.82); a Δf the
+    user set (0.2) is kept and named as a problem."""
     at = leakage
     at.session_state["w_mechanism"] = "geometric"
+    at.run()
+    assert at.session_state["w_sensitivity"] == 3.0
+    at.session_state["w_sensitivity"] = 0.2
+    at.session_state["sensitivity_auto"] = False  # the user's own Δf
     at.run()
     assert not at.exception
     msgs = [e.value for e in at.error if "Geometric mechanism cannot release" in e.value]

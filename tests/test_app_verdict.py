@@ -25,13 +25,26 @@ def colours(at: AppTest) -> list[str]:
     return out
 
 
+def demo_model():
+    """The default model of the demo week: estimated from it (deciles, add-one)."""
+    from lmdk_core.data.demo import demo_series
+    from lmdk_core.leakage.model import correlation_from_spec
+
+    return correlation_from_spec(None, demo_series())
+
+
 def test_defaults_are_amber_on_every_page_and_in_the_report():
-    """At the defaults (demo week, Uniform, ε = 1, smoothed model s = 0.1) the theorem
-    holds but landmark TPL > ε: every page and the report say amber."""
+    """At the defaults (demo week, Uniform, ε = 1, the model estimated from the week:
+    10 equal-count bins, add-one smoothing) the theorem holds but landmark TPL > ε:
+    every page says amber, says why in one sentence, and the demo says it is amber on
+    purpose."""
     at = open_page("timeline", TIMEOUT)
     assert colours(at) == ["amber"]
-    assert any("Correlation model in force" in c.value and "s = 0.1" in c.value
-               for c in at.caption)
+    assert any("Correlation model in force" in c.value and "estimated from the data" in c.value
+               and "10 equal-count bins" in c.value for c in at.caption)
+    box = next(w.value for w in at.warning if w.value.startswith("**Landmark-private"))
+    assert "Amber because the data's consecutive values are correlated" in box
+    assert any("opens amber on purpose" in c.value for c in at.caption)
     at.switch_page("app_pages/compare.py").run()
     assert not at.exception
     # Uniform, Skip and Adaptive all spend ≤ ε, and all leak > ε under the model: one
@@ -44,16 +57,17 @@ def test_defaults_are_amber_on_every_page_and_in_the_report():
     # the dummy release spends ε/(|L′|+1): its colour is the engine's for that allocation
     from lmdk_core.data.demo import demo_series, demo_series_landmarks
     from lmdk_core.dummies import release_series_with_dummies
-    from lmdk_core.leakage import smoothed_matrix
     from lmdk_core.verdict import privacy_verdict
 
     lm = demo_series_landmarks()
     dr = release_series_with_dummies(demo_series().values, lm, 1.0,
                                      at.number_input(key="dl_eps_sel").value, "uniform",
-                                     "laplace", 0.2, method="heuristic", metric="gap_std",
+                                     "laplace", float(at.session_state["w_sensitivity"]),
+                                     method="heuristic", metric="gap_std",
                                      seed=int(at.session_state["w_seed"]), window=10)
-    expected = privacy_verdict(dr.release.epsilon_t, lm, 1.0,
-                               backward=smoothed_matrix(10, 0.1)).colour
+    model = demo_model()
+    expected = privacy_verdict(dr.release.epsilon_t, lm, 1.0, backward=model.backward,
+                               forward=model.forward, advise=False).colour
     assert colours(at) == [expected]
     assert not any("sound guarantee" in m.value for m in at.markdown)
     assert any("certainly not a landmark" in m.value for m in at.markdown)
@@ -72,9 +86,12 @@ def test_report_headline_uses_the_same_verdict_and_model():
     from lmdk_core.report import build_report
 
     at = open_page("timeline", TIMEOUT)
-    spec = {"model": "smoothed", "states": 10, "strength": 0.1, "base": "identity",
-            "backward": "same"}
-    cfg = ViewConfig(landmarks=demo_series_landmarks(), sensitivity=0.2, page="timeline",
+    spec = at.session_state["w_corr_kind_series"]
+    assert spec == "estimated"  # the session's default: estimated from the data
+    spec = {"model": "estimated", "bins": 10, "binning": "quantile", "smoothing": 1.0,
+            "backward": "estimated"}
+    cfg = ViewConfig(landmarks=demo_series_landmarks(),
+                     sensitivity=float(at.session_state["w_sensitivity"]), page="timeline",
                      extra={"correlation": spec})
     rd = compute_report(copy.deepcopy(cfg))
     assert rd.verdict.colour == "amber" == colours(at)[0]
@@ -119,12 +136,38 @@ def test_calibration_applied_on_leakage_stops_the_timeline_warning(leakage):
 
 def test_a_model_chosen_on_leakage_is_used_by_the_timeline(leakage):
     at = leakage
-    at.radio(key="w_corr_kind_series").set_value("estimated").run()
+    # the default is estimated from the data; the presets stay available
+    assert at.radio(key="w_corr_kind_series").value == "estimated"
+    at.radio(key="w_corr_kind_series").set_value("smoothed").run()
     assert not at.exception
     at.switch_page("app_pages/timeline.py").run()
     assert not at.exception
-    assert any("Correlation model in force" in c.value and "bins" in c.value
+    assert any("Correlation model in force" in c.value and "s = 0.1" in c.value
                for c in at.caption)
+
+
+def test_following_the_timelines_advice_turns_the_verdict_green():
+    """The amber verdict's advice is computed (the engine's calibration under the
+    session's model) and following it — one click — makes the verdict green, with the
+    same model and the target α = the ε the user had chosen."""
+    from lmdk_core.allocation import allocate
+    from lmdk_core.data.demo import demo_series_landmarks
+    from lmdk_core.verdict import privacy_verdict
+
+    at = open_page("timeline", TIMEOUT)
+    assert colours(at) == ["amber"]
+    model, lm = demo_model(), demo_series_landmarks()
+    pv = privacy_verdict(allocate("uniform", 168, lm, 1.0), lm, 1.0,
+                         backward=model.backward, forward=model.forward)
+    assert pv.colour == "amber" and pv.advice is not None
+    button = at.button(key="timeline_calibrate")
+    assert f"ε = {pv.advice.epsilon:.3g}" in button.label
+    button.click().run()
+    assert not at.exception
+    assert at.session_state["w_epsilon"] == pytest.approx(pv.advice.epsilon)
+    assert at.session_state["leakage_target"] == pytest.approx(1.0)
+    assert colours(at) == ["green"]
+    assert any("Green because" in b.value for b in at.success)
 
 
 def test_raising_epsilon_is_said_in_words_and_amber_constant_needs_confirmation(leakage):

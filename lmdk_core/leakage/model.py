@@ -8,9 +8,10 @@ TKDE'18). Specifications (``model`` names the kind):
 * ``{"model": "smoothed", "states": n, "strength": s, "base": "identity"|"shift"}`` —
   Cao et al.'s smoothed matrix ``P = (B + s)/(1 + n·s)``
   (:func:`~lmdk_core.leakage.smoothed_matrix`); small s = strong correlation;
-* ``{"model": "estimated", "bins": n, "binning": "width"|"quantile", "smoothing": a}``
-  for a series — values cut into n bins (the states), transitions between consecutive
-  timestamps counted with ``a`` added to every count;
+* ``{"model": "estimated", "bins": n, "binning": "quantile"|"width", "smoothing": a}``
+  for a series — values cut into n bins (the states; ``quantile``, the default: equal
+  counts, i.e. deciles for n = 10), transitions between consecutive timestamps counted
+  with ``a`` added to every count (``a = 1``: add-one smoothing);
 * ``{"model": "grid", "cell_size_m": m, "smoothing": a}`` for a track — points mapped to
   square grid cells of m metres (the visited cells are the states), moves counted;
 * ``{"model": "matrix", "forward": [[...]], "backward": [[...]], "name": "..."}`` — a
@@ -21,6 +22,14 @@ Every kind but ``matrix`` takes ``"backward"``: ``"same"`` (the forward matrix u
 ways), ``"bayes"`` (Bayes' rule from the stationary distribution,
 :func:`~lmdk_core.leakage.backward_matrix`) or, for estimated models, ``"estimated"``
 (counted from reversed transitions; their default).
+
+**The default** (``spec = None``) is a model *estimated from the data*: Cao et al.
+assume the adversary knows the transition matrix, and an adversary who holds the data's
+own history can estimate it. For a series :data:`DEFAULT_SERIES_SPEC` (10 equal-count
+bins, add-one smoothing, forward and backward matrices counted); for a track the grid
+model. The smoothed and uploaded matrices stay available as alternatives. The estimated
+matrix is derived from the raw input: configurations store only the recipe
+(``bins``, ``binning``, ``smoothing``), never the matrix. See ``docs/correlation.md``.
 """
 
 from __future__ import annotations
@@ -36,14 +45,18 @@ from lmdk_core.validation import InputError
 
 __all__ = [
     "DEFAULT_CELL_SIZE_M",
+    "DEFAULT_SERIES_SPEC",
     "DEFAULT_SERIES_STATES",
     "MAX_LEAKAGE_STATES",
     "CorrelationModel",
     "correlation_from_spec",
 ]
 
-#: number of states of the default smoothed model
+#: number of states of the smoothed model and of the estimated series model
 DEFAULT_SERIES_STATES = 10
+#: a series' default model: estimated from the series itself (deciles, add-one smoothing)
+DEFAULT_SERIES_SPEC = {"model": "estimated", "bins": DEFAULT_SERIES_STATES,
+                       "binning": "quantile", "smoothing": 1.0, "backward": "estimated"}
 #: tracks: grid cell size of the default estimated model
 DEFAULT_CELL_SIZE_M = 250.0
 #: above this many states the loss functions are too costly for a page or a report
@@ -121,9 +134,11 @@ def correlation_from_spec(spec: dict | None, data: Series | Track, *,
                           prefix: str = "extra.correlation") -> CorrelationModel:
     """The model of specification ``spec`` (see the module docstring) for ``data``.
 
-    ``spec = None`` gives the default: the smoothed model (n = 10, s =
-    ``default_strength``) for a series, the grid model (cells of ``default_cell_size``
-    metres) for a track. Raises :class:`InputError` with a message naming ``prefix`` on
+    ``spec = None`` gives the default, a model estimated from ``data``:
+    :data:`DEFAULT_SERIES_SPEC` for a series (10 equal-count bins, add-one smoothing),
+    the grid model (cells of ``default_cell_size`` metres, add-one smoothing) for a
+    track. ``default_strength`` is the smoothed model's s when its spec names none.
+    Raises :class:`InputError` with a message naming ``prefix`` on
     a bad specification.
     """
     from lmdk_core.leakage.correlation import (
@@ -136,7 +151,7 @@ def correlation_from_spec(spec: dict | None, data: Series | Track, *,
 
     is_track = isinstance(data, Track)
     if spec is None:
-        spec = {"model": "grid" if is_track else "smoothed"}
+        spec = {"model": "grid"} if is_track else dict(DEFAULT_SERIES_SPEC)
     if not isinstance(spec, dict) or not isinstance(spec.get("model"), str):
         raise InputError(f"config: {prefix} must be an object with a 'model' name")
     key = spec["model"].strip().lower()
@@ -167,21 +182,27 @@ def correlation_from_spec(spec: dict | None, data: Series | Track, *,
                                       "base": base, "backward": how})
     if key == "estimated" or key == "grid":
         smoothing = _number(spec.get("smoothing", 1.0), f"{prefix}.smoothing", False)
-        count = ("add-one smoothing" if smoothing == 1 else
-                 f"{smoothing:g} added to every count")
+        count = ("add-one smoothing" if smoothing == 1 else "no smoothing" if smoothing == 0
+                 else f"{smoothing:g} added to every count")
         if key == "estimated" and not is_track:
             n = _whole(spec.get("bins", DEFAULT_SERIES_STATES), f"{prefix}.bins", 1,
                        MAX_LEAKAGE_STATES)
-            binning = _choice(spec.get("binning", "width"), f"{prefix}.binning",
+            binning = _choice(spec.get("binning", "quantile"), f"{prefix}.binning",
                               ("width", "quantile"))
             disc = discretize_series(data.values, n, binning)
             forward, estimated = transition_matrices(disc.states, disc.n_states, smoothing)
             backward, how, how_text = _backward(spec, forward, estimated, prefix)
             cut = "equal-width" if binning == "width" else "equal-count"
-            desc = (f"estimated from the series: values cut into {disc.n_states} {cut} bins "
-                    "(the states), transitions between consecutive timestamps counted with "
-                    f"{count}; {how_text}.")
-            short = f"estimated from the data, {disc.n_states} {cut} bins"
+            moves = max(len(data) - 1, 0)
+            merged = (f" ({n} asked; tied values merged bins)" if disc.n_states < n
+                      and binning == "quantile" else "")
+            desc = (f"estimated from the series: its {len(data):,} values cut into "
+                    f"{disc.n_states} {cut} bins{merged} (the states), the {moves:,} "
+                    "transitions between consecutive timestamps counted, with "
+                    f"{count} (P_F[i, j] = (c_ij + {smoothing:g}) / (Σ_k c_ik + "
+                    f"{disc.n_states}·{smoothing:g})); forward matrix from the counts, "
+                    f"{how_text}.")
+            short = f"estimated from the data: {disc.n_states} {cut} bins, {count}"
             return CorrelationModel("estimated", desc, disc.n_states, backward, forward,
                                     short=short, states=disc,
                                     spec={"model": "estimated", "bins": n, "binning": binning,
