@@ -325,10 +325,10 @@ def sidebar() -> None:
                        "bound you know (e.g. the largest appliance).")
         elif d is not None and float(setting("sensitivity")) < abs(d.largest):
             st.caption(f":material/warning: Your Δf = {float(setting('sensitivity')):g} is "
-                       f"below the {abs(d.largest):.3g} {unit} that "
-                       + ("a landmark event changes" if d.from_landmarks else
-                          "a reading departs from its baseline")
-                       + f" (t={d.timestamp}): that event's likelihood ratio exceeds e^ε.")
+                       f"below the {abs(d.largest):.3g} {unit} a reading of this series "
+                       f"departs from its typical value (t={d.timestamp}"
+                       + (", a landmark" if d.from_landmarks else "")
+                       + "): an event that large gets a likelihood ratio above e^ε.")
             st.button(f"Use the derived Δf = {d.value:g}", on_click=_sensitivity_derived,
                       key="sensitivity_derive")
         st.toggle("Reproducible (teaching) mode", key="w_reproducible",

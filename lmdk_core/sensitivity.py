@@ -15,10 +15,10 @@ This module measures those changes and derives the default Δf from them:
   seasonal, rolling-median baseline of :func:`lmdk_core.discovery.deviation_scores`
   (the hour-of-day profile when the times allow one): what the reading would typically
   have been without the event;
-* :func:`derived_sensitivity` — ``Δf = max_t |d_t|`` over the landmarks (over every
-  timestamp when there are none, so that any single reading one could mark is
-  covered), rounded **up** to two significant digits (a whole number for the Geometric
-  mechanism);
+* :func:`derived_sensitivity` — ``Δf = max_t |d_t|`` over *every* timestamp (landmark
+  privacy protects the landmarks plus any one other timestamp, so a regular reading's
+  event must be covered too; this covers every landmark event by construction), rounded
+  **up** to two significant digits (a whole number for the Geometric mechanism);
 * :func:`landmark_events` — the likelihood ratio of every event (a run of consecutive
   landmarks) at an allocation and a Δf, and the largest posterior of an attacker with
   prior p: ``p·LR / (1 − p + p·LR)``.
@@ -87,41 +87,59 @@ def landmark_changes(series: Series, landmarks: Iterable[int] | None = None
 @dataclass(frozen=True)
 class DerivedSensitivity:
     """The default Δf (``value``) and where it comes from: the largest change
-    ``largest`` (at ``timestamp``) over the landmarks (``from_landmarks``) or over every
-    timestamp, measured against ``baseline``."""
+    ``largest`` of any reading against ``baseline`` (at ``timestamp``), and the largest
+    change of a landmark (``landmark_largest`` at ``landmark_timestamp``; None without
+    landmarks), which ``value`` covers."""
 
     value: float
     largest: float
     timestamp: int
-    from_landmarks: bool
+    landmark_largest: float | None
+    landmark_timestamp: int | None
     baseline: str
     whole: bool = False
+
+    @property
+    def from_landmarks(self) -> bool:
+        """The largest change is a landmark's."""
+        return self.landmark_timestamp == self.timestamp
 
     def sentence(self, unit: str = "") -> str:
         """Where the default Δf comes from, in one sentence."""
         u = f" {unit}" if unit else ""
-        where = ("the largest change a landmark event makes to a reading" if
-                 self.from_landmarks else "the largest departure of any reading from its "
-                 "baseline (there are no landmarks yet)")
         rounding = "a whole number" if self.whole else "two significant digits"
-        return (f"Δf = {self.value:g}{u} covers {where}: {abs(self.largest):.3g}{u} at "
-                f"t={self.timestamp}, measured against {self.baseline}, rounded up to "
-                f"{rounding}.")
+        lm = ("" if self.landmark_largest is None else
+              f"the landmark events change a reading by up to {abs(self.landmark_largest):.3g}"
+              f"{u} (t={self.landmark_timestamp}), ")
+        return (f"Δf = {self.value:g}{u} is derived from the data: {lm}any reading departs "
+                f"from its typical value by up to {abs(self.largest):.3g}{u} (t="
+                f"{self.timestamp}), rounded up to {rounding} — measured against "
+                f"{self.baseline}.")
 
 
 def derived_sensitivity(series: Series, landmarks: Iterable[int] | None,
                         whole: bool = False) -> DerivedSensitivity:
-    """Δf = max |d_t| over the landmarks (every timestamp if there are none), rounded
-    up (two significant digits, or to a whole number when ``whole``, for the Geometric
-    mechanism); at least the explorer's smallest Δf (0.001) when every change is 0."""
-    lm = list(landmarks or [])
-    ts, d, how = landmark_changes(series, lm if lm else None)
+    """Δf = max |d_t| over every timestamp, rounded up (two significant digits, or to a
+    whole number when ``whole``, for the Geometric mechanism); at least the explorer's
+    smallest Δf (0.001) when no reading departs from its baseline.
+
+    Every timestamp, not only the landmarks: landmark privacy protects the landmarks
+    *plus any one other timestamp*, so one event at a regular timestamp must be covered
+    too — and the default does not jump when a landmark is added. It covers every
+    landmark change by construction (``landmark_largest`` reports the largest)."""
+    ts, d, how = landmark_changes(series, None)
     i = int(np.argmax(np.abs(d)))
     largest = float(d[i])
+    lm = check_landmarks(landmarks, len(series)) if landmarks is not None else np.zeros(0, int)
+    lm_big = lm_t = None
+    if lm.size:
+        j = int(lm[np.argmax(np.abs(d[lm]))])
+        lm_big, lm_t = float(d[j]), j
     value = float(math.ceil(abs(largest))) if whole else round_up(abs(largest))
     value = max(value, 1.0 if whole else 0.001)
     return DerivedSensitivity(value=value, largest=largest, timestamp=int(ts[i]),
-                              from_landmarks=bool(lm), baseline=how, whole=whole)
+                              landmark_largest=lm_big, landmark_timestamp=lm_t,
+                              baseline=how, whole=whole)
 
 
 @dataclass(frozen=True)

@@ -52,9 +52,10 @@ def test_toggling_landmarks_changes_allocation_and_verdict(timeline):
     assert "Landmark-private" in verdict_text(at) and "Not" not in verdict_text(at)
     at.multiselect(key="w_lm_select").set_value([40]).run()
     at.sidebar.selectbox(key="w_scheme").set_value("uniform").run()
-    # expected error reflects ε/(|L|+1) = 0.5 with Δf = 0.2 -> 0.4 kWh
+    # expected error reflects ε/(|L|+1) = 0.5 with the derived Δf = 2.9 -> 5.8 kWh
+    assert at.session_state["w_sensitivity"] == 2.9
     expected = next(m.value for m in at.metric if m.label == "Expected at noisy releases")
-    assert expected.startswith("0.4")
+    assert expected.startswith("5.8")
     at.multiselect(key="w_lm_select").set_value([1, 2, 3]).run()
     expected = next(m.value for m in at.metric if m.label == "Expected at noisy releases")
     assert expected.startswith("0.8")  # ε_t = 1/4
