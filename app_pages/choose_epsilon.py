@@ -265,7 +265,29 @@ with tab_att:
                                             int(setting("window"))))
             tpls.append(float(np.max(lk["landmark TPL"])) if lk is not None else np.nan)
         corr = posterior_bound(prior, np.asarray(tpls))
-    st.markdown("**" + certainty_sentence(eps_now, prior) + "**")
+    events = []
+    if not cur.is_track and lm:
+        from lmdk_core.sensitivity import landmark_events
+
+        events = landmark_events(cur.data, lm, allocate(plan_scheme, cur.length, lm, eps_now,
+                                                        int(setting("window"))),
+                                 float(setting("sensitivity")))
+    uncovered = [e for e in events if not e.covered]
+    if uncovered:
+        worst = max(uncovered, key=lambda e: e.log_ratio)
+        st.error(
+            f"**Δf = {float(setting('sensitivity')):g} {unit} does not cover this data's own "
+            f"landmark events**, so the figures ε promises do not hold for them: the event "
+            f"at t={worst.timestamps[0]}" + (f"–{worst.timestamps[-1]}" if len(
+                worst.timestamps) > 1 else "")
+            + f" changes readings by up to {max(abs(d) for d in worst.changes):.3g} {unit}, "
+            f"so the release is {worst.likelihood_ratio:,.3g} times more likely with the "
+            f"event than without (e^ε = {np.exp(eps_now):.3g}) and a {prior:.0%} suspicion "
+            f"can grow to {worst.posterior(prior):.1%}, not "
+            f"{float(posterior_bound(prior, eps_now)):.1%}. Use a Δf that covers them (the "
+            "sidebar offers the value derived from the data).", icon=":material/error:")
+    else:
+        st.markdown("**" + certainty_sentence(eps_now, prior) + "**")
     if tpl_now is not None:
         st.markdown(certainty_sentence(tpl_now, prior, epsilon=eps_now, correlated=True)
                     + f" (model: {model.short}; change it on the Leakage page)")
@@ -278,6 +300,33 @@ with tab_att:
                "largest landmark TPL (Cao et al. ICDE 2017 / TKDE 2018)"
                + (" of Uniform, Adaptive's starting allocation." if scheme == "adaptive"
                   else f" of {SCHEMES[scheme].label}."))
+
+    if events:
+        from lmdk_core.figures.common import data_labels
+
+        labels = data_labels(cur.data)
+        st.header("What the landmark events change")
+        st.dataframe(pd.DataFrame([{
+            "event": (labels[e.timestamps[0]] if len(e.timestamps) == 1 else
+                      f"{labels[e.timestamps[0]]} – {labels[e.timestamps[-1]]}"),
+            f"change per reading ({unit})": ", ".join(f"{d:+.3g}" for d in e.changes),
+            "ε spent on it": f"{sum(e.epsilon_t):.3g}",
+            "likelihood ratio": f"{e.likelihood_ratio:,.3g}",
+            f"posterior from {prior:.0%}": f"{e.posterior(prior):.1%}",
+            "covered by Δf": "yes" if e.covered else "NO"} for e in events]),
+            hide_index=True, width="stretch")
+        total = sum(e.log_ratio for e in events)
+        st.caption(
+            f"Each landmark event (a run of consecutive landmarks) changes its readings by "
+            f"d_t, measured against the typical value at that time; released with noise "
+            f"Lap(Δf/ε_t), the output is at most exp(Σ|d_t|·ε_t/Δf) times more likely with "
+            f"the event than without it (Dwork & Roth, Thm 3.6). At Δf = "
+            f"{float(setting('sensitivity')):g} {unit} all landmark events together give "
+            f"{np.exp(min(total, 700)):,.3g}× (e^ε = {np.exp(eps_now):.3g}); landmark "
+            "privacy promises at most e^ε only when every change is ≤ Δf. Computed on this "
+            "data with the current allocation"
+            + (" (Adaptive: its starting Uniform allocation)." if scheme == "adaptive"
+               else "."))
 
     st.header("Which timestamps are landmarks?")
     try:

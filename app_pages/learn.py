@@ -305,6 +305,11 @@ def _lesson_4() -> None:
                            f"{float(np.mean(np.abs(samples - 10.0))):.3g}")
         c2.plotly_chart(lf.laplace_mechanism_figure(samples, 10.0, eps_l, sens_l),
                         width="stretch", key="learn_lap_chart")
+        ex = tc.sensitivity_example(eps_l, sens_l)
+        (st.info if ex.ratio <= math.exp(eps_l) else st.warning)(
+            "**Δf must cover the events it protects.** " + ex.sentence()
+            + " The ratio is exp(Σ|d_t|·ε_t/Δf): a change larger than Δf is protected "
+            "less than ε says. Try Δf = 0.2 and 3 above.", icon=":material/lightbulb:")
 
     with st.container(border=True):
         st.markdown("### Geometric — counts")

@@ -23,8 +23,9 @@ def test_uniform_solution_applies_to_the_sidebar(at):
     expected = solve_epsilon(demo_series().values, demo_series_landmarks(), "uniform",
                              AccuracyTarget("within", 1.0, 0.9),
                              sensitivity=float(at.session_state.w_sensitivity))
-    # Uniform with |L| = 5: ε = 6·Δf·ln(10)/1
-    assert expected.epsilon == pytest.approx(6 * 0.2 * math.log(10), rel=1e-8)
+    # Uniform with |L| = 5: ε = 6·Δf·ln(10)/1, Δf the value derived from the demo (2.9)
+    assert at.session_state.w_sensitivity == 2.9
+    assert expected.epsilon == pytest.approx(6 * 2.9 * math.log(10), rel=1e-8)
     btn = next(b for b in at.button if b.label.startswith("Apply Uniform"))
     btn.click().run()
     assert not at.exception
@@ -86,3 +87,26 @@ def test_adaptive_is_solved_for_each_and_all_readings(per):
     assert sol.target.per == per and sol.target.probability == pytest.approx(0.6)
     assert sol.epsilon is not None and "Clopper–Pearson" in sol.method
     assert any("Adaptive reaches" in s.value for s in page.success)
+
+
+def test_attacker_view_states_likelihood_ratios_that_hold_for_the_demo():
+    """At the default (derived) Δf every landmark event of the demo is covered and its
+    stated likelihood ratio is ≤ e^ε; with the old Δf = 0.2 the page says the medical
+    device's readings give a ratio near 66 and a 10 % suspicion grows to 88 %."""
+    from lmdk_core.allocation import allocate
+    from lmdk_core.sensitivity import landmark_events
+
+    page = open_page("choose_epsilon")
+    assert not page.error, [e.value for e in page.error]
+    table = next(d.value for d in page.dataframe if "likelihood ratio" in d.value.columns)
+    assert list(table["covered by Δf"]) == ["yes", "yes", "yes"]
+    lm = demo_series_landmarks()
+    events = landmark_events(demo_series(), lm, allocate("uniform", 168, lm, 1.0), 2.9)
+    assert list(table["likelihood ratio"]) == [f"{e.likelihood_ratio:,.3g}" for e in events]
+    assert all(float(r) <= math.e for r in table["likelihood ratio"])
+    page.session_state["w_sensitivity"] = 0.2
+    page.session_state["sensitivity_auto"] = False  # the user's own Δf
+    page.run()
+    assert not page.exception
+    msg = next(e.value for e in page.error if "does not cover" in e.value)
+    assert "66.1 times more likely" in msg and "88.0%" in msg and "23.2%" in msg

@@ -139,3 +139,18 @@ def test_learn_page_in_a_real_browser(app_url):
             page.screenshot(path=str(ARTIFACTS / f"learn_tab_{i + 1}.png"), full_page=True)
         browser.close()
     assert not errors, errors
+
+
+def test_laplace_lesson_states_the_demos_likelihood_ratio_for_its_delta_f(learn):
+    """The lesson's Δf drives a computed statement on the demo week's medical-device
+    event: 66× at Δf = 0.2 (far beyond e¹), ≤ e¹ at the Δf derived from the data."""
+    at = learn
+    at.number_input(key="learn_lap_sens").set_value(0.2).run()
+    assert not at.exception
+    ex = tc.sensitivity_example(1.0, 0.2)
+    assert 60 < ex.ratio < 70 and ex.derived == 2.9 and ex.ratio_derived <= math.e
+    assert any(ex.sentence() in w.value and "66.1 times" in w.value for w in at.warning)
+    at.number_input(key="learn_lap_sens").set_value(3.0).run()
+    ok = tc.sensitivity_example(1.0, 3.0)
+    assert ok.covered and ok.ratio <= math.e
+    assert any(ok.sentence() in i.value for i in at.info)
