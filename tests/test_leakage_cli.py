@@ -144,3 +144,22 @@ def test_bad_inputs_in_process(files, tmp_path, capsys, case):
     lines = [ln for ln in err.splitlines() if ln.strip()]
     assert out == "" and len(lines) == 1 and lines[0].startswith("lmdk: error:")
     assert fragment in lines[0] and "Traceback" not in err
+
+
+def test_an_amber_verdict_names_a_calibration_that_turns_it_green(files):
+    """`lmdk leakage --total-epsilon`: the amber verdict says why, and its advice (every
+    ε_t × calibration_scale) is green under the same matrices with the target ε."""
+    from lmdk_core.verdict import privacy_verdict
+
+    p = run_cli("leakage", "--backward", files["pb"], "--forward", files["pf"], "--epsilon",
+                "0.2", "--length", "12", "--landmarks", "2,7", "--total-epsilon", "0.6",
+                "--json")
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert out["verdict"] == "amber" and out["verdict_why"].startswith("Amber because")
+    c = out["calibration_scale"]
+    assert out["calibrated_epsilon"] == pytest.approx(0.6 * c)
+    after = privacy_verdict(np.full(12, 0.2 * c), [2, 7], 0.6 * c, backward=PB, forward=PF,
+                            leakage_target=0.6)
+    assert after.colour == "green"
+    assert after.landmark_tpl_max == pytest.approx(out["calibrated_landmark_tpl_max"])

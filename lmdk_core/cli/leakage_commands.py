@@ -109,8 +109,10 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
     res = temporal_leakage(eps, lb, lf, landmarks)
     verdict = None
     if args.total_epsilon is not None:
+        # an amber verdict computes its calibration advice under the same matrices
         verdict = privacy_verdict(eps, landmarks, args.total_epsilon,
-                                  landmark_tpl=res.landmark_tpl, model="the given matrices")
+                                  landmark_tpl=res.landmark_tpl, model="the given matrices",
+                                  backward=lb, forward=lf)
     if args.json:
         out = res.to_dict()
         if res.landmark_tpl is not None:

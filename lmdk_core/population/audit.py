@@ -56,7 +56,7 @@ def _losses(settings: LeakageSettings, time, data, kind: str):
     from lmdk_core.leakage.loss import loss_function
     from lmdk_core.leakage.model import correlation_from_spec
 
-    model_key = (settings.spec or {}).get("model", "grid" if data.ndim == 2 else "smoothed")
+    model_key = (settings.spec or {}).get("model", "grid" if data.ndim == 2 else "estimated")
     shared = str(model_key).strip().lower() in ("smoothed", "matrix", "none")
     key = json.dumps([settings.spec, settings.strength, data.ndim], sort_keys=True,
                      default=str)

@@ -103,10 +103,10 @@ def correlation_model(cfg: ViewConfig, data: Series | Track) -> CorrelationModel
     :mod:`lmdk_core.leakage.model`), read by
     :func:`~lmdk_core.leakage.model.correlation_from_spec`.
 
-    Without it: for a **series** Cao et al.'s smoothed matrix ``P = (I + s)/(1 + n·s)``
-    with ``n = 10`` states and ``s = cfg.correlation_strength``; for a **track** grid
-    cells of ``cfg.extra['cell_size_m']`` metres (default 250) with the moves between
-    cells counted (add-one smoothing).
+    Without it, a model estimated from the data: for a **series** 10 equal-count bins
+    with the transitions counted (add-one smoothing; forward and backward); for a
+    **track** grid cells of ``cfg.extra['cell_size_m']`` metres (default 250) with the
+    moves between cells counted (add-one smoothing).
     """
     spec = cfg.extra.get("correlation") if isinstance(cfg.extra, dict) else None
     cell = cfg.extra.get("cell_size_m", DEFAULT_CELL_SIZE_M) if isinstance(cfg.extra, dict) \
@@ -196,13 +196,16 @@ def release_verdict(rel: Release, leak: LeakageSummary, labels: list[str] | None
                     target: float | None = None) -> PrivacyVerdict:
     """:func:`lmdk_core.verdict.privacy_verdict` of a release under the leakage computed
     for it (green / amber / red); ``target`` is the landmark-TPL target (default ε)."""
+    advise = leak.computed and rel.scheme != "adaptive"
     return privacy_verdict(rel.epsilon_t, rel.landmarks.tolist(), rel.epsilon,
                            groups=rel.stays,
                            landmark_tpl=leak.landmark_tpl if leak.computed else None,
                            model=leak.model.short or None,
                            model_note=None if leak.computed else leak.model.note,
                            time_labels=labels,
-                           leakage_target=target if leak.computed else None)
+                           leakage_target=target if leak.computed else None,
+                           backward=leak.model.backward if advise else None,
+                           forward=leak.model.forward if advise else None, advise=advise)
 
 
 def compute_report(cfg: ViewConfig, *, now: datetime | None = None) -> ReportData:

@@ -156,7 +156,8 @@ def _verdict(rd: ReportData) -> dict[str, str | None]:
             "head": {"green": "Landmark-private",
                      "amber": "Landmark-private only if consecutive values were independent",
                      "red": "NOT landmark-private"}[pv.colour],
-            "sentence": pv.sentence, "over_budget": over_budget, "summary": v.summary()}
+            "why": pv.why, "sentence": pv.sentence, "over_budget": over_budget,
+            "summary": v.summary()}
 
 
 UTILITY_CLS = {"useful": "ok", "marginal": "amber", "not useful": "bad"}
@@ -179,6 +180,8 @@ def _attacker_rows(rd: ReportData) -> list[tuple[str, str]]:
     leak, rel = rd.leakage, rd.release
     tpl_max = float(np.max(leak.landmark_tpl)) if leak.computed else None
     rows = risk_statements(rel.epsilon, tpl_max)
+    if not rd.is_track and rel.landmarks.size:
+        rows.append(_sensitivity_row(rd))
     flagged, hits, n_lm = repeat_inference(rel.released, rel.landmarks)
     if flagged:
         rows.append(("Which timestamps are landmarks?",
@@ -191,6 +194,34 @@ def _attacker_rows(rd: ReportData) -> list[tuple[str, str]]:
                      "No released value repeats the previous one: the release itself shows "
                      "no trace of which timestamps are landmarks."))
     return rows
+
+
+def _sensitivity_row(rd: ReportData) -> tuple[str, str]:
+    """Whether Δf covers what this data's landmark events change, with the largest
+    likelihood ratio of an event (:mod:`lmdk_core.sensitivity`): the posterior bounds
+    above hold only when it does."""
+    from lmdk_core.attacker import posterior_bound
+    from lmdk_core.sensitivity import derived_sensitivity, landmark_events
+
+    rel, df = rd.release, float(rd.cfg.sensitivity)
+    events = landmark_events(rd.data, rel.landmarks.tolist(), rel.epsilon_t, df)
+    worst = max(events, key=lambda e: e.log_ratio)
+    span = (f"t={worst.timestamps[0]}" + (f"–{worst.timestamps[-1]}"
+                                         if len(worst.timestamps) > 1 else ""))
+    biggest = max(abs(d) for e in events for d in e.changes)
+    derived = derived_sensitivity(rd.data, rel.landmarks.tolist()).value
+    if all(e.covered for e in events):
+        text = (f"Δf = {df:g} covers every landmark event (largest change {biggest:.3g}); the "
+                f"largest likelihood ratio of one event is {worst.likelihood_ratio:.3g} ({span}) "
+                f"≤ e^ε = {np.exp(min(rel.epsilon, 700.0)):.3g}, so the bounds above hold.")
+    else:
+        text = (f"Δf = {df:g} does NOT cover this data's landmark events: one changes a "
+                f"reading by {biggest:.3g}. The event at {span} is "
+                f"{worst.likelihood_ratio:,.3g} times more likely with than without (e^ε = "
+                f"{np.exp(min(rel.epsilon, 700.0)):.3g}); a 10% suspicion can grow to "
+                f"{float(posterior_bound(0.1, worst.log_ratio)):.1%}. The bounds above do not "
+                f"hold for it; a Δf of {derived:g} (derived from the data) would.")
+    return ("Sensitivity vs the landmark events", text)
 
 
 def _leakage(rd: ReportData) -> dict[str, object]:
