@@ -114,7 +114,8 @@ def test_series_report_is_valid_offline_html_with_the_verdict_and_figures():
     assert "2025-01-02 03:04 UTC" in body and "seed 7" in body
     assert "Uniform" in body and "Laplace" in body and "0.2 kWh" in body
     assert "Tue 05 Mar 03:00" in body  # landmark 27 in the landmark table
-    assert "Correlation model" in body and "n = 10 states" in body
+    # no extra.correlation: the default model, estimated from the data (deciles)
+    assert "Correlation model" in body and "10 equal-count bins" in body
     assert "Largest landmark TPL" in body
     assert "measured at noisy releases" in body and "expected at noisy releases" in body
 
