@@ -287,6 +287,11 @@ else:
                                    title=f"Backward P_B, {n_states} states (for BPL)",
                                    col_title="previous state"),
                     key="lk_heat_b", width="stretch")
+if corr.key in ("estimated", "grid"):
+    st.caption(f"How it was estimated: {corr.description} Cao et al. assume the attacker "
+               "knows these matrices; anyone with this data can count them. They are "
+               "derived from the raw data and never written to a shared file (a saved "
+               "configuration keeps only this recipe).")
 lf = loss_of(forward)
 lb = lf if backward is forward else loss_of(backward)
 

@@ -234,11 +234,12 @@ def privacy_verdict(
         if advice is None and advise and backward is not None and np.isfinite(lt_max):
             advice = calibration_advice(epsilon_t, lm_list, eps, alpha, backward, forward,
                                         groups=groups)
-        what = (f"an attacker who knows how consecutive values follow each other{named} "
-                f"learns up to {lt_max:.3g} about {who}, more than "
-                f"{'ε' if alpha == eps else 'the target α'} = {alpha:.3g}")
-        why = (f"Amber because the data's consecutive values are correlated: {what} "
-               f"(independent values would leak only {theorem.worst_total:.3g}).")
+        about = "any one timestamp" if n_lm == 0 else "the landmarks plus any one timestamp"
+        why = (f"Amber because the data's consecutive values are correlated: an attacker "
+               f"who knows how they follow each other learns up to {lt_max:.3g} about "
+               f"{about}, more than {'ε' if alpha == eps else 'the target α'} = "
+               f"{alpha:.3g}, where independent values would leak "
+               f"{theorem.worst_total:.3g}" + (f" — model {model}." if model else "."))
         act = (advice.sentence() if advice is not None else
                "Lowering ε alone does not help (landmark TPL stays about the same multiple "
                "of ε): calibrate the allocation to a target leakage (the Leakage page, "
@@ -254,8 +255,9 @@ def privacy_verdict(
     sentence = (f"{base}; under the assumed correlation{named} landmark TPL stays at most "
                 f"{lt_max:.4g} ≤ {bound} (largest at {_at(lt_t, time_labels)}).")
     why = (f"Green because {spent} and, even for an attacker who knows how consecutive "
-           f"values follow each other{named}, landmark TPL stays at most {lt_max:.3g} ≤ "
-           f"{'ε' if alpha == eps else 'the target α'} = {alpha:.3g}.")
+           f"values follow each other, landmark TPL stays at most {lt_max:.3g} ≤ "
+           f"{'ε' if alpha == eps else 'the target α'} = {alpha:.3g}"
+           + (f" — model {model}." if model else "."))
     return PrivacyVerdict(GREEN, "Landmark-private", sentence, eps, theorem,
                           theorem.worst_timestamp, lt_max, lt_t, model, model_note, alpha, why)
 

@@ -218,7 +218,8 @@ def correlation_from_spec(spec: dict | None, data: Series | Track, *,
         desc = (f"estimated from the track: points mapped to square grid cells of "
                 f"{size:,.0f} m (the states; {cells.n_states} visited), moves between "
                 f"consecutive cells counted with {count}")
-        short = f"grid cells of {size:,.0f} m estimated from the track ({cells.n_states} states)"
+        short = (f"estimated from the track: {cells.n_states} grid cells of {size:,.0f} m, "
+                 f"{count}")
         spec_out = {"model": "grid", "cell_size_m": size, "smoothing": smoothing}
         if cells.n_states > MAX_LEAKAGE_STATES:
             return CorrelationModel("grid", desc + ".", cells.n_states, None, None,
