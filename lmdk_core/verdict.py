@@ -213,8 +213,9 @@ def privacy_verdict(
                     f"{'s are' if n_bad != 1 else ' is'} over budget. Not landmark-private "
                     "even if consecutive values were independent: choose another scheme or "
                     "fewer landmarks.")
-        why = (f"Red because the budget itself is overspent: at {_at(t, time_labels)} the "
-               f"landmarks plus that timestamp spend {theorem.worst_total:.3g} > ε = "
+        lms = f"the {n_lm} landmark{'s' if n_lm != 1 else ''}"
+        why = (f"Red because the budget itself is overspent: at {_at(t, time_labels)} "
+               f"{lms} plus that timestamp spend {theorem.worst_total:.3g} > ε = "
                f"{eps:.3g}, whatever the correlation.")
         advice = None
         return PrivacyVerdict(RED, "Not landmark-private", sentence, eps, theorem, t,
@@ -234,7 +235,7 @@ def privacy_verdict(
         if advice is None and advise and backward is not None and np.isfinite(lt_max):
             advice = calibration_advice(epsilon_t, lm_list, eps, alpha, backward, forward,
                                         groups=groups)
-        about = "any one timestamp" if n_lm == 0 else "the landmarks plus any one timestamp"
+        about = "any one timestamp" if n_lm == 0 else who
         why = (f"Amber because the data's consecutive values are correlated: an attacker "
                f"who knows how they follow each other learns up to {lt_max:.3g} about "
                f"{about}, more than {'ε' if alpha == eps else 'the target α'} = "
