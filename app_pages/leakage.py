@@ -288,7 +288,8 @@ else:
                                    col_title="previous state"),
                     key="lk_heat_b", width="stretch")
 if corr.key in ("estimated", "grid"):
-    st.caption(f"How it was estimated: {corr.description} Cao et al. assume the attacker "
+    st.caption(f"{corr.description[0].upper()}{corr.description[1:]} Cao et al. assume the "
+               "attacker "
                "knows these matrices; anyone with this data can count them. They are "
                "derived from the raw data and never written to a shared file (a saved "
                "configuration keeps only this recipe).")

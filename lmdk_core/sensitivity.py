@@ -66,8 +66,8 @@ def _baseline(series: Series) -> tuple[np.ndarray, str]:
     phase, label = seasonal_phase(series.time, series.time_kind)
     w = min(DEFAULT_DEVIATION_WINDOW, max(3, len(series)))
     base, _ = deviation_scores(series.values, w, phase)
-    how = (f"the typical reading at that {label.split(' of ')[0]}: the median profile of "
-           f"the {label} plus a rolling median over {w} timestamps" if phase is not None
+    how = (f"the typical reading at that {label.split(' of ')[0]} (the median of each "
+           f"{label} plus a rolling median over {w} timestamps)" if phase is not None
            else f"a rolling median over {w} timestamps ({label})")
     return base, how
 
@@ -108,13 +108,18 @@ class DerivedSensitivity:
         """Where the default Δf comes from, in one sentence."""
         u = f" {unit}" if unit else ""
         rounding = "a whole number" if self.whole else "two significant digits"
-        lm = ("" if self.landmark_largest is None else
-              f"the landmark events change a reading by up to {abs(self.landmark_largest):.3g}"
-              f"{u} (t={self.landmark_timestamp}), ")
-        return (f"Δf = {self.value:g}{u} is derived from the data: {lm}any reading departs "
-                f"from its typical value by up to {abs(self.largest):.3g}{u} (t="
-                f"{self.timestamp}), rounded up to {rounding} — measured against "
-                f"{self.baseline}.")
+        if self.from_landmarks:
+            what = (f"the largest change of any reading is {abs(self.largest):.3g}{u}, at the "
+                    f"landmark t={self.timestamp}")
+        elif self.landmark_largest is not None:
+            what = (f"the landmark events change a reading by up to "
+                    f"{abs(self.landmark_largest):.3g}{u} (t={self.landmark_timestamp}), any "
+                    f"reading by up to {abs(self.largest):.3g}{u} (t={self.timestamp})")
+        else:
+            what = (f"the largest change of any reading is {abs(self.largest):.3g}{u} (t="
+                    f"{self.timestamp}; no landmarks yet)")
+        return (f"Δf = {self.value:g}{u} is derived from the data: {what}, rounded up to "
+                f"{rounding}. A change is measured against {self.baseline}.")
 
 
 def derived_sensitivity(series: Series, landmarks: Iterable[int] | None,

@@ -32,7 +32,7 @@ def test_the_demo_derives_2_9_kwh_from_its_landmark_events():
     # the device and the party move readings by 2.5-2.9 kWh (the demo adds 2.6, 2.4, 2.9)
     big = dict(zip(ts.tolist(), changes.tolist(), strict=True))
     assert 2.4 < big[27] < 2.7 and 2.4 < big[28] < 2.7 and 2.7 < big[139] < 2.9
-    assert "up to 2.82 kWh (t=139)" in d.sentence("kWh")
+    assert "2.82 kWh, at the landmark t=139" in d.sentence("kWh")
     # the default does not depend on which timestamps are landmarks: any one regular
     # timestamp is protected together with the landmarks, so every reading is covered
     assert derived_sensitivity(s, [40]).value == derived_sensitivity(s, []).value == 2.9
