@@ -226,8 +226,9 @@ def privacy_verdict(
     if lt_max is None:
         tail = (f" No correlation model was evaluated: {model_note}" if model_note else
                 " This assumes consecutive values are independent (no correlation model).")
-        why = (f"Green because {spent}; no correlation model was evaluated, so this holds "
-               "if consecutive values are independent.")
+        why = (f"Green because {spent}; no correlation model was evaluated"
+               + (f" ({model_note.strip().rstrip('.')})" if model_note else "")
+               + ", so this holds if consecutive values are independent.")
         return PrivacyVerdict(GREEN, "Landmark-private", base + "." + tail, eps, theorem,
                               theorem.worst_timestamp, None, None, model, model_note, alpha,
                               why)
