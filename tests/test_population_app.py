@@ -288,7 +288,8 @@ def test_population_matrix_reaches_the_leakage_page(population):
     assert at.session_state["w_corr_kind_series"] == "matrix"
     name, forward = at.session_state["corr_matrices"]["forward"]
     frame, _ = standardise(demo_population_series(), DEMO_POPULATION_SERIES_COLUMNS)
-    expected = population_correlation(frame, "series", bins=10, binning="width",
+    # the session's estimated-model recipe: 10 equal-count bins (the default binning)
+    expected = population_correlation(frame, "series", bins=10, binning="quantile",
                                       smoothing=1.0)
     np.testing.assert_allclose(forward, expected.forward)
     # the audit now uses the population's model
@@ -303,7 +304,9 @@ def test_population_matrix_reaches_the_leakage_page(population):
 def test_geometric_on_decimal_meter_readings_is_a_clear_error(population):
     at = population
     at.session_state["w_mechanism"] = "geometric"
-    at.run()
+    at.session_state["w_sensitivity"] = 0.2
+    at.session_state["sensitivity_auto"] = False  # the user's own Δf (the derived one
+    at.run()                                      # would be whole under Geometric)
     assert not at.exception
     assert any("whole-number sensitivity" in e.value for e in at.error)
     at.session_state["w_sensitivity"] = 1.0
