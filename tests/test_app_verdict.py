@@ -43,7 +43,7 @@ def test_defaults_are_amber_on_every_page_and_in_the_report():
     assert any("Correlation model in force" in c.value and "estimated from the data" in c.value
                and "10 equal-count bins" in c.value for c in at.caption)
     box = next(w.value for w in at.warning if w.value.startswith("**Landmark-private"))
-    assert "Amber because the data's consecutive values are correlated" in box
+    assert "in this data they are correlated" in box and "Calibrate before you publish" in box
     assert any("opens amber on purpose" in c.value for c in at.caption)
     at.switch_page("app_pages/compare.py").run()
     assert not at.exception
@@ -167,7 +167,7 @@ def test_following_the_timelines_advice_turns_the_verdict_green():
     assert at.session_state["w_epsilon"] == pytest.approx(pv.advice.epsilon)
     assert at.session_state["leakage_target"] == pytest.approx(1.0)
     assert colours(at) == ["green"]
-    assert any("Green because" in b.value for b in at.success)
+    assert any("can be published" in b.value for b in at.success)
 
 
 def test_raising_epsilon_is_said_in_words_and_amber_constant_needs_confirmation(leakage):
