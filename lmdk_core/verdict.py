@@ -264,6 +264,12 @@ def privacy_verdict(
                           theorem.worst_timestamp, lt_max, lt_t, model, model_note, alpha, why)
 
 
+#: Longest allocation for which the verdict computes the calibration advice itself (a
+#: few dozen landmark-TPL evaluations: about a second at this length). Longer series get
+#: the general advice, and the Leakage page / ``lmdk calibrate`` compute it on request.
+ADVICE_MAX_LENGTH = 20_000
+
+
 def calibration_advice(epsilon_t: ArrayLike, landmarks: Iterable[int] | None,
                        epsilon: float, target: float, backward, forward=None, *,
                        rtol: float = 1e-6,
@@ -273,7 +279,8 @@ def calibration_advice(epsilon_t: ArrayLike, landmarks: Iterable[int] | None,
     ``max_t landmark TPL(c·ε_t) ≤ target`` (:func:`lmdk_core.leakage.calibrate_scale`,
     Cao et al.'s calibration), returned only after the verdict of ``c·ε_t`` at total
     ``c·ε`` with leakage target ``target`` has been computed and is green (None
-    otherwise, e.g. when ``c·ε`` is below the explorer's smallest ε). ``groups``: stays
+    otherwise, e.g. when ``c·ε`` is below the explorer's smallest ε, or for allocations
+    longer than :data:`ADVICE_MAX_LENGTH`). ``groups``: stays
     protected as one event each, passed to the verifier as in :func:`privacy_verdict`.
 
     Why not "lower ε": for small budgets the loss function is nearly linear, so landmark
@@ -286,7 +293,7 @@ def calibration_advice(epsilon_t: ArrayLike, landmarks: Iterable[int] | None,
 
     lm = list(landmarks) if landmarks is not None else []
     eps_t = np.asarray(epsilon_t, dtype=float)
-    if not np.any(eps_t > 0):
+    if not np.any(eps_t > 0) or eps_t.size > ADVICE_MAX_LENGTH:
         return None
     cal = calibrate_scale(eps_t, target, backward, forward, lm, rtol=rtol)
     new_eps = cal.value * float(epsilon)

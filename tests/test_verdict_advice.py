@@ -131,3 +131,15 @@ def test_without_matrices_the_amber_advice_names_the_ways_that_work():
     pv = privacy_verdict(eps_t, lm, 1.0, landmark_tpl=lt)
     assert pv.colour == AMBER and pv.advice is None
     assert "Lowering ε alone does not help" in pv.sentence and "calibrate" in pv.sentence
+
+
+def test_advice_is_not_computed_for_very_long_allocations():
+    """Above ADVICE_MAX_LENGTH the verdict gives the general advice at once (the
+    calibration search would run dozens of landmark-TPL evaluations on every rerun)."""
+    from lmdk_core.leakage.loss import LossFunction
+    from lmdk_core.verdict import ADVICE_MAX_LENGTH, calibration_advice
+
+    L = LossFunction(np.array([[0.9, 0.1], [0.1, 0.9]]))
+    eps_t = np.full(ADVICE_MAX_LENGTH + 1, 1 / 3)
+    assert calibration_advice(eps_t[:200], [3, 7], 1.0, 1.0, L, L) is not None
+    assert calibration_advice(eps_t, [3, 7], 1.0, 1.0, L, L) is None
