@@ -58,7 +58,7 @@ def test_toggling_landmarks_changes_allocation_and_verdict(timeline):
     assert expected.startswith("5.8")
     at.multiselect(key="w_lm_select").set_value([1, 2, 3]).run()
     expected = next(m.value for m in at.metric if m.label == "Expected at noisy releases")
-    assert expected.startswith("0.8")  # ε_t = 1/4
+    assert expected.startswith("11.6")  # Δf/ε_t = 2.9 / (1/4)
     clear = next(b for b in at.button if b.label == "Clear")
     clear.click().run()
     assert at.multiselect(key="w_lm_select").value == []
@@ -199,6 +199,10 @@ def test_timeline_tpl_follows_the_correlation_strength(timeline):
 
     at = timeline
     eps_t = allocate("uniform", 168, demo_series_landmarks(), 1.0)
+    # the default model is estimated from the data; choose Cao's smoothed preset (the
+    # Leakage page's choice, shared through the session), whose strength the slider sets
+    at.session_state["w_corr_kind_series"] = "smoothed"
+    at.run()
     weak = _largest_tpl(at)
     assert f"{weak:.3g}" == f"{tpl(eps_t, LossFunction(smoothed_matrix(10, 0.1))).max():.3g}"
     at.select_slider(key="w_correlation_strength").set_value(0.003).run()

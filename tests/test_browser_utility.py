@@ -18,6 +18,7 @@ UTILITY = "[data-testid=stLayoutWrapper]:has(.stMarkdownBadge:has-text('Utility:
 
 #: the visible elements (height > 0) between the verdict's element and the utility line's
 #: wrapper, siblings in the page's main block, other than the verdict's details toggle
+#: and its calibration button
 BETWEEN = """() => {
   const alert = [...document.querySelectorAll('[data-testid=stAlert]')]
     .find(a => a.innerText.includes('andmark-private'));
@@ -36,7 +37,8 @@ BETWEEN = """() => {
     // the verdict's own details toggle ("Why: the numbers behind this verdict") belongs
     // to the verdict
     if (e.getBoundingClientRect().height > 0
-        && !e.innerText.includes('Why: the numbers behind this verdict'))
+        && !e.innerText.includes('Why: the numbers behind this verdict')
+        && !e.innerText.includes('Apply the calibration'))
       out.push(e.innerText.slice(0, 60));
   return out;
 }"""
