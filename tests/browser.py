@@ -125,12 +125,17 @@ def streamlit_server(root: Path, port: int = 0, timeout: float = 60, script: str
             raise RuntimeError(f"streamlit did not start within {timeout:g} s (log: {log.name})")
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_process(proc, 10)
         log.close()
+
+
+def stop_process(proc: subprocess.Popen, timeout: float) -> None:
+    """SIGTERM, then SIGKILL if ``proc`` has not exited within ``timeout`` seconds."""
+    proc.terminate()
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
 
 
 def wait_for_app(page) -> None:

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from lmdk_core.cli import explore_command, main
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, free_port, require_chromium
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, free_port, require_chromium, stop_process
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
@@ -198,11 +198,7 @@ def test_lmdk_explore_from_an_installed_wheel(tmp_path):
         assert exceptions == 0, (tmp_path / "explore.log").read_text()
         assert not errors, errors
     finally:
-        proc.terminate()
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_process(proc, 20)
         log.close()
     text = (tmp_path / "explore.log").read_text()
     assert "Email" not in text and "Traceback" not in text, text
