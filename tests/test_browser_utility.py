@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser import wait_for_app
+from tests.browser import wait_for_app, wait_until_still
 from tests.conftest import ARTIFACTS
 
 pytestmark = pytest.mark.browser
@@ -39,7 +39,8 @@ BETWEEN = """() => {
     if (e.getBoundingClientRect().height > 0
         && !e.innerText.includes('Why: the numbers behind this verdict')
         && !e.innerText.includes('Apply the calibration'))
-      out.push(e.innerText.slice(0, 60));
+      out.push((e.getAttribute('data-testid') || e.tagName) + ': '
+               + e.innerText.slice(0, 60));
   return out;
 }"""
 
@@ -57,6 +58,7 @@ def test_utility_line_is_under_the_verdict_and_says_not_useful(app_url, page, pa
     page.goto(f"{app_url}/{path}")
     wait_for_app(page)
     page.wait_for_selector(UTILITY, timeout=60_000)
+    wait_until_still(page)  # measured once the page has settled, as a person would see it
     v, u, text = _boxes(page)
     # directly below the verdict, as wide, nothing visible in between
     assert u["y"] > v["y"] + v["height"] and page.evaluate(BETWEEN) == []
@@ -69,6 +71,7 @@ def test_utility_line_is_under_the_verdict_and_says_not_useful(app_url, page, pa
     page.wait_for_selector(f"{UTILITY}:has-text('This release is not useful')",
                            timeout=60_000)
     wait_for_app(page)
+    wait_until_still(page)
     v, u, text = _boxes(page)
     assert "Utility: not useful" in text and "Try:" in text
     assert page.locator("[data-testid=stAlertContentError]").count() == 0  # not a bad input
