@@ -45,7 +45,7 @@ _SCRIPT = """<style>
   var doc = window.document;
 
   // Streamlit's own "Skip to main content" link follows; this one goes to the shared
-  // settings, after the page list (ε was 15 Tab presses away)
+  // settings, after the page list (without it ε is 15 Tab presses away)
   function settings() {
     return doc.querySelector("[data-testid=stSidebar] input[aria-label^='Total privacy budget']");
   }

@@ -73,8 +73,8 @@ lm_text = (f"{len(lm) - n_fix + len(cur.stays)} landmark events ({len(cur.stays)
 st.caption(f"{cur.length:,} timestamps, {lm_text}, {mech_text}, current ε = "
            f"{eps_now:g} ({SCHEMES[setting('scheme')].label}).")
 
-# keyed and tracked: the tab chosen stays chosen across reruns (after an Apply the
-# attacker's prior moves, and an untracked tab bar went back to its first tab)
+# keyed and tracked: the tab chosen stays chosen across reruns (an Apply moves the
+# attacker's prior, and an untracked tab bar would return to its first tab)
 tab_acc, tab_att, tab_rep = st.tabs(["Accuracy → ε", "What an attacker learns",
                                      "Repeated releases"], key="choose_tab",
                                     on_change="rerun")

@@ -4,7 +4,7 @@ Streamlit renders Markdown in far more places than ``st.markdown``: alert boxes,
 captions, titles, the labels of buttons, uploaders, expanders and every widget (where an
 image ``![x](url)`` is drawn as an icon, i.e. fetched), help tooltips and radio options.
 Quoting user text as a code span (:func:`lmdk_core.quoting.quote_user_text`) keeps it
-readable, but one forgotten call used to be enough for a beacon: a matrix name in a
+readable, but one forgotten call would be enough for a beacon: a matrix name in a
 restored configuration, a GPX track name, a user id, a file name in a tooltip.
 
 :func:`install` wraps, once per process, every Streamlit element method that takes

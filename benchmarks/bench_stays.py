@@ -5,7 +5,7 @@ times: the stays ``lmdk suggest`` finds at its defaults (200 m, 20 minutes, back
 stays merged) are accepted as they are, and the track is released with every other
 setting at its default (ε = 1, r = 100 m, Uniform) — once with each stay protected as
 one landmark event (the default, docs/stays.md) and once with every fix of every stay a
-landmark (the old behaviour). Printed: the median and the largest displacement over
+landmark (for comparison). Printed: the median and the largest displacement over
 the track's fixes, the median over 5 seeds (0–4) of each figure, and the largest
 displacement of any seed.
 

@@ -12,8 +12,8 @@ skip           0 at landmarks (an approximation is published), ε elsewhere
 adaptive       data-dependent; see :mod:`lmdk_core.release`
 =============  ==============================================================
 
-Why Uniform gives ε/(|L|+1) and not ε/|L| to landmarks: the seed's prose can be read
-as "landmarks get ε/|L|". Then at a regular t the theorem's sum is
+Why Uniform gives ε/(|L|+1) and not ε/|L| to landmarks: the prose of Katsomallos et al.
+(CODASPY 2022) can be read as "landmarks get ε/|L|". Then at a regular t the theorem's sum is
 |L|·ε/|L| + ε/(|L|+1) > ε — the literal reading is not landmark-private, and the
 verifier flags it (see :func:`literal_uniform_reading`).
 """

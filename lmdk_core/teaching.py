@@ -23,9 +23,9 @@ Every function states the formula it computes and the source it follows:
   TKDE'18), post-processing.
 * **Why not k-anonymity** for continuous publishing: k-anonymity (Sweeney 2002),
   l-diversity (Machanavajjhala et al. 2006), t-closeness (Li, Li, Venkatasubramanian
-  2007) on the seed's ``User(Name, Age, Location, Status)`` example, and the
+  2007) on the ``User(Name, Age, Location, Status)`` example of Katsomallos et al.'s survey, and the
   intersection (composition) attack on two k-anonymous releases (Ganta, Kasiviswanathan,
-  Smith, KDD 2008; the seed's "complementary release attack", Sweeney 2002).
+  Smith, KDD 2008; the survey's "complementary release attack", Sweeney 2002).
 """
 
 from __future__ import annotations
@@ -594,7 +594,8 @@ QUASI_IDENTIFIERS = ("Age", "Location")
 SENSITIVE = "Status"
 
 _TOY_ROWS = [
-    # Name, Age, Location, Status — the seed's User(Name, Age, Location, Status) example:
+    # Name, Age, Location, Status — the User(Name, Age, Location, Status) example of
+    # Katsomallos et al.'s survey:
     # Dewey at home at Montmartre, Quackmore (62, the sixth record) dining at Opéra.
     ("Donald", 31, "Montmartre", "at work"),
     ("Daisy", 29, "Opéra", "driving"),

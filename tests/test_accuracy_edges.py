@@ -45,7 +45,7 @@ def _whole_releases(x, lm, eps, scheme, runs, seed, mechanism="laplace"):
 # ------------------------------------------------------------------ Adaptive, 'each'
 def test_adaptive_each_is_the_minimum_over_t_of_each_readings_probability():
     # At ε = 15 every reading is within ±1 in ≥ 95 % of whole releases (2,000 releases,
-    # seed 11); the old estimate averaged each run's worst reading (0.857 here).
+    # seed 11); averaging each run's worst reading instead would give 0.857 here.
     eps = 15.0
     tgt = AccuracyTarget("within", 1.0, 0.95, "each")
     sim = _whole_releases(MOD5, LM, eps, "adaptive", 2000, 11)
@@ -60,8 +60,8 @@ def test_adaptive_each_is_the_minimum_over_t_of_each_readings_probability():
 
 
 def test_adaptive_each_solution_holds_for_the_whole_release_and_is_not_inflated():
-    # The audit: the old solver answered 20.83 (≈ 50 % too much: whole releases meet the
-    # target from ε ≈ 13.9). With 300 runs (seed 2) the Clopper–Pearson bound is
+    # The audit's example: whole releases meet the target from ε ≈ 13.9; 20.83 would be
+    # ≈ 50 % too much. With 300 runs (seed 2) the Clopper–Pearson bound is
     # conservative but the answer is below 20; 3,000 whole releases (seed 12) confirm
     # every reading within ±1 at ≥ 95 % (tolerance: none — the margin is > 5 s.e.).
     tgt = AccuracyTarget("within", 1.0, 0.95, "each")
@@ -74,7 +74,7 @@ def test_adaptive_each_solution_holds_for_the_whole_release_and_is_not_inflated(
 
 def test_cli_default_for_adaptive_each_is_close_to_the_whole_release_answer(tmp_path):
     # the audit's example through the CLI (1,000 whole releases per ε by default, seed 1):
-    # 15.5, where the old answer was 20.83 and 20,000 whole releases meet it from ≈ 13.9
+    # 15.5, while 20,000 whole releases meet it from ≈ 13.9
     import json
 
     from tests.conftest import run_cli
@@ -98,8 +98,8 @@ def test_adaptive_each_refuses_too_few_runs_to_certify():
 def test_adaptive_estimate_measures_the_release_not_the_plain_noise_law():
     # Which readings Adaptive publishes depends on the noise, so the error of a repeated
     # reading is not the plain law given the pattern. A step series at ε = 2: whole
-    # releases (3,000, seed 21) give a mean error of ≈ 1.31; the old per-run closed form
-    # gave 1.40. Tolerance: 4 standard errors of the difference.
+    # releases (3,000, seed 21) give a mean error of ≈ 1.31; a per-run closed form
+    # would give 1.40. Tolerance: 4 standard errors of the difference.
     x = np.r_[np.zeros(10), np.full(10, 2.0)]
     tgt = AccuracyTarget("mean", 1.0, per="typical")
     sim = _whole_releases(x, [9, 10], 2.0, "adaptive", 3000, 21)
@@ -129,7 +129,7 @@ def _step_series() -> np.ndarray:
 
 def test_a_feasible_window_narrower_than_the_grid_is_found():
     # zeros(10) with x[5] = 1.5, landmark {5}, Skip, typical ±1 at p = 0.900684: every ε
-    # in [6.94, 7.42] works (the old solver said "unreachable whatever ε")
+    # in [6.94, 7.42] works, although the grid's points all miss it
     p = 0.900684
     tgt = AccuracyTarget("within", 1.0, p, "typical")
     sol = solve_epsilon(_step_series(), [5], "skip", tgt)
@@ -277,8 +277,8 @@ def _planar_mean_60_digits(beta: float, level: int = 5) -> Decimal:
 @pytest.mark.parametrize("beta", [0.0, 1e-8, 1e-3, 0.1, 0.7, 1.0, 1.9952623149688808, 3.0,
                                   7.5, 40.0, 64.0, 1e3, 1e6])
 def test_planar_mean_error_is_exact_to_a_few_ulps(beta):
-    # the old Gauss–Laguerre × equispaced-angle rule was off by up to 8e-5 relative (at
-    # δ/s ≈ 2, where the angular mean has its kink); now ≤ 4·2⁻⁵³ relative
+    # ≤ 4·2⁻⁵³ relative everywhere, including δ/s ≈ 2, where the angular mean has its
+    # kink (a Gauss–Laguerre × equispaced-angle rule is off by up to 8e-5 there)
     # [0, β] is long next to e^{−r}'s scale when β is huge: a finer step there
     exact = _planar_mean_60_digits(beta, 5 if beta < 1e4 else 7)
     got = float(_planar_mean_unit(np.array([beta]))[0])

@@ -2,9 +2,9 @@
 
 Two oracles:
 
-* ``_adaptive_reference`` below is a frozen copy of the Adaptive loop as it was before
-  its bookkeeping became O(1) per step (it rewrote every later budget at each
-  approximated landmark, O(T) each). Hypothesis compares the engine with it on random
+* ``_adaptive_reference`` below is a frozen, plainly written Adaptive loop that
+  rewrites every later budget at each approximated landmark (O(T) each), where the
+  engine's bookkeeping is O(1) per step. Hypothesis compares the engine with it on random
   series, tracks, landmark sets, mechanisms and sampling settings: released values,
   budgets, published flags and the generator's state afterwards (the same draws were
   consumed) must be identical, not merely close.

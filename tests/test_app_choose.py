@@ -91,7 +91,7 @@ def test_adaptive_is_solved_for_each_and_all_readings(per):
 
 def test_attacker_view_states_likelihood_ratios_that_hold_for_the_demo():
     """At the default (derived) Δf every landmark event of the demo is covered and its
-    stated likelihood ratio is ≤ e^ε; with the old Δf = 0.2 the page says the medical
+    stated likelihood ratio is ≤ e^ε; with Δf = 0.2 the page says the medical
     device's readings give a ratio near 66 and a 10 % suspicion grows to 88 %."""
     from lmdk_core.allocation import allocate
     from lmdk_core.sensitivity import landmark_events

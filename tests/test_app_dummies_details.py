@@ -1,5 +1,5 @@
 """AppTest: the Dummy landmarks page draws the option charts only while their expander
-is open (a closed expander's charts used to be built, sent and drawn on every change)."""
+is open (a closed expander's charts would otherwise be built, sent and drawn on every change)."""
 
 from __future__ import annotations
 

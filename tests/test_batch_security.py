@@ -316,8 +316,8 @@ def test_a_signalled_batch_stops_removes_its_raw_scratch_and_prints_one_line(
 
 # ------------------------------------------------------------ the app's upload
 def test_a_parquet_upload_with_too_many_rows_is_refused_from_its_footer(monkeypatch):
-    """A 393 kB Parquet file of 30 M rows once peaked at 1.6 GB before the row limit
-    refused it: the row count now comes from the footer, before any data is read. (The
+    """A 393 kB Parquet file of 30 M rows would peak at 1.6 GB if read before the row
+    limit: the row count comes from the footer, before any data is read. (The
     limit is lowered here so that the file stays tiny.)"""
     import io
 

@@ -185,7 +185,7 @@ def test_allocate_and_check_refuse_below_the_smallest_budget(tmp_path, eps):
 
 
 def test_event_level_with_landmarks_is_never_certified_at_any_accepted_epsilon():
-    # the regression: at ε = 5e-324 the allowance (4 ulps per term) was 4·ε, and ε·4 ≤ ε + tol
+    # at ε = 5e-324 an allowance of 4 ulps per term would be 4·ε, and ε·4 ≤ ε + tol
     for eps in [EPSILON_MIN, 1e-299, 1e-200, 1.0, 1e300]:
         v = verify([eps] * 5, [1, 2, 3], eps)
         assert not v.private, eps
@@ -226,7 +226,7 @@ def test_inverse_advanced_composition_is_exact_to_a_few_ulps_and_never_above(tot
 
 
 def test_inverse_advanced_composition_regression_cases():
-    # the cases where the old root finder overshot (rel. 1.7e-8 over the target)
+    # cases where a root finder overshoots easily (rel. 1.7e-8 over the target)
     for total, k, d in [(10.0, 365, 1e-6), (5.0, 52, 1e-6), (1e-3, 10**7, 1e-100),
                         (1e9, 1, 0.5), (0.5, 2, 0.01), (3.0, 1000, 1e-12)]:
         adv = per_release_epsilon(total, k, d)["advanced"]

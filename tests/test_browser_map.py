@@ -75,7 +75,7 @@ def test_click_a_point_on_the_map_makes_it_a_landmark(app_url, page):
     assert page.evaluate("() => window.scrollY") == scroll
     wait_landmark_count(page, 5)
     assert table_landmarks(page) == sorted([*before, t]) == map_landmarks(page)
-    assert "5 landmarks" in verdict(page)  # Uniform now gives ε/6 everywhere
+    assert "5 landmarks" in verdict(page)  # Uniform gives ε/6 everywhere
     # the budget chart was updated in place (its specification does not depend on the
     # landmarks), not replaced by a new chart
     assert budget_canvas.evaluate("c => c.isConnected")

@@ -55,7 +55,7 @@ def test_map_tooltip_of_a_hostile_waypoint_runs_no_script(page, app_url, tmp_pat
         "'Landmarks (0)')", timeout=60_000)
     wait_for_app(page)
     wait_for_map(page)
-    # the map now draws the uploaded track (20 points) with its waypoint
+    # the map draws the uploaded track (20 points) with its waypoint
     page.wait_for_function("() => window.__lmdkTrackMap.points.size === 20", timeout=30_000)
     # open every tooltip of the map (the waypoint's among them)
     opened = page.evaluate(

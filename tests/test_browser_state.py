@@ -15,7 +15,7 @@ def selected_tab(page) -> str:
 
 def test_choose_epsilon_keeps_its_tab_after_apply(app_url, page):
     """Apply a suggested ε (a message appears above the tabs), go to the attacker tab,
-    move the prior: the attacker tab stays open (it used to jump back to the first)."""
+    move the prior: the attacker tab stays open (it must not jump back to the first)."""
     page.goto(app_url + "/choose")
     wait_for_app(page)
     wait_until_still(page)

@@ -90,7 +90,7 @@ def test_box_select_adds_or_removes_explicitly(app_url, page):
     page.wait_for_timeout(500)
     added = landmark_chips(page)
     assert len(added) > 5 and set(before) <= set(added)
-    # the same box again changes nothing (it used to toggle them all back off)
+    # the same box again changes nothing (it must not toggle them all back off)
     box_select(page, 0.60, 0.66)
     wait_for_app(page)
     page.wait_for_timeout(1500)
@@ -122,8 +122,8 @@ def test_the_picker_takes_a_typed_timestamp(app_url, page):
 
 def test_tapping_points_on_a_phone_marks_them(app_url):
     """On a phone (390×844, touch) each tap on a chart point marks the point under the
-    finger — before, plotly answered a tap with the previously hovered point, so the
-    first tap did nothing and later ones marked the point tapped before."""
+    finger; plotly on its own answers a tap with the previously hovered point, so the
+    first tap would do nothing and later ones would mark the point tapped before."""
     from tests.browser import phone_page
 
     url = app_url

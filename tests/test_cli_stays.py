@@ -56,8 +56,8 @@ def test_suggested_stays_accepted_at_the_defaults_give_a_usable_release(path, tm
 
 
 def test_per_fix_landmarks_are_what_ruined_the_release(tmp_path):
-    """The old way (every fix of every stay a landmark) on the track with most stays:
-    the median displacement is over 100 km (seed 0)."""
+    """Every fix of every stay a landmark (instead of one event per stay) on the track
+    with most stays: the median displacement is over 100 km (seed 0)."""
     path = ROOT / "tests" / "data" / "real" / "geolife" / "geolife-user004.csv"
     sug = ok_json("suggest", "--input", str(path))
     out = ok_json("geo-release", "--input", str(path), "--landmarks",

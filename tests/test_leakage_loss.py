@@ -188,7 +188,7 @@ def _brute_loss_logs(P: np.ndarray, alpha: float) -> float:
 def test_huge_alpha_with_subnormal_probabilities(tiny):
     """Around and beyond α ≈ 709 (where e^α overflows) the vertex must still be chosen
     right: a crossing of two hull vertices beyond the largest float is not at infinity
-    (regression: a d(S) near the smallest float once made L jump down at α = 709)."""
+    (a d(S) near the smallest float must not make L jump down at α = 709)."""
     P = np.array([[0, 0, 0, 0.5, 0.5], [0, 0, 0, 0.5, 0.5], [0, 0, 0, 0.5, 0.5],
                   [0, 0, 0, 1 - tiny, tiny], [0, 0, 1 / 3, 1 / 3, 1 / 3]])
     L = LossFunction(P)
@@ -397,9 +397,9 @@ def test_plain_python_kernels_give_the_same_function():
 
 
 def test_hull_height_over_a_subnormal_edge():
-    """Regression: over an edge with a subnormal ΔD the slope overflows; np.interp then
-    gave an infinite height and a point of the hull was dropped as "under" it (L_P at
-    large α came out too small, e.g. by 0.2 at α = 700.5 for a 157-state matrix)."""
+    """Over an edge with a subnormal ΔD the slope overflows; np.interp would give an
+    infinite height and drop a point of the hull as "under" it (L_P at large α would
+    come out too small, e.g. by 0.2 at α = 700.5 for a 157-state matrix)."""
     hull = loss_module._Hull()
     hull.D = np.array([0.0, 8.2e-316, 1.45e-299])
     hull.Q = np.array([0.48, 0.61, 0.62])

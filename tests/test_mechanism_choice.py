@@ -33,9 +33,9 @@ def test_clamping_counts_and_sensitivity():
 
 
 def test_timeline_geometric_guides_instead_of_blanking():
-    """Reproduces the bug: Geometric on the demo used to stop the page with an error, and
-    fixing Δf revealed a second one. Now both problems are stated with their fixes and
-    the page goes on (with Laplace meanwhile)."""
+    """Geometric on the demo has two problems (Δf, and then the values): both are stated
+    with their fixes and the page goes on (with Laplace meanwhile) instead of stopping
+    with an error."""
     from tests.conftest import open_page
 
     at = open_page("timeline", 120)

@@ -292,7 +292,7 @@ def test_population_matrix_reaches_the_leakage_page(population):
     expected = population_correlation(frame, "series", bins=10, binning="quantile",
                                       smoothing=1.0)
     np.testing.assert_allclose(forward, expected.forward)
-    # the audit now uses the population's model
+    # the audit uses the population's model
     _release(at)
     assert at.session_state["pop_result"][1].audit["max_landmark_tpl"].notna().all()
     at.switch_page("app_pages/leakage.py").run()

@@ -90,7 +90,7 @@ def test_epsilon_change_answers_without_releasing_and_marks_the_old_result():
     at.session_state["w_epsilon"] = 0.5
     at.run()
     assert not at.exception
-    # the old release is shown, said to be for other settings, its downloads withheld
+    # the earlier release is shown, said to be for other settings, its downloads withheld
     assert any("OTHER settings" in w.value and "ε = 1" in w.value for w in at.warning)
     assert at.session_state["pop_result"][0] == key
     labels = [b.proto.label for b in at.get("download_button")]

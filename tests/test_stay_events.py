@@ -321,7 +321,7 @@ def test_the_verdict_counts_stays_as_events():
 
 
 def test_the_utility_advice_does_not_ask_for_what_is_done():
-    """With 25 stays released as events the advice no longer says 'protect each stay as
+    """With 25 stays released as events the advice does not say 'protect each stay as
     one event'; with their fixes as landmarks it does."""
     from lmdk_core.utility import release_utility
 

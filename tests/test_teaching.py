@@ -225,11 +225,11 @@ def test_toy_table_follows_the_seed():
 def test_generalization_measures():
     raw = tc.anonymity_report(0, 0)
     assert raw.k == 1 and raw.released["Name"].eq("*").all()
-    seed = tc.anonymity_report(2, 1)  # the seed's ≤ 20 / > 20 and Paris: 3-anonymous
-    assert (seed.k, seed.l_distinct) == (3, 3)
-    assert seed.l_entropy == pytest.approx(3.0)
-    assert seed.t == pytest.approx(0.5)
-    assert sorted(seed.classes["people"]) == [3, 3]
+    survey = tc.anonymity_report(2, 1)  # the survey's ≤ 20 / > 20 and Paris: 3-anonymous
+    assert (survey.k, survey.l_distinct) == (3, 3)
+    assert survey.l_entropy == pytest.approx(3.0)
+    assert survey.t == pytest.approx(0.5)
+    assert sorted(survey.classes["people"]) == [3, 3]
     hom = tc.anonymity_report(2, 1, "homogeneous")
     assert hom.k == 3 and hom.l_distinct == 1 and hom.l_entropy == pytest.approx(1.0)
     everything = tc.anonymity_report(3, 2)

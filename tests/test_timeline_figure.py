@@ -28,8 +28,8 @@ def _release(T: int, landmarks: list[int], scheme: str = "skip"):
 
 def _reference(fig: go.Figure, unit: str, leakage: bool, height: int | None,
                uirevision: str | None) -> go.Figure:
-    """``fig``'s traces placed with make_subplots, add_trace(row=…) and add_hline (how the
-    figure used to be built)."""
+    """``fig``'s traces placed with make_subplots, add_trace(row=…) and add_hline (the plain
+    plotly construction the fast builder must match)."""
     rows = 3 if leakage else 2
     titles = [a.text for a in fig.layout.annotations[:rows]]
     ref = make_subplots(rows=rows, cols=1, shared_xaxes=True, vertical_spacing=PANEL_SPACING,

@@ -38,7 +38,7 @@ def test_the_default_series_model_is_estimated_from_the_data_and_stores_only_its
 
 
 def test_lowering_epsilon_alone_cannot_turn_the_demo_green():
-    """Why the advice is no longer 'lower ε': under the model estimated from the demo
+    """Why the advice is not 'lower ε': under the model estimated from the demo
     week, landmark TPL stays about 3 × ε for every ε from 0.01 to 5."""
     s, lm, m = demo()
     for eps in np.geomspace(0.01, 5, 9):

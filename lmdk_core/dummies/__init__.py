@@ -8,10 +8,10 @@ landmarks hide among dummy ones.
 
 **Options.** An option sequence is a chain of nested sets
 ``L ⊂ L₁ ⊂ L₂ ⊂ … ⊂ L_R = T`` where each step adds exactly one regular timestamp
-(``R = |T ∖ L|``; the seed's ``getOpts`` returns every such *valid* chain). Each
-option is judged by a metric ``m`` of the set (the seed's ``calcMetric``/``evalSeq``),
+(``R = |T ∖ L|``; the paper's ``getOpts`` returns every such *valid* chain). Each
+option is judged by a metric ``m`` of the set (the paper's ``calcMetric``/``evalSeq``),
 by default the standard deviation of the distances between consecutive landmarks;
-see :class:`GapStd`. The seed's two ways to build the chain:
+see :class:`GapStd`. The paper's two ways to build the chain:
 
 * **heuristic** (Algorithm 2, :func:`heuristic_options`): greedily add the regular
   timestamp whose set has the metric closest to ``m(L)``;
@@ -34,7 +34,7 @@ whole pipeline spends ``ε_sel + ε`` (Dwork & Roth 2014, Thm 3.16). Because
 ``L ⊆ L′`` and every ε_t ≥ 0, ``Σ_{i∈L∪{t}} ε_i ≤ Σ_{i∈L′∪{t}} ε_i``: a release that is
 landmark-private for ``L′`` is also landmark-private for the original ``L``.
 
-Caveat (also true of the seed's design): the *list* of options is computed from
+Caveat (also true of the paper's design): the *list* of options is computed from
 ``L`` (every option contains ``L``), so the Exponential mechanism's guarantee covers
 the choice among the listed options; only the selected ``L′`` may leave the
 trusted side, never the option list or the probabilities of a real ``L``.

@@ -1,5 +1,6 @@
-"""Landmark-set metrics: the number ``m(S)`` an option is judged by (the seed's
-``calcMetric``/``evalSeq``), with its sensitivity for the private selection."""
+"""Landmark-set metrics: the number ``m(S)`` an option is judged by (the
+``calcMetric``/``evalSeq`` of Katsomallos et al., CODASPY 2022), with its sensitivity for
+the private selection."""
 
 from __future__ import annotations
 
@@ -42,10 +43,10 @@ def _membership(landmarks: np.ndarray, length: int) -> np.ndarray:
 class Metric(ABC):
     """A number computed from a landmark set ``S`` of a series of length ``T``.
 
-    This is the seed's ``calcMetric``/``evalSeq``. Subclasses implement
-    :meth:`values` on a boolean membership matrix (one row per set, ``member[r, t]``
-    True when t is a landmark of set r); :meth:`with_added` may be overridden with an
-    incremental formula. :meth:`sensitivity` returns a bound on ``|m(S) − m(S̃)|`` over
+    This is the ``calcMetric``/``evalSeq`` of Katsomallos et al. (CODASPY 2022).
+    Subclasses implement :meth:`values` on a boolean membership matrix (one row per set,
+    ``member[r, t]`` True when t is a landmark of set r); :meth:`with_added` may be overridden
+    with an incremental formula. :meth:`sensitivity` returns a bound on ``|m(S) − m(S̃)|`` over
     the landmark sets a neighbouring input may have, which bounds the sensitivity of
     the selection utility ``−|m(option) − m(L)|`` (reverse triangle inequality).
     """

@@ -61,7 +61,7 @@ class DummyOptions:
 
     ``added[i]`` is the regular timestamp added at step i, so option i is
     ``L ∪ {added[0], …, added[i]}``; ``metrics[i] = m(L_{i+1})``. ``objective`` is the
-    seed's Algorithm 1 criterion ``|mean(metrics) − m(L)|``.
+    criterion of Algorithm 1 of Katsomallos et al. (CODASPY 2022), ``|mean(metrics) − m(L)|``.
     """
 
     length: int
@@ -95,7 +95,8 @@ class DummyOptions:
 
     @property
     def objective(self) -> float:
-        """``|mean_i m(L_i) − m(L)|`` (the seed's ``|evalSum/#opt − evalOrig|``)."""
+        """``|mean_i m(L_i) − m(L)|`` (``|evalSum/#opt − evalOrig|`` of Katsomallos et
+        al., CODASPY 2022)."""
         return float(abs(self.metrics.mean() - self.original_metric))
 
     def to_dict(self) -> dict:

@@ -2,8 +2,8 @@
 
 Figure builders only (data in, plotly figures out). The curves follow Cao et al.
 (ICDE'17 / TKDE'18): backward (BPL), forward (FPL) and temporal (TPL = BPL + FPL − ε_t)
-privacy leakage per timestamp, and the landmark TPL of the seed's "privacy under
-temporal correlation" (all landmarks plus one timestamp).
+privacy leakage per timestamp, and the landmark TPL of "landmark privacy under
+temporal correlation" (Katsomallos et al., CODASPY 2022) (all landmarks plus one timestamp).
 """
 
 from __future__ import annotations
