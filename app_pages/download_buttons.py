@@ -280,7 +280,8 @@ def series_downloads(series: Series, rel: Release, cfg: ViewConfig, key: str,
     d1, d2, _ = st.columns([1, 1, 2])
     release_button(d1, cfg, "Released series (CSV)",
                    lambda note: _file(lambda r: series_publishable_csv(
-                       series, r, mech, _with_teaching(noise, note)))(),
+                       series, r, mech, _with_teaching(noise, note),
+                       sensitivity=cfg.sensitivity))(),
                    "series", "csv", "text/csv", f"{key}_release_csv", PUBLISHABLE_HELP)
     with d2:
         release_note_button(cfg, key=f"{key}_note", noise=noise)
@@ -298,7 +299,8 @@ def track_downloads(track: Track, rel: Release, cfg: ViewConfig, key: str,
     d1, d2, d3, d4 = st.columns([1, 1, 1, 1])
     release_button(d1, cfg, "Released track (CSV)",
                    lambda note: trajectory_publishable_csv(track, rel, mech,
-                                                           _with_teaching(noise, note)),
+                                                           _with_teaching(noise, note),
+                                                           radius=cfg.radius),
                    "track", "csv", "text/csv", f"{key}_release_csv",
                    PUBLISHABLE_HELP.replace("released value", "released lat, lon"))
     release_button(d2, cfg, "Released track (GeoJSON)",

@@ -43,8 +43,11 @@ __all__ = [
     "leakage_frame",
     "mechanism_text",
     "noise_text",
+    "METRES_PER_DEGREE",
     "publishable_filename",
+    "release_decimals",
     "release_header",
+    "rounding_line",
     "series_audit_csv",
     "series_publishable_csv",
     "series_publishable_frame",
@@ -123,6 +126,49 @@ def mechanism_text(mechanism: str, sensitivity: float | None = None,
     return text
 
 
+#: metres in one degree of latitude (the mean meridian degree); a degree of longitude is
+#: never longer, so a step of ``q`` degrees moves a point by at most ``q`` × this
+METRES_PER_DEGREE = 111_320.0
+#: how far below the noise scale the rounding step of a released value lies (10^-3)
+ROUNDING_DIGITS_BELOW_SCALE = 3
+
+
+def release_decimals(epsilon: float, scale_at_one: float, *, degrees: bool = False) -> int:
+    """Decimal places a released value keeps in a publishable file.
+
+    The noise at timestamp t has scale ``b_t = s/ε_t`` (Laplace and Geometric: ``s = Δf``,
+    mean absolute error ``Δf/ε_t``; Planar Laplace: ``s = r``, mean displacement
+    ``2r/ε_t``, Andrés et al. CCS'13). Since every ``ε_t ≤ ε`` (Katsomallos et al.
+    CODASPY'22), ``b_ε = s/ε`` is the smallest scale of any timestamp. Values are
+    rounded to the step ``q = 10^(⌊log10 b_ε⌋ − 3) ≤ b_ε/1000``: the rounding moves a
+    value by at most ``q/2 ≤ b_t/2000``, 0.05 % of the noise. The step depends on ε and
+    Δf (or r) only, both stated in the header, never on ε_t or the landmarks; rounding
+    is post-processing of released values, so the privacy guarantee is unchanged.
+    For a track (``degrees``), ``b_ε`` in metres is first turned into degrees of
+    latitude (:data:`METRES_PER_DEGREE`).
+
+    >>> release_decimals(1.0, 2.9)      # b = 2.9  -> step 0.001
+    3
+    >>> release_decimals(0.1, 1.0)      # b = 10   -> step 0.01
+    2
+    >>> release_decimals(1.0, 100.0, degrees=True)   # 100 m -> ~9e-4 degrees -> 1e-7
+    7
+    """
+    b = float(scale_at_one) / float(epsilon)
+    if degrees:
+        b /= METRES_PER_DEGREE
+    if not (np.isfinite(b) and b > 0):
+        raise ValueError(f"noise scale {b!r} must be a positive number")
+    return max(0, ROUNDING_DIGITS_BELOW_SCALE - int(np.floor(np.log10(b))))
+
+
+def rounding_line(decimals: int, what: str = "released values") -> str:
+    """The header line that says how the released values were rounded, and why."""
+    return (f"{what} rounded to {decimals} decimal places: a step of at most 1/1000 of the "
+            "noise scale at the total epsilon (post-processing of released values; the "
+            "privacy guarantee is unchanged)")
+
+
 def release_header(rel: Release, mechanism: str, noise: str = NUMPY_NOISE) -> list[str]:
     """The lines (without ``#``) that head a publishable file: ε, scheme, mechanism and
     noise sampler. Nothing about the landmark set, the raw data or the seed."""
@@ -151,17 +197,29 @@ def _time_column(time: np.ndarray, kind: str, utc: bool = False) -> tuple[str, l
     return "time", time_labels(time, kind, utc)
 
 
-def series_publishable_frame(series: Series, rel: Release) -> pd.DataFrame:
-    """``time,released`` (``released`` is empty where withheld)."""
+def series_publishable_frame(series: Series, rel: Release,
+                             decimals: int | None = None) -> pd.DataFrame:
+    """``time,released`` (``released`` is empty where withheld), rounded to ``decimals``
+    places when given (:func:`release_decimals`)."""
     col, times = _time_column(series.time, series.time_kind, series.utc)
-    return pd.DataFrame({col: times, "released": np.asarray(rel.released, dtype=float)})
+    released = np.asarray(rel.released, dtype=float)
+    if decimals is not None:
+        released = np.round(released, decimals)
+    return pd.DataFrame({col: times, "released": released})
 
 
 def series_publishable_csv(series: Series, rel: Release, mechanism: str,
-                           noise: str = NUMPY_NOISE) -> str:
-    """The publishable CSV of a series release: header lines, then ``time,released``."""
-    return csv_with_header(release_header(rel, mechanism, noise),
-                           series_publishable_frame(series, rel))
+                           noise: str = NUMPY_NOISE, *,
+                           sensitivity: float | None = None) -> str:
+    """The publishable CSV of a series release: header lines, then ``time,released``.
+    With the mechanism's ``sensitivity`` Δf the values are rounded to
+    :func:`release_decimals` ``(ε, Δf)`` places and the header says so."""
+    header = release_header(rel, mechanism, noise)
+    decimals = None
+    if sensitivity is not None:
+        decimals = release_decimals(rel.epsilon, sensitivity)
+        header.append(rounding_line(decimals))
+    return csv_with_header(header, series_publishable_frame(series, rel, decimals))
 
 
 def _audit_lines(rel: Release, mechanism: str, noise: str, seed: int | None) -> list[str]:
@@ -309,21 +367,32 @@ def trajectory_geojson(track: Track, rel: Release) -> dict:
             "features": feats}
 
 
-def trajectory_publishable_frame(track: Track, rel: Release) -> pd.DataFrame:
+def trajectory_publishable_frame(track: Track, rel: Release,
+                                 decimals: int | None = None) -> pd.DataFrame:
     """``time,released_lat,released_lon`` (``t`` instead of ``time`` for a track without
-    times; both coordinates empty where withheld)."""
+    times; both coordinates empty where withheld), rounded to ``decimals`` places of a
+    degree when given (:func:`release_decimals`)."""
     col, times = _time_column(track.time, track.time_kind, track.utc)
     r = np.asarray(rel.released, dtype=float)
+    if decimals is not None:
+        r = np.round(r, decimals)
     return _with_segment(track, pd.DataFrame({col: times, "released_lat": r[:, 0],
                                               "released_lon": r[:, 1]}))
 
 
 def trajectory_publishable_csv(track: Track, rel: Release, mechanism: str,
-                               noise: str = NUMPY_NOISE) -> str:
+                               noise: str = NUMPY_NOISE, *,
+                               radius: float | None = None) -> str:
     """The publishable CSV of a trajectory release: header lines, then
-    ``time,released_lat,released_lon``."""
-    return csv_with_header(release_header(rel, mechanism, noise),
-                           trajectory_publishable_frame(track, rel))
+    ``time,released_lat,released_lon``. With the protection ``radius`` r (metres) the
+    coordinates are rounded to :func:`release_decimals` ``(ε, r, degrees=True)`` places
+    and the header says so."""
+    header = release_header(rel, mechanism, noise)
+    decimals = None
+    if radius is not None:
+        decimals = release_decimals(rel.epsilon, radius, degrees=True)
+        header.append(rounding_line(decimals, "released coordinates (degrees)"))
+    return csv_with_header(header, trajectory_publishable_frame(track, rel, decimals))
 
 
 def trajectory_audit_csv(track: Track, rel: Release, mechanism: str, noise: str = NUMPY_NOISE,

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from lmdk_core.export import release_decimals
 from tests.conftest import ASSETS, assert_clean_error, run_cli
 
 
@@ -74,7 +75,10 @@ def test_release_writes_the_contract_columns(tmp_path):
     audit = pd.read_csv(tmp_path / "audit.csv", comment="#")
     assert list(audit.columns) == ["time", "value", "released", "epsilon", "published"]
     np.testing.assert_allclose(audit["epsilon"], 0.5 / 3)
-    np.testing.assert_array_equal(audit["released"], df["released"])
+    # the publishable file rounds the audit's values: b = Δf/ε = 2, step 10^(0-3)
+    assert release_decimals(0.5, 1.0) == 3
+    assert "# released values rounded to 3 decimal places" in out.read_text()
+    np.testing.assert_array_equal(np.round(audit["released"], 3), df["released"])
     summary = json.loads(p.stdout)
     assert summary["landmark_private"] is True
     assert summary["audit"] == str(tmp_path / "audit.csv")

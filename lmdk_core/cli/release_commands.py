@@ -113,7 +113,8 @@ def _cmd_release(args: argparse.Namespace) -> int:
                          noise=args.noise)
     mech = mechanism_text(args.mechanism, sensitivity=args.sensitivity)
     noise = noise_text(rel.noise)
-    _write_text(series_publishable_csv(series, rel, mech, noise), args.output)
+    _write_text(series_publishable_csv(series, rel, mech, noise, sensitivity=args.sensitivity),
+                args.output)
     if args.audit:
         _write_text(series_audit_csv(series, rel, mech, noise, args.seed), args.audit)
     utility = release_utility(rel, sensitivity=args.sensitivity, unit=series.unit)
@@ -175,7 +176,8 @@ def _cmd_geo_release(args: argparse.Namespace) -> int:
 
         _write_text(released_track_map_html(track, rel, mech, PLANAR_NOISE), out)
     else:
-        _write_text(trajectory_publishable_csv(track, rel, mech, PLANAR_NOISE), out)
+        _write_text(trajectory_publishable_csv(track, rel, mech, PLANAR_NOISE, radius=args.radius),
+                    out)
     if args.audit and _is_geojson(args.audit):
         audit = trajectory_geojson(track, rel)
         audit["properties"].update({"seed": args.seed, "noise": PLANAR_NOISE})
