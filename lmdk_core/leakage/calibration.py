@@ -30,7 +30,7 @@ from numpy.typing import ArrayLike
 
 from lmdk_core.leakage.loss import LossFunction
 from lmdk_core.leakage.supremum import tpl_supremum
-from lmdk_core.leakage.tpl import _losses, _run, check_allocation, landmark_tpl
+from lmdk_core.leakage.tpl import _losses, _run, check_allocation, max_landmark_tpl
 from lmdk_core.validation import InputError, check_landmarks, check_positive
 
 __all__ = ["CalibrationResult", "ProgressCallback", "calibrate_epsilon", "calibrate_scale",
@@ -210,7 +210,7 @@ def calibrate_scale(
 
     With no landmarks the landmark TPL is the plain TPL. The result's ``epsilon_t`` is
     the scaled allocation ``c · ε_t``. Each evaluation is one landmark TPL, linear in
-    the series length (:func:`~lmdk_core.leakage.tpl.landmark_tpl`); the search needs
+    the series length (:func:`~lmdk_core.leakage.tpl.max_landmark_tpl`); the search needs
     a few dozen. ``progress(fraction, message)`` is called after every evaluation (e.g.
     a progress bar).
     """
@@ -223,7 +223,9 @@ def calibrate_scale(
     lb, lf = _losses(backward, forward)
 
     def f(c: float) -> float:
-        return float(np.max(landmark_tpl(c * eps, lm, lb, lf))) if c > 0 else 0.0
+        # max_t landmark TPL, bit for bit np.max(landmark_tpl(...)), with the restarted
+        # recursions computed only where the maximum can be (tests/test_leakage_max_tpl.py)
+        return max_landmark_tpl(c * eps, lm, lb, lf) if c > 0 else 0.0
 
     # landmark TPL_t >= Σ_{i∈L∪{t}} c ε_i >= c · max ε, so c <= α / max ε.
     hi = alpha / float(np.max(eps))
