@@ -28,6 +28,7 @@ from lmdk_core.figures.map import (
     marker_indices,
     overlay_spec,
 )
+from lmdk_core.figures.style import COLORS
 from lmdk_core.mechanisms.planar_laplace import PlanarLaplace
 from lmdk_core.release import release_trajectory
 
@@ -189,5 +190,5 @@ def test_map_payload_is_the_spec_as_json_text(demo):
     assert json.loads(payload["base"]) == spec["base"]
     assert json.loads(payload["overlay"]) == spec["overlay"]
     assert payload["tiles"] is True and payload["legend"] == spec["legend"]
-    assert payload["colors"] == spec["colors"] and spec["colors"]["landmark"] == "#d62728"
+    assert payload["colors"] == spec["colors"] and spec["colors"]["landmark"] == COLORS["landmark"]
     assert map_payload(tr, rel, 100.0)["base"] is payload["base"]  # encoded once per track

@@ -1,8 +1,9 @@
 """What every figure module shares: the colours, hover labels of timestamps and the
 decimation of long traces for display.
 
-Colours are the same on every chart: original data grey, released data blue,
-landmarks red, approximated (nothing spent) orange, the ε reference black dashed.
+Colours are the same on every chart (:data:`~lmdk_core.figures.style.COLORS`, the
+style guide of docs/chart-style.md): original data grey, released data blue, landmarks
+vermillion, approximated (nothing spent) orange, the ε reference black dashed.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from lmdk_core.decimation import display_indices
+from lmdk_core.figures.style import COLORS
 from lmdk_core.object_memo import per_object
 
 __all__ = ["BARS_MAX_POINTS", "COLORS", "bar_width", "data_labels", "date_axis_values",
@@ -26,17 +28,6 @@ __all__ = ["BARS_MAX_POINTS", "COLORS", "bar_width", "data_labels", "date_axis_v
 #: second to draw on every rerun
 BARS_MAX_POINTS = 1000
 
-COLORS = {
-    "original": "#7f7f7f",
-    "released": "#1f77b4",
-    "landmark": "#d62728",
-    "approximated": "#ff7f0e",
-    "regular": "#1f77b4",
-    "epsilon": "#111111",
-    "tpl": "#9467bd",
-    "landmark_tpl": "#d62728",
-    "total": "#2ca02c",
-}
 
 
 def subplot_layout(rows: int, cols: int = 1, **options) -> dict:

@@ -1,12 +1,12 @@
-"""The report's charts: plotly figures of a :class:`ReportData` and their HTML (plotly.js
-embedded once, no CDN, so the file opens offline)."""
+"""The report's charts: plotly figures of a :class:`ReportData` (the app's own builders
+and style) and their HTML as static inline SVG (no script, no CDN: the file opens
+offline and stays small)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-import plotly.io as pio
 
 from lmdk_core.data.series import Series
 from lmdk_core.data.track import Track
@@ -14,6 +14,7 @@ from lmdk_core.figures import COLORS, timeline_figure
 from lmdk_core.figures.common import bar_width
 from lmdk_core.release import Release
 from lmdk_core.report.compute import LeakageSummary, ReportData
+from lmdk_core.report.svg import figure_svg
 
 __all__ = ["figures_html", "report_figures"]
 
@@ -156,12 +157,8 @@ def report_figures(rd: ReportData) -> dict[str, go.Figure]:
 
 
 def figures_html(figs: dict[str, go.Figure]) -> dict[str, str]:
-    """Each figure as an HTML fragment (``div#fig-<key>``); plotly.js inlined in the first."""
-    out = {}
-    first = True
-    for key, fig in figs.items():
-        out[key] = pio.to_html(
-            fig, include_plotlyjs=True if first else False, full_html=False,
-            div_id=f"fig-{key}", config={"displaylogo": False, "responsive": True})
-        first = False
-    return out
+    """Each figure as an HTML fragment (``figure#fig-<key>``): static inline SVG
+    (:func:`~lmdk_core.report.svg.figure_svg`), no script: plotly.js alone weighs 4.8 MB,
+    and the report must open offline on any device."""
+    return {key: f'<figure id="fig-{key}" class="chart">{figure_svg(fig)}</figure>'
+            for key, fig in figs.items()}

@@ -1,0 +1,163 @@
+"""The one chart style of the explorer: colours, font, dates, legend, toolbar, axis names.
+
+Both chart libraries take their look from here — plotly (Timeline, Compare, Leakage,
+Population, Choose ε, Learn, the report) through :func:`plotly_layout` /
+:data:`PLOTLY_CONFIG`, and Vega-Lite (the Map's panels) through :func:`vega_config` and
+:func:`vega_date_axis` — so a chart reads the same on every page. The rules are written
+out in ``docs/chart-style.md``.
+
+* **Colours** (:data:`COLORS`) are the Okabe–Ito palette (Okabe & Ito, "Color Universal
+  Design", 2008), distinguishable under red/green colour blindness. Colour is never the
+  only cue: landmarks are also stars (data) or hatched bars (ε_t), approximations open
+  circles or crosses, the leakage curves dotted (TPL) and solid (landmark TPL), the ε
+  reference dashed. Regular ε_t bars are light (sky blue), landmark bars dark
+  (vermillion, hatched), so the two differ in grey too.
+* **Dates** on a time axis never carry the year in a tick label (a long first label
+  was clipped at the left edge of a phone screen): hours as ``03:00`` with the day
+  under them, days as ``Tue 05 Mar`` (:data:`DATE_TICK_FORMATS`); hover labels say the
+  full time (``Tue 05 Mar 03:00``).
+* **Legend** below the panels, left-aligned, horizontal; panel titles left-aligned.
+* **Toolbar** (plotly's mode bar): a few buttons (zoom, pan, reset, download), shown on
+  hover, in a band of its own above the titles (:data:`TOOLBAR_BAND`), so it never
+  covers a title on a phone.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AXIS_TITLES",
+    "COLORS",
+    "DATE_HOVER_FORMAT",
+    "DATE_TICK_FORMATS",
+    "FONT",
+    "LANDMARK_BAR_PATTERN",
+    "PLOTLY_CONFIG",
+    "TITLE_FONT_SIZE",
+    "TOOLBAR_BAND",
+    "left_titles",
+    "legend_below",
+    "plotly_date_axis",
+    "plotly_layout",
+    "vega_config",
+    "vega_date_axis",
+]
+
+#: the colour of each kind of thing drawn, on every chart (Okabe–Ito palette)
+COLORS: dict[str, str] = {
+    "original": "#6e6e6e",      # grey: the raw data
+    "released": "#0072b2",      # blue: released values
+    "landmark": "#d55e00",      # vermillion: landmarks (with a star / hatching)
+    "approximated": "#e69f00",  # orange: nothing spent, last release repeated
+    "regular": "#56b4e9",       # sky blue: ε_t of a regular timestamp (light in grey)
+    "epsilon": "#000000",       # black, dashed: the ε reference
+    "tpl": "#cc79a7",           # reddish purple, dotted: TPL
+    "landmark_tpl": "#d55e00",  # vermillion, solid: landmark TPL
+    "total": "#009e73",         # bluish green, step line: landmarks + this timestamp
+}
+
+#: one font everywhere (the app's own sans-serif stack), dark grey text
+FONT: dict = {"family": "\"Source Sans Pro\", \"Source Sans 3\", sans-serif", "size": 12,
+              "color": "#262730"}
+#: panel titles: left-aligned, this size
+TITLE_FONT_SIZE = 13
+
+#: the hatching of landmark ε_t bars (plotly ``marker.pattern``; Vega-Lite draws a star
+#: on each landmark bar instead, it has no fill patterns)
+LANDMARK_BAR_PATTERN: dict = {"shape": "/", "fgcolor": "#ffffff", "size": 5, "solidity": 0.3}
+
+#: the axis titles every chart uses for the same quantity
+AXIS_TITLES: dict[str, str] = {
+    "time": "time",
+    "index": "t",
+    "value": "value",
+    "budget": "ε_t",
+    "leakage": "leakage (ε units)",
+    "displacement": "displacement (m)",
+}
+
+#: tick labels of a date axis by tick spacing (plotly ``tickformatstops``, d3 formats):
+#: (smallest spacing in ms or None, largest or None, format). No year in any tick.
+DATE_TICK_FORMATS: tuple[tuple[int | None, int | None, str], ...] = (
+    (None, 60_000, "%H:%M:%S"),
+    (60_000, 86_400_000, "%H:%M\n%a %d %b"),
+    (86_400_000, 7 * 86_400_000, "%a %d %b"),
+    (7 * 86_400_000, None, "%d %b"),
+)
+#: a timestamp in a hover label (the year stays out: the page says the data's range)
+DATE_HOVER_FORMAT = "%a %d %b %H:%M"
+
+#: plotly's mode bar: shown on hover, few buttons, no logo
+PLOTLY_CONFIG: dict = {
+    "displaylogo": False,
+    "displayModeBar": "hover",
+    "modeBarButtonsToRemove": ["lasso2d", "autoScale2d", "toggleSpikelines",
+                               "hoverClosestCartesian", "hoverCompareCartesian"],
+    "responsive": True,
+}
+#: pixels above the first panel's title kept free for the mode bar (~28 px tall)
+TOOLBAR_BAND = 30
+#: pixels of a (left-aligned) panel title line
+_TITLE_LINE = 22
+
+
+def legend_below(y: float = -0.06) -> dict:
+    """The legend: below the panels, horizontal, left-aligned."""
+    return {"orientation": "h", "yanchor": "top", "y": y, "x": 0, "xanchor": "left",
+            "font": {"size": FONT["size"]}}
+
+
+def plotly_date_axis() -> dict:
+    """The settings of a plotly date axis: the tick formats of :data:`DATE_TICK_FORMATS`
+    and ticks that stay inside the plot (``ticklabeloverflow``)."""
+    return {"tickformatstops": [{"dtickrange": [lo, hi], "value": fmt}
+                                for lo, hi, fmt in DATE_TICK_FORMATS],
+            "hoverformat": DATE_HOVER_FORMAT, "automargin": True}
+
+
+def plotly_layout(*, titles: bool = True, legend_y: float = -0.06, left: int = 60,
+                  bottom: int = 40) -> dict:
+    """The layout keys every plotly chart shares: font, white background, legend below,
+    and a top margin that keeps the mode bar above the (left-aligned) panel titles
+    (``titles``) or above the plot area."""
+    top = TOOLBAR_BAND + (_TITLE_LINE if titles else 4)
+    return {"font": dict(FONT), "paper_bgcolor": "#ffffff", "plot_bgcolor": "#ffffff",
+            "margin": {"l": left, "r": 20, "t": top, "b": bottom},
+            "legend": legend_below(legend_y),
+            "modebar": {"orientation": "h", "bgcolor": "rgba(255,255,255,0.8)",
+                        "color": "#6e6e6e", "activecolor": "#262730"},
+            "hoverlabel": {"font": {"family": FONT["family"]}}}
+
+
+def left_titles(layout: dict) -> None:
+    """Panel titles (the annotations ``make_subplots`` centres above each panel) moved to
+    the left edge of their panel, in the title size. In place."""
+    lefts = {round(sum(ax["domain"]) / 2, 6): ax["domain"][0]
+             for key, ax in layout.items() if key.startswith("xaxis") and "domain" in ax}
+    for ann in layout.get("annotations", []):
+        if ann.get("xref") == "paper" and ann.get("yanchor") == "bottom":
+            x0 = lefts.get(round(float(ann.get("x", 0.5)), 6))
+            if x0 is not None:
+                ann.update(x=x0, xanchor="left", font={"size": TITLE_FONT_SIZE})
+
+
+def vega_date_axis() -> dict:
+    """The Vega-Lite axis of a date (UTC) time axis, with the same tick labels as
+    :func:`plotly_date_axis`: within a day ``03:00`` over the day (``Tue 05 Mar``),
+    ticks at midnight the day only."""
+    return {"labelExpr": "utcFormat(datum.value, '%H:%M') == '00:00' ? "
+                         "utcFormat(datum.value, '%a %d %b') : "
+                         "[utcFormat(datum.value, '%H:%M'), utcFormat(datum.value, '%a %d %b')]",
+            "labelOverlap": True, "labelFlush": True}
+
+
+def vega_config() -> dict:
+    """The Vega-Lite ``config`` of every panel: font, title, legend and axis styles."""
+    return {"font": FONT["family"],
+            "title": {"anchor": "start", "fontSize": TITLE_FONT_SIZE, "fontWeight": "bold",
+                      "color": FONT["color"], "subtitleColor": "#505050"},
+            "axis": {"labelFontSize": FONT["size"] - 1, "titleFontSize": FONT["size"],
+                     "titleFontWeight": "normal", "labelColor": FONT["color"],
+                     "titleColor": FONT["color"]},
+            "legend": {"orient": "bottom", "direction": "horizontal",
+                       "labelFontSize": FONT["size"], "title": None},
+            "view": {"stroke": None}}
