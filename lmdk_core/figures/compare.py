@@ -59,6 +59,67 @@ def _rgba(hex_color: str, alpha: float) -> str:
     return f"rgba({r},{g},{b},{alpha})"
 
 
+class _Grid:
+    """The side-by-side grid being built: one column per scheme, the shared time axis,
+    the traces as plain dictionaries and the layout they go into."""
+
+    def __init__(self, x: np.ndarray, labels: np.ndarray, releases: Mapping[str, Release],
+                 rows: int) -> None:
+        self.x, self.labels, self.rows = x, labels, rows
+        self.T = x.shape[0]
+        self.keys = list(releases)
+        self.k = len(self.keys)
+        self.width = bar_width(x)  # one width for every bar trace (not each trace's own)
+        # a long series is drawn with min/max per pixel column (landmarks always), chosen
+        # before the traces are built: the releases and every number on the page stay
+        # complete, and neither plotly nor the hover labels handle 20,000 points a trace
+        self.lms = np.unique(np.concatenate([np.asarray(r.landmarks, dtype=np.int64)
+                                             for r in releases.values()]))
+        self.layout = subplot_layout(
+            rows, self.k, shared_xaxes=True, shared_yaxes=True, vertical_spacing=0.08,
+            horizontal_spacing=0.025,
+            column_titles=[scheme_info(s).label for s in self.keys],
+            row_heights=[0.45, 0.27, 0.28] if rows == 3 else [0.6, 0.4])
+        self.data: list[dict] = []
+        self._shown: set[str] = set()
+
+    def drawn(self, y: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+        """Timestamps of ``y`` to draw (within ``mask`` when given)."""
+        if mask is None:
+            return display_indices(self.T, [np.asarray(y, dtype=float)], self.lms)
+        sub = np.flatnonzero(mask)
+        return sub[display_indices(sub.size, [np.asarray(y, dtype=float)[sub]],
+                                   np.flatnonzero(np.isin(sub, self.lms)))]
+
+    def ys(self, y: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        """``y`` at ``idx``; as float32 when decimated (sent as 4 bytes a value)."""
+        y = np.asarray(y, dtype=float)[idx]
+        return display_values(y) if self.T > DISPLAY_MAX_POINTS else y
+
+    def legend(self, group: str) -> bool:
+        """Show each legend entry once, from the first column that draws it."""
+        if group in self._shown:
+            return False
+        self._shown.add(group)
+        return True
+
+    def add(self, trace: dict, row: int, col: int) -> None:
+        self.data.append({**trace, **subplot_axes(row, col, self.k)})
+
+    def eps_line(self, epsilon: float, row: int, col: int) -> None:
+        """The dashed ε reference line (what ``add_hline`` drew), labelled in column 1."""
+        hline(self.layout, epsilon, row, col, self.k, width=1.2,
+              text=f"ε = {epsilon:g}" if col == 1 else None)
+
+    def axes(self, kind: str, row: int | None = None, col: int | None = None):
+        """The layout dicts of the x or y axes of a row and/or column (all by default)."""
+        for r in range(1, self.rows + 1):
+            for c in range(1, self.k + 1):
+                if (row is None or r == row) and (col is None or c == col):
+                    name = subplot_axes(r, c, self.k)[f"{kind}axis"]  # 'x3': 'xaxis3'
+                    yield self.layout[f"{kind}axis{name[1:]}"]
+
+
 def side_by_side_figure(
     time: np.ndarray,
     time_kind: str,
@@ -81,196 +142,191 @@ def side_by_side_figure(
     plotly does not validate again (the grid of subplots comes from a cached
     ``make_subplots``, :func:`~lmdk_core.figures.common.subplot_layout`): validating ~25
     traces, the 2–3 × k axes and the ε lines one by one took most of the Compare page's
-    script time on every rerun."""
-    keys = list(releases)
-    k = len(keys)
-    rows = 3 if leakage else 2
+    script time on every rerun. Built in named steps: per column :func:`_data_row`,
+    :func:`_budget_row` and :func:`_leakage_row`, then :func:`_grid_axes` and
+    :func:`_grid_layout`."""
     x = np.asarray(time)
-    T = x.shape[0]
     all_labels = np.asarray(hover_labels(x, time_kind) if labels is None else labels)
-    width = bar_width(x)  # one width for every bar trace (not each trace's own spacing)
-    if all_labels.shape != (T,):
-        raise ValueError(f"{all_labels.shape[0]} hover labels for {T} timestamps")
-    # a long series is drawn with min/max per pixel column (landmarks always), chosen
-    # before the traces are built: the releases and every number on the page stay
-    # complete, and neither plotly nor the hover labels handle 20,000 points per trace
-    lms = np.unique(np.concatenate([np.asarray(r.landmarks, dtype=np.int64)
-                                    for r in releases.values()]))
-
-    def drawn(y: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
-        """Timestamps of ``y`` to draw (within ``mask`` when given)."""
-        if mask is None:
-            return display_indices(T, [np.asarray(y, dtype=float)], lms)
-        sub = np.flatnonzero(mask)
-        return sub[display_indices(sub.size, [np.asarray(y, dtype=float)[sub]],
-                                   np.flatnonzero(np.isin(sub, lms)))]
-
-    def ys(y: np.ndarray, idx: np.ndarray) -> np.ndarray:
-        """``y`` at ``idx``; as float32 when decimated (sent as 4 bytes a value)."""
-        y = np.asarray(y, dtype=float)[idx]
-        return display_values(y) if T > DISPLAY_MAX_POINTS else y
-
-    layout = subplot_layout(
-        rows, k, shared_xaxes=True, shared_yaxes=True, vertical_spacing=0.08,
-        horizontal_spacing=0.025, column_titles=[scheme_info(s).label for s in keys],
-        row_heights=[0.45, 0.27, 0.28] if rows == 3 else [0.6, 0.4])
-    data: list[dict] = []
-    u = f" {unit}" if unit else ""
-    shown: set[str] = set()
-
-    def legend(group: str) -> bool:
-        """Show each legend entry once, from the first column that draws it."""
-        if group in shown:
-            return False
-        shown.add(group)
-        return True
-
-    def add(trace: dict, row: int, col: int) -> None:
-        data.append({**trace, **subplot_axes(row, col, k)})
-
-    def eps_line(epsilon: float, row: int, col: int) -> None:
-        """The dashed ε reference line (what ``add_hline`` drew), labelled in column 1."""
-        hline(layout, epsilon, row, col, k, width=1.2,
-              text=f"ε = {epsilon:g}" if col == 1 else None)
-
-    for c, key in enumerate(keys, start=1):
+    if all_labels.shape != (x.shape[0],):
+        raise ValueError(f"{all_labels.shape[0]} hover labels for {x.shape[0]} timestamps")
+    g = _Grid(x, all_labels, releases, 3 if leakage else 2)
+    for c, key in enumerate(g.keys, start=1):
         rel = releases[key]
-        lm = rel.landmarks
-        if distance:
-            i = drawn(rel.errors)
-            add({"type": "scatter", "x": x[i], "y": ys(rel.errors, i), "mode": "lines",
-                 "name": "displacement (m)",
-                 "line": {"color": COLORS["released"], "width": 1.2}, "legendgroup": "data",
-                 "showlegend": legend("data"), "customdata": all_labels[i],
-                 "hovertemplate": "%{customdata}<br>displacement %{y:,.0f} m<extra></extra>",
-                 }, 1, c)
-            i = drawn(rel.expected_errors)
-            add({"type": "scatter", "x": x[i], "y": ys(rel.expected_errors, i),
-                 "mode": "lines", "name": "expected 2r/ε_t",
-                 "line": {"color": COLORS["epsilon"], "width": 1, "dash": "dot"},
-                 "legendgroup": "expected", "showlegend": legend("expected"),
-                 "hoverinfo": "skip", "connectgaps": False}, 1, c)
-            y_lm = rel.errors[lm]
-        else:
-            i = drawn(rel.original)
-            add({"type": "scatter", "x": x[i], "y": ys(rel.original, i), "mode": "lines",
-                 "name": "original", "line": {"color": COLORS["original"], "width": 1.2},
-                 "legendgroup": "original", "showlegend": legend("original"),
-                 "hoverinfo": "skip"}, 1, c)
-            i = drawn(rel.released)
-            add({"type": "scatter", "x": x[i], "y": ys(rel.released, i), "mode": "lines",
-                 "name": "released", "line": {"color": COLORS["released"], "width": 1.2},
-                 "legendgroup": "data", "showlegend": legend("data"),
-                 "customdata": all_labels[i], "connectgaps": False,
-                 "hovertemplate": "%{customdata}<br>released %{y:.4g}" + u
-                 + "<extra></extra>"}, 1, c)
-            y_lm = rel.original[lm]
-        if lm.size:
-            add({"type": "scatter", "x": x[lm], "y": y_lm, "mode": "markers",
-                 "name": "landmark",
-                 "marker": {"symbol": "star", "size": 10, "color": COLORS["landmark"]},
-                 "legendgroup": "landmark", "showlegend": legend("landmark"),
-                 "customdata": all_labels[lm],
-                 "hovertemplate": "LANDMARK %{customdata}<extra></extra>"}, 1, c)
-        approx = ~rel.published
-        if approx.any():
-            i = np.flatnonzero(approx)
-            if i.size > DISPLAY_MAX_POINTS:  # at most one marker per pixel-wide bucket
-                i = np.unique(i[np.linspace(0, i.size - 1, DISPLAY_BUCKETS).astype(int)])
-            add({"type": "scatter", "x": x[i], "y": np.zeros(i.size), "mode": "markers",
-                 "name": "nothing spent (approximated)",
-                 "marker": {"symbol": "x", "size": 6, "color": COLORS["approximated"]},
-                 "legendgroup": "approx", "showlegend": legend("approx"),
-                 "hoverinfo": "skip"}, 2, c)
-        is_lm = np.zeros(x.size, dtype=bool)
-        is_lm[lm] = True
-        if T > BARS_MAX_POINTS:
-            # thousands of bars per column took the browser over a second to draw: a
-            # filled step line (one SVG path) and the landmarks as markers instead
-            i = drawn(rel.epsilon_t)
-            add({"type": "scatter", "x": x[i], "y": ys(rel.epsilon_t, i), "mode": "lines",
-                 "name": "ε_t (regular)", "fill": "tozeroy",
-                 "line": {"color": COLORS["regular"], "width": 1, "shape": "hv"},
-                 "legendgroup": "bar-regular", "showlegend": legend("bar-regular"),
-                 "customdata": all_labels[i],
-                 "hovertemplate": "%{customdata}<br>ε_t = %{y:.4g}<extra></extra>"}, 2, c)
-            if lm.size:
-                add({"type": "scatter", "x": x[lm], "y": rel.epsilon_t[lm],
-                     "mode": "markers", "name": "ε_t (landmark)",
-                     "marker": {"symbol": "triangle-up", "size": 8,
-                                "color": COLORS["landmark"]},
-                     "legendgroup": "bar-landmark", "showlegend": legend("bar-landmark"),
-                     "customdata": all_labels[lm],
-                     "hovertemplate": "%{customdata}<br>ε_t = %{y:.4g}"
-                                      "<extra>landmark</extra>"}, 2, c)
-        for mask, kind in ((~is_lm, "regular"), (is_lm, "landmark")):
-            if T <= BARS_MAX_POINTS and mask.any():
-                i = drawn(rel.epsilon_t, mask)
-                add({"type": "bar", "x": x[i], "y": ys(rel.epsilon_t, i),
-                     "name": f"ε_t ({kind})", "width": width,
-                     "marker": {"color": COLORS[kind], "line": {"width": 0}},
-                     "opacity": 0.75, "legendgroup": f"bar-{kind}",
-                     "showlegend": legend(f"bar-{kind}"), "customdata": all_labels[i],
-                     "hovertemplate": "%{customdata}<br>ε_t = %{y:.4g}<extra>" + kind
-                     + "</extra>"}, 2, c)
-                if kind == "landmark":  # a shape on top, not only a colour
-                    add({"type": "scatter", "x": x[i], "y": ys(rel.epsilon_t, i),
-                         "mode": "markers", "name": "ε_t (landmark)", "showlegend": False,
-                         "legendgroup": "bar-landmark", "hoverinfo": "skip",
-                         "marker": {"symbol": "triangle-up", "size": 8,
-                                    "color": COLORS["landmark"]}}, 2, c)
-        i = drawn(rel.verdict.totals)
-        add({"type": "scatter", "x": x[i], "y": ys(rel.verdict.totals, i), "mode": "lines",
-             "name": "landmarks + this timestamp (must stay ≤ ε)",
-             "line": {"color": COLORS["total"], "width": 1.5, "shape": "hvh"},
-             "legendgroup": "total", "showlegend": legend("total"),
-             "hovertemplate": "Σ over L∪{t} = %{y:.4g}<extra></extra>"}, 2, c)
-        eps_line(rel.epsilon, 2, c)
+        _data_row(g, c, rel, unit, distance)
+        _budget_row(g, c, rel)
         if leakage and key in leakage:
-            for name, values in leakage[key].items():
-                is_l = "landmark" in name
-                i = drawn(values)
-                add({"type": "scatter", "x": x[i], "y": ys(values, i), "mode": "lines",
-                     "name": name, "legendgroup": name, "showlegend": legend(name),
-                     "line": {"color": COLORS["landmark_tpl" if is_l else "tpl"],
-                              "width": 1.8, "dash": "solid" if is_l else "dot"},
-                     "hovertemplate": name + " = %{y:.4g}<extra></extra>"}, 3, c)
-            eps_line(rel.epsilon, 3, c)
+            _leakage_row(g, c, rel, leakage[key])
+    _grid_axes(g, releases, leakage, time_kind=time_kind, unit=unit, distance=distance)
+    _grid_layout(g, releases, leakage, height=height)
+    return go.Figure(data=g.data, layout=g.layout, _validate=False)
 
-    def axes(kind: str, row: int | None = None, col: int | None = None):
-        """The layout dicts of the x or y axes of a row and/or column (all by default)."""
-        for r in range(1, rows + 1):
-            for c in range(1, k + 1):
-                if (row is None or r == row) and (col is None or c == col):
-                    name = subplot_axes(r, c, k)[f"{kind}axis"]  # 'x3' names 'xaxis3'
-                    yield layout[f"{kind}axis{name[1:]}"]
 
-    next(axes("y", 1, 1))["title"] = {"text": "displacement (m)" if distance
-                                      else (unit or "value")}
-    for ax in axes("y", row=1):
+def _data_row(g: _Grid, c: int, rel: Release, unit: str, distance: bool) -> None:
+    """Row 1 of column ``c``: original and released values (a track: the displacement
+    and Planar Laplace's expected 2r/ε_t), the landmarks as stars."""
+    x, lm = g.x, rel.landmarks
+    if distance:
+        i = g.drawn(rel.errors)
+        g.add({"type": "scatter", "x": x[i], "y": g.ys(rel.errors, i), "mode": "lines",
+               "name": "displacement (m)",
+               "line": {"color": COLORS["released"], "width": 1.2}, "legendgroup": "data",
+               "showlegend": g.legend("data"), "customdata": g.labels[i],
+               "hovertemplate": "%{customdata}<br>displacement %{y:,.0f} m<extra></extra>",
+               }, 1, c)
+        i = g.drawn(rel.expected_errors)
+        g.add({"type": "scatter", "x": x[i], "y": g.ys(rel.expected_errors, i),
+               "mode": "lines", "name": "expected 2r/ε_t",
+               "line": {"color": COLORS["epsilon"], "width": 1, "dash": "dot"},
+               "legendgroup": "expected", "showlegend": g.legend("expected"),
+               "hoverinfo": "skip", "connectgaps": False}, 1, c)
+        y_lm = rel.errors[lm]
+    else:
+        u = f" {unit}" if unit else ""
+        i = g.drawn(rel.original)
+        g.add({"type": "scatter", "x": x[i], "y": g.ys(rel.original, i), "mode": "lines",
+               "name": "original", "line": {"color": COLORS["original"], "width": 1.2},
+               "legendgroup": "original", "showlegend": g.legend("original"),
+               "hoverinfo": "skip"}, 1, c)
+        i = g.drawn(rel.released)
+        g.add({"type": "scatter", "x": x[i], "y": g.ys(rel.released, i), "mode": "lines",
+               "name": "released", "line": {"color": COLORS["released"], "width": 1.2},
+               "legendgroup": "data", "showlegend": g.legend("data"),
+               "customdata": g.labels[i], "connectgaps": False,
+               "hovertemplate": "%{customdata}<br>released %{y:.4g}" + u
+               + "<extra></extra>"}, 1, c)
+        y_lm = rel.original[lm]
+    if lm.size:
+        g.add({"type": "scatter", "x": x[lm], "y": y_lm, "mode": "markers",
+               "name": "landmark",
+               "marker": {"symbol": "star", "size": 10, "color": COLORS["landmark"]},
+               "legendgroup": "landmark", "showlegend": g.legend("landmark"),
+               "customdata": g.labels[lm],
+               "hovertemplate": "LANDMARK %{customdata}<extra></extra>"}, 1, c)
+
+
+def _budget_row(g: _Grid, c: int, rel: Release) -> None:
+    """Row 2 of column ``c``: approximations as crosses at 0, ε_t (bars, or a filled
+    step line above BARS_MAX_POINTS), the theorem's total and the ε line."""
+    x = g.x
+    approx = ~rel.published
+    if approx.any():
+        i = np.flatnonzero(approx)
+        if i.size > DISPLAY_MAX_POINTS:  # at most one marker per pixel-wide bucket
+            i = np.unique(i[np.linspace(0, i.size - 1, DISPLAY_BUCKETS).astype(int)])
+        g.add({"type": "scatter", "x": x[i], "y": np.zeros(i.size), "mode": "markers",
+               "name": "nothing spent (approximated)",
+               "marker": {"symbol": "x", "size": 6, "color": COLORS["approximated"]},
+               "legendgroup": "approx", "showlegend": g.legend("approx"),
+               "hoverinfo": "skip"}, 2, c)
+    if g.T > BARS_MAX_POINTS:
+        _budget_steps(g, c, rel)
+    else:
+        _budget_bars(g, c, rel)
+    i = g.drawn(rel.verdict.totals)
+    g.add({"type": "scatter", "x": x[i], "y": g.ys(rel.verdict.totals, i), "mode": "lines",
+           "name": "landmarks + this timestamp (must stay ≤ ε)",
+           "line": {"color": COLORS["total"], "width": 1.5, "shape": "hvh"},
+           "legendgroup": "total", "showlegend": g.legend("total"),
+           "hovertemplate": "Σ over L∪{t} = %{y:.4g}<extra></extra>"}, 2, c)
+    g.eps_line(rel.epsilon, 2, c)
+
+
+def _budget_steps(g: _Grid, c: int, rel: Release) -> None:
+    """ε_t of a long series: thousands of bars per column took the browser over a second
+    to draw, so a filled step line (one SVG path) and the landmarks as markers."""
+    x, lm = g.x, rel.landmarks
+    i = g.drawn(rel.epsilon_t)
+    g.add({"type": "scatter", "x": x[i], "y": g.ys(rel.epsilon_t, i), "mode": "lines",
+           "name": "ε_t (regular)", "fill": "tozeroy",
+           "line": {"color": COLORS["regular"], "width": 1, "shape": "hv"},
+           "legendgroup": "bar-regular", "showlegend": g.legend("bar-regular"),
+           "customdata": g.labels[i],
+           "hovertemplate": "%{customdata}<br>ε_t = %{y:.4g}<extra></extra>"}, 2, c)
+    if lm.size:
+        g.add({"type": "scatter", "x": x[lm], "y": rel.epsilon_t[lm],
+               "mode": "markers", "name": "ε_t (landmark)",
+               "marker": {"symbol": "triangle-up", "size": 8,
+                          "color": COLORS["landmark"]},
+               "legendgroup": "bar-landmark", "showlegend": g.legend("bar-landmark"),
+               "customdata": g.labels[lm],
+               "hovertemplate": "%{customdata}<br>ε_t = %{y:.4g}"
+                                "<extra>landmark</extra>"}, 2, c)
+
+
+def _budget_bars(g: _Grid, c: int, rel: Release) -> None:
+    """ε_t as one bar per timestamp (regular and landmark traces of one width), each
+    landmark bar with a marker on top: a shape, not only a colour."""
+    x = g.x
+    is_lm = np.zeros(x.size, dtype=bool)
+    is_lm[rel.landmarks] = True
+    for mask, kind in ((~is_lm, "regular"), (is_lm, "landmark")):
+        if not mask.any():
+            continue
+        i = g.drawn(rel.epsilon_t, mask)
+        g.add({"type": "bar", "x": x[i], "y": g.ys(rel.epsilon_t, i),
+               "name": f"ε_t ({kind})", "width": g.width,
+               "marker": {"color": COLORS[kind], "line": {"width": 0}},
+               "opacity": 0.75, "legendgroup": f"bar-{kind}",
+               "showlegend": g.legend(f"bar-{kind}"), "customdata": g.labels[i],
+               "hovertemplate": "%{customdata}<br>ε_t = %{y:.4g}<extra>" + kind
+               + "</extra>"}, 2, c)
+        if kind == "landmark":
+            g.add({"type": "scatter", "x": x[i], "y": g.ys(rel.epsilon_t, i),
+                   "mode": "markers", "name": "ε_t (landmark)", "showlegend": False,
+                   "legendgroup": "bar-landmark", "hoverinfo": "skip",
+                   "marker": {"symbol": "triangle-up", "size": 8,
+                              "color": COLORS["landmark"]}}, 2, c)
+
+
+def _leakage_row(g: _Grid, c: int, rel: Release, curves: Mapping[str, np.ndarray]) -> None:
+    """Row 3 of column ``c``: TPL dotted, landmark TPL solid, and the ε line."""
+    for name, values in curves.items():
+        is_l = "landmark" in name
+        i = g.drawn(values)
+        g.add({"type": "scatter", "x": g.x[i], "y": g.ys(values, i), "mode": "lines",
+               "name": name, "legendgroup": name, "showlegend": g.legend(name),
+               "line": {"color": COLORS["landmark_tpl" if is_l else "tpl"],
+                        "width": 1.8, "dash": "solid" if is_l else "dot"},
+               "hovertemplate": name + " = %{y:.4g}<extra></extra>"}, 3, c)
+    g.eps_line(rel.epsilon, 3, c)
+
+
+def _grid_axes(g: _Grid, releases: Mapping[str, Release],
+               leakage: Mapping[str, Mapping[str, np.ndarray]] | None, *, time_kind: str,
+               unit: str, distance: bool) -> None:
+    """Axis titles in the first column, one time range for every column, and explicit
+    y-ranges on every row (plotly.js lets one row's explicit range leak into the
+    autorange of other rows of matched axes)."""
+    next(g.axes("y", 1, 1))["title"] = {"text": "displacement (m)" if distance
+                                        else (unit or "value")}
+    for ax in g.axes("y", row=1):
         if distance:
             ax["type"] = "log"
-        else:  # a very noisy scheme (user-level) must not flatten the others: clip its tails
+        else:  # a very noisy scheme (user-level) must not flatten the others: clip tails
             ax["range"] = _data_range(releases)
-    for ax in axes("x"):
+    for ax in g.axes("x"):
         ax["matches"] = "x"  # every column on the same time range
         if time_kind == "datetime":
             # few ticks per column: with 3–4 columns on a phone, 5 two-line labels per
             # column ran into each other and into the next column's
-            ax.update(tickformat="%a %d\n%H:%M", nticks=5 if k <= 2 else 3)
-    # explicit ranges on every row: plotly.js lets one row's explicit range leak into the
-    # autorange of other rows of matched axes
+            ax.update(tickformat="%a %d\n%H:%M", nticks=5 if g.k <= 2 else 3)
     top = max(max(float(np.max(r.verdict.totals)), r.epsilon) for r in releases.values())
-    for ax in axes("y", row=2):
+    for ax in g.axes("y", row=2):
         ax["range"] = [0, 1.08 * top]
-    next(axes("y", 2, 1))["title"] = {"text": "ε_t"}
+    next(g.axes("y", 2, 1))["title"] = {"text": "ε_t"}
     if leakage:
         top = max(max(float(np.max(v)) for v in leakage[s].values()) for s in leakage)
         top = max(top, max(r.epsilon for r in releases.values()))
-        for ax in axes("y", row=3):
+        for ax in g.axes("y", row=3):
             ax["range"] = [0, 1.08 * top]
-        next(axes("y", 3, 1))["title"] = {"text": "leakage (ε units)"}
-    layout.update(
+        next(g.axes("y", 3, 1))["title"] = {"text": "leakage (ε units)"}
+
+
+def _grid_layout(g: _Grid, releases: Mapping[str, Release],
+                 leakage: Mapping[str, Mapping[str, np.ndarray]] | None, *,
+                 height: int | None) -> None:
+    """Height, bars, margins, the legend below the panels and the text alternative."""
+    g.layout.update(
         height=height or (740 if leakage else 560), barmode="overlay",
         bargap=0.1,
         # the legend below the panels: above them, the chart toolbar covered it on a phone
@@ -278,7 +334,7 @@ def side_by_side_figure(
         legend={"orientation": "h", "yanchor": "top", "y": -0.07, "x": 0},
         # the chart's text alternative (the app names the chart by it for screen readers)
         meta={"alt": (
-            f"Side-by-side chart of {len(releases)} schemes over {len(x)} timestamps, one "
+            f"Side-by-side chart of {len(releases)} schemes over {g.T} timestamps, one "
             "column each: the original and released data on top, the budget ε_t per "
             "timestamp below (landmarks' bars red)"
             + (", the leakage at the bottom" if leakage else "") + ". Largest total of the "
@@ -286,7 +342,6 @@ def side_by_side_figure(
                 f"{k}: {float(np.max(r.verdict.totals)):.3g} against ε = {r.epsilon:g}"
                 for k, r in releases.items()) + ".")},
     )
-    return go.Figure(data=data, layout=layout, _validate=False)
 
 
 def _data_range(releases: Mapping[str, Release]) -> list[float]:

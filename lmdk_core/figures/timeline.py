@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import plotly.graph_objects as go
 
@@ -15,6 +17,7 @@ from lmdk_core.figures.common import (
     subplot_axes,
     subplot_layout,
 )
+from lmdk_core.figures.style import DATE_HOVER_FORMAT
 from lmdk_core.release import Release
 
 __all__ = ["timeline_figure"]
@@ -30,6 +33,33 @@ WEBGL_THRESHOLD = 3000
 MARKERS_MAX_DISPLAYED = 500
 #: vertical gap between the panels (fraction of the figure's height)
 PANEL_SPACING = 0.07
+
+
+@dataclass
+class _Axis:
+    """What every panel's traces share: the time axis, the marked timestamps and how a
+    trace is drawn (the scatter type, the hover's time and unit)."""
+
+    x: np.ndarray
+    T: int
+    time_kind: str
+    is_lm: np.ndarray
+    lm_idx: np.ndarray
+    scatter: type
+    unit_suffix: str
+
+    @property
+    def when(self) -> str:
+        """The hover's time: the x value (a date formatted as the style says)."""
+        return "%{x|" + DATE_HOVER_FORMAT + "}" if self.time_kind == "datetime" else "%{x}"
+
+    def panel(self, row: int) -> dict[str, str]:
+        return subplot_axes(row)
+
+
+def _tcol(idx: np.ndarray) -> np.ndarray:
+    """The timestamp index t of each drawn point, as hover data (``customdata[0]``)."""
+    return np.asarray(idx, dtype=np.int64).reshape(-1, 1)
 
 
 def timeline_figure(
@@ -54,9 +84,13 @@ def timeline_figure(
     the real timestamp index t of each drawn point. Of more than
     :data:`MARKERS_MAX_DISPLAYED` original values in view, plotly draws that many markers
     (evenly spaced; the line joins them all). ``uirevision`` (plotly) keeps the user's
-    zoom and tool across reruns while it stays the same."""
+    zoom and tool across reruns while it stays the same.
+
+    Built in named steps — :func:`_data_traces`, :func:`_budget_traces`,
+    :func:`_leakage_traces`, :func:`_timeline_layout` — as plain traces with their
+    panel's axes and one layout, the figure made once at the end (the same figure as
+    ``make_subplots`` + ``add_trace(row=…)`` + ``add_hline``, in a third of the time)."""
     T = rel.original.shape[0]
-    x = np.asarray(time)
     is_lm = np.zeros(T, dtype=bool)
     is_lm[rel.landmarks] = True
     lm_idx = np.flatnonzero(is_lm)
@@ -67,32 +101,31 @@ def timeline_figure(
     # what is drawn: every point of a short series; of a long one the min and max of each
     # pixel-wide bucket of each curve, plus the landmarks and suggestions (display only:
     # the release, its downloads and every figure computed here stay complete)
-    keep = np.concatenate([lm_idx, sug])
-    released = np.asarray(rel.released, dtype=float)
-    idx_orig = display_indices(T, [rel.original], keep)
-    idx_rel = display_indices(T, [released], np.concatenate([lm_idx,
-                                                             np.flatnonzero(np.isnan(released))]))
-    decimated = idx_orig.size < T
-    rows = 3 if leakage else 2
-    heights = [0.5, 0.25, 0.25] if leakage else [0.62, 0.38]
-    titles = ["Data: original vs released" + (" (drawn: min/max per pixel)" if decimated
-                                             else ""),
-              "Budget spent at each timestamp (ε_t)"]
+    idx_orig = display_indices(T, [rel.original], np.concatenate([lm_idx, sug]))
+    ax = _Axis(x=np.asarray(time), T=T, time_kind=time_kind, is_lm=is_lm, lm_idx=lm_idx,
+               scatter=go.Scattergl if idx_orig.size > WEBGL_THRESHOLD else go.Scatter,
+               unit_suffix=f" {unit}" if unit else "")
+    traces, idx_rel = _data_traces(ax, rel, idx_orig, sug)
+    traces += _budget_traces(ax, rel, idx_rel, decimated=idx_orig.size < T)
     if leakage:
-        titles.append("Privacy leakage under temporal correlation")
-    # traces are collected with their panel's axes and the figure is made once at the end
-    # (figures.common: subplot_layout and hline): the same figure as make_subplots +
-    # add_trace(row=…) + add_hline, in a third of the time
+        traces += _leakage_traces(ax, leakage)
+    layout = _timeline_layout(rel, unit, leakage=bool(leakage),
+                              decimated=idx_orig.size < T, height=height,
+                              uirevision=uirevision)
+    return go.Figure(data=traces, layout=layout)
+
+
+def _data_traces(ax: _Axis, rel: Release, idx_orig: np.ndarray,
+                 sug: np.ndarray) -> tuple[list, np.ndarray]:
+    """The top panel: original (line with dots), released (line), approximations (open
+    circles), suggested landmarks (open diamonds) and landmarks (stars). Returns the
+    traces and the drawn timestamps of the released curve."""
+    x, u, when, scatter = ax.x, ax.unit_suffix, ax.when, ax.scatter
+    released = np.asarray(rel.released, dtype=float)
+    idx_rel = display_indices(ax.T, [released],
+                              np.concatenate([ax.lm_idx, np.flatnonzero(np.isnan(released))]))
     traces: list = []
-    scatter = go.Scattergl if idx_orig.size > WEBGL_THRESHOLD else go.Scatter
-    u = f" {unit}" if unit else ""
-    # hover data as numbers: the timestamp index t; the time itself is the x value
-    when = "%{x|%a %d %b %H:%M}" if time_kind == "datetime" else "%{x}"
-
-    def tcol(idx: np.ndarray) -> np.ndarray:
-        return np.asarray(idx, dtype=np.int64).reshape(-1, 1)
-
-    marker = {"size": 6 if T <= 500 else 4, "color": COLORS["original"]}
+    marker = {"size": 6 if ax.T <= 500 else 4, "color": COLORS["original"]}
     if scatter is go.Scatter and idx_orig.size > MARKERS_MAX_DISPLAYED:
         marker["maxdisplayed"] = MARKERS_MAX_DISPLAYED
     traces.append(scatter(
@@ -100,101 +133,71 @@ def timeline_figure(
         mode="lines+markers",
         line={"color": COLORS["original"], "width": 1.5},
         marker=marker,
-        customdata=tcol(idx_orig),
+        customdata=_tcol(idx_orig),
         hovertemplate="t=%{customdata[0]} · " + when + "<br>original %{y:.4g}" + u
         + "<extra>click to toggle landmark</extra>",
-        **subplot_axes(1),
+        **ax.panel(1),
     ))
     traces.append(scatter(
         x=x[idx_rel], y=display_values(released[idx_rel]), name="released", mode="lines",
         line={"color": COLORS["released"], "width": 1.5},
-        customdata=tcol(idx_rel),
+        customdata=_tcol(idx_rel),
         hovertemplate="t=%{customdata[0]} · " + when + "<br>released %{y:.4g}" + u
         + "<extra></extra>",
         connectgaps=False,
-        **subplot_axes(1),
+        **ax.panel(1),
     ))
-    approx = ~rel.published & ~rel.withheld
-    ap = np.flatnonzero(approx)
-    if decimated:
+    ap = np.flatnonzero(~rel.published & ~rel.withheld)
+    if idx_orig.size < ax.T:
         ap = np.intersect1d(ap, idx_rel)
     if ap.size:
         traces.append(scatter(
             x=x[ap], y=released[ap], name="approximated (ε_t = 0)",
             mode="markers",
             marker={"symbol": "circle-open", "size": 7, "color": COLORS["approximated"]},
-            customdata=tcol(ap),
+            customdata=_tcol(ap),
             hovertemplate="t=%{customdata[0]} · " + when + "<br>approximation (last "
             "release repeated) %{y:.4g}" + u + "<extra></extra>",
-            **subplot_axes(1),
+            **ax.panel(1),
         ))
     if sug.size:
         traces.append(scatter(
             x=x[sug], y=rel.original[sug], name="suggested landmark", mode="markers",
             marker={"symbol": "diamond-open", "size": 14, "color": COLORS["landmark"],
                     "line": {"width": 2}},
-            customdata=tcol(sug),
+            customdata=_tcol(sug),
             hovertemplate="SUGGESTED t=%{customdata[0]} · " + when + "<br>%{y:.4g}" + u
             + "<extra>click to accept</extra>",
-            **subplot_axes(1),
+            **ax.panel(1),
         ))
+    lm_idx = ax.lm_idx
     if lm_idx.size:
         traces.append(scatter(
             x=x[lm_idx], y=rel.original[lm_idx], name="landmark", mode="markers",
             marker={"symbol": "star", "size": 13, "color": COLORS["landmark"],
                     "line": {"width": 1, "color": "white"}},
-            customdata=tcol(lm_idx),
+            customdata=_tcol(lm_idx),
             hovertemplate="LANDMARK t=%{customdata[0]} · " + when + "<br>%{y:.4g}" + u
             + "<extra>click to remove</extra>",
-            **subplot_axes(1),
+            **ax.panel(1),
         ))
+    return traces, idx_rel
 
-    # two bar traces with one colour each: a per-bar colour array is slow to validate
+
+def _budget_traces(ax: _Axis, rel: Release, idx_rel: np.ndarray, *,
+                   decimated: bool) -> list:
+    """The budget panel: ε_t as bars (regular and landmark, one colour per trace: a
+    per-bar colour array is slow to validate; a filled step line above
+    :data:`~lmdk_core.figures.common.BARS_MAX_POINTS`), approximations as crosses at 0,
+    and the theorem's total Σ_{L∪{t}} ε_i as a step line."""
+    x, scatter, lm_idx, T = ax.x, ax.scatter, ax.lm_idx, ax.T
+    traces: list = []
     eps_t = np.asarray(rel.epsilon_t, dtype=float)
     idx_eps = display_indices(T, [eps_t], lm_idx)
-    if T > BARS_MAX_POINTS:  # one filled step line and landmark markers, not T bars
-        traces.append(scatter(
-            x=x[idx_eps], y=display_values(eps_t[idx_eps]), name="ε_t (regular)",
-            mode="lines", fill="tozeroy",
-            line={"color": COLORS["regular"], "width": 1, "shape": "hv"},
-            customdata=tcol(idx_eps),
-            hovertemplate="t=%{customdata[0]} · " + when + "<br>ε_t = %{y:.4g}<extra></extra>",
-            showlegend=False,
-            **subplot_axes(2),
-        ))
-        if lm_idx.size:
-            traces.append(scatter(
-                x=x[lm_idx], y=eps_t[lm_idx], name="ε_t (landmark)", mode="markers",
-                marker={"symbol": "triangle-up", "size": 8, "color": COLORS["landmark"]},
-                customdata=tcol(lm_idx),
-                hovertemplate="t=%{customdata[0]} · " + when + " (landmark)"
-                "<br>ε_t = %{y:.4g}<extra></extra>",
-                showlegend=False,
-                **subplot_axes(2),
-            ))
-    width = bar_width(x)  # one width for both traces (not each trace's own spacing)
-    for mask, kind in ((~is_lm, "regular"), (is_lm, "landmark")):
-        sel = idx_eps[mask[idx_eps]]
-        if not sel.size or T > BARS_MAX_POINTS:
-            continue
-        traces.append(go.Bar(
-            x=x[sel], y=display_values(eps_t[sel]), name=f"ε_t ({kind})", width=width,
-            marker={"color": COLORS[kind], "line": {"width": 0}},
-            customdata=tcol(sel),
-            hovertemplate="t=%{customdata[0]} · " + when + " (" + kind + ")"
-            "<br>ε_t = %{y:.4g}<extra></extra>",
-            showlegend=False,
-            **subplot_axes(2),
-        ))
-        if kind == "landmark":  # a shape on top, not only a colour (colour-blind, grey)
-            traces.append(scatter(
-                x=x[sel], y=display_values(eps_t[sel]), name="ε_t (landmark)",
-                mode="markers", marker={"symbol": "star", "size": 9,
-                                        "color": COLORS["landmark"],
-                                        "line": {"width": 1, "color": "white"}},
-                customdata=tcol(sel), hoverinfo="skip", showlegend=False,
-                **subplot_axes(2),
-            ))
+    if T > BARS_MAX_POINTS:
+        traces += _budget_steps(ax, eps_t, idx_eps)
+    else:
+        traces += _budget_bars(ax, eps_t, idx_eps)
     zero = np.flatnonzero(~rel.published)
     if decimated:
         zero = np.intersect1d(zero, np.union1d(idx_eps, idx_rel))
@@ -203,7 +206,7 @@ def timeline_figure(
             x=x[zero], y=np.zeros(zero.size), name="nothing spent (approximated)",
             mode="markers", marker={"symbol": "x", "size": 7, "color": COLORS["approximated"]},
             hoverinfo="skip", showlegend=False,
-            **subplot_axes(2),
+            **ax.panel(2),
         ))
     totals = np.asarray(rel.verdict.totals, dtype=float)
     idx_tot = display_indices(T, [totals], lm_idx)
@@ -212,22 +215,99 @@ def timeline_figure(
         name="landmarks + this timestamp (must stay ≤ ε)",
         mode="lines", line={"color": COLORS["total"], "width": 1.5, "shape": "hvh"},
         hovertemplate="Σ over L∪{t} = %{y:.4g}<extra></extra>",
-        **subplot_axes(2),
+        **ax.panel(2),
     ))
-    if leakage:
-        for name, values in leakage.items():
-            v = np.asarray(values, dtype=float)
-            idx_v = display_indices(T, [v], lm_idx)
-            color = COLORS["landmark_tpl"] if "landmark" in name else COLORS["tpl"]
-            traces.append(scatter(
-                x=x[idx_v], y=display_values(v[idx_v]), name=name, mode="lines",
-                line={"color": color, "width": 2,
-                      "dash": "solid" if "landmark" in name else "dot"},
-                hovertemplate=name + " = %{y:.4g}<extra></extra>",
-                **subplot_axes(3),
+    return traces
+
+
+def _budget_steps(ax: _Axis, eps_t: np.ndarray, idx_eps: np.ndarray) -> list:
+    """ε_t of a long series: one filled step line (one SVG path) and the landmarks as
+    markers, not T bars (thousands of bars took the browser a second per rerun)."""
+    x, when, lm_idx = ax.x, ax.when, ax.lm_idx
+    traces = [ax.scatter(
+        x=x[idx_eps], y=display_values(eps_t[idx_eps]), name="ε_t (regular)",
+        mode="lines", fill="tozeroy",
+        line={"color": COLORS["regular"], "width": 1, "shape": "hv"},
+        customdata=_tcol(idx_eps),
+        hovertemplate="t=%{customdata[0]} · " + when + "<br>ε_t = %{y:.4g}<extra></extra>",
+        showlegend=False,
+        **ax.panel(2),
+    )]
+    if lm_idx.size:
+        traces.append(ax.scatter(
+            x=x[lm_idx], y=eps_t[lm_idx], name="ε_t (landmark)", mode="markers",
+            marker={"symbol": "triangle-up", "size": 8, "color": COLORS["landmark"]},
+            customdata=_tcol(lm_idx),
+            hovertemplate="t=%{customdata[0]} · " + when + " (landmark)"
+            "<br>ε_t = %{y:.4g}<extra></extra>",
+            showlegend=False,
+            **ax.panel(2),
+        ))
+    return traces
+
+
+def _budget_bars(ax: _Axis, eps_t: np.ndarray, idx_eps: np.ndarray) -> list:
+    """ε_t as one bar per timestamp: regular and landmark bars in two traces of one
+    width (:func:`~lmdk_core.figures.common.bar_width`, not each trace's own spacing),
+    each landmark bar with a star on top (a shape, not only a colour)."""
+    x, when = ax.x, ax.when
+    width = bar_width(x)
+    traces: list = []
+    for mask, kind in ((~ax.is_lm, "regular"), (ax.is_lm, "landmark")):
+        sel = idx_eps[mask[idx_eps]]
+        if not sel.size:
+            continue
+        traces.append(go.Bar(
+            x=x[sel], y=display_values(eps_t[sel]), name=f"ε_t ({kind})", width=width,
+            marker={"color": COLORS[kind], "line": {"width": 0}},
+            customdata=_tcol(sel),
+            hovertemplate="t=%{customdata[0]} · " + when + " (" + kind + ")"
+            "<br>ε_t = %{y:.4g}<extra></extra>",
+            showlegend=False,
+            **ax.panel(2),
+        ))
+        if kind == "landmark":  # a shape on top, not only a colour (colour-blind, grey)
+            traces.append(ax.scatter(
+                x=x[sel], y=display_values(eps_t[sel]), name="ε_t (landmark)",
+                mode="markers", marker={"symbol": "star", "size": 9,
+                                        "color": COLORS["landmark"],
+                                        "line": {"width": 1, "color": "white"}},
+                customdata=_tcol(sel), hoverinfo="skip", showlegend=False,
+                **ax.panel(2),
             ))
-    layout = subplot_layout(len(titles), shared_xaxes=True, vertical_spacing=PANEL_SPACING,
-                            row_heights=heights, subplot_titles=titles)
+    return traces
+
+
+def _leakage_traces(ax: _Axis, leakage: dict[str, np.ndarray]) -> list:
+    """The leakage panel: TPL dotted, landmark TPL solid."""
+    traces = []
+    for name, values in leakage.items():
+        v = np.asarray(values, dtype=float)
+        idx_v = display_indices(ax.T, [v], ax.lm_idx)
+        color = COLORS["landmark_tpl"] if "landmark" in name else COLORS["tpl"]
+        traces.append(ax.scatter(
+            x=ax.x[idx_v], y=display_values(v[idx_v]), name=name, mode="lines",
+            line={"color": color, "width": 2,
+                  "dash": "solid" if "landmark" in name else "dot"},
+            hovertemplate=name + " = %{y:.4g}<extra></extra>",
+            **ax.panel(3),
+        ))
+    return traces
+
+
+def _timeline_layout(rel: Release, unit: str, *, leakage: bool, decimated: bool,
+                     height: int | None, uirevision: str | None) -> dict:
+    """The panels (a cached ``make_subplots`` grid), their titles, the ε reference on the
+    budget and leakage panels, the axis titles and the figure-wide settings."""
+    titles = ["Data: original vs released" + (" (drawn: min/max per pixel)" if decimated
+                                             else ""),
+              "Budget spent at each timestamp (ε_t)"]
+    if leakage:
+        titles.append("Privacy leakage under temporal correlation")
+    rows = len(titles)
+    layout = subplot_layout(rows, shared_xaxes=True, vertical_spacing=PANEL_SPACING,
+                            row_heights=[0.5, 0.25, 0.25] if leakage else [0.62, 0.38],
+                            subplot_titles=titles)
     for row in range(2, rows + 1):  # the ε reference on the budget and leakage panels
         hline(layout, rel.epsilon, row, text=f"ε = {rel.epsilon:g}")
     layout["yaxis"]["title"] = {"text": unit or "value"}
@@ -246,9 +326,9 @@ def timeline_figure(
         # keep zoom, pan and the chosen tool across reruns (a click re-sends the figure)
         uirevision=uirevision,
         # the chart's text alternative (the app names the chart by it for screen readers)
-        meta={"alt": _alt_text(rel, unit, bool(leakage))},
+        meta={"alt": _alt_text(rel, unit, leakage)},
     )
-    return go.Figure(data=traces, layout=layout)
+    return layout
 
 
 def _alt_text(rel: Release, unit: str, leakage: bool) -> str:
