@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lmdk_core.leakage import LossFunction, smoothed_matrix
-from lmdk_core.leakage import loss as loss_module
+from lmdk_core.leakage import LossFunction, kernels, pruning, smoothed_matrix
+from lmdk_core.leakage.hull import Hull
 from lmdk_core.leakage.loss import upper_hull
 from lmdk_core.validation import InputError
 from tests.test_leakage_oracles import ALPHAS, brute_loss, lp_loss, stochastic_matrices
@@ -125,7 +125,7 @@ def _family(kind: str, n: int, rng: np.random.Generator) -> np.ndarray:
 def test_pruning_is_lossless(kind, threads, monkeypatch):
     """The pruned build (no sorting of dominated pairs) equals the all-pairs build."""
     if threads:  # the two-thread path normally starts at 256 states
-        monkeypatch.setattr(loss_module, "_THREADS_N", 0)
+        monkeypatch.setattr(pruning, "_THREADS_N", 0)
     rng = np.random.default_rng(FAMILIES.index(kind))
     P = _family(kind, 70, rng)
     fast = LossFunction(P, prune=True)
@@ -267,13 +267,13 @@ def test_compiled_pruned_build_equals_exact_build(kind, n, seed, first, threads)
     from unittest import mock
 
     P = _structured(kind, n, np.random.default_rng(seed))
-    choose = loss_module._first_stage
+    choose = pruning._first_stage
     if first == "all":
         choose = lambda scan, kind, dense, checks, n: dense  # noqa: E731
     elif first == "none":
         choose = lambda scan, kind, dense, checks, n: dense[:0]  # noqa: E731
-    with mock.patch.object(loss_module, "_first_stage", choose), \
-         mock.patch.object(loss_module, "_THREADS_N", 0 if threads else 10**9):
+    with mock.patch.object(pruning, "_first_stage", choose), \
+         mock.patch.object(pruning, "_THREADS_N", 0 if threads else 10**9):
         fast = LossFunction(P)
     exact = LossFunction(P, prune=False)
     assert fast.stats.pairs_sorted <= exact.stats.pairs_sorted
@@ -321,19 +321,19 @@ def test_kernel_bounds_are_upper_bounds(n, seed, lam, kind):
     coef32 = (n + 8) * 2 * 2.0**-24
     rows = np.arange(n, dtype=np.int64)
     grid = np.array([lam])
-    grid32 = loss_module._float32_below(grid)
+    grid32 = pruning._float32_below(grid)
     assert float(grid32[0]) <= lam
     sig64 = np.zeros((n, 1))
     sig32 = np.zeros((n, 1))
     TV = np.zeros((n, n))
-    loss_module._tv_rows(P32, fs, coef32, rows, TV)
+    kernels.tv_rows(P32, fs, coef32, rows, TV)
     live = np.ones(n, dtype=np.bool_)
     one = np.zeros(1, dtype=np.int64)
+    M = kernels.Matrix(P, P32, fs, coef, coef32)
+    G = kernels.Grid(grid, grid32, np.array([kernels.DENSE]), np.zeros(0, dtype=np.int64))
     for k in range(n):
-        loss_module._dense_into(P, P32, fs, coef, coef32, rows, 0, n, k, grid, grid32, one,
-                                False, sig64, live)
-        loss_module._dense_into(P, P32, fs, coef, coef32, rows, 0, n, k, grid, grid32, one,
-                                True, sig32, live)
+        kernels.dense_into(M, G, rows, k, one, False, sig64, live)
+        kernels.dense_into(M, G, rows, k, one, True, sig32, live)
         for i in range(0, n, max(1, n // 6)):
             exact = _exact_sigma(P[i], P[k], lam)
             allow64 = (exact if lam == 1.0 else fs[i]) * 4 * (n + 8) * 2.0**-53
@@ -359,15 +359,14 @@ def test_sparse_walk_bounds_are_upper_bounds():
     VsT = np.ascontiguousarray(np.take_along_axis(P, Is, axis=0).T)
     IsT = np.ascontiguousarray(Is.T, dtype=np.int32)
     grid = np.array([1e6, 50.0, 7.0, 1.0])
-    kind = np.array([loss_module._ZERO, loss_module._SPARSE, loss_module._SPARSE,
-                     loss_module._TV])
+    kind = np.array([kernels.ZERO, kernels.SPARSE, kernels.SPARSE, kernels.TV])
     Z = P @ (P == 0).T.astype(float)
     TV = np.zeros((n, n))
-    loss_module._tv_rows(P.astype(np.float32), fs, coef * 2**29, np.arange(n), TV)
-    hull = loss_module._Hull()
-    scan = loss_module._Scan(P, P.astype(np.float32), fs, coef, coef * 2**29, Z, TV, VsT, IsT,
-                             grid, kind, np.array([1, 2]), np.zeros((n, n), dtype=np.bool_),
-                             loss_module._Checks(hull, grid))
+    kernels.tv_rows(P.astype(np.float32), fs, coef * 2**29, np.arange(n), TV)
+    M = kernels.Matrix(P, P.astype(np.float32), fs, coef, coef * 2**29)
+    G = kernels.Grid(grid, pruning._float32_below(grid), kind, np.array([1, 2]))
+    fixed = kernels.Scan(M, G, Z, TV, VsT, IsT, np.zeros((n, n), dtype=np.bool_))
+    scan = pruning.Scanner(fixed, pruning.HullTest(Hull(), grid))
     empty = np.zeros(0, dtype=np.int64)
     ii, kk, sig = scan(np.arange(n, dtype=np.int64), empty, empty, np.arange(4), True)
     assert ii.size == n * (n - 1)
@@ -385,12 +384,12 @@ def test_plain_python_kernels_give_the_same_function():
 
     P = _structured("uniform", 49, np.random.default_rng(11))
     want = LossFunction(P)
-    names = ["_hinge_sum", "_hinge_sum2", "_hinge_sum_f32", "_hinge_sum2_f32", "_tv_rows",
-             "_dense_into", "_dominated", "_dominated_rows", "_count_triples", "_scan_rows"]
+    names = [name for name, obj in vars(kernels).items() if hasattr(obj, "py_func")]
+    assert len(names) >= 10, names  # every kernel is compiled (numba is a dependency)
     with contextlib.ExitStack() as stack:
         for name in names:
-            stack.enter_context(mock.patch.object(loss_module, name,
-                                                  getattr(loss_module, name).py_func))
+            stack.enter_context(mock.patch.object(kernels, name,
+                                                  getattr(kernels, name).py_func))
         got = LossFunction(P)
     np.testing.assert_allclose(got(_ALPHAS_WIDE), want(_ALPHAS_WIDE), rtol=0, atol=1e-12)
     assert got.stats == want.stats
@@ -400,7 +399,7 @@ def test_hull_height_over_a_subnormal_edge():
     """Over an edge with a subnormal ΔD the slope overflows; np.interp would give an
     infinite height and drop a point of the hull as "under" it (L_P at large α would
     come out too small, e.g. by 0.2 at α = 700.5 for a 157-state matrix)."""
-    hull = loss_module._Hull()
+    hull = Hull()
     hull.D = np.array([0.0, 8.2e-316, 1.45e-299])
     hull.Q = np.array([0.48, 0.61, 0.62])
     h = hull.height(np.array([0.0, 4.4e-321, 8.2e-316, 1e-300, 0.5]))

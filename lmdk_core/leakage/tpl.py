@@ -34,11 +34,6 @@ from numpy.typing import ArrayLike
 from lmdk_core.leakage.loss import _BIG_ALPHA, LossFunction, as_loss
 from lmdk_core.validation import InputError, check_epsilon_array, check_landmarks
 
-try:  # compiled loop for long recursions; the plain function is the same code
-    from numba import njit
-except ImportError:  # pragma: no cover - numba is a dependency; keep working without it
-    njit = None
-
 __all__ = [
     "LeakageResult",
     "bpl",
@@ -101,8 +96,14 @@ _compiled_steps = None
 
 
 def _steps_kernel():
+    """:func:`_run_steps` compiled (None without numba). numba is imported here, on the
+    first recursion long enough to use it: short inputs never load it."""
     global _compiled_steps
-    if _compiled_steps is None and njit is not None:
+    if _compiled_steps is None:
+        try:
+            from numba import njit
+        except ImportError:  # pragma: no cover - numba is a dependency
+            return None
         _compiled_steps = njit(cache=True, nogil=True)(_run_steps)
     return _compiled_steps
 

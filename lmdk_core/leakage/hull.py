@@ -1,0 +1,183 @@
+r"""The exact build of ``L_P``: the upper convex hull of every row pair's prefix chain.
+
+Cao, Yoshikawa, Xiao, Xiong, "Quantifying Differential Privacy under Temporal
+Correlations" (ICDE'17, Theorems 4–5; TKDE'18): for rows ``q ≠ d`` of ``P``, the best
+subset ``S`` is a prefix of the states sorted by ``q_j / d_j`` descending, so each pair
+contributes its prefix points ``(D, Q) = (d(S), q(S))`` and
+
+.. math::
+
+    L_P(α) = \max_{(D, Q)} \log \frac{Q\,(e^α - 1) + 1}{D\,(e^α - 1) + 1}.
+
+Only the upper convex hull of those points, up to the vertex with the largest
+``Q − D``, can be optimal (docs/leakage-algorithm.md). This module is the readable
+numpy reference: it sorts every pair (:func:`build_exact`); the pruned build of
+:mod:`~lmdk_core.leakage.pruning` merges into the same :class:`Hull` but sorts only the
+pairs that may reach it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+__all__ = ["Hull", "build_exact", "chain_points", "pair_batches", "upper_hull"]
+
+
+def upper_hull(D: np.ndarray, Q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Upper convex hull (Andrew's monotone chain) of points ``(D, Q)``, D ascending.
+
+    Collinear middle points are dropped (they never give a strictly larger loss).
+
+    Parameters
+    ----------
+    D, Q : array_like
+        Coordinates of the points (same length).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        The hull's vertices ``(D, Q)``, D strictly ascending.
+
+    Examples
+    --------
+    >>> D, Q = upper_hull([0.0, 0.5, 1.0, 0.25], [0.0, 1.0, 1.0, 0.2])
+    >>> D.tolist(), Q.tolist()
+    ([0.0, 0.5, 1.0], [0.0, 1.0, 1.0])
+    """
+    D = np.asarray(D, dtype=float)
+    Q = np.asarray(Q, dtype=float)
+    order = np.lexsort((-Q, D))
+    D, Q = D[order], Q[order]
+    first = np.r_[True, D[1:] != D[:-1]]  # highest Q per D
+    D, Q = D[first], Q[first]
+    hd: list[float] = []
+    hq: list[float] = []
+    for d, q in zip(D.tolist(), Q.tolist(), strict=True):
+        while len(hd) >= 2 and (
+            (hd[-1] - hd[-2]) * (q - hq[-2]) - (hq[-1] - hq[-2]) * (d - hd[-2]) >= 0.0
+        ):
+            hd.pop()
+            hq.pop()
+        hd.append(d)
+        hq.append(q)
+    return np.array(hd), np.array(hq)
+
+
+class Hull:
+    """The relevant upper hull: vertices from D = 0 up to the largest Q − D."""
+
+    def __init__(self) -> None:
+        self.D = np.zeros(1)
+        self.Q = np.zeros(1)
+
+    def height(self, D: np.ndarray) -> np.ndarray:
+        """The hull's upper boundary; continued with slope 1 after the last vertex.
+
+        A point on or below it is dominated for every slope λ >= 1, i.e. every α > 0.
+        Over an edge with a subnormal ``D_b − D_a`` the slope overflows and ``np.interp``
+        gives inf or nan (which dropped points of the hull): those heights are computed
+        again through the fraction ``(D − D_a)/(D_b − D_a)`` in [0, 1].
+        """
+        hd, hq = self.D, self.Q
+        with np.errstate(over="ignore", invalid="ignore"):
+            h = np.interp(D, hd, hq)
+        bad = ~np.isfinite(h)
+        if np.any(bad):
+            x = D[bad]
+            a = np.clip(np.searchsorted(hd, x, side="right") - 1, 0, hd.size - 2)
+            t = np.minimum((x - hd[a]) / (hd[a + 1] - hd[a]), 1.0)
+            h[bad] = hq[a] + t * (hq[a + 1] - hq[a])
+        right = D > hd[-1]
+        if np.any(right):
+            h[right] = hq[-1] + (D[right] - hd[-1])
+        return h
+
+    def add(self, D: np.ndarray, Q: np.ndarray) -> None:
+        """Merge candidate points into the hull (points under it are dropped first)."""
+        if D.size == 0:
+            return
+        up = Q > self.height(D)
+        if not np.any(up):
+            return
+        hd, hq = upper_hull(np.r_[0.0, self.D, D[up]], np.r_[0.0, self.Q, Q[up]])
+        last = int(np.argmax(hq - hd))
+        self.D, self.Q = hd[: last + 1], hq[: last + 1]
+
+    def slopes(self) -> np.ndarray:
+        """Slopes of the hull edges (descending)."""
+        if self.D.size < 2:
+            return np.zeros(0)
+        with np.errstate(over="ignore"):  # an edge over a subnormal ΔD is vertical: inf
+            return np.diff(self.Q) / np.diff(self.D)
+
+    def sigma(self, lam: np.ndarray) -> np.ndarray:
+        """Support function ``σ(λ) = max_v (Q_v − λ D_v)`` at each λ."""
+        return np.max(self.Q[None, :] - lam[:, None] * self.D[None, :], axis=1)
+
+
+def chain_points(P: np.ndarray, ii: np.ndarray, kk: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """All prefix points (D, Q) of the row pairs (P[ii], P[kk]) over states with q > d.
+
+    States are sorted by q_j/d_j descending (Cao's Theorem 4), i.e. by d_j/q_j
+    ascending (no infinity for d_j = 0). One ``np.sort`` of int64 keys does it: the
+    bits of the non-negative float d_j/q_j (monotone as integers) with the state index
+    in the lowest ``b`` bits (``2^b >= n``). That can reorder only ratios within
+    ``2^b`` ulps of each other; every prefix is still a real subset S, so the result
+    never exceeds the true maximum and falls short of it by ~``n·2^b`` ulps at most.
+    (For subnormal ratios the ulps are absolute: such prefixes have ``D < 2^-1022`` and
+    only matter where ``D·(e^α − 1)`` is not negligible, i.e. for α beyond ~670.)
+    """
+    q = P[ii]
+    d = P[kk]
+    B, n = q.shape
+    pos = q > d
+    npos = pos.sum(axis=1)
+    width = int(npos.max()) if npos.size else 0
+    if width == 0:
+        return np.zeros(0), np.zeros(0)
+    key = np.full((B, n), 2.0)
+    np.divide(d, q, out=key, where=pos)
+    bits = max(1, int(n - 1).bit_length())
+    mask = (1 << bits) - 1
+    packed = key.view(np.int64)
+    packed &= ~np.int64(mask)
+    packed |= np.arange(n, dtype=np.int64)[None, :]
+    packed.sort(axis=1)
+    idx = packed[:, :width] & np.int64(mask)
+    idx += (np.arange(B, dtype=np.int64) * n)[:, None]
+    Qc = np.cumsum(q.ravel()[idx], axis=1)
+    Dc = np.cumsum(d.ravel()[idx], axis=1)
+    sel = np.arange(width)[None, :] < npos[:, None]
+    return Dc[sel], Qc[sel]
+
+
+def pair_batches(pairs_i: np.ndarray, pairs_k: np.ndarray, n: int,
+                 budget: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Yield (ii, kk) batches whose B×n work arrays stay within ``budget`` elements.
+
+    The first batches are small so that the hull is tight before big batches arrive.
+    """
+    total = pairs_i.size
+    full = max(1, budget // max(n, 1))
+    size = max(1, min(full, 4096 // max(n, 1) + 1))
+    start = 0
+    while start < total:
+        stop = min(total, start + size)
+        yield pairs_i[start:stop], pairs_k[start:stop]
+        start = stop
+        size = min(full, size * 4)
+
+
+def build_exact(P: np.ndarray, hull: Hull, memory_elements: int) -> int:
+    """Merge the prefix chains of every ordered pair of distinct rows into ``hull``.
+
+    ``O(n³ log n)`` time, work arrays of at most ``memory_elements`` floats. Returns the
+    number of pairs sorted, ``n(n − 1)``.
+    """
+    n = P.shape[0]
+    ii, kk = np.nonzero(~np.eye(n, dtype=bool))
+    for bi, bk in pair_batches(ii, kk, n, memory_elements):
+        hull.add(*chain_points(P, bi, bk))
+    return int(ii.size)
