@@ -134,21 +134,51 @@ def correlation_from_spec(spec: dict | None, data: Series | Track, *,
                           prefix: str = "extra.correlation") -> CorrelationModel:
     """The model of specification ``spec`` (see the module docstring) for ``data``.
 
-    ``spec = None`` gives the default, a model estimated from ``data``:
-    :data:`DEFAULT_SERIES_SPEC` for a series (10 equal-count bins, add-one smoothing),
-    the grid model (cells of ``default_cell_size`` metres, add-one smoothing) for a
-    track. ``default_strength`` is the smoothed model's s when its spec names none.
-    Raises :class:`InputError` with a message naming ``prefix`` on
-    a bad specification.
-    """
-    from lmdk_core.leakage.correlation import (
-        check_transition_matrix,
-        discretize_series,
-        smoothed_matrix,
-        trajectory_cells,
-        transition_matrices,
-    )
+    Parameters
+    ----------
+    spec : dict or None
+        The specification (``{"model": ..., ...}``, the JSON of ``extra.correlation``).
+        ``None`` gives the default, a model estimated from ``data``:
+        :data:`DEFAULT_SERIES_SPEC` for a series (10 equal-count bins, add-one
+        smoothing), the grid model (cells of ``default_cell_size`` metres, add-one
+        smoothing) for a track.
+    data : Series or Track
+        The data the estimated models are counted from.
+    default_strength : float
+        The smoothed model's s when its spec names none.
+    default_cell_size : float
+        The grid model's cell size in metres when its spec names none.
+    prefix : str
+        How error messages name the specification.
 
+    Returns
+    -------
+    CorrelationModel
+        The matrices (``None`` for ``{"model": "none"}`` or too many grid cells, with
+        the reason in ``note``), their description and the normalised ``spec``.
+
+    Raises
+    ------
+    InputError
+        On a bad specification, with a message naming ``prefix``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lmdk_core.data.series import Series
+    >>> data = Series(time=np.arange(8), values=np.array([1.0, 2, 3, 1, 2, 3, 3, 1]))
+    >>> model = correlation_from_spec({"model": "smoothed", "states": 2, "strength": 0.5},
+    ...                               data)
+    >>> model.short
+    'smoothed matrix, n = 2 states, s = 0.5'
+    >>> model.forward.round(3).tolist()
+    [[0.75, 0.25], [0.25, 0.75]]
+    >>> est = correlation_from_spec({"model": "estimated", "bins": 3}, data)
+    >>> est.short
+    'estimated from the data: 3 equal-count bins, add-one smoothing'
+    >>> est.forward.round(3).tolist()  # counts 0→1: 2, 1→2: 2, 2→0: 2, 2→2: 1, plus one
+    [[0.2, 0.6, 0.2], [0.2, 0.2, 0.6], [0.5, 0.167, 0.333]]
+    """
     is_track = isinstance(data, Track)
     if spec is None:
         spec = {"model": "grid"} if is_track else dict(DEFAULT_SERIES_SPEC)
@@ -156,105 +186,145 @@ def correlation_from_spec(spec: dict | None, data: Series | Track, *,
         raise InputError(f"config: {prefix} must be an object with a 'model' name")
     key = spec["model"].strip().lower()
     if key == "none":
-        return CorrelationModel("none", "none (leakage not computed on request)", 0, None, None,
-                                "The configuration asks for no correlation model.",
-                                short="none (values assumed independent)",
-                                spec={"model": "none"})
+        return _no_model()
     if key == "smoothed":
-        n = _whole(spec.get("states", DEFAULT_SERIES_STATES), f"{prefix}.states", 2,
-                   MAX_LEAKAGE_STATES)
-        origin = "extra.correlation.strength" if "strength" in spec else \
-            "the configuration's correlation_strength"
-        s = _number(spec.get("strength", default_strength), f"{prefix}.strength", False)
-        base = _choice(spec.get("base", "identity"), f"{prefix}.base", ("identity", "shift"))
-        P = smoothed_matrix(n, s, base=base)
-        backward, how, how_text = _backward(spec, P, None, prefix)
-        move = "stay in the same state" if base == "identity" else "move to the next state"
-        desc = (f"Cao et al.'s smoothed matrix P = (B + s)/(1 + n·s) with B = {base} ({move}), "
-                f"n = {n} states, s = {s:g} ({origin}), {how_text}. "
-                "Smaller s = stronger correlation (s → 0: the value never changes); large s "
-                "= nearly independent values.")
-        short = f"smoothed matrix, n = {n} states, s = {s:g}" + (
-            f", base {base}" if base != "identity" else "") + (
-            f", backward {how}" if how != "same" else "")
-        return CorrelationModel("smoothed", desc, n, backward, P, short=short,
-                                spec={"model": "smoothed", "states": n, "strength": s,
-                                      "base": base, "backward": how})
-    if key == "estimated" or key == "grid":
+        return _smoothed_model(spec, default_strength, prefix)
+    if key in ("estimated", "grid"):
         smoothing = _number(spec.get("smoothing", 1.0), f"{prefix}.smoothing", False)
-        count = ("add-one smoothing" if smoothing == 1 else "no smoothing" if smoothing == 0
-                 else f"{smoothing:g} added to every count")
         if key == "estimated" and not is_track:
-            n = _whole(spec.get("bins", DEFAULT_SERIES_STATES), f"{prefix}.bins", 1,
-                       MAX_LEAKAGE_STATES)
-            binning = _choice(spec.get("binning", "quantile"), f"{prefix}.binning",
-                              ("width", "quantile"))
-            disc = discretize_series(data.values, n, binning)
-            forward, estimated = transition_matrices(disc.states, disc.n_states, smoothing)
-            backward, how, how_text = _backward(spec, forward, estimated, prefix)
-            cut = "equal-width" if binning == "width" else "equal-count"
-            moves = max(len(data) - 1, 0)
-            merged = (f" ({n} asked; tied values merged bins)" if disc.n_states < n
-                      and binning == "quantile" else "")
-            desc = (f"estimated from the series: its {len(data):,} values cut into "
-                    f"{disc.n_states} {cut} bins{merged} (the states), the {moves:,} "
-                    "transitions between consecutive timestamps counted, with "
-                    f"{count} (P_F[i, j] = (c_ij + {smoothing:g}) / (Σ_k c_ik + "
-                    f"{disc.n_states}·{smoothing:g})); forward matrix from the counts, "
-                    f"{how_text}.")
-            short = f"estimated from the data: {disc.n_states} {cut} bins, {count}"
-            return CorrelationModel("estimated", desc, disc.n_states, backward, forward,
-                                    short=short, states=disc,
-                                    spec={"model": "estimated", "bins": n, "binning": binning,
-                                          "smoothing": smoothing, "backward": how})
+            return _series_model(spec, data, smoothing, prefix)
         if not is_track:
             raise InputError(f"config: {prefix} model 'grid' is for tracks; use "
                              "'smoothed' or 'estimated' for a series")
         if key == "estimated":
             raise InputError(f"config: {prefix} model 'estimated' is for series; use "
                              "'grid' (with cell_size_m) for a track")
-        size = _number(spec.get("cell_size_m", default_cell_size), "extra.cell_size_m", True)
-        cells = trajectory_cells(data.lat, data.lon, size)
-        desc = (f"estimated from the track: points mapped to square grid cells of "
-                f"{size:,.0f} m (the states; {cells.n_states} visited), moves between "
-                f"consecutive cells counted with {count}")
-        short = (f"estimated from the track: {cells.n_states} grid cells of {size:,.0f} m, "
-                 f"{count}")
-        spec_out = {"model": "grid", "cell_size_m": size, "smoothing": smoothing}
-        if cells.n_states > MAX_LEAKAGE_STATES:
-            return CorrelationModel("grid", desc + ".", cells.n_states, None, None,
-                                    f"{cells.n_states:,} grid cells visited: too many states "
-                                    f"for the leakage (at most {MAX_LEAKAGE_STATES}); choose "
-                                    "larger cells.", short=short, spec=spec_out,
-                                    states=cells)
-        forward, estimated = transition_matrices(cells.states, cells.n_states, smoothing)
-        backward, how, how_text = _backward(spec, forward, estimated, prefix)
-        return CorrelationModel("grid", f"{desc}; {how_text}.", cells.n_states, backward,
-                                forward, short=short, states=cells,
-                                spec={**spec_out, "backward": how})
+        return _grid_model(spec, data, smoothing, default_cell_size, prefix)
     if key == "matrix":
-        raw_name = shorten_user_text(spec.get("name", "a given matrix"), 60)
-        name = quote_user_text(raw_name)
-        forward = check_transition_matrix(spec.get("forward"), f"{prefix}.forward")
-        if forward.shape[0] > MAX_LEAKAGE_STATES:
-            raise InputError(f"config: {prefix}.forward has {forward.shape[0]} states; at "
-                             f"most {MAX_LEAKAGE_STATES}")
-        if spec.get("backward") is None:
-            backward, how = forward, "same"
-        else:
-            backward = check_transition_matrix(spec["backward"], f"{prefix}.backward")
-            if backward.shape != forward.shape:
-                raise InputError(f"config: {prefix}.backward has {backward.shape[0]} states "
-                                 f"but {prefix}.forward has {forward.shape[0]}")
-            how = "given"
-        n = forward.shape[0]
-        desc = (f"the transition matrix {name} ({n} states), "
-                + ("used both backward and forward." if how == "same" else
-                   "with its own backward matrix."))
-        out = {"model": "matrix", "name": raw_name, "forward": forward.tolist()}
-        if how == "given":
-            out["backward"] = backward.tolist()
-        return CorrelationModel("matrix", desc, n, backward, forward,
-                                short=f"matrix {name} ({n} states)", spec=out)
+        return _matrix_model(spec, prefix)
     raise InputError(f"config: unknown correlation model {quote_user_value(spec['model'])}; "
                      "choose smoothed, estimated, grid, matrix or none")
+
+
+def _no_model() -> CorrelationModel:
+    return CorrelationModel("none", "none (leakage not computed on request)", 0, None, None,
+                            "The configuration asks for no correlation model.",
+                            short="none (values assumed independent)", spec={"model": "none"})
+
+
+def _smoothed_model(spec: dict, default_strength: float, prefix: str) -> CorrelationModel:
+    """Cao et al.'s smoothed matrix ``P = (B + s)/(1 + n·s)``."""
+    from lmdk_core.leakage.correlation import smoothed_matrix
+
+    n = _whole(spec.get("states", DEFAULT_SERIES_STATES), f"{prefix}.states", 2,
+               MAX_LEAKAGE_STATES)
+    origin = "extra.correlation.strength" if "strength" in spec else \
+        "the configuration's correlation_strength"
+    s = _number(spec.get("strength", default_strength), f"{prefix}.strength", False)
+    base = _choice(spec.get("base", "identity"), f"{prefix}.base", ("identity", "shift"))
+    P = smoothed_matrix(n, s, base=base)
+    backward, how, how_text = _backward(spec, P, None, prefix)
+    move = "stay in the same state" if base == "identity" else "move to the next state"
+    desc = (f"Cao et al.'s smoothed matrix P = (B + s)/(1 + n·s) with B = {base} ({move}), "
+            f"n = {n} states, s = {s:g} ({origin}), {how_text}. "
+            "Smaller s = stronger correlation (s → 0: the value never changes); large s "
+            "= nearly independent values.")
+    short = f"smoothed matrix, n = {n} states, s = {s:g}" + (
+        f", base {base}" if base != "identity" else "") + (
+        f", backward {how}" if how != "same" else "")
+    return CorrelationModel("smoothed", desc, n, backward, P, short=short,
+                            spec={"model": "smoothed", "states": n, "strength": s,
+                                  "base": base, "backward": how})
+
+
+def _counting(smoothing: float) -> str:
+    """How the transition counts were smoothed, in words."""
+    return ("add-one smoothing" if smoothing == 1 else "no smoothing" if smoothing == 0
+            else f"{smoothing:g} added to every count")
+
+
+def _series_model(spec: dict, data: Series, smoothing: float,
+                  prefix: str) -> CorrelationModel:
+    """Values cut into bins (the states), consecutive transitions counted."""
+    from lmdk_core.leakage.correlation import discretize_series, transition_matrices
+
+    count = _counting(smoothing)
+    n = _whole(spec.get("bins", DEFAULT_SERIES_STATES), f"{prefix}.bins", 1,
+               MAX_LEAKAGE_STATES)
+    binning = _choice(spec.get("binning", "quantile"), f"{prefix}.binning",
+                      ("width", "quantile"))
+    disc = discretize_series(data.values, n, binning)
+    forward, estimated = transition_matrices(disc.states, disc.n_states, smoothing)
+    backward, how, how_text = _backward(spec, forward, estimated, prefix)
+    cut = "equal-width" if binning == "width" else "equal-count"
+    moves = max(len(data) - 1, 0)
+    merged = (f" ({n} asked; tied values merged bins)" if disc.n_states < n
+              and binning == "quantile" else "")
+    desc = (f"estimated from the series: its {len(data):,} values cut into "
+            f"{disc.n_states} {cut} bins{merged} (the states), the {moves:,} "
+            "transitions between consecutive timestamps counted, with "
+            f"{count} (P_F[i, j] = (c_ij + {smoothing:g}) / (Σ_k c_ik + "
+            f"{disc.n_states}·{smoothing:g})); forward matrix from the counts, "
+            f"{how_text}.")
+    short = f"estimated from the data: {disc.n_states} {cut} bins, {count}"
+    return CorrelationModel("estimated", desc, disc.n_states, backward, forward,
+                            short=short, states=disc,
+                            spec={"model": "estimated", "bins": n, "binning": binning,
+                                  "smoothing": smoothing, "backward": how})
+
+
+def _grid_model(spec: dict, data: Track, smoothing: float, default_cell_size: float,
+                prefix: str) -> CorrelationModel:
+    """Points mapped to square grid cells (the visited cells are the states), moves
+    counted; no matrices above :data:`MAX_LEAKAGE_STATES` cells."""
+    from lmdk_core.leakage.correlation import trajectory_cells, transition_matrices
+
+    count = _counting(smoothing)
+    size = _number(spec.get("cell_size_m", default_cell_size), "extra.cell_size_m", True)
+    cells = trajectory_cells(data.lat, data.lon, size)
+    desc = (f"estimated from the track: points mapped to square grid cells of "
+            f"{size:,.0f} m (the states; {cells.n_states} visited), moves between "
+            f"consecutive cells counted with {count}")
+    short = (f"estimated from the track: {cells.n_states} grid cells of {size:,.0f} m, "
+             f"{count}")
+    spec_out = {"model": "grid", "cell_size_m": size, "smoothing": smoothing}
+    if cells.n_states > MAX_LEAKAGE_STATES:
+        return CorrelationModel("grid", desc + ".", cells.n_states, None, None,
+                                f"{cells.n_states:,} grid cells visited: too many states "
+                                f"for the leakage (at most {MAX_LEAKAGE_STATES}); choose "
+                                "larger cells.", short=short, spec=spec_out,
+                                states=cells)
+    forward, estimated = transition_matrices(cells.states, cells.n_states, smoothing)
+    backward, how, how_text = _backward(spec, forward, estimated, prefix)
+    return CorrelationModel("grid", f"{desc}; {how_text}.", cells.n_states, backward,
+                            forward, short=short, states=cells,
+                            spec={**spec_out, "backward": how})
+
+
+def _matrix_model(spec: dict, prefix: str) -> CorrelationModel:
+    """A matrix given explicitly, with its own backward matrix or used both ways."""
+    from lmdk_core.leakage.correlation import check_transition_matrix
+
+    raw_name = shorten_user_text(spec.get("name", "a given matrix"), 60)
+    name = quote_user_text(raw_name)
+    forward = check_transition_matrix(spec.get("forward"), f"{prefix}.forward")
+    if forward.shape[0] > MAX_LEAKAGE_STATES:
+        raise InputError(f"config: {prefix}.forward has {forward.shape[0]} states; at "
+                         f"most {MAX_LEAKAGE_STATES}")
+    if spec.get("backward") is None:
+        backward, how = forward, "same"
+    else:
+        backward = check_transition_matrix(spec["backward"], f"{prefix}.backward")
+        if backward.shape != forward.shape:
+            raise InputError(f"config: {prefix}.backward has {backward.shape[0]} states "
+                             f"but {prefix}.forward has {forward.shape[0]}")
+        how = "given"
+    n = forward.shape[0]
+    desc = (f"the transition matrix {name} ({n} states), "
+            + ("used both backward and forward." if how == "same" else
+               "with its own backward matrix."))
+    out = {"model": "matrix", "name": raw_name, "forward": forward.tolist()}
+    if how == "given":
+        out["backward"] = backward.tolist()
+    return CorrelationModel("matrix", desc, n, backward, forward,
+                            short=f"matrix {name} ({n} states)", spec=out)
