@@ -3,8 +3,10 @@
 Whole-process start-up times are printed by ``benchmarks/bench_cli.py`` (no wall-clock
 assertion here); the deterministic proxy tested here is ``sys.modules``: importing
 ``lmdk_core.cli``, building the parser and parsing any command line loads none of
-pandas, scipy, streamlit or plotly, and running ``loss``, ``leakage``, ``supremum``,
-``calibrate``, ``allocate`` and ``check`` loads neither pandas nor streamlit nor plotly.
+pandas, scipy, numba, streamlit or plotly, and running ``loss``, ``leakage``,
+``supremum``, ``calibrate``, ``allocate`` and ``check`` on small inputs loads none of
+pandas, scipy, numba (its kernels pay only for large matrices and long recursions),
+dask, opendp, streamlit or plotly.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import pytest
 
 from tests.conftest import ROOT
 
-HEAVY = ("pandas", "scipy", "streamlit", "plotly", "gpxpy", "pyproj")
+HEAVY = ("pandas", "scipy", "numba", "llvmlite", "dask", "distributed", "opendp",
+         "streamlit", "plotly", "gpxpy", "pyproj")
 
 # One argv per sub-command that must start without pandas (and one per other command,
 # which must at least *parse* without it).
@@ -96,11 +99,36 @@ def test_parsing_every_command_imports_no_heavy_library(files):
 
 
 @pytest.mark.parametrize("name", list(FAST_COMMANDS))
-def test_fast_command_runs_without_pandas(name, files):
+def test_fast_command_runs_without_heavy_libraries(name, files):
     out = _probe([_fill(FAST_COMMANDS[name], files)], "run")
     assert out["codes"] == [0], out
-    loaded = set(out["heavy"]) & {"pandas", "streamlit", "plotly", "gpxpy", "pyproj"}
-    assert not loaded, f"lmdk {name} imported {sorted(loaded)}"
+    assert out["heavy"] == [], f"lmdk {name} imported {out['heavy']}"
+
+
+def test_numba_is_imported_only_where_a_kernel_runs():
+    """A 3-state loss function and a short recursion do not load numba; a 49-state
+    matrix (the pruned build) and a 2,000-step recursion do, and then use it."""
+    probe = textwrap.dedent("""
+        import json, sys
+        import numpy as np
+        from lmdk_core.leakage import LossFunction, smoothed_matrix, tpl
+        small = LossFunction(smoothed_matrix(3, 0.1))
+        tpl(np.full(1999, 0.1), small)
+        after_small = "numba" in sys.modules
+        tpl(np.full(2000, 0.1), small)
+        after_long = "numba" in sys.modules
+        big = LossFunction(smoothed_matrix(49, 0.1, "random", seed=1))
+        kernels = sys.modules["lmdk_core.leakage.kernels"]
+        print(json.dumps([after_small, after_long, big.stats.pairs_sorted < 49 * 48,
+                          hasattr(kernels.scan_rows, "py_func")]))
+    """)
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          cwd=ROOT, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    after_small, after_long, pruned, compiled = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert not after_small, "a 3-state loss function or a short recursion imported numba"
+    assert after_long, "a 2,000-step recursion no longer runs compiled"
+    assert pruned and compiled, "the 49-state build did not prune with compiled kernels"
 
 
 def test_importing_the_engine_package_imports_nothing_heavy():
