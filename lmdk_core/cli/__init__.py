@@ -3,20 +3,25 @@
 Each group of sub-commands lives in its own module exposing ``register(subparsers)``;
 every sub-command's handler takes the parsed arguments and returns an exit status.
 Bad input of any kind ends with exit status 2 and one line on stderr, never a
-traceback.
+traceback. ``--debug`` (before or after the sub-command) or ``LMDK_DEBUG=1`` prints the
+full traceback above that line; every error is also logged (``logging`` logger
+``lmdk_core.cli``, silent unless the caller configures logging).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 
 from lmdk_core.cli.bounded import OptionOutOfRange
 from lmdk_core.validation import InputError
 
-__all__ = ["main", "build_parser", "emit_json"]
+__all__ = ["main", "build_parser", "emit_json", "debug_requested"]
+
+DEBUG_HELP = "on an error, print the full traceback (also: environment LMDK_DEBUG=1)"
 
 
 class _HelpFormatter(argparse.HelpFormatter):
@@ -104,14 +109,45 @@ def build_parser() -> argparse.ArgumentParser:
               choose_commands, batch_commands, explore_command]
     parser = _Parser(prog="lmdk", description="Landmark Privacy Explorer command line.")
     parser.add_argument("--version", action=_VersionAction)
+    parser.add_argument("--debug", action="store_true", help=DEBUG_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for group in groups:
         group.register(sub)
+    for command in sub.choices.values():  # also accepted after the sub-command
+        command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                             help=DEBUG_HELP)
     return parser
+
+
+def debug_requested(argv: Sequence[str]) -> bool:
+    """Whether to print tracebacks: ``LMDK_DEBUG`` set (not empty, not 0) or
+    ``--debug`` on the command line (looked up before parsing, so that an error while
+    parsing is shown in full too)."""
+    return os.environ.get("LMDK_DEBUG", "").strip() not in ("", "0") or "--debug" in argv
+
+
+def _fail(exc: BaseException, line: str, status: int, debug: bool, *,
+          unexpected: bool = False) -> int:
+    """Report an error: the traceback when debugging, then ``line`` (always one line);
+    the exception is logged (``ERROR`` for a bug, ``INFO`` for bad input)."""
+    import logging
+
+    log = logging.getLogger(__name__)
+    if not log.handlers:  # without the caller's logging set-up, nothing reaches stderr
+        log.addHandler(logging.NullHandler())
+    log.log(logging.ERROR if unexpected else logging.INFO, "%s", line, exc_info=exc)
+    if debug:
+        import traceback
+
+        traceback.print_exception(exc, file=sys.stderr)
+    print(line, file=sys.stderr)
+    return status
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``lmdk`` console script."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = debug_requested(argv)
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
@@ -120,24 +156,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         return int(args.handler(args) or 0)
     except (InputError, OptionOutOfRange) as exc:
-        print(f"lmdk: error: {exc}", file=sys.stderr)
-        return 2
+        return _fail(exc, f"lmdk: error: {exc}", 2, debug)
     except BrokenPipeError:  # e.g. `lmdk ... | head`: the reader left, nothing to report
-        import os
-
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except OSError as exc:
-        print(f"lmdk: error: {exc.strerror or exc} ({exc.filename or ''})".rstrip(" ()"),
-              file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("lmdk: interrupted", file=sys.stderr)
-        return 130
-    except Exception as exc:  # a bug: still one line, never a traceback
-        print(f"lmdk: error: unexpected {type(exc).__name__}: {exc}".splitlines()[0],
-              file=sys.stderr)
-        return 2
+        line = f"lmdk: error: {exc.strerror or exc} ({exc.filename or ''})".rstrip(" ()")
+        return _fail(exc, line, 2, debug)
+    except KeyboardInterrupt as exc:
+        return _fail(exc, "lmdk: interrupted", 130, debug)
+    except Exception as exc:  # a bug: one line (the traceback with --debug)
+        line = f"lmdk: error: unexpected {type(exc).__name__}: {exc}".splitlines()[0]
+        return _fail(exc, line, 2, debug, unexpected=True)
 
 
 if __name__ == "__main__":  # pragma: no cover
