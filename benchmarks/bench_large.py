@@ -22,7 +22,6 @@ import numpy as np
 import pandas as pd
 
 from lmdk_core import validation
-from lmdk_core.adaptive_planar import COMPILED_MIN_LENGTH
 from lmdk_core.allocation import allocate
 from lmdk_core.data import tables
 from lmdk_core.data.series import load_series_csv
@@ -97,7 +96,7 @@ def bench_track(repeat: int) -> None:
 
     floor = median_time(floor_fn, repeat)
     # the compiled loop's one-off numba compile / cache load, outside the timings
-    n = COMPILED_MIN_LENGTH
+    n = 200_000  # long enough for the compiled loop (lmdk_core.adaptive.compiled)
     release_trajectory(lat[:n], lon[:n], [], 1.0, 100.0, "adaptive", seed=1)
     s = median_time(lambda: release_trajectory(lat, lon, lm, 1.0, 100.0, "adaptive", seed=1),
                     repeat)

@@ -37,13 +37,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike
 
-from lmdk_core.adaptive_laplace import adaptive_laplace
-from lmdk_core.adaptive_planar import adaptive_planar
+from lmdk_core.adaptive import adaptive_run
+from lmdk_core.adaptive.settings import AdaptiveSettings
 from lmdk_core.allocation import allocate, scheme_info
-from lmdk_core.geodesy import WGS84
-from lmdk_core.mechanisms import Geometric, Laplace, PlanarLaplace
-from lmdk_core.mechanisms.exact import ExactGeometric, ExactLaplace
-from lmdk_core.mechanisms.geometric import check_counts
+from lmdk_core.mechanisms import Geometric, Laplace, Mechanism, PlanarLaplace
 from lmdk_core.mechanisms.planar_laplace import check_coordinates
 from lmdk_core.stay_events import condense, condensed_points, stay_members
 from lmdk_core.validation import (
@@ -64,27 +61,8 @@ __all__ = [
 ]
 
 NUMERIC_MECHANISMS = {"laplace": Laplace, "geometric": Geometric}
-#: the same mechanisms with OpenDP's exact samplers (Mironov 2012), for publishable files
-EXACT_MECHANISMS = {"laplace": ExactLaplace, "geometric": ExactGeometric}
 #: the noise samplers: "fast" (numpy, seeded, exploration) or "exact" (OpenDP)
 NOISE_CHOICES = ("fast", "exact")
-
-
-@dataclass(frozen=True)
-class AdaptiveSettings:
-    """Sampling-rate control of the Adaptive scheme: start, floor and step of the rate."""
-
-    initial_rate: float = 1.0
-    min_rate: float = 0.2
-    step: float = 0.2
-
-    def __post_init__(self) -> None:
-        for name in ("initial_rate", "min_rate", "step"):
-            v = getattr(self, name)
-            if not (0 < v <= 1):
-                raise InputError(f"adaptive {name.replace('_', ' ')} must be in (0, 1], got {v}")
-        if self.min_rate > self.initial_rate:
-            raise InputError("adaptive minimum rate must not exceed the initial rate")
 
 
 @dataclass
@@ -143,9 +121,10 @@ class Release:
 
 
 def numeric_mechanism(name: str, sensitivity: float = 1.0,
-                      noise: str = "fast") -> Laplace | Geometric:
+                      noise: str = "fast") -> Mechanism:
     """The series mechanism called ``name`` ('laplace' or 'geometric'), with numpy's
-    samplers (``noise="fast"``) or OpenDP's exact ones (``noise="exact"``)."""
+    samplers (``noise="fast"``) or OpenDP's exact ones (``noise="exact"``: the
+    mechanism's :meth:`~lmdk_core.mechanisms.base.Mechanism.exact`)."""
     key = str(name).strip().lower()
     if key not in NUMERIC_MECHANISMS:
         raise InputError(
@@ -153,8 +132,8 @@ def numeric_mechanism(name: str, sensitivity: float = 1.0,
         )
     if noise not in NOISE_CHOICES:
         raise InputError(f"unknown noise sampler {noise!r}; choose exact or fast")
-    table = EXACT_MECHANISMS if noise == "exact" else NUMERIC_MECHANISMS
-    return table[key](sensitivity)
+    mech = NUMERIC_MECHANISMS[key](sensitivity)
+    return mech.exact() if noise == "exact" else mech
 
 
 def _hold(outs: np.ndarray, published: np.ndarray, idx: np.ndarray) -> np.ndarray:
@@ -178,12 +157,12 @@ def _adaptive(
     values: np.ndarray,
     landmarks: np.ndarray,
     planned: np.ndarray,
-    mech,
+    mech: Mechanism,
     gen: np.random.Generator,
     settings: AdaptiveSettings,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The Adaptive release: released values, spent budgets, published flags (see
-    :func:`_adaptive_publications`)."""
+    """The Adaptive release: released values, spent budgets, published flags (the
+    reference's outputs, :func:`lmdk_core.adaptive.reference.adaptive_reference`)."""
     return _adaptive_release(values, landmarks, planned, mech, gen, settings)[:3]
 
 
@@ -191,142 +170,23 @@ def _adaptive_release(
     values: np.ndarray,
     landmarks: np.ndarray,
     planned: np.ndarray,
-    mech,
+    mech: Mechanism,
     gen: np.random.Generator,
     settings: AdaptiveSettings,
 ):
-    """The Adaptive release as ``(released, spent, published, pub_t, pub_eps, errors)``.
-
-    A long trajectory runs the compiled loop (:func:`adaptive_planar`), which also
-    returns each timestamp's error; otherwise :func:`_adaptive_publications` runs and
-    ``errors`` is None (the caller measures them). Both give the same release."""
-    if type(mech) is PlanarLaplace and values.ndim == 2:
-        T = planned.size
-        if T and planned.min() == planned.max():
-            is_lm = np.zeros(T, dtype=bool)
-            is_lm[landmarks] = True
-            fast = adaptive_planar(values, is_lm, planned[0], mech.radius, gen,
-                                   settings.initial_rate, settings.min_rate, settings.step)
-            if fast is not None:
-                return fast
-    return (*_assemble_parts(values.shape, planned.size, *_adaptive_publications(
-        values, landmarks, planned, mech, gen, settings)), None)
-
-
-def _adaptive_publications(
-    values: np.ndarray,
-    landmarks: np.ndarray,
-    planned: np.ndarray,
-    mech,
-    gen: np.random.Generator,
-    settings: AdaptiveSettings,
-):
-    """The Adaptive release loop with O(1) bookkeeping per timestamp: the published
-    timestamps (increasing, the first is 0), their released values and their budgets.
-
-    The budget starts constant (Uniform), and a skipped landmark adds the same share to
-    every later timestamp, so all budgets not yet spent are equal at any time: one
-    running value ``V`` (``V ← V + V/(k+1)`` when a landmark with k later landmarks is
-    approximated) replaces the per-timestamp array. Draws, their order and every
-    decision are those of the step-by-step definition (tested bit for bit against it).
-    The Laplace mechanism takes a faster path that reads the generator's stream
-    directly (:mod:`lmdk_core.adaptive_laplace`).
-    """
+    """The Adaptive release as ``(released, spent, published, pub_t, pub_eps, errors)``
+    by the fastest variant that applies (:func:`lmdk_core.adaptive.adaptive_run`);
+    ``errors`` is None unless the variant measured them (the caller then does)."""
     T = planned.size
     if T and planned.min() != planned.max():
         raise ValueError("the Adaptive release starts from a constant (Uniform) budget")
     is_lm = np.zeros(T, dtype=bool)
     is_lm[landmarks] = True
-    n_lm = int(is_lm.sum())
-    if type(mech) is Laplace and values.ndim == 1:
-        fast = adaptive_laplace(values, is_lm, planned[0], mech.sensitivity, gen,
-                                settings.initial_rate, settings.min_rate, settings.step)
-        if fast is not None:
-            return fast
-    if type(mech) is PlanarLaplace and hasattr(WGS84, "_fwd_point"):
-        return _adaptive_planar(values, is_lm, n_lm, planned[0], mech, gen, settings)
-    lo, step = settings.min_rate, settings.step
-    rate = settings.initial_rate
-    V = planned[0]
-    ns = mech.expected_error(np.array([V]))[0]  # noise scale at the current budget
-    rnd = gen.random
-    perturb = mech.perturb_one
-    distance = mech.distance_one
-    after = n_lm - np.cumsum(is_lm)  # landmarks after t
-    pub_t: list[int] = []
-    pub_out: list = []
-    pub_eps: list = []
-    last = None
-    for t in range(T):
-        if last is None or rnd() < rate:
-            out = perturb(values[t], V, gen)
-            if last is not None:
-                if ns > distance(out, last):
-                    rate = max(lo, rate - step)
-                else:
-                    rate = min(1.0, rate + step)
-            pub_t.append(t)
-            pub_out.append(out)
-            pub_eps.append(V)
-            last = out
-        elif is_lm[t]:
-            V = V + V / (int(after[t]) + 1)  # + b/(k+1), k = landmarks after t
-            ns = mech.expected_error(np.array([V]))[0]
-    return pub_t, pub_out, pub_eps
-
-
-def _adaptive_planar(values: np.ndarray, is_lm: np.ndarray, n_lm: int, V, mech: PlanarLaplace,
-                     gen: np.random.Generator, settings: AdaptiveSettings):
-    """Adaptive for a trajectory in plain Python: the generic loop with the same draws
-    made directly (long trajectories run the compiled equivalent, :func:`adaptive_planar`,
-    tested bit for bit against this loop).
-
-    :meth:`PlanarLaplace.perturb_one` draws ``gamma(2, r/ε_t)`` then ``uniform(0, 360)``
-    and moves the point with the geodesic solver; here the same draws are made with the
-    cheapest equivalent calls (scalar ``gamma``; ``uniform(0, 360)`` is numpy's
-    ``0 + 360·U`` of one uniform double, so ``0.0 + 360.0 * random()``), pyproj's point
-    solvers are called without the per-call array wrapping, and points stay Python
-    floats until the end.
-    """
-    T = values.shape[0]
-    lat = values[:, 0].tolist()
-    lon = values[:, 1].tolist()
-    lms = is_lm.tolist()
-    fwd = WGS84._fwd_point
-    inv = WGS84._inv_point
-    rnd, gamma = gen.random, gen.gamma
-    radius = mech.radius
-    lo, step = settings.min_rate, settings.step
-    rate = settings.initial_rate
-    scale = radius / V
-    ns = mech.expected_error(np.array([V]))[0]
-    n_after = n_lm
-    pub_t: list[int] = []
-    pub_out: list[tuple[float, float]] = []
-    pub_eps: list = []
-    last_lat = last_lon = 0.0
-    for t in range(T):
-        lm_t = lms[t]
-        if lm_t:
-            n_after -= 1  # landmarks after t
-        if not pub_t or rnd() < rate:
-            dist = gamma(2.0, scale)
-            azimuth = 0.0 + 360.0 * rnd()  # = uniform(0, 360): low + range·U, same double
-            lon2, lat2, _ = fwd(lon[t], lat[t], azimuth, dist, False, True)
-            if pub_t:
-                if ns > inv(lon2, lat2, last_lon, last_lat, False, True)[2]:
-                    rate = max(lo, rate - step)
-                else:
-                    rate = min(1.0, rate + step)
-            pub_t.append(t)
-            pub_out.append((lat2, lon2))
-            pub_eps.append(V)
-            last_lat, last_lon = lat2, lon2
-        elif lm_t:
-            V = V + V / (n_after + 1)  # + b/(k+1)
-            scale = radius / V
-            ns = mech.expected_error(np.array([V]))[0]
-    return pub_t, pub_out, pub_eps
+    start = planned[0] if T else 0.0
+    kind, result = adaptive_run(values, is_lm, start, mech, gen, settings)
+    if kind == "release":
+        return result
+    return (*_assemble_parts(values.shape, T, *result), None)
 
 
 def _assemble_parts(shape: tuple, T: int, pub_t, pub_out, pub_eps):
@@ -351,7 +211,7 @@ def release(
     landmarks: Iterable[int] | None,
     epsilon: float,
     scheme: str,
-    mechanism: Laplace | Geometric | PlanarLaplace,
+    mechanism: Mechanism,
     seed: int | np.random.Generator | None = None,
     window: int | None = None,
     adaptive: AdaptiveSettings | None = None,
@@ -438,7 +298,7 @@ def _release_stays(x: np.ndarray, landmarks, epsilon: float, scheme: str, mechan
     and the stay's budget sits at its first fix. The allocation on the full timeline is
     verified in the grouped form of the theorem, ``Σ_{g ∩ (L∪{t}) ≠ ∅} ε_g ≤ ε``.
     """
-    if x.ndim != 2 or not isinstance(mechanism, PlanarLaplace):
+    if x.ndim != 2 or mechanism.data_kind != "location":
         raise InputError("stays as events are for trajectories (Planar Laplace); give a "
                          "series' landmarks as timestamps")
     T = x.shape[0]
@@ -531,8 +391,7 @@ def release_series(
         bad = int(np.flatnonzero(~np.isfinite(x))[0])
         raise InputError(f"the series has a missing or infinite value at t={bad}")
     mech = numeric_mechanism(mechanism, sensitivity, noise)
-    if isinstance(mech, Geometric):
-        check_counts(x)
+    mech.check_values(x)
     return release(x, landmarks, epsilon, scheme, mech, seed, window, adaptive)
 
 

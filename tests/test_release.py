@@ -167,11 +167,11 @@ def test_long_adaptive_trajectory_is_private_and_measured(monkeypatch):
     """A trajectory long enough for the compiled Adaptive loop: the allocation passes the
     verifier, only published timestamps spend, the last publication is repeated, and
     the errors are the geodesic distances from the released to the true points."""
-    from lmdk_core import adaptive_planar
+    from lmdk_core.adaptive import planar_kernel
     from lmdk_core.mechanisms import PlanarLaplace
 
     T = 3000
-    monkeypatch.setattr(adaptive_planar, "COMPILED_MIN_LENGTH", T)
+    monkeypatch.setattr(planar_kernel, "FORCE_COMPILED", True)
     gen = np.random.default_rng(12)
     lat = -33.86 + np.cumsum(gen.normal(0, 1e-4, T))
     lon = 151.2 + np.cumsum(gen.normal(0, 1e-4, T))

@@ -18,12 +18,10 @@ discretisation of Andrés et al., CCS 2013, is not implemented).
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import ArrayLike
 
-from lmdk_core.mechanisms.exact_noise import SAMPLER_NAME, exact_geometric, exact_laplace
-from lmdk_core.mechanisms.geometric import Geometric, check_counts
+from lmdk_core.mechanisms.exact_noise import SAMPLER_NAME
+from lmdk_core.mechanisms.geometric import Geometric
 from lmdk_core.mechanisms.laplace import Laplace
-from lmdk_core.validation import check_epsilon_array
 
 __all__ = ["ExactGeometric", "ExactLaplace"]
 
@@ -34,23 +32,20 @@ class ExactLaplace(Laplace):
     #: which sampler produced the noise (``Release.noise``; the numpy classes: "fast")
     noise = "exact"
     sampler = SAMPLER_NAME
+    numpy_draws = None
 
-    def perturb(
-        self,
-        values: ArrayLike,
-        epsilon: ArrayLike,
-        rng: int | np.random.Generator | None = None,
-    ) -> np.ndarray:
-        """``values + Lap(Δf/ε)`` drawn by OpenDP, one ε per element or one for all;
-        ``rng`` is ignored (OpenDP uses OS entropy)."""
-        x = np.asarray(values, dtype=float)
-        eps = check_epsilon_array(epsilon, x.shape[0] if x.ndim else None)
-        self.check_budget(eps)
-        return exact_laplace(x, self.sensitivity / eps)
+    def _randomise(self, x: np.ndarray, epsilon: np.ndarray,
+                   rng: int | np.random.Generator | None) -> np.ndarray:
+        """``x + Lap(Δf/ε)`` drawn by OpenDP; ``rng`` is ignored (OS entropy)."""
+        return self.exact_sampler(x, self.sensitivity / epsilon)
+
+    def exact(self) -> ExactLaplace:
+        """Itself: it already draws with OpenDP."""
+        return self
 
     def perturb_one(self, value: float, epsilon: float, gen: np.random.Generator) -> float:
         """One value released by OpenDP at budget ``epsilon`` (``gen`` is not used)."""
-        return float(exact_laplace(np.array([float(value)]), self.sensitivity / epsilon)[0])
+        return float(self.exact_sampler(np.array([float(value)]), self.sensitivity / epsilon)[0])
 
 
 class ExactGeometric(Geometric):
@@ -59,20 +54,18 @@ class ExactGeometric(Geometric):
     #: which sampler produced the noise (``Release.noise``; the numpy classes: "fast")
     noise = "exact"
     sampler = SAMPLER_NAME
+    numpy_draws = None
 
-    def perturb(
-        self,
-        values: ArrayLike,
-        epsilon: ArrayLike,
-        rng: int | np.random.Generator | None = None,
-    ) -> np.ndarray:
-        """``values + Z``, Z two-sided geometric of scale Δf/ε drawn by OpenDP; values must
-        be whole numbers; ``rng`` is ignored (OpenDP uses OS entropy)."""
-        x = check_counts(values)
-        eps = check_epsilon_array(epsilon, x.shape[0] if x.ndim else None)
-        self.check_budget(eps)
-        return exact_geometric(x, self.sensitivity / eps)
+    def _randomise(self, x: np.ndarray, epsilon: np.ndarray,
+                   rng: int | np.random.Generator | None) -> np.ndarray:
+        """``x + Z``, Z two-sided geometric of scale Δf/ε drawn by OpenDP (values are
+        whole numbers, checked); ``rng`` is ignored (OS entropy)."""
+        return self.exact_sampler(x, self.sensitivity / epsilon)
+
+    def exact(self) -> ExactGeometric:
+        """Itself: it already draws with OpenDP."""
+        return self
 
     def perturb_one(self, value: float, epsilon: float, gen: np.random.Generator) -> float:
         """One count released by OpenDP at budget ``epsilon`` (``gen`` is not used)."""
-        return float(exact_geometric(np.array([float(value)]), self.sensitivity / epsilon)[0])
+        return float(self.exact_sampler(np.array([float(value)]), self.sensitivity / epsilon)[0])

@@ -17,6 +17,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from lmdk_core.mechanisms.base import Mechanism
+from lmdk_core.mechanisms.exact_noise import exact_geometric
 from lmdk_core.mechanisms.laplace import Laplace
 from lmdk_core.validation import (
     InputError,
@@ -42,11 +44,15 @@ def check_counts(values: ArrayLike) -> np.ndarray:
     return x
 
 
-class Geometric:
-    """Two-sided geometric mechanism for integer-valued data."""
+class Geometric(Mechanism):
+    """Two-sided geometric mechanism for integer-valued data: ``o = x + Z``,
+    ``P(Z = k) ∝ a^|k|``, ``a = exp(−ε/Δf)``."""
 
     name = "geometric"
     label = "Geometric (integers)"
+    data_kind = "count"
+    exact_sampler = staticmethod(exact_geometric)
+    numpy_draws = "geometric"
 
     def __init__(self, sensitivity: float = 1) -> None:
         s = check_positive(sensitivity, "sensitivity")
@@ -55,6 +61,10 @@ class Geometric:
                 f"the geometric mechanism needs a whole-number sensitivity, got {sensitivity!r}"
             )
         self.sensitivity = int(round(s))
+
+    def check_values(self, values: ArrayLike) -> np.ndarray:
+        """The values as floats holding whole numbers (:func:`check_counts`)."""
+        return check_counts(values)
 
     def check_budget(self, epsilon: ArrayLike) -> np.ndarray:
         """``epsilon`` as an array of budgets in the usable range ``ε/Δf ≥ MIN_RATIO``,
@@ -71,24 +81,27 @@ class Geometric:
             )
         return check_epsilon_array(epsilon)
 
+    def scale(self, epsilon: ArrayLike) -> np.ndarray:
+        """Noise scale ``Δf/ε`` (``P(Z = k) ∝ exp(−|k|/scale)``, OpenDP's parameter)."""
+        return self.sensitivity / check_epsilon_array(epsilon)
+
     def ratio(self, epsilon: ArrayLike) -> np.ndarray:
         """``a = exp(-ε/Δf)``."""
         return np.exp(-check_epsilon_array(epsilon) / self.sensitivity)
 
-    def perturb(
-        self,
-        values: ArrayLike,
-        epsilon: ArrayLike,
-        rng: int | np.random.Generator | None = None,
-    ) -> np.ndarray:
-        """``values + Z`` with two-sided geometric ``Z``; values must be whole numbers."""
-        x = check_counts(values)
-        eps = check_epsilon_array(epsilon, x.shape[0] if x.ndim else None)
-        self.check_budget(eps)
+    def _randomise(self, x: np.ndarray, epsilon: np.ndarray,
+                   rng: int | np.random.Generator | None) -> np.ndarray:
+        """``x + G₁ − G₂``, ``G_i`` geometric with success probability ``1 − a``."""
         gen = as_generator(rng)
-        p = -np.expm1(-eps / self.sensitivity)
+        p = -np.expm1(-epsilon / self.sensitivity)
         z = gen.geometric(p, size=x.shape) - gen.geometric(p, size=x.shape)
         return x + z
+
+    def exact(self) -> Geometric:
+        """The same mechanism with OpenDP's exact sampler (:class:`ExactGeometric`)."""
+        from lmdk_core.mechanisms.exact import ExactGeometric
+
+        return ExactGeometric(self.sensitivity)
 
     def perturb_one(self, value: float, epsilon: float, gen: np.random.Generator) -> float:
         """One noisy count, parameters trusted (Adaptive's loop): the same draws as
@@ -99,7 +112,7 @@ class Geometric:
 
     distance_one = staticmethod(Laplace.distance_one)
 
-    def expected_error(self, epsilon: ArrayLike) -> np.ndarray:
+    def expected_error(self, epsilon: ArrayLike, values: ArrayLike | None = None) -> np.ndarray:
         """Mean absolute error ``2a/(1-a²)`` (``1 − a² = −expm1(−2ε/Δf)``, exact for tiny ε)."""
         e = check_epsilon_array(epsilon) / self.sensitivity
         return 2.0 * np.exp(-e) / -np.expm1(-2.0 * e)
@@ -114,6 +127,28 @@ class Geometric:
         a = float(self.ratio(epsilon))
         k = np.floor(np.asarray(k, dtype=float))
         return np.where(k >= 0, 1.0 - a ** (k + 1) / (1 + a), a ** (-k) / (1 + a))
+
+    def error_cdf(self, d: ArrayLike, epsilon: float,
+                  values: ArrayLike | None = None) -> np.ndarray:
+        """``P(|Z| ≤ d) = 1 − 2a^{⌊d⌋+1}/(1+a)`` for ``d ≥ 0``, 0 below."""
+        a = float(self.ratio(epsilon))
+        k = np.floor(np.asarray(d, dtype=float))
+        with np.errstate(over="ignore"):
+            tail = 2.0 * a ** (np.maximum(k, 0.0) + 1) / (1 + a)
+        return np.where(k >= 0, 1.0 - tail, 0.0)
+
+    def presample(self, gen: np.random.Generator, n: int) -> tuple[np.ndarray, ...]:
+        """Two sets of ``n`` uniform doubles (for ``G₁`` and ``G₂``)."""
+        return gen.random(n), gen.random(n)
+
+    def release_presampled(self, values: np.ndarray, epsilon: np.ndarray,
+                           draws: tuple[np.ndarray, ...]) -> np.ndarray:
+        """``x + G₁ − G₂`` with ``G = ⌊log(1 − U)/log a⌋`` (geometric on {0, 1, …} with
+        success probability ``1 − a``; ``log a = −ε/Δf``)."""
+        log_q = -epsilon / self.sensitivity
+        g1 = np.floor(np.log1p(-draws[0]) / log_q)
+        g2 = np.floor(np.log1p(-draws[1]) / log_q)
+        return values + (g1 - g2)
 
     @staticmethod
     def distance(a: ArrayLike, b: ArrayLike) -> np.ndarray:

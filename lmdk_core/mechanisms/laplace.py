@@ -15,6 +15,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from lmdk_core.mechanisms.base import Mechanism, check_finite_release
+from lmdk_core.mechanisms.exact_noise import exact_laplace
 from lmdk_core.validation import (
     InputError,
     as_generator,
@@ -28,14 +30,21 @@ from lmdk_core.validation import (
 MAX_SCALE = 1e300
 
 
-class Laplace:
-    """Laplace mechanism with sensitivity ``Δf`` (default 1)."""
+class Laplace(Mechanism):
+    """Laplace mechanism with sensitivity ``Δf`` (default 1): ``o = x + Lap(Δf/ε)``."""
 
     name = "laplace"
     label = "Laplace"
+    data_kind = "number"
+    exact_sampler = staticmethod(exact_laplace)
+    numpy_draws = "laplace"
 
     def __init__(self, sensitivity: float = 1.0) -> None:
         self.sensitivity = check_positive(sensitivity, "sensitivity")
+
+    def check_values(self, values: ArrayLike) -> np.ndarray:
+        """The values as floats (any real numbers)."""
+        return np.asarray(values, dtype=float)
 
     def check_budget(self, epsilon: ArrayLike) -> np.ndarray:
         """``epsilon`` as an array of budgets in the usable range ``Δf/ε ≤ MAX_SCALE``,
@@ -57,25 +66,19 @@ class Laplace:
         """Noise scale ``b = Δf/ε`` (per element)."""
         return self.sensitivity / check_epsilon_array(epsilon)
 
-    def perturb(
-        self,
-        values: ArrayLike,
-        epsilon: ArrayLike,
-        rng: int | np.random.Generator | None = None,
-    ) -> np.ndarray:
-        """``values + Lap(Δf/ε)``, one ε per element or one for all."""
-        x = np.asarray(values, dtype=float)
-        eps = check_epsilon_array(epsilon, x.shape[0] if x.ndim else None)
-        self.check_budget(eps)
+    def _randomise(self, x: np.ndarray, epsilon: np.ndarray,
+                   rng: int | np.random.Generator | None) -> np.ndarray:
+        """``x + Lap(Δf/ε)`` drawn by numpy (``Generator.laplace``)."""
         gen = as_generator(rng)
         with np.errstate(over="ignore"):
-            out = x + gen.laplace(0.0, self.sensitivity / eps, size=x.shape)
-        if not np.all(np.isfinite(out)):
-            raise InputError(
-                "a released value overflows (the value plus its noise is beyond ±1.8e308); "
-                "rescale the data or raise ε"
-            )
-        return out
+            out = x + gen.laplace(0.0, self.sensitivity / epsilon, size=x.shape)
+        return check_finite_release(out)
+
+    def exact(self) -> Laplace:
+        """The same mechanism with OpenDP's exact sampler (:class:`ExactLaplace`)."""
+        from lmdk_core.mechanisms.exact import ExactLaplace
+
+        return ExactLaplace(self.sensitivity)
 
     def perturb_one(self, value: float, epsilon: float, gen: np.random.Generator) -> float:
         """One noisy value, parameters trusted (Adaptive's loop): the same draw as
@@ -87,8 +90,8 @@ class Laplace:
         """``|a − b|`` for two numbers."""
         return abs(float(a) - float(b))
 
-    def expected_error(self, epsilon: ArrayLike) -> np.ndarray:
-        """Mean absolute error ``Δf/ε``."""
+    def expected_error(self, epsilon: ArrayLike, values: ArrayLike | None = None) -> np.ndarray:
+        """Mean absolute error ``E|Z| = Δf/ε`` (whatever the values)."""
         return self.scale(epsilon)
 
     def expected_rmse(self, epsilon: ArrayLike) -> np.ndarray:
@@ -96,10 +99,27 @@ class Laplace:
         return np.sqrt(2.0) * self.scale(epsilon)
 
     def noise_cdf(self, z: ArrayLike, epsilon: float) -> np.ndarray:
-        """Exact CDF of the noise ``Z`` at budget ``epsilon``."""
+        """Exact CDF of the signed noise ``Z`` at budget ``epsilon``:
+        ``½·e^{z/b}`` below 0, ``1 − ½·e^{−z/b}`` above."""
         b = float(self.scale(epsilon))
         z = np.asarray(z, dtype=float)
         return np.where(z < 0, 0.5 * np.exp(z / b), 1.0 - 0.5 * np.exp(-z / b))
+
+    def error_cdf(self, d: ArrayLike, epsilon: float,
+                  values: ArrayLike | None = None) -> np.ndarray:
+        """``P(|Z| ≤ d) = 1 − e^{−d/b}`` (``−expm1(−d/b)``) for ``d ≥ 0``, 0 below."""
+        b = float(self.scale(epsilon))
+        d = np.asarray(d, dtype=float)
+        return np.where(d >= 0, -np.expm1(-np.maximum(d, 0.0) / b), 0.0)
+
+    def presample(self, gen: np.random.Generator, n: int) -> tuple[np.ndarray, ...]:
+        """``n`` standard Laplace variates ``Lap(1)``."""
+        return (gen.laplace(0.0, 1.0, n),)
+
+    def release_presampled(self, values: np.ndarray, epsilon: np.ndarray,
+                           draws: tuple[np.ndarray, ...]) -> np.ndarray:
+        """``x + (Δf/ε)·L`` for standard Laplace variates ``L``."""
+        return values + (self.sensitivity / epsilon) * draws[0]
 
     @staticmethod
     def distance(a: ArrayLike, b: ArrayLike) -> np.ndarray:

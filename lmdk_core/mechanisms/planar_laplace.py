@@ -24,6 +24,7 @@ from numpy.typing import ArrayLike
 from scipy.special import gammaincinv
 
 from lmdk_core.geodesy import WGS84, destination, distance_m
+from lmdk_core.mechanisms.base import Mechanism
 from lmdk_core.validation import (
     InputError,
     as_generator,
@@ -52,7 +53,7 @@ def check_coordinates(lat: ArrayLike, lon: ArrayLike) -> tuple[np.ndarray, np.nd
     return la, lo
 
 
-class PlanarLaplace:
+class PlanarLaplace(Mechanism):
     """Planar Laplace with protection radius ``radius`` metres.
 
     Values are arrays of shape (n, 2) holding ``[lat, lon]`` in degrees.
@@ -60,9 +61,18 @@ class PlanarLaplace:
 
     name = "planar_laplace"
     label = "Planar Laplace (geo-indistinguishability)"
+    data_kind = "location"
+    numpy_draws = "planar"
 
     def __init__(self, radius: float = 100.0) -> None:
         self.radius = check_positive(radius, "protection radius (metres)")
+
+    def check_values(self, values: ArrayLike) -> np.ndarray:
+        """Rows ``[lat, lon]`` (shape (n, 2)) of valid coordinates
+        (:func:`check_coordinates`)."""
+        pts = np.asarray(values, dtype=float).reshape(-1, 2)
+        check_coordinates(pts[:, 0], pts[:, 1])
+        return pts
 
     def check_budget(self, epsilon: ArrayLike) -> np.ndarray:
         """``epsilon`` as an array of budgets in the usable range ``r/ε ≤ MAX_SCALE_M``,
@@ -84,6 +94,10 @@ class PlanarLaplace:
         """Scale ``r/ε`` of the Gamma(2, ·) distribution of the displacement, in metres."""
         return self.radius / check_epsilon_array(epsilon)
 
+    def scale(self, epsilon: ArrayLike) -> np.ndarray:
+        """The displacement scale ``r/ε`` in metres (:meth:`radius_scale`)."""
+        return self.radius_scale(epsilon)
+
     def sample_displacement(
         self, epsilon: ArrayLike, rng: int | np.random.Generator | None = None, size=None
     ) -> tuple[np.ndarray, np.ndarray]:
@@ -95,19 +109,12 @@ class PlanarLaplace:
         azimuth = gen.uniform(0.0, 360.0, size=shape)
         return dist, azimuth
 
-    def perturb(
-        self,
-        values: ArrayLike,
-        epsilon: ArrayLike,
-        rng: int | np.random.Generator | None = None,
-    ) -> np.ndarray:
-        """Noisy ``[lat, lon]`` rows, each moved by its own Planar Laplace draw."""
-        pts = np.asarray(values, dtype=float).reshape(-1, 2)
-        lat, lon = check_coordinates(pts[:, 0], pts[:, 1])
-        eps = check_epsilon_array(epsilon, lat.shape[0])
-        self.check_budget(eps)
-        dist, az = self.sample_displacement(eps, rng)
-        lat2, lon2 = destination(lat, lon, az, dist)
+    def _randomise(self, x: np.ndarray, epsilon: np.ndarray,
+                   rng: int | np.random.Generator | None) -> np.ndarray:
+        """Each row moved by its own draw: distance ``Gamma(2, r/ε)`` along a uniform
+        azimuth, on the WGS84 geodesic."""
+        dist, az = self.sample_displacement(epsilon, rng)
+        lat2, lon2 = destination(x[:, 0], x[:, 1], az, dist)
         out = np.column_stack([lat2, lon2])
         if not np.all(np.isfinite(out)):  # cannot happen within the usable range
             raise InputError("a released location is not a finite position; raise ε")
@@ -116,20 +123,21 @@ class PlanarLaplace:
     def perturb_one(self, value: np.ndarray, epsilon: float,
                     gen: np.random.Generator) -> np.ndarray:
         """One noisy ``[lat, lon]``, parameters trusted (Adaptive's loop): the same draws
-        as :meth:`perturb` on one row, without its checks (~15× faster per point)."""
-        scale = self.radius / epsilon
-        dist = gen.gamma(2.0, scale, size=1)[0]
-        azimuth = gen.uniform(0.0, 360.0, size=1)[0]
-        lon2, lat2, _ = WGS84.fwd(float(value[1]), float(value[0]), azimuth, dist)
+        as :meth:`perturb` on one row, without its checks: ``gamma(2, r/ε)`` (the scalar
+        call draws what ``size=1`` draws), then ``uniform(0, 360)``, which numpy computes
+        as ``0 + 360·U`` of one uniform double, and pyproj's point solver."""
+        dist = gen.gamma(2.0, self.radius / epsilon)
+        azimuth = 0.0 + 360.0 * gen.random()
+        lon2, lat2 = _forward(float(value[1]), float(value[0]), azimuth, dist)
         return np.array([lat2, lon2])
 
     @staticmethod
     def distance_one(a: np.ndarray, b: np.ndarray) -> float:
         """Geodesic distance in metres between two ``[lat, lon]`` points."""
-        return float(WGS84.inv(float(a[1]), float(a[0]), float(b[1]), float(b[0]))[2])
+        return _inverse(float(a[1]), float(a[0]), float(b[1]), float(b[0]))
 
-    def expected_error(self, epsilon: ArrayLike) -> np.ndarray:
-        """Mean displacement ``2r/ε`` in metres."""
+    def expected_error(self, epsilon: ArrayLike, values: ArrayLike | None = None) -> np.ndarray:
+        """Mean displacement ``E[R] = 2r/ε`` in metres."""
         return 2.0 * self.radius_scale(epsilon)
 
     def displacement_quantile(self, q: float, epsilon: ArrayLike) -> np.ndarray:
@@ -141,9 +149,48 @@ class PlanarLaplace:
         u = np.asarray(d, dtype=float) / float(self.radius_scale(epsilon))
         return np.where(u > 0, 1.0 - (1.0 + u) * np.exp(-u), 0.0)
 
+    def error_cdf(self, d: ArrayLike, epsilon: float,
+                  values: ArrayLike | None = None) -> np.ndarray:
+        """``P(R ≤ d)``, R the displacement in metres (:meth:`displacement_cdf`)."""
+        return self.displacement_cdf(d, epsilon)
+
+    def presample(self, gen: np.random.Generator, n: int) -> tuple[np.ndarray, ...]:
+        """``n`` standard Gamma(2) variates (the displacement over ``r/ε``), then ``n``
+        azimuths uniform on [0, 360) degrees."""
+        return gen.standard_gamma(2.0, n), gen.uniform(0.0, 360.0, n)
+
+    def release_presampled(self, values: np.ndarray, epsilon: np.ndarray,
+                           draws: tuple[np.ndarray, ...]) -> np.ndarray:
+        """Rows moved by ``(r/ε)·G`` metres along the pre-drawn azimuths."""
+        dist = (self.radius / epsilon) * draws[0]
+        lat2, lon2 = destination(values[:, 0], values[:, 1], draws[1], dist)
+        return np.column_stack([lat2, lon2])
+
     @staticmethod
     def distance(a: ArrayLike, b: ArrayLike) -> np.ndarray:
         """Geodesic distance in metres between rows ``[lat, lon]`` of ``a`` and ``b``."""
         a = np.asarray(a, dtype=float).reshape(-1, 2)
         b = np.asarray(b, dtype=float).reshape(-1, 2)
         return distance_m(a[:, 0], a[:, 1], b[:, 0], b[:, 1])
+
+
+# pyproj's scalar geodesic solvers without the per-call array wrapping when this pyproj
+# has them (the same C routines as ``WGS84.fwd`` / ``WGS84.inv``, so the same doubles)
+_FWD_POINT = getattr(WGS84, "_fwd_point", None)
+_INV_POINT = getattr(WGS84, "_inv_point", None)
+
+
+def _forward(lon: float, lat: float, azimuth: float, dist: float) -> tuple[float, float]:
+    """``(lon2, lat2)``: the WGS84 direct problem from (lat, lon)."""
+    if _FWD_POINT is not None:
+        lon2, lat2, _ = _FWD_POINT(lon, lat, azimuth, dist, False, True)
+    else:  # pragma: no cover - an older pyproj
+        lon2, lat2, _ = WGS84.fwd(lon, lat, azimuth, dist)
+    return lon2, lat2
+
+
+def _inverse(lon1: float, lat1: float, lon2: float, lat2: float) -> float:
+    """The WGS84 geodesic distance in metres."""
+    if _INV_POINT is not None:
+        return float(_INV_POINT(lon1, lat1, lon2, lat2, False, True)[2])
+    return float(WGS84.inv(lon1, lat1, lon2, lat2)[2])  # pragma: no cover

@@ -16,14 +16,20 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from lmdk_core.mechanisms.base import Mechanism
 from lmdk_core.validation import InputError, as_generator, check_epsilon, check_epsilon_array
 
 
-class RandomizedResponse:
-    """k-ary randomized response (``categories = 2`` is Warner's coin-flip survey)."""
+class RandomizedResponse(Mechanism):
+    """k-ary randomized response (``categories = 2`` is Warner's coin-flip survey).
+
+    Error is measured as a mismatch (``distance`` is 1 where a report differs from the
+    truth, else 0), so ``expected_error`` is the probability ``1 − p`` of a wrong report.
+    """
 
     name = "randomized_response"
     label = "Randomized response"
+    data_kind = "category"
 
     def __init__(self, categories: int = 2) -> None:
         if not isinstance(categories, (int, np.integer)) or categories < 2:
@@ -40,6 +46,19 @@ class RandomizedResponse:
         m = (self.categories - 1) * np.exp(-check_epsilon_array(epsilon))
         return m / (1.0 + m)
 
+    def scale(self, epsilon: ArrayLike) -> np.ndarray:
+        """The odds of a wrong report, ``(1 − p)/p = (k − 1)·e^{−ε}`` (so ``p = 1/(1 +
+        scale)``): the noise parameter, shrinking as ε grows."""
+        return (self.categories - 1) * np.exp(-check_epsilon_array(epsilon))
+
+    def check_budget(self, epsilon: ArrayLike) -> np.ndarray:
+        """Every ε > 0 is usable: ``p`` and ``1 − p`` are computed without overflow."""
+        return check_epsilon_array(epsilon)
+
+    def check_values(self, values: ArrayLike) -> np.ndarray:
+        """The reports as integers in ``0..k−1`` (:meth:`_values`)."""
+        return self._values(values)
+
     def _values(self, values: ArrayLike) -> np.ndarray:
         x = np.asarray(values)
         if x.dtype.kind == "b":
@@ -52,24 +71,31 @@ class RandomizedResponse:
             )
         return x
 
-    def perturb(
-        self,
-        values: ArrayLike,
-        epsilon: ArrayLike,
-        rng: int | np.random.Generator | None = None,
-    ) -> np.ndarray:
-        """Randomized reports, one ε per element or one for all."""
-        x = self._values(values)
-        eps = check_epsilon_array(epsilon, x.shape[0] if x.ndim else None)
+    def _randomise(self, x: np.ndarray, epsilon: np.ndarray,
+                   rng: int | np.random.Generator | None) -> np.ndarray:
+        """Keep each report with probability ``p``, else one of the other ``k − 1``
+        categories uniformly."""
         gen = as_generator(rng)
-        keep = gen.random(x.shape) < self.truth_probability(eps)
+        keep = gen.random(x.shape) < self.truth_probability(epsilon)
         # another category, uniformly among the k-1 others
         other = (x + gen.integers(1, self.categories, size=x.shape)) % self.categories
         return np.where(keep, x, other)
 
-    def expected_error(self, epsilon: ArrayLike) -> np.ndarray:
-        """Probability that one report is wrong: ``1 - p``."""
+    def expected_error(self, epsilon: ArrayLike, values: ArrayLike | None = None) -> np.ndarray:
+        """Probability that one report is wrong: ``1 - p`` (the mean mismatch)."""
         return self.lie_probability(epsilon)
+
+    def error_cdf(self, d: ArrayLike, epsilon: float,
+                  values: ArrayLike | None = None) -> np.ndarray:
+        """``P(mismatch ≤ d)``: 0 below 0, ``p`` on [0, 1), 1 from 1 on."""
+        d = np.asarray(d, dtype=float)
+        p = float(self.truth_probability(epsilon))
+        return np.where(d < 0, 0.0, np.where(d < 1, p, 1.0))
+
+    @staticmethod
+    def distance(a: ArrayLike, b: ArrayLike) -> np.ndarray:
+        """The mismatch: 1.0 where two reports differ, else 0.0."""
+        return (np.asarray(a) != np.asarray(b)).astype(float)
 
     def estimate_proportions(self, reports: ArrayLike, epsilon: float) -> np.ndarray:
         """Unbiased estimate ``(λ_j - q)/(p - q)`` of each category's true proportion."""

@@ -50,9 +50,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from lmdk_core.adaptive.settings import AdaptiveSettings
 from lmdk_core.allocation import scheme_info
-from lmdk_core.mechanisms import Geometric, Laplace, PlanarLaplace
-from lmdk_core.release import AdaptiveSettings
+from lmdk_core.mechanisms import Mechanism
 from lmdk_core.validation import InputError
 
 __all__ = ["PLANAR_PROTECTION", "LockstepRelease", "lockstep_release", "lockstep_release_many",
@@ -113,20 +113,22 @@ def _forward_fill(noisy: np.ndarray, published: np.ndarray) -> np.ndarray:
     return out
 
 
-def _exact(mech, x: np.ndarray, eps: np.ndarray) -> np.ndarray:
-    from lmdk_core.mechanisms.exact_noise import exact_geometric, exact_laplace
+def _exact(mech: Mechanism, x: np.ndarray, eps: np.ndarray) -> np.ndarray:
+    """``x`` released by the mechanism's exact (OpenDP) sampler at budgets ``eps``."""
+    return mech.exact_sampler(x, mech.scale(eps))
 
-    scales = mech.sensitivity / eps
-    if isinstance(mech, Geometric):
-        return exact_geometric(x, scales)
-    return exact_laplace(x, scales)
+
+def _uses_exact(mech: Mechanism, noise: str) -> bool:
+    """Exact noise was asked for and the mechanism has an exact sampler (Planar Laplace
+    has none and always draws with numpy; see :data:`PLANAR_PROTECTION`)."""
+    return noise == "exact" and mech.exact_sampler is not None
 
 
 def _static(x, lengths, planned, mech, gens, noise):
     """Stepper of the static schemes: one exact-noise request (every publication)."""
     published = planned > 0
     noisy = np.array(x, dtype=float, copy=True)
-    if noise == "exact" and not isinstance(mech, PlanarLaplace):
+    if _uses_exact(mech, noise):
         if published.any():
             noisy[published] = yield x[published], planned[published]
     else:
@@ -145,48 +147,27 @@ def _static(x, lengths, planned, mech, gens, noise):
     return LockstepRelease(released, spent, published)
 
 
-def _predraw(gens, lengths, T, mech, noise: bool = True) -> dict[str, np.ndarray | None]:
-    """Each user's coins and (``noise``) standard noise for every one of its timestamps;
-    the exact path draws its noise from OpenDP instead, and only the coins here."""
+def _predraw(gens, lengths, T, mech: Mechanism,
+             noise: bool = True) -> dict[str, np.ndarray | tuple | None]:
+    """Each user's coins and (``noise``) standard variates for every one of its
+    timestamps, coins first (:meth:`~lmdk_core.mechanisms.base.Mechanism.presample`); the
+    exact path draws its noise from OpenDP instead, and only the coins here."""
     U = len(gens)
     coins = np.ones((U, T))
     if not noise:
         for u, gen in enumerate(gens):
             coins[u, :int(lengths[u])] = gen.random(int(lengths[u]))
-        return {"coins": coins, "a": None, "b": None}
-    a = np.zeros((U, T))
-    b = np.zeros((U, T))
+        return {"coins": coins, "variates": None}
+    variates: tuple[np.ndarray, ...] | None = None
     for u, gen in enumerate(gens):
         n = int(lengths[u])
         coins[u, :n] = gen.random(n)
-        if isinstance(mech, PlanarLaplace):
-            a[u, :n] = gen.standard_gamma(2.0, n)   # radius / (r/ε)
-            b[u, :n] = gen.uniform(0.0, 360.0, n)   # azimuth (degrees)
-        elif isinstance(mech, Geometric):
-            a[u, :n] = gen.random(n)                 # two uniforms for G1 − G2
-            b[u, :n] = gen.random(n)
-        else:
-            a[u, :n] = gen.laplace(0.0, 1.0, n)     # standard Laplace
-    return {"coins": coins, "a": a, "b": b}
-
-
-def _noisy_step(mech, x_t: np.ndarray, eps_t: np.ndarray, a_t: np.ndarray,
-                b_t: np.ndarray) -> np.ndarray:
-    """Fresh releases of the publishing users at one timestamp from the pre-drawn
-    standard variates (numpy noise; the exact path asks its stepper's driver instead)."""
-    if isinstance(mech, PlanarLaplace):
-        from lmdk_core.geodesy import destination
-
-        dist = (mech.radius / eps_t) * a_t
-        lat2, lon2 = destination(x_t[:, 0], x_t[:, 1], b_t, dist)
-        return np.column_stack([lat2, lon2])
-    if isinstance(mech, Geometric):
-        # G = floor(log U / log(1 − p)) is Geometric(p) on {0, 1, …}; 1 − p = e^(−ε/Δf)
-        log_q = -eps_t / mech.sensitivity
-        g1 = np.floor(np.log1p(-a_t) / log_q)
-        g2 = np.floor(np.log1p(-b_t) / log_q)
-        return x_t + (g1 - g2)
-    return x_t + (mech.sensitivity / eps_t) * a_t
+        drawn = mech.presample(gen, n)
+        if variates is None:
+            variates = tuple(np.zeros((U, T)) for _ in drawn)
+        for v, d in zip(variates, drawn, strict=True):
+            v[u, :n] = d
+    return {"coins": coins, "variates": variates}
 
 
 def _adaptive(x, lengths, landmarks, planned, mech, gens, noise,
@@ -194,9 +175,9 @@ def _adaptive(x, lengths, landmarks, planned, mech, gens, noise,
     """Stepper of Adaptive: one exact-noise request per timestamp with publications."""
     U, T = planned.shape
     track = x.ndim == 3
-    exact = noise == "exact" and not isinstance(mech, PlanarLaplace)
+    exact = _uses_exact(mech, noise)
     draws = _predraw(gens, lengths, T, mech, noise=not exact)
-    coins, za, zb = draws["coins"], draws["a"], draws["b"]
+    coins, variates = draws["coins"], draws["variates"]
     eps = planned.copy()
     published = np.zeros((U, T), dtype=bool)
     released = np.full(x.shape, np.nan)
@@ -217,14 +198,12 @@ def _adaptive(x, lengths, landmarks, planned, mech, gens, noise,
             if exact:
                 out = yield x[pub, t], eps[pub, t]
             else:
-                out = _noisy_step(mech, x[pub, t], eps[pub, t], za[pub, t], zb[pub, t])
+                out = mech.release_presampled(x[pub, t], eps[pub, t],
+                                              tuple(v[pub, t] for v in variates))
             had = has_last[pub]
             if had.any():
                 idx = np.flatnonzero(pub)[had]
-                if track:
-                    d = mech.distance(out[had], last[idx])
-                else:
-                    d = np.abs(out[had] - last[idx])
+                d = mech.distance(out[had], last[idx])
                 within = scale[idx, t] > d
                 rate[idx] = np.where(within, np.maximum(settings.min_rate,
                                                         rate[idx] - settings.step),
@@ -286,7 +265,7 @@ def _drive(steppers: list, mech) -> list[LockstepRelease]:
 
 
 def lockstep_release(x: np.ndarray, lengths: np.ndarray, landmarks: np.ndarray,
-                     scheme: str, epsilon: float, mech: Laplace | Geometric | PlanarLaplace,
+                     scheme: str, epsilon: float, mech: Mechanism,
                      gens: list[np.random.Generator], noise: str = "exact",
                      window: int | None = None,
                      adaptive: AdaptiveSettings | None = None) -> LockstepRelease:
@@ -301,7 +280,7 @@ def lockstep_release(x: np.ndarray, lengths: np.ndarray, landmarks: np.ndarray,
 
 
 def lockstep_release_many(blocks: list[tuple], scheme: str, epsilon: float,
-                          mech: Laplace | Geometric | PlanarLaplace, noise: str = "exact",
+                          mech: Mechanism, noise: str = "exact",
                           window: int | None = None,
                           adaptive: AdaptiveSettings | None = None) -> list[LockstepRelease]:
     """:func:`lockstep_release` of several blocks ``(x, lengths, landmarks, gens)`` of

@@ -219,7 +219,7 @@ def release_partition(raw: pd.DataFrame, cols: PopulationColumns,
         empty = pd.DataFrame({c: [] for c in out_cols})
         return PartitionResult(empty, pd.DataFrame(columns=AUDIT_COLUMNS), time_kind)
     mech = settings.make_mechanism()
-    if isinstance(mech, Geometric):
+    if mech.data_kind == "count":  # whole numbers only: name the user holding another
         v = frame["value"].to_numpy()
         if np.any(v != np.round(v)):
             i = int(np.flatnonzero(v != np.round(v))[0])

@@ -1,8 +1,9 @@
 """The Adaptive release loop for a trajectory (Planar Laplace), compiled with numba.
 
 Katsomallos et al., "Landmark privacy: configurable differential privacy protection for
-time series" (CODASPY 2022), Adaptive scheme, with the Planar Laplace mechanism of Andrés
-et al., "Geo-indistinguishability" (CCS 2013). At each timestamp t:
+time series" (CODASPY 2022), Adaptive scheme as defined in
+:mod:`lmdk_core.adaptive.reference`, with the Planar Laplace mechanism of Andrés et al.,
+"Geo-indistinguishability" (CCS 2013). At each timestamp t:
 
 * a sampling decision, one uniform double ``u < rate`` (none at the first timestamp);
 * when it publishes, the displacement ``d ~ Gamma(2, r/ε_t)`` and the azimuth
@@ -21,34 +22,28 @@ problems are solved by the C routines that pyproj calls, from the same library a
 the same WGS84 parameters. The rate decision needs the inverse problem only when a
 rigorous two-sided bound of the geodesic distance cannot settle it (about 0.3% of the
 publications). So the released points, budgets and decisions are bit for bit those of
-the plain-Python loop (tested against it). The loop also repeats the last publication
-at the other timestamps and measures each timestamp's error, the geodesic distance from
-the released point to the true one, as the engine does for every release.
+the reference with the same generator (tested against it). The loop also repeats the
+last publication at the other timestamps and measures each timestamp's error, the
+geodesic distance from the released point to the true one, as the engine does for
+every release.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from lmdk_core.adaptive.compiled import KernelCost, lazy_njit, worth_compiling
 from lmdk_core.geodesy import WGS84, compiled_geodesic
 
-try:  # the loop is compiled; without numba the engine runs its plain-Python loop
-    from numba import njit
-except ImportError:  # pragma: no cover - numba is a dependency
-    njit = None
+__all__ = ["COST", "adaptive_planar"]
 
-__all__ = ["adaptive_planar"]
-
-#: trajectories at least this long use the compiled loop (compiled on first use, then
-#: cached on disk; loading the cache costs about 0.3 s once per process)
-COMPILED_MIN_LENGTH = 50_000
+#: measured seconds per step: the engine's Python loop ~6 µs, compiled ~0.8 µs; loading
+#: the compiled loop from numba's cache ~0.5 s (numba imported)
+COST = KernelCost(python_s=6e-6, compiled_s=0.8e-6, load_s=0.5)
+#: force a path in tests: True (compiled at every length), False (never), None (COST)
+FORCE_COMPILED: bool | None = None
 
 
-def _compiled(fn):
-    return fn if njit is None else njit(cache=True)(fn)
-
-
-@_compiled
 def _sphere_direction(lat, lon, one_minus_f):
     """Unit vector of the point (lat, lon) of the ellipsoid stretched onto the sphere of
     radius a: ``(cos φ cos λ, cos φ sin λ, (1−f) sin φ)`` normalised (φ, λ in degrees)."""
@@ -60,7 +55,6 @@ def _sphere_direction(lat, lon, one_minus_f):
     return c * np.cos(lam) / n, c * np.sin(lam) / n, z / n
 
 
-@_compiled
 def _sphere_angle(x1, y1, z1, x2, y2, z2):
     """Angle in radians between two unit vectors (``atan2(|u×v|, u·v)``, accurate at
     every angle)."""
@@ -70,7 +64,6 @@ def _sphere_angle(x1, y1, z1, x2, y2, z2):
     return np.arctan2(np.sqrt(cx * cx + cy * cy + cz * cz), x1 * x2 + y1 * y2 + z1 * z2)
 
 
-@_compiled
 def _planar_steps(lat, lon, is_lm, n_after, gen, V, radius, rate, lo, step,
                   geodesic, direct, inverse, a, one_minus_f, released, spent, published,
                   errors, pub_t, pub_eps):
@@ -145,25 +138,45 @@ def _planar_steps(lat, lon, is_lm, n_after, gen, V, radius, rate, lo, step,
     return n_pub
 
 
+_kernel = None
+
+
+def _compiled_kernel():
+    """The compiled loop, compiled (or loaded from numba's cache) on first use; None
+    without numba. Its helpers are compiled first and rebound in this module, so the
+    compiled loop calls them compiled."""
+    global _kernel, _sphere_direction, _sphere_angle
+    if _kernel is None:
+        njit = lazy_njit()
+        if njit is None:  # pragma: no cover - numba is a dependency
+            return None
+        _sphere_direction = njit(cache=True)(_sphere_direction)
+        _sphere_angle = njit(cache=True)(_sphere_angle)
+        _kernel = njit(cache=True)(_planar_steps)
+    return _kernel
+
+
 def adaptive_planar(points: np.ndarray, is_lm: np.ndarray, V: float, radius: float,
-                    gen, initial_rate: float, min_rate: float, step: float,
-                    min_length: int | None = None):
+                    gen, initial_rate: float, min_rate: float, step: float):
     """Run Adaptive with Planar Laplace (radius ``radius`` metres) on ``points`` (T, 2).
 
     ``V`` is the (constant) starting budget per timestamp. Returns ``(released, spent,
     published, pub_t, pub_eps, errors)``: the released points (the last publication
     repeated), the budget spent at each timestamp, the published flags, the published
     timestamps with their budgets, and each timestamp's error in metres. Returns None
-    where the compiled loop does not apply (a short trajectory, no numba, no reachable
-    geodesic routines, or ``gen`` not a numpy Generator); the caller then runs the
-    plain-Python loop, which gives the same release.
+    where the compiled loop does not apply (it does not pay for this length, see
+    :mod:`lmdk_core.adaptive.compiled`; no numba; no reachable geodesic routines; or
+    ``gen`` not a numpy Generator); the caller then runs the Python loop, which gives
+    the same release.
     """
     T = points.shape[0]
-    limit = COMPILED_MIN_LENGTH if min_length is None else min_length
-    if njit is None or T < limit or type(gen) is not np.random.Generator:
+    use = (worth_compiling(T, COST, _kernel is not None) if FORCE_COMPILED is None
+           else FORCE_COMPILED)
+    if not use or type(gen) is not np.random.Generator:
         return None
     geo = compiled_geodesic()
-    if geo is None:
+    kernel = _compiled_kernel() if geo is not None else None
+    if kernel is None:
         return None
     lat = np.ascontiguousarray(points[:, 0], dtype=np.float64)
     lon = np.ascontiguousarray(points[:, 1], dtype=np.float64)
@@ -174,7 +187,7 @@ def adaptive_planar(points: np.ndarray, is_lm: np.ndarray, V: float, radius: flo
     errors = np.empty(T)
     pub_t = np.empty(T, dtype=np.intp)
     pub_eps = np.empty(T)
-    n_pub = _planar_steps(
+    n_pub = kernel(
         lat, lon, lm, int(np.count_nonzero(lm)), gen, float(V), float(radius),
         float(initial_rate), float(min_rate), float(step), geo.geodesic, geo.direct,
         geo.inverse, float(WGS84.a), 1.0 - float(WGS84.f), released, spent, published,

@@ -1,0 +1,62 @@
+"""When Adaptive runs a compiled kernel: numba loaded only when a kernel pays.
+
+A compiled kernel (:mod:`~lmdk_core.adaptive.series_kernel`,
+:mod:`~lmdk_core.adaptive.planar_kernel`) gives the same release as the Python loop,
+bit for bit, at a small fraction of its cost per step, but its first use in a process
+pays a one-off load: importing numba and loading the kernel from numba's on-disk cache
+(compiling it when the cache is missing). So the choice is a comparison of two cost
+curves, not a fixed length:
+
+* once a kernel is loaded, it runs at every length where it beats the Python loop,
+  ``T·(python − compiled) > overhead`` (a few dozen steps);
+* before that, it is loaded only when ``T·(python − compiled) > load`` — the length where
+  the curves cross — with the load counted without numba's import when numba is
+  already imported.
+
+Then a release's cost grows with T: below the crossing the Python loop's
+``T·python``, above it ``load + T·compiled``, equal at the crossing; the benchmark
+(benchmarks/bench_adaptive.py) prints the curve. The per-step costs are measured on
+this project's 2-core machine (they vary with the machine, their ratios much less).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+
+__all__ = ["KernelCost", "lazy_njit", "worth_compiling"]
+
+#: seconds to import numba (measured 0.3–0.35 s)
+NUMBA_IMPORT_S = 0.33
+
+
+@dataclass(frozen=True)
+class KernelCost:
+    """Measured costs of one Adaptive path: seconds per step of the Python loop and of
+    the compiled kernel, the kernel's one-off load (from numba's cache, numba already
+    imported) and its fixed overhead per call once loaded."""
+
+    python_s: float
+    compiled_s: float
+    load_s: float
+    overhead_s: float = 5e-5
+
+
+def worth_compiling(T: int, cost: KernelCost, loaded: bool) -> bool:
+    """Whether the compiled kernel is cheaper than the Python loop for T steps, counting
+    its load when it is not ``loaded`` yet (see the module docstring)."""
+    saving = T * (cost.python_s - cost.compiled_s)
+    if loaded:
+        return saving > cost.overhead_s
+    load = cost.load_s + (0.0 if "numba" in sys.modules else NUMBA_IMPORT_S)
+    return saving > load
+
+
+def lazy_njit() -> Callable | None:
+    """numba's ``njit`` (importing numba now), or None when numba is not installed."""
+    try:
+        from numba import njit
+    except ImportError:  # pragma: no cover - numba is a dependency
+        return None
+    return njit

@@ -1,0 +1,62 @@
+"""The Adaptive release loop of the engine: the reference with O(1) bookkeeping per step.
+
+:func:`lmdk_core.adaptive.reference.adaptive_reference` rewrites every later budget when
+a landmark is handed on. But the budget starts constant (Uniform) and a handed-on share
+is added to *every* later timestamp, so all budgets not yet spent are equal at any time:
+one running value ``V`` replaces the array (``V ← V + V/(k+1)`` when a landmark with k
+later landmarks is approximated — the very floating-point operation the reference
+applies to each later element). Draws, their order and every decision are the
+reference's (tested bit for bit against it); the loop costs O(T) whatever the number of
+landmarks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lmdk_core.adaptive.reference import Draws
+from lmdk_core.adaptive.settings import AdaptiveSettings
+from lmdk_core.mechanisms.base import Mechanism
+
+__all__ = ["adaptive_publications"]
+
+
+def adaptive_publications(
+    values: np.ndarray,
+    is_lm: np.ndarray,
+    start: float,
+    mech: Mechanism,
+    draws: Draws,
+    settings: AdaptiveSettings,
+) -> tuple[list[int], list, list[float]]:
+    """The published timestamps (increasing, the first is 0), their released values and
+    their budgets; ``start`` is the constant Uniform budget ``ε/(|L|+1)``."""
+    T = is_lm.size
+    V = start
+    noise_scale = mech.expected_error(np.array([V]))[0]
+    rate = settings.initial_rate
+    coin, release, distance = draws.coin, draws.release, mech.distance_one
+    after = int(np.count_nonzero(is_lm))  # landmarks after t (counting t until passed)
+    lms = is_lm.tolist()
+    pub_t: list[int] = []
+    pub_out: list = []
+    pub_eps: list[float] = []
+    last = None
+    for t in range(T):
+        if lms[t]:
+            after -= 1
+        if last is None or coin(t) < rate:
+            out = release(t, values[t], V)
+            if last is not None:
+                if noise_scale > distance(out, last):
+                    rate = settings.lowered(rate)
+                else:
+                    rate = settings.raised(rate)
+            pub_t.append(t)
+            pub_out.append(out)
+            pub_eps.append(V)
+            last = out
+        elif lms[t]:
+            V = V + V / (after + 1)  # + b/(k+1), k = landmarks after t
+            noise_scale = mech.expected_error(np.array([V]))[0]
+    return pub_t, pub_out, pub_eps
