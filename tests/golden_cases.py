@@ -483,7 +483,7 @@ def _page_timeline(ctx: Context) -> dict[str, str]:
         mech = mechanism_text(rel.mechanism, sensitivity=cfg.sensitivity)
         note = teaching_note(cfg.seed)
         out[f"{scheme}:release.csv"] = series_publishable_csv(
-            series, rel, mech, f"{noise_text('fast')}; {note}")
+            series, rel, mech, f"{noise_text('fast')}; {note}", sensitivity=cfg.sensitivity)
         out[f"{scheme}:audit.csv"] = series_audit_csv(series, rel, mech, noise_text("fast"),
                                                       cfg.seed)
         out[f"{scheme}:view.json"] = config_to_json(cfg)
@@ -493,7 +493,8 @@ def _page_timeline(ctx: Context) -> dict[str, str]:
             exact = release_series(series.values, lm, cfg.epsilon, scheme, cfg.mechanism,
                                    cfg.sensitivity, None, cfg.window, noise="exact")
             out[f"{scheme}:exact_release.csv"] = mask_csv_columns(series_publishable_csv(
-                series, exact, mech, f"{noise_text('exact')}; {note}"), ("released",))
+                series, exact, mech, f"{noise_text('exact')}; {note}",
+                sensitivity=cfg.sensitivity), ("released",))
             out[f"{scheme}:exact_audit.csv"] = mask_csv_columns(series_audit_csv(
                 series, exact, mech, noise_text("exact"), None), ("released",))
     return {k: normalise(v) for k, v in out.items()}
@@ -527,7 +528,8 @@ def _page_map(ctx: Context) -> dict[str, str]:
                                  cfg.seed, cfg.window)
         mech = mechanism_text("planar laplace", radius=cfg.radius)
         noise = f"{PLANAR_NOISE}; {teaching_note(cfg.seed)}"
-        out[f"{scheme}:release.csv"] = trajectory_publishable_csv(track, rel, mech, noise)
+        out[f"{scheme}:release.csv"] = trajectory_publishable_csv(track, rel, mech, noise,
+                                                                  radius=cfg.radius)
         out[f"{scheme}:audit.csv"] = trajectory_audit_csv(track, rel, mech, PLANAR_NOISE,
                                                           cfg.seed)
         if scheme == "uniform":
