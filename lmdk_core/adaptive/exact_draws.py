@@ -32,7 +32,8 @@ import numpy as np
 
 from lmdk_core.mechanisms.base import Mechanism
 
-__all__ = ["MAX_BATCH", "MIN_BATCH", "BatchedExactDraws", "batch_end", "next_landmarks"]
+__all__ = ["MAX_BATCH", "MIN_BATCH", "BatchedExactDraws", "LockstepCandidates", "batch_end",
+           "next_landmarks"]
 
 #: fewest values drawn per OpenDP call: with landmarks everywhere a batch would hold one
 #: value, and a call costs as much as ~5–10 values; at most this many are discarded when
@@ -92,3 +93,48 @@ class BatchedExactDraws:
             self.calls += 1
             self.drawn += end - t
         return float(self._batch[t - self._start])
+
+
+class LockstepCandidates:
+    """The batched exact draws of :class:`BatchedExactDraws` for many users at once (the
+    population's lockstep Adaptive, :mod:`lmdk_core.population.lockstep`): per user the
+    candidates of its current batch, the batch's end and its budget.
+
+    At a timestamp t the publishing users without a candidate at their current budget
+    (:meth:`missing`) ask for a batch each (:meth:`request`: ``x[u, t:e_u]`` at ``ε_u``,
+    with ``e_u`` from :func:`batch_end`); the driver answers all the requests of a round
+    with one OpenDP call per distinct scale, and :meth:`store` keeps the answers.
+    """
+
+    def __init__(self, x: np.ndarray, lengths: np.ndarray, is_lm: np.ndarray) -> None:
+        U, T = is_lm.shape
+        self._x = x
+        self._lengths = np.asarray(lengths, dtype=np.int64)
+        self._next = next_landmarks(is_lm)
+        self.values = np.full((U, T), np.nan)
+        self._end = np.zeros(U, dtype=np.int64)
+        self._eps = np.full(U, np.nan)
+
+    def missing(self, users: np.ndarray, t: int, eps_t: np.ndarray) -> np.ndarray:
+        """The users among ``users`` (indices) with no candidate at t drawn at their
+        budget ``eps_t[u]``."""
+        ok = (self._end[users] > t) & (self._eps[users] == eps_t[users])
+        return users[~ok]
+
+    def request(self, users: np.ndarray, t: int,
+                eps_t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The values and budgets of the new batches of ``users`` from t, and their ends."""
+        ends = np.minimum(np.minimum(self._lengths[users], t + MAX_BATCH),
+                          np.maximum(self._next[users, t] + 1, t + MIN_BATCH))
+        values = np.concatenate([self._x[u, t:e] for u, e in zip(users, ends, strict=True)])
+        budgets = np.repeat(eps_t[users], ends - t)
+        return values, budgets, ends
+
+    def store(self, users: np.ndarray, t: int, ends: np.ndarray, eps_t: np.ndarray,
+              released: np.ndarray) -> None:
+        """Keep the answers of :meth:`request` as the users' candidates."""
+        parts = np.split(np.asarray(released, dtype=float), np.cumsum(ends - t)[:-1])
+        for u, e, part in zip(users, ends, parts, strict=True):
+            self.values[u, t:e] = part
+        self._end[users] = ends
+        self._eps[users] = eps_t[users]

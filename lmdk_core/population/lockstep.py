@@ -35,13 +35,18 @@ runs several steppers (blocks of users) side by side and answers each round of r
 with one call of :func:`~lmdk_core.mechanisms.exact_noise.exact_laplace` /
 ``exact_geometric`` over the concatenated values, i.e. one OpenDP measurement per
 distinct scale Δf/ε_t. A static scheme asks once (every publication of every user of
-the blocks: one measurement per distinct scale for the whole group); Adaptive asks once
-per timestamp (the publishing users of every block at that timestamp), since its next
-decisions depend on the values just released. OpenDP draws every element of a vector
-independently from OS entropy, and each measurement's privacy map is checked to be
-ε_t = Δf/b for a change of Δf in one element, so releasing user u's value in the same
-vector as other users' values spends exactly the budget it would spend alone, and the
-other users' released values do not depend on u's data.
+the blocks: one measurement per distinct scale for the whole group). Adaptive's next
+decisions depend on the values just released, so it draws ahead in batches
+(:class:`~lmdk_core.adaptive.exact_draws.LockstepCandidates`): a publishing user without a
+candidate at its current budget asks for the values from t through its first landmark
+after t (its budget cannot change before), and a round is asked only when some user
+needs a new batch — about once per landmark, not once per timestamp. A candidate is
+released only at the budget it was drawn at; the others are discarded unreleased.
+OpenDP draws every element of a vector independently from OS entropy, and each
+measurement's privacy map is checked to be ε_t = Δf/b for a change of Δf in one element,
+so releasing user u's value in the same vector as other users' values spends exactly
+the budget it would spend alone, and the other users' released values do not depend on
+u's data.
 """
 
 from __future__ import annotations
@@ -50,6 +55,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from lmdk_core.adaptive.exact_draws import LockstepCandidates
 from lmdk_core.adaptive.settings import AdaptiveSettings
 from lmdk_core.allocation import scheme_info
 from lmdk_core.mechanisms import Mechanism
@@ -178,6 +184,7 @@ def _adaptive(x, lengths, landmarks, planned, mech, gens, noise,
     exact = _uses_exact(mech, noise)
     draws = _predraw(gens, lengths, T, mech, noise=not exact)
     coins, variates = draws["coins"], draws["variates"]
+    candidates = LockstepCandidates(x, lengths, landmarks) if exact else None
     eps = planned.copy()
     published = np.zeros((U, T), dtype=bool)
     released = np.full(x.shape, np.nan)
@@ -196,7 +203,12 @@ def _adaptive(x, lengths, landmarks, planned, mech, gens, noise,
         pub = active & (~has_last | (coins[:, t] < rate))
         if pub.any():
             if exact:
-                out = yield x[pub, t], eps[pub, t]
+                need = candidates.missing(np.flatnonzero(pub), t, eps[:, t])
+                if need.size:
+                    vals, budgets, ends = candidates.request(need, t, eps[:, t])
+                    answer = yield vals, budgets
+                    candidates.store(need, t, ends, eps[:, t], answer)
+                out = candidates.values[pub, t]
             else:
                 out = mech.release_presampled(x[pub, t], eps[pub, t],
                                               tuple(v[pub, t] for v in variates))
