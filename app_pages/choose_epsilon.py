@@ -43,6 +43,16 @@ def _apply(eps: float, scheme: str | None = None) -> None:
     st.session_state.pop("leakage_target", None)
     st.session_state.choose_msg = (f"Applied ε = {eps:.4g}" + (
         f" with {SCHEMES[scheme].label}" if scheme else "") + " to the sidebar.")
+    st.session_state.choose_rerun_app = True
+
+
+def _follow_apply() -> None:
+    """First thing in each tab's fragment: after an Apply (a button inside the fragment,
+    whose click reruns only the fragment) rerun the whole page, so that the sidebar, the
+    message and the other tabs show the new ε. A whole run clears the request at the top
+    of the page before any tab is drawn, so only a fragment's own run asks for it."""
+    if st.session_state.pop("choose_rerun_app", False):
+        st.rerun()
 
 
 st.title(":material/tune: Choose ε")
@@ -53,6 +63,8 @@ st.caption("Nobody thinks in ε. Start from what matters — how accurate the re
 cur: CurrentData = data_choice()
 unit = cur.unit
 eps_now = float(setting("epsilon"))
+# a whole run already shows the applied ε: no tab needs to ask for one (_follow_apply)
+st.session_state.pop("choose_rerun_app", None)
 if msg := st.session_state.pop("choose_msg", None):
     st.info(msg, icon=":material/info:")
 
@@ -96,7 +108,11 @@ def _accuracy_curves(values: np.ndarray, lm: tuple, target: AccuracyTarget, sche
 
 
 # ------------------------------------------------------------------ accuracy → ε
-with tab_acc:
+@st.fragment
+def _accuracy_tab() -> None:
+    """The "Accuracy → ε" tab: its own widgets rerun only this tab (st.fragment);
+    an Apply reruns the whole page, whose sidebar shows the new ε."""
+    _follow_apply()
     bound_key = f"w_acc_bound_{cur.kind}"
     c1, c2, c3 = st.columns([2, 1.2, 1.2])
     c1.radio("Target", ["within", "mean"], key="w_acc_kind", horizontal=True,
@@ -232,6 +248,10 @@ with tab_acc:
                           args=(sol.epsilon, "adaptive"), key="apply_adaptive")
 
 
+with tab_acc:
+    _accuracy_tab()
+
+
 # ------------------------------------------------------------------ attacker
 @st.cache_data(max_entries=32, show_spinner=False)
 def _repeat_table(values: np.ndarray, lm: tuple, eps: float, window: int, mech: tuple) -> list:
@@ -244,7 +264,11 @@ def _repeat_table(values: np.ndarray, lm: tuple, eps: float, window: int, mech: 
     return out
 
 
-with tab_att:
+@st.fragment
+def _attacker_tab() -> None:
+    """The "What an attacker learns" tab: its own widgets rerun only this tab (st.fragment);
+    an Apply reruns the whole page, whose sidebar shows the new ε."""
+    _follow_apply()
     st.slider("Attacker's prior suspicion (%)", 1.0, 50.0, key="w_att_prior", step=1.0,
               help="How likely the attacker thinks a statement about the landmarks is "
                    "before seeing the release (e.g. 'a landmark reading exceeded 3 kWh').")
@@ -390,8 +414,16 @@ with tab_att:
                 st.error(f"Cannot simulate: {exc}", icon=":material/error:")
 
 
+with tab_att:
+    _attacker_tab()
+
+
 # ------------------------------------------------------------------ repeated releases
-with tab_rep:
+@st.fragment
+def _repeated_tab() -> None:
+    """The "Repeated releases" tab: its own widgets rerun only this tab (st.fragment);
+    an Apply reruns the whole page, whose sidebar shows the new ε."""
+    _follow_apply()
     c1, c2, c3 = st.columns(3)
     c1.number_input("Releases in the schedule (k)", min_value=1, max_value=100_000, step=1,
                     key="w_rep_releases", help="e.g. 52 weekly releases of the same people")
@@ -417,3 +449,7 @@ with tab_rep:
                "Rothblum, Vadhan FOCS 2010). Landmark privacy protects the landmarks of one "
                "release together; a landmark that recurs in every release is one fact seen "
                "k times and composes across releases.")
+
+
+with tab_rep:
+    _repeated_tab()
