@@ -410,11 +410,15 @@ def utility_verdict(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLik
                     *, mechanism: str | None = "laplace", sensitivity: float | None = None,
                     radius: float | None = None, epsilon: float | None = None,
                     n_landmarks: int = 0, scheme: str | None = None, unit: str | None = None,
-                    sources: ArrayLike | None = None) -> UtilityVerdict:
+                    sources: ArrayLike | None = None,
+                    scale: DataScale | None = None) -> UtilityVerdict:
     """The utility verdict of a release setting (module docstring for the formulas).
 
     ``epsilon`` (the total budget), ``n_landmarks`` and ``scheme`` only shape the advice
     ("raise ε to about …", "fewer landmarks"); ``unit`` defaults to metres for a track.
+    ``scale``: ``data_scale(values, unit)`` when the caller already has it (it does not
+    depend on the budget: the Population page's preview computes it once per user, not
+    on every change of ε).
     """
     x = np.asarray(values, dtype=float)
     mech = _mechanism(x, mechanism)
@@ -423,7 +427,7 @@ def utility_verdict(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLik
                           radius=radius, sources=sources)
     eps = np.asarray(epsilon_t, dtype=float)
     pub = eps > 0 if published is None else np.asarray(published, dtype=bool)
-    sc = data_scale(x, unit)
+    sc = data_scale(x, unit) if scale is None else scale
     released = np.isfinite(err)
     n_rel = int(released.sum())
     n_appr = int((released & ~pub).sum())

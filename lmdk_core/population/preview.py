@@ -34,7 +34,7 @@ from lmdk_core.population.landmarks import (
 from lmdk_core.population.table import PopulationColumns, prepare_users
 from lmdk_core.quoting import quote_user_text
 from lmdk_core.stay_events import condense, condensed_points, stay_members
-from lmdk_core.utility import utility_verdict
+from lmdk_core.utility import DataScale, data_scale, utility_verdict
 from lmdk_core.validation import InputError
 from lmdk_core.verifier import verify
 
@@ -53,6 +53,9 @@ class UserPlan:
     data: np.ndarray
     landmarks: np.ndarray
     stays: tuple[tuple[int, int], ...] = ()
+    #: the data's own scale (:func:`lmdk_core.utility.data_scale`), computed with the plan:
+    #: it does not depend on the budget, so a preview at another ε reuses it
+    scale: DataScale | None = None
 
 
 def user_plans(frame: pd.DataFrame, kind: str, discovery: DiscoverySettings,
@@ -82,12 +85,22 @@ def user_plans(frame: pd.DataFrame, kind: str, discovery: DiscoverySettings,
             stays = discover_stays(t, x, time_kind, discovery)
             if stays:
                 out.append(UserPlan(users[s], x, np.asarray(stay_members(stays), dtype=int),
-                                    tuple((int(a), int(b)) for a, b in stays)))
+                                    tuple((int(a), int(b)) for a, b in stays),
+                                    _scale(x, "m")))
                 continue
         lm = (np.flatnonzero(flags[s:e]) if flags is not None
               else np.asarray(discover_landmarks(t, x, time_kind, discovery), dtype=int))
-        out.append(UserPlan(users[s], x, lm))
+        out.append(UserPlan(users[s], x, lm, scale=_scale(x, "m" if track else "")))
     return out
+
+
+def _scale(x: np.ndarray, unit: str) -> DataScale | None:
+    """:func:`data_scale` of one user's data, or None where it refuses the data (the
+    preview's utility verdict then says why, as for any release)."""
+    try:
+        return data_scale(x, unit)
+    except InputError:
+        return None
 
 
 def _plan_row(p: UserPlan, epsilon: float, scheme: str, window: int | None,
@@ -111,7 +124,8 @@ def _plan_row(p: UserPlan, epsilon: float, scheme: str, window: int | None,
     uv = utility_verdict(p.data, eps_t, published, mechanism=mechanism,
                          sensitivity=None if planar else scale_unit,
                          radius=scale_unit if planar else None, epsilon=epsilon,
-                         n_landmarks=n_events, scheme=scheme, sources=sources)
+                         n_landmarks=n_events, scheme=scheme, sources=sources,
+                         scale=p.scale)
     return {"user": p.user, "n_timestamps": n, "n_landmarks": int(len(p.landmarks)),
             "landmark_private": bool(verdict.private),
             "worst_total": float(verdict.worst_total), "expected_error": uv.typical,
