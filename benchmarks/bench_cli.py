@@ -1,18 +1,24 @@
 """Start-up time of the ``lmdk`` command: the whole process, from exec to exit.
 
-Run: python benchmarks/bench_cli.py [--repeat 15]
+Run: python benchmarks/bench_cli.py [--repeat 15] [--all]
 
 Each command is run ``repeat`` times as a fresh process (the installed ``lmdk`` console
 script next to this interpreter, else ``python -m lmdk_core``); the table gives the
-best, median and worst wall time, and the same for a bare ``python -c pass`` and
-``python -c "import numpy"`` as the floor on this machine. The target is ≤ 0.3 s for
-the sub-commands that need no pandas. The 1-minute load average is printed too:
-on a shared machine it explains slow runs.
+best, median and worst wall time, the same for a bare ``python -c pass`` and
+``python -c "import numpy"`` as the floor on this machine, and each command's median
+over ``python -c pass`` ("over python"). The target is ≤ 0.3 s over python for the
+small-input sub-commands that need no pandas (loss, leakage, supremum, calibrate,
+allocate, check on a 3-state matrix and a short allocation). ``--all`` adds the
+commands that read a CSV or GPX file (release, geo-release, solve-epsilon, attack,
+suggest, compose) on the small files of ``examples/``, with the heavy libraries each
+one loads. The 1-minute load average is printed too: on a shared machine it explains
+slow runs.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -47,30 +53,82 @@ def _commands(d: Path) -> dict[str, list[str]]:
                           "--epsilon", "1", "--json"],
         "lmdk check": [*lmdk, "check", "--allocation", str(eps), "--landmarks", "1",
                        "--epsilon", "1", "--json"],
-        "lmdk dummies (pandas, scipy)": [*lmdk, "dummies", "--length", "24", "--landmarks",
-                                         "3,9", "--epsilon", "1", "--seed", "1", "--json"],
+        "lmdk dummies": [*lmdk, "dummies", "--length", "24", "--landmarks", "3,9",
+                         "--epsilon", "1", "--seed", "1", "--json"],
     }
+
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def _file_commands(d: Path) -> dict[str, list[str]]:
+    """Commands that read the small example files (168-row series, 296-point track)."""
+    lmdk = _lmdk()
+    series, track = str(EXAMPLES / "series.csv"), str(EXAMPLES / "track.gpx")
+    return {
+        "lmdk compose": [*lmdk, "compose", "--releases", "52", "--epsilon", "0.5"],
+        "lmdk release (168 rows)": [*lmdk, "release", "--input", series, "--landmarks",
+                                    "3,7", "--epsilon", "1", "--scheme", "uniform",
+                                    "--output", str(d / "r.csv")],
+        "lmdk geo-release (296 points)": [*lmdk, "geo-release", "--input", track,
+                                          "--landmarks", "0,215", "--epsilon", "1",
+                                          "--output", str(d / "g.csv")],
+        "lmdk solve-epsilon (168 rows)": [*lmdk, "solve-epsilon", "--input", series,
+                                          "--landmarks", "3,7", "--within", "0.5",
+                                          "--probability", "0.9", "--sensitivity", "2.9"],
+        "lmdk attack (168 rows)": [*lmdk, "attack", "--input", series, "--landmarks", "3,7",
+                                   "--epsilon", "1", "--sensitivity", "2.9"],
+        "lmdk suggest (296 points)": [*lmdk, "suggest", "--input", track, "--json"],
+    }
+
+
+HEAVY = ("numba", "scipy", "pandas", "pyarrow", "dask", "opendp", "plotly", "gpxpy",
+         "pyproj", "streamlit")
+_PROBE = ("import sys, json\n"
+          "from lmdk_core.cli import main\n"
+          "try:\n    main(sys.argv[2:])\nexcept SystemExit:\n    pass\n"
+          "heavy = {m.split('.')[0] for m in sys.modules} & set(json.loads(sys.argv[1]))\n"
+          "print(json.dumps(sorted(heavy)), file=sys.stderr)\n")
+
+
+def _heavy(argv: list[str]) -> str:
+    """The heavy libraries the command imports (run once more through ``main``)."""
+    if argv[0] == sys.executable:
+        return ""
+    args = argv[1:] if Path(argv[0]).name == "lmdk" else argv[3:]
+    proc = subprocess.run([sys.executable, "-c", _PROBE, json.dumps(HEAVY), *args],
+                          capture_output=True, text=True)
+    lines = proc.stderr.strip().splitlines()
+    return ", ".join(json.loads(lines[-1])) if lines else "?"
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=15)
+    ap.add_argument("--all", action="store_true",
+                    help="also the commands that read the example CSV / GPX files")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         cmds = _commands(Path(tmp))
+        if args.all:
+            cmds.update(_file_commands(Path(tmp)))
         for argv in cmds.values():  # warm the file cache once
             subprocess.run(argv, capture_output=True, check=True)
         print(f"load average before: {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores); "
               f"{args.repeat} runs each")
-        print(f"{'command':32} {'best s':>7} {'median s':>9} {'worst s':>8}")
+        print(f"{'command':32} {'best s':>7} {'median s':>9} {'worst s':>8} "
+              f"{'over python':>12}  heavy imports")
+        floor = None
         for name, argv in cmds.items():
             times = []
             for _ in range(args.repeat):
                 t0 = time.perf_counter()
                 subprocess.run(argv, capture_output=True, check=True)
                 times.append(time.perf_counter() - t0)
-            print(f"{name:32} {min(times):7.3f} {statistics.median(times):9.3f} "
-                  f"{max(times):8.3f}")
+            med = statistics.median(times)
+            floor = med if floor is None else floor  # the first row: python -c pass
+            print(f"{name:32} {min(times):7.3f} {med:9.3f} {max(times):8.3f} "
+                  f"{med - floor:12.3f}  {_heavy(argv)}")
         print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 
