@@ -51,7 +51,30 @@ LossLike = LossFunction | ArrayLike
 
 
 def check_allocation(epsilon_t: ArrayLike, name: str = "the allocation") -> np.ndarray:
-    """A per-timestamp budget: 1-D, at least one value, finite, >= 0."""
+    """A per-timestamp budget: 1-D, at least one value, finite, >= 0.
+
+    Parameters
+    ----------
+    epsilon_t : array_like
+        One budget ``ε_t`` per timestamp (``ε_t = 0``: nothing released from the raw data).
+    name : str
+        How error messages name it.
+
+    Returns
+    -------
+    numpy.ndarray
+        The budgets as a float array.
+
+    Raises
+    ------
+    InputError
+        If the budget is empty, not 1-D, negative, infinite or not a number.
+
+    Examples
+    --------
+    >>> check_allocation([0.5, 0, 1]).tolist()
+    [0.5, 0.0, 1.0]
+    """
     eps = check_epsilon_array(epsilon_t, allow_zero=True, name=name)
     if eps.ndim != 1 or eps.size == 0:
         raise InputError(f"{name} must hold one budget per timestamp (at least one)")
@@ -158,26 +181,124 @@ def _run_python(eps: np.ndarray, loss: LossFunction, restart: np.ndarray | None,
 
 
 def bpl(epsilon_t: ArrayLike, backward: LossLike) -> np.ndarray:
-    """Backward privacy leakage: ``a_0 = ε_0``, ``a_t = L_B(a_{t-1}) + ε_t`` (Cao et al.)."""
+    """Backward privacy leakage: ``a_0 = ε_0``, ``a_t = L_B(a_{t-1}) + ε_t`` (Cao et al.
+    ICDE'17, Eq. (12)).
+
+    Parameters
+    ----------
+    epsilon_t : array_like
+        The per-timestamp budget ``ε_t`` (finite, >= 0).
+    backward : LossFunction or array_like
+        The backward matrix ``P_B`` or its precomputed loss function.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``BPL_t`` for every t.
+
+    Examples
+    --------
+    With perfect correlation (``L(α) = α``) BPL adds up the budgets so far:
+
+    >>> import numpy as np
+    >>> bpl([0.1, 0.2, 0.3], np.eye(2)).round(6).tolist()
+    [0.1, 0.3, 0.6]
+    >>> from lmdk_core.leakage import smoothed_matrix
+    >>> bpl([0.5, 0.5, 0.5], smoothed_matrix(2, 0.1)).round(4).tolist()
+    [0.5, 0.914, 1.2454]
+    """
     eps = check_allocation(epsilon_t)
     return _run(eps, as_loss(backward, "the backward matrix"))
 
 
 def fpl(epsilon_t: ArrayLike, forward: LossLike) -> np.ndarray:
-    """Forward privacy leakage: ``f_{T-1} = ε_{T-1}``, ``f_t = L_F(f_{t+1}) + ε_t``."""
+    """Forward privacy leakage: ``f_{T-1} = ε_{T-1}``, ``f_t = L_F(f_{t+1}) + ε_t``
+    (Cao et al. ICDE'17, Eq. (14)).
+
+    Parameters
+    ----------
+    epsilon_t : array_like
+        The per-timestamp budget ``ε_t`` (finite, >= 0).
+    forward : LossFunction or array_like
+        The forward matrix ``P_F`` or its precomputed loss function.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``FPL_t`` for every t.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> fpl([0.1, 0.2, 0.3], np.eye(2)).round(6).tolist()  # the budgets from t on
+    [0.6, 0.5, 0.3]
+    """
     eps = check_allocation(epsilon_t)
     return _run(eps[::-1], as_loss(forward, "the forward matrix"))[::-1].copy()
 
 
 def tpl(epsilon_t: ArrayLike, backward: LossLike, forward: LossLike | None = None) -> np.ndarray:
-    """Temporal privacy leakage ``tpl_t = BPL_t + FPL_t − ε_t`` (forward defaults to backward)."""
+    """Temporal privacy leakage ``tpl_t = BPL_t + FPL_t − ε_t`` (Cao et al. ICDE'17,
+    Eq. (16)).
+
+    Parameters
+    ----------
+    epsilon_t : array_like
+        The per-timestamp budget ``ε_t`` (finite, >= 0).
+    backward : LossFunction or array_like
+        The backward matrix (or its loss function).
+    forward : LossFunction or array_like, optional
+        The forward matrix; defaults to ``backward``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``TPL_t`` for every t.
+
+    Raises
+    ------
+    InputError
+        On a bad budget or matrix, or matrices with different numbers of states.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> tpl([0.1, 0.2, 0.3], np.eye(2)).round(6).tolist()  # perfect correlation: Σ ε
+    [0.6, 0.6, 0.6]
+    >>> tpl([0.1, 0.2, 0.3], [[0.5, 0.5], [0.5, 0.5]]).round(6).tolist()  # none: ε_t
+    [0.1, 0.2, 0.3]
+    >>> from lmdk_core.leakage import smoothed_matrix
+    >>> tpl([0.5, 0.5, 0.5], smoothed_matrix(2, 0.1)).round(4).tolist()
+    [1.2454, 1.328, 1.2454]
+    """
     eps = check_allocation(epsilon_t)
     lb, lf = _losses(backward, forward)
     return _run(eps, lb) + _run(eps[::-1], lf)[::-1] - eps
 
 
 def segment_bpl(epsilon_t: ArrayLike, landmarks: Iterable[int] | None, backward: LossLike):
-    """BPL restarted after every landmark: at t, the recursion from (last landmark < t)+1."""
+    """BPL restarted after every landmark: at t, the recursion from (last landmark < t)+1.
+
+    Parameters
+    ----------
+    epsilon_t : array_like
+        The per-timestamp budget ``ε_t``.
+    landmarks : iterable of int or None
+        The landmark timestamps (0-based).
+    backward : LossFunction or array_like
+        The backward matrix (or its loss function).
+
+    Returns
+    -------
+    numpy.ndarray
+        The restarted BPL at every t.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> segment_bpl([0.25] * 4, [1], np.eye(2)).round(6).tolist()
+    [0.25, 0.5, 0.25, 0.5]
+    """
     eps = check_allocation(epsilon_t)
     lm = check_landmarks(landmarks, eps.size)
     mark = np.zeros(eps.size, dtype=bool)
@@ -186,7 +307,28 @@ def segment_bpl(epsilon_t: ArrayLike, landmarks: Iterable[int] | None, backward:
 
 
 def segment_fpl(epsilon_t: ArrayLike, landmarks: Iterable[int] | None, forward: LossLike):
-    """FPL restarted before every landmark: at t, the recursion from (next landmark > t)−1."""
+    """FPL restarted before every landmark: at t, the recursion from (next landmark > t)−1.
+
+    Parameters
+    ----------
+    epsilon_t : array_like
+        The per-timestamp budget ``ε_t``.
+    landmarks : iterable of int or None
+        The landmark timestamps (0-based).
+    forward : LossFunction or array_like
+        The forward matrix (or its loss function).
+
+    Returns
+    -------
+    numpy.ndarray
+        The restarted FPL at every t.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> segment_fpl([0.25] * 4, [1], np.eye(2)).round(6).tolist()
+    [0.25, 0.75, 0.5, 0.25]
+    """
     eps = check_allocation(epsilon_t)
     lm = check_landmarks(landmarks, eps.size)
     mark = np.zeros(eps.size, dtype=bool)
@@ -268,6 +410,33 @@ def landmark_tpl(
     shared segment recursion (:func:`_restarted`): ``O(T·K)`` loss evaluations in K
     vector steps for a mixing length K (linear in T), ``Σ_gaps gap²/2`` only when the
     correlation is perfect.
+
+    Parameters
+    ----------
+    epsilon_t : array_like
+        The per-timestamp budget ``ε_t``.
+    landmarks : iterable of int or None
+        The landmark timestamps L (0-based).
+    backward : LossFunction or array_like
+        The backward matrix (or its loss function).
+    forward : LossFunction or array_like, optional
+        The forward matrix; defaults to ``backward``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The landmark TPL of ``L ∪ {t}`` for every t.
+
+    Examples
+    --------
+    With no correlation it is the landmark-privacy theorem's ``Σ_{i∈L∪{t}} ε_i``
+    (Katsomallos et al., CODASPY'22):
+
+    >>> landmark_tpl([0.1, 0.2, 0.3, 0.4], [1], [[0.5, 0.5], [0.5, 0.5]]).round(6).tolist()
+    [0.3, 0.2, 0.5, 0.6]
+    >>> from lmdk_core.leakage import smoothed_matrix
+    >>> landmark_tpl([0.25] * 4, [1], smoothed_matrix(2, 0.1)).round(4).tolist()
+    [0.8796, 0.8376, 0.916, 1.124]
     """
     g = _Gaps.of(epsilon_t, landmarks, backward, forward)
     out = np.empty(g.eps.size)
@@ -356,7 +525,24 @@ def max_landmark_tpl(
     t are taken by decreasing ``upper_t`` in growing batches, their exact values
     computed, until the best exact value reaches the next bound: no t left can exceed
     it. The batch audit needs only this maximum (Cao et al., ICDE 2017; Katsomallos et
-    al., CODASPY 2022)."""
+    al., CODASPY 2022).
+
+    Parameters
+    ----------
+    epsilon_t, landmarks, backward, forward
+        As for :func:`landmark_tpl`.
+
+    Returns
+    -------
+    float
+        The largest landmark TPL over all t.
+
+    Examples
+    --------
+    >>> from lmdk_core.leakage import smoothed_matrix
+    >>> round(max_landmark_tpl([0.25] * 4, [1], smoothed_matrix(2, 0.1)), 4)
+    1.124
+    """
     g = _Gaps.of(epsilon_t, landmarks, backward, forward)
     best = g.base if g.lm.size else -np.inf
     if g.regular.size == 0:
@@ -398,7 +584,31 @@ def temporal_leakage(
 ) -> LeakageResult:
     """All curves at once: BPL, FPL, TPL and, if ``landmarks`` is given, landmark TPL.
 
-    ``forward`` defaults to ``backward`` (the same matrix both ways).
+    Parameters
+    ----------
+    epsilon_t : array_like
+        The per-timestamp budget ``ε_t``.
+    backward : LossFunction or array_like
+        The backward matrix (or its loss function).
+    forward : LossFunction or array_like, optional
+        The forward matrix; defaults to ``backward`` (the same matrix both ways).
+    landmarks : iterable of int, optional
+        The landmark timestamps; landmark TPL is computed only when given.
+
+    Returns
+    -------
+    LeakageResult
+        The curves per timestamp (Cao et al. ICDE'17; landmark TPL: Katsomallos et al.
+        CODASPY'22).
+
+    Examples
+    --------
+    >>> from lmdk_core.leakage import smoothed_matrix
+    >>> res = temporal_leakage([0.5, 0.5, 0.5], smoothed_matrix(2, 0.1), landmarks=[1])
+    >>> res.tpl.round(4).tolist(), res.landmark_tpl.round(4).tolist()
+    ([1.2454, 1.328, 1.2454], [1.414, 1.328, 1.414])
+    >>> sorted(res.to_dict())
+    ['bpl', 'fpl', 'landmark_tpl', 'tpl']
     """
     eps = check_allocation(epsilon_t)
     lb, lf = _losses(backward, forward)
