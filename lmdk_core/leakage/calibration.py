@@ -143,7 +143,27 @@ def _search(f: Callable[[float], float], target: float, hi: float, rtol: float,
 
 def max_tpl_constant(epsilon: float, length: int, backward: LossFunction | ArrayLike,
                      forward: LossFunction | ArrayLike | None = None) -> float:
-    """``max_t TPL_t`` for the constant budget ``epsilon`` over ``length`` timestamps."""
+    """``max_t TPL_t`` for the constant budget ``epsilon`` over ``length`` timestamps.
+
+    Parameters
+    ----------
+    epsilon : float
+        The constant budget per timestamp.
+    length : int
+        The number of timestamps T.
+    backward, forward : LossFunction or array_like
+        The matrices (or loss functions); ``forward`` defaults to ``backward``.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from lmdk_core.leakage import smoothed_matrix
+    >>> round(max_tpl_constant(0.5, 3, smoothed_matrix(2, 0.1)), 4)
+    1.328
+    """
     lb, lf = _losses(backward, forward)
     eps = np.full(int(length), float(epsilon))
     return float(np.max(_run(eps, lb) + _run(eps, lf)[::-1] - eps))
@@ -169,6 +189,39 @@ def calibrate_epsilon(
     ``length=T``: ``max_t TPL_t(ε) <= target`` over T timestamps. ``length=None``: the
     infinite horizon, ``sup BPL + sup FPL − ε <= target`` (Cao's Theorem 10).
     ``progress(fraction, message)`` is called after every evaluation.
+
+    Parameters
+    ----------
+    target : float
+        The largest acceptable leakage α (> 0).
+    backward, forward : LossFunction or array_like
+        The matrices (or loss functions); ``forward`` defaults to ``backward``.
+    length : int, optional
+        The number of timestamps; ``None`` for the infinite horizon.
+    rtol : float
+        Relative tolerance of the bisection.
+    progress : callable, optional
+        ``progress(fraction, message)``.
+
+    Returns
+    -------
+    CalibrationResult
+        ``value`` is ε, ``achieved`` the leakage it gives (<= ``target``).
+
+    Raises
+    ------
+    InputError
+        On a bad target or matrix, or an infinite horizon under which every ε > 0
+        diverges.
+
+    Examples
+    --------
+    >>> from lmdk_core.leakage import smoothed_matrix
+    >>> res = calibrate_epsilon(1.0, smoothed_matrix(2, 0.1), length=3)
+    >>> round(res.value, 6), round(res.achieved, 6)
+    (0.375845, 1.0)
+    >>> round(calibrate_epsilon(1.0, smoothed_matrix(2, 0.1)).value, 6)  # any length
+    0.094709
     """
     alpha = check_positive(target, "the target leakage α")
     tol = _check_rtol(rtol)
@@ -213,6 +266,33 @@ def calibrate_scale(
     the series length (:func:`~lmdk_core.leakage.tpl.max_landmark_tpl`); the search needs
     a few dozen. ``progress(fraction, message)`` is called after every evaluation (e.g.
     a progress bar).
+
+    Parameters
+    ----------
+    epsilon_t : array_like
+        The allocation to scale (not 0 everywhere).
+    target : float
+        The largest acceptable landmark TPL α (> 0).
+    backward, forward : LossFunction or array_like
+        The matrices (or loss functions); ``forward`` defaults to ``backward``.
+    landmarks : iterable of int, optional
+        The landmark timestamps.
+    rtol : float
+        Relative tolerance of the bisection.
+    progress : callable, optional
+        ``progress(fraction, message)``.
+
+    Returns
+    -------
+    CalibrationResult
+        ``value`` is c, ``epsilon_t`` the scaled allocation.
+
+    Examples
+    --------
+    >>> from lmdk_core.leakage import smoothed_matrix
+    >>> res = calibrate_scale([0.25] * 4, 1.0, smoothed_matrix(2, 0.1), landmarks=[1])
+    >>> round(res.value, 6), res.epsilon_t.round(6).tolist()
+    (0.889511, [0.222378, 0.222378, 0.222378, 0.222378])
     """
     alpha = check_positive(target, "the target leakage α")
     tol = _check_rtol(rtol)

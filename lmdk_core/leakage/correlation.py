@@ -65,6 +65,32 @@ def check_transition_matrix(matrix: ArrayLike, name: str = "the transition matri
     Requirements: 2-D, square (``n × n``, ``1 <= n <= MAX_STATES``), finite,
     non-negative, every row summing to 1 within :data:`ROW_SUM_TOLERANCE`.
     States (rows, columns) are numbered from 0 in the messages.
+
+    Parameters
+    ----------
+    matrix : array_like
+        The matrix.
+    name : str
+        How error messages name it.
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Raises
+    ------
+    InputError
+        Saying which entry or row is wrong and how to fix it.
+
+    Examples
+    --------
+    >>> check_transition_matrix([[1, 0], [0.5, 0.5]]).tolist()
+    [[1.0, 0.0], [0.5, 0.5]]
+    >>> try:
+    ...     check_transition_matrix([[1, 0], [0.5, 0.4]])
+    ... except ValueError as exc:  # an InputError, whose message is meant for the user
+    ...     print(str(exc)[:55])
+    the transition matrix: row 1 sums to 0.9, not 1; each r
     """
     try:
         P = np.array(matrix, dtype=float)
@@ -108,7 +134,25 @@ def check_transition_matrix(matrix: ArrayLike, name: str = "the transition matri
 
 
 def parse_matrix_text(text: str, name: str = "the matrix file") -> np.ndarray:
-    """Parse ``n`` lines of ``n`` comma-separated numbers (no header) and validate them."""
+    r"""Parse ``n`` lines of ``n`` comma-separated numbers (no header) and validate them.
+
+    Parameters
+    ----------
+    text : str
+        The file's text.
+    name : str
+        How error messages name the file.
+
+    Returns
+    -------
+    numpy.ndarray
+        The validated matrix.
+
+    Examples
+    --------
+    >>> parse_matrix_text("0.9,0.1\n0.2,0.8\n").tolist()
+    [[0.9, 0.1], [0.2, 0.8]]
+    """
     lines = [(i + 1, ln.strip()) for i, ln in enumerate(text.splitlines())]
     lines = [(i, ln) for i, ln in lines if ln]
     if not lines:
@@ -145,9 +189,26 @@ def parse_matrix_text(text: str, name: str = "the matrix file") -> np.ndarray:
 
 
 def load_matrix_csv(source: Source, name: str = "the matrix file") -> np.ndarray:
-    """Read a transition matrix CSV: ``n`` lines of ``n`` comma-separated numbers, no header.
+    r"""Read a transition matrix CSV: ``n`` lines of ``n`` comma-separated numbers, no header.
 
     ``source`` is a path, bytes, or a file-like object (e.g. a Streamlit upload).
+
+    Parameters
+    ----------
+    source : str, path, bytes or file-like
+        Where the CSV is.
+    name : str
+        How error messages name the file.
+
+    Returns
+    -------
+    numpy.ndarray
+        The validated matrix.
+
+    Examples
+    --------
+    >>> load_matrix_csv(b"0.5,0.5\n0.25,0.75\n").tolist()
+    [[0.5, 0.5], [0.25, 0.75]]
     """
     data = read_bytes(source, name)
     try:
@@ -188,6 +249,28 @@ def smoothed_matrix(
     permutation drawn with ``seed``). ``s = strength >= 0``: ``s = 0`` is the
     strongest correlation (deterministic transitions, the loss function is
     ``L(α) = α``), large ``s`` approaches the uniform matrix (no correlation).
+
+    Parameters
+    ----------
+    n_states : int
+        The number of states n.
+    strength : float
+        The smoothing s >= 0 (small s: strong correlation).
+    base : {"identity", "shift", "random"}
+        The base matrix B.
+    seed : int, optional
+        Seed of the ``"random"`` base.
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Examples
+    --------
+    >>> smoothed_matrix(2, 0.1).round(4).tolist()  # (I + 0.1) / 1.2
+    [[0.9167, 0.0833], [0.0833, 0.9167]]
+    >>> smoothed_matrix(3, 0.5, "shift").round(4).tolist()
+    [[0.2, 0.6, 0.2], [0.2, 0.2, 0.6], [0.6, 0.2, 0.2]]
     """
     n = _check_n_states(n_states)
     s = _check_nonneg(strength, "the smoothing strength s")
@@ -248,6 +331,27 @@ def discretize_series(values: ArrayLike, n_bins: int, method: str = "width") -> 
     bin edges at the quantiles so each bin holds about the same number of values
     (edges shared by tied values are merged, so fewer bins may result). A constant
     series gives a single state.
+
+    Parameters
+    ----------
+    values : array_like
+        The finite numbers of the series.
+    n_bins : int
+        The number of bins asked for.
+    method : {"width", "quantile"}
+        Equal-width or equal-count bins.
+
+    Returns
+    -------
+    Discretization
+
+    Examples
+    --------
+    >>> d = discretize_series([0.0, 1, 2, 10], 2)
+    >>> d.states.tolist(), d.edges.tolist()
+    ([0, 0, 0, 1], [0.0, 5.0, 10.0])
+    >>> discretize_series([1.0, 2, 3, 1, 2, 3, 3, 1], 3, "quantile").states.tolist()
+    [0, 1, 2, 0, 1, 2, 2, 0]
     """
     v = _finite_series(values, "the series")
     k = _check_n_states(n_bins, "the number of bins")
@@ -291,6 +395,23 @@ def trajectory_cells(lat: ArrayLike, lon: ArrayLike, cell_size_m: float) -> Grid
 
     The grid lives in an azimuthal equidistant projection (WGS84) centred on the
     track's mean position, so cells are true squares in metres near the track.
+
+    Parameters
+    ----------
+    lat, lon : array_like
+        The points' coordinates in degrees (WGS84).
+    cell_size_m : float
+        The side of a cell in metres (> 0).
+
+    Returns
+    -------
+    GridStates
+
+    Examples
+    --------
+    >>> g = trajectory_cells([46.0, 46.0, 46.001], [14.0, 14.0001, 14.0], 100)
+    >>> g.states.tolist(), g.n_states
+    ([0, 1, 2], 3)
     """
     from pyproj import Transformer  # local: only this function needs it
 
@@ -373,6 +494,25 @@ def transition_matrix(
     ``P_F[i, j] = (c_ij + k) / (Σ_j c_ij + n·k)`` where ``c_ij`` counts the steps
     i → j in ``states`` and ``k = smoothing >= 0``. A state never left (no outgoing
     step) gets a uniform row — the ``k → 0`` limit of smoothing.
+
+    Parameters
+    ----------
+    states : array_like of int
+        The state at each timestamp (0-based).
+    n_states : int, optional
+        The number of states (default: the largest state + 1).
+    smoothing : float
+        The count k added to every transition (>= 0).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``P_F``.
+
+    Examples
+    --------
+    >>> transition_matrix([0, 1, 1, 0], 2, 0).tolist()  # 0→1; 1→1, 1→0
+    [[0.0, 1.0], [0.5, 0.5]]
     """
     return transition_matrices(states, n_states, smoothing)[0]
 
@@ -383,6 +523,28 @@ def transition_matrices(
     """``(P_F, P_B)`` estimated from one state sequence with additive smoothing.
 
     The backward matrix counts the same steps reversed: ``P_B[j, i] ∝ c_ij + k``.
+
+    Parameters
+    ----------
+    states : array_like of int
+        The state at each timestamp (0-based).
+    n_states : int, optional
+        The number of states (default: the largest state + 1).
+    smoothing : float
+        The count k added to every transition (>= 0).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(P_F, P_B)``.
+
+    Examples
+    --------
+    >>> F, B = transition_matrices([0, 1, 1, 2], 3, 0)
+    >>> F.tolist()
+    [[0.0, 1.0, 0.0], [0.0, 0.5, 0.5], [0.3333333333333333, 0.3333333333333333, 0.3333333333333333]]
+    >>> B.tolist()  # reversed: 1 came from 0 or 1, 2 from 1; 0 never reached (uniform)
+    [[0.3333333333333333, 0.3333333333333333, 0.3333333333333333], [0.5, 0.5, 0.0], [0.0, 1.0, 0.0]]
     """
     s, n = _check_states(states, n_states)
     k = _check_nonneg(smoothing, "the smoothing")
@@ -397,6 +559,21 @@ def stationary_distribution(matrix: ArrayLike) -> np.ndarray:
 
     Solved as the least-squares solution of ``(Pᵀ − I) π = 0, Σ π = 1``; for a
     reducible chain this is a positive mixture of the closed classes' distributions.
+
+    Parameters
+    ----------
+    matrix : array_like
+        A row-stochastic matrix.
+
+    Returns
+    -------
+    numpy.ndarray
+        π (non-negative, summing to 1).
+
+    Examples
+    --------
+    >>> stationary_distribution([[0.9, 0.1], [0.2, 0.8]]).round(4).tolist()
+    [0.6667, 0.3333]
     """
     P = check_transition_matrix(matrix)
     n = P.shape[0]
@@ -413,6 +590,23 @@ def backward_matrix(forward: ArrayLike, initial: ArrayLike | None = None) -> np.
 
     ``π`` (``initial``) is the distribution of the previous state; by default the
     stationary distribution of ``P_F`` (Cao et al. assume a stationary chain).
+
+    Parameters
+    ----------
+    forward : array_like
+        The forward matrix ``P_F``.
+    initial : array_like, optional
+        The distribution π of the previous state.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``P_B``.
+
+    Examples
+    --------
+    >>> backward_matrix([[0.5, 0.5], [0.0, 1.0]], [0.5, 0.5]).round(4).tolist()
+    [[1.0, 0.0], [0.3333, 0.6667]]
     """
     PF = check_transition_matrix(forward, "the forward matrix")
     n = PF.shape[0]

@@ -198,6 +198,21 @@ class LossFunction:
         ``log((Qx + 1)/(Dx + 1)) = log1p((Q − D)·x / (1 + D·x))`` — one ``log1p`` per α,
         accurate for small α as well. Hot path of the leakage recursions: no Python work
         per element, no error-state context unless some α exceeds 700.
+
+        Parameters
+        ----------
+        a : numpy.ndarray
+            1-D float array of α >= 0.
+
+        Returns
+        -------
+        numpy.ndarray
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> LossFunction([[0.8, 0.2], [0.1, 0.9]]).evaluate(np.array([0.0, 1.0])).round(6).tolist()
+        [0.0, 0.706275]
         """
         if self.is_zero:
             return np.zeros(a.shape)
@@ -220,7 +235,22 @@ class LossFunction:
         return val
 
     def scalar(self, a: float) -> float:
-        """Fast ``L_P(α)`` for one Python float ``α >= 0`` (no validation)."""
+        """Fast ``L_P(α)`` for one Python float ``α >= 0`` (no validation).
+
+        Parameters
+        ----------
+        a : float
+            α >= 0.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> round(LossFunction([[0.8, 0.2], [0.1, 0.9]]).scalar(1.0), 6)
+        0.706275
+        """
         if self.is_zero:
             return 0.0
         if a > _BIG_ALPHA:
@@ -237,7 +267,22 @@ class LossFunction:
         return math.log1p((self._wQ_list[k] - D) * x / (1.0 + D * x))
 
     def evaluate_max(self, alpha: ArrayLike) -> np.ndarray:
-        """``max`` over all hull vertices (slower; a cross-check of the breakpoints)."""
+        """``max`` over all hull vertices (slower; a cross-check of the breakpoints).
+
+        Parameters
+        ----------
+        alpha : array_like
+            α >= 0.
+
+        Returns
+        -------
+        numpy.ndarray
+
+        Examples
+        --------
+        >>> LossFunction([[0.8, 0.2], [0.1, 0.9]]).evaluate_max([1.0]).round(6).tolist()
+        [0.706275]
+        """
         a = np.asarray(alpha, dtype=float).reshape(-1)
         x = np.expm1(np.minimum(a, _BIG_ALPHA))[:, None]
         vals = np.log1p(self.vertex_Q[None, :] * x) - np.log1p(self.vertex_D[None, :] * x)
@@ -260,12 +305,49 @@ def _big_values(a: np.ndarray, Q: np.ndarray, D: np.ndarray) -> np.ndarray:
 
 
 def loss_function(matrix: ArrayLike, **kwargs) -> LossFunction:
-    """Precompute ``L_P`` of a transition matrix (see :class:`LossFunction`)."""
+    """Precompute ``L_P`` of a transition matrix (see :class:`LossFunction`).
+
+    Parameters
+    ----------
+    matrix : array_like
+        A row-stochastic matrix.
+    **kwargs
+        ``name``, ``prune``, ``memory_elements`` of :class:`LossFunction`.
+
+    Returns
+    -------
+    LossFunction
+
+    Examples
+    --------
+    >>> loss_function([[0.8, 0.2], [0.1, 0.9]]).stats
+    LossStats(n_states=2, pairs=2, pairs_sorted=2, hull_vertices=1)
+    """
     return LossFunction(matrix, **kwargs)
 
 
 def as_loss(obj: LossFunction | ArrayLike, name: str = "the transition matrix") -> LossFunction:
-    """A :class:`LossFunction` as is, or one built from a matrix."""
+    """A :class:`LossFunction` as is, or one built from a matrix.
+
+    Parameters
+    ----------
+    obj : LossFunction or array_like
+        A loss function, or a matrix to build one from.
+    name : str
+        How error messages name the matrix.
+
+    Returns
+    -------
+    LossFunction
+
+    Examples
+    --------
+    >>> L = LossFunction([[0.8, 0.2], [0.1, 0.9]])
+    >>> as_loss(L) is L
+    True
+    >>> as_loss([[1.0, 0.0], [0.0, 1.0]])(0.5)
+    0.5
+    """
     if isinstance(obj, LossFunction):
         return obj
     return LossFunction(obj, name=name)

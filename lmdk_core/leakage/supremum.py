@@ -33,7 +33,24 @@ __all__ = ["check_constant_epsilon", "divergence_threshold", "supremum", "tpl_su
 
 
 def check_constant_epsilon(epsilon: float, name: str = "epsilon") -> float:
-    """A constant per-timestamp budget: a finite number >= 0."""
+    """A constant per-timestamp budget: a finite number >= 0.
+
+    Parameters
+    ----------
+    epsilon : float
+        The budget per timestamp.
+    name : str
+        How error messages name it.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> check_constant_epsilon("0.5")
+    0.5
+    """
     try:
         e = float(epsilon)
     except (TypeError, ValueError):
@@ -48,6 +65,29 @@ def supremum(loss: LossFunction | ArrayLike, epsilon: float) -> float:
 
     Returns ``math.inf`` when the recursion diverges (e.g. a row pair with ``d_j = 0``
     on the states of mass ``Q`` and ``ε >= log(1/Q)``).
+
+    Parameters
+    ----------
+    loss : LossFunction or array_like
+        The loss function (or the transition matrix it is built from).
+    epsilon : float
+        The constant budget per timestamp (>= 0).
+
+    Returns
+    -------
+    float
+        The supremum over all t, or ``math.inf``.
+
+    Examples
+    --------
+    >>> from lmdk_core.leakage import bpl, smoothed_matrix
+    >>> P = smoothed_matrix(2, 0.1)
+    >>> round(supremum(P, 0.5), 4)
+    1.9961
+    >>> bool(bpl([0.5] * 200, P)[-1] <= supremum(P, 0.5))  # the recursion's limit
+    True
+    >>> supremum([[0.5, 0.5], [0.0, 1.0]], 1.0)  # ε >= log 2: diverges
+    inf
     """
     e = check_constant_epsilon(epsilon)
     lf = as_loss(loss)
@@ -81,7 +121,28 @@ def tpl_supremum(
     backward: LossFunction | ArrayLike,
     forward: LossFunction | ArrayLike | None = None,
 ) -> float:
-    """``sup_t TPL_t = sup BPL + sup FPL − ε`` for a constant budget (infinite horizon)."""
+    """``sup_t TPL_t = sup BPL + sup FPL − ε`` for a constant budget (infinite horizon).
+
+    Parameters
+    ----------
+    epsilon : float
+        The constant budget per timestamp (>= 0).
+    backward : LossFunction or array_like
+        The backward matrix (or its loss function).
+    forward : LossFunction or array_like, optional
+        The forward matrix; defaults to ``backward``.
+
+    Returns
+    -------
+    float
+        The supremum over all t, or ``math.inf``.
+
+    Examples
+    --------
+    >>> from lmdk_core.leakage import smoothed_matrix
+    >>> round(tpl_supremum(0.5, smoothed_matrix(2, 0.1)), 4)  # 2 · 1.9961 − 0.5
+    3.4921
+    """
     e = check_constant_epsilon(epsilon)
     lb = as_loss(backward, "the backward matrix")
     lf = lb if forward is None else as_loss(forward, "the forward matrix")
@@ -100,6 +161,24 @@ def divergence_threshold(loss: LossFunction | ArrayLike) -> float:
     the recursion diverge once ``e^{−ε} <= q(S)``, i.e. for ``ε >= −log q(S)``. The
     threshold is therefore ``−log max{q(S) : d(S) = 0}`` over the loss function's
     vertices; below it every supremum is finite.
+
+    Parameters
+    ----------
+    loss : LossFunction or array_like
+        The loss function (or the transition matrix it is built from).
+
+    Returns
+    -------
+    float
+        The threshold ε, ``math.inf`` when no constant budget diverges.
+
+    Examples
+    --------
+    >>> round(divergence_threshold([[0.5, 0.5], [0.0, 1.0]]), 6)  # −log 0.5
+    0.693147
+    >>> from lmdk_core.leakage import smoothed_matrix
+    >>> divergence_threshold(smoothed_matrix(2, 0.1))  # no zero: never diverges
+    inf
     """
     lf = as_loss(loss)
     if lf.is_zero:
