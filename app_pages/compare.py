@@ -32,6 +32,7 @@ from lmdk_core.comparison import (
 from lmdk_core.export import CONFIDENTIAL_LABEL, confidential_filename, csv_with_header
 from lmdk_core.figures.common import data_labels
 from lmdk_core.figures.compare import side_by_side_figure, utility_figure
+from lmdk_core.figures.style import PLOTLY_CONFIG
 from lmdk_core.quoting import quote_user_text
 from lmdk_core.validation import InputError
 
@@ -139,7 +140,7 @@ st.plotly_chart(
     side_by_side_figure(cur.data.time, cur.data.time_kind, releases,
                         leakage=leakage if show_leak else None,
                         unit=cur.unit, distance=cur.is_track, labels=labels),
-    key="compare_side_by_side", width="stretch")
+    key="compare_side_by_side", width="stretch", config=PLOTLY_CONFIG)
 with st.expander("How to read this"):
     st.markdown(
         "- One column per scheme; every row shares its y-axis, so heights compare "

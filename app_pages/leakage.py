@@ -42,6 +42,7 @@ from lmdk_core.figures.leakage import (
     series_state_labels,
     track_state_labels,
 )
+from lmdk_core.figures.style import PLOTLY_CONFIG
 from lmdk_core.leakage import (
     CalibrationResult,
     calibrate_epsilon,
@@ -277,16 +278,17 @@ st.session_state.lk_n_states = n_states  # read by tests and the caption below
 if backward is forward or np.array_equal(backward, forward):
     st.plotly_chart(matrix_heatmap(forward, labels, hover=hover,
                                    title=f"Transition probabilities, {n_states} states (used "
-                                         "both ways)"), key="lk_heat", width="stretch")
+                                         "both ways)"), key="lk_heat", width="stretch",
+                    config=PLOTLY_CONFIG)
 else:
     h1, h2 = st.columns(2)
     h1.plotly_chart(matrix_heatmap(forward, labels, hover=hover,
                                    title=f"Forward P_F, {n_states} states (for FPL)"),
-                    key="lk_heat_f", width="stretch")
+                    key="lk_heat_f", width="stretch", config=PLOTLY_CONFIG)
     h2.plotly_chart(matrix_heatmap(backward, labels, hover=hover,
                                    title=f"Backward P_B, {n_states} states (for BPL)",
                                    col_title="previous state"),
-                    key="lk_heat_b", width="stretch")
+                    key="lk_heat_b", width="stretch", config=PLOTLY_CONFIG)
 if corr.key in ("estimated", "grid"):
     st.caption(f"{corr.description[0].upper()}{corr.description[1:]} Cao et al. assume the "
                "attacker "
@@ -358,7 +360,7 @@ if math.isinf(sup):
 st.plotly_chart(
     leakage_curves_figure(cur.data.time, cur.data.time_kind, res, float(setting("epsilon")),
                           supremum=sup, target=float(st.session_state.lk_target)),
-    key="lk_curves", width="stretch")
+    key="lk_curves", width="stretch", config=PLOTLY_CONFIG)
 with st.expander(f":material/lock: {CONFIDENTIAL_LABEL} — leakage per timestamp"):
     st.download_button(
         "CONFIDENTIAL — Leakage per timestamp (CSV)",

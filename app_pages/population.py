@@ -44,6 +44,7 @@ from lmdk_core.figures.population import (
     tpl_figure,
     verdict_figure,
 )
+from lmdk_core.figures.style import PLOTLY_CONFIG
 from lmdk_core.leakage.model import MAX_LEAKAGE_STATES
 from lmdk_core.population.audit import LeakageSettings
 from lmdk_core.population.dask_driver import AUDIT_LABEL
@@ -580,12 +581,16 @@ if shown is not None:
     m[3].metric("Median |L|", f"{float(audit['n_landmarks'].median()):g}")
     m[4].metric("Median MAE", f"{short_number(float(audit['mae'].median()))} {unit}".strip())
     g1, g2 = st.columns(2)
-    g1.plotly_chart(landmark_count_figure(audit), key="pop_fig_lm", width="stretch")
-    g2.plotly_chart(verdict_figure(colours), key="pop_fig_verdict", width="stretch")
+    g1.plotly_chart(landmark_count_figure(audit), key="pop_fig_lm", width="stretch",
+                    config=PLOTLY_CONFIG)
+    g2.plotly_chart(verdict_figure(colours), key="pop_fig_verdict", width="stretch",
+                    config=PLOTLY_CONFIG)
     g3, g4 = st.columns(2)
     g3.plotly_chart(tpl_figure(audit, rs.epsilon if alpha is None else alpha,
-                               "ε" if alpha is None else "α"), key="pop_fig_tpl", width="stretch")
-    g4.plotly_chart(error_figure(audit, unit), key="pop_fig_error", width="stretch")
+                               "ε" if alpha is None else "α"), key="pop_fig_tpl", width="stretch",
+                    config=PLOTLY_CONFIG)
+    g4.plotly_chart(error_figure(audit, unit), key="pop_fig_error", width="stretch",
+                    config=PLOTLY_CONFIG)
     st.caption(f"Landmark TPL under the session's correlation model ({spec['model']}"
                + (f": {quote_user_text(st.session_state.corr_matrices['forward'][0])}"
                   if spec["model"] == "matrix"

@@ -51,6 +51,7 @@ from lmdk_core.discovery import (
     suggestion_events,
 )
 from lmdk_core.figures import hover_labels, timeline_figure
+from lmdk_core.figures.style import PLOTLY_CONFIG
 from lmdk_core.leakage.model import correlation_from_spec
 from lmdk_core.mechanism_choice import clamp_to_bounds, mechanism_problems
 from lmdk_core.quoting import quote_user_text
@@ -499,7 +500,7 @@ fig = timeline_figure(series.time, series.time_kind, rel, unit=series.unit, leak
                       uirevision=f"timeline:{name}")  # zoom survives clicks, not a new series
 st.plotly_chart(fig, key=chart_key(), on_select=_on_chart_select,
                 selection_mode=("points", "box", "lasso"), width="stretch",
-                config={"displaylogo": False})
+                config=PLOTLY_CONFIG)
 if T > DISPLAY_MAX_POINTS:
     st.caption(f"{T:,} timestamps: each curve is drawn with its minimum and maximum per "
                "pixel column, landmarks always (the release, the verdict and every download "

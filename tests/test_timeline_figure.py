@@ -12,6 +12,7 @@ import pytest
 from plotly.subplots import make_subplots
 
 from lmdk_core.figures.common import COLORS
+from lmdk_core.figures.style import left_titles, plotly_date_axis, plotly_layout
 from lmdk_core.figures.timeline import (
     MARKERS_MAX_DISPLAYED,
     PANEL_SPACING,
@@ -27,7 +28,7 @@ def _release(T: int, landmarks: list[int], scheme: str = "skip"):
 
 
 def _reference(fig: go.Figure, unit: str, leakage: bool, height: int | None,
-               uirevision: str | None) -> go.Figure:
+               uirevision: str | None, dates: bool = False) -> go.Figure:
     """``fig``'s traces placed with make_subplots, add_trace(row=…) and add_hline (the plain
     plotly construction the fast builder must match)."""
     rows = 3 if leakage else 2
@@ -47,10 +48,15 @@ def _reference(fig: go.Figure, unit: str, leakage: bool, height: int | None,
     ref.update_yaxes(title_text="ε_t", rangemode="tozero", row=2, col=1)
     if leakage:
         ref.update_yaxes(title_text="leakage (ε units)", rangemode="tozero", row=3, col=1)
+    if dates:  # the style guide's date ticks (docs/chart-style.md)
+        ref.update_xaxes(**plotly_date_axis())
+    # panel titles left-aligned, the toolbar band, the legend below: the style module's
+    lay = ref.layout.to_plotly_json()
+    left_titles(lay)
+    ref.layout.annotations = lay["annotations"]
+    ref.update_layout(plotly_layout(titles=True, legend_y=-0.1))
     ref.update_layout(
         height=height or (720 if leakage else 560),
-        margin={"l": 60, "r": 20, "t": 40, "b": 40},
-        legend={"orientation": "h", "yanchor": "top", "y": -0.06, "x": 0},
         hovermode="closest", bargap=0.15, barmode="overlay", clickmode="event+select",
         uirevision=uirevision, meta=fig.layout.meta)
     return ref
@@ -67,7 +73,7 @@ def test_same_figure_as_make_subplots(T, leakage, kind):
             if leakage else None)
     fig = timeline_figure(time, kind, rel, unit="kWh", leakage=leak, suggestions=[0, 5],
                           height=None, uirevision="u")
-    ref = _reference(go.Figure(fig), "kWh", leakage, None, "u")
+    ref = _reference(go.Figure(fig), "kWh", leakage, None, "u", dates=kind == "datetime")
     assert json.loads(fig.to_json()) == json.loads(ref.to_json())
 
 

@@ -25,6 +25,12 @@ from lmdk_core.figures.common import (
     subplot_axes,
     subplot_layout,
 )
+from lmdk_core.figures.style import (
+    LANDMARK_BAR_PATTERN,
+    left_titles,
+    plotly_date_axis,
+    plotly_layout,
+)
 from lmdk_core.release import Release
 
 __all__ = ["SCHEME_COLORS", "side_by_side_figure", "utility_figure"]
@@ -265,7 +271,9 @@ def _budget_bars(g: _Grid, c: int, rel: Release) -> None:
         i = g.drawn(rel.epsilon_t, mask)
         g.add({"type": "bar", "x": x[i], "y": g.ys(rel.epsilon_t, i),
                "name": f"ε_t ({kind})", "width": g.width,
-               "marker": {"color": COLORS[kind], "line": {"width": 0}},
+               "marker": {"color": COLORS[kind], "line": {"width": 0},
+                          **({"pattern": LANDMARK_BAR_PATTERN} if kind == "landmark"
+                             else {})},
                "opacity": 0.75, "legendgroup": f"bar-{kind}",
                "showlegend": g.legend(f"bar-{kind}"), "customdata": g.labels[i],
                "hovertemplate": "%{customdata}<br>ε_t = %{y:.4g}<extra>" + kind
@@ -309,7 +317,7 @@ def _grid_axes(g: _Grid, releases: Mapping[str, Release],
         if time_kind == "datetime":
             # few ticks per column: with 3–4 columns on a phone, 5 two-line labels per
             # column ran into each other and into the next column's
-            ax.update(tickformat="%a %d\n%H:%M", nticks=5 if g.k <= 2 else 3)
+            ax.update(**plotly_date_axis(), nticks=5 if g.k <= 2 else 2)
     top = max(max(float(np.max(r.verdict.totals)), r.epsilon) for r in releases.values())
     for ax in g.axes("y", row=2):
         ax["range"] = [0, 1.08 * top]
@@ -325,18 +333,19 @@ def _grid_axes(g: _Grid, releases: Mapping[str, Release],
 def _grid_layout(g: _Grid, releases: Mapping[str, Release],
                  leakage: Mapping[str, Mapping[str, np.ndarray]] | None, *,
                  height: int | None) -> None:
-    """Height, bars, margins, the legend below the panels and the text alternative."""
+    """Height, bars, margins, the legend below the panels and the text alternative, in
+    the style of :mod:`lmdk_core.figures.style`."""
+    left_titles(g.layout)  # the scheme names at the left of their columns
+    # the toolbar band above the titles, the legend below the panels (docs/chart-style.md)
+    g.layout.update(plotly_layout(titles=True, legend_y=-0.1))
     g.layout.update(
         height=height or (740 if leakage else 560), barmode="overlay",
-        bargap=0.1,
-        # the legend below the panels: above them, the chart toolbar covered it on a phone
-        margin={"l": 60, "r": 20, "t": 50, "b": 40}, hovermode="closest",
-        legend={"orientation": "h", "yanchor": "top", "y": -0.07, "x": 0},
+        bargap=0.1, hovermode="closest",
         # the chart's text alternative (the app names the chart by it for screen readers)
         meta={"alt": (
             f"Side-by-side chart of {len(releases)} schemes over {g.T} timestamps, one "
             "column each: the original and released data on top, the budget ε_t per "
-            "timestamp below (landmarks' bars red)"
+            "timestamp below (landmarks' bars dark, with a triangle)"
             + (", the leakage at the bottom" if leakage else "") + ". Largest total of the "
             "landmarks plus one timestamp: " + "; ".join(
                 f"{k}: {float(np.max(r.verdict.totals)):.3g} against ε = {r.epsilon:g}"
@@ -403,12 +412,12 @@ def utility_figure(sweep: UtilitySweep, *, unit: str = "", current: float | None
             hoverinfo="skip"))
     xt, xl = log_ticks(float(eps[0]), float(eps[-1]))
     yt, yl = log_ticks(ylo, yhi)
+    fig.update_layout(**plotly_layout(titles=False, bottom=50, legend_y=-0.18))
     fig.update_layout(
-        height=460, margin={"l": 60, "r": 20, "t": 40, "b": 50}, hovermode="closest",
+        height=460, hovermode="closest",
         xaxis={"title": "total privacy budget ε (log scale)", "type": "log",
                "tickvals": xt, "ticktext": xl},
         yaxis={"title": (f"{what} ({u})" if u else what) + " (log scale)", "type": "log",
                "tickvals": yt, "ticktext": yl},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
     )
     return fig

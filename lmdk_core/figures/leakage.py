@@ -21,6 +21,13 @@ from lmdk_core.figures.common import (
     decimate_figure,
     hover_labels,
 )
+from lmdk_core.figures.style import (
+    AXIS_TITLES,
+    LANDMARK_BAR_PATTERN,
+    plotly_date_axis,
+    plotly_layout,
+    plotly_title,
+)
 from lmdk_core.leakage.tpl import LeakageResult
 
 __all__ = ["leakage_curves_figure", "matrix_heatmap", "series_state_labels",
@@ -72,10 +79,12 @@ def matrix_heatmap(matrix: np.ndarray, labels: Sequence[str] | None = None, *,
         + " %{customdata[1]}<br>probability %{z:.4g}<extra></extra>",
     ))
     show = n <= MAX_TICK_LABELS
+    fig.update_layout(**plotly_layout(titles=True))
     fig.update_layout(
-        title={"text": title, "font": {"size": 14}},
+        title=plotly_title(title),
         height=height or int(min(620, max(320, 160 + 11 * n))),
-        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        # the title under the toolbar band: on a phone the toolbar covered it
+        margin={"l": 10, "r": 10, "t": plotly_layout(titles=True)["margin"]["t"], "b": 10},
         # slanted whenever the labels would not fit side by side (bin ranges like
         # "1.2–2.5 kWh" ran together even with few states)
         xaxis={"title": col_title, "showticklabels": show, "type": "category",
@@ -126,7 +135,8 @@ def leakage_curves_figure(
             fig.add_trace(go.Bar(
                 x=x[mask], y=result.epsilon_t[mask], name=f"ε_t ({kind})", opacity=0.35,
                 width=bar_width(x),  # one width for both traces (not each one's spacing)
-                marker={"color": COLORS[kind], "line": {"width": 0}},
+                marker={"color": COLORS[kind], "line": {"width": 0},
+                        **({"pattern": LANDMARK_BAR_PATTERN} if kind == "landmark" else {})},
                 customdata=np.asarray(labels)[mask],
                 hovertemplate="%{customdata}<br>ε_t = %{y:.4g}<extra></extra>",
             ))
@@ -140,8 +150,8 @@ def leakage_curves_figure(
     # the same styles as the Timeline and Compare charts: TPL dotted purple, landmark TPL
     # solid red; the two directions thin, dashed (BPL) and dash-dotted (FPL): told apart
     # by their line, not only their colour
-    curves = [("BPL (from the past)", result.bpl, "#17becf", "dash", 1.2),
-              ("FPL (from the future)", result.fpl, "#bcbd22", "dashdot", 1.2),
+    curves = [("BPL (from the past)", result.bpl, COLORS["bpl"], "dash", 1.2),
+              ("FPL (from the future)", result.fpl, COLORS["fpl"], "dashdot", 1.2),
               ("TPL", result.tpl, COLORS["tpl"], "dot", 2.5)]
     if result.landmark_tpl is not None:
         curves.append(("landmark TPL", result.landmark_tpl, COLORS["landmark_tpl"], "solid",
@@ -173,15 +183,18 @@ def leakage_curves_figure(
         fig.add_hline(y=target, line={"color": TARGET_COLOR, "dash": "longdash", "width": 1.5},
                       annotation_text=f"target α = {target:g}",
                       annotation_position="top right")
+    fig.update_layout(**plotly_layout(titles=False, legend_y=-0.12))
+    if time_kind == "datetime":
+        fig.update_xaxes(**plotly_date_axis())
     fig.update_layout(
-        height=height, margin={"l": 60, "r": 20, "t": 40, "b": 40}, hovermode="x unified",
+        height=height, hovermode="x unified",
         barmode="overlay", bargap=0.1,
-        yaxis={"title": "privacy leakage (ε units)", "rangemode": "tozero"},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
+        yaxis={"title": AXIS_TITLES["leakage"], "rangemode": "tozero"},
         # the chart's text alternative (the app names the chart by it for screen readers)
         meta={"alt": (
             f"Leakage chart of {x.shape[0]} timestamps: the budget ε_t per timestamp "
-            "(bars, landmarks red) and the privacy leakage under temporal correlation: "
+            "(bars, landmarks dark and hatched) and the privacy leakage under temporal "
+            "correlation: "
             "BPL from the past and FPL from the future (dashed), TPL (dotted, maximum "
             f"{float(np.max(result.tpl)):.3g})"
             + (f", landmark TPL (solid, maximum {float(np.max(result.landmark_tpl)):.3g})"

@@ -13,6 +13,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from lmdk_core.figures.common import COLORS
+from lmdk_core.figures.style import plotly_layout, plotly_title
 
 __all__ = ["VERDICT_COLORS", "error_figure", "landmark_count_figure", "short_number",
            "tpl_figure", "verdict_figure"]
@@ -27,9 +28,9 @@ _HEIGHT = 300
 
 
 def _layout(fig: go.Figure, title: str, x: str, y: str = "users") -> go.Figure:
-    fig.update_layout(title=dict(text=title, font=dict(size=15)), height=_HEIGHT,
-                      margin=dict(l=55, r=20, t=50, b=50), showlegend=False,
-                      template="plotly_white", bargap=0.05)
+    fig.update_layout(template="plotly_white", **plotly_layout(titles=True, left=55, bottom=50))
+    fig.update_layout(title=plotly_title(title), height=_HEIGHT, showlegend=False,
+                      bargap=0.05)
     fig.update_xaxes(title_text=x)
     fig.update_yaxes(title_text=y)
     return fig

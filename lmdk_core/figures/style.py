@@ -13,12 +13,12 @@ out in ``docs/chart-style.md``.
   reference dashed. Regular ε_t bars are light (sky blue), landmark bars dark
   (vermillion, hatched), so the two differ in grey too.
 * **Dates** on a time axis never carry the year in a tick label (a long first label
-  was clipped at the left edge of a phone screen): hours as ``03:00`` with the day
-  under them, days as ``Tue 05 Mar`` (:data:`DATE_TICK_FORMATS`); hover labels say the
-  full time (``Tue 05 Mar 03:00``).
+  was clipped at the left edge of a phone screen) and stay short enough not to be
+  slanted on a phone: hours as ``03:00`` with the day under them, days as ``05 Mar``
+  (:data:`DATE_TICK_FORMATS`); hover labels say the full time (``Tue 05 Mar 03:00``).
 * **Legend** below the panels, left-aligned, horizontal; panel titles left-aligned.
-* **Toolbar** (plotly's mode bar): a few buttons (zoom, pan, reset, download), shown on
-  hover, in a band of its own above the titles (:data:`TOOLBAR_BAND`), so it never
+* **Toolbar** (plotly's mode bar): shown on hover, without the buttons nobody needs
+  here, in a band of its own above the titles (:data:`TOOLBAR_BAND`), so it never
   covers a title on a phone.
 """
 
@@ -38,6 +38,7 @@ __all__ = [
     "legend_below",
     "plotly_date_axis",
     "plotly_layout",
+    "plotly_title",
     "vega_config",
     "vega_date_axis",
 ]
@@ -53,6 +54,8 @@ COLORS: dict[str, str] = {
     "tpl": "#cc79a7",           # reddish purple, dotted: TPL
     "landmark_tpl": "#d55e00",  # vermillion, solid: landmark TPL
     "total": "#009e73",         # bluish green, step line: landmarks + this timestamp
+    "bpl": "#0072b2",           # blue, dashed: backward privacy leakage
+    "fpl": "#e69f00",           # orange, dash-dotted: forward privacy leakage
 }
 
 #: one font everywhere (the app's own sans-serif stack), dark grey text
@@ -63,7 +66,8 @@ TITLE_FONT_SIZE = 13
 
 #: the hatching of landmark ε_t bars (plotly ``marker.pattern``; Vega-Lite draws a star
 #: on each landmark bar instead, it has no fill patterns)
-LANDMARK_BAR_PATTERN: dict = {"shape": "/", "fgcolor": "#ffffff", "size": 5, "solidity": 0.3}
+LANDMARK_BAR_PATTERN: dict = {"shape": "/", "fillmode": "overlay", "fgcolor": "#000000",
+                              "size": 4, "solidity": 0.25}
 
 #: the axis titles every chart uses for the same quantity
 AXIS_TITLES: dict[str, str] = {
@@ -79,9 +83,8 @@ AXIS_TITLES: dict[str, str] = {
 #: (smallest spacing in ms or None, largest or None, format). No year in any tick.
 DATE_TICK_FORMATS: tuple[tuple[int | None, int | None, str], ...] = (
     (None, 60_000, "%H:%M:%S"),
-    (60_000, 86_400_000, "%H:%M\n%a %d %b"),
-    (86_400_000, 7 * 86_400_000, "%a %d %b"),
-    (7 * 86_400_000, None, "%d %b"),
+    (60_000, 86_400_000 - 1, "%H:%M\n%d %b"),  # plotly's ranges include both ends
+    (86_400_000, None, "%d %b"),
 )
 #: a timestamp in a hover label (the year stays out: the page says the data's range)
 DATE_HOVER_FORMAT = "%a %d %b %H:%M"
@@ -90,7 +93,9 @@ DATE_HOVER_FORMAT = "%a %d %b %H:%M"
 PLOTLY_CONFIG: dict = {
     "displaylogo": False,
     "displayModeBar": "hover",
-    "modeBarButtonsToRemove": ["lasso2d", "autoScale2d", "toggleSpikelines",
+    # zoom, pan, box and lasso select (the Timeline marks landmarks with them), zoom
+    # in/out, reset, download; not autoscale, spike lines or the hover-mode toggles
+    "modeBarButtonsToRemove": ["autoScale2d", "toggleSpikelines",
                                "hoverClosestCartesian", "hoverCompareCartesian"],
     "responsive": True,
 }
@@ -128,6 +133,14 @@ def plotly_layout(*, titles: bool = True, legend_y: float = -0.06, left: int = 6
             "hoverlabel": {"font": {"family": FONT["family"]}}}
 
 
+def plotly_title(text: str) -> dict:
+    """A figure's own title: left-aligned just above the plot area, under the toolbar band
+    that :func:`plotly_layout` reserves (``titles=True``)."""
+    return {"text": text, "x": 0, "xref": "paper", "xanchor": "left", "y": 1,
+            "yref": "paper", "yanchor": "bottom", "pad": {"b": 6},
+            "font": {"size": TITLE_FONT_SIZE}}
+
+
 def left_titles(layout: dict) -> None:
     """Panel titles (the annotations ``make_subplots`` centres above each panel) moved to
     the left edge of their panel, in the title size. In place."""
@@ -141,13 +154,15 @@ def left_titles(layout: dict) -> None:
 
 
 def vega_date_axis() -> dict:
-    """The Vega-Lite axis of a date (UTC) time axis, with the same tick labels as
-    :func:`plotly_date_axis`: within a day ``03:00`` over the day (``Tue 05 Mar``),
-    ticks at midnight the day only."""
+    """The Vega-Lite axis of a date (UTC) time axis, with the tick labels of
+    :func:`plotly_date_axis`: ``03:00`` over the day (``05 Mar``) within a day, the day
+    only at midnight."""
     return {"labelExpr": "utcFormat(datum.value, '%H:%M') == '00:00' ? "
-                         "utcFormat(datum.value, '%a %d %b') : "
-                         "[utcFormat(datum.value, '%H:%M'), utcFormat(datum.value, '%a %d %b')]",
-            "labelOverlap": True, "labelFlush": True}
+                         "utcFormat(datum.value, '%d %b') : "
+                         "[utcFormat(datum.value, '%H:%M'), utcFormat(datum.value, '%d %b')]",
+            # one tick per ~110 px, as on the plotly charts (two-line labels)
+            "tickCount": {"expr": "ceil(width / 110)"},
+            "labelOverlap": "greedy", "labelFlush": True, "labelAngle": 0}
 
 
 def vega_config() -> dict:

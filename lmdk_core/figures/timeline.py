@@ -17,7 +17,14 @@ from lmdk_core.figures.common import (
     subplot_axes,
     subplot_layout,
 )
-from lmdk_core.figures.style import DATE_HOVER_FORMAT
+from lmdk_core.figures.style import (
+    AXIS_TITLES,
+    DATE_HOVER_FORMAT,
+    LANDMARK_BAR_PATTERN,
+    left_titles,
+    plotly_date_axis,
+    plotly_layout,
+)
 from lmdk_core.release import Release
 
 __all__ = ["timeline_figure"]
@@ -109,7 +116,7 @@ def timeline_figure(
     traces += _budget_traces(ax, rel, idx_rel, decimated=idx_orig.size < T)
     if leakage:
         traces += _leakage_traces(ax, leakage)
-    layout = _timeline_layout(rel, unit, leakage=bool(leakage),
+    layout = _timeline_layout(rel, unit, time_kind, leakage=bool(leakage),
                               decimated=idx_orig.size < T, height=height,
                               uirevision=uirevision)
     return go.Figure(data=traces, layout=layout)
@@ -249,7 +256,7 @@ def _budget_steps(ax: _Axis, eps_t: np.ndarray, idx_eps: np.ndarray) -> list:
 def _budget_bars(ax: _Axis, eps_t: np.ndarray, idx_eps: np.ndarray) -> list:
     """ε_t as one bar per timestamp: regular and landmark bars in two traces of one
     width (:func:`~lmdk_core.figures.common.bar_width`, not each trace's own spacing),
-    each landmark bar with a star on top (a shape, not only a colour)."""
+    each landmark bar hatched and with a star on top (not only a colour)."""
     x, when = ax.x, ax.when
     width = bar_width(x)
     traces: list = []
@@ -259,7 +266,8 @@ def _budget_bars(ax: _Axis, eps_t: np.ndarray, idx_eps: np.ndarray) -> list:
             continue
         traces.append(go.Bar(
             x=x[sel], y=display_values(eps_t[sel]), name=f"ε_t ({kind})", width=width,
-            marker={"color": COLORS[kind], "line": {"width": 0}},
+            marker={"color": COLORS[kind], "line": {"width": 0},
+                    **({"pattern": LANDMARK_BAR_PATTERN} if kind == "landmark" else {})},
             customdata=_tcol(sel),
             hovertemplate="t=%{customdata[0]} · " + when + " (" + kind + ")"
             "<br>ε_t = %{y:.4g}<extra></extra>",
@@ -295,10 +303,11 @@ def _leakage_traces(ax: _Axis, leakage: dict[str, np.ndarray]) -> list:
     return traces
 
 
-def _timeline_layout(rel: Release, unit: str, *, leakage: bool, decimated: bool,
-                     height: int | None, uirevision: str | None) -> dict:
+def _timeline_layout(rel: Release, unit: str, time_kind: str, *, leakage: bool,
+                     decimated: bool, height: int | None, uirevision: str | None) -> dict:
     """The panels (a cached ``make_subplots`` grid), their titles, the ε reference on the
-    budget and leakage panels, the axis titles and the figure-wide settings."""
+    budget and leakage panels, the axis titles and the figure-wide settings, in the
+    style of :mod:`lmdk_core.figures.style` (docs/chart-style.md)."""
     titles = ["Data: original vs released" + (" (drawn: min/max per pixel)" if decimated
                                              else ""),
               "Budget spent at each timestamp (ε_t)"]
@@ -310,15 +319,17 @@ def _timeline_layout(rel: Release, unit: str, *, leakage: bool, decimated: bool,
                             subplot_titles=titles)
     for row in range(2, rows + 1):  # the ε reference on the budget and leakage panels
         hline(layout, rel.epsilon, row, text=f"ε = {rel.epsilon:g}")
-    layout["yaxis"]["title"] = {"text": unit or "value"}
-    layout["yaxis2"].update(title={"text": "ε_t"}, rangemode="tozero")
+    layout["yaxis"]["title"] = {"text": unit or AXIS_TITLES["value"]}
+    layout["yaxis2"].update(title={"text": AXIS_TITLES["budget"]}, rangemode="tozero")
     if leakage:
-        layout["yaxis3"].update(title={"text": "leakage (ε units)"}, rangemode="tozero")
+        layout["yaxis3"].update(title={"text": AXIS_TITLES["leakage"]}, rangemode="tozero")
+    if time_kind == "datetime":  # the style's tick labels: no year, the day under the hour
+        for row in range(1, rows + 1):
+            layout[f"xaxis{'' if row == 1 else row}"].update(plotly_date_axis())
+    left_titles(layout)
+    layout.update(plotly_layout(titles=True, legend_y=-0.1))  # toolbar band, legend below
     layout.update(
         height=height or (720 if leakage else 560),
-        # the legend below the panels: above them, the chart toolbar covers it on a phone
-        margin={"l": 60, "r": 20, "t": 40, "b": 40},
-        legend={"orientation": "h", "yanchor": "top", "y": -0.06, "x": 0},
         hovermode="closest",
         bargap=0.15,
         barmode="overlay",
@@ -338,9 +349,10 @@ def _alt_text(rel: Release, unit: str, leakage: bool) -> str:
     worst = float(np.max(rel.verdict.totals)) if T else 0.0
     text = (f"Timeline chart of {T} timestamps. Top panel: the original values "
             f"{'in ' + unit + ' ' if unit else ''}(grey line with dots) and the released "
-            f"values (blue line); {n} landmark{'s' if n != 1 else ''} marked with red "
+            f"values (blue line); {n} landmark{'s' if n != 1 else ''} marked with "
             f"stars. Middle panel: the budget ε_t spent at each timestamp (bars, the "
-            f"landmarks' bars red) and the landmarks plus each timestamp together "
+            f"landmarks' bars dark, hatched and starred) and the landmarks plus each "
+            f"timestamp together "
             f"(green line, at most {worst:.3g}) against ε = {rel.epsilon:g} (dashed).")
     if leakage:
         text += (" Bottom panel: the temporal privacy leakage per timestamp (TPL dotted, "

@@ -17,8 +17,15 @@ import pandas as pd
 
 from lmdk_core.data.track import Track
 from lmdk_core.decimation import display_indices
-from lmdk_core.figures.common import COLORS, data_labels, date_axis_values
+from lmdk_core.figures.common import BARS_MAX_POINTS, COLORS, data_labels, date_axis_values
 from lmdk_core.figures.map import MAX_MARKERS, marker_indices
+from lmdk_core.figures.style import (
+    AXIS_TITLES,
+    FONT,
+    TITLE_FONT_SIZE,
+    vega_config,
+    vega_date_axis,
+)
 from lmdk_core.release import Release
 
 __all__ = ["PANEL_HEIGHT", "STAR", "budget_panels", "x_values"]
@@ -93,10 +100,7 @@ def _x_encoding(kind: str) -> dict:
     axes span the same range)."""
     if kind == "date":  # UTC: the milliseconds are the file's wall times
         return {"field": "x", "type": "temporal", "title": None, "scale": {"type": "utc"},
-                # 24-hour times; a tick at midnight names the day
-                "axis": {"labelExpr": "utcFormat(datum.value, '%H:%M') == '00:00' ? "
-                                      "utcFormat(datum.value, '%a %d %b') : "
-                                      "utcFormat(datum.value, '%H:%M')"}}
+                "axis": vega_date_axis()}  # the style's tick labels, as on plotly charts
     return {"field": "x", "type": "quantitative", "title": "t" if kind == "index" else "time",
             "scale": {"nice": False}}
 
@@ -134,34 +138,35 @@ def _zoom() -> dict:
 
 
 def _epsilon_rule(paint, xe: dict, title: str) -> list[dict]:
-    """The dashed line at ε (the data's ``epsilon`` column) with its value at the right
-    end."""
+    """The dashed line at ε (the data's ``epsilon`` column) with its value at its left
+    end, as on the plotly charts (under the line: the panel ends at ε)."""
     return [
         paint("ε", {
             "mark": {"type": "rule", "strokeDash": [6, 4], "strokeWidth": 1.5},
             "encoding": {"y": {"aggregate": "max", "field": "epsilon",
                                "type": "quantitative", "title": title}}}),
         {"transform": [{"aggregate": [{"op": "max", "field": "epsilon", "as": "e"},
-                                      {"op": "max", "field": "x", "as": "xmax"}]},
+                                      {"op": "min", "field": "x", "as": "xmin"}]},
                        {"calculate": "'ε = ' + format(datum.e, '.4~g')", "as": "label"}],
-         "mark": {"type": "text", "align": "right", "baseline": "top", "dy": 3,
-                  "fontSize": 11},
-         "encoding": {"x": {**xe, "field": "xmax"},
+         "mark": {"type": "text", "align": "left", "baseline": "top", "dy": 3, "dx": 2,
+                  "fontSize": FONT["size"]},
+         "encoding": {"x": {**xe, "field": "xmin"},
                       "y": {"field": "e", "type": "quantitative", "title": title},
                       "text": {"field": "label"}}},
     ]
 
 
 def _panel(title: str, layers: list[dict], subtitle: str = "", description: str = "") -> dict:
-    return {"title": {"text": title, "anchor": "start", "fontSize": 13,
+    return {"title": {"text": title, "anchor": "start", "fontSize": TITLE_FONT_SIZE,
                       **({"subtitle": subtitle} if subtitle else {})},
             # the chart's text alternative (vega-embed labels the chart with it)
             "description": ". ".join(p for p in (title, subtitle, description) if p) + ".",
             "layer": layers,
             # one canvas instead of an SVG node per mark: cheaper to redraw
             "usermeta": {"embedOptions": {"renderer": "canvas"}},
-            # the same axis width in every panel, so their time axes line up
-            "config": {"axisY": {"minExtent": 64, "maxExtent": 64}}}
+            # the style's fonts, title, legend; the same axis width in every panel, so
+            # their time axes line up
+            "config": {**vega_config(), "axisY": {"minExtent": 64, "maxExtent": 64}}}
 
 
 def _frame(x: np.ndarray, labels: np.ndarray | None, rows: np.ndarray,
@@ -174,12 +179,82 @@ def _frame(x: np.ndarray, labels: np.ndarray | None, rows: np.ndarray,
            for k, v in columns.items()}}))
 
 
+def _budget_marks(bars: bool, paint, xe: dict, y) -> list[dict]:
+    """ε_t as one bar per timestamp (regular light, landmarks dark and starred), or above
+    :data:`~lmdk_core.figures.common.BARS_MAX_POINTS` timestamps a filled step line with
+    the landmarks starred: the same rule as the plotly charts (docs/chart-style.md)."""
+    if bars:
+        regular = paint("ε_t (budget spent)", {
+            "params": [_zoom()], "transform": [{"filter": "!datum.lm"}],
+            "mark": {"type": "rect"},
+            "encoding": {"x": {**xe, "field": "bar0"}, "x2": {"field": "bar1"},
+                         "y": y("eps", AXIS_TITLES["budget"], scale={"zero": True}),
+                         "y2": {"datum": 0}}})
+        landmark = paint("landmark", {
+            "transform": [{"filter": "datum.lm"}], "mark": {"type": "rect"},
+            "encoding": {"x": {**xe, "field": "bar0"}, "x2": {"field": "bar1"},
+                         "y": y("eps", AXIS_TITLES["budget"]), "y2": {"datum": 0}}})
+        marks = [regular, landmark]
+    else:
+        marks = [paint("ε_t (budget spent)", {
+            "params": [_zoom()],
+            "mark": {"type": "area", "interpolate": "step-after", "opacity": 0.6,
+                     "line": {"strokeWidth": 1}},
+            "encoding": {"x": xe, "y": y("eps", AXIS_TITLES["budget"],
+                                         scale={"zero": True})}})]
+    return marks + [paint("landmark", {
+        "transform": [{"filter": "datum.lm"}],
+        "mark": {"type": "point", "shape": STAR, "filled": True, "size": 110,
+                 "stroke": "white", "strokeWidth": 0.8, "opacity": 1},
+        "encoding": {"x": xe, "y": y("eps", AXIS_TITLES["budget"])}})]
+
+
+def _budget_panel(x: np.ndarray, labels: np.ndarray | None, rel: Release,
+                  is_lm: np.ndarray, xe: dict, dates: bool) -> tuple[pd.DataFrame, dict]:
+    """The budget panel: ε_t (bars), the theorem's total Σ_{i∈L∪{t}} ε_i and ε."""
+    T = is_lm.size
+    rows = display_indices(T, [rel.epsilon_t, rel.verdict.totals], keep=rel.landmarks)
+    budget = _frame(x, labels, rows, eps=rel.epsilon_t, total=rel.verdict.totals, lm=is_lm,
+                    epsilon=rel.epsilon).assign(
+        landmark=lambda d: np.where(d["lm"], "yes", "no"),
+        # each bar 80 % of the way to its neighbours (the plotly charts' bar width)
+        bar0=lambda d: d["x"] - 0.8 * (d["x"] - d["band0"]),
+        bar1=lambda d: d["x"] + 0.8 * (d["band1"] - d["x"]))
+    legend, paint = _painter("ε_t (budget spent)", "landmark",
+                             "landmarks + this timestamp (must stay ≤ ε)", "ε")
+
+    def y(field: str, title: str, **extra) -> dict:
+        return {"field": field, "type": "quantitative", "title": title, **extra}
+
+    number = _number
+    bars = T <= BARS_MAX_POINTS
+    return budget, _panel("Budget spent at each timestamp (ε_t)", description=(
+        ("Bars of ε_t over time, the landmarks' bars dark with a star"
+         if bars else "A filled step line of ε_t over time, the landmarks as stars")
+        + ", a line of the landmarks plus each timestamp together, which must stay at or "
+        "below ε (dashed)"), layers=[
+        legend,
+        *_budget_marks(bars, paint, xe, y),
+        paint("landmarks + this timestamp (must stay ≤ ε)", {
+            "mark": {"type": "line", "interpolate": "step", "strokeWidth": 1.5},
+            "encoding": {"x": xe, "y": y("total", AXIS_TITLES["budget"])}}),
+        *_epsilon_rule(paint, xe, AXIS_TITLES["budget"]),
+        _hover(dates, xe, [number("eps", "ε_t"), number("total", "Σ over L∪{t}"),
+                           {"field": "landmark", "type": "nominal"}]),
+    ])
+
+
+def _number(field: str, title: str, fmt: str = ".4g") -> dict:
+    return {"field": field, "type": "quantitative", "title": title, "format": fmt}
+
+
 def budget_panels(track: Track, rel: Release, radius: float, *,
                   leakage: dict[str, np.ndarray] | None = None,
                   displacement: bool = False) -> list[tuple[pd.DataFrame, dict]]:
     """``(data, Vega-Lite spec)`` of each panel, top to bottom.
 
-    * Budget: ε_t at each timestamp (a filled step line; landmarks as red stars) and the
+    * Budget: ε_t at each timestamp (bars, landmarks dark with a star; a filled step
+      line above BARS_MAX_POINTS, as on the plotly charts) and the
       theorem's total Σ_{i∈L∪{t}} ε_i, which must stay ≤ ε (dashed) for landmark privacy
       (Katsomallos et al. CODASPY'22).
     * With ``displacement``: the distance of each released point from the true one
@@ -206,38 +281,8 @@ def budget_panels(track: Track, rel: Release, radius: float, *,
     def y(field: str, title: str, **extra) -> dict:
         return {"field": field, "type": "quantitative", "title": title, **extra}
 
-    def number(field: str, title: str, fmt: str = ".4g") -> dict:
-        return {"field": field, "type": "quantitative", "title": title, "format": fmt}
-
-    rows = display_indices(T, [rel.epsilon_t, rel.verdict.totals], keep=rel.landmarks)
-    budget = _frame(x, labels, rows, eps=rel.epsilon_t, total=rel.verdict.totals, lm=is_lm,
-                    epsilon=rel.epsilon).assign(
-        landmark=lambda d: np.where(d["lm"], "yes", "no"))
-    legend, paint = _painter("ε_t (budget spent)", "landmark",
-                             "landmarks + this timestamp (must stay ≤ ε)", "ε")
-    panels.append((budget, _panel("Budget spent at each timestamp (ε_t)", description=(
-        "A filled step line of ε_t over time, the landmarks as red stars, a line of the "
-        "landmarks plus each timestamp together, which must stay at or below ε (dashed)"),
-        layers=[
-        legend,
-        paint("ε_t (budget spent)", {
-            "params": [_zoom()],
-            "mark": {"type": "area", "interpolate": "step-after", "opacity": 0.3,
-                     "line": {"strokeWidth": 1}},
-            "encoding": {"x": xe, "y": y("eps", "ε_t", scale={"zero": True})}}),
-        paint("landmarks + this timestamp (must stay ≤ ε)", {
-            "mark": {"type": "line", "interpolate": "step", "strokeWidth": 1.5},
-            "encoding": {"x": xe, "y": y("total", "ε_t")}}),
-        paint("landmark", {
-            "transform": [{"filter": "datum.lm"}],
-            "mark": {"type": "point", "shape": STAR, "filled": True, "size": 110,
-                     "stroke": "white", "strokeWidth": 0.8, "opacity": 1},
-            "encoding": {"x": xe, "y": y("eps", "ε_t")}}),
-        *_epsilon_rule(paint, xe, "ε_t"),
-        _hover(dates, xe, [number("eps", "ε_t"), number("total", "Σ over L∪{t}"),
-                           {"field": "landmark", "type": "nominal"}]),
-    ])))
-
+    number = _number
+    panels.append(_budget_panel(x, labels, rel, is_lm, xe, dates))
     if displacement:
         pub = rel.published
         approx = ~pub & ~rel.withheld
@@ -263,14 +308,14 @@ def budget_panels(track: Track, rel: Release, radius: float, *,
             paint("displacement (noisy release)", {
                 "params": [_zoom()],
                 "mark": {"type": "point", "filled": True, "size": 18, "opacity": 0.8},
-                "encoding": {"x": xe, "y": y("noisy", "metres (log)", **metres)}}),
+                "encoding": {"x": xe, "y": y("noisy", AXIS_TITLES["displacement"], **metres)}}),
             paint("displacement (approximation)", {
                 "mark": {"type": "point", "filled": False, "size": 18},
-                "encoding": {"x": xe, "y": y("approx", "metres (log)", **metres)}}),
+                "encoding": {"x": xe, "y": y("approx", AXIS_TITLES["displacement"], **metres)}}),
             paint("expected 2r/ε_t", {
                 "mark": {"type": "line", "interpolate": "step", "strokeDash": [5, 3],
                          "strokeWidth": 1.5},
-                "encoding": {"x": xe, "y": y("expected", "metres (log)", **metres)}}),
+                "encoding": {"x": xe, "y": y("expected", AXIS_TITLES["displacement"], **metres)}}),
             _hover(dates, xe, [number("noisy", "moved (m, noisy)", ",.0f"),
                                number("approx", "moved (m, approximation)", ",.0f"),
                                number("expected", "expected 2r/ε_t (m)", ",.0f")]),
@@ -290,11 +335,12 @@ def budget_panels(track: Track, rel: Release, radius: float, *,
                 paint("TPL", {
                     "params": [_zoom()],
                     "mark": {"type": "line", "strokeDash": [2, 2], "strokeWidth": 2},
-                    "encoding": {"x": xe, "y": y("tpl", "leakage", scale={"zero": True})}}),
+                    "encoding": {"x": xe, "y": y("tpl", AXIS_TITLES["leakage"],
+                                                 scale={"zero": True})}}),
                 paint("landmark TPL", {
                     "mark": {"type": "line", "strokeWidth": 2},
-                    "encoding": {"x": xe, "y": y("ltpl", "leakage")}}),
-                *_epsilon_rule(paint, xe, "leakage"),
+                    "encoding": {"x": xe, "y": y("ltpl", AXIS_TITLES["leakage"])}}),
+                *_epsilon_rule(paint, xe, AXIS_TITLES["leakage"]),
                 _hover(dates, xe, [number("tpl", "TPL"), number("ltpl", "landmark TPL")]),
             ])))
     return panels

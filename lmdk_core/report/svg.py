@@ -294,8 +294,8 @@ def _hatch(c: _Canvas, color: str) -> str:
         c.parts.insert(0, f'<defs><pattern id="{pid}" width="5" height="5" '
                           f'patternUnits="userSpaceOnUse" patternTransform="rotate(45)">'
                           f'<rect width="5" height="5" fill="{color}"/>'
-                          f'<line x1="0" y1="0" x2="0" y2="5" stroke="#ffffff" '
-                          f'stroke-width="1.6"/></pattern></defs>')
+                          f'<line x1="0" y1="0" x2="0" y2="5" stroke="#000000" '
+                          f'stroke-opacity="0.45" stroke-width="1.4"/></pattern></defs>')
     return f"url(#{pid})"
 
 
