@@ -6,10 +6,10 @@ from pathlib import Path
 
 import streamlit as st
 
-from app_pages.accessibility import enable_accessibility
-from app_pages.session import init_state, keep_widget_state, sidebar
-from app_pages.touch_select import enable_tap_select
-from app_pages.track_session import init_track_state, keep_track_widget_state
+from app_support.accessibility import enable_accessibility
+from app_support.session import init_state, keep_widget_state, sidebar
+from app_support.touch_select import enable_tap_select
+from app_support.track_session import init_track_state, keep_track_widget_state
 
 # a local PNG: a ":material/…:" or emoji page icon makes the browser fetch the favicon from
 # a CDN (fonts.gstatic.com / jsdelivr), which a privacy tool must not do

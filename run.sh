@@ -105,7 +105,7 @@ case "${1:-}" in
     # pytest exits 5 when no test was collected: that fails this script too.
     # In parallel on every core (pytest-xdist; worksteal rebalances the long browser
     # tests); each worker starts at most one Streamlit server for its browser tests
-    # (tests/conftest.py). Later arguments override: ./run.sh test -n 0 tests/test_cli.py
+    # (tests/conftest.py). Later arguments override: ./run.sh test -n 0 tests/cli/test_cli.py
     exec "$PY" -m pytest -q -p no:cacheprovider -n auto --dist worksteal "$@"
     ;;
   *)

@@ -1,5 +1,6 @@
 """Choose ε: from an accuracy target, from what an attacker learns, and over a schedule of
-repeated releases (engine: lmdk_core.accuracy, lmdk_core.attacker, lmdk_core.composition)."""
+repeated releases (engine: lmdk_core.decision.accuracy, lmdk_core.decision.attacker,
+lmdk_core.decision.composition)."""
 
 from __future__ import annotations
 
@@ -7,20 +8,25 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_pages.current_data import CurrentData, data_choice
-from app_pages.session import keep_page_state, set_setting, setting
-from lmdk_core.accuracy import AccuracyTarget, accuracy_at, min_adaptive_runs, solve_epsilon
-from lmdk_core.allocation import SCHEMES, allocate
-from lmdk_core.attacker import (
+from app_support.current_data import CurrentData, data_choice
+from app_support.session import keep_page_state, set_setting, setting
+from lmdk_core.decision.accuracy import (
+    AccuracyTarget,
+    accuracy_at,
+    min_adaptive_runs,
+    solve_epsilon,
+)
+from lmdk_core.decision.attacker import (
     averaging_attack,
     certainty_sentence,
     posterior_bound,
     simulate_repeat_inference,
 )
-from lmdk_core.composition import DEFAULT_DELTA, per_release_epsilon, schedule_summary
+from lmdk_core.decision.composition import DEFAULT_DELTA, per_release_epsilon, schedule_summary
+from lmdk_core.engine.allocation import SCHEMES, allocate
+from lmdk_core.engine.setting_limits import LIMITS
+from lmdk_core.engine.validation import InputError
 from lmdk_core.figures.choose import accuracy_figure, averaging_figure, posterior_figure
-from lmdk_core.setting_limits import LIMITS
-from lmdk_core.validation import InputError
 
 STATIC = ["uniform", "skip", "w-event", "user", "event"]
 EPS_LIM = LIMITS["epsilon"]
@@ -291,7 +297,7 @@ def _attacker_tab() -> None:
         corr = posterior_bound(prior, np.asarray(tpls))
     events = []
     if not cur.is_track and lm:
-        from lmdk_core.sensitivity import landmark_events
+        from lmdk_core.decision.sensitivity import landmark_events
 
         events = landmark_events(cur.data, lm, allocate(plan_scheme, cur.length, lm, eps_now,
                                                         int(setting("window"))),
@@ -372,7 +378,7 @@ def _attacker_tab() -> None:
 
     if cur.is_track:
         st.header("Averaging a place over repeated releases")
-        from lmdk_core.discovery import track_stay_points
+        from lmdk_core.landmarks.discovery import track_stay_points
 
         try:
             stays, stay_notes = track_stay_points(cur.data)

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_pages.components import (
+from app_support.components import (
     ICONS,
     compact_verdict_text,
     model_caption,
@@ -16,12 +16,11 @@ from app_pages.components import (
     render_utility,
     render_verdict,
 )
-from app_pages.current_data import CurrentData, data_choice, view_config
-from app_pages.download_buttons import confidential_downloads
-from app_pages.report_button import release_note_button
-from app_pages.session import keep_page_state, setting
-from lmdk_core.allocation import SCHEMES
-from lmdk_core.comparison import (
+from app_support.current_data import CurrentData, data_choice, view_config
+from app_support.download_buttons import confidential_downloads
+from app_support.report_button import release_note_button
+from app_support.session import keep_page_state, setting
+from lmdk_core.decision.comparison import (
     UtilitySweep,
     epsilon_grid,
     series_release_fn,
@@ -29,12 +28,13 @@ from lmdk_core.comparison import (
     track_release_fn,
     utility_sweep,
 )
-from lmdk_core.export import CONFIDENTIAL_LABEL, confidential_filename, csv_with_header
+from lmdk_core.engine.allocation import SCHEMES
+from lmdk_core.engine.quoting import quote_user_text
+from lmdk_core.engine.validation import InputError
 from lmdk_core.figures.common import data_labels
 from lmdk_core.figures.compare import side_by_side_figure, utility_figure
 from lmdk_core.figures.style import PLOTLY_CONFIG
-from lmdk_core.quoting import quote_user_text
-from lmdk_core.validation import InputError
+from lmdk_core.files.export import CONFIDENTIAL_LABEL, confidential_filename, csv_with_header
 
 SCHEMES_KEY = "w_compare_schemes"
 #: sweeps kept per browser session (revisiting a setting is instant)

@@ -5,9 +5,11 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from app_pages.components import cached_series_release, model_caption, render_verdict
-from app_pages.current_data import current_data
-from app_pages.session import current_series, series_landmarks, setting
+from app_support.components import cached_series_release, model_caption, render_verdict
+from app_support.current_data import current_data
+from app_support.session import current_series, series_landmarks, setting
+from lmdk_core.decision.utility import release_utility
+from lmdk_core.decision.verdict import privacy_verdict
 from lmdk_core.dummies import (
     METRICS,
     OPTIMAL_MAX_REGULAR,
@@ -16,13 +18,11 @@ from lmdk_core.dummies import (
     release_series_with_dummies,
     select_option,
 )
+from lmdk_core.engine.quoting import quote_user_text
+from lmdk_core.engine.setting_limits import LIMITS
+from lmdk_core.engine.validation import InputError
 from lmdk_core.figures import timeline_figure
 from lmdk_core.figures.dummies import options_strip_figure, selection_probability_figure
-from lmdk_core.quoting import quote_user_text
-from lmdk_core.setting_limits import LIMITS
-from lmdk_core.utility import release_utility
-from lmdk_core.validation import InputError
-from lmdk_core.verdict import privacy_verdict
 
 #: default selection budget: on the demo week (T = 168, 5 landmarks, heuristic, gap std)
 #: ε_sel = 1 gives max/min selection probability 1.14 (near uniform), 10 gives 3.8, 20 gives

@@ -82,7 +82,7 @@ st.markdown("**Shared settings** (sidebar): ε, the scheme, the mechanism, the s
             "view, and a privacy report; the Leakage page its curves as CSV.")
 
 with st.expander("The schemes in one line each"):
-    from lmdk_core.allocation import SCHEMES
+    from lmdk_core.engine.allocation import SCHEMES
 
     for s in SCHEMES.values():
         st.markdown(f"- **{s.label}** — {s.description}")

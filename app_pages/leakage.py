@@ -10,14 +10,14 @@ from collections import OrderedDict
 import numpy as np
 import streamlit as st
 
-from app_pages.components import (
+from app_support.components import (
     MAX_LEAKAGE_STATES,
     cached_loss,
     loss_of,
     render_verdict,
 )
-from app_pages.current_data import CurrentData, data_choice
-from app_pages.session import (
+from app_support.current_data import CurrentData, data_choice
+from app_support.session import (
     CORRELATION_KINDS,
     MAX_EPSILON,
     MIN_EPSILON,
@@ -28,13 +28,10 @@ from app_pages.session import (
     setting,
     strength_ladder,
 )
-from lmdk_core.allocation import SCHEMES, uniform_total_for_share
-from lmdk_core.export import (
-    CONFIDENTIAL_LABEL,
-    confidential_filename,
-    csv_with_header,
-    leakage_frame,
-)
+from lmdk_core.decision.verdict import LEAKAGE_RTOL, privacy_verdict
+from lmdk_core.engine.allocation import SCHEMES, uniform_total_for_share
+from lmdk_core.engine.quoting import quote_user_text, shorten_user_text
+from lmdk_core.engine.validation import InputError
 from lmdk_core.figures.common import data_labels
 from lmdk_core.figures.leakage import (
     leakage_curves_figure,
@@ -43,6 +40,12 @@ from lmdk_core.figures.leakage import (
     track_state_labels,
 )
 from lmdk_core.figures.style import PLOTLY_CONFIG
+from lmdk_core.files.export import (
+    CONFIDENTIAL_LABEL,
+    confidential_filename,
+    csv_with_header,
+    leakage_frame,
+)
 from lmdk_core.leakage import (
     CalibrationResult,
     calibrate_epsilon,
@@ -52,9 +55,6 @@ from lmdk_core.leakage import (
     temporal_leakage,
     tpl_supremum,
 )
-from lmdk_core.quoting import quote_user_text, shorten_user_text
-from lmdk_core.validation import InputError
-from lmdk_core.verdict import LEAKAGE_RTOL, privacy_verdict
 
 SOURCES = {k: v for k, v in CORRELATION_KINDS.items() if k != "none"}
 BACKWARD = {"same": "Same as forward", "bayes": "Bayes (from forward + stationary)",

@@ -1,6 +1,6 @@
 """Learn: differential privacy and landmark privacy in six small interactive lessons.
 
-Thin page: every number and figure comes from :mod:`lmdk_core.teaching` and
+Thin page: every number and figure comes from :mod:`lmdk_core.teaching.lessons` and
 :mod:`lmdk_core.figures.learn`. The page's widgets (keys ``learn_*``) are its own and
 do not change the shared settings in the sidebar.
 """
@@ -12,12 +12,12 @@ import math
 import numpy as np
 import streamlit as st
 
-from lmdk_core import teaching as tc
-from lmdk_core.accuracy import laplace_epsilon_for
-from lmdk_core.composition import advanced_composition
+from lmdk_core.decision.accuracy import laplace_epsilon_for
+from lmdk_core.decision.composition import advanced_composition
+from lmdk_core.engine.quoting import quote_user_text
+from lmdk_core.engine.validation import InputError
 from lmdk_core.figures import learn as lf
-from lmdk_core.quoting import quote_user_text
-from lmdk_core.validation import InputError
+from lmdk_core.teaching import lessons as tc
 
 EPS_STEPS = [0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0]
 STRENGTHS = [0.0, 0.001, 0.01, 0.1, 1.0, 10.0, 100.0]
@@ -269,7 +269,7 @@ def _lesson_3() -> None:
             "al. (2010); w-event: Kellaris et al. (2014). Event-level gives every hour the "
             "whole ε (little noise) but cannot hide a pattern across landmarks; user-level "
             "hides everything at a heavy cost (ε/T); landmark privacy pays only for the "
-            "landmarks plus one event. Budgets: `lmdk_core.allocation.allocate`; verdicts: "
+            "landmarks plus one event. Budgets: `lmdk_core.engine.allocation.allocate`; verdicts: "
             "the engine's verifier."
         )
 

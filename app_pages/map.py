@@ -7,21 +7,21 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_pages.components import (
+from app_support.components import (
     cached_track_release,
     model_caption,
     render_verdict,
 )
-from app_pages.current_data import current_data, view_config
-from app_pages.download_buttons import (
+from app_support.current_data import current_data, view_config
+from app_support.download_buttons import (
     reference_uploader,
     referenced_or_pending,
     remember_upload,
     track_downloads,
 )
-from app_pages.session import restore_correlation, restore_seed, set_setting, setting
-from app_pages.track_map import clicked_point, track_map
-from app_pages.track_session import (
+from app_support.session import restore_correlation, restore_seed, set_setting, setting
+from app_support.track_map import clicked_point, track_map
+from app_support.track_session import (
     DEMO_TRACK,
     DEMO_TRACK_KEY,
     MAX_TRACK_POINTS,
@@ -36,10 +36,13 @@ from app_pages.track_session import (
     track_landmarks,
     track_stays,
 )
-from lmdk_core.config import ViewConfig, config_from_json
 from lmdk_core.data.demo_track import demo_track_events, demo_track_landmarks
 from lmdk_core.data.track import DEFAULT_WAYPOINT_MAX_M, Track, load_track, load_track_csv
-from lmdk_core.discovery import track_stay_points
+from lmdk_core.engine.quoting import quote_user_text
+from lmdk_core.engine.setting_limits import LIMITS, check_setting
+from lmdk_core.engine.stay_events import parse_stays, stay_members
+from lmdk_core.engine.validation import InputError, parse_landmark_entry
+from lmdk_core.engine.verifier import check_groups
 from lmdk_core.figures.common import data_labels
 from lmdk_core.figures.map import (
     displacement_summary,
@@ -49,12 +52,9 @@ from lmdk_core.figures.map import (
     revisit_candidates,
 )
 from lmdk_core.figures.track_budget import PANEL_HEIGHT, budget_panels
+from lmdk_core.files.config import ViewConfig, config_from_json
+from lmdk_core.landmarks.discovery import track_stay_points
 from lmdk_core.leakage.model import correlation_from_spec
-from lmdk_core.quoting import quote_user_text
-from lmdk_core.setting_limits import LIMITS, check_setting
-from lmdk_core.stay_events import parse_stays, stay_members
-from lmdk_core.validation import InputError, parse_landmark_entry
-from lmdk_core.verifier import check_groups
 
 MAP_KEY = "track_map"
 SELECT_KEY = "w_track_lm_select"

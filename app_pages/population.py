@@ -9,34 +9,21 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_pages.components import render_population_utility
-from app_pages.report_button import TEACHING_HELP
-from app_pages.session import (
+from app_support.components import render_population_utility
+from app_support.report_button import TEACHING_HELP
+from app_support.session import (
     add_series,
     correlation_spec,
     keep_page_state,
     leakage_target,
     setting,
 )
-from app_pages.track_session import MAX_TRACK_POINTS, add_track, set_track_stays
-from lmdk_core.allocation import SCHEMES
-from lmdk_core.config import ViewConfig
-from lmdk_core.data.demo_population import (
-    DEMO_POPULATION_SERIES_COLUMNS,
-    DEMO_POPULATION_TRACK_COLUMNS,
-    demo_population_series,
-    demo_population_tracks,
-)
-from lmdk_core.discovery import DEFAULT_DEVIATION_K, DEFAULT_DEVIATION_WINDOW
-from lmdk_core.export import (
-    PLANAR_NOISE,
-    confidential_filename,
-    mechanism_text,
-    noise_text,
-    publishable_filename,
-    teaching_filename,
-    teaching_note,
-)
+from app_support.track_session import MAX_TRACK_POINTS, add_track, set_track_stays
+from lmdk_core.engine.allocation import SCHEMES
+from lmdk_core.engine.quoting import quote_user_text, shorten_user_text
+from lmdk_core.engine.release import AdaptiveSettings
+from lmdk_core.engine.setting_limits import LIMITS
+from lmdk_core.engine.validation import InputError
 from lmdk_core.figures.population import (
     error_figure,
     landmark_count_figure,
@@ -45,9 +32,26 @@ from lmdk_core.figures.population import (
     verdict_figure,
 )
 from lmdk_core.figures.style import PLOTLY_CONFIG
+from lmdk_core.files.config import ViewConfig
+from lmdk_core.files.export import (
+    PLANAR_NOISE,
+    confidential_filename,
+    mechanism_text,
+    noise_text,
+    publishable_filename,
+    teaching_filename,
+    teaching_note,
+)
+from lmdk_core.landmarks.discovery import DEFAULT_DEVIATION_K, DEFAULT_DEVIATION_WINDOW
 from lmdk_core.leakage.model import MAX_LEAKAGE_STATES
 from lmdk_core.population.audit import LeakageSettings
 from lmdk_core.population.dask_driver import AUDIT_LABEL
+from lmdk_core.population.demo_population import (
+    DEMO_POPULATION_SERIES_COLUMNS,
+    DEMO_POPULATION_TRACK_COLUMNS,
+    demo_population_series,
+    demo_population_tracks,
+)
 from lmdk_core.population.in_process import (
     NO_LEAKAGE,
     audit_csv,
@@ -69,10 +73,6 @@ from lmdk_core.population.landmarks import DiscoverySettings
 from lmdk_core.population.partition import BatchSettings
 from lmdk_core.population.preview import preview_table, user_plans
 from lmdk_core.population.table import PopulationColumns, repeated_times_count
-from lmdk_core.quoting import quote_user_text, shorten_user_text
-from lmdk_core.release import AdaptiveSettings
-from lmdk_core.setting_limits import LIMITS
-from lmdk_core.validation import InputError
 
 SOURCES = {"demo_series": "Demo: 200 households (hourly meter, 30 days)",
            "demo_tracks": "Demo: 100 commuters (one day each)",

@@ -7,20 +7,20 @@ from dataclasses import replace
 import numpy as np
 import streamlit as st
 
-from app_pages.components import (
+from app_support.components import (
     cached_series_release,
     error_metrics,
     model_caption,
     render_verdict,
 )
-from app_pages.current_data import current_data, view_config
-from app_pages.download_buttons import (
+from app_support.current_data import current_data, view_config
+from app_support.download_buttons import (
     reference_uploader,
     referenced_or_pending,
     remember_upload,
     series_downloads,
 )
-from app_pages.session import (
+from app_support.session import (
     DEMO_SERIES,
     STRENGTH_LABEL,
     add_series,
@@ -33,30 +33,30 @@ from app_pages.session import (
     setting,
     strength_ladder,
 )
-from lmdk_core.chart_selection import (
+from lmdk_core.data.demo import demo_series_landmarks
+from lmdk_core.data.series import csv_columns, guess_series_columns, load_series_csv
+from lmdk_core.decision.mechanism_choice import clamp_to_bounds, mechanism_problems
+from lmdk_core.engine.quoting import quote_user_text
+from lmdk_core.engine.setting_limits import LIMITS
+from lmdk_core.engine.validation import InputError, parse_landmark_entry
+from lmdk_core.figures import hover_labels, timeline_figure
+from lmdk_core.figures.chart_selection import (
     BOX_MODES,
     apply_selection,
     point_timestamp,
     timestamps_in_box,
 )
-from lmdk_core.config import ViewConfig, config_from_json
-from lmdk_core.data.demo import demo_series_landmarks
-from lmdk_core.data.series import csv_columns, guess_series_columns, load_series_csv
-from lmdk_core.decimation import DISPLAY_MAX_POINTS
-from lmdk_core.discovery import (
+from lmdk_core.figures.decimation import DISPLAY_MAX_POINTS
+from lmdk_core.figures.style import PLOTLY_CONFIG
+from lmdk_core.files.config import ViewConfig, config_from_json
+from lmdk_core.landmarks.discovery import (
     DEFAULT_DEVIATION_K,
     DEFAULT_DEVIATION_WINDOW,
     deviation_suggestions,
     seasonal_phase,
     suggestion_events,
 )
-from lmdk_core.figures import hover_labels, timeline_figure
-from lmdk_core.figures.style import PLOTLY_CONFIG
 from lmdk_core.leakage.model import correlation_from_spec
-from lmdk_core.mechanism_choice import clamp_to_bounds, mechanism_problems
-from lmdk_core.quoting import quote_user_text
-from lmdk_core.setting_limits import LIMITS
-from lmdk_core.validation import InputError, parse_landmark_entry
 
 CHART_KEY = "timeline_chart"
 SELECT_KEY = "w_lm_select"
@@ -105,7 +105,7 @@ def picker_entries(landmarks: list[int]) -> list[int | tuple[int, int]]:
 
 def entry_timestamps(entry: object) -> list[int]:
     """The landmarks of one picker entry: a chip (t or a run ``(first, last)``) or a typed
-    entry in the landmark syntax (:func:`lmdk_core.validation.parse_landmark_entry`)."""
+    entry in the landmark syntax (:func:`lmdk_core.engine.validation.parse_landmark_entry`)."""
     return parse_landmark_entry(entry, T, "series")
 
 

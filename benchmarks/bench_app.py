@@ -74,7 +74,7 @@ def map_page(T: int = 5000, reps: int = 5) -> None:
     import sys
 
     sys.path.insert(0, str(ROOT))
-    from tests.test_app_map import walk_csv
+    from tests.app.test_app_map import walk_csv
 
     at = app_on("app_pages/map.py")
     at.file_uploader(key="track_upload").set_value(("big.csv", walk_csv(T), "text/csv"))

@@ -56,7 +56,7 @@ import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lmdk_core.config import ViewConfig  # noqa: E402
+from lmdk_core.files.config import ViewConfig  # noqa: E402
 from lmdk_core.population.dask_driver import run_batch  # noqa: E402
 from lmdk_core.population.table import PopulationColumns  # noqa: E402
 

@@ -1,7 +1,7 @@
 """The default verdict on real data, under the correlation model estimated from each file.
 
 For every real series and track under ``tests/data/real/`` (the columns named in
-``tests/test_real_data.py``): the default model (series: 10 equal-count bins; tracks:
+``tests/engine/test_real_data.py``): the default model (series: 10 equal-count bins; tracks:
 250 m grid cells; add-one smoothing, forward and backward counted), the verdict of
 Uniform at ε = 1 with no landmarks, its largest landmark TPL as a multiple of ε at
 ε = 0.01, 1 and 5 (lowering ε does not change it much), the calibrated ε the verdict
@@ -20,13 +20,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from lmdk_core.allocation import allocate  # noqa: E402
 from lmdk_core.data.series import load_series_csv  # noqa: E402
 from lmdk_core.data.track import load_track  # noqa: E402
+from lmdk_core.decision.sensitivity import derived_sensitivity  # noqa: E402
+from lmdk_core.decision.verdict import privacy_verdict  # noqa: E402
+from lmdk_core.engine.allocation import allocate  # noqa: E402
 from lmdk_core.leakage.model import correlation_from_spec  # noqa: E402
-from lmdk_core.sensitivity import derived_sensitivity  # noqa: E402
-from lmdk_core.verdict import privacy_verdict  # noqa: E402
-from tests.test_real_data import (  # noqa: E402
+from tests.engine.test_real_data import (  # noqa: E402
     LOADABLE_SERIES,
     REAL,
     SERIES_COLUMNS,

@@ -31,7 +31,7 @@ def main() -> None:
             timed(f"optimal, T={T}, L={lm}, {metric}",
                   lambda lm=lm, metric=metric: optimal_options(T, lm, metric))
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from tests.test_dummies import _random_metric  # values that never merge: the worst case
+    from tests.engine.test_dummies import _random_metric  # values that never merge: the worst case
 
     timed(f"optimal, T={T}, L=[0], unstructured metric (worst case)",
           lambda: optimal_options(T, [0], _random_metric(b"limit")))

@@ -21,15 +21,15 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from lmdk_core import validation
-from lmdk_core.allocation import allocate
 from lmdk_core.data import tables
 from lmdk_core.data.series import load_series_csv
-from lmdk_core.geodesy import WGS84
+from lmdk_core.engine import validation
+from lmdk_core.engine.allocation import allocate
+from lmdk_core.engine.geodesy import WGS84
+from lmdk_core.engine.release import AdaptiveSettings, _adaptive, release_series, release_trajectory
 from lmdk_core.leakage import LossFunction, landmark_tpl
 from lmdk_core.leakage.calibration import calibrate_scale
 from lmdk_core.mechanisms import Laplace
-from lmdk_core.release import AdaptiveSettings, _adaptive, release_series, release_trajectory
 
 
 def median_time(fn: Callable[[], object], repeat: int) -> float:

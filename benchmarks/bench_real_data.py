@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from lmdk_core.cli import main as lmdk  # noqa: E402
-from tests.test_real_data import SERIES, SERIES_COLUMNS, SERIES_DIR  # noqa: E402
+from tests.engine.test_real_data import SERIES, SERIES_COLUMNS, SERIES_DIR  # noqa: E402
 
 SEEDS = range(5)
 

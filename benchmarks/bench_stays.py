@@ -20,9 +20,9 @@ from pathlib import Path
 import numpy as np
 
 from lmdk_core.data.track import load_track
-from lmdk_core.discovery import stay_points, suggested_timestamps
-from lmdk_core.release import release_trajectory
-from lmdk_core.validation import InputError
+from lmdk_core.engine.release import release_trajectory
+from lmdk_core.engine.validation import InputError
+from lmdk_core.landmarks.discovery import stay_points, suggested_timestamps
 
 ROOT = Path(__file__).resolve().parents[1]
 REAL = ROOT / "tests" / "data" / "real"

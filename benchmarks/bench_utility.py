@@ -6,7 +6,7 @@ defaults (ε = 1, r = 100 m, Uniform) is printed twice — every fix of every st
 landmark, and each stay one landmark event (docs/stays.md). For every series: the
 utility at ε = 1, Uniform, no landmarks and with the series' suggested landmarks (the
 detector's defaults), at Δf = 1 (the CLI's default) — the expected MAE Δf/ε_t next to
-the series' interquartile range. The figures are expectations (lmdk_core.utility): no
+the series' interquartile range. The figures are expectations (lmdk_core.decision.utility): no
 noise is drawn, so there is no seed.
 
 Run: python benchmarks/bench_utility.py
@@ -16,13 +16,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lmdk_core.allocation import allocate
 from lmdk_core.data.series import load_series_csv
 from lmdk_core.data.track import load_track
-from lmdk_core.discovery import deviation_suggestions, stay_points, suggested_timestamps
-from lmdk_core.release import release_trajectory
-from lmdk_core.utility import format_amount, release_utility, utility_verdict
-from lmdk_core.validation import InputError
+from lmdk_core.decision.utility import format_amount, release_utility, utility_verdict
+from lmdk_core.engine.allocation import allocate
+from lmdk_core.engine.release import release_trajectory
+from lmdk_core.engine.validation import InputError
+from lmdk_core.landmarks.discovery import deviation_suggestions, stay_points, suggested_timestamps
 
 ROOT = Path(__file__).resolve().parents[1]
 REAL = ROOT / "tests" / "data" / "real"

@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         files = engine_tests()
         if args.all:
             files += sorted(f"tests/{p.name}" for p in (ROOT / "tests").glob("test_app_*.py"))
-            files.append("tests/test_population_app.py")
+            files.append("tests/app/test_population_app.py")
         cmd = [str(py), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", args.jobs,
                "-m", "not browser and not slow", *files]
         code = _step("engine, CLI and documented commands at the minimum versions", cmd,

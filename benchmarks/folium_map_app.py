@@ -19,12 +19,12 @@ if str(ROOT) not in sys.path:
 import streamlit as st  # noqa: E402
 from streamlit.delta_generator import DeltaGenerator  # noqa: E402
 
-import app_pages.track_map as component  # noqa: E402
-from app_pages.session import init_state, keep_widget_state, sidebar  # noqa: E402
-from app_pages.track_session import init_track_state, keep_track_widget_state  # noqa: E402
+import app_support.track_map as component  # noqa: E402
+from app_support.session import init_state, keep_widget_state, sidebar  # noqa: E402
+from app_support.track_session import init_track_state, keep_track_widget_state  # noqa: E402
 from benchmarks import folium_track_map  # noqa: E402
 
-# the page imports these names from app_pages.track_map on every run
+# the page imports these names from app_support.track_map on every run
 component.track_map = folium_track_map.track_map
 component.clicked_point = folium_track_map.clicked_point
 

@@ -2,7 +2,7 @@
 way streamlit-folium updates a mounted map without rebuilding it.
 
 ``benchmarks/bench_browser.py --only foliumvs`` runs the app's Map page twice side by
-side: as it is (the Leaflet component, ``app_pages/track_map.py`` + ``track_map.js``)
+side: as it is (the Leaflet component, ``app_support/track_map.py`` + ``track_map.js``)
 and with :func:`track_map` / :func:`clicked_point` of this module put in place of the
 component's (``benchmarks/folium_map_app.py``). Everything else on the page is the
 same code.
@@ -37,7 +37,7 @@ import folium
 import streamlit as st
 from streamlit_folium import st_folium
 
-from app_pages.track_map import LEAFLET_DIR
+from app_support.track_map import LEAFLET_DIR
 from lmdk_core.figures.map import MAP_COLORS
 
 #: what the page reads from the map: which point was clicked, and that it was clicked

@@ -1,4 +1,4 @@
-"""Rewrite the golden outputs of tests/test_golden_outputs.py (tests/data/golden/).
+"""Rewrite the golden outputs of tests/cli/test_golden_outputs.py (tests/data/golden/).
 
 Run this only when an output changes on purpose, and say in the commit message which
 output changed and why (CONTRIBUTING.md):

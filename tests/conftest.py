@@ -39,7 +39,7 @@ def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     ``--version``) turned into the exit status and every warning that a fresh interpreter
     would print written to stderr, so the "one line on stderr" checks see it. Real
     processes: ``LMDK_CLI_SUBPROCESS=1``, ``explore`` (it replaces its process), and
-    tests/test_cli_startup.py, which runs the console entry point in subprocesses.
+    tests/cli/test_cli_startup.py, which runs the console entry point in subprocesses.
     """
     argv = [sys.executable, "-m", "lmdk_core", *args]
     if CLI_SUBPROCESS or (args and args[0] == "explore"):

@@ -1,4 +1,4 @@
-"""The cases of the golden-output test (tests/test_golden_outputs.py) and their
+"""The cases of the golden-output test (tests/cli/test_golden_outputs.py) and their
 normalisation and comparison.
 
 Each case runs one CLI command (in process, through ``lmdk_core.cli.main``, in a fresh
@@ -423,8 +423,8 @@ def _batch(scheme: str, noise: str, flags: bool = True) -> Callable[[Context], d
 
 
 def _batch_tracks(ctx: Context) -> dict[str, str]:
-    from lmdk_core.config import ViewConfig, config_to_json
-    from lmdk_core.data.demo_population import demo_population_tracks
+    from lmdk_core.files.config import ViewConfig, config_to_json
+    from lmdk_core.population.demo_population import demo_population_tracks
 
     df = demo_population_tracks()
     users = sorted(df.iloc[:, 0].unique())[:2]
@@ -453,24 +453,24 @@ def _errors(ctx: Context) -> dict[str, str]:
 
 # ---------------------------------------------------------------- the page downloads
 def _teaching_cfg(**kw):
-    from lmdk_core.config import ViewConfig
+    from lmdk_core.files.config import ViewConfig
 
     return ViewConfig(seed=TEACHING_SEED, reproducible=True, **kw).validate()
 
 
 def _page_timeline(ctx: Context) -> dict[str, str]:
-    """Timeline: the files its download buttons build (lmdk_core.export and the
+    """Timeline: the files its download buttons build (lmdk_core.files.export and the
     reports), for the demo series and its landmarks in the teaching mode."""
-    from lmdk_core.config import config_to_json
     from lmdk_core.data.demo import demo_series, demo_series_landmarks
-    from lmdk_core.export import (
+    from lmdk_core.engine.release import release_series
+    from lmdk_core.files.config import config_to_json
+    from lmdk_core.files.export import (
         mechanism_text,
         noise_text,
         series_audit_csv,
         series_publishable_csv,
         teaching_note,
     )
-    from lmdk_core.release import release_series
     from lmdk_core.report import build_report
     from lmdk_core.report.release_note import build_release_note
 
@@ -503,9 +503,11 @@ def _page_timeline(ctx: Context) -> dict[str, str]:
 def _page_map(ctx: Context) -> dict[str, str]:
     """Map: the files of its download buttons for the demo track, its landmarks and one
     in the teaching mode."""
-    from lmdk_core.config import config_to_json
     from lmdk_core.data.demo_track import demo_track, demo_track_landmarks
-    from lmdk_core.export import (
+    from lmdk_core.engine.release import release_trajectory
+    from lmdk_core.figures.release_map import released_track_map_html
+    from lmdk_core.files.config import config_to_json
+    from lmdk_core.files.export import (
         PLANAR_NOISE,
         geojson_text,
         mechanism_text,
@@ -515,8 +517,6 @@ def _page_map(ctx: Context) -> dict[str, str]:
         trajectory_publishable_csv,
         trajectory_publishable_geojson,
     )
-    from lmdk_core.figures.release_map import released_track_map_html
-    from lmdk_core.release import release_trajectory
     from lmdk_core.report.release_note import build_release_note
 
     track, lm = demo_track(), demo_track_landmarks()
@@ -551,9 +551,9 @@ def _page_leakage(ctx: Context) -> dict[str, str]:
     import pandas as pd
 
     from lmdk_core.data.demo import demo_series, demo_series_landmarks
-    from lmdk_core.export import CONFIDENTIAL_LABEL, csv_with_header, leakage_frame
+    from lmdk_core.engine.release import release_series
+    from lmdk_core.files.export import CONFIDENTIAL_LABEL, csv_with_header, leakage_frame
     from lmdk_core.leakage import loss_function, temporal_leakage
-    from lmdk_core.release import release_series
 
     series, lm = demo_series(), demo_series_landmarks()
     P = pd.read_csv(EXAMPLES / "P.csv", header=None).to_numpy(float)
@@ -568,8 +568,8 @@ def _page_leakage(ctx: Context) -> dict[str, str]:
 def _page_population(ctx: Context) -> dict[str, str]:
     """Population page: the released population, the per-user audit and the batch
     configuration for the first households of the demo population (teaching seed)."""
-    from lmdk_core.config import ViewConfig
-    from lmdk_core.data.demo_population import demo_population_series
+    from lmdk_core.files.config import ViewConfig
+    from lmdk_core.population.demo_population import demo_population_series
     from lmdk_core.population.in_process import (
         audit_csv,
         batch_config_json,

@@ -12,7 +12,7 @@
 * the population's lockstep release over many users is
   :func:`lmdk_core.population.lockstep.lockstep_release`.
 
-Every variant is tested bit for bit against the reference (tests/test_adaptive_bitwise.py).
+Every variant is tested bit for bit against the reference (tests/engine/test_adaptive_bitwise.py).
 :func:`adaptive_run` picks the variant from the mechanism's declared capabilities
 (``numpy_draws``, ``noise``, ``exact_sampler``), never from its class.
 """

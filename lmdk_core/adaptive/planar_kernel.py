@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from lmdk_core.adaptive.compiled import KernelCost, lazy_njit, worth_compiling
-from lmdk_core.geodesy import WGS84, compiled_geodesic
+from lmdk_core.engine.geodesy import WGS84, compiled_geodesic
 
 __all__ = ["COST", "adaptive_planar"]
 

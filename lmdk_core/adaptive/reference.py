@@ -23,7 +23,7 @@ runs faster variants of it — the same loop with O(1) bookkeeping
 (:mod:`lmdk_core.adaptive.planar_kernel`), the population's lockstep release over many
 users (:mod:`lmdk_core.population.lockstep`) and the batched exact draws
 (:mod:`lmdk_core.adaptive.exact_draws`) — and each is tested bit for bit against this
-function on many random inputs (tests/test_adaptive_bitwise.py).
+function on many random inputs (tests/engine/test_adaptive_bitwise.py).
 
 Where the randomness comes from is a parameter, a :class:`Draws`: the sampling coin at
 t and the released value at t. :class:`GeneratorDraws` is the engine's single-series

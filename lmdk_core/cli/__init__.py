@@ -17,7 +17,7 @@ import sys
 from collections.abc import Sequence
 
 from lmdk_core.cli.bounded import OptionOutOfRange
-from lmdk_core.validation import InputError
+from lmdk_core.engine.validation import InputError
 
 __all__ = ["main", "build_parser", "emit_json", "debug_requested"]
 
@@ -32,7 +32,7 @@ class _HelpFormatter(argparse.HelpFormatter):
         text = action.help or ""
         setting = getattr(action.type, "setting", None)
         if setting:  # a bounded number: its range from the setting table
-            from lmdk_core.setting_limits import LIMITS
+            from lmdk_core.engine.setting_limits import LIMITS
 
             text = f"{text}; {LIMITS[setting].describe()}"
         default = action.default

@@ -35,9 +35,9 @@ def _provenance(path: str) -> dict:
 
 def _cmd_batch(args: argparse.Namespace) -> int:
     from lmdk_core.cli import emit_json
-    from lmdk_core.cli.output_paths import check_outputs
-    from lmdk_core.config import config_from_json
     from lmdk_core.data.tables import read_bytes
+    from lmdk_core.files.config import config_from_json
+    from lmdk_core.files.output_paths import check_outputs
     from lmdk_core.population.dask_driver import (
         BatchStopped,
         check_scheduler_address,
@@ -92,9 +92,9 @@ def _cmd_batch(args: argparse.Namespace) -> int:
 
 
 def utility_summary(res, unit: str = "") -> str:
-    """One line on the users' utility (:mod:`lmdk_core.utility`): how many releases are
+    """One line on the users' utility (:mod:`lmdk_core.decision.utility`): how many releases are
     not useful, marginal, useful, and the median typical expected error."""
-    from lmdk_core.utility import format_amount
+    from lmdk_core.decision.utility import format_amount
 
     c = res.utility_counts
     parts = [f"{c.get(k, 0):,} {k}" for k in ("useful", "marginal", "not judged")

@@ -1,13 +1,13 @@
 """Numeric command-line options bounded by the app's setting table.
 
 ``type=bounded("window", "--window")`` makes argparse check an option against
-:data:`lmdk_core.setting_limits.LIMITS` while it parses, so a value outside the range —
+:data:`lmdk_core.engine.setting_limits.LIMITS` while it parses, so a value outside the range —
 ``0``, ``1e308``, ``inf``, ``nan``, ``1.5`` for a whole number, ``abc`` — is refused at
 once, before any file is read, with one line naming the option and its range::
 
     lmdk: error: --window must be a whole number from 1 to 100,000; got `0`
 
-Every ``int``/``float`` option of every sub-command uses it (tests/test_bounded_requests.py
+Every ``int``/``float`` option of every sub-command uses it (tests/cli/test_bounded_requests.py
 walks the parser to make sure); docs/bad-input.md lists the ranges.
 """
 
@@ -16,9 +16,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from lmdk_core.quoting import quote_user_text
-from lmdk_core.setting_limits import LIMITS, check_setting
-from lmdk_core.validation import InputError
+from lmdk_core.engine.quoting import quote_user_text
+from lmdk_core.engine.setting_limits import LIMITS, check_setting
+from lmdk_core.engine.validation import InputError
 
 __all__ = ["OptionOutOfRange", "bounded"]
 

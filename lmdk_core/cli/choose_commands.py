@@ -10,9 +10,9 @@ import argparse
 from pathlib import Path
 
 from lmdk_core.cli.bounded import bounded
-from lmdk_core.quoting import quote_user_text
-from lmdk_core.setting_limits import check_setting
-from lmdk_core.validation import InputError, parse_landmarks
+from lmdk_core.engine.quoting import quote_user_text
+from lmdk_core.engine.setting_limits import check_setting
+from lmdk_core.engine.validation import InputError, parse_landmarks
 
 SCHEMES = ("uniform", "skip", "adaptive", "w-event", "user", "event")
 
@@ -38,7 +38,7 @@ def _load(path: str, radius: float | None, time_col: str = "time", value_col: st
 
 
 def _schemes(text: str) -> list[str]:
-    from lmdk_core.allocation import scheme_info
+    from lmdk_core.engine.allocation import scheme_info
 
     keys = [scheme_info(s).key for s in text.split(",") if s.strip()]
     if not keys:
@@ -100,8 +100,8 @@ def _data_settings(args: argparse.Namespace) -> None:
 
 
 def _cmd_solve(args: argparse.Namespace) -> int:
-    from lmdk_core.accuracy import AccuracyTarget, solve_epsilon
     from lmdk_core.cli import emit_json
+    from lmdk_core.decision.accuracy import AccuracyTarget, solve_epsilon
 
     if (args.within is None) == (args.mean_error is None):
         raise InputError("give exactly one target: --within A (with --probability) or "
@@ -153,13 +153,13 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 def _cmd_attack(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from lmdk_core.attacker import (
+    from lmdk_core.cli import emit_json
+    from lmdk_core.decision.attacker import (
         averaging_attack,
         certainty_sentence,
         posterior_bound,
         simulate_repeat_inference,
     )
-    from lmdk_core.cli import emit_json
 
     _data_settings(args)
     _bounded("epsilon", args.epsilon, "--epsilon")
@@ -205,7 +205,7 @@ def _cmd_attack(args: argparse.Namespace) -> int:
 
 def _cmd_compose(args: argparse.Namespace) -> int:
     from lmdk_core.cli import emit_json
-    from lmdk_core.composition import per_release_epsilon, schedule_summary
+    from lmdk_core.decision.composition import per_release_epsilon, schedule_summary
 
     if (args.epsilon is None) == (args.target is None):
         raise InputError("give --epsilon (per release) or --target (total over the schedule)")

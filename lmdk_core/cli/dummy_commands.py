@@ -8,12 +8,12 @@ import io
 from pathlib import Path
 
 from lmdk_core.cli.bounded import bounded
-from lmdk_core.validation import InputError, check_epsilon, check_length, parse_landmarks
+from lmdk_core.engine.validation import InputError, check_epsilon, check_length, parse_landmarks
 
 # The engine (pandas, scipy) is imported inside the handlers so that the other
 # sub-commands start fast. The parser's choices and defaults are therefore spelled out
-# here; tests/test_cli_startup.py checks them against lmdk_core.dummies and
-# lmdk_core.discovery.
+# here; tests/cli/test_cli_startup.py checks them against lmdk_core.dummies and
+# lmdk_core.landmarks.discovery.
 METHODS = ("heuristic", "optimal")
 METRICS = ("gap_std", "nearest_mean")
 DEFAULT_STAY_DISTANCE_M = 200.0
@@ -72,14 +72,14 @@ def _cmd_suggest(args: argparse.Namespace) -> int:
     from lmdk_core.cli import emit_json
     from lmdk_core.data.series import load_series_csv
     from lmdk_core.data.track import load_track
-    from lmdk_core.discovery import (
+    from lmdk_core.engine.stay_events import format_stays
+    from lmdk_core.landmarks.discovery import (
         deviation_suggestions,
         seasonal_phase,
         suggested_timestamps,
         suggestion_events,
         track_stay_points,
     )
-    from lmdk_core.stay_events import format_stays
 
     kind = _input_kind(args.input)
     name = Path(args.input).name

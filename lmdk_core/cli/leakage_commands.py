@@ -13,9 +13,9 @@ import sys
 from typing import TYPE_CHECKING
 
 from lmdk_core.cli.bounded import bounded
-from lmdk_core.setting_limits import LIMITS, check_setting
-from lmdk_core.validation import InputError, check_length, check_positive, parse_landmarks
-from lmdk_core.verdict import privacy_verdict
+from lmdk_core.decision.verdict import privacy_verdict
+from lmdk_core.engine.setting_limits import LIMITS, check_setting
+from lmdk_core.engine.validation import InputError, check_length, check_positive, parse_landmarks
 
 if TYPE_CHECKING:
     import numpy as np
@@ -152,8 +152,8 @@ def _cmd_supremum(args: argparse.Namespace) -> int:
 
 
 def _cmd_calibrate(args: argparse.Namespace) -> int:
-    from lmdk_core.allocation import allocate, scheme_info
     from lmdk_core.cli import emit_json
+    from lmdk_core.engine.allocation import allocate, scheme_info
     from lmdk_core.leakage.calibration import calibrate_epsilon, calibrate_scale
 
     check_positive(args.target, "--target")

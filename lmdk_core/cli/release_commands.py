@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 from lmdk_core.cli.bounded import bounded
-from lmdk_core.cli.output_paths import check_outputs
-from lmdk_core.validation import InputError, check_length, parse_landmarks
+from lmdk_core.engine.validation import InputError, check_length, parse_landmarks
+from lmdk_core.files.output_paths import check_outputs
 
 STATIC_SCHEMES = ["event", "user", "w-event", "uniform", "skip"]
 ALL_SCHEMES = STATIC_SCHEMES + ["adaptive"]
@@ -39,7 +39,7 @@ def _write_text(text: str, output: str | None) -> None:
 
 
 def utility_line(uv) -> str:
-    """The utility verdict (:mod:`lmdk_core.utility`) as one line of the text output:
+    """The utility verdict (:mod:`lmdk_core.decision.utility`) as one line of the text output:
     ``utility: NOT USEFUL — This release is not useful: …``."""
     return f"utility: {uv.label.upper()} — {uv.sentence}"
 
@@ -49,9 +49,9 @@ def _is_geojson(path: str) -> bool:
 
 
 def _cmd_allocate(args: argparse.Namespace) -> int:
-    from lmdk_core.allocation import allocate, scheme_info
     from lmdk_core.cli import emit_json
-    from lmdk_core.verifier import verify
+    from lmdk_core.engine.allocation import allocate, scheme_info
+    from lmdk_core.engine.verifier import verify
 
     info = scheme_info(args.scheme)
     if info.data_dependent:
@@ -79,7 +79,7 @@ def _cmd_allocate(args: argparse.Namespace) -> int:
 def _cmd_check(args: argparse.Namespace) -> int:
     from lmdk_core.cli import emit_json
     from lmdk_core.data.allocation_csv import load_allocation_csv
-    from lmdk_core.verifier import verify
+    from lmdk_core.engine.verifier import verify
 
     eps = load_allocation_csv(args.allocation)
     verdict = verify(eps, parse_landmarks(args.landmarks), args.epsilon)
@@ -93,14 +93,14 @@ def _cmd_check(args: argparse.Namespace) -> int:
 def _cmd_release(args: argparse.Namespace) -> int:
     from lmdk_core.cli import emit_json
     from lmdk_core.data.series import load_series_csv
-    from lmdk_core.export import (
+    from lmdk_core.decision.utility import release_utility
+    from lmdk_core.engine.release import release_series
+    from lmdk_core.files.export import (
         mechanism_text,
         noise_text,
         series_audit_csv,
         series_publishable_csv,
     )
-    from lmdk_core.release import release_series
-    from lmdk_core.utility import release_utility
 
     if args.audit == "-":
         raise InputError("--audit needs its own file name (not '-')")
@@ -139,7 +139,10 @@ def _cmd_release(args: argparse.Namespace) -> int:
 def _cmd_geo_release(args: argparse.Namespace) -> int:
     from lmdk_core.cli import emit_json
     from lmdk_core.data.track import load_track
-    from lmdk_core.export import (
+    from lmdk_core.decision.utility import release_utility
+    from lmdk_core.engine.release import release_trajectory
+    from lmdk_core.engine.stay_events import parse_stays
+    from lmdk_core.files.export import (
         PLANAR_NOISE,
         geojson_text,
         mechanism_text,
@@ -148,9 +151,6 @@ def _cmd_geo_release(args: argparse.Namespace) -> int:
         trajectory_publishable_csv,
         trajectory_publishable_geojson,
     )
-    from lmdk_core.release import release_trajectory
-    from lmdk_core.stay_events import parse_stays
-    from lmdk_core.utility import release_utility
 
     out = args.output
     if args.audit == "-":

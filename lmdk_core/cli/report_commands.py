@@ -20,20 +20,20 @@ import argparse
 import sys
 from pathlib import Path
 
-from lmdk_core.validation import InputError
+from lmdk_core.engine.validation import InputError
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
     from lmdk_core.cli import emit_json
-    from lmdk_core.cli.output_paths import check_outputs
-    from lmdk_core.config import config_from_json
     from lmdk_core.data.tables import read_bytes
+    from lmdk_core.files.config import config_from_json
+    from lmdk_core.files.output_paths import check_outputs
     from lmdk_core.report import compute_report, render_html
 
     check_outputs({"--config": args.config, "--data": args.data}, {"--output": args.output})
     cfg = config_from_json(read_bytes(args.config, f"the configuration {args.config}"))
     if cfg.page == "population":
-        from lmdk_core.quoting import quote_user_text
+        from lmdk_core.engine.quoting import quote_user_text
 
         what = (f"the population {quote_user_text(cfg.data_file['name'])} (SHA-256 "
                 f"{cfg.data_file['sha256'][:12]}…)" if cfg.data_file else
@@ -42,10 +42,10 @@ def _cmd_report(args: argparse.Namespace) -> int:
                          "one series or track; run lmdk batch --config with it on that file "
                          "(its audit holds every user's verdict)")
     if cfg.dataset == "file":
-        from lmdk_core.data_reference import attach_referenced_data
+        from lmdk_core.files.data_reference import attach_referenced_data
 
         if not args.data:
-            from lmdk_core.quoting import quote_user_text
+            from lmdk_core.engine.quoting import quote_user_text
 
             raise InputError(f"the configuration references its data file "
                              f"{quote_user_text(cfg.data_file['name'])} (SHA-256 "

@@ -13,8 +13,8 @@ from typing import IO, TYPE_CHECKING
 
 import numpy as np
 
-from lmdk_core.quoting import quote_user_text
-from lmdk_core.validation import InputError
+from lmdk_core.engine.quoting import quote_user_text
+from lmdk_core.engine.validation import InputError
 
 if TYPE_CHECKING:  # pandas is imported where a table is parsed: `lmdk loss` never needs it
     import pandas as pd
@@ -256,7 +256,7 @@ _ZONE = r"(?:[zZ]|[+-][0-9]{2}(?::?[0-9]{2})?)$"
 def has_zone(cells: pd.Series) -> bool:
     """True when an ISO 8601 time cell ends in a zone designator (``Z`` or an offset):
     such times are converted to UTC and written back with ``Z``
-    (:func:`lmdk_core.export.time_labels`)."""
+    (:func:`lmdk_core.files.export.time_labels`)."""
     text = cells.dropna().astype(str).str.strip()
     text = text[text.str.contains(r"[0-9]T[0-9]|[0-9] [0-9]", regex=True)]
     return bool(text.str.contains(r"[0-9:.]" + _ZONE, regex=True).any())

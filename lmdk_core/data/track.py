@@ -31,10 +31,10 @@ from lmdk_core.data.tables import (
     read_csv_table,
 )
 from lmdk_core.data.track_times import parse_time_cells, resolve_track_times
-from lmdk_core.geodesy import distance_m
+from lmdk_core.engine.geodesy import distance_m
+from lmdk_core.engine.quoting import quote_user_text
+from lmdk_core.engine.validation import InputError, check_positive
 from lmdk_core.mechanisms.planar_laplace import check_coordinates
-from lmdk_core.quoting import quote_user_text
-from lmdk_core.validation import InputError, check_positive
 
 __all__ = ["DEFAULT_WAYPOINT_MAX_M", "Track", "Waypoint", "load_track", "load_track_csv",
            "load_track_gpx", "load_track_plt"]

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from lmdk_core.quoting import quote_user_text
+from lmdk_core.engine.quoting import quote_user_text
 
 __all__ = ["EARLIEST_PLAUSIBLE", "ResolvedTimes", "parse_time_cells", "resolve_track_times"]
 

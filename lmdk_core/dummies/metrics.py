@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from lmdk_core.validation import InputError, check_landmarks, check_positive
+from lmdk_core.engine.validation import InputError, check_landmarks, check_positive
 
 __all__ = ["METRICS", "FunctionMetric", "GapStd", "Metric", "NearestDistanceMean", "get_metric"]
 

@@ -20,7 +20,7 @@ from lmdk_core.dummies.metrics import (
     _std_from_moments,
     get_metric,
 )
-from lmdk_core.validation import InputError, check_landmarks
+from lmdk_core.engine.validation import InputError, check_landmarks
 
 __all__ = [
     "HEURISTIC_MAX_STEPS",

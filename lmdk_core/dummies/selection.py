@@ -11,15 +11,15 @@ from numpy.typing import ArrayLike
 
 from lmdk_core.dummies.metrics import Metric, get_metric
 from lmdk_core.dummies.options import DummyOptions, ProgressCallback, dummy_options
-from lmdk_core.mechanisms.exponential import Exponential
-from lmdk_core.release import AdaptiveSettings, Release, release_series, release_trajectory
-from lmdk_core.validation import (
+from lmdk_core.engine.release import AdaptiveSettings, Release, release_series, release_trajectory
+from lmdk_core.engine.validation import (
     InputError,
     as_generator,
     check_epsilon,
     check_positive,
 )
-from lmdk_core.verifier import Verdict, verify
+from lmdk_core.engine.verifier import Verdict, verify
+from lmdk_core.mechanisms.exponential import Exponential
 
 __all__ = [
     "DummyRelease",
@@ -196,7 +196,7 @@ def release_series_with_dummies(
     progress: ProgressCallback | None = None,
 ) -> DummyRelease:
     """Select ``L′`` privately (budget ``epsilon_selection``), then
-    :func:`~lmdk_core.release.release_series` with ``L′`` as the landmark set
+    :func:`~lmdk_core.engine.release.release_series` with ``L′`` as the landmark set
     (budget ``epsilon``). Total spent: ``ε_sel + ε`` by sequential composition."""
     x = np.asarray(values)
     if x.ndim != 1 or x.size == 0:
@@ -230,7 +230,7 @@ def release_trajectory_with_dummies(
     progress: ProgressCallback | None = None,
 ) -> DummyRelease:
     """Select ``L′`` privately (budget ``epsilon_selection``), then
-    :func:`~lmdk_core.release.release_trajectory` with ``L′`` (budget ``epsilon``,
+    :func:`~lmdk_core.engine.release.release_trajectory` with ``L′`` (budget ``epsilon``,
     Planar Laplace with protection ``radius`` metres). Total: ``ε_sel + ε``."""
     la = np.asarray(lat)
     if la.ndim != 1 or la.size == 0:

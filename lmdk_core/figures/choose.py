@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from lmdk_core.allocation import SCHEMES
+from lmdk_core.engine.allocation import SCHEMES
 
 __all__ = ["accuracy_figure", "averaging_figure", "posterior_figure"]
 

@@ -15,9 +15,9 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from lmdk_core.decimation import display_indices
+from lmdk_core.figures.decimation import display_indices
+from lmdk_core.figures.object_memo import per_object
 from lmdk_core.figures.style import COLORS
-from lmdk_core.object_memo import per_object
 
 __all__ = ["BARS_MAX_POINTS", "COLORS", "bar_width", "data_labels", "date_axis_values",
            "decimate_figure", "display_values", "hover_labels", "hline", "subplot_axes",
@@ -156,7 +156,7 @@ def date_axis_values(x: np.ndarray) -> np.ndarray:
 
 def decimate_figure(fig: go.Figure, T: int, keep=()) -> go.Figure:
     """Decimate, for display, every long trace of ``fig``: min/max of its y per
-    pixel-wide bucket (:func:`~lmdk_core.decimation.display_indices`), plus the
+    pixel-wide bucket (:func:`~lmdk_core.figures.decimation.display_indices`), plus the
     timestamps in ``keep`` for a trace with one point per timestamp (``len(x) == T``);
     x, y and per-point customdata are cut alike. Traces of at most DISPLAY_MAX_POINTS
     points (landmarks, markers, short series) are left whole. In place; returns it."""

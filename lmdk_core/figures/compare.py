@@ -12,9 +12,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from lmdk_core.allocation import scheme_info
-from lmdk_core.comparison import UtilitySweep
-from lmdk_core.decimation import DISPLAY_BUCKETS, DISPLAY_MAX_POINTS, display_indices
+from lmdk_core.decision.comparison import UtilitySweep
+from lmdk_core.engine.allocation import scheme_info
+from lmdk_core.engine.release import Release
 from lmdk_core.figures.common import (
     BARS_MAX_POINTS,
     COLORS,
@@ -25,13 +25,13 @@ from lmdk_core.figures.common import (
     subplot_axes,
     subplot_layout,
 )
+from lmdk_core.figures.decimation import DISPLAY_BUCKETS, DISPLAY_MAX_POINTS, display_indices
 from lmdk_core.figures.style import (
     LANDMARK_BAR_PATTERN,
     left_titles,
     plotly_date_axis,
     plotly_layout,
 )
-from lmdk_core.release import Release
 
 __all__ = ["SCHEME_COLORS", "side_by_side_figure", "utility_figure"]
 

@@ -1,4 +1,4 @@
-"""Plotly figure builders for the Learn page: results of :mod:`lmdk_core.teaching` in,
+"""Plotly figure builders for the Learn page: results of :mod:`lmdk_core.teaching.lessons` in,
 figures out (no streamlit). Colours follow :data:`lmdk_core.figures.COLORS`; the two
 neighbouring data sets are blue (D) and orange (D′) everywhere.
 """
@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from lmdk_core.figures.common import COLORS
-from lmdk_core.teaching import (
+from lmdk_core.teaching.lessons import (
     CorrelatedWindow,
     NeighbourDensities,
     NoiseCloud,

@@ -29,16 +29,16 @@ import pandas as pd
 from scipy.optimize import brentq
 
 from lmdk_core.data.track import Track, Waypoint
+from lmdk_core.engine.geodesy import distance_m
+from lmdk_core.engine.quoting import shorten_user_text
+from lmdk_core.engine.release import Release
+from lmdk_core.engine.stay_events import centroid, stay_members
 from lmdk_core.figures.common import (
     COLORS,
     data_labels,
 )
-from lmdk_core.geodesy import distance_m
+from lmdk_core.figures.object_memo import per_object
 from lmdk_core.mechanisms.planar_laplace import PlanarLaplace
-from lmdk_core.object_memo import per_object
-from lmdk_core.quoting import shorten_user_text
-from lmdk_core.release import Release
-from lmdk_core.stay_events import centroid, stay_members
 
 __all__ = [
     "LEAFLET_DIR",
@@ -168,7 +168,7 @@ def overlay_spec(
 
     ``suggestions`` are stay points (objects with ``lat``, ``lon``, ``start``, ``end``,
     ``arrival``, ``departure`` and ``duration_minutes``, e.g.
-    :class:`lmdk_core.discovery.StayPoint`). Tooltip texts are plain text: the page
+    :class:`lmdk_core.landmarks.discovery.StayPoint`). Tooltip texts are plain text: the page
     shows them as text (never as HTML), so a waypoint named like a tag stays a name.
 
     ``events`` are the accepted stays protected as one landmark event each (inclusive

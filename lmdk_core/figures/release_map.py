@@ -1,7 +1,7 @@
 """A standalone, offline HTML map of a publishable track release, for stakeholders.
 
 The map is drawn with folium from the publishable GeoJSON
-(:func:`lmdk_core.export.trajectory_publishable_geojson`) and nothing else: the released
+(:func:`lmdk_core.files.export.trajectory_publishable_geojson`) and nothing else: the released
 path (one line per piece) and one point per released timestamp with its time, under a
 box stating ε, the scheme, the mechanism and the noise sampler. No original path, no
 landmark, no per-timestamp ε_t, no seed — the same content as the publishable GeoJSON, so
@@ -26,8 +26,8 @@ from pathlib import Path
 import numpy as np
 
 from lmdk_core.data.track import Track
-from lmdk_core.export import NUMPY_NOISE, trajectory_publishable_geojson
-from lmdk_core.release import Release
+from lmdk_core.engine.release import Release
+from lmdk_core.files.export import NUMPY_NOISE, trajectory_publishable_geojson
 
 __all__ = ["LEAFLET_FILES", "released_track_map_html"]
 

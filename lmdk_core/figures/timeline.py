@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from lmdk_core.decimation import display_indices
+from lmdk_core.engine.release import Release
 from lmdk_core.figures.common import (
     BARS_MAX_POINTS,
     COLORS,
@@ -17,6 +17,7 @@ from lmdk_core.figures.common import (
     subplot_axes,
     subplot_layout,
 )
+from lmdk_core.figures.decimation import display_indices
 from lmdk_core.figures.style import (
     AXIS_TITLES,
     DATE_HOVER_FORMAT,
@@ -25,7 +26,6 @@ from lmdk_core.figures.style import (
     plotly_date_axis,
     plotly_layout,
 )
-from lmdk_core.release import Release
 
 __all__ = ["timeline_figure"]
 
@@ -85,8 +85,8 @@ def timeline_figure(
     theorem's total Σ_{L∪{t}} ε_i against ε), and, if given, the leakage curves
     (``leakage`` maps 'TPL' / 'landmark TPL' to arrays). ``suggestions`` are timestamps
     proposed as landmarks, drawn as open diamonds. Above
-    :data:`~lmdk_core.decimation.DISPLAY_MAX_POINTS` timestamps each curve is decimated
-    for display (:func:`~lmdk_core.decimation.display_indices`: min/max per pixel-wide
+    :data:`~lmdk_core.figures.decimation.DISPLAY_MAX_POINTS` timestamps each curve is decimated
+    for display (:func:`~lmdk_core.figures.decimation.display_indices`: min/max per pixel-wide
     bucket; landmarks and suggestions always drawn); every trace's ``customdata`` holds
     the real timestamp index t of each drawn point. Of more than
     :data:`MARKERS_MAX_DISPLAYED` original values in view, plotly draws that many markers

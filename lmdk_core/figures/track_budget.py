@@ -16,8 +16,9 @@ import numpy as np
 import pandas as pd
 
 from lmdk_core.data.track import Track
-from lmdk_core.decimation import display_indices
+from lmdk_core.engine.release import Release
 from lmdk_core.figures.common import BARS_MAX_POINTS, COLORS, data_labels, date_axis_values
+from lmdk_core.figures.decimation import display_indices
 from lmdk_core.figures.map import MAX_MARKERS, marker_indices
 from lmdk_core.figures.style import (
     AXIS_TITLES,
@@ -26,7 +27,6 @@ from lmdk_core.figures.style import (
     vega_config,
     vega_date_axis,
 )
-from lmdk_core.release import Release
 
 __all__ = ["PANEL_HEIGHT", "STAR", "budget_panels", "x_values"]
 

@@ -28,10 +28,10 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from lmdk_core.engine.validation import InputError, check_landmarks, check_positive
 from lmdk_core.leakage.loss import LossFunction
 from lmdk_core.leakage.supremum import tpl_supremum
 from lmdk_core.leakage.tpl import _losses, _run, check_allocation, max_landmark_tpl
-from lmdk_core.validation import InputError, check_landmarks, check_positive
 
 __all__ = ["CalibrationResult", "ProgressCallback", "calibrate_epsilon", "calibrate_scale",
            "max_tpl_constant"]
@@ -304,7 +304,7 @@ def calibrate_scale(
 
     def f(c: float) -> float:
         # max_t landmark TPL, bit for bit np.max(landmark_tpl(...)), with the restarted
-        # recursions computed only where the maximum can be (tests/test_leakage_max_tpl.py)
+        # recursions computed only where the maximum can be (tests/engine/test_leakage_max_tpl.py)
         return max_landmark_tpl(c * eps, lm, lb, lf) if c > 0 else 0.0
 
     # landmark TPL_t >= Σ_{i∈L∪{t}} c ε_i >= c · max ε, so c <= α / max ε.

@@ -33,8 +33,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from lmdk_core.data.tables import Source, read_bytes
-from lmdk_core.quoting import quote_user_text
-from lmdk_core.validation import InputError, as_generator
+from lmdk_core.engine.quoting import quote_user_text
+from lmdk_core.engine.validation import InputError, as_generator
 
 __all__ = [
     "ROW_SUM_TOLERANCE",

@@ -26,9 +26,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from lmdk_core.engine.validation import InputError
 from lmdk_core.leakage.correlation import check_transition_matrix
 from lmdk_core.leakage.hull import Hull, build_exact, upper_hull
-from lmdk_core.validation import InputError
 
 __all__ = ["LossFunction", "LossStats", "loss_function", "as_loss", "upper_hull"]
 

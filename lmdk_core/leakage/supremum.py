@@ -26,8 +26,8 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
+from lmdk_core.engine.validation import InputError
 from lmdk_core.leakage.loss import LossFunction, as_loss
-from lmdk_core.validation import InputError
 
 __all__ = ["check_constant_epsilon", "divergence_threshold", "supremum", "tpl_supremum"]
 

@@ -31,8 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from lmdk_core.engine.validation import InputError, check_epsilon_array, check_landmarks
 from lmdk_core.leakage.loss import _BIG_ALPHA, LossFunction, as_loss
-from lmdk_core.validation import InputError, check_epsilon_array, check_landmarks
 
 __all__ = [
     "LeakageResult",

@@ -4,7 +4,7 @@ Modelled on diffprivlib's ``DPMechanism`` (Holohan et al., "Diffprivlib: the IBM
 differential privacy library", 2019): one abstract base class, the inputs checked before
 every draw, and each mechanism stating its error. A mechanism ``M`` releases values at a
 per-element budget ε (one ε per element, or one for all); the release engine
-(:mod:`lmdk_core.release`, :mod:`lmdk_core.adaptive`, :mod:`lmdk_core.population`) asks it
+(:mod:`lmdk_core.engine.release`, :mod:`lmdk_core.adaptive`, :mod:`lmdk_core.population`) asks it
 only what this class declares and never looks at its concrete type:
 
 ========================  ================================================================
@@ -17,7 +17,7 @@ only what this class declares and never looks at its concrete type:
 ``distance(a, b)``        how error is measured (absolute difference, metres, mismatch …)
 ``data_kind``             what a value is: number, count, location, category, choice
 ``check_budget(ε)``       ε as an array when it lies in the mechanism's usable range,
-                          else :class:`~lmdk_core.validation.InputError` naming the range
+                          else :class:`~lmdk_core.engine.validation.InputError` naming the range
 ``exact_sampler``         OpenDP's exact sampler of the family, ``f(values, scales)``, or
                           None (no exact sampler); ``exact()`` the same mechanism drawing
                           with it; ``noise`` says which sampler ``perturb`` uses
@@ -42,7 +42,7 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import ArrayLike
 
-from lmdk_core.validation import InputError, check_epsilon_array
+from lmdk_core.engine.validation import InputError, check_epsilon_array
 
 __all__ = ["Mechanism"]
 

@@ -46,7 +46,7 @@ from functools import lru_cache
 import numpy as np
 from numpy.typing import ArrayLike
 
-from lmdk_core.validation import InputError
+from lmdk_core.engine.validation import InputError
 
 __all__ = ["FAST_SAMPLER_NAME", "SAMPLER_NAME", "exact_geometric", "exact_laplace",
            "sampler_description"]

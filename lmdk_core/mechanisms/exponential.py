@@ -17,14 +17,14 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from lmdk_core.mechanisms.base import Mechanism
-from lmdk_core.validation import (
+from lmdk_core.engine.validation import (
     InputError,
     as_generator,
     check_epsilon,
     check_epsilon_array,
     check_positive,
 )
+from lmdk_core.mechanisms.base import Mechanism
 
 
 class Exponential(Mechanism):

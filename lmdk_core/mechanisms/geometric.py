@@ -17,10 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from lmdk_core.mechanisms.base import Mechanism
-from lmdk_core.mechanisms.exact_noise import exact_geometric
-from lmdk_core.mechanisms.laplace import Laplace
-from lmdk_core.validation import (
+from lmdk_core.engine.validation import (
     InputError,
     as_generator,
     budget_below,
@@ -28,6 +25,9 @@ from lmdk_core.validation import (
     check_positive,
     describe_budget,
 )
+from lmdk_core.mechanisms.base import Mechanism
+from lmdk_core.mechanisms.exact_noise import exact_geometric
+from lmdk_core.mechanisms.laplace import Laplace
 
 #: smallest ε/Δf the mechanism accepts (see the module docstring).
 MIN_RATIO = 1e-12

@@ -15,9 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from lmdk_core.mechanisms.base import Mechanism, check_finite_release
-from lmdk_core.mechanisms.exact_noise import exact_laplace
-from lmdk_core.validation import (
+from lmdk_core.engine.validation import (
     InputError,
     as_generator,
     budget_below,
@@ -25,6 +23,8 @@ from lmdk_core.validation import (
     check_positive,
     describe_budget,
 )
+from lmdk_core.mechanisms.base import Mechanism, check_finite_release
+from lmdk_core.mechanisms.exact_noise import exact_laplace
 
 #: largest noise scale Δf/ε the mechanism accepts (see the module docstring).
 MAX_SCALE = 1e300

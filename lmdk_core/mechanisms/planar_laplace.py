@@ -23,9 +23,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import gammaincinv
 
-from lmdk_core.geodesy import WGS84, destination, distance_m
-from lmdk_core.mechanisms.base import Mechanism
-from lmdk_core.validation import (
+from lmdk_core.engine.geodesy import WGS84, destination, distance_m
+from lmdk_core.engine.validation import (
     InputError,
     as_generator,
     budget_below,
@@ -33,6 +32,7 @@ from lmdk_core.validation import (
     check_positive,
     describe_budget,
 )
+from lmdk_core.mechanisms.base import Mechanism
 
 #: largest displacement scale r/ε (metres) the mechanism accepts (see the module docstring).
 MAX_SCALE_M = 1e12

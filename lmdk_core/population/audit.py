@@ -1,14 +1,14 @@
 """The CONFIDENTIAL per-user audit of a population release.
 
 For every user: the number of timestamps and of landmarks, the verdict of the one
-landmark-privacy verifier (:func:`lmdk_core.verifier.verify`: private or not, the worst
+landmark-privacy verifier (:func:`lmdk_core.engine.verifier.verify`: private or not, the worst
 timestamp and its total ``Σ_{i∈L∪{t}} ε_i``; Katsomallos et al., CODASPY 2022), the
 largest landmark TPL under the configuration's correlation model (Cao et al., ICDE 2017
 / TKDE 2018; the model of :func:`lmdk_core.leakage.model.correlation_from_spec`, as the
 privacy report uses it, built from that user's data when the model is estimated), and
 the measured error (MAE and RMSE over the released timestamps; metres for tracks) with
 the counts of published, approximated and withheld timestamps, and the utility line of
-:mod:`lmdk_core.utility`: the typical expected error at the user's allocation, the
+:mod:`lmdk_core.decision.utility`: the typical expected error at the user's allocation, the
 user's own data scale (interquartile range of the series, extent of the track) and the
 level (useful / marginal / not useful).
 """
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lmdk_core.verifier import verify
+from lmdk_core.engine.verifier import verify
 
 __all__ = ["AUDIT_COLUMNS", "LeakageSettings", "user_audit"]
 
@@ -88,7 +88,7 @@ def user_audit(user: object, time: np.ndarray, original: np.ndarray, released: n
     and ``scale_unit`` (Δf, or r for Planar Laplace) give its expected error; ``groups``:
     its stays released as one landmark event each, checked in the verifier's grouped
     form (docs/stays.md)."""
-    from lmdk_core.utility import utility_verdict
+    from lmdk_core.decision.utility import utility_verdict
 
     verdict = verify(epsilon_t, landmarks, epsilon, groups=groups)
     withheld = np.isnan(released) if released.ndim == 1 else np.isnan(released).any(axis=1)
@@ -104,7 +104,7 @@ def user_audit(user: object, time: np.ndarray, original: np.ndarray, released: n
     planar = mechanism == "planar_laplace"
     sources, n_events = None, len(landmarks)
     if groups:  # each stay publishes its centroid's release: errors count from there
-        from lmdk_core.stay_events import condense, condensed_points
+        from lmdk_core.engine.stay_events import condense, condensed_points
 
         cond = condense(len(epsilon_t), groups)
         sources = condensed_points(original, cond)[cond.index]

@@ -41,6 +41,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lmdk_core.engine.quoting import quote_user_text
+from lmdk_core.engine.validation import InputError
 from lmdk_core.population.buckets import (
     parquet_units,
     plan_units,
@@ -56,8 +58,6 @@ from lmdk_core.population.table import (
     file_format,
     read_header,
 )
-from lmdk_core.quoting import quote_user_text
-from lmdk_core.validation import InputError
 
 __all__ = ["BatchResult", "BatchStopped", "PUBLISHABLE_NOTE", "AUDIT_LABEL", "run_batch"]
 
@@ -79,7 +79,7 @@ class BatchResult:
     noise: str
     partitions: int
     workers: int
-    #: users per utility level (:mod:`lmdk_core.utility`): useful, marginal, not useful,
+    #: users per utility level (:mod:`lmdk_core.decision.utility`): useful, marginal, not useful,
     #: not judged (no scale to compare with)
     utility_counts: dict[str, int] = field(default_factory=dict)
     #: the median over users of their typical expected error (data units; m for tracks)
@@ -473,15 +473,15 @@ def run_batch(cfg, input_path: str | Path, cols: PopulationColumns, output: str 
               progress: Callable[[int, int], None] | None = None,
               other_inputs: dict[str, str | Path | None] | None = None) -> BatchResult:
     """Release every user of ``input_path`` with configuration ``cfg`` (a
-    :class:`~lmdk_core.config.ViewConfig`); see the module docstring.
+    :class:`~lmdk_core.files.config.ViewConfig`); see the module docstring.
 
     Paths are made absolute first (the workers of a ``scheduler`` run in other
     folders). Neither output may be the input, lie inside it, or be the other output
     (``other_inputs``, e.g. the configuration file, are protected alike:
-    :func:`lmdk_core.cli.output_paths.check_outputs`). Scratch folders beside the output
+    :func:`lmdk_core.files.output_paths.check_outputs`). Scratch folders beside the output
     are removed on every exit: success, error, Ctrl-C, SIGTERM (:class:`BatchStopped`).
     """
-    from lmdk_core.cli.output_paths import check_outputs
+    from lmdk_core.files.output_paths import check_outputs
 
     if scheduler is not None:
         scheduler = check_scheduler_address(scheduler)

@@ -4,13 +4,13 @@ The same code path as the batch: the table is validated once
 (:func:`~lmdk_core.population.table.prepare_users`), then the users are released in
 chunks by :func:`~lmdk_core.population.partition.release_partition` — lockstep over the
 users of a chunk, one independent stream per user, every user's spent allocation checked
-by the one verifier (:func:`lmdk_core.verifier.verify`) in the audit. Chunks only give a
+by the one verifier (:func:`lmdk_core.engine.verifier.verify`) in the audit. Chunks only give a
 progress report; a user's release does not depend on the chunking.
 
 Also here, for the page and the tests:
 
 * :func:`verdict_colours` — green / amber / red per user, the rule of
-  :func:`lmdk_core.verdict.privacy_verdict` applied to the audit's numbers;
+  :func:`lmdk_core.decision.verdict.privacy_verdict` applied to the audit's numbers;
 * :func:`user_landmarks`, :func:`user_series`, :func:`user_track` — one user's data and
   landmarks, to open on the Timeline or Map page;
 * :func:`population_correlation` — the transition matrices estimated from the whole
@@ -28,6 +28,9 @@ import pandas as pd
 
 from lmdk_core.data.series import Series
 from lmdk_core.data.track import Track
+from lmdk_core.decision.verdict import AMBER, GREEN, LEAKAGE_RTOL, RED
+from lmdk_core.engine.quoting import quote_user_text
+from lmdk_core.engine.validation import InputError
 from lmdk_core.population.audit import AUDIT_COLUMNS
 from lmdk_core.population.landmarks import (
     DiscoverySettings,
@@ -36,9 +39,6 @@ from lmdk_core.population.landmarks import (
 )
 from lmdk_core.population.partition import BatchSettings, release_partition
 from lmdk_core.population.table import PopulationColumns, prepare_users
-from lmdk_core.quoting import quote_user_text
-from lmdk_core.validation import InputError
-from lmdk_core.verdict import AMBER, GREEN, LEAKAGE_RTOL, RED
 
 __all__ = [
     "MAX_APP_USERS",
@@ -136,7 +136,7 @@ def release_in_process(frame: pd.DataFrame, kind: str, settings: BatchSettings,
 
 def verdict_colours(audit: pd.DataFrame, epsilon: float,
                     leakage_target: float | None = None) -> np.ndarray:
-    """Each user's verdict colour (:mod:`lmdk_core.verdict`): red where the verifier
+    """Each user's verdict colour (:mod:`lmdk_core.decision.verdict`): red where the verifier
     refused the allocation, amber where it passed but the largest landmark TPL under the
     correlation model exceeds α (default ε) by more than the relative tolerance, green
     otherwise (also when no correlation model was chosen: the theorem's verdict alone);
@@ -298,7 +298,7 @@ def publishable_csv(rel: PopulationRelease, header: list[str]) -> str:
     about landmarks, raw data or the seed), then ``user,time,released`` (or
     ``released_lat,released_lon``); withheld timestamps empty. Refused when any user's
     release is not landmark-private (as the batch writes no publishable file then)."""
-    from lmdk_core.export import csv_with_header
+    from lmdk_core.files.export import csv_with_header
 
     bad = int((~rel.audit["landmark_private"].astype(bool)).sum())
     if bad:
@@ -314,7 +314,7 @@ def publishable_csv(rel: PopulationRelease, header: list[str]) -> str:
 def audit_csv(rel: PopulationRelease, meta: dict[str, str]) -> str:
     """The CONFIDENTIAL audit CSV: the label and the settings as ``#`` lines, then one
     row per user."""
-    from lmdk_core.export import csv_with_header
+    from lmdk_core.files.export import csv_with_header
     from lmdk_core.population.dask_driver import AUDIT_LABEL
 
     lines = [AUDIT_LABEL] + [f"{k}: {v}" for k, v in meta.items()]
@@ -378,7 +378,7 @@ def batch_config_json(cfg) -> str:
     raw values, it is derived data: :func:`batch_config_is_confidential`)."""
     import json
 
-    from lmdk_core.config import config_to_json
+    from lmdk_core.files.config import config_to_json
 
     if cfg.data is not None or list(cfg.landmarks) or cfg.seed is not None \
             or cfg.reproducible:

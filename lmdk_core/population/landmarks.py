@@ -1,6 +1,6 @@
 """Each user's landmark set: from the flag column, or discovered with the app's detectors.
 
-Discovery uses :mod:`lmdk_core.discovery` with the parameters of the configuration's
+Discovery uses :mod:`lmdk_core.landmarks.discovery` with the parameters of the configuration's
 ``extra.discovery`` object (defaults = the app's defaults):
 
 * **tracks** — stay points (Li et al., ACM GIS 2008; Hariharan & Toyama, Project
@@ -20,7 +20,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lmdk_core.discovery import (
+from lmdk_core.engine.setting_limits import check_setting
+from lmdk_core.engine.validation import InputError
+from lmdk_core.landmarks.discovery import (
     DEFAULT_DEVIATION_K,
     DEFAULT_DEVIATION_WINDOW,
     DEFAULT_STAY_DISTANCE_M,
@@ -30,8 +32,6 @@ from lmdk_core.discovery import (
     seasonal_phase,
     suggested_timestamps,
 )
-from lmdk_core.setting_limits import check_setting
-from lmdk_core.validation import InputError
 
 __all__ = ["DiscoverySettings", "discover_landmarks", "discover_stays"]
 

@@ -1,4 +1,4 @@
-"""Releasing many users at once: the schemes of :mod:`lmdk_core.release`, in lockstep.
+"""Releasing many users at once: the schemes of :mod:`lmdk_core.engine.release`, in lockstep.
 
 The users of a partition are stacked into matrices of shape (U, T_max) — user u's
 timestamps t = 0..T_u−1 (its rows sorted by time), padding beyond T_u ignored — and the
@@ -6,13 +6,13 @@ release runs over all users together:
 
 * **static schemes** (event, user, w-event, Uniform, Skip): the budget of user u is
   the scheme's allocation for T_u and L_u, computed with the same formulas as
-  :func:`lmdk_core.allocation.allocate` (Uniform ε/(|L_u|+1), or ε/|L_u| when every
+  :func:`lmdk_core.engine.allocation.allocate` (Uniform ε/(|L_u|+1), or ε/|L_u| when every
   timestamp is a landmark; Skip 0 at landmarks and ε elsewhere); the noisy values are
   drawn per user from its own stream; approximations (ε_t = 0) repeat the last release
   (a running maximum of publication indices along each row); nothing before the first
   release (withheld, NaN).
 * **Adaptive** (Katsomallos et al., CODASPY 2022, as read in docs/definitions.md; the
-  single-trace version is :func:`lmdk_core.release._adaptive`): one step per timestamp
+  single-trace version is :func:`lmdk_core.engine.release._adaptive`): one step per timestamp
   t, each a handful of vector operations over the users — publish where the user's
   coin is below its sampling rate (always at its first timestamp), compare the change
   of the published value with the noise scale (the mechanism's expected error at ε_t)
@@ -57,9 +57,9 @@ import numpy as np
 
 from lmdk_core.adaptive.exact_draws import LockstepCandidates
 from lmdk_core.adaptive.settings import AdaptiveSettings
-from lmdk_core.allocation import scheme_info
+from lmdk_core.engine.allocation import scheme_info
+from lmdk_core.engine.validation import InputError
 from lmdk_core.mechanisms import Mechanism
-from lmdk_core.validation import InputError
 
 __all__ = ["PLANAR_PROTECTION", "LockstepRelease", "lockstep_release", "lockstep_release_many",
            "planned_budgets"]

@@ -18,6 +18,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from lmdk_core.engine.quoting import quote_user_text
+from lmdk_core.engine.release import AdaptiveSettings
+from lmdk_core.engine.stay_events import Condensed, condense, condensed_points, stay_members
+from lmdk_core.engine.validation import InputError
 from lmdk_core.mechanisms import Geometric, Laplace, PlanarLaplace
 from lmdk_core.population.audit import AUDIT_COLUMNS, LeakageSettings, user_audit
 from lmdk_core.population.landmarks import (
@@ -28,15 +32,11 @@ from lmdk_core.population.landmarks import (
 from lmdk_core.population.lockstep import lockstep_release_many
 from lmdk_core.population.streams import user_generator
 from lmdk_core.population.table import PopulationColumns, prepare_users
-from lmdk_core.quoting import quote_user_text
-from lmdk_core.release import AdaptiveSettings
-from lmdk_core.stay_events import Condensed, condense, condensed_points, stay_members
-from lmdk_core.validation import InputError
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from lmdk_core.config import ViewConfig
+    from lmdk_core.files.config import ViewConfig
 
 __all__ = ["BLOCK_CELLS", "BatchSettings", "PartitionResult", "WAVE_CELLS",
            "release_partition"]

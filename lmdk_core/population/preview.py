@@ -5,12 +5,12 @@ A release of the whole population draws noise for every value and computes every
 user's landmark TPL; the preview answers a change of ε or of the scheme with what is
 known before any noise is drawn (Katsomallos et al., CODASPY 2022):
 
-* the planned allocation ``ε_t`` of the scheme (:func:`lmdk_core.allocation.allocate`;
+* the planned allocation ``ε_t`` of the scheme (:func:`lmdk_core.engine.allocation.allocate`;
   for Adaptive its starting point, Uniform ``ε/(|L|+1)`` — the release then spends at
   most that at every timestamp);
-* the verdict of the one landmark-privacy verifier (:func:`lmdk_core.verifier.verify`)
+* the verdict of the one landmark-privacy verifier (:func:`lmdk_core.engine.verifier.verify`)
   on that allocation: ``max_t Σ_{i∈L∪{t}} ε_i ≤ ε``;
-* the expected absolute error at that allocation (:func:`lmdk_core.utility.
+* the expected absolute error at that allocation (:func:`lmdk_core.decision.utility.
   utility_verdict`: ``Δf/ε_t`` for Laplace, ``≈ 2r/ε_t`` for Planar Laplace).
 
 The per-user landmarks (flags, or the detectors of :mod:`lmdk_core.population.
@@ -25,18 +25,18 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from lmdk_core.allocation import allocate
+from lmdk_core.decision.utility import DataScale, data_scale, utility_verdict
+from lmdk_core.engine.allocation import allocate
+from lmdk_core.engine.quoting import quote_user_text
+from lmdk_core.engine.stay_events import condense, condensed_points, stay_members
+from lmdk_core.engine.validation import InputError
+from lmdk_core.engine.verifier import verify
 from lmdk_core.population.landmarks import (
     DiscoverySettings,
     discover_landmarks,
     discover_stays,
 )
 from lmdk_core.population.table import PopulationColumns, prepare_users
-from lmdk_core.quoting import quote_user_text
-from lmdk_core.stay_events import condense, condensed_points, stay_members
-from lmdk_core.utility import DataScale, data_scale, utility_verdict
-from lmdk_core.validation import InputError
-from lmdk_core.verifier import verify
 
 __all__ = ["PREVIEW_COLUMNS", "UserPlan", "preview_table", "user_plans"]
 
@@ -53,7 +53,7 @@ class UserPlan:
     data: np.ndarray
     landmarks: np.ndarray
     stays: tuple[tuple[int, int], ...] = ()
-    #: the data's own scale (:func:`lmdk_core.utility.data_scale`), computed with the plan:
+    #: the data's own scale (:func:`lmdk_core.decision.utility.data_scale`), computed with the plan:
     #: it does not depend on the budget, so a preview at another ε reuses it
     scale: DataScale | None = None
 

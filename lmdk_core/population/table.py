@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from lmdk_core.quoting import quote_user_text
-from lmdk_core.validation import InputError
+from lmdk_core.engine.quoting import quote_user_text
+from lmdk_core.engine.validation import InputError
 
 if TYPE_CHECKING:  # pandas is imported lazily (fast CLI start)
     import pandas as pd

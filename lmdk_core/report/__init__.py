@@ -1,7 +1,7 @@
 """The privacy report: one self-contained HTML file that documents a release decision,
 and the public release note that may accompany a release.
 
-From a :class:`~lmdk_core.config.ViewConfig` (the JSON the Timeline, Map and Compare
+From a :class:`~lmdk_core.files.config.ViewConfig` (the JSON the Timeline, Map and Compare
 pages download) the report **recomputes the release with the engine** — the same data,
 landmarks, ε, scheme, mechanism and seed give the same noise — and writes:
 
@@ -22,7 +22,7 @@ Modules: :mod:`.compute` (configuration → :class:`ReportData`: data, release, 
 :mod:`.release_note` (the public note's HTML); the HTML comes from the Jinja2 templates
 in ``templates/`` with autoescaping, so every string from the configuration or the data
 is escaped. Charts are interactive plotly figures; plotly.js is embedded once (no CDN),
-so the file opens offline. No streamlit here: the app (``app_pages/report_button.py``)
+so the file opens offline. No streamlit here: the app (``app_support/report_button.py``)
 and the CLI (``lmdk report``) both call :func:`build_report`.
 """
 

@@ -10,9 +10,9 @@ import plotly.graph_objects as go
 
 from lmdk_core.data.series import Series
 from lmdk_core.data.track import Track
+from lmdk_core.engine.release import Release
 from lmdk_core.figures import COLORS, timeline_figure
 from lmdk_core.figures.common import bar_width
-from lmdk_core.release import Release
 from lmdk_core.report.compute import LeakageSummary, ReportData
 from lmdk_core.report.svg import figure_svg
 

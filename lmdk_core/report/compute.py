@@ -1,4 +1,4 @@
-"""The report's computation: from a :class:`~lmdk_core.config.ViewConfig` to
+"""The report's computation: from a :class:`~lmdk_core.files.config.ViewConfig` to
 :class:`ReportData` (no HTML here; :mod:`lmdk_core.report.render` lays it out).
 
 The release is **recomputed with the engine** — the same data, landmarks, ε, scheme,
@@ -15,12 +15,23 @@ from datetime import UTC, datetime
 import numpy as np
 import pandas as pd
 
-from lmdk_core.allocation import scheme_info
-from lmdk_core.comparison import ReleaseFn, compare_schemes, series_release_fn, track_release_fn
-from lmdk_core.config import ViewConfig
 from lmdk_core.data.series import Series, load_series_csv
 from lmdk_core.data.track import Track, load_track_csv
+from lmdk_core.decision.comparison import (
+    ReleaseFn,
+    compare_schemes,
+    series_release_fn,
+    track_release_fn,
+)
+from lmdk_core.decision.utility import UtilityVerdict, release_utility
+from lmdk_core.decision.verdict import PrivacyVerdict, privacy_verdict
+from lmdk_core.engine.allocation import scheme_info
+from lmdk_core.engine.release import Release
+from lmdk_core.engine.stay_events import parse_stays
+from lmdk_core.engine.validation import InputError
+from lmdk_core.engine.verifier import check_groups
 from lmdk_core.figures.common import hover_labels
+from lmdk_core.files.config import ViewConfig
 from lmdk_core.leakage.model import (
     DEFAULT_CELL_SIZE_M,
     DEFAULT_SERIES_STATES,
@@ -28,12 +39,6 @@ from lmdk_core.leakage.model import (
     CorrelationModel,
     correlation_from_spec,
 )
-from lmdk_core.release import Release
-from lmdk_core.stay_events import parse_stays
-from lmdk_core.utility import UtilityVerdict, release_utility
-from lmdk_core.validation import InputError
-from lmdk_core.verdict import PrivacyVerdict, privacy_verdict
-from lmdk_core.verifier import check_groups
 
 __all__ = [
     "DEFAULT_CELL_SIZE_M",
@@ -168,12 +173,12 @@ class ReportData:
 
     @property
     def utility(self) -> UtilityVerdict:
-        """The utility line of the release (:mod:`lmdk_core.utility`)."""
+        """The utility line of the release (:mod:`lmdk_core.decision.utility`)."""
         return utility_of(self.cfg, self.data, self.release)
 
 
 def utility_of(cfg: ViewConfig, data: Series | Track, rel: Release) -> UtilityVerdict:
-    """:func:`lmdk_core.utility.release_utility` of a release of ``data`` under the
+    """:func:`lmdk_core.decision.utility.release_utility` of a release of ``data`` under the
     configuration's Δf (series) or protection radius r (track)."""
     if isinstance(data, Track):
         return release_utility(rel, radius=cfg.radius)
@@ -194,7 +199,7 @@ def leakage_target(cfg: ViewConfig) -> float | None:
 
 def release_verdict(rel: Release, leak: LeakageSummary, labels: list[str] | None = None,
                     target: float | None = None) -> PrivacyVerdict:
-    """:func:`lmdk_core.verdict.privacy_verdict` of a release under the leakage computed
+    """:func:`lmdk_core.decision.verdict.privacy_verdict` of a release under the leakage computed
     for it (green / amber / red); ``target`` is the landmark-TPL target (default ε)."""
     advise = leak.computed and rel.scheme != "adaptive"
     return privacy_verdict(rel.epsilon_t, rel.landmarks.tolist(), rel.epsilon,
@@ -221,7 +226,7 @@ def compute_report(cfg: ViewConfig, *, now: datetime | None = None) -> ReportDat
     # one release per scheme (the configuration's first, then the compared ones), all
     # from the generator of the seed, as the pages make them
     keys = _compare_keys(cfg)
-    from lmdk_core.setting_limits import fresh_seed
+    from lmdk_core.engine.setting_limits import fresh_seed
 
     seed = cfg.seed if cfg.seed is not None else fresh_seed()  # None: fresh, not recorded
     releases = compare_schemes(_release_fn(cfg, data), [cfg.scheme, *keys], cfg.epsilon,

@@ -5,7 +5,7 @@ the raw data, the landmarks, per-timestamp charts and the seed; it is confidenti
 note states only what a reader of the published file needs and what does not reveal
 the landmark set L or the data:
 
-* the verdict (the one verdict of :mod:`lmdk_core.verdict`: the landmark-privacy
+* the verdict (the one verdict of :mod:`lmdk_core.decision.verdict`: the landmark-privacy
   theorem of Katsomallos et al., CODASPY 2022 — a release of independent ε_t-DP
   mechanisms is landmark ε-private if ``Σ_{i∈L∪{t}} ε_i ≤ ε`` for every t (sufficient;
   necessary only for tight mechanisms) — and, when a
@@ -17,8 +17,8 @@ the landmark set L or the data:
   Geometric: MAE 2a/(1 − a²), a = e^(−ε_t/Δf); Planar Laplace, Andrés et al. CCS 2013:
   mean displacement 2r/ε_t), averaged over them — a property of the mechanism, not a
   measurement on the raw data;
-* the utility line (:mod:`lmdk_core.utility`) in words only
-  (:meth:`~lmdk_core.utility.UtilityVerdict.public_sentence`): useful, marginal or "this
+* the utility line (:mod:`lmdk_core.decision.utility`) in words only
+  (:meth:`~lmdk_core.decision.utility.UtilityVerdict.public_sentence`): useful, marginal or "this
   release is not useful", with the rule, but without the data's spread or extent (they
   are computed from the raw data), the worst error or the advice (it counts landmarks);
 * temporal leakage aggregated: the largest TPL and landmark TPL (Cao et al., ICDE 2017 /
@@ -37,20 +37,20 @@ from datetime import UTC, datetime
 import numpy as np
 
 from lmdk_core import __version__
-from lmdk_core.allocation import scheme_info
-from lmdk_core.config import ViewConfig
-from lmdk_core.export import (
+from lmdk_core.engine.allocation import scheme_info
+from lmdk_core.engine.release import numeric_mechanism
+from lmdk_core.engine.validation import InputError
+from lmdk_core.files.config import ViewConfig
+from lmdk_core.files.export import (
     NUMPY_NOISE,
     PLANAR_NOISE,
     mechanism_text,
     noise_text,
     teaching_note,
 )
-from lmdk_core.release import numeric_mechanism
 from lmdk_core.report.compute import ReportData, compute_report
 from lmdk_core.report.templating import num as _num
 from lmdk_core.report.templating import render_template
-from lmdk_core.validation import InputError
 
 __all__ = ["build_release_note", "published_noise", "release_note_filename",
            "render_release_note"]
@@ -148,7 +148,7 @@ def _leakage_rows(rd: ReportData) -> tuple[list[tuple[str, str]], str]:
 
 def _risk_rows(rd: ReportData) -> list[tuple[str, str]]:
     """Aggregated risk in words (no timestamp, place or count of landmarks)."""
-    from lmdk_core.attacker import risk_statements
+    from lmdk_core.decision.attacker import risk_statements
 
     leak = rd.leakage
     tpl_max = float(np.max(leak.landmark_tpl)) if leak.computed else None

@@ -15,10 +15,11 @@ import numpy as np
 import pandas as pd
 
 from lmdk_core import __version__
-from lmdk_core.allocation import scheme_info
-from lmdk_core.config import ViewConfig, config_to_json
 from lmdk_core.data.track import Track
-from lmdk_core.release import numeric_mechanism
+from lmdk_core.decision.verdict import LEAKAGE_RTOL
+from lmdk_core.engine.allocation import scheme_info
+from lmdk_core.engine.release import numeric_mechanism
+from lmdk_core.files.config import ViewConfig, config_to_json
 from lmdk_core.report.charts import figures_html, report_figures
 from lmdk_core.report.compute import (
     ReportData,
@@ -30,7 +31,6 @@ from lmdk_core.report.compute import (
 )
 from lmdk_core.report.templating import num as _num
 from lmdk_core.report.templating import render_template
-from lmdk_core.verdict import LEAKAGE_RTOL
 
 __all__ = ["CONFIDENTIAL_BANNER", "build_report", "render_html"]
 
@@ -86,7 +86,7 @@ def _data_rows(rd: ReportData) -> list[tuple[str, str]]:
             ("Timestamps", f"{T:,} (numbered 0..{T - 1})"),
             ("From / to", f"{labels[0]} — {labels[-1]}")]
     if isinstance(data, Track):
-        from lmdk_core.geodesy import distance_m
+        from lmdk_core.engine.geodesy import distance_m
 
         length = float(np.sum(distance_m(data.lat[:-1], data.lon[:-1], data.lat[1:],
                                          data.lon[1:]))) if T > 1 else 0.0
@@ -144,7 +144,7 @@ def _landmark_frame(rd: ReportData) -> pd.DataFrame:
 
 
 def _verdict(rd: ReportData) -> dict[str, str | None]:
-    """The one verdict (:func:`lmdk_core.verdict.privacy_verdict`): green, amber or red."""
+    """The one verdict (:func:`lmdk_core.decision.verdict.privacy_verdict`): green, amber or red."""
     pv = rd.verdict
     v = pv.theorem
     over_budget = None
@@ -164,7 +164,7 @@ UTILITY_CLS = {"useful": "ok", "marginal": "amber", "not useful": "bad"}
 
 
 def _utility(rd: ReportData) -> dict[str, str]:
-    """The utility line (:mod:`lmdk_core.utility`): expected error vs the data's scale."""
+    """The utility line (:mod:`lmdk_core.decision.utility`): expected error vs the data's scale."""
     uv = rd.utility
     lead, _, body = uv.sentence.partition(": ")
     return {"cls": UTILITY_CLS[uv.level], "head": f"Utility: {uv.label}",
@@ -175,7 +175,7 @@ def _attacker_rows(rd: ReportData) -> list[tuple[str, str]]:
     """Risk in words (posterior bounds, correlation, repeated releases) and, from this very
     release, how many values repeat the previous one (under Skip or Adaptive they mark
     approximations, and Skip approximates exactly the landmarks)."""
-    from lmdk_core.attacker import repeat_inference, risk_statements
+    from lmdk_core.decision.attacker import repeat_inference, risk_statements
 
     leak, rel = rd.leakage, rd.release
     tpl_max = float(np.max(leak.landmark_tpl)) if leak.computed else None
@@ -198,10 +198,10 @@ def _attacker_rows(rd: ReportData) -> list[tuple[str, str]]:
 
 def _sensitivity_row(rd: ReportData) -> tuple[str, str]:
     """Whether Δf covers what this data's landmark events change, with the largest
-    likelihood ratio of an event (:mod:`lmdk_core.sensitivity`): the posterior bounds
+    likelihood ratio of an event (:mod:`lmdk_core.decision.sensitivity`): the posterior bounds
     above hold only when it does."""
-    from lmdk_core.attacker import posterior_bound
-    from lmdk_core.sensitivity import derived_sensitivity, landmark_events
+    from lmdk_core.decision.attacker import posterior_bound
+    from lmdk_core.decision.sensitivity import derived_sensitivity, landmark_events
 
     rel, df = rd.release, float(rd.cfg.sensitivity)
     events = landmark_events(rd.data, rel.landmarks.tolist(), rel.epsilon_t, df)

@@ -1,0 +1,149 @@
+"""What Streamlit does not give a keyboard or screen-reader user, added once per tab.
+
+* **A "Skip to the settings" link** (WCAG 2.1 2.4.1, bypass blocks): the first Tab of a
+  page shows it; Enter moves the keyboard focus past the page list to ε (opening the
+  sidebar on a phone), and a "Back to the page" link after the scheme returns to the
+  page's title. Streamlit's own "Skip to main content" link, the second Tab,
+  goes to the page itself (then the Timeline's landmark picker is 5 Tab presses away).
+* **A text alternative for every chart** (1.1.1, non-text content): each plotly chart is
+  marked as a figure named by its ``layout.meta.alt`` (set by the figure functions of
+  :mod:`lmdk_core.figures`), or else by its title, panel titles and trace names. The
+  chart's own SVG is hidden from screen readers: its tick labels read as a stream of
+  numbers. Vega-Lite charts carry their spec's ``description`` (vega-embed's own label).
+* **Into a popover with Tab**: Tab on an open popover's button (the Timeline's
+  "Suggest") moves into the popover; Escape closes it.
+* **A focus ring on every control** (2.4.7, focus visible): a 2 px outline in the text
+  colour on whatever has the keyboard focus, also where Streamlit's own ring is a faint
+  tint of the accent colour.
+
+It is our own fixed code with no user input in it, like the touch script of
+:mod:`app_support.touch_select`; the labels are set as text (never parsed as HTML).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+__all__ = ["enable_accessibility"]
+
+_SCRIPT = """<style>
+.lmdk-skip { position: fixed; left: 0.5rem; top: -4rem; z-index: 1000100;
+  background: #ffffff; color: #111111; padding: 0.5rem 0.9rem; border-radius: 0.4rem;
+  border: 2px solid #111111; font-weight: 600; text-decoration: none; }
+.lmdk-skip:focus { top: 0.5rem; }
+.lmdk-to-page { position: absolute; left: -10000px; width: 1px; height: 1px;
+  overflow: hidden; }
+.lmdk-to-page:focus { position: static; width: auto; height: auto; display: inline-block;
+  padding: 0.3rem 0.6rem; border: 2px solid #111111; border-radius: 0.4rem;
+  color: #111111; background: #ffffff; font-weight: 600; text-decoration: none; }
+:focus-visible { outline: 2px solid #111111 !important; outline-offset: 2px !important; }
+</style>
+<script>
+(function () {
+  if (window.__lmdkA11y) { return; }
+  window.__lmdkA11y = true;
+  var doc = window.document;
+
+  // Streamlit's own "Skip to main content" link follows; this one goes to the shared
+  // settings, after the page list (without it ε is 15 Tab presses away)
+  function settings() {
+    return doc.querySelector("[data-testid=stSidebar] input[aria-label^='Total privacy budget']");
+  }
+  var skip = doc.createElement("a");
+  skip.className = "lmdk-skip";
+  skip.href = "#";
+  skip.textContent = "Skip to the settings (ε and the scheme)";
+  skip.addEventListener("click", function (e) {
+    e.preventDefault();
+    var target = settings();
+    if (target && target.getClientRects().length && target.getBoundingClientRect().right > 0) {
+      target.focus();
+      return;
+    }
+    // a closed sidebar (a phone): open it, then focus ε once it is drawn
+    var open = doc.querySelector("[data-testid=stExpandSidebarButton]") ||
+      doc.querySelector("[data-testid=stSidebarCollapsedControl] button");
+    if (open) { open.click(); }
+    var tries = 0;
+    (function wait() {
+      var t = settings();
+      if (t && t.getBoundingClientRect().right > 0) { t.focus(); return; }
+      if (++tries < 40) { window.setTimeout(wait, 50); }
+    })();
+  });
+  doc.body.insertBefore(skip, doc.body.firstChild);
+  // "Back to the page" (drawn in the sidebar after the scheme): to the page's title
+  doc.addEventListener("click", function (e) {
+    var a = e.target && e.target.closest && e.target.closest("a.lmdk-to-page");
+    if (!a) { return; }
+    e.preventDefault();
+    var m = doc.querySelector("[data-testid=stMain]");
+    var h = m && (m.querySelector("h1") || m);
+    if (!h) { return; }
+    h.setAttribute("tabindex", "-1");
+    h.focus();
+  });
+
+  // Tab on an open popover's button goes into the popover: Streamlit draws its content
+  // at the end of the page, so Tab went on through the page instead
+  doc.addEventListener("keydown", function (e) {
+    if (e.key !== "Tab" || e.shiftKey) { return; }
+    var a = doc.activeElement;
+    if (!a || !a.matches("[data-testid=stPopoverButton][aria-expanded=true]")) { return; }
+    var bodies = doc.querySelectorAll("[data-testid=stPopoverBody]");
+    var body = bodies[bodies.length - 1];
+    var first = body && body.querySelector("button:not([disabled]), input:not([disabled]), " +
+      "a[href], select, textarea, summary, [tabindex]:not([tabindex='-1'])");
+    if (first) { e.preventDefault(); first.focus(); }
+  }, true);
+
+  function text(t) {
+    return (t || "").toString().replace(/<[^>]*>/g, " ").replace(/\\s+/g, " ").trim();
+  }
+  function plotlyLabel(gd) {
+    var lay = gd.layout || {};
+    if (lay.meta && lay.meta.alt) { return text(lay.meta.alt); }
+    var parts = [];
+    var title = lay.title && (lay.title.text || lay.title);
+    if (typeof title === "string" && text(title)) { parts.push(text(title)); }
+    (lay.annotations || []).forEach(function (a) {
+      if (a && a.xref === "paper" && a.yref === "paper" && text(a.text)) {
+        parts.push(text(a.text));
+      }
+    });
+    var names = [];
+    (gd.data || []).forEach(function (tr) {
+      var n = text(tr && tr.name);
+      if (n && names.indexOf(n) < 0) { names.push(n); }
+    });
+    if (names.length) { parts.push("shows: " + names.join(", ")); }
+    return "Chart. " + (parts.join(". ") || "No description.");
+  }
+  function label() {
+    doc.querySelectorAll(".js-plotly-plot").forEach(function (gd) {
+      var l = plotlyLabel(gd);
+      if (gd.getAttribute("aria-label") !== l) {
+        gd.setAttribute("role", "figure");
+        gd.setAttribute("aria-label", l);
+      }
+      gd.querySelectorAll("svg.main-svg").forEach(function (s) {
+        if (s.getAttribute("aria-hidden") !== "true") { s.setAttribute("aria-hidden", "true"); }
+      });
+    });
+  }
+  var pending = false;
+  new MutationObserver(function () {
+    if (pending) { return; }
+    pending = true;
+    window.setTimeout(function () { pending = false; label(); }, 250);
+  }).observe(doc.body, {subtree: true, childList: true});
+  label();
+})();
+</script>"""
+
+
+def enable_accessibility() -> None:
+    """Install the settings link, chart labels and focus ring (idempotent; draws nothing
+    until the keyboard reaches the skip link)."""
+    with st.sidebar:
+        st.html(_SCRIPT, unsafe_allow_javascript=True)

@@ -1,0 +1,302 @@
+"""Small rendering pieces shared by pages (badges, metric rows, cached engine calls)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import streamlit as st
+
+from lmdk_core.data.series import Series
+from lmdk_core.data.track import Track
+from lmdk_core.decision.utility import MARGINAL, NOT_USEFUL, USEFUL, UtilityVerdict
+from lmdk_core.decision.verdict import CalibrationAdvice, PrivacyVerdict, calibration_advice
+from lmdk_core.engine.release import Release, release_series, release_trajectory
+from lmdk_core.leakage.loss import LossFunction
+from lmdk_core.leakage.model import MAX_LEAKAGE_STATES, CorrelationModel, correlation_from_spec
+
+__all__ = ["MAX_LEAKAGE_STATES", "cached_advice", "cached_correlation", "cached_loss",
+           "cached_model_leakage", "cached_series_release", "cached_track_release",
+           "compact_verdict_text", "error_metrics", "loss_of", "model_caption",
+           "plain_verdict", "render_population_utility", "render_utility", "render_verdict",
+           "utility_parts"]
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def cached_series_release(values: np.ndarray, landmarks: tuple[int, ...], epsilon: float,
+                          scheme: str, mechanism: str, sensitivity: float, seed: int,
+                          window: int) -> Release:
+    """release_series, cached on its inputs."""
+    return release_series(values, list(landmarks), epsilon, scheme, mechanism, sensitivity,
+                          seed, window)
+
+
+ICONS = {"green": ":material/verified_user:", "amber": ":material/warning:",
+         "red": ":material/gpp_bad:"}
+
+
+def render_verdict(pv: PrivacyVerdict, compact: bool = False,
+                   utility: UtilityVerdict | None = None, key: str | None = None) -> None:
+    """The engine's one verdict (:func:`lmdk_core.decision.verdict.privacy_verdict`) as a green,
+    amber or red box: the headline in bold and one plain sentence saying why
+    (:func:`plain_verdict`), the engine's numbers behind a toggle (``compact``: headline
+    and the deciding number only, for a narrow column). An amber verdict with checked
+    advice gets a button that follows it (``key`` names the button; without a key no
+    button). With ``utility`` the utility
+    line (:func:`lmdk_core.decision.utility.utility_verdict`) follows in a box of the same size
+    (:func:`render_utility`): a release that is private but noise says so right under
+    its privacy verdict."""
+    from app_support.session import apply_calibration
+
+    box = {"green": st.success, "amber": st.warning, "red": st.error}[pv.colour]
+    if compact:
+        box(compact_verdict_text(pv), icon=ICONS[pv.colour])
+    else:
+        # one plain sentence first (what is protected, at which ε, why, whether to
+        # publish); the numbers behind it one click away (on a phone the paragraph filled
+        # the screen)
+        box(f"**{pv.headline}.** {plain_verdict(pv)}", icon=ICONS[pv.colour])
+        with st.expander("Why: the numbers behind this verdict"):
+            st.markdown(pv.sentence)
+        applied = st.session_state.pop("calibration_applied", None)
+        if applied:
+            st.success(applied, icon=":material/done:")
+        if pv.advice is not None and key is not None:
+            st.button(f"Apply the calibration: ε = {pv.advice.epsilon:.3g}", key=key,
+                      icon=":material/tune:", on_click=apply_calibration,
+                      args=(pv.advice.epsilon, pv.advice.target),
+                      help="Sets the sidebar's ε to the calibrated value and checks landmark "
+                           f"TPL against α = {pv.advice.target:.4g} from now on (the Leakage "
+                           "page shows the calibration in detail).")
+    if utility is not None:
+        render_utility(utility, compact=compact)
+
+
+def compact_verdict_text(pv: PrivacyVerdict) -> str:
+    """The verdict for a narrow column: the headline and the deciding numbers."""
+    if pv.colour == "amber":
+        return (f"**{pv.headline}**: landmark TPL up to {pv.landmark_tpl_max:.3g} > "
+                f"ε = {pv.epsilon:.3g} under the assumed correlation (t="
+                f"{pv.landmark_tpl_timestamp}); {pv.theorem.worst_total:.3g} ≤ ε if "
+                "independent." + (f" Calibrated: ε = {pv.advice.epsilon:.3g} turns it green."
+                                  if pv.advice is not None else ""))
+    rel = "≤" if pv.private else ">"
+    text = (f"**{pv.headline}**: landmarks + one timestamp spend at most "
+            f"{pv.theorem.worst_total:.3g} {rel} ε = {pv.epsilon:.3g} (worst: t="
+            f"{pv.theorem.worst_timestamp})")
+    if pv.colour == "green" and pv.landmark_tpl_max is not None:
+        text += f"; landmark TPL {pv.landmark_tpl_max:.3g} ≤ ε"
+    return text
+
+
+def _protected_set(pv: PrivacyVerdict) -> str:
+    """'the 5 landmarks' or, with stays as events, 'the 3 landmark events'."""
+    n = int(pv.theorem.landmarks.size)
+    if pv.theorem.groups:
+        n_fix = sum(b - a + 1 for a, b in pv.theorem.groups)
+        n = len(pv.theorem.groups) + n - n_fix
+        return f"the {n} landmark event{'s' if n != 1 else ''}"
+    return f"the {n} landmark{'s' if n != 1 else ''}"
+
+
+def plain_verdict(pv: PrivacyVerdict) -> str:
+    """The verdict in one plain sentence: what is protected, at which ε, and whether to
+    publish (the engine's sentence, with the numbers, goes behind a toggle)."""
+    who, eps = _protected_set(pv), f"ε = {pv.epsilon:g}"
+    if pv.colour == "red":
+        return (f"{who[0].upper()}{who[1:]} are not protected at {eps}: together with one "
+                "other moment they spend more than ε. Do not publish this release; choose "
+                "another scheme or fewer landmarks.")
+    if pv.colour == "amber":
+        # why (the data's values are correlated) and the advice that works (calibrate:
+        # lowering ε alone keeps the leakage the same multiple of ε; docs/correlation.md)
+        why = (f"{who[0].upper()}{who[1:]} are protected at {eps} only if consecutive "
+               "values are independent, but in this data they are correlated: an attacker "
+               f"who knows how they follow each other learns up to "
+               f"{pv.landmark_tpl_max:.3g}, more than "
+               + ("ε" if pv.leakage_target in (None, pv.epsilon) else
+                  f"the target {pv.leakage_target:g}") + ".")
+        if pv.advice is not None:
+            return (why + f" Calibrate before you publish: ε = {pv.advice.epsilon:.3g} keeps "
+                    f"it at {pv.advice.target:g} (the button below).")
+        return (why + " Calibrate before you publish (Leakage page); lowering ε alone does "
+                "not help.")
+    under = (" even under the assumed correlation" if pv.landmark_tpl_max is not None
+             else " (assuming consecutive values are independent)")
+    return (f"{who[0].upper()}{who[1:]} together with any one other moment are protected at "
+            f"{eps}{under}: this release can be published.")
+
+
+#: the utility line's colour and icon per level: words and an icon, never colour alone
+UTILITY_STYLE = {USEFUL: ("green", ":material/insights:"),
+                 MARGINAL: ("orange", ":material/contrast:"),
+                 NOT_USEFUL: ("red", ":material/block:")}
+
+
+def utility_parts(uv: UtilityVerdict, compact: bool = False) -> tuple[str, str, str, str]:
+    """The utility line as (badge label, colour, icon, text): the badge says the level in
+    words ("Utility: not useful") with an icon; the text is the sentence, a release that
+    is noise opening with **This release is not useful:**; ``compact``: the deciding
+    numbers only."""
+    colour, icon = UTILITY_STYLE[uv.level]
+    if uv.label == "not judged":
+        icon = ":material/help:"
+    if compact:
+        return f"Utility: {uv.label}", colour, icon, f"{uv.short()[0].upper()}{uv.short()[1:]}."
+    lead, _, body = uv.sentence.partition(": ")
+    return f"Utility: {uv.label}", colour, icon, f"**{lead}:** {body}"
+
+
+def _utility_box(label: str, colour: str, icon: str, text: str) -> None:
+    """A bordered box: the badge (words, icon, colour), then the text. Not an
+    ``st.error`` box: the pages keep those for what the user must fix."""
+    with st.container(border=True):
+        st.badge(label, icon=icon, color=colour)
+        st.markdown(text)
+
+
+def render_utility(uv: UtilityVerdict, compact: bool = False) -> None:
+    """The utility line in a bordered box right under the privacy verdict."""
+    _utility_box(*utility_parts(uv, compact))
+
+
+def render_population_utility(levels: list[str], typical: np.ndarray, unit: str) -> None:
+    """The utility line of a population (one level per user, :mod:`lmdk_core.decision.utility`):
+    how many users' releases are noise, in words with an icon, in the same bordered box
+    as a single release's line."""
+    from lmdk_core.decision.utility import format_amount
+
+    n = len(levels)
+    counts = {k: sum(1 for v in levels if v == k) for k in
+              ("useful", "marginal", "not useful", "not judged")}
+    med = float(np.nanmedian(typical)) if np.isfinite(typical).any() else float("nan")
+    rest = ", ".join(f"{counts[k]:,} {k}" for k in ("useful", "marginal", "not judged")
+                     if counts[k] or k != "not judged")
+    tail = (f" The median user's typical expected error is {format_amount(med, unit)}."
+            if np.isfinite(med) else "")
+    if counts["not useful"]:
+        colour, icon = UTILITY_STYLE[NOT_USEFUL]
+        others = f" Others: {rest}." if counts["not useful"] < n else ""
+        _utility_box(
+            f"Utility: {counts['not useful']:,} of {n:,} not useful", colour, icon,
+            f"**{counts['not useful']:,} users' releases are not useful:** their typical "
+            f"expected error is more than half their own data's "
+            f"{'extent' if unit == 'm' else 'spread'} — the noise hides what the data "
+            f"show.{others}{tail} Raise ε or use fewer landmarks per user (the user table "
+            "lists each user's level).")
+    else:
+        level = USEFUL if counts["useful"] == n else MARGINAL
+        colour, icon = UTILITY_STYLE[level]
+        _utility_box("Utility: no user's release is noise", colour, icon,
+                     f"{rest[0].upper()}{rest[1:]}.{tail}")
+
+
+def error_metrics(rel: Release, unit: str = "", distance: bool = False) -> None:
+    """Measured vs expected error and what was published."""
+    m = rel.metrics()
+    u = f" {unit}" if unit else ""
+    c = st.columns(4)
+    name = "Mean displacement" if distance else "MAE (measured)"
+    c[0].metric(name, f"{m['mae']:.3g}{u}" if np.isfinite(m["mae"]) else "—",
+                help="Mean absolute error over every released timestamp, approximations "
+                     "included.")
+    c[1].metric("Expected at noisy releases",
+                f"{m['expected_mae_published']:.3g}{u}"
+                if np.isfinite(m["expected_mae_published"]) else "—",
+                help=("Planar Laplace: 2r/ε_t" if distance else "Laplace: Δf/ε_t")
+                + ", averaged over the timestamps published from the raw data.")
+    c[2].metric("RMSE" if not distance else "95th percentile",
+                f"{(m['rmse'] if not distance else m['p95_error']):.3g}{u}"
+                if np.isfinite(m["rmse"]) else "—")
+    c[3].metric("Published / approximated", f"{m['n_published']} / {m['n_approximated']}",
+                help="Published = fresh noisy value from the raw data (spends ε_t). "
+                     "Approximated = last release repeated (spends nothing)."
+                     + (f" {m['n_withheld']} withheld (nothing to repeat yet)."
+                        if m["n_withheld"] else ""))
+
+
+# ---------------------------------------------------------------- the session's correlation model
+@st.cache_resource(max_entries=32, show_spinner=False)
+def cached_loss(matrix_bytes: bytes, n: int) -> LossFunction:
+    """The loss function of an n×n matrix (keyed on its bytes; shared, read-only)."""
+    return LossFunction(np.frombuffer(matrix_bytes, dtype=float).reshape(n, n))
+
+
+def loss_of(P: np.ndarray) -> LossFunction:
+    """The cached loss function of ``P`` (a spinner above 150 states: the precompute is
+    noticeable)."""
+    P = np.ascontiguousarray(P, dtype=float)
+    if P.shape[0] > 150:
+        with st.spinner(f"Precomputing the loss function of {P.shape[0]} states…"):
+            return cached_loss(P.tobytes(), P.shape[0])
+    return cached_loss(P.tobytes(), P.shape[0])
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def cached_correlation(spec_json: str, data_key: str, _data: Series | Track,
+                       strength: float, cell_size: float) -> CorrelationModel:
+    """The correlation model of a specification for data identified by ``data_key``."""
+    return correlation_from_spec(json.loads(spec_json), _data, default_strength=strength,
+                                 default_cell_size=cell_size, prefix="the correlation model")
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def cached_model_leakage(spec_json: str, data_key: str, epsilon_t: np.ndarray,
+                         landmarks: tuple[int, ...], _model: CorrelationModel
+                         ) -> dict[str, np.ndarray]:
+    """TPL and landmark TPL of an allocation under a (built) correlation model."""
+    from lmdk_core.leakage.tpl import temporal_leakage
+
+    lf = loss_of(_model.forward)
+    lb = lf if _model.backward is _model.forward else loss_of(_model.backward)
+    res = temporal_leakage(epsilon_t, lb, lf, list(landmarks))
+    return {"TPL": res.tpl, "landmark TPL": res.landmark_tpl}
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def cached_advice(spec_json: str, data_key: str, epsilon_t: np.ndarray,
+                  landmarks: tuple[int, ...], epsilon: float, target: float,
+                  groups: tuple[tuple[int, int], ...], _model: CorrelationModel
+                  ) -> CalibrationAdvice | None:
+    """:func:`lmdk_core.decision.verdict.calibration_advice` under a (built) model, cached
+    (``groups``: stays protected as one event each)."""
+    lf = loss_of(_model.forward)
+    lb = lf if _model.backward is _model.forward else loss_of(_model.backward)
+    return calibration_advice(epsilon_t, list(landmarks), epsilon, target, lb, lf,
+                              groups=groups or None)
+
+
+def model_caption(model: CorrelationModel | None, note: str | None = None) -> None:
+    """One line: which correlation model is in force, with a link to the Leakage page
+    (where it is chosen for the whole session), and how it was estimated."""
+    c1, c2 = st.columns([5, 1], vertical_alignment="center")
+    what = model.short if model is not None else "not available"
+    if note:  # no leakage computed: the verdict is the theorem's alone
+        c1.caption(f"Correlation model of this session: **{what}** — {note.rstrip('.')}. "
+                   "It was not evaluated, so the verdict checks only the theorem "
+                   "(independent values).")
+    else:
+        c1.caption(f"Correlation model in force (this session): **{what}**. The verdict's "
+                   "landmark TPL uses it.")
+    c2.page_link("app_pages/leakage.py", label="Change model", icon=":material/water_drop:")
+    if model is not None and model.key in ("estimated", "grid"):
+        with st.expander("How the correlation model was estimated"):
+            st.markdown(
+                f"{model.description[0].upper()}{model.description[1:]}\n\n"
+                "Cao et al. (ICDE'17 / TKDE'18) assume the attacker knows the transition "
+                "matrix; anyone holding this data's history can estimate it like this. The "
+                "matrix is derived from the raw data and is never written to a shared file "
+                "(a saved configuration stores only this recipe). The Leakage page shows it "
+                "as heat maps and offers the presets (a correlation strength, an uploaded "
+                "matrix) instead. More: docs/correlation.md.")
+
+
+# ---------------------------------------------------------------- tracks (Map, Compare, Leakage)
+@st.cache_data(max_entries=32, show_spinner=False)
+def cached_track_release(lat: np.ndarray, lon: np.ndarray, landmarks: tuple[int, ...],
+                         epsilon: float, radius: float, scheme: str, seed: int,
+                         window: int, stays: tuple[tuple[int, int], ...] = ()) -> Release:
+    """release_trajectory, cached on its inputs (``stays``: protected as one landmark event
+    each, docs/stays.md)."""
+    return release_trajectory(lat, lon, list(landmarks), epsilon, radius, scheme, seed, window,
+                              stays=list(stays) or None)

@@ -1,0 +1,235 @@
+"""The data the analysis pages work on: the Timeline's series or the Map's track.
+
+The Compare and Leakage pages let the user pick either; this module hands them one
+object with the data, its landmarks, cached releases and the default correlation
+model, and builds the view configuration (JSON download, privacy report) that the
+Timeline and Map pages also use.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+
+import numpy as np
+import streamlit as st
+
+from app_support.components import (
+    cached_advice,
+    cached_correlation,
+    cached_model_leakage,
+    cached_series_release,
+    cached_track_release,
+)
+from app_support.session import (
+    DEMO_SERIES,
+    correlation_spec,
+    current_series,
+    leakage_target,
+    series_landmarks,
+    setting,
+)
+from app_support.track_session import (
+    DEMO_TRACK_KEY,
+    current_track,
+    track_landmarks,
+    track_stays,
+)
+from lmdk_core.data.series import Series
+from lmdk_core.data.track import Track
+from lmdk_core.decision.mechanism_choice import mechanism_problems
+from lmdk_core.decision.utility import UtilityVerdict, release_utility, utility_verdict
+from lmdk_core.decision.verdict import PrivacyVerdict, privacy_verdict
+from lmdk_core.engine.release import Release
+from lmdk_core.engine.stay_events import format_stays, stay_members
+from lmdk_core.engine.validation import InputError
+from lmdk_core.figures.common import data_labels
+from lmdk_core.figures.object_memo import per_object
+from lmdk_core.files.config import ViewConfig
+from lmdk_core.files.export import time_labels
+from lmdk_core.leakage.model import CorrelationModel
+
+KINDS = {"series": "Time series (Timeline page)", "track": "Trajectory (Map page)"}
+
+
+@dataclass(frozen=True)
+class CurrentData:
+    """The selected series or track with its landmarks, as the pages see it."""
+
+    kind: str  # 'series' or 'track'
+    name: str
+    data: Series | Track
+    landmarks: list[int]
+    #: stays protected as one landmark event each (tracks; their fixes are in landmarks)
+    stays: tuple[tuple[int, int], ...] = ()
+
+    @property
+    def is_track(self) -> bool:
+        return self.kind == "track"
+
+    @property
+    def unit(self) -> str:
+        return "m" if self.is_track else self.data.unit
+
+    @property
+    def length(self) -> int:
+        return len(self.data)
+
+    def release(self, scheme: str, epsilon: float | None = None) -> Release:
+        """The release of this data under ``scheme`` with the shared settings (cached)."""
+        eps = float(setting("epsilon") if epsilon is None else epsilon)
+        lm = tuple(self.landmarks)
+        if self.is_track:
+            return cached_track_release(self.data.lat, self.data.lon, lm, eps,
+                                        float(setting("radius")), scheme, int(setting("seed")),
+                                        int(setting("window")), self.stays)
+        # what stops the mechanism, all at once and each with its fix (as on the Timeline)
+        problems = mechanism_problems(self.data.values, setting("mechanism"),
+                                      float(setting("sensitivity")))
+        if problems:
+            raise InputError("the Geometric mechanism cannot release this series: "
+                             + "; ".join(f"{p.problem} (fix: {p.fix})" for p in problems)
+                             + ". The Timeline page has buttons for these fixes")
+        return cached_series_release(self.data.values, lm, eps, scheme, setting("mechanism"),
+                                     float(setting("sensitivity")), int(setting("seed")),
+                                     int(setting("window")))
+
+    @property
+    def key(self) -> str:
+        """A digest of the data's values (a cache key for models estimated from them)."""
+        h = hashlib.sha1(self.kind.encode())
+        arrays = (self.data.lat, self.data.lon) if self.is_track else (self.data.values,)
+        for a in arrays:
+            h.update(np.ascontiguousarray(a, dtype=float).tobytes())
+        return h.hexdigest()
+
+    def correlation(self) -> CorrelationModel:
+        """The session's correlation model for this data (the Leakage page's choice;
+        raises :class:`InputError` when it cannot be built for this data)."""
+        spec = json.dumps(correlation_spec(self.kind), sort_keys=True)
+        return cached_correlation(spec, self.key, self.data,
+                                  float(setting("correlation_strength")),
+                                  float(setting("cell_size")))
+
+    def leakage(self, epsilon_t: np.ndarray, landmarks: list[int] | None = None
+                ) -> tuple[CorrelationModel | None, dict[str, np.ndarray] | None, str | None]:
+        """(model, {'TPL', 'landmark TPL'} or None, note) under the session's correlation
+        model (landmark TPL for ``landmarks``, default this data's); the note says why no
+        leakage was computed."""
+        lm = tuple(self.landmarks if landmarks is None else landmarks)
+        try:
+            model = self.correlation()
+        except InputError as exc:
+            return None, None, f"the model cannot be built for this data: {exc}"
+        if not model.computed:
+            return model, None, model.note
+        spec = json.dumps(model.spec, sort_keys=True)
+        return model, cached_model_leakage(spec, self.key, epsilon_t, lm, model), None
+
+    def verdict(self, rel: Release, leak: dict[str, np.ndarray] | None = None,
+                model: CorrelationModel | None = None, note: str | None = None
+                ) -> PrivacyVerdict:
+        """The one verdict of a release of this data (theorem + landmark TPL under the
+        session's model when ``leak`` is given). An amber verdict carries the checked
+        calibration advice (:func:`lmdk_core.decision.verdict.calibration_advice`, cached), except
+        for Adaptive, whose allocation depends on its own noise."""
+        labels = data_labels(self.data)
+        target = leakage_target() if leak is not None else None
+        groups = tuple(tuple(int(x) for x in g) for g in getattr(rel, "stays", ()))
+        pv = privacy_verdict(rel.epsilon_t, self.landmarks, rel.epsilon, groups=groups,
+                             landmark_tpl=None if leak is None else leak["landmark TPL"],
+                             model=model.short if model is not None else None,
+                             model_note=note, time_labels=labels, leakage_target=target,
+                             advise=False)
+        if pv.colour != "amber" or model is None or not model.computed \
+                or rel.scheme == "adaptive" or not np.isfinite(pv.landmark_tpl_max):
+            return pv
+        spec = json.dumps(model.spec, sort_keys=True)
+        advice = cached_advice(spec, self.key, rel.epsilon_t, tuple(self.landmarks),
+                               float(rel.epsilon), float(pv.leakage_target), groups, model)
+        if advice is None:
+            return pv
+        return privacy_verdict(rel.epsilon_t, self.landmarks, rel.epsilon,
+                               groups=groups, landmark_tpl=leak["landmark TPL"],
+                               model=model.short, model_note=note, time_labels=labels,
+                               leakage_target=target, advice=advice)
+
+    def utility(self, rel: Release) -> UtilityVerdict:
+        """The utility line of a release of this data: its expected error at the
+        session's Δf (series) or r (track) against the data's own scale."""
+        if self.is_track:
+            return release_utility(rel, radius=float(setting("radius")))
+        return release_utility(rel, sensitivity=float(setting("sensitivity")),
+                               unit=self.data.unit)
+
+    def allocation_utility(self, epsilon_t: np.ndarray) -> UtilityVerdict:
+        """The utility line of an allocation of this data (published where ε_t > 0) with
+        the session's mechanism and Δf (series) or r (track)."""
+        if self.is_track:
+            return utility_verdict(np.c_[self.data.lat, self.data.lon], epsilon_t,
+                                   radius=float(setting("radius")),
+                                   epsilon=float(setting("epsilon")),
+                                   n_landmarks=len(self.landmarks), scheme=setting("scheme"))
+        return utility_verdict(self.data.values, epsilon_t, mechanism=setting("mechanism"),
+                               sensitivity=float(setting("sensitivity")),
+                               epsilon=float(setting("epsilon")),
+                               n_landmarks=len(self.landmarks), scheme=setting("scheme"),
+                               unit=self.data.unit)
+
+
+def current_data(kind: str | None = None) -> CurrentData:
+    """The data of ``kind`` ('series' or 'track'; default: the pages' shared choice)."""
+    kind = kind or setting("analysis_data")
+    if kind == "track":
+        name, track = current_track()
+        stays = tuple(track_stays(name))
+        lm = sorted(set(track_landmarks(name)) | set(stay_members(stays).tolist()))
+        return CurrentData("track", name, track, lm, stays)
+    name, series = current_series()
+    return CurrentData("series", name, series, series_landmarks(name))
+
+
+def data_choice(label: str = "Data") -> CurrentData:
+    """A radio to pick the Timeline's series or the Map's track; returns the choice."""
+    st.radio(label, list(KINDS), key="w_analysis_data", format_func=KINDS.get,
+             horizontal=True, help="The landmarks are those marked on the page it comes from.")
+    return current_data()
+
+
+@per_object(maxsize=16)
+def _embedded_table(data) -> dict:
+    """The table a configuration embeds for an uploaded series or track, built once per
+    data object (the session keeps its datasets; 20,000 rows take ~35 ms to format)."""
+    if hasattr(data, "lat"):
+        return data.table()  # times (None where missing), lat, lon, pieces
+    return {"time": time_labels(data.time, data.time_kind, getattr(data, "utc", False)),
+            "value": data.values.tolist()}
+
+
+def view_config(cur: CurrentData, page: str, extra: dict | None = None) -> ViewConfig:
+    """The configuration that reproduces the current view (seed included). Its data
+    table is shared between reruns: nothing may change it (the files are built from deep
+    copies)."""
+    data = cur.data
+    if cur.is_track:
+        is_demo = st.session_state.track_keys.get(cur.name) == DEMO_TRACK_KEY
+        table = None if is_demo else _embedded_table(data)
+        dataset = DEMO_TRACK_KEY if is_demo else "embedded"
+        extra = {"cell_size_m": float(setting("cell_size")),
+                 **({"stays": format_stays(cur.stays)} if cur.stays else {}), **(extra or {})}
+    else:
+        is_demo = cur.name == DEMO_SERIES
+        table = None if is_demo else _embedded_table(data)
+        dataset = "demo-household" if is_demo else "embedded"
+    return ViewConfig(
+        data_kind=cur.kind, dataset=dataset, data=table, time_kind=data.time_kind,
+        landmarks=list(cur.landmarks), epsilon=float(setting("epsilon")),
+        scheme=setting("scheme"), window=int(setting("window")), mechanism=setting("mechanism"),
+        sensitivity=float(setting("sensitivity")), radius=float(setting("radius")),
+        seed=int(setting("seed")), reproducible=bool(setting("reproducible")),
+        correlation_strength=float(setting("correlation_strength")),
+        page=page, extra={"correlation": correlation_spec(cur.kind),
+                          **({"leakage_target": leakage_target()} if leakage_target() else {}),
+                          **(extra or {})},
+    )

@@ -1,0 +1,333 @@
+"""The download section of the Timeline, Map and Compare pages: publishable files first,
+confidential files behind a clearly labelled expander.
+
+* **Publishable** (the default): the released values only (``lmdk_release_*`` files,
+  built by :mod:`lmdk_core.files.export`) and the public release note
+  (:mod:`lmdk_core.report.release_note`).
+* **Confidential** (:data:`~lmdk_core.files.export.CONFIDENTIAL_LABEL`): the audit table, the
+  configuration with the data embedded or by reference (name + SHA-256; it still holds
+  the landmarks and the seed), and the internal privacy report. Every such button and
+  file name says CONFIDENTIAL.
+
+The SHA-256 of every uploaded file is remembered (:func:`remember_upload`) so that a
+configuration can reference it; :func:`referenced_or_pending` resolves such a
+configuration on restore.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+from collections.abc import Callable
+
+import numpy as np
+import streamlit as st
+
+from app_support.report_button import (
+    TEACHING_HELP,
+    internal_report_button,
+    release_note_button,
+)
+from lmdk_core.data.series import Series
+from lmdk_core.data.track import Track
+from lmdk_core.decision.mechanism_choice import mechanism_problems
+from lmdk_core.engine.quoting import quote_user_text
+from lmdk_core.engine.release import Release, release_series
+from lmdk_core.engine.validation import InputError
+from lmdk_core.figures.release_map import released_track_map_html
+from lmdk_core.files.config import ViewConfig, config_to_json
+from lmdk_core.files.data_reference import (
+    attach_referenced_data,
+    embedded_table,
+    reference_config,
+    sha256_hex,
+)
+from lmdk_core.files.export import (
+    CONFIDENTIAL_LABEL,
+    PLANAR_NOISE,
+    confidential_filename,
+    geojson_text,
+    mechanism_text,
+    noise_text,
+    publishable_filename,
+    series_audit_csv,
+    series_publishable_csv,
+    teaching_filename,
+    teaching_note,
+    trajectory_audit_csv,
+    trajectory_geojson,
+    trajectory_publishable_csv,
+    trajectory_publishable_geojson,
+)
+
+__all__ = ["confidential_downloads", "pending_reference", "referenced_or_pending",
+           "remember_upload", "series_downloads", "track_downloads"]
+
+PUBLISHABLE_HELP = ("Publishable: the released values only (time and released value), with "
+                    "a short header stating ε, the scheme, the mechanism and the noise "
+                    "sampler. No raw values, no landmarks, no per-timestamp ε, no seed.")
+
+
+# ---------------------------------------------------------------- uploads and references
+def remember_upload(dataset_name: str, filename: str, data: bytes) -> None:
+    """Remember the file name and SHA-256 of the upload registered as ``dataset_name``."""
+    st.session_state.setdefault("data_files", {})[dataset_name] = {
+        "name": filename, "sha256": sha256_hex(data)}
+
+
+def _uploaded_file(dataset_name: str) -> dict | None:
+    return st.session_state.get("data_files", {}).get(dataset_name)
+
+
+def pending_reference(kind: str) -> ViewConfig | None:
+    """A restored configuration of ``kind`` waiting for its referenced data file."""
+    return st.session_state.get(f"pending_reference_{kind}")
+
+
+def referenced_or_pending(cfg: ViewConfig, kind: str,
+                          datasets: dict[str, Series | Track]) -> ViewConfig | None:
+    """A configuration ready to restore: unchanged unless it references its data file.
+    Then the data come from an upload of this session with the same SHA-256, or, when
+    none has it, the configuration is kept as pending (None is returned) and the page
+    asks for the file (:func:`reference_uploader`)."""
+    if cfg.dataset != "file":
+        return cfg
+    want = cfg.data_file["sha256"].lower()
+    for name, info in st.session_state.get("data_files", {}).items():
+        if info["sha256"] == want and name in datasets:
+            out = copy.deepcopy(cfg)
+            out.dataset, out.data_file = "embedded", None
+            out.data = embedded_table(datasets[name])
+            out.time_kind = datasets[name].time_kind
+            return out.validate()
+    st.session_state[f"pending_reference_{kind}"] = cfg
+    return None
+
+
+def reference_uploader(kind: str, key: str, restore: Callable[[ViewConfig, str], None],
+                       error_key: str) -> None:
+    """When a restored configuration waits for its data file: say which file, and offer
+    an uploader; the file is checked against the SHA-256 (a mismatch is an error that
+    changes nothing) and then ``restore(cfg_with_data, filename)`` runs."""
+    cfg = pending_reference(kind)
+    if cfg is None:
+        return
+
+    def _on_data() -> None:
+        f = st.session_state.get(key)
+        pending = pending_reference(kind)
+        if f is None or pending is None:
+            return
+        try:
+            ready = attach_referenced_data(pending, f.getvalue(), f.name)
+        except Exception as exc:  # InputError or a loader's message: never a traceback
+            st.session_state[error_key] = (f"Could not restore the view with "
+                                           f"{quote_user_text(f.name)}: {exc}. Nothing was "
+                                           "changed.")
+            return
+        st.session_state.pop(f"pending_reference_{kind}", None)
+        st.session_state[error_key] = None
+        remember_upload("Restored: " + f.name, f.name, f.getvalue())
+        restore(ready, f.name)
+
+    ref = cfg.data_file
+    st.info(f"The configuration refers to its data file {quote_user_text(ref['name'])} "
+            f"(SHA-256 `{ref['sha256'][:16]}…`) instead of containing it. Upload that file "
+            "to restore the view; a different file is refused.", icon=":material/link:")
+    st.file_uploader("Data file of the restored view", key=key, on_change=_on_data,
+                     type=["csv", "txt"] if kind == "series" else ["csv", "txt", "gpx", "plt"])
+
+
+# ---------------------------------------------------------------- the buttons
+def _noise_of(rel: Release) -> str:
+    """The sampler named in a file made from ``rel``: OpenDP's exact samplers for the
+    publishable series release, numpy's Planar Laplace for tracks (no exact sampler)."""
+    if rel.released.ndim == 2:
+        return PLANAR_NOISE
+    return noise_text(rel.noise)
+
+
+#: exact releases kept per browser session (one per setting: see exact_series_release)
+MAX_EXACT_RELEASES = 8
+
+
+def exact_series_release(series: Series, rel: Release, cfg: ViewConfig,
+                         store: dict) -> Release:
+    """The publishable release of the page's view: a fresh release of the same data with
+    the same landmarks, ε, scheme, mechanism, Δf and w, its noise drawn by OpenDP's
+    exact samplers (Mironov, CCS 2012) and its allocation checked by the verifier.
+
+    Kept in ``store`` per setting: downloading again gives the same file, never a second
+    independent release of the same data (two releases would spend 2ε)."""
+    digest = hashlib.sha256(np.ascontiguousarray(series.values, dtype=float)).hexdigest()
+    key = (digest, tuple(int(t) for t in rel.landmarks), rel.epsilon,
+           rel.scheme, rel.mechanism, float(cfg.sensitivity), int(cfg.window))
+    if key not in store:
+        while len(store) >= MAX_EXACT_RELEASES:
+            store.pop(next(iter(store)))
+        store[key] = release_series(series.values, rel.landmarks.tolist(), rel.epsilon,
+                                    rel.scheme, rel.mechanism, cfg.sensitivity, None,
+                                    cfg.window, noise="exact")
+    return store[key]
+
+
+def release_button(where, cfg: ViewConfig, label: str, data, stem: str, ext: str, mime: str,
+                   key: str, help: str) -> None:  # noqa: A002 - Streamlit's name
+    """A download of released values: publishable (``lmdk_release_<stem>``), or in the
+    teaching mode (``cfg.reproducible``: the fixed seed) labelled "TEACHING — not
+    publishable", named ``lmdk_TEACHING_<stem>`` and with the teaching line in the file
+    (``data`` is called with that line, or with None, and returns the file's text)."""
+    note = teaching_note(cfg.seed) if cfg.reproducible else None
+    where.download_button(
+        f"TEACHING — {label[0].lower()}{label[1:]}, not publishable" if note else label,
+        lambda: data(note),
+        file_name=teaching_filename(stem, ext) if note else publishable_filename(stem, ext),
+        mime=mime, icon=":material/school:" if note else ":material/download:", key=key,
+        help=TEACHING_HELP if note else help, on_click="ignore")
+
+
+def _with_teaching(noise: str, note: str | None) -> str:
+    """The sampler line of a file, with the teaching line when there is one."""
+    return noise if note is None else f"{noise}; {note}"
+
+
+def _explain_csv(message: str) -> str:
+    return f"# No release: {message}\n"
+
+
+def confidential_downloads(cfg: ViewConfig, key: str, dataset_name: str,
+                           audit_files: list[tuple[str, str, str, str]] = (),
+                           report: bool = True) -> None:
+    """The confidential expander: audit files ``(label, text, file name, mime)`` (``text``
+    may be a callable, run when the button is clicked), the configuration with the data
+    embedded and by reference, and (``report``) the internal report."""
+    with st.expander(f":material/lock: {CONFIDENTIAL_LABEL} — audit files, configuration, "
+                     "internal report"):
+        st.warning("**Do not publish these files.** They contain the raw data and the "
+                   "landmark set (and the seed, which regenerates the noise): for internal "
+                   "audit and for restoring this view only.", icon=":material/lock:")
+        cols = st.columns(2)
+        i = 0
+        for label, text, name, mime in audit_files:
+            cols[i % 2].download_button(f"CONFIDENTIAL — {label}", text, file_name=name,
+                                        mime=mime, icon=":material/lock:",
+                                        key=f"{key}_audit_{i}",
+                                        on_click="ignore" if callable(text) else "rerun")
+            i += 1
+        embedded = cfg.data is not None
+        cols[i % 2].download_button(
+            "CONFIDENTIAL — Configuration with the data (JSON)" if embedded
+            else "CONFIDENTIAL — Configuration (JSON)",
+            lambda: config_to_json(cfg), file_name=confidential_filename("view", "json"),
+            mime="application/json", icon=":material/lock:", key=f"{key}_config",
+            on_click="ignore",
+            help="Upload it above to restore exactly this view (landmarks and seed included"
+                 + ("; the data are embedded)." if embedded else ")."))
+        i += 1
+        upload = _uploaded_file(dataset_name) if embedded else None
+        if upload is not None:
+            cols[i % 2].download_button(
+                "CONFIDENTIAL — Configuration, data by reference (JSON)",
+                lambda: config_to_json(reference_config(cfg, upload["name"],
+                                                        sha256=upload["sha256"])),
+                file_name=confidential_filename("view_by_reference", "json"),
+                mime="application/json", icon=":material/lock:", key=f"{key}_config_ref",
+                on_click="ignore",
+                help=f"Without the data: only the file name "
+                     f"{quote_user_text(upload['name'])} and its "
+                     "SHA-256. To restore, upload this configuration and then that file. "
+                     "It still holds the landmarks and the seed.")
+            i += 1
+        elif embedded:
+            st.caption("A configuration that references its data file (instead of "
+                       "containing it) is offered for data uploaded as a file in this "
+                       "session.")
+        if report:
+            with cols[i % 2]:
+                internal_report_button(cfg, key=f"{key}_report")
+
+
+def series_downloads(series: Series, rel: Release, cfg: ViewConfig, key: str,
+                     dataset_name: str) -> None:
+    """Timeline: the publishable CSV and release note, then the confidential expander.
+
+    The page's ``rel`` (numpy's samplers, seeded) is for exploration; the released series
+    and the audit table are the publishable release of the same view drawn with OpenDP's
+    exact samplers (:func:`exact_series_release`), built when a button is clicked. While
+    the configured mechanism cannot release the data (Geometric on decimals), the page
+    says so and offers only the configuration."""
+    problems = mechanism_problems(series.values, cfg.mechanism, cfg.sensitivity)
+    if problems:
+        st.info("**No release files while the Geometric mechanism cannot release this "
+                "series**: " + "; ".join(p.problem for p in problems) + ". Apply a fix "
+                "above (e.g. *Use Laplace*) to download the released series, the release "
+                "note and the reports; the configuration below restores this view.",
+                icon=":material/info:")
+        confidential_downloads(cfg, key, dataset_name, [], report=False)
+        return
+    mech = mechanism_text(rel.mechanism, sensitivity=cfg.sensitivity)
+    noise = noise_text("exact")
+    store = st.session_state.setdefault("exact_releases", {})
+
+    def _file(build) -> Callable[[], str]:
+        def run() -> str:
+            try:
+                return build(exact_series_release(series, rel, cfg, store))
+            except InputError as exc:  # e.g. a value plus its noise overflows
+                return _explain_csv(str(exc))
+        return run
+
+    d1, d2, _ = st.columns([1, 1, 2])
+    release_button(d1, cfg, "Released series (CSV)",
+                   lambda note: _file(lambda r: series_publishable_csv(
+                       series, r, mech, _with_teaching(noise, note),
+                       sensitivity=cfg.sensitivity))(),
+                   "series", "csv", "text/csv", f"{key}_release_csv", PUBLISHABLE_HELP)
+    with d2:
+        release_note_button(cfg, key=f"{key}_note", noise=noise)
+    confidential_downloads(cfg, key, dataset_name, [
+        ("Audit table (CSV)",
+         _file(lambda r: series_audit_csv(series, r, mech, noise, None)),
+         confidential_filename("audit_series", "csv"), "text/csv")])
+
+
+def track_downloads(track: Track, rel: Release, cfg: ViewConfig, key: str,
+                    dataset_name: str) -> None:
+    """Map: the publishable CSV, GeoJSON and release note, then the confidential expander."""
+    mech = mechanism_text("planar laplace", radius=cfg.radius)
+    noise = _noise_of(rel)
+    d1, d2, d3, d4 = st.columns([1, 1, 1, 1])
+    release_button(d1, cfg, "Released track (CSV)",
+                   lambda note: trajectory_publishable_csv(track, rel, mech,
+                                                           _with_teaching(noise, note),
+                                                           radius=cfg.radius),
+                   "track", "csv", "text/csv", f"{key}_release_csv",
+                   PUBLISHABLE_HELP.replace("released value", "released lat, lon"))
+    release_button(d2, cfg, "Released track (GeoJSON)",
+                   lambda note: geojson_text(trajectory_publishable_geojson(
+                       track, rel, mech, _with_teaching(noise, note))),
+                   "track", "geojson", "application/geo+json", f"{key}_release_geojson",
+                   "Publishable: the released path and one point per timestamp (empty where "
+                   "withheld); ε, scheme and mechanism in its properties. No original path, "
+                   "no landmarks.")
+    with d3:
+        release_note_button(cfg, key=f"{key}_note", noise=noise)
+    release_button(d4, cfg, "Released track (offline map, HTML)",
+                   lambda note: released_track_map_html(track, rel, mech,
+                                                        _with_teaching(noise, note)),
+                   "track_map", "html", "text/html", f"{key}_release_map",
+                   "Publishable: a map of the released track only (the GeoJSON's content) "
+                   "that opens in any browser without a network connection, for "
+                   "stakeholders. No original path, no landmarks.")
+
+    def audit_geojson() -> str:
+        audit_geo = trajectory_geojson(track, rel)
+        audit_geo["properties"].update({"seed": cfg.seed, "noise": noise})
+        return geojson_text(audit_geo)
+
+    # every file is built when its button is clicked, not on each rerun of the page
+    confidential_downloads(cfg, key, dataset_name, [
+        ("Audit table (CSV)", lambda: trajectory_audit_csv(track, rel, mech, noise, cfg.seed),
+         confidential_filename("audit_track", "csv"), "text/csv"),
+        ("Audit GeoJSON (original path, landmarks)", audit_geojson,
+         confidential_filename("audit_track", "geojson"), "application/geo+json")])

@@ -1,0 +1,415 @@
+"""Session state shared by every page and the sidebar with the shared settings.
+
+Landmarks and settings live in ``st.session_state`` under plain keys, so they survive
+page switches, reruns and failed uploads. Widget keys are re-assigned at the top of
+every run (see :func:`keep_widget_state`) because Streamlit forgets the state of
+widgets that a page did not draw.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from app_support import markdown_guard
+from lmdk_core.data.demo import demo_series, demo_series_landmarks
+from lmdk_core.data.series import Series
+from lmdk_core.engine.allocation import SCHEMES
+from lmdk_core.engine.quoting import shorten_user_text
+from lmdk_core.engine.setting_limits import LIMITS, TEACHING_SEED_MAX, fresh_seed
+
+# every string any page hands to a Streamlit element passes through one function
+# (lmdk_core.engine.quoting.inert_markdown): every page imports this module
+markdown_guard.install()
+
+DEMO_SERIES = "Demo: household electricity (1 week, hourly)"
+
+DEFAULTS = {
+    "epsilon": 1.0,
+    "scheme": "uniform",
+    "window": 10,
+    "mechanism": "laplace",
+    # Δf: derived from the selected series and its landmarks until the user sets it
+    # (see sync_sensitivity); 2.9 kWh on the demo week
+    "sensitivity": 2.9,
+    # the seed of every release: fresh 128-bit OS entropy per session (set in init_state),
+    # a fixed number only in the reproducible (teaching) mode
+    "seed": None,
+    "reproducible": False,
+    "teaching_seed": 0,
+    "correlation_strength": 0.1,
+    "series_leakage": True,
+    "analysis_data": "series",
+}
+
+#: the label of the correlation-strength slider (the Timeline and Leakage pages)
+STRENGTH_LABEL = "Correlation: strong ← s → weak"
+
+#: choices of the correlation-strength slider (Cao et al.'s smoothing parameter s)
+STRENGTHS = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
+
+
+def strength_ladder(current: float) -> list[float]:
+    """The slider's choices, with ``current`` among them (a restored view may hold any s)."""
+    return sorted(set(STRENGTHS) | {float(current)})
+
+#: range of the sidebar's total budget ε (the engine's one table of setting ranges)
+MIN_EPSILON, MAX_EPSILON = LIMITS["epsilon"].low, LIMITS["epsilon"].high
+
+#: the correlation model in force for the whole browser session (edited on the Leakage
+#: page; read by Timeline, Map, Compare and the saved configuration / report). The kind
+#: is kept per data kind ('estimated' means bins for a series and grid cells for a track);
+#: the parameters are shared. Strength s is ``w_correlation_strength`` and the grid cell
+#: size ``w_cell_size`` (the Map's setting).
+CORRELATION_DEFAULTS = {
+    # the default model is estimated from the loaded data (Cao et al. assume the adversary
+    # knows the transition matrix): deciles of a series, grid cells of a track
+    "corr_kind_series": "estimated",
+    "corr_kind_track": "estimated",
+    "corr_states": 10,
+    "corr_base": "identity",
+    "corr_bins": 10,
+    "corr_binning": "quantile",
+    "corr_smoothing": 1.0,
+    "corr_backward_series": "estimated",
+    "corr_backward_track": "estimated",
+}
+
+#: kinds of correlation model (the Leakage page's choice)
+CORRELATION_KINDS = {"smoothed": "Correlation strength", "estimated": "Estimated from the data",
+                     "matrix": "Uploaded CSV", "none": "None (values independent)"}
+
+#: widget keys whose values must survive pages that do not draw them
+PERSISTENT = [f"w_{k}" for k in DEFAULTS] + [f"w_{k}" for k in CORRELATION_DEFAULTS] \
+    + ["w_series_name"]
+
+
+def init_state() -> None:
+    """Create the defaults once per browser session."""
+    ss = st.session_state
+    if "series_sets" not in ss:
+        ss.series_sets = {DEMO_SERIES: demo_series()}
+        ss.series_landmarks = {DEMO_SERIES: demo_series_landmarks()}
+        ss.series_keys = {DEMO_SERIES: "demo-household"}
+    for k, v in {**DEFAULTS, **CORRELATION_DEFAULTS}.items():
+        ss.setdefault(f"w_{k}", v)
+    if ss.w_seed is None:
+        ss.w_seed = fresh_seed()
+        ss.seed_origin = "fresh"
+    ss.setdefault("corr_matrices", {})  # uploaded matrices: 'forward'/'backward' → (name, P)
+    ss.setdefault("w_series_name", DEMO_SERIES)
+
+
+def keep_widget_state() -> None:
+    """Re-assign persistent widget keys so that Streamlit keeps them across pages."""
+    for k in PERSISTENT:
+        if k in st.session_state:
+            st.session_state[k] = st.session_state[k]
+
+
+def keep_page_state(defaults: dict) -> None:
+    """A page's own widget keys: set their defaults once, then re-assign them so that
+    Streamlit keeps their values while the user visits other pages."""
+    for k, v in defaults.items():
+        st.session_state.setdefault(k, v)
+        st.session_state[k] = st.session_state[k]
+
+
+def setting(name: str):
+    """The current value of a shared setting (ε, scheme, seed, ...)."""
+    return st.session_state[f"w_{name}"]
+
+
+def set_setting(name: str, value) -> None:
+    """Change a shared setting (call before the sidebar is drawn, e.g. in a callback).
+    Setting Δf makes it the user's: it is no longer derived from the data."""
+    st.session_state[f"w_{name}"] = value
+    if name == "sensitivity":
+        st.session_state.sensitivity_auto = False
+
+
+def apply_calibration(epsilon: float, target: float) -> None:
+    """Follow an amber verdict's advice (:class:`lmdk_core.decision.verdict.CalibrationAdvice`):
+    spend the calibrated ε and check landmark TPL against the target α from now on."""
+    st.session_state.w_epsilon = float(epsilon)
+    st.session_state.leakage_target = float(target)
+    st.session_state.calibration_applied = (
+        f"Applied the calibration: ε = {epsilon:.4g} is spent, and the verdicts now check "
+        f"landmark TPL against α = {target:.4g} (changing ε by hand forgets α).")
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _derived_sensitivity(values, time, time_kind: str, landmarks: tuple[int, ...],
+                         whole: bool):
+    from lmdk_core.decision.sensitivity import derived_sensitivity
+
+    return derived_sensitivity(Series(time=time, values=values, time_kind=time_kind),
+                               list(landmarks), whole=whole)
+
+
+def derived_sensitivity_now():
+    """The Δf derived from the selected series and its landmarks
+    (:func:`lmdk_core.decision.sensitivity.derived_sensitivity`; a whole number for Geometric), or
+    None when it cannot be derived (the reason is the exception's)."""
+    from lmdk_core.engine.validation import InputError
+
+    _, series = current_series()
+    try:
+        return _derived_sensitivity(series.values, series.time, series.time_kind,
+                                    tuple(series_landmarks()),
+                                    setting("mechanism") == "geometric")
+    except InputError:
+        return None
+
+
+def sync_sensitivity() -> None:
+    """While the user has not chosen Δf, make it the value derived from the data (call
+    before the sidebar's Δf field is drawn)."""
+    ss = st.session_state
+    if ss.get("sensitivity_auto", True):
+        d = derived_sensitivity_now()
+        if d is not None:
+            ss.w_sensitivity = float(d.value)
+
+
+def _sensitivity_edited() -> None:
+    st.session_state.sensitivity_auto = False
+
+
+def _sensitivity_derived() -> None:
+    st.session_state.sensitivity_auto = True
+
+
+def current_series() -> tuple[str, Series]:
+    """Name and data of the selected series."""
+    name = st.session_state.w_series_name
+    if name not in st.session_state.series_sets:
+        name = DEMO_SERIES
+        st.session_state.w_series_name = name
+    return name, st.session_state.series_sets[name]
+
+
+def series_landmarks(name: str | None = None) -> list[int]:
+    """Landmarks (0-based timestamps) of a series, sorted."""
+    name = name or current_series()[0]
+    return sorted(st.session_state.series_landmarks.get(name, []))
+
+
+def set_series_landmarks(landmarks, name: str | None = None) -> None:
+    """Replace the landmark set of a series."""
+    name = name or current_series()[0]
+    T = len(st.session_state.series_sets[name])
+    st.session_state.series_landmarks[name] = sorted({int(t) for t in landmarks if 0 <= t < T})
+
+
+def add_series(name: str, series: Series, landmarks=(), key: str = "embedded") -> str:
+    """Register a dataset (an upload) and select it; returns the name used."""
+    base, i = name, 2
+    while name in st.session_state.series_sets and name != base:
+        name = f"{base} ({i})"
+        i += 1
+    st.session_state.series_sets[name] = series
+    st.session_state.series_landmarks[name] = list(landmarks)
+    st.session_state.series_keys[name] = key
+    st.session_state.w_series_name = name
+    return name
+
+
+def leakage_target() -> float | None:
+    """The landmark-TPL target α applied by a calibration on the Leakage page (None: the
+    verdict compares landmark TPL with ε)."""
+    return st.session_state.get("leakage_target")
+
+
+def clear_leakage_target() -> None:
+    """Forget a calibrated target (the user changed ε by hand)."""
+    st.session_state.pop("leakage_target", None)
+
+
+def _resample() -> None:
+    """New noise: a fresh 128-bit seed from the operating system."""
+    st.session_state.w_seed = fresh_seed()
+    st.session_state.seed_origin = "fresh"
+
+
+def _on_reproducible() -> None:
+    ss = st.session_state
+    if ss.w_reproducible:
+        ss.w_seed = int(ss.w_teaching_seed)
+        ss.seed_origin = "teaching"
+    else:
+        _resample()
+
+
+def _on_teaching_seed() -> None:
+    st.session_state.w_seed = int(st.session_state.w_teaching_seed)
+    st.session_state.seed_origin = "teaching"
+
+
+def restore_seed(cfg) -> None:
+    """The seed after restoring configuration ``cfg`` (call from an upload callback).
+
+    A restored configuration never sets the seed of later releases: its seed, if any, is
+    confidential and may be known to whoever had the file (a configuration meant to be
+    shared, e.g. the Population page's batch configuration, holds none). The session
+    draws a fresh 128-bit seed — except for a configuration saved in the teaching mode
+    (``reproducible``), which turns the teaching mode on with its fixed seed, under the
+    sidebar's warning. A teaching mode the user turned on stays on with its seed."""
+    ss = st.session_state
+    seed = cfg.seed
+    if getattr(cfg, "reproducible", False) and seed is not None \
+            and 0 <= int(seed) <= TEACHING_SEED_MAX:
+        ss.w_reproducible = True
+        ss.w_teaching_seed = int(seed)
+        ss.w_seed = int(seed)
+        ss.seed_origin = "teaching"
+        return
+    if not ss.w_reproducible:  # the teaching mode, if on, keeps the user's own seed
+        _resample()
+
+
+def sidebar() -> None:
+    """The shared settings, drawn on every page."""
+    sync_sensitivity()
+    with st.sidebar:
+        st.markdown("### Shared settings")
+        st.selectbox("Time series", list(st.session_state.series_sets), key="w_series_name",
+                     help="The demo, or a CSV you uploaded on the Timeline page.")
+        st.number_input(
+            "Total privacy budget ε", min_value=LIMITS["epsilon"].low,
+            max_value=LIMITS["epsilon"].high, step=0.1,
+            format="%.4g", key="w_epsilon", on_change=clear_leakage_target,
+            help="Smaller ε = stronger privacy and more noise. Landmark privacy guarantees "
+                 "that all landmarks plus any one event together spend at most ε.")
+        if float(setting("epsilon")) <= LIMITS["epsilon"].low:
+            # the browser's number field turns an unreadable entry such as 1e309 into the
+            # smallest allowed value without a word: say so instead of staying silent
+            st.caption(f":material/info: ε is at its smallest allowed value. A number "
+                       f"outside {LIMITS['epsilon'].describe()} (e.g. 1e309) is not "
+                       "accepted by this field.")
+        st.selectbox(
+            "Budget scheme", list(SCHEMES), key="w_scheme",
+            format_func=lambda k: SCHEMES[k].label,
+            help="How ε is spread over the timestamps.")
+        st.caption(SCHEMES[setting("scheme")].description)
+        # keyboard: after ε and the scheme, one Tab and Enter back to the page (shown
+        # only while it has the focus; app_support/accessibility.py handles it)
+        st.html('<a class="lmdk-to-page" href="#">Back to the page</a>')
+        if setting("scheme") == "w-event":
+            st.number_input("Window w (timestamps)", min_value=LIMITS["window"].low,
+                            max_value=LIMITS["window"].high, step=1,
+                            key="w_window",
+                            help="w-event privacy protects any w consecutive events; "
+                                 "each timestamp gets ε/w.")
+        st.radio("Mechanism (series)", ["laplace", "geometric"], key="w_mechanism",
+                 format_func={"laplace": "Laplace", "geometric": "Geometric (counts)"}.get,
+                 horizontal=True,
+                 help="Laplace adds continuous noise; Geometric adds whole numbers, for counts.")
+        if setting("mechanism") == "geometric":
+            from lmdk_core.decision.mechanism_choice import mechanism_problems
+
+            for p in mechanism_problems(current_series()[1].values, "geometric",
+                                        float(setting("sensitivity"))):
+                st.caption(f":material/warning: {p.problem[0].upper()}{p.problem[1:]}; "
+                           f"{p.fix}.")
+        st.number_input("Sensitivity Δf", min_value=LIMITS["sensitivity"].low,
+                        max_value=LIMITS["sensitivity"].high, step=0.5,
+                        format="%.3g", key="w_sensitivity", on_change=_sensitivity_edited,
+                        help="How much one person's event can change a value (same unit as "
+                             "the data). Noise scale is Δf/ε_t. Until you set it, it is "
+                             "derived from the data: the largest change a landmark event "
+                             "makes to a reading.")
+        d = derived_sensitivity_now()
+        unit = current_series()[1].unit
+        if d is not None and st.session_state.get("sensitivity_auto", True):
+            st.caption(f":material/info: {d.sentence(unit)} For a real release declare a "
+                       "bound you know (e.g. the largest appliance).")
+        elif d is not None and float(setting("sensitivity")) < abs(d.largest):
+            st.caption(f":material/warning: Your Δf = {float(setting('sensitivity')):g} is "
+                       f"below the {abs(d.largest):.3g} {unit} a reading of this series "
+                       f"departs from its typical value (t={d.timestamp}"
+                       + (", a landmark" if d.from_landmarks else "")
+                       + "): an event that large gets a likelihood ratio above e^ε.")
+            st.button(f"Use the derived Δf = {d.value:g}", on_click=_sensitivity_derived,
+                      key="sensitivity_derive")
+        st.toggle("Reproducible (teaching) mode", key="w_reproducible",
+                  on_change=_on_reproducible,
+                  help="Off (default): every session and every Resample draws a fresh "
+                       "128-bit random seed from the operating system. On: a fixed seed "
+                       "you choose, so a class sees the same noise.")
+        if setting("reproducible"):
+            st.warning("**Fixed seed: not for real releases.** Anyone who knows the seed "
+                       "can regenerate the noise and subtract it, recovering the original "
+                       "data exactly.", icon=":material/warning:")
+            st.number_input("Random seed (teaching)", min_value=0,
+                            max_value=TEACHING_SEED_MAX, step=1, key="w_teaching_seed",
+                            on_change=_on_teaching_seed,
+                            help="Same seed + same settings = same release.")
+        else:
+            c1, c2 = st.columns([3, 2], vertical_alignment="center")
+            c1.caption("Noise: a fresh 128-bit random seed (never shown or published).")
+            c2.button("Resample", on_click=_resample,
+                      help="Draw new noise: a fresh 128-bit seed from the operating system.")
+
+
+def correlation_spec(kind: str) -> dict:
+    """The session's correlation model for data of ``kind`` ('series' or 'track') as the
+    JSON specification of :mod:`lmdk_core.leakage.model` (also saved as
+    ``extra.correlation`` in the configuration, so the report uses the same model)."""
+    ss = st.session_state
+    model = ss.get(f"w_corr_kind_{kind}", CORRELATION_DEFAULTS[f"corr_kind_{kind}"])
+    backward = ss.get(f"w_corr_backward_{kind}", CORRELATION_DEFAULTS[f"corr_backward_{kind}"])
+    if model == "none":
+        return {"model": "none"}
+    if model == "matrix":
+        mats = ss.get("corr_matrices", {})
+        if "forward" not in mats:  # nothing uploaded yet: the default of this data kind
+            model = CORRELATION_DEFAULTS[f"corr_kind_{kind}"]
+        else:
+            spec = {"model": "matrix", "name": mats["forward"][0],
+                    "forward": mats["forward"][1].tolist()}
+            if backward == "matrix" and "backward" in mats:
+                # never dropped silently: a backward matrix of another size is refused
+                # by the model with a message, wherever the model is used
+                spec["backward"] = mats["backward"][1].tolist()
+            return spec
+    if model == "smoothed":
+        return {"model": "smoothed", "states": int(ss.w_corr_states),
+                "strength": float(ss.w_correlation_strength), "base": ss.w_corr_base,
+                "backward": backward if backward in ("same", "bayes") else "same"}
+    backward = backward if backward in ("same", "bayes", "estimated") else "estimated"
+    if kind == "track":
+        return {"model": "grid", "cell_size_m": float(ss.w_cell_size),
+                "smoothing": float(ss.w_corr_smoothing), "backward": backward}
+    return {"model": "estimated", "bins": int(ss.w_corr_bins), "binning": ss.w_corr_binning,
+            "smoothing": float(ss.w_corr_smoothing), "backward": backward}
+
+
+def restore_correlation(spec: object, kind: str) -> None:
+    """Make a saved configuration's ``extra.correlation`` the session's model for data of
+    ``kind`` (call from an upload callback, after the configuration was validated; an
+    unknown or missing specification leaves the session's model unchanged)."""
+    if not isinstance(spec, dict) or not isinstance(spec.get("model"), str):
+        return
+    ss = st.session_state
+    model = spec["model"].strip().lower()
+    if model == "grid":
+        model = "estimated"
+    if model not in CORRELATION_KINDS:
+        return
+    ss[f"w_corr_kind_{kind}"] = model
+    simple = {"states": "w_corr_states", "base": "w_corr_base", "bins": "w_corr_bins",
+              "binning": "w_corr_binning", "smoothing": "w_corr_smoothing",
+              "strength": "w_correlation_strength", "cell_size_m": "w_cell_size"}
+    for name, key in simple.items():
+        if name in spec:
+            ss[key] = spec[name]
+    if isinstance(spec.get("backward"), str):
+        ss[f"w_corr_backward_{kind}"] = spec["backward"]
+    if model == "matrix":
+        import numpy as np
+
+        name = shorten_user_text(spec.get("name", "restored matrix"), 60)
+        ss.corr_matrices = {"forward": (name, np.asarray(spec["forward"], dtype=float))}
+        if isinstance(spec.get("backward"), list):
+            ss.corr_matrices["backward"] = (name, np.asarray(spec["backward"], dtype=float))
+            ss[f"w_corr_backward_{kind}"] = "matrix"

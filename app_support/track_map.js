@@ -1,0 +1,335 @@
+// The Map page's Leaflet map (a Streamlit component, version 2). Leaflet itself is
+// prepended to this file by app_support/track_map.py (it sets window.L).
+//
+// The map stays mounted from rerun to rerun: when the page sends a new value only the
+// drawn layers are rebuilt (the view, the open layers and the background stay), and
+// the track's bounds are fitted only when the track itself changes. Everything is drawn
+// on one canvas (fast with thousands of points); the clickable track points and the
+// landmarks are drawn last, so a click reaches them first. A click reports the point's
+// t to the page at once (trigger value "toggle") and marks the point straight away.
+// Tooltips are set as text, never as HTML: names may come from uploaded files.
+
+const STATES = new WeakMap();
+const LAYER_NAMES = {
+  path: "Original path",
+  released: "Released points",
+  released_path: "Released points joined (a line)",
+  circles: "Expected displacement 2r/ε_t",
+  events: "Stays (one landmark event each)",
+  stays: "Suggested stays",
+  waypoints: "Waypoints / places",
+  landmarks: "Landmarks",
+};
+// the palette of the page's charts (lmdk_core.figures.map.MAP_COLORS), sent with the layers
+let COLORS = {};
+
+function textTip(text) {
+  // a tooltip's content as a text element (Leaflet would read a string as HTML)
+  return () => {
+    const el = document.createElement("span");
+    el.textContent = typeof text === "function" ? text() : text;
+    return el;
+  };
+}
+
+function fmtEps(x) {
+  // like Python's format(x, ".3g")
+  if (x === 0) return "0";
+  const s = Number(x).toPrecision(3);
+  return String(Number(s)).replace("e-", "e-0").replace(/e-0(\d\d)/, "e-$1");
+}
+
+function fmtMetres(x) {
+  return Math.round(x).toLocaleString("en-US");
+}
+
+function legendControl(rows) {
+  const ctl = L.control({ position: "bottomleft" });
+  ctl.onAdd = () => {
+    const div = L.DomUtil.create("div", "lmdk-legend");
+    L.DomEvent.disableClickPropagation(div);
+    L.DomEvent.disableScrollPropagation(div);
+    const det = document.createElement("details");
+    const sum = document.createElement("summary");
+    const b = document.createElement("b");
+    b.textContent = "Legend";
+    sum.appendChild(b);
+    det.appendChild(sum);
+    for (const [kind, stroke, fill, text] of rows) {
+      const row = document.createElement("div");
+      const mark = document.createElement("span");
+      mark.className = "lmdk-legend-mark";
+      if (kind.startsWith("dot")) {
+        const size = Number(kind.slice(3)) || 10;
+        Object.assign(mark.style, {
+          width: size + "px", height: size + "px", borderRadius: "50%",
+          border: "2px solid " + stroke, background: fill,
+        });
+      } else {
+        Object.assign(mark.style, {
+          width: "18px", borderTop: "3px " + (kind === "dashed" ? "dashed " : "solid ") + stroke,
+        });
+      }
+      row.appendChild(mark);
+      row.appendChild(document.createTextNode(text));
+      det.appendChild(row);
+    }
+    const note = document.createElement("i");
+    note.textContent = "Layers: the button at the top right.";
+    det.appendChild(note);
+    div.appendChild(det);
+    return div;
+  };
+  return ctl;
+}
+
+function createState(parentElement) {
+  let el = parentElement.querySelector(".lmdk-track-map");
+  if (!el) {
+    el = document.createElement("div");
+    el.className = "lmdk-track-map";
+    // the map's text alternative: what it shows, and where its keyboard equivalent is
+    el.setAttribute("role", "region");
+    el.setAttribute("aria-label", "Map of the track: the true path (grey line), the " +
+      "landmarks (large red dots), and when shown the released points (small blue dots). A click " +
+      "on a point marks or unmarks it as a landmark; without a mouse, type its t in " +
+      "the Landmarks field of this page.");
+    parentElement.appendChild(el);
+  }
+  // keyboard: false — Leaflet's keyboard handler focuses the map on the first mousedown,
+  // which scrolls the page and swallows that first click
+  const map = L.map(el, { keyboard: false, zoomControl: true, preferCanvas: true });
+  const st = {
+    el, map,
+    renderer: L.canvas({ padding: 0.3, tolerance: 3 }),
+    control: L.control.layers(null, null, { collapsed: true, position: "topright" }),
+    groups: {},          // name -> L.FeatureGroup currently drawn
+    // layer names switched off: the joined released points start off (at ε = 1 and
+    // r = 100 m consecutive noisy points are ~1 km apart: the line was a tangle)
+    hidden: new Set(["Released points joined (a line)"]),
+    baseKey: null,
+    baseText: null,      // the track's part as last received (JSON text) and parsed
+    base: null,
+    labels: null,
+    tiles: null,
+    legend: null,
+    points: null,        // t -> drawn track point (for tests and instant feedback)
+    landmarks: new Set(),
+    clicks: 0,
+    send: null,
+  };
+  st.control.addTo(map);
+  L.control.scale().addTo(map);
+  map.on("overlayremove", (e) => st.hidden.add(e.name));
+  map.on("overlayadd", (e) => st.hidden.delete(e.name));
+  // a resize reaches the map only while it is alive: after map.remove() (a new upload
+  // replaces the component) Leaflet's panes are gone and invalidateSize() would throw
+  // "Cannot read properties of undefined (reading '_leaflet_pos')"
+  st.alive = true;
+  st.resize = new ResizeObserver(() => {
+    if (st.alive) map.invalidateSize({ animate: false });
+  });
+  st.resize.observe(el);
+  st.clientPoint = (t) => clientPoint(st, t);
+  st.freePoint = (start, gap) => freePoint(st, start, gap ?? 10);
+  window.__lmdkTrackMap = st;  // read by the browser tests and benchmarks
+  return st;
+}
+
+function clientPoint(st, t) {
+  // where track point t is drawn, in the page's viewport coordinates
+  const m = st.points.get(t);
+  if (!m) return null;
+  const p = st.map.latLngToContainerPoint(m.getLatLng());
+  const r = st.el.getBoundingClientRect();
+  return [r.left + p.x, r.top + p.y];
+}
+
+function freePoint(st, start, gap) {
+  // [t, x, y] of the first track point (from the start-th) that is not a landmark, lies
+  // well inside the map and the window, is not covered by a control and has no other
+  // point within gap px nor a landmark within 16 px
+  st.el.scrollIntoView({ block: "center" });
+  const r = st.el.getBoundingClientRect();
+  const ts = [...st.points.keys()];
+  const xy = ts.map((t) => clientPoint(st, t));
+  const marks = [...st.landmarks].map((t) => clientPoint(st, t)).filter(Boolean);
+  const near = (a, b, d) => Math.hypot(a[0] - b[0], a[1] - b[1]) < d;
+  for (let k = start; k < ts.length; k++) {
+    const p = xy[k];
+    if (st.landmarks.has(ts[k])) continue;
+    if (p[0] < r.left + 60 || p[0] > r.right - 90 || p[1] < r.top + 90 ||
+        p[1] > r.bottom - 60 || p[1] < 0 || p[1] > innerHeight) continue;
+    if (gap > 0 && xy.some((q, j) => j !== k && near(p, q, gap))) continue;
+    if (marks.some((q) => near(p, q, 16))) continue;
+    const hit = document.elementFromPoint(p[0], p[1]);  // not under the legend or a control
+    if (!hit || hit.tagName !== "CANVAS" || !st.el.contains(hit)) continue;
+    return [ts[k], p[0], p[1]];
+  }
+  return null;
+}
+
+function circle(st, lat, lon, style, tip) {
+  const m = L.circleMarker([lat, lon], { renderer: st.renderer, ...style });
+  if (tip) m.bindTooltip(textTip(tip), { sticky: false });
+  return m;
+}
+
+function toggle(st, t, marker) {
+  // mark at once what the click will do; the page's rerun redraws the truth
+  const on = !st.landmarks.has(t);
+  if (marker) {
+    marker.setStyle(on ? { fillColor: COLORS.landmark, color: "#ffffff", radius: 8 }
+      : { fillColor: "#ffffff", color: COLORS.point, radius: 4 });
+  }
+  st.clicks += 1;
+  st.send("toggle", { t, n: st.clicks });
+}
+
+function line(st, piece, style) {
+  const pts = piece.lat.map((la, k) => [la, piece.lon[k]]);
+  return L.polyline(pts, { renderer: st.renderer, interactive: false, ...style });
+}
+
+function parsed(st, data) {
+  // the layers arrive as JSON text; the track's part is parsed again only when it changed
+  if (data.base !== st.baseText) {
+    st.baseText = data.base;
+    st.base = JSON.parse(data.base);
+    const pts = st.base.points;
+    st.labels = new Map(pts.t.map((t, k) => [t, pts.label[k]]));  // t -> time label
+  }
+  return { base: st.base, overlay: JSON.parse(data.overlay) };
+}
+
+function draw(st, spec) {
+  const { base, overlay } = spec;
+  const labels = st.labels;
+  for (const g of Object.values(st.groups)) {
+    st.control.removeLayer(g);
+    st.map.removeLayer(g);
+  }
+  st.groups = {};
+  const add = (key, layers) => {
+    const name = LAYER_NAMES[key] || key;
+    const g = L.featureGroup(layers);
+    st.groups[name] = g;
+    st.control.addOverlay(g, name);
+    if (!st.hidden.has(name)) g.addTo(st.map);
+  };
+  // drawing order = stacking order on the one canvas: last drawn is on top and clicked
+  if (overlay.circles) {
+    const c = overlay.circles;
+    add("circles", c.r.map((r, k) => L.circle([c.lat[k], c.lon[k]], {
+      renderer: st.renderer, radius: r, color: COLORS.circle, weight: 1, opacity: 0.45,
+      dashArray: "4 4", fill: false, interactive: false })));
+  }
+  // the released layers first: the true path, the track points and the landmarks are
+  // drawn on top of them
+  const rel = overlay.released;
+  const released = [];
+  if (rel) {
+    add("released_path", rel.lines.map((piece) => line(st, piece,
+      { color: COLORS.released, weight: 1.2, opacity: 0.45 })));
+  }
+  if (rel) {
+    const p = rel.published, a = rel.approximated;
+    p.t.forEach((t, k) => released.push(circle(st, p.lat[k], p.lon[k], {
+      radius: 3, color: COLORS.released, fillColor: COLORS.released, fillOpacity: 0.8,
+      weight: 1.5 }, () => `Released t=${t} · ${labels.get(t) ?? ""} · noisy, ε_t = ` +
+        `${fmtEps(p.eps[k])} · ${fmtMetres(p.err[k])} m from the true point`)));
+    a.t.forEach((t, k) => released.push(circle(st, a.lat[k], a.lon[k], {
+      radius: 3, color: COLORS.approximated, fillColor: "#ffffff", fillOpacity: 0.8,
+      weight: 1.5 }, () => `Released t=${t} · ${labels.get(t) ?? ""} · last release ` +
+        `repeated (ε_t = 0) · ${fmtMetres(a.err[k])} m from the true point`)));
+    add("released", released);
+  }
+  add("path", base.path.map((piece) => line(st, piece,
+    { color: COLORS.original, weight: 3, opacity: 0.75 })));
+  if ((overlay.events || []).length) {
+    add("events", overlay.events.map((s) => circle(st, s.lat, s.lon, {
+      radius: 13, color: COLORS.landmark, fillColor: "#ffd6d6", fillOpacity: 0.45,
+      weight: 3 }, s.tip)));
+  }
+  if (overlay.stays.length) {
+    add("stays", overlay.stays.map((s) => circle(st, s.lat, s.lon, {
+      radius: 14, color: COLORS.suggestion, fillColor: "#ffe0b2", fillOpacity: 0.35,
+      weight: 2.5 }, s.tip)));
+  }
+  if (overlay.waypoints.length) {
+    add("waypoints", overlay.waypoints.map((w) => circle(st, w.lat, w.lon, {
+      radius: 9, color: COLORS.waypoint, fillColor: "#e1d5f0", fillOpacity: 0.6,
+      weight: 2 }, w.tip)));
+  }
+  // the clickable track points
+  st.landmarks = new Set(overlay.landmarks.t);
+  st.points = new Map();
+  const pts = base.points;
+  const markers = pts.t.map((t, k) => {
+    const m = circle(st, pts.lat[k], pts.lon[k], {
+      radius: 4, color: COLORS.point, fillColor: "#ffffff", fillOpacity: 0.9, weight: 1.5 },
+    () => {
+      // a fix of a stay protected as one event is not a landmark of its own
+      const ev = (overlay.events || []).find((e) => e.range[0] <= t && t <= e.range[1]);
+      return ev ? `Point t=${t} · ${pts.label[k]} · a fix of the stay t=${ev.range[0]}–` +
+        `${ev.range[1]}, protected as one landmark event`
+        : `Point t=${t} · ${pts.label[k]} (click: make it a landmark)`;
+    });
+    m.on("click", () => toggle(st, t, m));
+    st.points.set(t, m);
+    return m;
+  });
+  add(base.points_name, markers);
+  // landmarks last: drawn on top, so they are the ones clicked
+  const lm = overlay.landmarks;
+  add("landmarks", lm.t.map((t, k) => {
+    const m = circle(st, lm.lat[k], lm.lon[k], {
+      radius: 8, color: "#ffffff", fillColor: COLORS.landmark, fillOpacity: 1, weight: 2 },
+    () => `Landmark t=${t} · ${lm.label[k]} · ε_t = ${fmtEps(lm.eps[k])} (click to remove)`);
+    m.on("click", () => toggle(st, t, m));
+    return m;
+  }));
+}
+
+function setTiles(st, on) {
+  if (on && !st.tiles) {
+    st.tiles = L.tileLayer("https://tile.openstreetmap.org/{z}/{x}/{y}.png", {
+      maxZoom: 19, attribution: "© OpenStreetMap contributors" }).addTo(st.map);
+  } else if (!on && st.tiles) {
+    st.map.removeLayer(st.tiles);
+    st.tiles = null;
+  }
+  st.el.classList.toggle("lmdk-plain", !on);
+}
+
+export default function (component) {
+  const { parentElement, data, setTriggerValue } = component;
+  if (!data || !data.base) return;
+  let st = STATES.get(parentElement);
+  if (!st) {
+    st = createState(parentElement);
+    STATES.set(parentElement, st);
+  }
+  st.send = setTriggerValue;
+  COLORS = data.colors;
+  st.el.style.height = (data.height || 620) + "px";
+  if (!st.legend) {
+    st.legend = legendControl(data.legend).addTo(st.map);
+  }
+  setTiles(st, Boolean(data.tiles));
+  const spec = parsed(st, data);
+  draw(st, spec);
+  if (st.baseKey !== spec.base.key) {
+    st.baseKey = spec.base.key;
+    st.map.invalidateSize({ animate: false });
+    st.map.fitBounds(spec.base.bounds, { animate: false });
+  }
+  return () => {
+    STATES.delete(parentElement);
+    if (window.__lmdkTrackMap === st) window.__lmdkTrackMap = null;
+    st.alive = false;
+    st.resize.disconnect();
+    st.map.stop();  // an animation still running would move panes that no longer exist
+    st.map.remove();
+  };
+}

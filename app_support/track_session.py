@@ -1,0 +1,253 @@
+"""Session state of the Map page: tracks, their landmarks and the page's own settings.
+
+Mirrors the series functions of :mod:`app_support.session`: tracks live in
+``st.session_state.track_sets`` (name -> Track), their landmarks in
+``track_landmarks`` (name -> sorted list of 0-based timestamps), so both survive page
+switches, reruns and failed uploads. The page's widget keys (``w_radius``, ...) are
+re-assigned at the top of every run by :func:`keep_track_widget_state`, as the shared
+settings are, because Streamlit forgets the state of widgets a page did not draw.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import streamlit as st
+
+from lmdk_core.data.demo_track import demo_track, demo_track_landmarks
+from lmdk_core.data.track import Track
+from lmdk_core.engine.quoting import quote_user_text
+from lmdk_core.engine.validation import InputError
+
+DEMO_TRACK = "Demo: a day in Paris"
+DEMO_TRACK_KEY = "demo-paris"
+
+#: largest track the Map page accepts (points); see docs/inputs.md
+MAX_TRACK_POINTS = 5000
+
+TRACK_DEFAULTS = {
+    "radius": 100.0,
+    "show_circles": False,
+    "show_released": True,
+    "tiles": False,  # online OpenStreetMap tiles only when asked for (privacy)
+    "suggest": True,
+    "stay_distance": 200.0,
+    "stay_minutes": 20.0,
+    # accepting a suggested stay protects it as ONE landmark event (docs/stays.md);
+    # "visit" marks every fix a landmark, "arrival" its first fix
+    "stay_mark": "event",
+    "minutes_per_point": 1.0,
+    "track_leakage": True,
+    # the per-point displacement panel (a marker per released point) is drawn on request:
+    # the chart is redrawn on every change, and the metrics and the summary table above
+    # already give the displacement's mean, median and 95th percentile
+    "point_displacement": False,
+    "cell_size": 250.0,
+}
+
+#: widget keys of the Map page whose values must survive pages that do not draw them
+TRACK_PERSISTENT = [f"w_{k}" for k in TRACK_DEFAULTS] + ["w_track_name"]
+
+
+def init_track_state() -> None:
+    """Create the demo track and the page defaults once per browser session."""
+    ss = st.session_state
+    if "track_sets" not in ss:
+        ss.track_sets = {DEMO_TRACK: demo_track()}
+        ss.track_landmarks = {DEMO_TRACK: demo_track_landmarks()}
+        ss.track_stays = {DEMO_TRACK: []}
+        ss.track_keys = {DEMO_TRACK: DEMO_TRACK_KEY}
+        ss.track_table_version = 0
+    ss.setdefault("track_stays", {})
+    for k, v in TRACK_DEFAULTS.items():
+        ss.setdefault(f"w_{k}", v)
+    ss.setdefault("w_track_name", DEMO_TRACK)
+
+
+def keep_track_widget_state() -> None:
+    """Re-assign the Map page's widget keys so that Streamlit keeps them across pages."""
+    for k in TRACK_PERSISTENT:
+        if k in st.session_state:
+            st.session_state[k] = st.session_state[k]
+
+
+def current_track() -> tuple[str, Track]:
+    """Name and data of the selected track."""
+    name = st.session_state.w_track_name
+    if name not in st.session_state.track_sets:
+        name = DEMO_TRACK
+        st.session_state.w_track_name = name
+    return name, st.session_state.track_sets[name]
+
+
+def track_landmarks(name: str | None = None) -> list[int]:
+    """Landmarks (0-based timestamps) of a track, sorted."""
+    name = name or current_track()[0]
+    return sorted(st.session_state.track_landmarks.get(name, []))
+
+
+def set_track_landmarks(landmarks: Iterable[int], name: str | None = None) -> None:
+    """Replace the landmark set of a track (indices outside the track are dropped)."""
+    name = name or current_track()[0]
+    T = len(st.session_state.track_sets[name])
+    st.session_state.track_landmarks[name] = sorted({int(t) for t in landmarks
+                                                     if 0 <= int(t) < T})
+    st.session_state.track_table_version = st.session_state.get("track_table_version", 0) + 1
+
+
+def track_stays(name: str | None = None) -> list[tuple[int, int]]:
+    """Stays of a track protected as one landmark event each (inclusive ranges, sorted,
+    disjoint; docs/stays.md)."""
+    name = name or current_track()[0]
+    return [tuple(s) for s in st.session_state.track_stays.get(name, [])]
+
+
+def set_track_stays(stays: Iterable[tuple[int, int]], name: str | None = None) -> None:
+    """Replace the stays of a track; overlapping or touching ranges are joined into one
+    stay (ranges outside the track are dropped)."""
+    name = name or current_track()[0]
+    T = len(st.session_state.track_sets[name])
+    out: list[list[int]] = []
+    for a, b in sorted((int(a), int(b)) for a, b in stays if 0 <= int(a) <= int(b) < T):
+        if out and a <= out[-1][1] + 1:
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    st.session_state.track_stays[name] = [tuple(s) for s in out]
+    st.session_state.track_table_version = st.session_state.get("track_table_version", 0) + 1
+
+
+def stay_of(t: int, name: str | None = None) -> tuple[int, int] | None:
+    """The accepted stay holding timestamp t, or None."""
+    return next(((a, b) for a, b in track_stays(name) if a <= t <= b), None)
+
+
+def toggle_track_landmark(t: int, name: str | None = None) -> None:
+    """Make t a landmark, or a regular timestamp again if it was one."""
+    lm = set(track_landmarks(name))
+    set_track_landmarks(lm.symmetric_difference({int(t)}), name)
+
+
+def add_track(name: str, track: Track, landmarks: Iterable[int] = (),
+              key: str = "embedded") -> str:
+    """Register a track (an upload) and select it; returns the name used."""
+    base, i = name, 2
+    while name in st.session_state.track_sets:
+        name = f"{base} ({i})"
+        i += 1
+    st.session_state.track_sets[name] = track
+    st.session_state.track_landmarks[name] = sorted({int(t) for t in landmarks})
+    st.session_state.track_stays[name] = []
+    st.session_state.track_keys[name] = key
+    st.session_state.w_track_name = name
+    return name
+
+
+def check_track_size(track: Track) -> Track:
+    """The Map page's limit: at most :data:`MAX_TRACK_POINTS` points."""
+    if len(track) > MAX_TRACK_POINTS:
+        raise InputError(
+            f"the track has {len(track):,} points; the Map page handles up to "
+            f"{MAX_TRACK_POINTS:,}. Keep every k-th point (e.g. one every 10 s instead of "
+            "every second), split the track, or release it with `lmdk geo-release`"
+        )
+    return track
+
+
+#: the landmark table's columns a user may edit (the others are shown, disabled)
+TABLE_EDITABLE = ("keep", "t")
+TABLE_SHOWN = ("time", "lat", "lon", "ε_t")
+
+
+def apply_table_edits(landmarks: list[int], edits: object, T: int) -> tuple[list[int], list[str]]:
+    """New landmark list after edits of the landmark table (``st.data_editor`` state).
+
+    The table has one row per landmark (in ``landmarks`` order) with a ``keep``
+    checkbox and an editable ``t``; rows can be added (give a ``t``) or deleted.
+    Returns the landmarks and one message per refused value, naming the row, the field
+    and what it must be (the widget state is a browser message: a forged one may hold
+    any JSON — a row ``'x'``, ``t = 1e9``, ``NaN``, ``True`` or the text ``'1e400'`` —
+    and none of it is coerced: ``True`` is not timestamp 1).
+    """
+    import math
+    import numbers
+
+    rows: list[int | None] = list(landmarks)
+    notes: list[str] = []
+    t_range = f"a whole number from 0 to {T - 1} (a timestamp of this track)"
+
+    def shown(value) -> str:
+        if isinstance(value, numbers.Real) and not isinstance(value, bool):
+            return f"t={value:g}" if math.isfinite(value) else f"`{value}`"
+        return quote_user_text(str(value)) if isinstance(value, str) else quote_user_text(
+            repr(value))
+
+    def timestamp(where: str, value) -> int | None:
+        if value is None or value == "":
+            return None
+        ok = (isinstance(value, numbers.Real) and not isinstance(value, bool)
+              and math.isfinite(value) and float(value).is_integer() and 0 <= value < T)
+        if not ok:
+            notes.append(f"{where}, field 't' must be {t_range}; got {shown(value)}")
+            return None
+        return int(value)
+
+    def keep_flag(where: str, change: dict) -> bool | None:
+        if "keep" not in change:
+            return None
+        if not isinstance(change["keep"], bool):
+            notes.append(f"{where}, field 'keep' must be true or false; got "
+                         f"{shown(change['keep'])}")
+            return None
+        return change["keep"]
+
+    def fields_ok(where: str, change: object) -> bool:
+        if not isinstance(change, dict):
+            notes.append(f"{where} must be a set of field values; got {shown(change)}")
+            return False
+        for k in change:
+            if k not in TABLE_EDITABLE:
+                what = "is shown, not edited" if k in TABLE_SHOWN else "is not a column"
+                notes.append(f"{where}, field {quote_user_text(str(k))} {what}; edit "
+                             "'t' or 'keep'")
+        return True
+
+    def row_index(value) -> int | None:
+        i = None
+        if isinstance(value, int) and not isinstance(value, bool):
+            i = value
+        elif isinstance(value, str) and value.isdigit() and len(value) < 12:
+            i = int(value)
+        if i is None or not 0 <= i < len(rows):
+            name = quote_user_text(value) if isinstance(value, str) else shown(value)
+            notes.append(f"row {name} is not a row of the table (rows 0 to {len(rows) - 1})")
+            return None
+        return i
+
+    if not isinstance(edits, dict):
+        return sorted(set(landmarks)), ["the table's edits are not readable; nothing changed"]
+    edited = edits.get("edited_rows") or {}
+    for idx, change in (edited.items() if isinstance(edited, dict) else []):
+        i = row_index(idx)
+        if i is None or not fields_ok(f"row {i}", change):
+            continue
+        keep = keep_flag(f"row {i}", change)
+        if keep is False:
+            rows[i] = None
+        elif "t" in change:
+            before = len(notes)
+            t = timestamp(f"row {i}", change["t"])
+            if len(notes) == before:  # a refused value leaves the row as it was
+                rows[i] = t
+    deleted = edits.get("deleted_rows") or []
+    for idx in (deleted if isinstance(deleted, list) else []):
+        i = row_index(idx)
+        if i is not None:
+            rows[i] = None
+    added = edits.get("added_rows") or []
+    for k, row in enumerate(added if isinstance(added, list) else []):
+        where = f"new row {k + 1}"
+        if not fields_ok(where, row) or keep_flag(where, row) is False:
+            continue
+        rows.append(timestamp(where, row.get("t")))
+    return sorted({t for t in rows if t is not None}), notes

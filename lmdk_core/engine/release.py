@@ -1,0 +1,416 @@
+"""Releasing a series or a trajectory under a landmark-privacy scheme.
+
+One engine for both: the values are a numeric series (shape (T,)) released with the
+Laplace or Geometric mechanism, or a trajectory (shape (T, 2), ``[lat, lon]``) released
+with Planar Laplace. At each timestamp t the release either
+
+* **publishes** a fresh noisy value from the raw data, spending ε_t, or
+* **approximates**: repeats the last released value (post-processing, spends 0); if
+  nothing was released yet there is nothing to repeat and the value is withheld (NaN).
+
+Static schemes (event, user, w-event, Uniform, Skip) publish wherever their planned
+ε_t > 0. **Adaptive** (Katsomallos et al. 2022's "Adaptive" mechanism, as read in
+docs/definitions.md): the budget starts as Uniform; a sampling component publishes at t with
+probability
+equal to the current sampling rate (always at the first timestamp). After each noisy
+publication it compares the change ``d(o_t, o_prev)`` between the last two
+publications with the noise scale (the mechanism's expected error at ε_t, Δf/ε_t for
+Laplace): if the noise scale is larger the change is within noise and the rate is
+lowered, otherwise raised. It uses only published outputs, so the decisions are
+post-processing. When a *landmark* is approximated, its reserved share b is handed to
+the future: each of the k later landmarks and every later regular timestamp gets
+``+b/(k+1)``; approximating a regular timestamp frees nothing (regular timestamps do
+not compose). The theorem's total ``Σ_{L∪{t}} ε_i`` can only go down, and the final
+allocation is always passed through the verifier.
+
+**Stays as events** (``stays=``, trajectories only; docs/stays.md,
+:mod:`lmdk_core.engine.stay_events`): each stay is released once, from its centroid, as one
+landmark event of the condensed timeline, and its fixes publish that release; the
+verifier checks the grouped form of the theorem.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from lmdk_core.adaptive import adaptive_run
+from lmdk_core.adaptive.settings import AdaptiveSettings
+from lmdk_core.engine.allocation import allocate, scheme_info
+from lmdk_core.engine.stay_events import condense, condensed_points, stay_members
+from lmdk_core.engine.validation import (
+    InputError,
+    as_generator,
+    check_epsilon,
+    check_landmarks,
+)
+from lmdk_core.engine.verifier import Verdict, check_groups, verify
+from lmdk_core.mechanisms import Geometric, Laplace, Mechanism, PlanarLaplace
+from lmdk_core.mechanisms.planar_laplace import check_coordinates
+
+__all__ = [
+    "AdaptiveSettings",
+    "Release",
+    "numeric_mechanism",
+    "release",
+    "release_series",
+    "release_trajectory",
+]
+
+NUMERIC_MECHANISMS = {"laplace": Laplace, "geometric": Geometric}
+#: the noise samplers: "fast" (numpy, seeded, exploration) or "exact" (OpenDP)
+NOISE_CHOICES = ("fast", "exact")
+
+
+@dataclass
+class Release:
+    """A finished release and everything the UI/CLI shows about it.
+
+    ``epsilon_t`` is the budget actually spent (0 where approximated or withheld),
+    ``published[t]`` is True where a fresh noisy value was released from the raw data,
+    ``errors[t]`` the absolute error (metres for trajectories; NaN where withheld) and
+    ``expected_errors[t]`` the mechanism's expected error at ε_t (NaN off publications).
+    """
+
+    original: np.ndarray
+    released: np.ndarray
+    epsilon_t: np.ndarray
+    published: np.ndarray
+    verdict: Verdict
+    scheme: str
+    mechanism: str
+    epsilon: float
+    landmarks: np.ndarray
+    errors: np.ndarray
+    expected_errors: np.ndarray
+    planned_epsilon_t: np.ndarray = field(repr=False)
+    #: the noise sampler: "fast" (numpy's floating-point samplers) or "exact" (OpenDP)
+    noise: str = "fast"
+    #: stays released as one landmark event each (inclusive ranges); () = none
+    stays: tuple[tuple[int, int], ...] = ()
+
+    @property
+    def withheld(self) -> np.ndarray:
+        """Timestamps where nothing could be released (approximation before any release)."""
+        r = self.released
+        return np.isnan(r) if r.ndim == 1 else np.isnan(r).any(axis=1)
+
+    def metrics(self) -> dict[str, float]:
+        """Measured MAE/RMSE (over released timestamps), the expected error of the noisy
+        publications, and counts of published / approximated / withheld timestamps."""
+        ok = ~np.isnan(self.errors)
+        e = self.errors[ok]
+        pub = self.published
+        return {
+            "mae": float(e.mean()) if e.size else float("nan"),
+            "rmse": float(np.sqrt(np.mean(e**2))) if e.size else float("nan"),
+            "median_error": float(np.median(e)) if e.size else float("nan"),
+            "p95_error": float(np.percentile(e, 95)) if e.size else float("nan"),
+            "max_error": float(e.max()) if e.size else float("nan"),
+            "mae_published": float(self.errors[pub].mean()) if pub.any() else float("nan"),
+            "expected_mae_published": (
+                float(np.nanmean(self.expected_errors[pub])) if pub.any() else float("nan")
+            ),
+            "n_published": int(pub.sum()),
+            "n_approximated": int((~pub & ~self.withheld).sum()),
+            "n_withheld": int(self.withheld.sum()),
+        }
+
+
+def numeric_mechanism(name: str, sensitivity: float = 1.0,
+                      noise: str = "fast") -> Mechanism:
+    """The series mechanism called ``name`` ('laplace' or 'geometric'), with numpy's
+    samplers (``noise="fast"``) or OpenDP's exact ones (``noise="exact"``: the
+    mechanism's :meth:`~lmdk_core.mechanisms.base.Mechanism.exact`)."""
+    key = str(name).strip().lower()
+    if key not in NUMERIC_MECHANISMS:
+        raise InputError(
+            f"unknown mechanism {name!r} for a series; choose laplace or geometric"
+        )
+    if noise not in NOISE_CHOICES:
+        raise InputError(f"unknown noise sampler {noise!r}; choose exact or fast")
+    mech = NUMERIC_MECHANISMS[key](sensitivity)
+    return mech.exact() if noise == "exact" else mech
+
+
+def _hold(outs: np.ndarray, published: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """The released values: ``outs[k]`` (the publication at ``idx[k]``) from ``idx[k]`` to
+    the next publication, NaN before the first. One pass over the series (a running
+    count of publications used as an index), no mask or copy of the series."""
+    outs = np.asarray(outs, dtype=float)
+    T = published.size
+    if idx.size and idx[0] == 0:  # nothing withheld (always so for Adaptive)
+        which = np.cumsum(published, dtype=np.intp)
+        which -= 1
+        return outs.take(which, axis=0)
+    if not idx.size:
+        return np.full((T,) + outs.shape[1:], np.nan)
+    # publication count so far: 0 before the first, indexing a leading NaN row
+    lead = np.full((1,) + outs.shape[1:], np.nan)
+    return np.concatenate([lead, outs]).take(np.cumsum(published, dtype=np.intp), axis=0)
+
+
+def _adaptive(
+    values: np.ndarray,
+    landmarks: np.ndarray,
+    planned: np.ndarray,
+    mech: Mechanism,
+    gen: np.random.Generator,
+    settings: AdaptiveSettings,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The Adaptive release: released values, spent budgets, published flags (the
+    reference's outputs, :func:`lmdk_core.adaptive.reference.adaptive_reference`)."""
+    return _adaptive_release(values, landmarks, planned, mech, gen, settings)[:3]
+
+
+def _adaptive_release(
+    values: np.ndarray,
+    landmarks: np.ndarray,
+    planned: np.ndarray,
+    mech: Mechanism,
+    gen: np.random.Generator,
+    settings: AdaptiveSettings,
+):
+    """The Adaptive release as ``(released, spent, published, pub_t, pub_eps, errors)``
+    by the fastest variant that applies (:func:`lmdk_core.adaptive.adaptive_run`);
+    ``errors`` is None unless the variant measured them (the caller then does)."""
+    T = planned.size
+    if T and planned.min() != planned.max():
+        raise ValueError("the Adaptive release starts from a constant (Uniform) budget")
+    is_lm = np.zeros(T, dtype=bool)
+    is_lm[landmarks] = True
+    start = planned[0] if T else 0.0
+    kind, result = adaptive_run(values, is_lm, start, mech, gen, settings)
+    if kind == "release":
+        return result
+    return (*_assemble_parts(values.shape, T, *result), None)
+
+
+def _assemble_parts(shape: tuple, T: int, pub_t, pub_out, pub_eps):
+    """Released values (the last publication repeated), spent budgets, published flags,
+    and the published timestamps and their budgets as arrays.
+
+    ``pub_t`` are the published timestamps in increasing order (the first is 0)."""
+    published = np.zeros(T, dtype=bool)
+    eps = np.zeros(T)
+    idx = np.asarray(pub_t, dtype=np.intp)
+    pub_eps = np.asarray(pub_eps, dtype=float)
+    if not idx.size:
+        return np.full(shape, np.nan), eps, published, idx, pub_eps
+    published[idx] = True
+    eps[idx] = pub_eps
+    outs = np.asarray(pub_out, dtype=float).reshape((idx.size,) + tuple(shape[1:]))
+    return _hold(outs, published, idx), eps, published, idx, pub_eps
+
+
+def release(
+    values: ArrayLike,
+    landmarks: Iterable[int] | None,
+    epsilon: float,
+    scheme: str,
+    mechanism: Mechanism,
+    seed: int | np.random.Generator | None = None,
+    window: int | None = None,
+    adaptive: AdaptiveSettings | None = None,
+    stays: Iterable[tuple[int, int]] | None = None,
+) -> Release:
+    """Release ``values`` (T,) or trajectory rows (T, 2) under ``scheme`` with ``mechanism``.
+
+    ``stays`` (trajectories): inclusive ranges ``(start, end)``, each protected as one
+    landmark event (:func:`_release_stays`). Returns a :class:`Release` whose allocation
+    has been checked by the verifier.
+    """
+    x = np.asarray(values, dtype=float)
+    if x.ndim not in (1, 2) or x.shape[0] == 0:
+        raise InputError("there is nothing to release: the data are empty")
+    T = x.shape[0]
+    if stays is not None:
+        grp = check_groups(stays, T)
+        if grp:
+            return _release_stays(x, landmarks, epsilon, scheme, mechanism, seed, window,
+                                  adaptive, grp)
+    eps_total = check_epsilon(epsilon)
+    lm = check_landmarks(landmarks, T)
+    info = scheme_info(scheme)
+    planned = allocate(info.key, T, lm, eps_total, window)
+    # every planned share must lie in the mechanism's usable range (a share that
+    # underflowed to 0, or one whose noise scale overflows, is refused with the range);
+    # Adaptive only raises budgets, so checking its Uniform start covers its release.
+    # The checks read the smallest and largest share only (no copy of the allocation).
+    mechanism.check_budget(_fresh_range(planned, lm if info.key == "skip" else None))
+    gen = as_generator(seed)
+    errors = None  # measured below unless the release loop measured them
+    if info.key == "adaptive":
+        released, spent, published, idx, pub_eps, errors = _adaptive_release(
+            x, lm, planned, mechanism, gen, adaptive or AdaptiveSettings())
+    else:
+        published = planned > 0
+        if published.all():  # every timestamp fresh: no gathers, nothing to repeat
+            idx = None
+            spent = planned.copy()
+            pub_eps = spent
+            released = np.asarray(mechanism.perturb(x, spent, gen), dtype=float)
+            released = released.reshape(x.shape)
+        else:
+            idx = np.flatnonzero(published)
+            spent = np.where(published, planned, 0.0)
+            pub_eps = spent[idx]
+            outs = mechanism.perturb(x[idx], pub_eps, gen) if idx.size else x[idx]
+            released = _hold(outs, published, idx)
+    verdict = verify(spent, lm, eps_total)
+    if errors is None:
+        errors = _measure_errors(mechanism, released, x)
+    if idx is None:  # all published
+        expected = np.asarray(mechanism.expected_error(spent), dtype=float)
+    else:
+        expected = np.full(T, np.nan)
+        if idx.size:
+            expected[idx] = mechanism.expected_error(pub_eps)
+    return Release(
+        original=x,
+        released=released,
+        epsilon_t=spent,
+        published=published,
+        verdict=verdict,
+        scheme=info.key,
+        mechanism=mechanism.name,
+        epsilon=eps_total,
+        landmarks=lm,
+        errors=errors,
+        expected_errors=expected,
+        planned_epsilon_t=planned,
+        noise=getattr(mechanism, "noise", "fast"),
+    )
+
+
+def _release_stays(x: np.ndarray, landmarks, epsilon: float, scheme: str, mechanism,
+                   seed, window, adaptive, stays: tuple[tuple[int, int], ...]) -> Release:
+    """A trajectory release with every stay protected as one landmark event
+    (docs/stays.md).
+
+    The stays are condensed (:func:`lmdk_core.engine.stay_events.condense`): each becomes one
+    landmark timestamp holding its centroid; the other landmarks and the regular
+    timestamps stay as they are. The scheme releases the condensed trajectory as usual;
+    then every fix of a stay gets its stay's released point (post-processing, ε_t = 0)
+    and the stay's budget sits at its first fix. The allocation on the full timeline is
+    verified in the grouped form of the theorem, ``Σ_{g ∩ (L∪{t}) ≠ ∅} ε_g ≤ ε``.
+    """
+    if x.ndim != 2 or mechanism.data_kind != "location":
+        raise InputError("stays as events are for trajectories (Planar Laplace); give a "
+                         "series' landmarks as timestamps")
+    T = x.shape[0]
+    eps_total = check_epsilon(epsilon)
+    lm = np.union1d(check_landmarks(landmarks, T), stay_members(stays)).astype(int)
+    cond = condense(T, stays)
+    rc = release(condensed_points(x, cond), np.unique(cond.index[lm]), eps_total, scheme,
+                 mechanism, seed, window, adaptive)
+    idx = cond.index
+    released = rc.released[idx]
+    spent = np.zeros(T)
+    spent[cond.rep] = rc.epsilon_t
+    planned = np.zeros(T)
+    planned[cond.rep] = rc.planned_epsilon_t
+    published = np.zeros(T, dtype=bool)
+    published[cond.rep] = rc.published
+    expected = np.full(T, np.nan)
+    expected[cond.rep] = rc.expected_errors
+    return Release(
+        original=x,
+        released=released,
+        epsilon_t=spent,
+        published=published,
+        verdict=verify(spent, lm, eps_total, groups=stays),
+        scheme=rc.scheme,
+        mechanism=rc.mechanism,
+        epsilon=eps_total,
+        landmarks=lm,
+        errors=_measure_errors(mechanism, released, x),
+        expected_errors=expected,
+        planned_epsilon_t=planned,
+        noise=rc.noise,
+        stays=stays,
+    )
+
+
+def _measure_errors(mechanism, released: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Each timestamp's error ``d(released_t, x_t)``, NaN where withheld (nothing released
+    yet). The distance of a NaN is NaN, so a series needs no mask; trajectory rows are
+    masked only when some are withheld."""
+    if x.ndim == 1:
+        return np.asarray(mechanism.distance(released, x), dtype=float)
+    withheld = np.isnan(released).any(axis=1)
+    if withheld.any():
+        errors = np.full(x.shape[0], np.nan)
+        if not withheld.all():
+            errors[~withheld] = mechanism.distance(released[~withheld], x[~withheld])
+        return errors
+    return np.asarray(mechanism.distance(released, x), dtype=float)
+
+
+def _fresh_range(planned: np.ndarray, skipped: np.ndarray | None) -> np.ndarray:
+    """The smallest and largest planned share outside ``skipped`` (the landmarks Skip
+    does not publish), as a 2-element array; empty when every timestamp is skipped.
+
+    Every mechanism's budget check depends on these two only (the smallest against the
+    usable range, finiteness and sign), so it is the check of the whole allocation."""
+    if skipped is None or not skipped.size:
+        return np.array([planned.min(), planned.max()])
+    fresh = np.ones(planned.size, dtype=bool)
+    fresh[skipped] = False
+    if not fresh.any():
+        return np.zeros(0)
+    return np.array([planned.min(where=fresh, initial=np.inf),
+                     planned.max(where=fresh, initial=-np.inf)])
+
+
+def release_series(
+    values: ArrayLike,
+    landmarks: Iterable[int] | None,
+    epsilon: float,
+    scheme: str,
+    mechanism: str = "laplace",
+    sensitivity: float = 1.0,
+    seed: int | np.random.Generator | None = None,
+    window: int | None = None,
+    adaptive: AdaptiveSettings | None = None,
+    noise: str = "fast",
+) -> Release:
+    """Release a numeric series with the Laplace or Geometric mechanism, its noise drawn
+    by numpy (``noise="fast"``, reproducible from ``seed``) or by OpenDP's exact samplers
+    (``noise="exact"``, OS entropy: ``seed`` then only drives Adaptive's sampling)."""
+    try:
+        x = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError("the series values must be numbers") from None
+    if x.ndim != 1:
+        raise InputError("a series is one column of numbers")
+    if not np.all(np.isfinite(x)):
+        bad = int(np.flatnonzero(~np.isfinite(x))[0])
+        raise InputError(f"the series has a missing or infinite value at t={bad}")
+    mech = numeric_mechanism(mechanism, sensitivity, noise)
+    mech.check_values(x)
+    return release(x, landmarks, epsilon, scheme, mech, seed, window, adaptive)
+
+
+def release_trajectory(
+    lat: ArrayLike,
+    lon: ArrayLike,
+    landmarks: Iterable[int] | None,
+    epsilon: float,
+    radius: float,
+    scheme: str,
+    seed: int | np.random.Generator | None = None,
+    window: int | None = None,
+    adaptive: AdaptiveSettings | None = None,
+    stays: Iterable[tuple[int, int]] | None = None,
+) -> Release:
+    """Release a trajectory with Planar Laplace (protection radius ``radius`` metres);
+    errors are displacements in metres. ``stays``: ranges protected as one landmark
+    event each (docs/stays.md)."""
+    la, lo = check_coordinates(lat, lon)
+    mech = PlanarLaplace(radius)
+    points = np.column_stack([la, lo])
+    return release(points, landmarks, epsilon, scheme, mech, seed, window, adaptive, stays)

@@ -1,0 +1,121 @@
+"""Stays as landmark events: one release per stay, whatever the number of its fixes.
+
+A stay (Li et al., ACM GIS 2008; :mod:`lmdk_core.landmarks.discovery`) is a range of timestamps
+``start..end`` of one visit. Protected as **one landmark event** (docs/stays.md):
+
+* one Planar Laplace release (Andrés et al., CCS 2013) is made for the whole stay, of
+  the stay's centroid ``c = mean(x_start … x_end)``, at the stay's budget ε_g;
+* every fix of the stay publishes that same released point (post-processing: it reads
+  no raw data and spends ε_t = 0).
+
+If every fix of a stay may move by up to r metres (the protection radius), the
+centroid moves by at most r (``‖mean(x') − mean(x)‖ ≤ mean‖x'_i − x_i‖ ≤ max‖x'_i −
+x_i‖``), so the one release is ε_g-geo-indistinguishable for the whole stay, and the
+landmark-privacy theorem (Katsomallos et al., CODASPY 2022) holds in its grouped form
+``Σ_{g ∩ (L∪{t}) ≠ ∅} ε_g ≤ ε`` (:func:`lmdk_core.engine.verifier.verify` with ``groups``).
+
+The release is computed on the *condensed* timeline — every stay collapsed to one
+timestamp holding its centroid, a landmark — with the ordinary schemes, and expanded
+back (:func:`condense`). So Uniform gives ε/(n+1) where n counts landmark *events*
+(stays plus single landmark fixes), not fixes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from lmdk_core.engine.validation import parse_landmark_ranges
+from lmdk_core.engine.verifier import check_groups
+
+__all__ = [
+    "STAY_MODES",
+    "Condensed",
+    "centroid",
+    "condense",
+    "condensed_points",
+    "format_stays",
+    "parse_stays",
+    "stay_members",
+]
+
+#: how accepted stays are protected: one event each (default) or every fix a landmark
+STAY_MODES = {
+    "event": "one landmark event per stay (one release, its fixes publish it)",
+    "fixes": "every fix of the stay a landmark of its own (the cost grows with the fixes)",
+}
+
+
+def centroid(lat: ArrayLike, lon: ArrayLike) -> tuple[float, float]:
+    """Mean position of a stay's fixes: ``(mean lat, mean lon)``, longitudes averaged
+    relative to the first one so that a stay straddling the antimeridian stays in place.
+
+    Within a stay (a few hundred metres) latitude and longitude are affine in local
+    east/north metres to a relative error below 1e-6, so this is the planar mean of
+    the fixes (docs/stays.md, "Sensitivity of the centroid")."""
+    la = np.asarray(lat, dtype=float)
+    lo = np.asarray(lon, dtype=float)
+    rel = (lo - lo[0] + 180.0) % 360.0 - 180.0
+    c_lon = (lo[0] + rel.mean() + 180.0) % 360.0 - 180.0
+    return float(la.mean()), float(c_lon)
+
+
+@dataclass(frozen=True)
+class Condensed:
+    """The timeline with every stay collapsed to one timestamp.
+
+    ``rep[k]`` is the full timestamp that condensed timestamp k stands for (a stay's
+    first fix, or a timestamp outside every stay); ``index[t]`` is the condensed
+    timestamp of full timestamp t (all the fixes of a stay share one)."""
+
+    length: int
+    stays: tuple[tuple[int, int], ...]
+    rep: np.ndarray
+    index: np.ndarray
+
+    @property
+    def condensed_length(self) -> int:
+        """Number of condensed timestamps T' = T − Σ(|stay| − 1)."""
+        return int(self.rep.size)
+
+
+def condense(length: int, stays: Iterable[tuple[int, int]]) -> Condensed:
+    """The condensed timeline of ``length`` timestamps with ``stays`` (inclusive ranges,
+    disjoint; checked by :func:`lmdk_core.engine.verifier.check_groups`)."""
+    grp = check_groups(stays, length)
+    keep = np.ones(length, dtype=bool)
+    for a, b in grp:
+        keep[a + 1:b + 1] = False
+    index = np.cumsum(keep) - 1
+    return Condensed(length, grp, np.flatnonzero(keep), index.astype(np.intp))
+
+
+def condensed_points(points: np.ndarray, cond: Condensed) -> np.ndarray:
+    """The condensed trajectory (T', 2): every stay's centroid at its condensed
+    timestamp, every other point as it is."""
+    x = np.asarray(points, dtype=float)
+    out = x[cond.rep].copy()
+    for a, b in cond.stays:
+        out[cond.index[a]] = centroid(x[a:b + 1, 0], x[a:b + 1, 1])
+    return out
+
+
+def stay_members(stays: Iterable[tuple[int, int]]) -> np.ndarray:
+    """Every timestamp of the stays, sorted."""
+    parts = [np.arange(a, b + 1) for a, b in stays]
+    return np.concatenate(parts).astype(int) if parts else np.zeros(0, dtype=int)
+
+
+def parse_stays(text: str | None) -> list[tuple[int, int]]:
+    """Parse stays written as ranges ``"10-50,80-120"`` (inclusive; ``"7"`` is the stay
+    of one fix); ``""`` or None means none. The same syntax as landmarks
+    (:func:`lmdk_core.engine.validation.parse_landmark_ranges`)."""
+    return parse_landmark_ranges(text, what="stay")
+
+
+def format_stays(stays: Iterable[tuple[int, int]]) -> str:
+    """``"10-50,80-120"``: the form :func:`parse_stays` reads."""
+    return ",".join(f"{a}-{b}" for a, b in stays)

@@ -1,0 +1,238 @@
+"""Parameter validation shared by every part of the engine.
+
+Every check raises :class:`InputError` with a message that says what is wrong and
+how to fix it. The CLI turns it into exit status 2 and one line on stderr; the app
+turns it into ``st.error``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+import numpy as np
+
+from lmdk_core.engine.quoting import quote_user_text, quote_user_value
+
+__all__ = [
+    "budget_below",
+    "MAX_LENGTH",
+    "InputError",
+    "as_generator",
+    "check_epsilon",
+    "check_epsilon_array",
+    "check_landmarks",
+    "check_length",
+    "check_positive",
+    "describe_budget",
+    "parse_landmarks",
+]
+
+
+class InputError(ValueError):
+    """Bad input from a user: the message is meant to be shown as is."""
+
+
+#: largest number of timestamps a length argument may ask for (``lmdk allocate``,
+#: ``leakage``, ``calibrate``, ``dummies``); uploads have their own, smaller row limit.
+#: One million float budgets are 8 MB; 10⁹ would need 8 GB and ended in MemoryError.
+MAX_LENGTH = 1_000_000
+
+
+def check_length(length: int, name: str = "the series length") -> int:
+    """A number of timestamps T: a whole number in ``1..MAX_LENGTH``."""
+    if isinstance(length, bool) or not isinstance(length, (int, np.integer)) or length < 1:
+        raise InputError(f"{name} must be a whole number, at least 1, got {length!r}")
+    if length > MAX_LENGTH:
+        raise InputError(f"{name} is {int(length):,} timestamps; the limit is {MAX_LENGTH:,}")
+    return int(length)
+
+
+def check_positive(value: float, name: str) -> float:
+    """Return ``value`` as a float if it is finite and > 0, else raise InputError."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be a number, got {quote_user_value(value)}") from None
+    if not np.isfinite(x) or x <= 0:
+        raise InputError(f"{name} must be a finite number greater than 0, got "
+                         f"{quote_user_value(value)}")
+    return x
+
+
+def budget_below(epsilon: float | Iterable[float], floor: float) -> float | None:
+    """The smallest budget of ``epsilon`` when it is below ``floor`` (the bottom of a
+    mechanism's usable range), else None. NaN and infinities are left to
+    :func:`check_epsilon_array`."""
+    eps = np.atleast_1d(np.asarray(epsilon, dtype=float))
+    if eps.size == 0:
+        return None
+    lo = float(np.min(eps))
+    return lo if np.isfinite(lo) and lo < floor else None
+
+
+def describe_budget(epsilon_t: float) -> str:
+    """``"ε_t = 1e-13"`` for a range message; says so when a share underflowed to 0."""
+    if epsilon_t == 0:
+        return "ε_t = 0 (the scheme's share of ε is below the smallest float)"
+    return f"ε_t = {epsilon_t:.3g}"
+
+
+def check_epsilon(epsilon: float, name: str = "epsilon") -> float:
+    """The total privacy budget ε: a finite number > 0."""
+    return check_positive(epsilon, name)
+
+
+def check_epsilon_array(
+    epsilon: float | Iterable[float],
+    length: int | None = None,
+    *,
+    allow_zero: bool = False,
+    name: str = "epsilon",
+) -> np.ndarray:
+    """A per-element budget: a scalar (broadcast to ``length``) or one value per element.
+
+    Values must be finite and > 0 (or >= 0 with ``allow_zero``, 0 meaning "nothing
+    released from the raw data").
+    """
+    try:
+        eps = np.asarray(epsilon, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be numbers, got {quote_user_value(epsilon)}") from None
+    if eps.ndim > 1:
+        raise InputError(f"{name} must be a number or a 1-D list of numbers")
+    if length is not None:
+        if eps.ndim == 0:
+            eps = np.full(length, float(eps))
+        elif eps.shape[0] != length:
+            raise InputError(
+                f"{name} has {eps.shape[0]} values but the data have {length}; "
+                "give one value per element or a single number"
+            )
+    if not eps.size:
+        return eps
+    # the smallest and largest value decide every check (NaN propagates through both):
+    # two passes over the array and no temporary mask
+    lo, hi = eps.min(), eps.max()
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        raise InputError(f"{name} must be finite (no NaN or infinity)")
+    if allow_zero:
+        if lo < 0:
+            raise InputError(f"{name} must be >= 0 everywhere")
+    elif lo <= 0:
+        raise InputError(f"{name} must be greater than 0 (got {float(lo):g})")
+    return eps
+
+
+def check_landmarks(landmarks: Iterable[int] | None, length: int) -> np.ndarray:
+    """Landmark timestamps as a sorted array of unique 0-based indices in ``0..length-1``."""
+    if landmarks is None:
+        return np.zeros(0, dtype=int)
+    raw = list(landmarks)
+    if not raw:
+        return np.zeros(0, dtype=int)
+    arr = np.asarray(raw)
+    if arr.dtype.kind == "f":
+        if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
+            raise InputError("landmarks must be whole numbers (0-based timestamps)")
+        arr = arr.astype(int)
+    elif arr.dtype.kind not in "iu":
+        raise InputError(f"landmarks must be whole numbers (0-based timestamps), got "
+                         f"{quote_user_value(raw)}")
+    bad = arr[(arr < 0) | (arr >= length)]
+    if bad.size:
+        raise InputError(
+            f"landmark {int(bad[0])} is outside the series: timestamps run from 0 to {length - 1}"
+        )
+    return np.unique(arr)
+
+
+#: The one landmark syntax of the CLI options (``--landmarks``, ``--stays``), the app's
+#: landmark entries and the docs: comma-separated 0-based timestamps and inclusive ranges
+#: (``-``, ``–`` or ``..`` between the ends); ``t=12`` is read as 12.
+LANDMARK_SYNTAX = "0-based timestamps and inclusive ranges like 3,7,10-20"
+_LANDMARK_PART = re.compile(r"^\s*(?:t\s*=\s*)?(\d+)\s*(?:(?:-|–|\.\.)\s*(?:t\s*=\s*)?(\d+))?\s*$")
+
+
+def parse_landmark_ranges(text: str | None, what: str = "landmark") -> list[tuple[int, int]]:
+    """Parse the landmark syntax (:data:`LANDMARK_SYNTAX`) into inclusive ranges
+    ``(first, last)`` in the order written (``"7"`` is ``(7, 7)``); ``""`` or None means
+    none. ``what`` names an entry in messages ('landmark', 'stay')."""
+    if text is None or not str(text).strip():
+        return []
+    out: list[tuple[int, int]] = []
+    for part in str(text).split(","):
+        if not part.strip():
+            continue
+        m = _LANDMARK_PART.match(part)
+        if m is None:
+            raise InputError(f"{what} {quote_user_text(part.strip())} is not a range of "
+                             f"timestamps or a whole number; write {LANDMARK_SYNTAX}")
+        a = int(m.group(1))
+        b = int(m.group(2)) if m.group(2) is not None else a
+        if b < a:
+            raise InputError(f"{what} {a}-{b} ends before it starts; write first-last, "
+                             "e.g. 10-20")
+        out.append((a, b))
+    return out
+
+
+def parse_landmarks(text: str | None, length: int | None = None) -> list[int]:
+    """Parse the landmark syntax (:data:`LANDMARK_SYNTAX`, e.g. ``"3,7,271-295"``) into
+    timestamps, ranges expanded; ``""`` (or None) means no landmarks. With ``length``
+    every timestamp must lie in ``0..length-1``; a range longer than
+    :data:`MAX_LENGTH` is refused before it is expanded."""
+    where = "" if length is None else f"; the data's timestamps run from 0 to {length - 1}"
+    out: list[int] = []
+    for a, b in parse_landmark_ranges(text):
+        if length is not None and b >= length:
+            what = f"timestamp {a}" if a == b else f"range {a}-{b}"
+            raise InputError(f"landmark {what} is outside the data{where}")
+        if b - a + 1 > MAX_LENGTH:
+            raise InputError(f"the landmark range {a}-{b} is longer than {MAX_LENGTH:,} "
+                             "timestamps")
+        out.extend(range(a, b + 1))
+    return out
+
+
+def parse_landmark_entry(entry: object, length: int, data_name: str = "data") -> list[int]:
+    """The landmarks of one entry of an app's landmark picker: an int t, a run
+    ``(first, last)`` (a chip), or typed text in the landmark syntax
+    (:data:`LANDMARK_SYNTAX`: ``12``, ``t=12``, ``271-295``, ``3,7``), optionally followed
+    by the label the app shows after ``·`` (``12 · Mon 08:00``). Every timestamp must lie
+    in ``0..length-1``; ``data_name`` ('series', 'track') names the data in messages."""
+    if isinstance(entry, (bool, np.bool_)):
+        raise InputError(f"{entry!r} is not a timestamp")
+    if isinstance(entry, (int, np.integer)):
+        text = str(int(entry))
+    elif isinstance(entry, tuple) and len(entry) == 2:
+        text = f"{int(entry[0])}-{int(entry[1])}"
+    else:
+        text = str(entry).split("·", 1)[0]
+    try:
+        ranges = parse_landmark_ranges(text)
+    except InputError:
+        raise InputError(f"{quote_user_text(str(entry))} is not a timestamp: write "
+                         f"{LANDMARK_SYNTAX}") from None
+    for a, b in ranges:
+        if b >= length:
+            what = f"t = {b}" if a == b else f"{a}-{b}"
+            raise InputError(f"{what} is outside the {data_name} (t from 0 to {length - 1})")
+    out = [t for a, b in ranges for t in range(a, b + 1)]
+    if not out:
+        raise InputError(f"{quote_user_text(str(entry))} is not a timestamp: write "
+                         f"{LANDMARK_SYNTAX}")
+    return out
+
+
+def as_generator(seed: int | np.random.Generator | None) -> np.random.Generator:
+    """A ``numpy.random.Generator`` from a seed (int or None) or an existing generator."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is None:
+        return np.random.default_rng()
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise InputError(f"seed must be a whole number, got {quote_user_value(seed)}")
+    if seed < 0:
+        raise InputError(f"seed must be >= 0, got {seed}")
+    return np.random.default_rng(int(seed))

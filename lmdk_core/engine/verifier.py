@@ -1,0 +1,238 @@
+"""The one verifier of the landmark-privacy theorem.
+
+**Theorem (landmark privacy; Katsomallos et al., CODASPY 2022; docs/definitions.md).** A
+release made of independent per-timestamp ε_t-DP mechanisms satisfies landmark ε-privacy
+if for every timestamp t::
+
+    Σ_{i ∈ L ∪ {t}} ε_i  <=  ε
+
+(landmarks compose with each other and with the current timestamp; regular
+timestamps never compose with each other). The condition is **sufficient**; it is also
+necessary only when every mechanism's ε_t is tight (no smaller ε'_t would do, as for
+Laplace noise of scale Δf/ε_t on a query whose sensitivity Δf is attained): a
+"NOT landmark-private" verdict means the theorem does not certify the allocation, not
+that an attack exists. Every allocation the engine releases or the app shows goes
+through :func:`verify`.
+
+**Smallest budget.** :func:`verify` refuses a total ε below :data:`EPSILON_MIN` (1e-300,
+the bottom of the Laplace mechanism's usable range at Δf = 1, below which no release is
+made): there the budgets are at the bottom of the floating-point range, and a rounding
+allowance of a few ulps would no longer be a small fraction of ε (at ε = 5e-324 one ulp
+*is* ε). For every accepted ε the allowance is at most ``4·n·2⁻⁵²·ε``.
+
+
+**Grouped form (stays as events; docs/stays.md).** When one mechanism reads several
+timestamps — a stay released once, from its fixes — those timestamps form a *group* g
+whose budget ε_g is the sum of the ε_i spent inside it, and the theorem's sum runs over
+the groups that L ∪ {t} touches::
+
+    Σ_{g : g ∩ (L ∪ {t}) ≠ ∅} ε_g  <=  ε
+
+Every timestamp outside the given groups is a group of its own, so without groups this
+is the per-timestamp form above.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from lmdk_core.engine.validation import (
+    InputError,
+    check_epsilon,
+    check_epsilon_array,
+    check_landmarks,
+)
+
+__all__ = ["EPSILON_MIN", "Verdict", "verify", "landmark_totals", "grouped_totals",
+           "check_groups", "tolerance", "TOLERANCE_ULPS"]
+
+#: ulps of ε allowed per term of the theorem's sum (see :func:`tolerance`).
+TOLERANCE_ULPS = 4
+#: the smallest total ε the verifier judges (see the module docstring)
+EPSILON_MIN = 1e-300
+
+
+def tolerance(epsilon: float, terms: int) -> float:
+    """Rounding allowance of the test ``Σ_{i∈L∪{t}} ε_i <= ε`` for a sum of ``terms``
+    budgets: ``TOLERANCE_ULPS · terms · ulp(ε)`` (``ulp = numpy.spacing``).
+
+    **Derivation.** Let u = 2⁻⁵³ be the unit roundoff. Every quantity the engine rounds
+    while building and summing an allocation (a share ε/(|L|+1), Adaptive's
+    ``ε_j += b/(k+1)``, a partial sum) is at most about ε, so each rounding moves it by at
+    most ``u·|value| ≤ ulp(ε)`` (``ulp(ε) ≥ u·ε`` for normal ε; for subnormal ε the error
+    of a rounding is at most half a subnormal spacing, also ≤ ulp(ε)). With n = |L∪{t}|
+    terms:
+
+    * building the terms: each share ε/(|L|+1) is one rounding (total error ≤ u·ε over
+      all n terms, as the exact shares sum to ≤ ε); each landmark whose share b Adaptive
+      hands on adds one division and one addition per recipient, whose errors are
+      relative to the recipients' budgets, hence ≤ 2u·ε per handed-on share and at most
+      |L| < n such shares;
+    * summing n non-negative terms in any order (numpy's pairwise sum, then ``+ ε_t``):
+      ≤ (n−1)·u·Σ (Higham, *Accuracy and Stability of Numerical Algorithms*, §4.2),
+      plus one rounding of the final addition.
+
+    So an allocation whose exact shares satisfy the theorem has a computed total of at
+    most ε·(1 + 3n·u) + O(u²), below ``ε + 4·n·ulp(ε)``. Anything larger is a real
+    overshoot: with ε = 1 and one landmark (n = 2) the allowance is 8 ulps ≈ 1.8e-15, so
+    ``0.5 + 0.5000000009`` (overshoot 9e-10) is **not** private, while ε/3 + ε/3 + ε/3 and
+    every Uniform / Skip / Adaptive allocation is (property-tested at many ε and |L|).
+    """
+    return float(TOLERANCE_ULPS * max(int(terms), 1) * np.spacing(abs(float(epsilon))))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Outcome of :func:`verify`.
+
+    ``totals[t] = Σ_{i∈L∪{t}} ε_i``, ``slack[t] = ε - totals[t]`` (negative where the
+    theorem is violated); ``worst_timestamp`` is the first t with the largest total.
+    ``tolerance`` is the rounding allowance of :func:`tolerance` for |L|+1 terms: a
+    total counts as within budget when it is ``<= ε + tolerance``.
+    """
+
+    private: bool
+    worst_timestamp: int
+    worst_total: float
+    epsilon: float
+    totals: np.ndarray
+    slack: np.ndarray
+    landmarks: np.ndarray
+    tolerance: float = 0.0
+    #: the groups (inclusive ranges start..end) each read by one mechanism; () = none
+    groups: tuple[tuple[int, int], ...] = ()
+
+    @property
+    def violations(self) -> np.ndarray:
+        """Timestamps whose total exceeds ε (beyond the tolerance)."""
+        return np.flatnonzero(self.totals > self.epsilon + self.tolerance)
+
+    def summary(self) -> str:
+        """One plain-language sentence for a badge or a log line."""
+        t, tot = self.worst_timestamp, self.worst_total
+        if self.private:
+            return (
+                f"Landmark-private: the largest total Σ over L∪{{t}} is {tot:.4g} "
+                f"(at t={t}) ≤ ε = {self.epsilon:.4g}"
+            )
+        n = self.violations.size
+        return (
+            f"NOT landmark-private: at t={t} the landmarks plus t spend {tot:.4g} > "
+            f"ε = {self.epsilon:.4g} ({n} timestamp{'s' if n != 1 else ''} over budget)"
+        )
+
+    def to_dict(self) -> dict:
+        """The CLI's JSON keys."""
+        return {
+            "landmark_private": bool(self.private),
+            "worst_timestamp": int(self.worst_timestamp),
+            "worst_total": float(self.worst_total),
+        }
+
+
+def landmark_totals(epsilon_t: ArrayLike, landmarks: Iterable[int]) -> np.ndarray:
+    """``Σ_{i∈L∪{t}} ε_i`` for every t, in O(T): the landmark sum plus ε_t off L."""
+    eps = np.asarray(epsilon_t, dtype=float)
+    lm = landmarks if isinstance(landmarks, np.ndarray) else np.asarray(list(landmarks))
+    lm = lm.astype(int, copy=False)
+    lsum = float(eps[lm].sum()) if lm.size else 0.0
+    totals = eps.copy()  # ε_t off L (0 on L) plus the landmark sum, in place
+    if lm.size:
+        totals[lm] = 0.0
+    totals += lsum
+    return totals
+
+
+def check_groups(groups: Iterable[tuple[int, int]] | None,
+                 length: int) -> tuple[tuple[int, int], ...]:
+    """Groups as sorted, disjoint inclusive ranges ``(start, end)`` inside ``0..length-1``
+    (a group of one timestamp is allowed); anything else is an :class:`InputError`."""
+    if groups is None:
+        return ()
+    out: list[tuple[int, int]] = []
+    for g in groups:
+        try:
+            a, b = (int(v) for v in g)
+        except (TypeError, ValueError):
+            raise InputError(f"a stay must be a range start-end of timestamps, got {g!r}"
+                             ) from None
+        if not 0 <= a <= b < length:
+            raise InputError(f"stay {a}-{b} is not a range of timestamps 0 to {length - 1} "
+                             "(start <= end)")
+        out.append((a, b))
+    out.sort()
+    for (a0, b0), (a1, b1) in zip(out, out[1:], strict=False):
+        if a1 <= b0:
+            raise InputError(f"stays {a0}-{b0} and {a1}-{b1} overlap; a timestamp belongs "
+                             "to one stay at most")
+    return tuple(out)
+
+
+def grouped_totals(epsilon_t: ArrayLike, landmarks: Iterable[int],
+                   groups: Iterable[tuple[int, int]]) -> np.ndarray:
+    """``Σ_{g ∩ (L∪{t}) ≠ ∅} ε_g`` for every t, in O(T + |groups|).
+
+    ``groups`` are disjoint inclusive ranges (see :func:`check_groups`); every other
+    timestamp is its own group. ``ε_g`` is the sum of ``epsilon_t`` over g. With no
+    groups this is :func:`landmark_totals`."""
+    eps = np.asarray(epsilon_t, dtype=float)
+    T = eps.size
+    gid = np.arange(T)  # each timestamp's group, named by its first timestamp
+    for a, b in groups:
+        gid[a:b + 1] = a
+    g_eps = np.bincount(gid, weights=eps, minlength=T)  # ε_g at the group's first t
+    lm = landmarks if isinstance(landmarks, np.ndarray) else np.asarray(list(landmarks))
+    hit = np.zeros(T, dtype=bool)  # groups touched by L
+    if lm.size:
+        hit[gid[lm.astype(int, copy=False)]] = True
+    lsum = float(g_eps[hit].sum())
+    own = g_eps[gid]
+    return lsum + np.where(hit[gid], 0.0, own)
+
+
+def verify(epsilon_t: ArrayLike, landmarks: Iterable[int] | None, epsilon: float,
+           groups: Iterable[tuple[int, int]] | None = None) -> Verdict:
+    """Check an allocation ``epsilon_t`` (one ε_i >= 0 per timestamp) against the
+    landmark-privacy theorem for landmark set ``landmarks`` and total budget ``epsilon``.
+
+    ``groups`` (optional): inclusive ranges ``(start, end)`` of timestamps each read by
+    one mechanism (a stay released once; docs/stays.md). The theorem is then checked in
+    its grouped form (module docstring): a group counts with its whole budget as soon
+    as L ∪ {t} touches it.
+    """
+    eps_total = check_epsilon(epsilon)
+    if eps_total < EPSILON_MIN:
+        raise InputError(f"ε = {eps_total:.4g} is below the smallest total budget the "
+                         f"verifier judges, {EPSILON_MIN:g} (no release is made below it; "
+                         "the rounding allowance would be as large as ε): raise ε")
+    eps = check_epsilon_array(epsilon_t, allow_zero=True, name="allocation")
+    if eps.ndim != 1 or eps.size == 0:
+        raise InputError("the allocation must hold one budget per timestamp (at least one)")
+    lm = check_landmarks(landmarks, eps.size)
+    grp = check_groups(groups, eps.size)
+    if grp:
+        totals = grouped_totals(eps, lm, grp)
+        # the timestamps of the groups L touches (each holds a landmark: at most |L| plus
+        # the groups' other members) and of t's group: at most |L| + 1 + 2·Σ(|g| − 1)
+        terms = lm.size + 1 + 2 * sum(b - a for a, b in grp)
+    else:
+        totals = landmark_totals(eps, lm)
+        terms = lm.size + 1  # |L ∪ {t}| <= |L| + 1 terms at every t
+    worst = int(np.argmax(totals))
+    worst_total = float(totals[worst])
+    tol = tolerance(eps_total, terms)
+    return Verdict(
+        private=bool(worst_total <= eps_total + tol),
+        worst_timestamp=worst,
+        worst_total=worst_total,
+        epsilon=eps_total,
+        totals=totals,
+        slack=eps_total - totals,
+        landmarks=lm,
+        tolerance=tol,
+        groups=grp,
+    )

@@ -1,0 +1,3 @@
+"""The Learn page's small, exact, seeded examples (no streamlit): :mod:`.lessons`.
+See ``docs/architecture.md``.
+"""

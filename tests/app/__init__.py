@@ -1,0 +1,2 @@
+"""App tests: the Streamlit pages run headless with streamlit.testing (AppTest).
+"""

@@ -1,0 +1,199 @@
+"""The ``lmdk`` command starts fast: sub-commands that need no pandas do not import it.
+
+Whole-process start-up times are printed by ``benchmarks/bench_cli.py`` (no wall-clock
+assertion here); the deterministic proxy tested here is ``sys.modules``: importing
+``lmdk_core.cli``, building the parser and parsing any command line loads none of
+pandas, scipy, numba, streamlit or plotly, and running ``loss``, ``leakage``,
+``supremum``, ``calibrate``, ``allocate`` and ``check`` on small inputs loads none of
+pandas, scipy, numba (its kernels pay only for large matrices and long recursions),
+dask, opendp, streamlit or plotly.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from tests.conftest import ROOT
+
+HEAVY = ("pandas", "scipy", "numba", "llvmlite", "dask", "distributed", "opendp",
+         "streamlit", "plotly", "gpxpy", "pyproj")
+
+# One argv per sub-command that must start without pandas (and one per other command,
+# which must at least *parse* without it).
+FAST_COMMANDS = {
+    "loss": ["loss", "--matrix", "{P}", "--alpha", "0.5,1", "--json"],
+    "leakage": ["leakage", "--backward", "{P}", "--epsilon", "0.5", "--length", "6",
+                "--landmarks", "1,4", "--json"],
+    "leakage --allocation": ["leakage", "--backward", "{P}", "--allocation", "{EPS_TABLE}",
+                             "--json"],
+    "supremum": ["supremum", "--matrix", "{P}", "--epsilon", "0.2", "--json"],
+    "calibrate": ["calibrate", "--matrix", "{P}", "--target", "2", "--json"],
+    "calibrate --scheme": ["calibrate", "--matrix", "{P}", "--target", "2", "--length", "6",
+                           "--landmarks", "1,4", "--scheme", "uniform", "--json"],
+    "allocate": ["allocate", "--length", "6", "--landmarks", "1,4", "--epsilon", "1",
+                 "--json"],
+    "check": ["check", "--allocation", "{EPS}", "--landmarks", "1", "--epsilon", "1",
+              "--json"],
+    "check (table)": ["check", "--allocation", "{EPS_TABLE}", "--landmarks", "1",
+                      "--epsilon", "1", "--json"],
+}
+PARSE_ONLY = [
+    ["release", "--input", "x.csv", "--epsilon", "1"],
+    ["geo-release", "--input", "x.gpx", "--epsilon", "1", "--output", "o.csv"],
+    ["dummies", "--length", "10", "--epsilon", "1"],
+    ["suggest", "--input", "x.csv"],
+    ["report", "--config", "c.json", "--output", "r.html"],
+    ["explore", "--headless"],
+]
+
+_PROBE = textwrap.dedent("""
+    import json, sys
+    import lmdk_core.cli as cli
+    argvs = json.loads(sys.argv[1])
+    run = sys.argv[2] == "run"
+    parser = cli.build_parser()
+    codes = []
+    for argv in argvs:
+        if run:
+            codes.append(cli.main(argv))
+        else:
+            parser.parse_args(argv)
+    heavy = sorted({m.split(".")[0] for m in sys.modules} & set(json.loads(sys.argv[3])))
+    print(json.dumps({"codes": codes, "heavy": heavy}))
+""")
+
+
+def _probe(argvs: list[list[str]], mode: str) -> dict:
+    proc = subprocess.run(
+        [sys.executable, "-c", _PROBE, json.dumps(argvs), mode, json.dumps(HEAVY)],
+        capture_output=True, text=True, cwd=ROOT, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory) -> dict[str, str]:
+    d = tmp_path_factory.mktemp("startup")
+    (d / "P.csv").write_text("0.8,0.2,0\n0.1,0.8,0.1\n0,0.3,0.7\n")
+    (d / "eps.csv").write_text("0.5\n0.5\n0.5\n")
+    (d / "eps_table.csv").write_text(
+        "t,epsilon_t\n0,0.25\n1,0.25\n2,0.25\n3,0.25\n4,0.25\n5,0.25\n")
+    return {"P": str(d / "P.csv"), "EPS": str(d / "eps.csv"),
+            "EPS_TABLE": str(d / "eps_table.csv")}
+
+
+def _fill(argv: list[str], files: dict[str, str]) -> list[str]:
+    return [a.format(**files) for a in argv]
+
+
+def test_parsing_every_command_imports_no_heavy_library(files):
+    argvs = [_fill(a, files) for a in FAST_COMMANDS.values()] + PARSE_ONLY
+    out = _probe(argvs, "parse")
+    assert out["heavy"] == [], f"parsing the lmdk command line imported {out['heavy']}"
+
+
+@pytest.mark.parametrize("name", list(FAST_COMMANDS))
+def test_fast_command_runs_without_heavy_libraries(name, files):
+    out = _probe([_fill(FAST_COMMANDS[name], files)], "run")
+    assert out["codes"] == [0], out
+    assert out["heavy"] == [], f"lmdk {name} imported {out['heavy']}"
+
+
+def test_numba_is_imported_only_where_a_kernel_runs():
+    """A 3-state loss function and a short recursion do not load numba; a 49-state
+    matrix (the pruned build) and a 2,000-step recursion do, and then use it."""
+    probe = textwrap.dedent("""
+        import json, sys
+        import numpy as np
+        from lmdk_core.leakage import LossFunction, smoothed_matrix, tpl
+        small = LossFunction(smoothed_matrix(3, 0.1))
+        tpl(np.full(1999, 0.1), small)
+        after_small = "numba" in sys.modules
+        tpl(np.full(2000, 0.1), small)
+        after_long = "numba" in sys.modules
+        big = LossFunction(smoothed_matrix(49, 0.1, "random", seed=1))
+        kernels = sys.modules["lmdk_core.leakage.kernels"]
+        print(json.dumps([after_small, after_long, big.stats.pairs_sorted < 49 * 48,
+                          hasattr(kernels.scan_rows, "py_func")]))
+    """)
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          cwd=ROOT, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    after_small, after_long, pruned, compiled = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert not after_small, "a 3-state loss function or a short recursion imported numba"
+    assert after_long, "a 2,000-step recursion no longer runs compiled"
+    assert pruned and compiled, "the 49-state build did not prune with compiled kernels"
+
+
+def test_importing_the_engine_package_imports_nothing_heavy():
+    proc = subprocess.run(
+        [sys.executable, "-c",
+         "import json, sys, lmdk_core; print(json.dumps(sorted({m.split('.')[0] "
+         "for m in sys.modules})))"],
+        capture_output=True, text=True, cwd=ROOT, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    loaded = set(json.loads(proc.stdout))
+    assert not loaded & {"numpy", *HEAVY}, loaded & {"numpy", *HEAVY}
+
+
+def test_version_is_still_reported():
+    from lmdk_core import __version__
+
+    proc = subprocess.run([sys.executable, "-m", "lmdk_core", "--version"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert proc.returncode == 0 and proc.stdout.strip() == f"lmdk {__version__}", proc
+
+
+def test_parser_choices_and_defaults_match_the_engine():
+    """dummy_commands spells out the engine's choices and defaults so that the parser
+    does not import the engine; they must stay equal."""
+    from lmdk_core import dummies
+    from lmdk_core.cli import dummy_commands as dc
+    from lmdk_core.landmarks import discovery
+
+    assert tuple(dc.METHODS) == tuple(dummies.METHODS)
+    assert tuple(dc.METRICS) == tuple(dummies.METRICS)
+    assert dc.DEFAULT_STAY_DISTANCE_M == discovery.DEFAULT_STAY_DISTANCE_M
+    assert dc.DEFAULT_STAY_MINUTES == discovery.DEFAULT_STAY_MINUTES
+    assert dc.DEFAULT_DEVIATION_WINDOW == discovery.DEFAULT_DEVIATION_WINDOW
+    assert dc.DEFAULT_DEVIATION_K == discovery.DEFAULT_DEVIATION_K
+
+
+@pytest.mark.parametrize("argv", [
+    ["allocate", "--length", "5", "--landmarks", "1,3", "--epsilon", "1", "--json"],
+    ["allocate", "--length", "5", "--landmarks", "1", "--epsilon", "1", "--scheme", "event"],
+    ["check", "--allocation", "{EPS}", "--landmarks", "0,1,2", "--epsilon", "1"],
+    ["check", "--allocation", "no-such-file.csv", "--epsilon", "1"],
+    ["loss", "--matrix", "{P}", "--alpha", "-1"],
+    ["allocate", "--length", "5", "--epsilon", "1", "--scheme", "nope"],
+    ["--version"],
+    [],
+])
+def test_in_process_runner_matches_a_real_process(argv, files, monkeypatch):
+    """``run_cli`` (used by the CLI tests) runs ``main`` in the test process; it must
+    give the same exit status, stdout and stderr as a real ``python -m lmdk_core``."""
+    from tests import conftest
+
+    args = _fill(argv, files)
+    monkeypatch.setattr(conftest, "CLI_SUBPROCESS", False)
+    fast = conftest.run_cli(*args)
+    monkeypatch.setattr(conftest, "CLI_SUBPROCESS", True)
+    real = conftest.run_cli(*args)
+    assert (fast.returncode, fast.stdout, fast.stderr) == (
+        real.returncode, real.stdout, real.stderr)
+
+
+def test_a_real_process_reports_bad_input_on_one_line():
+    from tests.conftest import assert_clean_error
+
+    proc = subprocess.run([sys.executable, "-m", "lmdk_core", "check", "--allocation",
+                           "no-such-file.csv", "--epsilon", "1"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert_clean_error(proc, "no such file")

@@ -1,0 +1,206 @@
+"""`lmdk explore` starts the app with the app's own Streamlit configuration from any
+folder, from a source checkout and from an installed wheel.
+
+The wheel test builds the package, installs it (without dependencies) into a fresh
+virtual environment that sees the test environment's packages, starts `lmdk explore`
+from an empty temporary folder and loads the app in chromium: the Home page renders
+and the Map page draws its Leaflet map (so `app.py`, `app_pages/`, `assets/` and the
+configuration are all in the wheel).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import site
+import subprocess
+import sys
+import tomllib
+import urllib.request
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from lmdk_core.cli import explore_command, main
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, free_port, require_chromium, stop_process
+
+ROOT = Path(__file__).resolve().parents[2]
+CONFIG = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+
+
+def test_config_is_private_and_silent():
+    """The first run asks nothing (no e-mail prompt) and reports nothing."""
+    assert CONFIG["server"]["headless"] is True
+    assert CONFIG["browser"]["gatherUsageStats"] is False
+    assert CONFIG["server"]["address"] == "localhost"
+
+
+def test_config_flags_carry_every_setting():
+    flags = explore_command.config_flags(ROOT / ".streamlit" / "config.toml")
+    pairs = dict(zip(flags[::2], flags[1::2], strict=True))
+
+    def leaves(prefix, table):
+        for key, value in table.items():
+            if isinstance(value, dict):
+                yield from leaves(f"{prefix}.{key}", value)
+            else:
+                yield f"{prefix}.{key}", value
+
+    seen = 0
+    for section, values in CONFIG.items():
+        for name, value in leaves(section, values):
+            expected = ("true" if value else "false") if isinstance(value, bool) else str(value)
+            assert pairs[f"--{name}"] == expected
+            seen += 1
+    assert seen == len(pairs)
+    # nested tables ([theme.light]) are dotted names Streamlit accepts, not '--theme.light'
+    assert "--theme.light" not in pairs and pairs["--theme.light.textColor"] == "#111111"
+    assert pairs["--server.headless"] == "true"
+    assert pairs["--browser.gatherUsageStats"] == "false"
+
+
+def test_explore_passes_the_configuration_from_any_folder(tmp_path, monkeypatch):
+    """Started from a folder with its own `.streamlit/config.toml`, `lmdk explore` still
+    runs the app headless, on localhost, without usage statistics (explicit flags win
+    over any config file)."""
+    (tmp_path / ".streamlit").mkdir()
+    (tmp_path / ".streamlit" / "config.toml").write_text(
+        '[server]\naddress = "0.0.0.0"\nheadless = false\n'
+        "[browser]\ngatherUsageStats = true\n")
+    monkeypatch.chdir(tmp_path)
+    seen = {}
+
+    def fake_exec(path, cmd):
+        seen["cmd"], seen["cwd"] = cmd, os.getcwd()
+        raise SystemExit(0)
+
+    monkeypatch.setattr(os, "execv", fake_exec)
+    with pytest.raises(SystemExit):
+        main(["explore", "--port", "8999"])
+    cmd = seen["cmd"]
+    assert cmd[1:4] == ["-m", "streamlit", "run"] and cmd[4].endswith("app.py")
+    pairs = dict(zip(cmd[5::2], cmd[6::2], strict=True))
+    assert pairs["--server.headless"] == "true"
+    assert pairs["--server.address"] == "localhost"
+    assert pairs["--browser.gatherUsageStats"] == "false"
+    assert pairs["--server.port"] == "8999"
+    assert Path(seen["cwd"]) == Path(cmd[4]).parent
+
+
+def test_explore_open_browser_is_explicit(monkeypatch):
+    seen = {}
+    monkeypatch.setattr(os, "execv", lambda p, cmd: seen.setdefault("cmd", cmd) and exit(0))
+    cwd = os.getcwd()
+    try:
+        with pytest.raises(SystemExit):
+            main(["explore", "--open-browser"])
+    finally:
+        os.chdir(cwd)
+    assert seen["cmd"][-2:] == ["--server.headless", "false"]
+
+
+def test_checkout_links_of_the_installed_app_resolve():
+    """`lmdk_app/` holds links to the repository's app files (copied into the wheel)."""
+    for name, target in [("app.py", "app.py"), ("app_pages", "app_pages"),
+                         ("app_support", "app_support"),
+                         ("assets", "assets"),
+                         ("streamlit_config.toml", ".streamlit/config.toml")]:
+        link = ROOT / "lmdk_app" / name
+        assert link.resolve() == (ROOT / target).resolve(), name
+
+
+def _run(cmd, **kw):
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, **kw)
+    assert proc.returncode == 0, f"{cmd}\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
+    return proc
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_lmdk_explore_from_an_installed_wheel(tmp_path):
+    """Build the wheel, install it in a fresh venv, run `lmdk explore` from an empty
+    folder; /_stcore/health answers 200, the Home page renders, the Map draws Leaflet."""
+    require_chromium()
+    # build from a copy: pip builds in the source folder, and a stale build/ there
+    # could put deleted files into the wheel
+    src = tmp_path / "src"
+    shutil.copytree(ROOT, src, symlinks=True, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".hypothesis",
+        ".pytest_cache", ".ruff_cache", "artifacts", "benchmarks", "tests"))
+    dist = tmp_path / "dist"
+    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q",
+          "--disable-pip-version-check", "-w", str(dist), str(src)])
+    (wheel,) = dist.glob("lmdk_explorer-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    expected = {"lmdk_app/app.py", "lmdk_app/streamlit_config.toml"}
+    expected |= {f"lmdk_app/{p.relative_to(ROOT).as_posix()}"
+                 for p in [*(ROOT / "app_pages").glob("*.py"), *(ROOT / "app_support").glob("*.py"),
+                           *(ROOT / "app_support").glob("*.js"),
+                           *(ROOT / "assets").rglob("*")] if p.is_file()}
+    assert expected <= names, sorted(expected - names)
+
+    env_dir = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=False, symlinks=True).create(env_dir)
+    py = env_dir / "bin" / "python"
+    purelib = Path(_run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()"
+                                         "['purelib'])"]).stdout.strip())
+    # no PYTHONPATH: pip would find this checkout's metadata there and install nothing
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+    _run([sys.executable, "-m", "pip", "--python", str(py), "install", "--no-deps", "-q",
+          "--disable-pip-version-check", str(wheel)], env=env)
+    # then the dependencies: the test environment's site-packages, added after the
+    # install (pip would take this checkout's own install there for the package) and as
+    # plain paths (its .pth files, among them an editable install of this checkout, do
+    # not run)
+    (purelib / "zz_test_env.pth").write_text("\n".join(site.getsitepackages()) + "\n")
+
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    where = _run([str(py), "-c", "import lmdk_core, lmdk_app; print(lmdk_core.__file__); "
+                                 "print(lmdk_app.APP_DIR)"], cwd=work, env=env).stdout
+    assert str(ROOT) not in where and str(env_dir) in where, where
+
+    port = free_port(8640)
+    log = open(tmp_path / "explore.log", "w")  # noqa: SIM115
+    proc = subprocess.Popen([str(env_dir / "bin" / "lmdk"), "explore", "--port", str(port)],
+                            cwd=work, env=env, stdin=subprocess.DEVNULL, stdout=log,
+                            stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        import time
+
+        deadline = time.monotonic() + 120
+        status = None
+        while time.monotonic() < deadline:
+            assert proc.poll() is None, (tmp_path / "explore.log").read_text()
+            try:
+                with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
+                    status = r.status
+                    break
+            except OSError:
+                time.sleep(0.5)
+        assert status == 200, (tmp_path / "explore.log").read_text()
+
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            page = browser.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(url + "/")
+            page.get_by_text("Landmark", exact=False).first.wait_for(timeout=90_000)
+            page.goto(url + "/map")
+            page.wait_for_function("() => !!(window.__lmdkTrackMap && "
+                                   "window.__lmdkTrackMap.points)", timeout=120_000)
+            exceptions = page.locator("[data-testid=stException]").count()
+            browser.close()
+        assert exceptions == 0, (tmp_path / "explore.log").read_text()
+        assert not errors, errors
+    finally:
+        stop_process(proc, 20)
+        log.close()
+    text = (tmp_path / "explore.log").read_text()
+    assert "Email" not in text and "Traceback" not in text, text

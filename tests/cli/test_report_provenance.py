@@ -1,0 +1,72 @@
+"""What `lmdk report` says about where its release comes from: the internal report of a
+configuration by reference names the referenced file and its SHA-256; a public release
+note built from a configuration names the sampler of the published file (OpenDP's exact
+samplers for a series, numpy's Planar Laplace for a track) and refuses Adaptive, whose
+published allocation differs from the recomputed one."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from lmdk_core.data.demo_track import demo_track_landmarks
+from lmdk_core.files.config import ViewConfig, config_to_json
+from lmdk_core.files.export import NUMPY_NOISE, PLANAR_NOISE
+from lmdk_core.mechanisms.exact_noise import SAMPLER_NAME
+from tests.conftest import run_cli
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+
+
+def test_internal_report_by_reference_names_the_file_and_its_sha256(tmp_path):
+    for name in ("view_by_reference.json", "series.csv"):
+        shutil.copy(EXAMPLES / name, tmp_path / name)
+    digest = hashlib.sha256((tmp_path / "series.csv").read_bytes()).hexdigest()
+    assert json.loads((tmp_path / "view_by_reference.json").read_text())["data_file"][
+        "sha256"] == digest
+    p = run_cli("report", "--config", "view_by_reference.json", "--data", "series.csv",
+                "--output", "report.html", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    html = (tmp_path / "report.html").read_text()
+    assert f"the file series.csv (SHA-256 {digest})" in html
+    assert "embedded in the configuration" not in html
+
+
+@pytest.mark.parametrize("kind", ["series", "track"])
+def test_public_note_from_a_configuration_names_the_published_sampler(tmp_path, kind):
+    cfg = (ViewConfig(landmarks=[27, 28, 85, 86, 139], sensitivity=0.2, scheme="skip")
+           if kind == "series" else
+           ViewConfig(data_kind="track", dataset="demo-paris",
+                      landmarks=demo_track_landmarks(), radius=150.0))
+    (tmp_path / "view.json").write_text(config_to_json(cfg))
+    p = run_cli("report", "--config", "view.json", "--output", "note.html", "--public",
+                cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    html = (tmp_path / "note.html").read_text()
+    assert NUMPY_NOISE not in html
+    if kind == "series":
+        assert SAMPLER_NAME in html
+    else:
+        assert "numpy floating-point Planar Laplace" in html and PLANAR_NOISE.startswith(
+            "numpy floating-point Planar Laplace")
+
+
+@pytest.mark.parametrize("kind", ["series", "track"])
+def test_public_note_of_an_adaptive_configuration_is_refused_in_one_line(tmp_path, kind):
+    cfg = (ViewConfig(landmarks=[27, 28], scheme="adaptive") if kind == "series" else
+           ViewConfig(data_kind="track", dataset="demo-paris", scheme="adaptive",
+                      landmarks=demo_track_landmarks()))
+    (tmp_path / "view.json").write_text(config_to_json(cfg))
+    p = run_cli("report", "--config", "view.json", "--output", "note.html", "--public",
+                cwd=tmp_path)
+    assert p.returncode == 2
+    assert len(p.stderr.strip().splitlines()) == 1 and "Adaptive" in p.stderr
+    assert not (tmp_path / "note.html").exists()
+    # the internal report of the same configuration is still available
+    p = run_cli("report", "--config", "view.json", "--output", "report.html", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr

@@ -1,0 +1,2 @@
+"""Documentation tests: links resolve, documented commands run, no external references.
+"""

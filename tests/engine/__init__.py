@@ -1,0 +1,3 @@
+"""Engine tests: lmdk_core called directly (allocations, verifier, mechanisms, leakage,
+population, figures, files), with oracles and property tests.
+"""

@@ -1,0 +1,101 @@
+"""Calibration: results re-checked by the engine (feasible, and maximal)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lmdk_core.engine.allocation import allocate
+from lmdk_core.engine.validation import InputError
+from lmdk_core.leakage import (
+    LossFunction,
+    calibrate_epsilon,
+    calibrate_scale,
+    landmark_tpl,
+    max_tpl_constant,
+    smoothed_matrix,
+    tpl_supremum,
+)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.floats(1e-3, 2.0), st.floats(0.05, 3.0), st.integers(1, 60), st.integers(2, 6))
+def test_constant_epsilon_finite_horizon(strength, target, T, n):
+    L = LossFunction(smoothed_matrix(n, strength, "shift"))
+    r = calibrate_epsilon(target, L, length=T)
+    assert r.kind == "constant" and r.horizon == T
+    assert r.achieved <= target
+    assert abs(max_tpl_constant(r.value, T, L) - r.achieved) < 1e-12
+    assert np.all(r.epsilon_t == r.value)
+    # maximal: a slightly larger ε breaks the target
+    assert max_tpl_constant(r.value * (1 + 1e-7), T, L) > target
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.floats(1e-3, 2.0), st.floats(0.05, 3.0), st.integers(2, 6))
+def test_constant_epsilon_infinite_horizon(strength, target, n):
+    L = LossFunction(smoothed_matrix(n, strength, "random", seed=n))
+    r = calibrate_epsilon(target, L)
+    assert r.horizon is None and r.epsilon_t is None
+    assert tpl_supremum(r.value, L) <= target
+    assert abs(tpl_supremum(r.value, L) - r.achieved) < 1e-12
+    assert tpl_supremum(r.value * (1 + 1e-7), L) > target
+    # the infinite horizon is the most demanding one (up to the search's rtol 1e-10)
+    assert r.value <= calibrate_epsilon(target, L, length=50).value * (1 + 1e-9)
+
+
+def test_scale_of_uniform_with_landmarks():
+    lm = [4, 10, 25]
+    base = allocate("uniform", 40, lm, 1.0)
+    PB = smoothed_matrix(5, 0.05, "random", seed=2)
+    PF = smoothed_matrix(5, 0.1, "shift")
+    r = calibrate_scale(base, 1.0, PB, PF, landmarks=lm)
+    assert r.kind == "scale" and 0 < r.value < 1
+    got = landmark_tpl(r.epsilon_t, lm, PB, PF)
+    assert got.max() <= 1.0 and abs(got.max() - r.achieved) < 1e-12
+    assert landmark_tpl(base * r.value * (1 + 1e-6), lm, PB, PF).max() > 1.0
+    np.testing.assert_allclose(r.epsilon_t, r.value * base)
+
+
+def test_no_correlation_needs_no_scaling():
+    lm = [2, 5]
+    base = allocate("uniform", 10, lm, 1.0)
+    r = calibrate_scale(base, 1.0, np.full((3, 3), 1 / 3), landmarks=lm)
+    assert r.value == pytest.approx(1.0, abs=1e-12)
+    assert r.achieved == pytest.approx(1.0, abs=1e-12)
+    r = calibrate_epsilon(0.8, np.full((3, 3), 1 / 3), length=7)
+    assert r.value == pytest.approx(0.8, abs=1e-12)
+
+
+def test_bad_inputs():
+    eye = np.eye(2)
+    with pytest.raises(InputError, match="target"):
+        calibrate_epsilon(0.0, eye, length=3)
+    with pytest.raises(InputError, match="length"):
+        calibrate_epsilon(1.0, eye, length=0)
+    with pytest.raises(InputError, match="nothing to scale"):
+        calibrate_scale([0.0, 0.0], 1.0, eye)
+    with pytest.raises(InputError, match="grows without limit"):
+        calibrate_epsilon(1.0, eye)
+    r = calibrate_epsilon(1.0, eye, length=4)  # L(α) = α: TPL = T·ε
+    assert r.value == pytest.approx(0.25, rel=1e-9) and r.achieved <= 1.0
+    with pytest.raises(InputError, match="rtol"):
+        calibrate_epsilon(1.0, eye, length=3, rtol=0.9)
+
+
+def test_calibration_reports_progress_up_to_one():
+    """The progress callback sees non-decreasing fractions in [0, 1], one call per
+    leakage evaluation (plus the final one), ending at 1."""
+    from lmdk_core.leakage import calibrate_scale, smoothed_matrix
+
+    calls: list[tuple[float, str]] = []
+    eps = np.full(200, 0.05)
+    res = calibrate_scale(eps, 1.0, smoothed_matrix(4, 0.1), landmarks=[20, 90],
+                          progress=lambda f, m: calls.append((f, m)))
+    fractions = [f for f, _ in calls]
+    assert len(calls) == res.evaluations + 1
+    assert all(0.0 <= f <= 1.0 for f in fractions)
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+    assert "evaluation" in calls[0][1]

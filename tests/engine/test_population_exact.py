@@ -1,0 +1,208 @@
+"""The population batch's exact path: OpenDP's samplers over many users at once.
+
+The batch sends all the users of a partition (several lockstep blocks) into one OpenDP
+measurement per distinct scale Δf/ε_t — once for a static scheme, once per timestamp
+for Adaptive. These tests check that the values come back to the right users with the
+right law, that the users' noises are independent, and how many measurements are made.
+
+OpenDP draws from OS entropy and cannot be seeded, so the distribution checks are
+statistical: the 7 KS / χ² tests reject at p < 1e-6 and the correlation bound is 5.5
+standard errors (two-sided normal tail ≈ 4e-8), so a correct sampler fails a run with
+probability below about 7.1e-6. Each law test is also shown to reject a wrong scale (so
+it can fail); with these sample sizes (≥ 1,500 draws per χ² group, ≥ 7,000 per KS test)
+missing such a rejection is far less likely still.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import lmdk_core.mechanisms.exact_noise as exact_noise
+import lmdk_core.population.lockstep as lockstep
+import lmdk_core.population.partition as partition
+from lmdk_core.engine.verifier import verify
+from lmdk_core.files.config import ViewConfig
+from lmdk_core.mechanisms import Geometric
+from lmdk_core.population.dask_driver import run_batch
+from lmdk_core.population.partition import BatchSettings, release_partition
+from lmdk_core.population.table import PopulationColumns
+
+P_REJECT = 1e-6
+Z_BOUND = 5.5  # standard errors for the correlation checks
+COLS = PopulationColumns(user="uid", time="t", value="v", landmark="lm")
+
+
+def _population(users=60, T=400, seed=3, integer=False):
+    """Users with 0–5 landmarks each (so several distinct Uniform scales) and values far
+    apart (so a value sent back to the wrong user would be seen at once)."""
+    rng = np.random.default_rng(seed)  # the data only; OpenDP's noise is unseeded
+    rows = []
+    for u in range(users):
+        lm = np.zeros(T, dtype=bool)
+        lm[rng.choice(T, u % 6, replace=False)] = True
+        v = 1000.0 * u + rng.normal(0, 5, T)
+        rows.append(pd.DataFrame({"uid": u, "t": np.arange(T), "v": np.round(v) if integer
+                                  else v, "lm": lm}))
+    return pd.concat(rows, ignore_index=True)
+
+
+@pytest.fixture
+def small_blocks(monkeypatch):
+    """Blocks of 2,000 cells (5 users of 400) released together in one wave."""
+    monkeypatch.setattr(partition, "BLOCK_CELLS", 2_000)
+    monkeypatch.setattr(partition, "WAVE_CELLS", 10**9)
+    assert len(partition._blocks(np.full(60, 400))) == 12
+
+
+@pytest.fixture
+def invocations(monkeypatch):
+    """Count OpenDP measurement invocations (and their sizes)."""
+    seen: list[int] = []
+    real_lap, real_geo = exact_noise._laplace_measurement, exact_noise._geometric_measurement
+
+    def counting(real):
+        def make(scale):
+            meas = real(scale)
+
+            def invoke(values):
+                seen.append(len(values))
+                return meas(values)
+            return invoke
+        return make
+
+    monkeypatch.setattr(exact_noise, "_laplace_measurement", counting(real_lap))
+    monkeypatch.setattr(exact_noise, "_geometric_measurement", counting(real_geo))
+    return seen
+
+
+def _residuals(df, res):
+    """(released − value, ε_t of the user's Uniform allocation, user) per row."""
+    out = res.released.merge(df.rename(columns={"uid": "user", "t": "time"}),
+                             on=["user", "time"], validate="one_to_one")
+    n_lm = df.groupby("uid")["lm"].sum()
+    eps = 1.0 / (n_lm.loc[out["user"]].to_numpy() + 1)
+    return (out["released"] - out["v"]).to_numpy(), eps, out["user"].to_numpy()
+
+
+def test_static_exact_is_one_measurement_per_distinct_scale_with_the_right_law(
+        small_blocks, invocations):
+    df = _population()
+    s = BatchSettings.from_config(ViewConfig(scheme="uniform", epsilon=1.0), "series",
+                                  "exact", 0)
+    res = release_partition(df, COLS, s)
+    assert res.audit["landmark_private"].all()
+    z, eps, users = _residuals(df, res)
+    b = 1.0 / eps  # Δf/ε_u with Δf = 1
+    # 12 blocks, 6 distinct budgets ε/(|L|+1): 6 measurements, not 12 × 6
+    assert len(invocations) == 6 and sum(invocations) == len(df)
+    assert stats.kstest(z / b, stats.laplace().cdf).pvalue > P_REJECT
+    assert stats.kstest(z / b, stats.laplace(scale=1.15).cdf).pvalue < P_REJECT
+    for k in (0, 5):  # the users with 0 and with 5 landmarks: their own scale
+        sel = b == k + 1
+        assert stats.kstest(z[sel], stats.laplace(scale=k + 1).cdf).pvalue > P_REJECT
+    # users sharing a measurement are independent: the standardised noise of user u and
+    # of user u + 6 (same scale, so drawn in the same OpenDP call) is uncorrelated
+    w = (z / b).reshape(60, 400)
+    r = np.corrcoef(w[:-6].ravel(), w[6:].ravel())[0, 1]
+    assert abs(r) < Z_BOUND / np.sqrt(w[:-6].size)
+    # and no user got another's value: every residual is tiny next to the 1000 spacing
+    assert np.all(np.abs(z) < 200) and np.array_equal(np.unique(users), np.arange(60))
+
+
+def test_adaptive_exact_draws_in_batches_for_all_blocks_together(small_blocks, invocations,
+                                                                   monkeypatch):
+    """Adaptive draws its exact values ahead in batches (through each user's next
+    landmark, lmdk_core.adaptive.exact_draws): a round of OpenDP calls only when some
+    user needs a new batch — at most 1 + the number of landmarks, not one per timestamp —
+    for all 12 blocks together, and every released value still has the law of
+    Lap(Δf/ε_t) at its own ε_t."""
+    df = _population()
+    rounds = []
+    real_exact = lockstep._exact
+
+    def spy(mech, x, eps):
+        rounds.append(np.unique(mech.sensitivity / np.asarray(eps, dtype=float)).size)
+        return real_exact(mech, x, eps)
+
+    monkeypatch.setattr(lockstep, "_exact", spy)
+    s = BatchSettings.from_config(ViewConfig(scheme="adaptive", epsilon=1.0), "series",
+                                  "exact", 0)
+    frame = df.rename(columns={"uid": "user", "t": "time", "v": "value", "lm": "landmark"})
+    blocks = []
+    for lo in range(0, 60, 5):  # the 12 blocks as the partition stacks them
+        part = frame[frame["user"].between(lo, lo + 4)]
+        x = part["value"].to_numpy().reshape(5, 400)
+        lm = part["landmark"].to_numpy().reshape(5, 400)
+        blocks.append((x, np.full(5, 400), lm, [np.random.default_rng(u) for u in
+                                                range(lo, lo + 5)]))
+    rels = lockstep.lockstep_release_many(blocks, "adaptive", 1.0, s.make_mechanism(),
+                                          "exact")
+    # a round only where some user of the 12 blocks needs a new batch: each user's batches
+    # after its first start past one of its landmarks, so rounds <= 1 + all landmarks
+    n_landmarks = sum(int(lm.sum()) for _, _, lm, _ in blocks)
+    assert 1 <= len(rounds) <= 1 + n_landmarks < 400
+    # and one measurement per distinct scale of each round's request (the scales the
+    # round asked for; counted from the released ε_t, two budgets a rounding apart can
+    # merge into one scale Δf/ε, so the request itself is the reference)
+    per_round = rounds
+    assert len(invocations) == sum(per_round)
+    z, b = [], []
+    for (x, _, lm, _), rel in zip(blocks, rels, strict=True):
+        for u in range(5):
+            assert verify(rel.epsilon_t[u], np.flatnonzero(lm[u]), 1.0).private
+        pub = rel.published
+        z.append(rel.released[pub] - x[pub])
+        b.append(1.0 / rel.epsilon_t[pub])  # scale Δf/ε_t of each publication
+        assert np.all(np.isfinite(rel.released))
+    z, b = np.concatenate(z), np.concatenate(b)
+    assert z.size > 0.3 * 60 * 400  # Adaptive publishes a good share of the timestamps
+    assert stats.kstest(z / b, stats.laplace().cdf).pvalue > P_REJECT
+    assert stats.kstest(z / b, stats.laplace(scale=1.15).cdf).pvalue < P_REJECT
+    # the whole partition through release_partition: private for every user
+    res = release_partition(df, COLS, s)
+    assert res.audit["landmark_private"].all() and len(res.released) == len(df)
+
+
+def test_geometric_exact_over_many_users_has_the_two_sided_geometric_law(small_blocks,
+                                                                         invocations):
+    df = _population(integer=True)
+    s = BatchSettings.from_config(ViewConfig(scheme="uniform", epsilon=1.0,
+                                             mechanism="geometric"), "series", "exact", 0)
+    res = release_partition(df, COLS, s)
+    z, eps, _ = _residuals(df, res)
+    assert np.all(z == np.round(z)) and len(invocations) == 6
+    mech = Geometric(1)
+    edges = np.arange(-6, 7)
+    bins = np.concatenate([[-np.inf], edges + 0.5, [np.inf]])
+    for k in (0, 2):  # users with 0 landmarks (ε = 1) and with 2 (ε = 1/3)
+        sel = np.isclose(eps, 1.0 / (k + 1))
+        counts = np.histogram(z[sel], bins=bins)[0]
+        probs = np.diff(np.concatenate([[0.0], mech.noise_cdf(edges, 1.0 / (k + 1)), [1.0]]))
+        assert stats.chisquare(counts, probs * sel.sum()).pvalue > P_REJECT
+        wrong = np.diff(np.concatenate([[0.0], mech.noise_cdf(edges, 1.3 / (k + 1)), [1.0]]))
+        assert stats.chisquare(counts, wrong * sel.sum()).pvalue < P_REJECT
+
+
+def test_exact_batch_on_an_unordered_input_releases_every_row_with_its_own_noise(tmp_path,
+                                                                                cluster):
+    """End to end on 2 workers: shuffled rows (the bucket path), exact noise; each
+    released value lies next to its own row's value with the law of its user's scale."""
+    df = _population(users=40, T=300).sample(frac=1.0, random_state=2)
+    src = tmp_path / "pop.parquet"
+    df.to_parquet(src, row_group_size=997)
+    res = run_batch(ViewConfig(scheme="uniform", epsilon=1.0), src, COLS,
+                    tmp_path / "r.parquet", tmp_path / "a.parquet",
+                    scheduler=cluster.scheduler_address, rows_per_partition=3_000)
+    assert res.output_written and res.partitions > 1 and res.rows == len(df)
+    out = pd.read_parquet(tmp_path / "r.parquet")
+    merged = out.merge(df.rename(columns={"uid": "user", "t": "time"}), on=["user", "time"],
+                       validate="one_to_one")
+    n_lm = df.groupby("uid")["lm"].sum()
+    b = n_lm.loc[merged["user"]].to_numpy() + 1.0
+    z = (merged["released"] - merged["v"]).to_numpy()
+    assert len(merged) == len(df)
+    assert stats.kstest(z / b, stats.laplace().cdf).pvalue > P_REJECT
+    assert stats.kstest(z / b, stats.laplace(scale=1.15).cdf).pvalue < P_REJECT
