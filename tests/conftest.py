@@ -18,6 +18,10 @@ settings.register_profile("ci", derandomize=True, print_blob=True)
 settings.load_profile(os.environ.get("LMDK_HYPOTHESIS_PROFILE", "default"))
 
 ROOT = Path(__file__).resolve().parents[1]
+#: the test process's own main module: an ``AppTest.from_function`` run leaves its
+#: temporary script as ``__main__``, and a worker process that multiprocessing spawns
+#: later (a Dask ``LocalCluster``) would re-run that script and die
+_MAIN_MODULE = sys.modules.get("__main__")
 ASSETS = ROOT / "assets"
 ARTIFACTS = ROOT / "tests" / "artifacts"
 
@@ -110,6 +114,15 @@ def cluster():
                      dashboard_address="127.0.0.1:0", silence_logs=40)
     yield c
     c.close()
+
+
+@pytest.fixture(autouse=True)
+def _restore_main_module():
+    """Put the test process's main module back after every test (see
+    :data:`_MAIN_MODULE`), so that the order of the test files does not matter."""
+    yield
+    if _MAIN_MODULE is not None and sys.modules.get("__main__") is not _MAIN_MODULE:
+        sys.modules["__main__"] = _MAIN_MODULE
 
 
 @pytest.fixture
