@@ -28,7 +28,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 #: test files that need no Streamlit server, browser or package build: the engine, the
 #: CLI and the documented command lines
-_NOT_ENGINE = re.compile(r"^test_(app_|browser_|population_app|explore_install|run_sh)")
+_NOT_ENGINE = re.compile(r"^test_(explore_install|run_sh)")
+#: the test folders of those layers (tests/app and tests/browser need the app or chromium)
+_LAYERS = ("engine", "cli", "docs")
 #: the test tools the tests need (playwright and ruff are not used here)
 _TEST_TOOLS = ("pytest", "pytest-xdist", "hypothesis")
 
@@ -50,7 +52,8 @@ def minimum_pins(pyproject: Path = ROOT / "pyproject.toml") -> list[str]:
 
 def engine_tests() -> list[str]:
     """The engine and CLI test files (relative paths)."""
-    return sorted(f"tests/{p.name}" for p in (ROOT / "tests").glob("test_*.py")
+    return sorted(f"tests/{layer}/{p.name}" for layer in _LAYERS
+                  for p in (ROOT / "tests" / layer).glob("test_*.py")
                   if not _NOT_ENGINE.match(p.name))
 
 

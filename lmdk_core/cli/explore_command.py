@@ -1,7 +1,7 @@
 """``lmdk explore``: start the Streamlit app, from a source checkout or an installed wheel.
 
-The app (``app.py``, ``app_pages/``, ``assets/``) is found next to the engine in a
-checkout, else in the installed ``lmdk_app`` package. Its Streamlit configuration
+The app (``app.py``, ``app_pages/``, ``app_support/``, ``assets/``) is found next to the
+engine in a checkout, else in the installed ``lmdk_app`` package. Its Streamlit configuration
 (``.streamlit/config.toml`` in a checkout, ``lmdk_app/streamlit_config.toml`` in a
 wheel: localhost only, headless, no usage statistics; see SECURITY.md) is passed as
 explicit ``--section.key value`` flags, so it applies from whatever folder the command

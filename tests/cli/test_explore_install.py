@@ -4,8 +4,8 @@ folder, from a source checkout and from an installed wheel.
 The wheel test builds the package, installs it (without dependencies) into a fresh
 virtual environment that sees the test environment's packages, starts `lmdk explore`
 from an empty temporary folder and loads the app in chromium: the Home page renders
-and the Map page draws its Leaflet map (so `app.py`, `app_pages/`, `assets/` and the
-configuration are all in the wheel).
+and the Map page draws its Leaflet map (so `app.py`, `app_pages/`, `app_support/`, `assets/`
+and the configuration are all in the wheel).
 """
 
 from __future__ import annotations
