@@ -10,11 +10,11 @@ import numpy as np
 import plotly.graph_objects as go
 
 from lmdk_core.engine.allocation import SCHEMES
+from lmdk_core.figures.style import COLORS, SCHEME_COLORS
 
 __all__ = ["accuracy_figure", "averaging_figure", "posterior_figure"]
 
-_PALETTE = {"uniform": "#1f77b4", "skip": "#ff7f0e", "adaptive": "#2ca02c",
-            "w-event": "#9467bd", "user": "#8c564b", "event": "#7f7f7f"}
+_PALETTE = SCHEME_COLORS
 
 
 def _layout(fig: go.Figure, height: int = 360) -> go.Figure:
@@ -47,7 +47,7 @@ def accuracy_figure(eps_grid: np.ndarray, curves: Mapping[str, np.ndarray], *, k
                                      showlegend=False))
     fig.add_hline(y=target * scale, line={"dash": "dash", "color": "#444"},
                   annotation_text="target", annotation_position="top left")
-    fig.add_vline(x=current_epsilon, line={"dash": "dot", "color": "#d62728"},
+    fig.add_vline(x=current_epsilon, line={"dash": "dot", "color": COLORS["epsilon"]},
                   annotation_text=f"current ε = {current_epsilon:g}",
                   annotation_position="bottom right")
     u = f" ({unit})" if unit else ""
@@ -67,11 +67,11 @@ def posterior_figure(eps_grid: np.ndarray, independent: np.ndarray,
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=eps_grid, y=100 * independent, mode="lines",
                              name="if values are independent (loss ε)",
-                             line={"color": "#1f77b4", "width": 2}))
+                             line={"color": COLORS["released"], "width": 2}))
     if correlated is not None:
         fig.add_trace(go.Scatter(x=eps_grid, y=100 * correlated, mode="lines",
                                  name="under the correlation model (loss = landmark TPL)",
-                                 line={"color": "#d62728", "width": 2}))
+                                 line={"color": COLORS["landmark"], "width": 2}))
     fig.add_hline(y=100 * prior, line={"dash": "dash", "color": "#444"},
                   annotation_text=f"prior {prior:.0%}", annotation_position="top left")
     fig.add_vline(x=current_epsilon, line={"dash": "dot", "color": "#555"},
@@ -96,18 +96,19 @@ def averaging_figure(days: Sequence[int], mean_m: np.ndarray, p90_m: np.ndarray,
                                         f"estimates after {largest_days} days"))
     d = np.asarray(days)
     fig.add_trace(go.Scatter(x=d, y=mean_m, mode="lines+markers", name="simulated mean",
-                             line={"color": "#1f77b4"}), 1, 1)
+                             line={"color": COLORS["released"]}), 1, 1)
     fig.add_trace(go.Scatter(x=d, y=p90_m, mode="lines", name="90th percentile",
-                             line={"color": "#1f77b4", "dash": "dot"}), 1, 1)
+                             line={"color": COLORS["released"], "dash": "dot"}), 1, 1)
     fig.add_trace(go.Scatter(x=d, y=rice_m, mode="markers", name="normal limit (Rice mean)",
-                             marker={"symbol": "x", "color": "#d62728"}), 1, 1)
+                             marker={"symbol": "x", "color": COLORS["landmark"]}), 1, 1)
     if estimates.size:
         fig.add_trace(go.Scattergl(x=estimates[:, 0], y=estimates[:, 1], mode="markers",
                                    name="attacker's estimate",
-                                   marker={"size": 4, "color": "#1f77b4", "opacity": 0.5}),
+                                   marker={"size": 4, "color": COLORS["released"], "opacity": 0.5}),
                       1, 2)
     fig.add_trace(go.Scatter(x=[0], y=[0], mode="markers", name="true place",
-                             marker={"symbol": "star", "size": 14, "color": "#d62728"}), 1, 2)
+                             marker={"symbol": "star", "size": 14,
+                                     "color": COLORS["landmark"]}), 1, 2)
     fig.update_xaxes(type="log", title="days of releases", row=1, col=1)
     fig.update_yaxes(title="metres", rangemode="tozero", row=1, col=1)
     fig.update_xaxes(title="east (m)", row=1, col=2)

@@ -31,20 +31,14 @@ from lmdk_core.figures.style import (
     left_titles,
     plotly_date_axis,
     plotly_layout,
+    rgba,
 )
+from lmdk_core.figures.style import SCHEME_COLORS as STYLE_SCHEME_COLORS
 
 __all__ = ["SCHEME_COLORS", "side_by_side_figure", "utility_figure"]
 
-#: one colour per scheme, none of them a colour that means data, landmarks, budget or
-#: leakage on the other charts (grey, blue, red, orange, green, purple)
-SCHEME_COLORS = {
-    "event": "#8c564b",
-    "user": "#e377c2",
-    "w-event": "#17becf",
-    "uniform": "#393b79",
-    "skip": "#b8860b",
-    "adaptive": "#637939",
-}
+#: one colour per scheme (the style's, docs/chart-style.md), each with its own dash
+SCHEME_COLORS = STYLE_SCHEME_COLORS
 SCHEME_DASHES = {"event": "dot", "user": "dashdot", "w-event": "longdash", "uniform": "solid",
                  "skip": "solid", "adaptive": "solid"}
 
@@ -57,12 +51,6 @@ def log_ticks(low: float, high: float) -> tuple[list[float], list[str]]:
                                        int(np.ceil(np.log10(high))) + 1) for m in (1, 2, 5)]
     vals = [v for v in vals if low / 1.5 <= v <= high * 1.5]
     return vals, [f"{v:g}" for v in vals]
-
-
-def _rgba(hex_color: str, alpha: float) -> str:
-    h = hex_color.lstrip("#")
-    r, g, b = (int(h[i : i + 2], 16) for i in (0, 2, 4))
-    return f"rgba({r},{g},{b},{alpha})"
 
 
 class _Grid:
@@ -385,7 +373,7 @@ def utility_figure(sweep: UtilitySweep, *, unit: str = "", current: float | None
             fig.add_trace(go.Scatter(
                 x=np.concatenate([eps[ok], eps[ok][::-1]]),
                 y=np.concatenate([hi[s][ok], lo[s][ok][::-1]]),
-                mode="lines", fill="toself", fillcolor=_rgba(color, 0.15), line={"width": 0},
+                mode="lines", fill="toself", fillcolor=rgba(color, 0.15), line={"width": 0},
                 hoverinfo="skip", showlegend=False, legendgroup=key,
             ))
         private = bool(sweep.private[s].all())

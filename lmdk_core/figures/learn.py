@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from lmdk_core.figures.common import COLORS
+from lmdk_core.figures.style import rgba
 from lmdk_core.teaching.lessons import (
     CorrelatedWindow,
     NeighbourDensities,
@@ -37,9 +38,9 @@ __all__ = [
     "randomized_response_figure",
 ]
 
-D_COLOR = "#1f77b4"
-D2_COLOR = "#ff7f0e"
-BAND = "rgba(44, 160, 44, 0.15)"
+D_COLOR = COLORS["released"]
+D2_COLOR = COLORS["approximated"]
+BAND = rgba(COLORS["total"], 0.15)
 
 
 def _layout(fig: go.Figure, height: int, top: int = 50, legend_y: float = 1.02,
@@ -73,11 +74,11 @@ def neighbours_figure(nd: NeighbourDensities, interval: tuple[float, float] | No
         m = (nd.x >= lo) & (nd.x <= hi)
         if m.any():
             fig.add_trace(go.Scatter(x=nd.x[m], y=nd.density_d[m], fill="tozeroy",
-                                     mode="none", fillcolor="rgba(31,119,180,0.25)",
+                                     mode="none", fillcolor=rgba(D_COLOR, 0.25),
                                      name="outputs in O (from D)", hoverinfo="skip"),
                           row=1, col=1)
             fig.add_trace(go.Scatter(x=nd.x[m], y=nd.density_d2[m], fill="tozeroy",
-                                     mode="none", fillcolor="rgba(255,127,14,0.25)",
+                                     mode="none", fillcolor=rgba(D2_COLOR, 0.25),
                                      name="outputs in O (from D′)", hoverinfo="skip"),
                           row=1, col=1)
     eps = nd.epsilon
@@ -116,12 +117,12 @@ def posterior_figure(prior: float, epsilon: float,
                                  "%{y:.3f}<extra></extra>"))
         i = 60
         fig.add_annotation(x=p[i], y=float(posterior_bound(p[i], e)), text=f"ε={e:g}",
-                           showarrow=False, font={"size": 10, "color": "#7f7f7f"},
+                           showarrow=False, font={"size": 10, "color": COLORS["original"]},
                            xanchor="right", yanchor="bottom")
     lo = posterior_lower_bound(p, epsilon)
     hi = posterior_bound(p, epsilon)
     fig.add_trace(go.Scatter(x=np.concatenate([p, p[::-1]]), y=np.concatenate([hi, lo[::-1]]),
-                             fill="toself", fillcolor="rgba(214,39,40,0.12)", mode="none",
+                             fill="toself", fillcolor=rgba(COLORS["landmark"], 0.12), mode="none",
                              name="possible beliefs after the release", hoverinfo="skip"))
     fig.add_trace(go.Scatter(x=p, y=hi, mode="lines", name=f"largest posterior at ε = {epsilon:g}",
                              line={"color": COLORS["landmark"], "width": 3},
@@ -294,7 +295,7 @@ def correlation_figure(cw: CorrelatedWindow) -> go.Figure:
     T = cw.epsilon_t.size
     t = np.arange(T)
     fig = go.Figure()
-    fig.add_vrect(x0=cw.start - 0.5, x1=cw.end + 0.5, fillcolor="rgba(214,39,40,0.10)",
+    fig.add_vrect(x0=cw.start - 0.5, x1=cw.end + 0.5, fillcolor=rgba(COLORS["landmark"], 0.10),
                   line_width=0, annotation_text="window", annotation_position="top left")
     fig.add_trace(go.Bar(x=t, y=cw.epsilon_t, name="ε_t", marker={"color": "#c7c7c7"}))
     fig.add_trace(go.Scatter(x=t, y=cw.bpl, name="backward leakage α^B (past releases)",

@@ -68,9 +68,9 @@ MAX_CIRCLES = 100
 MAP_COLORS = {
     **COLORS,
     "point": "#555555",
-    "suggestion": "#ff7f0e",
-    "waypoint": "#9467bd",
-    "circle": "#1f77b4",
+    "suggestion": COLORS["approximated"],
+    "waypoint": COLORS["tpl"],
+    "circle": COLORS["released"],
 }
 
 # --------------------------------------------------------------------------- legend

@@ -13,14 +13,14 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from lmdk_core.figures.common import COLORS
+from lmdk_core.figures.style import VERDICT_COLORS as STYLE_VERDICT_COLORS
 from lmdk_core.figures.style import plotly_layout, plotly_title
 
 __all__ = ["VERDICT_COLORS", "error_figure", "landmark_count_figure", "short_number",
            "tpl_figure", "verdict_figure"]
 
 #: the bar colour of each verdict
-VERDICT_COLORS = {"green": "#2ca02c", "amber": "#f0a30a", "red": "#d62728",
-                  "grey": "#8c8c8c"}
+VERDICT_COLORS = STYLE_VERDICT_COLORS
 VERDICT_NAMES = {"green": "private", "amber": "only if independent",
                  "red": "not private", "grey": "leakage not computed"}
 

@@ -27,6 +27,7 @@ import numpy as np
 
 from lmdk_core.data.track import Track
 from lmdk_core.engine.release import Release
+from lmdk_core.figures.style import COLORS
 from lmdk_core.files.export import NUMPY_NOISE, trajectory_publishable_geojson
 
 __all__ = ["LEAFLET_FILES", "released_track_map_html"]
@@ -97,13 +98,13 @@ def released_track_map_html(track: Track, rel: Release, mechanism: str,
 
     if path:
         folium.GeoJson({"type": "FeatureCollection", "features": path}, name="released path",
-                       style_function=lambda _: {"color": "#1f77b4", "weight": 3,
+                       style_function=lambda _: {"color": COLORS["released"], "weight": 3,
                                                  "opacity": 0.8}).add_to(m)
     if points:
         folium.GeoJson(
             {"type": "FeatureCollection", "features": points}, name="released points",
             marker=folium.CircleMarker(radius=3, fill=True, fill_opacity=0.9, weight=1,
-                                       color="#1f77b4", fill_color="#1f77b4"),
+                                       color=COLORS["released"], fill_color=COLORS["released"]),
             tooltip=folium.GeoJsonTooltip(fields=[time_key], aliases=[time_key])
             if time_key else None).add_to(m)
         m.fit_bounds([[float(r[:, 0].min()), float(r[:, 1].min())],

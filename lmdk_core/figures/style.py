@@ -32,8 +32,11 @@ __all__ = [
     "FONT",
     "LANDMARK_BAR_PATTERN",
     "PLOTLY_CONFIG",
+    "SCHEME_COLORS",
+    "VERDICT_COLORS",
     "TITLE_FONT_SIZE",
     "TOOLBAR_BAND",
+    "rgba",
     "left_titles",
     "legend_below",
     "plotly_date_axis",
@@ -57,6 +60,16 @@ COLORS: dict[str, str] = {
     "bpl": "#0072b2",           # blue, dashed: backward privacy leakage
     "fpl": "#e69f00",           # orange, dash-dotted: forward privacy leakage
 }
+
+#: one colour per scheme where schemes are compared (Compare's error chart, Choose ε),
+#: each also with its own dash there
+SCHEME_COLORS: dict[str, str] = {
+    "uniform": "#0072b2", "skip": "#e69f00", "adaptive": "#009e73", "w-event": "#cc79a7",
+    "user": "#d55e00", "event": "#6e6e6e",
+}
+#: the verdict's colours (always with its words: private / only if independent / not)
+VERDICT_COLORS: dict[str, str] = {"green": "#009e73", "amber": "#e69f00", "red": "#d55e00",
+                                  "grey": "#8c8c8c"}
 
 #: one font everywhere (the app's own sans-serif stack), dark grey text
 FONT: dict = {"family": "\"Source Sans Pro\", \"Source Sans 3\", sans-serif", "size": 12,
@@ -103,6 +116,13 @@ PLOTLY_CONFIG: dict = {
 TOOLBAR_BAND = 30
 #: pixels of a (left-aligned) panel title line
 _TITLE_LINE = 22
+
+
+def rgba(hex_color: str, alpha: float) -> str:
+    """A palette colour with transparency, for filled bands."""
+    h = hex_color.lstrip("#")
+    r, g, b = (int(h[i : i + 2], 16) for i in (0, 2, 4))
+    return f"rgba({r},{g},{b},{alpha})"
 
 
 def legend_below(y: float = -0.06) -> dict:

@@ -139,3 +139,17 @@ def test_compare_and_report_use_the_same_colours(series_release):
     for key in ("regular", "original", "released", "total"):
         assert COLORS[key] in svg, key
     assert "url(#hatch-" in svg  # landmark bars hatched in the report too
+
+
+def test_figure_modules_take_their_palette_from_the_style():
+    """No figure module names a colour of the old plotly/d3 palette (red and green that
+    merge for red/green colour-blind readers): the palette lives in style.py."""
+    import re
+    from pathlib import Path
+
+    import lmdk_core.figures as figures
+
+    old = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#17becf", "#bcbd22"}
+    for path in Path(figures.__file__).parent.glob("*.py"):
+        found = {c.lower() for c in re.findall(r"#[0-9a-fA-F]{6}\b", path.read_text())}
+        assert not found & old, (path.name, found & old)
