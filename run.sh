@@ -105,8 +105,12 @@ case "${1:-}" in
     # pytest exits 5 when no test was collected: that fails this script too.
     # In parallel on every core (pytest-xdist; worksteal rebalances the long browser
     # tests); each worker starts at most one Streamlit server for its browser tests
-    # (tests/conftest.py). Later arguments override: ./run.sh test -n 0 tests/cli/test_cli.py
-    exec "$PY" -m pytest -q -p no:cacheprovider -n auto --dist worksteal "$@"
+    # (tests/conftest.py). Coverage of lmdk_core, app_support and app_pages (pytest-cov,
+    # combined over the workers) is printed per package before the last line
+    # (tests/conftest.py). Doctests of lmdk_core run too (pyproject.toml: testpaths).
+    # Later arguments override: ./run.sh test -n 0 tests/cli/test_cli.py
+    exec "$PY" -m pytest -q -p no:cacheprovider -n auto --dist worksteal \
+      --cov --cov-report= "$@"
     ;;
   *)
     echo "usage: ./run.sh app | ./run.sh test" >&2

@@ -4,4 +4,5 @@ import sys
 
 from lmdk_core.cli import main
 
-sys.exit(main())
+if __name__ == "__main__":  # importing it (pytest's doctest collection) runs nothing
+    sys.exit(main())

@@ -160,3 +160,53 @@ def page(app_url):
         yield pg
         browser.close()
         assert not errors, errors
+
+
+#: the code whose coverage ``./run.sh test`` reports (pyproject.toml: [tool.coverage.run])
+COVERED = ("lmdk_core", "app_support", "app_pages")
+
+
+def _package_of(path: Path) -> str:
+    """``lmdk_core/engine`` for a module of a subpackage, else the top-level folder."""
+    parts = path.relative_to(ROOT).parts
+    return "/".join(parts[:2]) if parts[0] == "lmdk_core" and len(parts) > 2 else parts[0]
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """With ``--cov`` (``./run.sh test``): line coverage per package and in total, from
+    the data pytest-cov has combined (also over pytest-xdist's workers). Files no test
+    imported count with all their lines missed."""
+    if not config.getoption("cov_source", None) or hasattr(config, "workerinput"):
+        return
+    import coverage
+    from coverage.exceptions import NoDataError, NoSource
+
+    cov = coverage.Coverage(config_file=str(ROOT / "pyproject.toml"))
+    try:
+        cov.load()
+    except NoDataError:
+        return
+    totals: dict[str, list[int]] = {}
+    for folder in COVERED:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            try:
+                _, statements, _, missing, _ = cov.analysis2(str(path))
+            except NoSource:
+                continue
+            row = totals.setdefault(_package_of(path), [0, 0])
+            row[0] += len(statements)
+            row[1] += len(missing)
+    if not totals:
+        return
+    tr = terminalreporter
+    tr.write_sep("-", "line coverage by package")
+    width = max(map(len, totals))
+
+    def row(name: str, n: int, missed: int) -> str:
+        return f"{name:<{width}}  {n:>6}  {missed:>6}  {100 * (n - missed) / max(n, 1):>5.1f}%"
+
+    tr.write_line(f"{'package':<{width}}  {'lines':>6}  {'missed':>6}  {'cover':>6}")
+    for name, (n, missed) in sorted(totals.items()):
+        tr.write_line(row(name, n, missed))
+    tr.write_line(row("TOTAL", sum(r[0] for r in totals.values()),
+                      sum(r[1] for r in totals.values())))
