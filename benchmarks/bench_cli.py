@@ -6,13 +6,14 @@ Each command is run ``repeat`` times as a fresh process (the installed ``lmdk`` 
 script next to this interpreter, else ``python -m lmdk_core``); the table gives the
 best, median and worst wall time, the same for a bare ``python -c pass`` and
 ``python -c "import numpy"`` as the floor on this machine, and each command's median
-over ``python -c pass`` ("over python"). The target is ≤ 0.3 s over python for the
-small-input sub-commands that need no pandas (loss, leakage, supremum, calibrate,
-allocate, check on a 3-state matrix and a short allocation). ``--all`` adds the
-commands that read a CSV or GPX file (release, geo-release, solve-epsilon, attack,
-suggest, compose) on the small files of ``examples/``, with the heavy libraries each
-one loads. The 1-minute load average is printed too: on a shared machine it explains
-slow runs.
+over ``python -c pass`` ("over python"), in wall time and in CPU time (user + system of
+the process: on a loaded machine the CPU figures move less than the wall times). The
+target is ≤ 0.3 s over python for the small-input sub-commands that need no pandas
+(loss, leakage, supremum, calibrate, allocate, check on a 3-state matrix and a short
+allocation). ``--all`` adds the commands that read a CSV or GPX file (release,
+geo-release, solve-epsilon, attack, suggest, compose) on the small files of
+``examples/``. The last column names the heavy libraries each command imports. The
+1-minute load average is printed too: on a shared machine it explains slow runs.
 """
 
 from __future__ import annotations
@@ -102,6 +103,15 @@ def _heavy(argv: list[str]) -> str:
     return ", ".join(json.loads(lines[-1])) if lines else "?"
 
 
+def _children_cpu() -> float:
+    """User + system CPU seconds of the finished child processes (less sensitive than
+    wall time to other load on a shared machine)."""
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=15)
@@ -117,18 +127,21 @@ def main() -> None:
         print(f"load average before: {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores); "
               f"{args.repeat} runs each")
         print(f"{'command':32} {'best s':>7} {'median s':>9} {'worst s':>8} "
-              f"{'over python':>12}  heavy imports")
-        floor = None
+              f"{'over python':>12} {'cpu s':>6} {'cpu over':>9}  heavy imports")
+        floor = cpu_floor = None
         for name, argv in cmds.items():
-            times = []
+            times, cpus = [], []
             for _ in range(args.repeat):
+                c0 = _children_cpu()
                 t0 = time.perf_counter()
                 subprocess.run(argv, capture_output=True, check=True)
                 times.append(time.perf_counter() - t0)
-            med = statistics.median(times)
-            floor = med if floor is None else floor  # the first row: python -c pass
+                cpus.append(_children_cpu() - c0)
+            med, cpu = statistics.median(times), statistics.median(cpus)
+            if floor is None:  # the first row: python -c pass
+                floor, cpu_floor = med, cpu
             print(f"{name:32} {min(times):7.3f} {med:9.3f} {max(times):8.3f} "
-                  f"{med - floor:12.3f}  {_heavy(argv)}")
+                  f"{med - floor:12.3f} {cpu:6.3f} {cpu - cpu_floor:9.3f}  {_heavy(argv)}")
         print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 
