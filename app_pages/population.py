@@ -83,6 +83,7 @@ NONE = "(none: discover per user)"
 keep_page_state({
     "pop_source": "demo_series", "pop_noise": "exact", "pop_lm_source": "flags",
     "pop_dev_window": int(st.session_state.get("dev_window", DEFAULT_DEVIATION_WINDOW)),
+    "pop_dev_window_auto": bool(st.session_state.get("dev_window_auto", True)),
     "pop_dev_k": float(st.session_state.get("dev_k", DEFAULT_DEVIATION_K)),
 })
 
@@ -439,10 +440,13 @@ if not use_flags:
                        "rolling median, daily/weekly profile removed (the Timeline's "
                        "Suggest).")
             d1, d2 = st.columns(2)
+            d1.toggle("Window from each user's sampling interval", key="pop_dev_window_auto",
+                      help="A day of readings (24 to 1,440, at most a quarter of the "
+                           "user's series); off: the window below.")
             d1.number_input("Window (timestamps)",
                             min_value=LIMITS["spike_window"].low,
                             max_value=LIMITS["spike_window"].high,
-                            step=1,
+                            step=1, disabled=bool(st.session_state.pop_dev_window_auto),
                             key="pop_dev_window")
             d2.number_input("k (robust standard deviations)",
                             min_value=LIMITS["spike_k"].low,
@@ -462,7 +466,9 @@ if not use_flags:
                             max_value=LIMITS["stay_minutes"].high,
                             step=5.0, format="%.0f", key="w_stay_minutes")
 discovery = DiscoverySettings(
-    window=int(st.session_state.pop_dev_window), k=float(st.session_state.pop_dev_k),
+    window=(None if st.session_state.get("pop_dev_window_auto", True)
+            else int(st.session_state.pop_dev_window)),
+    k=float(st.session_state.pop_dev_k),
     distance_m=float(setting("stay_distance")), duration_min=float(setting("stay_minutes")))
 with c2:
     if kind == "series":

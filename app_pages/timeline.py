@@ -52,8 +52,9 @@ from lmdk_core.files.config import ViewConfig, config_from_json
 from lmdk_core.landmarks.discovery import (
     DEFAULT_DEVIATION_K,
     DEFAULT_DEVIATION_WINDOW,
-    deviation_suggestions,
-    seasonal_phase,
+    DEFAULT_MAX_SUGGESTED_EVENTS,
+    sampling_window,
+    series_suggestions,
     suggestion_events,
 )
 from lmdk_core.leakage.model import correlation_from_spec
@@ -152,16 +153,19 @@ def _demo_events() -> None:
 
 
 def _suggest() -> None:
-    try:
-        phase, _ = seasonal_phase(series.time, series.time_kind)  # daily/weekly peaks
-        found = deviation_suggestions(series.values, int(st.session_state.dev_window),
-                                      float(st.session_state.dev_k), phase=phase)
+    window = (None if st.session_state.get("dev_window_auto", True)
+              else int(st.session_state.dev_window))
+    try:  # daily/weekly profile removed; the window from the sampling interval
+        found = series_suggestions(series.time, series.time_kind, series.values, window,
+                                   float(st.session_state.dev_k))
     except InputError as exc:
         st.session_state.suggest_error = str(exc)
         return
     st.session_state.suggest_error = None
     st.session_state.suggestions[name] = [
-        (s.timestamp, s.score, s.direction) for s in found]
+        (s.timestamp, s.score, s.direction) for s in found.found]
+    st.session_state.setdefault("suggest_info", {})[name] = (found.window_note,
+                                                             found.left_out)
 
 
 def _accept_suggestions() -> None:
@@ -358,11 +362,17 @@ with lc3.popover("Suggest", icon=":material/auto_awesome:", width="stretch",
                  help="Find unusual values to consider as landmarks."):
     st.markdown("Flag timestamps whose value is far from the usual level (a rolling "
                 "median): more than *k* robust standard deviations away.")
+    auto_w, auto_how = sampling_window(series.time, series.time_kind, len(series))
+    st.toggle("Window from the sampling interval", value=True, key="dev_window_auto",
+              help=f"A day of readings, 24 to 1,440 and at most a quarter of the series: "
+                   f"here {auto_how}.")
     st.number_input("Window (timestamps)",
                     min_value=LIMITS["spike_window"].low,
                     max_value=LIMITS["spike_window"].high,
                     value=DEFAULT_DEVIATION_WINDOW, key="dev_window",
-                    help="Length of the rolling median that defines the usual level.")
+                    disabled=st.session_state.get("dev_window_auto", True),
+                    help="Length of the rolling median that defines the usual level "
+                         "(and the shortest level shift).")
     st.number_input("k (robust standard deviations)",
                     min_value=LIMITS["spike_k"].low,
                     max_value=LIMITS["spike_k"].high,
@@ -390,6 +400,12 @@ if pending is not None:
                  f"event{'s' if n_ev != 1 else ''} (runs of consecutive timestamps; open "
                  f"diamonds on the chart; click one to accept it alone): {listing}{more}.",
                  icon=":material/auto_awesome:")
+        how, left_out = st.session_state.get("suggest_info", {}).get(name, ("", 0))
+        if how:
+            sc1.caption(f"Window {how}."
+                        + (f" {left_out:,} weaker event{'s' if left_out != 1 else ''} "
+                           f"left out: at most {DEFAULT_MAX_SUGGESTED_EVENTS} are offered "
+                           "(raise k for fewer)." if left_out else ""))
         sc2.button("Accept all", on_click=_accept_suggestions, width="stretch")
         sc3.button("Dismiss", on_click=_dismiss_suggestions, width="stretch")
     else:

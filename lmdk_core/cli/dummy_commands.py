@@ -20,6 +20,7 @@ DEFAULT_STAY_DISTANCE_M = 200.0
 DEFAULT_STAY_MINUTES = 20.0
 DEFAULT_DEVIATION_WINDOW = 24
 DEFAULT_DEVIATION_K = 5.0
+DEFAULT_MAX_SUGGESTED_EVENTS = 20
 
 #: minutes per unit of a numeric time column, by --time-unit
 TIME_UNITS = {"s": 1 / 60, "min": 1.0, "h": 60.0}
@@ -74,8 +75,7 @@ def _cmd_suggest(args: argparse.Namespace) -> int:
     from lmdk_core.data.track import load_track
     from lmdk_core.engine.stay_events import format_stays
     from lmdk_core.landmarks.discovery import (
-        deviation_suggestions,
-        seasonal_phase,
+        series_suggestions,
         suggested_timestamps,
         suggestion_events,
         track_stay_points,
@@ -95,10 +95,18 @@ def _cmd_suggest(args: argparse.Namespace) -> int:
         notes = []
         series = load_series_csv(args.input, name=name, time_col=args.time_col,
                                  value_col=args.value_col)
-        phase, season = seasonal_phase(series.time, series.time_kind, args.season)
-        found = deviation_suggestions(series.values, args.window, args.k, phase=phase)
+        sugg = series_suggestions(series.time, series.time_kind, series.values,
+                                  args.window, args.k, args.season, args.max_events)
+        found = sugg.found
         method = "deviation"
-        params = {"window": args.window, "k": args.k, "season": season}
+        params = {"window": sugg.window, "window_from": sugg.window_note, "k": args.k,
+                  "season": sugg.season, "max_events": args.max_events,
+                  "events_left_out": sugg.left_out}
+        if sugg.left_out:
+            notes.append(f"{sugg.left_out:,} more event{'s' if sugg.left_out != 1 else ''} "
+                         f"scored above k but {'were' if sugg.left_out != 1 else 'was'} left "
+                         f"out: only the {args.max_events} strongest are offered (raise --k "
+                         "for fewer, --max-events for more)")
         length = len(series)
     landmarks = suggested_timestamps(found)
     stays = format_stays(s.span for s in found) if kind == "track" else None
@@ -118,6 +126,8 @@ def _cmd_suggest(args: argparse.Namespace) -> int:
               if kind == "series" and found else "")
     print(f"{name}: {kind} of {length} points, {len(found)} suggestion"
           f"{'s' if len(found) != 1 else ''}{events} ({method})")
+    if kind == "series":
+        print(f"window: {params['window_from']}; {params['season']}")
     for note in notes:
         print(f"note: {note}")
     for s in found:
@@ -182,11 +192,17 @@ def register(sub) -> None:
                         "case-insensitively)")
     p.add_argument("--value-col", default="value",
                    help="series: the value column (default 'value')")
-    p.add_argument("--window", type=bounded("spike_window", "--window"),
-                   default=DEFAULT_DEVIATION_WINDOW,
-                   help="series: rolling-median window (timestamps)")
+    p.add_argument("--window", type=bounded("spike_window", "--window"), default=None,
+                   help="series: rolling-median window (timestamps); default: a day of "
+                        "readings from the sampling interval, 24 to 1,440 and at most a "
+                        f"quarter of the series ({DEFAULT_DEVIATION_WINDOW} when the times "
+                        "are not dates)")
     p.add_argument("--k", type=bounded("spike_k", "--k"), default=DEFAULT_DEVIATION_K,
                    help="series: threshold in robust standard deviations")
+    p.add_argument("--max-events", type=bounded("max_suggested_events", "--max-events"),
+                   default=DEFAULT_MAX_SUGGESTED_EVENTS,
+                   help="series: offer at most this many events (runs of consecutive "
+                        "timestamps), level shifts first, then the highest scores")
     p.add_argument("--season", default="auto", choices=["auto", "day", "week", "none"],
                    help="series with dates: remove the median profile of each hour of the "
                         "day / week first, so daily peaks are not suggested (auto: week "

@@ -113,6 +113,8 @@ LIMITS: dict[str, SettingLimit] = {lim.name: lim for lim in (
     # spike discovery on a series (the Timeline's widgets): rolling window and threshold k
     SettingLimit("spike_window", 3, 10_000, whole=True),
     SettingLimit("spike_k", 0.5, 50.0),
+    # suggested events offered at most (lmdk suggest --max-events)
+    SettingLimit("max_suggested_events", 1, 10_000, whole=True),
     # local Dask workers of lmdk batch
     SettingLimit("workers", 1, 256, whole=True),
     # the port lmdk explore listens on

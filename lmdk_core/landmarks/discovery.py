@@ -35,18 +35,24 @@ from lmdk_core.mechanisms.planar_laplace import check_coordinates
 __all__ = [
     "DEFAULT_DEVIATION_K",
     "DEFAULT_DEVIATION_WINDOW",
+    "DEFAULT_MAX_SUGGESTED_EVENTS",
+    "DEVIATION_WINDOW_MAX",
     "DEFAULT_STAY_DISTANCE_M",
     "DEFAULT_STAY_MINUTES",
     "MAD_TO_SD",
     "DeviationSuggestion",
     "LevelShift",
+    "SeriesSuggestions",
     "StayPoint",
+    "cap_events",
     "deviation_scores",
     "deviation_suggestions",
     "detect_stay_points",
     "level_shifts",
     "merge_stays",
+    "sampling_window",
     "seasonal_phase",
+    "series_suggestions",
     "stay_points",
     "suggested_timestamps",
     "suggestion_events",
@@ -62,6 +68,12 @@ DEFAULT_STAY_MINUTES = 20.0
 #: peak) while spikes of one-off events score far higher.
 DEFAULT_DEVIATION_WINDOW = 24
 DEFAULT_DEVIATION_K = 5.0
+#: Largest window derived from the sampling interval: a day of one-minute readings
+#: (:func:`sampling_window`).
+DEVIATION_WINDOW_MAX = 1440
+#: At most this many suggested events (runs of consecutive timestamps) are offered; a
+#: person reviews each one (:func:`cap_events`).
+DEFAULT_MAX_SUGGESTED_EVENTS = 20
 #: ``1/Φ⁻¹(3/4)``: MAD × 1.4826 estimates the standard deviation of normal data.
 MAD_TO_SD = 1.4826
 #: ``√(π/2)``: mean absolute deviation × 1.2533 estimates the std of normal data (used
@@ -760,3 +772,112 @@ def suggested_timestamps(
     for s in suggestions:
         out.update(s.timestamps)
     return sorted(out)
+
+
+# ------------------------------------------------------- window, cap and one entry point
+def sampling_window(time: ArrayLike, time_kind: str,
+                    length: int | None = None) -> tuple[int, str]:
+    """The deviation window derived from the sampling interval: ``(window, how)``.
+
+    A day's worth of readings, ``w = round(86 400 s / Δ)`` with Δ the median step of
+    the dated times, bounded to ``[DEFAULT_DEVIATION_WINDOW, DEVIATION_WINDOW_MAX]``
+    (24 … 1440: a day of hourly to a day of one-minute readings), and — given the
+    series' ``length`` T — to at most ``max(24, T // 4)``, so the "usual level" is the
+    median of a fraction of the series, never a line through all of it. Hourly data
+    keep the 24 of the fixed default; one-minute data get 1440, 5-minute data 288, so
+    one event spans the same share of the window at every rate and the level-shift
+    detector's minimum duration (the window) stays a day. Without dates (times that
+    are numbers, e.g. years) there is no interval to derive from: 24 timestamps.
+    """
+    lo, hi = DEFAULT_DEVIATION_WINDOW, DEVIATION_WINDOW_MAX
+    step = 0
+    if time_kind == "datetime":
+        t = np.asarray(time, dtype="datetime64[s]")
+        if t.size >= 2 and not np.isnat(t).any():
+            step = int(np.median(np.diff(t).astype(np.int64)))
+    if step <= 0:
+        w, why = lo, "the times are not dates: no sampling interval to derive a day from"
+    else:
+        per_day = max(1, int(round(86400 / step)))
+        w = min(max(per_day, lo), hi)
+        unit = _step_text(step)
+        why = (f"a day of {unit} readings" if w == per_day else
+               f"a day of {unit} readings would be {per_day:,}; the most is {hi}"
+               if per_day > hi else
+               f"{unit} readings, {per_day} a day; the least is {lo}" if step < 86400 else
+               f"{unit} readings, fewer than one a day; the least is {lo}")
+    if length is not None and w > max(lo, int(length) // 4):
+        w = max(lo, int(length) // 4)
+        why = f"a quarter of the {int(length):,} readings ({why})"
+    return w, f"{w} timestamps: {why}"
+
+
+def _step_text(step: int) -> str:
+    """'5-second', '16-minute', 'hourly', 'daily', … for a step in seconds."""
+    named = {3600: "hourly", 86400: "daily", 7 * 86400: "weekly"}
+    if step in named:
+        return named[step]
+    for size, unit in ((86400, "day"), (3600, "hour"), (60, "minute")):
+        if step >= size and step % size == 0:
+            return f"{step // size}-{unit}"
+    return f"{step}-second"
+
+
+def cap_events(found: list[DeviationSuggestion],
+               max_events: int | None = DEFAULT_MAX_SUGGESTED_EVENTS
+               ) -> tuple[list[DeviationSuggestion], int]:
+    """At most ``max_events`` events of ``found`` (runs of consecutive timestamps,
+    :func:`suggestion_events`): those holding a level shift first, then by their largest
+    score; returned in time order with the number of events left out (None: no cap)."""
+    events = suggestion_events(s.timestamp for s in found)
+    if max_events is None or len(events) <= max_events:
+        return list(found), 0
+    by_t = {s.timestamp: s for s in found}
+
+    def rank(ev: tuple[int, int]) -> tuple[bool, float]:
+        run = [by_t[t] for t in range(ev[0], ev[1] + 1)]
+        return (any(s.reason == "level_shift" for s in run), max(s.score for s in run))
+
+    keep = sorted(sorted(events, key=rank, reverse=True)[:int(max_events)])
+    kept = [by_t[t] for a, b in keep for t in range(a, b + 1)]
+    return kept, len(events) - len(keep)
+
+
+@dataclass(frozen=True)
+class SeriesSuggestions:
+    """The suggestions for one series and how they were made (:func:`series_suggestions`)."""
+
+    found: list[DeviationSuggestion]
+    window: int
+    window_note: str  # how the window was chosen
+    season: str  # the seasonal profile removed, or why none
+    left_out: int  # events beyond the cap, not offered
+
+    @property
+    def events(self) -> list[tuple[int, int]]:
+        """The suggested timestamps as events (runs of consecutive timestamps)."""
+        return suggestion_events(s.timestamp for s in self.found)
+
+
+def series_suggestions(time: ArrayLike, time_kind: str, values: ArrayLike,
+                       window: int | None = None, k: float = DEFAULT_DEVIATION_K,
+                       season: str = "auto",
+                       max_events: int | None = DEFAULT_MAX_SUGGESTED_EVENTS
+                       ) -> SeriesSuggestions:
+    """Suggested landmarks of a series, as the Timeline, ``lmdk suggest`` and the batch
+    discovery make them: the seasonal profile (:func:`seasonal_phase`) removed, the
+    window from the sampling interval unless ``window`` is given
+    (:func:`sampling_window`), spikes and level shifts (:func:`deviation_suggestions`),
+    at most ``max_events`` events (:func:`cap_events`)."""
+    x = np.asarray(values, dtype=float)
+    if window is None:
+        w, how = sampling_window(time, time_kind, x.size)
+    else:
+        w, how = _check_window(window), f"{int(window)} timestamps (chosen)"
+    phase = None
+    label = "no seasonal profile"
+    if x.size >= 3 or season != "auto":
+        phase, label = seasonal_phase(time, time_kind, season)
+    found = deviation_suggestions(x, w, k, phase=phase)
+    kept, left_out = cap_events(found, max_events)
+    return SeriesSuggestions(kept, w, how, label, left_out)

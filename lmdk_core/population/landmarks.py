@@ -10,8 +10,11 @@ Discovery uses :mod:`lmdk_core.landmarks.discovery` with the parameters of the c
   (:func:`discover_stays`; docs/stays.md); false makes every fix of a stay a landmark of
   its own. Times that are numbers are read as seconds.
 * **series** — timestamps more than ``k`` (5) robust standard deviations from a rolling
-  median of ``window`` (24) timestamps, after removing the seasonal profile (hour of
-  the day or of the week, ``season`` 'auto') when the times are dates.
+  median of ``window`` timestamps (default null: a day of readings from the user's
+  sampling interval, :func:`lmdk_core.landmarks.discovery.sampling_window`), after removing the
+  seasonal profile (hour of the day or of the week, ``season`` 'auto') when the times
+  are dates, and sustained level shifts. Unlike the Timeline's suggestions, which a
+  person reviews, the batch applies every event found (no cap): each is protected.
 """
 
 from __future__ import annotations
@@ -24,12 +27,10 @@ from lmdk_core.engine.setting_limits import check_setting
 from lmdk_core.engine.validation import InputError
 from lmdk_core.landmarks.discovery import (
     DEFAULT_DEVIATION_K,
-    DEFAULT_DEVIATION_WINDOW,
     DEFAULT_STAY_DISTANCE_M,
     DEFAULT_STAY_MINUTES,
     detect_stay_points,
-    deviation_suggestions,
-    seasonal_phase,
+    series_suggestions,
     suggested_timestamps,
 )
 
@@ -40,7 +41,7 @@ __all__ = ["DiscoverySettings", "discover_landmarks", "discover_stays"]
 class DiscoverySettings:
     """Parameters of the detectors (see the module docstring)."""
 
-    window: int = DEFAULT_DEVIATION_WINDOW
+    window: int | None = None  # None: from the sampling interval
     k: float = DEFAULT_DEVIATION_K
     season: str = "auto"
     distance_m: float = DEFAULT_STAY_DISTANCE_M
@@ -97,8 +98,6 @@ def discover_landmarks(time: np.ndarray, data: np.ndarray, kind: str,
         stays = detect_stay_points(data[:, 0], data[:, 1], _minutes(time, kind),
                                    settings.distance_m, settings.duration_min)
         return np.asarray(suggested_timestamps(stays), dtype=int)
-    phase = None
-    if kind == "datetime" and data.size >= 3:
-        phase, _ = seasonal_phase(time, "datetime", settings.season)
-    found = deviation_suggestions(data, settings.window, settings.k, phase=phase)
+    found = series_suggestions(time, kind, data, settings.window, settings.k,
+                               settings.season, max_events=None).found
     return np.asarray(suggested_timestamps(found), dtype=int)

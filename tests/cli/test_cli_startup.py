@@ -164,6 +164,7 @@ def test_parser_choices_and_defaults_match_the_engine():
     assert dc.DEFAULT_STAY_MINUTES == discovery.DEFAULT_STAY_MINUTES
     assert dc.DEFAULT_DEVIATION_WINDOW == discovery.DEFAULT_DEVIATION_WINDOW
     assert dc.DEFAULT_DEVIATION_K == discovery.DEFAULT_DEVIATION_K
+    assert dc.DEFAULT_MAX_SUGGESTED_EVENTS == discovery.DEFAULT_MAX_SUGGESTED_EVENTS
 
 
 @pytest.mark.parametrize("argv", [

@@ -64,5 +64,11 @@ def test_cli_suggest_uses_the_season(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["landmarks"] == sorted(ANOMALIES)
     assert out["parameters"]["season"] == "hour of the day"
-    assert main(["suggest", "--input", str(src), "--season", "none", "--json"]) == 0
+    assert main(["suggest", "--input", str(src), "--season", "none", "--max-events",
+                 "10000", "--json"]) == 0
     assert len(json.loads(capsys.readouterr().out)["landmarks"]) > 50
+    # the same daily peaks, capped: the 20 strongest events are offered, the rest counted
+    assert main(["suggest", "--input", str(src), "--season", "none", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert len(out["events"]) == 20 and out["parameters"]["events_left_out"] > 0
+    assert "left out" in out["notes"][0]
