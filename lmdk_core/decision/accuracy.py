@@ -754,6 +754,21 @@ def solve_epsilon(values: ArrayLike, landmarks: Iterable[int] | None, scheme: st
     ``confidence`` bound; 5 grid points per decade from the exact floor of an 'each' /
     'all' target (:func:`_adaptive_floor`), the first crossing bisected to 1 %.
     ``progress(fraction)`` is called as the search advances.
+
+    Returns
+    -------
+    EpsilonSolution
+        The smallest ε (None when no ε in the range meets the target), the accuracy it
+        achieves, the method and whether the release is landmark-private.
+
+    Examples
+    --------
+    Uniform with 2 landmarks spends ε/3 per reading; Laplace noise is within 1 of the
+    truth with probability 1 − e^{−ε_t}, so 95 % needs ε_t = ln 20 and ε = 3·ln 20:
+
+    >>> s = solve_epsilon([0.0] * 10, [2, 5], "uniform", AccuracyTarget("within", 1.0, 0.95))
+    >>> round(s.epsilon, 6), s.landmark_private
+    (8.987197, True)
     """
     from lmdk_core.engine.verifier import verify
 

@@ -57,7 +57,16 @@ EARTH_RADIUS_M = 6_371_008.8
 
 def posterior_bound(prior: ArrayLike, loss: ArrayLike) -> np.ndarray:
     """Largest posterior ``p·e^x / (1 − p + p·e^x)`` of an attacker with prior p after a
-    release whose privacy loss is x (ε, or landmark TPL under correlation)."""
+    release whose privacy loss is x (ε, or landmark TPL under correlation).
+
+    Bayes' rule with a likelihood ratio of at most e^x (Kasiviswanathan & Smith 2014).
+
+    Examples
+    --------
+    >>> import math
+    >>> float(posterior_bound(0.5, math.log(3)))
+    0.75
+    """
     p = np.asarray(prior, dtype=float)
     x = np.asarray(loss, dtype=float)
     if not np.all((p >= 0) & (p <= 1)):  # NaN fails both comparisons

@@ -50,7 +50,13 @@ def _delta(delta: float) -> float:
 
 
 def basic_composition(epsilon: float, k: int) -> float:
-    """k·ε: the total of k ε-DP releases."""
+    """k·ε: the total of k ε-DP releases (sequential composition; Dwork & Roth, Thm 3.16).
+
+    Examples
+    --------
+    >>> basic_composition(0.5, 10)
+    5.0
+    """
     out = _releases(k) * check_epsilon(epsilon)
     if not np.isfinite(out):
         raise InputError(f"{k:,} releases of ε = {epsilon:g} total more than the largest "
@@ -59,7 +65,16 @@ def basic_composition(epsilon: float, k: int) -> float:
 
 
 def advanced_composition(epsilon: float, k: int, delta: float = DEFAULT_DELTA) -> float:
-    """ε' = √(2k·ln(1/δ'))·ε + k·ε·(e^ε − 1) (Dwork, Rothblum, Vadhan 2010)."""
+    """ε' = √(2k·ln(1/δ'))·ε + k·ε·(e^ε − 1) (Dwork, Rothblum, Vadhan 2010).
+
+    The k-fold composition of ε-DP releases is (ε', δ')-DP; it beats k·ε for many small
+    releases.
+
+    Examples
+    --------
+    >>> round(advanced_composition(0.1, 100), 4)
+    6.3082
+    """
     e = check_epsilon(epsilon)
     n = _releases(k)
     with np.errstate(over="ignore"):  # ε ≳ 710: e^ε − 1 is +inf

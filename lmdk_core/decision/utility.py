@@ -419,6 +419,24 @@ def utility_verdict(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLik
     ``scale``: ``data_scale(values, unit)`` when the caller already has it (it does not
     depend on the budget: the Population page's preview computes it once per user, not
     on every change of ε).
+
+    Returns
+    -------
+    UtilityVerdict
+        ``level`` useful / marginal / not useful from the ratio of the typical expected
+        error to the data's own scale, with a sentence and advice.
+
+    Examples
+    --------
+    Laplace noise of scale Δf/ε_t = 1 on readings spread over 0–100:
+
+    >>> import numpy as np
+    >>> x = np.linspace(0, 100, 50)
+    >>> u = utility_verdict(x, np.full(50, 1.0), sensitivity=1.0)
+    >>> u.level, u.typical, u.ratio
+    ('useful', 1.0, 0.02)
+    >>> utility_verdict(x, np.full(50, 0.001), sensitivity=1.0).level
+    'not useful'
     """
     x = np.asarray(values, dtype=float)
     mech = _mechanism(x, mechanism)

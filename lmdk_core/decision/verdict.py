@@ -170,6 +170,27 @@ def privacy_verdict(
     ``landmark_tpl``) computes :func:`calibration_advice` (a few dozen landmark-TPL
     evaluations, linear in the length) and names it in the sentence; ``advice`` passes
     an advice computed (and cached) by the caller instead.
+
+    Returns
+    -------
+    PrivacyVerdict
+        ``colour`` green (the theorem holds and landmark TPL ≤ the target, or no model),
+        amber (the theorem holds but landmark TPL under the model exceeds it: Cao et
+        al., ICDE 2017) or red (the theorem fails), with a headline and a sentence.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lmdk_core.engine.allocation import allocate
+    >>> eps_t = allocate("uniform", 5, [1, 3], 1.0)
+    >>> privacy_verdict(eps_t, [1, 3], 1.0).colour
+    'green'
+    >>> privacy_verdict(allocate("event", 5, [1, 3], 1.0), [1, 3], 1.0).colour
+    'red'
+    >>> sticky = np.array([[0.9, 0.1], [0.1, 0.9]])  # a value tends to stay the same
+    >>> v = privacy_verdict(eps_t, [1, 3], 1.0, backward=sticky, advise=False)
+    >>> v.colour, round(v.landmark_tpl_max, 3)
+    ('amber', 1.797)
     """
     theorem = verify(epsilon_t, landmarks, epsilon, groups=groups)
     eps = theorem.epsilon

@@ -84,6 +84,34 @@ def allocate(
     """The planned per-timestamp budget ``eps[t]`` of a scheme (see the module table).
 
     For ``adaptive`` this is its starting point (Uniform); the release decides the rest.
+    Uniform gives ε/(|L|+1) everywhere, so that the landmarks plus any one timestamp
+    spend ``Σ_{i∈L∪{t}} ε_i ≤ ε`` (Katsomallos et al., CODASPY 2022).
+
+    Parameters
+    ----------
+    scheme : str
+        ``event``, ``user``, ``w-event``, ``uniform``, ``skip`` or ``adaptive``
+        (:data:`SCHEMES`; case-insensitive).
+    length : int
+        The number of timestamps T (at least 1).
+    landmarks : iterable of int or None
+        The landmark timestamps L, each in ``0 … T-1``.
+    epsilon : float
+        The total budget ε > 0.
+    window : int, optional
+        w of the ``w-event`` scheme (a whole number ≥ 1).
+
+    Returns
+    -------
+    numpy.ndarray
+        One budget ε_t ≥ 0 per timestamp.
+
+    Examples
+    --------
+    >>> allocate("uniform", 5, [1, 3], 1.0).round(4).tolist()
+    [0.3333, 0.3333, 0.3333, 0.3333, 0.3333]
+    >>> allocate("skip", 5, [1, 3], 1.0).tolist()
+    [1.0, 0.0, 1.0, 0.0, 1.0]
     """
     info = scheme_info(scheme)
     T = check_length(length)

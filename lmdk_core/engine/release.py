@@ -380,7 +380,48 @@ def release_series(
 ) -> Release:
     """Release a numeric series with the Laplace or Geometric mechanism, its noise drawn
     by numpy (``noise="fast"``, reproducible from ``seed``) or by OpenDP's exact samplers
-    (``noise="exact"``, OS entropy: ``seed`` then only drives Adaptive's sampling)."""
+    (``noise="exact"``, OS entropy: ``seed`` then only drives Adaptive's sampling).
+
+    Every published value is ``x_t + Lap(Δf/ε_t)`` (Dwork et al., TCC 2006) under the
+    budgets of ``scheme`` (Katsomallos et al., CODASPY 2022); the allocation actually
+    spent is checked by :func:`~lmdk_core.engine.verifier.verify` (``Release.verdict``).
+
+    Parameters
+    ----------
+    values : array_like
+        The series, one finite number per timestamp.
+    landmarks : iterable of int or None
+        The landmark timestamps.
+    epsilon : float
+        The total budget ε.
+    scheme : str
+        A scheme of :data:`lmdk_core.engine.allocation.SCHEMES`.
+    mechanism : str
+        ``laplace`` or ``geometric`` (whole-number data).
+    sensitivity : float
+        Δf: the most one timestamp's value can change.
+    seed : int or numpy.random.Generator, optional
+        The noise seed (None: fresh OS entropy).
+    window : int, optional
+        w of the ``w-event`` scheme.
+    adaptive : AdaptiveSettings, optional
+        Adaptive's sampling and skipping parameters.
+    noise : str
+        ``fast`` (numpy) or ``exact`` (OpenDP).
+
+    Returns
+    -------
+    Release
+        Released values, the budgets spent, what was published and the verdict.
+
+    Examples
+    --------
+    >>> r = release_series([3.0, 4.0, 5.0, 4.0, 3.0], [2], 1.0, "skip", seed=7)
+    >>> r.epsilon_t.tolist(), r.verdict.private
+    ([1.0, 1.0, 0.0, 1.0, 1.0], True)
+    >>> bool(r.released[2] == r.released[1])  # Skip repeats the last release at a landmark
+    True
+    """
     try:
         x = np.asarray(values, dtype=float)
     except (TypeError, ValueError):

@@ -203,6 +203,35 @@ def verify(epsilon_t: ArrayLike, landmarks: Iterable[int] | None, epsilon: float
     one mechanism (a stay released once; docs/stays.md). The theorem is then checked in
     its grouped form (module docstring): a group counts with its whole budget as soon
     as L ∪ {t} touches it.
+
+    Parameters
+    ----------
+    epsilon_t : array_like
+        One budget ε_i ≥ 0 per timestamp.
+    landmarks : iterable of int or None
+        The landmark set L (timestamps of ``epsilon_t``).
+    epsilon : float
+        The total budget ε (at least :data:`EPSILON_MIN`).
+    groups : iterable of (int, int), optional
+        Inclusive ranges of timestamps released by one mechanism each.
+
+    Returns
+    -------
+    Verdict
+        ``private`` when ``max_t Σ_{i∈L∪{t}} ε_i ≤ ε`` (within :func:`tolerance`), with
+        the totals per timestamp and the worst one.
+
+    Examples
+    --------
+    Uniform's ε/(|L|+1) passes; ε/|L| at every timestamp does not (Katsomallos et al.,
+    CODASPY 2022, Theorem 1):
+
+    >>> v = verify([1 / 3] * 5, [1, 3], 1.0)
+    >>> v.private, round(v.worst_total, 12)
+    (True, 1.0)
+    >>> v = verify([0.5] * 5, [1, 3], 1.0)
+    >>> v.private, v.worst_total, v.worst_timestamp
+    (False, 1.5, 0)
     """
     eps_total = check_epsilon(epsilon)
     if eps_total < EPSILON_MIN:
