@@ -4,8 +4,8 @@
   as a parameter (:class:`Draws`);
 * :mod:`~lmdk_core.adaptive.loop` — the engine's loop: the reference with O(1)
   bookkeeping, for every mechanism;
-* :mod:`~lmdk_core.adaptive.series_kernel` — Laplace on a series, decoding numpy's
-  stream (compiled where it pays);
+* :mod:`~lmdk_core.adaptive.series_kernel` — Laplace on a series, compiled (where it
+  pays);
 * :mod:`~lmdk_core.adaptive.planar_kernel` — Planar Laplace on a trajectory, compiled;
 * :mod:`~lmdk_core.adaptive.exact_draws` — OpenDP's exact values drawn in batches;
 * :mod:`~lmdk_core.adaptive.compiled` — when a compiled kernel pays;

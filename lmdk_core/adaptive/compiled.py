@@ -9,9 +9,12 @@ curves, not a fixed length:
 
 * once a kernel is loaded, it runs at every length where it beats the Python loop,
   ``T·(python − compiled) > overhead`` (a few dozen steps);
-* before that, it is loaded only when ``T·(python − compiled) > load`` — the length where
-  the curves cross — with the load counted without numba's import when numba is
-  already imported.
+* before that, it is loaded when ``T·(python − compiled)`` plus what the Python loop
+  has already cost this process exceeds the load — for one release, the length where
+  the curves cross; in a long-running process (the app), once the Python loop has cost
+  as much as loading would (ski rental: never more than twice the best choice made
+  with hindsight). The load is counted without numba's import when numba is already
+  imported.
 
 Then a release's cost grows with T: below the crossing the Python loop's
 ``T·python``, above it ``load + T·compiled``, equal at the crossing; the benchmark
@@ -43,14 +46,15 @@ class KernelCost:
     overhead_s: float = 5e-5
 
 
-def worth_compiling(T: int, cost: KernelCost, loaded: bool) -> bool:
+def worth_compiling(T: int, cost: KernelCost, loaded: bool, spent: float = 0.0) -> bool:
     """Whether the compiled kernel is cheaper than the Python loop for T steps, counting
-    its load when it is not ``loaded`` yet (see the module docstring)."""
+    its load when it is not ``loaded`` yet, less the ``spent`` seconds the Python loop
+    has already cost this process (see the module docstring)."""
     saving = T * (cost.python_s - cost.compiled_s)
     if loaded:
         return saving > cost.overhead_s
     load = cost.load_s + (0.0 if "numba" in sys.modules else NUMBA_IMPORT_S)
-    return saving > load
+    return saving + spent > load
 
 
 def lazy_njit() -> Callable | None:

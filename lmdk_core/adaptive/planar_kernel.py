@@ -37,9 +37,11 @@ from lmdk_core.engine.geodesy import WGS84, compiled_geodesic
 
 __all__ = ["COST", "adaptive_planar"]
 
-#: measured seconds per step: the engine's Python loop ~6 µs, compiled ~0.8 µs; loading
-#: the compiled loop from numba's cache ~0.5 s (numba imported)
-COST = KernelCost(python_s=6e-6, compiled_s=0.8e-6, load_s=0.5)
+#: measured seconds per step: the engine's Python loop ~6 µs, compiled ~1.2 µs (whole
+#: release; the ratio 4–7 holds under load); loading the compiled loop from numba's cache
+#: and checking PROJ's routines ~0.4 s (numba imported): they cross near 150,000 points
+#: (near 85,000 once numba is imported)
+COST = KernelCost(python_s=6e-6, compiled_s=1.2e-6, load_s=0.4)
 #: force a path in tests: True (compiled at every length), False (never), None (COST)
 FORCE_COMPILED: bool | None = None
 
@@ -139,6 +141,8 @@ def _planar_steps(lat, lon, is_lm, n_after, gen, V, radius, rate, lo, step,
 
 
 _kernel = None
+#: estimated seconds the Python loop has run instead of this kernel in this process
+_python_spent = 0.0
 
 
 def _compiled_kernel():
@@ -170,8 +174,11 @@ def adaptive_planar(points: np.ndarray, is_lm: np.ndarray, V: float, radius: flo
     the same release.
     """
     T = points.shape[0]
-    use = (worth_compiling(T, COST, _kernel is not None) if FORCE_COMPILED is None
-           else FORCE_COMPILED)
+    global _python_spent
+    use = (worth_compiling(T, COST, _kernel is not None, _python_spent)
+           if FORCE_COMPILED is None else FORCE_COMPILED)
+    if not use:
+        _python_spent += T * COST.python_s  # the caller's Python loop runs instead
     if not use or type(gen) is not np.random.Generator:
         return None
     geo = compiled_geodesic()

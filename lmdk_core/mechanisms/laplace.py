@@ -82,8 +82,9 @@ class Laplace(Mechanism):
 
     def perturb_one(self, value: float, epsilon: float, gen: np.random.Generator) -> float:
         """One noisy value, parameters trusted (Adaptive's loop): the same draw as
-        :meth:`perturb` on a one-element array, without its checks."""
-        return float(value) + float(gen.laplace(0.0, self.sensitivity / epsilon, size=1)[0])
+        :meth:`perturb` on a one-element array (the scalar call draws what ``size=1``
+        draws), without its checks."""
+        return float(value) + gen.laplace(0.0, self.sensitivity / epsilon)
 
     @staticmethod
     def distance_one(a: float, b: float) -> float:

@@ -9,7 +9,8 @@ merely close:
 
 * the engine's loop with O(1) bookkeeping (:mod:`lmdk_core.adaptive.loop`), for every
   mechanism;
-* the Laplace series kernel, plain and compiled (:mod:`lmdk_core.adaptive.series_kernel`);
+* the compiled Laplace series kernel (:mod:`lmdk_core.adaptive.series_kernel`), with
+  every numpy bit generator;
 * the compiled trajectory kernel (:mod:`lmdk_core.adaptive.planar_kernel`), on tracks
   anywhere on Earth and with every numpy bit generator (whole releases: errors too);
 * the population's lockstep release over many users
@@ -147,37 +148,54 @@ def test_long_series_with_many_landmarks_matches_the_reference():
     _compare(x, np.arange(0, 20_000, 97), 1.0, Laplace(1.0), 11, AdaptiveSettings())
 
 
-@pytest.mark.parametrize("block", [64, 65, 101])
-def test_small_draw_blocks_match_the_reference(block, monkeypatch):
-    """The Laplace path draws doubles ahead in blocks; tiny blocks force many refills."""
-    monkeypatch.setattr(adaptive_laplace_module, "_DRAW_BLOCK", block)
+@pytest.mark.parametrize("bit_generator", ["PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64"])
+def test_compiled_series_kernel_with_every_bit_generator(bit_generator):
+    """The compiled kernel draws from the caller's bit generator, whichever it is."""
     x = np.random.default_rng(8).normal(0, 3, 3000)
     for seed, lm in ((1, []), (2, np.arange(0, 3000, 7)), (3, np.arange(3000))):
-        _compare(x, lm, 0.7, Laplace(1.0), seed, AdaptiveSettings(0.9, 0.1, 0.3))
+        lm = np.asarray(lm, dtype=np.int64)
+        planned = allocate("adaptive", x.size, lm, 0.7)
+        make = getattr(np.random, bit_generator)
+        g1, g2 = np.random.Generator(make(seed)), np.random.Generator(make(seed))
+        ref = _adaptive_reference(x, lm, planned, Laplace(1.0), g1,
+                                  AdaptiveSettings(0.9, 0.1, 0.3))
+        with _forced(adaptive_laplace_module, True):
+            new = _adaptive(x, lm, planned, Laplace(1.0), g2, AdaptiveSettings(0.9, 0.1, 0.3))
+        for r, n in zip(ref, new, strict=True):
+            assert _same(r, n)
+        assert _same_state(g1.bit_generator.state, g2.bit_generator.state)
 
 
 @settings(max_examples=40, deadline=None)
 @given(series_case())
 def test_compiled_laplace_loop_matches_the_reference(case):
     """The numba-compiled series kernel on short random cases: the same draws and
-    decisions as the reference, with tiny draw blocks for refills."""
+    decisions as the reference."""
     x, lm, eps, _, sens, seed, adaptive = case
-    old = adaptive_laplace_module._DRAW_BLOCK
-    adaptive_laplace_module._DRAW_BLOCK = 97
-    try:
-        with _forced(adaptive_laplace_module, True):
-            _compare(x, lm, eps, Laplace(sens), seed, adaptive)
-    finally:
-        adaptive_laplace_module._DRAW_BLOCK = old
-
-
-@settings(max_examples=40, deadline=None)
-@given(series_case())
-def test_plain_laplace_kernel_matches_the_reference(case):
-    """The same kernel uncompiled (what runs where compiling does not pay)."""
-    x, lm, eps, _, sens, seed, adaptive = case
-    with _forced(adaptive_laplace_module, False):
+    with _forced(adaptive_laplace_module, True):
         _compare(x, lm, eps, Laplace(sens), seed, adaptive)
+
+
+def test_the_cost_model_picks_the_kernel_where_the_curves_cross():
+    """Loaded: the kernel at every length where it beats the Python loop. Not loaded:
+    only where T·(python − compiled), plus the Python loop's cost so far in the process,
+    exceeds the load — so the chosen cost, T·python or load + T·compiled, grows with T."""
+    import sys
+
+    from lmdk_core.adaptive.compiled import NUMBA_IMPORT_S, KernelCost, worth_compiling
+
+    cost = KernelCost(python_s=2e-6, compiled_s=1e-7, load_s=0.5, overhead_s=5e-5)
+    load = cost.load_s + (0.0 if "numba" in sys.modules else NUMBA_IMPORT_S)
+    cross = load / (cost.python_s - cost.compiled_s)
+    assert worth_compiling(1000, cost, loaded=True)
+    assert not worth_compiling(10, cost, loaded=True)
+    assert not worth_compiling(int(cross * 0.9), cost, loaded=False)
+    assert worth_compiling(int(cross * 1.1), cost, loaded=False)
+    assert worth_compiling(1000, cost, loaded=False, spent=load)  # ski rental
+    Ts = np.unique(np.geomspace(1, 100 * cross, 400).astype(int))
+    chosen = np.array([load + T * cost.compiled_s if worth_compiling(T, cost, False)
+                       else T * cost.python_s for T in Ts])
+    assert np.all(np.diff(chosen) >= -1e-9)
 
 
 def _engine_loop(values, lm, planned, mech, gen, adaptive):

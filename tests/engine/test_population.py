@@ -114,8 +114,9 @@ class _Replay:
         self.t += 1
         return self.coins[self.t]
 
-    def laplace(self, loc, scale, size):
-        return np.array([loc + scale * self.z[self.t]])
+    def laplace(self, loc, scale, size=None):
+        draw = loc + scale * self.z[self.t]
+        return draw if size is None else np.array([draw])
 
 
 def test_lockstep_adaptive_equals_the_single_trace_adaptive():
