@@ -3,9 +3,14 @@
 extended to landmark privacy.
 
 * :mod:`~lmdk_core.leakage.correlation` — transition matrices: validation, CSV loading,
-  strength-parameter models, estimation from series and trajectories, Bayes backward;
-* :mod:`~lmdk_core.leakage.loss` — the loss function ``L_P(α)`` (precomputed hull);
-* :mod:`~lmdk_core.leakage.tpl` — BPL, FPL, TPL and landmark TPL;
+  strength-parameter models, Bayes backward;
+* :mod:`~lmdk_core.leakage.estimation` — matrices estimated from series and trajectories;
+* :mod:`~lmdk_core.leakage.model` — the correlation model in force, from a specification;
+* :mod:`~lmdk_core.leakage.loss` — the loss function ``L_P(α)`` (precomputed hull;
+  :mod:`~lmdk_core.leakage.hull`, :mod:`~lmdk_core.leakage.pruning` and the numba
+  kernels of :mod:`~lmdk_core.leakage.kernels`, docs/leakage-algorithm.md);
+* :mod:`~lmdk_core.leakage.tpl` — BPL, FPL, TPL and landmark TPL (the restarted
+  recursions in :mod:`~lmdk_core.leakage.restarts`);
 * :mod:`~lmdk_core.leakage.supremum` — suprema for a constant budget (Theorem 10);
 * :mod:`~lmdk_core.leakage.calibration` — budgets that meet a target leakage.
 """
@@ -17,15 +22,17 @@ from lmdk_core.leakage.calibration import (
     max_tpl_constant,
 )
 from lmdk_core.leakage.correlation import (
-    Discretization,
-    GridStates,
     backward_matrix,
     check_transition_matrix,
-    discretize_series,
     load_matrix_csv,
     parse_matrix_text,
     smoothed_matrix,
     stationary_distribution,
+)
+from lmdk_core.leakage.estimation import (
+    Discretization,
+    GridStates,
+    discretize_series,
     trajectory_cells,
     transition_matrices,
     transition_matrix,

@@ -15,10 +15,7 @@ Both are row-stochastic ``n × n`` matrices. This module
   Cao et al.'s experiments: Laplacian smoothing ``P = (B + s) / (1 + n·s)`` of a
   strongly correlated base matrix ``B`` with one 1 per row — the smaller ``s``, the
   stronger the correlation (``s = 0``: deterministic moves; ``s → ∞``: independent);
-* estimates matrices from data: a numeric series discretised into bins
-  (:func:`discretize_series`), a trajectory mapped onto square grid cells
-  (:func:`trajectory_cells`), transitions counted with additive smoothing
-  (:func:`transition_matrix`, :func:`transition_matrices`);
+* (estimating matrices from data is in :mod:`~lmdk_core.leakage.estimation`);
 * derives the backward matrix from a forward matrix and a distribution of the
   previous state by Bayes' rule (:func:`backward_matrix`):
   ``P_B[j, i] = π_i P_F[i, j] / Σ_k π_k P_F[k, j]``, with the stationary
@@ -26,8 +23,6 @@ Both are row-stochastic ``n × n`` matrices. This module
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -39,16 +34,10 @@ from lmdk_core.engine.validation import InputError, as_generator
 __all__ = [
     "ROW_SUM_TOLERANCE",
     "MAX_STATES",
-    "Discretization",
-    "GridStates",
     "check_transition_matrix",
     "parse_matrix_text",
     "load_matrix_csv",
     "smoothed_matrix",
-    "discretize_series",
-    "trajectory_cells",
-    "transition_matrix",
-    "transition_matrices",
     "stationary_distribution",
     "backward_matrix",
 ]
@@ -287,271 +276,6 @@ def smoothed_matrix(
     P[np.arange(n), perm] += 1.0
     P /= 1.0 + n * s
     return P
-
-
-@dataclass(frozen=True)
-class Discretization:
-    """A numeric series mapped to states: ``states[t]`` is the bin of value t.
-
-    ``edges`` has ``n_states + 1`` increasing values; bin k is ``[edges[k], edges[k+1])``
-    (the last bin also holds its right edge).
-    """
-
-    states: np.ndarray
-    edges: np.ndarray
-    method: str
-
-    @property
-    def n_states(self) -> int:
-        return int(self.edges.size - 1)
-
-    @property
-    def centres(self) -> np.ndarray:
-        """Mid-point of every bin (a representative value per state)."""
-        return 0.5 * (self.edges[:-1] + self.edges[1:])
-
-
-def _finite_series(values: ArrayLike, name: str) -> np.ndarray:
-    try:
-        v = np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
-        raise InputError(f"{name} must be numbers") from None
-    if v.ndim != 1 or v.size == 0:
-        raise InputError(f"{name} must be a non-empty 1-D list of numbers")
-    bad = np.flatnonzero(~np.isfinite(v))
-    if bad.size:
-        raise InputError(f"{name}: value {int(bad[0])} is not finite; remove or fill it")
-    return v
-
-
-def discretize_series(values: ArrayLike, n_bins: int, method: str = "width") -> Discretization:
-    """Map a numeric series to ``n_bins`` states: equal-width or quantile bins.
-
-    ``method="width"`` splits ``[min, max]`` into equal bins; ``"quantile"`` puts the
-    bin edges at the quantiles so each bin holds about the same number of values
-    (edges shared by tied values are merged, so fewer bins may result). A constant
-    series gives a single state.
-
-    Parameters
-    ----------
-    values : array_like
-        The finite numbers of the series.
-    n_bins : int
-        The number of bins asked for.
-    method : {"width", "quantile"}
-        Equal-width or equal-count bins.
-
-    Returns
-    -------
-    Discretization
-
-    Examples
-    --------
-    >>> d = discretize_series([0.0, 1, 2, 10], 2)
-    >>> d.states.tolist(), d.edges.tolist()
-    ([0, 0, 0, 1], [0.0, 5.0, 10.0])
-    >>> discretize_series([1.0, 2, 3, 1, 2, 3, 3, 1], 3, "quantile").states.tolist()
-    [0, 1, 2, 0, 1, 2, 2, 0]
-    """
-    v = _finite_series(values, "the series")
-    k = _check_n_states(n_bins, "the number of bins")
-    key = str(method).strip().lower()
-    lo, hi = float(v.min()), float(v.max())
-    if lo == hi:
-        edges = np.array([lo - 0.5, hi + 0.5])
-    elif key == "width":
-        edges = np.linspace(lo, hi, k + 1)
-    elif key == "quantile":
-        edges = np.unique(np.quantile(v, np.linspace(0.0, 1.0, k + 1)))
-    else:
-        raise InputError(f"unknown binning method {method!r}; choose width or quantile")
-    states = np.searchsorted(edges, v, side="right") - 1
-    states = np.clip(states, 0, edges.size - 2)
-    return Discretization(states=states.astype(int), edges=edges, method=key)
-
-
-@dataclass(frozen=True)
-class GridStates:
-    """A trajectory mapped onto square cells; only visited cells become states.
-
-    ``states[t]`` is the state (cell) of point t; state k is cell ``cells[k]`` =
-    (column, row) of the grid, with centre ``centre_lat[k], centre_lon[k]``. States
-    are numbered in order of first visit.
-    """
-
-    states: np.ndarray
-    cells: np.ndarray
-    centre_lat: np.ndarray
-    centre_lon: np.ndarray
-    cell_size_m: float
-
-    @property
-    def n_states(self) -> int:
-        return int(self.cells.shape[0])
-
-
-def trajectory_cells(lat: ArrayLike, lon: ArrayLike, cell_size_m: float) -> GridStates:
-    """Map (lat, lon) points onto square grid cells of ``cell_size_m`` metres.
-
-    The grid lives in an azimuthal equidistant projection (WGS84) centred on the
-    track's mean position, so cells are true squares in metres near the track.
-
-    Parameters
-    ----------
-    lat, lon : array_like
-        The points' coordinates in degrees (WGS84).
-    cell_size_m : float
-        The side of a cell in metres (> 0).
-
-    Returns
-    -------
-    GridStates
-
-    Examples
-    --------
-    >>> g = trajectory_cells([46.0, 46.0, 46.001], [14.0, 14.0001, 14.0], 100)
-    >>> g.states.tolist(), g.n_states
-    ([0, 1, 2], 3)
-    """
-    from pyproj import Transformer  # local: only this function needs it
-
-    la = _finite_series(lat, "the latitudes")
-    lo = _finite_series(lon, "the longitudes")
-    if la.size != lo.size:
-        raise InputError(
-            f"got {la.size} latitudes but {lo.size} longitudes; give one pair per point"
-        )
-    if np.any(np.abs(la) > 90):
-        raise InputError("latitudes must lie between -90 and 90 degrees")
-    if np.any(np.abs(lo) > 180):
-        raise InputError("longitudes must lie between -180 and 180 degrees")
-    size = _check_nonneg(cell_size_m, "the cell size (metres)")
-    if size <= 0:
-        raise InputError("the cell size must be greater than 0 metres")
-    lat0, lon0 = float(np.mean(la)), float(np.mean(lo))
-    tr = Transformer.from_crs(
-        "EPSG:4326",
-        f"+proj=aeqd +lat_0={lat0} +lon_0={lon0} +ellps=WGS84 +units=m",
-        always_xy=True,
-    )
-    x, y = tr.transform(lo, la)
-    ij = np.stack([np.floor(np.asarray(x) / size), np.floor(np.asarray(y) / size)], axis=1)
-    ij = ij.astype(np.int64)
-    _, first, inverse = np.unique(ij, axis=0, return_index=True, return_inverse=True)
-    inverse = np.asarray(inverse).reshape(-1)
-    order = np.argsort(first, kind="stable")  # number states by first visit
-    rank = np.empty_like(order)
-    rank[order] = np.arange(order.size)
-    states = rank[inverse]
-    cells = ij[np.sort(first)]
-    cx = (cells[:, 0] + 0.5) * size
-    cy = (cells[:, 1] + 0.5) * size
-    clon, clat = tr.transform(cx, cy, direction="INVERSE")
-    return GridStates(
-        states=states.astype(int),
-        cells=cells,
-        centre_lat=np.asarray(clat, dtype=float),
-        centre_lon=np.asarray(clon, dtype=float),
-        cell_size_m=size,
-    )
-
-
-def _check_states(states: ArrayLike, n_states: int | None) -> tuple[np.ndarray, int]:
-    s = np.asarray(states)
-    if s.ndim != 1 or s.size == 0:
-        raise InputError("the state sequence must be a non-empty 1-D list of whole numbers")
-    if s.dtype.kind == "f":
-        if not np.all(np.isfinite(s)) or np.any(s != np.round(s)):
-            raise InputError("states must be whole numbers (0-based state indices)")
-        s = s.astype(int)
-    elif s.dtype.kind not in "iu":
-        raise InputError("states must be whole numbers (0-based state indices)")
-    if np.any(s < 0):
-        raise InputError("states must be >= 0 (0-based state indices)")
-    n = int(s.max()) + 1 if n_states is None else _check_n_states(n_states)
-    if int(s.max()) >= n:
-        raise InputError(f"state {int(s.max())} is outside 0..{n - 1}; raise the number of states")
-    if n > MAX_STATES:
-        raise InputError(f"{n} states; at most {MAX_STATES} are supported")
-    return s.astype(int), n
-
-
-def _normalise_counts(C: np.ndarray, smoothing: float) -> np.ndarray:
-    n = C.shape[0]
-    C = C + smoothing
-    tot = C.sum(axis=1, keepdims=True)
-    empty = tot[:, 0] == 0
-    P = np.divide(C, tot, out=np.full_like(C, 1.0 / n), where=tot > 0)
-    P[empty] = 1.0 / n
-    return P
-
-
-def transition_matrix(
-    states: ArrayLike, n_states: int | None = None, smoothing: float = 1.0
-) -> np.ndarray:
-    """Forward matrix estimated from a state sequence with additive smoothing.
-
-    ``P_F[i, j] = (c_ij + k) / (Σ_j c_ij + n·k)`` where ``c_ij`` counts the steps
-    i → j in ``states`` and ``k = smoothing >= 0``. A state never left (no outgoing
-    step) gets a uniform row — the ``k → 0`` limit of smoothing.
-
-    Parameters
-    ----------
-    states : array_like of int
-        The state at each timestamp (0-based).
-    n_states : int, optional
-        The number of states (default: the largest state + 1).
-    smoothing : float
-        The count k added to every transition (>= 0).
-
-    Returns
-    -------
-    numpy.ndarray
-        ``P_F``.
-
-    Examples
-    --------
-    >>> transition_matrix([0, 1, 1, 0], 2, 0).tolist()  # 0→1; 1→1, 1→0
-    [[0.0, 1.0], [0.5, 0.5]]
-    """
-    return transition_matrices(states, n_states, smoothing)[0]
-
-
-def transition_matrices(
-    states: ArrayLike, n_states: int | None = None, smoothing: float = 1.0
-) -> tuple[np.ndarray, np.ndarray]:
-    """``(P_F, P_B)`` estimated from one state sequence with additive smoothing.
-
-    The backward matrix counts the same steps reversed: ``P_B[j, i] ∝ c_ij + k``.
-
-    Parameters
-    ----------
-    states : array_like of int
-        The state at each timestamp (0-based).
-    n_states : int, optional
-        The number of states (default: the largest state + 1).
-    smoothing : float
-        The count k added to every transition (>= 0).
-
-    Returns
-    -------
-    tuple of numpy.ndarray
-        ``(P_F, P_B)``.
-
-    Examples
-    --------
-    >>> F, B = transition_matrices([0, 1, 1, 2], 3, 0)
-    >>> F.tolist()
-    [[0.0, 1.0, 0.0], [0.0, 0.5, 0.5], [0.3333333333333333, 0.3333333333333333, 0.3333333333333333]]
-    >>> B.tolist()  # reversed: 1 came from 0 or 1, 2 from 1; 0 never reached (uniform)
-    [[0.3333333333333333, 0.3333333333333333, 0.3333333333333333], [0.5, 0.5, 0.0], [0.0, 1.0, 0.0]]
-    """
-    s, n = _check_states(states, n_states)
-    k = _check_nonneg(smoothing, "the smoothing")
-    C = np.zeros((n, n))
-    if s.size > 1:
-        np.add.at(C, (s[:-1], s[1:]), 1.0)
-    return _normalise_counts(C, k), _normalise_counts(C.T.copy(), k)
 
 
 def stationary_distribution(matrix: ArrayLike) -> np.ndarray:

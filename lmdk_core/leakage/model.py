@@ -246,7 +246,7 @@ def _counting(smoothing: float) -> str:
 def _series_model(spec: dict, data: Series, smoothing: float,
                   prefix: str) -> CorrelationModel:
     """Values cut into bins (the states), consecutive transitions counted."""
-    from lmdk_core.leakage.correlation import discretize_series, transition_matrices
+    from lmdk_core.leakage.estimation import discretize_series, transition_matrices
 
     count = _counting(smoothing)
     n = _whole(spec.get("bins", DEFAULT_SERIES_STATES), f"{prefix}.bins", 1,
@@ -277,7 +277,7 @@ def _grid_model(spec: dict, data: Track, smoothing: float, default_cell_size: fl
                 prefix: str) -> CorrelationModel:
     """Points mapped to square grid cells (the visited cells are the states), moves
     counted; no matrices above :data:`MAX_LEAKAGE_STATES` cells."""
-    from lmdk_core.leakage.correlation import trajectory_cells, transition_matrices
+    from lmdk_core.leakage.estimation import trajectory_cells, transition_matrices
 
     count = _counting(smoothing)
     size = _number(spec.get("cell_size_m", default_cell_size), "extra.cell_size_m", True)

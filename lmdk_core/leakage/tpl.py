@@ -33,6 +33,7 @@ from numpy.typing import ArrayLike
 
 from lmdk_core.engine.validation import InputError, check_epsilon_array, check_landmarks
 from lmdk_core.leakage.loss import _BIG_ALPHA, LossFunction, as_loss
+from lmdk_core.leakage.restarts import Gaps
 
 __all__ = [
     "LeakageResult",
@@ -336,64 +337,6 @@ def segment_fpl(epsilon_t: ArrayLike, landmarks: Iterable[int] | None, forward: 
     return _run(eps[::-1], as_loss(forward, "the forward matrix"), mark[::-1])[::-1].copy()
 
 
-#: a restarted recursion stops once it is within this relative distance of the segment
-#: recursion at the same timestamp (see :func:`_restarted`)
-_MERGE_RTOL = 1e-13
-
-
-def _restarted(eps: np.ndarray, loss: LossFunction, t: np.ndarray, anchor: np.ndarray,
-               direction: int, segment: np.ndarray) -> np.ndarray:
-    """For each regular t, the recursion restarted next to t and run to its landmark.
-
-    ``direction = -1``: FPL restarted at t−1 run down to ``anchor`` (the landmark before
-    t); ``+1``: BPL restarted at t+1 run up to ``anchor`` (the landmark after t).
-    ``segment`` is the same recursion restarted at the far end of t's gap
-    (:func:`segment_fpl` / :func:`segment_bpl`): an older run of the same maps
-    ``v ↦ L(v) + ε_j``.
-
-    All recursions advance together as one numpy vector, one timestamp per step. The
-    maps are monotone and non-expansive (``|L(a) − L(b)| <= |a − b|``), so once the run
-    of t is within ``_MERGE_RTOL`` (relative) of ``segment`` at the same timestamp, its
-    final value is ``segment[anchor]`` to within that distance; it stops there. With a
-    contractive ``L`` (any correlation short of deterministic transitions) the runs meet
-    the segment run after a few dozen steps, so the work is ``O(T·K)`` for a mixing
-    length K instead of ``Σ_gaps gap²/2``; without contraction (``L(α) = α``, perfect
-    correlation) it is that sum, as the definition requires.
-    """
-    out = np.empty(t.size)
-    idx = np.arange(t.size)
-    anc = anchor
-    pos = t + direction
-    v = eps[pos].copy()  # L(0) + ε = ε
-    zero = loss.is_zero
-    ev = loss.evaluate
-    live = np.ones(t.size, dtype=bool)
-    n_live = t.size
-    while True:
-        ref = segment[pos]
-        at_end = pos == anc
-        fin = np.abs(v - ref) <= _MERGE_RTOL * ref
-        fin |= at_end
-        fin &= live
-        if fin.any():
-            end = fin & at_end
-            met = fin & ~at_end
-            out[idx[end]] = v[end]
-            out[idx[met]] = segment[anc[met]]
-            live &= ~fin
-            n_live -= int(np.count_nonzero(fin))
-            if n_live == 0:
-                return out
-            if n_live < 0.75 * live.size:  # compact; finished runs otherwise idle in place
-                idx, anc, pos, v = idx[live], anc[live], pos[live], v[live]
-                live = np.ones(n_live, dtype=bool)
-        if n_live == live.size:
-            pos = pos + direction
-        else:
-            pos = pos + np.where(live, direction, 0)
-        v = eps[pos] if zero else ev(v) + eps[pos]
-
-
 def landmark_tpl(
     epsilon_t: ArrayLike,
     landmarks: Iterable[int] | None,
@@ -407,9 +350,9 @@ def landmark_tpl(
     ``FPL`` of the landmark before t now restarts at ``t−1`` and ``BPL`` of the
     landmark after t restarts at ``t+1``. Those restarted recursions run for every t
     of every gap at once as one numpy vector, each stopping as soon as it meets the
-    shared segment recursion (:func:`_restarted`): ``O(T·K)`` loss evaluations in K
-    vector steps for a mixing length K (linear in T), ``Σ_gaps gap²/2`` only when the
-    correlation is perfect.
+    shared segment recursion (:mod:`~lmdk_core.leakage.restarts`): ``O(T·K)`` loss
+    evaluations in K vector steps for a mixing length K (linear in T), ``Σ_gaps gap²/2``
+    only when the correlation is perfect.
 
     Parameters
     ----------
@@ -438,75 +381,36 @@ def landmark_tpl(
     >>> landmark_tpl([0.25] * 4, [1], smoothed_matrix(2, 0.1)).round(4).tolist()
     [0.8796, 0.8376, 0.916, 1.124]
     """
-    g = _Gaps.of(epsilon_t, landmarks, backward, forward)
+    g = _gaps(epsilon_t, landmarks, backward, forward)
     out = np.empty(g.eps.size)
     out[g.lm] = g.base
     out[g.regular] = g.exact(np.arange(g.regular.size))
     return out
 
 
-@dataclass
-class _Gaps:
-    """The shared part of the landmark TPL of every t: the segment recursions ``sb``
-    (BPL from the previous landmark + 1) and ``sf`` (FPL from the next landmark − 1),
-    the landmarks' own sum ``base = Σ_{l∈L} sb_l + sf_l − ε_l``, and for each regular t
-    its previous / next landmark (−1 / T when none) and the upper bound
-    ``upper_t = base + sb_t + sf_t − ε_t`` of its landmark TPL."""
-
-    eps: np.ndarray
-    lm: np.ndarray
-    lb: LossFunction
-    lf: LossFunction
-    sb: np.ndarray
-    sf: np.ndarray
-    base: float
-    regular: np.ndarray
-    prev: np.ndarray
-    nxt: np.ndarray
-    upper: np.ndarray
-
-    @classmethod
-    def of(cls, epsilon_t: ArrayLike, landmarks: Iterable[int] | None, backward: LossLike,
-           forward: LossLike | None) -> _Gaps:
-        eps = check_allocation(epsilon_t)
-        T = eps.size
-        lm = check_landmarks(landmarks, T)
-        lb, lf = _losses(backward, forward)
-        mark = np.zeros(T, dtype=bool)
-        mark[lm] = True
-        sb = _run(eps, lb, mark)  # BPL from (previous landmark)+1
-        sf = _run(eps[::-1], lf, mark[::-1])[::-1]  # FPL from (next landmark)−1
-        base = float(np.sum(sb[lm] + sf[lm] - eps[lm])) if lm.size else 0.0
-        regular = np.flatnonzero(~mark)
-        if lm.size:
-            pos = np.searchsorted(lm, regular)
-            prev = np.where(pos > 0, lm[np.maximum(pos - 1, 0)], -1)
-            nxt = np.where(pos < lm.size, lm[np.minimum(pos, lm.size - 1)], T)
-        else:
-            prev = np.full(regular.size, -1)
-            nxt = np.full(regular.size, T)
-        upper = base + sb[regular] + sf[regular] - eps[regular]
-        return cls(eps, lm, lb, lf, sb, sf, base, regular, prev, nxt, upper)
-
-    def exact(self, sel: np.ndarray) -> np.ndarray:
-        """The landmark TPL of the regular timestamps ``regular[sel]``: ``upper`` plus
-        the two corrections of the landmarks around t — ``FPL`` of the landmark before t
-        restarted at ``t−1`` and ``BPL`` of the landmark after t restarted at ``t+1``
-        (each run independent of the others: a subset gives the same values)."""
-        eps, sb, sf = self.eps, self.sb, self.sf
-        regular, prev, nxt = self.regular[sel], self.prev[sel], self.nxt[sel]
-        val = self.upper[sel].copy()
-        # landmark before t: FPL restarted at t−1 down to prev (t − prev terms)
-        has = prev >= 0
-        if np.any(has):
-            fnew = _restarted(eps, self.lf, regular[has], prev[has], -1, sf)
-            val[has] += fnew - sf[prev[has]]
-        # landmark after t: BPL restarted at t+1 up to next (next − t terms)
-        has = nxt < eps.size
-        if np.any(has):
-            bnew = _restarted(eps, self.lb, regular[has], nxt[has], +1, sb)
-            val[has] += bnew - sb[nxt[has]]
-        return val
+def _gaps(epsilon_t: ArrayLike, landmarks: Iterable[int] | None, backward: LossLike,
+          forward: LossLike | None) -> Gaps:
+    """The segment recursions between the landmarks and every regular t's bound
+    (:class:`~lmdk_core.leakage.restarts.Gaps`)."""
+    eps = check_allocation(epsilon_t)
+    T = eps.size
+    lm = check_landmarks(landmarks, T)
+    lb, lf = _losses(backward, forward)
+    mark = np.zeros(T, dtype=bool)
+    mark[lm] = True
+    sb = _run(eps, lb, mark)  # BPL from (previous landmark)+1
+    sf = _run(eps[::-1], lf, mark[::-1])[::-1]  # FPL from (next landmark)−1
+    base = float(np.sum(sb[lm] + sf[lm] - eps[lm])) if lm.size else 0.0
+    regular = np.flatnonzero(~mark)
+    if lm.size:
+        pos = np.searchsorted(lm, regular)
+        prev = np.where(pos > 0, lm[np.maximum(pos - 1, 0)], -1)
+        nxt = np.where(pos < lm.size, lm[np.minimum(pos, lm.size - 1)], T)
+    else:
+        prev = np.full(regular.size, -1)
+        nxt = np.full(regular.size, T)
+    upper = base + sb[regular] + sf[regular] - eps[regular]
+    return Gaps(eps, lm, lb, lf, sb, sf, base, regular, prev, nxt, upper)
 
 
 def max_landmark_tpl(
@@ -521,7 +425,7 @@ def max_landmark_tpl(
     The maps ``v ↦ L(v) + ε`` are monotone and ``L >= 0``, so a recursion restarted
     nearer to its landmark never exceeds the segment recursion at the same timestamp:
     both corrections of a regular t are ``<= 0`` and its landmark TPL is at most
-    ``upper_t = base + sb_t + sf_t − ε_t`` (:class:`_Gaps`, O(T) for all t). The regular
+    ``upper_t = base + sb_t + sf_t − ε_t`` (:func:`_gaps`, O(T) for all t). The regular
     t are taken by decreasing ``upper_t`` in growing batches, their exact values
     computed, until the best exact value reaches the next bound: no t left can exceed
     it. The batch audit needs only this maximum (Cao et al., ICDE 2017; Katsomallos et
@@ -543,7 +447,7 @@ def max_landmark_tpl(
     >>> round(max_landmark_tpl([0.25] * 4, [1], smoothed_matrix(2, 0.1)), 4)
     1.124
     """
-    g = _Gaps.of(epsilon_t, landmarks, backward, forward)
+    g = _gaps(epsilon_t, landmarks, backward, forward)
     best = g.base if g.lm.size else -np.inf
     if g.regular.size == 0:
         return float(best)

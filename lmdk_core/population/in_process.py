@@ -226,7 +226,7 @@ class PopulationModel:
 
 def _normalise(C: np.ndarray, smoothing: float) -> np.ndarray:
     """Rows of counts + smoothing, normalised; a row with nothing becomes uniform (as
-    :func:`lmdk_core.leakage.correlation.transition_matrices`)."""
+    :func:`lmdk_core.leakage.estimation.transition_matrices`)."""
     n = C.shape[0]
     C = C + smoothing
     tot = C.sum(axis=1, keepdims=True)
@@ -243,14 +243,14 @@ def population_correlation(frame: pd.DataFrame, kind: str, *, bins: int = 10,
     transition matrix from many users' sequences).
 
     Series: the pooled values of every user are cut into ``bins`` bins by ``binning``
-    (the Leakage page's estimated model, :func:`~lmdk_core.leakage.correlation.
+    (the Leakage page's estimated model, :func:`~lmdk_core.leakage.estimation.
     discretize_series`, but with the population's bins); tracks: every point is mapped to
     square grid cells of ``cell_size_m`` metres around the population's mean position
-    (:func:`~lmdk_core.leakage.correlation.trajectory_cells`). Transitions are counted
+    (:func:`~lmdk_core.leakage.estimation.trajectory_cells`). Transitions are counted
     between consecutive timestamps of the same user only (never from one user's last
     row to the next user's first), with ``smoothing`` added to every count.
     """
-    from lmdk_core.leakage.correlation import discretize_series, trajectory_cells
+    from lmdk_core.leakage.estimation import discretize_series, trajectory_cells
 
     if frame.empty:
         raise InputError("the population has no rows")

@@ -14,7 +14,7 @@ from lmdk_core.landmarks.discovery import (
     seasonal_phase,
     suggested_timestamps,
 )
-from lmdk_core.leakage.correlation import discretize_series, transition_matrices
+from lmdk_core.leakage.estimation import discretize_series, transition_matrices
 from lmdk_core.population.audit import LeakageSettings
 from lmdk_core.population.demo_population import (
     DEMO_POPULATION_SERIES_COLUMNS,
