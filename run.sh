@@ -106,11 +106,14 @@ case "${1:-}" in
     # In parallel on every core (pytest-xdist; worksteal rebalances the long browser
     # tests); each worker starts at most one Streamlit server for its browser tests
     # (tests/conftest.py). Coverage of lmdk_core, app_support and app_pages (pytest-cov,
-    # combined over the workers) is printed per package before the last line
-    # (tests/conftest.py). Doctests of lmdk_core run too (pyproject.toml: testpaths).
+    # combined over the workers; about 1.5x the CPU time of the engine tests) is printed
+    # per package before the last line (tests/conftest.py); LMDK_COVERAGE=0 skips it.
+    # Doctests of lmdk_core run too (pyproject.toml: testpaths).
     # Later arguments override: ./run.sh test -n 0 tests/cli/test_cli.py
+    local_cov=(--cov --cov-report=)
+    if [ "${LMDK_COVERAGE:-1}" = 0 ]; then local_cov=(); fi
     exec "$PY" -m pytest -q -p no:cacheprovider -n auto --dist worksteal \
-      --cov --cov-report= "$@"
+      ${local_cov[@]+"${local_cov[@]}"} "$@"
     ;;
   *)
     echo "usage: ./run.sh app | ./run.sh test" >&2
