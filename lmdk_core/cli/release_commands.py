@@ -10,9 +10,28 @@ import argparse
 import sys
 from pathlib import Path
 
-from lmdk_core.cli.bounded import bounded
+from lmdk_core.cli.bounded import OptionOutOfRange, bounded
 from lmdk_core.engine.validation import InputError, check_length, parse_landmarks
 from lmdk_core.files.output_paths import check_outputs
+
+#: ``--sensitivity auto``: Δf derived from the data as the app does
+AUTO = "auto"
+_sensitivity_number = bounded("sensitivity", "--sensitivity")
+
+
+def sensitivity_or_auto(text: str) -> float | str:
+    """An argparse ``type``: ``auto`` (Δf derived from the data) or a number in the
+    sensitivity range."""
+    if text.strip().lower() == AUTO:
+        return AUTO
+    try:
+        return _sensitivity_number(text)
+    except OptionOutOfRange as exc:
+        raise OptionOutOfRange(str(exc).replace(
+            "; got", " or auto (derived from the data); got", 1)) from None
+
+
+sensitivity_or_auto.setting = "sensitivity"  # type: ignore[attr-defined]  # as bounded()'s
 
 STATIC_SCHEMES = ["event", "user", "w-event", "uniform", "skip"]
 ALL_SCHEMES = STATIC_SCHEMES + ["adaptive"]
@@ -107,20 +126,27 @@ def _cmd_release(args: argparse.Namespace) -> int:
     check_outputs({"--input": args.input}, {"--output": args.output, "--audit": args.audit})
     series = load_series_csv(args.input, name=Path(args.input).name, time_col=args.time_col,
                              value_col=args.value_col)
+    landmarks = parse_landmarks(args.landmarks)
+    sensitivity, how = _sensitivity(args, series, landmarks)
     # one release (OpenDP's exact samplers by default) is written to both files
-    rel = release_series(series.values, parse_landmarks(args.landmarks), args.epsilon,
-                         args.scheme, args.mechanism, args.sensitivity, args.seed, args.window,
+    rel = release_series(series.values, landmarks, args.epsilon,
+                         args.scheme, args.mechanism, sensitivity, args.seed, args.window,
                          noise=args.noise)
-    mech = mechanism_text(args.mechanism, sensitivity=args.sensitivity)
+    mech = mechanism_text(args.mechanism, sensitivity=sensitivity)
     noise = noise_text(rel.noise)
-    _write_text(series_publishable_csv(series, rel, mech, noise, sensitivity=args.sensitivity),
+    _write_text(series_publishable_csv(series, rel, mech, noise, sensitivity=sensitivity),
                 args.output)
     if args.audit:
         _write_text(series_audit_csv(series, rel, mech, noise, args.seed), args.audit)
-    utility = release_utility(rel, sensitivity=args.sensitivity, unit=series.unit)
-    summary = {"scheme": rel.scheme, "mechanism": rel.mechanism, **rel.verdict.to_dict(),
+    utility = release_utility(rel, sensitivity=sensitivity, unit=series.unit)
+    summary = {"scheme": rel.scheme, "mechanism": rel.mechanism, "sensitivity": sensitivity,
+               "sensitivity_from": how, **rel.verdict.to_dict(),
                **utility.to_dict(), **rel.metrics(), "output": args.output,
                "audit": args.audit, "noise": noise}
+    if args.sensitivity == AUTO and (args.output in (None, "-") or not args.json):
+        # beside the CSV on stdout: a note on stderr; else a line of the printout
+        print(f"lmdk: note: {how}", file=sys.stderr if args.output in (None, "-")
+              else sys.stdout)
     if args.json and args.output not in (None, "-"):
         emit_json(summary)
     elif args.output not in (None, "-"):
@@ -134,6 +160,24 @@ def _cmd_release(args: argparse.Namespace) -> int:
         if args.audit:
             print(f"wrote {args.audit}: CONFIDENTIAL audit table (raw data, ε_t, landmarks)")
     return 0
+
+
+def _sensitivity(args: argparse.Namespace, series, landmarks: list[int]) -> tuple[float, str]:
+    """Δf of ``lmdk release`` and how it was chosen: the given number, or with ``auto``
+    the app's default, derived from the data
+    (:func:`lmdk_core.decision.sensitivity.derived_sensitivity`: the largest change of any
+    reading against its seasonal rolling-median baseline, rounded up; a whole number for
+    the Geometric mechanism)."""
+    if args.sensitivity != AUTO:
+        return float(args.sensitivity), "given (--sensitivity)"
+    from lmdk_core.decision.sensitivity import derived_sensitivity
+    from lmdk_core.engine.setting_limits import check_setting
+
+    d = derived_sensitivity(series, landmarks, whole=args.mechanism == "geometric")
+    value = check_setting("sensitivity", d.value, label="the derived Δf")
+    return float(value), (f"--sensitivity auto: {d.sentence(series.unit)} A Δf derived "
+                          "from the data depends on the data: for a publication, declare "
+                          "a bound you know without looking (a number).")
 
 
 def _cmd_geo_release(args: argparse.Namespace) -> int:
@@ -260,8 +304,10 @@ def register(sub) -> None:
     _common(p, ALL_SCHEMES)
     p.add_argument("--mechanism", default="laplace", choices=["laplace", "geometric"],
                    help="noise mechanism (geometric: whole-number data and a whole Δf)")
-    p.add_argument("--sensitivity", type=bounded("sensitivity", "--sensitivity"), default=1.0,
-                   help="sensitivity Δf of one reading (noise scale Δf/ε_t)")
+    p.add_argument("--sensitivity", type=sensitivity_or_auto, default=1.0,
+                   help="sensitivity Δf of one reading (noise scale Δf/ε_t), or auto: "
+                        "derived from the data as the app does (the largest change of a "
+                        "reading against its usual level, rounded up; printed with how)")
     p.add_argument("--seed", type=bounded("seed", "--seed"), default=None,
                    help="seed of numpy's generator: with --noise fast it reproduces the noise; "
                         "with --noise exact it drives only Adaptive's sampling (OpenDP's "
