@@ -282,7 +282,7 @@ def release(
         errors=errors,
         expected_errors=expected,
         planned_epsilon_t=planned,
-        noise=getattr(mechanism, "noise", "fast"),
+        noise=mechanism.noise,
     )
 
 

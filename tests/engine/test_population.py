@@ -9,8 +9,9 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
+from lmdk_core.adaptive.reference import PresampledDraws, adaptive_reference
 from lmdk_core.cli import main
-from lmdk_core.engine.release import AdaptiveSettings, _adaptive, release_series, release_trajectory
+from lmdk_core.engine.release import AdaptiveSettings, release_series, release_trajectory
 from lmdk_core.engine.verifier import verify
 from lmdk_core.files.config import ViewConfig, config_to_json
 from lmdk_core.landmarks.discovery import deviation_suggestions, suggested_timestamps
@@ -103,22 +104,6 @@ def test_static_schemes_equal_the_single_trace_engine(tmp_path, cluster, scheme)
     assert all_private == (scheme in ("uniform", "skip"))
 
 
-class _Replay:
-    """A generator that replays the lockstep's pre-drawn coins and standard Laplace
-    noise in the order the single-trace Adaptive asks for them."""
-
-    def __init__(self, coins, z):
-        self.coins, self.z, self.t = coins, z, 0
-
-    def random(self):
-        self.t += 1
-        return self.coins[self.t]
-
-    def laplace(self, loc, scale, size=None):
-        draw = loc + scale * self.z[self.t]
-        return draw if size is None else np.array([draw])
-
-
 def test_lockstep_adaptive_equals_the_single_trace_adaptive():
     rng = np.random.default_rng(11)  # data and landmarks
     U, T = 30, 200
@@ -135,10 +120,12 @@ def test_lockstep_adaptive_equals_the_single_trace_adaptive():
     for u in range(U):
         n = lengths[u]
         g = user_generator(SEED, u)
-        coins, z = g.random(n), g.laplace(0.0, 1.0, n)
+        coins, z = g.random(n), mech.presample(g, n)  # the user's stream, drawn ahead
         L = np.flatnonzero(lm[u, :n])
         planned = np.full(n, 2.0 / (L.size + 1) if L.size < n else 2.0 / L.size)
-        released, eps, pub = _adaptive(x[u, :n], L, planned, mech, _Replay(coins, z), settings)
+        # the reference definition of Adaptive, fed with those draws
+        released, eps, pub = adaptive_reference(x[u, :n], L, planned, mech,
+                                                PresampledDraws(mech, coins, z), settings)
         np.testing.assert_array_equal(rel.released[u, :n], released)
         np.testing.assert_array_equal(rel.epsilon_t[u, :n], eps)
         np.testing.assert_array_equal(rel.published[u, :n], pub)
