@@ -9,8 +9,9 @@ extended to landmark privacy.
 * :mod:`~lmdk_core.leakage.loss` — the loss function ``L_P(α)`` (precomputed hull;
   :mod:`~lmdk_core.leakage.hull`, :mod:`~lmdk_core.leakage.pruning` and the numba
   kernels of :mod:`~lmdk_core.leakage.kernels`, docs/leakage-algorithm.md);
-* :mod:`~lmdk_core.leakage.tpl` — BPL, FPL, TPL and landmark TPL (the restarted
-  recursions in :mod:`~lmdk_core.leakage.restarts`);
+* :mod:`~lmdk_core.leakage.tpl` — BPL, FPL, TPL and landmark TPL (the recursion and
+  its compiled loop in :mod:`~lmdk_core.leakage.recursion`, the restarted recursions of
+  landmark TPL in :mod:`~lmdk_core.leakage.restarts`);
 * :mod:`~lmdk_core.leakage.supremum` — suprema for a constant budget (Theorem 10);
 * :mod:`~lmdk_core.leakage.calibration` — budgets that meet a target leakage.
 """

@@ -30,8 +30,9 @@ from numpy.typing import ArrayLike
 
 from lmdk_core.engine.validation import InputError, check_landmarks, check_positive
 from lmdk_core.leakage.loss import LossFunction
+from lmdk_core.leakage.recursion import recurse
 from lmdk_core.leakage.supremum import tpl_supremum
-from lmdk_core.leakage.tpl import _losses, _run, check_allocation, max_landmark_tpl
+from lmdk_core.leakage.tpl import _losses, check_allocation, max_landmark_tpl
 
 __all__ = ["CalibrationResult", "ProgressCallback", "calibrate_epsilon", "calibrate_scale",
            "max_tpl_constant"]
@@ -166,7 +167,7 @@ def max_tpl_constant(epsilon: float, length: int, backward: LossFunction | Array
     """
     lb, lf = _losses(backward, forward)
     eps = np.full(int(length), float(epsilon))
-    return float(np.max(_run(eps, lb) + _run(eps, lf)[::-1] - eps))
+    return float(np.max(recurse(eps, lb) + recurse(eps, lf)[::-1] - eps))
 
 
 def _check_length(length: object) -> int:

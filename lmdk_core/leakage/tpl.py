@@ -24,7 +24,6 @@ quantity of the landmark-privacy theorem.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -32,7 +31,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from lmdk_core.engine.validation import InputError, check_epsilon_array, check_landmarks
-from lmdk_core.leakage.loss import _BIG_ALPHA, LossFunction, as_loss
+from lmdk_core.leakage.loss import LossFunction, as_loss
+from lmdk_core.leakage.recursion import recurse
 from lmdk_core.leakage.restarts import Gaps
 
 __all__ = [
@@ -93,94 +93,6 @@ def _losses(backward: LossLike, forward: LossLike | None) -> tuple[LossFunction,
     return lb, lf
 
 
-#: recursions at least this long run compiled (numba), when numba is installed
-_COMPILED_MIN_LENGTH = 2_000
-
-
-def _run_steps(eps, restart, thr, wQ, wD, out):  # pragma: no cover - compiled by numba
-    """The loop of :func:`_run` for ``α <= 700``: ``L(α) = log1p((Q_k − D_k)x/(1 + D_k x))``
-    with ``x = expm1(α)`` and ``k`` the hull vertex for x (``searchsorted`` right on the
-    crossings), the same operations in the same order as :meth:`LossFunction.scalar`.
-    Returns the number of steps done; fewer than ``eps.size`` when ``α`` left the range."""
-    a = 0.0
-    for t in range(eps.size):
-        if a > _BIG_ALPHA:  # the loss function's branch in logs: the Python loop goes on
-            return t
-        x = math.expm1(a)
-        k = np.searchsorted(thr, x, side="right")
-        D = wD[k]
-        a = math.log1p((wQ[k] - D) * x / (1.0 + D * x)) + eps[t]
-        out[t] = a
-        if restart[t]:
-            a = 0.0
-    return eps.size
-
-
-_compiled_steps = None
-
-
-def _steps_kernel():
-    """:func:`_run_steps` compiled (None without numba). numba is imported here, on the
-    first recursion long enough to use it: short inputs never load it."""
-    global _compiled_steps
-    if _compiled_steps is None:
-        try:
-            from numba import njit
-        except ImportError:  # pragma: no cover - numba is a dependency
-            return None
-        _compiled_steps = njit(cache=True, nogil=True)(_run_steps)
-    return _compiled_steps
-
-
-def _run(eps: np.ndarray, loss: LossFunction, restart: np.ndarray | None = None) -> np.ndarray:
-    """``out[t] = L(out[t-1]) + eps[t]`` from ``out[-1] = 0``; restart (state 0) after
-    every t with ``restart[t]``.
-
-    Long recursions run in a numba-compiled loop (:func:`_run_steps`: the operations of
-    :meth:`LossFunction.scalar`, which calls the same C library functions; tested equal
-    bit for bit); the Python loop below is the reference and takes over wherever α
-    exceeds 700."""
-    out = np.empty(eps.size)
-    if loss.is_zero:
-        out[:] = eps
-        return out
-    kernel = _steps_kernel() if eps.size >= _COMPILED_MIN_LENGTH else None
-    if kernel is not None:
-        mark = np.zeros(eps.size, dtype=np.bool_) if restart is None else \
-            np.ascontiguousarray(restart, dtype=np.bool_)
-        done = kernel(np.ascontiguousarray(eps, dtype=np.float64), mark,
-                      loss._x_thr, loss._wQ, loss._wD, out)
-        if done == eps.size:
-            return out
-        # α > 700 from step ``done``: hand over with the state the loop had there
-        return _run_python(eps, loss, restart, out, done)
-    return _run_python(eps, loss, restart, out, 0)
-
-
-def _run_python(eps: np.ndarray, loss: LossFunction, restart: np.ndarray | None,
-                out: np.ndarray, start: int) -> np.ndarray:
-    """The reference loop of :func:`_run` from step ``start`` (``out[:start]`` done)."""
-    if start and not (restart is not None and restart[start - 1]):
-        a_start = float(out[start - 1])
-    else:
-        a_start = 0.0
-    f = loss.scalar
-    a = a_start
-    e = eps.tolist()
-    if restart is None:
-        for t in range(start, len(e)):
-            a = f(a) + e[t]
-            out[t] = a
-    else:
-        r = restart.tolist()
-        for t in range(start, len(e)):
-            a = f(a) + e[t]
-            out[t] = a
-            if r[t]:
-                a = 0.0
-    return out
-
-
 def bpl(epsilon_t: ArrayLike, backward: LossLike) -> np.ndarray:
     """Backward privacy leakage: ``a_0 = ε_0``, ``a_t = L_B(a_{t-1}) + ε_t`` (Cao et al.
     ICDE'17, Eq. (12)).
@@ -209,7 +121,7 @@ def bpl(epsilon_t: ArrayLike, backward: LossLike) -> np.ndarray:
     [0.5, 0.914, 1.2454]
     """
     eps = check_allocation(epsilon_t)
-    return _run(eps, as_loss(backward, "the backward matrix"))
+    return recurse(eps, as_loss(backward, "the backward matrix"))
 
 
 def fpl(epsilon_t: ArrayLike, forward: LossLike) -> np.ndarray:
@@ -235,7 +147,7 @@ def fpl(epsilon_t: ArrayLike, forward: LossLike) -> np.ndarray:
     [0.6, 0.5, 0.3]
     """
     eps = check_allocation(epsilon_t)
-    return _run(eps[::-1], as_loss(forward, "the forward matrix"))[::-1].copy()
+    return recurse(eps[::-1], as_loss(forward, "the forward matrix"))[::-1].copy()
 
 
 def tpl(epsilon_t: ArrayLike, backward: LossLike, forward: LossLike | None = None) -> np.ndarray:
@@ -274,7 +186,7 @@ def tpl(epsilon_t: ArrayLike, backward: LossLike, forward: LossLike | None = Non
     """
     eps = check_allocation(epsilon_t)
     lb, lf = _losses(backward, forward)
-    return _run(eps, lb) + _run(eps[::-1], lf)[::-1] - eps
+    return recurse(eps, lb) + recurse(eps[::-1], lf)[::-1] - eps
 
 
 def segment_bpl(epsilon_t: ArrayLike, landmarks: Iterable[int] | None, backward: LossLike):
@@ -304,7 +216,7 @@ def segment_bpl(epsilon_t: ArrayLike, landmarks: Iterable[int] | None, backward:
     lm = check_landmarks(landmarks, eps.size)
     mark = np.zeros(eps.size, dtype=bool)
     mark[lm] = True
-    return _run(eps, as_loss(backward, "the backward matrix"), mark)
+    return recurse(eps, as_loss(backward, "the backward matrix"), mark)
 
 
 def segment_fpl(epsilon_t: ArrayLike, landmarks: Iterable[int] | None, forward: LossLike):
@@ -334,7 +246,7 @@ def segment_fpl(epsilon_t: ArrayLike, landmarks: Iterable[int] | None, forward: 
     lm = check_landmarks(landmarks, eps.size)
     mark = np.zeros(eps.size, dtype=bool)
     mark[lm] = True
-    return _run(eps[::-1], as_loss(forward, "the forward matrix"), mark[::-1])[::-1].copy()
+    return recurse(eps[::-1], as_loss(forward, "the forward matrix"), mark[::-1])[::-1].copy()
 
 
 def landmark_tpl(
@@ -398,8 +310,8 @@ def _gaps(epsilon_t: ArrayLike, landmarks: Iterable[int] | None, backward: LossL
     lb, lf = _losses(backward, forward)
     mark = np.zeros(T, dtype=bool)
     mark[lm] = True
-    sb = _run(eps, lb, mark)  # BPL from (previous landmark)+1
-    sf = _run(eps[::-1], lf, mark[::-1])[::-1]  # FPL from (next landmark)−1
+    sb = recurse(eps, lb, mark)  # BPL from (previous landmark)+1
+    sf = recurse(eps[::-1], lf, mark[::-1])[::-1]  # FPL from (next landmark)−1
     base = float(np.sum(sb[lm] + sf[lm] - eps[lm])) if lm.size else 0.0
     regular = np.flatnonzero(~mark)
     if lm.size:
@@ -516,8 +428,8 @@ def temporal_leakage(
     """
     eps = check_allocation(epsilon_t)
     lb, lf = _losses(backward, forward)
-    a = _run(eps, lb)
-    f = _run(eps[::-1], lf)[::-1].copy()
+    a = recurse(eps, lb)
+    f = recurse(eps[::-1], lf)[::-1].copy()
     lt = None
     lm = None
     if landmarks is not None:

@@ -8,26 +8,22 @@ exceeds 700 (where the loss function switches to logarithms).
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lmdk_core.leakage import LossFunction, smoothed_matrix
-from lmdk_core.leakage.tpl import _run, _run_python, landmark_tpl, tpl
-
-# the module (the package exports a function of the same name)
-tpl_module = importlib.import_module("lmdk_core.leakage.tpl")
+from lmdk_core.leakage import LossFunction, recursion, smoothed_matrix
+from lmdk_core.leakage.recursion import recurse, run_python
+from lmdk_core.leakage.tpl import landmark_tpl, tpl
 
 
 def test_numba_is_there():
     """numba is a dependency: without it the compiled path would silently not be tested."""
-    assert tpl_module._steps_kernel() is not None
+    assert recursion.steps_kernel() is not None
 
 
 def reference(eps: np.ndarray, loss: LossFunction, restart: np.ndarray | None) -> np.ndarray:
-    return _run_python(eps, loss, restart, np.empty(eps.size), 0)
+    return run_python(eps, loss, restart, np.empty(eps.size), 0)
 
 
 @st.composite
@@ -56,13 +52,13 @@ def cases(draw):
 
 
 def compiled(eps: np.ndarray, loss: LossFunction, restart: np.ndarray | None) -> np.ndarray:
-    """:func:`_run` with the compiled loop at every length."""
-    old = tpl_module._COMPILED_MIN_LENGTH
-    tpl_module._COMPILED_MIN_LENGTH = 1
+    """:func:`recurse` with the compiled loop at every length."""
+    old = recursion.COMPILED_MIN_LENGTH
+    recursion.COMPILED_MIN_LENGTH = 1
     try:
-        return _run(eps, loss, restart)
+        return recurse(eps, loss, restart)
     finally:
-        tpl_module._COMPILED_MIN_LENGTH = old
+        recursion.COMPILED_MIN_LENGTH = old
 
 
 @settings(max_examples=120, deadline=None)
@@ -95,6 +91,6 @@ def test_long_leakage_is_the_same_compiled_or_not(monkeypatch):
     eps = rng.uniform(0.0, 0.2, 20_000)
     lm = np.sort(rng.choice(eps.size, 40, replace=False))
     fast = (tpl(eps, loss), landmark_tpl(eps, lm, loss))
-    monkeypatch.setattr(tpl_module, "_COMPILED_MIN_LENGTH", 10**12)
+    monkeypatch.setattr(recursion, "COMPILED_MIN_LENGTH", 10**12)
     slow = (tpl(eps, loss), landmark_tpl(eps, lm, loss))
     assert np.array_equal(fast[0], slow[0]) and np.array_equal(fast[1], slow[1])

@@ -1,0 +1,107 @@
+"""The BPL/FPL recursion ``a_t = L(a_{t−1}) + ε_t``: the Python reference and its
+compiled loop.
+
+Cao, Yoshikawa, Xiao, Xiong, ICDE'17 (Eq. (12)–(14)) / TKDE'18: backward and forward
+privacy leakage follow this recursion with the loss function ``L = L_P``
+(:class:`~lmdk_core.leakage.loss.LossFunction`); :mod:`~lmdk_core.leakage.tpl` runs it
+forwards (BPL) and on the reversed budget (FPL), restarted at landmarks. Recursions of
+:data:`COMPILED_MIN_LENGTH` steps or more run in a numba loop with the operations of
+:meth:`LossFunction.scalar` (tested equal bit for bit); numba is imported only then.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from lmdk_core.leakage.loss import _BIG_ALPHA, LossFunction
+
+__all__ = ["COMPILED_MIN_LENGTH", "recurse", "run_python", "steps_kernel"]
+
+#: recursions at least this long run compiled (numba), when numba is installed
+COMPILED_MIN_LENGTH = 2_000
+
+
+def _run_steps(eps, restart, thr, wQ, wD, out):  # pragma: no cover - compiled by numba
+    """The loop of :func:`recurse` for ``α <= 700``: ``L(α) = log1p((Q_k − D_k)x/(1 + D_k x))``
+    with ``x = expm1(α)`` and ``k`` the hull vertex for x (``searchsorted`` right on the
+    crossings), the same operations in the same order as :meth:`LossFunction.scalar`.
+    Returns the number of steps done; fewer than ``eps.size`` when ``α`` left the range."""
+    a = 0.0
+    for t in range(eps.size):
+        if a > _BIG_ALPHA:  # the loss function's branch in logs: the Python loop goes on
+            return t
+        x = math.expm1(a)
+        k = np.searchsorted(thr, x, side="right")
+        D = wD[k]
+        a = math.log1p((wQ[k] - D) * x / (1.0 + D * x)) + eps[t]
+        out[t] = a
+        if restart[t]:
+            a = 0.0
+    return eps.size
+
+
+_compiled_steps = None
+
+
+def steps_kernel():
+    """:func:`_run_steps` compiled (None without numba). numba is imported here, on the
+    first recursion long enough to use it: short inputs never load it."""
+    global _compiled_steps
+    if _compiled_steps is None:
+        try:
+            from numba import njit
+        except ImportError:  # pragma: no cover - numba is a dependency
+            return None
+        _compiled_steps = njit(cache=True, nogil=True)(_run_steps)
+    return _compiled_steps
+
+
+def recurse(eps: np.ndarray, loss: LossFunction, restart: np.ndarray | None = None) -> np.ndarray:
+    """``out[t] = L(out[t-1]) + eps[t]`` from ``out[-1] = 0``; restart (state 0) after
+    every t with ``restart[t]``.
+
+    Long recursions run in a numba-compiled loop (:func:`_run_steps`: the operations of
+    :meth:`LossFunction.scalar`, which calls the same C library functions; tested equal
+    bit for bit); the Python loop below is the reference and takes over wherever α
+    exceeds 700."""
+    out = np.empty(eps.size)
+    if loss.is_zero:
+        out[:] = eps
+        return out
+    kernel = steps_kernel() if eps.size >= COMPILED_MIN_LENGTH else None
+    if kernel is not None:
+        mark = np.zeros(eps.size, dtype=np.bool_) if restart is None else \
+            np.ascontiguousarray(restart, dtype=np.bool_)
+        done = kernel(np.ascontiguousarray(eps, dtype=np.float64), mark,
+                      loss._x_thr, loss._wQ, loss._wD, out)
+        if done == eps.size:
+            return out
+        # α > 700 from step ``done``: hand over with the state the loop had there
+        return run_python(eps, loss, restart, out, done)
+    return run_python(eps, loss, restart, out, 0)
+
+
+def run_python(eps: np.ndarray, loss: LossFunction, restart: np.ndarray | None,
+                out: np.ndarray, start: int) -> np.ndarray:
+    """The reference loop of :func:`recurse` from step ``start`` (``out[:start]`` done)."""
+    if start and not (restart is not None and restart[start - 1]):
+        a_start = float(out[start - 1])
+    else:
+        a_start = 0.0
+    f = loss.scalar
+    a = a_start
+    e = eps.tolist()
+    if restart is None:
+        for t in range(start, len(e)):
+            a = f(a) + e[t]
+            out[t] = a
+    else:
+        r = restart.tolist()
+        for t in range(start, len(e)):
+            a = f(a) + e[t]
+            out[t] = a
+            if r[t]:
+                a = 0.0
+    return out
