@@ -190,20 +190,27 @@ def correlation_from_spec(spec: dict | None, data: Series | Track, *,
     if key == "smoothed":
         return _smoothed_model(spec, default_strength, prefix)
     if key in ("estimated", "grid"):
-        smoothing = _number(spec.get("smoothing", 1.0), f"{prefix}.smoothing", False)
-        if key == "estimated" and not is_track:
-            return _series_model(spec, data, smoothing, prefix)
-        if not is_track:
-            raise InputError(f"config: {prefix} model 'grid' is for tracks; use "
-                             "'smoothed' or 'estimated' for a series")
-        if key == "estimated":
-            raise InputError(f"config: {prefix} model 'estimated' is for series; use "
-                             "'grid' (with cell_size_m) for a track")
-        return _grid_model(spec, data, smoothing, default_cell_size, prefix)
+        return _estimated_model(key, spec, data, default_cell_size, prefix)
     if key == "matrix":
         return _matrix_model(spec, prefix)
     raise InputError(f"config: unknown correlation model {quote_user_value(spec['model'])}; "
                      "choose smoothed, estimated, grid, matrix or none")
+
+
+def _estimated_model(key: str, spec: dict, data: Series | Track, default_cell_size: float,
+                     prefix: str) -> CorrelationModel:
+    """A model counted from the data: ``estimated`` for a series, ``grid`` for a track."""
+    smoothing = _number(spec.get("smoothing", 1.0), f"{prefix}.smoothing", False)
+    is_track = isinstance(data, Track)
+    if key == "estimated" and not is_track:
+        return _series_model(spec, data, smoothing, prefix)
+    if not is_track:
+        raise InputError(f"config: {prefix} model 'grid' is for tracks; use "
+                         "'smoothed' or 'estimated' for a series")
+    if key == "estimated":
+        raise InputError(f"config: {prefix} model 'estimated' is for series; use "
+                         "'grid' (with cell_size_m) for a track")
+    return _grid_model(spec, data, smoothing, default_cell_size, prefix)
 
 
 def _no_model() -> CorrelationModel:
