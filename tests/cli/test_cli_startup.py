@@ -105,6 +105,21 @@ def test_fast_command_runs_without_heavy_libraries(name, files):
     assert out["heavy"] == [], f"lmdk {name} imported {out['heavy']}"
 
 
+@pytest.mark.parametrize("argv", [
+    ["dummies", "--length", "24", "--landmarks", "3,9", "--epsilon", "1", "--seed", "1",
+     "--json"],
+    ["compose", "--releases", "52", "--epsilon", "0.5"],
+])
+def test_commands_without_a_file_skip_pandas_scipy_and_numba(argv):
+    """No input file, no table: scipy (needed only for the Planar Laplace quantile),
+    pandas and numba stay unloaded."""
+    out = _probe([argv], "run")
+    assert out["codes"] == [0], out
+    loaded = set(out["heavy"]) & {"pandas", "scipy", "numba", "dask", "opendp",
+                                  "streamlit", "plotly"}
+    assert not loaded, f"lmdk {argv[0]} imported {sorted(loaded)}"
+
+
 def test_numba_is_imported_only_where_a_kernel_runs():
     """A 3-state loss function and a short recursion do not load numba; a 49-state
     matrix (the pruned build) and a 2,000-step recursion do, and then use it."""
