@@ -165,8 +165,8 @@ def release_decimals(epsilon: float, scale_at_one: float, *, degrees: bool = Fal
 def rounding_line(decimals: int, what: str = "released values") -> str:
     """The header line that says how the released values were rounded, and why."""
     return (f"{what} rounded to {decimals} decimal places: a step of at most 1/1000 of the "
-            "noise scale at the total epsilon (post-processing of released values; the "
-            "privacy guarantee is unchanged)")
+            "smallest noise scale, from ε and Δf or r (post-processing of released values; "
+            "the privacy guarantee is unchanged)")
 
 
 def release_header(rel: Release, mechanism: str, noise: str = NUMPY_NOISE) -> list[str]:

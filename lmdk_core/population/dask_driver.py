@@ -43,6 +43,7 @@ from pathlib import Path
 
 from lmdk_core.engine.quoting import quote_user_text
 from lmdk_core.engine.validation import InputError
+from lmdk_core.files.export import rounding_line
 from lmdk_core.population.buckets import (
     parquet_units,
     plan_units,
@@ -529,7 +530,8 @@ def _run(cfg, src: Path, in_fmt: str, cols: PopulationColumns, output: Path, out
         # while the seed is known; the seed itself is not written)
         sampler = (f"{sampler}; drawn from a fixed --seed: whoever knows the seed "
                    "regenerates the noise and recovers the data")
-    pub_meta = {"lmdk.content": PUBLISHABLE_NOTE, "lmdk.noise": sampler}
+    pub_meta = {"lmdk.content": PUBLISHABLE_NOTE, "lmdk.noise": sampler,
+                "lmdk.rounding": rounding_line(settings.release_decimals())}
 
     rows = _row_count(src, in_fmt)
     tag = uuid.uuid4().hex[:8]
@@ -593,7 +595,8 @@ def _run(cfg, src: Path, in_fmt: str, cols: PopulationColumns, output: Path, out
             header = ["user", "time"] + (["released_lat", "released_lon"]
                                          if cols.kind == "track" else ["released"])
             _publish(tmp_dir, output, out_fmt, header,
-                     f"{PUBLISHABLE_NOTE}; noise: {sampler}")
+                     f"{PUBLISHABLE_NOTE}; noise: {sampler}; "
+                     + rounding_line(settings.release_decimals()))
         levels = table["utility"].astype(str).value_counts()
         med = float(pd.to_numeric(table["expected_error"], errors="coerce").median())
         return BatchResult(users=int(len(table)), rows=n_rows, not_private=not_private,

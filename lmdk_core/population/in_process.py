@@ -108,6 +108,8 @@ class PopulationRelease:
     released: pd.DataFrame
     audit: pd.DataFrame
     time_kind: str
+    #: decimal places of the released values (``BatchSettings.release_decimals``)
+    decimals: int | None = None
 
 
 def release_in_process(frame: pd.DataFrame, kind: str, settings: BatchSettings,
@@ -131,7 +133,8 @@ def release_in_process(frame: pd.DataFrame, kind: str, settings: BatchSettings,
             progress(hi, n_users)
     audit = pd.concat(audits, ignore_index=True) if audits else pd.DataFrame(
         columns=AUDIT_COLUMNS)
-    return PopulationRelease(pd.concat(released, ignore_index=True), audit, time_kind)
+    return PopulationRelease(pd.concat(released, ignore_index=True), audit, time_kind,
+                             settings.release_decimals())
 
 
 def verdict_colours(audit: pd.DataFrame, epsilon: float,
@@ -298,7 +301,7 @@ def publishable_csv(rel: PopulationRelease, header: list[str]) -> str:
     about landmarks, raw data or the seed), then ``user,time,released`` (or
     ``released_lat,released_lon``); withheld timestamps empty. Refused when any user's
     release is not landmark-private (as the batch writes no publishable file then)."""
-    from lmdk_core.files.export import csv_with_header
+    from lmdk_core.files.export import csv_with_header, rounding_line
 
     bad = int((~rel.audit["landmark_private"].astype(bool)).sum())
     if bad:
@@ -308,6 +311,8 @@ def publishable_csv(rel: PopulationRelease, header: list[str]) -> str:
     out["time"] = _times(out["time"], rel.time_kind)
     keep = ["user", "time"] + [c for c in ("released", "released_lat", "released_lon")
                                if c in out]
+    if rel.decimals is not None:  # the rows are rounded already (release_partition)
+        header = [*header, rounding_line(rel.decimals)]
     return csv_with_header(header, out[keep])
 
 

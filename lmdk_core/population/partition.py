@@ -65,6 +65,16 @@ class BatchSettings:
     discovery: DiscoverySettings = field(default_factory=DiscoverySettings)
     leakage: LeakageSettings = field(default_factory=LeakageSettings)
 
+    def release_decimals(self) -> int:
+        """Decimal places of a released value in a publishable file: a step at most 1/1000
+        of the noise scale at ε (:func:`lmdk_core.files.export.release_decimals`, from ε
+        and Δf, or r in degrees for tracks: public settings only)."""
+        from lmdk_core.files.export import release_decimals
+
+        track = self.kind == "track"
+        return release_decimals(self.epsilon, self.radius if track else self.sensitivity,
+                                degrees=track)
+
     @classmethod
     def from_config(cls, cfg: ViewConfig, kind: str, noise: str, root_entropy: int,
                     leakage: bool = True) -> BatchSettings:
@@ -263,6 +273,9 @@ def release_partition(raw: pd.DataFrame, cols: PopulationColumns,
                     settings.epsilon, time_kind, mech.distance, settings.leakage,
                     settings.mechanism, settings.radius if track else settings.sensitivity,
                     settings.scheme, groups=None if cond is None else cond.stays))
+    # the publishable rows: rounded to what the noise justifies (post-processing of
+    # released values; the audit above was computed from the unrounded release)
+    released_all = np.round(released_all, settings.release_decimals())
     out = pd.DataFrame({"user": users, "time": frame["time"].to_numpy()})
     if track:
         out["released_lat"] = released_all[:, 0]
