@@ -1,6 +1,6 @@
 """Learn: differential privacy and landmark privacy in six small interactive lessons.
 
-Thin page: every number and figure comes from :mod:`lmdk_core.teaching.lessons` and
+Thin page: every number and figure comes from :mod:`lmdk_core.teaching` and
 :mod:`lmdk_core.figures.learn`. The page's widgets (keys ``learn_*``) are its own and
 do not change the shared settings in the sidebar.
 """
@@ -17,28 +17,57 @@ from lmdk_core.decision.composition import advanced_composition
 from lmdk_core.engine.quoting import quote_user_text
 from lmdk_core.engine.validation import InputError
 from lmdk_core.figures import learn as lf
-from lmdk_core.teaching import lessons as tc
+from lmdk_core.teaching.adversary import posterior_bound, posterior_lower_bound
+from lmdk_core.teaching.anonymity import (
+    AGE_LEVELS,
+    LOCATION_LEVELS,
+    anonymity_report,
+    intersection_attack,
+    toy_microdata,
+)
+from lmdk_core.teaching.composition import (
+    CorrelatedWindow,
+    correlated_composition,
+    discount_weights,
+    discounted_composition,
+    parallel_composition,
+    post_processing_demo,
+    sequential_composition,
+)
+from lmdk_core.teaching.definition import neighbouring_densities
+from lmdk_core.teaching.levels import protection_levels, protection_levels_frame
+from lmdk_core.teaching.mechanisms import (
+    EXPONENTIAL_EXAMPLE,
+    NoiseCloud,
+    RRSurvey,
+    exponential_probabilities,
+    geometric_pmf,
+    laplace_samples,
+    noise_cloud,
+    randomized_response_survey,
+    sensitivity_example,
+)
 
 EPS_STEPS = [0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0]
 STRENGTHS = [0.0, 0.001, 0.01, 0.1, 1.0, 10.0, 100.0]
-PEOPLE = [name for name, *_ in tc.toy_microdata().itertuples(index=False)]
+PEOPLE = [name for name, *_ in toy_microdata().itertuples(index=False)]
 
 
 # ---------------------------------------------------------------- cached engine calls
 @st.cache_data(max_entries=32, show_spinner=False)
-def _cloud(epsilon: float, radius: float, n: int, seed: int) -> tc.NoiseCloud:
-    return tc.noise_cloud(epsilon, radius, n, seed)
+def _cloud(epsilon: float, radius: float, n: int, seed: int) -> NoiseCloud:
+    return noise_cloud(epsilon, radius, n, seed)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def _survey(p: float, n: int, epsilon: float, seed: int) -> tc.RRSurvey:
-    return tc.randomized_response_survey(p, n, epsilon, seed)
+def _survey(p: float, n: int, epsilon: float, seed: int) -> RRSurvey:
+    return randomized_response_survey(p, n, epsilon, seed)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def _correlated(eps_t: float, T: int, start: int, end: int, strength: float
-                ) -> tc.CorrelatedWindow:
-    return tc.correlated_composition([eps_t] * T, start, end, strength, n_states=2)
+                ) -> CorrelatedWindow:
+    return correlated_composition([eps_t] * T, start, end, strength, n_states=2)
 
 
 def _parse_eps_list(text: str) -> list[float]:
@@ -110,7 +139,7 @@ def _lesson_1() -> None:
         cut = st.slider("A set of outputs O: “the published count is at least …”",
                         min_value=0.0, max_value=20.0, value=11.0, step=0.5,
                         key="learn_def_cut")
-    nd = tc.neighbouring_densities(eps1, 1.0, 10.0)
+    nd = neighbouring_densities(eps1, 1.0, 10.0)
     p_d, p_d2 = nd.interval_probabilities(cut, 1e12)
     ratio = max(p_d, p_d2) / max(min(p_d, p_d2), 1e-300)
     with c2:
@@ -156,8 +185,8 @@ def _lesson_2() -> None:
         prior = st.slider("Prior belief p", min_value=0.01, max_value=0.99, value=0.5,
                           step=0.01, key="learn_prior", format="%.2f")
         eps2 = _eps_slider("Privacy budget ε", "learn_post_eps", 1.0)
-    post_hi = float(tc.posterior_bound(prior, eps2))
-    post_lo = float(tc.posterior_lower_bound(prior, eps2))
+    post_hi = float(posterior_bound(prior, eps2))
+    post_lo = float(posterior_lower_bound(prior, eps2))
     with c2:
         st.plotly_chart(lf.posterior_figure(prior, eps2), width="stretch",
                         key="learn_post_chart")
@@ -166,7 +195,7 @@ def _lesson_2() -> None:
     m[1].metric("Largest belief after", f"{post_hi:.1%}",
                 delta=f"{(post_hi - prior) * 100:+.1f} points", delta_color="inverse")
     m[2].metric("Smallest belief after", f"{post_lo:.1%}")
-    rows = [{"ε": name, "largest belief after": f"{float(tc.posterior_bound(prior, e)):.1%}"}
+    rows = [{"ε": name, "largest belief after": f"{float(posterior_bound(prior, e)):.1%}"}
             for name, e in [("0.01", 0.01), ("0.1", 0.1), ("ln 2 ≈ 0.69", math.log(2)),
                             ("1", 1.0), ("ln 3 ≈ 1.10", math.log(3)), ("5", 5.0),
                             ("10", 10.0)]]
@@ -192,7 +221,7 @@ def _lesson_2() -> None:
         st.markdown(f"Each reading needs ε_t = **{e_t:.3g}**; Uniform with {int(lnl)} "
                     f"landmarks needs ε = **{(int(lnl) + 1) * e_t:.3g}**, and an attacker "
                     f"with a 10 % prior could then reach "
-                    f"{float(tc.posterior_bound(0.1, (int(lnl) + 1) * e_t)):.0%}. Accuracy "
+                    f"{float(posterior_bound(0.1, (int(lnl) + 1) * e_t)):.0%}. Accuracy "
                     "and privacy pull in opposite directions; the *Choose ε* page solves this "
                     "for every scheme on your own data, shows what an attacker learns and "
                     "what repeated releases add up to.")
@@ -230,7 +259,7 @@ def _lesson_3() -> None:
                         "events.")
     focus = c4.slider("Look at timestamp t", 0, T_EX - 1, 7, key="learn_lv_t")
     try:
-        levels = tc.protection_levels(T_EX, lms, eps3, int(w), int(focus))
+        levels = protection_levels(T_EX, lms, eps3, int(w), int(focus))
     except InputError as exc:
         st.error(f"Cannot compute the levels: {exc}", icon=":material/error:")
         levels = []
@@ -238,7 +267,7 @@ def _lesson_3() -> None:
         st.plotly_chart(lf.protection_levels_figure(levels, lms, int(focus), eps3),
                         width="stretch", key="learn_lv_chart")
         st.dataframe(
-            tc.protection_levels_frame(levels, lms).style.format(
+            protection_levels_frame(levels, lms).style.format(
                 {"ε_t regular": "{:.3g}", "ε_t landmark": "{:.3g}", "noise Δf/ε_t": "{:.3g}",
                  "spent with t": "{:.3g}", "worst Σ over L∪{t}": "{:.3g}"}, na_rep="—"),
             hide_index=True, width="stretch",
@@ -299,13 +328,13 @@ def _lesson_4() -> None:
             eps_l = _eps_slider("ε", "learn_lap_eps", 1.0)
             sens_l = st.number_input("Sensitivity Δf", min_value=0.01, max_value=1000.0,
                                      value=1.0, step=0.5, key="learn_lap_sens")
-            samples = tc.laplace_samples(10.0, eps_l, sens_l, 3000, seed=1)
+            samples = laplace_samples(10.0, eps_l, sens_l, 3000, seed=1)
             st.metric("Expected mean error Δf/ε", f"{sens_l / eps_l:.3g}",
                       help="Measured on 3,000 draws: "
                            f"{float(np.mean(np.abs(samples - 10.0))):.3g}")
         c2.plotly_chart(lf.laplace_mechanism_figure(samples, 10.0, eps_l, sens_l),
                         width="stretch", key="learn_lap_chart")
-        ex = tc.sensitivity_example(eps_l, sens_l)
+        ex = sensitivity_example(eps_l, sens_l)
         (st.info if ex.ratio <= math.exp(eps_l) else st.warning)(
             "**Δf must cover the events it protects.** " + ex.sentence()
             + " The ratio is exp(Σ|d_t|·ε_t/Δf): a change larger than Δf is protected "
@@ -321,7 +350,7 @@ def _lesson_4() -> None:
             eps_g = _eps_slider("ε", "learn_geo_eps", 1.0)
             sens_g = st.number_input("Sensitivity Δf (whole number)", min_value=1,
                                      max_value=100, value=1, step=1, key="learn_geo_sens")
-            k, pmf = tc.geometric_pmf(eps_g, int(sens_g))
+            k, pmf = geometric_pmf(eps_g, int(sens_g))
             a = math.exp(-eps_g / int(sens_g))
             st.metric("Expected mean error 2a/(1 − a²)", f"{2 * a / (1 - a * a):.3g}")
         c2.plotly_chart(lf.geometric_figure(k, pmf, 10), width="stretch",
@@ -350,8 +379,8 @@ def _lesson_4() -> None:
     with st.container(border=True):
         st.markdown("### Exponential — choosing the best option")
         c1, c2 = st.columns([2, 3], gap="large")
-        names = [n for n, _ in tc.EXPONENTIAL_EXAMPLE]
-        utils = [u for _, u in tc.EXPONENTIAL_EXAMPLE]
+        names = [n for n, _ in EXPONENTIAL_EXAMPLE]
+        utils = [u for _, u in EXPONENTIAL_EXAMPLE]
         with c1:
             st.markdown(
                 "Some answers are not numbers: *which café was visited most this week?* "
@@ -359,7 +388,7 @@ def _lesson_4() -> None:
                 "with probability ∝ exp(ε·u(r)/2Δu); here u = number of visits and Δu = 1. "
                 "Better candidates are likelier, never certain.")
             eps_e = _eps_slider("ε", "learn_exp_eps", 0.5)
-            probs = tc.exponential_probabilities(utils, eps_e)
+            probs = exponential_probabilities(utils, eps_e)
             st.metric("Chance the true favourite is announced", _pct(float(probs[0])))
         c2.plotly_chart(lf.exponential_figure(names, utils, probs), width="stretch",
                         key="learn_exp_chart")
@@ -419,12 +448,12 @@ def _lesson_5() -> None:
             st.markdown("**Sequential** — every release reads the *same* data "
                         "(McSherry 2009):")
             st.latex(r"\varepsilon = \sum_i \varepsilon_i")
-            st.metric("Total guarantee", f"{tc.sequential_composition(eps_list):.4g}")
+            st.metric("Total guarantee", f"{sequential_composition(eps_list):.4g}")
         with c2, st.container(border=True):
             st.markdown("**Parallel** — each release reads a *disjoint* part of the data "
                         "(different people):")
             st.latex(r"\varepsilon = \max_i \varepsilon_i")
-            st.metric("Total guarantee", f"{tc.parallel_composition(eps_list):.4g}")
+            st.metric("Total guarantee", f"{parallel_composition(eps_list):.4g}")
 
         with st.container(border=True):
             st.markdown(
@@ -454,8 +483,8 @@ def _lesson_5() -> None:
             kind = d1.radio("Discount", ["exponential", "hyperbolic"], horizontal=True,
                             key="learn_disc_kind")
             lam = d2.slider("Fading rate λ", 0.0, 3.0, 0.5, 0.1, key="learn_disc_rate")
-            weights = tc.discount_weights(len(eps_list), kind, lam)
-            d3.metric("Discounted total", f"{tc.discounted_composition(eps_list, kind, lam):.4g}",
+            weights = discount_weights(len(eps_list), kind, lam)
+            d3.metric("Discounted total", f"{discounted_composition(eps_list, kind, lam):.4g}",
                       help=f"Undiscounted: {sum(eps_list):.4g}")
             st.plotly_chart(lf.discount_figure(np.asarray(eps_list), weights), width="stretch",
                             key="learn_disc_chart")
@@ -499,7 +528,7 @@ def _lesson_5() -> None:
         eps_pp = float(p1.select_slider("ε per hour", options=EPS_STEPS, value=0.5,
                                         key="learn_pp_eps"))
         counts = [0, 0, 1, 0, 0, 2, 6, 9, 7, 4, 3, 3, 5, 4, 3, 4, 6, 9, 11, 8, 5, 3, 1, 0]
-        pp = tc.post_processing_demo(counts, eps_pp, 1.0, window=3, seed=3)
+        pp = post_processing_demo(counts, eps_pp, 1.0, window=3, seed=3)
         p1.metric("Budget after post-processing", f"ε = {eps_pp:g}", help="Unchanged.")
         p1.metric("Error: released → clipped + smoothed",
                   f"{pp.mae['released']:.2f} → {pp.mae['smoothed']:.2f}")
@@ -533,14 +562,14 @@ def _lesson_6() -> None:
     c1, c2 = st.columns(2, gap="large")
     with c1:
         st.markdown("**Original microdata** (Name is the identifier)")
-        st.dataframe(tc.toy_microdata(variant), hide_index=True, width="stretch")
+        st.dataframe(toy_microdata(variant), hide_index=True, width="stretch")
     with c2:
         g1, g2 = st.columns(2)
-        age_lv = g1.selectbox("Generalise Age to", list(tc.AGE_LEVELS), index=2,
-                              format_func=tc.AGE_LEVELS.get, key="learn_k_age")
-        loc_lv = g2.selectbox("Generalise Location to", list(tc.LOCATION_LEVELS), index=1,
-                              format_func=tc.LOCATION_LEVELS.get, key="learn_k_loc")
-        rep = tc.anonymity_report(age_lv, loc_lv, variant)
+        age_lv = g1.selectbox("Generalise Age to", list(AGE_LEVELS), index=2,
+                              format_func=AGE_LEVELS.get, key="learn_k_age")
+        loc_lv = g2.selectbox("Generalise Location to", list(LOCATION_LEVELS), index=1,
+                              format_func=LOCATION_LEVELS.get, key="learn_k_loc")
+        rep = anonymity_report(age_lv, loc_lv, variant)
         st.markdown("**Released table**")
         st.dataframe(rep.released, hide_index=True, width="stretch")
     m = st.columns(4)
@@ -569,21 +598,21 @@ def _lesson_6() -> None:
     a1, a2, a3 = st.columns(3)
     with a1:
         st.markdown("**Release 1**")
-        r1 = (st.selectbox("Age", list(tc.AGE_LEVELS), index=2, format_func=tc.AGE_LEVELS.get,
+        r1 = (st.selectbox("Age", list(AGE_LEVELS), index=2, format_func=AGE_LEVELS.get,
                            key="learn_i_age1"),
-              st.selectbox("Location", list(tc.LOCATION_LEVELS), index=1,
-                           format_func=tc.LOCATION_LEVELS.get, key="learn_i_loc1"))
+              st.selectbox("Location", list(LOCATION_LEVELS), index=1,
+                           format_func=LOCATION_LEVELS.get, key="learn_i_loc1"))
     with a2:
         st.markdown("**Release 2**")
-        r2 = (st.selectbox("Age", list(tc.AGE_LEVELS), index=3, format_func=tc.AGE_LEVELS.get,
+        r2 = (st.selectbox("Age", list(AGE_LEVELS), index=3, format_func=AGE_LEVELS.get,
                            key="learn_i_age2"),
-              st.selectbox("Location", list(tc.LOCATION_LEVELS), index=0,
-                           format_func=tc.LOCATION_LEVELS.get, key="learn_i_loc2"))
+              st.selectbox("Location", list(LOCATION_LEVELS), index=0,
+                           format_func=LOCATION_LEVELS.get, key="learn_i_loc2"))
     with a3:
         st.markdown("**Target**")
         target = st.selectbox("Person the adversary knows", PEOPLE, index=0,
                               key="learn_i_target")
-    att = tc.intersection_attack(r1, r2, target, variant)
+    att = intersection_attack(r1, r2, target, variant)
     st.markdown(
         f"- Release 1 is **{att.k_a}-anonymous**; it says {target}'s status is one of: "
         f"*{', '.join(att.candidates_a)}*.\n"
@@ -606,8 +635,8 @@ def _lesson_6() -> None:
         f"counts of each Status, ε = {eps_k:g} per release. Two releases are "
         f"{2 * eps_k:g}-DP by sequential composition, so an adversary who gave "
         f"{target} a {prior_k:.0%} chance of being “{att.truth}” can reach at most "
-        f"**{float(tc.posterior_bound(prior_k, 2 * eps_k)):.0%}**, and after ten releases "
-        f"at most **{float(tc.posterior_bound(prior_k, 10 * eps_k)):.0%}** — a known, "
+        f"**{float(posterior_bound(prior_k, 2 * eps_k)):.0%}**, and after ten releases "
+        f"at most **{float(posterior_bound(prior_k, 10 * eps_k)):.0%}** — a known, "
         "gradual loss that can be budgeted in advance, not a sudden certainty after one "
         "more release. Landmark privacy keeps this accounting for a series: all landmarks "
         "plus any one event together spend at most ε."

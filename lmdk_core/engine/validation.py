@@ -16,6 +16,7 @@ from lmdk_core.engine.quoting import quote_user_text, quote_user_value
 
 __all__ = [
     "budget_below",
+    "check_count",
     "MAX_LENGTH",
     "InputError",
     "as_generator",
@@ -46,6 +47,14 @@ def check_length(length: int, name: str = "the series length") -> int:
     if length > MAX_LENGTH:
         raise InputError(f"{name} is {int(length):,} timestamps; the limit is {MAX_LENGTH:,}")
     return int(length)
+
+
+def check_count(n: object, name: str, maximum: int = 1_000_000) -> int:
+    """``n`` as an int when it is a whole number from 1 to ``maximum``, else
+    :class:`InputError` naming ``name`` and the range."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= maximum:
+        raise InputError(f"{name} must be a whole number between 1 and {maximum:,}")
+    return int(n)
 
 
 def check_positive(value: float, name: str) -> float:

@@ -1,4 +1,4 @@
-"""Plotly figure builders for the Learn page: results of :mod:`lmdk_core.teaching.lessons` in,
+"""Plotly figure builders for the Learn page: results of :mod:`lmdk_core.teaching` in,
 figures out (no streamlit). Colours follow :data:`lmdk_core.figures.COLORS`; the two
 neighbouring data sets are blue (D) and orange (D′) everywhere.
 """
@@ -13,16 +13,11 @@ from plotly.subplots import make_subplots
 
 from lmdk_core.figures.common import COLORS
 from lmdk_core.figures.style import rgba
-from lmdk_core.teaching.lessons import (
-    CorrelatedWindow,
-    NeighbourDensities,
-    NoiseCloud,
-    PostProcessing,
-    ProtectionLevel,
-    RRSurvey,
-    posterior_bound,
-    posterior_lower_bound,
-)
+from lmdk_core.teaching.adversary import posterior_bound, posterior_lower_bound
+from lmdk_core.teaching.composition import CorrelatedWindow, PostProcessing
+from lmdk_core.teaching.definition import NeighbourDensities
+from lmdk_core.teaching.levels import ProtectionLevel
+from lmdk_core.teaching.mechanisms import NoiseCloud, RRSurvey
 
 __all__ = [
     "correlation_figure",

@@ -7,7 +7,8 @@ import math
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from lmdk_core.teaching import lessons as tc
+from lmdk_core.teaching.adversary import posterior_bound
+from lmdk_core.teaching.mechanisms import sensitivity_example
 from tests.conftest import metric, open_page
 
 TIMEOUT = 60
@@ -42,11 +43,11 @@ def test_definition_ratio_follows_epsilon(learn):
 
 def test_posterior_value_moves_with_prior_and_epsilon(learn):
     at = learn
-    assert metric(at, "Largest belief after") == f"{tc.posterior_bound(0.5, 1.0):.1%}"
+    assert metric(at, "Largest belief after") == f"{posterior_bound(0.5, 1.0):.1%}"
     at.slider(key="learn_prior").set_value(0.2).run()
     at.select_slider(key="learn_post_eps").set_value(3.0).run()
     assert metric(at, "Belief before") == "20%"
-    assert metric(at, "Largest belief after") == f"{tc.posterior_bound(0.2, 3.0):.1%}"
+    assert metric(at, "Largest belief after") == f"{posterior_bound(0.2, 3.0):.1%}"
 
 
 def test_randomized_response_estimate_moves(learn):
@@ -147,10 +148,10 @@ def test_laplace_lesson_states_the_demos_likelihood_ratio_for_its_delta_f(learn)
     at = learn
     at.number_input(key="learn_lap_sens").set_value(0.2).run()
     assert not at.exception
-    ex = tc.sensitivity_example(1.0, 0.2)
+    ex = sensitivity_example(1.0, 0.2)
     assert 60 < ex.ratio < 70 and ex.derived == 2.9 and ex.ratio_derived <= math.e
     assert any(ex.sentence() in w.value and "66.1 times" in w.value for w in at.warning)
     at.number_input(key="learn_lap_sens").set_value(3.0).run()
-    ok = tc.sensitivity_example(1.0, 3.0)
+    ok = sensitivity_example(1.0, 3.0)
     assert ok.covered and ok.ratio <= math.e
     assert any(ok.sentence() in i.value for i in at.info)
