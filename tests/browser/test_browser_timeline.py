@@ -151,8 +151,11 @@ def test_tapping_points_on_a_phone_marks_them(app_url):
             wait_for_app(page)
             now = landmark_chips(page)
             added = [c for c in now if c not in seen]
-            # adjacent points are ~2 px apart at this width: the tapped one or a neighbour
-            assert len(added) == 1 and abs(int(added[0].split()[0][2:]) - k) <= 1, added
+            # adjacent points are ~2 px apart at this width: plotly reports the closest
+            # drawn vertex of any trace of the panel (the original's dots or the released
+            # line), the tapped point or one within two timestamps (4 px, far under a
+            # fingertip)
+            assert len(added) == 1 and abs(int(added[0].split()[0][2:]) - k) <= 2, added
             seen = now
         page.screenshot(path=str(ARTIFACTS / "timeline_phone_taps.png"))
         assert not errors, errors
