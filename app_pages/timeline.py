@@ -364,8 +364,10 @@ with lc3.popover("Suggest", icon=":material/auto_awesome:", width="stretch",
                 "median): more than *k* robust standard deviations away.")
     auto_w, auto_how = sampling_window(series.time, series.time_kind, len(series))
     st.toggle("Window from the sampling interval", value=True, key="dev_window_auto",
-              help=f"A day of readings, 24 to 1,440 and at most a quarter of the series: "
-                   f"here {auto_how}.")
+              help="A day of readings, 24 to 1,440 and at most a quarter of the series; "
+                   "off: the window below.")
+    if st.session_state.get("dev_window_auto", True):
+        st.caption(f"This series: {auto_how}.")
     st.number_input("Window (timestamps)",
                     min_value=LIMITS["spike_window"].low,
                     max_value=LIMITS["spike_window"].high,
@@ -402,7 +404,7 @@ if pending is not None:
                  icon=":material/auto_awesome:")
         how, left_out = st.session_state.get("suggest_info", {}).get(name, ("", 0))
         if how:
-            sc1.caption(f"Window {how}."
+            sc1.caption(f"Rolling-median window of {how}."
                         + (f" {left_out:,} weaker event{'s' if left_out != 1 else ''} "
                            f"left out: at most {DEFAULT_MAX_SUGGESTED_EVENTS} are offered "
                            "(raise k for fewer)." if left_out else ""))
