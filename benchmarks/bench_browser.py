@@ -563,7 +563,10 @@ class Bench:
                      lambda i: toggle(page, "Temporal leakage (TPL)"))
 
         def find(i: int) -> Callable[[], None]:
-            page.locator("[data-testid=stPopover] button").filter(has_text="Suggest").first.click()
+            if not page.locator("[data-testid=stButton] button").filter(
+                    has_text="Find suggestions").first.is_visible():  # open the popover
+                page.locator("[data-testid=stPopover] button").filter(
+                    has_text="Suggest").first.click()
             return button(page, "Find suggestions")
 
         self.measure(P, "Suggest: find suggestions", data, page, wire, find)
@@ -680,6 +683,10 @@ class Bench:
             if not page.locator("[data-testid=stButton] button").filter(
                     has_text="Apply to the sidebar").count():
                 untimed(page, wire, calibrate(i))
+            confirm = page.locator("[data-testid=stCheckbox]").filter(
+                has_text="I understand")
+            if confirm.count() and not confirm.locator("input:checked").count():
+                untimed(page, wire, lambda: confirm.locator("label").first.click())
             return button(page, "Apply to the sidebar")
         self.measure(P, "Apply to the sidebar", data, page, wire, apply)
         set_number(page, wire, "Total privacy budget", 1.0)
