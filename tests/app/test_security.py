@@ -257,17 +257,13 @@ def test_map_has_no_online_tiles_unless_asked():
     assert "if (on && !st.tiles)" in js
 
 
-def test_report_html_names_no_external_url_outside_the_plotly_bundle():
+def test_report_html_has_no_script_and_names_no_external_url():
     from lmdk_core.report import build_report
 
     html = build_report(ViewConfig())
-    # the inlined plotly.js library mentions URLs (licences, optional map styles) that a
-    # chart without maps never fetches (the browser test opens the file offline)
-    scripts = re.findall(r"<script[^>]*>(.*?)</script>", html, flags=re.S)
-    bundle = [s for s in scripts if len(s) > 1_000_000]
-    assert len(bundle) == 1, "expected one inlined plotly.js"
-    rest = html.replace(bundle[0], "")
-    urls = [u for u in re.findall(r"https?://[^\s\"'<>)]+", rest)
+    # the charts are static inline SVG (lmdk_core/report/svg.py): no plotly.js, no script
+    assert "<script" not in html.lower()
+    urls = [u for u in re.findall(r"https?://[^\s\"'<>)]+", html)
             if not u.startswith("http://www.w3.org/")]  # XML namespace names, not fetched
     assert not urls, urls
 
