@@ -54,7 +54,7 @@ with st.sidebar.container(key="page_nav"):
         st.caption(section)
         for p in pages:
             st.page_link(p)
-sidebar()
+sidebar(nav.url_path)  # only the settings that apply to this page
 enable_tap_select()  # a tap on a chart point selects it on phones too
 enable_accessibility()  # skip link, chart labels, focus ring
 nav.run()

@@ -174,9 +174,14 @@ def _accuracy_tab() -> None:
                          "ε needed": "unreachable" if s.epsilon is None else f"{s.epsilon:.4g}",
                          "reached": got,
                          "landmark-private": {True: "yes", False: "NO", None: "—"}[
-                             s.landmark_private],
-                         "note": s.reason or s.method})
+                             s.landmark_private]})
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+        # the notes (the only explanation of 'unreachable') as text under the table: a
+        # fifth column was scrolled out of sight on a phone
+        st.markdown("\n".join(
+            f"- **{SCHEMES[s.scheme].label}**"
+            + (" (unreachable)" if s.epsilon is None else "") + f": {s.reason or s.method}"
+            for s in sols if s.reason or s.method))
         cols = st.columns(len(sols))
         for c, s in zip(cols, sols, strict=True):
             if s.epsilon is not None:

@@ -19,7 +19,7 @@ from app_support.components import (
 from app_support.current_data import CurrentData, data_choice, view_config
 from app_support.download_buttons import confidential_downloads
 from app_support.report_button import release_note_button
-from app_support.session import keep_page_state, setting
+from app_support.session import keep_page_state, setting, settings_on_page
 from lmdk_core.decision.comparison import (
     UtilitySweep,
     epsilon_grid,
@@ -31,7 +31,7 @@ from lmdk_core.decision.comparison import (
 from lmdk_core.engine.allocation import SCHEMES
 from lmdk_core.engine.quoting import quote_user_text
 from lmdk_core.engine.validation import InputError
-from lmdk_core.figures.common import data_labels
+from lmdk_core.figures.common import data_labels, subplot_axes
 from lmdk_core.figures.compare import side_by_side_figure, utility_figure
 from lmdk_core.figures.style import PLOTLY_CONFIG
 from lmdk_core.files.export import CONFIDENTIAL_LABEL, confidential_filename, csv_with_header
@@ -106,6 +106,7 @@ def num(x: float) -> str:
 # one verdict box when every scheme gets the same verdict (three identical amber
 # paragraphs side by side said it three times); each column keeps its own numbers
 shared = len(schemes) > 1 and len({(v.colour, v.headline) for v in verdicts.values()}) == 1
+settings_on_page(scheme=False)  # phones: ε in view of the verdicts
 if shared:
     first = verdicts[schemes[0]]
     {"green": st.success, "amber": st.warning, "red": st.error}[first.colour](
@@ -136,11 +137,29 @@ for col, s in zip(cols, schemes, strict=True):
                           "expected: " + ("2r/ε_t" if cur.is_track else "Δf/ε_t (Laplace)")
                           + " averaged over the noisy releases."))
 
-st.plotly_chart(
-    side_by_side_figure(cur.data.time, cur.data.time_kind, releases,
-                        leakage=leakage if show_leak else None,
-                        unit=cur.unit, distance=cur.is_track, labels=labels),
-    key="compare_side_by_side", width="stretch", config=PLOTLY_CONFIG)
+shown_leak = leakage if show_leak else None
+both = side_by_side_figure(cur.data.time, cur.data.time_kind, releases, leakage=shown_leak,
+                           unit=cur.unit, distance=cur.is_track, labels=labels)
+# a wide screen: one column per scheme. A phone: one scheme per tab, on the same y-ranges
+# (three columns in ~90 px each had overlapping ticks). Both are drawn; the style of
+# app_support/accessibility.py shows the one that fits the screen ('lmdk_wide_' /
+# 'lmdk_narrow_' containers).
+st.container(key="lmdk_wide_compare").plotly_chart(
+    both, key="compare_side_by_side", width="stretch", config=PLOTLY_CONFIG)
+with st.container(key="lmdk_narrow_compare"):
+    rows = 3 if shown_leak else 2
+    for tab, s in zip(st.tabs([SCHEMES[s].label for s in schemes]), schemes, strict=True):
+        one = side_by_side_figure(cur.data.time, cur.data.time_kind, {s: releases[s]},
+                                  leakage={s: shown_leak[s]} if shown_leak else None,
+                                  unit=cur.unit, distance=cur.is_track, labels=labels,
+                                  height=560 if shown_leak else 420)
+        for r in range(1, rows + 1):  # the y-ranges of the side-by-side chart
+            mine = one.layout[f"yaxis{subplot_axes(r, 1, 1)['yaxis'][1:]}"]
+            theirs = both.layout[f"yaxis{subplot_axes(r, 1, len(schemes))['yaxis'][1:]}"]
+            if theirs.range is not None:
+                mine.range = theirs.range
+        tab.plotly_chart(one, key=f"compare_one_{s}", width="stretch",
+                         config=PLOTLY_CONFIG)
 with st.expander("How to read this"):
     st.markdown(
         "- One column per scheme; every row shares its y-axis, so heights compare "

@@ -19,7 +19,13 @@ from app_support.download_buttons import (
     remember_upload,
     track_downloads,
 )
-from app_support.session import restore_correlation, restore_seed, set_setting, setting
+from app_support.session import (
+    restore_correlation,
+    restore_seed,
+    set_setting,
+    setting,
+    settings_on_page,
+)
 from app_support.track_map import clicked_point, track_map
 from app_support.track_session import (
     DEMO_TRACK,
@@ -313,8 +319,8 @@ st.caption(
     f"{quote_user_text(name)} — {T:,} points. Click a point on the map to mark or unmark it as a "
     "landmark; edit the Landmarks list (beside the map, or below it on a phone). Locations "
     "are released with Planar Laplace (geo-indistinguishability) at each timestamp's "
-    "budget ε_t; ε, the scheme and the seed come from the sidebar (its mechanism and Δf "
-    "apply to series only)."
+    "budget ε_t; ε, the scheme and the seed are the shared settings (in the sidebar; on a "
+    "phone also right above the verdict)."
 )
 
 with st.expander(":material/upload_file: Use your own track, or restore a saved view"):
@@ -604,4 +610,7 @@ def landmark_workspace() -> None:
     track_downloads(track, rel, cfg, key="map", dataset_name=name)
 
 
+# phones: ε and the scheme in view of the verdict (outside the fragment: a shared setting
+# reruns the whole page)
+settings_on_page()
 landmark_workspace()

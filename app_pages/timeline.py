@@ -31,6 +31,7 @@ from app_support.session import (
     set_series_landmarks,
     set_setting,
     setting,
+    settings_on_page,
     strength_ladder,
 )
 from lmdk_core.data.demo import demo_series_landmarks
@@ -347,7 +348,10 @@ def chip_label(entry: object) -> str:
 
 
 st.session_state.setdefault("suggestions", {})
-lc1, lc2, lc3, lc4 = st.columns([6, 1.1, 1.1, 1.1], vertical_alignment="bottom")
+# the picker, then its buttons: one row on a wide screen (wide enough for "Suggest"
+# with its icons), the buttons in one row under the picker on a phone
+lc1, lc2, lc3, lc4 = st.container(key="lmdk_wrap_landmarks").columns(
+    [5, 1, 1.5, 1.5], vertical_alignment="bottom")
 lc1.multiselect(
     f"Landmarks ({len(landmarks)})", options=chips, key=SELECT_KEY,
     format_func=chip_label, on_change=_on_multiselect, accept_new_options=True,
@@ -414,6 +418,10 @@ if pending is not None:
         st.info("No new suggestions: every unusual value is already a landmark, or none "
                 "stands out at this k.", icon=":material/info:")
 
+# the chart one clicks comes right under the landmarks (at 1440×900 it was below the fold,
+# under the verdict); it is drawn into this place at the end, once the release is known
+chart_area = st.container()
+
 # ---------------------------------------------------------------- mechanism and Δf
 mechanism = setting("mechanism")
 problems = mechanism_problems(series.values, mechanism, float(setting("sensitivity")))
@@ -477,6 +485,7 @@ except InputError as exc:
 cur = current_data("series")
 model, leakage, model_note = cur.leakage(rel.epsilon_t)
 verdict = cur.verdict(rel, leakage, model, model_note)
+settings_on_page()  # phones: ε and the scheme in view of the verdict
 render_verdict(verdict, utility=cur.utility(rel), key="timeline_calibrate")
 if name == DEMO_SERIES and verdict.colour == "amber":
     st.caption(":material/school: The demo opens amber on purpose: a household's hourly "
@@ -507,7 +516,7 @@ elif leakage is not None:
         f"**{np.max(leakage['landmark TPL']):.3g}** (all landmarks + one timestamp) against "
         f"ε = {rel.epsilon:g}. Without correlation the landmark TPL equals the green total.")
 
-st.segmented_control(
+chart_area.segmented_control(
     "Box / lasso selection", list(BOX_MODES), key=BOX_MODE_KEY, format_func=BOX_MODES.get,
     on_change=_on_box_mode,
     help="What the box and lasso tools of the chart toolbar do with the timestamps they "
@@ -516,15 +525,15 @@ st.segmented_control(
 fig = timeline_figure(series.time, series.time_kind, rel, unit=series.unit, leakage=leakage,
                       suggestions=[t for t, _, _ in (pending or [])],
                       uirevision=f"timeline:{name}")  # zoom survives clicks, not a new series
-st.plotly_chart(fig, key=chart_key(), on_select=_on_chart_select,
+chart_area.plotly_chart(fig, key=chart_key(), on_select=_on_chart_select,
                 selection_mode=("points", "box", "lasso"), width="stretch",
                 config=PLOTLY_CONFIG)
 if T > DISPLAY_MAX_POINTS:
-    st.caption(f"{T:,} timestamps: each curve is drawn with its minimum and maximum per "
+    chart_area.caption(f"{T:,} timestamps: each curve is drawn with its minimum and maximum per "
                "pixel column, landmarks always (the release, the verdict and every download "
                "use all timestamps). Zoom in to see single points.")
 
-with st.expander("How to read this"):
+with chart_area.expander("How to read this"):
     st.markdown(
         "- **Top**: grey is the true series, blue what would be published. Red stars are "
         "landmarks. Orange rings are *approximations*: the last release repeated, costing "

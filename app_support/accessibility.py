@@ -1,9 +1,12 @@
 """What Streamlit does not give a keyboard or screen-reader user, added once per tab.
 
+* **A "Skip to the downloads" link**, the second Tab on a page with downloads: Enter
+  puts the focus on its first download button (the publishable file), so the download is
+  three key presses from the top of the page (it was ~24 Tab presses on the Timeline).
 * **A "Skip to the settings" link** (WCAG 2.1 2.4.1, bypass blocks): the first Tab of a
   page shows it; Enter moves the keyboard focus past the page list to ε (opening the
   sidebar on a phone), and a "Back to the page" link after the scheme returns to the
-  page's title. Streamlit's own "Skip to main content" link, the second Tab,
+  page's title. Streamlit's own "Skip to main content" link, the Tab after these,
   goes to the page itself (then the Timeline's landmark picker is 5 Tab presses away).
 * **A text alternative for every chart** (1.1.1, non-text content): each plotly chart is
   marked as a figure named by its ``layout.meta.alt`` (set by the figure functions of
@@ -37,6 +40,22 @@ _SCRIPT = """<style>
   padding: 0.3rem 0.6rem; border: 2px solid #111111; border-radius: 0.4rem;
   color: #111111; background: #ffffff; font-weight: 600; text-decoration: none; }
 :focus-visible { outline: 2px solid #111111 !important; outline-offset: 2px !important; }
+/* ε and the scheme above the verdict: for phones, where the sidebar covers the page
+   (Streamlit's sidebar becomes an overlay at 768 px and below) */
+@media (min-width: 769px) { .st-key-lmdk_row_settings { display: none !important; } }
+/* Streamlit stacks every st.columns row below 640 px. A container keyed 'lmdk_row_…'
+   keeps its columns side by side (short fields and buttons); one keyed 'lmdk_wrap_…'
+   gives its first column the whole width and keeps the others in one row under it */
+/* Home's page list: a link's line wraps instead of ending in "…" on a phone */
+.st-key-lmdk_pages [data-testid^=stPageLink] * { white-space: normal !important;
+  overflow: visible !important; text-overflow: clip !important; height: auto !important; }
+@media (min-width: 641px) { [class*="st-key-lmdk_narrow_"] { display: none !important; } }
+@media (max-width: 640px) {
+  [class*="st-key-lmdk_wide_"] { display: none !important; }
+  [class*="st-key-lmdk_row_"] [data-testid=stColumn],
+  [class*="st-key-lmdk_wrap_"] [data-testid=stColumn]:not(:first-child) {
+    min-width: 0 !important; }
+}
 </style>
 <script>
 (function () {
@@ -47,6 +66,11 @@ _SCRIPT = """<style>
   // Streamlit's own "Skip to main content" link follows; this one goes to the shared
   // settings, after the page list (without it ε is 15 Tab presses away)
   function settings() {
+    // on a phone, ε above the verdict (app_support.session.settings_on_page) when the page
+    // has it: the verdict stays in view
+    var here = doc.querySelector(
+      ".st-key-lmdk_row_settings input[aria-label^='Total privacy budget']");
+    if (here && here.getClientRects().length) { return here; }
     return doc.querySelector("[data-testid=stSidebar] input[aria-label^='Total privacy budget']");
   }
   var skip = doc.createElement("a");
@@ -72,6 +96,26 @@ _SCRIPT = """<style>
     })();
   });
   doc.body.insertBefore(skip, doc.body.firstChild);
+
+  // the second Tab: to the page's first download (the publishable file comes first), on
+  // pages that have one (it was ~24 Tab presses away on the Timeline)
+  function download() {
+    var b = doc.querySelector("[data-testid=stMain] [data-testid=stDownloadButton] button");
+    return b && b.getClientRects().length ? b : null;
+  }
+  var toDownload = doc.createElement("a");
+  toDownload.className = "lmdk-skip lmdk-skip-download";
+  toDownload.href = "#";
+  toDownload.textContent = "Skip to the downloads";
+  toDownload.style.display = "none";
+  toDownload.addEventListener("click", function (e) {
+    e.preventDefault();
+    var b = download();
+    if (!b) { return; }
+    b.scrollIntoView({block: "center"});
+    b.focus();
+  });
+  skip.after(toDownload);
   // "Back to the page" (drawn in the sidebar after the scheme): to the page's title
   doc.addEventListener("click", function (e) {
     var a = e.target && e.target.closest && e.target.closest("a.lmdk-to-page");
@@ -120,6 +164,8 @@ _SCRIPT = """<style>
     return "Chart. " + (parts.join(". ") || "No description.");
   }
   function label() {
+    var shown = download() ? "" : "none";
+    if (toDownload.style.display !== shown) { toDownload.style.display = shown; }
     doc.querySelectorAll(".js-plotly-plot").forEach(function (gd) {
       var l = plotlyLabel(gd);
       if (gd.getAttribute("aria-label") !== l) {

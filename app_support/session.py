@@ -267,88 +267,176 @@ def restore_seed(cfg) -> None:
         _resample()
 
 
-def sidebar() -> None:
-    """The shared settings, drawn on every page."""
+#: the shared settings each page uses, by its url path (the sidebar shows only those: on
+#: the Map the series' mechanism and Δf did nothing, on Compare the scheme is the page's own,
+#: on Home and Learn nothing applies). 'data' pages (Choose ε, Compare, Leakage) show the
+#: series' settings only while their data choice is the series.
+PAGE_SETTINGS: dict[str, tuple[str, ...]] = {
+    "": (), "learn": (),
+    "timeline": ("series", "epsilon", "scheme", "mechanism", "seed"),
+    "map": ("epsilon", "scheme", "seed"),
+    "choose": ("data", "epsilon", "scheme", "mechanism"),
+    "compare": ("data", "epsilon", "window", "mechanism", "seed"),
+    "leakage": ("data", "epsilon", "scheme"),
+    "dummies": ("series", "epsilon", "scheme", "mechanism", "seed"),
+    "population": ("epsilon", "scheme", "mechanism", "seed"),
+}
+#: every part, for a page not in :data:`PAGE_SETTINGS`
+ALL_SETTINGS = ("series", "epsilon", "scheme", "mechanism", "seed")
+
+
+def page_settings(page: str) -> set[str]:
+    """The parts of the shared settings that do something on ``page`` (its url path)."""
+    parts = set(PAGE_SETTINGS.get(page, ALL_SETTINGS))
+    if "data" in parts:
+        parts.discard("data")
+        if setting("analysis_data") == "series":
+            parts.add("series")
+        else:
+            parts.discard("mechanism")
+    return parts
+
+
+def _epsilon_input(key: str, on_change) -> None:
+    st.number_input(
+        "Total privacy budget ε", min_value=LIMITS["epsilon"].low,
+        max_value=LIMITS["epsilon"].high, step=0.1,
+        format="%.4g", key=key, on_change=on_change,
+        help="Smaller ε = stronger privacy and more noise. Landmark privacy guarantees "
+             "that all landmarks plus any one event together spend at most ε.")
+
+
+def _scheme_input(key: str, on_change=None) -> None:
+    st.selectbox(
+        "Budget scheme", list(SCHEMES), key=key, on_change=on_change,
+        format_func=lambda k: SCHEMES[k].label,
+        help="How ε is spread over the timestamps.")
+
+
+def _from_page_epsilon() -> None:
+    st.session_state.w_epsilon = st.session_state.p_epsilon
+    clear_leakage_target()
+
+
+def _from_page_scheme() -> None:
+    st.session_state.w_scheme = st.session_state.p_scheme
+
+
+#: the container of the on-page ε and scheme (shown on narrow screens only, by the style
+#: of app_support/accessibility.py; 'lmdk_row': its columns stay one row on a phone)
+PAGE_SETTINGS_KEY = "lmdk_row_settings"
+
+
+def settings_on_page(scheme: bool = True) -> None:
+    """ε (and the scheme) drawn on the page, right above its verdict, for phones: there
+    the sidebar covers the whole page, so the verdict could not be seen while ε changed.
+    Hidden on wider screens (the sidebar's fields are beside the page there). The fields
+    are the sidebar's settings under their own keys, kept equal both ways."""
+    ss = st.session_state
+    ss.p_epsilon = ss.w_epsilon
+    ss.p_scheme = ss.w_scheme
+    with st.container(key=PAGE_SETTINGS_KEY):  # one row on a phone too
+        c1, c2 = st.columns(2) if scheme else (st.container(), None)
+        with c1:
+            _epsilon_input("p_epsilon", _from_page_epsilon)
+        if c2 is not None:
+            with c2:
+                _scheme_input("p_scheme", _from_page_scheme)
+
+
+def sidebar(page: str | None = None) -> None:
+    """The shared settings that apply to ``page`` (its url path; all when None): the page
+    list stays on every page, a control that does nothing on this page is not drawn."""
     sync_sensitivity()
+    parts = set(ALL_SETTINGS) if page is None else page_settings(page)
+    if not parts:
+        return
     with st.sidebar:
         st.markdown("### Shared settings")
-        st.selectbox("Time series", list(st.session_state.series_sets), key="w_series_name",
-                     help="The demo, or a CSV you uploaded on the Timeline page.")
-        st.number_input(
-            "Total privacy budget ε", min_value=LIMITS["epsilon"].low,
-            max_value=LIMITS["epsilon"].high, step=0.1,
-            format="%.4g", key="w_epsilon", on_change=clear_leakage_target,
-            help="Smaller ε = stronger privacy and more noise. Landmark privacy guarantees "
-                 "that all landmarks plus any one event together spend at most ε.")
+        if "series" in parts:
+            st.selectbox("Time series", list(st.session_state.series_sets),
+                         key="w_series_name",
+                         help="The demo, or a CSV you uploaded on the Timeline page.")
+        _epsilon_input("w_epsilon", clear_leakage_target)
         if float(setting("epsilon")) <= LIMITS["epsilon"].low:
             # the browser's number field turns an unreadable entry such as 1e309 into the
             # smallest allowed value without a word: say so instead of staying silent
             st.caption(f":material/info: ε is at its smallest allowed value. A number "
                        f"outside {LIMITS['epsilon'].describe()} (e.g. 1e309) is not "
                        "accepted by this field.")
-        st.selectbox(
-            "Budget scheme", list(SCHEMES), key="w_scheme",
-            format_func=lambda k: SCHEMES[k].label,
-            help="How ε is spread over the timestamps.")
-        st.caption(SCHEMES[setting("scheme")].description)
+        if "scheme" in parts:
+            _scheme_input("w_scheme")
+            st.caption(SCHEMES[setting("scheme")].description)
         # keyboard: after ε and the scheme, one Tab and Enter back to the page (shown
         # only while it has the focus; app_support/accessibility.py handles it)
         st.html('<a class="lmdk-to-page" href="#">Back to the page</a>')
-        if setting("scheme") == "w-event":
+        if ("scheme" in parts and setting("scheme") == "w-event") or "window" in parts:
             st.number_input("Window w (timestamps)", min_value=LIMITS["window"].low,
                             max_value=LIMITS["window"].high, step=1,
                             key="w_window",
                             help="w-event privacy protects any w consecutive events; "
                                  "each timestamp gets ε/w.")
-        st.radio("Mechanism (series)", ["laplace", "geometric"], key="w_mechanism",
-                 format_func={"laplace": "Laplace", "geometric": "Geometric (counts)"}.get,
-                 horizontal=True,
-                 help="Laplace adds continuous noise; Geometric adds whole numbers, for counts.")
-        if setting("mechanism") == "geometric":
-            from lmdk_core.decision.mechanism_choice import mechanism_problems
+        if "mechanism" in parts:
+            _mechanism_settings()
+        if "seed" in parts:
+            _seed_settings()
 
-            for p in mechanism_problems(current_series()[1].values, "geometric",
-                                        float(setting("sensitivity"))):
-                st.caption(f":material/warning: {p.problem[0].upper()}{p.problem[1:]}; "
-                           f"{p.fix}.")
-        st.number_input("Sensitivity Δf", min_value=LIMITS["sensitivity"].low,
-                        max_value=LIMITS["sensitivity"].high, step=0.5,
-                        format="%.3g", key="w_sensitivity", on_change=_sensitivity_edited,
-                        help="How much one person's event can change a value (same unit as "
-                             "the data). Noise scale is Δf/ε_t. Until you set it, it is "
-                             "derived from the data: the largest change a landmark event "
-                             "makes to a reading.")
-        d = derived_sensitivity_now()
-        unit = current_series()[1].unit
-        if d is not None and st.session_state.get("sensitivity_auto", True):
-            st.caption(f":material/info: {d.sentence(unit)} For a real release declare a "
-                       "bound you know (e.g. the largest appliance).")
-        elif d is not None and float(setting("sensitivity")) < abs(d.largest):
-            st.caption(f":material/warning: Your Δf = {float(setting('sensitivity')):g} is "
-                       f"below the {abs(d.largest):.3g} {unit} a reading of this series "
-                       f"departs from its typical value (t={d.timestamp}"
-                       + (", a landmark" if d.from_landmarks else "")
-                       + "): an event that large gets a likelihood ratio above e^ε.")
-            st.button(f"Use the derived Δf = {d.value:g}", on_click=_sensitivity_derived,
-                      key="sensitivity_derive")
-        st.toggle("Reproducible (teaching) mode", key="w_reproducible",
-                  on_change=_on_reproducible,
-                  help="Off (default): every session and every Resample draws a fresh "
-                       "128-bit random seed from the operating system. On: a fixed seed "
-                       "you choose, so a class sees the same noise.")
-        if setting("reproducible"):
-            st.warning("**Fixed seed: not for real releases.** Anyone who knows the seed "
-                       "can regenerate the noise and subtract it, recovering the original "
-                       "data exactly.", icon=":material/warning:")
-            st.number_input("Random seed (teaching)", min_value=0,
-                            max_value=TEACHING_SEED_MAX, step=1, key="w_teaching_seed",
-                            on_change=_on_teaching_seed,
-                            help="Same seed + same settings = same release.")
-        else:
-            c1, c2 = st.columns([3, 2], vertical_alignment="center")
-            c1.caption("Noise: a fresh 128-bit random seed (never shown or published).")
-            c2.button("Resample", on_click=_resample,
-                      help="Draw new noise: a fresh 128-bit seed from the operating system.")
+
+def _mechanism_settings() -> None:
+    """The series' mechanism and sensitivity Δf (with the derived Δf's caption)."""
+    st.radio("Mechanism (series)", ["laplace", "geometric"], key="w_mechanism",
+             format_func={"laplace": "Laplace", "geometric": "Geometric (counts)"}.get,
+             horizontal=True,
+             help="Laplace adds continuous noise; Geometric adds whole numbers, for counts.")
+    if setting("mechanism") == "geometric":
+        from lmdk_core.decision.mechanism_choice import mechanism_problems
+
+        for p in mechanism_problems(current_series()[1].values, "geometric",
+                                    float(setting("sensitivity"))):
+            st.caption(f":material/warning: {p.problem[0].upper()}{p.problem[1:]}; "
+                       f"{p.fix}.")
+    st.number_input("Sensitivity Δf", min_value=LIMITS["sensitivity"].low,
+                    max_value=LIMITS["sensitivity"].high, step=0.5,
+                    format="%.3g", key="w_sensitivity", on_change=_sensitivity_edited,
+                    help="How much one person's event can change a value (same unit as "
+                         "the data). Noise scale is Δf/ε_t. Until you set it, it is "
+                         "derived from the data: the largest change a landmark event "
+                         "makes to a reading.")
+    d = derived_sensitivity_now()
+    unit = current_series()[1].unit
+    if d is not None and st.session_state.get("sensitivity_auto", True):
+        st.caption(f":material/info: {d.sentence(unit)} For a real release declare a "
+                   "bound you know (e.g. the largest appliance).")
+    elif d is not None and float(setting("sensitivity")) < abs(d.largest):
+        st.caption(f":material/warning: Your Δf = {float(setting('sensitivity')):g} is "
+                   f"below the {abs(d.largest):.3g} {unit} a reading of this series "
+                   f"departs from its typical value (t={d.timestamp}"
+                   + (", a landmark" if d.from_landmarks else "")
+                   + "): an event that large gets a likelihood ratio above e^ε.")
+        st.button(f"Use the derived Δf = {d.value:g}", on_click=_sensitivity_derived,
+                  key="sensitivity_derive")
+
+
+def _seed_settings() -> None:
+    """The teaching mode and its seed, or the fresh seed's Resample."""
+    st.toggle("Reproducible (teaching) mode", key="w_reproducible",
+              on_change=_on_reproducible,
+              help="Off (default): every session and every Resample draws a fresh "
+                   "128-bit random seed from the operating system. On: a fixed seed "
+                   "you choose, so a class sees the same noise.")
+    if setting("reproducible"):
+        st.warning("**Fixed seed: not for real releases.** Anyone who knows the seed "
+                   "can regenerate the noise and subtract it, recovering the original "
+                   "data exactly.", icon=":material/warning:")
+        st.number_input("Random seed (teaching)", min_value=0,
+                        max_value=TEACHING_SEED_MAX, step=1, key="w_teaching_seed",
+                        on_change=_on_teaching_seed,
+                        help="Same seed + same settings = same release.")
+    else:
+        c1, c2 = st.columns([3, 2], vertical_alignment="center")
+        c1.caption("Noise: a fresh 128-bit random seed (never shown or published).")
+        c2.button("Resample", on_click=_resample,
+                  help="Draw new noise: a fresh 128-bit seed from the operating system.")
 
 
 def correlation_spec(kind: str) -> dict:

@@ -29,7 +29,17 @@ def test_home_renders():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
     assert not at.exception
     assert "Landmark Privacy Explorer" in at.title[0].value
-    assert at.sidebar.number_input(key="w_epsilon").value == 1.0
+    # no shared setting applies to Home: the sidebar holds the page list only
+    assert not at.sidebar.number_input and not at.sidebar.selectbox
+    assert at.session_state["w_epsilon"] == 1.0
+    # every page in the list, and one start action that opens the Timeline
+    links = [e.proto.label for e in at.main.get("page_link")]
+    for title in ("Learn", "Timeline", "Map", "Choose ε", "Compare", "Leakage",
+                  "Dummy landmarks", "Population"):
+        assert any(label.startswith(f"**{title}**") for label in links), (title, links)
+    next(b for b in at.button if b.label.startswith("Start here")).click().run()
+    assert not at.exception
+    assert "Timeline" in at.title[0].value
 
 
 def test_timeline_renders_demo(timeline):
