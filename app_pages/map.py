@@ -451,18 +451,23 @@ def landmark_workspace() -> None:
                      icon=":material/error:")
         table = landmark_frame(track, landmarks, rel.epsilon_t)
         table.insert(0, "keep", True)
-        st.data_editor(
+        # room above the table for its toolbar (on a phone it covered the picker), and
+        # narrow columns: keep, t, time and ε_t fit a phone's width, lat/lon follow
+        st.container(key="lmdk_table_gap").data_editor(
             table, key=f"track_lm_table_{st.session_state.track_table_version}",
             on_change=_on_table_edit, num_rows="dynamic", hide_index=True, width="stretch",
             height=min(300, 38 + 35 * (len(table) + 1)),
             disabled=["time", "lat", "lon", "ε_t"],
             column_config={
-                "keep": st.column_config.CheckboxColumn("keep", help="Untick to remove."),
+                "keep": st.column_config.CheckboxColumn("keep", help="Untick to remove.",
+                                                        width=48),
                 "t": st.column_config.NumberColumn("t", min_value=0, max_value=T - 1, step=1,
-                                                   help="0-based timestamp; edit or add a row."),
-                "lat": st.column_config.NumberColumn("lat", format="%.5f"),
-                "lon": st.column_config.NumberColumn("lon", format="%.5f"),
-                "ε_t": st.column_config.NumberColumn("ε_t", format="%.4g"),
+                                                   help="0-based timestamp; edit or add a row.",
+                                                   width=56),
+                "time": st.column_config.TextColumn("time", width=132),
+                "lat": st.column_config.NumberColumn("lat", format="%.5f", width=84),
+                "lon": st.column_config.NumberColumn("lon", format="%.5f", width=84),
+                "ε_t": st.column_config.NumberColumn("ε_t", format="%.4g", width=56),
             })
         revisit = st.session_state.get("track_revisit")
         if revisit and revisit[0] == name:

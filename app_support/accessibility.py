@@ -46,6 +46,8 @@ _SCRIPT = """<style>
 /* Streamlit stacks every st.columns row below 640 px. A container keyed 'lmdk_row_…'
    keeps its columns side by side (short fields and buttons); one keyed 'lmdk_wrap_…'
    gives its first column the whole width and keeps the others in one row under it */
+/* room above the Map's landmark table for the table's own toolbar */
+.st-key-lmdk_table_gap { padding-top: 1.9rem; }
 /* Home's page list: a link's line wraps instead of ending in "…" on a phone */
 .st-key-lmdk_pages [data-testid^=stPageLink] * { white-space: normal !important;
   overflow: visible !important; text-overflow: clip !important; height: auto !important; }

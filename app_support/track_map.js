@@ -59,12 +59,14 @@ function legendControl(rows) {
       const row = document.createElement("div");
       const mark = document.createElement("span");
       mark.className = "lmdk-legend-mark";
-      if (kind.startsWith("dot")) {
-        const size = Number(kind.slice(3)) || 10;
+      if (kind.startsWith("dot") || kind.startsWith("target")) {
+        // a target: the dot inside a dark ring (the map's landmarks)
+        const target = kind.startsWith("target");
+        const size = Number(kind.replace(/^(dot|target)/, "")) || 10;
         Object.assign(mark.style, {
           width: size + "px", height: size + "px", borderRadius: "50%",
           border: "2px solid " + stroke, background: fill,
-        });
+        }, target ? { boxShadow: "0 0 0 2px #111111", margin: "2px 8px 2px 2px" } : {});
       } else {
         Object.assign(mark.style, {
           width: "18px", borderTop: "3px " + (kind === "dashed" ? "dashed " : "solid ") + stroke,
@@ -91,7 +93,7 @@ function createState(parentElement) {
     // the map's text alternative: what it shows, and where its keyboard equivalent is
     el.setAttribute("role", "region");
     el.setAttribute("aria-label", "Map of the track: the true path (grey line), the " +
-      "landmarks (large red dots), and when shown the released points (small blue dots). A click " +
+      "landmarks (large red dots in a dark ring), and when shown the released points (small blue dots). A click " +
       "on a point marks or unmarks it as a landmark; without a mouse, type its t in " +
       "the Landmarks field of this page.");
     parentElement.appendChild(el);
@@ -280,15 +282,20 @@ function draw(st, spec) {
     return m;
   });
   add(base.points_name, markers);
-  // landmarks last: drawn on top, so they are the ones clicked
+  // landmarks last: drawn on top, so they are the ones clicked. Each is a target (a dark
+  // ring around a white-edged dot), not only a larger dot in another colour: told apart
+  // from the track points in grey and without colour vision (WCAG 1.4.1)
   const lm = overlay.landmarks;
-  add("landmarks", lm.t.map((t, k) => {
+  const rings = lm.t.map((t, k) => circle(st, lm.lat[k], lm.lon[k], {
+    radius: 11, color: COLORS.landmark_ring || "#111111", weight: 2, fill: false,
+    interactive: false }));
+  add("landmarks", rings.concat(lm.t.map((t, k) => {
     const m = circle(st, lm.lat[k], lm.lon[k], {
       radius: 8, color: "#ffffff", fillColor: COLORS.landmark, fillOpacity: 1, weight: 2 },
     () => `Landmark t=${t} · ${lm.label[k]} · ε_t = ${fmtEps(lm.eps[k])} (click to remove)`);
     m.on("click", () => toggle(st, t, m));
     return m;
-  }));
+  })));
 }
 
 function setTiles(st, on) {

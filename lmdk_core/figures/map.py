@@ -75,11 +75,12 @@ MAP_COLORS = {
 
 # --------------------------------------------------------------------------- legend
 #: the map's legend: (kind, stroke colour, fill colour, text); kind is "line",
-#: "dashed" or "dot" (a dot's size in px follows the text)
+#: "dashed", "dot" or "target" (a dot in a dark ring: the landmarks, told apart by shape,
+#: not by colour alone; the size in px follows the text)
 LEGEND: list[tuple[str, str, str, str]] = [
     ("line", MAP_COLORS["original"], "", "original path"),
     ("dot8", MAP_COLORS["point"], "#ffffff", "track point (click: landmark on/off)"),
-    ("dot12", MAP_COLORS["landmark"], MAP_COLORS["landmark"], "landmark (click to remove)"),
+    ("target12", "#ffffff", MAP_COLORS["landmark"], "landmark: a ringed dot (click to remove)"),
     ("dot8", MAP_COLORS["released"], MAP_COLORS["released"],
      "released point (a noisy location, under the true path)"),
     ("line", MAP_COLORS["released"], "", "released points joined (off: Layers button)"),
