@@ -43,6 +43,8 @@ _SCRIPT = """<style>
 /* ε and the scheme above the verdict: for phones, where the sidebar covers the page
    (Streamlit's sidebar becomes an overlay at 768 px and below) */
 @media (min-width: 769px) { .st-key-lmdk_row_settings { display: none !important; } }
+/* scrolled to (or focused), it comes out below Streamlit's fixed header, not under it */
+.st-key-lmdk_row_settings { scroll-margin-top: 4.5rem; }
 /* Streamlit stacks every st.columns row below 640 px. A container keyed 'lmdk_row_…'
    keeps its columns side by side (short fields and buttons); one keyed 'lmdk_wrap_…'
    gives its first column the whole width and keeps the others in one row under it */
