@@ -21,10 +21,15 @@ pytestmark = pytest.mark.browser
 
 
 def table_landmarks(page) -> list[int]:
-    """The t column of the landmark table (the grid's accessible cells)."""
-    cells = page.locator("[data-testid=stDataFrame]").first.locator("[role=gridcell]")
-    texts = cells.all_inner_texts()
-    return [int(texts[i + 1]) for i in range(0, len(texts) - 1, 6) if texts[i + 1].isdigit()]
+    """The t column of the landmark table (the grid's accessible cells, row by row: the
+    grid renders only the columns in view, and lat/lon may be scrolled out of it)."""
+    rows = page.locator("[data-testid=stDataFrame]").first.locator("[role=row]")
+    out = []
+    for row in rows.all():
+        texts = row.locator("[role=gridcell]").all_inner_texts()
+        if len(texts) > 1 and texts[1].isdigit():
+            out.append(int(texts[1]))
+    return out
 
 
 def verdict(page) -> str:
