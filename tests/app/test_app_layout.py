@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app_pages.session import PAGE_SETTINGS
+from app_support.session import PAGE_SETTINGS
 from tests.conftest import open_page
 
 TIMEOUT = 120

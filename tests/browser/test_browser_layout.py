@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.browser.test_browser_accessibility import PAGES, browser_page, focused, settle
 from tests.conftest import ARTIFACTS
-from tests.test_browser_accessibility import PAGES, browser_page, focused, settle
 
 pytestmark = pytest.mark.browser
 
