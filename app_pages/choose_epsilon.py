@@ -4,10 +4,13 @@ lmdk_core.decision.composition)."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import streamlit as st
 
+from app_support.components import cached_posterior_curve
 from app_support.current_data import CurrentData, data_choice
 from app_support.session import keep_page_state, set_setting, setting
 from lmdk_core.decision.accuracy import (
@@ -19,6 +22,7 @@ from lmdk_core.decision.accuracy import (
 from lmdk_core.decision.attacker import (
     averaging_attack,
     certainty_sentence,
+    planning_scheme,
     posterior_bound,
     simulate_repeat_inference,
 )
@@ -289,17 +293,14 @@ def _attacker_tab() -> None:
     indep = posterior_bound(prior, grid)
     corr = None
     tpl_now = None
-    plan_scheme = "uniform" if scheme == "adaptive" else scheme
+    plan_scheme = planning_scheme(scheme)
     model, leak, note = cur.leakage(allocate(plan_scheme, cur.length, lm, eps_now,
                                              int(setting("window"))))
     if leak is not None:
         tpl_now = float(np.max(leak["landmark TPL"]))
-        tpls = []
-        for e in grid:
-            _, lk, _ = cur.leakage(allocate(plan_scheme, cur.length, lm, float(e),
-                                            int(setting("window"))))
-            tpls.append(float(np.max(lk["landmark TPL"])) if lk is not None else np.nan)
-        corr = posterior_bound(prior, np.asarray(tpls))
+        corr = cached_posterior_curve(json.dumps(model.spec, sort_keys=True), cur.key, prior,
+                                      grid, plan_scheme, cur.length, tuple(lm),
+                                      int(setting("window")), model).correlated
     events = []
     if not cur.is_track and lm:
         from lmdk_core.decision.sensitivity import landmark_events

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -197,15 +195,7 @@ if not float(low) <= eps <= float(high):
               args=(eps,))
 
 
-def _data_digest(cur: CurrentData) -> str:
-    h = hashlib.sha1()
-    arrays = (cur.data.lat, cur.data.lon) if cur.is_track else (cur.data.values,)
-    for a in arrays:
-        h.update(np.ascontiguousarray(a, dtype=float).tobytes())
-    return h.hexdigest()
-
-
-key = (cur.kind, _data_digest(cur), tuple(cur.landmarks), cur.stays, tuple(schemes), tuple(grid),
+key = (cur.key, tuple(cur.landmarks), cur.stays, tuple(schemes), tuple(grid),
        int(runs), int(setting("seed")), int(setting("window")), float(setting("radius")),
        setting("mechanism"), float(setting("sensitivity")))
 store: dict = st.session_state.setdefault("compare_sweeps", {})

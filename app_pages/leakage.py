@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import math
 import threading
 from collections import OrderedDict
@@ -28,6 +27,7 @@ from app_support.session import (
     setting,
     strength_ladder,
 )
+from lmdk_core.data.digest import array_digest, sha256_hex
 from lmdk_core.decision.verdict import LEAKAGE_RTOL, privacy_verdict
 from lmdk_core.engine.allocation import SCHEMES, uniform_total_for_share
 from lmdk_core.engine.quoting import quote_user_text, shorten_user_text
@@ -117,8 +117,7 @@ def cached_calibration(kind: str, target: float, eps_t: np.ndarray, landmarks: t
     the backward/forward matrices ``pb``/``pf``), computed once per server for the same
     inputs; ``progress(fraction, message)`` is called only when it is computed."""
     key = (kind, float(target), landmarks, n,
-           hashlib.sha1(np.ascontiguousarray(eps_t, dtype=float).tobytes()).hexdigest(),
-           hashlib.sha1(pb).hexdigest(), hashlib.sha1(pf).hexdigest())
+           array_digest(eps_t), sha256_hex(pb), sha256_hex(pf))
     store = _calibration_results()
     hit = store.get(key)
     if hit is not None:
@@ -397,9 +396,7 @@ except InputError as exc:
 # the search evaluates the leakage dozens of times (minutes on long series): it runs only
 # on request, with a progress bar, and its result is kept per settings
 cal_key = (kind, float(target), tuple(landmarks), n_states,
-           hashlib.sha1(np.ascontiguousarray(base_eps, dtype=float).tobytes()
-                        + np.ascontiguousarray(backward).tobytes()
-                        + np.ascontiguousarray(forward).tobytes()).hexdigest())
+           array_digest(base_eps, backward, forward))
 cals: dict = st.session_state.setdefault("lk_calibrations", {})
 cal = cals.get(cal_key)
 if cal is None:

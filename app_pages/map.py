@@ -4,7 +4,6 @@ the verdict, the displacement and the leakage."""
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from app_support.components import (
@@ -15,21 +14,17 @@ from app_support.components import (
 from app_support.current_data import current_data, view_config
 from app_support.download_buttons import (
     reference_uploader,
-    referenced_or_pending,
     remember_upload,
+    restore_config,
     track_downloads,
 )
 from app_support.session import (
-    restore_correlation,
-    restore_seed,
-    set_setting,
     setting,
     settings_on_page,
 )
 from app_support.track_map import clicked_point, track_map
 from app_support.track_session import (
     DEMO_TRACK,
-    DEMO_TRACK_KEY,
     MAX_TRACK_POINTS,
     add_track,
     apply_table_edits,
@@ -43,12 +38,15 @@ from app_support.track_session import (
     track_stays,
 )
 from lmdk_core.data.demo_track import demo_track_events, demo_track_landmarks
-from lmdk_core.data.track import DEFAULT_WAYPOINT_MAX_M, Track, load_track, load_track_csv
+from lmdk_core.data.track import DEFAULT_WAYPOINT_MAX_M, Track, load_track
 from lmdk_core.engine.quoting import quote_user_text
-from lmdk_core.engine.setting_limits import LIMITS, check_setting
-from lmdk_core.engine.stay_events import parse_stays, stay_members
-from lmdk_core.engine.validation import InputError, parse_landmark_entry
-from lmdk_core.engine.verifier import check_groups
+from lmdk_core.engine.setting_limits import LIMITS
+from lmdk_core.engine.validation import (
+    InputError,
+    format_landmark_range,
+    parse_landmark_entry,
+    parse_landmark_ranges,
+)
 from lmdk_core.figures.common import data_labels
 from lmdk_core.figures.map import (
     displacement_summary,
@@ -58,9 +56,8 @@ from lmdk_core.figures.map import (
     revisit_candidates,
 )
 from lmdk_core.figures.track_budget import PANEL_HEIGHT, budget_panels
-from lmdk_core.files.config import ViewConfig, config_from_json
+from lmdk_core.files.config import ViewConfig
 from lmdk_core.landmarks.discovery import track_stay_points
-from lmdk_core.leakage.model import correlation_from_spec
 
 MAP_KEY = "track_map"
 SELECT_KEY = "w_track_lm_select"
@@ -178,11 +175,11 @@ def _on_stay_select() -> None:
 
 
 def _stay_key(s: tuple[int, int]) -> str:
-    return f"{s[0]}-{s[1]}"
+    return format_landmark_range(*s)
 
 
 def _stay_chip(key: str) -> str:
-    a, b = (int(v) for v in key.split("-"))
+    ((a, b),) = parse_landmark_ranges(key, "stay")
     return f"t={a}–{b} ({b - a + 1} fixes)"
 
 
@@ -242,59 +239,7 @@ def _on_config() -> None:
 
 
 def _restore_config(source: bytes | ViewConfig, fname: str) -> None:
-    """Restore a configuration (its JSON bytes, or one whose referenced data file was
-    just supplied); a configuration that only references its data waits for the file."""
-    try:
-        cfg = config_from_json(source) if isinstance(source, bytes) else source
-        if cfg.data_kind != "track":
-            raise InputError("this configuration is for a time series; open it on the "
-                             "Timeline page")
-        cfg = referenced_or_pending(cfg, "track", st.session_state.track_sets)
-        if cfg is None:  # the page asks for the data file (reference_uploader)
-            st.session_state.track_upload_error = None
-            return
-        st.session_state.pop("pending_reference_track", None)
-        if cfg.dataset == DEMO_TRACK_KEY:
-            target, tr = DEMO_TRACK, st.session_state.track_sets[DEMO_TRACK]
-        elif cfg.dataset == "embedded":
-            table = pd.DataFrame(cfg.data).to_csv(index=False).encode()
-            tr = check_track_size(load_track_csv(table, name="restored track"))
-            target = None
-        else:
-            raise InputError(f"unknown dataset {quote_user_text(cfg.dataset)} (expected "
-                             f"{DEMO_TRACK_KEY!r} or 'embedded')")
-        if any(t >= len(tr) for t in cfg.landmarks):
-            raise InputError(f"a landmark lies beyond the end of the track ({len(tr)} points)")
-        stays = parse_stays(cfg.extra.get("stays"))
-        check_groups(stays, len(tr))
-        cell = check_setting("cell_size_m", cfg.extra.get("cell_size_m", setting("cell_size")),
-                             "config: extra")
-        spec = cfg.extra.get("correlation")
-        if spec is not None:  # check the saved correlation model before using it
-            correlation_from_spec(spec, tr, default_strength=cfg.correlation_strength,
-                                  default_cell_size=cell)
-    except InputError as exc:
-        st.session_state.track_upload_error = (
-            f"Could not restore {quote_user_text(fname)}: {exc}. Nothing was changed.")
-        return
-    except (TypeError, ValueError) as exc:
-        st.session_state.track_upload_error = (
-            f"Could not restore {quote_user_text(fname)}: a value is not valid "
-            f"({quote_user_text(exc)}). Nothing was changed.")
-        return
-    st.session_state.track_upload_error = None
-    if target is None:
-        target = add_track("Restored: " + fname, tr)
-    st.session_state.w_track_name = target
-    members = set(stay_members(stays).tolist())
-    set_track_landmarks([t for t in cfg.landmarks if t not in members], target)
-    set_track_stays(stays, target)
-    for k in ("epsilon", "scheme", "window", "correlation_strength"):
-        set_setting(k, getattr(cfg, k))
-    restore_seed(cfg)
-    set_setting("radius", float(cfg.radius))
-    set_setting("cell_size", cell)
-    restore_correlation(spec, "track")
+    restore_config(source, fname, "track")
 
 
 def candidate_options(stays: list) -> list[str]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 
 import numpy as np
@@ -19,6 +18,8 @@ from app_support.session import (
     setting,
 )
 from app_support.track_session import MAX_TRACK_POINTS, add_track, set_track_stays
+from lmdk_core.cli.batch_commands import batch_command_line, batch_options
+from lmdk_core.data.digest import sha256_hex
 from lmdk_core.engine.allocation import SCHEMES
 from lmdk_core.engine.quoting import quote_user_text, shorten_user_text
 from lmdk_core.engine.release import AdaptiveSettings
@@ -120,7 +121,7 @@ def _on_upload() -> None:
         return
     st.session_state.pop_error = None
     st.session_state.pop_raw = {"name": f.name, "frame": raw,
-                                "sha256": hashlib.sha256(f.getvalue()).hexdigest()}
+                                "sha256": sha256_hex(f.getvalue())}
 
 
 def _guess(columns: list[str], words: tuple[str, ...], skip: set[str]) -> int:
@@ -237,8 +238,8 @@ KEPT_RELEASES = 4
 def release_key(pop: dict, settings: BatchSettings, use_flags: bool) -> str:
     """The inputs of a release: population, every setting (correlation model, seed and
     detectors included) and the landmark source."""
-    return hashlib.sha256(json.dumps([pop["key"], repr(settings), use_flags],
-                                     default=str).encode()).hexdigest()
+    return sha256_hex(json.dumps([pop["key"], repr(settings), use_flags],
+                                 default=str).encode())
 
 
 def population_plans(pop: dict, discovery: DiscoverySettings, use_flags: bool) -> list:
@@ -375,23 +376,12 @@ def batch_config(pop: dict, settings: BatchSettings, use_flags: bool) -> ViewCon
 
 
 def batch_command(pop: dict, use_flags: bool) -> str:
+    """The ``lmdk batch`` command that runs this page's release on the full dataset."""
     cols: PopulationColumns = pop["cols"]
-    source = "population.parquet" if pop["key"].startswith("demo") else pop["name"]
-
-    def q(text: str) -> str:
-        return text if text.replace("_", "").replace("-", "").replace(".", "").isalnum() \
-            else "'" + text.replace("'", "'\\''") + "'"
-
-    parts = ["lmdk batch --config lmdk_batch_config.json", f"--input {q(source)}",
-             f"--user-col {q(cols.user)} --time-col {q(cols.time)}"]
-    parts.append(f"--value-col {q(cols.value)}" if cols.kind == "series"
-                 else f"--lat-col {q(cols.lat)} --lon-col {q(cols.lon)}")
-    if use_flags and cols.landmark:
-        parts.append(f"--landmark-col {q(cols.landmark)}")
-    parts.append("--output released.parquet --audit CONFIDENTIAL_audit.parquet")
-    if setting("reproducible"):
-        parts.append(f"--seed {int(setting('seed'))}")
-    return " \\\n    ".join(parts)
+    return batch_command_line(batch_options(
+        cols, "population.parquet" if pop["key"].startswith("demo") else pop["name"],
+        landmark_col=cols.landmark if use_flags else None,
+        seed=int(setting("seed")) if setting("reproducible") else None))
 
 
 # ---------------------------------------------------------------- page

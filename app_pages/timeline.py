@@ -16,8 +16,8 @@ from app_support.components import (
 from app_support.current_data import current_data, view_config
 from app_support.download_buttons import (
     reference_uploader,
-    referenced_or_pending,
     remember_upload,
+    restore_config,
     series_downloads,
 )
 from app_support.session import (
@@ -25,8 +25,6 @@ from app_support.session import (
     STRENGTH_LABEL,
     add_series,
     current_series,
-    restore_correlation,
-    restore_seed,
     series_landmarks,
     set_series_landmarks,
     set_setting,
@@ -39,7 +37,7 @@ from lmdk_core.data.series import csv_columns, guess_series_columns, load_series
 from lmdk_core.decision.mechanism_choice import clamp_to_bounds, mechanism_problems
 from lmdk_core.engine.quoting import quote_user_text
 from lmdk_core.engine.setting_limits import LIMITS
-from lmdk_core.engine.validation import InputError, parse_landmark_entry
+from lmdk_core.engine.validation import InputError, parse_landmark_entry, picker_entries
 from lmdk_core.figures import hover_labels, timeline_figure
 from lmdk_core.figures.chart_selection import (
     BOX_MODES,
@@ -49,7 +47,7 @@ from lmdk_core.figures.chart_selection import (
 )
 from lmdk_core.figures.decimation import DISPLAY_MAX_POINTS
 from lmdk_core.figures.style import PLOTLY_CONFIG
-from lmdk_core.files.config import ViewConfig, config_from_json
+from lmdk_core.files.config import ViewConfig
 from lmdk_core.landmarks.discovery import (
     DEFAULT_DEVIATION_K,
     DEFAULT_DEVIATION_WINDOW,
@@ -58,7 +56,6 @@ from lmdk_core.landmarks.discovery import (
     series_suggestions,
     suggestion_events,
 )
-from lmdk_core.leakage.model import correlation_from_spec
 
 CHART_KEY = "timeline_chart"
 SELECT_KEY = "w_lm_select"
@@ -90,19 +87,6 @@ def label(t: int) -> str:
     """The hover label of timestamp t (labels are made for the few shown, never for all
     T: a 200,000-row series must not cost seconds per rerun)."""
     return hover_labels(series.time[[int(t)]], series.time_kind)[0]
-
-
-def picker_entries(landmarks: list[int]) -> list[int | tuple[int, int]]:
-    """The picker's chips for sorted ``landmarks``: each landmark t, or, above
-    :data:`PICKER_MAX_SINGLE` landmarks, each run of consecutive landmarks as
-    ``(first, last)`` (a landmark without neighbours stays t)."""
-    if len(landmarks) <= PICKER_MAX_SINGLE:
-        return list(landmarks)
-    lm = np.asarray(landmarks, dtype=np.int64)
-    starts = np.flatnonzero(np.diff(lm, prepend=lm[0] - 2) != 1)
-    ends = np.append(starts[1:], lm.size) - 1
-    return [int(lm[a]) if a == b else (int(lm[a]), int(lm[b]))
-            for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
 
 
 def entry_timestamps(entry: object) -> list[int]:
@@ -256,46 +240,7 @@ def _on_config() -> None:
 
 
 def _restore_config(source: bytes | ViewConfig, fname: str) -> None:
-    """Restore a configuration (its JSON bytes, or one whose referenced data file was
-    just supplied); a configuration that only references its data waits for the file."""
-    try:
-        cfg = config_from_json(source) if isinstance(source, bytes) else source
-        if cfg.data_kind != "series":
-            raise InputError("this configuration is for a trajectory; open it on the Map page")
-        cfg = referenced_or_pending(cfg, "series", st.session_state.series_sets)
-        if cfg is None:  # the page asks for the data file (reference_uploader)
-            st.session_state.upload_error = None
-            return
-        st.session_state.pop("pending_reference_series", None)
-        if cfg.dataset == "demo-household":
-            target, s = DEMO_SERIES, st.session_state.series_sets[DEMO_SERIES]
-        elif cfg.dataset == "embedded":
-            import pandas as pd
-
-            table = pd.DataFrame(cfg.data).to_csv(index=False).encode()
-            s = load_series_csv(table, name="restored series")
-            target = None
-        else:
-            raise InputError(f"unknown dataset {quote_user_text(cfg.dataset)}")
-        if any(t >= len(s) for t in cfg.landmarks):
-            raise InputError("a landmark lies beyond the end of the series")
-        spec = cfg.extra.get("correlation") if isinstance(cfg.extra, dict) else None
-        if spec is not None:  # check the saved correlation model before using it
-            correlation_from_spec(spec, s, default_strength=cfg.correlation_strength)
-    except InputError as exc:
-        st.session_state.upload_error = (
-            f"Could not restore {quote_user_text(fname)}: {exc}. Nothing was changed.")
-        return
-    st.session_state.upload_error = None
-    if target is None:
-        target = add_series("Restored: " + fname, s)
-    st.session_state.w_series_name = target
-    set_series_landmarks(cfg.landmarks, target)
-    for k in ("epsilon", "scheme", "window", "mechanism", "sensitivity",
-              "correlation_strength"):
-        set_setting(k, getattr(cfg, k))
-    restore_correlation(spec, "series")
-    restore_seed(cfg)
+    restore_config(source, fname, "series")
 
 
 # ---------------------------------------------------------------- page
@@ -322,7 +267,7 @@ for note in getattr(series, "notes", ()):  # e.g. repeated times kept (docs/data
     st.caption(note)
 
 landmarks = series_landmarks(name)
-chips = picker_entries(landmarks)
+chips = picker_entries(landmarks, PICKER_MAX_SINGLE)
 st.session_state[SELECT_KEY] = chips
 ends = sorted({t for c in chips for t in (c if isinstance(c, tuple) else (c,))})
 lm_labels = dict(zip(ends, hover_labels(series.time[ends], series.time_kind),

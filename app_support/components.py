@@ -9,6 +9,7 @@ import streamlit as st
 
 from lmdk_core.data.series import Series
 from lmdk_core.data.track import Track
+from lmdk_core.decision.attacker import PosteriorCurve, posterior_vs_epsilon
 from lmdk_core.decision.utility import MARGINAL, NOT_USEFUL, USEFUL, UtilityVerdict
 from lmdk_core.decision.verdict import CalibrationAdvice, PrivacyVerdict, calibration_advice
 from lmdk_core.engine.release import Release, release_series, release_trajectory
@@ -251,6 +252,16 @@ def cached_model_leakage(spec_json: str, data_key: str, epsilon_t: np.ndarray,
     lb = lf if _model.backward is _model.forward else loss_of(_model.backward)
     res = temporal_leakage(epsilon_t, lb, lf, list(landmarks))
     return {"TPL": res.tpl, "landmark TPL": res.landmark_tpl}
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def cached_posterior_curve(spec_json: str, data_key: str, prior: float, grid: np.ndarray,
+                           scheme: str, length: int, landmarks: tuple[int, ...],
+                           window: int, _model: CorrelationModel) -> PosteriorCurve:
+    """:func:`lmdk_core.decision.attacker.posterior_vs_epsilon` under a (built) model, cached."""
+    lf = loss_of(_model.forward)
+    lb = lf if _model.backward is _model.forward else loss_of(_model.backward)
+    return posterior_vs_epsilon(prior, grid, scheme, length, landmarks, window, lb, lf)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

@@ -8,7 +8,6 @@ Timeline and Map pages also use.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 
@@ -36,6 +35,7 @@ from app_support.track_session import (
     track_landmarks,
     track_stays,
 )
+from lmdk_core.data.digest import array_digest
 from lmdk_core.data.series import Series
 from lmdk_core.data.track import Track
 from lmdk_core.decision.mechanism_choice import mechanism_problems
@@ -98,11 +98,8 @@ class CurrentData:
     @property
     def key(self) -> str:
         """A digest of the data's values (a cache key for models estimated from them)."""
-        h = hashlib.sha1(self.kind.encode())
         arrays = (self.data.lat, self.data.lon) if self.is_track else (self.data.values,)
-        for a in arrays:
-            h.update(np.ascontiguousarray(a, dtype=float).tobytes())
-        return h.hexdigest()
+        return array_digest(*arrays, label=self.kind)
 
     def correlation(self) -> CorrelationModel:
         """The session's correlation model for this data (the Leakage page's choice;

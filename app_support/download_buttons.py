@@ -17,10 +17,8 @@ configuration on restore.
 from __future__ import annotations
 
 import copy
-import hashlib
 from collections.abc import Callable
 
-import numpy as np
 import streamlit as st
 
 from app_support.report_button import (
@@ -28,6 +26,7 @@ from app_support.report_button import (
     internal_report_button,
     release_note_button,
 )
+from lmdk_core.data.digest import array_digest
 from lmdk_core.data.series import Series
 from lmdk_core.data.track import Track
 from lmdk_core.decision.mechanism_choice import mechanism_problems
@@ -35,7 +34,7 @@ from lmdk_core.engine.quoting import quote_user_text
 from lmdk_core.engine.release import Release, release_series
 from lmdk_core.engine.validation import InputError
 from lmdk_core.figures.release_map import released_track_map_html
-from lmdk_core.files.config import ViewConfig, config_to_json
+from lmdk_core.files.config import ViewConfig, config_from_json, config_to_json, restored_view
 from lmdk_core.files.data_reference import (
     attach_referenced_data,
     embedded_table,
@@ -138,6 +137,53 @@ def reference_uploader(kind: str, key: str, restore: Callable[[ViewConfig, str],
                      type=["csv", "txt"] if kind == "series" else ["csv", "txt", "gpx", "plt"])
 
 
+def restore_config(source: bytes | ViewConfig, fname: str, kind: str) -> None:
+    """Restore a configuration of ``kind`` ('series' on the Timeline, 'track' on the Map):
+    its JSON bytes, or one whose referenced data file was just supplied. A configuration
+    that only references its data waits for the file; one that is wrong in any way is
+    refused with the page's error message and changes nothing
+    (:func:`lmdk_core.files.config.restored_view` checks every part first)."""
+    from app_support import session, track_session
+
+    ss = st.session_state
+    series = kind == "series"
+    error_key = "upload_error" if series else "track_upload_error"
+    datasets = ss.series_sets if series else ss.track_sets
+    demo_name = session.DEMO_SERIES if series else track_session.DEMO_TRACK
+    try:
+        cfg = config_from_json(source) if isinstance(source, bytes) else source
+        if cfg.data_kind != kind:
+            raise InputError("this configuration is for a trajectory; open it on the Map page"
+                             if series else "this configuration is for a time series; open "
+                             "it on the Timeline page")
+        cfg = referenced_or_pending(cfg, kind, datasets)
+        if cfg is None:  # the page asks for the data file (reference_uploader)
+            ss[error_key] = None
+            return
+        ss.pop(f"pending_reference_{kind}", None)
+        view = restored_view(
+            cfg, "demo-household" if series else track_session.DEMO_TRACK_KEY,
+            datasets[demo_name], default_cell_size=session.setting("cell_size"),
+            check_data=None if series else track_session.check_track_size)
+    except InputError as exc:
+        ss[error_key] = f"Could not restore {quote_user_text(fname)}: {exc}. Nothing was changed."
+        return
+    ss[error_key] = None
+    add = session.add_series if series else track_session.add_track
+    target = demo_name if view.data is None else add("Restored: " + fname, view.data)
+    if series:
+        ss.w_series_name = target
+        session.set_series_landmarks(view.landmarks, target)
+    else:
+        ss.w_track_name = target
+        track_session.set_track_landmarks(view.landmarks, target)
+        track_session.set_track_stays(view.stays, target)
+    for name, value in view.settings.items():
+        session.set_setting(name, value)
+    session.restore_correlation(view.correlation, kind)
+    session.restore_seed(cfg)
+
+
 # ---------------------------------------------------------------- the buttons
 def _noise_of(rel: Release) -> str:
     """The sampler named in a file made from ``rel``: OpenDP's exact samplers for the
@@ -159,7 +205,7 @@ def exact_series_release(series: Series, rel: Release, cfg: ViewConfig,
 
     Kept in ``store`` per setting: downloading again gives the same file, never a second
     independent release of the same data (two releases would spend 2ε)."""
-    digest = hashlib.sha256(np.ascontiguousarray(series.values, dtype=float)).hexdigest()
+    digest = array_digest(series.values)
     key = (digest, tuple(int(t) for t in rel.landmarks), rel.epsilon,
            rel.scheme, rel.mechanism, float(cfg.sensitivity), int(cfg.window))
     if key not in store:

@@ -13,24 +13,27 @@ CONFIDENTIAL. Nothing heavy (dask, pandas) is imported until the command runs.
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from lmdk_core.population.table import PopulationColumns
 
 from lmdk_core.cli.bounded import bounded
 
 
 def _provenance(path: str) -> dict:
     """The input's name and SHA-256 (None for a folder of Parquet parts)."""
-    import hashlib
     import os
+
+    from lmdk_core.data.digest import file_sha256
 
     p = os.fspath(path)
     if not os.path.isfile(p):
         return {"name": os.path.basename(p.rstrip("/")), "sha256": None}
-    h = hashlib.sha256()
-    with open(p, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return {"name": os.path.basename(p), "sha256": h.hexdigest()}
+    return {"name": os.path.basename(p), "sha256": file_sha256(p)}
 
 
 def _cmd_batch(args: argparse.Namespace) -> int:
@@ -43,7 +46,6 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         check_scheduler_address,
         run_batch,
     )
-    from lmdk_core.population.table import PopulationColumns
 
     check_outputs({"--input": args.input, "--config": args.config},
                   {"--output": args.output, "--audit": args.audit},
@@ -51,8 +53,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     if args.scheduler is not None:
         check_scheduler_address(args.scheduler)
     cfg = config_from_json(read_bytes(args.config, f"the configuration {args.config}"))
-    cols = PopulationColumns(user=args.user_col, time=args.time_col, value=args.value_col,
-                             lat=args.lat_col, lon=args.lon_col, landmark=args.landmark_col)
+    cols = columns_from_args(args)
     try:
         res = run_batch(cfg, args.input, cols, args.output, args.audit,
                         scheduler=args.scheduler, workers=args.workers, seed=args.seed,
@@ -105,6 +106,79 @@ def utility_summary(res, unit: str = "") -> str:
             "(typical expected error above half their data's spread or extent)"
             if res.not_useful else f"utility: no user's release is noise ({res.users:,} users)")
     return f"{head}; {', '.join(parts)}{med} (docs/utility.md)"
+
+
+#: how :func:`batch_command_line` lays the options out, one line per group (by ``dest``)
+COMMAND_LINES = (("config",), ("input",), ("user_col", "time_col"),
+                 ("value_col", "lat_col", "lon_col"), ("landmark_col",), ("output", "audit"),
+                 ("scheduler", "workers"), ("seed", "noise", "no_leakage", "json"))
+
+
+def columns_from_args(args: argparse.Namespace) -> PopulationColumns:
+    """The population table's columns named by ``lmdk batch``'s options."""
+    from lmdk_core.population.table import PopulationColumns
+
+    return PopulationColumns(user=args.user_col, time=args.time_col, value=args.value_col,
+                             lat=args.lat_col, lon=args.lon_col, landmark=args.landmark_col)
+
+
+def _batch_parser() -> argparse.ArgumentParser:
+    """The ``lmdk batch`` parser exactly as the CLI registers it."""
+    sub = argparse.ArgumentParser(prog="lmdk").add_subparsers(dest="command")
+    register(sub)
+    return sub.choices["batch"]
+
+
+def batch_command_line(options: Mapping[str, object]) -> str:
+    """The ``lmdk batch`` command for ``options`` (argparse ``dest`` → value: ``config``,
+    ``input``, ``user_col``, …; None or False leave an option out, True writes a flag),
+    its option names taken from the CLI's own parser and every value quoted for a POSIX
+    shell with :func:`shlex.quote` (``--flag=value`` for a value starting with ``-``);
+    one line per group of :data:`COMMAND_LINES`, joined by a backslash-newline.
+
+    >>> print(batch_command_line({"config": "c.json", "input": "my data.csv",
+    ...                           "user_col": "user", "time_col": "t", "value_col": "kWh",
+    ...                           "output": "out.parquet", "audit": "audit.parquet"}))
+    lmdk batch --config c.json \\
+        --input 'my data.csv' \\
+        --user-col user --time-col t \\
+        --value-col kWh \\
+        --output out.parquet --audit audit.parquet
+    """
+    actions = {a.dest: a for a in _batch_parser()._actions if a.option_strings}
+    unknown = set(options) - set(actions)
+    if unknown:
+        raise ValueError(f"lmdk batch has no option for {sorted(unknown)}")
+    lines = []
+    for group in COMMAND_LINES:
+        words: list[str] = []
+        for dest in group:
+            value = options.get(dest)
+            if value is None or value is False:
+                continue
+            flag, text = max(actions[dest].option_strings, key=len), str(value)
+            if value is True:
+                words.append(flag)
+            elif text.startswith("-"):  # argparse would read '-x' as an option, not a value
+                words.append(shlex.quote(f"{flag}={text}"))
+            else:
+                words += [flag, shlex.quote(text)]
+        if words:
+            lines.append(" ".join(words))
+    return " \\\n    ".join(["lmdk batch " + lines[0], *lines[1:]])
+
+
+def batch_options(cols: PopulationColumns, source: str, *, landmark_col: str | None = None,
+                  seed: int | None = None, config: str = "lmdk_batch_config.json",
+                  output: str = "released.parquet",
+                  audit: str = "CONFIDENTIAL_audit.parquet") -> dict[str, object]:
+    """The options of :func:`batch_command_line` for a population table read with the
+    columns ``cols`` from ``source``: the value column of a series, the latitude and
+    longitude of a track; ``landmark_col`` only when the file's flags are used."""
+    return {"config": config, "input": source, "user_col": cols.user, "time_col": cols.time,
+            **({"value_col": cols.value} if cols.kind == "series"
+               else {"lat_col": cols.lat, "lon_col": cols.lon}),
+            "landmark_col": landmark_col, "output": output, "audit": audit, "seed": seed}
 
 
 def register(sub) -> None:

@@ -40,10 +40,13 @@ from lmdk_core.engine.validation import InputError, check_landmarks, check_posit
 
 __all__ = [
     "AveragingResult",
+    "PosteriorCurve",
     "RepeatInference",
     "averaging_attack",
     "certainty_sentence",
+    "planning_scheme",
     "posterior_bound",
+    "posterior_vs_epsilon",
     "repeat_inference",
     "risk_statements",
     "simulate_repeat_inference",
@@ -77,6 +80,55 @@ def posterior_bound(prior: ArrayLike, loss: ArrayLike) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         out = p / (p + (1.0 - p) * np.exp(-x))
     return np.where(p == 0, 0.0, out)
+
+
+def planning_scheme(scheme: str) -> str:
+    """The scheme whose allocation stands for ``scheme`` before any noise is drawn:
+    Adaptive's allocation depends on its own noise, so it is judged by its starting
+    Uniform allocation; every other scheme by itself."""
+    key = scheme_info(scheme).key
+    return "uniform" if key == "adaptive" else key
+
+
+@dataclass(frozen=True)
+class PosteriorCurve:
+    """The attacker's largest posterior over a grid of ε (:func:`posterior_vs_epsilon`):
+    ``independent[i]`` at loss ε_i, and under a correlation model ``landmark_tpl[i]``
+    (the largest landmark TPL of the allocation at ε_i) and ``correlated[i]`` at that
+    loss (both None without a model)."""
+
+    prior: float
+    epsilon: np.ndarray
+    independent: np.ndarray
+    landmark_tpl: np.ndarray | None = None
+    correlated: np.ndarray | None = None
+
+
+def posterior_vs_epsilon(prior: float, epsilons: ArrayLike, scheme: str, length: int,
+                         landmarks: Iterable[int], window: int | None = None,
+                         backward=None, forward=None) -> PosteriorCurve:
+    """The posterior bound ``p·e^x/(1 − p + p·e^x)`` (:func:`posterior_bound`) for each ε
+    of ``epsilons``: with x = ε for independent values and, when the loss functions
+    ``backward``/``forward`` of a correlation model are given, with x = max_t landmark
+    TPL of the :func:`planning_scheme`'s allocation at that ε (Cao et al. ICDE 2017 /
+    TKDE 2018; ``forward`` defaults to ``backward``).
+
+    >>> c = posterior_vs_epsilon(0.1, [0.0, 1.0], "uniform", 5, [2])
+    >>> [round(float(p), 4) for p in c.independent], c.correlated
+    ([0.1, 0.232], None)
+    """
+    grid = np.asarray(epsilons, dtype=float)
+    independent = posterior_bound(prior, grid)
+    if backward is None:
+        return PosteriorCurve(float(prior), grid, independent)
+    from lmdk_core.leakage.tpl import temporal_leakage
+
+    lm = list(landmarks)
+    plan = planning_scheme(scheme)
+    tpl = np.array([float(np.max(temporal_leakage(allocate(plan, length, lm, float(e), window),
+                                                  backward, forward, lm).landmark_tpl))
+                    for e in grid])
+    return PosteriorCurve(float(prior), grid, independent, tpl, posterior_bound(prior, tpl))
 
 
 def _times(factor: float) -> str:

@@ -26,7 +26,12 @@ __all__ = [
     "check_length",
     "check_positive",
     "describe_budget",
+    "format_landmark_range",
+    "landmark_runs",
+    "parse_landmark_entry",
+    "parse_landmark_ranges",
     "parse_landmarks",
+    "picker_entries",
 ]
 
 
@@ -232,6 +237,51 @@ def parse_landmark_entry(entry: object, length: int, data_name: str = "data") ->
         raise InputError(f"{quote_user_text(str(entry))} is not a timestamp: write "
                          f"{LANDMARK_SYNTAX}")
     return out
+
+
+def format_landmark_range(first: int, last: int) -> str:
+    """One range in the landmark syntax: ``"7"`` for a single timestamp, ``"3-9"``
+    otherwise (read back by :func:`parse_landmark_ranges`).
+
+    >>> format_landmark_range(7, 7), format_landmark_range(271, 295)
+    ('7', '271-295')
+    >>> parse_landmark_ranges(format_landmark_range(271, 295))
+    [(271, 295)]
+    """
+    return str(int(first)) if int(first) == int(last) else f"{int(first)}-{int(last)}"
+
+
+def landmark_runs(timestamps: Iterable[int]) -> list[tuple[int, int]]:
+    """The runs of consecutive timestamps ``(first, last)`` of ``timestamps`` (in any
+    order, repeats allowed), in increasing order.
+
+    >>> landmark_runs([12, 3, 4, 5, 9, 11, 4])
+    [(3, 5), (9, 9), (11, 12)]
+    """
+    ts = np.unique(np.fromiter((int(t) for t in timestamps), dtype=np.int64))
+    if ts.size == 0:
+        return []
+    starts = np.flatnonzero(np.diff(ts, prepend=ts[0] - 2) != 1)
+    ends = np.append(starts[1:], ts.size) - 1
+    return [(int(ts[a]), int(ts[b])) for a, b in zip(starts.tolist(), ends.tolist(),
+                                                     strict=True)]
+
+
+def picker_entries(landmarks: Iterable[int], max_single: int) -> list[int | tuple[int, int]]:
+    """The entries (chips) of an app's landmark picker for ``landmarks``: each landmark t
+    while there are at most ``max_single`` of them; above, each run of consecutive
+    landmarks as ``(first, last)`` (a landmark without neighbours stays t). Every entry is
+    read back by :func:`parse_landmark_entry`.
+
+    >>> picker_entries([5, 1, 2, 3], max_single=4)
+    [1, 2, 3, 5]
+    >>> picker_entries([5, 1, 2, 3], max_single=3)
+    [(1, 3), 5]
+    """
+    lm = sorted({int(t) for t in landmarks})
+    if len(lm) <= max_single:
+        return lm
+    return [a if a == b else (a, b) for a, b in landmark_runs(lm)]
 
 
 def as_generator(seed: int | np.random.Generator | None) -> np.random.Generator:

@@ -19,7 +19,6 @@ plain unless online tiles are asked for explicitly.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -28,6 +27,7 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import brentq
 
+from lmdk_core.data.digest import array_digest
 from lmdk_core.data.track import Track, Waypoint
 from lmdk_core.engine.geodesy import distance_m
 from lmdk_core.engine.quoting import shorten_user_text
@@ -134,12 +134,12 @@ def base_spec(track: Track) -> dict:
     idx = marker_indices(T)
     labels = data_labels(track)
     pad = 0.0005  # ~50 m, so points on the edge are not cut
-    digest = hashlib.sha1(np.ascontiguousarray(np.column_stack([lat, lon])).tobytes())
+    digest = array_digest(lat, lon)
     name = "Track points (click to toggle)"
     if idx.size < T:
         name = f"Track points, {idx.size:,} of {T:,} (click to toggle)"
     return {
-        "key": f"{T}:{digest.hexdigest()[:16]}",
+        "key": f"{T}:{digest[:16]}",
         "bounds": [[float(lat.min()) - pad, float(lon.min()) - pad],
                    [float(lat.max()) + pad, float(lon.max()) + pad]],
         "path": _pieces(lat, lon, (np.arange(a, b) for a, b in track.segment_ranges())),

@@ -15,6 +15,7 @@ turns the (visible) teaching mode on.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -26,7 +27,8 @@ from lmdk_core.engine.quoting import quote_user_text
 from lmdk_core.engine.setting_limits import check_landmark_list, check_setting
 from lmdk_core.engine.validation import InputError
 
-__all__ = ["ViewConfig", "config_from_json", "config_to_json", "CONFIG_FORMAT"]
+__all__ = ["CONFIG_FORMAT", "RESTORED_SETTINGS", "RestoredView", "ViewConfig",
+           "config_from_json", "config_to_json", "restored_view"]
 
 CONFIG_FORMAT = "lmdk-view/1"
 
@@ -224,3 +226,92 @@ def config_from_json(text: str | bytes) -> ViewConfig:
     except TypeError as exc:
         raise InputError(f"config: {exc}") from None
     return cfg.validate()
+
+
+#: the settings a restored configuration sets, per kind of data (the app's setting names;
+#: ``cell_size`` is the grid of a track's estimated correlation model, ``extra.cell_size_m``)
+RESTORED_SETTINGS = {
+    "series": ("epsilon", "scheme", "window", "mechanism", "sensitivity",
+               "correlation_strength"),
+    "track": ("epsilon", "scheme", "window", "correlation_strength", "radius", "cell_size"),
+}
+
+
+@dataclass(frozen=True)
+class RestoredView:
+    """A configuration checked against its data, ready to become the app's view
+    (:func:`restored_view`): ``data`` is None for the built-in demo dataset; a track's
+    ``landmarks`` leave out the fixes of its ``stays`` (each stay is one landmark event,
+    docs/stays.md); ``settings`` maps :data:`RESTORED_SETTINGS` to their values;
+    ``correlation`` is the saved correlation model (``extra.correlation``), checked."""
+
+    config: ViewConfig
+    data: Any
+    landmarks: list[int]
+    stays: list[tuple[int, int]]
+    settings: dict[str, Any]
+    correlation: dict | None
+
+
+def restored_view(cfg: ViewConfig, demo_key: str, demo_data: Any, *,
+                  default_cell_size: float = 250.0,
+                  check_data: Callable[[Any], Any] | None = None) -> RestoredView:
+    """Everything a view restored from ``cfg`` needs, every part checked before any is
+    used, so a bad configuration changes nothing:
+
+    * the data: the demo ``demo_data`` (``data`` None), named ``demo_key`` in
+      configurations, or the embedded table loaded as a series or a track and passed
+      through ``check_data`` (e.g. a size limit);
+    * the landmarks and (tracks) stays, within the data;
+    * the settings of :data:`RESTORED_SETTINGS` (a track's grid from
+      ``extra.cell_size_m``, else ``default_cell_size``);
+    * the saved correlation model, built once on the data to check it.
+
+    Raises :class:`InputError` saying what is wrong. A configuration that only references
+    its data file (``dataset = "file"``) needs the file attached first
+    (:func:`lmdk_core.files.data_reference.attach_referenced_data`)."""
+    import pandas as pd
+
+    from lmdk_core.data.series import load_series_csv
+    from lmdk_core.data.track import load_track_csv
+    from lmdk_core.engine.stay_events import parse_stays, stay_members
+    from lmdk_core.engine.verifier import check_groups
+    from lmdk_core.leakage.model import correlation_from_spec
+
+    kind = cfg.data_kind
+    noun = "series" if kind == "series" else "track"
+    try:
+        if cfg.dataset == demo_key:
+            data = None
+        elif cfg.dataset == "embedded":
+            table = pd.DataFrame(cfg.data).to_csv(index=False).encode()
+            loader = load_series_csv if kind == "series" else load_track_csv
+            data = loader(table, name=f"restored {noun}")
+            data = check_data(data) if check_data is not None else data
+        else:
+            raise InputError(f"unknown dataset {quote_user_text(cfg.dataset)} (expected "
+                             f"{demo_key!r} or 'embedded')")
+        length = len(data if data is not None else demo_data)
+        if any(t >= length for t in cfg.landmarks):
+            raise InputError(f"a landmark lies beyond the end of the {noun} "
+                             f"({length:,} points)")
+        stays = parse_stays(cfg.extra.get("stays")) if kind == "track" else []
+        check_groups(stays, length)
+        settings = {k: getattr(cfg, k) for k in RESTORED_SETTINGS[kind] if k != "cell_size"}
+        model_kw = {}
+        if kind == "track":
+            settings["radius"] = float(cfg.radius)
+            settings["cell_size"] = model_kw["default_cell_size"] = check_setting(
+                "cell_size_m", cfg.extra.get("cell_size_m", default_cell_size),
+                "config: extra")
+        spec = cfg.extra.get("correlation")
+        if spec is not None:  # check the saved correlation model before using it
+            correlation_from_spec(spec, data if data is not None else demo_data,
+                                  default_strength=cfg.correlation_strength, **model_kw)
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, InputError):
+            raise
+        raise InputError(f"a value is not valid ({quote_user_text(exc)})") from None
+    members = set(stay_members(stays).tolist())
+    return RestoredView(cfg, data, [t for t in cfg.landmarks if t not in members], stays,
+                        settings, spec)

@@ -3,7 +3,8 @@
 A configuration with the data embedded is confidential (it holds the raw data). The
 alternative keeps only the uploaded file's name and the SHA-256 of its bytes
 (``dataset = "file"``, ``data_file = {"name", "sha256"}``); to restore it, the same file
-must be supplied again and its SHA-256 must match (FIPS 180-4, :mod:`hashlib`).
+must be supplied again and its SHA-256 must match (FIPS 180-4,
+:func:`lmdk_core.data.digest.sha256_hex`).
 
     ref = reference_config(cfg, "meter.csv", raw_bytes)       # no data inside
     cfg2 = attach_referenced_data(ref, raw_bytes, "meter.csv")  # checked, data embedded
@@ -12,8 +13,8 @@ must be supplied again and its SHA-256 must match (FIPS 180-4, :mod:`hashlib`).
 from __future__ import annotations
 
 import copy
-import hashlib
 
+from lmdk_core.data.digest import sha256_hex
 from lmdk_core.data.series import Series, load_series_csv
 from lmdk_core.data.track import Track, load_track
 from lmdk_core.engine.quoting import quote_user_text
@@ -21,11 +22,6 @@ from lmdk_core.engine.validation import InputError
 from lmdk_core.files.config import ViewConfig
 
 __all__ = ["attach_referenced_data", "embedded_table", "reference_config", "sha256_hex"]
-
-
-def sha256_hex(data: bytes) -> str:
-    """The SHA-256 of ``data`` as 64 lower-case hexadecimal digits."""
-    return hashlib.sha256(bytes(data)).hexdigest()
 
 
 def reference_config(cfg: ViewConfig, filename: str, data: bytes | None = None,

@@ -29,7 +29,7 @@ from numpy.typing import ArrayLike
 from lmdk_core.data.track import Track
 from lmdk_core.engine.geodesy import distance_m
 from lmdk_core.engine.stay_events import centroid
-from lmdk_core.engine.validation import InputError, check_positive
+from lmdk_core.engine.validation import InputError, check_positive, landmark_runs
 from lmdk_core.mechanisms.planar_laplace import check_coordinates
 
 __all__ = [
@@ -754,14 +754,7 @@ def suggestion_events(timestamps: Iterable[int]) -> list[tuple[int, int]]:
     hour, a holiday) covers more timestamps, so the number of events — not of
     timestamps — is what stays comparable across sampling rates (the count shown
     beside the suggestions)."""
-    ts = sorted({int(t) for t in timestamps})
-    out: list[tuple[int, int]] = []
-    for t in ts:
-        if out and t == out[-1][1] + 1:
-            out[-1] = (out[-1][0], t)
-        else:
-            out.append((t, t))
-    return out
+    return landmark_runs(timestamps)
 
 
 def suggested_timestamps(
