@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from app_support import state_keys as K
 from app_support.components import cached_posterior_curve
 from app_support.current_data import CurrentData, data_choice
 from app_support.session import keep_page_state, set_setting, setting
@@ -35,25 +36,25 @@ from lmdk_core.figures.choose import accuracy_figure, averaging_figure, posterio
 STATIC = ["uniform", "skip", "w-event", "user", "event"]
 EPS_LIM = LIMITS["epsilon"]
 
-keep_page_state({"w_acc_kind": "within", "w_acc_bound_series": 1.0,
-                 "w_acc_bound_track": 300.0, "w_acc_prob": 95.0,
-                 "w_acc_per": "each", "w_acc_schemes": ["uniform", "skip", "user"],
-                 "w_acc_runs": 200, "w_att_prior": 10.0, "w_att_days": [1, 7, 30, 365],
-                 "w_rep_releases": 52, "w_rep_target": 5.0, "w_rep_delta": DEFAULT_DELTA})
+keep_page_state({K.W_ACC_KIND: "within", K.W_ACC_BOUND_SERIES: 1.0,
+                 K.W_ACC_BOUND_TRACK: 300.0, K.W_ACC_PROB: 95.0,
+                 K.W_ACC_PER: "each", K.W_ACC_SCHEMES: ["uniform", "skip", "user"],
+                 K.W_ACC_RUNS: 200, K.W_ATT_PRIOR: 10.0, K.W_ATT_DAYS: [1, 7, 30, 365],
+                 K.W_REP_RELEASES: 52, K.W_REP_TARGET: 5.0, K.W_REP_DELTA: DEFAULT_DELTA})
 
 
 def _apply(eps: float, scheme: str | None = None) -> None:
     if not EPS_LIM.low <= eps <= EPS_LIM.high:
-        st.session_state.choose_msg = (f"ε = {eps:.4g} is outside the explorer's range "
+        st.session_state[K.CHOOSE_MSG] = (f"ε = {eps:.4g} is outside the explorer's range "
                                        f"({EPS_LIM.describe()}); it was not applied.")
         return
     set_setting("epsilon", float(round(eps, 6)))
     if scheme is not None:
         set_setting("scheme", scheme)
-    st.session_state.pop("leakage_target", None)
-    st.session_state.choose_msg = (f"Applied ε = {eps:.4g}" + (
+    st.session_state.pop(K.LEAKAGE_TARGET, None)
+    st.session_state[K.CHOOSE_MSG] = (f"Applied ε = {eps:.4g}" + (
         f" with {SCHEMES[scheme].label}" if scheme else "") + " to the sidebar.")
-    st.session_state.choose_rerun_app = True
+    st.session_state[K.CHOOSE_RERUN_APP] = True
 
 
 def _follow_apply() -> None:
@@ -61,7 +62,7 @@ def _follow_apply() -> None:
     whose click reruns only the fragment) rerun the whole page, so that the sidebar, the
     message and the other tabs show the new ε. A whole run clears the request at the top
     of the page before any tab is drawn, so only a fragment's own run asks for it."""
-    if st.session_state.pop("choose_rerun_app", False):
+    if st.session_state.pop(K.CHOOSE_RERUN_APP, False):
         st.rerun()
 
 
@@ -74,8 +75,8 @@ cur: CurrentData = data_choice()
 unit = cur.unit
 eps_now = float(setting("epsilon"))
 # a whole run already shows the applied ε: no tab needs to ask for one (_follow_apply)
-st.session_state.pop("choose_rerun_app", None)
-if msg := st.session_state.pop("choose_msg", None):
+st.session_state.pop(K.CHOOSE_RERUN_APP, None)
+if msg := st.session_state.pop(K.CHOOSE_MSG, None):
     st.info(msg, icon=":material/info:")
 
 if cur.is_track:
@@ -125,20 +126,20 @@ def _accuracy_tab() -> None:
     _follow_apply()
     bound_key = f"w_acc_bound_{cur.kind}"
     c1, c2, c3 = st.columns([2, 1.2, 1.2])
-    c1.radio("Target", ["within", "mean"], key="w_acc_kind", horizontal=True,
+    c1.radio("Target", ["within", "mean"], key=K.W_ACC_KIND, horizontal=True,
              format_func={"within": "within ± bound with a probability",
                           "mean": "mean error at most"}.get)
     c2.number_input(f"Bound ({unit})" if unit else "Bound",
                     min_value=LIMITS["accuracy_bound"].low,
                     max_value=LIMITS["accuracy_bound"].high, key=bound_key,
                     format="%.4g", help="In the data's units; metres for a track.")
-    if st.session_state.w_acc_kind == "within":
-        c3.slider("Probability (%)", 50.0, 99.9, key="w_acc_prob", step=0.5)
-    per_options = ["each", "typical"] + (["all"] if st.session_state.w_acc_kind == "within"
+    if st.session_state[K.W_ACC_KIND] == "within":
+        c3.slider("Probability (%)", 50.0, 99.9, key=K.W_ACC_PROB, step=0.5)
+    per_options = ["each", "typical"] + (["all"] if st.session_state[K.W_ACC_KIND] == "within"
                                          else [])
-    if st.session_state.get("w_acc_per") not in per_options:
-        st.session_state.w_acc_per = "each"
-    st.radio("Applies to", per_options, key="w_acc_per", horizontal=True,
+    if st.session_state.get(K.W_ACC_PER) not in per_options:
+        st.session_state[K.W_ACC_PER] = "each"
+    st.radio("Applies to", per_options, key=K.W_ACC_PER, horizontal=True,
              format_func={"each": "each released reading, on its own",
                           "typical": "a typical released reading (average over the release)",
                           "all": "all released readings at once"}.get,
@@ -147,17 +148,17 @@ def _accuracy_tab() -> None:
                   "plus the old noise. 'Each' is a statement about every reading separately; "
                   "'all at once' asks for every reading to be within the bound together, "
                   "which needs a larger ε.")
-    st.multiselect("Schemes", STATIC, key="w_acc_schemes",
+    st.multiselect("Schemes", STATIC, key=K.W_ACC_SCHEMES,
                    format_func=lambda k: SCHEMES[k].label)
     try:
-        target = AccuracyTarget(st.session_state.w_acc_kind, float(st.session_state[bound_key]),
-                                float(st.session_state.w_acc_prob) / 100,
-                                st.session_state.w_acc_per)
+        target = AccuracyTarget(st.session_state[K.W_ACC_KIND], float(st.session_state[bound_key]),
+                                float(st.session_state[K.W_ACC_PROB]) / 100,
+                                st.session_state[K.W_ACC_PER])
     except InputError as exc:
         st.error(str(exc), icon=":material/error:")
         st.stop()
     st.markdown(f"**Target:** {target.describe(unit)}.")
-    schemes = tuple(st.session_state.w_acc_schemes)
+    schemes = tuple(st.session_state[K.W_ACC_SCHEMES])
     mech = tuple(sorted(acc_kw.items()))
     window = int(setting("window"))
     try:
@@ -231,8 +232,8 @@ def _accuracy_tab() -> None:
                    "the bound, a normal approximation for a typical reading. 'Each' and "
                    "'all at once' need more runs to certify a high probability (e.g. 59 for "
                    "95 %); on the 168-point demo 1,000 runs take about 7 s of computing.")
-        st.slider("Runs per ε (R)", 10, 1000, key="w_acc_runs", step=10)
-        runs = int(st.session_state.w_acc_runs)
+        st.slider("Runs per ε (R)", 10, 1000, key=K.W_ACC_RUNS, step=10)
+        runs = int(st.session_state[K.W_ACC_RUNS])
         need = (min_adaptive_runs(target.probability)
                 if target.kind == "within" and target.per != "typical" else 0)
         if st.button("Estimate Adaptive's ε", icon=":material/play_arrow:"):
@@ -247,11 +248,11 @@ def _accuracy_tab() -> None:
                     sol = solve_epsilon(values, lm, "adaptive", target, runs=runs, seed=None,
                                         progress=lambda f: bar.progress(min(f, 1.0)),
                                         **acc_kw)
-                    st.session_state.adaptive_solution = sol
+                    st.session_state[K.ADAPTIVE_SOLUTION] = sol
                 except InputError as exc:
                     st.error(f"Cannot simulate Adaptive: {exc}", icon=":material/error:")
                 bar.empty()
-        sol = st.session_state.get("adaptive_solution")
+        sol = st.session_state.get(K.ADAPTIVE_SOLUTION)
         if sol is not None:
             if sol.epsilon is None:
                 st.warning(f"Adaptive cannot reach it: {sol.reason}.", icon=":material/warning:")
@@ -284,10 +285,10 @@ def _attacker_tab() -> None:
     """The "What an attacker learns" tab: its own widgets rerun only this tab (st.fragment);
     an Apply reruns the whole page, whose sidebar shows the new ε."""
     _follow_apply()
-    st.slider("Attacker's prior suspicion (%)", 1.0, 50.0, key="w_att_prior", step=1.0,
+    st.slider("Attacker's prior suspicion (%)", 1.0, 50.0, key=K.W_ATT_PRIOR, step=1.0,
               help="How likely the attacker thinks a statement about the landmarks is "
                    "before seeing the release (e.g. 'a landmark reading exceeded 3 kWh').")
-    prior = float(st.session_state.w_att_prior) / 100
+    prior = float(st.session_state[K.W_ATT_PRIOR]) / 100
     scheme = setting("scheme")
     grid = np.geomspace(0.01, 10, 25)
     indep = posterior_bound(prior, grid)
@@ -398,8 +399,8 @@ def _attacker_tab() -> None:
             i = st.selectbox("Place (a stay point of the track)", range(len(stays)),
                              format_func=labels.__getitem__)
             st.multiselect("Days of releases", [1, 3, 7, 14, 30, 90, 182, 365],
-                           key="w_att_days")
-            days = sorted(st.session_state.w_att_days) or [1]
+                           key=K.W_ATT_DAYS)
+            days = sorted(st.session_state[K.W_ATT_DAYS]) or [1]
             try:
                 res = averaging_attack(cur.data.lat, cur.data.lon, lm, stays[i].timestamps,
                                        scheme, eps_now, float(setting("radius")), days,
@@ -438,20 +439,20 @@ def _repeated_tab() -> None:
     _follow_apply()
     c1, c2, c3 = st.columns(3)
     c1.number_input("Releases in the schedule (k)", min_value=1, max_value=100_000, step=1,
-                    key="w_rep_releases", help="e.g. 52 weekly releases of the same people")
+                    key=K.W_REP_RELEASES, help="e.g. 52 weekly releases of the same people")
     c2.number_input("Target total ε over the schedule", min_value=1e-4, max_value=1e4,
-                    key="w_rep_target", format="%.4g")
-    c3.selectbox("δ' (advanced composition)", [1e-9, 1e-6, 1e-5, 1e-3], key="w_rep_delta",
+                    key=K.W_REP_TARGET, format="%.4g")
+    c3.selectbox("δ' (advanced composition)", [1e-9, 1e-6, 1e-5, 1e-3], key=K.W_REP_DELTA,
                  format_func=lambda d: f"{d:g}")
-    k = int(st.session_state.w_rep_releases)
-    d = float(st.session_state.w_rep_delta)
+    k = int(st.session_state[K.W_REP_RELEASES])
+    d = float(st.session_state[K.W_REP_DELTA])
     sched = schedule_summary(eps_now, k, d)
     st.markdown(f"**With ε = {eps_now:g} per release and {k} releases:**")
     for s in sched.sentences():
         st.markdown(f"- {s}")
-    per = per_release_epsilon(float(st.session_state.w_rep_target), k, d)
+    per = per_release_epsilon(float(st.session_state[K.W_REP_TARGET]), k, d)
     st.markdown(
-        f"**For a total of {float(st.session_state.w_rep_target):g} over the schedule**, each "
+        f"**For a total of {float(st.session_state[K.W_REP_TARGET]):g} over the schedule**, each "
         f"release may spend ε = **{per['epsilon']:.4g}** ({per['best']} composition; basic "
         f"{per['basic']:.4g}, advanced {per['advanced']:.4g} with δ' = {d:g}).")
     st.button(f"Apply ε = {per['epsilon']:.3g} per release", on_click=_apply,

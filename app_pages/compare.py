@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from app_support import state_keys as K
 from app_support.components import (
     ICONS,
     compact_verdict_text,
@@ -34,17 +35,17 @@ from lmdk_core.figures.compare import side_by_side_figure, utility_figure
 from lmdk_core.figures.style import PLOTLY_CONFIG
 from lmdk_core.files.export import CONFIDENTIAL_LABEL, confidential_filename, csv_with_header
 
-SCHEMES_KEY = "w_compare_schemes"
+SCHEMES_KEY = K.W_COMPARE_SCHEMES
 #: sweeps kept per browser session (revisiting a setting is instant)
 MAX_STORED_SWEEPS = 12
 
-keep_page_state({SCHEMES_KEY: ["uniform", "skip", "adaptive"], "w_sweep_runs": 20,
-                 "w_sweep_points": 9, "w_sweep_low": round(float(setting("epsilon")) / 10, 4),
-                 "w_sweep_high": round(float(setting("epsilon")) * 10, 4)})
+keep_page_state({SCHEMES_KEY: ["uniform", "skip", "adaptive"], K.W_SWEEP_RUNS: 20,
+                 K.W_SWEEP_POINTS: 9, K.W_SWEEP_LOW: round(float(setting("epsilon")) / 10, 4),
+                 K.W_SWEEP_HIGH: round(float(setting("epsilon")) * 10, 4)})
 
 def _centre_sweep(eps: float) -> None:
-    st.session_state.w_sweep_low = round(eps / 10, 4)
-    st.session_state.w_sweep_high = round(eps * 10, 4)
+    st.session_state[K.W_SWEEP_LOW] = round(eps / 10, 4)
+    st.session_state[K.W_SWEEP_HIGH] = round(eps * 10, 4)
 
 
 st.title(":material/compare: Compare schemes")
@@ -177,12 +178,12 @@ with st.expander("How to read this"):
 st.header("Error against ε")
 c = st.columns([1, 1, 1, 1], vertical_alignment="bottom")
 low = c[0].number_input("From ε", min_value=0.001, max_value=1000.0, format="%.3g",
-                        key="w_sweep_low")
+                        key=K.W_SWEEP_LOW)
 high = c[1].number_input("To ε", min_value=0.001, max_value=1000.0, format="%.3g",
-                         key="w_sweep_high")
-points = c[2].slider("ε values", 3, 15, key="w_sweep_points",
+                         key=K.W_SWEEP_HIGH)
+points = c[2].slider("ε values", 3, 15, key=K.W_SWEEP_POINTS,
                      help="Spaced evenly on a log scale.")
-runs = c[3].slider("Runs R per ε and scheme", 5, 200, key="w_sweep_runs",
+runs = c[3].slider("Runs R per ε and scheme", 5, 200, key=K.W_SWEEP_RUNS,
                    help="Monte Carlo runs with different noise; the band shows their "
                         "spread (10th–90th percentile).")
 if float(high) <= float(low):
@@ -198,13 +199,13 @@ if not float(low) <= eps <= float(high):
 key = (cur.key, tuple(cur.landmarks), cur.stays, tuple(schemes), tuple(grid),
        int(runs), int(setting("seed")), int(setting("window")), float(setting("radius")),
        setting("mechanism"), float(setting("sensitivity")))
-store: dict = st.session_state.setdefault("compare_sweeps", {})
+store: dict = st.session_state.setdefault(K.COMPARE_SWEEPS, {})
 
 
 def _cancel_sweep() -> None:
     # clicking during a sweep stops that script run at its next progress update (a rerun
     # interrupts it); this run then only says so
-    st.session_state.compare_cancelled = True
+    st.session_state[K.COMPARE_CANCELLED] = True
 
 
 def _run_sweep() -> UtilitySweep | None:
@@ -242,7 +243,7 @@ if sweep is None:
     r1, r2 = ask.container().columns([1, 3], vertical_alignment="center")
     run = r1.button("Run the sweep", key="compare_run", type="primary",
                     icon=":material/play_arrow:", width="stretch")
-    if st.session_state.pop("compare_cancelled", False) and not run:
+    if st.session_state.pop(K.COMPARE_CANCELLED, False) and not run:
         r2.warning("Sweep cancelled: nothing was kept. Change the settings or run it again.",
                    icon=":material/stop_circle:")
     else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from app_support import state_keys as K
 from app_support.components import cached_series_release, model_caption, render_verdict
 from app_support.current_data import current_data
 from app_support.session import current_series, series_landmarks, setting
@@ -30,7 +31,7 @@ from lmdk_core.figures.dummies import options_strip_figure, selection_probabilit
 DEFAULT_EPS_SEL = 20.0
 
 #: widget key of the expander with the option charts (its open state is tracked)
-OPTIONS_EXPANDER_KEY = "dl_options_open"
+OPTIONS_EXPANDER_KEY = K.DL_OPTIONS_OPEN
 
 METRIC_LABELS = {
     "gap_std": "Spread of the gaps between landmarks (std)",
@@ -100,7 +101,7 @@ if method == "optimal" and R > OPTIMAL_MAX_REGULAR:
     st.stop()
 
 key = (T, tuple(landmarks), method, metric)
-store = st.session_state.setdefault("dl_options", {})
+store = st.session_state.setdefault(K.DL_OPTIONS, {})
 if key not in store:
     bar = st.progress(0.0, text="Building options…")
     try:

@@ -9,6 +9,7 @@ from collections import OrderedDict
 import numpy as np
 import streamlit as st
 
+from app_support import state_keys as K
 from app_support.components import (
     MAX_LEAKAGE_STATES,
     cached_loss,
@@ -60,14 +61,14 @@ SOURCES = {k: v for k, v in CORRELATION_KINDS.items() if k != "none"}
 BACKWARD = {"same": "Same as forward", "bayes": "Bayes (from forward + stationary)",
             "estimated": "Estimated (reversed transitions)", "matrix": "Uploaded CSV"}
 
-keep_page_state({"lk_alloc": "scheme", "lk_const_eps": 0.1,
-                 "lk_target": float(setting("epsilon")), "lk_cal_kind": "scale"})
-if not st.session_state.get("lk_target_edited"):  # α follows ε until the user sets it
-    st.session_state.lk_target = float(setting("epsilon"))
+keep_page_state({K.LK_ALLOC: "scheme", "lk_const_eps": 0.1,
+                 K.LK_TARGET: float(setting("epsilon")), K.LK_CAL_KIND: "scale"})
+if not st.session_state.get(K.LK_TARGET_EDITED):  # α follows ε until the user sets it
+    st.session_state[K.LK_TARGET] = float(setting("epsilon"))
 
 
 SMOOTHING = {"label": "Smoothing (added to every count)", "min_value": 0.0,
-             "max_value": 10.0, "step": 0.1, "format": "%.3g", "key": "w_corr_smoothing",
+             "max_value": 10.0, "step": 0.1, "format": "%.3g", "key": K.W_CORR_SMOOTHING,
              "help": "Additive smoothing of the counted transitions. 1 (add-one) is robust "
                      "for few data; with many states and few moves it pulls every row "
                      "towards uniform and understates the correlation — try 0.1 or 0.01."}
@@ -133,7 +134,7 @@ def cached_calibration(kind: str, target: float, eps_t: np.ndarray, landmarks: t
 
 # ---------------------------------------------------------------- callbacks
 def _on_upload(which: str) -> None:
-    f = st.session_state.get(f"lk_upload_{which}")
+    f = st.session_state.get(K.matrix_upload_key(which))
     if f is None:
         return
     try:
@@ -141,23 +142,23 @@ def _on_upload(which: str) -> None:
         if P.shape[0] > MAX_LEAKAGE_STATES:
             raise InputError(f"it has {P.shape[0]} states; this page handles up to "
                              f"{MAX_LEAKAGE_STATES} (use `lmdk leakage` for larger ones)")
-        other = st.session_state.corr_matrices.get(
+        other = st.session_state[K.CORR_MATRICES].get(
             "forward" if which == "backward" else "backward")
         if which == "backward" and other is not None and other[1].shape != P.shape:
             raise InputError(f"it has {P.shape[0]} states but the forward matrix has "
                              f"{other[1].shape[0]}; the backward matrix needs the same "
                              "states as the forward one")
     except InputError as exc:
-        st.session_state.lk_upload_error = (
+        st.session_state[K.LK_UPLOAD_ERROR] = (
             f"Could not use {quote_user_text(f.name)}: {exc}. The previous matrix and all "
             "settings are unchanged.")
         return
-    st.session_state.lk_upload_error = None
-    st.session_state.corr_matrices[which] = (shorten_user_text(f.name, 60), P)
+    st.session_state[K.LK_UPLOAD_ERROR] = None
+    st.session_state[K.CORR_MATRICES][which] = (shorten_user_text(f.name, 60), P)
 
 
 def _target_edited() -> None:
-    st.session_state.lk_target_edited = True
+    st.session_state[K.LK_TARGET_EDITED] = True
 
 
 def _apply(kind: str, value: float, n_landmarks: int, T: int, target: float) -> None:
@@ -171,14 +172,14 @@ def _apply(kind: str, value: float, n_landmarks: int, T: int, target: float) -> 
         note = (f"Applied: ε = {eps:.4g} ({value:.4g} × the previous ε) with the "
                 f"{SCHEMES[setting('scheme')].label} scheme.")
     if not MIN_EPSILON <= eps <= MAX_EPSILON:
-        st.session_state.lk_applied = (f"Not applied: ε = {eps:.4g} is outside the sidebar's "
+        st.session_state[K.LK_APPLIED] = (f"Not applied: ε = {eps:.4g} is outside the sidebar's "
                                        f"range [{MIN_EPSILON:g}, {MAX_EPSILON:g}].")
         return
     set_setting("epsilon", float(eps))
-    st.session_state.leakage_target = float(target)  # the verdicts now compare with α
-    st.session_state.lk_alloc = "scheme"
-    st.session_state.lk_confirm = False
-    st.session_state.lk_applied = (note + f" The verdicts on every page now check landmark "
+    st.session_state[K.LEAKAGE_TARGET] = float(target)  # the verdicts now compare with α
+    st.session_state[K.LK_ALLOC] = "scheme"
+    st.session_state[K.LK_CONFIRM] = False
+    st.session_state[K.LK_APPLIED] = (note + f" The verdicts on every page now check landmark "
                                    f"TPL against α = {target:g}.")
 
 
@@ -197,23 +198,23 @@ landmarks = cur.landmarks
 
 # ---- 1. the correlation model (the session's: Timeline, Map, Compare and the report use it)
 st.header("1. Correlation model (transition matrix)")
-kind_key = f"w_corr_kind_{cur.kind}"
-back_key = f"w_corr_backward_{cur.kind}"
+kind_key = K.correlation_kind_key(cur.kind)
+back_key = K.correlation_backward_key(cur.kind)
 src = st.radio("Matrix", list(SOURCES), key=kind_key, format_func=SOURCES.get,
                horizontal=True,
                help="The model you choose here is the session's: the Timeline, Map and "
                     "Compare verdicts and the privacy report use it too.")
-if st.session_state.get("lk_upload_error"):
-    st.error(st.session_state.lk_upload_error, icon=":material/error:")
+if st.session_state.get(K.LK_UPLOAD_ERROR):
+    st.error(st.session_state[K.LK_UPLOAD_ERROR], icon=":material/error:")
 if src == "smoothed":
     c1, c2, c3 = st.columns(3)
-    c1.select_slider(STRENGTH_LABEL, key="w_correlation_strength",
+    c1.select_slider(STRENGTH_LABEL, key=K.W_CORRELATION_STRENGTH,
                      options=strength_ladder(float(setting("correlation_strength"))),
                      format_func=lambda s: f"{s:g}",
                      help="Cao et al.'s smoothing: P = (B + s)/(1 + n·s). s → 0: "
                           "deterministic moves (strongest); large s: nearly uniform.")
-    c2.number_input("States n", min_value=2, max_value=200, step=1, key="w_corr_states")
-    c3.radio("Base B", ["identity", "shift"], key="w_corr_base", horizontal=True,
+    c2.number_input("States n", min_value=2, max_value=200, step=1, key=K.W_CORR_STATES)
+    c3.radio("Base B", ["identity", "shift"], key=K.W_CORR_BASE, horizontal=True,
              format_func={"identity": "stay (identity)", "shift": "move on (i → i+1)"}.get,
              help="Where the chain goes when it is most correlated.")
     st.caption("States 0…n−1 are abstract levels of the value (e.g. low to high "
@@ -221,21 +222,21 @@ if src == "smoothed":
 elif src == "estimated" and not cur.is_track:
     c1, c2, c3 = st.columns(3)
     c1.number_input("Bins (states)", min_value=2, max_value=MAX_LEAKAGE_STATES, step=1,
-                    key="w_corr_bins")
-    c2.radio("Binning", ["width", "quantile"], key="w_corr_binning", horizontal=True,
+                    key=K.W_CORR_BINS)
+    c2.radio("Binning", ["width", "quantile"], key=K.W_CORR_BINNING, horizontal=True,
              format_func={"width": "equal width", "quantile": "equal counts"}.get)
     c3.number_input(**SMOOTHING)
 elif src == "estimated":
     c1, c2 = st.columns(2)
     c1.number_input("Grid cell size (metres)", min_value=10.0, max_value=100_000.0,
-                    step=50.0, format="%.0f", key="w_cell_size",
+                    step=50.0, format="%.0f", key=K.W_CELL_SIZE,
                     help="Each visited square cell is a state (the Map page's setting).")
     c2.number_input(**SMOOTHING)
 else:
     st.file_uploader("Forward matrix CSV: n lines of n comma-separated probabilities, no "
                      "header; every row sums to 1", type=["csv", "txt"],
-                     key="lk_upload_forward", on_change=_on_upload, args=("forward",))
-    if "forward" not in st.session_state.corr_matrices:
+                     key=K.matrix_upload_key("forward"), on_change=_on_upload, args=("forward",))
+    if "forward" not in st.session_state[K.CORR_MATRICES]:
         st.info("Upload a matrix to continue, e.g. `0.9,0.1` / `0.2,0.8` for two states. "
                 "Until then the other pages keep the default model.", icon=":material/info:")
         st.stop()
@@ -250,8 +251,8 @@ bsrc = st.radio("Backward matrix P_B (for BPL)", back_options, key=back_key,
                      "from the forward matrix by Bayes' rule for a stationary chain.")
 if bsrc == "matrix":
     st.file_uploader("Backward matrix CSV (same format)", type=["csv", "txt"],
-                     key="lk_upload_backward", on_change=_on_upload, args=("backward",))
-    if "backward" not in st.session_state.corr_matrices:
+                     key=K.matrix_upload_key("backward"), on_change=_on_upload, args=("backward",))
+    if "backward" not in st.session_state[K.CORR_MATRICES]:
         st.info("Upload the backward matrix, or choose another option (until then the "
                 "forward matrix is used both ways).", icon=":material/info:")
 try:
@@ -273,7 +274,7 @@ else:
 model = corr.short
 
 n_states = forward.shape[0]
-st.session_state.lk_n_states = n_states  # read by tests and the caption below
+st.session_state[K.LK_N_STATES] = n_states  # read by tests and the caption below
 if backward is forward or np.array_equal(backward, forward):
     st.plotly_chart(matrix_heatmap(forward, labels, hover=hover,
                                    title=f"Transition probabilities, {n_states} states (used "
@@ -299,7 +300,7 @@ lb = lf if backward is forward else loss_of(backward)
 
 # ---- 2. the allocation
 st.header("2. Budget per timestamp")
-alloc = st.radio("Allocation", ["scheme", "constant"], key="lk_alloc", horizontal=True,
+alloc = st.radio("Allocation", ["scheme", "constant"], key=K.LK_ALLOC, horizontal=True,
                  format_func={"scheme": f"Sidebar scheme ({SCHEMES[setting('scheme')].label}, "
                                         f"ε = {float(setting('epsilon')):.4g}) on the "
                                         f"{len(landmarks)} landmarks",
@@ -358,7 +359,7 @@ if math.isinf(sup):
         icon=":material/all_inclusive:")
 st.plotly_chart(
     leakage_curves_figure(cur.data.time, cur.data.time_kind, res, float(setting("epsilon")),
-                          supremum=sup, target=float(st.session_state.lk_target)),
+                          supremum=sup, target=float(st.session_state[K.LK_TARGET])),
     key="lk_curves", width="stretch", config=PLOTLY_CONFIG)
 with st.expander(f":material/lock: {CONFIDENTIAL_LABEL} — leakage per timestamp"):
     st.download_button(
@@ -378,15 +379,15 @@ st.caption(f"Model: {model}; backward: {BACKWARD[bsrc].lower()}. Without correla
 st.header("4. Calibrate ε to a target leakage")
 c1, c2 = st.columns([1, 2], vertical_alignment="bottom")
 target = c1.number_input("Target α (most leakage you accept)", min_value=0.001,
-                         max_value=100.0, step=0.1, format="%.4g", key="lk_target",
+                         max_value=100.0, step=0.1, format="%.4g", key=K.LK_TARGET,
                          on_change=_target_edited,
                          help="The most leakage you accept at any timestamp, in the units "
                               "of ε. Starts at the sidebar's ε (until you change it).")
 kinds = {"scale": "Scale the sidebar allocation: landmark TPL ≤ α",
          "constant": "Largest constant ε per timestamp: TPL ≤ α"}
 if alloc == "constant":  # the constant allocation calibrates as a constant
-    st.session_state.lk_cal_kind = "constant"
-kind = c2.radio("Find", list(kinds), key="lk_cal_kind", format_func=kinds.get,
+    st.session_state[K.LK_CAL_KIND] = "constant"
+kind = c2.radio("Find", list(kinds), key=K.LK_CAL_KIND, format_func=kinds.get,
                 horizontal=True, disabled=alloc == "constant")
 try:
     base_eps = cur.release(setting("scheme")).epsilon_t if kind == "scale" else eps_t
@@ -397,7 +398,7 @@ except InputError as exc:
 # on request, with a progress bar, and its result is kept per settings
 cal_key = (kind, float(target), tuple(landmarks), n_states,
            array_digest(base_eps, backward, forward))
-cals: dict = st.session_state.setdefault("lk_calibrations", {})
+cals: dict = st.session_state.setdefault(K.LK_CALIBRATIONS, {})
 cal = cals.get(cal_key)
 if cal is None:
     ask = st.empty()  # Calibrate and its note go once the result is there
@@ -425,7 +426,7 @@ if cal is None:
             cals.pop(next(iter(cals)))
         cals[cal_key] = cal
     else:
-        applied = st.session_state.pop("lk_applied", None)  # shown once, after the click
+        applied = st.session_state.pop(K.LK_APPLIED, None)  # shown once, after the click
         if applied:
             (st.warning if applied.startswith("Not") else st.success)(
                 applied, icon=":material/done:")
@@ -481,7 +482,7 @@ elif new_eps < cur_eps * (1 - 1e-12):
 confirmed = True
 if confirm_needed:
     confirmed = st.checkbox("I understand that the landmarks plus one timestamp would still "
-                            "leak more than α; apply anyway", key="lk_confirm")
+                            "leak more than α; apply anyway", key=K.LK_CONFIRM)
 st.button("Apply to the sidebar", type="primary", icon=":material/done:", on_click=_apply,
           args=(cal.kind, cal.value, len(landmarks), T, cal.target),
           disabled=not confirmed,
@@ -490,6 +491,6 @@ st.button("Apply to the sidebar", type="primary", icon=":material/done:", on_cli
 if kind == "scale" and setting("scheme") == "adaptive":
     st.caption("Adaptive decides what to publish from its noisy outputs, so after scaling "
                "its realised allocation may differ; the page recomputes it after applying.")
-applied = st.session_state.pop("lk_applied", None)  # shown once, after the click
+applied = st.session_state.pop(K.LK_APPLIED, None)  # shown once, after the click
 if applied:
     (st.warning if applied.startswith("Not") else st.success)(applied, icon=":material/done:")

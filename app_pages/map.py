@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from app_support import state_keys as K
 from app_support.components import (
     cached_track_release,
     model_caption,
@@ -59,10 +60,10 @@ from lmdk_core.figures.track_budget import PANEL_HEIGHT, budget_panels
 from lmdk_core.files.config import ViewConfig
 from lmdk_core.landmarks.discovery import track_stay_points
 
-MAP_KEY = "track_map"
-SELECT_KEY = "w_track_lm_select"
-STAYS_KEY = "w_track_stay_select"
-CANDIDATE_KEY = "track_candidates"
+MAP_KEY = K.TRACK_MAP
+SELECT_KEY = K.W_TRACK_LM_SELECT
+STAYS_KEY = K.W_TRACK_STAY_SELECT
+CANDIDATE_KEY = K.TRACK_CANDIDATES
 
 name, track = current_track()
 T = len(track)
@@ -107,25 +108,25 @@ def _on_map_click() -> None:
     inside = stay_of(t, name)
     if inside is not None and t not in track_landmarks(name):
         # a fix of a stay protected as one event: the stay is the unit, not the fix
-        st.session_state.track_stay_note = (
+        st.session_state[K.TRACK_STAY_NOTE] = (
             f"t={t} is a fix of the stay t={inside[0]}–{inside[1]}, protected as one "
             "landmark event; remove the stay in the Landmarks list (beside the map, or "
             "below it on a phone) to change it.")
         return
-    st.session_state.track_stay_note = None
+    st.session_state[K.TRACK_STAY_NOTE] = None
     # where the track comes back to a spot, the grey marker drawn on top may be another
     # visit: take the visit nearest in time to the point toggled just before, offer the
     # others (a red landmark clicked is removed as it is)
     visits = revisit_candidates(track.lat, track.lon, t)
     if len(visits) > 1 and t not in track_landmarks(name):
-        last = st.session_state.get("track_last_toggled")
+        last = st.session_state.get(K.TRACK_LAST_TOGGLED)
         if last is not None and last[0] == name:
             t = nearest_in_time(visits, [last[1]]) or t
-        st.session_state.track_revisit = (name, t, visits)
+        st.session_state[K.TRACK_REVISIT] = (name, t, visits)
     else:
-        st.session_state.track_revisit = None
+        st.session_state[K.TRACK_REVISIT] = None
     toggle_track_landmark(t, name)
-    st.session_state.track_last_toggled = (name, t)
+    st.session_state[K.TRACK_LAST_TOGGLED] = (name, t)
 
 
 def _switch_visit(old: int, new: int) -> None:
@@ -138,8 +139,8 @@ def _switch_visit(old: int, new: int) -> None:
         lm.add(old)
         lm.discard(new)
     set_track_landmarks(sorted(lm), name)
-    st.session_state.track_revisit = (name, new, st.session_state.track_revisit[2])
-    st.session_state.track_last_toggled = (name, new)
+    st.session_state[K.TRACK_REVISIT] = (name, new, st.session_state[K.TRACK_REVISIT][2])
+    st.session_state[K.TRACK_LAST_TOGGLED] = (name, new)
 
 
 def _on_multiselect() -> None:
@@ -151,15 +152,15 @@ def _on_multiselect() -> None:
             kept.extend(parse_landmark_entry(e, T, "track"))
         except InputError as exc:
             errors.append(f"{quote_user_text(str(e))}: {exc}")
-    st.session_state.track_picker_error = "; ".join(errors) or None
+    st.session_state[K.TRACK_PICKER_ERROR] = "; ".join(errors) or None
     set_track_landmarks(sorted(set(kept)), name)
 
 
 def _on_table_edit() -> None:
-    key = f"track_lm_table_{st.session_state.track_table_version}"
+    key = f"track_lm_table_{st.session_state[K.TRACK_TABLE_VERSION]}"
     edits = st.session_state.get(key) or {}
     new, notes = apply_table_edits(track_landmarks(name), edits, T)
-    st.session_state.track_table_notes = notes
+    st.session_state[K.TRACK_TABLE_NOTES] = notes
     set_track_landmarks(new, name)
 
 
@@ -217,22 +218,22 @@ def _accept(all_: bool) -> None:
 
 
 def _on_upload() -> None:
-    f = st.session_state.get("track_upload")
+    f = st.session_state.get(K.TRACK_UPLOAD)
     if f is None:
         return
     try:
         tr = check_track_size(load_track(f.getvalue(), filename=f.name, name=f.name))
     except InputError as exc:
-        st.session_state.track_upload_error = (
+        st.session_state[K.TRACK_UPLOAD_ERROR] = (
             f"Could not use {quote_user_text(f.name)}: {exc}. Your current track, landmarks "
             "and settings are unchanged.")
         return
-    st.session_state.track_upload_error = None
+    st.session_state[K.TRACK_UPLOAD_ERROR] = None
     remember_upload(add_track(f"Upload: {f.name}", tr), f.name, f.getvalue())
 
 
 def _on_config() -> None:
-    f = st.session_state.get("track_config_upload")
+    f = st.session_state.get(K.TRACK_CONFIG_UPLOAD)
     if f is None:
         return
     _restore_config(f.getvalue(), f.name)
@@ -274,30 +275,30 @@ with st.expander(":material/upload_file: Use your own track, or restore a saved 
         f"Track: CSV with columns `time,lat,lon` (time optional), GPX (tracks; waypoints "
         f"within {DEFAULT_WAYPOINT_MAX_M / 1000:g} km of the track become landmark "
         f"candidates) or a GeoLife `.plt`. Up to {MAX_TRACK_POINTS:,} points.",
-        type=["csv", "txt", "gpx", "plt"], key="track_upload", on_change=_on_upload)
+        type=["csv", "txt", "gpx", "plt"], key=K.TRACK_UPLOAD, on_change=_on_upload)
     c2.file_uploader("Configuration JSON (downloaded below)", type=["json"],
-                     key="track_config_upload", on_change=_on_config)
+                     key=K.TRACK_CONFIG_UPLOAD, on_change=_on_config)
 reference_uploader("track", "track_reference_upload", _restore_config, "track_upload_error")
-if st.session_state.get("track_upload_error"):
-    st.error(st.session_state.track_upload_error, icon=":material/error:")
+if st.session_state.get(K.TRACK_UPLOAD_ERROR):
+    st.error(st.session_state[K.TRACK_UPLOAD_ERROR], icon=":material/error:")
 for warning in track.warnings:
     st.warning(warning, icon=":material/warning:")
 if track.notes:
     st.info("\n".join(f"- {note}" for note in track.notes), icon=":material/info:")
 
 c = st.columns([3, 2, 2, 2], vertical_alignment="bottom")
-c[0].selectbox("Track", list(st.session_state.track_sets), key="w_track_name",
+c[0].selectbox("Track", list(st.session_state[K.TRACK_SETS]), key=K.W_TRACK_NAME,
                help="The demo day, or a track you uploaded above.")
 c[1].number_input(
     "Protection radius r (metres)", min_value=LIMITS["radius"].low,
     max_value=LIMITS["radius"].high, step=25.0,
-    format="%.0f", key="w_radius",
+    format="%.0f", key=K.W_RADIUS,
     help="Geo-indistinguishability: two places within r metres are ε_t-indistinguishable "
          "at each timestamp. The mean displacement is 2r/ε_t.")
-c[2].toggle("2r/ε_t circles", key="w_show_circles",
+c[2].toggle("2r/ε_t circles", key=K.W_SHOW_CIRCLES,
             help="A dashed circle of radius 2r/ε_t (the mean displacement) around each "
                  "published point (at most 100, evenly spread over time).")
-c[3].toggle("Online map tiles", key="w_tiles",
+c[3].toggle("Online map tiles", key=K.W_TILES,
             help="Off (default): a plain offline background; nothing leaves this machine. "
                  "On: background tiles are fetched from OpenStreetMap's servers.")
 if setting("tiles"):
@@ -359,7 +360,7 @@ def landmark_workspace() -> None:
                            suggestions=[s for s in stays if s.span not in accepted],
                            waypoints=track.waypoints, events=accepted),
                   key=MAP_KEY, height=620, on_toggle=_on_map_click)
-        st.toggle("Show the released points", key="w_show_released",
+        st.toggle("Show the released points", key=K.W_SHOW_RELEASED,
                   help="Blue dots: the published (noisy) locations, drawn under the true "
                        "path and not joined (orange rings: approximations that repeat the "
                        "last release and spend nothing). To join them, switch on 'Released "
@@ -380,8 +381,8 @@ def landmark_workspace() -> None:
                 f"{len(accepted)} landmark events, not {n_fix:,}: each stay is released once, "
                 "from its centroid, and all its fixes publish that point (ε_t = 0 after the "
                 "first). Red rings on the map; see docs/stays.md.")
-        if st.session_state.get("track_stay_note"):
-            st.info(st.session_state.track_stay_note, icon=":material/info:")
+        if st.session_state.get(K.TRACK_STAY_NOTE):
+            st.info(st.session_state[K.TRACK_STAY_NOTE], icon=":material/info:")
         st.markdown(f"**Landmarks ({len(landmarks)})**")
         st.session_state[SELECT_KEY] = landmarks
         st.multiselect(
@@ -391,15 +392,15 @@ def landmark_workspace() -> None:
             help=f"Type a point's t (0 to {T - 1}) and press Enter to add it; remove a chip to "
                  "unmark it. The map and the budget follow.",
             placeholder="No landmarks: click points on the map or type a t here")
-        if st.session_state.get("track_picker_error"):
-            st.error(f"Not added: {st.session_state.track_picker_error}.",
+        if st.session_state.get(K.TRACK_PICKER_ERROR):
+            st.error(f"Not added: {st.session_state[K.TRACK_PICKER_ERROR]}.",
                      icon=":material/error:")
         table = landmark_frame(track, landmarks, rel.epsilon_t)
         table.insert(0, "keep", True)
         # room above the table for its toolbar (on a phone it covered the picker), and
         # narrow columns: keep, t, time and ε_t fit a phone's width, lat/lon follow
         st.container(key="lmdk_table_gap").data_editor(
-            table, key=f"track_lm_table_{st.session_state.track_table_version}",
+            table, key=f"track_lm_table_{st.session_state[K.TRACK_TABLE_VERSION]}",
             on_change=_on_table_edit, num_rows="dynamic", hide_index=True, width="stretch",
             height=min(300, 38 + 35 * (len(table) + 1)),
             disabled=["time", "lat", "lon", "ε_t"],
@@ -414,7 +415,7 @@ def landmark_workspace() -> None:
                 "lon": st.column_config.NumberColumn("lon", format="%.5f", width=84),
                 "ε_t": st.column_config.NumberColumn("ε_t", format="%.4g", width=56),
             })
-        revisit = st.session_state.get("track_revisit")
+        revisit = st.session_state.get(K.TRACK_REVISIT)
         if revisit and revisit[0] == name:
             _, chosen, visits = revisit
             st.caption(f":material/history: The track passes this spot {len(visits)} times; the "
@@ -425,7 +426,7 @@ def landmark_workspace() -> None:
             for col, v in zip(vc, others, strict=False):
                 col.button(f"t={v} · {labels[v]}", key=f"track_visit_{v}", on_click=_switch_visit,
                            args=(chosen, v), width="stretch")
-        for note in st.session_state.get("track_table_notes") or []:
+        for note in st.session_state.get(K.TRACK_TABLE_NOTES) or []:
             st.error(f"Not applied: {note}. The other edits and your landmarks are kept.",
                      icon=":material/error:")
         b1, b2 = st.columns(2)
@@ -437,7 +438,7 @@ def landmark_workspace() -> None:
                       help="; ".join(text for _, text in demo_track_events()) + ".")
 
         st.markdown("**Suggest landmarks**")
-        st.toggle("Suggest stay points", key="w_suggest",
+        st.toggle("Suggest stay points", key=K.W_SUGGEST,
                   help="Places where the track stayed within a distance for at least a time "
                        "(Li et al. 2008; Project Lachesis). Shown as orange circles.")
         if setting("suggest"):
@@ -446,12 +447,12 @@ def landmark_workspace() -> None:
                             min_value=LIMITS["stay_distance"].low,
                             max_value=LIMITS["stay_distance"].high,
                             step=25.0,
-                            format="%.0f", key="w_stay_distance")
+                            format="%.0f", key=K.W_STAY_DISTANCE)
             s2.number_input("For at least (minutes)",
                             min_value=LIMITS["stay_minutes"].low,
                             max_value=LIMITS["stay_minutes"].high,
                             step=5.0,
-                            format="%.0f", key="w_stay_minutes")
+                            format="%.0f", key=K.W_STAY_MINUTES)
             if track.time_kind == "index" or track.n_missing_times:
                 st.number_input("Minutes between points (the track has no times)"
                                 if track.time_kind == "index" else
@@ -459,13 +460,13 @@ def landmark_workspace() -> None:
                                 "no time, so stays use this fixed interval)",
                                 min_value=LIMITS["minutes_per_point"].low,
                                 max_value=LIMITS["minutes_per_point"].high,
-                                step=1.0, key="w_minutes_per_point")
+                                step=1.0, key=K.W_MINUTES_PER_POINT)
             if stay_note:
                 st.info(stay_note, icon=":material/info:")
         options = candidate_options(stays)
         if options:
             st.radio("Accepting a stay protects", ["event", "visit", "arrival"],
-                     key="w_stay_mark", horizontal=True,
+                     key=K.W_STAY_MARK, horizontal=True,
                      format_func={"event": "the visit, as one event",
                                   "visit": "every fix, each a landmark",
                                   "arrival": "its first fix only"}.get,
@@ -491,18 +492,18 @@ def landmark_workspace() -> None:
     # ---------------------------------------------------------------- budget, displacement, leakage
     st.header("Budget, displacement and leakage")
     k0, k1, k2, k3 = st.columns([2, 2, 2, 3], vertical_alignment="bottom")
-    k0.toggle("Displacement per point", key="w_point_displacement",
+    k0.toggle("Displacement per point", key=K.W_POINT_DISPLACEMENT,
               help="A panel with the displacement of every released point (log scale) against "
                    "the expected 2r/ε_t. The summary table below gives its mean, median and "
                    "95th percentile either way.")
-    k1.toggle("Temporal leakage (TPL)", key="w_track_leakage",
+    k1.toggle("Temporal leakage (TPL)", key=K.W_TRACK_LEAKAGE,
               help="Cao et al. (ICDE'17): how much a release leaks when locations are "
                    "correlated in time, under the session's correlation model (by default "
                    "estimated from this track: its points are mapped to square grid cells, the "
                    "states, and the moves between cells are counted with add-one smoothing).")
     if setting("track_leakage") and setting("corr_kind_track") == "estimated":
         k2.number_input("Grid cell size (metres)", min_value=10.0, max_value=100_000.0, step=50.0,
-                        format="%.0f", key="w_cell_size",
+                        format="%.0f", key=K.W_CELL_SIZE,
                         help="The cell size of the session's estimated model (shared with the "
                              "Leakage page).")
     if not setting("track_leakage"):

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from app_support import state_keys as K
 from app_support.components import render_population_utility
 from app_support.report_button import TEACHING_HELP
 from app_support.session import (
@@ -82,10 +83,10 @@ NOISE = {"exact": "Exact (OpenDP, for publication)", "fast": "Fast (numpy, explo
 NONE = "(none: discover per user)"
 
 keep_page_state({
-    "pop_source": "demo_series", "pop_noise": "exact", "pop_lm_source": "flags",
-    "pop_dev_window": int(st.session_state.get("dev_window", DEFAULT_DEVIATION_WINDOW)),
-    "pop_dev_window_auto": bool(st.session_state.get("dev_window_auto", True)),
-    "pop_dev_k": float(st.session_state.get("dev_k", DEFAULT_DEVIATION_K)),
+    K.POP_SOURCE: "demo_series", K.POP_NOISE: "exact", K.POP_LM_SOURCE: "flags",
+    K.POP_DEV_WINDOW: int(st.session_state.get(K.DEV_WINDOW, DEFAULT_DEVIATION_WINDOW)),
+    K.POP_DEV_WINDOW_AUTO: bool(st.session_state.get(K.DEV_WINDOW_AUTO, True)),
+    K.POP_DEV_K: float(st.session_state.get(K.DEV_K, DEFAULT_DEVIATION_K)),
 })
 
 
@@ -110,17 +111,17 @@ def demo_parquet(which: str) -> bytes:
 
 
 def _on_upload() -> None:
-    f = st.session_state.get("pop_upload")
+    f = st.session_state.get(K.POP_UPLOAD)
     if f is None:
         return
     try:
         raw = read_table_bytes(f.getvalue(), f.name)
     except InputError as exc:
-        st.session_state.pop_error = (f"Could not read {quote_user_text(f.name)}: {exc}. "
+        st.session_state[K.POP_ERROR] = (f"Could not read {quote_user_text(f.name)}: {exc}. "
                                       "The population loaded before is unchanged.")
         return
-    st.session_state.pop_error = None
-    st.session_state.pop_raw = {"name": f.name, "frame": raw,
+    st.session_state[K.POP_ERROR] = None
+    st.session_state[K.POP_RAW] = {"name": f.name, "frame": raw,
                                 "sha256": sha256_hex(f.getvalue())}
 
 
@@ -132,17 +133,17 @@ def _guess(columns: list[str], words: tuple[str, ...], skip: set[str]) -> int:
 
 
 def _load_upload(cols: PopulationColumns) -> None:
-    pending = st.session_state.get("pop_raw")
+    pending = st.session_state.get(K.POP_RAW)
     if pending is None:
         return
     try:
         frame, time_kind = standardise(pending["frame"], cols)
     except InputError as exc:
-        st.session_state.pop_error = (f"Could not use {quote_user_text(pending['name'])}: "
+        st.session_state[K.POP_ERROR] = (f"Could not use {quote_user_text(pending['name'])}: "
                                       f"{exc}. The population loaded before is unchanged.")
         return
-    st.session_state.pop_error = None
-    st.session_state.pop_uploaded = {
+    st.session_state[K.POP_ERROR] = None
+    st.session_state[K.POP_UPLOADED] = {
         "key": f"{pending['sha256']}:{json.dumps(cols.__dict__, sort_keys=True)}",
         "name": pending["name"], "frame": frame, "time_kind": time_kind,
         "kind": cols.kind, "cols": cols, "unit": "", "sha256": pending["sha256"]}
@@ -151,11 +152,11 @@ def _load_upload(cols: PopulationColumns) -> None:
 def upload_section() -> dict | None:
     """The uploader and the column pickers; the population loaded last (or None)."""
     st.file_uploader("Long table: one row per (user, time)", type=["csv", "parquet", "pq"],
-                     key="pop_upload", on_change=_on_upload,
+                     key=K.POP_UPLOAD, on_change=_on_upload,
                      help="Columns: a user id, a time (whole numbers or ISO dates), a value "
                           "(series) or latitude and longitude (tracks), optionally a "
                           "landmark flag (1/true). Up to 1,000 users in the app.")
-    pending = st.session_state.get("pop_raw")
+    pending = st.session_state.get(K.POP_RAW)
     if pending is not None:
         columns = list(pending["frame"].columns)
         st.caption(f"{quote_user_text(pending['name'])}: {len(pending['frame']):,} rows, "
@@ -187,18 +188,18 @@ def upload_section() -> dict | None:
                     lat=lat if kind == "track" else None, lon=lon if kind == "track" else None,
                     landmark=None if flag == NONE else flag)
             except InputError as exc:
-                st.session_state.pop_error = (f"{exc}. The population loaded before is "
+                st.session_state[K.POP_ERROR] = (f"{exc}. The population loaded before is "
                                               "unchanged.")
             else:
                 _load_upload(cols)
-    if st.session_state.get("pop_error"):
-        st.error(st.session_state.pop_error, icon=":material/error:")
-    return st.session_state.get("pop_uploaded")
+    if st.session_state.get(K.POP_ERROR):
+        st.error(st.session_state[K.POP_ERROR], icon=":material/error:")
+    return st.session_state.get(K.POP_UPLOADED)
 
 
 def current_population() -> dict | None:
     """The population of the page's choice: key, name, standardised frame, kinds."""
-    source = st.session_state.pop_source
+    source = st.session_state[K.POP_SOURCE]
     if source == "upload":
         return upload_section()
     frame, time_kind = demo_population(source)
@@ -218,7 +219,7 @@ def batch_settings(pop: dict, discovery: DiscoverySettings) -> BatchSettings:
         window=int(setting("window")),
         mechanism=setting("mechanism") if kind == "series" else "planar_laplace",
         sensitivity=float(setting("sensitivity")), radius=float(setting("radius")),
-        noise=st.session_state.pop_noise if kind == "series" else "fast",
+        noise=st.session_state[K.POP_NOISE] if kind == "series" else "fast",
         root_entropy=int(setting("seed")), adaptive=AdaptiveSettings(), discovery=discovery,
         leakage=LeakageSettings(spec=correlation_spec(kind),
                                 strength=float(setting("correlation_strength")),
@@ -247,25 +248,25 @@ def population_plans(pop: dict, discovery: DiscoverySettings, use_flags: bool) -
     for the session (the slow part of the preview; :func:`user_plans`)."""
     key = json.dumps([pop["key"], pop["kind"], use_flags,
                       None if use_flags else repr(discovery)])
-    kept = st.session_state.get("pop_plans")
+    kept = st.session_state.get(K.POP_PLANS)
     if kept is not None and kept[0] == key:
         return kept[1]
     plans = user_plans(pop["frame"], pop["kind"], discovery, use_flags)
-    st.session_state.pop_plans = (key, plans)
+    st.session_state[K.POP_PLANS] = (key, plans)
     return plans
 
 
 def request_release(key: str) -> None:
     """Button callback: release at the settings of ``key`` on this run."""
-    st.session_state.pop_request = key
-    st.session_state.pop_cancelled = False
+    st.session_state[K.POP_REQUEST] = key
+    st.session_state[K.POP_CANCELLED] = False
 
 
 def cancel_release() -> None:
     """Button callback: the rerun it triggers stops the release under way (Streamlit
     stops a running script at its next element when a widget changes)."""
-    st.session_state.pop_request = None
-    st.session_state.pop_cancelled = True
+    st.session_state[K.POP_REQUEST] = None
+    st.session_state[K.POP_CANCELLED] = True
 
 
 def run_release(pop: dict, settings: BatchSettings, use_flags: bool, key: str) -> None:
@@ -277,13 +278,13 @@ def run_release(pop: dict, settings: BatchSettings, use_flags: bool, key: str) -
     res = release_in_process(frame, pop["kind"], settings, progress=lambda d, n: bar.progress(
         d / n, text=f"Releasing every user… {d:,} of {n:,}"))
     bar.empty()
-    results = st.session_state.pop_results
+    results = st.session_state[K.POP_RESULTS]
     results[key] = {"key": key, "pop": pop["key"], "result": res, "settings": settings,
                     "label": release_label(settings, use_flags)}
     while len(results) > KEPT_RELEASES:
         results.pop(next(iter(results)))
-    st.session_state.pop_last = key
-    st.session_state.pop_request = None
+    st.session_state[K.POP_LAST] = key
+    st.session_state[K.POP_REQUEST] = None
 
 
 def release_label(settings: BatchSettings, use_flags: bool) -> str:
@@ -300,7 +301,7 @@ def open_user(pop: dict, user: object, discovery: DiscoverySettings, use_flags: 
     """Button callback: add the user's series / track with its landmarks to the session
     and select it (before the sidebar is drawn); the page then switches to the Timeline /
     Map page."""
-    st.session_state.pop_open_error = None
+    st.session_state[K.POP_OPEN_ERROR] = None
     try:
         frame = pop["frame"] if use_flags else pop["frame"].drop(columns="landmark",
                                                                  errors="ignore")
@@ -309,7 +310,7 @@ def open_user(pop: dict, user: object, discovery: DiscoverySettings, use_flags: 
                  f"{shorten_user_text(str(user), 30)}")
         if pop["kind"] == "series":
             add_series(label, user_series(frame, user, pop["time_kind"], pop["unit"]), lm)
-            st.session_state.pop_switch = "app_pages/timeline.py"
+            st.session_state[K.POP_SWITCH] = "app_pages/timeline.py"
             return
         track = user_track(frame, user, pop["time_kind"])
         # the stays the batch released as one landmark event each (docs/stays.md)
@@ -320,16 +321,16 @@ def open_user(pop: dict, user: object, discovery: DiscoverySettings, use_flags: 
             raise InputError(f"user {quote_user_text(str(user), 30)} has {len(track):,} "
                              f"points; the Map page handles up to {MAX_TRACK_POINTS:,}")
     except InputError as exc:
-        st.session_state.pop_open_error = f"Cannot open this user: {exc}."
+        st.session_state[K.POP_OPEN_ERROR] = f"Cannot open this user: {exc}."
         return
-    if label in st.session_state.track_sets:  # opened before: replace, do not duplicate
-        st.session_state.track_sets[label] = track
-        st.session_state.track_landmarks[label] = sorted(lm)
-        st.session_state.w_track_name = label
+    if label in st.session_state[K.TRACK_SETS]:  # opened before: replace, do not duplicate
+        st.session_state[K.TRACK_SETS][label] = track
+        st.session_state[K.TRACK_LANDMARKS][label] = sorted(lm)
+        st.session_state[K.W_TRACK_NAME] = label
     else:
         add_track(label, track, lm)
     set_track_stays(stays, label)
-    st.session_state.pop_switch = "app_pages/map.py"
+    st.session_state[K.POP_SWITCH] = "app_pages/map.py"
 
 
 def estimate_model(pop: dict) -> None:
@@ -339,18 +340,18 @@ def estimate_model(pop: dict) -> None:
     kind = pop["kind"]
     try:
         m = population_correlation(
-            pop["frame"], kind, bins=int(ss.w_corr_bins), binning=ss.w_corr_binning,
-            smoothing=float(ss.w_corr_smoothing), cell_size_m=float(ss.w_cell_size),
+            pop["frame"], kind, bins=int(ss[K.W_CORR_BINS]), binning=ss[K.W_CORR_BINNING],
+            smoothing=float(ss[K.W_CORR_SMOOTHING]), cell_size_m=float(ss[K.W_CELL_SIZE]),
             unit=pop["unit"], max_states=MAX_LEAKAGE_STATES)
     except InputError as exc:
-        ss.pop_model_error = f"Cannot estimate the matrix: {exc}."
+        ss[K.POP_MODEL_ERROR] = f"Cannot estimate the matrix: {exc}."
         return
-    ss.pop_model_error = None
+    ss[K.POP_MODEL_ERROR] = None
     name = f"population estimate ({m.users:,} users, {m.n_states} states)"
-    ss.corr_matrices = {"forward": (name, m.forward), "backward": (name, m.backward)}
-    ss[f"w_corr_kind_{kind}"] = "matrix"
-    ss[f"w_corr_backward_{kind}"] = "matrix"
-    ss.pop_model_note = f"{name}: {m.description}."
+    ss[K.CORR_MATRICES] = {"forward": (name, m.forward), "backward": (name, m.backward)}
+    ss[K.correlation_kind_key(kind)] = "matrix"
+    ss[K.correlation_backward_key(kind)] = "matrix"
+    ss[K.POP_MODEL_NOTE] = f"{name}: {m.description}."
 
 
 def batch_config(pop: dict, settings: BatchSettings, use_flags: bool) -> ViewConfig:
@@ -395,7 +396,7 @@ st.caption(
     "on the full dataset.")
 
 st.header("1. Population")
-st.radio("Population", list(SOURCES), key="pop_source", format_func=SOURCES.get,
+st.radio("Population", list(SOURCES), key=K.POP_SOURCE, format_func=SOURCES.get,
          horizontal=True, label_visibility="collapsed")
 pop = current_population()
 if pop is None:
@@ -419,10 +420,10 @@ if n_repeat:  # the repeated-timestamp rule (docs/data-formats.md), as on the Ma
 st.header("2. Landmarks and release settings")
 c1, c2 = st.columns([1, 1])
 if flagged:
-    c1.radio("Landmarks", ["flags", "discover"], key="pop_lm_source", horizontal=True,
+    c1.radio("Landmarks", ["flags", "discover"], key=K.POP_LM_SOURCE, horizontal=True,
              format_func={"flags": "From the flag column",
                           "discover": "Discovered per user"}.get)
-use_flags = flagged and st.session_state.pop_lm_source == "flags"
+use_flags = flagged and st.session_state[K.POP_LM_SOURCE] == "flags"
 if not use_flags:
     with c1.container(border=True):
         if kind == "series":
@@ -430,18 +431,18 @@ if not use_flags:
                        "rolling median, daily/weekly profile removed (the Timeline's "
                        "Suggest).")
             d1, d2 = st.columns(2)
-            d1.toggle("Window from each user's sampling interval", key="pop_dev_window_auto",
+            d1.toggle("Window from each user's sampling interval", key=K.POP_DEV_WINDOW_AUTO,
                       help="A day of readings (24 to 1,440, at most a quarter of the "
                            "user's series); off: the window below.")
             d1.number_input("Window (timestamps)",
                             min_value=LIMITS["spike_window"].low,
                             max_value=LIMITS["spike_window"].high,
-                            step=1, disabled=bool(st.session_state.pop_dev_window_auto),
-                            key="pop_dev_window")
+                            step=1, disabled=bool(st.session_state[K.POP_DEV_WINDOW_AUTO]),
+                            key=K.POP_DEV_WINDOW)
             d2.number_input("k (robust standard deviations)",
                             min_value=LIMITS["spike_k"].low,
                             max_value=LIMITS["spike_k"].high,
-                            step=0.5, key="pop_dev_k")
+                            step=0.5, key=K.POP_DEV_K)
         else:
             st.caption("Per user: stay points (the Map's suggestions, Li et al. 2008); "
                        "each stay is released as ONE landmark event, from its centroid, "
@@ -450,26 +451,26 @@ if not use_flags:
             d1.number_input("Stay radius (metres)",
                             min_value=LIMITS["stay_distance"].low,
                             max_value=LIMITS["stay_distance"].high,
-                            step=10.0, format="%.0f", key="w_stay_distance")
+                            step=10.0, format="%.0f", key=K.W_STAY_DISTANCE)
             d2.number_input("Stay duration (minutes)",
                             min_value=LIMITS["stay_minutes"].low,
                             max_value=LIMITS["stay_minutes"].high,
-                            step=5.0, format="%.0f", key="w_stay_minutes")
+                            step=5.0, format="%.0f", key=K.W_STAY_MINUTES)
 discovery = DiscoverySettings(
-    window=(None if st.session_state.get("pop_dev_window_auto", True)
-            else int(st.session_state.pop_dev_window)),
-    k=float(st.session_state.pop_dev_k),
+    window=(None if st.session_state.get(K.POP_DEV_WINDOW_AUTO, True)
+            else int(st.session_state[K.POP_DEV_WINDOW])),
+    k=float(st.session_state[K.POP_DEV_K]),
     distance_m=float(setting("stay_distance")), duration_min=float(setting("stay_minutes")))
 with c2:
     if kind == "series":
-        st.radio("Noise", list(NOISE), key="pop_noise", format_func=NOISE.get, horizontal=True,
+        st.radio("Noise", list(NOISE), key=K.POP_NOISE, format_func=NOISE.get, horizontal=True,
                  help="Exact: OpenDP's samplers, resistant to floating-point attacks "
                       "(Mironov, CCS 2012) — the publishable file's. Fast: numpy's, for "
                       "exploring (reproducible in the teaching mode).")
     else:
         st.number_input("Protection radius r (metres)", min_value=LIMITS["radius"].low,
                         max_value=LIMITS["radius"].high, step=25.0, format="%.0f",
-                        key="w_radius", help="The Map page's setting (Planar Laplace).")
+                        key=K.W_RADIUS, help="The Map page's setting (Planar Laplace).")
     mech = (mechanism_text(setting("mechanism"), sensitivity=float(setting("sensitivity")))
             if kind == "series" else mechanism_text("planar_laplace",
                                                     radius=float(setting("radius"))))
@@ -511,15 +512,15 @@ p[3].metric("Median expected error",
 
 st.header("4. Release the population")
 key = release_key(pop, settings, use_flags)
-results: dict = st.session_state.setdefault("pop_results", {})
-if st.session_state.get("pop_request") == key and key not in results:
+results: dict = st.session_state.setdefault(K.POP_RESULTS, {})
+if st.session_state.get(K.POP_REQUEST) == key and key not in results:
     st.button("Cancel", key="pop_cancel", on_click=cancel_release,
               icon=":material/cancel:",
               help="Stops the release; the result shown before (if any) is kept.")
     try:
         run_release(pop, settings, use_flags, key)
     except InputError as exc:
-        st.session_state.pop_request = None
+        st.session_state[K.POP_REQUEST] = None
         st.error(f"Cannot release this population: {exc}.", icon=":material/error:")
         st.stop()
 elif key not in results:
@@ -527,19 +528,19 @@ elif key not in results:
               on_click=request_release, args=(key,), icon=":material/play_arrow:",
               help="Draws every user's noise and computes the verifier's verdict on what "
                    "each release spent, the landmark TPL and the measured error.")
-if st.session_state.get("pop_cancelled"):
+if st.session_state.get(K.POP_CANCELLED):
     st.info("Release cancelled: nothing was drawn for these settings.",
             icon=":material/cancel:")
 shown = results.get(key)
 current = shown is not None
 if shown is None:
-    last = results.get(st.session_state.get("pop_last"))
+    last = results.get(st.session_state.get(K.POP_LAST))
     if last is not None and last["pop"] == pop["key"]:
         shown = last
 if shown is None:
     st.caption("Nothing released yet at these settings.")
 else:
-    st.session_state.pop_result = (shown["key"], shown["result"])
+    st.session_state[K.POP_RESULT] = (shown["key"], shown["result"])
     if current:
         st.success(f"Released at the current settings: {shown['label']}.",
                    icon=":material/check_circle:")
@@ -588,7 +589,7 @@ if shown is not None:
     g4.plotly_chart(error_figure(audit, unit), key="pop_fig_error", width="stretch",
                     config=PLOTLY_CONFIG)
     st.caption(f"Landmark TPL under the session's correlation model ({spec['model']}"
-               + (f": {quote_user_text(st.session_state.corr_matrices['forward'][0])}"
+               + (f": {quote_user_text(st.session_state[K.CORR_MATRICES]['forward'][0])}"
                   if spec["model"] == "matrix"
                   else "") + "), per user as in the privacy report. Noise: "
                + sampler(rs) + ".")
@@ -610,19 +611,19 @@ if shown is not None:
     users_sorted = table["user"].tolist()
     raw_user = {str(u): u for u in audit["user"]}
     u1, u2 = st.columns([3, 1], vertical_alignment="bottom")
-    if st.session_state.get("pop_user") not in users_sorted:
-        st.session_state.pop_user = users_sorted[0]
-    u1.selectbox("User (worst first)", users_sorted, key="pop_user",
+    if st.session_state.get(K.POP_USER) not in users_sorted:
+        st.session_state[K.POP_USER] = users_sorted[0]
+    u1.selectbox("User (worst first)", users_sorted, key=K.POP_USER,
                  format_func=lambda u: shorten_user_text(u, 40))
     target = "Timeline" if kind == "series" else "Map"
     u2.button(f"Open in {target}", type="primary", key="pop_open", on_click=open_user,
-              args=(pop, raw_user[st.session_state.pop_user], discovery, use_flags),
+              args=(pop, raw_user[st.session_state[K.POP_USER]], discovery, use_flags),
               icon=":material/open_in_new:" if kind == "series" else ":material/map:",
               help=f"Adds this user's {'series' if kind == 'series' else 'track'} with its "
                    f"landmarks to the session, selects it and opens the {target} page.")
-    if st.session_state.get("pop_open_error"):
-        st.error(st.session_state.pop_open_error, icon=":material/error:")
-switch = st.session_state.pop("pop_switch", None)
+    if st.session_state.get(K.POP_OPEN_ERROR):
+        st.error(st.session_state[K.POP_OPEN_ERROR], icon=":material/error:")
+switch = st.session_state.pop(K.POP_SWITCH, None)
 if switch:
     st.switch_page(switch)
 
@@ -638,21 +639,21 @@ with st.container(border=True):
     e = st.columns(3)
     if kind == "series":
         e[0].number_input("Bins (states)", min_value=2, max_value=MAX_LEAKAGE_STATES, step=1,
-                          key="w_corr_bins")
-        e[1].radio("Binning", ["width", "quantile"], key="w_corr_binning", horizontal=True,
+                          key=K.W_CORR_BINS)
+        e[1].radio("Binning", ["width", "quantile"], key=K.W_CORR_BINNING, horizontal=True,
                    format_func={"width": "equal width", "quantile": "equal counts"}.get)
     else:
         e[0].number_input("Grid cell size (metres)", min_value=10.0, max_value=100_000.0,
-                          step=50.0, format="%.0f", key="w_cell_size")
+                          step=50.0, format="%.0f", key=K.W_CELL_SIZE)
     e[2].number_input("Smoothing (added to every count)", min_value=0.0, max_value=10.0,
-                      step=0.1, format="%.3g", key="w_corr_smoothing")
+                      step=0.1, format="%.3g", key=K.W_CORR_SMOOTHING)
     st.button("Estimate from all users and use it", key="pop_estimate", on_click=estimate_model,
               args=(pop,), icon=":material/hub:")
-if st.session_state.get("pop_model_error"):
-    st.error(st.session_state.pop_model_error, icon=":material/error:")
-elif st.session_state.get("pop_model_note") and spec["model"] == "matrix":
+if st.session_state.get(K.POP_MODEL_ERROR):
+    st.error(st.session_state[K.POP_MODEL_ERROR], icon=":material/error:")
+elif st.session_state.get(K.POP_MODEL_NOTE) and spec["model"] == "matrix":
     s1, s2 = st.columns([5, 1], vertical_alignment="center")
-    s1.success(f"In force: {st.session_state.pop_model_note}", icon=":material/hub:")
+    s1.success(f"In force: {st.session_state[K.POP_MODEL_NOTE]}", icon=":material/hub:")
     s2.page_link("app_pages/leakage.py", label="Leakage page", icon=":material/water_drop:")
 
 st.header("8. Downloads and the batch command")

@@ -7,6 +7,7 @@ from dataclasses import replace
 import numpy as np
 import streamlit as st
 
+from app_support import state_keys as K
 from app_support.components import (
     cached_series_release,
     error_metrics,
@@ -57,8 +58,8 @@ from lmdk_core.landmarks.discovery import (
     suggestion_events,
 )
 
-CHART_KEY = "timeline_chart"
-SELECT_KEY = "w_lm_select"
+CHART_KEY = K.TIMELINE_CHART
+SELECT_KEY = K.W_LM_SELECT
 #: up to this many landmarks the picker has one chip per landmark; above, one chip per run
 #: of consecutive timestamps (a box over 150 points is one chip, not 150: a picker of
 #: hundreds of chips is hard to read, and the browser took ~0.3 s to redraw it per rerun)
@@ -66,21 +67,21 @@ PICKER_MAX_SINGLE = 50
 
 name, series = current_series()
 T = len(series)
-BOX_MODE_KEY = "timeline_box_mode"
+BOX_MODE_KEY = K.TIMELINE_BOX_MODE
 st.session_state.setdefault(BOX_MODE_KEY, "add")
-st.session_state.setdefault("timeline_chart_version", 0)
+st.session_state.setdefault(K.TIMELINE_CHART_VERSION, 0)
 
 
 def chart_key() -> str:
     """The chart's widget key; a new one forgets the chart's last selection (so the same
     box drawn again after switching between add and remove counts as a new selection)."""
-    return f"{CHART_KEY}_{st.session_state.timeline_chart_version}"
+    return f"{CHART_KEY}_{st.session_state[K.TIMELINE_CHART_VERSION]}"
 
 
 def _on_box_mode() -> None:
     if not st.session_state.get(BOX_MODE_KEY):  # clicking the chosen mode again unselects
         st.session_state[BOX_MODE_KEY] = "add"
-    st.session_state.timeline_chart_version += 1
+    st.session_state[K.TIMELINE_CHART_VERSION] += 1
 
 
 def label(t: int) -> str:
@@ -125,7 +126,7 @@ def _on_multiselect() -> None:
             kept.extend(entry_timestamps(e))
         except InputError as exc:
             errors.append(str(exc))
-    st.session_state.picker_error = "; ".join(errors) or None
+    st.session_state[K.PICKER_ERROR] = "; ".join(errors) or None
     set_series_landmarks(sorted(set(kept)), name)
 
 
@@ -138,67 +139,67 @@ def _demo_events() -> None:
 
 
 def _suggest() -> None:
-    window = (None if st.session_state.get("dev_window_auto", True)
-              else int(st.session_state.dev_window))
+    window = (None if st.session_state.get(K.DEV_WINDOW_AUTO, True)
+              else int(st.session_state[K.DEV_WINDOW]))
     try:  # daily/weekly profile removed; the window from the sampling interval
         found = series_suggestions(series.time, series.time_kind, series.values, window,
-                                   float(st.session_state.dev_k))
+                                   float(st.session_state[K.DEV_K]))
     except InputError as exc:
-        st.session_state.suggest_error = str(exc)
+        st.session_state[K.SUGGEST_ERROR] = str(exc)
         return
-    st.session_state.suggest_error = None
-    st.session_state.suggestions[name] = [
+    st.session_state[K.SUGGEST_ERROR] = None
+    st.session_state[K.SUGGESTIONS][name] = [
         (s.timestamp, s.score, s.direction) for s in found.found]
-    st.session_state.setdefault("suggest_info", {})[name] = (found.window_note,
+    st.session_state.setdefault(K.SUGGEST_INFO, {})[name] = (found.window_note,
                                                              found.left_out)
 
 
 def _accept_suggestions() -> None:
-    found = st.session_state.suggestions.pop(name, [])
+    found = st.session_state[K.SUGGESTIONS].pop(name, [])
     set_series_landmarks(set(series_landmarks(name)) | {t for t, _, _ in found}, name)
 
 
 def _dismiss_suggestions() -> None:
-    st.session_state.suggestions.pop(name, None)
+    st.session_state[K.SUGGESTIONS].pop(name, None)
 
 
 def _on_upload() -> None:
-    f = st.session_state.get("series_upload")
+    f = st.session_state.get(K.SERIES_UPLOAD)
     if f is None:
         return
-    st.session_state.series_columns_pending = None
+    st.session_state[K.SERIES_COLUMNS_PENDING] = None
     try:
         s = load_series_csv(f.getvalue(), name=f.name)
     except InputError as exc:
-        st.session_state.upload_error = (
+        st.session_state[K.UPLOAD_ERROR] = (
             f"Could not use {quote_user_text(f.name)}: {exc}. Your current data, landmarks "
             "and settings are unchanged.")
         cols = csv_columns(f.getvalue())
         if len(cols) >= 2:  # offer the file's columns as time / value choices
-            st.session_state.series_columns_pending = (f.name, f.getvalue(), cols)
+            st.session_state[K.SERIES_COLUMNS_PENDING] = (f.name, f.getvalue(), cols)
         return
-    st.session_state.upload_error = None
+    st.session_state[K.UPLOAD_ERROR] = None
     remember_upload(add_series(f"Upload: {f.name}", s), f.name, f.getvalue())
 
 
 def _load_with_columns() -> None:
-    fname, data, _ = st.session_state.series_columns_pending
+    fname, data, _ = st.session_state[K.SERIES_COLUMNS_PENDING]
     try:
-        s = load_series_csv(data, name=fname, time_col=st.session_state.w_upload_time_col,
-                            value_col=st.session_state.w_upload_value_col)
+        s = load_series_csv(data, name=fname, time_col=st.session_state[K.W_UPLOAD_TIME_COL],
+                            value_col=st.session_state[K.W_UPLOAD_VALUE_COL])
     except InputError as exc:
-        st.session_state.upload_error = (
+        st.session_state[K.UPLOAD_ERROR] = (
             f"Could not use {quote_user_text(fname)} with these columns: {exc}. Your current "
             "data, landmarks and settings are unchanged.")
         return
-    st.session_state.upload_error = None
-    st.session_state.series_columns_pending = None
+    st.session_state[K.UPLOAD_ERROR] = None
+    st.session_state[K.SERIES_COLUMNS_PENDING] = None
     remember_upload(add_series(f"Upload: {fname}", s), fname, data)
 
 
 def _column_choices() -> None:
     """Time / value column selectors for an upload whose columns are not time,value."""
-    pending = st.session_state.get("series_columns_pending")
+    pending = st.session_state.get(K.SERIES_COLUMNS_PENDING)
     if not pending:
         return
     fname, data, cols = pending
@@ -208,10 +209,10 @@ def _column_choices() -> None:
         guess_t, guess_v = cols[0], cols[1]
     st.markdown(f"**Choose the columns of {quote_user_text(fname)}**")
     k1, k2, k3 = st.columns([2, 2, 2], vertical_alignment="bottom")
-    k1.selectbox("Time column", cols, index=cols.index(guess_t), key="w_upload_time_col",
+    k1.selectbox("Time column", cols, index=cols.index(guess_t), key=K.W_UPLOAD_TIME_COL,
                  help="Whole numbers or ISO 8601 dates (time-zone offsets are converted to "
                       "UTC).")
-    k2.selectbox("Value column", cols, index=cols.index(guess_v), key="w_upload_value_col")
+    k2.selectbox("Value column", cols, index=cols.index(guess_v), key=K.W_UPLOAD_VALUE_COL)
     k3.button("Load with these columns", on_click=_load_with_columns, width="stretch")
 
 
@@ -233,7 +234,7 @@ def _add_clamped(lower: float, upper: float) -> None:
 
 
 def _on_config() -> None:
-    f = st.session_state.get("config_upload")
+    f = st.session_state.get(K.CONFIG_UPLOAD)
     if f is None:
         return
     _restore_config(f.getvalue(), f.name)
@@ -255,14 +256,14 @@ st.caption(
 with st.expander(":material/upload_file: Use your own data, or restore a saved view"):
     c1, c2 = st.columns(2)
     c1.file_uploader("Series CSV with columns `time,value` (times: whole numbers or ISO "
-                     "dates, increasing)", type=["csv", "txt"], key="series_upload",
+                     "dates, increasing)", type=["csv", "txt"], key=K.SERIES_UPLOAD,
                      on_change=_on_upload)
     c2.file_uploader("Configuration JSON (downloaded below)", type=["json"],
-                     key="config_upload", on_change=_on_config)
+                     key=K.CONFIG_UPLOAD, on_change=_on_config)
     _column_choices()
 reference_uploader("series", "series_reference_upload", _restore_config, "upload_error")
-if st.session_state.get("upload_error"):
-    st.error(st.session_state.upload_error, icon=":material/error:")
+if st.session_state.get(K.UPLOAD_ERROR):
+    st.error(st.session_state[K.UPLOAD_ERROR], icon=":material/error:")
 for note in getattr(series, "notes", ()):  # e.g. repeated times kept (docs/data-formats.md)
     st.caption(note)
 
@@ -292,7 +293,7 @@ def chip_label(entry: object) -> str:
     return f"t={entry} · {_when(entry)}" if _when(entry) else f"t={entry}"
 
 
-st.session_state.setdefault("suggestions", {})
+st.session_state.setdefault(K.SUGGESTIONS, {})
 # the picker, then its buttons: one row on a wide screen (wide enough for "Suggest"
 # with its icons), the buttons in one row under the picker on a phone
 lc1, lc2, lc3, lc4 = st.container(key="lmdk_wrap_landmarks").columns(
@@ -312,34 +313,34 @@ with lc3.popover("Suggest", icon=":material/auto_awesome:", width="stretch",
     st.markdown("Flag timestamps whose value is far from the usual level (a rolling "
                 "median): more than *k* robust standard deviations away.")
     auto_w, auto_how = sampling_window(series.time, series.time_kind, len(series))
-    st.toggle("Window from the sampling interval", value=True, key="dev_window_auto",
+    st.toggle("Window from the sampling interval", value=True, key=K.DEV_WINDOW_AUTO,
               help="A day of readings, 24 to 1,440 and at most a quarter of the series; "
                    "off: the window below.")
-    if st.session_state.get("dev_window_auto", True):
+    if st.session_state.get(K.DEV_WINDOW_AUTO, True):
         st.caption(f"This series: {auto_how}.")
     st.number_input("Window (timestamps)",
                     min_value=LIMITS["spike_window"].low,
                     max_value=LIMITS["spike_window"].high,
-                    value=DEFAULT_DEVIATION_WINDOW, key="dev_window",
-                    disabled=st.session_state.get("dev_window_auto", True),
+                    value=DEFAULT_DEVIATION_WINDOW, key=K.DEV_WINDOW,
+                    disabled=st.session_state.get(K.DEV_WINDOW_AUTO, True),
                     help="Length of the rolling median that defines the usual level "
                          "(and the shortest level shift).")
     st.number_input("k (robust standard deviations)",
                     min_value=LIMITS["spike_k"].low,
                     max_value=LIMITS["spike_k"].high,
-                    value=DEFAULT_DEVIATION_K, step=0.5, key="dev_k",
+                    value=DEFAULT_DEVIATION_K, step=0.5, key=K.DEV_K,
                     help="Larger k = fewer, more extreme suggestions.")
     st.button("Find suggestions", on_click=_suggest, type="primary")
 if name == DEMO_SERIES:
     lc4.button("Demo events", on_click=_demo_events, width="stretch",
                help="The demo week's notable events: a night-time device, a hospital "
                     "visit, a party.")
-if st.session_state.get("picker_error"):
-    st.error(f"Not added: {st.session_state.picker_error}.", icon=":material/error:")
-if st.session_state.get("suggest_error"):
-    st.error(f"Cannot suggest landmarks: {st.session_state.suggest_error}",
+if st.session_state.get(K.PICKER_ERROR):
+    st.error(f"Not added: {st.session_state[K.PICKER_ERROR]}.", icon=":material/error:")
+if st.session_state.get(K.SUGGEST_ERROR):
+    st.error(f"Cannot suggest landmarks: {st.session_state[K.SUGGEST_ERROR]}",
              icon=":material/error:")
-pending = st.session_state.suggestions.get(name)
+pending = st.session_state[K.SUGGESTIONS].get(name)
 if pending is not None:
     new = [(t, sc, d) for t, sc, d in pending if t not in landmarks]
     if new:
@@ -351,7 +352,7 @@ if pending is not None:
                  f"event{'s' if n_ev != 1 else ''} (runs of consecutive timestamps; open "
                  f"diamonds on the chart; click one to accept it alone): {listing}{more}.",
                  icon=":material/auto_awesome:")
-        how, left_out = st.session_state.get("suggest_info", {}).get(name, ("", 0))
+        how, left_out = st.session_state.get(K.SUGGEST_INFO, {}).get(name, ("", 0))
         if how:
             sc1.caption(f"Rolling-median window of {how}."
                         + (f" {left_out:,} weaker event{'s' if left_out != 1 else ''} "
@@ -441,12 +442,12 @@ model_caption(model, model_note)
 error_metrics(rel, series.unit)
 
 k1, k2, k3 = st.columns([2, 3, 4], vertical_alignment="bottom")
-k1.toggle("Temporal leakage (TPL)", key="w_series_leakage",
+k1.toggle("Temporal leakage (TPL)", key=K.W_SERIES_LEAKAGE,
           help="Cao et al. (ICDE'17): how much a release leaks when consecutive values are "
                "correlated. Adds a third panel with TPL and landmark TPL.")
 if setting("series_leakage") and setting("corr_kind_series") == "smoothed":
     k2.select_slider(
-        STRENGTH_LABEL, key="w_correlation_strength",
+        STRENGTH_LABEL, key=K.W_CORRELATION_STRENGTH,
         options=strength_ladder(float(setting("correlation_strength"))),
         format_func=lambda s: f"{s:g}",
         help="The strength s of the session's correlation model (Cao et al.'s smoothed "

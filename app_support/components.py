@@ -7,6 +7,7 @@ import json
 import numpy as np
 import streamlit as st
 
+from app_support import state_keys as K
 from lmdk_core.data.series import Series
 from lmdk_core.data.track import Track
 from lmdk_core.decision.attacker import PosteriorCurve, posterior_vs_epsilon
@@ -59,7 +60,7 @@ def render_verdict(pv: PrivacyVerdict, compact: bool = False,
         box(f"**{pv.headline}.** {plain_verdict(pv)}", icon=ICONS[pv.colour])
         with st.expander("Why: the numbers behind this verdict"):
             st.markdown(pv.sentence)
-        applied = st.session_state.pop("calibration_applied", None)
+        applied = st.session_state.pop(K.CALIBRATION_APPLIED, None)
         if applied:
             st.success(applied, icon=":material/done:")
         if pv.advice is not None and key is not None:

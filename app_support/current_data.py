@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
+from app_support import state_keys as K
 from app_support.components import (
     cached_advice,
     cached_correlation,
@@ -189,7 +190,7 @@ def current_data(kind: str | None = None) -> CurrentData:
 
 def data_choice(label: str = "Data") -> CurrentData:
     """A radio to pick the Timeline's series or the Map's track; returns the choice."""
-    st.radio(label, list(KINDS), key="w_analysis_data", format_func=KINDS.get,
+    st.radio(label, list(KINDS), key=K.W_ANALYSIS_DATA, format_func=KINDS.get,
              horizontal=True, help="The landmarks are those marked on the page it comes from.")
     return current_data()
 
@@ -210,7 +211,7 @@ def view_config(cur: CurrentData, page: str, extra: dict | None = None) -> ViewC
     copies)."""
     data = cur.data
     if cur.is_track:
-        is_demo = st.session_state.track_keys.get(cur.name) == DEMO_TRACK_KEY
+        is_demo = st.session_state[K.TRACK_KEYS].get(cur.name) == DEMO_TRACK_KEY
         table = None if is_demo else _embedded_table(data)
         dataset = DEMO_TRACK_KEY if is_demo else "embedded"
         extra = {"cell_size_m": float(setting("cell_size")),

@@ -21,6 +21,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
+from app_support import state_keys as K
 from app_support.report_button import (
     TEACHING_HELP,
     internal_report_button,
@@ -70,17 +71,17 @@ PUBLISHABLE_HELP = ("Publishable: the released values only (time and released va
 # ---------------------------------------------------------------- uploads and references
 def remember_upload(dataset_name: str, filename: str, data: bytes) -> None:
     """Remember the file name and SHA-256 of the upload registered as ``dataset_name``."""
-    st.session_state.setdefault("data_files", {})[dataset_name] = {
+    st.session_state.setdefault(K.DATA_FILES, {})[dataset_name] = {
         "name": filename, "sha256": sha256_hex(data)}
 
 
 def _uploaded_file(dataset_name: str) -> dict | None:
-    return st.session_state.get("data_files", {}).get(dataset_name)
+    return st.session_state.get(K.DATA_FILES, {}).get(dataset_name)
 
 
 def pending_reference(kind: str) -> ViewConfig | None:
     """A restored configuration of ``kind`` waiting for its referenced data file."""
-    return st.session_state.get(f"pending_reference_{kind}")
+    return st.session_state.get(K.pending_reference_key(kind))
 
 
 def referenced_or_pending(cfg: ViewConfig, kind: str,
@@ -92,14 +93,14 @@ def referenced_or_pending(cfg: ViewConfig, kind: str,
     if cfg.dataset != "file":
         return cfg
     want = cfg.data_file["sha256"].lower()
-    for name, info in st.session_state.get("data_files", {}).items():
+    for name, info in st.session_state.get(K.DATA_FILES, {}).items():
         if info["sha256"] == want and name in datasets:
             out = copy.deepcopy(cfg)
             out.dataset, out.data_file = "embedded", None
             out.data = embedded_table(datasets[name])
             out.time_kind = datasets[name].time_kind
             return out.validate()
-    st.session_state[f"pending_reference_{kind}"] = cfg
+    st.session_state[K.pending_reference_key(kind)] = cfg
     return None
 
 
@@ -124,7 +125,7 @@ def reference_uploader(kind: str, key: str, restore: Callable[[ViewConfig, str],
                                            f"{quote_user_text(f.name)}: {exc}. Nothing was "
                                            "changed.")
             return
-        st.session_state.pop(f"pending_reference_{kind}", None)
+        st.session_state.pop(K.pending_reference_key(kind), None)
         st.session_state[error_key] = None
         remember_upload("Restored: " + f.name, f.name, f.getvalue())
         restore(ready, f.name)
@@ -148,7 +149,7 @@ def restore_config(source: bytes | ViewConfig, fname: str, kind: str) -> None:
     ss = st.session_state
     series = kind == "series"
     error_key = "upload_error" if series else "track_upload_error"
-    datasets = ss.series_sets if series else ss.track_sets
+    datasets = ss[K.SERIES_SETS] if series else ss[K.TRACK_SETS]
     demo_name = session.DEMO_SERIES if series else track_session.DEMO_TRACK
     try:
         cfg = config_from_json(source) if isinstance(source, bytes) else source
@@ -160,7 +161,7 @@ def restore_config(source: bytes | ViewConfig, fname: str, kind: str) -> None:
         if cfg is None:  # the page asks for the data file (reference_uploader)
             ss[error_key] = None
             return
-        ss.pop(f"pending_reference_{kind}", None)
+        ss.pop(K.pending_reference_key(kind), None)
         view = restored_view(
             cfg, "demo-household" if series else track_session.DEMO_TRACK_KEY,
             datasets[demo_name], default_cell_size=session.setting("cell_size"),
@@ -172,10 +173,10 @@ def restore_config(source: bytes | ViewConfig, fname: str, kind: str) -> None:
     add = session.add_series if series else track_session.add_track
     target = demo_name if view.data is None else add("Restored: " + fname, view.data)
     if series:
-        ss.w_series_name = target
+        ss[K.W_SERIES_NAME] = target
         session.set_series_landmarks(view.landmarks, target)
     else:
-        ss.w_track_name = target
+        ss[K.W_TRACK_NAME] = target
         track_session.set_track_landmarks(view.landmarks, target)
         track_session.set_track_stays(view.stays, target)
     for name, value in view.settings.items():
@@ -313,7 +314,7 @@ def series_downloads(series: Series, rel: Release, cfg: ViewConfig, key: str,
         return
     mech = mechanism_text(rel.mechanism, sensitivity=cfg.sensitivity)
     noise = noise_text("exact")
-    store = st.session_state.setdefault("exact_releases", {})
+    store = st.session_state.setdefault(K.EXACT_RELEASES, {})
 
     def _file(build) -> Callable[[], str]:
         def run() -> str:

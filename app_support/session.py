@@ -11,6 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_support import markdown_guard
+from app_support import state_keys as K
 from lmdk_core.data.demo import demo_series, demo_series_landmarks
 from lmdk_core.data.series import Series
 from lmdk_core.engine.allocation import SCHEMES
@@ -79,24 +80,24 @@ CORRELATION_KINDS = {"smoothed": "Correlation strength", "estimated": "Estimated
                      "matrix": "Uploaded CSV", "none": "None (values independent)"}
 
 #: widget keys whose values must survive pages that do not draw them
-PERSISTENT = [f"w_{k}" for k in DEFAULTS] + [f"w_{k}" for k in CORRELATION_DEFAULTS] \
-    + ["w_series_name"]
+PERSISTENT = [K.setting_key(k) for k in (*DEFAULTS, *CORRELATION_DEFAULTS)] \
+    + [K.W_SERIES_NAME]
 
 
 def init_state() -> None:
     """Create the defaults once per browser session."""
     ss = st.session_state
-    if "series_sets" not in ss:
-        ss.series_sets = {DEMO_SERIES: demo_series()}
-        ss.series_landmarks = {DEMO_SERIES: demo_series_landmarks()}
-        ss.series_keys = {DEMO_SERIES: "demo-household"}
+    if K.SERIES_SETS not in ss:
+        ss[K.SERIES_SETS] = {DEMO_SERIES: demo_series()}
+        ss[K.SERIES_LANDMARKS] = {DEMO_SERIES: demo_series_landmarks()}
+        ss[K.SERIES_KEYS] = {DEMO_SERIES: "demo-household"}
     for k, v in {**DEFAULTS, **CORRELATION_DEFAULTS}.items():
-        ss.setdefault(f"w_{k}", v)
-    if ss.w_seed is None:
-        ss.w_seed = fresh_seed()
-        ss.seed_origin = "fresh"
-    ss.setdefault("corr_matrices", {})  # uploaded matrices: 'forward'/'backward' → (name, P)
-    ss.setdefault("w_series_name", DEMO_SERIES)
+        ss.setdefault(K.setting_key(k), v)
+    if ss[K.W_SEED] is None:
+        ss[K.W_SEED] = fresh_seed()
+        ss[K.SEED_ORIGIN] = "fresh"
+    ss.setdefault(K.CORR_MATRICES, {})  # uploaded matrices: 'forward'/'backward' → (name, P)
+    ss.setdefault(K.W_SERIES_NAME, DEMO_SERIES)
 
 
 def keep_widget_state() -> None:
@@ -116,23 +117,23 @@ def keep_page_state(defaults: dict) -> None:
 
 def setting(name: str):
     """The current value of a shared setting (ε, scheme, seed, ...)."""
-    return st.session_state[f"w_{name}"]
+    return st.session_state[K.setting_key(name)]
 
 
 def set_setting(name: str, value) -> None:
     """Change a shared setting (call before the sidebar is drawn, e.g. in a callback).
     Setting Δf makes it the user's: it is no longer derived from the data."""
-    st.session_state[f"w_{name}"] = value
+    st.session_state[K.setting_key(name)] = value
     if name == "sensitivity":
-        st.session_state.sensitivity_auto = False
+        st.session_state[K.SENSITIVITY_AUTO] = False
 
 
 def apply_calibration(epsilon: float, target: float) -> None:
     """Follow an amber verdict's advice (:class:`lmdk_core.decision.verdict.CalibrationAdvice`):
     spend the calibrated ε and check landmark TPL against the target α from now on."""
-    st.session_state.w_epsilon = float(epsilon)
-    st.session_state.leakage_target = float(target)
-    st.session_state.calibration_applied = (
+    st.session_state[K.W_EPSILON] = float(epsilon)
+    st.session_state[K.LEAKAGE_TARGET] = float(target)
+    st.session_state[K.CALIBRATION_APPLIED] = (
         f"Applied the calibration: ε = {epsilon:.4g} is spent, and the verdicts now check "
         f"landmark TPL against α = {target:.4g} (changing ε by hand forgets α).")
 
@@ -165,84 +166,84 @@ def sync_sensitivity() -> None:
     """While the user has not chosen Δf, make it the value derived from the data (call
     before the sidebar's Δf field is drawn)."""
     ss = st.session_state
-    if ss.get("sensitivity_auto", True):
+    if ss.get(K.SENSITIVITY_AUTO, True):
         d = derived_sensitivity_now()
         if d is not None:
-            ss.w_sensitivity = float(d.value)
+            ss[K.W_SENSITIVITY] = float(d.value)
 
 
 def _sensitivity_edited() -> None:
-    st.session_state.sensitivity_auto = False
+    st.session_state[K.SENSITIVITY_AUTO] = False
 
 
 def _sensitivity_derived() -> None:
-    st.session_state.sensitivity_auto = True
+    st.session_state[K.SENSITIVITY_AUTO] = True
 
 
 def current_series() -> tuple[str, Series]:
     """Name and data of the selected series."""
-    name = st.session_state.w_series_name
-    if name not in st.session_state.series_sets:
+    name = st.session_state[K.W_SERIES_NAME]
+    if name not in st.session_state[K.SERIES_SETS]:
         name = DEMO_SERIES
-        st.session_state.w_series_name = name
-    return name, st.session_state.series_sets[name]
+        st.session_state[K.W_SERIES_NAME] = name
+    return name, st.session_state[K.SERIES_SETS][name]
 
 
 def series_landmarks(name: str | None = None) -> list[int]:
     """Landmarks (0-based timestamps) of a series, sorted."""
     name = name or current_series()[0]
-    return sorted(st.session_state.series_landmarks.get(name, []))
+    return sorted(st.session_state[K.SERIES_LANDMARKS].get(name, []))
 
 
 def set_series_landmarks(landmarks, name: str | None = None) -> None:
     """Replace the landmark set of a series."""
     name = name or current_series()[0]
-    T = len(st.session_state.series_sets[name])
-    st.session_state.series_landmarks[name] = sorted({int(t) for t in landmarks if 0 <= t < T})
+    T = len(st.session_state[K.SERIES_SETS][name])
+    st.session_state[K.SERIES_LANDMARKS][name] = sorted({int(t) for t in landmarks if 0 <= t < T})
 
 
 def add_series(name: str, series: Series, landmarks=(), key: str = "embedded") -> str:
     """Register a dataset (an upload) and select it; returns the name used."""
     base, i = name, 2
-    while name in st.session_state.series_sets and name != base:
+    while name in st.session_state[K.SERIES_SETS] and name != base:
         name = f"{base} ({i})"
         i += 1
-    st.session_state.series_sets[name] = series
-    st.session_state.series_landmarks[name] = list(landmarks)
-    st.session_state.series_keys[name] = key
-    st.session_state.w_series_name = name
+    st.session_state[K.SERIES_SETS][name] = series
+    st.session_state[K.SERIES_LANDMARKS][name] = list(landmarks)
+    st.session_state[K.SERIES_KEYS][name] = key
+    st.session_state[K.W_SERIES_NAME] = name
     return name
 
 
 def leakage_target() -> float | None:
     """The landmark-TPL target α applied by a calibration on the Leakage page (None: the
     verdict compares landmark TPL with ε)."""
-    return st.session_state.get("leakage_target")
+    return st.session_state.get(K.LEAKAGE_TARGET)
 
 
 def clear_leakage_target() -> None:
     """Forget a calibrated target (the user changed ε by hand)."""
-    st.session_state.pop("leakage_target", None)
+    st.session_state.pop(K.LEAKAGE_TARGET, None)
 
 
 def _resample() -> None:
     """New noise: a fresh 128-bit seed from the operating system."""
-    st.session_state.w_seed = fresh_seed()
-    st.session_state.seed_origin = "fresh"
+    st.session_state[K.W_SEED] = fresh_seed()
+    st.session_state[K.SEED_ORIGIN] = "fresh"
 
 
 def _on_reproducible() -> None:
     ss = st.session_state
-    if ss.w_reproducible:
-        ss.w_seed = int(ss.w_teaching_seed)
-        ss.seed_origin = "teaching"
+    if ss[K.W_REPRODUCIBLE]:
+        ss[K.W_SEED] = int(ss[K.W_TEACHING_SEED])
+        ss[K.SEED_ORIGIN] = "teaching"
     else:
         _resample()
 
 
 def _on_teaching_seed() -> None:
-    st.session_state.w_seed = int(st.session_state.w_teaching_seed)
-    st.session_state.seed_origin = "teaching"
+    st.session_state[K.W_SEED] = int(st.session_state[K.W_TEACHING_SEED])
+    st.session_state[K.SEED_ORIGIN] = "teaching"
 
 
 def restore_seed(cfg) -> None:
@@ -258,12 +259,12 @@ def restore_seed(cfg) -> None:
     seed = cfg.seed
     if getattr(cfg, "reproducible", False) and seed is not None \
             and 0 <= int(seed) <= TEACHING_SEED_MAX:
-        ss.w_reproducible = True
-        ss.w_teaching_seed = int(seed)
-        ss.w_seed = int(seed)
-        ss.seed_origin = "teaching"
+        ss[K.W_REPRODUCIBLE] = True
+        ss[K.W_TEACHING_SEED] = int(seed)
+        ss[K.W_SEED] = int(seed)
+        ss[K.SEED_ORIGIN] = "teaching"
         return
-    if not ss.w_reproducible:  # the teaching mode, if on, keeps the user's own seed
+    if not ss[K.W_REPRODUCIBLE]:  # the teaching mode, if on, keeps the user's own seed
         _resample()
 
 
@@ -314,12 +315,12 @@ def _scheme_input(key: str, on_change=None) -> None:
 
 
 def _from_page_epsilon() -> None:
-    st.session_state.w_epsilon = st.session_state.p_epsilon
+    st.session_state[K.W_EPSILON] = st.session_state[K.P_EPSILON]
     clear_leakage_target()
 
 
 def _from_page_scheme() -> None:
-    st.session_state.w_scheme = st.session_state.p_scheme
+    st.session_state[K.W_SCHEME] = st.session_state[K.P_SCHEME]
 
 
 #: the container of the on-page ε and scheme (shown on narrow screens only, by the style
@@ -333,15 +334,15 @@ def settings_on_page(scheme: bool = True) -> None:
     Hidden on wider screens (the sidebar's fields are beside the page there). The fields
     are the sidebar's settings under their own keys, kept equal both ways."""
     ss = st.session_state
-    ss.p_epsilon = ss.w_epsilon
-    ss.p_scheme = ss.w_scheme
+    ss[K.P_EPSILON] = ss[K.W_EPSILON]
+    ss[K.P_SCHEME] = ss[K.W_SCHEME]
     with st.container(key=PAGE_SETTINGS_KEY):  # one row on a phone too
         c1, c2 = st.columns(2) if scheme else (st.container(), None)
         with c1:
-            _epsilon_input("p_epsilon", _from_page_epsilon)
+            _epsilon_input(K.P_EPSILON, _from_page_epsilon)
         if c2 is not None:
             with c2:
-                _scheme_input("p_scheme", _from_page_scheme)
+                _scheme_input(K.P_SCHEME, _from_page_scheme)
 
 
 def sidebar(page: str | None = None) -> None:
@@ -354,10 +355,10 @@ def sidebar(page: str | None = None) -> None:
     with st.sidebar:
         st.markdown("### Shared settings")
         if "series" in parts:
-            st.selectbox("Time series", list(st.session_state.series_sets),
-                         key="w_series_name",
+            st.selectbox("Time series", list(st.session_state[K.SERIES_SETS]),
+                         key=K.W_SERIES_NAME,
                          help="The demo, or a CSV you uploaded on the Timeline page.")
-        _epsilon_input("w_epsilon", clear_leakage_target)
+        _epsilon_input(K.W_EPSILON, clear_leakage_target)
         if float(setting("epsilon")) <= LIMITS["epsilon"].low:
             # the browser's number field turns an unreadable entry such as 1e309 into the
             # smallest allowed value without a word: say so instead of staying silent
@@ -365,7 +366,7 @@ def sidebar(page: str | None = None) -> None:
                        f"outside {LIMITS['epsilon'].describe()} (e.g. 1e309) is not "
                        "accepted by this field.")
         if "scheme" in parts:
-            _scheme_input("w_scheme")
+            _scheme_input(K.W_SCHEME)
             st.caption(SCHEMES[setting("scheme")].description)
         # keyboard: after ε and the scheme, one Tab and Enter back to the page (shown
         # only while it has the focus; app_support/accessibility.py handles it)
@@ -373,7 +374,7 @@ def sidebar(page: str | None = None) -> None:
         if ("scheme" in parts and setting("scheme") == "w-event") or "window" in parts:
             st.number_input("Window w (timestamps)", min_value=LIMITS["window"].low,
                             max_value=LIMITS["window"].high, step=1,
-                            key="w_window",
+                            key=K.W_WINDOW,
                             help="w-event privacy protects any w consecutive events; "
                                  "each timestamp gets ε/w.")
         if "mechanism" in parts:
@@ -384,7 +385,7 @@ def sidebar(page: str | None = None) -> None:
 
 def _mechanism_settings() -> None:
     """The series' mechanism and sensitivity Δf (with the derived Δf's caption)."""
-    st.radio("Mechanism (series)", ["laplace", "geometric"], key="w_mechanism",
+    st.radio("Mechanism (series)", ["laplace", "geometric"], key=K.W_MECHANISM,
              format_func={"laplace": "Laplace", "geometric": "Geometric (counts)"}.get,
              horizontal=True,
              help="Laplace adds continuous noise; Geometric adds whole numbers, for counts.")
@@ -397,14 +398,14 @@ def _mechanism_settings() -> None:
                        f"{p.fix}.")
     st.number_input("Sensitivity Δf", min_value=LIMITS["sensitivity"].low,
                     max_value=LIMITS["sensitivity"].high, step=0.5,
-                    format="%.3g", key="w_sensitivity", on_change=_sensitivity_edited,
+                    format="%.3g", key=K.W_SENSITIVITY, on_change=_sensitivity_edited,
                     help="How much one person's event can change a value (same unit as "
                          "the data). Noise scale is Δf/ε_t. Until you set it, it is "
                          "derived from the data: the largest change a landmark event "
                          "makes to a reading.")
     d = derived_sensitivity_now()
     unit = current_series()[1].unit
-    if d is not None and st.session_state.get("sensitivity_auto", True):
+    if d is not None and st.session_state.get(K.SENSITIVITY_AUTO, True):
         st.caption(f":material/info: {d.sentence(unit)} For a real release declare a "
                    "bound you know (e.g. the largest appliance).")
     elif d is not None and float(setting("sensitivity")) < abs(d.largest):
@@ -419,7 +420,7 @@ def _mechanism_settings() -> None:
 
 def _seed_settings() -> None:
     """The teaching mode and its seed, or the fresh seed's Resample."""
-    st.toggle("Reproducible (teaching) mode", key="w_reproducible",
+    st.toggle("Reproducible (teaching) mode", key=K.W_REPRODUCIBLE,
               on_change=_on_reproducible,
               help="Off (default): every session and every Resample draws a fresh "
                    "128-bit random seed from the operating system. On: a fixed seed "
@@ -429,7 +430,7 @@ def _seed_settings() -> None:
                    "can regenerate the noise and subtract it, recovering the original "
                    "data exactly.", icon=":material/warning:")
         st.number_input("Random seed (teaching)", min_value=0,
-                        max_value=TEACHING_SEED_MAX, step=1, key="w_teaching_seed",
+                        max_value=TEACHING_SEED_MAX, step=1, key=K.W_TEACHING_SEED,
                         on_change=_on_teaching_seed,
                         help="Same seed + same settings = same release.")
     else:
@@ -444,12 +445,13 @@ def correlation_spec(kind: str) -> dict:
     JSON specification of :mod:`lmdk_core.leakage.model` (also saved as
     ``extra.correlation`` in the configuration, so the report uses the same model)."""
     ss = st.session_state
-    model = ss.get(f"w_corr_kind_{kind}", CORRELATION_DEFAULTS[f"corr_kind_{kind}"])
-    backward = ss.get(f"w_corr_backward_{kind}", CORRELATION_DEFAULTS[f"corr_backward_{kind}"])
+    model = ss.get(K.correlation_kind_key(kind), CORRELATION_DEFAULTS[f"corr_kind_{kind}"])
+    backward = ss.get(K.correlation_backward_key(kind),
+                      CORRELATION_DEFAULTS[f"corr_backward_{kind}"])
     if model == "none":
         return {"model": "none"}
     if model == "matrix":
-        mats = ss.get("corr_matrices", {})
+        mats = ss.get(K.CORR_MATRICES, {})
         if "forward" not in mats:  # nothing uploaded yet: the default of this data kind
             model = CORRELATION_DEFAULTS[f"corr_kind_{kind}"]
         else:
@@ -461,15 +463,15 @@ def correlation_spec(kind: str) -> dict:
                 spec["backward"] = mats["backward"][1].tolist()
             return spec
     if model == "smoothed":
-        return {"model": "smoothed", "states": int(ss.w_corr_states),
-                "strength": float(ss.w_correlation_strength), "base": ss.w_corr_base,
+        return {"model": "smoothed", "states": int(ss[K.W_CORR_STATES]),
+                "strength": float(ss[K.W_CORRELATION_STRENGTH]), "base": ss[K.W_CORR_BASE],
                 "backward": backward if backward in ("same", "bayes") else "same"}
     backward = backward if backward in ("same", "bayes", "estimated") else "estimated"
     if kind == "track":
-        return {"model": "grid", "cell_size_m": float(ss.w_cell_size),
-                "smoothing": float(ss.w_corr_smoothing), "backward": backward}
-    return {"model": "estimated", "bins": int(ss.w_corr_bins), "binning": ss.w_corr_binning,
-            "smoothing": float(ss.w_corr_smoothing), "backward": backward}
+        return {"model": "grid", "cell_size_m": float(ss[K.W_CELL_SIZE]),
+                "smoothing": float(ss[K.W_CORR_SMOOTHING]), "backward": backward}
+    return {"model": "estimated", "bins": int(ss[K.W_CORR_BINS]), "binning": ss[K.W_CORR_BINNING],
+            "smoothing": float(ss[K.W_CORR_SMOOTHING]), "backward": backward}
 
 
 def restore_correlation(spec: object, kind: str) -> None:
@@ -484,20 +486,20 @@ def restore_correlation(spec: object, kind: str) -> None:
         model = "estimated"
     if model not in CORRELATION_KINDS:
         return
-    ss[f"w_corr_kind_{kind}"] = model
-    simple = {"states": "w_corr_states", "base": "w_corr_base", "bins": "w_corr_bins",
-              "binning": "w_corr_binning", "smoothing": "w_corr_smoothing",
-              "strength": "w_correlation_strength", "cell_size_m": "w_cell_size"}
+    ss[K.correlation_kind_key(kind)] = model
+    simple = {"states": K.W_CORR_STATES, "base": K.W_CORR_BASE, "bins": K.W_CORR_BINS,
+              "binning": K.W_CORR_BINNING, "smoothing": K.W_CORR_SMOOTHING,
+              "strength": K.W_CORRELATION_STRENGTH, "cell_size_m": K.W_CELL_SIZE}
     for name, key in simple.items():
         if name in spec:
             ss[key] = spec[name]
     if isinstance(spec.get("backward"), str):
-        ss[f"w_corr_backward_{kind}"] = spec["backward"]
+        ss[K.correlation_backward_key(kind)] = spec["backward"]
     if model == "matrix":
         import numpy as np
 
         name = shorten_user_text(spec.get("name", "restored matrix"), 60)
-        ss.corr_matrices = {"forward": (name, np.asarray(spec["forward"], dtype=float))}
+        ss[K.CORR_MATRICES] = {"forward": (name, np.asarray(spec["forward"], dtype=float))}
         if isinstance(spec.get("backward"), list):
-            ss.corr_matrices["backward"] = (name, np.asarray(spec["backward"], dtype=float))
-            ss[f"w_corr_backward_{kind}"] = "matrix"
+            ss[K.CORR_MATRICES]["backward"] = (name, np.asarray(spec["backward"], dtype=float))
+            ss[K.correlation_backward_key(kind)] = "matrix"

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 
 import streamlit as st
 
+from app_support import state_keys as K
 from lmdk_core.data.demo_track import demo_track, demo_track_landmarks
 from lmdk_core.data.track import Track
 from lmdk_core.engine.quoting import quote_user_text
@@ -46,22 +47,22 @@ TRACK_DEFAULTS = {
 }
 
 #: widget keys of the Map page whose values must survive pages that do not draw them
-TRACK_PERSISTENT = [f"w_{k}" for k in TRACK_DEFAULTS] + ["w_track_name"]
+TRACK_PERSISTENT = [K.setting_key(k) for k in TRACK_DEFAULTS] + [K.W_TRACK_NAME]
 
 
 def init_track_state() -> None:
     """Create the demo track and the page defaults once per browser session."""
     ss = st.session_state
-    if "track_sets" not in ss:
-        ss.track_sets = {DEMO_TRACK: demo_track()}
-        ss.track_landmarks = {DEMO_TRACK: demo_track_landmarks()}
-        ss.track_stays = {DEMO_TRACK: []}
-        ss.track_keys = {DEMO_TRACK: DEMO_TRACK_KEY}
-        ss.track_table_version = 0
-    ss.setdefault("track_stays", {})
+    if K.TRACK_SETS not in ss:
+        ss[K.TRACK_SETS] = {DEMO_TRACK: demo_track()}
+        ss[K.TRACK_LANDMARKS] = {DEMO_TRACK: demo_track_landmarks()}
+        ss[K.TRACK_STAYS] = {DEMO_TRACK: []}
+        ss[K.TRACK_KEYS] = {DEMO_TRACK: DEMO_TRACK_KEY}
+        ss[K.TRACK_TABLE_VERSION] = 0
+    ss.setdefault(K.TRACK_STAYS, {})
     for k, v in TRACK_DEFAULTS.items():
-        ss.setdefault(f"w_{k}", v)
-    ss.setdefault("w_track_name", DEMO_TRACK)
+        ss.setdefault(K.setting_key(k), v)
+    ss.setdefault(K.W_TRACK_NAME, DEMO_TRACK)
 
 
 def keep_track_widget_state() -> None:
@@ -73,48 +74,48 @@ def keep_track_widget_state() -> None:
 
 def current_track() -> tuple[str, Track]:
     """Name and data of the selected track."""
-    name = st.session_state.w_track_name
-    if name not in st.session_state.track_sets:
+    name = st.session_state[K.W_TRACK_NAME]
+    if name not in st.session_state[K.TRACK_SETS]:
         name = DEMO_TRACK
-        st.session_state.w_track_name = name
-    return name, st.session_state.track_sets[name]
+        st.session_state[K.W_TRACK_NAME] = name
+    return name, st.session_state[K.TRACK_SETS][name]
 
 
 def track_landmarks(name: str | None = None) -> list[int]:
     """Landmarks (0-based timestamps) of a track, sorted."""
     name = name or current_track()[0]
-    return sorted(st.session_state.track_landmarks.get(name, []))
+    return sorted(st.session_state[K.TRACK_LANDMARKS].get(name, []))
 
 
 def set_track_landmarks(landmarks: Iterable[int], name: str | None = None) -> None:
     """Replace the landmark set of a track (indices outside the track are dropped)."""
     name = name or current_track()[0]
-    T = len(st.session_state.track_sets[name])
-    st.session_state.track_landmarks[name] = sorted({int(t) for t in landmarks
+    T = len(st.session_state[K.TRACK_SETS][name])
+    st.session_state[K.TRACK_LANDMARKS][name] = sorted({int(t) for t in landmarks
                                                      if 0 <= int(t) < T})
-    st.session_state.track_table_version = st.session_state.get("track_table_version", 0) + 1
+    st.session_state[K.TRACK_TABLE_VERSION] = st.session_state.get(K.TRACK_TABLE_VERSION, 0) + 1
 
 
 def track_stays(name: str | None = None) -> list[tuple[int, int]]:
     """Stays of a track protected as one landmark event each (inclusive ranges, sorted,
     disjoint; docs/stays.md)."""
     name = name or current_track()[0]
-    return [tuple(s) for s in st.session_state.track_stays.get(name, [])]
+    return [tuple(s) for s in st.session_state[K.TRACK_STAYS].get(name, [])]
 
 
 def set_track_stays(stays: Iterable[tuple[int, int]], name: str | None = None) -> None:
     """Replace the stays of a track; overlapping or touching ranges are joined into one
     stay (ranges outside the track are dropped)."""
     name = name or current_track()[0]
-    T = len(st.session_state.track_sets[name])
+    T = len(st.session_state[K.TRACK_SETS][name])
     out: list[list[int]] = []
     for a, b in sorted((int(a), int(b)) for a, b in stays if 0 <= int(a) <= int(b) < T):
         if out and a <= out[-1][1] + 1:
             out[-1][1] = max(out[-1][1], b)
         else:
             out.append([a, b])
-    st.session_state.track_stays[name] = [tuple(s) for s in out]
-    st.session_state.track_table_version = st.session_state.get("track_table_version", 0) + 1
+    st.session_state[K.TRACK_STAYS][name] = [tuple(s) for s in out]
+    st.session_state[K.TRACK_TABLE_VERSION] = st.session_state.get(K.TRACK_TABLE_VERSION, 0) + 1
 
 
 def stay_of(t: int, name: str | None = None) -> tuple[int, int] | None:
@@ -132,14 +133,14 @@ def add_track(name: str, track: Track, landmarks: Iterable[int] = (),
               key: str = "embedded") -> str:
     """Register a track (an upload) and select it; returns the name used."""
     base, i = name, 2
-    while name in st.session_state.track_sets:
+    while name in st.session_state[K.TRACK_SETS]:
         name = f"{base} ({i})"
         i += 1
-    st.session_state.track_sets[name] = track
-    st.session_state.track_landmarks[name] = sorted({int(t) for t in landmarks})
-    st.session_state.track_stays[name] = []
-    st.session_state.track_keys[name] = key
-    st.session_state.w_track_name = name
+    st.session_state[K.TRACK_SETS][name] = track
+    st.session_state[K.TRACK_LANDMARKS][name] = sorted({int(t) for t in landmarks})
+    st.session_state[K.TRACK_STAYS][name] = []
+    st.session_state[K.TRACK_KEYS][name] = key
+    st.session_state[K.W_TRACK_NAME] = name
     return name
 
 
