@@ -309,16 +309,8 @@ with tabs[2]:
     _lesson_3()
 
 
-@st.fragment
-def _lesson_4() -> None:
-    """Lesson 4: its widgets rerun only this lesson (st.fragment)."""
-    st.header("Mechanisms: how the noise is added")
-    st.markdown(
-        "A *mechanism* is the randomised procedure that turns the true answer into the "
-        "published one. Each suits a kind of answer; each has an error that grows as ε "
-        "shrinks."
-    )
-
+def _laplace_box() -> None:
+    """Laplace: noise Lap(Δf/ε), its error, and what Δf must cover."""
     with st.container(border=True):
         st.markdown("### Laplace — real numbers")
         c1, c2 = st.columns([2, 3], gap="large")
@@ -340,6 +332,9 @@ def _lesson_4() -> None:
             + " The ratio is exp(Σ|d_t|·ε_t/Δf): a change larger than Δf is protected "
             "less than ε says. Try Δf = 0.2 and 3 above.", icon=":material/lightbulb:")
 
+
+def _geometric_box() -> None:
+    """Geometric: the whole-number Laplace."""
     with st.container(border=True):
         st.markdown("### Geometric — counts")
         c1, c2 = st.columns([2, 3], gap="large")
@@ -356,6 +351,9 @@ def _lesson_4() -> None:
         c2.plotly_chart(lf.geometric_figure(k, pmf, 10), width="stretch",
                         key="learn_geo_chart")
 
+
+def _planar_box() -> None:
+    """Planar Laplace: a cloud of released locations around the truth."""
     with st.container(border=True):
         st.markdown("### Planar Laplace — locations (geo-indistinguishability)")
         c1, c2 = st.columns([2, 3], gap="large")
@@ -376,6 +374,9 @@ def _lesson_4() -> None:
                       help="Exactly 1 − (1 + ε)·e^(−ε).")
         c2.plotly_chart(lf.noise_cloud_figure(cloud), width="stretch", key="learn_pl_chart")
 
+
+def _exponential_box() -> None:
+    """Exponential: choosing the best option with probability ∝ exp(ε·u/2Δu)."""
     with st.container(border=True):
         st.markdown("### Exponential — choosing the best option")
         c1, c2 = st.columns([2, 3], gap="large")
@@ -393,6 +394,9 @@ def _lesson_4() -> None:
         c2.plotly_chart(lf.exponential_figure(names, utils, probs), width="stretch",
                         key="learn_exp_chart")
 
+
+def _randomized_response_box() -> None:
+    """Randomized response: a survey answered with a coin."""
     with st.container(border=True):
         st.markdown("### Randomized response — surveys on sensitive questions")
         c1, c2 = st.columns([2, 3], gap="large")
@@ -419,6 +423,27 @@ def _lesson_4() -> None:
             m[2].metric("Estimated true share", f"{survey.estimate:.1%}",
                         help=f"± {1.96 * survey.std_error:.1%} (95 % interval)")
 
+
+@st.fragment
+def _lesson_4() -> None:
+    """Lesson 4: its widgets rerun only this lesson (st.fragment)."""
+    st.header("Mechanisms: how the noise is added")
+    st.markdown(
+        "A *mechanism* is the randomised procedure that turns the true answer into the "
+        "published one. Each suits a kind of answer; each has an error that grows as ε "
+        "shrinks."
+    )
+
+    _laplace_box()
+
+    _geometric_box()
+
+    _planar_box()
+
+    _exponential_box()
+
+    _randomized_response_box()
+
 # ================================================================ 5. composition
 
 
@@ -426,69 +451,57 @@ with tabs[3]:
     _lesson_4()
 
 
-@st.fragment
-def _lesson_5() -> None:
-    """Lesson 5: its widgets rerun only this lesson (st.fragment)."""
-    st.header("Composition: what several releases add up to")
-    st.markdown(
-        "Every release from the same data spends budget, and the guarantees add up. How "
-        "they add up depends on what the releases touch (Katsomallos et al.'s survey, "
-        "“Composition”)."
-    )
-    text = st.text_input("Budgets ε of successive releases (comma-separated)",
-                         value="0.5, 0.3, 0.2, 0.4", key="learn_comp_list")
-    try:
-        eps_list = _parse_eps_list(text)
-    except InputError as exc:
-        st.error(f"Cannot read the budgets: {exc}", icon=":material/error:")
-        eps_list = []
-    if eps_list:
-        c1, c2 = st.columns(2)
-        with c1, st.container(border=True):
-            st.markdown("**Sequential** — every release reads the *same* data "
-                        "(McSherry 2009):")
-            st.latex(r"\varepsilon = \sum_i \varepsilon_i")
-            st.metric("Total guarantee", f"{sequential_composition(eps_list):.4g}")
-        with c2, st.container(border=True):
-            st.markdown("**Parallel** — each release reads a *disjoint* part of the data "
-                        "(different people):")
-            st.latex(r"\varepsilon = \max_i \varepsilon_i")
-            st.metric("Total guarantee", f"{parallel_composition(eps_list):.4g}")
+def _composition_totals(eps_list: list[float]) -> None:
+    """Sequential, parallel, advanced and discounted totals of the typed budgets."""
+    c1, c2 = st.columns(2)
+    with c1, st.container(border=True):
+        st.markdown("**Sequential** — every release reads the *same* data "
+                    "(McSherry 2009):")
+        st.latex(r"\varepsilon = \sum_i \varepsilon_i")
+        st.metric("Total guarantee", f"{sequential_composition(eps_list):.4g}")
+    with c2, st.container(border=True):
+        st.markdown("**Parallel** — each release reads a *disjoint* part of the data "
+                    "(different people):")
+        st.latex(r"\varepsilon = \max_i \varepsilon_i")
+        st.metric("Total guarantee", f"{parallel_composition(eps_list):.4g}")
 
-        with st.container(border=True):
-            st.markdown(
-                "**Advanced composition** (Dwork, Rothblum & Vadhan 2010) — for k releases "
-                "of ε each, with a small failure probability δ', the total is often far "
-                "below k·ε:")
-            st.latex(r"\varepsilon' = \sqrt{2k\ln(1/\delta')}\,\varepsilon"
-                     r" + k\,\varepsilon\,(e^{\varepsilon}-1)")
-            e_max = max(eps_list)
-            k_n = len(eps_list)
-            st.markdown(
-                f"Here: k = {k_n}, each at most ε = {e_max:g}: basic {k_n * e_max:.4g}, "
-                f"advanced {advanced_composition(e_max, k_n, 1e-6):.4g} (δ' = 10⁻⁶). It pays "
-                "off for many small releases (52 weekly releases of ε = 0.05: basic 2.6, "
-                f"advanced {advanced_composition(0.05, 52, 1e-6):.3g}). A landmark that "
-                "recurs in every release — home every night — composes like this across "
-                "releases, while landmark privacy protects the landmarks *within* one release.")
+    with st.container(border=True):
+        st.markdown(
+            "**Advanced composition** (Dwork, Rothblum & Vadhan 2010) — for k releases "
+            "of ε each, with a small failure probability δ', the total is often far "
+            "below k·ε:")
+        st.latex(r"\varepsilon' = \sqrt{2k\ln(1/\delta')}\,\varepsilon"
+                 r" + k\,\varepsilon\,(e^{\varepsilon}-1)")
+        e_max = max(eps_list)
+        k_n = len(eps_list)
+        st.markdown(
+            f"Here: k = {k_n}, each at most ε = {e_max:g}: basic {k_n * e_max:.4g}, "
+            f"advanced {advanced_composition(e_max, k_n, 1e-6):.4g} (δ' = 10⁻⁶). It pays "
+            "off for many small releases (52 weekly releases of ε = 0.05: basic 2.6, "
+            f"advanced {advanced_composition(0.05, 52, 1e-6):.3g}). A landmark that "
+            "recurs in every release — home every night — composes like this across "
+            "releases, while landmark privacy protects the landmarks *within* one release.")
 
-        with st.container(border=True):
-            st.markdown(
-                "**With temporal discounting** (Farokhi 2020) — when old releases matter "
-                "less than recent ones, release i counts with a weight g(i) ≤ 1 that fades "
-                "with its age k (0 = newest): exponential g = e^(−λk), hyperbolic "
-                "g = 1/(1 + λk).")
-            st.latex(r"\varepsilon = \sum_i g(i)\,\varepsilon_i")
-            d1, d2, d3 = st.columns([1, 1, 1])
-            kind = d1.radio("Discount", ["exponential", "hyperbolic"], horizontal=True,
-                            key="learn_disc_kind")
-            lam = d2.slider("Fading rate λ", 0.0, 3.0, 0.5, 0.1, key="learn_disc_rate")
-            weights = discount_weights(len(eps_list), kind, lam)
-            d3.metric("Discounted total", f"{discounted_composition(eps_list, kind, lam):.4g}",
-                      help=f"Undiscounted: {sum(eps_list):.4g}")
-            st.plotly_chart(lf.discount_figure(np.asarray(eps_list), weights), width="stretch",
-                            key="learn_disc_chart")
+    with st.container(border=True):
+        st.markdown(
+            "**With temporal discounting** (Farokhi 2020) — when old releases matter "
+            "less than recent ones, release i counts with a weight g(i) ≤ 1 that fades "
+            "with its age k (0 = newest): exponential g = e^(−λk), hyperbolic "
+            "g = 1/(1 + λk).")
+        st.latex(r"\varepsilon = \sum_i g(i)\,\varepsilon_i")
+        d1, d2, d3 = st.columns([1, 1, 1])
+        kind = d1.radio("Discount", ["exponential", "hyperbolic"], horizontal=True,
+                        key="learn_disc_kind")
+        lam = d2.slider("Fading rate λ", 0.0, 3.0, 0.5, 0.1, key="learn_disc_rate")
+        weights = discount_weights(len(eps_list), kind, lam)
+        d3.metric("Discounted total", f"{discounted_composition(eps_list, kind, lam):.4g}",
+                  help=f"Undiscounted: {sum(eps_list):.4g}")
+        st.plotly_chart(lf.discount_figure(np.asarray(eps_list), weights), width="stretch",
+                        key="learn_disc_chart")
 
+
+def _correlation_box() -> None:
+    """The leakage of a window of releases under temporal correlation (Cao et al.)."""
     with st.container(border=True):
         st.markdown(
             "**Under temporal correlation** (Cao et al., ICDE'17 / TKDE'18) — consecutive "
@@ -517,6 +530,9 @@ def _lesson_5() -> None:
                          "leaks as much as all releases together.")
         st.plotly_chart(lf.correlation_figure(cw), width="stretch", key="learn_cor_chart")
 
+
+def _post_processing_box() -> None:
+    """Post-processing a release spends nothing: clipping and smoothing."""
     with st.container(border=True):
         st.markdown(
             "**Post-processing is free** (Dwork & Roth, Prop. 2.1) — anything computed "
@@ -534,6 +550,30 @@ def _lesson_5() -> None:
                   f"{pp.mae['released']:.2f} → {pp.mae['smoothed']:.2f}")
         p2.plotly_chart(lf.post_processing_figure(pp), width="stretch", key="learn_pp_chart")
 
+
+@st.fragment
+def _lesson_5() -> None:
+    """Lesson 5: its widgets rerun only this lesson (st.fragment)."""
+    st.header("Composition: what several releases add up to")
+    st.markdown(
+        "Every release from the same data spends budget, and the guarantees add up. How "
+        "they add up depends on what the releases touch (Katsomallos et al.'s survey, "
+        "“Composition”)."
+    )
+    text = st.text_input("Budgets ε of successive releases (comma-separated)",
+                         value="0.5, 0.3, 0.2, 0.4", key="learn_comp_list")
+    try:
+        eps_list = _parse_eps_list(text)
+    except InputError as exc:
+        st.error(f"Cannot read the budgets: {exc}", icon=":material/error:")
+        eps_list = []
+    if eps_list:
+        _composition_totals(eps_list)
+
+    _correlation_box()
+
+    _post_processing_box()
+
 # ================================================================ 6. k-anonymity
 
 
@@ -541,24 +581,8 @@ with tabs[4]:
     _lesson_5()
 
 
-@st.fragment
-def _lesson_6() -> None:
-    """Lesson 6: its widgets rerun only this lesson (st.fragment)."""
-    st.header("Why not k-anonymity for data published over time?")
-    st.markdown(
-        "Before differential privacy, microdata were protected by **k-anonymity** "
-        "(Sweeney 2002): remove names, then coarsen the *quasi-identifiers* (here Age "
-        "and Location, which an adversary may know) until every record looks like at "
-        "least k − 1 others. **l-diversity** (Machanavajjhala et al. 2006) also asks for "
-        "l different *sensitive* values (here Status) in each group; **t-closeness** (Li, "
-        "Li & Venkatasubramanian 2007) asks each group's distribution of Status to be "
-        "within t of the whole table's. The table is the User(Name, Age, "
-        "Location, Status) at one moment."
-    )
-    homog = st.toggle("Homogeneous variant: every adult is “at work”", key="learn_k_homog",
-                      help="The homogeneity attack: a group can be k-anonymous and still "
-                           "reveal the status when all its members share it.")
-    variant = "homogeneous" if homog else "seed"
+def _anonymity_table(variant: str) -> None:
+    """One release: the toy table generalised, its k, l and t, and its groups."""
     c1, c2 = st.columns(2, gap="large")
     with c1:
         st.markdown("**Original microdata** (Name is the identifier)")
@@ -588,6 +612,10 @@ def _lesson_6() -> None:
                    "single Status, so anyone known to be in it is exposed (homogeneity "
                    "attack).", icon=":material/warning:")
 
+
+def _intersection_attack(variant: str) -> None:
+    """Two k-anonymous releases of the same people: the intersection attack, and what ε
+    bounds instead."""
     st.markdown("### Two releases break it")
     st.markdown(
         "Data published **continuously** are released again and again, and each release "
@@ -641,6 +669,29 @@ def _lesson_6() -> None:
         "more release. Landmark privacy keeps this accounting for a series: all landmarks "
         "plus any one event together spend at most ε."
     )
+
+
+@st.fragment
+def _lesson_6() -> None:
+    """Lesson 6: its widgets rerun only this lesson (st.fragment)."""
+    st.header("Why not k-anonymity for data published over time?")
+    st.markdown(
+        "Before differential privacy, microdata were protected by **k-anonymity** "
+        "(Sweeney 2002): remove names, then coarsen the *quasi-identifiers* (here Age "
+        "and Location, which an adversary may know) until every record looks like at "
+        "least k − 1 others. **l-diversity** (Machanavajjhala et al. 2006) also asks for "
+        "l different *sensitive* values (here Status) in each group; **t-closeness** (Li, "
+        "Li & Venkatasubramanian 2007) asks each group's distribution of Status to be "
+        "within t of the whole table's. The table is the User(Name, Age, "
+        "Location, Status) at one moment."
+    )
+    homog = st.toggle("Homogeneous variant: every adult is “at work”", key="learn_k_homog",
+                      help="The homogeneity attack: a group can be k-anonymous and still "
+                           "reveal the status when all its members share it.")
+    variant = "homogeneous" if homog else "survey"
+    _anonymity_table(variant)
+
+    _intersection_attack(variant)
 
 
 with tabs[5]:

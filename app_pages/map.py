@@ -4,6 +4,7 @@ the verdict, the displacement and the leakage."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from app_support import state_keys as K
@@ -41,6 +42,7 @@ from app_support.track_session import (
 from lmdk_core.data.demo_track import demo_track_events, demo_track_landmarks
 from lmdk_core.data.track import DEFAULT_WAYPOINT_MAX_M, Track, load_track
 from lmdk_core.engine.quoting import quote_user_text
+from lmdk_core.engine.release import Release
 from lmdk_core.engine.setting_limits import LIMITS
 from lmdk_core.engine.validation import (
     InputError,
@@ -59,6 +61,7 @@ from lmdk_core.figures.map import (
 from lmdk_core.figures.track_budget import PANEL_HEIGHT, budget_panels
 from lmdk_core.files.config import ViewConfig
 from lmdk_core.landmarks.discovery import track_stay_points
+from lmdk_core.leakage.model import CorrelationModel
 
 MAP_KEY = K.TRACK_MAP
 SELECT_KEY = K.W_TRACK_LM_SELECT
@@ -312,28 +315,19 @@ if setting("tiles"):
 # track, the radius or a shared setting still reruns the whole page, as it must: they are
 # outside.
 @st.fragment
-def landmark_workspace() -> None:
-    """The verdict, the map, the landmark list and table, the suggestions, the budget /
-    displacement / leakage panels, the displacement summary and the downloads of the
-    current track."""
-    landmarks = track_landmarks(name)
-    accepted = track_stays(name)  # stays protected as one landmark event each
-    radius = float(setting("radius"))
+def _release(landmarks: list[int], accepted: list[tuple[int, int]], radius: float) -> Release:
+    """The track's release at the sidebar's settings (stays released as one event each)."""
     try:
-        rel = cached_track_release(
+        return cached_track_release(
             track.lat, track.lon, tuple(landmarks), float(setting("epsilon")), radius,
             setting("scheme"), int(setting("seed")), int(setting("window")), tuple(accepted))
     except InputError as exc:
         st.error(f"Cannot release this track: {exc}", icon=":material/error:")
         st.stop()
 
-    # the one verdict: the theorem plus landmark TPL under the session's correlation model
-    cur = current_data("track")
-    model, leakage, model_note = cur.leakage(rel.epsilon_t)
-    render_verdict(cur.verdict(rel, leakage, model, model_note), utility=cur.utility(rel),
-                   key="map_calibrate")
-    model_caption(model, model_note)
-    summary = displacement_summary(rel, radius)
+
+def _displacement_metrics(rel: Release, summary: pd.DataFrame) -> None:
+    """Mean, expected and 95th-percentile displacement; published / approximated counts."""
     counts = rel.metrics()
     mc = st.columns(4)
     mc[0].metric("Mean displacement", metres(summary.iloc[0, 0]),
@@ -350,147 +344,170 @@ def landmark_workspace() -> None:
                       + (f" {counts['n_withheld']} withheld (nothing to repeat yet)."
                          if counts["n_withheld"] else ""))
 
-    stays, stay_note = stay_suggestions() if setting("suggest") else ([], None)
 
-    left, right = st.columns([3, 2], gap="medium")
-    with left:
-        track_map(map_payload(track, rel, radius, tiles=bool(setting("tiles")),
-                           show_released=bool(setting("show_released")),
-                           show_circles=bool(setting("show_circles")),
-                           suggestions=[s for s in stays if s.span not in accepted],
-                           waypoints=track.waypoints, events=accepted),
-                  key=MAP_KEY, height=620, on_toggle=_on_map_click)
-        st.toggle("Show the released points", key=K.W_SHOW_RELEASED,
-                  help="Blue dots: the published (noisy) locations, drawn under the true "
-                       "path and not joined (orange rings: approximations that repeat the "
-                       "last release and spend nothing). To join them, switch on 'Released "
-                       "points joined' with the map's Layers button.")
+def _map_column(rel: Release, radius: float, stays: list,
+                accepted: list[tuple[int, int]]) -> None:
+    """The map (true path, released points, stays, suggestions, waypoints) and its toggle."""
+    track_map(map_payload(track, rel, radius, tiles=bool(setting("tiles")),
+                       show_released=bool(setting("show_released")),
+                       show_circles=bool(setting("show_circles")),
+                       suggestions=[s for s in stays if s.span not in accepted],
+                       waypoints=track.waypoints, events=accepted),
+              key=MAP_KEY, height=620, on_toggle=_on_map_click)
+    st.toggle("Show the released points", key=K.W_SHOW_RELEASED,
+              help="Blue dots: the published (noisy) locations, drawn under the true "
+                   "path and not joined (orange rings: approximations that repeat the "
+                   "last release and spend nothing). To join them, switch on 'Released "
+                   "points joined' with the map's Layers button.")
 
-    with right:
-        if accepted:
-            n_fix = sum(b - a + 1 for a, b in accepted)
-            st.markdown(f"**Stays, one landmark event each ({len(accepted)})**")
-            keys = [_stay_key(s) for s in accepted]
-            st.session_state[STAYS_KEY] = keys
-            st.multiselect(
-                "Stays", options=keys, key=STAYS_KEY, label_visibility="collapsed",
-                format_func=_stay_chip, on_change=_on_stay_select,
-                help="Remove a chip to drop that stay.")
-            st.caption(
-                f":material/shield: {len(accepted)} stays ({n_fix:,} fixes) cost "
-                f"{len(accepted)} landmark events, not {n_fix:,}: each stay is released once, "
-                "from its centroid, and all its fixes publish that point (ε_t = 0 after the "
-                "first). Red rings on the map; see docs/stays.md.")
-        if st.session_state.get(K.TRACK_STAY_NOTE):
-            st.info(st.session_state[K.TRACK_STAY_NOTE], icon=":material/info:")
-        st.markdown(f"**Landmarks ({len(landmarks)})**")
-        st.session_state[SELECT_KEY] = landmarks
-        st.multiselect(
-            "Landmarks", options=landmarks, key=SELECT_KEY, label_visibility="collapsed",
-            format_func=lambda t: f"t={t} · {labels[t]}" if isinstance(t, int) else str(t),
-            on_change=_on_multiselect, accept_new_options=True,
-            help=f"Type a point's t (0 to {T - 1}) and press Enter to add it; remove a chip to "
-                 "unmark it. The map and the budget follow.",
-            placeholder="No landmarks: click points on the map or type a t here")
-        if st.session_state.get(K.TRACK_PICKER_ERROR):
-            st.error(f"Not added: {st.session_state[K.TRACK_PICKER_ERROR]}.",
-                     icon=":material/error:")
-        table = landmark_frame(track, landmarks, rel.epsilon_t)
-        table.insert(0, "keep", True)
-        # room above the table for its toolbar (on a phone it covered the picker), and
-        # narrow columns: keep, t, time and ε_t fit a phone's width, lat/lon follow
-        st.container(key="lmdk_table_gap").data_editor(
-            table, key=f"track_lm_table_{st.session_state[K.TRACK_TABLE_VERSION]}",
-            on_change=_on_table_edit, num_rows="dynamic", hide_index=True, width="stretch",
-            height=min(300, 38 + 35 * (len(table) + 1)),
-            disabled=["time", "lat", "lon", "ε_t"],
-            column_config={
-                "keep": st.column_config.CheckboxColumn("keep", help="Untick to remove.",
-                                                        width=48),
-                "t": st.column_config.NumberColumn("t", min_value=0, max_value=T - 1, step=1,
-                                                   help="0-based timestamp; edit or add a row.",
-                                                   width=56),
-                "time": st.column_config.TextColumn("time", width=132),
-                "lat": st.column_config.NumberColumn("lat", format="%.5f", width=84),
-                "lon": st.column_config.NumberColumn("lon", format="%.5f", width=84),
-                "ε_t": st.column_config.NumberColumn("ε_t", format="%.4g", width=56),
-            })
-        revisit = st.session_state.get(K.TRACK_REVISIT)
-        if revisit and revisit[0] == name:
-            _, chosen, visits = revisit
-            st.caption(f":material/history: The track passes this spot {len(visits)} times; the "
-                       f"click {'marked' if chosen in landmarks else 'unmarked'} **t={chosen}** "
-                       f"({labels[chosen]}). Meant another visit?")
-            others = [v for v in visits if v != chosen][:6]
-            vc = st.columns(max(1, len(others)))
-            for col, v in zip(vc, others, strict=False):
-                col.button(f"t={v} · {labels[v]}", key=f"track_visit_{v}", on_click=_switch_visit,
-                           args=(chosen, v), width="stretch")
-        for note in st.session_state.get(K.TRACK_TABLE_NOTES) or []:
-            st.error(f"Not applied: {note}. The other edits and your landmarks are kept.",
-                     icon=":material/error:")
-        b1, b2 = st.columns(2)
-        b1.button("Clear", on_click=_clear, width="stretch", icon=":material/clear_all:",
-                  help="Remove every landmark of this track.")
-        if name == DEMO_TRACK:
-            b2.button("Demo landmarks", on_click=_demo_landmarks, width="stretch",
-                      icon=":material/restart_alt:",
-                      help="; ".join(text for _, text in demo_track_events()) + ".")
 
-        st.markdown("**Suggest landmarks**")
-        st.toggle("Suggest stay points", key=K.W_SUGGEST,
-                  help="Places where the track stayed within a distance for at least a time "
-                       "(Li et al. 2008; Project Lachesis). Shown as orange circles.")
-        if setting("suggest"):
-            s1, s2 = st.columns(2)
-            s1.number_input("Within (metres)",
-                            min_value=LIMITS["stay_distance"].low,
-                            max_value=LIMITS["stay_distance"].high,
-                            step=25.0,
-                            format="%.0f", key=K.W_STAY_DISTANCE)
-            s2.number_input("For at least (minutes)",
-                            min_value=LIMITS["stay_minutes"].low,
-                            max_value=LIMITS["stay_minutes"].high,
-                            step=5.0,
-                            format="%.0f", key=K.W_STAY_MINUTES)
-            if track.time_kind == "index" or track.n_missing_times:
-                st.number_input("Minutes between points (the track has no times)"
-                                if track.time_kind == "index" else
-                                f"Minutes between points ({track.n_missing_times:,} points have "
-                                "no time, so stays use this fixed interval)",
-                                min_value=LIMITS["minutes_per_point"].low,
-                                max_value=LIMITS["minutes_per_point"].high,
-                                step=1.0, key=K.W_MINUTES_PER_POINT)
-            if stay_note:
-                st.info(stay_note, icon=":material/info:")
-        options = candidate_options(stays)
-        if options:
-            st.radio("Accepting a stay protects", ["event", "visit", "arrival"],
-                     key=K.W_STAY_MARK, horizontal=True,
-                     format_func={"event": "the visit, as one event",
-                                  "visit": "every fix, each a landmark",
-                                  "arrival": "its first fix only"}.get,
-                     help="One event (recommended): the stay is released once, from its "
-                          "centroid, and its fixes publish that point, so its cost does not "
-                          "grow with its fixes. Every fix: each fix is a landmark of its own; "
-                          "Uniform then divides ε by the number of fixes (hundreds on a GPS "
-                          "log: the noise grows to hundreds of km). First fix: only the "
-                          "arrival is protected.")
-            st.session_state[CANDIDATE_KEY] = [k for k in st.session_state.get(CANDIDATE_KEY, [])
-                                               if k in options]
-            st.multiselect(f"Candidates ({len(options)})", options, key=CANDIDATE_KEY,
-                           format_func=lambda k: candidate_label(k, stays),
-                           placeholder="Pick suggestions to accept")
-            a1, a2 = st.columns(2)
-            a1.button("Accept selected", on_click=_accept, args=(False,), width="stretch",
-                      icon=":material/done:")
-            a2.button("Accept all", on_click=_accept, args=(True,), width="stretch",
-                      icon=":material/done_all:")
-        elif setting("suggest") and not (stay_note or "").startswith("No stay points"):
-            st.caption("No stay found with these thresholds.")
+def _accepted_stays(accepted: list[tuple[int, int]]) -> None:
+    """The accepted stays as chips (remove one to drop it) and what they cost."""
+    n_fix = sum(b - a + 1 for a, b in accepted)
+    st.markdown(f"**Stays, one landmark event each ({len(accepted)})**")
+    keys = [_stay_key(s) for s in accepted]
+    st.session_state[STAYS_KEY] = keys
+    st.multiselect(
+        "Stays", options=keys, key=STAYS_KEY, label_visibility="collapsed",
+        format_func=_stay_chip, on_change=_on_stay_select,
+        help="Remove a chip to drop that stay.")
+    st.caption(
+        f":material/shield: {len(accepted)} stays ({n_fix:,} fixes) cost "
+        f"{len(accepted)} landmark events, not {n_fix:,}: each stay is released once, "
+        "from its centroid, and all its fixes publish that point (ε_t = 0 after the "
+        "first). Red rings on the map; see docs/stays.md.")
 
-    # ---------------------------------------------------------------- budget, displacement, leakage
-    st.header("Budget, displacement and leakage")
+
+def _landmark_picker(landmarks: list[int]) -> None:
+    """The landmarks as chips; a typed t is added."""
+    if st.session_state.get(K.TRACK_STAY_NOTE):
+        st.info(st.session_state[K.TRACK_STAY_NOTE], icon=":material/info:")
+    st.markdown(f"**Landmarks ({len(landmarks)})**")
+    st.session_state[SELECT_KEY] = landmarks
+    st.multiselect(
+        "Landmarks", options=landmarks, key=SELECT_KEY, label_visibility="collapsed",
+        format_func=lambda t: f"t={t} · {labels[t]}" if isinstance(t, int) else str(t),
+        on_change=_on_multiselect, accept_new_options=True,
+        help=f"Type a point's t (0 to {T - 1}) and press Enter to add it; remove a chip to "
+             "unmark it. The map and the budget follow.",
+        placeholder="No landmarks: click points on the map or type a t here")
+    if st.session_state.get(K.TRACK_PICKER_ERROR):
+        st.error(f"Not added: {st.session_state[K.TRACK_PICKER_ERROR]}.",
+                 icon=":material/error:")
+
+
+def _landmark_table(landmarks: list[int], rel: Release) -> None:
+    """The editable landmark table (keep, t, time, lat, lon, ε_t)."""
+    table = landmark_frame(track, landmarks, rel.epsilon_t)
+    table.insert(0, "keep", True)
+    # room above the table for its toolbar (on a phone it covered the picker), and
+    # narrow columns: keep, t, time and ε_t fit a phone's width, lat/lon follow
+    st.container(key="lmdk_table_gap").data_editor(
+        table, key=f"track_lm_table_{st.session_state[K.TRACK_TABLE_VERSION]}",
+        on_change=_on_table_edit, num_rows="dynamic", hide_index=True, width="stretch",
+        height=min(300, 38 + 35 * (len(table) + 1)),
+        disabled=["time", "lat", "lon", "ε_t"],
+        column_config={
+            "keep": st.column_config.CheckboxColumn("keep", help="Untick to remove.",
+                                                    width=48),
+            "t": st.column_config.NumberColumn("t", min_value=0, max_value=T - 1, step=1,
+                                               help="0-based timestamp; edit or add a row.",
+                                               width=56),
+            "time": st.column_config.TextColumn("time", width=132),
+            "lat": st.column_config.NumberColumn("lat", format="%.5f", width=84),
+            "lon": st.column_config.NumberColumn("lon", format="%.5f", width=84),
+            "ε_t": st.column_config.NumberColumn("ε_t", format="%.4g", width=56),
+        })
+
+
+def _revisit_hint(landmarks: list[int]) -> None:
+    """After a click on a spot the track passes several times: the other visits."""
+    revisit = st.session_state.get(K.TRACK_REVISIT)
+    if revisit and revisit[0] == name:
+        _, chosen, visits = revisit
+        st.caption(f":material/history: The track passes this spot {len(visits)} times; the "
+                   f"click {'marked' if chosen in landmarks else 'unmarked'} **t={chosen}** "
+                   f"({labels[chosen]}). Meant another visit?")
+        others = [v for v in visits if v != chosen][:6]
+        vc = st.columns(max(1, len(others)))
+        for col, v in zip(vc, others, strict=False):
+            col.button(f"t={v} · {labels[v]}", key=f"track_visit_{v}", on_click=_switch_visit,
+                       args=(chosen, v), width="stretch")
+
+
+def _landmark_buttons() -> None:
+    """The notes on refused table edits; Clear, and the demo's landmarks on the demo
+    track."""
+    for note in st.session_state.get(K.TRACK_TABLE_NOTES) or []:
+        st.error(f"Not applied: {note}. The other edits and your landmarks are kept.",
+                 icon=":material/error:")
+    b1, b2 = st.columns(2)
+    b1.button("Clear", on_click=_clear, width="stretch", icon=":material/clear_all:",
+              help="Remove every landmark of this track.")
+    if name == DEMO_TRACK:
+        b2.button("Demo landmarks", on_click=_demo_landmarks, width="stretch",
+                  icon=":material/restart_alt:",
+                  help="; ".join(text for _, text in demo_track_events()) + ".")
+
+
+def _suggestion_controls(stays: list, stay_note: str | None) -> None:
+    """The stay-point detector's switch and thresholds, and the candidates to accept."""
+    st.markdown("**Suggest landmarks**")
+    st.toggle("Suggest stay points", key=K.W_SUGGEST,
+              help="Places where the track stayed within a distance for at least a time "
+                   "(Li et al. 2008; Project Lachesis). Shown as orange circles.")
+    if setting("suggest"):
+        s1, s2 = st.columns(2)
+        s1.number_input("Within (metres)",
+                        min_value=LIMITS["stay_distance"].low,
+                        max_value=LIMITS["stay_distance"].high,
+                        step=25.0,
+                        format="%.0f", key=K.W_STAY_DISTANCE)
+        s2.number_input("For at least (minutes)",
+                        min_value=LIMITS["stay_minutes"].low,
+                        max_value=LIMITS["stay_minutes"].high,
+                        step=5.0,
+                        format="%.0f", key=K.W_STAY_MINUTES)
+        if track.time_kind == "index" or track.n_missing_times:
+            st.number_input("Minutes between points (the track has no times)"
+                            if track.time_kind == "index" else
+                            f"Minutes between points ({track.n_missing_times:,} points have "
+                            "no time, so stays use this fixed interval)",
+                            min_value=LIMITS["minutes_per_point"].low,
+                            max_value=LIMITS["minutes_per_point"].high,
+                            step=1.0, key=K.W_MINUTES_PER_POINT)
+        if stay_note:
+            st.info(stay_note, icon=":material/info:")
+    options = candidate_options(stays)
+    if options:
+        st.radio("Accepting a stay protects", ["event", "visit", "arrival"],
+                 key=K.W_STAY_MARK, horizontal=True,
+                 format_func={"event": "the visit, as one event",
+                              "visit": "every fix, each a landmark",
+                              "arrival": "its first fix only"}.get,
+                 help="One event (recommended): the stay is released once, from its "
+                      "centroid, and its fixes publish that point, so its cost does not "
+                      "grow with its fixes. Every fix: each fix is a landmark of its own; "
+                      "Uniform then divides ε by the number of fixes (hundreds on a GPS "
+                      "log: the noise grows to hundreds of km). First fix: only the "
+                      "arrival is protected.")
+        st.session_state[CANDIDATE_KEY] = [k for k in st.session_state.get(CANDIDATE_KEY, [])
+                                           if k in options]
+        st.multiselect(f"Candidates ({len(options)})", options, key=CANDIDATE_KEY,
+                       format_func=lambda k: candidate_label(k, stays),
+                       placeholder="Pick suggestions to accept")
+        a1, a2 = st.columns(2)
+        a1.button("Accept selected", on_click=_accept, args=(False,), width="stretch",
+                  icon=":material/done:")
+        a2.button("Accept all", on_click=_accept, args=(True,), width="stretch",
+                  icon=":material/done_all:")
+    elif setting("suggest") and not (stay_note or "").startswith("No stay points"):
+        st.caption("No stay found with these thresholds.")
+
+
+def _panels(rel: Release, radius: float, model: CorrelationModel | None,
+            leakage: dict[str, np.ndarray] | None, model_note: str | None) -> None:
+    """The budget / displacement / leakage panels and their switches."""
     k0, k1, k2, k3 = st.columns([2, 2, 2, 3], vertical_alignment="bottom")
     k0.toggle("Displacement per point", key=K.W_POINT_DISPLACEMENT,
               help="A panel with the displacement of every released point (log scale) against "
@@ -525,6 +542,10 @@ def landmark_workspace() -> None:
         st.vega_lite_chart(data, spec, width="stretch", height=PANEL_HEIGHT,
                            key=f"track_budget_panel_{k}")
 
+
+def _displacement_table(summary: pd.DataFrame) -> None:
+    """Measured against expected displacement (Planar Laplace: mean 2r/ε_t, Gamma(2)
+    quantiles)."""
     st.markdown("**Displacement: measured vs expected** (Planar Laplace at the published "
                 "points: mean 2r/ε_t; median and 95th percentile of Gamma(2, r/ε_t))")
     # a small static table of formatted numbers (a pandas Styler cost ~20 ms per rerun)
@@ -533,6 +554,42 @@ def landmark_workspace() -> None:
     st.table(summary.map(metres).rename(columns=lambda c: c.replace(" (m)", ""))
              .rename_axis("displacement (m)"))
 
+
+def landmark_workspace() -> None:
+    """The verdict, the map, the landmark list and table, the suggestions, the budget /
+    displacement / leakage panels, the displacement summary and the downloads of the
+    current track."""
+    landmarks = track_landmarks(name)
+    accepted = track_stays(name)  # stays protected as one landmark event each
+    radius = float(setting("radius"))
+    rel = _release(landmarks, accepted, radius)
+
+    # the one verdict: the theorem plus landmark TPL under the session's correlation model
+    cur = current_data("track")
+    model, leakage, model_note = cur.leakage(rel.epsilon_t)
+    render_verdict(cur.verdict(rel, leakage, model, model_note), utility=cur.utility(rel),
+                   key="map_calibrate")
+    model_caption(model, model_note)
+    summary = displacement_summary(rel, radius)
+    _displacement_metrics(rel, summary)
+
+    stays, stay_note = stay_suggestions() if setting("suggest") else ([], None)
+    left, right = st.columns([3, 2], gap="medium")
+    with left:
+        _map_column(rel, radius, stays, accepted)
+    with right:
+        if accepted:
+            _accepted_stays(accepted)
+        _landmark_picker(landmarks)
+        _landmark_table(landmarks, rel)
+        _revisit_hint(landmarks)
+        _landmark_buttons()
+        _suggestion_controls(stays, stay_note)
+
+    # ---------------------------------------------------------------- budget, displacement, leakage
+    st.header("Budget, displacement and leakage")
+    _panels(rel, radius, model, leakage, model_note)
+    _displacement_table(summary)
     with st.expander("How to read this"):
         st.markdown(
             "- **Map**: grey is the true path with its points (click one to make it a "
@@ -554,6 +611,7 @@ def landmark_workspace() -> None:
             "is that of all landmarks "
             "plus one timestamp (equal to the green total when there is no correlation)."
         )
+
 
     # ---------------------------------------------------------------- downloads
     # publishable files first (released locations only); confidential ones behind their expander

@@ -505,31 +505,116 @@ def run_batch(cfg, input_path: str | Path, cols: PopulationColumns, output: str 
                     leakage=leakage, rows_per_partition=rows_per_partition, progress=progress)
 
 
+def _sampler_text(noise: str, kind: str, seed: int | None) -> str:
+    """The noise named in the output files: OpenDP's exact samplers (Mironov, CCS 2012)
+    for an exact series release, numpy's otherwise, Planar Laplace's protection for
+    tracks; with a fixed seed the file says that the seed regenerates the noise."""
+    from lmdk_core.mechanisms.exact_noise import FAST_SAMPLER_NAME, sampler_description
+    from lmdk_core.population.lockstep import PLANAR_PROTECTION
+
+    exact_series = noise == "exact" and kind == "series"
+    sampler = sampler_description() if exact_series else FAST_SAMPLER_NAME
+    if kind == "track":
+        sampler = PLANAR_PROTECTION
+    if seed is not None and not exact_series:
+        # a given seed fixes the noise: the file says so (never called safe to publish
+        # while the seed is known; the seed itself is not written)
+        sampler = (f"{sampler}; drawn from a fixed --seed: whoever knows the seed "
+                   "regenerates the noise and recovers the data")
+    return sampler
+
+
+def _tasks(client, src: Path, in_fmt: str, cols: PopulationColumns, nparts: int,
+           rows_per_part: int, settings: BatchSettings, tmp_dir: Path, bucket_root: Path,
+           out_fmt: str, pub_meta: dict, n_workers: int) -> list:
+    """One delayed task per partition of whole users: along the Parquet row groups when
+    the file is ordered by user (no shuffle), else over buckets of users scattered to
+    disk (:func:`_scatter`)."""
+    from dask import delayed
+
+    plan = (_row_group_plan(src, cols.user, rows_per_part) if in_fmt == "parquet" else None)
+    if plan is not None and len(plan[1]) >= n_workers:
+        units, spans = plan
+        units_d = delayed(units, traverse=False)
+        return [delayed(_process_units)(units_d, lo, hi, i, cols, settings, str(tmp_dir),
+                                        out_fmt, pub_meta)
+                for i, (lo, hi) in enumerate(spans)]
+    bucket_root.mkdir()
+    filled = _scatter(client, src, in_fmt, cols, nparts, rows_per_part, bucket_root)
+    return [delayed(_process_bucket)(str(bucket_root / f"b{b:05d}"), i, cols, settings,
+                                     str(tmp_dir), out_fmt, pub_meta)
+            for i, b in enumerate(filled)]
+
+
+def _collect(futures, progress: Callable[[int, int], None] | None) -> list:
+    """The partitions' results as they finish, reporting ``progress(done, total)``."""
+    from dask.distributed import as_completed
+
+    results = []
+    for done, fut in enumerate(as_completed(futures), start=1):
+        results.append(_result(fut))
+        if progress:
+            progress(done, len(futures))
+    return results
+
+
+def _audit_table(results: list, src: Path):
+    """The audit rows of every partition, by user; refuses mixed time kinds and an
+    input without rows."""
+    import pandas as pd
+
+    kinds = {k for _, k, _ in results if k != "none"}
+    if len(kinds) > 1:
+        raise InputError("mixed time kinds: some users' times are numbers and others' are "
+                         "dates; use one kind for the whole file")
+    audits = [a for a, _, _ in results if len(a)]
+    table = (pd.concat(audits, ignore_index=True) if audits else
+             pd.DataFrame(columns=results[0][0].columns if results else []))
+    if table.empty:
+        raise InputError(f"the input {quote_user_text(str(src))} has no rows")
+    return table.sort_values("user", ignore_index=True)
+
+
+def _audit_meta(seed: int | None, sampler: str, settings: BatchSettings,
+                cols: PopulationColumns) -> dict[str, str]:
+    """The CONFIDENTIAL audit's metadata: seed, noise, ε, scheme, mechanism, landmarks."""
+    return {
+        "lmdk.seed": str(seed) if seed is not None else
+        "none (fresh 128-bit OS entropy, not recorded)",
+        "lmdk.noise": sampler, "lmdk.epsilon": repr(settings.epsilon),
+        "lmdk.scheme": settings.scheme, "lmdk.mechanism": settings.mechanism,
+        "lmdk.landmarks": f"flag column {cols.landmark}" if cols.landmark else
+        "discovered per user",
+    }
+
+
+def _batch_result(table, n_rows: int, not_private: int, written: bool, sampler: str,
+                  partitions: int, n_workers: int) -> BatchResult:
+    """The summary of a finished batch (utility levels and the median expected error
+    read from the audit)."""
+    import pandas as pd
+
+    levels = table["utility"].astype(str).value_counts()
+    med = float(pd.to_numeric(table["expected_error"], errors="coerce").median())
+    return BatchResult(users=int(len(table)), rows=n_rows, not_private=not_private,
+                       output_written=written, noise=sampler, partitions=partitions,
+                       workers=n_workers,
+                       utility_counts={str(k): int(v) for k, v in levels.items()},
+                       median_expected_error=med if pd.notna(med) else None)
+
+
 def _run(cfg, src: Path, in_fmt: str, cols: PopulationColumns, output: Path, out_fmt: str,
          audit: Path, audit_fmt: str, *, scheduler, workers, seed, noise, leakage,
          rows_per_partition, progress) -> BatchResult:
-    """The body of :func:`run_batch` once its arguments are checked."""
-    import pandas as pd
-    from dask import delayed
-
-    from lmdk_core.mechanisms.exact_noise import FAST_SAMPLER_NAME, sampler_description
-    from lmdk_core.population.lockstep import PLANAR_PROTECTION
+    """The body of :func:`run_batch` once its arguments are checked: partition, release
+    every user on the cluster, write the audit, publish the output only when every user
+    is landmark-private, and remove the scratch folders whatever happens."""
     from lmdk_core.population.streams import fresh_root_entropy
 
     root = int(seed) if seed is not None else fresh_root_entropy()
     settings = BatchSettings.from_config(cfg, cols.kind, noise, root, leakage)
     settings.make_mechanism()
-    if noise == "exact" and cols.kind == "series":
-        sampler = sampler_description()
-    else:
-        sampler = FAST_SAMPLER_NAME
-    if cols.kind == "track":
-        sampler = PLANAR_PROTECTION
-    if seed is not None and not (noise == "exact" and cols.kind == "series"):
-        # a given seed fixes the noise: the file says so (never called safe to publish
-        # while the seed is known; the seed itself is not written)
-        sampler = (f"{sampler}; drawn from a fixed --seed: whoever knows the seed "
-                   "regenerates the noise and recovers the data")
+    sampler = _sampler_text(noise, cols.kind, seed)
     pub_meta = {"lmdk.content": PUBLISHABLE_NOTE, "lmdk.noise": sampler,
                 "lmdk.rounding": rounding_line(settings.release_decimals())}
 
@@ -544,52 +629,13 @@ def _run(cfg, src: Path, in_fmt: str, cols: PopulationColumns, output: Path, out
         tmp_dir.mkdir()
         n_workers = len(client.scheduler_info().get("workers", {})) or 1
         nparts = max(n_workers, -(-rows // max(1, rows_per_partition)))
-        plan = (_row_group_plan(src, cols.user, -(-rows // nparts))
-                if in_fmt == "parquet" else None)
-        if plan is not None and len(plan[1]) >= n_workers:
-            # ordered by user: partitions along row groups, no shuffle
-            units, spans = plan
-            units_d = delayed(units, traverse=False)
-            tasks = [delayed(_process_units)(units_d, lo, hi, i, cols, settings, str(tmp_dir),
-                                             out_fmt, pub_meta)
-                     for i, (lo, hi) in enumerate(spans)]
-        else:
-            # not ordered by user: scatter the rows into buckets of whole users on disk
-            bucket_root.mkdir()
-            filled = _scatter(client, src, in_fmt, cols, nparts, -(-rows // nparts),
-                              bucket_root)
-            tasks = [delayed(_process_bucket)(str(bucket_root / f"b{b:05d}"), i, cols,
-                                              settings, str(tmp_dir), out_fmt, pub_meta)
-                     for i, b in enumerate(filled)]
-        from dask.distributed import as_completed
-
+        tasks = _tasks(client, src, in_fmt, cols, nparts, -(-rows // nparts), settings,
+                       tmp_dir, bucket_root, out_fmt, pub_meta, n_workers)
         futures = client.compute(tasks)
-        results = []
-        for done, fut in enumerate(as_completed(futures), start=1):
-            results.append(_result(fut))
-            if progress:
-                progress(done, len(futures))
-        kinds = {k for _, k, _ in results if k != "none"}
-        if len(kinds) > 1:
-            raise InputError("mixed time kinds: some users' times are numbers and others' are "
-                             "dates; use one kind for the whole file")
-        audits = [a for a, _, _ in results if len(a)]
-        table = (pd.concat(audits, ignore_index=True) if audits else
-                 pd.DataFrame(columns=results[0][0].columns if results else []))
-        if table.empty:
-            raise InputError(f"the input {quote_user_text(str(src))} has no rows")
-        table = table.sort_values("user", ignore_index=True)
-        n_rows = int(sum(n for _, _, n in results))
+        results = _collect(futures, progress)
+        table = _audit_table(results, src)
         not_private = int((~table["landmark_private"].astype(bool)).sum())
-        audit_meta = {
-            "lmdk.seed": str(seed) if seed is not None else
-            "none (fresh 128-bit OS entropy, not recorded)",
-            "lmdk.noise": sampler, "lmdk.epsilon": repr(settings.epsilon),
-            "lmdk.scheme": settings.scheme, "lmdk.mechanism": settings.mechanism,
-            "lmdk.landmarks": f"flag column {cols.landmark}" if cols.landmark else
-            "discovered per user",
-        }
-        _write_audit(table, audit, audit_fmt, audit_meta)
+        _write_audit(table, audit, audit_fmt, _audit_meta(seed, sampler, settings, cols))
         written = not_private == 0
         if written:
             header = ["user", "time"] + (["released_lat", "released_lon"]
@@ -597,13 +643,8 @@ def _run(cfg, src: Path, in_fmt: str, cols: PopulationColumns, output: Path, out
             _publish(tmp_dir, output, out_fmt, header,
                      f"{PUBLISHABLE_NOTE}; noise: {sampler}; "
                      + rounding_line(settings.release_decimals()))
-        levels = table["utility"].astype(str).value_counts()
-        med = float(pd.to_numeric(table["expected_error"], errors="coerce").median())
-        return BatchResult(users=int(len(table)), rows=n_rows, not_private=not_private,
-                           output_written=written, noise=sampler, partitions=len(tasks),
-                           workers=n_workers,
-                           utility_counts={str(k): int(v) for k, v in levels.items()},
-                           median_expected_error=med if pd.notna(med) else None)
+        return _batch_result(table, int(sum(n for _, _, n in results)), not_private, written,
+                             sampler, len(tasks), n_workers)
     finally:
         _shut_down(client, cluster, futures, (tmp_dir, bucket_root))
 

@@ -58,19 +58,20 @@ _TOY_ROWS = [
 ]
 
 
-def toy_microdata(variant: str = "seed") -> pd.DataFrame:
+def toy_microdata(variant: str = "survey") -> pd.DataFrame:
     """The microdata ``User(Name, Age, Location, Status)`` of Katsomallos et al.'s survey
     at one timestamp.
 
-    ``variant="homogeneous"``: every adult is "at work" — the homogeneity attack of
-    Machanavajjhala et al.: a k-anonymous class whose sensitive values are all equal.
+    ``variant="survey"``: the survey's table as it is. ``variant="homogeneous"``: every
+    adult is "at work" — the homogeneity attack of Machanavajjhala et al.: a k-anonymous
+    class whose sensitive values are all equal.
     """
     df = pd.DataFrame(_TOY_ROWS, columns=["Name", "Age", "Location", "Status"])
     key = str(variant).strip().lower()
     if key == "homogeneous":
         df.loc[df["Age"] > 20, "Status"] = "at work"
-    elif key != "seed":
-        raise InputError(f"unknown variant {variant!r}; choose seed or homogeneous")
+    elif key != "survey":
+        raise InputError(f"unknown variant {variant!r}; choose survey or homogeneous")
     return df
 
 
@@ -161,7 +162,7 @@ class AnonymityReport:
     t: float
 
 
-def anonymity_report(age_level: int, location_level: int, variant: str = "seed"
+def anonymity_report(age_level: int, location_level: int, variant: str = "survey"
                      ) -> AnonymityReport:
     """Generalise the toy table and measure it: k-anonymity, distinct and entropy
     l-diversity, t-closeness; ``classes`` lists each class's size and sensitive values."""
@@ -203,7 +204,7 @@ class IntersectionAttack:
 
 
 def intersection_attack(levels_a: tuple[int, int], levels_b: tuple[int, int],
-                        target: str = "Donald", variant: str = "seed") -> IntersectionAttack:
+                        target: str = "Donald", variant: str = "survey") -> IntersectionAttack:
     """The composition (intersection) attack of Ganta, Kasiviswanathan & Smith (KDD 2008)
     on two k-anonymous releases of the same table, generalised with ``levels_a`` and
     ``levels_b`` = (age level, location level): each release alone leaves k candidates
