@@ -14,7 +14,6 @@ import streamlit as st
 
 from lmdk_core.decision.accuracy import laplace_epsilon_for
 from lmdk_core.decision.composition import advanced_composition
-from lmdk_core.engine.quoting import quote_user_text
 from lmdk_core.engine.validation import InputError
 from lmdk_core.figures import learn as lf
 from lmdk_core.teaching.adversary import posterior_bound, posterior_lower_bound
@@ -31,6 +30,7 @@ from lmdk_core.teaching.composition import (
     discount_weights,
     discounted_composition,
     parallel_composition,
+    parse_budgets,
     post_processing_demo,
     sequential_composition,
 )
@@ -68,25 +68,6 @@ def _survey(p: float, n: int, epsilon: float, seed: int) -> RRSurvey:
 def _correlated(eps_t: float, T: int, start: int, end: int, strength: float
                 ) -> CorrelatedWindow:
     return correlated_composition([eps_t] * T, start, end, strength, n_states=2)
-
-
-def _parse_eps_list(text: str) -> list[float]:
-    parts = [p.strip() for p in text.replace(";", ",").split(",") if p.strip()]
-    if not parts:
-        raise InputError("type at least one ε, e.g. 0.5, 0.3, 0.2")
-    out = []
-    for p in parts:
-        try:
-            v = float(p)
-        except ValueError:
-            raise InputError(f"{quote_user_text(p)} is not a number; separate the ε values "
-                             "with commas") from None
-        if not math.isfinite(v) or v < 0:
-            raise InputError(f"{quote_user_text(p)}: every ε must be a finite number >= 0")
-        out.append(v)
-    if len(out) > 200:
-        raise InputError("at most 200 releases, please")
-    return out
 
 
 def _pct(x: float) -> str:
@@ -563,7 +544,7 @@ def _lesson_5() -> None:
     text = st.text_input("Budgets ε of successive releases (comma-separated)",
                          value="0.5, 0.3, 0.2, 0.4", key="learn_comp_list")
     try:
-        eps_list = _parse_eps_list(text)
+        eps_list = parse_budgets(text)
     except InputError as exc:
         st.error(f"Cannot read the budgets: {exc}", icon=":material/error:")
         eps_list = []

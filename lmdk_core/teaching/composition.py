@@ -7,6 +7,7 @@ ICDE 2017 / TKDE 2018) and post-processing.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -14,6 +15,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
+from lmdk_core.engine.quoting import quote_user_text
 from lmdk_core.engine.validation import (
     InputError,
     as_generator,
@@ -22,15 +24,45 @@ from lmdk_core.engine.validation import (
 )
 
 __all__ = [
+    "MAX_BUDGETS",
     "CorrelatedWindow",
     "PostProcessing",
     "correlated_composition",
     "discount_weights",
     "discounted_composition",
     "parallel_composition",
+    "parse_budgets",
     "post_processing_demo",
     "sequential_composition",
 ]
+
+#: most budgets :func:`parse_budgets` accepts (the Learn page's list of releases)
+MAX_BUDGETS = 200
+
+
+def parse_budgets(text: str) -> list[float]:
+    """The budgets ε_i of successive releases typed as text, separated by commas (or
+    semicolons): at least one and at most :data:`MAX_BUDGETS`, each a finite number ≥ 0.
+
+    >>> parse_budgets("0.5, 0.3; 0.2")
+    [0.5, 0.3, 0.2]
+    """
+    parts = [p.strip() for p in text.replace(";", ",").split(",") if p.strip()]
+    if not parts:
+        raise InputError("type at least one ε, e.g. 0.5, 0.3, 0.2")
+    out = []
+    for p in parts:
+        try:
+            v = float(p)
+        except ValueError:
+            raise InputError(f"{quote_user_text(p)} is not a number; separate the ε values "
+                             "with commas") from None
+        if not math.isfinite(v) or v < 0:
+            raise InputError(f"{quote_user_text(p)}: every ε must be a finite number >= 0")
+        out.append(v)
+    if len(out) > MAX_BUDGETS:
+        raise InputError(f"at most {MAX_BUDGETS} releases, please")
+    return out
 
 
 def _eps_list(epsilons: Iterable[float], name: str = "the budgets") -> np.ndarray:

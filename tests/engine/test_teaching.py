@@ -277,3 +277,20 @@ def test_intersection_of_two_k_anonymous_releases_discloses_donald():
         intersection_attack((2, 1), (3, 0), "Scrooge")
     with pytest.raises(InputError):
         generalize(toy_microdata(), 9, 0)
+
+
+def test_parse_budgets_reads_the_learn_pages_list_and_says_what_is_wrong():
+    import doctest
+
+    from lmdk_core.teaching import composition
+
+    assert doctest.testmod(composition).failed == 0
+    assert composition.parse_budgets(" 0.5 ,0.3;; 0 ") == [0.5, 0.3, 0.0]
+    for text, message in [("", "at least one"), ("0.5, abc", "not a number"),
+                          ("0.5, -1", ">= 0"), ("inf", ">= 0"), ("nan", ">= 0"),
+                          (",".join(["1"] * (composition.MAX_BUDGETS + 1)), "at most")]:
+        with pytest.raises(InputError, match=message):
+            composition.parse_budgets(text)
+    # what it accepts, the composition theorems accept
+    assert composition.sequential_composition(
+        composition.parse_budgets("0.5, 0.3")) == pytest.approx(0.8)
