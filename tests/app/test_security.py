@@ -173,9 +173,11 @@ def test_check_setting_is_the_one_table():
 
 
 def test_sidebar_and_map_widgets_use_the_engine_ranges():
+    # Δf applies to series (the Map's sidebar shows only what applies to tracks)
+    series = open_page("timeline")
+    sens = series.sidebar.number_input(key="w_sensitivity")
     at = open_page("map")
     eps = at.sidebar.number_input(key="w_epsilon")
-    sens = at.sidebar.number_input(key="w_sensitivity")
     rad = at.number_input(key="w_radius")
     assert (eps.min, eps.max) == (LIMITS["epsilon"].low, LIMITS["epsilon"].high)
     assert (sens.min, sens.max) == (LIMITS["sensitivity"].low, LIMITS["sensitivity"].high)

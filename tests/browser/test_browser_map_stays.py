@@ -15,7 +15,7 @@ from tests.conftest import ARTIFACTS
 
 pytestmark = pytest.mark.browser
 
-CSV = Path(__file__).resolve().parent / "data" / "real" / "geolife" / "geolife-user004.csv"
+CSV = Path(__file__).resolve().parents[1] / "data" / "real" / "geolife" / "geolife-user004.csv"
 
 #: a drawn point of a stay with no later (drawn on top) point within 9 px: a click on it
 #: reaches that point

@@ -13,7 +13,7 @@ from tests.browser import wait_for_app, wait_for_map
 
 pytestmark = pytest.mark.browser
 
-GPS = Path(__file__).parent / "data" / "real" / "gps"
+GPS = Path(__file__).parents[1] / "data" / "real" / "gps"
 #: multi-piece exports: MapSource (3 tracks), eTrex ACTIVE LOG (7), MapSource out of order
 FILES = ["korita-zbevnica.gpx", "cerknicko-jezero.gpx", "lannion-plestin-mapsource.gpx"]
 POINTS = {"korita-zbevnica.gpx": 871, "cerknicko-jezero.gpx": 296,

@@ -194,8 +194,11 @@ def test_suggest_series(tmp_path):
     assert [s["timestamp"] for s in out["suggestions"] if s["score"] > 10] == [30, 150]
     assert out["landmarks"] == sorted(t for s in out["suggestions"] for t in s["timestamps"])
     # the seasonal profile (default --season auto) needs dates; these times are numbers
-    assert out["parameters"] == {"window": 24, "k": 5.0,
-                                 "season": "no seasonal profile (the times are not dates)"}
+    assert out["parameters"] == {
+        "window": 24, "k": 5.0, "season": "no seasonal profile (the times are not dates)",
+        "window_from": "24 timestamps: the times are not dates: no sampling interval to "
+                       "derive a day from",
+        "max_events": 20, "events_left_out": 0}
     strict = ok_json("suggest", "--input", str(csv), "--k", "50")  # the largest k
     assert strict["landmarks"] == []
 
