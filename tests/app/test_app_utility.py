@@ -29,7 +29,9 @@ def verdict_boxes(at: AppTest) -> list[str]:
 
 def test_timeline_shows_the_utility_line_under_the_verdict():
     at = open_page("timeline", TIMEOUT)
-    sens = float(at.number_input(key="w_sensitivity").value)
+    # Δf is not drawn on Leakage (landmark TPL does not depend on it); the line uses the
+    # shared setting, derived from the data unless chosen on the Timeline
+    sens = float(at.session_state["w_sensitivity"])
     eps = float(at.number_input(key="w_epsilon").value)
     s = demo_series()
     rel = release_series(s.values, demo_series_landmarks(), eps, "uniform", "laplace", sens, 0)
@@ -96,7 +98,9 @@ def test_leakage_and_dummies_pages_show_the_utility_line_too():
     at.number_input(key="lk_const_eps").set_value(0.01).run()
     assert not at.exception
     line = utility_lines(at)[0]
-    sens = float(at.number_input(key="w_sensitivity").value)
+    # Δf is not drawn on Leakage (landmark TPL does not depend on it); the line uses the
+    # shared setting, derived from the data unless chosen on the Timeline
+    sens = float(at.session_state["w_sensitivity"])
     assert "Utility: not useful" in line
     assert format_amount(sens / 0.01, "kWh") in line  # Laplace: Δf/ε_t
     at.switch_page("app_pages/dummies.py").run()
