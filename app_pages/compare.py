@@ -109,7 +109,7 @@ settings_on_page(scheme=False)  # phones: ε in view of the verdicts
 if shared:
     first = verdicts[schemes[0]]
     {"green": st.success, "amber": st.warning, "red": st.error}[first.colour](
-        f"**{first.headline}** — all {len(schemes)} schemes. {plain_verdict(first)}",
+        f"**{first.headline}** — all {len(schemes)} schemes. {plain_verdict(first, button=False)}",
         icon=ICONS[first.colour])
 cols = st.columns(len(schemes))
 for col, s in zip(cols, schemes, strict=True):

@@ -57,7 +57,8 @@ def render_verdict(pv: PrivacyVerdict, compact: bool = False,
         # one plain sentence first (what is protected, at which ε, why, whether to
         # publish); the numbers behind it one click away (on a phone the paragraph filled
         # the screen)
-        box(f"**{pv.headline}.** {plain_verdict(pv)}", icon=ICONS[pv.colour])
+        box(f"**{pv.headline}.** {plain_verdict(pv, button=key is not None)}",
+            icon=ICONS[pv.colour])
         with st.expander("Why: the numbers behind this verdict"):
             st.markdown(pv.sentence)
         applied = st.session_state.pop(K.CALIBRATION_APPLIED, None)
@@ -101,9 +102,11 @@ def _protected_set(pv: PrivacyVerdict) -> str:
     return f"the {n} landmark{'s' if n != 1 else ''}"
 
 
-def plain_verdict(pv: PrivacyVerdict) -> str:
+def plain_verdict(pv: PrivacyVerdict, button: bool = True) -> str:
     """The verdict in one plain sentence: what is protected, at which ε, and whether to
-    publish (the engine's sentence, with the numbers, goes behind a toggle)."""
+    publish (the engine's sentence, with the numbers, goes behind a toggle). ``button``:
+    the calibration's "Apply" button follows the box (else the sentence points to ε's
+    field)."""
     who, eps = _protected_set(pv), f"ε = {pv.epsilon:g}"
     if pv.colour == "red":
         return (f"{who[0].upper()}{who[1:]} are not protected at {eps}: together with one "
@@ -120,7 +123,8 @@ def plain_verdict(pv: PrivacyVerdict) -> str:
                   f"the target {pv.leakage_target:g}") + ".")
         if pv.advice is not None:
             return (why + f" Calibrate before you publish: ε = {pv.advice.epsilon:.3g} keeps "
-                    f"it at {pv.advice.target:g} (the button below).")
+                    f"it at {pv.advice.target:g} "
+                    + ("(the button below)." if button else "(set it as ε)."))
         return (why + " Calibrate before you publish (Leakage page); lowering ε alone does "
                 "not help.")
     under = (" even under the assumed correlation" if pv.landmark_tpl_max is not None

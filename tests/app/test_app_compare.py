@@ -134,3 +134,14 @@ def test_geometric_on_real_valued_data_is_a_clear_error_with_the_fix(compare):
     at.session_state["w_mechanism"] = "laplace"
     at.run()
     assert not at.exception and column_titles(at) == ["Uniform", "Skip", "Adaptive"]
+
+
+def test_compare_shared_verdict_points_to_epsilon_not_to_a_missing_button():
+    """Compare has no "Apply the calibration" button: its shared amber verdict tells the
+    user to set the calibrated ε instead of pointing to "the button below"."""
+    at = open_page("compare", TIMEOUT)
+    assert not at.exception
+    text = " ".join(w.value for w in at.warning)
+    assert "Calibrate before you publish: ε =" in text, text
+    assert "(set it as ε)" in text and "the button below" not in text
+    assert not [b for b in at.button if "Apply the calibration" in str(b.label)]
