@@ -84,10 +84,8 @@ def release_once(kind: str, T: int) -> None:
 
 def path_taken(kind: str, T: int) -> str:
     """The path the cost model takes for T now (before that release runs)."""
-    from lmdk_core.adaptive.compiled import worth_compiling
-
     module = series_kernel if kind == "series" else planar_kernel
-    use = worth_compiling(T, module.COST, module._kernel is not None, module._python_spent)
+    use = module._CHOOSER.would_compile(T, module._kernel is not None)
     return "compiled" if use else "Python"
 
 

@@ -28,7 +28,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["KernelCost", "lazy_njit", "worth_compiling"]
+__all__ = ["KernelCost", "PathChooser", "lazy_njit", "worth_compiling"]
 
 #: seconds to import numba (measured 0.3–0.35 s)
 NUMBA_IMPORT_S = 0.33
@@ -55,6 +55,30 @@ def worth_compiling(T: int, cost: KernelCost, loaded: bool, spent: float = 0.0) 
         return saving > cost.overhead_s
     load = cost.load_s + (0.0 if "numba" in sys.modules else NUMBA_IMPORT_S)
     return saving + spent > load
+
+
+class PathChooser:
+    """One kernel's choice between the compiled kernel and the Python loop in this
+    process (:func:`worth_compiling`), remembering the seconds the Python loop has run
+    instead so far (``python_spent``), so a long-running process loads the kernel once
+    the loop has cost as much as loading it would."""
+
+    def __init__(self, cost: KernelCost) -> None:
+        self.cost = cost
+        self.python_spent = 0.0
+
+    def would_compile(self, T: int, loaded: bool) -> bool:
+        """Whether a release of T steps would take the compiled kernel now."""
+        return worth_compiling(T, self.cost, loaded, self.python_spent)
+
+    def use_compiled(self, T: int, loaded: bool, force: bool | None = None) -> bool:
+        """Choose for a release of T steps (``force``: the tests' and benchmarks'
+        override); a choice of the Python loop adds its estimated cost to
+        ``python_spent``."""
+        use = self.would_compile(T, loaded) if force is None else force
+        if not use:
+            self.python_spent += T * self.cost.python_s
+        return use
 
 
 def lazy_njit() -> Callable | None:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lmdk_core.adaptive.compiled import KernelCost, lazy_njit, worth_compiling
+from lmdk_core.adaptive.compiled import KernelCost, PathChooser, lazy_njit
 from lmdk_core.engine.geodesy import WGS84, compiled_geodesic
 
 __all__ = ["COST", "adaptive_planar"]
@@ -141,8 +141,8 @@ def _planar_steps(lat, lon, is_lm, n_after, gen, V, radius, rate, lo, step,
 
 
 _kernel = None
-#: estimated seconds the Python loop has run instead of this kernel in this process
-_python_spent = 0.0
+#: the choice between this kernel and the Python loop in this process
+_CHOOSER = PathChooser(COST)
 
 
 def _compiled_kernel():
@@ -174,11 +174,7 @@ def adaptive_planar(points: np.ndarray, is_lm: np.ndarray, V: float, radius: flo
     the same release.
     """
     T = points.shape[0]
-    global _python_spent
-    use = (worth_compiling(T, COST, _kernel is not None, _python_spent)
-           if FORCE_COMPILED is None else FORCE_COMPILED)
-    if not use:
-        _python_spent += T * COST.python_s  # the caller's Python loop runs instead
+    use = _CHOOSER.use_compiled(T, _kernel is not None, FORCE_COMPILED)
     if not use or type(gen) is not np.random.Generator:
         return None
     geo = compiled_geodesic()
