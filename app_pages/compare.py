@@ -11,9 +11,9 @@ from app_support.components import (
     ICONS,
     compact_verdict_text,
     model_caption,
-    plain_verdict,
     render_utility,
     render_verdict,
+    shared_plain_verdict,
 )
 from app_support.current_data import CurrentData, data_choice, view_config
 from app_support.download_buttons import confidential_downloads
@@ -109,7 +109,8 @@ settings_on_page(scheme=False)  # phones: ε in view of the verdicts
 if shared:
     first = verdicts[schemes[0]]
     {"green": st.success, "amber": st.warning, "red": st.error}[first.colour](
-        f"**{first.headline}** — all {len(schemes)} schemes. {plain_verdict(first, button=False)}",
+        f"**{first.headline}** — all {len(schemes)} schemes. "
+        + shared_plain_verdict([verdicts[s] for s in schemes]),
         icon=ICONS[first.colour])
 cols = st.columns(len(schemes))
 for col, s in zip(cols, schemes, strict=True):

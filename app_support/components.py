@@ -102,6 +102,26 @@ def _protected_set(pv: PrivacyVerdict) -> str:
     return f"the {n} landmark{'s' if n != 1 else ''}"
 
 
+def shared_plain_verdict(pvs: list[PrivacyVerdict]) -> str:
+    """One plain sentence for several schemes' verdicts of the same colour (Compare's
+    shared box, no calibration button): :func:`plain_verdict` when its numbers are the
+    same for all of them, else an amber sentence without one scheme's leakage and
+    calibrated ε (each scheme's column states its own)."""
+    first = pvs[0]
+    numbers = {(pv.landmark_tpl_max, None if pv.advice is None else pv.advice.epsilon)
+               for pv in pvs}
+    if first.colour != "amber" or len(numbers) == 1:
+        return plain_verdict(first, button=False)
+    who = _protected_set(first)
+    limit = ("ε" if first.leakage_target in (None, first.epsilon)
+             else f"the target {first.leakage_target:g}")
+    return (f"{who[0].upper()}{who[1:]} are protected at ε = {first.epsilon:g} only if "
+            "consecutive values are independent, but in this data they are correlated: "
+            f"an attacker who knows how they follow each other learns more than {limit} "
+            "under every scheme. Calibrate before you publish: each scheme's column gives its "
+            "leakage and its calibrated ε.")
+
+
 def plain_verdict(pv: PrivacyVerdict, button: bool = True) -> str:
     """The verdict in one plain sentence: what is protected, at which ε, and whether to
     publish (the engine's sentence, with the numbers, goes behind a toggle). ``button``:

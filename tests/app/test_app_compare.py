@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -136,12 +137,24 @@ def test_geometric_on_real_valued_data_is_a_clear_error_with_the_fix(compare):
     assert not at.exception and column_titles(at) == ["Uniform", "Skip", "Adaptive"]
 
 
-def test_compare_shared_verdict_points_to_epsilon_not_to_a_missing_button():
-    """Compare has no "Apply the calibration" button: its shared amber verdict tells the
-    user to set the calibrated ε instead of pointing to "the button below"."""
+def test_compare_shared_verdict_states_no_one_schemes_numbers_and_no_missing_button():
+    """The demo's three schemes are all amber with different leakage (Uniform 3.1,
+    Skip 12.8) and calibrated ε: the shared box states neither scheme's figures (each
+    column does) and points to no button (Compare has no "Apply the calibration")."""
     at = open_page("compare", TIMEOUT)
     assert not at.exception
     text = " ".join(w.value for w in at.warning)
-    assert "Calibrate before you publish: ε =" in text, text
-    assert "(set it as ε)" in text and "the button below" not in text
+    assert "all 3 schemes" in text and "under every scheme" in text, text
+    assert "each scheme's column gives its leakage and its calibrated ε" in text
+    assert "the button below" not in text and "Calibrate before you publish: ε =" not in text
     assert not [b for b in at.button if "Apply the calibration" in str(b.label)]
+    columns = " ".join(m.value for m in at.markdown)
+    assert "Calibrated: ε = 0.331" in columns and "Calibrated: ε = 0.0759" in columns
+
+
+def test_shared_plain_verdict_keeps_the_sentence_when_the_numbers_agree():
+    from app_support.components import plain_verdict, shared_plain_verdict
+    from lmdk_core.decision.verdict import privacy_verdict
+
+    pv = privacy_verdict(np.full(10, 0.25), [2, 5], 1.0)
+    assert shared_plain_verdict([pv, pv]) == plain_verdict(pv, button=False)
