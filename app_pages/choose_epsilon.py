@@ -27,6 +27,14 @@ from lmdk_core.decision.attacker import (
     posterior_bound,
     simulate_repeat_inference,
 )
+from lmdk_core.decision.choice_tables import (
+    event_rows,
+    partial_ranges,
+    repeat_rows,
+    solution_notes,
+    solution_rows,
+    uncovered_event_sentence,
+)
 from lmdk_core.decision.composition import DEFAULT_DELTA, per_release_epsilon, schedule_summary
 from lmdk_core.engine.allocation import SCHEMES, allocate
 from lmdk_core.engine.setting_limits import LIMITS
@@ -119,11 +127,9 @@ def _accuracy_curves(values: np.ndarray, lm: tuple, target: AccuracyTarget, sche
 
 
 # ------------------------------------------------------------------ accuracy → ε
-@st.fragment
-def _accuracy_tab() -> None:
-    """The "Accuracy → ε" tab: its own widgets rerun only this tab (st.fragment);
-    an Apply reruns the whole page, whose sidebar shows the new ε."""
-    _follow_apply()
+def _accuracy_target() -> AccuracyTarget:
+    """The target's widgets (kind, bound, probability, 'applies to', schemes) and the
+    target they describe; an invalid one shows what is wrong and stops the tab."""
     bound_key = f"w_acc_bound_{cur.kind}"
     c1, c2, c3 = st.columns([2, 1.2, 1.2])
     c1.radio("Target", ["within", "mean"], key=K.W_ACC_KIND, horizontal=True,
@@ -158,6 +164,26 @@ def _accuracy_tab() -> None:
         st.error(str(exc), icon=":material/error:")
         st.stop()
     st.markdown(f"**Target:** {target.describe(unit)}.")
+    return target
+
+
+def _apply_buttons(sols: list) -> None:
+    """One Apply button per scheme that reaches the target (disabled, with the reason,
+    when the scheme is not landmark-private or the ε is outside the explorer's range)."""
+    for c, s in zip(st.columns(len(sols)), sols, strict=True):
+        if s.epsilon is not None:
+            in_range = EPS_LIM.low <= s.epsilon <= EPS_LIM.high
+            why = ("Not landmark-private with these landmarks." if not s.landmark_private
+                   else None if in_range else
+                   f"Outside the explorer's range of ε ({EPS_LIM.describe()}).")
+            c.button(f"Apply {SCHEMES[s.scheme].label}, ε = {s.epsilon:.3g}",
+                     key=f"apply_{s.scheme}", on_click=_apply, args=(s.epsilon, s.scheme),
+                     disabled=why is not None, help=why)
+
+
+def _static_answers(target: AccuracyTarget) -> None:
+    """The exact solutions of the static schemes: table, notes, Apply buttons and the
+    accuracy-against-ε chart."""
     schemes = tuple(st.session_state[K.W_ACC_SCHEMES])
     mech = tuple(sorted(acc_kw.items()))
     window = int(setting("window"))
@@ -165,65 +191,57 @@ def _accuracy_tab() -> None:
         sols = _static_solutions(values, tuple(lm), target, schemes, window, mech)
     except InputError as exc:
         st.error(f"Cannot solve: {exc}", icon=":material/error:")
-        sols = []
-    if sols:
-        rows = []
-        for s in sols:
-            if s.epsilon is None:
-                got = "—"
-            elif target.kind == "within":
-                got = f"{s.achieved:.1%}"
-            else:
-                got = f"{s.achieved:.3g} {unit}".strip()
-            rows.append({"scheme": SCHEMES[s.scheme].label,
-                         "ε needed": "unreachable" if s.epsilon is None else f"{s.epsilon:.4g}",
-                         "reached": got,
-                         "landmark-private": {True: "yes", False: "NO", None: "—"}[
-                             s.landmark_private]})
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-        # the notes (the only explanation of 'unreachable') as text under the table: a
-        # fifth column was scrolled out of sight on a phone
-        st.markdown("\n".join(
-            f"- **{SCHEMES[s.scheme].label}**"
-            + (" (unreachable)" if s.epsilon is None else "") + f": {s.reason or s.method}"
-            for s in sols if s.reason or s.method))
-        cols = st.columns(len(sols))
-        for c, s in zip(cols, sols, strict=True):
-            if s.epsilon is not None:
-                in_range = EPS_LIM.low <= s.epsilon <= EPS_LIM.high
-                why = ("Not landmark-private with these landmarks." if not s.landmark_private
-                       else None if in_range else
-                       f"Outside the explorer's range of ε ({EPS_LIM.describe()}).")
-                c.button(f"Apply {SCHEMES[s.scheme].label}, ε = {s.epsilon:.3g}",
-                         key=f"apply_{s.scheme}", on_click=_apply, args=(s.epsilon, s.scheme),
-                         disabled=why is not None, help=why)
-        found = [s.epsilon for s in sols if s.epsilon is not None]
-        lo = min([eps_now, *found]) / 10
-        hi = max([eps_now, *found]) * 3
-        grid = np.geomspace(max(lo, 1e-4), min(hi, 1e4), 60)
-        curves = _accuracy_curves(values, tuple(lm), target, schemes, window, mech, grid)
-        st.plotly_chart(accuracy_figure(
-            grid, curves, kind=target.kind,
-            target=target.probability if target.kind == "within" else target.bound,
-            current_epsilon=eps_now, unit=unit,
-            solutions={s.scheme: s.epsilon for s in sols}, per=target.per), width="stretch",
-            config={"displaylogo": False})
-        st.caption("Exact: Laplace and Geometric error laws, Planar Laplace's Gamma(2) "
-                   "radius (Andrés et al. CCS 2013), mixed over the allocation's ε_t; a "
-                   "repeated value adds the data's change to the old noise. The smallest ε "
-                   "is found on a log grid (with the accuracy's maximum inside every cell "
-                   "when a repeated value makes it rise and fall) and refined by bisection; "
-                   "'all at once' is exact for Laplace and Geometric, a union bound for "
-                   "Planar Laplace.")
-        narrow = [s for s in sols if s.epsilon is not None
-                  and (len(s.extra.get("intervals", [])) > 1
-                       or s.extra["intervals"][-1][1] < 1e4)]
-        for s in narrow:
-            spans = " and ".join(f"{a:.4g} to {b:.4g}" for a, b in s.extra["intervals"])
-            st.info(f"{SCHEMES[s.scheme].label} meets the target only for ε from {spans}: a "
-                    "repeated value drifts out of the bound when the noise shrinks.",
-                    icon=":material/info:")
+        return
+    if not sols:
+        return
+    st.dataframe(pd.DataFrame(solution_rows(sols, target, unit)), hide_index=True,
+                 width="stretch")
+    # the notes (the only explanation of 'unreachable') as text under the table: a
+    # fifth column was scrolled out of sight on a phone
+    st.markdown(solution_notes(sols))
+    _apply_buttons(sols)
+    found = [s.epsilon for s in sols if s.epsilon is not None]
+    lo = min([eps_now, *found]) / 10
+    hi = max([eps_now, *found]) * 3
+    grid = np.geomspace(max(lo, 1e-4), min(hi, 1e4), 60)
+    curves = _accuracy_curves(values, tuple(lm), target, schemes, window, mech, grid)
+    st.plotly_chart(accuracy_figure(
+        grid, curves, kind=target.kind,
+        target=target.probability if target.kind == "within" else target.bound,
+        current_epsilon=eps_now, unit=unit,
+        solutions={s.scheme: s.epsilon for s in sols}, per=target.per), width="stretch",
+        config={"displaylogo": False})
+    st.caption("Exact: Laplace and Geometric error laws, Planar Laplace's Gamma(2) "
+               "radius (Andrés et al. CCS 2013), mixed over the allocation's ε_t; a "
+               "repeated value adds the data's change to the old noise. The smallest ε "
+               "is found on a log grid (with the accuracy's maximum inside every cell "
+               "when a repeated value makes it rise and fall) and refined by bisection; "
+               "'all at once' is exact for Laplace and Geometric, a union bound for "
+               "Planar Laplace.")
+    for sentence in partial_ranges(sols):
+        st.info(sentence, icon=":material/info:")
 
+
+def _estimate_adaptive(target: AccuracyTarget, runs: int, need: int) -> None:
+    """Simulate Adaptive's ε for the target (after the 'Estimate' click) and keep it."""
+    if runs < need:
+        st.error(f"{runs} runs cannot certify {target.probability:.1%} for "
+                 f"{'each reading' if target.per == 'each' else 'all readings at once'}"
+                 f" even if every release is within the bound: set 'Runs per ε (R)' "
+                 f"to at least {need}.", icon=":material/error:")
+        return
+    bar = st.progress(0.0, text="Simulating Adaptive…")
+    try:
+        sol = solve_epsilon(values, lm, "adaptive", target, runs=runs, seed=None,
+                            progress=lambda f: bar.progress(min(f, 1.0)), **acc_kw)
+        st.session_state[K.ADAPTIVE_SOLUTION] = sol
+    except InputError as exc:
+        st.error(f"Cannot simulate Adaptive: {exc}", icon=":material/error:")
+    bar.empty()
+
+
+def _adaptive_box(target: AccuracyTarget) -> None:
+    """Adaptive's ε by Monte Carlo, on request, with its Apply button."""
     with st.expander("Adaptive (Monte Carlo)"):
         st.caption("Adaptive decides from the noise it draws, so its accuracy is simulated: "
                    "R whole releases per ε, every reading's actual error measured, and the "
@@ -237,31 +255,28 @@ def _accuracy_tab() -> None:
         need = (min_adaptive_runs(target.probability)
                 if target.kind == "within" and target.per != "typical" else 0)
         if st.button("Estimate Adaptive's ε", icon=":material/play_arrow:"):
-            if runs < need:
-                st.error(f"{runs} runs cannot certify {target.probability:.1%} for "
-                         f"{'each reading' if target.per == 'each' else 'all readings at once'}"
-                         f" even if every release is within the bound: set 'Runs per ε (R)' "
-                         f"to at least {need}.", icon=":material/error:")
-            else:
-                bar = st.progress(0.0, text="Simulating Adaptive…")
-                try:
-                    sol = solve_epsilon(values, lm, "adaptive", target, runs=runs, seed=None,
-                                        progress=lambda f: bar.progress(min(f, 1.0)),
-                                        **acc_kw)
-                    st.session_state[K.ADAPTIVE_SOLUTION] = sol
-                except InputError as exc:
-                    st.error(f"Cannot simulate Adaptive: {exc}", icon=":material/error:")
-                bar.empty()
+            _estimate_adaptive(target, runs, need)
         sol = st.session_state.get(K.ADAPTIVE_SOLUTION)
-        if sol is not None:
-            if sol.epsilon is None:
-                st.warning(f"Adaptive cannot reach it: {sol.reason}.", icon=":material/warning:")
-            else:
-                st.success(f"Adaptive reaches {sol.target.describe(unit)} from ε ≈ "
-                           f"**{sol.epsilon:.3g}** ({sol.method}).",
-                           icon=":material/check_circle:")
-                st.button(f"Apply Adaptive, ε = {sol.epsilon:.3g}", on_click=_apply,
-                          args=(sol.epsilon, "adaptive"), key="apply_adaptive")
+        if sol is None:
+            return
+        if sol.epsilon is None:
+            st.warning(f"Adaptive cannot reach it: {sol.reason}.", icon=":material/warning:")
+        else:
+            st.success(f"Adaptive reaches {sol.target.describe(unit)} from ε ≈ "
+                       f"**{sol.epsilon:.3g}** ({sol.method}).",
+                       icon=":material/check_circle:")
+            st.button(f"Apply Adaptive, ε = {sol.epsilon:.3g}", on_click=_apply,
+                      args=(sol.epsilon, "adaptive"), key="apply_adaptive")
+
+
+@st.fragment
+def _accuracy_tab() -> None:
+    """The "Accuracy → ε" tab: its own widgets rerun only this tab (st.fragment);
+    an Apply reruns the whole page, whose sidebar shows the new ε."""
+    _follow_apply()
+    target = _accuracy_target()
+    _static_answers(target)
+    _adaptive_box(target)
 
 
 with tab_acc:
@@ -280,6 +295,134 @@ def _repeat_table(values: np.ndarray, lm: tuple, eps: float, window: int, mech: 
     return out
 
 
+def _certainty(prior: float, events: list) -> None:
+    """What the attacker's suspicion can grow to: the error when Δf does not cover the
+    data's own landmark events (in bold red), otherwise the bound ε gives."""
+    sentence = uncovered_event_sentence(events, float(setting("sensitivity")), unit,
+                                        eps_now, prior)
+    if sentence is not None:
+        st.error(sentence, icon=":material/error:")
+    else:
+        st.markdown("**" + certainty_sentence(eps_now, prior) + "**")
+
+
+def _posterior_section(prior: float, plan_scheme: str, eps_t: np.ndarray,
+                       events: list) -> None:
+    """The certainty sentences and the posterior-against-ε chart (independent values and,
+    under the session's correlation model, the largest landmark TPL)."""
+    grid = np.geomspace(0.01, 10, 25)
+    corr = None
+    model, leak, note = cur.leakage(eps_t)
+    _certainty(prior, events)
+    if leak is not None:
+        tpl_now = float(np.max(leak["landmark TPL"]))
+        corr = cached_posterior_curve(json.dumps(model.spec, sort_keys=True), cur.key, prior,
+                                      grid, plan_scheme, cur.length, tuple(lm),
+                                      int(setting("window")), model).correlated
+        st.markdown(certainty_sentence(tpl_now, prior, epsilon=eps_now, correlated=True)
+                    + f" (model: {model.short}; change it on the Leakage page)")
+    elif note:
+        st.caption(f"No correlation view: {note}")
+    scheme = setting("scheme")
+    st.plotly_chart(posterior_figure(grid, posterior_bound(prior, grid), corr, prior,
+                                     eps_now), width="stretch", config={"displaylogo": False})
+    st.caption("Posterior bound p·e^x/(1 − p + p·e^x) for a privacy loss x (the Bayesian "
+               "reading of differential privacy); under temporal correlation x is the "
+               "largest landmark TPL (Cao et al. ICDE 2017 / TKDE 2018)"
+               + (" of Uniform, Adaptive's starting allocation." if scheme == "adaptive"
+                  else f" of {SCHEMES[scheme].label}."))
+
+
+def _events_section(events: list, prior: float) -> None:
+    """The data's own landmark events: what each changes and what that lets an attacker
+    learn at the sidebar's Δf."""
+    from lmdk_core.figures.common import data_labels
+
+    st.header("What the landmark events change")
+    st.dataframe(pd.DataFrame(event_rows(events, data_labels(cur.data), unit, prior)),
+                 hide_index=True, width="stretch")
+    total = sum(e.log_ratio for e in events)
+    st.caption(
+        f"Each landmark event (a run of consecutive landmarks) changes its readings by "
+        f"d_t, measured against the typical value at that time; released with noise "
+        f"Lap(Δf/ε_t), the output is at most exp(Σ|d_t|·ε_t/Δf) times more likely with "
+        f"the event than without it (Dwork & Roth, Thm 3.6). At Δf = "
+        f"{float(setting('sensitivity')):g} {unit} all landmark events together give "
+        f"{np.exp(min(total, 700)):,.3g}× (e^ε = {np.exp(eps_now):.3g}); landmark "
+        "privacy promises at most e^ε only when every change is ≤ Δf. Computed on this "
+        "data with the current allocation"
+        + (" (Adaptive: its starting Uniform allocation)." if setting("scheme") == "adaptive"
+           else "."))
+
+
+def _repeat_section() -> None:
+    """Which timestamps an attacker flags as landmarks from repeated or withheld values."""
+    st.header("Which timestamps are landmarks?")
+    try:
+        table = _repeat_table(values, tuple(lm), eps_now, int(setting("window")),
+                              tuple(sorted(mech_kw.items())))
+    except InputError as exc:
+        st.error(f"Cannot simulate: {exc}", icon=":material/error:")
+        return
+    st.dataframe(pd.DataFrame(repeat_rows(table)), hide_index=True, width="stretch")
+    for s, r in table:
+        st.markdown(f"- **{SCHEMES[s].label}**: {r.sentence()}")
+    st.caption("Simulated: 20 releases per scheme at the current ε; the attacker flags "
+               "every value that repeats the previous one exactly (fresh noise never "
+               "does) or is withheld. Dummy landmarks hide this pattern.")
+
+
+def _averaging_chart(res, scheme: str) -> None:
+    """The averaging attack's error against the days of releases, with its caption."""
+    st.plotly_chart(averaging_figure(res.days, res.simulated_mean, res.simulated_p90,
+                                     res.rice_mean, res.estimates, int(res.days[-1])),
+                    width="stretch", config={"displaylogo": False})
+    st.caption(
+        "Each day the same routine is released with fresh Planar Laplace "
+        "noise; the attacker averages the released points of the stay. 200 "
+        "simulated attackers; the red crosses are the normal-limit (Rice) "
+        "mean. "
+        + (f"Points of this stay repeat an earlier point, so the estimate "
+           f"converges to it, {res.offset_m:,.0f} m from the true place."
+           if res.offset_m >= 1 else
+           "Where a scheme repeats an earlier point at the stay (Skip), the "
+           "estimate converges to that point instead.")
+        + (" Adaptive is shown with its starting (Uniform) allocation."
+           if scheme == "adaptive" else ""))
+
+
+def _averaging_section() -> None:
+    """A track: how well an attacker locates a stay point by averaging daily releases."""
+    from lmdk_core.landmarks.discovery import track_stay_points
+
+    st.header("Averaging a place over repeated releases")
+    try:
+        stays, stay_notes = track_stay_points(cur.data)
+    except InputError as exc:
+        stays, stay_notes = [], []
+        st.caption(f"No stay points: {exc}")
+    for note in stay_notes:
+        st.caption(note)
+    if not stays:
+        return
+    labels = [f"stay {i + 1}: {s.describe()}" for i, s in enumerate(stays)]
+    i = st.selectbox("Place (a stay point of the track)", range(len(stays)),
+                     format_func=labels.__getitem__)
+    st.multiselect("Days of releases", [1, 3, 7, 14, 30, 90, 182, 365], key=K.W_ATT_DAYS)
+    days = sorted(st.session_state[K.W_ATT_DAYS]) or [1]
+    scheme = setting("scheme")
+    try:
+        res = averaging_attack(cur.data.lat, cur.data.lon, lm, stays[i].timestamps,
+                               scheme, eps_now, float(setting("radius")), days,
+                               window=int(setting("window")), runs=200)
+    except InputError as exc:
+        st.error(f"Cannot simulate: {exc}", icon=":material/error:")
+        return
+    st.markdown("**" + res.sentence() + "**")
+    if not res.withheld:
+        _averaging_chart(res, scheme)
+
+
 @st.fragment
 def _attacker_tab() -> None:
     """The "What an attacker learns" tab: its own widgets rerun only this tab (st.fragment);
@@ -289,142 +432,19 @@ def _attacker_tab() -> None:
               help="How likely the attacker thinks a statement about the landmarks is "
                    "before seeing the release (e.g. 'a landmark reading exceeded 3 kWh').")
     prior = float(st.session_state[K.W_ATT_PRIOR]) / 100
-    scheme = setting("scheme")
-    grid = np.geomspace(0.01, 10, 25)
-    indep = posterior_bound(prior, grid)
-    corr = None
-    tpl_now = None
-    plan_scheme = planning_scheme(scheme)
-    model, leak, note = cur.leakage(allocate(plan_scheme, cur.length, lm, eps_now,
-                                             int(setting("window"))))
-    if leak is not None:
-        tpl_now = float(np.max(leak["landmark TPL"]))
-        corr = cached_posterior_curve(json.dumps(model.spec, sort_keys=True), cur.key, prior,
-                                      grid, plan_scheme, cur.length, tuple(lm),
-                                      int(setting("window")), model).correlated
+    plan_scheme = planning_scheme(setting("scheme"))
+    eps_t = allocate(plan_scheme, cur.length, lm, eps_now, int(setting("window")))
     events = []
     if not cur.is_track and lm:
         from lmdk_core.decision.sensitivity import landmark_events
 
-        events = landmark_events(cur.data, lm, allocate(plan_scheme, cur.length, lm, eps_now,
-                                                        int(setting("window"))),
-                                 float(setting("sensitivity")))
-    uncovered = [e for e in events if not e.covered]
-    if uncovered:
-        worst = max(uncovered, key=lambda e: e.log_ratio)
-        st.error(
-            f"**Δf = {float(setting('sensitivity')):g} {unit} does not cover this data's own "
-            f"landmark events**, so the figures ε promises do not hold for them: the event "
-            f"at t={worst.timestamps[0]}" + (f"–{worst.timestamps[-1]}" if len(
-                worst.timestamps) > 1 else "")
-            + f" changes readings by up to {max(abs(d) for d in worst.changes):.3g} {unit}, "
-            f"so the release is {worst.likelihood_ratio:,.3g} times more likely with the "
-            f"event than without (e^ε = {np.exp(eps_now):.3g}) and a {prior:.0%} suspicion "
-            f"can grow to {worst.posterior(prior):.1%}, not "
-            f"{float(posterior_bound(prior, eps_now)):.1%}. Use a Δf that covers them (the "
-            "sidebar offers the value derived from the data).", icon=":material/error:")
-    else:
-        st.markdown("**" + certainty_sentence(eps_now, prior) + "**")
-    if tpl_now is not None:
-        st.markdown(certainty_sentence(tpl_now, prior, epsilon=eps_now, correlated=True)
-                    + f" (model: {model.short}; change it on the Leakage page)")
-    elif note:
-        st.caption(f"No correlation view: {note}")
-    st.plotly_chart(posterior_figure(grid, indep, corr, prior, eps_now), width="stretch",
-                    config={"displaylogo": False})
-    st.caption("Posterior bound p·e^x/(1 − p + p·e^x) for a privacy loss x (the Bayesian "
-               "reading of differential privacy); under temporal correlation x is the "
-               "largest landmark TPL (Cao et al. ICDE 2017 / TKDE 2018)"
-               + (" of Uniform, Adaptive's starting allocation." if scheme == "adaptive"
-                  else f" of {SCHEMES[scheme].label}."))
-
+        events = landmark_events(cur.data, lm, eps_t, float(setting("sensitivity")))
+    _posterior_section(prior, plan_scheme, eps_t, events)
     if events:
-        from lmdk_core.figures.common import data_labels
-
-        labels = data_labels(cur.data)
-        st.header("What the landmark events change")
-        st.dataframe(pd.DataFrame([{
-            "event": (labels[e.timestamps[0]] if len(e.timestamps) == 1 else
-                      f"{labels[e.timestamps[0]]} – {labels[e.timestamps[-1]]}"),
-            f"change per reading ({unit})": ", ".join(f"{d:+.3g}" for d in e.changes),
-            "ε spent on it": f"{sum(e.epsilon_t):.3g}",
-            "likelihood ratio": f"{e.likelihood_ratio:,.3g}",
-            f"posterior from {prior:.0%}": f"{e.posterior(prior):.1%}",
-            "covered by Δf": "yes" if e.covered else "NO"} for e in events]),
-            hide_index=True, width="stretch")
-        total = sum(e.log_ratio for e in events)
-        st.caption(
-            f"Each landmark event (a run of consecutive landmarks) changes its readings by "
-            f"d_t, measured against the typical value at that time; released with noise "
-            f"Lap(Δf/ε_t), the output is at most exp(Σ|d_t|·ε_t/Δf) times more likely with "
-            f"the event than without it (Dwork & Roth, Thm 3.6). At Δf = "
-            f"{float(setting('sensitivity')):g} {unit} all landmark events together give "
-            f"{np.exp(min(total, 700)):,.3g}× (e^ε = {np.exp(eps_now):.3g}); landmark "
-            "privacy promises at most e^ε only when every change is ≤ Δf. Computed on this "
-            "data with the current allocation"
-            + (" (Adaptive: its starting Uniform allocation)." if scheme == "adaptive"
-               else "."))
-
-    st.header("Which timestamps are landmarks?")
-    try:
-        table = _repeat_table(values, tuple(lm), eps_now, int(setting("window")),
-                              tuple(sorted(mech_kw.items())))
-        st.dataframe(pd.DataFrame([{
-            "scheme": SCHEMES[s].label,
-            "flagged per release": f"{r.flagged_per_run:.3g}",
-            "of which landmarks": "—" if np.isnan(r.precision) else f"{r.precision:.0%}",
-            "landmarks found": "—" if np.isnan(r.recall) else f"{r.recall:.0%}"}
-            for s, r in table]), hide_index=True, width="stretch")
-        for s, r in table:
-            st.markdown(f"- **{SCHEMES[s].label}**: {r.sentence()}")
-        st.caption("Simulated: 20 releases per scheme at the current ε; the attacker flags "
-                   "every value that repeats the previous one exactly (fresh noise never "
-                   "does) or is withheld. Dummy landmarks hide this pattern.")
-    except InputError as exc:
-        st.error(f"Cannot simulate: {exc}", icon=":material/error:")
-
+        _events_section(events, prior)
+    _repeat_section()
     if cur.is_track:
-        st.header("Averaging a place over repeated releases")
-        from lmdk_core.landmarks.discovery import track_stay_points
-
-        try:
-            stays, stay_notes = track_stay_points(cur.data)
-        except InputError as exc:
-            stays, stay_notes = [], []
-            st.caption(f"No stay points: {exc}")
-        for note in stay_notes:
-            st.caption(note)
-        if stays:
-            labels = [f"stay {i + 1}: {s.describe()}" for i, s in enumerate(stays)]
-            i = st.selectbox("Place (a stay point of the track)", range(len(stays)),
-                             format_func=labels.__getitem__)
-            st.multiselect("Days of releases", [1, 3, 7, 14, 30, 90, 182, 365],
-                           key=K.W_ATT_DAYS)
-            days = sorted(st.session_state[K.W_ATT_DAYS]) or [1]
-            try:
-                res = averaging_attack(cur.data.lat, cur.data.lon, lm, stays[i].timestamps,
-                                       scheme, eps_now, float(setting("radius")), days,
-                                       window=int(setting("window")), runs=200)
-                st.markdown("**" + res.sentence() + "**")
-                if not res.withheld:
-                    st.plotly_chart(averaging_figure(res.days, res.simulated_mean,
-                                                     res.simulated_p90, res.rice_mean,
-                                                     res.estimates, int(res.days[-1])),
-                                    width="stretch", config={"displaylogo": False})
-                    st.caption(
-                        "Each day the same routine is released with fresh Planar Laplace "
-                        "noise; the attacker averages the released points of the stay. 200 "
-                        "simulated attackers; the red crosses are the normal-limit (Rice) "
-                        "mean. "
-                        + (f"Points of this stay repeat an earlier point, so the estimate "
-                           f"converges to it, {res.offset_m:,.0f} m from the true place."
-                           if res.offset_m >= 1 else
-                           "Where a scheme repeats an earlier point at the stay (Skip), the "
-                           "estimate converges to that point instead.")
-                        + (" Adaptive is shown with its starting (Uniform) allocation."
-                           if scheme == "adaptive" else ""))
-            except InputError as exc:
-                st.error(f"Cannot simulate: {exc}", icon=":material/error:")
+        _averaging_section()
 
 
 with tab_att:
