@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 from app_support import state_keys as K
@@ -17,6 +18,7 @@ from app_support.components import (
 )
 from app_support.current_data import CurrentData, data_choice, view_config
 from app_support.download_buttons import confidential_downloads
+from app_support.figure_memo import memo_figure, release_figure_key
 from app_support.report_button import release_note_button
 from app_support.session import keep_page_state, setting, settings_on_page
 from lmdk_core.decision.comparison import (
@@ -138,8 +140,34 @@ for col, s in zip(cols, schemes, strict=True):
                           + " averaged over the noisy releases."))
 
 shown_leak = leakage if show_leak else None
-both = side_by_side_figure(cur.data.time, cur.data.time_kind, releases, leakage=shown_leak,
-                           unit=cur.unit, distance=cur.is_track, labels=labels)
+fig_extra = (cur.data.time_kind, getattr(cur.data, "utc", None), cur.unit, cur.is_track,
+             tuple(schemes))
+
+
+def _side_by_side() -> go.Figure:
+    return side_by_side_figure(cur.data.time, cur.data.time_kind, releases, leakage=shown_leak,
+                               unit=cur.unit, distance=cur.is_track, labels=labels)
+
+
+def _one_scheme(s: str, both: go.Figure) -> go.Figure:
+    """One scheme's column on its own (a phone's tab), on the side-by-side y-ranges."""
+    rows = 3 if shown_leak else 2
+    one = side_by_side_figure(cur.data.time, cur.data.time_kind, {s: releases[s]},
+                              leakage={s: shown_leak[s]} if shown_leak else None,
+                              unit=cur.unit, distance=cur.is_track, labels=labels,
+                              height=560 if shown_leak else 420)
+    for r in range(1, rows + 1):  # the y-ranges of the side-by-side chart
+        mine = one.layout[f"yaxis{subplot_axes(r, 1, 1)['yaxis'][1:]}"]
+        theirs = both.layout[f"yaxis{subplot_axes(r, 1, len(schemes))['yaxis'][1:]}"]
+        if theirs.range is not None:
+            mine.range = theirs.range
+    return one
+
+
+# built once per drawn content (a digest of every array they show): a toggle or a scheme
+# added beside them does not rebuild the charts that did not change
+both_key = release_figure_key("compare", cur.data.time, releases, shown_leak, fig_extra)
+both = memo_figure(both_key, _side_by_side)
 # a wide screen: one column per scheme. A phone: one scheme per tab, on the same y-ranges
 # (three columns in ~90 px each had overlapping ticks). Both are drawn; the style of
 # app_support/accessibility.py shows the one that fits the screen ('lmdk_wide_' /
@@ -147,17 +175,8 @@ both = side_by_side_figure(cur.data.time, cur.data.time_kind, releases, leakage=
 st.container(key="lmdk_wide_compare").plotly_chart(
     both, key="compare_side_by_side", width="stretch", config=PLOTLY_CONFIG)
 with st.container(key="lmdk_narrow_compare"):
-    rows = 3 if shown_leak else 2
     for tab, s in zip(st.tabs([SCHEMES[s].label for s in schemes]), schemes, strict=True):
-        one = side_by_side_figure(cur.data.time, cur.data.time_kind, {s: releases[s]},
-                                  leakage={s: shown_leak[s]} if shown_leak else None,
-                                  unit=cur.unit, distance=cur.is_track, labels=labels,
-                                  height=560 if shown_leak else 420)
-        for r in range(1, rows + 1):  # the y-ranges of the side-by-side chart
-            mine = one.layout[f"yaxis{subplot_axes(r, 1, 1)['yaxis'][1:]}"]
-            theirs = both.layout[f"yaxis{subplot_axes(r, 1, len(schemes))['yaxis'][1:]}"]
-            if theirs.range is not None:
-                mine.range = theirs.range
+        one = memo_figure(f"{both_key}|{s}", lambda s=s: _one_scheme(s, both))
         tab.plotly_chart(one, key=f"compare_one_{s}", width="stretch",
                          config=PLOTLY_CONFIG)
 with st.expander("How to read this"):
