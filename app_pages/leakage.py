@@ -17,6 +17,7 @@ from app_support.components import (
     render_verdict,
 )
 from app_support.current_data import CurrentData, data_choice
+from app_support.figure_memo import content_key, memo_figure
 from app_support.session import (
     CORRELATION_KINDS,
     MAX_EPSILON,
@@ -275,24 +276,26 @@ model = corr.short
 
 n_states = forward.shape[0]
 st.session_state[K.LK_N_STATES] = n_states  # read by tests and the caption below
+
+
+def _heatmap(where, key: str, matrix: np.ndarray, title: str, **kw) -> None:
+    """A transition matrix's heatmap, built once per matrix, labels and title."""
+    fig = memo_figure(content_key(key, matrix, labels, hover, title, kw),
+                      lambda: matrix_heatmap(matrix, labels, hover=hover, title=title, **kw))
+    where.plotly_chart(fig, key=key, width="stretch", config=PLOTLY_CONFIG)
+
+
 if backward is forward or np.array_equal(backward, forward):
-    st.plotly_chart(matrix_heatmap(forward, labels, hover=hover,
-                                   title=f"Transition probabilities, {n_states} states (used "
-                                         "both ways)"), key="lk_heat", width="stretch",
-                    config=PLOTLY_CONFIG)
+    _heatmap(st, "lk_heat", forward, f"Transition probabilities, {n_states} states (used "
+             "both ways)")
 else:
     h1, h2 = st.columns(2)
-    h1.plotly_chart(matrix_heatmap(forward, labels, hover=hover,
-                                   title=f"Forward P_F, {n_states} states (for FPL)"),
-                    key="lk_heat_f", width="stretch", config=PLOTLY_CONFIG)
-    h2.plotly_chart(matrix_heatmap(backward, labels, hover=hover,
-                                   title=f"Backward P_B, {n_states} states (for BPL)",
-                                   col_title="previous state"),
-                    key="lk_heat_b", width="stretch", config=PLOTLY_CONFIG)
+    _heatmap(h1, "lk_heat_f", forward, f"Forward P_F, {n_states} states (for FPL)")
+    _heatmap(h2, "lk_heat_b", backward, f"Backward P_B, {n_states} states (for BPL)",
+             col_title="previous state")
 if corr.key in ("estimated", "grid"):
     st.caption(f"{corr.description[0].upper()}{corr.description[1:]} Cao et al. assume the "
-               "attacker "
-               "knows these matrices; anyone with this data can count them. They are "
+               "attacker knows these matrices; anyone with this data can count them. They are "
                "derived from the raw data and never written to a shared file (a saved "
                "configuration keeps only this recipe).")
 lf = loss_of(forward)
@@ -357,10 +360,11 @@ if math.isinf(sup):
         f"bound as the series gets longer. It stays finite for ε_t < {th:.3g}. The "
         f"{T:,} timestamps here still have the finite leakage shown.",
         icon=":material/all_inclusive:")
-st.plotly_chart(
-    leakage_curves_figure(cur.data.time, cur.data.time_kind, res, float(setting("epsilon")),
-                          supremum=sup, target=float(st.session_state[K.LK_TARGET])),
-    key="lk_curves", width="stretch", config=PLOTLY_CONFIG)
+curves_in = (cur.data.time, cur.data.time_kind, res, float(setting("epsilon")))
+curves_kw = {"supremum": sup, "target": float(st.session_state[K.LK_TARGET])}
+st.plotly_chart(memo_figure(content_key("lk_curves", *curves_in, curves_kw),
+                            lambda: leakage_curves_figure(*curves_in, **curves_kw)),
+                key="lk_curves", width="stretch", config=PLOTLY_CONFIG)
 with st.expander(f":material/lock: {CONFIDENTIAL_LABEL} — leakage per timestamp"):
     st.download_button(
         "CONFIDENTIAL — Leakage per timestamp (CSV)",

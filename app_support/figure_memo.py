@@ -3,7 +3,8 @@
 Building a figure with several subplots (``go.Figure`` initialises and deep-copies its
 layout template) took a large share of a page's rerun, and most reruns redraw a chart
 whose inputs did not change (a toggle elsewhere on the page, a scheme added beside it).
-:func:`release_figure_key` digests the arrays a release chart reads;
+:func:`release_figure_key` digests the arrays a release chart reads, :func:`content_key`
+any picklable inputs;
 :func:`memo_figure` returns the figure built for that key before, or builds and keeps
 it. The figure is shared (``st.cache_resource``): callers must not change it after it
 is returned — any change belongs inside ``build``.
@@ -12,6 +13,7 @@ is returned — any change belongs inside ``build``.
 from __future__ import annotations
 
 import hashlib
+import pickle
 from collections.abc import Callable, Iterable, Mapping
 
 import numpy as np
@@ -45,6 +47,14 @@ def release_figure_key(name: str, time: np.ndarray, releases: Mapping[str, Relea
             h.update(f"|{k}|".encode())
             _update(h, v)
     h.update(repr(tuple(extra)).encode())
+    return h.hexdigest()
+
+
+def content_key(name: str, *parts: object) -> str:
+    """SHA-256 of a chart's name and the pickled inputs it is built from (arrays, lists
+    of labels, dataclasses of results, numbers, strings): equal inputs give equal keys."""
+    h = hashlib.sha256(name.encode())
+    h.update(pickle.dumps(parts, protocol=pickle.HIGHEST_PROTOCOL))
     return h.hexdigest()
 
 
