@@ -13,6 +13,7 @@ import streamlit as st
 from app_support import state_keys as K
 from app_support.components import cached_posterior_curve
 from app_support.current_data import CurrentData, data_choice
+from app_support.figure_memo import content_key, memo_figure
 from app_support.session import keep_page_state, set_setting, setting
 from lmdk_core.decision.accuracy import (
     AccuracyTarget,
@@ -205,12 +206,12 @@ def _static_answers(target: AccuracyTarget) -> None:
     hi = max([eps_now, *found]) * 3
     grid = np.geomspace(max(lo, 1e-4), min(hi, 1e4), 60)
     curves = _accuracy_curves(values, tuple(lm), target, schemes, window, mech, grid)
-    st.plotly_chart(accuracy_figure(
-        grid, curves, kind=target.kind,
-        target=target.probability if target.kind == "within" else target.bound,
-        current_epsilon=eps_now, unit=unit,
-        solutions={s.scheme: s.epsilon for s in sols}, per=target.per), width="stretch",
-        config={"displaylogo": False})
+    fig_kw = {"kind": target.kind, "current_epsilon": eps_now, "unit": unit,
+              "target": target.probability if target.kind == "within" else target.bound,
+              "solutions": {s.scheme: s.epsilon for s in sols}, "per": target.per}
+    st.plotly_chart(memo_figure(content_key("choose_accuracy", grid, curves, fig_kw),
+                                lambda: accuracy_figure(grid, curves, **fig_kw)),
+                    width="stretch", config={"displaylogo": False})
     st.caption("Exact: Laplace and Geometric error laws, Planar Laplace's Gamma(2) "
                "radius (Andrés et al. CCS 2013), mixed over the allocation's ε_t; a "
                "repeated value adds the data's change to the old noise. The smallest ε "
@@ -324,8 +325,10 @@ def _posterior_section(prior: float, plan_scheme: str, eps_t: np.ndarray,
     elif note:
         st.caption(f"No correlation view: {note}")
     scheme = setting("scheme")
-    st.plotly_chart(posterior_figure(grid, posterior_bound(prior, grid), corr, prior,
-                                     eps_now), width="stretch", config={"displaylogo": False})
+    fig_in = (grid, posterior_bound(prior, grid), corr, prior, eps_now)
+    st.plotly_chart(memo_figure(content_key("choose_posterior", *fig_in),
+                                lambda: posterior_figure(*fig_in)),
+                    width="stretch", config={"displaylogo": False})
     st.caption("Posterior bound p·e^x/(1 − p + p·e^x) for a privacy loss x (the Bayesian "
                "reading of differential privacy); under temporal correlation x is the "
                "largest landmark TPL (Cao et al. ICDE 2017 / TKDE 2018)"

@@ -8,6 +8,7 @@ import streamlit as st
 from app_support import state_keys as K
 from app_support.components import cached_series_release, model_caption, render_verdict
 from app_support.current_data import current_data
+from app_support.figure_memo import memo_figure, release_figure_key
 from app_support.session import current_series, series_landmarks, setting
 from lmdk_core.decision.utility import release_utility
 from lmdk_core.decision.verdict import privacy_verdict
@@ -200,5 +201,9 @@ with st.expander("What is protected, and what is not", expanded=True):
         "not a differential-privacy guarantee that hides L.\n"
         "- Publish only L′ (if anything) — never the option list or these probabilities, "
         "which are computed from L.")
-st.plotly_chart(timeline_figure(np.arange(T), "number", dr.release, height=460),
-                width="stretch")
+# built once per release drawn (a digest of its arrays): a change that leaves the release
+# as it was (the same L′ and seed) does not rebuild it
+st.plotly_chart(memo_figure(
+    release_figure_key("dummies", np.arange(T), {"release": dr.release}, None, (460,)),
+    lambda: timeline_figure(np.arange(T), "number", dr.release, height=460)),
+    width="stretch")

@@ -3,8 +3,8 @@
 Building a figure with several subplots (``go.Figure`` initialises and deep-copies its
 layout template) took a large share of a page's rerun, and most reruns redraw a chart
 whose inputs did not change (a toggle elsewhere on the page, a scheme added beside it).
-:func:`release_figure_key` digests the arrays a release chart reads, :func:`content_key`
-any picklable inputs;
+:func:`content_key` digests a chart's inputs (arrays, releases, results),
+:func:`release_figure_key` those of a chart of releases;
 :func:`memo_figure` returns the figure built for that key before, or builds and keeps
 it. The figure is shared (``st.cache_resource``): callers must not change it after it
 is returned — any change belongs inside ``build``.
@@ -12,8 +12,8 @@ is returned — any change belongs inside ``build``.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
-import pickle
 from collections.abc import Callable, Iterable, Mapping
 
 import numpy as np
@@ -23,38 +23,48 @@ import streamlit as st
 from lmdk_core.engine.release import Release
 
 
-def _update(h, a) -> None:
-    arr = np.ascontiguousarray(a)
-    h.update(f"{arr.dtype.str}{arr.shape}".encode())
-    h.update(arr.tobytes())
-
-
 def release_figure_key(name: str, time: np.ndarray, releases: Mapping[str, Release],
                        leakage: Mapping[str, Mapping[str, np.ndarray]] | None,
                        extra: Iterable = ()) -> str:
-    """SHA-256 of a chart's name, its time axis, every array and number of each release
-    a release chart draws (data, released values, ε_t, published mask, landmarks,
-    errors, the verifier's totals, ε), the leakage curves (when shown) and ``extra``
-    (unit, height, …)."""
-    h = hashlib.sha256(name.encode())
-    _update(h, time)
-    for s, r in releases.items():
-        h.update(f"|{s}|{r.scheme}|{r.mechanism}|{r.epsilon!r}|".encode())
-        for a in (r.original, r.released, r.epsilon_t, r.published, r.landmarks, r.errors,
-                  r.expected_errors, r.verdict.totals):
-            _update(h, a)
-        for k, v in sorted((leakage or {}).get(s, {}).items()):
-            h.update(f"|{k}|".encode())
-            _update(h, v)
-    h.update(repr(tuple(extra)).encode())
-    return h.hexdigest()
+    """The key of a chart of releases: its name, time axis, every field of each release
+    (values, ε_t, published mask, landmarks, errors, the verifier's verdict, ε, …), the
+    leakage curves when shown and ``extra`` (unit, height, …); see :func:`content_key`."""
+    return content_key(name, np.asarray(time), dict(releases), leakage, tuple(extra))
+
+
+def _feed(h, obj: object) -> None:
+    """Feed ``obj`` to the hash canonically: arrays by dtype, shape and bytes,
+    dataclasses field by field, mappings in key order, sequences item by item, other
+    values by type and ``repr`` (the same content gives the same bytes whatever the
+    objects' identity or memory layout)."""
+    if isinstance(obj, np.ndarray):
+        arr = np.ascontiguousarray(obj)
+        h.update(f"A{arr.dtype.str}{arr.shape}".encode())
+        h.update(arr.tobytes() if arr.dtype != object else repr(arr.tolist()).encode())
+    elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        h.update(f"D{type(obj).__qualname__}".encode())
+        for f in dataclasses.fields(obj):
+            h.update(f"|{f.name}=".encode())
+            _feed(h, getattr(obj, f.name))
+    elif isinstance(obj, Mapping):
+        h.update(f"M{len(obj)}".encode())
+        for k in sorted(obj, key=repr):
+            _feed(h, k)
+            _feed(h, obj[k])
+    elif isinstance(obj, (list, tuple)):
+        h.update(f"L{len(obj)}".encode())
+        for x in obj:
+            _feed(h, x)
+    else:
+        h.update(f"S{type(obj).__name__}:{obj!r};".encode())
 
 
 def content_key(name: str, *parts: object) -> str:
-    """SHA-256 of a chart's name and the pickled inputs it is built from (arrays, lists
-    of labels, dataclasses of results, numbers, strings): equal inputs give equal keys."""
+    """SHA-256 of a chart's name and the inputs it is built from (arrays, lists of
+    labels, dataclasses of results such as releases, numbers, strings), fed
+    canonically: equal inputs give equal keys, any changed value another key."""
     h = hashlib.sha256(name.encode())
-    h.update(pickle.dumps(parts, protocol=pickle.HIGHEST_PROTOCOL))
+    _feed(h, parts)
     return h.hexdigest()
 
 
