@@ -175,10 +175,15 @@ both = memo_figure(both_key, _side_by_side)
 st.container(key="lmdk_wide_compare").plotly_chart(
     both, key="compare_side_by_side", width="stretch", config=PLOTLY_CONFIG)
 with st.container(key="lmdk_narrow_compare"):
-    for tab, s in zip(st.tabs([SCHEMES[s].label for s in schemes]), schemes, strict=True):
-        one = memo_figure(f"{both_key}|{s}", lambda s=s: _one_scheme(s, both))
-        tab.plotly_chart(one, key=f"compare_one_{s}", width="stretch",
-                         config=PLOTLY_CONFIG)
+    # only the open tab's chart is built and sent (a tab click reruns the page): the
+    # hidden charts of the other tabs were built, sent and drawn on every change
+    tabs = st.tabs([SCHEMES[s].label for s in schemes], key="compare_phone_tab",
+                   on_change="rerun")
+    for tab, s in zip(tabs, schemes, strict=True):
+        if tab.open:
+            one = memo_figure(f"{both_key}|{s}", lambda s=s: _one_scheme(s, both))
+            tab.plotly_chart(one, key=f"compare_one_{s}", width="stretch",
+                             config=PLOTLY_CONFIG)
 with st.expander("How to read this"):
     st.markdown(
         "- One column per scheme; every row shares its y-axis, so heights compare "
