@@ -35,42 +35,63 @@ def _number(cell: str) -> float:
         return math.nan
 
 
-def load_allocation_csv(source: Source) -> np.ndarray:
-    """The allocation as a float array (>= 0, finite); InputError otherwise."""
-    data = read_bytes(source, "the allocation file")
+def _allocation_text(data: bytes) -> str:
+    """The file's text without the '#' header of an explorer audit file (e.g. ``lmdk
+    release --audit``); InputError when it is not text or holds nothing."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise InputError("the allocation file is not text") from None
-    # the '#' header of an explorer audit file (e.g. lmdk release --audit)
     text = "\n".join(text.splitlines()[leading_comment_lines(data):])
     if not text.strip():
         raise InputError("the allocation file has no values")
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    first = lines[0].split(",")[0].strip()
+    return text
+
+
+def _has_header(lines: list[str]) -> bool:
+    """True when the first cell is not a number (a header such as ``epsilon``)."""
     try:
-        float(first)
-        has_header = False
+        float(lines[0].split(",")[0].strip())
     except ValueError:
-        has_header = True
-    if has_header:
-        try:
-            rows = [r for r in csv.reader(io.StringIO(text)) if any(c.strip() for c in r)]
-        except csv.Error:
-            raise InputError("the allocation file is not a readable CSV") from None
-        header = [c.strip().lower() for c in rows[0]]
-        if any(len(r) > len(header) for r in rows[1:]):
-            raise InputError("the allocation file is not a readable CSV") from None
-        col = next((header.index(n) for n in _NAMES if n in header), None)
-        if col is None:
-            if len(header) != 1:
-                raise InputError(
-                    "the allocation CSV needs a column named epsilon (or a single column)"
-                )
-            col = 0
-        cells = [r[col].strip() if col < len(r) else "" for r in rows[1:]]
-    else:
-        cells = [c.strip() for ln in lines for c in ln.split(",") if c.strip()]
+        return True
+    return False
+
+
+def _epsilon_column(header: list[str]) -> int:
+    """The index of the ε column: the first of :data:`_NAMES` present, else the only one."""
+    col = next((header.index(n) for n in _NAMES if n in header), None)
+    if col is not None:
+        return col
+    if len(header) != 1:
+        raise InputError("the allocation CSV needs a column named epsilon (or a single column)")
+    return 0
+
+
+def _csv_rows(text: str) -> list[list[str]]:
+    """The non-blank rows of a CSV text; InputError when it is not a readable CSV."""
+    try:
+        return [r for r in csv.reader(io.StringIO(text)) if any(c.strip() for c in r)]
+    except csv.Error:
+        raise InputError("the allocation file is not a readable CSV") from None
+
+
+def _table_cells(text: str) -> list[str]:
+    """The ε cells of a table with a header row."""
+    rows = _csv_rows(text)
+    header = [c.strip().lower() for c in rows[0]]
+    if any(len(r) > len(header) for r in rows[1:]):
+        raise InputError("the allocation file is not a readable CSV") from None
+    col = _epsilon_column(header)
+    return [r[col].strip() if col < len(r) else "" for r in rows[1:]]
+
+
+def _plain_cells(lines: list[str]) -> list[str]:
+    """The non-empty cells of headerless lines (one number per line, or one row)."""
+    return [c.strip() for ln in lines for c in ln.split(",") if c.strip()]
+
+
+def _finite_values(cells: list[str]) -> np.ndarray:
+    """The cells as floats; InputError naming the first cell that is not a finite number."""
     if not cells:
         raise InputError("the allocation file has no values")
     values = np.array([_number(c) for c in cells], dtype=float)
@@ -80,4 +101,12 @@ def load_allocation_csv(source: Source) -> np.ndarray:
             f"allocation value {int(bad[0]) + 1} ({quote_user_text(cells[int(bad[0])])}) is not "
             "a finite number"
         )
-    return check_epsilon_array(values, allow_zero=True, name="the allocation")
+    return values
+
+
+def load_allocation_csv(source: Source) -> np.ndarray:
+    """The allocation as a float array (>= 0, finite); InputError otherwise."""
+    text = _allocation_text(read_bytes(source, "the allocation file"))
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    cells = _table_cells(text) if _has_header(lines) else _plain_cells(lines)
+    return check_epsilon_array(_finite_values(cells), allow_zero=True, name="the allocation")

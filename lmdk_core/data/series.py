@@ -58,26 +58,36 @@ def load_series_csv(source: Source, name: str = "uploaded series", time_col: str
     with or without a time-zone offset such as ``+01:00`` or ``Z``; offsets are converted
     to UTC, so a daylight-saving change leaves no duplicate hour)."""
     data = read_bytes(source, "the CSV file")
-    if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<"):
-        what = "a GPX track" if b"<gpx" in data[:65536].lower() else "XML or HTML"
-        raise InputError(f"this file is {what}, not a CSV of time,value rows; release a track "
-                         "with `lmdk geo-release` (or on the Map page)")
+    _check_not_markup(data)
     tcol, vcol = str(time_col).strip().lower(), str(value_col).strip().lower()
     if tcol == vcol:
         raise InputError(f"the time and value columns must differ (both are {time_col!r})")
-    try:
-        df = read_csv_table(data, [tcol, vcol])
-    except InputError as exc:
-        if str(exc).startswith("the CSV needs the column"):
-            raise InputError(f"{exc}; name the columns to use (CLI: --time-col, --value-col; "
-                             "Timeline page: the column choices under the upload)") from None
-        raise
+    df = _read_series_table(data, tcol, vcol)
     values = numeric_column(df, vcol)
     times, kind = parse_times(df, tcol)
     note = repeated_times_note(times)
     utc = kind == "datetime" and df[tcol].dtype.kind == "O" and has_zone(df[tcol])
     return Series(time=times, values=values, time_kind=kind, name=name,
                   notes=(note,) if note else (), utc=utc)
+
+
+def _check_not_markup(data: bytes) -> None:
+    """InputError for a GPX track or other XML/HTML uploaded as a series."""
+    if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<"):
+        what = "a GPX track" if b"<gpx" in data[:65536].lower() else "XML or HTML"
+        raise InputError(f"this file is {what}, not a CSV of time,value rows; release a track "
+                         "with `lmdk geo-release` (or on the Map page)")
+
+
+def _read_series_table(data: bytes, tcol: str, vcol: str) -> pd.DataFrame:
+    """The time and value columns; a missing one's message says how to name others."""
+    try:
+        return read_csv_table(data, [tcol, vcol])
+    except InputError as exc:
+        if str(exc).startswith("the CSV needs the column"):
+            raise InputError(f"{exc}; name the columns to use (CLI: --time-col, --value-col; "
+                             "Timeline page: the column choices under the upload)") from None
+        raise
 
 
 def csv_columns(source: Source) -> list[str]:
@@ -106,10 +116,16 @@ def is_index_column(name: str, values: pd.Series | None = None) -> bool:
     if n == "" or n.startswith("unnamed:") or n in ("index", "level_0"):
         return True
     if values is not None and n in ("", "id", "row", "#", "no", "n"):
-        v = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
-        if v.size and np.all(np.isfinite(v)):
-            return bool(np.array_equal(v, np.arange(v.size) + v[0]) and v[0] in (0, 1))
+        return _is_row_numbering(values)
     return False
+
+
+def _is_row_numbering(values: pd.Series) -> bool:
+    """True for the row numbers 0, 1, 2, … or 1, 2, 3, …"""
+    v = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+    if not v.size or not np.all(np.isfinite(v)):
+        return False
+    return bool(np.array_equal(v, np.arange(v.size) + v[0]) and v[0] in (0, 1))
 
 
 def guess_series_columns(source: Source) -> tuple[str, str] | None:
@@ -118,29 +134,55 @@ def guess_series_columns(source: Source) -> tuple[str, str] | None:
     (:func:`is_index_column`). Time: the first column whose name has a time word
     (:data:`TIME_WORDS`), else the first column whose cells are dates; value: the first
     other column whose cells are numbers. None when no pair is found."""
+    head = _head_rows(source)
+    if head is None:
+        return None
+    cols = [c for c in head.columns if not is_index_column(c, head[c])]
+    time = _guess_time_column(head, cols)
+    value = next((c for c in cols if c != time and _mostly_numbers(head[c])), None)
+    return _column_pair(time, value)
+
+
+def _column_pair(time: object | None, value: object | None) -> tuple[str, str] | None:
+    """The two column names as offered (stripped), or None when one is missing."""
+    if time is None or value is None:
+        return None
+    return str(time).strip(), str(value).strip()
+
+
+def _head_rows(source: Source) -> pd.DataFrame | None:
+    """The first 200 rows of a CSV as text cells, or None when it cannot be read."""
     import io
 
     try:
         data = read_bytes(source, "the CSV file")
-        head = pd.read_csv(io.BytesIO(data), nrows=200, dtype=str,
+        return pd.read_csv(io.BytesIO(data), nrows=200, dtype=str,
                            skiprows=leading_comment_lines(data), sep=csv_separator(data))
     except (InputError, pd.errors.ParserError, pd.errors.EmptyDataError, ValueError,
             UnicodeDecodeError):
         return None
-    cols = [c for c in head.columns if not is_index_column(c, head[c])]
 
-    def numeric(c: str) -> bool:
-        v = pd.to_numeric(head[c].str.strip(), errors="coerce")
-        return bool(v.notna().mean() > 0.9) if len(v) else False
 
-    def dates(c: str) -> bool:
-        v = pd.to_datetime(head[c].str.strip(), errors="coerce", format="ISO8601", utc=True)
-        return bool(v.notna().mean() > 0.9) if len(v) else False
+def _mostly(parsed: pd.Series) -> bool:
+    """True when more than 90 % of the parsed cells are not NaN/NaT (False when none)."""
+    return bool(parsed.notna().mean() > 0.9) if len(parsed) else False
 
-    time = next((c for c in cols if any(w in str(c).lower() for w in TIME_WORDS)), None)
-    if time is None:
-        time = next((c for c in cols if not numeric(c) and dates(c)), None)
-    value = next((c for c in cols if c != time and numeric(c)), None)
-    if time is None or value is None:
-        return None
-    return str(time).strip(), str(value).strip()
+
+def _mostly_numbers(cells: pd.Series) -> bool:
+    """True when more than 90 % of the cells are numbers."""
+    return _mostly(pd.to_numeric(cells.str.strip(), errors="coerce"))
+
+
+def _mostly_dates(cells: pd.Series) -> bool:
+    """True when more than 90 % of the cells are ISO 8601 dates."""
+    return _mostly(pd.to_datetime(cells.str.strip(), errors="coerce", format="ISO8601",
+                                  utc=True))
+
+
+def _guess_time_column(head: pd.DataFrame, cols: list) -> object | None:
+    """The first column named with a time word, else the first of dates (not numbers)."""
+    named = next((c for c in cols if any(w in str(c).lower() for w in TIME_WORDS)), None)
+    if named is not None:
+        return named
+    return next((c for c in cols
+                 if not _mostly_numbers(head[c]) and _mostly_dates(head[c])), None)

@@ -33,22 +33,31 @@ MAX_ROWS = 200_000
 Source = str | os.PathLike | bytes | IO
 
 
+def _path_bytes(source: str | os.PathLike) -> bytes:
+    """The first ``MAX_BYTES + 1`` bytes of a file; InputError when it is missing or a
+    folder."""
+    path = os.fspath(source)
+    if not os.path.exists(path):
+        raise InputError(f"no such file: {quote_user_text(path, 200)}")
+    if os.path.isdir(path):
+        raise InputError(f"{quote_user_text(path, 200)} is a folder, not a file")
+    with open(path, "rb") as fh:
+        return fh.read(MAX_BYTES + 1)
+
+
+def _source_bytes(source: Source) -> bytes:
+    """The bytes of a bytes object, a path or a file-like object (text encoded UTF-8)."""
+    if isinstance(source, (bytes, bytearray)):
+        return bytes(source)
+    if isinstance(source, (str, os.PathLike)):
+        return _path_bytes(source)
+    data = source.read()
+    return data.encode("utf-8") if isinstance(data, str) else data
+
+
 def read_bytes(source: Source, what: str = "the file") -> bytes:
     """The raw bytes of a path, a bytes object or a file-like object, size-checked."""
-    if isinstance(source, (bytes, bytearray)):
-        data = bytes(source)
-    elif isinstance(source, (str, os.PathLike)):
-        path = os.fspath(source)
-        if not os.path.exists(path):
-            raise InputError(f"no such file: {quote_user_text(path, 200)}")
-        if os.path.isdir(path):
-            raise InputError(f"{quote_user_text(path, 200)} is a folder, not a file")
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_BYTES + 1)
-    else:
-        data = source.read()
-        if isinstance(data, str):
-            data = data.encode("utf-8")
+    data = _source_bytes(source)
     if len(data) > MAX_BYTES:
         raise InputError(f"{what} is larger than {MAX_BYTES // 2**20} MB; use a smaller extract")
     if not data.strip():
@@ -83,22 +92,36 @@ def csv_separator(data: bytes) -> str:
     of those, the one giving the most fields wins, ties going to the earlier of
     :data:`SEPARATORS`. Without a qualifying candidate the table is read with ``,`` (and
     the usual messages explain what is wrong)."""
-    import csv
+    lines = _sample_lines(data)
+    if not lines:
+        return ","
+    best, best_n = ",", 1
+    for sep in SEPARATORS:
+        n = _consistent_fields(lines, sep)
+        if n > best_n:
+            best, best_n = sep, n
+    return best
 
+
+def _sample_lines(data: bytes) -> list[str]:
+    """The header and up to 49 further non-blank lines after the leading ``#`` lines,
+    from the first 256 KiB (a last line cut there is left out)."""
     skip = leading_comment_lines(data)
     head = data[:262144].decode("utf-8-sig", errors="replace").splitlines()[skip:]
     lines = [ln for ln in head[:50] if ln.strip()]
     if len(head) > 1 and len(data) > 262144:
         lines = lines[:-1]  # the last line read may be cut in the middle
-    if not lines:
-        return ","
-    best, best_n = ",", 1
-    for sep in SEPARATORS:
-        rows = list(csv.reader(lines, delimiter=sep))
-        n = len(rows[0])
-        if n >= 2 and all(len(r) == n for r in rows) and n > best_n:
-            best, best_n = sep, n
-    return best
+    return lines
+
+
+def _consistent_fields(lines: list[str], sep: str) -> int:
+    """How many fields ``sep`` splits every line into (quotes honoured), or 0 when the
+    lines differ or the header has fewer than two."""
+    import csv
+
+    rows = list(csv.reader(lines, delimiter=sep))
+    n = len(rows[0])
+    return n if n >= 2 and all(len(r) == n for r in rows) else 0
 
 
 def _read_typed(data: bytes, required: list[str], optional: list[str]) -> pd.DataFrame | None:
@@ -112,34 +135,55 @@ def _read_typed(data: bytes, required: list[str], optional: list[str]) -> pd.Dat
     (:func:`numeric_column`, :func:`parse_times` use them directly); text columns hold
     the same strings as the text read.
     """
+    df = _parse_typed(data)
+    if df is None or not 0 < len(df) <= MAX_ROWS:
+        return None
+    names = _column_names(df)
+    if len(names) != len(df.columns) or any(c not in names for c in required):
+        return None
+    keep = _kept_columns(names, required, optional)
+    if not all(_typed_column_ok(df[names[c]]) for c in keep):
+        return None
+    return _renamed(df, names, keep)
+
+
+def _parse_typed(data: bytes) -> pd.DataFrame | None:
+    """One ``pd.read_csv`` with type inference and no NA detection, or None when it fails."""
     import pandas as pd
 
     try:
-        df = pd.read_csv(io.BytesIO(data), keep_default_na=False, na_filter=False,
-                         skipinitialspace=True, encoding_errors="strict",
-                         skiprows=leading_comment_lines(data), sep=csv_separator(data))
+        return pd.read_csv(io.BytesIO(data), keep_default_na=False, na_filter=False,
+                           skipinitialspace=True, encoding_errors="strict",
+                           skiprows=leading_comment_lines(data), sep=csv_separator(data))
     except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError, ValueError,
             OverflowError):
         return None
-    if not 0 < len(df) <= MAX_ROWS:
-        return None
-    names = {str(c).strip().lower(): c for c in df.columns}
-    if len(names) != len(df.columns) or any(c not in names for c in required):
-        return None
-    keep = [c for c in list(required) + list(optional) if c in names]
-    out = df[[names[c] for c in keep]]
-    for c in out.columns:
-        col = out[c]
-        kind = col.dtype.kind
-        if kind == "f":
-            if not np.isfinite(col.to_numpy()).all():
-                return None
-        elif kind == "O":
-            if not all(isinstance(v, str) for v in col.head(1)):
-                return None
-        elif not (kind == "i" and col.dtype.itemsize == 8):
-            return None
-    out = out.copy()
+
+
+def _typed_column_ok(col: pd.Series) -> bool:
+    """True for a column the fast read keeps: int64, finite float64, or text."""
+    kind = col.dtype.kind
+    if kind == "f":
+        return bool(np.isfinite(col.to_numpy()).all())
+    if kind == "O":
+        return all(isinstance(v, str) for v in col.head(1))
+    return kind == "i" and col.dtype.itemsize == 8
+
+
+def _column_names(df: pd.DataFrame) -> dict[str, object]:
+    """The frame's columns by their stripped lower-case names."""
+    return {str(c).strip().lower(): c for c in df.columns}
+
+
+def _kept_columns(names: dict[str, object], required: list[str],
+                  optional: list[str]) -> list[str]:
+    """The required columns and the optional ones present, in that order."""
+    return [c for c in list(required) + list(optional) if c in names]
+
+
+def _renamed(df: pd.DataFrame, names: dict[str, object], keep: list[str]) -> pd.DataFrame:
+    """A copy of the ``keep`` columns under their canonical lower-case names."""
+    out = df[[names[c] for c in keep]].copy()
     out.columns = keep
     return out
 
@@ -152,40 +196,53 @@ def read_csv_table(source: Source, required: list[str], optional: list[str] = ()
     canonical lower-case names: int64 / float64 where every cell is a number, else
     strings (converted by the caller with :func:`numeric_column` / :func:`parse_times`).
     """
-    import pandas as pd
-
     data = read_bytes(source, "the CSV file")
     fast = _read_typed(data, required, optional)
     if fast is not None:
         return fast
+    df = _read_text(data)
+    names = _column_names(df)
+    _check_required(df, names, required)
+    _check_row_count(len(df))
+    return _renamed(df, names, _kept_columns(names, required, optional))
+
+
+def _read_text(data: bytes) -> pd.DataFrame:
+    """Every cell as text; InputError when the bytes are not a readable UTF-8 CSV."""
+    import pandas as pd
+
     try:
-        df = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False,
-                         skipinitialspace=True, encoding_errors="strict",
-                         skiprows=leading_comment_lines(data), sep=csv_separator(data))
+        return pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False,
+                           skipinitialspace=True, encoding_errors="strict",
+                           skiprows=leading_comment_lines(data), sep=csv_separator(data))
     except UnicodeDecodeError:
         raise InputError("the file is not a text CSV (it is not UTF-8 text)") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else "unreadable"
         raise InputError(f"the file is not a readable CSV: {quote_user_text(first, 160)}"
                          ) from None
-    names = {str(c).strip().lower(): c for c in df.columns}
+
+
+def _check_required(df: pd.DataFrame, names: dict[str, object], required: list[str]) -> None:
+    """InputError naming the required columns the header lacks and the ones it has."""
     missing = [c for c in required if c not in names]
-    if missing:
-        have = ", ".join(quote_user_text(c) for c in list(df.columns)[:10]) or "none"
-        if len(df.columns) > 10:
-            have += f" and {len(df.columns) - 10} more"
-        raise InputError(
-            f"the CSV needs the column{'s' if len(missing) > 1 else ''} "
-            f"{', '.join(missing)} (header row: {', '.join(required)}); it has: {have}"
-        )
-    if len(df) == 0:
+    if not missing:
+        return
+    have = ", ".join(quote_user_text(c) for c in list(df.columns)[:10]) or "none"
+    if len(df.columns) > 10:
+        have += f" and {len(df.columns) - 10} more"
+    raise InputError(
+        f"the CSV needs the column{'s' if len(missing) > 1 else ''} "
+        f"{', '.join(missing)} (header row: {', '.join(required)}); it has: {have}"
+    )
+
+
+def _check_row_count(n: int) -> None:
+    """InputError for a table without data rows or with more than :data:`MAX_ROWS`."""
+    if n == 0:
         raise InputError("the CSV has a header but no data rows")
-    if len(df) > MAX_ROWS:
-        raise InputError(f"the CSV has {len(df):,} rows; the limit is {MAX_ROWS:,}")
-    keep = [c for c in list(required) + list(optional) if c in names]
-    out = df[[names[c] for c in keep]].copy()
-    out.columns = keep
-    return out
+    if n > MAX_ROWS:
+        raise InputError(f"the CSV has {n:,} rows; the limit is {MAX_ROWS:,}")
 
 
 def numeric_column(df: pd.DataFrame, column: str) -> np.ndarray:
@@ -298,17 +355,25 @@ def _parse_text_times(raw: pd.Series) -> tuple[np.ndarray, str]:
             raise InputError("times must be finite numbers")
         kind = "number"
     else:
-        try:
-            parsed = pd.to_datetime(raw, format="ISO8601", utc=True)
-        except (ValueError, TypeError):
-            if nums is None:
-                nums = pd.to_numeric(raw, errors="coerce")
-            bad = int(np.flatnonzero(nums.isna().to_numpy())[0])
-            raise InputError(
-                f"line {bad + 2}: time {quote_user_text(raw.iloc[bad])} is neither a number nor "
-                "an ISO date "
-                "like 2024-03-01T08:00"
-            ) from None
-        times = parsed.dt.tz_localize(None).to_numpy()
-        kind = "datetime"
+        times, kind = _iso_times(raw, nums), "datetime"
     return times, kind
+
+
+def _iso_times(raw: pd.Series, nums: pd.Series | None) -> np.ndarray:
+    """ISO-8601 time cells as UTC datetime64 without zone; InputError naming the first
+    cell that is neither a number nor an ISO date (``nums``: the cells as numbers, if
+    already computed)."""
+    import pandas as pd
+
+    try:
+        parsed = pd.to_datetime(raw, format="ISO8601", utc=True)
+    except (ValueError, TypeError):
+        if nums is None:
+            nums = pd.to_numeric(raw, errors="coerce")
+        bad = int(np.flatnonzero(nums.isna().to_numpy())[0])
+        raise InputError(
+            f"line {bad + 2}: time {quote_user_text(raw.iloc[bad])} is neither a number nor "
+            "an ISO date "
+            "like 2024-03-01T08:00"
+        ) from None
+    return parsed.dt.tz_localize(None).to_numpy()

@@ -110,18 +110,23 @@ class Track:
         missing; absent for a track without times), ``lat``, ``lon`` and, for several
         pieces, ``segment``."""
         out: dict[str, list] = {}
-        if self.time_kind == "datetime":
-            z = "Z" if self.utc else ""
-            out["time"] = [None if pd.isna(x) else pd.Timestamp(x).isoformat() + z
-                           for x in np.asarray(self.time)]
-        elif self.time_kind == "number":
-            out["time"] = [None if not np.isfinite(x) else (int(x) if x == round(x) else x)
-                           for x in np.asarray(self.time, dtype=float).tolist()]
+        if self.time_kind != "index":
+            out["time"] = self._time_cells()
         out["lat"] = np.asarray(self.lat, dtype=float).tolist()
         out["lon"] = np.asarray(self.lon, dtype=float).tolist()
         if self.n_segments > 1:
             out["segment"] = self.segment.tolist()
         return out
+
+    def _time_cells(self) -> list:
+        """The times as JSON values: ISO 8601 text (``Z`` when UTC) or numbers (whole
+        ones as int), ``None`` where missing."""
+        if self.time_kind == "datetime":
+            z = "Z" if self.utc else ""
+            return [None if pd.isna(x) else pd.Timestamp(x).isoformat() + z
+                    for x in np.asarray(self.time)]
+        return [None if not np.isfinite(x) else (int(x) if x == round(x) else x)
+                for x in np.asarray(self.time, dtype=float).tolist()]
 
     def with_gaps(self, values: np.ndarray) -> np.ndarray:
         """``values`` (one per point, e.g. lat) with a NaN inserted between pieces, so
@@ -151,6 +156,7 @@ class Track:
 
 
 def _metres(d: float) -> str:
+    """A distance as messages show it: metres, or whole km from 10 km on."""
     return f"{d / 1000:,.0f} km" if d >= 10_000 else f"{d:,.0f} m"
 
 
@@ -223,9 +229,27 @@ def load_track_plt(source: Source, name: str = "uploaded track") -> Track:
     user guide*, Microsoft Research 2011); a row whose date or time cannot be read
     falls back on the ``days`` field (days since 1899-12-30, the OziExplorer clock).
     Missing or backward times are handled like a CSV's (one piece)."""
+    df = _plt_rows(read_bytes(source, "the PLT file"))
+    if df.shape[1] < 2:
+        raise InputError("the PLT file's rows need at least latitude,longitude")
+    _check_point_count(len(df), "the PLT file")
+    table = pd.DataFrame({"lat": df[0], "lon": df[1]})
+    try:
+        lat, lon = check_coordinates(numeric_column(table, "lat"), numeric_column(table, "lon"))
+    except InputError as exc:  # line numbers of the file, not of the table after the header
+        raise InputError(_shift_line(str(exc), PLT_HEADER_LINES)) from None
+    segment = np.zeros(lat.size, dtype=int)
+    res = resolve_track_times(_plt_times(df), segment, "datetime")
+    return Track(lat=lat, lon=lon, time=res.time, time_kind=res.kind, name=name,
+                 segment=segment, notes=res.notes, warnings=res.warnings,
+                 utc=res.kind == "datetime")  # GeoLife's times are GMT
+
+
+def _plt_rows(data: bytes) -> pd.DataFrame:
+    """The point rows of a ``.plt`` file as text cells; InputError when its first line
+    is not a GeoLife / OziExplorer header or no row can be read."""
     import io
 
-    data = read_bytes(source, "the PLT file")
     lines = data.decode("utf-8-sig", errors="replace").splitlines()
     if len(lines) <= PLT_HEADER_LINES or not lines[0].strip().lower().startswith(
             ("geolife trajectory", "oziexplorer track point file")):
@@ -234,21 +258,17 @@ def load_track_plt(source: Source, name: str = "uploaded track") -> Track:
                          "followed by 5 more header lines and one lat,lon,... row per point")
     body = "\n".join(lines[PLT_HEADER_LINES:])
     try:
-        df = pd.read_csv(io.StringIO(body), header=None, dtype=str, skipinitialspace=True)
+        return pd.read_csv(io.StringIO(body), header=None, dtype=str, skipinitialspace=True)
     except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         msg = str(exc).splitlines()[0] if str(exc) else "unreadable"
         raise InputError(f"the PLT file has no readable points: {quote_user_text(msg, 160)}"
                          ) from None
-    if df.shape[1] < 2:
-        raise InputError("the PLT file's rows need at least latitude,longitude")
-    if len(df) > MAX_ROWS:
-        raise InputError(f"the PLT file has {len(df):,} points; the limit is {MAX_ROWS:,}")
-    table = pd.DataFrame({"lat": df[0], "lon": df[1]})
-    try:
-        lat, lon = check_coordinates(numeric_column(table, "lat"), numeric_column(table, "lon"))
-    except InputError as exc:  # line numbers of the file, not of the table after the header
-        raise InputError(_shift_line(str(exc), PLT_HEADER_LINES)) from None
-    raw = np.full(lat.size, np.datetime64("NaT"), dtype="datetime64[ns]")
+
+
+def _plt_times(df: pd.DataFrame) -> np.ndarray:
+    """The rows' UTC times: the ``date`` and ``time`` fields, else the ``days`` field
+    (days since 1899-12-30); NaT where neither can be read."""
+    raw = np.full(len(df), np.datetime64("NaT"), dtype="datetime64[ns]")
     if df.shape[1] >= 7:
         stamp = pd.to_datetime(df[5].str.strip() + " " + df[6].str.strip(), errors="coerce",
                                format="%Y-%m-%d %H:%M:%S")
@@ -257,11 +277,13 @@ def load_track_plt(source: Source, name: str = "uploaded track") -> Track:
         days = pd.to_numeric(df[4], errors="coerce")
         from_days = (pd.Timestamp("1899-12-30") + pd.to_timedelta(days, unit="D")).dt.round("s")
         raw = np.where(np.isnat(raw), from_days.to_numpy(dtype="datetime64[ns]"), raw)
-    segment = np.zeros(lat.size, dtype=int)
-    res = resolve_track_times(raw, segment, "datetime")
-    return Track(lat=lat, lon=lon, time=res.time, time_kind=res.kind, name=name,
-                 segment=segment, notes=res.notes, warnings=res.warnings,
-                 utc=res.kind == "datetime")  # GeoLife's times are GMT
+    return raw
+
+
+def _check_point_count(n: int, what: str) -> None:
+    """InputError when a track file has more than :data:`MAX_ROWS` points."""
+    if n > MAX_ROWS:
+        raise InputError(f"{what} has {n:,} points; the limit is {MAX_ROWS:,}")
 
 
 def _shift_line(message: str, by: int) -> str:
@@ -282,28 +304,95 @@ def _utc_naive(time) -> np.datetime64:
     return ts.to_datetime64()
 
 
-def _gpx_pieces(gpx: gpxpy.gpx.GPX) -> tuple[list, list[str], list[str]]:
-    """(pieces of points, their labels, notes): the non-empty track segments, or the
-    routes when the file has no track point."""
-    pieces, labels, notes = [], [], []
+def _track_pieces(gpx: gpxpy.gpx.GPX) -> tuple[list, list[str]]:
+    """(pieces of points, their labels): the non-empty segments of every track."""
+    pieces, labels = [], []
     for ti, trk in enumerate(gpx.tracks):
         tname = _clean_name(trk.name) or f"track {ti + 1}"
         segs = [s for s in trk.segments if s.points]
         for si, seg in enumerate(segs):
             pieces.append(seg.points)
             labels.append(tname if len(segs) == 1 else f"{tname}, segment {si + 1}")
+    return pieces, labels
+
+
+def _route_pieces(gpx: gpxpy.gpx.GPX) -> tuple[list, list[str]]:
+    """(pieces of points, their labels): the non-empty routes."""
+    routes = [(ri, rte) for ri, rte in enumerate(gpx.routes) if rte.points]
+    return ([rte.points for _, rte in routes],
+            [_clean_name(rte.name) or f"route {ri + 1}" for ri, rte in routes])
+
+
+def _gpx_pieces(gpx: gpxpy.gpx.GPX) -> tuple[list, list[str], list[str]]:
+    """(pieces of points, their labels, notes): the non-empty track segments, or the
+    routes when the file has no track point."""
+    pieces, labels = _track_pieces(gpx)
     if pieces:
-        if any(r.points for r in gpx.routes):
-            notes.append("The file also has routes; the tracks are used.")
-        return pieces, labels, notes
-    for ri, rte in enumerate(gpx.routes):
-        if rte.points:
-            pieces.append(rte.points)
-            labels.append(_clean_name(rte.name) or f"route {ri + 1}")
-    if pieces:
-        notes.append("The file has no track, so its route points are used (routes rarely "
-                     "carry times).")
-    return pieces, labels, notes
+        also = any(r.points for r in gpx.routes)
+        return pieces, labels, ["The file also has routes; the tracks are used."] if also else []
+    pieces, labels = _route_pieces(gpx)
+    if not pieces:
+        return pieces, labels, []
+    return pieces, labels, ["The file has no track, so its route points are used (routes "
+                            "rarely carry times)."]
+
+
+def _not_gpx_reason(head: bytes) -> str | None:
+    """Why the top of a file is not GPX (HTML, other XML, not XML), or None when it has
+    a ``<gpx`` element."""
+    if b"<gpx" in head:
+        return None
+    if b"<html" in head or b"<!doctype html" in head:
+        return "it is an HTML page without a <gpx> element"
+    if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<"):
+        return "it is XML without a <gpx> element"
+    return "it is not XML at all"
+
+
+def _parse_gpx(data: bytes) -> gpxpy.gpx.GPX:
+    """The parsed GPX document; InputError when the bytes are not a GPX file."""
+    what = _not_gpx_reason(data[:65536].lower())
+    if what is not None:
+        raise InputError(f"the file is not a GPX file: {what} (a download that failed, or "
+                         "another format); export the track as GPX again")
+    try:
+        return gpxpy.parse(data.decode("utf-8-sig", errors="strict"))
+    except UnicodeDecodeError:
+        raise InputError("the file is not a GPX file (it is not UTF-8 text)") from None
+    except gpxpy.gpx.GPXException as exc:
+        msg = str(exc).splitlines()[0] if str(exc) else "unreadable"
+        raise InputError(f"the file is not a valid GPX file: {quote_user_text(msg, 160)}"
+                         ) from None
+
+
+def _no_points_error(gpx: gpxpy.gpx.GPX) -> InputError:
+    """The error for a GPX file without track or route points (naming its waypoints)."""
+    n = len(gpx.waypoints)
+    if not n:
+        return InputError("the GPX file has no track or route points")
+    return InputError(
+        f"the GPX file has no track or route points, only {n} waypoint"
+        f"{'s' if n != 1 else ''} (single places, not a path); record or export a "
+        "track (<trk>), or save the places as a route (<rte>) to release them in order")
+
+
+def _pieces_note(pieces: list, labels: list[str]) -> str:
+    """The note listing a GPX file's separate pieces with their sizes."""
+    return (f"{len(pieces)} separate pieces: "
+            + "; ".join(f"{quote_user_text(lab, 40)} ({len(p):,} points)"
+                        for lab, p in zip(labels, pieces, strict=True))
+            + ". No line is drawn across the gaps between them.")
+
+
+def _gpx_columns(pieces: list) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(lat, lon, UTC times with NaT, piece number) of every point of the pieces, in
+    file order; InputError for too many points or invalid coordinates."""
+    pts = [p for piece in pieces for p in piece]
+    _check_point_count(len(pts), "the GPX file")
+    segment = np.repeat(np.arange(len(pieces)), [len(p) for p in pieces])
+    lat, lon = check_coordinates([p.latitude for p in pts], [p.longitude for p in pts])
+    raw = np.array([_utc_naive(p.time) for p in pts], dtype="datetime64[ns]")
+    return lat, lon, raw, segment
 
 
 def load_track_gpx(source: Source, name: str = "uploaded track",
@@ -311,46 +400,14 @@ def load_track_gpx(source: Source, name: str = "uploaded track",
     """Read a GPX file: its track segments (or routes) as separate pieces, times as
     found (see the module docstring), and the waypoints within ``waypoint_max_m``
     metres of the track as landmark candidates."""
-    data = read_bytes(source, "the GPX file")
-    head = data[:65536].lower()
-    if b"<gpx" not in head:
-        if b"<html" in head or b"<!doctype html" in head:
-            what = "it is an HTML page without a <gpx> element"
-        elif head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<"):
-            what = "it is XML without a <gpx> element"
-        else:
-            what = "it is not XML at all"
-        raise InputError(f"the file is not a GPX file: {what} (a download that failed, or "
-                         "another format); export the track as GPX again")
-    try:
-        gpx = gpxpy.parse(data.decode("utf-8-sig", errors="strict"))
-    except UnicodeDecodeError:
-        raise InputError("the file is not a GPX file (it is not UTF-8 text)") from None
-    except gpxpy.gpx.GPXException as exc:
-        msg = str(exc).splitlines()[0] if str(exc) else "unreadable"
-        raise InputError(f"the file is not a valid GPX file: {quote_user_text(msg, 160)}"
-                         ) from None
+    gpx = _parse_gpx(read_bytes(source, "the GPX file"))
     pieces, labels, notes = _gpx_pieces(gpx)
     if not pieces:
-        if gpx.waypoints:
-            n = len(gpx.waypoints)
-            raise InputError(
-                f"the GPX file has no track or route points, only {n} waypoint"
-                f"{'s' if n != 1 else ''} (single places, not a path); record or export a "
-                "track (<trk>), or save the places as a route (<rte>) to release them in order")
-        raise InputError("the GPX file has no track or route points")
-    pts = [p for piece in pieces for p in piece]
-    if len(pts) > MAX_ROWS:
-        raise InputError(f"the GPX file has {len(pts):,} points; the limit is {MAX_ROWS:,}")
-    segment = np.repeat(np.arange(len(pieces)), [len(p) for p in pieces])
-    lat, lon = check_coordinates([p.latitude for p in pts], [p.longitude for p in pts])
-    raw = np.array([_utc_naive(p.time) for p in pts], dtype="datetime64[ns]")
+        raise _no_points_error(gpx)
+    lat, lon, raw, segment = _gpx_columns(pieces)
     res = resolve_track_times(raw, segment, "datetime", labels=labels)
     if len(pieces) > 1:
-        notes.insert(0, f"{len(pieces)} separate pieces: "
-                        + "; ".join(f"{quote_user_text(lab, 40)} ({len(p):,} points)"
-                                    for lab, p in zip(labels, pieces, strict=True))
-                        + ". No line is drawn across the gaps between them.")
+        notes.insert(0, _pieces_note(pieces, labels))
     wpts, wnotes = _nearest_waypoints(lat, lon, gpx.waypoints,
                                       check_positive(waypoint_max_m, "waypoint distance"))
     return Track(lat=lat, lon=lon, time=res.time, time_kind=res.kind, name=name,
@@ -362,17 +419,30 @@ def load_track_gpx(source: Source, name: str = "uploaded track",
 def load_track(source: Source, filename: str | None = None, name: str | None = None,
                waypoint_max_m: float = DEFAULT_WAYPOINT_MAX_M) -> Track:
     """Load a track from CSV or GPX, chosen by the file name's extension (or content)."""
-    fname = (filename or (source if isinstance(source, str) else "") or "").lower()
     label = name or (filename or "uploaded track")
-    if fname.endswith(".gpx"):
+    fmt = _format_by_name(filename or (source if isinstance(source, str) else ""))
+    if fmt is None:
+        source = read_bytes(source, "the track file")
+        fmt = _sniff_format(source)
+    if fmt == "gpx":
         return load_track_gpx(source, label, waypoint_max_m)
-    if fname.endswith(".plt"):
-        return load_track_plt(source, label)
-    if fname.endswith(".csv") or fname.endswith(".txt"):
-        return load_track_csv(source, label)
-    data = read_bytes(source, "the track file")
-    if data.lstrip(b"\xef\xbb\xbf \t\r\n")[:40].lower().startswith(b"geolife trajectory"):
-        return load_track_plt(data, label)
-    if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<"):
-        return load_track_gpx(data, label, waypoint_max_m)
-    return load_track_csv(data, label)
+    return load_track_plt(source, label) if fmt == "plt" else load_track_csv(source, label)
+
+
+#: the track format a file name's extension names
+_FORMAT_BY_EXTENSION = {".gpx": "gpx", ".plt": "plt", ".csv": "csv", ".txt": "csv"}
+
+
+def _format_by_name(filename: str | None) -> str | None:
+    """The track format the file name's extension names (case-insensitive), or None."""
+    fname = (filename or "").lower()
+    return next((f for ext, f in _FORMAT_BY_EXTENSION.items() if fname.endswith(ext)), None)
+
+
+def _sniff_format(data: bytes) -> str:
+    """The format of a track file without a known extension, from its first bytes:
+    'plt' (a GeoLife header), 'gpx' (XML) or 'csv'."""
+    top = data.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if top[:40].lower().startswith(b"geolife trajectory"):
+        return "plt"
+    return "gpx" if top.startswith(b"<") else "csv"

@@ -68,9 +68,200 @@ def _fill_piece(v: np.ndarray) -> np.ndarray:
 
 
 def _label(x: float, kind: str) -> str:
+    """A time value as the user reads it: ``YYYY-MM-DD hh:mm:ss`` or a plain number."""
     if kind == "datetime":
         return str(np.datetime64(int(x), "ns").astype("datetime64[s]")).replace("T", " ")
     return f"{x:g}"
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    """``one`` when ``n == 1``, else ``many`` (the messages' singular/plural endings)."""
+    return one if n == 1 else many
+
+
+def _as_float_times(raw: np.ndarray, kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """The file's times as floats (datetimes in ns since the epoch) with NaN where a
+    point has none, and the mask of those missing points."""
+    if kind == "datetime":
+        t = np.asarray(raw, dtype="datetime64[ns]")
+        missing = np.isnat(t)
+        return np.where(missing, np.nan, t.astype(np.int64).astype(float)), missing
+    v = np.asarray(raw, dtype=float).copy()
+    return v, ~np.isfinite(v)
+
+
+def _fill_pieces(v: np.ndarray, seg: np.ndarray) -> np.ndarray:
+    """Every piece's missing times filled by :func:`_fill_piece`, piece by piece."""
+    filled = v.copy()
+    for s in np.unique(seg):
+        sel = np.flatnonzero(seg == s)
+        filled[sel] = _fill_piece(v[sel])
+    return filled
+
+
+def _missing_note(n_missing: int, n: int, n_interp: int, n_still: int) -> str:
+    """The note counting the points without a time and what became of them."""
+    parts = []
+    if n_interp:
+        parts.append(f"{n_interp:,} were interpolated between the timed points of their "
+                     "track segment")
+    if n_still:
+        parts.append(f"{n_still:,} (in segments with fewer than two times) keep "
+                     "no time and show “?”")
+    return f"{n_missing:,} of {n:,} points have no time in the file: " + "; ".join(parts) + "."
+
+
+def _implausible_warnings(filled: np.ndarray, known: np.ndarray,
+                          now: np.datetime64 | None) -> list[str]:
+    """The warning (at most one) about datetimes before :data:`EARLIEST_PLAUSIBLE` or
+    more than a day after ``now``."""
+    now64 = np.datetime64("now", "ns") if now is None else np.datetime64(now, "ns")
+    lo = float(EARLIEST_PLAUSIBLE.astype(np.int64))
+    hi = float((now64 + np.timedelta64(1, "D")).astype(np.int64))
+    bad = known[(filled[known] < lo) | (filled[known] > hi)]
+    if not bad.size:
+        return []
+    return [f"{bad.size:,} point{_plural(bad.size, ' has', 's have')} an implausible "
+            f"time (e.g. point {int(bad[0])}: {_label(filled[bad[0]], 'datetime')}; before "
+            "1990 or in the future) — the recorder's clock was probably not set. The times "
+            "are kept; check them before relying on durations."]
+
+
+def _comparable(raw: np.ndarray, filled: np.ndarray, n_missing: int) -> np.ndarray:
+    """The values to compare for order: the file's own integers (datetime: ns) when no
+    time is missing — through float, 2**53 + 1 and 2**53 would be called equal — else
+    the filled floats."""
+    exact = np.asarray(raw)
+    if n_missing == 0 and exact.dtype.kind in "iuM":
+        return exact.astype(np.int64)
+    return filled.copy()
+
+
+@dataclass(frozen=True)
+class _Timeline:
+    """The filled times of one track with what the order checks need to word their
+    messages: the comparable values, the kind and the pieces' labels."""
+
+    filled: np.ndarray
+    values: np.ndarray  # :func:`_comparable`
+    kind: str
+    labels: Sequence[str] | None
+
+    def label(self, i: int) -> str:
+        """Point ``i``'s time as the user reads it."""
+        return _label(self.filled[i], self.kind)
+
+    def name(self, k: int) -> str:
+        """Piece ``k`` as messages call it: its label (quoted) or "piece k+1"."""
+        labels = self.labels
+        if labels is not None and k < len(labels) and str(labels[k]).strip():
+            return quote_user_text(labels[k], 40)
+        return f"piece {k + 1}"
+
+    def backwards(self, points: np.ndarray) -> np.ndarray:
+        """Positions in ``points`` after which the next point is stamped earlier."""
+        vals = self.values[points]
+        return np.flatnonzero(vals[1:] < vals[:-1])
+
+
+def _all_backwards_warning(tl: _Timeline, known: np.ndarray) -> str:
+    """The warning when no piece has usable times: the track has no time axis."""
+    back = tl.backwards(known)
+    i, j = int(known[back[0]]), int(known[back[0] + 1])
+    return (f"The times go backwards {back.size:,} time{_plural(back.size, '', 's')} (point "
+            f"{j}, {tl.label(j)}, is earlier than point {i}, "
+            f"{tl.label(i)}): they cannot serve as a time axis, so the points "
+            "keep their file order and are numbered 0, 1, 2, …. Sort the file by time or "
+            "fix the recorder's clock to use them.")
+
+
+def _piece_backwards_warning(tl: _Timeline, k: int, timed: np.ndarray, back: np.ndarray,
+                             n_points: int) -> str:
+    """The warning that piece ``k``'s times go backwards and are dropped."""
+    i, j = int(timed[back[0]]), int(timed[back[0] + 1])
+    return (f"The times of {tl.name(k)} go backwards {back.size:,} "
+            f"time{_plural(back.size, '', 's')} (point {j}, {tl.label(j)}, is "
+            f"earlier than point {i}, {tl.label(i)}): they cannot serve as its "
+            f"time axis, so its {n_points:,} points keep their file order without "
+            "times (shown as “?”); the other pieces keep theirs. Fix the recorder's clock "
+            "to use them.")
+
+
+def _piece_order_notes(tl: _Timeline, order: list[tuple[int, np.ndarray]]) -> list[str]:
+    """The note (at most one) that a kept piece starts before the previous one ends."""
+    for (k0, p0), (k1, p1) in zip(order[:-1], order[1:], strict=True):
+        if tl.values[p1[0]] < tl.values[p0[-1]]:
+            return [f"The pieces are not in time order ({tl.name(k1)} starts at "
+                    f"{tl.label(p1[0])}, before {tl.name(k0)} ends at "
+                    f"{tl.label(p0[-1])}): each piece keeps its own times and the "
+                    "points keep their file order."]
+    return []
+
+
+def _repeated_notes(values: np.ndarray, kept: np.ndarray) -> list[str]:
+    """The note (at most one) counting points stamped like the point before them."""
+    same = int(np.sum(values[kept][1:] == values[kept][:-1]))
+    if not same:
+        return []
+    return [f"{same:,} point{_plural(same, ' has', 's have')} the same time as the "
+            "point before it (kept, each its own timestamp)."]
+
+
+def _final_times(raw: np.ndarray, filled: np.ndarray, missing: np.ndarray,
+                 dropped: np.ndarray, kind: str) -> np.ndarray:
+    """The engine's times: for datetimes the file's own values with the filled ones
+    computed and the dropped ones NaT; for whole numbers the file's integers exactly
+    when nothing was filled or dropped; else the filled floats."""
+    if kind == "datetime":
+        out = np.asarray(raw, dtype="datetime64[ns]").copy()
+        new = missing & np.isfinite(filled)
+        out[new] = np.round(filled[new]).astype(np.int64).astype("datetime64[ns]")
+        out[dropped] = np.datetime64("NaT")
+        return out
+    exact = np.asarray(raw)
+    if not missing.any() and not dropped.any() and exact.dtype.kind in "iu":
+        return exact.astype(np.int64)
+    return filled
+
+
+def _untimed(n: int) -> ResolvedTimes:
+    """The result for a file without a single time: the points numbered 0..n−1."""
+    note = () if n == 0 else ("The file has no times: the points are numbered in file "
+                              "order (0, 1, 2, …).",)
+    return ResolvedTimes(np.arange(n, dtype=float), "index", note, (), n, 0)
+
+
+def _piece_points(seg: np.ndarray, filled: np.ndarray
+                  ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """The points of every piece, and of those the ones with a time."""
+    pieces = [np.flatnonzero(seg == s) for s in np.unique(seg)]
+    return pieces, [p[np.isfinite(filled[p])] for p in pieces]
+
+
+def _kept_pieces(timed: list[np.ndarray], dropped: np.ndarray
+                 ) -> list[tuple[int, np.ndarray]]:
+    """(piece number, timed points) of the pieces that keep their times."""
+    return [(k, p) for k, p in enumerate(timed) if p.size and not dropped[p[0]]]
+
+
+def _backwards_pieces(tl: _Timeline, timed: list[np.ndarray]
+                      ) -> list[tuple[int, np.ndarray, np.ndarray]]:
+    """(piece number, its timed points, positions where it goes backwards) of every
+    piece whose times go backwards."""
+    found = [(k, p, tl.backwards(p)) for k, p in enumerate(timed)]
+    return [(k, p, back) for k, p, back in found if back.size]
+
+
+def _drop_backwards_pieces(tl: _Timeline, bad: list[tuple[int, np.ndarray, np.ndarray]],
+                           pieces: list[np.ndarray]) -> tuple[list[str], np.ndarray]:
+    """The warnings about the pieces whose times go backwards and the mask of their
+    points, which lose their times (the other pieces keep theirs)."""
+    dropped = np.zeros(tl.filled.size, dtype=bool)
+    warnings = []
+    for k, p, back in bad:
+        warnings.append(_piece_backwards_warning(tl, k, p, back, pieces[k].size))
+        dropped[pieces[k]] = True
+    return warnings, dropped
 
 
 def resolve_track_times(raw: np.ndarray, segment: np.ndarray, kind: str,
@@ -80,118 +271,32 @@ def resolve_track_times(raw: np.ndarray, segment: np.ndarray, kind: str,
     ``kind == 'datetime'``, floats with NaN when ``kind == 'number'``); ``segment`` is
     the piece number of every point (non-decreasing), ``labels`` (optional) name the
     pieces in messages. See the module docstring."""
-    n = int(np.asarray(segment).size)
-    index = np.arange(n, dtype=float)
-    if kind == "datetime":
-        t = np.asarray(raw, dtype="datetime64[ns]")
-        missing = np.isnat(t)
-        v = np.where(missing, np.nan, t.astype(np.int64).astype(float))
-    else:
-        v = np.asarray(raw, dtype=float).copy()
-        missing = ~np.isfinite(v)
-    n_missing = int(missing.sum())
-    if n_missing == n:
-        note = () if n == 0 else ("The file has no times: the points are numbered in file "
-                                  "order (0, 1, 2, …).",)
-        return ResolvedTimes(index, "index", note, (), n_missing, 0)
-    notes: list[str] = []
-    warnings: list[str] = []
     seg = np.asarray(segment)
-    filled = v.copy()
-    for s in np.unique(seg):
-        sel = np.flatnonzero(seg == s)
-        filled[sel] = _fill_piece(v[sel])
-    still = ~np.isfinite(filled)
-    n_interp = n_missing - int(still.sum())
-    if n_missing:
-        text = f"{n_missing:,} of {n:,} points have no time in the file"
-        parts = []
-        if n_interp:
-            parts.append(f"{n_interp:,} were interpolated between the timed points of their "
-                         "track segment")
-        if still.any():
-            parts.append(f"{int(still.sum()):,} (in segments with fewer than two times) keep "
-                         "no time and show “?”")
-        notes.append(text + ": " + "; ".join(parts) + ".")
+    v, missing = _as_float_times(raw, kind)
+    n_missing = int(missing.sum())
+    if n_missing == seg.size:
+        return _untimed(seg.size)
+    filled = _fill_pieces(v, seg)
+    n_still = int((~np.isfinite(filled)).sum())
+    n_interp = n_missing - n_still
+    notes = [_missing_note(n_missing, seg.size, n_interp, n_still)] if n_missing else []
     known = np.flatnonzero(np.isfinite(filled))
-    if kind == "datetime":
-        now64 = (np.datetime64("now", "ns") if now is None else np.datetime64(now, "ns"))
-        lo = float(EARLIEST_PLAUSIBLE.astype(np.int64))
-        hi = float((now64 + np.timedelta64(1, "D")).astype(np.int64))
-        bad = known[(filled[known] < lo) | (filled[known] > hi)]
-        if bad.size:
-            warnings.append(
-                f"{bad.size:,} point{'s have' if bad.size != 1 else ' has'} an implausible "
-                f"time (e.g. point {int(bad[0])}: {_label(filled[bad[0]], kind)}; before 1990 "
-                "or in the future) — the recorder's clock was probably not set. The times "
-                "are kept; check them before relying on durations.")
-    exact = np.asarray(raw)
-    kv_all = filled.copy()
-    if n_missing == 0 and exact.dtype.kind in "iuM":
-        # compare the file's own integers (datetime: ns) exactly: through float, 2**53 + 1
-        # and 2**53 would be called equal
-        kv_all = exact.astype(np.int64)
-    pieces = [np.flatnonzero(seg == s) for s in np.unique(seg)]
-    timed = [p[np.isfinite(filled[p])] for p in pieces]
-    bad = []  # (piece number, its timed points, positions where it goes backwards)
-    for k, p in enumerate(timed):
-        back = np.flatnonzero(kv_all[p][1:] < kv_all[p][:-1])
-        if back.size:
-            bad.append((k, p, back))
-
-    def name(k: int) -> str:
-        if labels is not None and k < len(labels) and str(labels[k]).strip():
-            return quote_user_text(labels[k], 40)
-        return f"piece {k + 1}"
-
-    if bad and len(bad) == sum(1 for p in timed if p.size):
+    warnings = _implausible_warnings(filled, known, now) if kind == "datetime" else []
+    tl = _Timeline(filled, _comparable(raw, filled, n_missing), kind, labels)
+    pieces, timed = _piece_points(seg, filled)
+    bad = _backwards_pieces(tl, timed)
+    if bad and len(bad) == sum(p.size > 0 for p in timed):
         # no piece has usable times: the track has no time axis at all
-        back = np.flatnonzero(kv_all[known][1:] < kv_all[known][:-1])
-        i, j = int(known[back[0]]), int(known[back[0] + 1])
-        warnings.append(
-            f"The times go backwards {back.size:,} time{'s' if back.size != 1 else ''} (point "
-            f"{j}, {_label(filled[j], kind)}, is earlier than point {i}, "
-            f"{_label(filled[i], kind)}): they cannot serve as a time axis, so the points "
-            "keep their file order and are numbered 0, 1, 2, …. Sort the file by time or "
-            "fix the recorder's clock to use them.")
-        return ResolvedTimes(index, "index", tuple(notes), tuple(warnings), n_missing,
-                             n_interp)
-    dropped = np.zeros(n, dtype=bool)
-    for k, p, back in bad:  # times judged per piece: only the faulty piece loses them
-        i, j = int(p[back[0]]), int(p[back[0] + 1])
-        warnings.append(
-            f"The times of {name(k)} go backwards {back.size:,} "
-            f"time{'s' if back.size != 1 else ''} (point {j}, {_label(filled[j], kind)}, is "
-            f"earlier than point {i}, {_label(filled[i], kind)}): they cannot serve as its "
-            f"time axis, so its {pieces[k].size:,} points keep their file order without "
-            "times (shown as “?”); the other pieces keep theirs. Fix the recorder's clock "
-            "to use them.")
-        dropped[pieces[k]] = True
+        warnings.append(_all_backwards_warning(tl, known))
+        return ResolvedTimes(np.arange(seg.size, dtype=float), "index", tuple(notes),
+                             tuple(warnings), n_missing, n_interp)
+    dropped_warnings, dropped = _drop_backwards_pieces(tl, bad, pieces)
+    warnings += dropped_warnings
     filled[dropped] = np.nan
-    order = [(k, p) for k, p in enumerate(timed) if p.size and not dropped[p[0]]]
-    for (k0, p0), (k1, p1) in zip(order[:-1], order[1:], strict=True):
-        if kv_all[p1[0]] < kv_all[p0[-1]]:
-            notes.append(
-                f"The pieces are not in time order ({name(k1)} starts at "
-                f"{_label(filled[p1[0]], kind)}, before {name(k0)} ends at "
-                f"{_label(filled[p0[-1]], kind)}): each piece keeps its own times and the "
-                "points keep their file order.")
-            break
-    kept = np.flatnonzero(np.isfinite(filled))
-    same = int(np.sum(kv_all[kept][1:] == kv_all[kept][:-1]))
-    if same:
-        notes.append(f"{same:,} point{'s have' if same != 1 else ' has'} the same time as the "
-                     "point before it (kept, each its own timestamp).")
-    if kind == "datetime":
-        out = t.copy()  # the file's times exactly; only the filled ones are computed
-        new = missing & np.isfinite(filled)
-        out[new] = np.round(filled[new]).astype(np.int64).astype("datetime64[ns]")
-        out[dropped] = np.datetime64("NaT")
-        return ResolvedTimes(out, "datetime", tuple(notes), tuple(warnings), n_missing,
-                             n_interp)
-    if n_missing == 0 and not dropped.any() and exact.dtype.kind in "iu":
-        filled = exact.astype(np.int64)  # whole numbers exactly, as the file wrote them
-    return ResolvedTimes(filled, "number", tuple(notes), tuple(warnings), n_missing, n_interp)
+    notes += _piece_order_notes(tl, _kept_pieces(timed, dropped))
+    notes += _repeated_notes(tl.values, np.flatnonzero(np.isfinite(filled)))
+    out = _final_times(raw, filled, missing, dropped, kind)
+    return ResolvedTimes(out, kind, tuple(notes), tuple(warnings), n_missing, n_interp)
 
 
 def parse_time_cells(raw: pd.Series) -> tuple[np.ndarray, str]:
