@@ -117,23 +117,45 @@ def allocate(
     T = check_length(length)
     eps = check_epsilon(epsilon)
     lm = check_landmarks(landmarks, T)
-    if info.key == "event":
-        return np.full(T, eps)
-    if info.key == "user":
-        return np.full(T, eps / T)
-    if info.key == "w-event":
-        if window is None:
-            raise InputError("the w-event scheme needs a window w (a whole number >= 1)")
-        if isinstance(window, bool) or int(window) != window or window < 1:
-            raise InputError(f"the window w must be a whole number >= 1, got {window!r}")
-        return np.full(T, eps / int(window))
-    if info.key in ("uniform", "adaptive"):
-        share = eps / lm.size if lm.size == T else eps / (lm.size + 1)
-        return np.full(T, share)
-    # skip
+    return _BUDGETS[info.key](T, lm, eps, window)
+
+
+def _event_budget(T: int, lm: np.ndarray, eps: float, window: int | None) -> np.ndarray:
+    """Event-level: ε at every timestamp."""
+    return np.full(T, eps)
+
+
+def _user_budget(T: int, lm: np.ndarray, eps: float, window: int | None) -> np.ndarray:
+    """User-level: ε/T at every timestamp."""
+    return np.full(T, eps / T)
+
+
+def _w_event_budget(T: int, lm: np.ndarray, eps: float, window: int | None) -> np.ndarray:
+    """w-event: ε/w at every timestamp (w a whole number ≥ 1)."""
+    if window is None:
+        raise InputError("the w-event scheme needs a window w (a whole number >= 1)")
+    if isinstance(window, bool) or int(window) != window or window < 1:
+        raise InputError(f"the window w must be a whole number >= 1, got {window!r}")
+    return np.full(T, eps / int(window))
+
+
+def _uniform_budget(T: int, lm: np.ndarray, eps: float, window: int | None) -> np.ndarray:
+    """Uniform (and Adaptive's start): ε/(|L|+1) everywhere, ε/|L| when every timestamp
+    is a landmark."""
+    share = eps / lm.size if lm.size == T else eps / (lm.size + 1)
+    return np.full(T, share)
+
+
+def _skip_budget(T: int, lm: np.ndarray, eps: float, window: int | None) -> np.ndarray:
+    """Skip: nothing at the landmarks, ε at every regular timestamp."""
     out = np.full(T, eps)
     out[lm] = 0.0
     return out
+
+
+#: the planned budget of every scheme key: ``f(T, landmarks, ε, window)``
+_BUDGETS = {"event": _event_budget, "user": _user_budget, "w-event": _w_event_budget,
+            "uniform": _uniform_budget, "adaptive": _uniform_budget, "skip": _skip_budget}
 
 
 def uniform_total_for_share(share: float, length: int, n_landmarks: int) -> float:

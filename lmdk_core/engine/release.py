@@ -101,15 +101,9 @@ class Release:
     def metrics(self) -> dict[str, float]:
         """Measured MAE/RMSE (over released timestamps), the expected error of the noisy
         publications, and counts of published / approximated / withheld timestamps."""
-        ok = ~np.isnan(self.errors)
-        e = self.errors[ok]
         pub = self.published
         return {
-            "mae": float(e.mean()) if e.size else float("nan"),
-            "rmse": float(np.sqrt(np.mean(e**2))) if e.size else float("nan"),
-            "median_error": float(np.median(e)) if e.size else float("nan"),
-            "p95_error": float(np.percentile(e, 95)) if e.size else float("nan"),
-            "max_error": float(e.max()) if e.size else float("nan"),
+            **_error_summary(self.errors[~np.isnan(self.errors)]),
             "mae_published": float(self.errors[pub].mean()) if pub.any() else float("nan"),
             "expected_mae_published": (
                 float(np.nanmean(self.expected_errors[pub])) if pub.any() else float("nan")
@@ -118,6 +112,16 @@ class Release:
             "n_approximated": int((~pub & ~self.withheld).sum()),
             "n_withheld": int(self.withheld.sum()),
         }
+
+
+def _error_summary(e: np.ndarray) -> dict[str, float]:
+    """MAE, RMSE, median, 95th percentile and maximum of the errors ``e`` (NaN for none)."""
+    if not e.size:
+        return dict.fromkeys(("mae", "rmse", "median_error", "p95_error", "max_error"),
+                             float("nan"))
+    return {"mae": float(e.mean()), "rmse": float(np.sqrt(np.mean(e**2))),
+            "median_error": float(np.median(e)), "p95_error": float(np.percentile(e, 95)),
+            "max_error": float(e.max())}
 
 
 def numeric_mechanism(name: str, sensitivity: float = 1.0,
@@ -227,11 +231,10 @@ def release(
     if x.ndim not in (1, 2) or x.shape[0] == 0:
         raise InputError("there is nothing to release: the data are empty")
     T = x.shape[0]
-    if stays is not None:
-        grp = check_groups(stays, T)
-        if grp:
-            return _release_stays(x, landmarks, epsilon, scheme, mechanism, seed, window,
-                                  adaptive, grp)
+    grp = check_groups(stays, T) if stays is not None else ()
+    if grp:
+        return _release_stays(x, landmarks, epsilon, scheme, mechanism, seed, window,
+                              adaptive, grp)
     eps_total = check_epsilon(epsilon)
     lm = check_landmarks(landmarks, T)
     info = scheme_info(scheme)
@@ -242,33 +245,17 @@ def release(
     # The checks read the smallest and largest share only (no copy of the allocation).
     mechanism.check_budget(_fresh_range(planned, lm if info.key == "skip" else None))
     gen = as_generator(seed)
-    errors = None  # measured below unless the release loop measured them
     if info.key == "adaptive":
         released, spent, published, idx, pub_eps, errors = _adaptive_release(
             x, lm, planned, mechanism, gen, adaptive or AdaptiveSettings())
     else:
-        published = planned > 0
-        if published.all():  # every timestamp fresh: no gathers, nothing to repeat
-            idx = None
-            spent = planned.copy()
-            pub_eps = spent
-            released = np.asarray(mechanism.perturb(x, spent, gen), dtype=float)
-            released = released.reshape(x.shape)
-        else:
-            idx = np.flatnonzero(published)
-            spent = np.where(published, planned, 0.0)
-            pub_eps = spent[idx]
-            outs = mechanism.perturb(x[idx], pub_eps, gen) if idx.size else x[idx]
-            released = _hold(outs, published, idx)
+        released, spent, published, idx, pub_eps = _planned_release(x, planned, mechanism,
+                                                                    gen)
+        errors = None  # measured below (only the Adaptive loop measures them itself)
     verdict = verify(spent, lm, eps_total)
     if errors is None:
         errors = _measure_errors(mechanism, released, x)
-    if idx is None:  # all published
-        expected = np.asarray(mechanism.expected_error(spent), dtype=float)
-    else:
-        expected = np.full(T, np.nan)
-        if idx.size:
-            expected[idx] = mechanism.expected_error(pub_eps)
+    expected = _expected_errors(mechanism, spent, idx, pub_eps)
     return Release(
         original=x,
         released=released,
@@ -284,6 +271,35 @@ def release(
         planned_epsilon_t=planned,
         noise=mechanism.noise,
     )
+
+
+def _planned_release(x: np.ndarray, planned: np.ndarray, mechanism: Mechanism,
+                     gen: np.random.Generator):
+    """A release spending the planned budgets as they are: ``(released, spent,
+    published, idx, pub_eps)``, a fresh value where ε_t > 0 and the last one repeated
+    elsewhere; ``idx`` is None when every timestamp is fresh (no gathers)."""
+    published = planned > 0
+    if published.all():  # every timestamp fresh: no gathers, nothing to repeat
+        spent = planned.copy()
+        released = np.asarray(mechanism.perturb(x, spent, gen), dtype=float)
+        return released.reshape(x.shape), spent, published, None, spent
+    idx = np.flatnonzero(published)
+    spent = np.where(published, planned, 0.0)
+    pub_eps = spent[idx]
+    outs = mechanism.perturb(x[idx], pub_eps, gen) if idx.size else x[idx]
+    return _hold(outs, published, idx), spent, published, idx, pub_eps
+
+
+def _expected_errors(mechanism: Mechanism, spent: np.ndarray, idx: np.ndarray | None,
+                     pub_eps: np.ndarray) -> np.ndarray:
+    """The mechanism's expected error at every published timestamp's ε_t, NaN elsewhere
+    (``idx`` None: every timestamp published)."""
+    if idx is None:
+        return np.asarray(mechanism.expected_error(spent), dtype=float)
+    expected = np.full(spent.size, np.nan)
+    if idx.size:
+        expected[idx] = mechanism.expected_error(pub_eps)
+    return expected
 
 
 def _release_stays(x: np.ndarray, landmarks, epsilon: float, scheme: str, mechanism,

@@ -140,19 +140,27 @@ def check_setting(name: str, value: object, where: str = "config", *,
     must = f"{field} must be {lim.describe()}"
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise InputError(f"{must}; got {_shown(value)}")
-    if lim.whole:
-        if not isinstance(value, numbers.Integral):
-            raise InputError(f"{must} (no decimal point); got {_shown(value)}")
-        v: float | int = int(value)
-    else:
-        try:
-            v = float(value)
-        except OverflowError:  # a whole number with hundreds of digits: out of range
-            raise InputError(f"{must}; got {_shown(value)}") from None
-        if not math.isfinite(v):
-            raise InputError(f"{must}; got {_shown(value)}, which is not a finite number")
+    v = _whole_value(value, must) if lim.whole else _real_value(value, must)
     if not lim.low <= v <= lim.high:
         raise InputError(f"{must}; got {_shown(value)}")
+    return v
+
+
+def _whole_value(value: numbers.Real, must: str) -> int:
+    """``value`` as an int; InputError when it has a decimal point (1.0 is not 1)."""
+    if not isinstance(value, numbers.Integral):
+        raise InputError(f"{must} (no decimal point); got {_shown(value)}")
+    return int(value)
+
+
+def _real_value(value: numbers.Real, must: str) -> float:
+    """``value`` as a finite float; InputError for inf/NaN or an integer too large."""
+    try:
+        v = float(value)
+    except OverflowError:  # a whole number with hundreds of digits: out of range
+        raise InputError(f"{must}; got {_shown(value)}") from None
+    if not math.isfinite(v):
+        raise InputError(f"{must}; got {_shown(value)}, which is not a finite number")
     return v
 
 

@@ -109,33 +109,49 @@ def check_epsilon_array(
     Values must be finite and > 0 (or >= 0 with ``allow_zero``, 0 meaning "nothing
     released from the raw data").
     """
+    eps = _budget_shape(_as_budget_array(epsilon, name), length, name)
+    if eps.size:
+        _check_budget_values(eps, allow_zero, name)
+    return eps
+
+
+def _as_budget_array(epsilon: float | Iterable[float], name: str) -> np.ndarray:
+    """``epsilon`` as a float array of at most one dimension."""
     try:
         eps = np.asarray(epsilon, dtype=float)
     except (TypeError, ValueError):
         raise InputError(f"{name} must be numbers, got {quote_user_value(epsilon)}") from None
     if eps.ndim > 1:
         raise InputError(f"{name} must be a number or a 1-D list of numbers")
-    if length is not None:
-        if eps.ndim == 0:
-            eps = np.full(length, float(eps))
-        elif eps.shape[0] != length:
-            raise InputError(
-                f"{name} has {eps.shape[0]} values but the data have {length}; "
-                "give one value per element or a single number"
-            )
-    if not eps.size:
+    return eps
+
+
+def _budget_shape(eps: np.ndarray, length: int | None, name: str) -> np.ndarray:
+    """A scalar broadcast to ``length``, or the array if it has ``length`` values."""
+    if length is None:
         return eps
-    # the smallest and largest value decide every check (NaN propagates through both):
-    # two passes over the array and no temporary mask
+    if eps.ndim == 0:
+        return np.full(length, float(eps))
+    if eps.shape[0] != length:
+        raise InputError(
+            f"{name} has {eps.shape[0]} values but the data have {length}; "
+            "give one value per element or a single number"
+        )
+    return eps
+
+
+def _check_budget_values(eps: np.ndarray, allow_zero: bool, name: str) -> None:
+    """Every value finite and > 0 (>= 0 with ``allow_zero``).
+
+    The smallest and largest value decide every check (NaN propagates through both):
+    two passes over the array and no temporary mask."""
     lo, hi = eps.min(), eps.max()
     if not (np.isfinite(lo) and np.isfinite(hi)):
         raise InputError(f"{name} must be finite (no NaN or infinity)")
-    if allow_zero:
-        if lo < 0:
-            raise InputError(f"{name} must be >= 0 everywhere")
-    elif lo <= 0:
+    if allow_zero and lo < 0:
+        raise InputError(f"{name} must be >= 0 everywhere")
+    if not allow_zero and lo <= 0:
         raise InputError(f"{name} must be greater than 0 (got {float(lo):g})")
-    return eps
 
 
 def check_landmarks(landmarks: Iterable[int] | None, length: int) -> np.ndarray:
@@ -215,28 +231,33 @@ def parse_landmark_entry(entry: object, length: int, data_name: str = "data") ->
     (:data:`LANDMARK_SYNTAX`: ``12``, ``t=12``, ``271-295``, ``3,7``), optionally followed
     by the label the app shows after ``·`` (``12 · Mon 08:00``). Every timestamp must lie
     in ``0..length-1``; ``data_name`` ('series', 'track') names the data in messages."""
-    if isinstance(entry, (bool, np.bool_)):
-        raise InputError(f"{entry!r} is not a timestamp")
-    if isinstance(entry, (int, np.integer)):
-        text = str(int(entry))
-    elif isinstance(entry, tuple) and len(entry) == 2:
-        text = f"{int(entry[0])}-{int(entry[1])}"
-    else:
-        text = str(entry).split("·", 1)[0]
+    text = _entry_text(entry)
+    not_timestamp = (f"{quote_user_text(str(entry))} is not a timestamp: write "
+                     f"{LANDMARK_SYNTAX}")
     try:
         ranges = parse_landmark_ranges(text)
     except InputError:
-        raise InputError(f"{quote_user_text(str(entry))} is not a timestamp: write "
-                         f"{LANDMARK_SYNTAX}") from None
+        raise InputError(not_timestamp) from None
     for a, b in ranges:
         if b >= length:
             what = f"t = {b}" if a == b else f"{a}-{b}"
             raise InputError(f"{what} is outside the {data_name} (t from 0 to {length - 1})")
     out = [t for a, b in ranges for t in range(a, b + 1)]
     if not out:
-        raise InputError(f"{quote_user_text(str(entry))} is not a timestamp: write "
-                         f"{LANDMARK_SYNTAX}")
+        raise InputError(not_timestamp)
     return out
+
+
+def _entry_text(entry: object) -> str:
+    """A picker entry in the landmark syntax: ``t``, ``first-last`` for a run, or typed
+    text without the label after ``·``; InputError for a boolean."""
+    if isinstance(entry, (bool, np.bool_)):
+        raise InputError(f"{entry!r} is not a timestamp")
+    if isinstance(entry, (int, np.integer)):
+        return str(int(entry))
+    if isinstance(entry, tuple) and len(entry) == 2:
+        return f"{int(entry[0])}-{int(entry[1])}"
+    return str(entry).split("·", 1)[0]
 
 
 def format_landmark_range(first: int, last: int) -> str:

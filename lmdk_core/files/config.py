@@ -65,20 +65,37 @@ class ViewConfig:
 
     def validate(self) -> ViewConfig:
         """Check every field; return self."""
+        self._check_data_source()
+        self._check_numbers()
+        self._check_choices()
+        self.landmarks = check_landmark_list(_as_list(self.landmarks))
+        return self
+
+    def _check_data_source(self) -> None:
+        """The kind of data and where they come from: a demo, an embedded table or a
+        referenced file (never both a table and a reference)."""
         if self.data_kind not in ("series", "track"):
             raise InputError("config: data_kind must be 'series' or 'track'")
         if self.dataset == "embedded" and not self.data:
             raise InputError("config: dataset 'embedded' needs a 'data' table")
         if self.data is not None:
             _check_data_table(self.data)
-        if self.data_file is not None and self.dataset != "file":
-            # data embedded from a referenced file: where they came from
-            _check_data_file(self.data_file)
-        if self.dataset == "file":
-            _check_data_file(self.data_file)
-            if self.data is not None:
-                raise InputError("config: dataset 'file' references its data; remove 'data' "
-                                 "(or use dataset 'embedded')")
+        self._check_reference()
+
+    def _check_reference(self) -> None:
+        """``data_file``: required by dataset 'file' (which holds no table), and where
+        embedded data came from otherwise."""
+        if self.dataset != "file":
+            if self.data_file is not None:
+                _check_data_file(self.data_file)
+            return
+        _check_data_file(self.data_file)
+        if self.data is not None:
+            raise InputError("config: dataset 'file' references its data; remove 'data' "
+                             "(or use dataset 'embedded')")
+
+    def _check_numbers(self) -> None:
+        """The numeric settings, the seed and the teaching flag."""
         # numbers: the one table of ranges shared with the app's widgets; refused, never
         # clamped or coerced (true is not 1, "5" is not 5, 1.7 is not 1)
         for name in ("epsilon", "sensitivity", "radius", "window", "correlation_strength"):
@@ -89,6 +106,9 @@ class ViewConfig:
             raise InputError("config: reproducible must be true or false")
         if self.reproducible and self.seed is None:
             raise InputError("config: reproducible (teaching mode) needs its fixed seed")
+
+    def _check_choices(self) -> None:
+        """The text settings (scheme normalised to its key), the mechanism and ``extra``."""
         for name in ("scheme", "mechanism", "time_kind", "page"):
             if not isinstance(getattr(self, name), str):
                 raise InputError(f"config: {name} must be text; got "
@@ -98,11 +118,13 @@ class ViewConfig:
             raise InputError("config: mechanism must be 'laplace' or 'geometric'")
         if not isinstance(self.extra, dict):
             raise InputError("config: extra must be an object {...}")
-        lm = self.landmarks
-        self.landmarks = check_landmark_list(
-            lm.tolist() if isinstance(lm, np.ndarray) else list(lm) if isinstance(lm, tuple)
-            else lm)
-        return self
+
+
+def _as_list(landmarks: object) -> object:
+    """An array or tuple of landmarks as a list (anything else unchanged, for the check)."""
+    if isinstance(landmarks, np.ndarray):
+        return landmarks.tolist()
+    return list(landmarks) if isinstance(landmarks, tuple) else landmarks
 
 
 #: the label written into every configuration file: it holds the landmark set and the
@@ -139,17 +161,20 @@ def _check_data_table(data: object) -> None:
     form = 'an object {"column": [values, ...], ...}'
     if not isinstance(data, dict) or not data:
         raise InputError(f"config: data must be {form}")
-    lengths = set()
     for name, col in data.items():
-        if not isinstance(col, list):
-            raise InputError(f"config: data column {quote_user_text(str(name))} must be a "
-                             f"list of values (data must be {form})")
-        if any(isinstance(v, (list, dict)) for v in col):
-            raise InputError(f"config: data column {quote_user_text(str(name))} must hold "
-                             "numbers or text, not lists or objects")
-        lengths.add(len(col))
-    if len(lengths) > 1:
+        _check_data_column(name, col, form)
+    if len({len(col) for col in data.values()}) > 1:
         raise InputError("config: the data columns must all have the same number of values")
+
+
+def _check_data_column(name: object, col: object, form: str) -> None:
+    """One column of an embedded table: a list of numbers, text or null."""
+    if not isinstance(col, list):
+        raise InputError(f"config: data column {quote_user_text(str(name))} must be a "
+                         f"list of values (data must be {form})")
+    if any(isinstance(v, (list, dict)) for v in col):
+        raise InputError(f"config: data column {quote_user_text(str(name))} must hold "
+                         "numbers or text, not lists or objects")
 
 
 def _check_data_file(ref: object) -> None:
@@ -169,11 +194,7 @@ def config_to_json(cfg: ViewConfig) -> str:
     """Pretty JSON text with a format tag, the software version and a ``confidential``
     label (:data:`CONFIG_CONFIDENTIAL`)."""
     cfg = cfg.validate()
-    label = CONFIG_CONFIDENTIAL["embedded" if cfg.data is not None else
-                                "reference" if cfg.dataset == "file" else "demo"]
-    if cfg.seed is None:
-        label = label.replace(" and the seed", "")
-    head = {"confidential": label}
+    head = {"confidential": _confidential_label(cfg)}
     if cfg.reproducible:
         head["teaching"] = TEACHING_LABEL.format(seed=cfg.seed)
     body = {**head, "format": CONFIG_FORMAT, "software": f"lmdk-explorer {__version__}",
@@ -183,19 +204,34 @@ def config_to_json(cfg: ViewConfig) -> str:
             body.pop(name)
     if not body["reproducible"]:
         body.pop("reproducible")
-
-    def default(o):
-        if isinstance(o, np.generic):
-            return o.item()
-        if isinstance(o, np.ndarray):
-            return o.tolist()
-        raise TypeError(f"cannot store {type(o).__name__} in a config")
-
-    return json.dumps(body, indent=2, default=default)
+    return json.dumps(body, indent=2, default=_json_value)
 
 
-def config_from_json(text: str | bytes) -> ViewConfig:
-    """Parse and validate a configuration produced by :func:`config_to_json`."""
+def _confidential_label(cfg: ViewConfig) -> str:
+    """The ``confidential`` label of :data:`CONFIG_CONFIDENTIAL` for what ``cfg`` holds
+    (the seed left out of it when there is none)."""
+    what = ("embedded" if cfg.data is not None else
+            "reference" if cfg.dataset == "file" else "demo")
+    label = CONFIG_CONFIDENTIAL[what]
+    return label.replace(" and the seed", "") if cfg.seed is None else label
+
+
+def _json_value(o: object) -> object:
+    """A numpy scalar or array as a JSON value (the ``default`` of :func:`json.dumps`)."""
+    if isinstance(o, np.generic):
+        return o.item()
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    raise TypeError(f"cannot store {type(o).__name__} in a config")
+
+
+#: the message for a configuration nested deeper than :data:`MAX_NESTING`
+_TOO_DEEP = (f"the configuration is nested too deeply (a configuration has at most "
+             f"{MAX_NESTING} levels of [...] and {{...}})")
+
+
+def _config_text(text: str | bytes) -> str:
+    """The configuration as text; InputError when it is not UTF-8 or is empty."""
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8-sig")
@@ -203,26 +239,44 @@ def config_from_json(text: str | bytes) -> ViewConfig:
             raise InputError("the configuration file is not text (JSON expected)") from None
     if not text.strip():
         raise InputError("the configuration file is empty")
+    return text
+
+
+def _parse_json(text: str) -> object:
+    """The JSON value of ``text``; InputError when it is not JSON or nested too deeply."""
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"the configuration is not valid JSON: {exc.msg} "
                          f"(line {exc.lineno})") from None
     except RecursionError:
-        raise InputError(f"the configuration is nested too deeply (a configuration has at "
-                         f"most {MAX_NESTING} levels of [...] and {{...}})") from None
+        raise InputError(_TOO_DEEP) from None
     if _nesting_depth(raw) > MAX_NESTING:
-        raise InputError(f"the configuration is nested too deeply (a configuration has at "
-                         f"most {MAX_NESTING} levels of [...] and {{...}})")
+        raise InputError(_TOO_DEEP)
+    return raw
+
+
+#: the labels :func:`config_to_json` writes beside the configuration's fields
+_FILE_LABELS = {"format", "software", "confidential", "teaching"}
+
+
+def _config_fields(raw: dict) -> dict:
+    """The configuration's fields of ``raw``; InputError naming the first unknown one."""
+    known = set(ViewConfig.__dataclass_fields__)
+    unknown = sorted(set(raw) - known - _FILE_LABELS)
+    if unknown:
+        raise InputError(f"config: unknown field {quote_user_text(unknown[0])}")
+    return {k: v for k, v in raw.items() if k in known}
+
+
+def config_from_json(text: str | bytes) -> ViewConfig:
+    """Parse and validate a configuration produced by :func:`config_to_json`."""
+    raw = _parse_json(_config_text(text))
     if not isinstance(raw, dict) or raw.get("format") != CONFIG_FORMAT:
         raise InputError(f"this is not a Landmark Privacy Explorer configuration "
                          f"(expected \"format\": \"{CONFIG_FORMAT}\")")
-    known = set(ViewConfig.__dataclass_fields__)
-    unknown = sorted(set(raw) - known - {"format", "software", "confidential", "teaching"})
-    if unknown:
-        raise InputError(f"config: unknown field {quote_user_text(unknown[0])}")
     try:
-        cfg = ViewConfig(**{k: v for k, v in raw.items() if k in known})
+        cfg = ViewConfig(**_config_fields(raw))
     except TypeError as exc:
         raise InputError(f"config: {exc}") from None
     return cfg.validate()
@@ -270,48 +324,84 @@ def restored_view(cfg: ViewConfig, demo_key: str, demo_data: Any, *,
     Raises :class:`InputError` saying what is wrong. A configuration that only references
     its data file (``dataset = "file"``) needs the file attached first
     (:func:`lmdk_core.files.data_reference.attach_referenced_data`)."""
-    import pandas as pd
+    from lmdk_core.engine.stay_events import stay_members
 
-    from lmdk_core.data.series import load_series_csv
-    from lmdk_core.data.track import load_track_csv
-    from lmdk_core.engine.stay_events import parse_stays, stay_members
-    from lmdk_core.engine.verifier import check_groups
-    from lmdk_core.leakage.model import correlation_from_spec
-
-    kind = cfg.data_kind
-    noun = "series" if kind == "series" else "track"
     try:
-        if cfg.dataset == demo_key:
-            data = None
-        elif cfg.dataset == "embedded":
-            table = pd.DataFrame(cfg.data).to_csv(index=False).encode()
-            loader = load_series_csv if kind == "series" else load_track_csv
-            data = loader(table, name=f"restored {noun}")
-            data = check_data(data) if check_data is not None else data
-        else:
-            raise InputError(f"unknown dataset {quote_user_text(cfg.dataset)} (expected "
-                             f"{demo_key!r} or 'embedded')")
-        length = len(data if data is not None else demo_data)
-        if any(t >= length for t in cfg.landmarks):
-            raise InputError(f"a landmark lies beyond the end of the {noun} "
-                             f"({length:,} points)")
-        stays = parse_stays(cfg.extra.get("stays")) if kind == "track" else []
-        check_groups(stays, length)
-        settings = {k: getattr(cfg, k) for k in RESTORED_SETTINGS[kind] if k != "cell_size"}
-        model_kw = {}
-        if kind == "track":
-            settings["radius"] = float(cfg.radius)
-            settings["cell_size"] = model_kw["default_cell_size"] = check_setting(
-                "cell_size_m", cfg.extra.get("cell_size_m", default_cell_size),
-                "config: extra")
-        spec = cfg.extra.get("correlation")
-        if spec is not None:  # check the saved correlation model before using it
-            correlation_from_spec(spec, data if data is not None else demo_data,
-                                  default_strength=cfg.correlation_strength, **model_kw)
+        data = _restored_data(cfg, demo_key, check_data)
+        stays = _restored_positions(cfg, len(data if data is not None else demo_data))
+        settings, model_kw = _restored_settings(cfg, default_cell_size)
+        spec = _checked_correlation(cfg, data if data is not None else demo_data, model_kw)
+    except InputError:
+        raise
     except (TypeError, ValueError) as exc:
-        if isinstance(exc, InputError):
-            raise
         raise InputError(f"a value is not valid ({quote_user_text(exc)})") from None
     members = set(stay_members(stays).tolist())
     return RestoredView(cfg, data, [t for t in cfg.landmarks if t not in members], stays,
                         settings, spec)
+
+
+def _noun(cfg: ViewConfig) -> str:
+    """'series' or 'track', as messages name the configuration's data."""
+    return "series" if cfg.data_kind == "series" else "track"
+
+
+def _restored_data(cfg: ViewConfig, demo_key: str,
+                   check_data: Callable[[Any], Any] | None) -> Any:
+    """None for the demo dataset, else the embedded table loaded as a series or track
+    and passed through ``check_data``."""
+    import pandas as pd
+
+    from lmdk_core.data.series import load_series_csv
+    from lmdk_core.data.track import load_track_csv
+
+    if cfg.dataset == demo_key:
+        return None
+    if cfg.dataset != "embedded":
+        raise InputError(f"unknown dataset {quote_user_text(cfg.dataset)} (expected "
+                         f"{demo_key!r} or 'embedded')")
+    table = pd.DataFrame(cfg.data).to_csv(index=False).encode()
+    loader = load_series_csv if cfg.data_kind == "series" else load_track_csv
+    data = loader(table, name=f"restored {_noun(cfg)}")
+    return check_data(data) if check_data is not None else data
+
+
+def _restored_positions(cfg: ViewConfig, length: int) -> list[tuple[int, int]]:
+    """The stays of a track (none for a series), after checking that the landmarks and
+    stays lie within the ``length`` points of the data."""
+    from lmdk_core.engine.stay_events import parse_stays
+    from lmdk_core.engine.verifier import check_groups
+
+    if any(t >= length for t in cfg.landmarks):
+        raise InputError(f"a landmark lies beyond the end of the {_noun(cfg)} "
+                         f"({length:,} points)")
+    stays = parse_stays(cfg.extra.get("stays")) if cfg.data_kind == "track" else []
+    check_groups(stays, length)
+    return stays
+
+
+def _restored_settings(cfg: ViewConfig, default_cell_size: float
+                       ) -> tuple[dict[str, Any], dict[str, float]]:
+    """The settings of :data:`RESTORED_SETTINGS` and the keyword arguments of the
+    correlation model (a track's grid cell size, checked)."""
+    kind = cfg.data_kind
+    settings = {k: getattr(cfg, k) for k in RESTORED_SETTINGS[kind] if k != "cell_size"}
+    model_kw = {}
+    if kind == "track":
+        settings["radius"] = float(cfg.radius)
+        settings["cell_size"] = model_kw["default_cell_size"] = check_setting(
+            "cell_size_m", cfg.extra.get("cell_size_m", default_cell_size),
+            "config: extra")
+    return settings, model_kw
+
+
+def _checked_correlation(cfg: ViewConfig, data: Any, model_kw: dict[str, float]
+                         ) -> dict | None:
+    """The saved correlation model (``extra.correlation``), built once on the data to
+    check it, or None."""
+    from lmdk_core.leakage.model import correlation_from_spec
+
+    spec = cfg.extra.get("correlation")
+    if spec is not None:
+        correlation_from_spec(spec, data, default_strength=cfg.correlation_strength,
+                              **model_kw)
+    return spec

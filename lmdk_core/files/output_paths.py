@@ -50,6 +50,51 @@ def _inside(child: Path, folder: Path) -> bool:
     return child.resolve() != folder.resolve()
 
 
+def _paths(named: Mapping[str, str | os.PathLike | None]) -> dict[str, Path]:
+    """The named paths, without None and ``"-"`` (stdin / stdout)."""
+    return {k: Path(v) for k, v in named.items() if v not in (None, STDOUT)}
+
+
+def _check_not_input(name: str, out: Path, ins: dict[str, Path]) -> None:
+    """InputError when output ``out`` is an input, lies inside an input folder or is a
+    folder holding an input."""
+    shown = quote_user_text(str(out))
+    for in_name, src in ins.items():
+        if _same(out, src):
+            raise InputError(f"{name} {shown} is the {in_name} file: a command never "
+                             f"writes over its input; give {name} a new file name")
+        if _inside(out, src):
+            raise InputError(f"{name} {shown} lies inside the {in_name} folder; write it "
+                             "somewhere else")
+        if _inside(src, out):
+            raise InputError(f"{name} {shown} is a folder that holds the {in_name} "
+                             f"{quote_user_text(str(src))}; give {name} a new name")
+
+
+def _overlaps(a: Path, b: Path) -> bool:
+    """``a`` and ``b`` are the same path or one lies inside the other."""
+    return _same(a, b) or _inside(a, b) or _inside(b, a)
+
+
+def _check_not_other_output(name: str, out: Path, seen: dict[str, Path]) -> None:
+    """InputError when output ``out`` overlaps an output already checked."""
+    for other, path in seen.items():
+        if _overlaps(out, path):
+            raise InputError(f"{name} and {other} name the same file {quote_user_text(str(out))}; "
+                             "give each its own file name")
+
+
+def _check_writable(name: str, out: Path, allow_folder: frozenset[str]) -> None:
+    """InputError when ``out`` is an existing folder (unless allowed) or its folder is
+    missing."""
+    shown = quote_user_text(str(out))
+    if out.is_dir() and name not in allow_folder:
+        raise InputError(f"cannot write {name} {shown}: it is a folder; give a file name")
+    if not out.parent.exists():
+        raise InputError(f"cannot write {name} {shown}: folder "
+                         f"{quote_user_text(str(out.parent))} does not exist")
+
+
 def check_outputs(inputs: Mapping[str, str | os.PathLike | None],
                   outputs: Mapping[str, str | os.PathLike | None],
                   allow_folder: frozenset[str] = frozenset()) -> None:
@@ -57,28 +102,10 @@ def check_outputs(inputs: Mapping[str, str | os.PathLike | None],
     a folder, or whose folder does not exist (see the module docstring). ``inputs`` and
     ``outputs`` map an option name (``"--input"``) to its path; None and ``"-"`` (stdin /
     stdout) are skipped."""
-    ins = {k: Path(v) for k, v in inputs.items() if v not in (None, STDOUT)}
-    outs = {k: Path(v) for k, v in outputs.items() if v not in (None, STDOUT)}
+    ins = _paths(inputs)
     seen: dict[str, Path] = {}
-    for name, out in outs.items():
-        shown = quote_user_text(str(out))
-        for in_name, src in ins.items():
-            if _same(out, src):
-                raise InputError(f"{name} {shown} is the {in_name} file: a command never "
-                                 f"writes over its input; give {name} a new file name")
-            if _inside(out, src):
-                raise InputError(f"{name} {shown} lies inside the {in_name} folder; write it "
-                                 "somewhere else")
-            if _inside(src, out):
-                raise InputError(f"{name} {shown} is a folder that holds the {in_name} "
-                                 f"{quote_user_text(str(src))}; give {name} a new name")
-        for other, path in seen.items():
-            if _same(out, path) or _inside(out, path) or _inside(path, out):
-                raise InputError(f"{name} and {other} name the same file {shown}; give each "
-                                 "its own file name")
+    for name, out in _paths(outputs).items():
+        _check_not_input(name, out, ins)
+        _check_not_other_output(name, out, seen)
         seen[name] = out
-        if out.is_dir() and name not in allow_folder:
-            raise InputError(f"cannot write {name} {shown}: it is a folder; give a file name")
-        if not out.parent.exists():
-            raise InputError(f"cannot write {name} {shown}: folder "
-                             f"{quote_user_text(str(out.parent))} does not exist")
+        _check_writable(name, out, allow_folder)

@@ -84,6 +84,72 @@ def _check_rtol(rtol: float) -> float:
 ProgressCallback = Callable[[float, str], None]
 
 
+@dataclass(frozen=True)
+class _SearchProgress:
+    """Reports a search's progress: the fraction of the way from the first bracket
+    width ``width0`` to the tolerance ``rtol`` (in log of the width)."""
+
+    progress: ProgressCallback | None
+    width0: float
+    rtol: float
+
+    def step(self, lo: float, hi: float, n: int) -> None:
+        """After evaluation ``n``: the answer lies in ``[lo, hi]``."""
+        if self.progress is None:
+            return
+        w = max(hi - lo, 1e-300)
+        span = math.log(1.0 / self.rtol)
+        done = (1.0 if w <= self.rtol * hi
+                else min(1.0, max(0.0, math.log(self.width0 / w) / span)))
+        self.progress(done, f"leakage evaluation {n}: the answer lies in [{lo:.6g}, {hi:.6g}]")
+
+    def done(self, message: str) -> None:
+        """The search has ended."""
+        if self.progress is not None:
+            self.progress(1.0, message)
+
+
+@dataclass
+class _Bracket:
+    """The Illinois regula-falsi bracket ``[lo, hi]`` with ``f(lo) <= target < f(hi)``;
+    ``g_lo``/``g_hi`` are the interpolation values ``f - target``, halved on an end that
+    stays put twice in a row (``last``: the end moved last, −1 low, +1 high)."""
+
+    lo: float
+    hi: float
+    f_lo: float
+    f_hi: float
+    g_lo: float
+    g_hi: float
+    last: int = 0
+
+    def next_point(self, history: list[float]) -> float:
+        """The next point to evaluate: the secant point, or the midpoint when the bracket
+        has not halved in two steps, the secant is not finite or falls outside."""
+        lo, hi = self.lo, self.hi
+        mid = 0.5 * (lo + hi)
+        if len(history) >= 3 and hi - lo > 0.5 * history[-3]:
+            return mid
+        if not math.isfinite(self.g_hi):
+            return mid
+        x = (lo * self.g_hi - hi * self.g_lo) / (self.g_hi - self.g_lo)
+        return x if lo < x < hi else mid
+
+    def update(self, x: float, fx: float, target: float) -> None:
+        """Move the end on ``x``'s side to ``x`` (Illinois: halve the other end's value
+        when the same end moves twice)."""
+        if fx <= target:
+            self.lo, self.f_lo, self.g_lo = x, fx, fx - target
+            if self.last == -1:
+                self.g_hi *= 0.5
+            self.last = -1
+        else:
+            self.hi, self.f_hi, self.g_hi = x, fx, fx - target
+            if self.last == 1:
+                self.g_lo *= 0.5
+            self.last = 1
+
+
 def _search(f: Callable[[float], float], target: float, hi: float, rtol: float,
             max_evals: int = 200, progress: ProgressCallback | None = None,
             ) -> tuple[float, float, int]:
@@ -94,52 +160,23 @@ def _search(f: Callable[[float], float], target: float, hi: float, rtol: float,
     ``progress`` gets the fraction of the way from the first bracket to the tolerance
     (in log of its width) after each evaluation.
     """
-    width0 = hi
-    span = math.log(1.0 / rtol)
-
-    def report(lo_: float, hi_: float, n: int) -> None:
-        if progress is not None:
-            w = max(hi_ - lo_, 1e-300)
-            done = 1.0 if w <= rtol * hi_ else min(1.0, max(0.0, math.log(width0 / w) / span))
-            progress(done, f"leakage evaluation {n}: the answer lies in [{lo_:.6g}, {hi_:.6g}]")
-
+    report = _SearchProgress(progress, hi, rtol)
     evals = 1
     f_hi = f(hi)
     if f_hi <= target:
-        if progress is not None:
-            progress(1.0, "done: the largest value allowed already meets the target")
+        report.done("done: the largest value allowed already meets the target")
         return hi, f_hi, evals
-    report(0.0, hi, evals)
-    lo, f_lo = 0.0, 0.0
-    g_lo, g_hi = f_lo - target, f_hi - target  # interpolation values (Illinois-halved)
-    last = 0
-    history = [hi - lo]
-    while hi - lo > rtol * hi and evals < max_evals:
-        if len(history) >= 3 and hi - lo > 0.5 * history[-3]:
-            x = 0.5 * (lo + hi)
-        elif math.isfinite(g_hi):
-            x = (lo * g_hi - hi * g_lo) / (g_hi - g_lo)
-        else:
-            x = 0.5 * (lo + hi)
-        if not lo < x < hi:
-            x = 0.5 * (lo + hi)
-        fx = f(x)
+    report.step(0.0, hi, evals)
+    b = _Bracket(0.0, hi, 0.0, f_hi, -target, f_hi - target)
+    history = [b.hi - b.lo]
+    while b.hi - b.lo > rtol * b.hi and evals < max_evals:
+        x = b.next_point(history)
+        b.update(x, f(x), target)
         evals += 1
-        if fx <= target:
-            lo, f_lo, g_lo = x, fx, fx - target
-            if last == -1:
-                g_hi *= 0.5
-            last = -1
-        else:
-            hi, f_hi, g_hi = x, fx, fx - target
-            if last == 1:
-                g_lo *= 0.5
-            last = 1
-        history.append(hi - lo)
-        report(lo, hi, evals)
-    if progress is not None:
-        progress(1.0, f"done after {evals} leakage evaluations")
-    return lo, f_lo, evals
+        history.append(b.hi - b.lo)
+        report.step(b.lo, b.hi, evals)
+    report.done(f"done after {evals} leakage evaluations")
+    return b.lo, b.f_lo, evals
 
 
 def max_tpl_constant(epsilon: float, length: int, backward: LossFunction | ArrayLike,

@@ -142,6 +142,23 @@ def parse_matrix_text(text: str, name: str = "the matrix file") -> np.ndarray:
     >>> parse_matrix_text("0.9,0.1\n0.2,0.8\n").tolist()
     [[0.9, 0.1], [0.2, 0.8]]
     """
+    lines = _numbered_lines(text, name)
+    first = lines[0][0]
+    rows: list[list[float]] = []
+    for lineno, ln in lines:  # line by line: the first fault met is the one reported
+        values = _matrix_row(ln, lineno, lineno == first, name)
+        if rows and len(values) != len(rows[0]):
+            raise InputError(
+                f"{name}, line {lineno} has {len(values)} numbers but line {first} has "
+                f"{len(rows[0])}; every line needs the same count (n numbers per line)"
+            )
+        rows.append(values)
+    return check_transition_matrix(np.array(rows, dtype=float), name=name)
+
+
+def _numbered_lines(text: str, name: str) -> list[tuple[int, str]]:
+    """The non-blank lines with their 1-based line numbers; InputError for none or more
+    than :data:`MAX_STATES`."""
     lines = [(i + 1, ln.strip()) for i, ln in enumerate(text.splitlines())]
     lines = [(i, ln) for i, ln in lines if ln]
     if not lines:
@@ -150,31 +167,26 @@ def parse_matrix_text(text: str, name: str = "the matrix file") -> np.ndarray:
         raise InputError(
             f"{name} has {len(lines)} lines; at most {MAX_STATES} states are supported"
         )
-    rows: list[list[float]] = []
-    width = None
-    for lineno, ln in lines:
-        cells = [c.strip() for c in ln.split(",")]
-        if cells and cells[-1] == "":  # tolerate one trailing comma
-            cells = cells[:-1]
-        values = []
-        for col, cell in enumerate(cells, start=1):
-            try:
-                values.append(float(cell))
-            except ValueError:
-                hint = " (the file must not have a header line)" if lineno == lines[0][0] else ""
-                raise InputError(
-                    f"{name}, line {lineno}, column {col}: {quote_user_text(cell)} is not a "
-                    f"number{hint}"
-                ) from None
-        if width is None:
-            width = len(values)
-        elif len(values) != width:
+    return lines
+
+
+def _matrix_row(line: str, lineno: int, is_first: bool, name: str) -> list[float]:
+    """The numbers of one line (one trailing comma tolerated); InputError naming the
+    first cell that is not a number (on the first line: perhaps a header)."""
+    cells = [c.strip() for c in line.split(",")]
+    if cells and cells[-1] == "":  # tolerate one trailing comma
+        cells = cells[:-1]
+    values = []
+    for col, cell in enumerate(cells, start=1):
+        try:
+            values.append(float(cell))
+        except ValueError:
+            hint = " (the file must not have a header line)" if is_first else ""
             raise InputError(
-                f"{name}, line {lineno} has {len(values)} numbers but line {lines[0][0]} has "
-                f"{width}; every line needs the same count (n numbers per line)"
-            )
-        rows.append(values)
-    return check_transition_matrix(np.array(rows, dtype=float), name=name)
+                f"{name}, line {lineno}, column {col}: {quote_user_text(cell)} is not a "
+                f"number{hint}"
+            ) from None
+    return values
 
 
 def load_matrix_csv(source: Source, name: str = "the matrix file") -> np.ndarray:

@@ -197,18 +197,25 @@ def trajectory_cells(lat: ArrayLike, lon: ArrayLike, cell_size_m: float) -> Grid
     )
 
 
-def _check_states(states: ArrayLike, n_states: int | None) -> tuple[np.ndarray, int]:
+def _whole_states(states: ArrayLike) -> np.ndarray:
+    """A non-empty 1-D sequence of whole numbers >= 0 as ints (floats must be integral)."""
     s = np.asarray(states)
     if s.ndim != 1 or s.size == 0:
         raise InputError("the state sequence must be a non-empty 1-D list of whole numbers")
-    if s.dtype.kind == "f":
-        if not np.all(np.isfinite(s)) or np.any(s != np.round(s)):
-            raise InputError("states must be whole numbers (0-based state indices)")
-        s = s.astype(int)
-    elif s.dtype.kind not in "iu":
+    whole = s.dtype.kind in "iu" or (
+        s.dtype.kind == "f" and np.all(np.isfinite(s)) and not np.any(s != np.round(s)))
+    if not whole:
         raise InputError("states must be whole numbers (0-based state indices)")
+    s = s.astype(int)
     if np.any(s < 0):
         raise InputError("states must be >= 0 (0-based state indices)")
+    return s
+
+
+def _check_states(states: ArrayLike, n_states: int | None) -> tuple[np.ndarray, int]:
+    """The state sequence as ints and the number of states n (given, or the largest
+    state + 1); every state must lie in ``0..n-1`` and n within :data:`MAX_STATES`."""
+    s = _whole_states(states)
     n = int(s.max()) + 1 if n_states is None else _check_n_states(n_states)
     if int(s.max()) >= n:
         raise InputError(f"state {int(s.max())} is outside 0..{n - 1}; raise the number of states")

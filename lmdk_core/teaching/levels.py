@@ -81,35 +81,51 @@ def protection_levels(
     the window of ``w`` timestamps ending at ``focus`` (clipped at 0; any w consecutive
     events are protected); landmark ``L ∪ {focus}``.
     """
-    if isinstance(length, bool) or not isinstance(length, (int, np.integer)) or length < 1:
-        raise InputError(f"the example length must be a whole number >= 1, got {length!r}")
-    T = int(length)
+    T = _check_example_length(length)
     lm = check_landmarks(landmarks, T)
     eps = check_epsilon(epsilon)
-    if isinstance(window, bool) or int(window) != window or window < 1:
-        raise InputError(f"the window w must be a whole number >= 1, got {window!r}")
-    w = int(window)
-    if isinstance(focus, bool) or int(focus) != focus or not 0 <= focus < T:
-        raise InputError(f"the chosen timestamp must lie in 0..{T - 1}, got {focus!r}")
-    f = int(focus)
+    w, f = _check_window_and_focus(window, focus, T)
     out = []
     for key in LEVEL_KEYS:
         label, scheme, desc = _LEVEL_INFO[key]
         alloc = allocate(scheme, T, lm, eps, w)
-        prot = np.zeros(T, dtype=bool)
-        if key == "event":
-            prot[f] = True
-        elif key == "user":
-            prot[:] = True
-        elif key == "w-event":
-            prot[max(0, f - w + 1): f + 1] = True
-        else:
-            prot[lm] = True
-            prot[f] = True
+        prot = _protected_with(key, T, lm, f, w)
         v = verify(alloc, lm, eps)
         out.append(ProtectionLevel(key, label, desc, alloc, prot, float(alloc[prot].sum()),
                                    v.worst_total, v.worst_timestamp, v.private))
     return out
+
+
+def _check_example_length(length: object) -> int:
+    """The example's length T: a whole number >= 1."""
+    if isinstance(length, bool) or not isinstance(length, (int, np.integer)) or length < 1:
+        raise InputError(f"the example length must be a whole number >= 1, got {length!r}")
+    return int(length)
+
+
+def _check_window_and_focus(window: object, focus: object, T: int) -> tuple[int, int]:
+    """The window w (a whole number >= 1) and the chosen timestamp (in ``0..T-1``)."""
+    if isinstance(window, bool) or int(window) != window or window < 1:
+        raise InputError(f"the window w must be a whole number >= 1, got {window!r}")
+    if isinstance(focus, bool) or int(focus) != focus or not 0 <= focus < T:
+        raise InputError(f"the chosen timestamp must lie in 0..{T - 1}, got {focus!r}")
+    return int(window), int(focus)
+
+
+def _protected_with(key: str, T: int, lm: np.ndarray, f: int, w: int) -> np.ndarray:
+    """The events a level protects together with ``f``: event ``{f}``, user all,
+    w-event the window of ``w`` ending at ``f`` (clipped at 0), landmark ``L ∪ {f}``."""
+    prot = np.zeros(T, dtype=bool)
+    if key == "event":
+        prot[f] = True
+    elif key == "user":
+        prot[:] = True
+    elif key == "w-event":
+        prot[max(0, f - w + 1): f + 1] = True
+    else:
+        prot[lm] = True
+        prot[f] = True
+    return prot
 
 
 def protection_levels_frame(levels: Sequence[ProtectionLevel], landmarks: Iterable[int],
