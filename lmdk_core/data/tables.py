@@ -294,16 +294,20 @@ def parse_times(df: pd.DataFrame, column: str = "time") -> tuple[np.ndarray, str
     else:
         raw = col.astype(str).str.strip()
         times, kind = _parse_text_times(raw)
-    if len(times) > 1:
-        # compare neighbours directly (a difference of int64 times may overflow)
-        neg = times[1:] < times[:-1]
-        if np.any(neg):
-            i = int(np.flatnonzero(neg)[0]) + 1
-            raise InputError(
-                f"line {i + 2}: time {quote_user_text(raw.iloc[i])} comes before the previous "
-                f"row's {quote_user_text(raw.iloc[i - 1])}; sort the file by time"
-            )
+    _check_time_order(times, raw)
     return times, kind
+
+
+def _check_time_order(times: np.ndarray, raw: pd.Series) -> None:
+    """InputError naming the first row whose time comes before the previous row's
+    (neighbours compared directly: a difference of int64 times may overflow)."""
+    neg = times[1:] < times[:-1]
+    if np.any(neg):
+        i = int(np.flatnonzero(neg)[0]) + 1
+        raise InputError(
+            f"line {i + 2}: time {quote_user_text(raw.iloc[i])} comes before the previous "
+            f"row's {quote_user_text(raw.iloc[i - 1])}; sort the file by time"
+        )
 
 
 #: a time-zone designator at the end of an ISO 8601 time: ``Z``, ``+08:00``, ``-0500``, ``+01``
@@ -323,12 +327,10 @@ def repeated_times_note(times: np.ndarray, what: str = "row") -> str | None:
     """The note for times equal to the one before them (the repeated-timestamp rule of
     docs/data-formats.md: kept, each its own timestamp t, in file order), or None."""
     t = np.asarray(times)
-    if t.size < 2:
+    repeats = np.flatnonzero(t[1:] == t[:-1])
+    if not repeats.size:
         return None
-    same = int(np.sum(t[1:] == t[:-1]))
-    if not same:
-        return None
-    i = int(np.flatnonzero(t[1:] == t[:-1])[0]) + 1
+    same, i = int(repeats.size), int(repeats[0]) + 1
     return (f"{same:,} {what}{'s have' if same != 1 else ' has'} the same time as the "
             f"{what} before {'them' if same != 1 else 'it'} (first: timestamp {i}); kept, each "
             "its own timestamp, in file order.")
@@ -350,13 +352,18 @@ def _parse_text_times(raw: pd.Series) -> tuple[np.ndarray, str]:
         times = _whole_number_times(raw)
         kind = "number"
     elif numeric and nums.notna().all():
-        times = nums.to_numpy(dtype=float)
-        if not np.all(np.isfinite(times)):
-            raise InputError("times must be finite numbers")
-        kind = "number"
+        times, kind = _decimal_times(nums), "number"
     else:
         times, kind = _iso_times(raw, nums), "datetime"
     return times, kind
+
+
+def _decimal_times(nums: pd.Series) -> np.ndarray:
+    """Numeric time cells as floats; InputError for an infinite one."""
+    times = nums.to_numpy(dtype=float)
+    if not np.all(np.isfinite(times)):
+        raise InputError("times must be finite numbers")
+    return times
 
 
 def _iso_times(raw: pd.Series, nums: pd.Series | None) -> np.ndarray:

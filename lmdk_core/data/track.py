@@ -30,7 +30,7 @@ from lmdk_core.data.tables import (
     read_bytes,
     read_csv_table,
 )
-from lmdk_core.data.track_times import parse_time_cells, resolve_track_times
+from lmdk_core.data.track_times import iso_time_labels, parse_time_cells, resolve_track_times
 from lmdk_core.engine.geodesy import distance_m
 from lmdk_core.engine.quoting import quote_user_text
 from lmdk_core.engine.validation import InputError, check_positive
@@ -122,9 +122,7 @@ class Track:
         """The times as JSON values: ISO 8601 text (``Z`` when UTC) or numbers (whole
         ones as int), ``None`` where missing."""
         if self.time_kind == "datetime":
-            z = "Z" if self.utc else ""
-            return [None if pd.isna(x) else pd.Timestamp(x).isoformat() + z
-                    for x in np.asarray(self.time)]
+            return iso_time_labels(self.time, self.utc)
         return [None if not np.isfinite(x) else (int(x) if x == round(x) else x)
                 for x in np.asarray(self.time, dtype=float).tolist()]
 
@@ -195,27 +193,39 @@ def load_track_csv(source: Source, name: str = "uploaded track") -> Track:
     ``segment`` (whole numbers; a new piece wherever it changes)."""
     df = read_csv_table(source, ["lat", "lon"], optional=["time", "segment"])
     lat, lon = check_coordinates(numeric_column(df, "lat"), numeric_column(df, "lon"))
-    segment = np.zeros(lat.size, dtype=int)
-    if "segment" in df.columns:
-        seg = numeric_column(df, "segment")
-        if np.any(seg != np.round(seg)):
-            i = int(np.flatnonzero(seg != np.round(seg))[0])
-            raise InputError(f"line {i + 2}: segment must be a whole number")
-        segment = np.concatenate([[0], np.cumsum(np.diff(seg) != 0)]).astype(int)
+    segment = _csv_segments(df)
     if "time" not in df.columns:
         return Track(lat=lat, lon=lon, time=np.arange(lat.size, dtype=float),
                      time_kind="index", name=name, segment=segment)
-    try:
-        raw, kind = parse_time_cells(df["time"])
-    except ValueError as exc:
-        i = int(exc.args[0])
-        raise InputError(f"line {i + 2}: time {quote_user_text(str(df['time'].iloc[i]).strip())} "
-                         "is neither "
-                         "a number nor an ISO date like 2024-03-01T08:00") from None
+    raw, kind = _csv_time_cells(df["time"])
     res = resolve_track_times(raw, segment, kind)
     utc = res.kind == "datetime" and has_zone(df["time"])
     return Track(lat=lat, lon=lon, time=res.time, time_kind=res.kind, name=name,
                  segment=segment, notes=res.notes, warnings=res.warnings, utc=utc)
+
+
+def _csv_segments(df: pd.DataFrame) -> np.ndarray:
+    """The piece of every row, 0, 1, … (a new piece wherever the ``segment`` column
+    changes; one piece without the column)."""
+    if "segment" not in df.columns:
+        return np.zeros(len(df), dtype=int)
+    seg = numeric_column(df, "segment")
+    if np.any(seg != np.round(seg)):
+        i = int(np.flatnonzero(seg != np.round(seg))[0])
+        raise InputError(f"line {i + 2}: segment must be a whole number")
+    return np.concatenate([[0], np.cumsum(np.diff(seg) != 0)]).astype(int)
+
+
+def _csv_time_cells(cells: pd.Series) -> tuple[np.ndarray, str]:
+    """:func:`~lmdk_core.data.track_times.parse_time_cells` with the file's line number
+    in the message of a cell that is neither a number nor an ISO date."""
+    try:
+        return parse_time_cells(cells)
+    except ValueError as exc:
+        i = int(exc.args[0])
+        raise InputError(f"line {i + 2}: time {quote_user_text(str(cells.iloc[i]).strip())} "
+                         "is neither "
+                         "a number nor an ISO date like 2024-03-01T08:00") from None
 
 
 #: header lines of a GeoLife / OziExplorer track file (.plt) before the first point

@@ -31,7 +31,8 @@ import pandas as pd
 
 from lmdk_core.engine.quoting import quote_user_text
 
-__all__ = ["EARLIEST_PLAUSIBLE", "ResolvedTimes", "parse_time_cells", "resolve_track_times"]
+__all__ = ["EARLIEST_PLAUSIBLE", "ResolvedTimes", "iso_time_labels", "parse_time_cells",
+           "resolve_track_times"]
 
 #: earliest plausible recording date (consumer GPS logging did not exist before)
 EARLIEST_PLAUSIBLE = np.datetime64("1990-01-01T00:00:00", "ns")
@@ -299,6 +300,17 @@ def resolve_track_times(raw: np.ndarray, segment: np.ndarray, kind: str,
     return ResolvedTimes(out, kind, tuple(notes), tuple(warnings), n_missing, n_interp)
 
 
+def iso_time_labels(times: np.ndarray, utc: bool = False) -> list[str | None]:
+    """Datetimes as written to files: ISO 8601 text ending in ``Z`` when ``utc`` (times
+    held in UTC are never written as if local, docs/data-formats.md), None for NaT.
+
+    >>> iso_time_labels(np.array(["2024-03-01T08:00", "NaT"], dtype="datetime64[ns]"), utc=True)
+    ['2024-03-01T08:00:00Z', None]
+    """
+    z = "Z" if utc else ""
+    return [None if pd.isna(x) else pd.Timestamp(x).isoformat() + z for x in np.asarray(times)]
+
+
 def parse_time_cells(raw: pd.Series) -> tuple[np.ndarray, str]:
     """A track CSV's time column with empty cells allowed: (values, kind) with NaN/NaT
     where a cell is empty; kind 'number' if every non-empty cell is a number, else
@@ -312,16 +324,27 @@ def parse_time_cells(raw: pd.Series) -> tuple[np.ndarray, str]:
         return np.array([int(c) for c in cells], dtype=np.int64), "number"
     if nums[~empty].notna().all():
         return nums.to_numpy(dtype=float), "number"
+    return _iso_time_cells(cells, np.flatnonzero(~empty.to_numpy())), "datetime"
+
+
+def _iso_time_cells(cells: pd.Series, keep: np.ndarray) -> np.ndarray:
+    """The cells ``keep`` as UTC datetimes (NaT elsewhere); ValueError with the row of
+    the first cell that is not ISO 8601."""
     out = np.full(len(cells), np.datetime64("NaT"), dtype="datetime64[ns]")
-    keep = np.flatnonzero(~empty.to_numpy())
     try:
         parsed = pd.to_datetime(cells.iloc[keep], format="ISO8601", utc=True)
     except (ValueError, TypeError):
-        for i in keep:
-            try:
-                pd.to_datetime(cells.iloc[i], format="ISO8601", utc=True)
-            except (ValueError, TypeError):
-                raise ValueError(int(i)) from None
-        raise ValueError(int(keep[0])) from None
+        raise ValueError(_first_non_iso(cells, keep)) from None
     out[keep] = parsed.dt.tz_localize(None).to_numpy(dtype="datetime64[ns]")
-    return out, "datetime"
+    return out
+
+
+def _first_non_iso(cells: pd.Series, keep: np.ndarray) -> int:
+    """The row of the first of the cells ``keep`` that is not ISO 8601 (the first cell
+    when each parses alone)."""
+    for i in keep:
+        try:
+            pd.to_datetime(cells.iloc[i], format="ISO8601", utc=True)
+        except (ValueError, TypeError):
+            return int(i)
+    return int(keep[0])

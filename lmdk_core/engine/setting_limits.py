@@ -170,21 +170,24 @@ def check_landmark_list(value: object, where: str = "config") -> list[int]:
     if not isinstance(value, list):
         raise InputError(f"{field} must be a list of distinct whole numbers >= 0, like "
                          f"[3, 7]; got {_shown(value)}")
-    out: list[int] = []
-    for k, t in enumerate(value):
-        if isinstance(t, bool) or not isinstance(t, numbers.Integral):
-            raise InputError(f"{field}: item {k + 1} must be a whole number >= 0; got "
-                             f"{_shown(t)}")
-        if t < 0:
-            raise InputError(f"{field}: item {k + 1} must be >= 0; got {_shown(t)}")
-        out.append(int(t))
+    out = [_landmark_item(t, f"{field}: item {k + 1}") for k, t in enumerate(value)]
     dup = _first_duplicate(out)
     if dup is not None:
         raise InputError(f"{field}: {dup} appears twice; list each landmark once")
     return sorted(out)
 
 
+def _landmark_item(t: object, item: str) -> int:
+    """One landmark of a list: a whole number >= 0 (``item`` names it in messages)."""
+    if isinstance(t, bool) or not isinstance(t, numbers.Integral):
+        raise InputError(f"{item} must be a whole number >= 0; got {_shown(t)}")
+    if t < 0:
+        raise InputError(f"{item} must be >= 0; got {_shown(t)}")
+    return int(t)
+
+
 def _first_duplicate(values: Iterable[int]) -> int | None:
+    """The first value that appeared before, or None when all differ."""
     seen: set[int] = set()
     for v in values:
         if v in seen:

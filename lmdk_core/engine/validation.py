@@ -156,25 +156,29 @@ def _check_budget_values(eps: np.ndarray, allow_zero: bool, name: str) -> None:
 
 def check_landmarks(landmarks: Iterable[int] | None, length: int) -> np.ndarray:
     """Landmark timestamps as a sorted array of unique 0-based indices in ``0..length-1``."""
-    if landmarks is None:
-        return np.zeros(0, dtype=int)
-    raw = list(landmarks)
+    raw = [] if landmarks is None else list(landmarks)
     if not raw:
         return np.zeros(0, dtype=int)
-    arr = np.asarray(raw)
-    if arr.dtype.kind == "f":
-        if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
-            raise InputError("landmarks must be whole numbers (0-based timestamps)")
-        arr = arr.astype(int)
-    elif arr.dtype.kind not in "iu":
-        raise InputError(f"landmarks must be whole numbers (0-based timestamps), got "
-                         f"{quote_user_value(raw)}")
+    arr = _whole_landmarks(raw)
     bad = arr[(arr < 0) | (arr >= length)]
     if bad.size:
         raise InputError(
             f"landmark {int(bad[0])} is outside the series: timestamps run from 0 to {length - 1}"
         )
     return np.unique(arr)
+
+
+def _whole_landmarks(raw: list) -> np.ndarray:
+    """The landmarks as whole numbers (integral floats accepted)."""
+    arr = np.asarray(raw)
+    if arr.dtype.kind == "f":
+        if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
+            raise InputError("landmarks must be whole numbers (0-based timestamps)")
+        return arr.astype(int)
+    if arr.dtype.kind not in "iu":
+        raise InputError(f"landmarks must be whole numbers (0-based timestamps), got "
+                         f"{quote_user_value(raw)}")
+    return arr
 
 
 #: The one landmark syntax of the CLI options (``--landmarks``, ``--stays``), the app's
@@ -188,23 +192,23 @@ def parse_landmark_ranges(text: str | None, what: str = "landmark") -> list[tupl
     """Parse the landmark syntax (:data:`LANDMARK_SYNTAX`) into inclusive ranges
     ``(first, last)`` in the order written (``"7"`` is ``(7, 7)``); ``""`` or None means
     none. ``what`` names an entry in messages ('landmark', 'stay')."""
-    if text is None or not str(text).strip():
+    if text is None:
         return []
-    out: list[tuple[int, int]] = []
-    for part in str(text).split(","):
-        if not part.strip():
-            continue
-        m = _LANDMARK_PART.match(part)
-        if m is None:
-            raise InputError(f"{what} {quote_user_text(part.strip())} is not a range of "
-                             f"timestamps or a whole number; write {LANDMARK_SYNTAX}")
-        a = int(m.group(1))
-        b = int(m.group(2)) if m.group(2) is not None else a
-        if b < a:
-            raise InputError(f"{what} {a}-{b} ends before it starts; write first-last, "
-                             "e.g. 10-20")
-        out.append((a, b))
-    return out
+    return [_landmark_part(part, what) for part in str(text).split(",") if part.strip()]
+
+
+def _landmark_part(part: str, what: str) -> tuple[int, int]:
+    """One comma-separated part of the landmark syntax as ``(first, last)``."""
+    m = _LANDMARK_PART.match(part)
+    if m is None:
+        raise InputError(f"{what} {quote_user_text(part.strip())} is not a range of "
+                         f"timestamps or a whole number; write {LANDMARK_SYNTAX}")
+    a = int(m.group(1))
+    b = int(m.group(2)) if m.group(2) is not None else a
+    if b < a:
+        raise InputError(f"{what} {a}-{b} ends before it starts; write first-last, "
+                         "e.g. 10-20")
+    return a, b
 
 
 def parse_landmarks(text: str | None, length: int | None = None) -> list[int]:

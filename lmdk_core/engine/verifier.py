@@ -153,23 +153,25 @@ def check_groups(groups: Iterable[tuple[int, int]] | None,
     (a group of one timestamp is allowed); anything else is an :class:`InputError`."""
     if groups is None:
         return ()
-    out: list[tuple[int, int]] = []
-    for g in groups:
-        try:
-            a, b = (int(v) for v in g)
-        except (TypeError, ValueError):
-            raise InputError(f"a stay must be a range start-end of timestamps, got {g!r}"
-                             ) from None
-        if not 0 <= a <= b < length:
-            raise InputError(f"stay {a}-{b} is not a range of timestamps 0 to {length - 1} "
-                             "(start <= end)")
-        out.append((a, b))
-    out.sort()
+    out = sorted(_group_range(g, length) for g in groups)
     for (a0, b0), (a1, b1) in zip(out, out[1:], strict=False):
         if a1 <= b0:
             raise InputError(f"stays {a0}-{b0} and {a1}-{b1} overlap; a timestamp belongs "
                              "to one stay at most")
     return tuple(out)
+
+
+def _group_range(g: object, length: int) -> tuple[int, int]:
+    """One group as ``(start, end)`` with ``0 <= start <= end < length``."""
+    try:
+        a, b = (int(v) for v in g)
+    except (TypeError, ValueError):
+        raise InputError(f"a stay must be a range start-end of timestamps, got {g!r}"
+                         ) from None
+    if not 0 <= a <= b < length:
+        raise InputError(f"stay {a}-{b} is not a range of timestamps 0 to {length - 1} "
+                         "(start <= end)")
+    return a, b
 
 
 def grouped_totals(epsilon_t: ArrayLike, landmarks: Iterable[int],

@@ -15,7 +15,7 @@ turns the (visible) teaching mode on.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -147,12 +147,21 @@ MAX_NESTING = 32
 def _nesting_depth(obj: object) -> int:
     """Levels of list/dict nesting, counted without recursion (a hostile file may be
     thousands of levels deep)."""
-    depth, level = 0, ([obj] if isinstance(obj, (list, dict)) else [])
+    depth, level = 0, _containers([obj])
     while level and depth <= MAX_NESTING:
         depth += 1
-        level = [c for o in level for c in (o.values() if isinstance(o, dict) else o)
-                 if isinstance(c, (list, dict))]
+        level = _containers(c for o in level for c in _children(o))
     return depth
+
+
+def _children(container: list | dict) -> Iterable:
+    """The items of a list or the values of a dict."""
+    return container.values() if isinstance(container, dict) else container
+
+
+def _containers(items: Iterable) -> list:
+    """The items that are lists or dicts."""
+    return [c for c in items if isinstance(c, (list, dict))]
 
 
 def _check_data_table(data: object) -> None:
@@ -179,15 +188,25 @@ def _check_data_column(name: object, col: object, form: str) -> None:
 
 def _check_data_file(ref: object) -> None:
     """``data_file`` must be {"name": text, "sha256": 64 hex digits}."""
-    if not isinstance(ref, dict) or not isinstance(ref.get("name"), str) \
-            or not isinstance(ref.get("sha256"), str):
+    if not _is_reference(ref):
         raise InputError('config: dataset \'file\' needs "data_file": {"name": "...", '
                          '"sha256": "..."}')
-    digest = ref["sha256"].strip().lower()
-    if len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
+    if not _is_sha256_hex(ref["sha256"]):
         raise InputError("config: data_file.sha256 must be 64 hexadecimal digits")
     if set(ref) - {"name", "sha256"}:
         raise InputError("config: data_file holds only 'name' and 'sha256'")
+
+
+def _is_reference(ref: object) -> bool:
+    """True for an object whose ``name`` and ``sha256`` are text."""
+    return (isinstance(ref, dict) and isinstance(ref.get("name"), str)
+            and isinstance(ref.get("sha256"), str))
+
+
+def _is_sha256_hex(digest: str) -> bool:
+    """True for 64 hexadecimal digits (either case, surrounding blanks allowed)."""
+    d = digest.strip().lower()
+    return len(d) == 64 and all(c in "0123456789abcdef" for c in d)
 
 
 def config_to_json(cfg: ViewConfig) -> str:

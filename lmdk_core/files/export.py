@@ -27,6 +27,7 @@ import pandas as pd
 
 from lmdk_core.data.series import Series
 from lmdk_core.data.track import Track
+from lmdk_core.data.track_times import iso_time_labels
 from lmdk_core.engine.allocation import scheme_info
 from lmdk_core.engine.release import Release
 
@@ -252,11 +253,9 @@ def time_labels(time: np.ndarray, kind: str, utc: bool = False) -> list:
     ``utc`` (the file's times carried a zone offset and were converted to UTC, or GPX /
     GeoLife times, which are UTC) every datetime ends in ``Z``: a converted time is never
     written as if it were local (docs/data-formats.md)."""
-    t = np.asarray(time)
     if kind == "datetime":
-        z = "Z" if utc else ""
-        return [None if pd.isna(x) else pd.Timestamp(x).isoformat() + z for x in t]
-    tf = t.astype(float)
+        return iso_time_labels(time, utc)
+    tf = np.asarray(time).astype(float)
     if np.all(tf == np.round(tf)):
         return [int(x) for x in tf]
     return [float(x) for x in tf]

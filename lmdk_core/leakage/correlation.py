@@ -81,6 +81,21 @@ def check_transition_matrix(matrix: ArrayLike, name: str = "the transition matri
     ...     print(str(exc)[:55])
     the transition matrix: row 1 sums to 0.9, not 1; each r
     """
+    P = _square_matrix(matrix, name)
+    _check_entries(P, name)
+    sums = P.sum(axis=1)
+    off = np.flatnonzero(np.abs(sums - 1.0) > ROW_SUM_TOLERANCE)
+    if off.size:
+        r = int(off[0])
+        raise InputError(
+            f"{name}: row {r} sums to {sums[r]:.12g}, not 1; each row must be a probability "
+            f"distribution over the {P.shape[0]} states (divide the row by its sum)"
+        )
+    return np.ascontiguousarray(P)
+
+
+def _square_matrix(matrix: ArrayLike, name: str) -> np.ndarray:
+    """``matrix`` as a float array of shape ``n × n`` with ``1 <= n <= MAX_STATES``."""
     try:
         P = np.array(matrix, dtype=float)
     except (TypeError, ValueError):
@@ -101,6 +116,11 @@ def check_transition_matrix(matrix: ArrayLike, name: str = "the transition matri
         )
     if rows > MAX_STATES:
         raise InputError(f"{name} has {rows} states; at most {MAX_STATES} are supported")
+    return P
+
+
+def _check_entries(P: np.ndarray, name: str) -> None:
+    """Every entry finite and non-negative (the first bad one named)."""
     bad = np.argwhere(~np.isfinite(P))
     if bad.size:
         r, c = bad[0]
@@ -111,15 +131,6 @@ def check_transition_matrix(matrix: ArrayLike, name: str = "the transition matri
         raise InputError(
             f"{name}: entry ({r}, {c}) is {P[r, c]:g}; probabilities cannot be negative"
         )
-    sums = P.sum(axis=1)
-    off = np.flatnonzero(np.abs(sums - 1.0) > ROW_SUM_TOLERANCE)
-    if off.size:
-        r = int(off[0])
-        raise InputError(
-            f"{name}: row {r} sums to {sums[r]:.12g}, not 1; each row must be a probability "
-            f"distribution over the {rows} states (divide the row by its sum)"
-        )
-    return np.ascontiguousarray(P)
 
 
 def parse_matrix_text(text: str, name: str = "the matrix file") -> np.ndarray:
@@ -321,6 +332,26 @@ def stationary_distribution(matrix: ArrayLike) -> np.ndarray:
     return pi / pi.sum()
 
 
+def _check_distribution(initial: ArrayLike, n: int) -> np.ndarray:
+    """``initial`` as a probability distribution over the ``n`` states."""
+    try:
+        pi = np.asarray(initial, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError("the initial distribution must be numbers") from None
+    if pi.shape != (n,):
+        raise InputError(
+            f"the initial distribution needs {n} probabilities (one per state), got "
+            f"{pi.size}"
+        )
+    if not np.all(np.isfinite(pi)) or np.any(pi < 0):
+        raise InputError("the initial distribution must be finite and non-negative")
+    if abs(pi.sum() - 1.0) > ROW_SUM_TOLERANCE:
+        raise InputError(
+            f"the initial distribution sums to {pi.sum():.12g}, not 1; normalise it"
+        )
+    return pi
+
+
 def backward_matrix(forward: ArrayLike, initial: ArrayLike | None = None) -> np.ndarray:
     """Backward matrix by Bayes' rule: ``P_B[j, i] = π_i P_F[i, j] / Σ_k π_k P_F[k, j]``.
 
@@ -345,25 +376,8 @@ def backward_matrix(forward: ArrayLike, initial: ArrayLike | None = None) -> np.
     [[1.0, 0.0], [0.3333, 0.6667]]
     """
     PF = check_transition_matrix(forward, "the forward matrix")
-    n = PF.shape[0]
-    if initial is None:
-        pi = stationary_distribution(PF)
-    else:
-        try:
-            pi = np.asarray(initial, dtype=float)
-        except (TypeError, ValueError):
-            raise InputError("the initial distribution must be numbers") from None
-        if pi.shape != (n,):
-            raise InputError(
-                f"the initial distribution needs {n} probabilities (one per state), got "
-                f"{pi.size}"
-            )
-        if not np.all(np.isfinite(pi)) or np.any(pi < 0):
-            raise InputError("the initial distribution must be finite and non-negative")
-        if abs(pi.sum() - 1.0) > ROW_SUM_TOLERANCE:
-            raise InputError(
-                f"the initial distribution sums to {pi.sum():.12g}, not 1; normalise it"
-            )
+    pi = (stationary_distribution(PF) if initial is None
+          else _check_distribution(initial, PF.shape[0]))
     joint = pi[:, None] * PF  # joint[i, j] = Pr(prev = i, cur = j)
     col = joint.sum(axis=0)
     zero = np.flatnonzero(col <= 0)
