@@ -96,6 +96,123 @@ def matrix_heatmap(matrix: np.ndarray, labels: Sequence[str] | None = None, *,
     return fig
 
 
+_EPS_T_HOVER = "%{customdata}<br>ε_t = %{y:.4g}<extra></extra>"
+
+
+def _landmark_mask(n: int, result: LeakageResult) -> np.ndarray:
+    """True at the landmark timestamps of ``result`` (none when it has no landmarks)."""
+    is_lm = np.zeros(n, dtype=bool)
+    if result.landmarks is not None:
+        is_lm[result.landmarks] = True
+    return is_lm
+
+
+def _budget_step_traces(x: np.ndarray, labels: Sequence[str], eps_t: np.ndarray,
+                        is_lm: np.ndarray) -> list[go.Scatter]:
+    """ε_t of a long series: a filled step line (one SVG path, decimated for display;
+    one bar per timestamp is slow to draw at this length) and the landmarks as markers."""
+    traces = [go.Scatter(
+        x=x, y=eps_t, name="ε_t (regular)", mode="lines", fill="tozeroy",
+        opacity=0.35, line={"color": COLORS["regular"], "width": 1, "shape": "hv"},
+        customdata=labels, hovertemplate=_EPS_T_HOVER,
+    )]
+    if is_lm.any():
+        traces.append(go.Scatter(
+            x=x[is_lm], y=eps_t[is_lm], name="ε_t (landmark)", mode="markers",
+            marker={"symbol": "triangle-up", "size": 8, "color": COLORS["landmark"]},
+            customdata=np.asarray(labels)[is_lm], hovertemplate=_EPS_T_HOVER,
+        ))
+    return traces
+
+
+def _budget_bar_traces(x: np.ndarray, labels: Sequence[str], eps_t: np.ndarray,
+                       is_lm: np.ndarray) -> list[go.Bar | go.Scatter]:
+    """ε_t as one bar per timestamp: regular bars, then the landmark bars (hatched)
+    with a triangle on top (a shape, not only a colour)."""
+    traces: list[go.Bar | go.Scatter] = []
+    for mask, kind in ((~is_lm, "regular"), (is_lm, "landmark")):
+        if not mask.any():
+            continue
+        traces.append(go.Bar(
+            x=x[mask], y=eps_t[mask], name=f"ε_t ({kind})", opacity=0.35,
+            width=bar_width(x),  # one width for both traces (not each one's spacing)
+            marker={"color": COLORS[kind], "line": {"width": 0},
+                    **({"pattern": LANDMARK_BAR_PATTERN} if kind == "landmark" else {})},
+            customdata=np.asarray(labels)[mask], hovertemplate=_EPS_T_HOVER,
+        ))
+    if is_lm.any():
+        traces.append(go.Scatter(
+            x=x[is_lm], y=eps_t[is_lm], name="ε_t (landmark)",
+            mode="markers", showlegend=False, hoverinfo="skip",
+            marker={"symbol": "triangle-up", "size": 8, "color": COLORS["landmark"]},
+        ))
+    return traces
+
+
+def _leakage_curve_traces(x: np.ndarray, labels: Sequence[str],
+                          result: LeakageResult) -> list[go.Scatter]:
+    """BPL, FPL, TPL and landmark TPL as lines, with a star at each landmark's TPL.
+
+    The same styles as the Timeline and Compare charts: TPL dotted purple, landmark TPL
+    solid red; the two directions thin, dashed (BPL) and dash-dotted (FPL): told apart
+    by their line, not only their colour.
+    """
+    curves = [("BPL (from the past)", result.bpl, COLORS["bpl"], "dash", 1.2),
+              ("FPL (from the future)", result.fpl, COLORS["fpl"], "dashdot", 1.2),
+              ("TPL", result.tpl, COLORS["tpl"], "dot", 2.5)]
+    if result.landmark_tpl is not None:
+        curves.append(("landmark TPL", result.landmark_tpl, COLORS["landmark_tpl"], "solid",
+                       2.0))
+    traces = [go.Scatter(
+        x=x, y=y, name=name, mode="lines",
+        line={"color": color, "dash": dash, "width": width},
+        customdata=labels, hovertemplate="%{customdata}<br>" + name
+        + " = %{y:.4g}<extra></extra>",
+    ) for name, y, color, dash, width in curves]
+    lm = result.landmarks
+    if lm is not None and lm.size and result.landmark_tpl is not None:
+        traces.append(go.Scatter(
+            x=x[lm], y=result.landmark_tpl[lm], name="landmark", mode="markers",
+            marker={"symbol": "star", "size": 10, "color": COLORS["landmark"]},
+            hoverinfo="skip",
+        ))
+    return traces
+
+
+def _add_reference_lines(fig: go.Figure, epsilon: float | None, supremum: float | None,
+                         target: float | None) -> None:
+    """Horizontal lines for ε, the long-run limit of TPL (when finite) and the target α."""
+    if epsilon is not None:
+        fig.add_hline(y=epsilon, line={"color": COLORS["epsilon"], "dash": "dash", "width": 1},
+                      annotation_text=f"ε = {epsilon:g}", annotation_position="top left")
+    if supremum is not None and math.isfinite(supremum):
+        fig.add_hline(y=supremum, line={"color": COLORS["tpl"], "dash": "dashdot", "width": 1},
+                      annotation_text=f"long-run limit of TPL = {supremum:.3g}",
+                      # right, below its line: the ε label sits top left, and the two
+                      # lines are often close (they overlapped on the left)
+                      annotation_position="bottom right")
+    if target is not None:
+        fig.add_hline(y=target, line={"color": TARGET_COLOR, "dash": "longdash", "width": 1.5},
+                      annotation_text=f"target α = {target:g}",
+                      annotation_position="top right")
+
+
+def _leakage_alt(n: int, result: LeakageResult, epsilon: float | None,
+                 target: float | None) -> str:
+    """The chart's text alternative (the app names the chart by it for screen readers)."""
+    parts = [f"Leakage chart of {n} timestamps: the budget ε_t per timestamp "
+             "(bars, landmarks dark and hatched) and the privacy leakage under temporal "
+             "correlation: BPL from the past and FPL from the future (dashed), TPL (dotted, "
+             f"maximum {float(np.max(result.tpl)):.3g})"]
+    if result.landmark_tpl is not None:
+        parts.append(f", landmark TPL (solid, maximum {float(np.max(result.landmark_tpl)):.3g})")
+    if epsilon is not None:
+        parts.append(f"; ε = {epsilon:g} dashed")
+    if target is not None:
+        parts.append(f"; target α = {target:g}")
+    return "".join(parts) + "."
+
+
 def leakage_curves_figure(
     time: np.ndarray,
     time_kind: str,
@@ -110,79 +227,12 @@ def leakage_curves_figure(
     reference lines for ε, the supremum of TPL (when finite) and a target α."""
     x = np.asarray(time)
     labels = hover_labels(x, time_kind)
+    is_lm = _landmark_mask(x.size, result)
+    budget = _budget_step_traces if x.size > BARS_MAX_POINTS else _budget_bar_traces
     fig = go.Figure()
-    is_lm = np.zeros(x.size, dtype=bool)
-    if result.landmarks is not None:
-        is_lm[result.landmarks] = True
-    if x.size > BARS_MAX_POINTS:
-        # one bar per timestamp is slow to draw at this length: a filled step line (one
-        # SVG path, decimated below) and the landmarks as markers
-        fig.add_trace(go.Scatter(
-            x=x, y=result.epsilon_t, name="ε_t (regular)", mode="lines", fill="tozeroy",
-            opacity=0.35, line={"color": COLORS["regular"], "width": 1, "shape": "hv"},
-            customdata=labels, hovertemplate="%{customdata}<br>ε_t = %{y:.4g}<extra></extra>",
-        ))
-        if is_lm.any():
-            fig.add_trace(go.Scatter(
-                x=x[is_lm], y=result.epsilon_t[is_lm], name="ε_t (landmark)",
-                mode="markers",
-                marker={"symbol": "triangle-up", "size": 8, "color": COLORS["landmark"]},
-                customdata=np.asarray(labels)[is_lm],
-                hovertemplate="%{customdata}<br>ε_t = %{y:.4g}<extra></extra>",
-            ))
-    for mask, kind in ((~is_lm, "regular"), (is_lm, "landmark")):
-        if x.size <= BARS_MAX_POINTS and mask.any():
-            fig.add_trace(go.Bar(
-                x=x[mask], y=result.epsilon_t[mask], name=f"ε_t ({kind})", opacity=0.35,
-                width=bar_width(x),  # one width for both traces (not each one's spacing)
-                marker={"color": COLORS[kind], "line": {"width": 0},
-                        **({"pattern": LANDMARK_BAR_PATTERN} if kind == "landmark" else {})},
-                customdata=np.asarray(labels)[mask],
-                hovertemplate="%{customdata}<br>ε_t = %{y:.4g}<extra></extra>",
-            ))
-            if kind == "landmark":  # a shape on top, not only a colour
-                fig.add_trace(go.Scatter(
-                    x=x[mask], y=result.epsilon_t[mask], name="ε_t (landmark)",
-                    mode="markers", showlegend=False, hoverinfo="skip",
-                    marker={"symbol": "triangle-up", "size": 8,
-                            "color": COLORS["landmark"]},
-                ))
-    # the same styles as the Timeline and Compare charts: TPL dotted purple, landmark TPL
-    # solid red; the two directions thin, dashed (BPL) and dash-dotted (FPL): told apart
-    # by their line, not only their colour
-    curves = [("BPL (from the past)", result.bpl, COLORS["bpl"], "dash", 1.2),
-              ("FPL (from the future)", result.fpl, COLORS["fpl"], "dashdot", 1.2),
-              ("TPL", result.tpl, COLORS["tpl"], "dot", 2.5)]
-    if result.landmark_tpl is not None:
-        curves.append(("landmark TPL", result.landmark_tpl, COLORS["landmark_tpl"], "solid",
-                       2.0))
-    for name, y, color, dash, width in curves:
-        fig.add_trace(go.Scatter(
-            x=x, y=y, name=name, mode="lines",
-            line={"color": color, "dash": dash, "width": width},
-            customdata=labels, hovertemplate="%{customdata}<br>" + name
-            + " = %{y:.4g}<extra></extra>",
-        ))
-    if result.landmarks is not None and result.landmarks.size and result.landmark_tpl is not None:
-        lm = result.landmarks
-        fig.add_trace(go.Scatter(
-            x=x[lm], y=result.landmark_tpl[lm], name="landmark", mode="markers",
-            marker={"symbol": "star", "size": 10, "color": COLORS["landmark"]},
-            hoverinfo="skip",
-        ))
-    if epsilon is not None:
-        fig.add_hline(y=epsilon, line={"color": COLORS["epsilon"], "dash": "dash", "width": 1},
-                      annotation_text=f"ε = {epsilon:g}", annotation_position="top left")
-    if supremum is not None and math.isfinite(supremum):
-        fig.add_hline(y=supremum, line={"color": COLORS["tpl"], "dash": "dashdot", "width": 1},
-                      annotation_text=f"long-run limit of TPL = {supremum:.3g}",
-                      # right, below its line: the ε label sits top left, and the two
-                      # lines are often close (they overlapped on the left)
-                      annotation_position="bottom right")
-    if target is not None:
-        fig.add_hline(y=target, line={"color": TARGET_COLOR, "dash": "longdash", "width": 1.5},
-                      annotation_text=f"target α = {target:g}",
-                      annotation_position="top right")
+    fig.add_traces(budget(x, labels, result.epsilon_t, is_lm))
+    fig.add_traces(_leakage_curve_traces(x, labels, result))
+    _add_reference_lines(fig, epsilon, supremum, target)
     fig.update_layout(**plotly_layout(titles=False, legend_y=-0.12))
     if time_kind == "datetime":
         fig.update_xaxes(**plotly_date_axis())
@@ -190,17 +240,7 @@ def leakage_curves_figure(
         height=height, hovermode="x unified",
         barmode="overlay", bargap=0.1,
         yaxis={"title": AXIS_TITLES["leakage"], "rangemode": "tozero"},
-        # the chart's text alternative (the app names the chart by it for screen readers)
-        meta={"alt": (
-            f"Leakage chart of {x.shape[0]} timestamps: the budget ε_t per timestamp "
-            "(bars, landmarks dark and hatched) and the privacy leakage under temporal "
-            "correlation: "
-            "BPL from the past and FPL from the future (dashed), TPL (dotted, maximum "
-            f"{float(np.max(result.tpl)):.3g})"
-            + (f", landmark TPL (solid, maximum {float(np.max(result.landmark_tpl)):.3g})"
-               if result.landmark_tpl is not None else "")
-            + (f"; ε = {epsilon:g} dashed" if epsilon is not None else "")
-            + (f"; target α = {target:g}" if target is not None else "") + ".")},
+        meta={"alt": _leakage_alt(x.shape[0], result, epsilon, target)},
     )
     # a long series: min/max per pixel column for display (landmarks always drawn)
     keep = result.landmarks if result.landmarks is not None else ()
