@@ -179,7 +179,12 @@ def _frame(x: np.ndarray, labels: np.ndarray | None, rows: np.ndarray,
            for k, v in columns.items()}}))
 
 
-def _budget_marks(bars: bool, paint, xe: dict, y) -> list[dict]:
+def _y(field: str, title: str, **extra) -> dict:
+    """A quantitative y encoding of column ``field`` (``extra``: scale, axis, …)."""
+    return {"field": field, "type": "quantitative", "title": title, **extra}
+
+
+def _budget_marks(bars: bool, paint, xe: dict) -> list[dict]:
     """ε_t as one bar per timestamp (regular light, landmarks dark and starred), or above
     :data:`~lmdk_core.figures.common.BARS_MAX_POINTS` timestamps a filled step line with
     the landmarks starred: the same rule as the plotly charts (docs/chart-style.md)."""
@@ -188,25 +193,25 @@ def _budget_marks(bars: bool, paint, xe: dict, y) -> list[dict]:
             "params": [_zoom()], "transform": [{"filter": "!datum.lm"}],
             "mark": {"type": "rect"},
             "encoding": {"x": {**xe, "field": "bar0"}, "x2": {"field": "bar1"},
-                         "y": y("eps", AXIS_TITLES["budget"], scale={"zero": True}),
+                         "y": _y("eps", AXIS_TITLES["budget"], scale={"zero": True}),
                          "y2": {"datum": 0}}})
         landmark = paint("landmark", {
             "transform": [{"filter": "datum.lm"}], "mark": {"type": "rect"},
             "encoding": {"x": {**xe, "field": "bar0"}, "x2": {"field": "bar1"},
-                         "y": y("eps", AXIS_TITLES["budget"]), "y2": {"datum": 0}}})
+                         "y": _y("eps", AXIS_TITLES["budget"]), "y2": {"datum": 0}}})
         marks = [regular, landmark]
     else:
         marks = [paint("ε_t (budget spent)", {
             "params": [_zoom()],
             "mark": {"type": "area", "interpolate": "step-after", "opacity": 0.6,
                      "line": {"strokeWidth": 1}},
-            "encoding": {"x": xe, "y": y("eps", AXIS_TITLES["budget"],
+            "encoding": {"x": xe, "y": _y("eps", AXIS_TITLES["budget"],
                                          scale={"zero": True})}})]
     return marks + [paint("landmark", {
         "transform": [{"filter": "datum.lm"}],
         "mark": {"type": "point", "shape": STAR, "filled": True, "size": 110,
                  "stroke": "white", "strokeWidth": 0.8, "opacity": 1},
-        "encoding": {"x": xe, "y": y("eps", AXIS_TITLES["budget"])}})]
+        "encoding": {"x": xe, "y": _y("eps", AXIS_TITLES["budget"])}})]
 
 
 def _budget_panel(x: np.ndarray, labels: np.ndarray | None, rel: Release,
@@ -222,11 +227,7 @@ def _budget_panel(x: np.ndarray, labels: np.ndarray | None, rel: Release,
         bar1=lambda d: d["x"] + 0.8 * (d["band1"] - d["x"]))
     legend, paint = _painter("ε_t (budget spent)", "landmark",
                              "landmarks + this timestamp (must stay ≤ ε)", "ε")
-
-    def y(field: str, title: str, **extra) -> dict:
-        return {"field": field, "type": "quantitative", "title": title, **extra}
-
-    number = _number
+    y, number = _y, _number
     bars = T <= BARS_MAX_POINTS
     return budget, _panel("Budget spent at each timestamp (ε_t)", description=(
         ("Bars of ε_t over time, the landmarks' bars dark with a star"
@@ -234,7 +235,7 @@ def _budget_panel(x: np.ndarray, labels: np.ndarray | None, rel: Release,
         + ", a line of the landmarks plus each timestamp together, which must stay at or "
         "below ε (dashed)"), layers=[
         legend,
-        *_budget_marks(bars, paint, xe, y),
+        *_budget_marks(bars, paint, xe),
         paint("landmarks + this timestamp (must stay ≤ ε)", {
             "mark": {"type": "line", "interpolate": "step", "strokeWidth": 1.5},
             "encoding": {"x": xe, "y": y("total", AXIS_TITLES["budget"])}}),
@@ -245,7 +246,81 @@ def _budget_panel(x: np.ndarray, labels: np.ndarray | None, rel: Release,
 
 
 def _number(field: str, title: str, fmt: str = ".4g") -> dict:
+    """A tooltip field of column ``field`` in d3 format ``fmt``."""
     return {"field": field, "type": "quantitative", "title": title, "format": fmt}
+
+
+def _displacement_panel(x: np.ndarray, labels: np.ndarray | None, rel: Release,
+                        radius: float, xe: dict, dates: bool) -> tuple[pd.DataFrame, dict]:
+    """The displacement panel: each released point's distance from the true one (metres,
+    log scale; at most MAX_MARKERS markers) and Planar Laplace's expected 2r/ε_t at the
+    noisy releases (Andrés et al. CCS'13)."""
+    T = rel.epsilon_t.size
+    pub = rel.published
+    approx = ~pub & ~rel.withheld
+    shown = np.zeros(T, dtype=bool)
+    shown[marker_indices(T, MAX_MARKERS, keep=rel.landmarks)] = True
+    err = np.maximum(rel.errors, 0.1)  # log scale: a point released exactly stays
+    expected = np.full(T, np.nan)
+    expected[pub] = 2.0 * radius / rel.epsilon_t[pub]
+    rows = np.union1d(display_indices(T, [expected], keep=rel.landmarks),
+                      np.flatnonzero(shown))
+    disp = _frame(x, labels, rows, noisy=np.where(pub & shown, err, np.nan),
+                  approx=np.where(approx & shown, err, np.nan), expected=expected)
+    metres = {"scale": {"type": "log"}, "axis": {"labelExpr": (
+        "datum.value >= 1000 ? format(datum.value / 1000, ',.4~g') + ' km' : "
+        "format(datum.value, ',.4~g') + ' m'")}}
+    legend, paint = _painter("displacement (noisy release)",
+                             "displacement (approximation)", "expected 2r/ε_t")
+    y, number = _y, _number
+    return disp, _panel("Displacement of each released point", subtitle=(
+        "metres, log scale; dashed: expected 2r/ε_t (Andrés et al. CCS'13)"), description=(
+        "Filled dots: noisy releases; open circles: approximations that repeat the "
+        "last release"), layers=[
+        legend,
+        paint("displacement (noisy release)", {
+            "params": [_zoom()],
+            "mark": {"type": "point", "filled": True, "size": 18, "opacity": 0.8},
+            "encoding": {"x": xe, "y": y("noisy", AXIS_TITLES["displacement"], **metres)}}),
+        paint("displacement (approximation)", {
+            "mark": {"type": "point", "filled": False, "size": 18},
+            "encoding": {"x": xe, "y": y("approx", AXIS_TITLES["displacement"], **metres)}}),
+        paint("expected 2r/ε_t", {
+            "mark": {"type": "line", "interpolate": "step", "strokeDash": [5, 3],
+                     "strokeWidth": 1.5},
+            "encoding": {"x": xe, "y": y("expected", AXIS_TITLES["displacement"], **metres)}}),
+        _hover(dates, xe, [number("noisy", "moved (m, noisy)", ",.0f"),
+                           number("approx", "moved (m, approximation)", ",.0f"),
+                           number("expected", "expected 2r/ε_t (m)", ",.0f")]),
+    ])
+
+
+def _leakage_panel(x: np.ndarray, labels: np.ndarray | None, rel: Release,
+                   leakage: dict[str, np.ndarray], xe: dict,
+                   dates: bool) -> tuple[pd.DataFrame, dict]:
+    """The leakage panel: TPL and landmark TPL (Cao et al. ICDE'17) against ε."""
+    tpl = np.asarray(leakage["TPL"], dtype=float)
+    ltpl = np.asarray(leakage["landmark TPL"], dtype=float)
+    rows = display_indices(rel.epsilon_t.size, [tpl, ltpl], keep=rel.landmarks)
+    leak = _frame(x, labels, rows, tpl=tpl, ltpl=ltpl, epsilon=rel.epsilon)
+    legend, paint = _painter("TPL", "landmark TPL", "ε")
+    y, number = _y, _number
+    return leak, _panel(
+        "Leakage under temporal correlation", subtitle="TPL and landmark TPL (Cao et al. "
+        "ICDE'17)", description=("TPL dotted, landmark TPL solid, ε as a rule"),
+        layers=[
+            legend,
+            paint("TPL", {
+                "params": [_zoom()],
+                "mark": {"type": "line", "strokeDash": [2, 2], "strokeWidth": 2},
+                "encoding": {"x": xe, "y": y("tpl", AXIS_TITLES["leakage"],
+                                             scale={"zero": True})}}),
+            paint("landmark TPL", {
+                "mark": {"type": "line", "strokeWidth": 2},
+                "encoding": {"x": xe, "y": y("ltpl", AXIS_TITLES["leakage"])}}),
+            *_epsilon_rule(paint, xe, AXIS_TITLES["leakage"]),
+            _hover(dates, xe, [number("tpl", "TPL"), number("ltpl", "landmark TPL")]),
+        ])
 
 
 def budget_panels(track: Track, rel: Release, radius: float, *,
@@ -267,80 +342,17 @@ def budget_panels(track: Track, rel: Release, radius: float, *,
     minimum and maximum of every curve and every landmark (display only: every number
     and download uses the whole release). The specifications depend only on ``track``,
     ``displacement`` and whether ``leakage`` is given."""
-    T = len(track)
     x, kind = x_values(track)
     dates = kind == "date"
     xe = _x_encoding(kind)
     # the hover's time, as the page writes it elsewhere (a string per drawn row: cheaper
     # than formatting it in the browser on every redraw)
     labels = np.asarray(data_labels(track), dtype=object) if dates else None
-    is_lm = np.zeros(T, dtype=bool)
+    is_lm = np.zeros(len(track), dtype=bool)
     is_lm[rel.landmarks] = True
-    panels: list[tuple[pd.DataFrame, dict]] = []
-
-    def y(field: str, title: str, **extra) -> dict:
-        return {"field": field, "type": "quantitative", "title": title, **extra}
-
-    number = _number
-    panels.append(_budget_panel(x, labels, rel, is_lm, xe, dates))
+    panels = [_budget_panel(x, labels, rel, is_lm, xe, dates)]
     if displacement:
-        pub = rel.published
-        approx = ~pub & ~rel.withheld
-        shown = np.zeros(T, dtype=bool)
-        shown[marker_indices(T, MAX_MARKERS, keep=rel.landmarks)] = True
-        err = np.maximum(rel.errors, 0.1)  # log scale: a point released exactly stays
-        expected = np.full(T, np.nan)
-        expected[pub] = 2.0 * radius / rel.epsilon_t[pub]
-        rows = np.union1d(display_indices(T, [expected], keep=rel.landmarks),
-                          np.flatnonzero(shown))
-        disp = _frame(x, labels, rows, noisy=np.where(pub & shown, err, np.nan),
-                      approx=np.where(approx & shown, err, np.nan), expected=expected)
-        metres = {"scale": {"type": "log"}, "axis": {"labelExpr": (
-            "datum.value >= 1000 ? format(datum.value / 1000, ',.4~g') + ' km' : "
-            "format(datum.value, ',.4~g') + ' m'")}}
-        legend, paint = _painter("displacement (noisy release)",
-                                 "displacement (approximation)", "expected 2r/ε_t")
-        panels.append((disp, _panel("Displacement of each released point", subtitle=(
-            "metres, log scale; dashed: expected 2r/ε_t (Andrés et al. CCS'13)"), description=(
-            "Filled dots: noisy releases; open circles: approximations that repeat the "
-            "last release"), layers=[
-            legend,
-            paint("displacement (noisy release)", {
-                "params": [_zoom()],
-                "mark": {"type": "point", "filled": True, "size": 18, "opacity": 0.8},
-                "encoding": {"x": xe, "y": y("noisy", AXIS_TITLES["displacement"], **metres)}}),
-            paint("displacement (approximation)", {
-                "mark": {"type": "point", "filled": False, "size": 18},
-                "encoding": {"x": xe, "y": y("approx", AXIS_TITLES["displacement"], **metres)}}),
-            paint("expected 2r/ε_t", {
-                "mark": {"type": "line", "interpolate": "step", "strokeDash": [5, 3],
-                         "strokeWidth": 1.5},
-                "encoding": {"x": xe, "y": y("expected", AXIS_TITLES["displacement"], **metres)}}),
-            _hover(dates, xe, [number("noisy", "moved (m, noisy)", ",.0f"),
-                               number("approx", "moved (m, approximation)", ",.0f"),
-                               number("expected", "expected 2r/ε_t (m)", ",.0f")]),
-        ])))
-
+        panels.append(_displacement_panel(x, labels, rel, radius, xe, dates))
     if leakage:
-        tpl = np.asarray(leakage["TPL"], dtype=float)
-        ltpl = np.asarray(leakage["landmark TPL"], dtype=float)
-        rows = display_indices(T, [tpl, ltpl], keep=rel.landmarks)
-        leak = _frame(x, labels, rows, tpl=tpl, ltpl=ltpl, epsilon=rel.epsilon)
-        legend, paint = _painter("TPL", "landmark TPL", "ε")
-        panels.append((leak, _panel(
-            "Leakage under temporal correlation", subtitle="TPL and landmark TPL (Cao et al. "
-            "ICDE'17)", description=("TPL dotted, landmark TPL solid, ε as a rule"),
-            layers=[
-                legend,
-                paint("TPL", {
-                    "params": [_zoom()],
-                    "mark": {"type": "line", "strokeDash": [2, 2], "strokeWidth": 2},
-                    "encoding": {"x": xe, "y": y("tpl", AXIS_TITLES["leakage"],
-                                                 scale={"zero": True})}}),
-                paint("landmark TPL", {
-                    "mark": {"type": "line", "strokeWidth": 2},
-                    "encoding": {"x": xe, "y": y("ltpl", AXIS_TITLES["leakage"])}}),
-                *_epsilon_rule(paint, xe, AXIS_TITLES["leakage"]),
-                _hover(dates, xe, [number("tpl", "TPL"), number("ltpl", "landmark TPL")]),
-            ])))
+        panels.append(_leakage_panel(x, labels, rel, leakage, xe, dates))
     return panels
