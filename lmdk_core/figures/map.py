@@ -177,60 +177,84 @@ def overlay_spec(
     are left out of the landmark markers (a stay is removed as a whole, beside the map).
     """
     lat, lon = np.asarray(track.lat, float), np.asarray(track.lon, float)
-    T = len(track)
+    labels = data_labels(track)
+    return {
+        "released": (_released_layers(track, rel, max_markers)
+                     if show_released and (~rel.withheld).any() else None),
+        "circles": (_circles(lat, lon, rel, radius, max_circles)
+                    if show_circles and rel.published.any() else None),
+        "stays": [_stay_marker(k, s) for k, s in enumerate(suggestions)],
+        "waypoints": [_waypoint_marker(w) for w in waypoints],
+        "events": [_event_ring(lat, lon, rel, labels, a, b) for a, b in events],
+        "landmarks": _landmark_layer(lat, lon, rel, labels, events),
+    }
+
+
+def _released_layers(track: Track, rel: Release, max_markers: int) -> dict:
+    """The released path (one line per piece of the track, withheld points left out) and
+    the released points drawn (at most ``max_markers``), split into noisy releases
+    (``published``) and approximations, with their ε_t and error in metres."""
     ok = ~rel.withheld
-    out: dict = {"released": None, "circles": None, "stays": [], "waypoints": [],
-                 "events": []}
+    rl, ro = rel.released[:, 0], rel.released[:, 1]
+    lines = _pieces(rl, ro, (np.flatnonzero(ok[a:b]) + a for a, b in track.segment_ranges()))
+    idx = np.intersect1d(marker_indices(len(track), max_markers), np.flatnonzero(ok))
+    layers = {}
+    for what, sel in (("published", idx[rel.published[idx]]),
+                      ("approximated", idx[~rel.published[idx]])):
+        layers[what] = {"t": sel.tolist(), "lat": _coords(rl[sel]), "lon": _coords(ro[sel]),
+                        "eps": _budgets(rel.epsilon_t[sel]),
+                        "err": np.round(rel.errors[sel], 1).tolist()}
+    return {"lines": lines, **layers}
 
-    if show_released and ok.any():
-        rl, ro = rel.released[:, 0], rel.released[:, 1]
-        lines = _pieces(rl, ro, (np.flatnonzero(ok[a:b]) + a
-                                 for a, b in track.segment_ranges()))
-        idx = np.intersect1d(marker_indices(T, max_markers), np.flatnonzero(ok))
-        layers = {}
-        for what, sel in (("published", idx[rel.published[idx]]),
-                          ("approximated", idx[~rel.published[idx]])):
-            layers[what] = {"t": sel.tolist(), "lat": _coords(rl[sel]), "lon": _coords(ro[sel]),
-                            "eps": _budgets(rel.epsilon_t[sel]),
-                            "err": np.round(rel.errors[sel], 1).tolist()}
-        out["released"] = {"lines": lines, **layers}
 
-    if show_circles and rel.published.any():
-        pub = np.flatnonzero(rel.published)
-        if pub.size > max_circles:
-            pub = pub[np.unique(np.linspace(0, pub.size - 1, max_circles).round().astype(int))]
-        out["circles"] = {"lat": _coords(lat[pub]), "lon": _coords(lon[pub]),
-                          "r": np.round(PlanarLaplace(radius).expected_error(
-                              rel.epsilon_t[pub]), 2).tolist()}
+def _circles(lat: np.ndarray, lon: np.ndarray, rel: Release, radius: float,
+             max_circles: int) -> dict:
+    """Expected-displacement circles (radius 2r/ε_t, Andrés et al. CCS'13) around the
+    true points of at most ``max_circles`` evenly spaced noisy releases."""
+    pub = np.flatnonzero(rel.published)
+    if pub.size > max_circles:
+        pub = pub[np.unique(np.linspace(0, pub.size - 1, max_circles).round().astype(int))]
+    return {"lat": _coords(lat[pub]), "lon": _coords(lon[pub]),
+            "r": np.round(PlanarLaplace(radius).expected_error(rel.epsilon_t[pub]),
+                          2).tolist()}
 
-    for k, s in enumerate(suggestions):
-        out["stays"].append({
-            "lat": float(s.lat), "lon": float(s.lon),
+
+def _stay_marker(k: int, s) -> dict:
+    """Suggested stay ``k`` (0-based) with its tooltip: times, duration, timestamps."""
+    return {"lat": float(s.lat), "lon": float(s.lon),
             "tip": (f"Suggested stay {k + 1}: {s.arrival[11:16] or s.arrival} to "
                     f"{s.departure[11:16] or s.departure} ({s.duration_minutes:.0f} min, "
-                    f"t={s.start}-{s.end}); accept it beside the map")})
-    for w in waypoints:
-        out["waypoints"].append({
-            "lat": float(w.lat), "lon": float(w.lon),
-            "tip": (f"Waypoint: {shorten_user_text(w.name)} (nearest track point "
-                    f"t={w.index}, {w.distance_m:,.0f} m)")})
+                    f"t={s.start}-{s.end}); accept it beside the map")}
 
-    labels = data_labels(track)
-    for a, b in events:
-        c_lat, c_lon = centroid(lat[a:b + 1], lon[a:b + 1])
-        eps_g = float(np.sum(rel.epsilon_t[a:b + 1]))
-        out["events"].append({
-            "lat": c_lat, "lon": c_lon, "range": [int(a), int(b)],
+
+def _waypoint_marker(w: Waypoint) -> dict:
+    """A waypoint with its tooltip: its (shortened) name and nearest track point."""
+    return {"lat": float(w.lat), "lon": float(w.lon),
+            "tip": (f"Waypoint: {shorten_user_text(w.name)} (nearest track point "
+                    f"t={w.index}, {w.distance_m:,.0f} m)")}
+
+
+def _event_ring(lat: np.ndarray, lon: np.ndarray, rel: Release, labels: Sequence[str],
+                a: int, b: int) -> dict:
+    """The ring of the stay ``a``–``b`` (inclusive) protected as one landmark event: at
+    its true centroid, with the ε it is released at (the sum of its fixes' ε_t)."""
+    c_lat, c_lon = centroid(lat[a:b + 1], lon[a:b + 1])
+    eps_g = float(np.sum(rel.epsilon_t[a:b + 1]))
+    return {"lat": c_lat, "lon": c_lon, "range": [int(a), int(b)],
             "tip": (f"Stay t={a}-{b} ({labels[a]} to {labels[b]}, {b - a + 1} fixes): one "
                     f"landmark event, released once at ε = {eps_g:.3g}; its fixes publish "
-                    "that point (remove it beside the map)")})
+                    "that point (remove it beside the map)")}
+
+
+def _landmark_layer(lat: np.ndarray, lon: np.ndarray, rel: Release, labels: Sequence[str],
+                    events: Sequence[tuple[int, int]]) -> dict:
+    """The landmark markers with ε_t and time label; fixes of a stay event are left out
+    (the event's ring stands for them)."""
     lm = np.asarray(rel.landmarks, dtype=int)
     if len(events):
         lm = np.setdiff1d(lm, stay_members(events))
-    out["landmarks"] = {"t": lm.tolist(), "lat": _coords(lat[lm]), "lon": _coords(lon[lm]),
-                        "eps": _budgets(rel.epsilon_t[lm]),
-                        "label": [str(labels[i]) for i in lm]}
-    return out
+    return {"t": lm.tolist(), "lat": _coords(lat[lm]), "lon": _coords(lon[lm]),
+            "eps": _budgets(rel.epsilon_t[lm]), "label": [str(labels[i]) for i in lm]}
 
 
 @per_object(maxsize=8)
