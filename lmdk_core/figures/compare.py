@@ -287,35 +287,58 @@ def _leakage_row(g: _Grid, c: int, rel: Release, curves: Mapping[str, np.ndarray
     g.eps_line(rel.epsilon, 3, c)
 
 
+def _data_row_axes(g: _Grid, releases: Mapping[str, Release], unit: str,
+                   distance: bool) -> None:
+    """Row 1 (the data): its title; a log scale for distances, else a y-range that clips
+    the tails, so a very noisy scheme (user-level) does not flatten the others."""
+    next(g.axes("y", 1, 1))["title"] = {"text": "displacement (m)" if distance
+                                        else (unit or "value")}
+    for ax in g.axes("y", row=1):
+        if distance:
+            ax["type"] = "log"
+        else:
+            ax["range"] = _data_range(releases)
+
+
+def _time_axes(g: _Grid, time_kind: str) -> None:
+    """Every column on the same time range; dates with few ticks per column (with 3–4
+    columns on a phone, 5 two-line labels per column ran into each other and into the
+    next column's)."""
+    for ax in g.axes("x"):
+        ax["matches"] = "x"
+        if time_kind == "datetime":
+            ax.update(**plotly_date_axis(), nticks=5 if g.k <= 2 else 2)
+
+
+def _budget_row_axes(g: _Grid, releases: Mapping[str, Release]) -> None:
+    """Row 2 (ε_t): from 0 to above the largest total and every ε."""
+    top = max(max(float(np.max(r.verdict.totals)), r.epsilon) for r in releases.values())
+    for ax in g.axes("y", row=2):
+        ax["range"] = [0, 1.08 * top]
+    next(g.axes("y", 2, 1))["title"] = {"text": "ε_t"}
+
+
+def _leakage_row_axes(g: _Grid, releases: Mapping[str, Release],
+                      leakage: Mapping[str, Mapping[str, np.ndarray]]) -> None:
+    """Row 3 (leakage): from 0 to above the largest leakage and every ε."""
+    top = max(max(float(np.max(v)) for v in leakage[s].values()) for s in leakage)
+    top = max(top, max(r.epsilon for r in releases.values()))
+    for ax in g.axes("y", row=3):
+        ax["range"] = [0, 1.08 * top]
+    next(g.axes("y", 3, 1))["title"] = {"text": "leakage (ε units)"}
+
+
 def _grid_axes(g: _Grid, releases: Mapping[str, Release],
                leakage: Mapping[str, Mapping[str, np.ndarray]] | None, *, time_kind: str,
                unit: str, distance: bool) -> None:
     """Axis titles in the first column, one time range for every column, and explicit
     y-ranges on every row (plotly.js lets one row's explicit range leak into the
     autorange of other rows of matched axes)."""
-    next(g.axes("y", 1, 1))["title"] = {"text": "displacement (m)" if distance
-                                        else (unit or "value")}
-    for ax in g.axes("y", row=1):
-        if distance:
-            ax["type"] = "log"
-        else:  # a very noisy scheme (user-level) must not flatten the others: clip tails
-            ax["range"] = _data_range(releases)
-    for ax in g.axes("x"):
-        ax["matches"] = "x"  # every column on the same time range
-        if time_kind == "datetime":
-            # few ticks per column: with 3–4 columns on a phone, 5 two-line labels per
-            # column ran into each other and into the next column's
-            ax.update(**plotly_date_axis(), nticks=5 if g.k <= 2 else 2)
-    top = max(max(float(np.max(r.verdict.totals)), r.epsilon) for r in releases.values())
-    for ax in g.axes("y", row=2):
-        ax["range"] = [0, 1.08 * top]
-    next(g.axes("y", 2, 1))["title"] = {"text": "ε_t"}
+    _data_row_axes(g, releases, unit, distance)
+    _time_axes(g, time_kind)
+    _budget_row_axes(g, releases)
     if leakage:
-        top = max(max(float(np.max(v)) for v in leakage[s].values()) for s in leakage)
-        top = max(top, max(r.epsilon for r in releases.values()))
-        for ax in g.axes("y", row=3):
-            ax["range"] = [0, 1.08 * top]
-        next(g.axes("y", 3, 1))["title"] = {"text": "leakage (ε units)"}
+        _leakage_row_axes(g, releases, leakage)
 
 
 def _grid_layout(g: _Grid, releases: Mapping[str, Release],
@@ -355,6 +378,56 @@ def _data_range(releases: Mapping[str, Release]) -> list[float]:
     return [lo - pad, hi + pad]
 
 
+def _utility_band(sweep: UtilitySweep, s: int, lo: np.ndarray,
+                  hi: np.ndarray) -> go.Scatter | None:
+    """Scheme ``s``'s band from the 10th to the 90th percentile of the runs (a filled
+    polygon; none with fewer than two finite ε)."""
+    eps, key = sweep.epsilons, sweep.schemes[s]
+    ok = np.isfinite(lo[s]) & np.isfinite(hi[s])
+    if ok.sum() < 2:
+        return None
+    return go.Scatter(
+        x=np.concatenate([eps[ok], eps[ok][::-1]]),
+        y=np.concatenate([hi[s][ok], lo[s][ok][::-1]]),
+        mode="lines", fill="toself", fillcolor=rgba(SCHEME_COLORS.get(key, "#333333"), 0.15),
+        line={"width": 0}, hoverinfo="skip", showlegend=False, legendgroup=key,
+    )
+
+
+def _utility_mean(sweep: UtilitySweep, s: int, mean: np.ndarray, lo: np.ndarray,
+                  hi: np.ndarray, what: str, u: str) -> go.Scatter:
+    """Scheme ``s``'s mean error against ε: its colour and dash when landmark-private at
+    every ε, else thin and dashed with "(not landmark-private)" in its name."""
+    key = sweep.schemes[s]
+    label = scheme_info(key).label
+    private = bool(sweep.private[s].all())
+    return go.Scatter(
+        x=sweep.epsilons, y=mean[s], mode="lines+markers", legendgroup=key,
+        name=label + ("" if private else " (not landmark-private)"),
+        line={"color": SCHEME_COLORS.get(key, "#333333"), "width": 2.5 if private else 1.5,
+              "dash": SCHEME_DASHES.get(key, "solid") if private else "dash"},
+        marker={"size": 6},
+        customdata=np.column_stack([lo[s], hi[s], 100 * sweep.published[s]]),
+        hovertemplate=label + "<br>ε = %{x:.3g}<br>" + what + " %{y:.3g} " + u
+        + "<br>10–90%: %{customdata[0]:.3g} – %{customdata[1]:.3g}"
+        + "<br>published from raw data: %{customdata[2]:.0f}%<extra></extra>",
+    )
+
+
+def _current_epsilon_line(current: float | None, eps: np.ndarray, ylo: float,
+                          yhi: float) -> go.Scatter | None:
+    """A dotted vertical line at the current ε when it lies within the swept range (a
+    trace, not ``add_vline``: shapes and annotations take log10 positions on log axes)."""
+    if current is None or not eps[0] / 1.001 <= current <= eps[-1] * 1.001:
+        return None
+    if not (np.isfinite(ylo) and np.isfinite(yhi)):
+        return None
+    return go.Scatter(
+        x=[current, current], y=[ylo, yhi], mode="lines", name=f"current ε = {current:g}",
+        line={"color": COLORS["epsilon"], "dash": "dot", "width": 1.5},
+        hoverinfo="skip")
+
+
 def utility_figure(sweep: UtilitySweep, *, unit: str = "", current: float | None = None,
                    distance: bool = False) -> go.Figure:
     """Mean error of each scheme against ε (log–log) with a band from the 10th to the
@@ -365,39 +438,17 @@ def utility_figure(sweep: UtilitySweep, *, unit: str = "", current: float | None
     fig = go.Figure()
     what = "mean displacement" if distance else "mean absolute error"
     u = "m" if distance else unit
-    for s, key in enumerate(sweep.schemes):
-        color = SCHEME_COLORS.get(key, "#333333")
-        label = scheme_info(key).label
-        ok = np.isfinite(lo[s]) & np.isfinite(hi[s])
-        if ok.sum() >= 2:
-            fig.add_trace(go.Scatter(
-                x=np.concatenate([eps[ok], eps[ok][::-1]]),
-                y=np.concatenate([hi[s][ok], lo[s][ok][::-1]]),
-                mode="lines", fill="toself", fillcolor=rgba(color, 0.15), line={"width": 0},
-                hoverinfo="skip", showlegend=False, legendgroup=key,
-            ))
-        private = bool(sweep.private[s].all())
-        fig.add_trace(go.Scatter(
-            x=eps, y=mean[s], mode="lines+markers", legendgroup=key,
-            name=label + ("" if private else " (not landmark-private)"),
-            line={"color": color, "width": 2.5 if private else 1.5,
-                  "dash": SCHEME_DASHES.get(key, "solid") if private else "dash"},
-            marker={"size": 6},
-            customdata=np.column_stack([lo[s], hi[s], 100 * sweep.published[s]]),
-            hovertemplate=label + "<br>ε = %{x:.3g}<br>" + what + " %{y:.3g} " + u
-            + "<br>10–90%: %{customdata[0]:.3g} – %{customdata[1]:.3g}"
-            + "<br>published from raw data: %{customdata[2]:.0f}%<extra></extra>",
-        ))
+    for s in range(len(sweep.schemes)):
+        band = _utility_band(sweep, s, lo, hi)
+        if band is not None:
+            fig.add_trace(band)
+        fig.add_trace(_utility_mean(sweep, s, mean, lo, hi, what, u))
     with np.errstate(all="ignore"):
         ylo = float(np.nanmin(np.where(lo > 0, lo, np.nan)))
         yhi = float(np.nanmax(hi))
-    if current is not None and eps[0] / 1.001 <= current <= eps[-1] * 1.001 \
-            and np.isfinite(ylo) and np.isfinite(yhi):
-        # a trace, not add_vline: shapes and annotations take log10 positions on log axes
-        fig.add_trace(go.Scatter(
-            x=[current, current], y=[ylo, yhi], mode="lines", name=f"current ε = {current:g}",
-            line={"color": COLORS["epsilon"], "dash": "dot", "width": 1.5},
-            hoverinfo="skip"))
+    line = _current_epsilon_line(current, eps, ylo, yhi)
+    if line is not None:
+        fig.add_trace(line)
     xt, xl = log_ticks(float(eps[0]), float(eps[-1]))
     yt, yl = log_ticks(ylo, yhi)
     fig.update_layout(**plotly_layout(titles=False, bottom=50, legend_y=-0.18))
