@@ -39,6 +39,7 @@ LEAFLET_FILES = ("leaflet.js", "leaflet.css", "layers.png", "layers-2x.png")
 
 
 def _leaflet_dir() -> Path:
+    """The folder of the Leaflet files shipped with the app (checkout or wheel)."""
     here = Path(__file__).resolve()
     candidates = [here.parents[2] / "assets" / "leaflet"]
     try:
@@ -65,22 +66,30 @@ def _inline_leaflet(folder: Path) -> tuple[str, str]:
     return f"<style>{css}</style>", f"<script>{js}</script>"
 
 
-def released_track_map_html(track: Track, rel: Release, mechanism: str,
-                            noise: str = NUMPY_NOISE) -> str:
-    """The offline HTML map of the publishable release of ``track`` (see the module
-    docstring); ``mechanism`` and ``noise`` are the header's texts, as in the publishable
-    CSV and GeoJSON."""
-    import folium
-
-    gj = trajectory_publishable_geojson(track, rel, mechanism, noise)
-    props = gj["properties"]
+def _publishable_features(gj: dict) -> tuple[list[dict], list[dict], str | None]:
+    """The publishable GeoJSON's released path pieces, its released points that have a
+    location, and the name of the points' time property (None without points)."""
     path = [f for f in gj["features"] if f["properties"]["kind"] == "released_path"]
     points = [f for f in gj["features"]
               if f["properties"]["kind"] == "released_point" and f["geometry"] is not None]
-    time_key = next((k for k in points[0]["properties"] if k != "kind"), None) if points \
-        else None
+    if not points:
+        return path, points, None
+    return path, points, next((k for k in points[0]["properties"] if k != "kind"), None)
 
-    r = np.asarray(rel.released, dtype=float)[~np.asarray(rel.withheld, dtype=bool)]
+
+#: the map's background and the style of the box stating the release's settings
+_MAP_CSS = ("<style>.leaflet-container{background:#f2f1ec}"
+            ".lmdk-box{position:absolute;top:10px;left:50px;z-index:1000;max-width:32em;"
+            "background:rgba(255,255,255,.94);padding:8px 12px;border-radius:4px;"
+            "box-shadow:0 1px 4px rgba(0,0,0,.3);font:13px/1.4 sans-serif;color:#222}"
+            "</style>")
+
+
+def _offline_map(r: np.ndarray):
+    """A folium map without tiles, centred on the released locations ``r`` (lat, lon
+    rows), with Leaflet inlined instead of folium's CDN links."""
+    import folium
+
     m = folium.Map(tiles=None, prefer_canvas=True, control_scale=True,
                    location=[float(r[:, 0].mean()), float(r[:, 1].mean())] if len(r)
                    else [0.0, 0.0], zoom_start=13)
@@ -89,35 +98,58 @@ def released_track_map_html(track: Track, rel: Release, mechanism: str,
     css, js = _inline_leaflet(_leaflet_dir())
     root.header.add_child(folium.Element(css), name="leaflet_css")
     root.header.add_child(folium.Element(js), name="leaflet_js")
-    root.header.add_child(folium.Element(
-        "<style>.leaflet-container{background:#f2f1ec}"
-        ".lmdk-box{position:absolute;top:10px;left:50px;z-index:1000;max-width:32em;"
-        "background:rgba(255,255,255,.94);padding:8px 12px;border-radius:4px;"
-        "box-shadow:0 1px 4px rgba(0,0,0,.3);font:13px/1.4 sans-serif;color:#222}"
-        "</style>"), name="lmdk_css")
+    root.header.add_child(folium.Element(_MAP_CSS), name="lmdk_css")
+    return m
+
+
+def _add_released(m, path: list[dict], points: list[dict], time_key: str | None,
+                  r: np.ndarray) -> None:
+    """The released path and the released points (with their time as tooltip) on map
+    ``m``, fitted to the released locations ``r``."""
+    import folium
 
     if path:
         folium.GeoJson({"type": "FeatureCollection", "features": path}, name="released path",
                        style_function=lambda _: {"color": COLORS["released"], "weight": 3,
                                                  "opacity": 0.8}).add_to(m)
-    if points:
-        folium.GeoJson(
-            {"type": "FeatureCollection", "features": points}, name="released points",
-            marker=folium.CircleMarker(radius=3, fill=True, fill_opacity=0.9, weight=1,
-                                       color=COLORS["released"], fill_color=COLORS["released"]),
-            tooltip=folium.GeoJsonTooltip(fields=[time_key], aliases=[time_key])
-            if time_key else None).add_to(m)
-        m.fit_bounds([[float(r[:, 0].min()), float(r[:, 1].min())],
-                      [float(r[:, 0].max()), float(r[:, 1].max())]])
+    if not points:
+        return
+    folium.GeoJson(
+        {"type": "FeatureCollection", "features": points}, name="released points",
+        marker=folium.CircleMarker(radius=3, fill=True, fill_opacity=0.9, weight=1,
+                                   color=COLORS["released"], fill_color=COLORS["released"]),
+        tooltip=folium.GeoJsonTooltip(fields=[time_key], aliases=[time_key])
+        if time_key else None).add_to(m)
+    m.fit_bounds([[float(r[:, 0].min()), float(r[:, 1].min())],
+                  [float(r[:, 0].max()), float(r[:, 1].max())]])
 
+
+def _settings_box(props: dict, n_points: int) -> str:
+    """The box over the map: title, ε, scheme, mechanism, noise sampler, what is shown."""
     rows = [("Total privacy budget ε", f"{props['epsilon']:g} (landmark privacy, "
                                        "Katsomallos et al., CODASPY 2022)"),
             ("Budget scheme", props["scheme"]), ("Mechanism", props["mechanism"]),
             ("Noise sampler", props["noise"]),
-            ("Shown", f"{len(points):,} released locations; nothing else")]
-    box = ("<div class='lmdk-box'><b>" + html.escape(props["title"]) + "</b><br>"
-           + "<br>".join(f"{html.escape(k)}: {html.escape(str(v))}" for k, v in rows)
-           + "</div>")
-    root.html.add_child(folium.Element(box), name="lmdk_box")
+            ("Shown", f"{n_points:,} released locations; nothing else")]
+    return ("<div class='lmdk-box'><b>" + html.escape(props["title"]) + "</b><br>"
+            + "<br>".join(f"{html.escape(k)}: {html.escape(str(v))}" for k, v in rows)
+            + "</div>")
+
+
+def released_track_map_html(track: Track, rel: Release, mechanism: str,
+                            noise: str = NUMPY_NOISE) -> str:
+    """The offline HTML map of the publishable release of ``track`` (see the module
+    docstring); ``mechanism`` and ``noise`` are the header's texts, as in the publishable
+    CSV and GeoJSON."""
+    import folium
+
+    gj = trajectory_publishable_geojson(track, rel, mechanism, noise)
+    path, points, time_key = _publishable_features(gj)
+    r = np.asarray(rel.released, dtype=float)[~np.asarray(rel.withheld, dtype=bool)]
+    m = _offline_map(r)
+    _add_released(m, path, points, time_key, r)
+    root = m.get_root()
+    root.html.add_child(folium.Element(_settings_box(gj["properties"], len(points))),
+                        name="lmdk_box")
     root.title = "Released track (publishable)"
     return root.render()
