@@ -137,6 +137,26 @@ def posterior_figure(prior: float, epsilon: float,
     return _layout(fig, 440)
 
 
+def _protected_cells(levels: Sequence[ProtectionLevel]) -> go.Scatter:
+    """An open orange square on every cell protected together with the chosen timestamp."""
+    xs, ys = [], []
+    for lv in levels:
+        for t in np.flatnonzero(lv.protected):
+            xs.append(int(t))
+            ys.append(lv.label)
+    return go.Scatter(x=xs, y=ys, mode="markers", name="protected together with t",
+                      marker={"symbol": "square-open", "size": 36,
+                              "color": COLORS["approximated"], "line": {"width": 3}},
+                      hoverinfo="skip")
+
+
+def _timestamp_tick(t: int, landmarks: set[int], focus: int) -> str:
+    """The label of column ``t``: red "t L" for a landmark, bold for the chosen one."""
+    if t in landmarks:
+        return f"<span style='color:{COLORS['landmark']}'><b>{t} L</b></span>"
+    return f"<b>{t}</b>" if t == focus else str(t)
+
+
 def protection_levels_figure(levels: Sequence[ProtectionLevel], landmarks: Sequence[int],
                              focus: int, epsilon: float) -> go.Figure:
     """A grid, one row per level and one column per timestamp: the colour and number in
@@ -153,18 +173,9 @@ def protection_levels_figure(levels: Sequence[ProtectionLevel], landmarks: Seque
         colorscale="Blues", zmin=0, zmax=epsilon, xgap=3, ygap=3,
         colorbar={"title": {"text": "ε_t"}, "thickness": 12},
         hovertemplate="%{y}<br>t=%{x}: ε_t = %{z:.3g}<extra></extra>"))
-    xs, ys = [], []
-    for lv, name in zip(levels, [lv.label for lv in levels], strict=True):
-        for t in np.flatnonzero(lv.protected):
-            xs.append(int(t))
-            ys.append(name)
-    fig.add_trace(go.Scatter(x=xs, y=ys, mode="markers", name="protected together with t",
-                             marker={"symbol": "square-open", "size": 36,
-                                     "color": COLORS["approximated"], "line": {"width": 3}},
-                             hoverinfo="skip"))
-    ticks = [f"<span style='color:{COLORS['landmark']}'><b>{t} L</b></span>" if t in lm
-             else (f"<b>{t}</b>" if t == focus else str(t)) for t in range(T)]
-    fig.update_xaxes(tickmode="array", tickvals=list(range(T)), ticktext=ticks,
+    fig.add_trace(_protected_cells(levels))
+    fig.update_xaxes(tickmode="array", tickvals=list(range(T)),
+                     ticktext=[_timestamp_tick(t, lm, focus) for t in range(T)],
                      title_text="timestamp (L = landmark; bold = the chosen timestamp t)")
     fig.update_yaxes(autorange=True)
     return _layout(fig, 330, showlegend=True)

@@ -303,29 +303,41 @@ def _leakage_traces(ax: _Axis, leakage: dict[str, np.ndarray]) -> list:
     return traces
 
 
-def _timeline_layout(rel: Release, unit: str, time_kind: str, *, leakage: bool,
-                     decimated: bool, height: int | None, uirevision: str | None) -> dict:
-    """The panels (a cached ``make_subplots`` grid), their titles, the ε reference on the
-    budget and leakage panels, the axis titles and the figure-wide settings, in the
-    style of :mod:`lmdk_core.figures.style` (docs/chart-style.md)."""
+def _panel_titles(decimated: bool, leakage: bool) -> list[str]:
+    """The titles of the panels, top to bottom: data, budget and (optionally) leakage."""
     titles = ["Data: original vs released" + (" (drawn: min/max per pixel)" if decimated
                                              else ""),
               "Budget spent at each timestamp (ε_t)"]
     if leakage:
         titles.append("Privacy leakage under temporal correlation")
+    return titles
+
+
+def _panel_axes(layout: dict, rows: int, unit: str, time_kind: str) -> None:
+    """Each panel's y-axis title (budget and leakage from 0) and, for dates, the style's
+    tick labels on every time axis: no year, the day under the hour."""
+    layout["yaxis"]["title"] = {"text": unit or AXIS_TITLES["value"]}
+    layout["yaxis2"].update(title={"text": AXIS_TITLES["budget"]}, rangemode="tozero")
+    if rows == 3:
+        layout["yaxis3"].update(title={"text": AXIS_TITLES["leakage"]}, rangemode="tozero")
+    if time_kind == "datetime":
+        for row in range(1, rows + 1):
+            layout[f"xaxis{'' if row == 1 else row}"].update(plotly_date_axis())
+
+
+def _timeline_layout(rel: Release, unit: str, time_kind: str, *, leakage: bool,
+                     decimated: bool, height: int | None, uirevision: str | None) -> dict:
+    """The panels (a cached ``make_subplots`` grid), their titles, the ε reference on the
+    budget and leakage panels, the axis titles and the figure-wide settings, in the
+    style of :mod:`lmdk_core.figures.style` (docs/chart-style.md)."""
+    titles = _panel_titles(decimated, leakage)
     rows = len(titles)
     layout = subplot_layout(rows, shared_xaxes=True, vertical_spacing=PANEL_SPACING,
                             row_heights=[0.5, 0.25, 0.25] if leakage else [0.62, 0.38],
                             subplot_titles=titles)
     for row in range(2, rows + 1):  # the ε reference on the budget and leakage panels
         hline(layout, rel.epsilon, row, text=f"ε = {rel.epsilon:g}")
-    layout["yaxis"]["title"] = {"text": unit or AXIS_TITLES["value"]}
-    layout["yaxis2"].update(title={"text": AXIS_TITLES["budget"]}, rangemode="tozero")
-    if leakage:
-        layout["yaxis3"].update(title={"text": AXIS_TITLES["leakage"]}, rangemode="tozero")
-    if time_kind == "datetime":  # the style's tick labels: no year, the day under the hour
-        for row in range(1, rows + 1):
-            layout[f"xaxis{'' if row == 1 else row}"].update(plotly_date_axis())
+    _panel_axes(layout, rows, unit, time_kind)
     left_titles(layout)
     layout.update(plotly_layout(titles=True, legend_y=-0.1))  # toolbar band, legend below
     layout.update(
