@@ -22,6 +22,18 @@ budget, depends only on the sampling coins and on values already released
 reference's joint distribution, each spending the ε_t the verifier accounts for; OpenDP
 draws every element of a vector independently from OS entropy.
 
+**Where the coins are known ahead** (the population's lockstep release draws every
+user's coins before its loop: :func:`exact_publications`), a batch is planned from them
+(:func:`batch_plan`; Katsomallos et al., CODASPY 2022, the sampling component: j
+publishes when its coin is below the rate, and the rate moves only at publications, by
+one step within [min_rate, 1]). From the rate at t, bounds on the rate at every later j
+follow; a timestamp whose coin is at least the upper bound cannot publish and its value
+is not drawn, and a landmark whose coin is below the lower bound publishes for sure, so
+the budget cannot change there and the batch runs on through the next landmark (fewer
+OpenDP calls with dense landmarks). Which values are drawn depends only on the coins and
+on values already released, like every other decision; a candidate is still released
+only at the budget it was drawn at, and a publication without one draws a new batch.
+
 The numpy coins are drawn as in the reference (one ``random()`` per step from the
 caller's generator), so the sampling decisions' stream is unchanged.
 """
@@ -30,10 +42,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from lmdk_core.adaptive.settings import AdaptiveSettings
 from lmdk_core.mechanisms.base import Mechanism
 
-__all__ = ["MAX_BATCH", "MIN_BATCH", "BatchedExactDraws", "LockstepCandidates", "batch_end",
-           "next_landmarks"]
+__all__ = ["MAX_BATCH", "MIN_BATCH", "BatchedExactDraws", "batch_end", "exact_publications",
+           "next_landmarks", "batch_plan"]
 
 #: fewest values drawn per OpenDP call: with landmarks everywhere a batch would hold one
 #: value, and a call costs as much as ~5–10 values; at most this many are discarded when
@@ -57,6 +70,51 @@ def batch_end(t: int, nxt: int, length: int) -> int:
     """The end (exclusive) of the batch drawn at t: through the first landmark after t,
     at least :data:`MIN_BATCH` and at most :data:`MAX_BATCH` values, within the series."""
     return min(length, t + MAX_BATCH, max(nxt + 1, t + MIN_BATCH))
+
+
+def batch_plan(coins: list[float], lms: list[bool], nxt: list[int], t: int, rate: float,
+               settings: AdaptiveSettings) -> tuple[list[int], int]:
+    """The timestamps whose values a batch drawn at t holds, and its end (exclusive).
+
+    ``coins[j]`` decides j, ``lms[j]`` marks the landmarks, ``nxt[j]`` is j's next
+    landmark (:func:`next_landmarks`), ``rate`` the rate before t's decision (t itself
+    publishes). The rate moves only at publications, by one step, within
+    [min_rate, 1], so from ``hi = min(1, rate + step)`` and ``lo = max(min_rate, rate −
+    step)`` (the bounds after t) and ``hi ← min(1, hi + step)``, ``lo ← max(min_rate,
+    lo − step)`` after each timestamp that may publish, the rate at j lies in [lo, hi]
+    (rounding is monotone, so the float bounds hold as the real ones do):
+
+    * j with ``coin_j ≥ hi`` cannot publish: its value is not drawn;
+    * a landmark j with ``coin_j < lo`` publishes for sure, so the budget does not
+      change there; when every landmark since t did so, the batch runs on through the
+      next landmark (:func:`batch_end` from j), within :data:`MAX_BATCH` values of t.
+    """
+    length = len(coins)
+    end = batch_end(t, nxt[t], length)
+    limit = min(length, t + MAX_BATCH)
+    hi = min(1.0, rate + settings.step)
+    lo = max(settings.min_rate, rate - settings.step)
+    idx = [t]
+    steady = True  # every landmark so far publishes for sure: the budget is still ε
+    j = t + 1
+    while j < end:
+        if hi >= 1.0 and lo <= settings.min_rate and not lms[j]:
+            nxt_lm = min(end, nxt[j])  # nothing left to learn before j's next landmark
+            idx.extend(range(j, nxt_lm))
+            j = nxt_lm
+            continue
+        c = coins[j]
+        if lms[j]:
+            if steady and c < lo:  # a sure publication: the budget stays
+                end = max(end, min(limit, batch_end(j, nxt[j], length)))
+            else:
+                steady = False
+        if c < hi:
+            idx.append(j)
+            hi = min(1.0, hi + settings.step)
+            lo = max(settings.min_rate, lo - settings.step)
+        j += 1
+    return idx, end
 
 
 class BatchedExactDraws:
@@ -95,46 +153,57 @@ class BatchedExactDraws:
         return float(self._batch[t - self._start])
 
 
-class LockstepCandidates:
-    """The batched exact draws of :class:`BatchedExactDraws` for many users at once (the
-    population's lockstep Adaptive, :mod:`lmdk_core.population.lockstep`): per user the
-    candidates of its current batch, the batch's end and its budget.
+def exact_publications(values: np.ndarray, is_lm: np.ndarray, start: float, mech: Mechanism,
+                       coins: np.ndarray, settings: AdaptiveSettings):
+    """One user's Adaptive with exact values requested in batches, as a generator.
 
-    At a timestamp t the publishing users without a candidate at their current budget
-    (:meth:`missing`) ask for a batch each (:meth:`request`: ``x[u, t:e_u]`` at ``ε_u``,
-    with ``e_u`` from :func:`batch_end`); the driver answers all the requests of a round
-    with one OpenDP call per distinct scale, and :meth:`store` keeps the answers.
+    The loop of :func:`lmdk_core.adaptive.loop.adaptive_publications` with the coins
+    drawn ahead (``coins[t]`` decides t, t ≥ 1). It **yields** each batch it needs as
+    ``(values, ε)`` — the values of t and of the later timestamps that may publish
+    before the batch's end (:func:`batch_plan`), all at the current budget ε — and is
+    sent back their released values (one OpenDP draw each at scale Δf/ε). Returns
+    ``(pub_t, pub_out, pub_eps)`` like the loop.
+
+    The population's lockstep release runs one per user and answers the requests of all
+    the users waiting for a batch with one OpenDP call per distinct scale
+    (:mod:`lmdk_core.population.lockstep`); per step it costs a few Python operations.
     """
-
-    def __init__(self, x: np.ndarray, lengths: np.ndarray, is_lm: np.ndarray) -> None:
-        U, T = is_lm.shape
-        self._x = x
-        self._lengths = np.asarray(lengths, dtype=np.int64)
-        self._next = next_landmarks(is_lm)
-        self.values = np.full((U, T), np.nan)
-        self._end = np.zeros(U, dtype=np.int64)
-        self._eps = np.full(U, np.nan)
-
-    def missing(self, users: np.ndarray, t: int, eps_t: np.ndarray) -> np.ndarray:
-        """The users among ``users`` (indices) with no candidate at t drawn at their
-        budget ``eps_t[u]``."""
-        ok = (self._end[users] > t) & (self._eps[users] == eps_t[users])
-        return users[~ok]
-
-    def request(self, users: np.ndarray, t: int,
-                eps_t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The values and budgets of the new batches of ``users`` from t, and their ends."""
-        ends = np.minimum(np.minimum(self._lengths[users], t + MAX_BATCH),
-                          np.maximum(self._next[users, t] + 1, t + MIN_BATCH))
-        values = np.concatenate([self._x[u, t:e] for u, e in zip(users, ends, strict=True)])
-        budgets = np.repeat(eps_t[users], ends - t)
-        return values, budgets, ends
-
-    def store(self, users: np.ndarray, t: int, ends: np.ndarray, eps_t: np.ndarray,
-              released: np.ndarray) -> None:
-        """Keep the answers of :meth:`request` as the users' candidates."""
-        parts = np.split(np.asarray(released, dtype=float), np.cumsum(ends - t)[:-1])
-        for u, e, part in zip(users, ends, parts, strict=True):
-            self.values[u, t:e] = part
-        self._end[users] = ends
-        self._eps[users] = eps_t[users]
+    T = is_lm.size
+    nxt = next_landmarks(is_lm).tolist()
+    lms = is_lm.tolist()
+    cs = coins.tolist()
+    V = start
+    noise_scale = mech.expected_error(np.array([V]))[0]
+    rate = settings.initial_rate
+    distance = mech.distance_one
+    after = int(np.count_nonzero(is_lm))  # landmarks after t (counting t until passed)
+    candidates: dict[int, float] = {}
+    end, drawn_at = 0, None
+    pub_t: list[int] = []
+    pub_out: list = []
+    pub_eps: list[float] = []
+    last = None
+    for t in range(T):
+        if lms[t]:
+            after -= 1
+        if last is None or cs[t] < rate:
+            if not (t < end and drawn_at == V and t in candidates):
+                idx, end = batch_plan(cs, lms, nxt, t, rate, settings)
+                released = yield values[idx], V
+                candidates = dict(zip(idx, np.asarray(released, dtype=float).tolist(),
+                                      strict=True))
+                drawn_at = V
+            out = candidates[t]
+            if last is not None:
+                if noise_scale > distance(out, last):
+                    rate = settings.lowered(rate)
+                else:
+                    rate = settings.raised(rate)
+            pub_t.append(t)
+            pub_out.append(out)
+            pub_eps.append(V)
+            last = out
+        elif lms[t]:
+            V = V + V / (after + 1)  # + b/(k+1), k = landmarks after t
+            noise_scale = mech.expected_error(np.array([V]))[0]
+    return pub_t, pub_out, pub_eps

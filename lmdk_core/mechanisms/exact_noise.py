@@ -83,20 +83,31 @@ def _check_map(meas, scale: float) -> None:
                            f"{want}: the installed opendp interprets the scale differently")
 
 
+@lru_cache(maxsize=1)
+def _float_space():
+    """OpenDP's input space of the float measurements (vectors of non-NaN doubles, L1
+    distance), built once: building it costs several times a measurement."""
+    dp = _dp()
+    return dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l1_distance(T=float)
+
+
+@lru_cache(maxsize=1)
+def _integer_space():
+    """OpenDP's input space of the geometric measurements (vectors of int64, L1)."""
+    dp = _dp()
+    return dp.vector_domain(dp.atom_domain(T="i64")), dp.l1_distance(T="i64")
+
+
 @lru_cache(maxsize=4096)
 def _laplace_measurement(scale: float):
-    dp = _dp()
-    space = dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l1_distance(T=float)
-    meas = dp.m.make_laplace(*space, scale=scale)
+    meas = _dp().m.make_laplace(*_float_space(), scale=scale)
     _check_map(meas, scale)
     return meas
 
 
 @lru_cache(maxsize=4096)
 def _geometric_measurement(scale: float):
-    dp = _dp()
-    space = dp.vector_domain(dp.atom_domain(T="i64")), dp.l1_distance(T="i64")
-    meas = dp.m.make_geometric(*space, scale=scale)
+    meas = _dp().m.make_geometric(*_integer_space(), scale=scale)
     got = float(meas.map(1))
     if not abs(got - 1.0 / scale) <= 1e-9 / scale:  # pragma: no cover - API change
         raise RuntimeError(f"OpenDP's geometric privacy map gives {got} at scale {scale}")

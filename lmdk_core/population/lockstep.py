@@ -18,7 +18,7 @@ release runs over all users together:
   of the published value with the noise scale (the mechanism's expected error at ε_t)
   and move the rate by ±step within [min_rate, 1], and hand an approximated landmark's
   share b on: each of the k later landmarks and every later timestamp of that user get
-  ``+b/(k+1)``. Nothing loops over users in Python.
+  ``+b/(k+1)``. Nothing loops over users in Python (numpy noise; exact noise below).
 
 Randomness: each user's coins and standard noise are drawn from that user's stream
 before the loop (T_u coins, T_u standard variates), so a user's release does not depend
@@ -36,11 +36,15 @@ with one call of :func:`~lmdk_core.mechanisms.exact_noise.exact_laplace` /
 ``exact_geometric`` over the concatenated values, i.e. one OpenDP measurement per
 distinct scale Δf/ε_t. A static scheme asks once (every publication of every user of
 the blocks: one measurement per distinct scale for the whole group). Adaptive's next
-decisions depend on the values just released, so it draws ahead in batches
-(:class:`~lmdk_core.adaptive.exact_draws.LockstepCandidates`): a publishing user without a
-candidate at its current budget asks for the values from t through its first landmark
-after t (its budget cannot change before), and a round is asked only when some user
-needs a new batch — about once per landmark, not once per timestamp. A candidate is
+decisions depend on the values just released, so with exact noise each user runs
+Adaptive's loop on its own (:func:`~lmdk_core.adaptive.exact_draws.exact_publications`,
+a few Python operations per step, its coins drawn ahead from its stream) and draws ahead
+in batches: a publishing user without a candidate at its current budget asks for the
+values from t through its first landmark after t (its budget cannot change before; only
+the timestamps its coins allow to publish, and on past the landmarks its coins make sure
+publications, :func:`~lmdk_core.adaptive.exact_draws.batch_plan`); a round collects the
+requests of every user waiting for a batch — at most one plus the number of landmarks,
+not one per timestamp. A candidate is
 released only at the budget it was drawn at; the others are discarded unreleased.
 OpenDP draws every element of a vector independently from OS entropy, and each
 measurement's privacy map is checked to be ε_t = Δf/b for a change of Δf in one element,
@@ -55,7 +59,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lmdk_core.adaptive.exact_draws import LockstepCandidates
+from lmdk_core.adaptive.exact_draws import exact_publications
 from lmdk_core.adaptive.settings import AdaptiveSettings
 from lmdk_core.engine.allocation import scheme_info
 from lmdk_core.engine.validation import InputError
@@ -176,15 +180,56 @@ def _predraw(gens, lengths, T, mech: Mechanism,
     return {"coins": coins, "variates": variates}
 
 
-def _adaptive(x, lengths, landmarks, planned, mech, gens, noise,
-              settings: AdaptiveSettings):
-    """Stepper of Adaptive: one exact-noise request per timestamp with publications."""
+def _adaptive_exact(x, lengths, landmarks, planned, mech, gens, settings: AdaptiveSettings):
+    """Stepper of Adaptive with exact noise: one
+    :func:`~lmdk_core.adaptive.exact_draws.exact_publications` per user (its coins drawn
+    ahead from its stream); each round asks for the batches of every user waiting for
+    one, together."""
+    U, T = planned.shape
+    coins = _predraw(gens, lengths, T, mech, noise=False)["coins"]
+    users = [u for u in range(U) if lengths[u] > 0]
+    runs = {u: exact_publications(x[u, :lengths[u]], landmarks[u, :lengths[u]],
+                                  float(planned[u, 0]), mech, coins[u, :lengths[u]], settings)
+            for u in users}
+    parts: dict[int, tuple] = {}
+    pending: dict[int, tuple[np.ndarray, float]] = {}
+
+    def advance(u: int, answer) -> None:
+        try:
+            pending[u] = runs[u].send(answer)
+        except StopIteration as stop:
+            parts[u] = stop.value
+
+    for u in users:
+        advance(u, None)
+    while pending:
+        keys = list(pending)
+        requests = [pending.pop(u) for u in keys]
+        sizes = [len(v) for v, _ in requests]
+        answer = yield (np.concatenate([v for v, _ in requests]),
+                        np.repeat([e for _, e in requests], sizes))
+        for u, out in zip(keys, np.split(np.asarray(answer, dtype=float),
+                                         np.cumsum(sizes)[:-1]), strict=True):
+            advance(u, out)
+    published = np.zeros((U, T), dtype=bool)
+    noisy = np.full((U, T), np.nan)
+    spent = np.zeros((U, T))
+    for u, (pub_t, pub_out, pub_eps) in parts.items():
+        published[u, pub_t] = True
+        noisy[u, pub_t] = pub_out
+        spent[u, pub_t] = pub_eps
+    released = _forward_fill(noisy, published)
+    released[np.arange(T)[None, :] >= lengths[:, None]] = np.nan
+    return LockstepRelease(released, spent, published)
+
+
+def _adaptive(x, lengths, landmarks, planned, mech, gens, settings: AdaptiveSettings):
+    """Stepper of Adaptive with numpy noise (no exact-noise requests): one vector step
+    per timestamp over the users."""
     U, T = planned.shape
     track = x.ndim == 3
-    exact = _uses_exact(mech, noise)
-    draws = _predraw(gens, lengths, T, mech, noise=not exact)
+    draws = _predraw(gens, lengths, T, mech)
     coins, variates = draws["coins"], draws["variates"]
-    candidates = LockstepCandidates(x, lengths, landmarks) if exact else None
     eps = planned.copy()
     published = np.zeros((U, T), dtype=bool)
     released = np.full(x.shape, np.nan)
@@ -202,16 +247,8 @@ def _adaptive(x, lengths, landmarks, planned, mech, gens, noise,
             break
         pub = active & (~has_last | (coins[:, t] < rate))
         if pub.any():
-            if exact:
-                need = candidates.missing(np.flatnonzero(pub), t, eps[:, t])
-                if need.size:
-                    vals, budgets, ends = candidates.request(need, t, eps[:, t])
-                    answer = yield vals, budgets
-                    candidates.store(need, t, ends, eps[:, t], answer)
-                out = candidates.values[pub, t]
-            else:
-                out = mech.release_presampled(x[pub, t], eps[pub, t],
-                                              tuple(v[pub, t] for v in variates))
+            out = mech.release_presampled(x[pub, t], eps[pub, t],
+                                          tuple(v[pub, t] for v in variates))
             had = has_last[pub]
             if had.any():
                 idx = np.flatnonzero(pub)[had]
@@ -245,15 +282,18 @@ def _stepper(x, lengths, landmarks, scheme, epsilon, mech, gens, noise, window, 
     if fresh.size:
         mech.check_budget(np.unique(fresh))
     if scheme_info(scheme).key == "adaptive":
-        return _adaptive(x, lengths, landmarks, planned, mech, gens, noise,
+        if _uses_exact(mech, noise):
+            return _adaptive_exact(x, lengths, landmarks, planned, mech, gens,
+                                   adaptive or AdaptiveSettings())
+        return _adaptive(x, lengths, landmarks, planned, mech, gens,
                          adaptive or AdaptiveSettings())
     return _static(x, lengths, planned, mech, gens, noise)
 
 
 def _drive(steppers: list, mech) -> list[LockstepRelease]:
-    """Run steppers side by side; every round of their exact-noise requests is answered
-    by one exact call over all the requested values (one OpenDP measurement per distinct
-    scale; see the module docstring)."""
+    """Run steppers (or releases already made) side by side; every round of their
+    exact-noise requests is answered by one exact call over all the requested values (one
+    OpenDP measurement per distinct scale; see the module docstring)."""
     results: list[LockstepRelease | None] = [None] * len(steppers)
     pending: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
@@ -263,8 +303,11 @@ def _drive(steppers: list, mech) -> list[LockstepRelease]:
         except StopIteration as stop:
             results[i] = stop.value
 
-    for i in range(len(steppers)):
-        advance(i, None)
+    for i, stepper in enumerate(steppers):
+        if isinstance(stepper, LockstepRelease):  # a release without exact noise
+            results[i] = stepper
+        else:
+            advance(i, None)
     while pending:
         keys = list(pending)
         requests = [pending.pop(i) for i in keys]

@@ -612,6 +612,119 @@ def test_lockstep_exact_batches_match_the_reference_for_every_user(case, min_bat
         assert _same(rel.published[u, :n], published), u
 
 
+@settings(max_examples=200, deadline=None)
+@given(series_case())
+def test_exact_publications_match_the_reference(case):
+    """One user's exact_publications (coins drawn ahead, batches planned by batch_plan,
+    stand-in sampler) is the reference with one sampler call per publication, bit for
+    bit; at most one batch per landmark plus one."""
+    x, lm, eps, mech, sens, seed, adaptive = case
+    m = _StandInLaplace(sens) if mech == "laplace" else _StandInGeometric(sens)
+    if mech == "geometric":
+        x = np.round(x)
+    lm = np.asarray(sorted(set(lm)), dtype=np.int64)
+    planned = allocate("adaptive", x.size, lm, eps)
+    coins = np.random.default_rng(seed).random(x.size)
+    ref = adaptive_reference(x, lm, planned, m, _CoinsAndSampler(m, coins), adaptive)
+    is_lm = np.zeros(x.size, dtype=bool)
+    is_lm[lm] = True
+    batches = 0
+    run = exact_draws.exact_publications(x, is_lm, planned[0], m, coins, adaptive)
+    answer = None
+    while True:
+        try:
+            vals, budget = run.send(answer)
+        except StopIteration as stop:
+            parts = stop.value
+            break
+        batches += 1
+        answer = m.exact_sampler(vals, m.scale(np.full(len(vals), budget)))
+    new = _assemble_parts(x.shape, x.size, *parts)[:3]
+    for name, r, n in zip(("released", "epsilon", "published"), ref, new, strict=True):
+        assert _same(r, n), f"{name} differs from the reference"
+    assert batches <= 1 + lm.size + x.size // exact_draws.MIN_BATCH
+
+
+def _publishable(coins, lms, t, end, rate, adaptive):
+    """Brute force over every way the rate can move (each publication lowers or raises
+    it): the timestamps in (t, end) that can publish before the budget changes (a
+    landmark approximated), and the landmarks that publish on every path reaching
+    them."""
+    can, maybe_skipped = set(), set()
+    seen = set()
+    stack = [(t + 1, adaptive.lowered(rate)), (t + 1, adaptive.raised(rate))]
+    while stack:
+        j, r = stack.pop()
+        if j >= end or (j, r) in seen:
+            continue
+        seen.add((j, r))
+        if coins[j] < r:
+            can.add(j)
+            stack += [(j + 1, adaptive.lowered(r)), (j + 1, adaptive.raised(r))]
+        elif lms[j]:
+            maybe_skipped.add(j)  # the budget changes here: this path ends
+        else:
+            stack.append((j + 1, r))
+    return can, maybe_skipped
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(2, 60), st.integers(0, 2**32 - 1), st.sampled_from([0.0, 0.1, 0.3, 1.0]),
+       adaptive_settings(), st.floats(0.0, 1.0))
+def test_batch_plan_holds_every_timestamp_that_can_publish(T, seed, density, adaptive, pick):
+    """batch_plan against a brute force over every path of the rate: every timestamp
+    that can publish at the batch's budget is drawn, and the batch runs past a landmark
+    only when that landmark publishes on every path."""
+    gen = np.random.default_rng(seed)
+    coins = gen.random(T).tolist()
+    lms = (gen.random(T) < density).tolist()
+    nxt = exact_draws.next_landmarks(np.array(lms)).tolist()
+    t = int(gen.integers(0, T))
+    rate = adaptive.min_rate + pick * (1.0 - adaptive.min_rate)
+    idx, end = exact_draws.batch_plan(coins, lms, nxt, t, rate, adaptive)
+    assert idx[0] == t and idx == sorted(set(idx)) and idx[-1] < end <= T
+    can, maybe_skipped = _publishable(coins, lms, t, end, rate, adaptive)
+    assert can <= set(idx)
+    if end > exact_draws.batch_end(t, nxt[t], T):
+        # extended from a landmark j with batch_end(j) = end, every landmark after t up
+        # to j publishing on every path; the first candidate j bounds them from below
+        j = min(k for k in range(t + 1, end) if lms[k]
+                and min(T, t + exact_draws.MAX_BATCH, exact_draws.batch_end(k, nxt[k], T)) == end)
+        assert not any(lms[k] and k in maybe_skipped for k in range(t + 1, j + 1))
+
+
+def test_dense_landmark_exact_release_is_the_per_timestamp_definition():
+    """The dense case of the exact-noise benchmark (about 50 landmarks per 2,000
+    timestamps, 20 users, lockstep release with exact noise): with a deterministic
+    stand-in for OpenDP's sampler (same seed → same values), every user's release is the
+    reference Adaptive with one sampler draw per publication at its own ε_t, bit for bit;
+    fewer values are drawn than there are timestamps, in fewer rounds than landmarks."""
+    U, T = 20, 2_000
+    gen = np.random.default_rng(5)
+    x = np.cumsum(gen.normal(0, 1, (U, T)), axis=1)
+    lm = gen.random((U, T)) < 50 / T
+    drawn = []
+
+    class Counting(_StandInLaplace):
+        exact_sampler = staticmethod(lambda v, b: (drawn.append(np.size(v)),
+                                                   _stand_in(v, b))[1])
+
+    m = Counting(1.0)
+    rel = lockstep_release(x, np.full(U, T), lm, "adaptive", 1.0, m, _user_generators(7, U),
+                           "exact")
+    values_drawn, calls = sum(drawn), len(drawn)
+    for u, g in enumerate(_user_generators(7, U)):
+        L = np.flatnonzero(lm[u])
+        planned = allocate("adaptive", T, L, 1.0)
+        released, spent, published = adaptive_reference(
+            x[u], L, planned, m, _CoinsAndSampler(m, g.random(T)), AdaptiveSettings())
+        assert _same(rel.released[u], released), u
+        assert _same(rel.epsilon_t[u], spent), u
+        assert _same(rel.published[u], published), u
+    assert int(lm.sum()) > 800
+    assert values_drawn < U * T and calls < int(lm.sum())
+
+
 def test_the_engine_batches_exact_draws():
     """release_series with exact noise runs the batched draws: with 3 landmarks in
     20,000 timestamps the release takes a handful of OpenDP calls, not one per
