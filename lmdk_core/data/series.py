@@ -181,8 +181,13 @@ def _mostly_dates(cells: pd.Series) -> bool:
 
 def _guess_time_column(head: pd.DataFrame, cols: list) -> object | None:
     """The first column named with a time word, else the first of dates (not numbers)."""
-    named = next((c for c in cols if any(w in str(c).lower() for w in TIME_WORDS)), None)
+    named = next((c for c in cols if _has_time_word(c)), None)
     if named is not None:
         return named
     return next((c for c in cols
                  if not _mostly_numbers(head[c]) and _mostly_dates(head[c])), None)
+
+
+def _has_time_word(name: object) -> bool:
+    """True when a column name contains a word of :data:`TIME_WORDS`."""
+    return any(w in str(name).lower() for w in TIME_WORDS)

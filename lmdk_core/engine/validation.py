@@ -216,17 +216,23 @@ def parse_landmarks(text: str | None, length: int | None = None) -> list[int]:
     timestamps, ranges expanded; ``""`` (or None) means no landmarks. With ``length``
     every timestamp must lie in ``0..length-1``; a range longer than
     :data:`MAX_LENGTH` is refused before it is expanded."""
-    where = "" if length is None else f"; the data's timestamps run from 0 to {length - 1}"
     out: list[int] = []
     for a, b in parse_landmark_ranges(text):
-        if length is not None and b >= length:
-            what = f"timestamp {a}" if a == b else f"range {a}-{b}"
-            raise InputError(f"landmark {what} is outside the data{where}")
-        if b - a + 1 > MAX_LENGTH:
-            raise InputError(f"the landmark range {a}-{b} is longer than {MAX_LENGTH:,} "
-                             "timestamps")
+        _check_landmark_range(a, b, length)
         out.extend(range(a, b + 1))
     return out
+
+
+def _check_landmark_range(a: int, b: int, length: int | None) -> None:
+    """The range ``a..b`` inside ``0..length-1`` (when given) and at most
+    :data:`MAX_LENGTH` long."""
+    if length is not None and b >= length:
+        what = f"timestamp {a}" if a == b else f"range {a}-{b}"
+        raise InputError(f"landmark {what} is outside the data; the data's timestamps run "
+                         f"from 0 to {length - 1}")
+    if b - a + 1 > MAX_LENGTH:
+        raise InputError(f"the landmark range {a}-{b} is longer than {MAX_LENGTH:,} "
+                         "timestamps")
 
 
 def parse_landmark_entry(entry: object, length: int, data_name: str = "data") -> list[int]:
