@@ -14,6 +14,7 @@ from app_support.components import (
     model_caption,
     render_verdict,
 )
+from app_support.correlation_state import STRENGTH_LABEL, strength_ladder
 from app_support.current_data import current_data, view_config
 from app_support.download_buttons import (
     reference_uploader,
@@ -23,7 +24,6 @@ from app_support.download_buttons import (
 )
 from app_support.session import (
     DEMO_SERIES,
-    STRENGTH_LABEL,
     add_series,
     current_series,
     series_landmarks,
@@ -31,7 +31,6 @@ from app_support.session import (
     set_setting,
     setting,
     settings_on_page,
-    strength_ladder,
 )
 from lmdk_core.data.demo import demo_series_landmarks
 from lmdk_core.data.series import csv_columns, guess_series_columns, load_series_csv

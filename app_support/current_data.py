@@ -22,9 +22,9 @@ from app_support.components import (
     cached_series_release,
     cached_track_release,
 )
+from app_support.correlation_state import correlation_spec
 from app_support.session import (
     DEMO_SERIES,
-    correlation_spec,
     current_series,
     leakage_target,
     series_landmarks,

@@ -144,7 +144,7 @@ def restore_config(source: bytes | ViewConfig, fname: str, kind: str) -> None:
     that only references its data waits for the file; one that is wrong in any way is
     refused with the page's error message and changes nothing
     (:func:`lmdk_core.files.config.restored_view` checks every part first)."""
-    from app_support import session, track_session
+    from app_support import correlation_state, session, track_session
 
     ss = st.session_state
     series = kind == "series"
@@ -181,7 +181,7 @@ def restore_config(source: bytes | ViewConfig, fname: str, kind: str) -> None:
         track_session.set_track_stays(view.stays, target)
     for name, value in view.settings.items():
         session.set_setting(name, value)
-    session.restore_correlation(view.correlation, kind)
+    correlation_state.restore_correlation(view.correlation, kind)
     session.restore_seed(cfg)
 
 
