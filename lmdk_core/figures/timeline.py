@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,6 +43,21 @@ MARKERS_MAX_DISPLAYED = 500
 PANEL_SPACING = 0.07
 
 
+def _trace(kind: str):
+    """A builder of plain trace dicts of plotly type ``kind`` (``{"type": kind, …}``).
+    The figure is made from them once, without plotly's per-property validation: that
+    validation was most of the figure's build time (~80 % on the demo week), paid again on
+    every rerun, and the figure's JSON is the same (tests/engine/test_timeline_figure.py
+    checks the built figure against plotly's validated one)."""
+    def build(**props) -> dict:
+        return {"type": kind, **props}
+    build.__name__ = kind
+    return build
+
+
+SCATTER, SCATTERGL, BAR = _trace("scatter"), _trace("scattergl"), _trace("bar")
+
+
 @dataclass
 class _Axis:
     """What every panel's traces share: the time axis, the marked timestamps and how a
@@ -52,7 +68,7 @@ class _Axis:
     time_kind: str
     is_lm: np.ndarray
     lm_idx: np.ndarray
-    scatter: type
+    scatter: Callable[..., dict]
     unit_suffix: str
 
     @property
@@ -110,7 +126,7 @@ def timeline_figure(
     # the release, its downloads and every figure computed here stay complete)
     idx_orig = display_indices(T, [rel.original], np.concatenate([lm_idx, sug]))
     ax = _Axis(x=np.asarray(time), T=T, time_kind=time_kind, is_lm=is_lm, lm_idx=lm_idx,
-               scatter=go.Scattergl if idx_orig.size > WEBGL_THRESHOLD else go.Scatter,
+               scatter=SCATTERGL if idx_orig.size > WEBGL_THRESHOLD else SCATTER,
                unit_suffix=f" {unit}" if unit else "")
     traces, idx_rel = _data_traces(ax, rel, idx_orig, sug)
     traces += _budget_traces(ax, rel, idx_rel, decimated=idx_orig.size < T)
@@ -119,7 +135,9 @@ def timeline_figure(
     layout = _timeline_layout(rel, unit, time_kind, leakage=bool(leakage),
                               decimated=idx_orig.size < T, height=height,
                               uirevision=uirevision)
-    return go.Figure(data=traces, layout=layout)
+    # the traces and layout are plain dicts of plotly's schema: made into a figure
+    # without validating every property again (see _trace)
+    return go.Figure(data=traces, layout=layout, _validate=False)
 
 
 def _data_traces(ax: _Axis, rel: Release, idx_orig: np.ndarray,
@@ -133,7 +151,7 @@ def _data_traces(ax: _Axis, rel: Release, idx_orig: np.ndarray,
                               np.concatenate([ax.lm_idx, np.flatnonzero(np.isnan(released))]))
     traces: list = []
     marker = {"size": 6 if ax.T <= 500 else 4, "color": COLORS["original"]}
-    if scatter is go.Scatter and idx_orig.size > MARKERS_MAX_DISPLAYED:
+    if scatter is SCATTER and idx_orig.size > MARKERS_MAX_DISPLAYED:
         marker["maxdisplayed"] = MARKERS_MAX_DISPLAYED
     traces.append(scatter(
         x=x[idx_orig], y=display_values(rel.original[idx_orig]), name="original",
@@ -264,7 +282,7 @@ def _budget_bars(ax: _Axis, eps_t: np.ndarray, idx_eps: np.ndarray) -> list:
         sel = idx_eps[mask[idx_eps]]
         if not sel.size:
             continue
-        traces.append(go.Bar(
+        traces.append(BAR(
             x=x[sel], y=display_values(eps_t[sel]), name=f"ε_t ({kind})", width=width,
             marker={"color": COLORS[kind], "line": {"width": 0},
                     **({"pattern": LANDMARK_BAR_PATTERN} if kind == "landmark" else {})},

@@ -105,3 +105,18 @@ def test_webgl_traces_are_not_given_a_marker_limit():
     orig = _original(fig)
     assert isinstance(orig, go.Scattergl) and len(orig.x) > WEBGL_THRESHOLD
     assert "maxdisplayed" not in orig.marker.to_plotly_json()
+
+
+@pytest.mark.parametrize("T", [12, 168, 2000, 6000])
+@pytest.mark.parametrize("kind", ["number", "datetime"])
+def test_unvalidated_build_is_what_plotly_validates(T, kind):
+    """The figure is built from plain dicts without plotly's validation (for speed): every
+    property must survive plotly's validation unchanged (an invalid name or value would
+    raise here, a coerced one would differ)."""
+    time = (np.arange(T) if kind == "number" else
+            np.datetime64("2024-03-04T00:00") + np.arange(T) * np.timedelta64(1, "h"))
+    rel = _release(T, [1, 2, T // 2], scheme="adaptive")
+    leak = {"TPL": np.linspace(0, 1, T), "landmark TPL": np.linspace(0, 2, T)}
+    fig = timeline_figure(time, kind, rel, unit="kWh", leakage=leak, suggestions=[0, 5])
+    validated = go.Figure(fig.to_dict())  # validates every property (raises if invalid)
+    assert json.loads(fig.to_json()) == json.loads(validated.to_json())
