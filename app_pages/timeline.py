@@ -16,12 +16,8 @@ from app_support.components import (
 )
 from app_support.correlation_state import STRENGTH_LABEL, strength_ladder
 from app_support.current_data import current_data, view_config
-from app_support.download_buttons import (
-    reference_uploader,
-    remember_upload,
-    restore_config,
-    series_downloads,
-)
+from app_support.download_buttons import reference_uploader, restore_config, series_downloads
+from app_support.series_upload import column_choices, on_series_upload
 from app_support.session import (
     DEMO_SERIES,
     add_series,
@@ -33,7 +29,6 @@ from app_support.session import (
     settings_on_page,
 )
 from lmdk_core.data.demo import demo_series_landmarks
-from lmdk_core.data.series import csv_columns, guess_series_columns, load_series_csv
 from lmdk_core.decision.mechanism_choice import clamp_to_bounds, mechanism_problems
 from lmdk_core.engine.quoting import quote_user_text
 from lmdk_core.engine.setting_limits import LIMITS
@@ -162,59 +157,6 @@ def _dismiss_suggestions() -> None:
     st.session_state[K.SUGGESTIONS].pop(name, None)
 
 
-def _on_upload() -> None:
-    f = st.session_state.get(K.SERIES_UPLOAD)
-    if f is None:
-        return
-    st.session_state[K.SERIES_COLUMNS_PENDING] = None
-    try:
-        s = load_series_csv(f.getvalue(), name=f.name)
-    except InputError as exc:
-        st.session_state[K.UPLOAD_ERROR] = (
-            f"Could not use {quote_user_text(f.name)}: {exc}. Your current data, landmarks "
-            "and settings are unchanged.")
-        cols = csv_columns(f.getvalue())
-        if len(cols) >= 2:  # offer the file's columns as time / value choices
-            st.session_state[K.SERIES_COLUMNS_PENDING] = (f.name, f.getvalue(), cols)
-        return
-    st.session_state[K.UPLOAD_ERROR] = None
-    remember_upload(add_series(f"Upload: {f.name}", s), f.name, f.getvalue())
-
-
-def _load_with_columns() -> None:
-    fname, data, _ = st.session_state[K.SERIES_COLUMNS_PENDING]
-    try:
-        s = load_series_csv(data, name=fname, time_col=st.session_state[K.W_UPLOAD_TIME_COL],
-                            value_col=st.session_state[K.W_UPLOAD_VALUE_COL])
-    except InputError as exc:
-        st.session_state[K.UPLOAD_ERROR] = (
-            f"Could not use {quote_user_text(fname)} with these columns: {exc}. Your current "
-            "data, landmarks and settings are unchanged.")
-        return
-    st.session_state[K.UPLOAD_ERROR] = None
-    st.session_state[K.SERIES_COLUMNS_PENDING] = None
-    remember_upload(add_series(f"Upload: {fname}", s), fname, data)
-
-
-def _column_choices() -> None:
-    """Time / value column selectors for an upload whose columns are not time,value."""
-    pending = st.session_state.get(K.SERIES_COLUMNS_PENDING)
-    if not pending:
-        return
-    fname, data, cols = pending
-    # never a row-index column (`Unnamed: 0`): lmdk_core.data.series.guess_series_columns
-    guess_t, guess_v = guess_series_columns(data) or (cols[0], cols[1])
-    if guess_t not in cols or guess_v not in cols:
-        guess_t, guess_v = cols[0], cols[1]
-    st.markdown(f"**Choose the columns of {quote_user_text(fname)}**")
-    k1, k2, k3 = st.columns([2, 2, 2], vertical_alignment="bottom")
-    k1.selectbox("Time column", cols, index=cols.index(guess_t), key=K.W_UPLOAD_TIME_COL,
-                 help="Whole numbers or ISO 8601 dates (time-zone offsets are converted to "
-                      "UTC).")
-    k2.selectbox("Value column", cols, index=cols.index(guess_v), key=K.W_UPLOAD_VALUE_COL)
-    k3.button("Load with these columns", on_click=_load_with_columns, width="stretch")
-
-
 def _derived_series(label: str, values: np.ndarray) -> None:
     """Add a copy of the current series with new values (and its landmarks)."""
     add_series(f"{name} ({label})", replace(series, values=values, name=f"{series.name} "
@@ -256,10 +198,10 @@ with st.expander(":material/upload_file: Use your own data, or restore a saved v
     c1, c2 = st.columns(2)
     c1.file_uploader("Series CSV with columns `time,value` (times: whole numbers or ISO "
                      "dates, increasing)", type=["csv", "txt"], key=K.SERIES_UPLOAD,
-                     on_change=_on_upload)
+                     on_change=on_series_upload)
     c2.file_uploader("Configuration JSON (downloaded below)", type=["json"],
                      key=K.CONFIG_UPLOAD, on_change=_on_config)
-    _column_choices()
+    column_choices()
 reference_uploader("series", "series_reference_upload", _restore_config, "upload_error")
 if st.session_state.get(K.UPLOAD_ERROR):
     st.error(st.session_state[K.UPLOAD_ERROR], icon=":material/error:")
