@@ -179,11 +179,7 @@ def correlation_from_spec(spec: dict | None, data: Series | Track, *,
     >>> est.forward.round(3).tolist()  # counts 0→1: 2, 1→2: 2, 2→0: 2, 2→2: 1, plus one
     [[0.2, 0.6, 0.2], [0.2, 0.2, 0.6], [0.5, 0.167, 0.333]]
     """
-    is_track = isinstance(data, Track)
-    if spec is None:
-        spec = {"model": "grid"} if is_track else dict(DEFAULT_SERIES_SPEC)
-    if not isinstance(spec, dict) or not isinstance(spec.get("model"), str):
-        raise InputError(f"config: {prefix} must be an object with a 'model' name")
+    spec = _spec_or_default(spec, data, prefix)
     key = spec["model"].strip().lower()
     if key == "none":
         return _no_model()
@@ -195,6 +191,16 @@ def correlation_from_spec(spec: dict | None, data: Series | Track, *,
         return _matrix_model(spec, prefix)
     raise InputError(f"config: unknown correlation model {quote_user_value(spec['model'])}; "
                      "choose smoothed, estimated, grid, matrix or none")
+
+
+def _spec_or_default(spec: dict | None, data: Series | Track, prefix: str) -> dict:
+    """``spec``, checked to name a model, or the default for ``data`` (the grid model
+    for a track, :data:`DEFAULT_SERIES_SPEC` for a series)."""
+    if spec is None:
+        spec = {"model": "grid"} if isinstance(data, Track) else dict(DEFAULT_SERIES_SPEC)
+    if not isinstance(spec, dict) or not isinstance(spec.get("model"), str):
+        raise InputError(f"config: {prefix} must be an object with a 'model' name")
+    return spec
 
 
 def _estimated_model(key: str, spec: dict, data: Series | Track, default_cell_size: float,
@@ -318,14 +324,7 @@ def _matrix_model(spec: dict, prefix: str) -> CorrelationModel:
     if forward.shape[0] > MAX_LEAKAGE_STATES:
         raise InputError(f"config: {prefix}.forward has {forward.shape[0]} states; at "
                          f"most {MAX_LEAKAGE_STATES}")
-    if spec.get("backward") is None:
-        backward, how = forward, "same"
-    else:
-        backward = check_transition_matrix(spec["backward"], f"{prefix}.backward")
-        if backward.shape != forward.shape:
-            raise InputError(f"config: {prefix}.backward has {backward.shape[0]} states "
-                             f"but {prefix}.forward has {forward.shape[0]}")
-        how = "given"
+    backward, how = _given_backward(spec, forward, prefix)
     n = forward.shape[0]
     desc = (f"the transition matrix {name} ({n} states), "
             + ("used both backward and forward." if how == "same" else
@@ -335,3 +334,17 @@ def _matrix_model(spec: dict, prefix: str) -> CorrelationModel:
         out["backward"] = backward.tolist()
     return CorrelationModel("matrix", desc, n, backward, forward,
                             short=f"matrix {name} ({n} states)", spec=out)
+
+
+def _given_backward(spec: dict, forward: np.ndarray, prefix: str) -> tuple[np.ndarray, str]:
+    """The matrix model's backward matrix and how it was chosen: its own ("given",
+    checked to match ``forward``) or ``forward`` used both ways ("same")."""
+    from lmdk_core.leakage.correlation import check_transition_matrix
+
+    if spec.get("backward") is None:
+        return forward, "same"
+    backward = check_transition_matrix(spec["backward"], f"{prefix}.backward")
+    if backward.shape != forward.shape:
+        raise InputError(f"config: {prefix}.backward has {backward.shape[0]} states "
+                         f"but {prefix}.forward has {forward.shape[0]}")
+    return backward, "given"
