@@ -1,0 +1,357 @@
+"""The Population page's state: the population chosen (a demo or an upload and its
+column choice), the batch settings read from the session, the releases kept per settings,
+opening one user on the Timeline or the Map, the population-wide correlation model and
+the batch's configuration and ``lmdk batch`` command (Katsomallos et al., CODASPY 2022:
+every user released with the same settings on their own landmarks)."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import streamlit as st
+
+from app_support import state_keys as K
+from app_support.session import (
+    add_series,
+    correlation_spec,
+    setting,
+)
+from app_support.track_session import MAX_TRACK_POINTS, add_track, set_track_stays
+from lmdk_core.cli.batch_commands import batch_command_line, batch_options
+from lmdk_core.data.digest import sha256_hex
+from lmdk_core.engine.allocation import SCHEMES
+from lmdk_core.engine.quoting import quote_user_text, shorten_user_text
+from lmdk_core.engine.release import AdaptiveSettings
+from lmdk_core.engine.validation import InputError
+from lmdk_core.files.config import ViewConfig
+from lmdk_core.files.export import (
+    PLANAR_NOISE,
+    mechanism_text,
+    noise_text,
+)
+from lmdk_core.leakage.model import MAX_LEAKAGE_STATES
+from lmdk_core.population.audit import LeakageSettings
+from lmdk_core.population.demo_population import (
+    DEMO_POPULATION_SERIES_COLUMNS,
+    DEMO_POPULATION_TRACK_COLUMNS,
+    demo_population_series,
+    demo_population_tracks,
+)
+from lmdk_core.population.in_process import (
+    batch_dataset,
+    population_correlation,
+    read_table_bytes,
+    release_in_process,
+    standardise,
+    user_landmarks,
+    user_series,
+    user_stays,
+    user_track,
+)
+from lmdk_core.population.landmarks import DiscoverySettings
+from lmdk_core.population.partition import BatchSettings
+from lmdk_core.population.preview import user_plans
+from lmdk_core.population.table import PopulationColumns
+
+SOURCES = {"demo_series": "Demo: 200 households (hourly meter, 30 days)",
+           "demo_tracks": "Demo: 100 commuters (one day each)",
+           "upload": "Upload a long table (CSV or Parquet)"}
+NOISE = {"exact": "Exact (OpenDP, for publication)", "fast": "Fast (numpy, exploration)"}
+NONE = "(none: discover per user)"
+
+
+
+# ---------------------------------------------------------------- data
+@st.cache_resource(show_spinner=False)
+def demo_population(which: str) -> tuple[pd.DataFrame, str]:
+    """A demo population, validated and standardised once per server (read-only)."""
+    if which == "demo_series":
+        return standardise(demo_population_series(), DEMO_POPULATION_SERIES_COLUMNS)
+    return standardise(demo_population_tracks(), DEMO_POPULATION_TRACK_COLUMNS)
+
+
+@st.cache_data(show_spinner=False, max_entries=2)
+def demo_parquet(which: str) -> bytes:
+    """The generated demo population as the batch's input file."""
+    import io
+
+    buf = io.BytesIO()
+    (demo_population_series() if which == "demo_series" else demo_population_tracks()
+     ).to_parquet(buf, index=False)
+    return buf.getvalue()
+
+
+def _on_upload() -> None:
+    f = st.session_state.get(K.POP_UPLOAD)
+    if f is None:
+        return
+    try:
+        raw = read_table_bytes(f.getvalue(), f.name)
+    except InputError as exc:
+        st.session_state[K.POP_ERROR] = (f"Could not read {quote_user_text(f.name)}: {exc}. "
+                                      "The population loaded before is unchanged.")
+        return
+    st.session_state[K.POP_ERROR] = None
+    st.session_state[K.POP_RAW] = {"name": f.name, "frame": raw,
+                                "sha256": sha256_hex(f.getvalue())}
+
+
+def _guess(columns: list[str], words: tuple[str, ...], skip: set[str]) -> int:
+    for i, c in enumerate(columns):
+        if c not in skip and any(w in c.lower() for w in words):
+            return i
+    return next((i for i, c in enumerate(columns) if c not in skip), 0)
+
+
+def _load_upload(cols: PopulationColumns) -> None:
+    pending = st.session_state.get(K.POP_RAW)
+    if pending is None:
+        return
+    try:
+        frame, time_kind = standardise(pending["frame"], cols)
+    except InputError as exc:
+        st.session_state[K.POP_ERROR] = (f"Could not use {quote_user_text(pending['name'])}: "
+                                      f"{exc}. The population loaded before is unchanged.")
+        return
+    st.session_state[K.POP_ERROR] = None
+    st.session_state[K.POP_UPLOADED] = {
+        "key": f"{pending['sha256']}:{json.dumps(cols.__dict__, sort_keys=True)}",
+        "name": pending["name"], "frame": frame, "time_kind": time_kind,
+        "kind": cols.kind, "cols": cols, "unit": "", "sha256": pending["sha256"]}
+
+
+def upload_section() -> dict | None:
+    """The uploader and the column pickers; the population loaded last (or None)."""
+    st.file_uploader("Long table: one row per (user, time)", type=["csv", "parquet", "pq"],
+                     key=K.POP_UPLOAD, on_change=_on_upload,
+                     help="Columns: a user id, a time (whole numbers or ISO dates), a value "
+                          "(series) or latitude and longitude (tracks), optionally a "
+                          "landmark flag (1/true). Up to 1,000 users in the app.")
+    pending = st.session_state.get(K.POP_RAW)
+    if pending is not None:
+        columns = list(pending["frame"].columns)
+        st.caption(f"{quote_user_text(pending['name'])}: {len(pending['frame']):,} rows, "
+                   f"columns {', '.join(quote_user_text(c, 30) for c in columns[:12])}")
+        with st.form("pop_columns", border=True):
+            c = st.columns(5)
+            user = c[0].selectbox("User column", columns,
+                                  index=_guess(columns, ("user", "id", "house", "person"), set()))
+            time = c[1].selectbox("Time column", columns,
+                                  index=_guess(columns, ("time", "date", "hour", "ts"), {user}))
+            kind = c[2].radio("Data", ["series", "track"], horizontal=True,
+                              format_func={"series": "value", "track": "lat/lon"}.get)
+            value = c[3].selectbox("Value column (series)", columns,
+                                   index=_guess(columns, ("value", "kwh", "count"), {user, time}))
+            lat = c[3].selectbox("Latitude (tracks)", columns,
+                                 index=_guess(columns, ("lat",), {user, time}))
+            lon = c[3].selectbox("Longitude (tracks)", columns,
+                                 index=_guess(columns, ("lon", "lng"), {user, time}))
+            flag = c[4].selectbox("Landmark flag", [NONE] + columns,
+                                  index=0 if not any(w in " ".join(columns).lower()
+                                                     for w in ("landmark", "event", "flag"))
+                                  else 1 + _guess(columns, ("landmark", "event", "flag"),
+                                                  {user, time}))
+            submitted = st.form_submit_button("Load this population", type="primary")
+        if submitted:
+            try:
+                cols = PopulationColumns(
+                    user=user, time=time, value=value if kind == "series" else None,
+                    lat=lat if kind == "track" else None, lon=lon if kind == "track" else None,
+                    landmark=None if flag == NONE else flag)
+            except InputError as exc:
+                st.session_state[K.POP_ERROR] = (f"{exc}. The population loaded before is "
+                                              "unchanged.")
+            else:
+                _load_upload(cols)
+    if st.session_state.get(K.POP_ERROR):
+        st.error(st.session_state[K.POP_ERROR], icon=":material/error:")
+    return st.session_state.get(K.POP_UPLOADED)
+
+
+def current_population() -> dict | None:
+    """The population of the page's choice: key, name, standardised frame, kinds."""
+    source = st.session_state[K.POP_SOURCE]
+    if source == "upload":
+        return upload_section()
+    frame, time_kind = demo_population(source)
+    series = source == "demo_series"
+    cols = DEMO_POPULATION_SERIES_COLUMNS if series else DEMO_POPULATION_TRACK_COLUMNS
+    return {"key": source, "name": SOURCES[source], "frame": frame, "time_kind": time_kind,
+            "kind": "series" if series else "track", "cols": cols,
+            "unit": "kWh" if series else ""}
+
+
+# ---------------------------------------------------------------- settings
+def batch_settings(pop: dict, discovery: DiscoverySettings) -> BatchSettings:
+    """The sidebar's (and the Map page's) settings as the batch's settings."""
+    kind = pop["kind"]
+    return BatchSettings(
+        kind=kind, epsilon=float(setting("epsilon")), scheme=setting("scheme"),
+        window=int(setting("window")),
+        mechanism=setting("mechanism") if kind == "series" else "planar_laplace",
+        sensitivity=float(setting("sensitivity")), radius=float(setting("radius")),
+        noise=st.session_state[K.POP_NOISE] if kind == "series" else "fast",
+        root_entropy=int(setting("seed")), adaptive=AdaptiveSettings(), discovery=discovery,
+        leakage=LeakageSettings(spec=correlation_spec(kind),
+                                strength=float(setting("correlation_strength")),
+                                cell_size_m=float(setting("cell_size"))))
+
+
+def sampler(settings: BatchSettings) -> str:
+    if settings.kind == "track":
+        return PLANAR_NOISE
+    return noise_text(settings.noise)
+
+
+#: releases kept per session (the last ones, one per settings)
+KEPT_RELEASES = 4
+
+
+def release_key(pop: dict, settings: BatchSettings, use_flags: bool) -> str:
+    """The inputs of a release: population, every setting (correlation model, seed and
+    detectors included) and the landmark source."""
+    return sha256_hex(json.dumps([pop["key"], repr(settings), use_flags],
+                                 default=str).encode())
+
+
+def population_plans(pop: dict, discovery: DiscoverySettings, use_flags: bool) -> list:
+    """Every user's landmarks, found once per population and detector settings and kept
+    for the session (the slow part of the preview; :func:`user_plans`)."""
+    key = json.dumps([pop["key"], pop["kind"], use_flags,
+                      None if use_flags else repr(discovery)])
+    kept = st.session_state.get(K.POP_PLANS)
+    if kept is not None and kept[0] == key:
+        return kept[1]
+    plans = user_plans(pop["frame"], pop["kind"], discovery, use_flags)
+    st.session_state[K.POP_PLANS] = (key, plans)
+    return plans
+
+
+def request_release(key: str) -> None:
+    """Button callback: release at the settings of ``key`` on this run."""
+    st.session_state[K.POP_REQUEST] = key
+    st.session_state[K.POP_CANCELLED] = False
+
+
+def cancel_release() -> None:
+    """Button callback: the rerun it triggers stops the release under way (Streamlit
+    stops a running script at its next element when a widget changes)."""
+    st.session_state[K.POP_REQUEST] = None
+    st.session_state[K.POP_CANCELLED] = True
+
+
+def run_release(pop: dict, settings: BatchSettings, use_flags: bool, key: str) -> None:
+    """Release the whole population with a progress bar and keep it for the session
+    under ``key`` (a rerun never draws a second, independent release)."""
+    frame = pop["frame"] if use_flags else pop["frame"].drop(columns="landmark",
+                                                             errors="ignore")
+    bar = st.progress(0.0, text="Releasing every user…")
+    res = release_in_process(frame, pop["kind"], settings, progress=lambda d, n: bar.progress(
+        d / n, text=f"Releasing every user… {d:,} of {n:,}"))
+    bar.empty()
+    results = st.session_state[K.POP_RESULTS]
+    results[key] = {"key": key, "pop": pop["key"], "result": res, "settings": settings,
+                    "label": release_label(settings, use_flags)}
+    while len(results) > KEPT_RELEASES:
+        results.pop(next(iter(results)))
+    st.session_state[K.POP_LAST] = key
+    st.session_state[K.POP_REQUEST] = None
+
+
+def release_label(settings: BatchSettings, use_flags: bool) -> str:
+    """The settings of a release in one line (shown when they are not the current ones)."""
+    mech = (mechanism_text(settings.mechanism, sensitivity=settings.sensitivity)
+            if settings.kind == "series" else mechanism_text("planar_laplace",
+                                                              radius=settings.radius))
+    return (f"ε = {settings.epsilon:g}, {SCHEMES[settings.scheme].label}, {mech}, "
+            f"{sampler(settings)} noise, landmarks "
+            + ("from the flag column" if use_flags else "discovered per user"))
+
+
+def open_user(pop: dict, user: object, discovery: DiscoverySettings, use_flags: bool) -> None:
+    """Button callback: add the user's series / track with its landmarks to the session
+    and select it (before the sidebar is drawn); the page then switches to the Timeline /
+    Map page."""
+    st.session_state[K.POP_OPEN_ERROR] = None
+    try:
+        frame = pop["frame"] if use_flags else pop["frame"].drop(columns="landmark",
+                                                                 errors="ignore")
+        lm = user_landmarks(frame, user, pop["time_kind"], discovery)
+        label = (f"{shorten_user_text(pop['name'], 40)} · user "
+                 f"{shorten_user_text(str(user), 30)}")
+        if pop["kind"] == "series":
+            add_series(label, user_series(frame, user, pop["time_kind"], pop["unit"]), lm)
+            st.session_state[K.POP_SWITCH] = "app_pages/timeline.py"
+            return
+        track = user_track(frame, user, pop["time_kind"])
+        # the stays the batch released as one landmark event each (docs/stays.md)
+        stays = user_stays(frame, user, pop["time_kind"], discovery)
+        if stays:
+            lm = []
+        if len(track) > MAX_TRACK_POINTS:
+            raise InputError(f"user {quote_user_text(str(user), 30)} has {len(track):,} "
+                             f"points; the Map page handles up to {MAX_TRACK_POINTS:,}")
+    except InputError as exc:
+        st.session_state[K.POP_OPEN_ERROR] = f"Cannot open this user: {exc}."
+        return
+    if label in st.session_state[K.TRACK_SETS]:  # opened before: replace, do not duplicate
+        st.session_state[K.TRACK_SETS][label] = track
+        st.session_state[K.TRACK_LANDMARKS][label] = sorted(lm)
+        st.session_state[K.W_TRACK_NAME] = label
+    else:
+        add_track(label, track, lm)
+    set_track_stays(stays, label)
+    st.session_state[K.POP_SWITCH] = "app_pages/map.py"
+
+
+def estimate_model(pop: dict) -> None:
+    """Estimate the matrices from every user and make them the session's model (the
+    Leakage page's 'uploaded matrix' path)."""
+    ss = st.session_state
+    kind = pop["kind"]
+    try:
+        m = population_correlation(
+            pop["frame"], kind, bins=int(ss[K.W_CORR_BINS]), binning=ss[K.W_CORR_BINNING],
+            smoothing=float(ss[K.W_CORR_SMOOTHING]), cell_size_m=float(ss[K.W_CELL_SIZE]),
+            unit=pop["unit"], max_states=MAX_LEAKAGE_STATES)
+    except InputError as exc:
+        ss[K.POP_MODEL_ERROR] = f"Cannot estimate the matrix: {exc}."
+        return
+    ss[K.POP_MODEL_ERROR] = None
+    name = f"population estimate ({m.users:,} users, {m.n_states} states)"
+    ss[K.CORR_MATRICES] = {"forward": (name, m.forward), "backward": (name, m.backward)}
+    ss[K.correlation_kind_key(kind)] = "matrix"
+    ss[K.correlation_backward_key(kind)] = "matrix"
+    ss[K.POP_MODEL_NOTE] = f"{name}: {m.description}."
+
+
+def batch_config(pop: dict, settings: BatchSettings, use_flags: bool) -> ViewConfig:
+    """The configuration of the batch: the release settings, the correlation model and
+    the detectors' parameters; no data, no landmarks, no seed (the batch draws fresh OS
+    entropy unless given --seed)."""
+    d = settings.discovery
+    extra = {"correlation": correlation_spec(pop["kind"]),
+             "cell_size_m": float(setting("cell_size"))}
+    if not use_flags:
+        extra["discovery"] = {"window": d.window, "k": d.k, "season": d.season,
+                              "distance_m": d.distance_m, "duration_min": d.duration_min}
+    # provenance: an uploaded population is named by its file (name + SHA-256), never as
+    # a demo dataset (lmdk report refuses a batch configuration and says which file)
+    return ViewConfig(
+        data_kind=pop["kind"], **batch_dataset(pop["kind"], pop["name"], pop.get("sha256")),
+        time_kind=pop["time_kind"] if pop["time_kind"] == "datetime"
+        else "number", landmarks=[], epsilon=settings.epsilon, scheme=settings.scheme,
+        window=int(setting("window")), mechanism=setting("mechanism"),
+        sensitivity=settings.sensitivity, radius=settings.radius, seed=None,
+        correlation_strength=float(setting("correlation_strength")), page="population",
+        extra=extra)
+
+
+def batch_command(pop: dict, use_flags: bool) -> str:
+    """The ``lmdk batch`` command that runs this page's release on the full dataset."""
+    cols: PopulationColumns = pop["cols"]
+    return batch_command_line(batch_options(
+        cols, "population.parquet" if pop["key"].startswith("demo") else pop["name"],
+        landmark_col=cols.landmark if use_flags else None,
+        seed=int(setting("seed")) if setting("reproducible") else None))
