@@ -186,35 +186,48 @@ def render_utility(uv: UtilityVerdict, compact: bool = False) -> None:
     _utility_box(*utility_parts(uv, compact))
 
 
+#: the utility levels of a population's users, in the order the line names them
+_POPULATION_LEVELS = ("useful", "marginal", "not useful", "not judged")
+
+
+def _median_error_sentence(typical: np.ndarray, unit: str) -> str:
+    """The median user's typical expected error, as a sentence (empty when unknown)."""
+    from lmdk_core.decision.utility import format_amount
+
+    if not np.isfinite(typical).any():
+        return ""
+    return (" The median user's typical expected error is "
+            f"{format_amount(float(np.nanmedian(typical)), unit)}.")
+
+
+def population_utility_line(levels: list[str], typical: np.ndarray,
+                            unit: str) -> tuple[str, str, str]:
+    """(title, utility level, text) of a population's utility line: how many users'
+    releases are noise (expected error above half their data's spread or extent)."""
+    n = len(levels)
+    counts = {k: levels.count(k) for k in _POPULATION_LEVELS}
+    rest = ", ".join(f"{counts[k]:,} {k}" for k in ("useful", "marginal", "not judged")
+                     if counts[k] or k != "not judged")
+    tail = _median_error_sentence(typical, unit)
+    bad = counts["not useful"]
+    if not bad:
+        level = USEFUL if counts["useful"] == n else MARGINAL
+        return "Utility: no user's release is noise", level, f"{rest[0].upper()}{rest[1:]}.{tail}"
+    others = f" Others: {rest}." if bad < n else ""
+    return (f"Utility: {bad:,} of {n:,} not useful", NOT_USEFUL,
+            f"**{bad:,} users' releases are not useful:** their typical expected error is "
+            f"more than half their own data's {'extent' if unit == 'm' else 'spread'} — the "
+            f"noise hides what the data show.{others}{tail} Raise ε or use fewer landmarks "
+            "per user (the user table lists each user's level).")
+
+
 def render_population_utility(levels: list[str], typical: np.ndarray, unit: str) -> None:
     """The utility line of a population (one level per user, :mod:`lmdk_core.decision.utility`):
     how many users' releases are noise, in words with an icon, in the same bordered box
     as a single release's line."""
-    from lmdk_core.decision.utility import format_amount
-
-    n = len(levels)
-    counts = {k: sum(1 for v in levels if v == k) for k in
-              ("useful", "marginal", "not useful", "not judged")}
-    med = float(np.nanmedian(typical)) if np.isfinite(typical).any() else float("nan")
-    rest = ", ".join(f"{counts[k]:,} {k}" for k in ("useful", "marginal", "not judged")
-                     if counts[k] or k != "not judged")
-    tail = (f" The median user's typical expected error is {format_amount(med, unit)}."
-            if np.isfinite(med) else "")
-    if counts["not useful"]:
-        colour, icon = UTILITY_STYLE[NOT_USEFUL]
-        others = f" Others: {rest}." if counts["not useful"] < n else ""
-        _utility_box(
-            f"Utility: {counts['not useful']:,} of {n:,} not useful", colour, icon,
-            f"**{counts['not useful']:,} users' releases are not useful:** their typical "
-            f"expected error is more than half their own data's "
-            f"{'extent' if unit == 'm' else 'spread'} — the noise hides what the data "
-            f"show.{others}{tail} Raise ε or use fewer landmarks per user (the user table "
-            "lists each user's level).")
-    else:
-        level = USEFUL if counts["useful"] == n else MARGINAL
-        colour, icon = UTILITY_STYLE[level]
-        _utility_box("Utility: no user's release is noise", colour, icon,
-                     f"{rest[0].upper()}{rest[1:]}.{tail}")
+    title, level, text = population_utility_line(list(levels), typical, unit)
+    colour, icon = UTILITY_STYLE[level]
+    _utility_box(title, colour, icon, text)
 
 
 def error_metrics(rel: Release, unit: str = "", distance: bool = False) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import streamlit as st
 
@@ -138,49 +139,96 @@ def reference_uploader(kind: str, key: str, restore: Callable[[ViewConfig, str],
                      type=["csv", "txt"] if kind == "series" else ["csv", "txt", "gpx", "plt"])
 
 
+@dataclass(frozen=True)
+class _RestoreTarget:
+    """Where a restored configuration of one kind of data goes: the page's error key, its
+    data sets and demo, how a restored data set is added and selected."""
+
+    kind: str
+    error_key: str
+    sets_key: str
+    demo_name: str
+    demo_key: str
+    check_data: Callable | None
+    add: Callable
+    select: Callable  # (name, view) -> None: select the data set, set its landmarks
+
+    @property
+    def datasets(self) -> dict:
+        return st.session_state[self.sets_key]
+
+
+def _select_series(name: str, view) -> None:
+    from app_support import session
+
+    st.session_state[K.W_SERIES_NAME] = name
+    session.set_series_landmarks(view.landmarks, name)
+
+
+def _select_track(name: str, view) -> None:
+    from app_support import track_session
+
+    st.session_state[K.W_TRACK_NAME] = name
+    track_session.set_track_landmarks(view.landmarks, name)
+    track_session.set_track_stays(view.stays, name)
+
+
+def _restore_target(kind: str) -> _RestoreTarget:
+    from app_support import session, track_session
+
+    if kind == "series":
+        return _RestoreTarget("series", "upload_error", K.SERIES_SETS, session.DEMO_SERIES,
+                              "demo-household", None, session.add_series, _select_series)
+    return _RestoreTarget("track", "track_upload_error", K.TRACK_SETS,
+                          track_session.DEMO_TRACK, track_session.DEMO_TRACK_KEY,
+                          track_session.check_track_size, track_session.add_track,
+                          _select_track)
+
+
+def _checked_view(source: bytes | ViewConfig, target: _RestoreTarget):
+    """(configuration, its checked view), or None while the referenced data file is
+    awaited; InputError when anything is wrong."""
+    from app_support import session
+
+    cfg = config_from_json(source) if isinstance(source, bytes) else source
+    if cfg.data_kind != target.kind:
+        raise InputError("this configuration is for a trajectory; open it on the Map page"
+                         if target.kind == "series" else "this configuration is for a time "
+                         "series; open it on the Timeline page")
+    cfg = referenced_or_pending(cfg, target.kind, target.datasets)
+    if cfg is None:  # the page asks for the data file (reference_uploader)
+        return None
+    st.session_state.pop(K.pending_reference_key(target.kind), None)
+    return cfg, restored_view(cfg, target.demo_key, target.datasets[target.demo_name],
+                              default_cell_size=session.setting("cell_size"),
+                              check_data=target.check_data)
+
+
 def restore_config(source: bytes | ViewConfig, fname: str, kind: str) -> None:
     """Restore a configuration of ``kind`` ('series' on the Timeline, 'track' on the Map):
     its JSON bytes, or one whose referenced data file was just supplied. A configuration
     that only references its data waits for the file; one that is wrong in any way is
     refused with the page's error message and changes nothing
     (:func:`lmdk_core.files.config.restored_view` checks every part first)."""
-    from app_support import correlation_state, session, track_session
+    from app_support import correlation_state, session
 
     ss = st.session_state
-    series = kind == "series"
-    error_key = "upload_error" if series else "track_upload_error"
-    datasets = ss[K.SERIES_SETS] if series else ss[K.TRACK_SETS]
-    demo_name = session.DEMO_SERIES if series else track_session.DEMO_TRACK
+    target = _restore_target(kind)
     try:
-        cfg = config_from_json(source) if isinstance(source, bytes) else source
-        if cfg.data_kind != kind:
-            raise InputError("this configuration is for a trajectory; open it on the Map page"
-                             if series else "this configuration is for a time series; open "
-                             "it on the Timeline page")
-        cfg = referenced_or_pending(cfg, kind, datasets)
-        if cfg is None:  # the page asks for the data file (reference_uploader)
-            ss[error_key] = None
-            return
-        ss.pop(K.pending_reference_key(kind), None)
-        view = restored_view(
-            cfg, "demo-household" if series else track_session.DEMO_TRACK_KEY,
-            datasets[demo_name], default_cell_size=session.setting("cell_size"),
-            check_data=None if series else track_session.check_track_size)
+        checked = _checked_view(source, target)
     except InputError as exc:
-        ss[error_key] = f"Could not restore {quote_user_text(fname)}: {exc}. Nothing was changed."
+        ss[target.error_key] = (f"Could not restore {quote_user_text(fname)}: {exc}. "
+                                "Nothing was changed.")
         return
-    ss[error_key] = None
-    add = session.add_series if series else track_session.add_track
-    target = demo_name if view.data is None else add("Restored: " + fname, view.data)
-    if series:
-        ss[K.W_SERIES_NAME] = target
-        session.set_series_landmarks(view.landmarks, target)
-    else:
-        ss[K.W_TRACK_NAME] = target
-        track_session.set_track_landmarks(view.landmarks, target)
-        track_session.set_track_stays(view.stays, target)
-    for name, value in view.settings.items():
-        session.set_setting(name, value)
+    ss[target.error_key] = None
+    if checked is None:
+        return
+    cfg, view = checked
+    name = (target.demo_name if view.data is None
+            else target.add("Restored: " + fname, view.data))
+    target.select(name, view)
+    for setting_name, value in view.settings.items():
+        session.set_setting(setting_name, value)
     correlation_state.restore_correlation(view.correlation, kind)
     session.restore_seed(cfg)
 

@@ -10,6 +10,8 @@ settings are, because Streamlit forgets the state of widgets a page did not draw
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Iterable
 
 import streamlit as st
@@ -160,6 +162,100 @@ TABLE_EDITABLE = ("keep", "t")
 TABLE_SHOWN = ("time", "lat", "lon", "ε_t")
 
 
+def _shown(value: object) -> str:
+    """A refused value as the note quotes it: ``t=2.5`` for a number, a code span else."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return f"t={value:g}" if math.isfinite(value) else f"`{value}`"
+    return quote_user_text(value if isinstance(value, str) else repr(value))
+
+
+class _TableEdits:
+    """The landmark table's rows (None: removed) while the edits are applied, and one
+    note per refused value."""
+
+    def __init__(self, landmarks: list[int], T: int):
+        self.rows: list[int | None] = list(landmarks)
+        self.notes: list[str] = []
+        self.T = T
+
+    def timestamp(self, where: str, value: object) -> int | None:
+        """A field 't': a whole number in [0, T), never a bool or text (None: empty)."""
+        if value is None or value == "":
+            return None
+        ok = (isinstance(value, numbers.Real) and not isinstance(value, bool)
+              and math.isfinite(value) and float(value).is_integer() and 0 <= value < self.T)
+        if not ok:
+            self.notes.append(f"{where}, field 't' must be a whole number from 0 to "
+                              f"{self.T - 1} (a timestamp of this track); got {_shown(value)}")
+            return None
+        return int(value)
+
+    def keep_flag(self, where: str, change: dict) -> bool | None:
+        """A field 'keep': true or false (None: not given or refused)."""
+        if "keep" not in change:
+            return None
+        if not isinstance(change["keep"], bool):
+            self.notes.append(f"{where}, field 'keep' must be true or false; got "
+                              f"{_shown(change['keep'])}")
+            return None
+        return change["keep"]
+
+    def fields_ok(self, where: str, change: object) -> bool:
+        """A row's change is a dict; fields other than 'keep' and 't' are noted."""
+        if not isinstance(change, dict):
+            self.notes.append(f"{where} must be a set of field values; got {_shown(change)}")
+            return False
+        for k in change:
+            if k not in TABLE_EDITABLE:
+                what = "is shown, not edited" if k in TABLE_SHOWN else "is not a column"
+                self.notes.append(f"{where}, field {quote_user_text(str(k))} {what}; edit "
+                                  "'t' or 'keep'")
+        return True
+
+    def row_index(self, value: object) -> int | None:
+        """A row of the table, given as an int or its digits."""
+        i = None
+        if isinstance(value, int) and not isinstance(value, bool):
+            i = value
+        elif isinstance(value, str) and value.isdigit() and len(value) < 12:
+            i = int(value)
+        if i is None or not 0 <= i < len(self.rows):
+            name = quote_user_text(value) if isinstance(value, str) else _shown(value)
+            self.notes.append(f"row {name} is not a row of the table "
+                              f"(rows 0 to {len(self.rows) - 1})")
+            return None
+        return i
+
+    def edit(self, edited: object) -> None:
+        """Edited rows: untick 'keep' removes the row; a new 't' replaces it (a refused
+        value leaves the row as it was)."""
+        for idx, change in (edited.items() if isinstance(edited, dict) else []):
+            i = self.row_index(idx)
+            if i is None or not self.fields_ok(f"row {i}", change):
+                continue
+            if self.keep_flag(f"row {i}", change) is False:
+                self.rows[i] = None
+            elif "t" in change:
+                before = len(self.notes)
+                t = self.timestamp(f"row {i}", change["t"])
+                if len(self.notes) == before:
+                    self.rows[i] = t
+
+    def delete(self, deleted: object) -> None:
+        """Deleted rows are removed."""
+        for idx in (deleted if isinstance(deleted, list) else []):
+            i = self.row_index(idx)
+            if i is not None:
+                self.rows[i] = None
+
+    def add(self, added: object) -> None:
+        """Added rows with a valid 't' (and 'keep' not false) become landmarks."""
+        for k, row in enumerate(added if isinstance(added, list) else []):
+            where = f"new row {k + 1}"
+            if self.fields_ok(where, row) and self.keep_flag(where, row) is not False:
+                self.rows.append(self.timestamp(where, row.get("t")))
+
+
 def apply_table_edits(landmarks: list[int], edits: object, T: int) -> tuple[list[int], list[str]]:
     """New landmark list after edits of the landmark table (``st.data_editor`` state).
 
@@ -170,85 +266,10 @@ def apply_table_edits(landmarks: list[int], edits: object, T: int) -> tuple[list
     any JSON — a row ``'x'``, ``t = 1e9``, ``NaN``, ``True`` or the text ``'1e400'`` —
     and none of it is coerced: ``True`` is not timestamp 1).
     """
-    import math
-    import numbers
-
-    rows: list[int | None] = list(landmarks)
-    notes: list[str] = []
-    t_range = f"a whole number from 0 to {T - 1} (a timestamp of this track)"
-
-    def shown(value) -> str:
-        if isinstance(value, numbers.Real) and not isinstance(value, bool):
-            return f"t={value:g}" if math.isfinite(value) else f"`{value}`"
-        return quote_user_text(str(value)) if isinstance(value, str) else quote_user_text(
-            repr(value))
-
-    def timestamp(where: str, value) -> int | None:
-        if value is None or value == "":
-            return None
-        ok = (isinstance(value, numbers.Real) and not isinstance(value, bool)
-              and math.isfinite(value) and float(value).is_integer() and 0 <= value < T)
-        if not ok:
-            notes.append(f"{where}, field 't' must be {t_range}; got {shown(value)}")
-            return None
-        return int(value)
-
-    def keep_flag(where: str, change: dict) -> bool | None:
-        if "keep" not in change:
-            return None
-        if not isinstance(change["keep"], bool):
-            notes.append(f"{where}, field 'keep' must be true or false; got "
-                         f"{shown(change['keep'])}")
-            return None
-        return change["keep"]
-
-    def fields_ok(where: str, change: object) -> bool:
-        if not isinstance(change, dict):
-            notes.append(f"{where} must be a set of field values; got {shown(change)}")
-            return False
-        for k in change:
-            if k not in TABLE_EDITABLE:
-                what = "is shown, not edited" if k in TABLE_SHOWN else "is not a column"
-                notes.append(f"{where}, field {quote_user_text(str(k))} {what}; edit "
-                             "'t' or 'keep'")
-        return True
-
-    def row_index(value) -> int | None:
-        i = None
-        if isinstance(value, int) and not isinstance(value, bool):
-            i = value
-        elif isinstance(value, str) and value.isdigit() and len(value) < 12:
-            i = int(value)
-        if i is None or not 0 <= i < len(rows):
-            name = quote_user_text(value) if isinstance(value, str) else shown(value)
-            notes.append(f"row {name} is not a row of the table (rows 0 to {len(rows) - 1})")
-            return None
-        return i
-
     if not isinstance(edits, dict):
         return sorted(set(landmarks)), ["the table's edits are not readable; nothing changed"]
-    edited = edits.get("edited_rows") or {}
-    for idx, change in (edited.items() if isinstance(edited, dict) else []):
-        i = row_index(idx)
-        if i is None or not fields_ok(f"row {i}", change):
-            continue
-        keep = keep_flag(f"row {i}", change)
-        if keep is False:
-            rows[i] = None
-        elif "t" in change:
-            before = len(notes)
-            t = timestamp(f"row {i}", change["t"])
-            if len(notes) == before:  # a refused value leaves the row as it was
-                rows[i] = t
-    deleted = edits.get("deleted_rows") or []
-    for idx in (deleted if isinstance(deleted, list) else []):
-        i = row_index(idx)
-        if i is not None:
-            rows[i] = None
-    added = edits.get("added_rows") or []
-    for k, row in enumerate(added if isinstance(added, list) else []):
-        where = f"new row {k + 1}"
-        if not fields_ok(where, row) or keep_flag(where, row) is False:
-            continue
-        rows.append(timestamp(where, row.get("t")))
-    return sorted({t for t in rows if t is not None}), notes
+    table = _TableEdits(landmarks, T)
+    table.edit(edits.get("edited_rows") or {})
+    table.delete(edits.get("deleted_rows") or [])
+    table.add(edits.get("added_rows") or [])
+    return sorted({t for t in table.rows if t is not None}), table.notes
