@@ -16,51 +16,54 @@ from app_support.components import (
 from app_support.current_data import current_data, view_config
 from app_support.download_buttons import (
     reference_uploader,
-    remember_upload,
-    restore_config,
     track_downloads,
 )
 from app_support.session import (
     setting,
     settings_on_page,
 )
-from app_support.track_map import clicked_point, track_map
+from app_support.track_edits import (
+    accept_candidates,
+    candidate_label,
+    candidate_options,
+    clear_landmarks,
+    demo_landmarks,
+    metres,
+    on_config,
+    on_map_click,
+    on_multiselect,
+    on_stay_select,
+    on_table_edit,
+    on_upload,
+    restore_track_config,
+    stay_chip,
+    stay_key,
+    stay_suggestions,
+    switch_visit,
+)
+from app_support.track_map import track_map
 from app_support.track_session import (
     DEMO_TRACK,
     MAX_TRACK_POINTS,
-    add_track,
-    apply_table_edits,
-    check_track_size,
     current_track,
-    set_track_landmarks,
-    set_track_stays,
-    stay_of,
-    toggle_track_landmark,
     track_landmarks,
     track_stays,
 )
-from lmdk_core.data.demo_track import demo_track_events, demo_track_landmarks
-from lmdk_core.data.track import DEFAULT_WAYPOINT_MAX_M, Track, load_track
+from lmdk_core.data.demo_track import demo_track_events
+from lmdk_core.data.track import DEFAULT_WAYPOINT_MAX_M
 from lmdk_core.engine.quoting import quote_user_text
 from lmdk_core.engine.release import Release
 from lmdk_core.engine.setting_limits import LIMITS
 from lmdk_core.engine.validation import (
     InputError,
-    format_landmark_range,
-    parse_landmark_entry,
-    parse_landmark_ranges,
 )
 from lmdk_core.figures.common import data_labels
 from lmdk_core.figures.map import (
     displacement_summary,
     landmark_frame,
     map_payload,
-    nearest_in_time,
-    revisit_candidates,
 )
 from lmdk_core.figures.track_budget import PANEL_HEIGHT, budget_panels
-from lmdk_core.files.config import ViewConfig
-from lmdk_core.landmarks.discovery import track_stay_points
 from lmdk_core.leakage.model import CorrelationModel
 
 MAP_KEY = K.TRACK_MAP
@@ -71,195 +74,6 @@ CANDIDATE_KEY = K.TRACK_CANDIDATES
 name, track = current_track()
 T = len(track)
 labels = data_labels(track)
-
-
-# ---------------------------------------------------------------- cached engine calls
-@st.cache_data(max_entries=16, show_spinner=False)
-def cached_stays(lat: np.ndarray, lon: np.ndarray, times: np.ndarray, segment: np.ndarray,
-                 time_kind: str, minutes_per_point: float | None, distance_m: float,
-                 duration_min: float) -> tuple[list, list[str]]:
-    """Stay points and notes (discovery.track_stay_points), cached on their inputs."""
-    tr = Track(lat=lat, lon=lon, time=times, time_kind=time_kind, segment=segment)
-    return track_stay_points(tr, distance_m, duration_min, minutes_per_point)
-
-
-def stay_suggestions() -> tuple[list, str | None]:
-    """Stay points of the current track with the page's thresholds, and a note (what was
-    assumed for pieces without times, or why there are none)."""
-    untimed = track.time_kind == "index" or track.n_missing_times
-    try:
-        stays, notes = cached_stays(
-            track.lat, track.lon, np.asarray(track.time), track.segment, track.time_kind,
-            float(setting("minutes_per_point")) if untimed else None,
-            float(setting("stay_distance")), float(setting("stay_minutes")))
-    except InputError as exc:
-        return [], f"No stay points: {exc}."
-    return stays, " ".join(notes) or None
-
-
-def metres(x: float) -> str:
-    """A distance for a metric: '1,234 m' (or a dash)."""
-    return f"{x:,.0f} m" if np.isfinite(x) else "—"
-
-
-# ---------------------------------------------------------------- callbacks
-def _on_map_click() -> None:
-    """Toggle the clicked track point (the map reports its t; one rerun per click)."""
-    t = clicked_point(MAP_KEY)
-    if t is None or not 0 <= t < T:
-        return
-    inside = stay_of(t, name)
-    if inside is not None and t not in track_landmarks(name):
-        # a fix of a stay protected as one event: the stay is the unit, not the fix
-        st.session_state[K.TRACK_STAY_NOTE] = (
-            f"t={t} is a fix of the stay t={inside[0]}–{inside[1]}, protected as one "
-            "landmark event; remove the stay in the Landmarks list (beside the map, or "
-            "below it on a phone) to change it.")
-        return
-    st.session_state[K.TRACK_STAY_NOTE] = None
-    # where the track comes back to a spot, the grey marker drawn on top may be another
-    # visit: take the visit nearest in time to the point toggled just before, offer the
-    # others (a red landmark clicked is removed as it is)
-    visits = revisit_candidates(track.lat, track.lon, t)
-    if len(visits) > 1 and t not in track_landmarks(name):
-        last = st.session_state.get(K.TRACK_LAST_TOGGLED)
-        if last is not None and last[0] == name:
-            t = nearest_in_time(visits, [last[1]]) or t
-        st.session_state[K.TRACK_REVISIT] = (name, t, visits)
-    else:
-        st.session_state[K.TRACK_REVISIT] = None
-    toggle_track_landmark(t, name)
-    st.session_state[K.TRACK_LAST_TOGGLED] = (name, t)
-
-
-def _switch_visit(old: int, new: int) -> None:
-    """Move the landmark just toggled at a revisited spot to another visit."""
-    lm = set(track_landmarks(name))
-    if old in lm:  # it was marked: mark the other visit instead
-        lm.discard(old)
-        lm.add(new)
-    else:  # it was unmarked: unmark the other visit instead, keep this one
-        lm.add(old)
-        lm.discard(new)
-    set_track_landmarks(sorted(lm), name)
-    st.session_state[K.TRACK_REVISIT] = (name, new, st.session_state[K.TRACK_REVISIT][2])
-    st.session_state[K.TRACK_LAST_TOGGLED] = (name, new)
-
-
-def _on_multiselect() -> None:
-    """The picker lists only the current landmarks; a typed t is added (bad entries are
-    reported, the rest kept)."""
-    kept, errors = [], []
-    for e in st.session_state[SELECT_KEY] or []:
-        try:  # the one landmark syntax: t, t=12, 271-295, 3,7 (validation.parse_landmarks)
-            kept.extend(parse_landmark_entry(e, T, "track"))
-        except InputError as exc:
-            errors.append(f"{quote_user_text(str(e))}: {exc}")
-    st.session_state[K.TRACK_PICKER_ERROR] = "; ".join(errors) or None
-    set_track_landmarks(sorted(set(kept)), name)
-
-
-def _on_table_edit() -> None:
-    key = f"track_lm_table_{st.session_state[K.TRACK_TABLE_VERSION]}"
-    edits = st.session_state.get(key) or {}
-    new, notes = apply_table_edits(track_landmarks(name), edits, T)
-    st.session_state[K.TRACK_TABLE_NOTES] = notes
-    set_track_landmarks(new, name)
-
-
-def _clear() -> None:
-    set_track_landmarks([], name)
-    set_track_stays([], name)
-
-
-def _on_stay_select() -> None:
-    """Removing a chip removes that stay (the list offers only the accepted stays)."""
-    kept = st.session_state.get(STAYS_KEY) or []
-    set_track_stays([s for s in track_stays(name) if _stay_key(s) in kept], name)
-
-
-def _stay_key(s: tuple[int, int]) -> str:
-    return format_landmark_range(*s)
-
-
-def _stay_chip(key: str) -> str:
-    ((a, b),) = parse_landmark_ranges(key, "stay")
-    return f"t={a}–{b} ({b - a + 1} fixes)"
-
-
-def _demo_landmarks() -> None:
-    set_track_landmarks(demo_track_landmarks(), name)
-
-
-def _candidate_timestamps(keys: list[str], stays: list) -> tuple[set[int], list]:
-    """(landmark fixes, stays as events) of the accepted candidates: a stay is one event
-    (the default), every fix of its visit, or its first fix (the page's choice)."""
-    out: set[int] = set()
-    events: list[tuple[int, int]] = []
-    mark = setting("stay_mark")
-    for k in keys:
-        kind, _, i = k.partition(":")
-        if kind == "stay" and int(i) < len(stays):
-            s = stays[int(i)]
-            if mark == "event":
-                events.append(s.span)
-            else:
-                out.update(s.timestamps if mark == "visit" else [s.start])
-        elif kind == "wpt" and int(i) < len(track.waypoints):
-            out.add(track.waypoints[int(i)].index)
-    return out, events
-
-
-def _accept(all_: bool) -> None:
-    stays, _ = stay_suggestions() if setting("suggest") else ([], None)
-    keys = candidate_options(stays) if all_ else st.session_state.get(CANDIDATE_KEY, [])
-    added, events = _candidate_timestamps(list(keys), stays)
-    set_track_landmarks(set(track_landmarks(name)) | added, name)
-    if events:
-        set_track_stays(track_stays(name) + events, name)
-    st.session_state[CANDIDATE_KEY] = []
-
-
-def _on_upload() -> None:
-    f = st.session_state.get(K.TRACK_UPLOAD)
-    if f is None:
-        return
-    try:
-        tr = check_track_size(load_track(f.getvalue(), filename=f.name, name=f.name))
-    except InputError as exc:
-        st.session_state[K.TRACK_UPLOAD_ERROR] = (
-            f"Could not use {quote_user_text(f.name)}: {exc}. Your current track, landmarks "
-            "and settings are unchanged.")
-        return
-    st.session_state[K.TRACK_UPLOAD_ERROR] = None
-    remember_upload(add_track(f"Upload: {f.name}", tr), f.name, f.getvalue())
-
-
-def _on_config() -> None:
-    f = st.session_state.get(K.TRACK_CONFIG_UPLOAD)
-    if f is None:
-        return
-    _restore_config(f.getvalue(), f.name)
-
-
-def _restore_config(source: bytes | ViewConfig, fname: str) -> None:
-    restore_config(source, fname, "track")
-
-
-def candidate_options(stays: list) -> list[str]:
-    """Keys of the landmark candidates: stay points and waypoints."""
-    return [f"stay:{i}" for i in range(len(stays))] + [
-        f"wpt:{i}" for i in range(len(track.waypoints))]
-
-
-def candidate_label(key: str, stays: list) -> str:
-    """A readable line for a candidate key."""
-    kind, _, i = key.partition(":")
-    if kind == "stay":
-        s = stays[int(i)]
-        return f"Stay {int(i) + 1}: {s.describe()}, t={s.start}-{s.end}"
-    w = track.waypoints[int(i)]
-    return f"Waypoint {w.name} (t={w.index}, {w.distance_m:,.0f} m away)"
 
 
 # ---------------------------------------------------------------- page
@@ -278,10 +92,10 @@ with st.expander(":material/upload_file: Use your own track, or restore a saved 
         f"Track: CSV with columns `time,lat,lon` (time optional), GPX (tracks; waypoints "
         f"within {DEFAULT_WAYPOINT_MAX_M / 1000:g} km of the track become landmark "
         f"candidates) or a GeoLife `.plt`. Up to {MAX_TRACK_POINTS:,} points.",
-        type=["csv", "txt", "gpx", "plt"], key=K.TRACK_UPLOAD, on_change=_on_upload)
+        type=["csv", "txt", "gpx", "plt"], key=K.TRACK_UPLOAD, on_change=on_upload)
     c2.file_uploader("Configuration JSON (downloaded below)", type=["json"],
-                     key=K.TRACK_CONFIG_UPLOAD, on_change=_on_config)
-reference_uploader("track", "track_reference_upload", _restore_config, "track_upload_error")
+                     key=K.TRACK_CONFIG_UPLOAD, on_change=on_config)
+reference_uploader("track", "track_reference_upload", restore_track_config, "track_upload_error")
 if st.session_state.get(K.TRACK_UPLOAD_ERROR):
     st.error(st.session_state[K.TRACK_UPLOAD_ERROR], icon=":material/error:")
 for warning in track.warnings:
@@ -308,13 +122,6 @@ if setting("tiles"):
     st.caption(":material/public: Online tiles: your browser asks OpenStreetMap for the "
                "tiles of this track's area, which reveals where it is.")
 
-# Everything below depends on the landmarks, so it is one fragment: a click on the map, an
-# edit of the list or the table, the suggestion and panel switches rerun only this part
-# (the sidebar and the page's head are not redrawn: a map click 0.63 → 0.55 s to idle in
-# the browser, measured against the previous version served alongside). A change of the
-# track, the radius or a shared setting still reruns the whole page, as it must: they are
-# outside.
-@st.fragment
 def _release(landmarks: list[int], accepted: list[tuple[int, int]], radius: float) -> Release:
     """The track's release at the sidebar's settings (stays released as one event each)."""
     try:
@@ -353,7 +160,7 @@ def _map_column(rel: Release, radius: float, stays: list,
                        show_circles=bool(setting("show_circles")),
                        suggestions=[s for s in stays if s.span not in accepted],
                        waypoints=track.waypoints, events=accepted),
-              key=MAP_KEY, height=620, on_toggle=_on_map_click)
+              key=MAP_KEY, height=620, on_toggle=on_map_click)
     st.toggle("Show the released points", key=K.W_SHOW_RELEASED,
               help="Blue dots: the published (noisy) locations, drawn under the true "
                    "path and not joined (orange rings: approximations that repeat the "
@@ -365,11 +172,11 @@ def _accepted_stays(accepted: list[tuple[int, int]]) -> None:
     """The accepted stays as chips (remove one to drop it) and what they cost."""
     n_fix = sum(b - a + 1 for a, b in accepted)
     st.markdown(f"**Stays, one landmark event each ({len(accepted)})**")
-    keys = [_stay_key(s) for s in accepted]
+    keys = [stay_key(s) for s in accepted]
     st.session_state[STAYS_KEY] = keys
     st.multiselect(
         "Stays", options=keys, key=STAYS_KEY, label_visibility="collapsed",
-        format_func=_stay_chip, on_change=_on_stay_select,
+        format_func=stay_chip, on_change=on_stay_select,
         help="Remove a chip to drop that stay.")
     st.caption(
         f":material/shield: {len(accepted)} stays ({n_fix:,} fixes) cost "
@@ -387,7 +194,7 @@ def _landmark_picker(landmarks: list[int]) -> None:
     st.multiselect(
         "Landmarks", options=landmarks, key=SELECT_KEY, label_visibility="collapsed",
         format_func=lambda t: f"t={t} · {labels[t]}" if isinstance(t, int) else str(t),
-        on_change=_on_multiselect, accept_new_options=True,
+        on_change=on_multiselect, accept_new_options=True,
         help=f"Type a point's t (0 to {T - 1}) and press Enter to add it; remove a chip to "
              "unmark it. The map and the budget follow.",
         placeholder="No landmarks: click points on the map or type a t here")
@@ -400,23 +207,27 @@ def _landmark_table(landmarks: list[int], rel: Release) -> None:
     """The editable landmark table (keep, t, time, lat, lon, ε_t)."""
     table = landmark_frame(track, landmarks, rel.epsilon_t)
     table.insert(0, "keep", True)
-    # room above the table for its toolbar (on a phone it covered the picker), and
-    # narrow columns: keep, t, time and ε_t fit a phone's width, lat/lon follow
+    # room above the table for its toolbar (on a phone it covered the picker). The
+    # columns a person reads first come first and are narrow (coordinates to 4 decimals,
+    # about 10 m), so keep, t, lat, lon and ε_t fit a phone's 390 px; the time follows
     st.container(key="lmdk_table_gap").data_editor(
         table, key=f"track_lm_table_{st.session_state[K.TRACK_TABLE_VERSION]}",
-        on_change=_on_table_edit, num_rows="dynamic", hide_index=True, width="stretch",
+        on_change=on_table_edit, num_rows="dynamic", hide_index=True, width="stretch",
         height=min(300, 38 + 35 * (len(table) + 1)),
         disabled=["time", "lat", "lon", "ε_t"],
+        column_order=["keep", "t", "lat", "lon", "ε_t", "time"],
         column_config={
             "keep": st.column_config.CheckboxColumn("keep", help="Untick to remove.",
-                                                    width=48),
+                                                    width=44),
             "t": st.column_config.NumberColumn("t", min_value=0, max_value=T - 1, step=1,
                                                help="0-based timestamp; edit or add a row.",
-                                               width=56),
+                                               width=52),
+            "lat": st.column_config.NumberColumn("lat", format="%.4f", width=68,
+                                                 help="Latitude of the true point (°)."),
+            "lon": st.column_config.NumberColumn("lon", format="%.4f", width=68,
+                                                 help="Longitude of the true point (°)."),
+            "ε_t": st.column_config.NumberColumn("ε_t", format="%.3g", width=56),
             "time": st.column_config.TextColumn("time", width=132),
-            "lat": st.column_config.NumberColumn("lat", format="%.5f", width=84),
-            "lon": st.column_config.NumberColumn("lon", format="%.5f", width=84),
-            "ε_t": st.column_config.NumberColumn("ε_t", format="%.4g", width=56),
         })
 
 
@@ -431,7 +242,7 @@ def _revisit_hint(landmarks: list[int]) -> None:
         others = [v for v in visits if v != chosen][:6]
         vc = st.columns(max(1, len(others)))
         for col, v in zip(vc, others, strict=False):
-            col.button(f"t={v} · {labels[v]}", key=f"track_visit_{v}", on_click=_switch_visit,
+            col.button(f"t={v} · {labels[v]}", key=f"track_visit_{v}", on_click=switch_visit,
                        args=(chosen, v), width="stretch")
 
 
@@ -442,10 +253,10 @@ def _landmark_buttons() -> None:
         st.error(f"Not applied: {note}. The other edits and your landmarks are kept.",
                  icon=":material/error:")
     b1, b2 = st.columns(2)
-    b1.button("Clear", on_click=_clear, width="stretch", icon=":material/clear_all:",
+    b1.button("Clear", on_click=clear_landmarks, width="stretch", icon=":material/clear_all:",
               help="Remove every landmark of this track.")
     if name == DEMO_TRACK:
-        b2.button("Demo landmarks", on_click=_demo_landmarks, width="stretch",
+        b2.button("Demo landmarks", on_click=demo_landmarks, width="stretch",
                   icon=":material/restart_alt:",
                   help="; ".join(text for _, text in demo_track_events()) + ".")
 
@@ -497,9 +308,9 @@ def _suggestion_controls(stays: list, stay_note: str | None) -> None:
                        format_func=lambda k: candidate_label(k, stays),
                        placeholder="Pick suggestions to accept")
         a1, a2 = st.columns(2)
-        a1.button("Accept selected", on_click=_accept, args=(False,), width="stretch",
+        a1.button("Accept selected", on_click=accept_candidates, args=(False,), width="stretch",
                   icon=":material/done:")
-        a2.button("Accept all", on_click=_accept, args=(True,), width="stretch",
+        a2.button("Accept all", on_click=accept_candidates, args=(True,), width="stretch",
                   icon=":material/done_all:")
     elif setting("suggest") and not (stay_note or "").startswith("No stay points"):
         st.caption("No stay found with these thresholds.")
@@ -555,10 +366,18 @@ def _displacement_table(summary: pd.DataFrame) -> None:
              .rename_axis("displacement (m)"))
 
 
+# Everything in landmark_workspace depends on the landmarks, so it is one fragment: a click
+# on the map, an edit of the list or the table, the suggestion and panel switches rerun
+# only this part (the sidebar and the page's head are not redrawn). A change of the track,
+# the radius or a shared setting reruns the whole page, as it must: they are outside. The
+# one widget inside that changes a shared setting, the verdict's "Apply the calibration"
+# (ε), asks for a whole rerun (:func:`_follow_shared_settings`).
+@st.fragment
 def landmark_workspace() -> None:
     """The verdict, the map, the landmark list and table, the suggestions, the budget /
     displacement / leakage panels, the displacement summary and the downloads of the
     current track."""
+    _follow_shared_settings()
     landmarks = track_landmarks(name)
     accepted = track_stays(name)  # stays protected as one landmark event each
     radius = float(setting("radius"))
@@ -619,7 +438,15 @@ def landmark_workspace() -> None:
     track_downloads(track, rel, cfg, key="map", dataset_name=name)
 
 
+def _follow_shared_settings() -> None:
+    """First thing in the fragment: when a widget inside it changed ε (the verdict's
+    "Apply the calibration"), rerun the whole page so that the sidebar shows the new ε."""
+    if st.session_state.get(K.MAP_EPSILON_DRAWN) != setting("epsilon"):
+        st.rerun()
+
+
 # phones: ε and the scheme in view of the verdict (outside the fragment: a shared setting
 # reruns the whole page)
 settings_on_page()
+st.session_state[K.MAP_EPSILON_DRAWN] = setting("epsilon")  # the ε the sidebar shows
 landmark_workspace()

@@ -33,6 +33,8 @@ LK_N_STATES = "lk_n_states"
 LK_TARGET = "lk_target"
 LK_TARGET_EDITED = "lk_target_edited"
 LK_UPLOAD_ERROR = "lk_upload_error"
+#: the ε the Map page's sidebar showed at its last whole run (its fragment compares)
+MAP_EPSILON_DRAWN = "map_epsilon_drawn"
 PICKER_ERROR = "picker_error"
 POP_CANCELLED = "pop_cancelled"
 POP_DEV_K = "pop_dev_k"
