@@ -218,7 +218,7 @@ def _landmark_table(landmarks: list[int], rel: Release) -> None:
         column_order=["keep", "t", "lat", "lon", "ε_t", "time"],
         column_config={
             "keep": st.column_config.CheckboxColumn("keep", help="Untick to remove.",
-                                                    width=44),
+                                                    width=60),
             "t": st.column_config.NumberColumn("t", min_value=0, max_value=T - 1, step=1,
                                                help="0-based timestamp; edit or add a row.",
                                                width=52),

@@ -1,5 +1,7 @@
-// The Map page's Leaflet map (a Streamlit component, version 2). Leaflet itself is
-// prepended to this file by app_support/track_map.py (it sets window.L).
+// The Map page's Leaflet map (a Streamlit component, version 2). Leaflet itself is the
+// component's asset, served by the app's own server and imported once per page (it sets
+// window.L); app_support/track_map.py names its path in the value ("leaflet"), or
+// prepends it to this file when it cannot be served.
 //
 // The map stays mounted from rerun to rerun: when the page sends a new value only the
 // drawn layers are rebuilt (the view, the open layers and the background stay), and
@@ -309,9 +311,27 @@ function setTiles(st, on) {
   st.el.classList.toggle("lmdk-plain", !on);
 }
 
-export default function (component) {
+let LEAFLET = null;  // the import of Leaflet under way (one per page)
+
+function loadLeaflet(path) {
+  // the asset's URL on the app's own server (the page's base, so a base path is kept)
+  if (!LEAFLET) LEAFLET = import(new URL("_stcore/bidi-components/" + path, document.baseURI).href);
+  return LEAFLET;
+}
+
+function unmount(parentElement) {
+  const st = STATES.get(parentElement);
+  if (!st) return;
+  STATES.delete(parentElement);
+  if (window.__lmdkTrackMap === st) window.__lmdkTrackMap = null;
+  st.alive = false;
+  st.resize.disconnect();
+  st.map.stop();  // an animation still running would move panes that no longer exist
+  st.map.remove();
+}
+
+function render(component) {
   const { parentElement, data, setTriggerValue } = component;
-  if (!data || !data.base) return;
   let st = STATES.get(parentElement);
   if (!st) {
     st = createState(parentElement);
@@ -331,12 +351,20 @@ export default function (component) {
     st.map.invalidateSize({ animate: false });
     st.map.fitBounds(spec.base.bounds, { animate: false });
   }
+}
+
+export default function (component) {
+  const { parentElement, data } = component;
+  if (!data || !data.base) return;
+  let gone = false;
+  if (window.L) {
+    render(component);
+  } else {
+    // first value of the page: draw once Leaflet is loaded (later values wait in order)
+    loadLeaflet(data.leaflet).then(() => { if (!gone) render(component); });
+  }
   return () => {
-    STATES.delete(parentElement);
-    if (window.__lmdkTrackMap === st) window.__lmdkTrackMap = null;
-    st.alive = false;
-    st.resize.disconnect();
-    st.map.stop();  // an animation still running would move panes that no longer exist
-    st.map.remove();
+    gone = true;
+    unmount(parentElement);
   };
 }

@@ -4,16 +4,20 @@ streamlit-folium rebuilt the whole map on every rerun (~0.5 MB of HTML with Leaf
 inlined, the base map re-evaluated in an iframe) and held every click back 250 ms; here
 the page sends only the layers' values (:func:`lmdk_core.figures.map.map_spec`), the
 browser keeps the map, its view and the layers the user switched off, and a click on a
-track point or landmark reports its t at once. Leaflet (``assets/leaflet``) is part of
-the component's code, so nothing is fetched from the internet; online tiles are drawn
-only when the page asks for them. The layers arrive as JSON text, parsed in the
-browser (the track's part only when it changed).
+track point or landmark reports its t at once. Leaflet (``assets/leaflet``, 147 kB) is
+served by the app's own server as the component's asset
+(``/_stcore/bidi-components/lmdk.track_map/leaflet.js``) and loaded once per page, not
+sent inline with every rerun (each rerun's element was ~210 kB, now ~30 kB); nothing is
+fetched from the internet, and online tiles are drawn only when the page asks for them.
+The layers arrive as JSON text, parsed in the browser (the track's part only when it
+changed).
 """
 
 from __future__ import annotations
 
 import base64
 import functools
+import logging
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,6 +27,10 @@ _JS = Path(__file__).with_name("track_map.js")
 #: vendored Leaflet 1.9 (BSD-2-Clause), next to the app: the repository's ``assets/`` in a
 #: checkout, ``lmdk_app/assets/`` in an installed wheel
 LEAFLET_DIR = Path(__file__).resolve().parents[1] / "assets" / "leaflet"
+
+#: the component's name: "<package>.<component>" of its asset manifest
+COMPONENT = "lmdk.track_map"
+_LOG = logging.getLogger(__name__)
 
 _CSS = """
 .lmdk-track-map { width: 100%; border-radius: 0.5rem; border: 1px solid rgba(49,51,63,0.2); }
@@ -34,26 +42,60 @@ _CSS = """
 """
 
 
+def _serve_leaflet() -> bool:
+    """Declare ``assets/leaflet`` as the asset folder of :data:`COMPONENT` (what a
+    package's ``[tool.streamlit.component]`` manifest declares; the app is not such a
+    package), so that Streamlit's server serves ``leaflet.js`` under
+    ``/_stcore/bidi-components/``. False when this Streamlit has no such registry: the
+    page then sends Leaflet inline, as before."""
+    try:
+        from streamlit.components.v2.get_bidi_component_manager import (
+            get_bidi_component_manager,
+        )
+        from streamlit.components.v2.manifest_scanner import (
+            ComponentConfig,
+            ComponentManifest,
+        )
+
+        root = LEAFLET_DIR.resolve().parents[1]
+        get_bidi_component_manager().register_from_manifest(
+            ComponentManifest(name=COMPONENT.split(".")[0], version="1", components=[
+                ComponentConfig(name=COMPONENT.split(".")[1],
+                                asset_dir=str(LEAFLET_DIR.resolve().relative_to(root)))]),
+            root)
+    except Exception:  # noqa: BLE001 - any change of Streamlit's registry: inline Leaflet
+        _LOG.warning("Leaflet is sent inline: the component asset registry is unavailable",
+                     exc_info=True)
+        return False
+    return True
+
+
 @functools.cache
-def _component() -> Callable:
-    """Register the component once per process: Leaflet + the page's code, Leaflet's
-    CSS with the layer control's icons inlined (``data:`` URLs, no request)."""
+def _component() -> tuple[Callable, str | None]:
+    """Register the component once per process: the page's code (and Leaflet when it
+    cannot be served as an asset), Leaflet's CSS with the layer control's icons inlined
+    (``data:`` URLs, no request). Returns the component and Leaflet's asset path (the
+    browser imports it from the app's server), or None when Leaflet is inline."""
     css = (LEAFLET_DIR / "leaflet.css").read_text(encoding="utf-8")
     for img in ("layers.png", "layers-2x.png"):
         data = base64.b64encode((LEAFLET_DIR / img).read_bytes()).decode()
         css = css.replace(f"url(images/{img})", f"url(data:image/png;base64,{data})")
-    js = (LEAFLET_DIR / "leaflet.js").read_text(encoding="utf-8") + "\n" + _JS.read_text(
-        encoding="utf-8")
-    return st.components.v2.component("lmdk_track_map", html="", css=css + _CSS, js=js,
-                                      isolate_styles=False)
+    js = _JS.read_text(encoding="utf-8")
+    served = _serve_leaflet()
+    if not served:
+        js = (LEAFLET_DIR / "leaflet.js").read_text(encoding="utf-8") + "\n" + js
+    component = st.components.v2.component(COMPONENT, html="", css=css + _CSS, js=js,
+                                           isolate_styles=False)
+    return component, f"{COMPONENT}/leaflet.js" if served else None
 
 
 def track_map(spec: dict, *, key: str, height: int = 620,
               on_toggle: Callable[[], None] | None = None):
     """Draw ``spec`` (:func:`lmdk_core.figures.map.map_payload`); ``on_toggle`` runs when
     a track point or landmark is clicked, with :func:`clicked_point` giving its t."""
-    return _component()(data={**spec, "height": height}, key=key, height=height,
-                        on_toggle_change=on_toggle)
+    component, leaflet = _component()
+    return component(data={**spec, "height": height, "leaflet": leaflet}, key=key,
+                     height=height, on_toggle_change=on_toggle)
 
 
 def clicked_point(key: str) -> int | None:

@@ -757,9 +757,11 @@ class Bench:
         print("map (demo):", flush=True)
         self.map_rows(page, wire, "demo")
         upload(page, wire, track_csv(5000, tmp))
-        # the rows below must time the upload, not the demo day
-        page.locator("[data-testid=stSelectbox]").filter(
-            has_text="track_5000.csv").first.wait_for(timeout=30_000)
+        # the rows below must time the upload, not the demo day: the page's caption names
+        # the selected track (a selectbox shows its value in an input, not as text)
+        page.locator("[data-testid=stCaptionContainer]").filter(
+            has_text="track_5000.csv").filter(has_text="5,000 points").first.wait_for(
+            timeout=60_000)
         print("map (5,000 points):", flush=True)
         self.map_rows(page, wire, "5,000 points")
         page.context.close()
@@ -799,7 +801,11 @@ class Bench:
                      lambda i: toggle(page, "Temporal leakage (TPL)"))
         self.measure(P, "toggle suggest stay points", data, page, wire,
                      lambda i: toggle(page, "Suggest stay points"))
-        reset = "Demo landmarks" if data == "demo" else "Clear"
+        def reset(i: int) -> None:
+            """Clear (landmarks and the accepted stays), then the demo's landmarks."""
+            untimed(page, wire, button(page, "Clear"))
+            if data == "demo":
+                untimed(page, wire, button(page, "Demo landmarks"))
 
         def accept(i: int) -> Callable[[], None]:
             if not page.locator("[data-testid=stCheckbox]").filter(
@@ -807,7 +813,8 @@ class Bench:
                 untimed(page, wire, toggle(page, "Suggest stay points"))
             return button(page, "Accept all")
         self.measure(P, "Suggest: accept all", data, page, wire, accept, effect=lms,
-                     after=lambda i: untimed(page, wire, button(page, reset)))
+                     after=reset)
+        untimed(page, wire, toggle(page, "Suggest stay points"))  # off again
         self.apply_calibration(P, page, wire, data)
 
     def population(self) -> None:

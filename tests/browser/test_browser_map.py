@@ -117,3 +117,24 @@ def test_tapping_a_point_on_a_phone_marks_it(app_url):
             marked = now
         page.screenshot(path=str(ARTIFACTS / "map_phone_taps.png"))
         assert not errors, errors
+
+
+def test_landmark_table_shows_the_coordinates_on_a_phone(app_url):
+    """At 390×844 the landmark table's t, lat, lon and ε_t columns are inside the table's
+    visible width (the time follows and may scroll)."""
+    with phone_page() as (page, errors):
+        open_map(page, app_url)
+        grid = page.locator("[data-testid=stDataFrame]").first
+        grid.scroll_into_view_if_needed()
+        page.wait_for_timeout(500)
+        box = grid.bounding_box()
+        heads = grid.locator("[role=columnheader]")
+        shown = {}
+        for k in range(heads.count()):
+            b = heads.nth(k).bounding_box()
+            name = heads.nth(k).inner_text().strip()
+            if b and name:
+                shown[name] = b["x"] + b["width"] <= box["x"] + box["width"] + 0.5
+        assert all(shown.get(c) for c in ("t", "lat", "lon", "ε_t")), shown
+        page.screenshot(path=str(ARTIFACTS / "map_phone_table.png"))
+        assert not errors, errors
