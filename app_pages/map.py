@@ -378,6 +378,7 @@ def landmark_workspace() -> None:
     displacement / leakage panels, the displacement summary and the downloads of the
     current track."""
     _follow_shared_settings()
+    _keep_fragment_settings()
     landmarks = track_landmarks(name)
     accepted = track_stays(name)  # stays protected as one landmark event each
     radius = float(setting("radius"))
@@ -436,6 +437,23 @@ def landmark_workspace() -> None:
     # publishable files first (released locations only); confidential ones behind their expander
     cfg = view_config(current_data("track"), page="map")
     track_downloads(track, rel, cfg, key="map", dataset_name=name)
+
+
+#: the settings whose widgets are drawn inside the fragment, some only some of the time
+#: (the grid cell size with the leakage panel, the stay thresholds with the suggestions)
+FRAGMENT_SETTINGS = (K.W_SHOW_RELEASED, K.W_SUGGEST, K.W_STAY_DISTANCE, K.W_STAY_MINUTES,
+                     K.W_MINUTES_PER_POINT, K.W_STAY_MARK, K.W_POINT_DISPLACEMENT,
+                     K.W_TRACK_LEAKAGE, K.W_CELL_SIZE)
+
+
+def _keep_fragment_settings() -> None:
+    """Re-assign the settings of the fragment's widgets at the start of each of its runs,
+    as app.py does for the whole page's: Streamlit forgets the state of a widget a run
+    did not draw, and a fragment's run does not pass through app.py (the grid cell size,
+    hidden while the leakage panel is off, was gone when it came back: a KeyError)."""
+    for k in FRAGMENT_SETTINGS:
+        if k in st.session_state:
+            st.session_state[k] = st.session_state[k]
 
 
 def _follow_shared_settings() -> None:

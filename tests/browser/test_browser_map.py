@@ -140,3 +140,21 @@ def test_landmark_table_shows_the_coordinates_on_a_phone(app_url):
         assert 0 <= scroll - view < TIME_COLUMN_PX, (scroll, view)
         page.screenshot(path=str(ARTIFACTS / "map_phone_table.png"))
         assert not errors, errors
+
+
+def test_fragment_widgets_keep_their_state_when_hidden_and_shown(app_url, page):
+    """The leakage panel's grid cell size is drawn only while the panel is on; switching
+    the panel off and on again (reruns of the page's fragment alone) keeps its value and
+    raises nothing (it was a KeyError: Streamlit had forgotten the hidden widget)."""
+    open_map(page, app_url)
+    switch = page.locator("[data-testid=stCheckbox]").filter(has_text="Temporal leakage (TPL)")
+    cell = page.locator("[data-testid=stNumberInput]").filter(has_text="Grid cell size")
+    for shown in (True, False, True):
+        switch.locator("label").first.click()
+        if shown:
+            cell.first.wait_for(timeout=60_000)
+        else:
+            cell.first.wait_for(state="detached", timeout=60_000)
+        wait_for_app(page)
+        assert page.locator("[data-testid=stException]").count() == 0
+    assert cell.first.locator("input").input_value() == "250"
