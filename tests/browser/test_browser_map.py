@@ -149,7 +149,8 @@ def test_fragment_widgets_keep_their_state_when_hidden_and_shown(app_url, page):
     open_map(page, app_url)
     switch = page.locator("[data-testid=stCheckbox]").filter(has_text="Temporal leakage (TPL)")
     cell = page.locator("[data-testid=stNumberInput]").filter(has_text="Grid cell size")
-    for shown in (True, False, True):
+    cell.first.wait_for(timeout=60_000)  # the panel is on by default
+    for shown in (False, True, False, True):
         switch.locator("label").first.click()
         if shown:
             cell.first.wait_for(timeout=60_000)
