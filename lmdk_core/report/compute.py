@@ -62,19 +62,40 @@ TRACK_DEMOS = {"demo-paris"}
 
 
 # ====================================================================== data
+def extra_setting(cfg: ViewConfig, key: str, default=None):
+    """``cfg.extra[key]`` (the pages' extra settings), ``default`` when it is absent or
+    ``extra`` is not a mapping."""
+    return cfg.extra.get(key, default) if isinstance(cfg.extra, dict) else default
+
+
+def custom_title(cfg: ViewConfig) -> str | None:
+    """The configuration's own title (``extra.title``) without surrounding blanks; None
+    when it has none (or it is blank or not text)."""
+    custom = extra_setting(cfg, "title")
+    return custom.strip() if isinstance(custom, str) and custom.strip() else None
+
+
 def load_view_data(cfg: ViewConfig) -> Series | Track:
     """The series or track a configuration describes: a built-in demo or its embedded
     table (``data`` = {column: [values]}: ``time,value`` or ``[time,]lat,lon``)."""
     cfg.validate()
-    if cfg.data_kind == "series":
-        if cfg.dataset in SERIES_DEMOS:
-            from lmdk_core.data.demo import demo_series
+    return _load_series(cfg) if cfg.data_kind == "series" else _load_track(cfg)
 
-            return demo_series()
-        if cfg.dataset == "embedded":
-            return load_series_csv(_embedded_csv(cfg, ("time", "value")), name="embedded series")
-        raise InputError(f"config: unknown series dataset {cfg.dataset!r}; expected "
-                         "'demo-household' or 'embedded'")
+
+def _load_series(cfg: ViewConfig) -> Series:
+    """The household demo or the embedded ``time,value`` table."""
+    if cfg.dataset in SERIES_DEMOS:
+        from lmdk_core.data.demo import demo_series
+
+        return demo_series()
+    if cfg.dataset == "embedded":
+        return load_series_csv(_embedded_csv(cfg, ("time", "value")), name="embedded series")
+    raise InputError(f"config: unknown series dataset {cfg.dataset!r}; expected "
+                     "'demo-household' or 'embedded'")
+
+
+def _load_track(cfg: ViewConfig) -> Track:
+    """The Paris demo track or the embedded ``[time,]lat,lon`` table."""
     if cfg.dataset in TRACK_DEMOS:
         try:
             from lmdk_core.data.demo_track import demo_track
@@ -88,9 +109,16 @@ def load_view_data(cfg: ViewConfig) -> Series | Track:
                      "or 'embedded'")
 
 
+def _is_table(data) -> bool:
+    """Whether ``data`` maps column names to lists (the embedded table's form)."""
+    return isinstance(data, dict) and all(isinstance(v, list) for v in data.values())
+
+
 def _embedded_csv(cfg: ViewConfig, needed: tuple[str, ...]) -> bytes:
+    """The embedded table as CSV bytes, after checking it is columns of equal length
+    holding the ``needed`` ones."""
     data = cfg.data
-    if not isinstance(data, dict) or not all(isinstance(v, list) for v in data.values()):
+    if not _is_table(data):
         raise InputError("config: 'data' must map column names to lists of values")
     missing = [c for c in needed if c not in data]
     if missing:
@@ -113,9 +141,8 @@ def correlation_model(cfg: ViewConfig, data: Series | Track) -> CorrelationModel
     **track** grid cells of ``cfg.extra['cell_size_m']`` metres (default 250) with the
     moves between cells counted (add-one smoothing).
     """
-    spec = cfg.extra.get("correlation") if isinstance(cfg.extra, dict) else None
-    cell = cfg.extra.get("cell_size_m", DEFAULT_CELL_SIZE_M) if isinstance(cfg.extra, dict) \
-        else DEFAULT_CELL_SIZE_M
+    spec = extra_setting(cfg, "correlation")
+    cell = extra_setting(cfg, "cell_size_m", DEFAULT_CELL_SIZE_M)
     return correlation_from_spec(spec, data, default_strength=cfg.correlation_strength,
                                  default_cell_size=cell)
 
@@ -185,32 +212,45 @@ def utility_of(cfg: ViewConfig, data: Series | Track, rel: Release) -> UtilityVe
     return release_utility(rel, sensitivity=cfg.sensitivity, unit=data.unit)
 
 
+def _is_positive_number(value) -> bool:
+    """Whether ``value`` is a finite number > 0 (an int or float, not a bool)."""
+    return not isinstance(value, bool) and isinstance(value, (int, float)) \
+        and bool(np.isfinite(value)) and value > 0
+
+
 def leakage_target(cfg: ViewConfig) -> float | None:
     """``extra.leakage_target``: the landmark-TPL target α a calibration applied (None:
     the verdict compares landmark TPL with ε)."""
-    raw = cfg.extra.get("leakage_target") if isinstance(cfg.extra, dict) else None
+    raw = extra_setting(cfg, "leakage_target")
     if raw is None:
         return None
-    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not np.isfinite(raw) \
-            or raw <= 0:
+    if not _is_positive_number(raw):
         raise InputError("config: extra.leakage_target must be a number > 0")
     return float(raw)
+
+
+def _leakage_arguments(leak: LeakageSummary, scheme: str,
+                       target: float | None) -> dict[str, object]:
+    """:func:`~lmdk_core.decision.verdict.privacy_verdict`'s leakage arguments: with the
+    leakage computed, its landmark TPL, the target and (advice on the allocation, except
+    for Adaptive) the correlation matrices; without, the model's note on why not."""
+    if not leak.computed:
+        return {"landmark_tpl": None, "model_note": leak.model.note, "leakage_target": None,
+                "backward": None, "forward": None, "advise": False}
+    advise = scheme != "adaptive"
+    return {"landmark_tpl": leak.landmark_tpl, "model_note": None, "leakage_target": target,
+            "backward": leak.model.backward if advise else None,
+            "forward": leak.model.forward if advise else None, "advise": advise}
 
 
 def release_verdict(rel: Release, leak: LeakageSummary, labels: list[str] | None = None,
                     target: float | None = None) -> PrivacyVerdict:
     """:func:`lmdk_core.decision.verdict.privacy_verdict` of a release under the leakage computed
     for it (green / amber / red); ``target`` is the landmark-TPL target (default ε)."""
-    advise = leak.computed and rel.scheme != "adaptive"
     return privacy_verdict(rel.epsilon_t, rel.landmarks.tolist(), rel.epsilon,
-                           groups=rel.stays,
-                           landmark_tpl=leak.landmark_tpl if leak.computed else None,
-                           model=leak.model.short or None,
-                           model_note=None if leak.computed else leak.model.note,
+                           groups=rel.stays, model=leak.model.short or None,
                            time_labels=labels,
-                           leakage_target=target if leak.computed else None,
-                           backward=leak.model.backward if advise else None,
-                           forward=leak.model.forward if advise else None, advise=advise)
+                           **_leakage_arguments(leak, rel.scheme, target))
 
 
 def compute_report(cfg: ViewConfig, *, now: datetime | None = None) -> ReportData:
@@ -218,11 +258,7 @@ def compute_report(cfg: ViewConfig, *, now: datetime | None = None) -> ReportDat
     leakage. Raises :class:`InputError` with a clear message on any bad input."""
     cfg.validate()
     data = load_view_data(cfg)
-    T = len(data)
-    bad = [t for t in cfg.landmarks if t >= T]
-    if bad:
-        raise InputError(f"config: landmark {bad[0]} lies beyond the end of the data "
-                         f"({T} timestamps, numbered 0..{T - 1})")
+    _check_landmarks_within(cfg, len(data))
     # one release per scheme (the configuration's first, then the compared ones), all
     # from the generator of the seed, as the pages make them
     keys = _compare_keys(cfg)
@@ -239,6 +275,14 @@ def compute_report(cfg: ViewConfig, *, now: datetime | None = None) -> ReportDat
                       now or datetime.now(UTC), comparison)
 
 
+def _check_landmarks_within(cfg: ViewConfig, T: int) -> None:
+    """Every landmark of the configuration is a timestamp of the data (0..T-1)."""
+    bad = [t for t in cfg.landmarks if t >= T]
+    if bad:
+        raise InputError(f"config: landmark {bad[0]} lies beyond the end of the data "
+                         f"({T} timestamps, numbered 0..{T - 1})")
+
+
 def _release_fn(cfg: ViewConfig, data: Series | Track) -> ReleaseFn:
     """The release of the configuration's data with its mechanism settings."""
     if isinstance(data, Track):
@@ -250,14 +294,19 @@ def _release_fn(cfg: ViewConfig, data: Series | Track) -> ReleaseFn:
                              cfg.window)
 
 
+def _is_name_list(value, least: int, most: int) -> bool:
+    """Whether ``value`` is a list of ``least`` to ``most`` strings."""
+    return isinstance(value, list) and all(isinstance(k, str) for k in value) \
+        and least <= len(value) <= most
+
+
 def _compare_keys(cfg: ViewConfig) -> list[str]:
     """The schemes of ``extra.compare_schemes`` (the Compare page's choice), validated and
     without duplicates; empty when the configuration has none."""
-    keys = cfg.extra.get("compare_schemes") if isinstance(cfg.extra, dict) else None
+    keys = extra_setting(cfg, "compare_schemes")
     if keys is None:
         return []
-    if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys) \
-            or not 1 <= len(keys) <= 6:
+    if not _is_name_list(keys, 1, 6):
         raise InputError("config: extra.compare_schemes must be a list of 1 to 6 scheme names")
     return list(dict.fromkeys(scheme_info(k).key for k in keys))
 

@@ -48,7 +48,7 @@ from lmdk_core.files.export import (
     noise_text,
     teaching_note,
 )
-from lmdk_core.report.compute import ReportData, compute_report
+from lmdk_core.report.compute import ReportData, compute_report, custom_title
 from lmdk_core.report.templating import num as _num
 from lmdk_core.report.templating import render_template
 
@@ -87,35 +87,51 @@ def release_note_filename(cfg: ViewConfig, now: datetime | None = None) -> str:
     return f"lmdk_release_note_{cfg.data_kind}_{stamp}.html"
 
 
+def _red_sentence(eps: float, lt: float | None) -> str:
+    """The public verdict when the allocation breaks the theorem's bound."""
+    return (f"The budget allocation exceeds ε = {eps:g} for some set of landmarks "
+            "plus one timestamp: this release is not landmark ε-private, even if "
+            "consecutive values were independent.")
+
+
+def _amber_sentence(eps: float, lt: float | None) -> str:
+    """The public verdict when the bound holds but the landmark leakage ``lt`` under the
+    assumed correlation exceeds ε."""
+    return (f"Every set made of the landmarks plus any one timestamp is protected "
+            f"with ε = {eps:g} if consecutive values are independent. Under the "
+            f"assumed temporal correlation the landmark leakage reaches {_num(lt)} "
+            f"> ε: the protection is weaker if the data are that correlated.")
+
+
+def _green_sentence(eps: float, lt: float | None) -> str:
+    """The public verdict of a landmark ε-private release (Katsomallos et al.
+    CODASPY'22), also under the assumed correlation when its leakage ``lt`` is known."""
+    sentence = (f"The landmarks together with any one further timestamp are protected "
+                f"with ε = {eps:g} (landmark ε-privacy): whether any of these events "
+                "is in the data changes the probability of this release by a factor of "
+                f"at most e^ε ≈ {np.exp(min(eps, 700.0)):.3g}.")
+    if lt is not None:
+        sentence += (f" This also holds under the assumed temporal correlation (landmark "
+                     f"leakage at most {_num(lt)} ≤ ε).")
+    return sentence
+
+
+#: the public sentence of each verdict colour
+_SENTENCES = {"red": _red_sentence, "amber": _amber_sentence, "green": _green_sentence}
+
+
 def _verdict(rd: ReportData) -> tuple[str, str, str]:
-    """(colour, headline, sentence) with no timestamp, landmark count or place."""
+    """(colour, headline, sentence) with no timestamp, landmark count or place; from the
+    theorem's verdict alone when ``rd`` has no privacy verdict."""
     rel = rd.release
     pv = getattr(rd, "verdict", None)
-    eps = rel.epsilon
     if pv is not None:
         colour, headline, lt = pv.colour, pv.headline, pv.landmark_tpl_max
+    elif rel.verdict.private:
+        colour, headline, lt = "green", "Landmark-private", None
     else:
-        colour = "green" if rel.verdict.private else "red"
-        headline = "Landmark-private" if rel.verdict.private else "Not landmark-private"
-        lt = None
-    if colour == "red":
-        sentence = (f"The budget allocation exceeds ε = {eps:g} for some set of landmarks "
-                    "plus one timestamp: this release is not landmark ε-private, even if "
-                    "consecutive values were independent.")
-    elif colour == "amber":
-        sentence = (f"Every set made of the landmarks plus any one timestamp is protected "
-                    f"with ε = {eps:g} if consecutive values are independent. Under the "
-                    f"assumed temporal correlation the landmark leakage reaches {_num(lt)} "
-                    f"> ε: the protection is weaker if the data are that correlated.")
-    else:
-        sentence = (f"The landmarks together with any one further timestamp are protected "
-                    f"with ε = {eps:g} (landmark ε-privacy): whether any of these events "
-                    "is in the data changes the probability of this release by a factor of "
-                    f"at most e^ε ≈ {np.exp(min(eps, 700.0)):.3g}.")
-        if lt is not None:
-            sentence += (f" This also holds under the assumed temporal correlation (landmark "
-                         f"leakage at most {_num(lt)} ≤ ε).")
-    return colour, headline, sentence
+        colour, headline, lt = "red", "Not landmark-private", None
+    return colour, headline, _SENTENCES.get(colour, _green_sentence)(rel.epsilon, lt)
 
 
 def _expected_error(rd: ReportData) -> list[tuple[str, str]]:
@@ -168,9 +184,9 @@ def render_release_note(rd: ReportData, noise: str = NUMPY_NOISE) -> str:
     if cfg.reproducible:  # the teaching mode: the seed is fixed and known
         title = "TEACHING note (not publishable)"
         noise = f"{noise}; {teaching_note(cfg.seed)}"
-    custom = cfg.extra.get("title") if isinstance(cfg.extra, dict) else None
-    if isinstance(custom, str) and custom.strip():
-        title += " — " + custom.strip()
+    custom = custom_title(cfg)
+    if custom:
+        title += " — " + custom
     date = rd.generated.astimezone(UTC).strftime("%Y-%m-%d")
     leak_rows, model_text = _leakage_rows(rd)
     settings = [("Total privacy budget ε", f"{rel.epsilon:g}"),

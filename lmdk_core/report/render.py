@@ -24,6 +24,7 @@ from lmdk_core.report.charts import figures_html, report_figures
 from lmdk_core.report.compute import (
     ReportData,
     compute_report,
+    custom_title,
     leakage_target,
     mixture_quantile,
     release_verdict,
@@ -69,36 +70,48 @@ def _seed_text(cfg) -> str:
         return "fresh 128-bit OS entropy (not recorded)"
     return f"{cfg.seed} (teaching mode: fixed)" if cfg.reproducible else str(cfg.seed)
 
+#: the built-in demos' descriptions in the data summary
+DEMO_SOURCES = {"demo-household": "built-in demo: one week of hourly household electricity",
+                "demo-paris": "built-in demo: one day of a person in Paris"}
+
+
+def _dataset_text(cfg: ViewConfig) -> str:
+    """Where the data come from: a demo, the configuration itself, or a referenced file
+    (supplied and checked against its SHA-256)."""
+    if cfg.data_file:
+        return (f"the file {cfg.data_file['name']} (SHA-256 {cfg.data_file['sha256']}), "
+                "referenced by the configuration and checked against it")
+    return f"{cfg.dataset} — {DEMO_SOURCES.get(cfg.dataset, 'embedded in the configuration')}"
+
+
+def _track_rows(data: Track) -> list[tuple[str, str]]:
+    """A track's path length and bounding box."""
+    from lmdk_core.engine.geodesy import distance_m
+
+    length = float(np.sum(distance_m(data.lat[:-1], data.lon[:-1], data.lat[1:],
+                                     data.lon[1:]))) if len(data) > 1 else 0.0
+    return [("Path length", f"{length / 1000:,.2f} km"),
+            ("Bounding box", f"lat {data.lat.min():.5f}..{data.lat.max():.5f}, "
+                             f"lon {data.lon.min():.5f}..{data.lon.max():.5f}")]
+
+
+def _series_rows(data) -> list[tuple[str, str]]:
+    """A series' smallest, mean and largest value."""
+    v = data.values
+    u = f" {data.unit}" if data.unit else ""
+    return [("Values", f"min {v.min():.4g}{u}, mean {v.mean():.4g}{u}, max {v.max():.4g}{u}")]
+
+
 def _data_rows(rd: ReportData) -> list[tuple[str, str]]:
-    cfg, data = rd.cfg, rd.data
-    labels = rd.labels
+    """The data summary: kind, source, name, timestamps, time span and extent."""
+    data, labels = rd.data, rd.labels
     T = len(data)
-    source = {"demo-household": "built-in demo: one week of hourly household electricity",
-              "demo-paris": "built-in demo: one day of a person in Paris"}.get(
-        cfg.dataset, "embedded in the configuration")
-    dataset = f"{cfg.dataset} — {source}"
-    if cfg.data_file:  # a configuration by reference, its data file supplied and checked
-        dataset = (f"the file {cfg.data_file['name']} (SHA-256 {cfg.data_file['sha256']}), "
-                   "referenced by the configuration and checked against it")
     rows = [("Kind", "trajectory (locations)" if rd.is_track else "time series"),
-            ("Dataset", dataset),
+            ("Dataset", _dataset_text(rd.cfg)),
             ("Name", data.name),
             ("Timestamps", f"{T:,} (numbered 0..{T - 1})"),
             ("From / to", f"{labels[0]} — {labels[-1]}")]
-    if isinstance(data, Track):
-        from lmdk_core.engine.geodesy import distance_m
-
-        length = float(np.sum(distance_m(data.lat[:-1], data.lon[:-1], data.lat[1:],
-                                         data.lon[1:]))) if T > 1 else 0.0
-        rows += [("Path length", f"{length / 1000:,.2f} km"),
-                 ("Bounding box", f"lat {data.lat.min():.5f}..{data.lat.max():.5f}, "
-                                  f"lon {data.lon.min():.5f}..{data.lon.max():.5f}")]
-    else:
-        v = data.values
-        u = f" {data.unit}" if data.unit else ""
-        rows += [("Values", f"min {v.min():.4g}{u}, mean {v.mean():.4g}{u}, "
-                            f"max {v.max():.4g}{u}")]
-    return rows
+    return rows + (_track_rows(data) if isinstance(data, Track) else _series_rows(data))
 
 
 def _settings_rows(rd: ReportData) -> list[tuple[str, str]]:
@@ -247,81 +260,118 @@ def _leakage(rd: ReportData) -> dict[str, object]:
     return out
 
 
-def _error(rd: ReportData) -> dict[str, object]:
-    rel, cfg = rd.release, rd.cfg
-    m = rel.metrics()
-    pub = rel.published
-    if rd.is_track:
-        from lmdk_core.mechanisms import PlanarLaplace
+def _measured(errors: np.ndarray, stat, fmt: str = ".4g") -> str:
+    """``stat`` of the errors measured at the noisy releases; "—" when there are none."""
+    return _num(float(stat(errors)), fmt) if errors.size else "—"
 
-        mech = PlanarLaplace(cfg.radius)
-        eps = rel.epsilon_t[pub]
-        exp_med = mixture_quantile(mech, eps, 0.5)
-        exp_p95 = mixture_quantile(mech, eps, 0.95)
-        e_pub = rel.errors[pub]
-        df = pd.DataFrame({
-            "": ["mean", "median", "95th percentile"],
-            "measured at noisy releases (m)": [_num(float(np.mean(e_pub)), ",.0f") if e_pub.size
-                                               else "—",
-                                               _num(float(np.median(e_pub)), ",.0f")
-                                               if e_pub.size else "—",
-                                               _num(float(np.percentile(e_pub, 95)), ",.0f")
-                                               if e_pub.size else "—"],
-            "expected, Planar Laplace (m)": [_num(m["expected_mae_published"], ",.0f"),
-                                             _num(exp_med, ",.0f"), _num(exp_p95, ",.0f")],
-            "all released points (m)": [_num(m["mae"], ",.0f"), _num(m["median_error"], ",.0f"),
-                                        _num(m["p95_error"], ",.0f")],
-        })
-        note = ("Expected: mean 2r/ε_t, median and 95th percentile of Gamma(2, r/ε_t), "
-                "mixed over the published timestamps. Approximated points repeat the last "
-                "release, so their displacement also includes the movement since.")
-    else:
-        mech = numeric_mechanism(cfg.mechanism, cfg.sensitivity)
-        eps = rel.epsilon_t[pub]
-        exp_rmse = float(np.sqrt(np.mean(mech.expected_rmse(eps) ** 2))) if eps.size else np.nan
-        e_pub = rel.errors[pub]
-        u = f" ({rd.data.unit})" if rd.data.unit else ""
-        df = pd.DataFrame({
-            "": ["mean absolute error (MAE)", "root mean squared error (RMSE)"],
-            f"measured at noisy releases{u}": [
-                _num(float(np.mean(e_pub))) if e_pub.size else "—",
-                _num(float(np.sqrt(np.mean(e_pub ** 2)))) if e_pub.size else "—"],
-            f"expected at noisy releases{u}": [_num(m["expected_mae_published"]),
-                                               _num(exp_rmse)],
-            f"all released timestamps{u}": [_num(m["mae"]), _num(m["rmse"])],
-        })
-        note = ("Expected: Laplace MAE Δf/ε_t and RMSE √2·Δf/ε_t; Geometric MAE 2a/(1 − a²) "
-                "with a = e^(−ε_t/Δf) — averaged over the published timestamps. "
-                "Approximations repeat the last release: their error is the change since.")
+
+def _rms(e: np.ndarray) -> float:
+    """Root mean square."""
+    return np.sqrt(np.mean(e ** 2))
+
+
+def _p95(e: np.ndarray) -> float:
+    """95th percentile."""
+    return np.percentile(e, 95)
+
+
+def _track_error(rd: ReportData, m: dict) -> dict[str, object]:
+    """Displacement of a track release: measured at the noisy releases, expected under
+    Planar Laplace (mean 2r/ε_t, median and 95th percentile of Gamma(2, r/ε_t); Andrés
+    et al. CCS'13) and over all released points."""
+    from lmdk_core.mechanisms import PlanarLaplace
+
+    rel = rd.release
+    pub = rel.published
+    mech = PlanarLaplace(rd.cfg.radius)
+    eps = rel.epsilon_t[pub]
+    exp_med = mixture_quantile(mech, eps, 0.5)
+    exp_p95 = mixture_quantile(mech, eps, 0.95)
+    e_pub = rel.errors[pub]
+    df = pd.DataFrame({
+        "": ["mean", "median", "95th percentile"],
+        "measured at noisy releases (m)": [_measured(e_pub, np.mean, ",.0f"),
+                                           _measured(e_pub, np.median, ",.0f"),
+                                           _measured(e_pub, _p95, ",.0f")],
+        "expected, Planar Laplace (m)": [_num(m["expected_mae_published"], ",.0f"),
+                                         _num(exp_med, ",.0f"), _num(exp_p95, ",.0f")],
+        "all released points (m)": [_num(m["mae"], ",.0f"), _num(m["median_error"], ",.0f"),
+                                    _num(m["p95_error"], ",.0f")],
+    })
+    note = ("Expected: mean 2r/ε_t, median and 95th percentile of Gamma(2, r/ε_t), "
+            "mixed over the published timestamps. Approximated points repeat the last "
+            "release, so their displacement also includes the movement since.")
     return {"table": Grid.of(df), "note": note}
+
+
+def _series_error(rd: ReportData, m: dict) -> dict[str, object]:
+    """Error of a series release: MAE and RMSE measured at the noisy releases, expected
+    (Laplace MAE Δf/ε_t, RMSE √2·Δf/ε_t; Geometric MAE 2a/(1 − a²)) and over all
+    released timestamps."""
+    rel, cfg = rd.release, rd.cfg
+    pub = rel.published
+    mech = numeric_mechanism(cfg.mechanism, cfg.sensitivity)
+    eps = rel.epsilon_t[pub]
+    exp_rmse = float(np.sqrt(np.mean(mech.expected_rmse(eps) ** 2))) if eps.size else np.nan
+    e_pub = rel.errors[pub]
+    u = f" ({rd.data.unit})" if rd.data.unit else ""
+    df = pd.DataFrame({
+        "": ["mean absolute error (MAE)", "root mean squared error (RMSE)"],
+        f"measured at noisy releases{u}": [_measured(e_pub, np.mean), _measured(e_pub, _rms)],
+        f"expected at noisy releases{u}": [_num(m["expected_mae_published"]),
+                                           _num(exp_rmse)],
+        f"all released timestamps{u}": [_num(m["mae"]), _num(m["rmse"])],
+    })
+    note = ("Expected: Laplace MAE Δf/ε_t and RMSE √2·Δf/ε_t; Geometric MAE 2a/(1 − a²) "
+            "with a = e^(−ε_t/Δf) — averaged over the published timestamps. "
+            "Approximations repeat the last release: their error is the change since.")
+    return {"table": Grid.of(df), "note": note}
+
+
+def _error(rd: ReportData) -> dict[str, object]:
+    """The error table and its note, for a track or a series."""
+    m = rd.release.metrics()
+    return _track_error(rd, m) if rd.is_track else _series_error(rd, m)
+
+
+def _error_unit(rd: ReportData) -> str:
+    """The unit of the error: metres for a track, the series' unit (may be empty)."""
+    return "m" if rd.is_track else (rd.data.unit or "")
+
+
+def _max_leakage(leak, values: np.ndarray, missing: str = "—") -> str:
+    """The largest of a leakage curve (3 digits), or ``missing`` when not computed."""
+    return _num(float(np.max(values)), ".3g") if leak.computed else missing
+
+
+def _comparison_row(rd: ReportData, key: str, rel, leak) -> dict[str, str]:
+    """One compared scheme: verdict, utility, worst total, error and leakage."""
+    unit = _error_unit(rd)
+    fmt = ",.0f" if rd.is_track else ".3g"
+    v, m = rel.verdict, rel.metrics()
+    colour = release_verdict(rel, leak, target=leakage_target(rd.cfg)).colour
+    uv = utility_of(rd.cfg, rd.data, rel)
+    error_title = ("mean displacement" if rd.is_track else "MAE") + (f" ({unit})" if unit else "")
+    return {
+        "scheme": scheme_info(key).label,
+        "verdict": VERDICT_LABELS[colour],
+        "utility": f"{uv.label}: {uv.short()}",
+        "worst Σ over L∪{t}": f"{v.worst_total:.4g} at t={v.worst_timestamp}",
+        error_title: _num(m["mae"], fmt),
+        "expected": _num(m["expected_mae_published"], fmt),
+        "published / approximated / withheld":
+            f"{m['n_published']} / {m['n_approximated']} / {m['n_withheld']}",
+        "max TPL": _max_leakage(leak, leak.tpl),
+        "max landmark TPL": _max_leakage(leak, leak.landmark_tpl),
+    }
 
 
 def _comparison(rd: ReportData) -> Grid | None:
     """A table of the compared schemes: verdict, worst total, error and leakage."""
     if not rd.comparison:
         return None
-    unit = "m" if rd.is_track else (rd.data.unit or "")
-    fmt = ",.0f" if rd.is_track else ".3g"
-    rows = []
-    for key, rel, leak in rd.comparison:
-        v, m = rel.verdict, rel.metrics()
-        colour = release_verdict(rel, leak, target=leakage_target(rd.cfg)).colour
-        uv = utility_of(rd.cfg, rd.data, rel)
-        rows.append({
-            "scheme": scheme_info(key).label,
-            "verdict": VERDICT_LABELS[colour],
-            "utility": f"{uv.label}: {uv.short()}",
-            "worst Σ over L∪{t}": f"{v.worst_total:.4g} at t={v.worst_timestamp}",
-            ("mean displacement" if rd.is_track else "MAE") + (f" ({unit})" if unit else ""):
-                _num(m["mae"], fmt),
-            "expected": _num(m["expected_mae_published"], fmt),
-            "published / approximated / withheld":
-                f"{m['n_published']} / {m['n_approximated']} / {m['n_withheld']}",
-            "max TPL": _num(float(np.max(leak.tpl)), ".3g") if leak.computed else "—",
-            "max landmark TPL": (_num(float(np.max(leak.landmark_tpl)), ".3g")
-                                 if leak.computed else "—"),
-        })
-    return Grid.of(pd.DataFrame(rows))
+    return Grid.of(pd.DataFrame([_comparison_row(rd, key, rel, leak)
+                                 for key, rel, leak in rd.comparison]))
 
 
 def _extra_rows(cfg: ViewConfig) -> list[tuple[str, str]]:
@@ -355,10 +405,8 @@ def _versions() -> list[tuple[str, str]]:
 def _cards(rd: ReportData) -> list[tuple[str, str]]:
     cfg, rel = rd.cfg, rd.release
     m = rel.metrics()
-    leak_card = "not computed"
-    if rd.leakage.computed:
-        leak_card = _num(float(np.max(rd.leakage.landmark_tpl)), ".3g")
-    unit = "m" if rd.is_track else (rd.data.unit or "")
+    leak_card = _max_leakage(rd.leakage, rd.leakage.landmark_tpl, missing="not computed")
+    unit = _error_unit(rd)
     return [
         ("Verdict", VERDICT_LABELS[rd.verdict.colour]),
         ("Utility", rd.utility.label),
@@ -378,10 +426,7 @@ def render_html(rd: ReportData) -> str:
     """The report of computed data ``rd`` as one HTML document."""
     cfg, rel = rd.cfg, rd.release
     date = rd.generated.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    title = "Privacy report — " + rd.data.name
-    custom = cfg.extra.get("title") if isinstance(cfg.extra, dict) else None
-    if isinstance(custom, str) and custom.strip():
-        title = custom.strip()
+    title = custom_title(cfg) or "Privacy report — " + rd.data.name
     lm_df = _landmark_frame(rd)
     return render_template(
         "report.html.j2",

@@ -75,9 +75,13 @@ def _date_ticks(lo: float, hi: float, width: float) -> tuple[list[float], str]:
     step = next((s for s in _DATE_STEPS if minutes / s <= want), _DATE_STEPS[-1]) * 60_000.0
     start = math.ceil(lo / step) * step
     ticks = [start + i * step for i in range(int((hi - start) / step) + 1)]
-    tick_format = next(f for a, b, f in DATE_TICK_FORMATS
-                       if (a is None or step >= a) and (b is None or step < b))
-    return ticks, tick_format
+    return ticks, _date_format(step)
+
+
+def _date_format(step: float) -> str:
+    """The style's tick format for ticks ``step`` ms apart (its first band holding it)."""
+    return next(f for a, b, f in DATE_TICK_FORMATS
+                if (a is None or step >= a) and (b is None or step < b))
 
 
 def date_label(ms: float, fmt: str) -> str:

@@ -29,16 +29,30 @@ def text_element(x: float, y: float, text: str, *, anchor: str = "middle",
                  fill: str | None = None) -> str:
     """A ``<text>`` at (x, y) in the style's font; ``<br>`` or newlines make lines."""
     lines = str(text).replace("<br>", "\n").split("\n")
-    size = size or FONT["size"]
-    attrs = (f'x="{fmt(x)}" y="{fmt(y)}" text-anchor="{anchor}" font-size="{fmt(size)}"'
-             + (' font-weight="bold"' if bold else "")
-             + (f' dominant-baseline="{baseline}"' if baseline != "auto" else "")
-             + (f' fill="{fill}"' if fill else ""))
+    attrs = (f'x="{fmt(x)}" y="{fmt(y)}" text-anchor="{anchor}" '
+             f'font-size="{fmt(size or FONT["size"])}"' + _text_style(bold, baseline, fill))
     if len(lines) == 1:
         return f"<text {attrs}>{esc(lines[0])}</text>"
     spans = "".join(f'<tspan x="{fmt(x)}" dy="{0 if i == 0 else 1.15}em">{esc(s)}</tspan>'
                     for i, s in enumerate(lines))
     return f"<text {attrs}>{spans}</text>"
+
+
+def _text_style(bold: bool, baseline: str, fill: str | None) -> str:
+    """The optional attributes of a ``<text>``: bold, baseline other than auto, fill."""
+    return ((' font-weight="bold"' if bold else "")
+            + (f' dominant-baseline="{baseline}"' if baseline != "auto" else "")
+            + (f' fill="{fill}"' if fill else ""))
+
+
+def _segment(shape: str, prev: tuple[float, float], x: float, y: float) -> str:
+    """The path from the previous point ``prev`` to (x, y): a straight line, or a step
+    (``hv``: across then up; ``hvh``: across half-way, up, across)."""
+    if shape == "hv":
+        return f"H{fmt(x)}V{fmt(y)}"
+    if shape == "hvh":
+        return f"H{fmt((prev[0] + x) / 2)}V{fmt(y)}H{fmt(x)}"
+    return f"L{fmt(x)},{fmt(y)}"
 
 
 def path_data(xp: np.ndarray, yp: np.ndarray, shape: str = "linear") -> str:
@@ -50,15 +64,7 @@ def path_data(xp: np.ndarray, yp: np.ndarray, shape: str = "linear") -> str:
         if not (math.isfinite(x) and math.isfinite(y)):
             pen = False
             continue
-        if not pen:
-            out.append(f"M{fmt(x)},{fmt(y)}")
-        elif shape == "hv":
-            out.append(f"H{fmt(x)}V{fmt(y)}")
-        elif shape == "hvh":
-            mid = (prev[0] + x) / 2
-            out.append(f"H{fmt(mid)}V{fmt(y)}H{fmt(x)}")
-        else:
-            out.append(f"L{fmt(x)},{fmt(y)}")
+        out.append(_segment(shape, prev, x, y) if pen else f"M{fmt(x)},{fmt(y)}")
         pen, prev = True, (x, y)
     return "".join(out)
 
