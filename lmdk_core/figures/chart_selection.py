@@ -60,13 +60,19 @@ def timestamps_in_box(time: np.ndarray, time_kind: str, box: dict,
     inside = (t >= bx.min()) & (t <= bx.max())
     ys = box.get("y") or []
     if curves and len(ys) >= 2:
-        y0, y1 = sorted(float(v) for v in ys[:2])
-        hit = np.zeros_like(inside)
-        for c in curves:
-            c = np.asarray(c, dtype=float)
-            hit |= (c >= y0) & (c <= y1)
-        inside &= hit
+        inside &= _any_curve_within(curves, ys, inside.shape)
     return np.flatnonzero(inside)
+
+
+def _any_curve_within(curves: Sequence[np.ndarray], ys: Sequence, shape: tuple) -> np.ndarray:
+    """True at each timestamp where at least one curve lies within the box's y range
+    (its first two values, in either order; NaN never does)."""
+    y0, y1 = sorted(float(v) for v in ys[:2])
+    hit = np.zeros(shape, dtype=bool)
+    for c in curves:
+        c = np.asarray(c, dtype=float)
+        hit |= (c >= y0) & (c <= y1)
+    return hit
 
 
 def apply_selection(landmarks: Iterable[int], hit: Iterable[int], *, is_box: bool,

@@ -38,24 +38,32 @@ def accuracy_figure(eps_grid: np.ndarray, curves: Mapping[str, np.ndarray], *, k
         fig.add_trace(go.Scatter(x=eps_grid, y=np.asarray(y) * scale, mode="lines",
                                  name=SCHEMES[key].label,
                                  line={"color": _PALETTE.get(key), "width": 2}))
-    for key, e in (solutions or {}).items():
-        if e is not None:
-            fig.add_trace(go.Scatter(x=[e], y=[target * scale], mode="markers",
-                                     marker={"color": _PALETTE.get(key), "size": 10,
-                                             "symbol": "diamond"},
-                                     name=f"{SCHEMES[key].label}: ε = {e:.3g}",
-                                     showlegend=False))
+    fig.add_traces(_solution_markers(solutions or {}, target * scale))
     fig.add_hline(y=target * scale, line={"dash": "dash", "color": "#444"},
                   annotation_text="target", annotation_position="top left")
     fig.add_vline(x=current_epsilon, line={"dash": "dot", "color": COLORS["epsilon"]},
                   annotation_text=f"current ε = {current_epsilon:g}",
                   annotation_position="bottom right")
-    u = f" ({unit})" if unit else ""
     fig.update_xaxes(type="log", title="total budget ε")
-    within = ("all readings within at once (%)" if per == "all"
-              else "readings within the bound (%)")
-    fig.update_yaxes(title=within if kind == "within" else f"mean error{u}", rangemode="tozero")
+    fig.update_yaxes(title=_accuracy_title(kind, per, unit), rangemode="tozero")
     return _layout(fig)
+
+
+def _solution_markers(solutions: Mapping[str, float | None], y: float) -> list[go.Scatter]:
+    """A diamond at each scheme's solution ε (schemes without one have none), at the
+    target's height ``y``."""
+    return [go.Scatter(x=[e], y=[y], mode="markers",
+                       marker={"color": _PALETTE.get(key), "size": 10, "symbol": "diamond"},
+                       name=f"{SCHEMES[key].label}: ε = {e:.3g}", showlegend=False)
+            for key, e in solutions.items() if e is not None]
+
+
+def _accuracy_title(kind: str, per: str, unit: str) -> str:
+    """The y-axis title: the share of readings within the bound (of all at once for
+    ``per`` 'all'), or the mean error in ``unit``."""
+    if kind != "within":
+        return f"mean error ({unit})" if unit else "mean error"
+    return "all readings within at once (%)" if per == "all" else "readings within the bound (%)"
 
 
 def posterior_figure(eps_grid: np.ndarray, independent: np.ndarray,

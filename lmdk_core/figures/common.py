@@ -162,21 +162,33 @@ def decimate_figure(fig: go.Figure, T: int, keep=()) -> go.Figure:
     points (landmarks, markers, short series) are left whole. In place; returns it."""
     keep = np.asarray(list(keep), dtype=np.int64)
     for tr in fig.data:
-        x = getattr(tr, "x", None)
-        y = getattr(tr, "y", None)
-        if x is None or y is None or len(x) != len(y):
+        xy = _paired_xy(tr)
+        if xy is None:
             continue
-        n = len(y)
-        yv = np.asarray(y, dtype=float)
+        n = len(xy[1])
+        yv = np.asarray(xy[1], dtype=float)
         idx = display_indices(n, [yv], keep if n == T else ())
         if idx.size >= n:
             continue
-        upd = {"x": np.asarray(x)[idx], "y": display_values(yv[idx])}
-        cd = getattr(tr, "customdata", None)
-        if cd is not None and len(cd) == n:
-            upd["customdata"] = np.asarray(cd)[idx]
-        tr.update(upd)
+        tr.update({"x": np.asarray(xy[0])[idx], "y": display_values(yv[idx]),
+                   **_cut_customdata(tr, n, idx)})
     return fig
+
+
+def _paired_xy(tr) -> tuple | None:
+    """A trace's x and y when it has both, of one length (one point each); else None."""
+    x = getattr(tr, "x", None)
+    y = getattr(tr, "y", None)
+    if x is None or y is None or len(x) != len(y):
+        return None
+    return x, y
+
+
+def _cut_customdata(tr, n: int, idx: np.ndarray) -> dict:
+    """``{"customdata": …}`` cut to ``idx`` for a trace with per-point customdata (``n``
+    rows); empty otherwise."""
+    cd = getattr(tr, "customdata", None)
+    return {"customdata": np.asarray(cd)[idx]} if cd is not None and len(cd) == n else {}
 
 
 @per_object(maxsize=16)

@@ -45,12 +45,26 @@ SCHEME_DASHES = {"event": "dot", "user": "dashdot", "w-event": "longdash", "unif
 
 def log_ticks(low: float, high: float) -> tuple[list[float], list[str]]:
     """1–2–5 tick values covering [low, high] on a log axis, with plain labels."""
-    if not (np.isfinite(low) and np.isfinite(high)) or low <= 0 or high <= 0:
+    if not _positive_finite(low, high):
         return [], []
-    vals = [m * 10.0**k for k in range(int(np.floor(np.log10(low))) - 1,
-                                       int(np.ceil(np.log10(high))) + 1) for m in (1, 2, 5)]
-    vals = [v for v in vals if low / 1.5 <= v <= high * 1.5]
+    vals = [v for v in _one_two_five(low, high) if low / 1.5 <= v <= high * 1.5]
     return vals, [f"{v:g}" for v in vals]
+
+
+def _positive_finite(*values: float) -> bool:
+    """Whether every value is finite and > 0 (can be drawn on a log axis)."""
+    return all(bool(np.isfinite(v)) and v > 0 for v in values)
+
+
+def _one_two_five(low: float, high: float) -> list[float]:
+    """1, 2 and 5 × 10^k from a decade below ``low`` to the decade of ``high``."""
+    return [m * 10.0**k for k in range(int(np.floor(np.log10(low))) - 1,
+                                       int(np.ceil(np.log10(high))) + 1) for m in (1, 2, 5)]
+
+
+def _wanted(index: int, wanted: int | None) -> bool:
+    """Whether row or column ``index`` is the ``wanted`` one (any, for None)."""
+    return wanted is None or index == wanted
 
 
 class _Grid:
@@ -109,7 +123,7 @@ class _Grid:
         """The layout dicts of the x or y axes of a row and/or column (all by default)."""
         for r in range(1, self.rows + 1):
             for c in range(1, self.k + 1):
-                if (row is None or r == row) and (col is None or c == col):
+                if _wanted(r, row) and _wanted(c, col):
                     name = subplot_axes(r, c, self.k)[f"{kind}axis"]  # 'x3': 'xaxis3'
                     yield self.layout[f"{kind}axis{name[1:]}"]
 

@@ -14,6 +14,22 @@ __all__ = ["options_strip_figure", "selection_probability_figure"]
 _REGULAR, _LANDMARK, _DUMMY = 0, 1, 2
 
 
+def _option_grid(options: DummyOptions, rows: int) -> np.ndarray:
+    """The strip's cells: row 0 the original landmarks, row i also the first i dummies
+    (0 regular, :data:`_LANDMARK`, :data:`_DUMMY`)."""
+    z = np.zeros((rows + 1, options.length), dtype=int)
+    z[:, options.landmarks] = _LANDMARK
+    for i in range(rows):
+        z[i + 1, options.added[: i + 1]] = _DUMMY
+    return z
+
+
+def _option_labels(rows: int) -> list[str]:
+    """Row labels: "L (original)", then "Li: +i dummies"."""
+    return ["L (original)"] + [f"L{i + 1}: +{i + 1} dumm{'y' if i == 0 else 'ies'}"
+                               for i in range(rows)]
+
+
 def options_strip_figure(options: DummyOptions, selected: int | None = None,
                          max_rows: int = 25) -> go.Figure:
     """One row per option (L, L₁, L₂, …), one column per timestamp: real landmarks red,
@@ -21,18 +37,13 @@ def options_strip_figure(options: DummyOptions, selected: int | None = None,
     n = len(options)
     rows = min(n, max_rows)
     T = options.length
-    z = np.zeros((rows + 1, T), dtype=int)
-    z[:, options.landmarks] = _LANDMARK
-    for i in range(rows):
-        z[i + 1, options.added[: i + 1]] = _DUMMY
-    labels = ["L (original)"] + [f"L{i + 1}: +{i + 1} dumm{'y' if i == 0 else 'ies'}"
-                                 for i in range(rows)]
+    z = _option_grid(options, rows)
     colorscale = [[0.0, "#eeeeee"], [0.33, "#eeeeee"], [0.34, COLORS["landmark"]],
                   [0.66, COLORS["landmark"]], [0.67, COLORS["approximated"]],
                   [1.0, COLORS["approximated"]]]
     text = np.where(z == _LANDMARK, "landmark", np.where(z == _DUMMY, "dummy", "regular"))
     fig = go.Figure(go.Heatmap(
-        z=z, x=np.arange(T), y=labels, zmin=0, zmax=2, colorscale=colorscale,
+        z=z, x=np.arange(T), y=_option_labels(rows), zmin=0, zmax=2, colorscale=colorscale,
         showscale=False, xgap=1, ygap=1, text=text,
         hovertemplate="%{y}<br>t=%{x}: %{text}<extra></extra>",
     ))

@@ -69,12 +69,9 @@ def matrix_heatmap(matrix: np.ndarray, labels: Sequence[str] | None = None, *,
     n = P.shape[0]
     names = list(labels) if labels is not None else [str(k) for k in range(n)]
     long = list(hover) if hover is not None else names
-    custom = np.empty((n, n, 2), dtype=object)
-    custom[:, :, 0] = np.asarray(long, dtype=object)[:, None]
-    custom[:, :, 1] = np.asarray(long, dtype=object)[None, :]
     fig = go.Figure(go.Heatmap(
         z=P, x=names, y=names, colorscale="Blues", zmin=0.0, zmax=float(max(P.max(), 1e-12)),
-        colorbar={"title": {"text": "probability"}}, customdata=custom,
+        colorbar={"title": {"text": "probability"}}, customdata=_cell_states(long),
         hovertemplate=row_title + " %{customdata[0]}<br>" + col_title
         + " %{customdata[1]}<br>probability %{z:.4g}<extra></extra>",
     ))
@@ -88,7 +85,7 @@ def matrix_heatmap(matrix: np.ndarray, labels: Sequence[str] | None = None, *,
         # slanted whenever the labels would not fit side by side (bin ranges like
         # "1.2–2.5 kWh" ran together even with few states)
         xaxis={"title": col_title, "showticklabels": show, "type": "category",
-               "tickangle": 0 if n * max((len(s) for s in names), default=1) <= 48 else -45,
+               "tickangle": _tick_angle(names),
                "automargin": True},
         yaxis={"title": row_title, "autorange": "reversed", "showticklabels": show,
                "type": "category"},
@@ -211,6 +208,22 @@ def _leakage_alt(n: int, result: LeakageResult, epsilon: float | None,
     if target is not None:
         parts.append(f"; target α = {target:g}")
     return "".join(parts) + "."
+
+
+def _cell_states(names: Sequence[str]) -> np.ndarray:
+    """Per cell (i, j) of an n × n matrix, the names of its row and column state (for
+    the hover)."""
+    n = len(names)
+    custom = np.empty((n, n, 2), dtype=object)
+    custom[:, :, 0] = np.asarray(names, dtype=object)[:, None]
+    custom[:, :, 1] = np.asarray(names, dtype=object)[None, :]
+    return custom
+
+
+def _tick_angle(names: Sequence[str]) -> int:
+    """Horizontal column labels when they fit side by side (48 characters in all at the
+    longest label's width), else slanted by 45°."""
+    return 0 if len(names) * max((len(s) for s in names), default=1) <= 48 else -45
 
 
 def leakage_curves_figure(

@@ -66,15 +66,22 @@ def _inline_leaflet(folder: Path) -> tuple[str, str]:
     return f"<style>{css}</style>", f"<script>{js}</script>"
 
 
+def _features_of_kind(gj: dict, kind: str) -> list[dict]:
+    """The features of a GeoJSON collection whose ``kind`` property is ``kind``."""
+    return [f for f in gj["features"] if f["properties"]["kind"] == kind]
+
+
 def _publishable_features(gj: dict) -> tuple[list[dict], list[dict], str | None]:
     """The publishable GeoJSON's released path pieces, its released points that have a
     location, and the name of the points' time property (None without points)."""
-    path = [f for f in gj["features"] if f["properties"]["kind"] == "released_path"]
-    points = [f for f in gj["features"]
-              if f["properties"]["kind"] == "released_point" and f["geometry"] is not None]
-    if not points:
-        return path, points, None
-    return path, points, next((k for k in points[0]["properties"] if k != "kind"), None)
+    path = _features_of_kind(gj, "released_path")
+    points = [f for f in _features_of_kind(gj, "released_point") if f["geometry"] is not None]
+    return path, points, _time_property(points[0]) if points else None
+
+
+def _time_property(point: dict) -> str | None:
+    """The name of a released point's time property (its first besides ``kind``)."""
+    return next((k for k in point["properties"] if k != "kind"), None)
 
 
 #: the map's background and the style of the box stating the release's settings

@@ -164,13 +164,25 @@ def plotly_title(text: str) -> dict:
 def left_titles(layout: dict) -> None:
     """Panel titles (the annotations ``make_subplots`` centres above each panel) moved to
     the left edge of their panel, in the title size. In place."""
-    lefts = {round(sum(ax["domain"]) / 2, 6): ax["domain"][0]
-             for key, ax in layout.items() if key.startswith("xaxis") and "domain" in ax}
+    lefts = _panel_left_edges(layout)
     for ann in layout.get("annotations", []):
-        if ann.get("xref") == "paper" and ann.get("yanchor") == "bottom":
-            x0 = lefts.get(round(float(ann.get("x", 0.5)), 6))
-            if x0 is not None:
-                ann.update(x=x0, xanchor="left", font={"size": TITLE_FONT_SIZE})
+        if not _is_panel_title(ann):
+            continue
+        x0 = lefts.get(round(float(ann.get("x", 0.5)), 6))
+        if x0 is not None:
+            ann.update(x=x0, xanchor="left", font={"size": TITLE_FONT_SIZE})
+
+
+def _panel_left_edges(layout: dict) -> dict[float, float]:
+    """Each x axis's left edge, keyed by its centre (rounded; where plotly centres the
+    panel's title), in paper coordinates."""
+    return {round(sum(ax["domain"]) / 2, 6): ax["domain"][0]
+            for key, ax in layout.items() if key.startswith("xaxis") and "domain" in ax}
+
+
+def _is_panel_title(ann: dict) -> bool:
+    """Whether an annotation is a panel title of ``make_subplots`` (paper x, above)."""
+    return ann.get("xref") == "paper" and ann.get("yanchor") == "bottom"
 
 
 def vega_date_axis() -> dict:

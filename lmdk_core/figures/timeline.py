@@ -140,6 +140,31 @@ def timeline_figure(
     return go.Figure(data=traces, layout=layout, _validate=False)
 
 
+def _original_trace(ax: _Axis, rel: Release, idx_orig: np.ndarray):
+    """The original values (grey line with dots; smaller dots above 500 timestamps, and
+    at most MARKERS_MAX_DISPLAYED of them drawn by an SVG scatter)."""
+    marker = {"size": 6 if ax.T <= 500 else 4, "color": COLORS["original"]}
+    if ax.scatter is SCATTER and idx_orig.size > MARKERS_MAX_DISPLAYED:
+        marker["maxdisplayed"] = MARKERS_MAX_DISPLAYED
+    return ax.scatter(
+        x=ax.x[idx_orig], y=display_values(rel.original[idx_orig]), name="original",
+        mode="lines+markers",
+        line={"color": COLORS["original"], "width": 1.5},
+        marker=marker,
+        customdata=_tcol(idx_orig),
+        hovertemplate="t=%{customdata[0]} · " + ax.when + "<br>original %{y:.4g}"
+        + ax.unit_suffix + "<extra>click to toggle landmark</extra>",
+        **ax.panel(1),
+    )
+
+
+def _approximations(rel: Release, idx_rel: np.ndarray, *, decimated: bool) -> np.ndarray:
+    """The approximated timestamps (neither published nor withheld); of a decimated
+    series only those the released curve draws."""
+    ap = np.flatnonzero(~rel.published & ~rel.withheld)
+    return np.intersect1d(ap, idx_rel) if decimated else ap
+
+
 def _data_traces(ax: _Axis, rel: Release, idx_orig: np.ndarray,
                  sug: np.ndarray) -> tuple[list, np.ndarray]:
     """The top panel: original (line with dots), released (line), approximations (open
@@ -149,20 +174,7 @@ def _data_traces(ax: _Axis, rel: Release, idx_orig: np.ndarray,
     released = np.asarray(rel.released, dtype=float)
     idx_rel = display_indices(ax.T, [released],
                               np.concatenate([ax.lm_idx, np.flatnonzero(np.isnan(released))]))
-    traces: list = []
-    marker = {"size": 6 if ax.T <= 500 else 4, "color": COLORS["original"]}
-    if scatter is SCATTER and idx_orig.size > MARKERS_MAX_DISPLAYED:
-        marker["maxdisplayed"] = MARKERS_MAX_DISPLAYED
-    traces.append(scatter(
-        x=x[idx_orig], y=display_values(rel.original[idx_orig]), name="original",
-        mode="lines+markers",
-        line={"color": COLORS["original"], "width": 1.5},
-        marker=marker,
-        customdata=_tcol(idx_orig),
-        hovertemplate="t=%{customdata[0]} · " + when + "<br>original %{y:.4g}" + u
-        + "<extra>click to toggle landmark</extra>",
-        **ax.panel(1),
-    ))
+    traces: list = [_original_trace(ax, rel, idx_orig)]
     traces.append(scatter(
         x=x[idx_rel], y=display_values(released[idx_rel]), name="released", mode="lines",
         line={"color": COLORS["released"], "width": 1.5},
@@ -172,9 +184,7 @@ def _data_traces(ax: _Axis, rel: Release, idx_orig: np.ndarray,
         connectgaps=False,
         **ax.panel(1),
     ))
-    ap = np.flatnonzero(~rel.published & ~rel.withheld)
-    if idx_orig.size < ax.T:
-        ap = np.intersect1d(ap, idx_rel)
+    ap = _approximations(rel, idx_rel, decimated=idx_orig.size < ax.T)
     if ap.size:
         traces.append(scatter(
             x=x[ap], y=released[ap], name="approximated (ε_t = 0)",
