@@ -256,12 +256,16 @@ def numeric_column(df: pd.DataFrame, column: str) -> np.ndarray:
     bad = np.flatnonzero(~np.isfinite(values))
     if bad.size:
         i = int(bad[0])
-        cell = raw.iloc[i]
-        what = "is missing" if cell == "" or cell.lower() in ("nan", "na", "null") else (
-            f"is {quote_user_text(cell)}, not a finite number")
         more = f" ({bad.size} bad cells in all)" if bad.size > 1 else ""
-        raise InputError(f"line {i + 2}: {column} {what}{more}")
+        raise InputError(f"line {i + 2}: {column} {_bad_number(raw.iloc[i])}{more}")
     return values
+
+
+def _bad_number(cell: str) -> str:
+    """What is wrong with a cell that is not a finite number, as the message says it."""
+    if cell == "" or cell.lower() in ("nan", "na", "null"):
+        return "is missing"
+    return f"is {quote_user_text(cell)}, not a finite number"
 
 
 def _whole_number_times(raw: pd.Series) -> np.ndarray:

@@ -176,15 +176,16 @@ def _nearest_waypoints(lat: np.ndarray, lon: np.ndarray, wpts,
                       float(w.longitude), i,
                       float(d[i]))
         (out if wp.distance_m <= max_m else far).append(wp)
-    notes = []
-    if far:
-        near = min(far, key=lambda w: w.distance_m)
-        notes.append(
-            f"{len(far)} waypoint{'s are' if len(far) != 1 else ' is'} farther than "
+    return out, [_far_waypoints_note(far, max_m)] if far else []
+
+
+def _far_waypoints_note(far: list[Waypoint], max_m: float) -> str:
+    """The note counting the waypoints too far from the track, naming the nearest."""
+    near = min(far, key=lambda w: w.distance_m)
+    return (f"{len(far)} waypoint{'s are' if len(far) != 1 else ' is'} farther than "
             f"{_metres(max_m)} from the track and not offered as landmark candidates "
             f"(nearest of them: {quote_user_text(near.name, 40)}, "
             f"{_metres(near.distance_m)} away).")
-    return out, notes
 
 
 def load_track_csv(source: Source, name: str = "uploaded track") -> Track:
