@@ -24,17 +24,15 @@
    verifier, moves the publishable file into place (CSV: the parts concatenated; Parquet:
    a folder of part files, read back with ``pandas.read_parquet(folder)``).
 
-Cluster: by default a ``LocalCluster`` with one single-threaded worker process per core
-(``workers`` to choose); ``scheduler='tcp://host:8786'`` uses an existing cluster,
-whose workers must see the input and output paths (a shared file system).
+The cluster (a local one, or ``scheduler='tcp://host:8786'``), the signals and the
+shut-down are :mod:`lmdk_core.population.cluster`; the row-group path is
+:mod:`lmdk_core.population.row_groups`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import re
 import shutil
 import uuid
 from collections.abc import Callable
@@ -51,7 +49,16 @@ from lmdk_core.population.buckets import (
     scatter_frame,
     scatter_units,
 )
+from lmdk_core.population.cluster import (
+    BatchStopped,
+    check_scheduler_address,
+    connect_client,
+    shut_down,
+    stop_on_signals,
+    workers_ignore_ctrl_c,
+)
 from lmdk_core.population.partition import BatchSettings, release_partition
+from lmdk_core.population.row_groups import read_units, row_group_plan
 from lmdk_core.population.table import (
     PopulationColumns,
     check_columns,
@@ -60,7 +67,8 @@ from lmdk_core.population.table import (
     read_header,
 )
 
-__all__ = ["BatchResult", "BatchStopped", "PUBLISHABLE_NOTE", "AUDIT_LABEL", "run_batch"]
+__all__ = ["BatchResult", "BatchStopped", "PUBLISHABLE_NOTE", "AUDIT_LABEL",
+           "check_scheduler_address", "run_batch"]
 
 #: written into every publishable file (Parquet metadata / CSV first line)
 PUBLISHABLE_NOTE = "released values only (no raw data, landmarks, budgets or seeds)"
@@ -103,74 +111,6 @@ def _check_output(path: str | Path, what: str) -> str:
                          f"{quote_user_text(str(p.parent))} does not exist")
     return fmt
 
-
-#: seconds to wait for a ``--scheduler`` to answer (connection and handshake)
-SCHEDULER_TIMEOUT_S = 10.0
-
-_SCHEDULER_ADDRESS = re.compile(r"(tcp|tls)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):([0-9]{1,5})")
-
-
-def check_scheduler_address(scheduler: str) -> str:
-    """``scheduler`` if it is ``tcp://host:port`` or ``tls://host:port`` (what
-    ``dask scheduler`` prints), else InputError: a URL of another kind (``http://``,
-    ``inproc://``), a file path or a bare word is refused before anything connects."""
-    text = scheduler.strip()
-    m = _SCHEDULER_ADDRESS.fullmatch(text)
-    if m is None or not 0 < int(m.group(3)) < 65536:
-        raise InputError(f"--scheduler {quote_user_text(scheduler)} is not a Dask scheduler "
-                         "address; give tcp://host:port (as printed by `dask scheduler`), "
-                         "or leave --scheduler out for a local cluster")
-    return text
-
-
-def _probe_scheduler(address: str, seconds: float) -> None:
-    """Connect to ``address`` and ask for its identity, all within ``seconds``
-    (``distributed.Client`` alone waits without limit on a server that accepts the
-    connection but never answers, e.g. a plain HTTP server)."""
-    import asyncio
-
-    from distributed.comm import connect
-
-    async def probe() -> object:
-        comm = await asyncio.wait_for(connect(address, timeout=seconds), seconds)
-        try:
-            await asyncio.wait_for(comm.write({"op": "identity", "reply": True}), seconds)
-            return await asyncio.wait_for(comm.read(), seconds)
-        finally:
-            comm.abort()
-
-    shown = quote_user_text(address)
-    try:
-        reply = asyncio.run(probe())
-    except TimeoutError:
-        raise InputError(f"the Dask scheduler {shown} did not answer within {seconds:g} s; "
-                         "check the address and that `dask scheduler` runs there") from None
-    except Exception as exc:  # refused, unreachable, not a Dask server
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise InputError(f"cannot reach the Dask scheduler {shown}: "
-                         f"{quote_user_text(first, 120)}") from None
-    if not isinstance(reply, dict) or reply.get("type") != "Scheduler":
-        raise InputError(f"{shown} answered, but not as a Dask scheduler; give the address "
-                         "printed by `dask scheduler`")
-
-
-def _client(scheduler: str | None, workers: int | None):
-    from dask.distributed import Client, LocalCluster
-
-    if scheduler:
-        address = check_scheduler_address(scheduler)
-        _probe_scheduler(address, SCHEDULER_TIMEOUT_S)
-        try:
-            return Client(address, timeout=f"{SCHEDULER_TIMEOUT_S:g}s"), None
-        except (OSError, TimeoutError) as exc:
-            raise InputError(f"cannot reach the Dask scheduler {quote_user_text(scheduler)}: "
-                             f"{str(exc).splitlines()[0] if str(exc) else 'timeout'}") from None
-    n = workers or os.cpu_count() or 1
-    # localhost only, no dashboard, a free port (several runs may share a machine)
-    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                           host="127.0.0.1", dashboard_address="127.0.0.1:0",
-                           silence_logs=50, scheduler_kwargs={"dashboard": False})
-    return Client(cluster), cluster
 
 
 def _row_count(path: Path, fmt: str) -> int:
@@ -216,82 +156,11 @@ def _process(part, index: int, cols: PopulationColumns, settings: BatchSettings,
     return res.audit, res.time_kind, len(res.released)
 
 
-def _row_group_plan(path: Path, user: str, target_rows: int):
-    """Cut a Parquet input ordered by user into groups of whole row groups.
-
-    Returns ``[(units, lo, hi), ...]`` over the list ``units`` of
-    ``(file, row_group, rows, min_user, max_user)`` (task ``i`` owns ``units[lo:hi]``), or
-    ``None`` when the input is not a single file or its row-group statistics do not show
-    the user column ordered (missing statistics, nulls, or a group starting below the
-    previous group's largest user).
-    """
-    import pyarrow.parquet as pq
-
-    if not path.is_file():
-        return None  # a folder of files: the buckets (its files' order is not checked)
-    files = [path]
-    units = []
-    try:
-        for f in files:
-            meta = pq.ParquetFile(str(f)).metadata
-            names = [meta.schema.column(i).path for i in range(meta.num_columns)]
-            if user not in names:
-                return None
-            col = names.index(user)
-            for g in range(meta.num_row_groups):
-                rg = meta.row_group(g)
-                if rg.num_rows == 0:
-                    continue
-                st = rg.column(col).statistics
-                if st is None or not st.has_min_max or st.null_count is None or \
-                        st.null_count > 0:
-                    return None
-                units.append((str(f), g, rg.num_rows, st.min, st.max))
-        for a, b in zip(units, units[1:], strict=False):
-            if not (a[3] <= a[4] <= b[3]):
-                return None
-        if units and not units[-1][3] <= units[-1][4]:
-            return None
-    except (TypeError, ValueError, OSError):
-        return None
-    if not units:
-        return None
-    return units, plan_units(units, target_rows)
-
-
-def _read_units(units, lo: int, hi: int, user: str, columns: list[str]):
-    """Rows of the users that task ``units[lo:hi]`` owns (see :func:`_row_group_plan`)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    import pyarrow.parquet as pq
-
-    def read(i):
-        f, g = units[i][0], units[i][1]
-        return pq.ParquetFile(f).read_row_groups([g], columns=columns)
-
-    tables = [read(i) for i in range(lo, hi)]
-    first, last = units[lo][3], units[hi - 1][4]
-    shared_first = lo > 0 and units[lo - 1][4] == first  # owned by the previous task
-    if shared_first:
-        tables = [t.filter(pc.not_equal(t[user], pa.scalar(first, t.schema.field(user).type)))
-                  for t in tables]
-    if not (shared_first and last == first):
-        j = hi
-        while j < len(units) and units[j][3] == last:  # the tail of the last user
-            t = read(j)
-            tables.append(t.filter(pc.equal(t[user], pa.scalar(last, t.schema.field(user).type))))
-            if units[j][4] != last:
-                break
-            j += 1
-    table = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
-    return table.to_pandas()
-
-
 def _process_units(units, lo: int, hi: int, index: int, cols: PopulationColumns,
                    settings: BatchSettings, tmp_dir: str, fmt: str, metadata: dict[str, str]):
     """Worker task of the sorted path: read the owned rows, then as :func:`_process`."""
     try:
-        part = _read_units(units, lo, hi, cols.user, cols.needed())
+        part = read_units(units, lo, hi, cols.user, cols.needed())
     except Exception as exc:  # pyarrow reading errors
         return TaskError(str(_read_error(exc, Path(units[lo][0]), "parquet")))
     return _process(part, index, cols, settings, tmp_dir, fmt, metadata)
@@ -338,25 +207,11 @@ def _scatter(client, src: Path, fmt: str, cols: PopulationColumns, n_buckets: in
              target_rows: int, root: Path) -> list[int]:
     """First pass of the bucket path (see the module docstring): the buckets that got
     rows, in order."""
-    from dask import delayed
     from dask.distributed import wait
 
-    needed = cols.needed()
+    make_tasks = _parquet_scatter_tasks if fmt == "parquet" else _csv_scatter_tasks
     try:
-        if fmt == "parquet":
-            units = parquet_units(src)
-            units_d = delayed(units, traverse=False)
-            tasks = [delayed(_guarded_scatter)(scatter_units, str(src), fmt, units_d, lo, hi, i,
-                                               cols.user, needed, n_buckets, str(root))
-                     for i, (lo, hi) in enumerate(plan_units(units, target_rows))]
-        else:
-            import dask.dataframe as dd
-
-            ddf = dd.read_csv(str(src), usecols=needed, dtype={c: str for c in needed},
-                              blocksize="64MB", keep_default_na=False, na_values=[""])
-            tasks = [delayed(_guarded_scatter)(scatter_frame, str(src), fmt, p, i, cols.user,
-                                               needed, n_buckets, str(root))
-                     for i, p in enumerate(ddf.to_delayed())]
+        tasks = make_tasks(src, cols, n_buckets, target_rows, root)
     except InputError:
         raise
     except Exception as exc:  # pyarrow / pandas reading errors
@@ -372,6 +227,33 @@ def _scatter(client, src: Path, fmt: str, cols: PopulationColumns, n_buckets: in
         except Exception as exc:  # reading the CSV blocks (dask's own tasks)
             raise _read_error(exc, src, fmt) from None
     return sorted(filled)
+
+
+def _parquet_scatter_tasks(src: Path, cols: PopulationColumns, n_buckets: int,
+                           target_rows: int, root: Path) -> list:
+    """One scatter task per run of about ``target_rows`` rows of Parquet record batches."""
+    from dask import delayed
+
+    units = parquet_units(src)
+    units_d = delayed(units, traverse=False)
+    return [delayed(_guarded_scatter)(scatter_units, str(src), "parquet", units_d, lo, hi, i,
+                                      cols.user, cols.needed(), n_buckets, str(root))
+            for i, (lo, hi) in enumerate(plan_units(units, target_rows))]
+
+
+def _csv_scatter_tasks(src: Path, cols: PopulationColumns, n_buckets: int,
+                       target_rows: int, root: Path) -> list:
+    """One scatter task per 64 MB block of the CSV, read as text (``target_rows`` unused:
+    the blocks set the size)."""
+    import dask.dataframe as dd
+    from dask import delayed
+
+    needed = cols.needed()
+    ddf = dd.read_csv(str(src), usecols=needed, dtype={c: str for c in needed},
+                      blocksize="64MB", keep_default_na=False, na_values=[""])
+    return [delayed(_guarded_scatter)(scatter_frame, str(src), "csv", p, i, cols.user,
+                                      needed, n_buckets, str(root))
+            for i, p in enumerate(ddf.to_delayed())]
 
 
 def _write_audit(audit, path: Path, fmt: str, meta: dict[str, str]) -> None:
@@ -409,64 +291,6 @@ def _publish(tmp_dir: Path, output: Path, fmt: str, header: list[str], note: str
     tmp_dir.rename(output)
 
 
-class BatchStopped(BaseException):
-    """The batch was stopped by a signal (SIGTERM, SIGHUP); ``exit_status`` is 128 + the
-    signal's number, as a shell reports it. Raised in the driver's main thread so that
-    every scratch folder is removed on the way out."""
-
-    def __init__(self, signum: int) -> None:
-        import signal
-
-        self.signum = int(signum)
-        self.exit_status = 128 + self.signum
-        super().__init__(f"stopped by {signal.Signals(self.signum).name}")
-
-
-@contextlib.contextmanager
-def _stop_on_signals():
-    """While the batch runs (in the main thread): SIGTERM and SIGHUP raise
-    :class:`BatchStopped`, SIGINT (Ctrl-C) raises KeyboardInterrupt, so the ``finally``
-    clauses stop the cluster and remove the scratch folders."""
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def stop(signum, frame):
-        raise BatchStopped(signum)
-
-    names = ["SIGTERM", "SIGHUP"]
-    old = {n: signal.signal(getattr(signal, n), stop) for n in names if hasattr(signal, n)}
-    old_int = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        yield
-    finally:
-        for n, handler in old.items():
-            signal.signal(getattr(signal, n), handler)
-        signal.signal(signal.SIGINT, old_int)
-
-
-@contextlib.contextmanager
-def _workers_ignore_ctrl_c():
-    """Start worker processes with SIGINT ignored (inherited by the processes the local
-    cluster spawns): Ctrl-C in a terminal reaches the whole process group, and workers
-    that die of it print their tracebacks and are restarted while the driver is still
-    stopping them. The driver alone handles Ctrl-C and stops them."""
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, old)
-
-
 def run_batch(cfg, input_path: str | Path, cols: PopulationColumns, output: str | Path,
               audit: str | Path, *, scheduler: str | None = None, workers: int | None = None,
               seed: int | None = None, noise: str = "exact", leakage: bool = True,
@@ -495,14 +319,19 @@ def run_batch(cfg, input_path: str | Path, cols: PopulationColumns, output: str 
     check_parquet_parts(src, cols)
     out_fmt = _check_output(output, "the output")
     audit_fmt = _check_output(audit, "the audit")
+    _check_seed_and_workers(seed, workers)
+    with stop_on_signals():
+        return _run(cfg, src, in_fmt, cols, output, out_fmt, audit, audit_fmt,
+                    scheduler=scheduler, workers=workers, seed=seed, noise=noise,
+                    leakage=leakage, rows_per_partition=rows_per_partition, progress=progress)
+
+
+def _check_seed_and_workers(seed: int | None, workers: int | None) -> None:
+    """InputError unless ``seed`` is None or a whole number ≥ 0 and ``workers`` None or ≥ 1."""
     if seed is not None and (isinstance(seed, bool) or int(seed) != seed or seed < 0):
         raise InputError(f"the seed must be a whole number >= 0, got {seed!r}")
     if workers is not None and workers < 1:
         raise InputError(f"--workers must be at least 1, got {workers}")
-    with _stop_on_signals():
-        return _run(cfg, src, in_fmt, cols, output, out_fmt, audit, audit_fmt,
-                    scheduler=scheduler, workers=workers, seed=seed, noise=noise,
-                    leakage=leakage, rows_per_partition=rows_per_partition, progress=progress)
 
 
 def _sampler_text(noise: str, kind: str, seed: int | None) -> str:
@@ -532,7 +361,7 @@ def _tasks(client, src: Path, in_fmt: str, cols: PopulationColumns, nparts: int,
     disk (:func:`_scatter`)."""
     from dask import delayed
 
-    plan = (_row_group_plan(src, cols.user, rows_per_part) if in_fmt == "parquet" else None)
+    plan = (row_group_plan(src, cols.user, rows_per_part) if in_fmt == "parquet" else None)
     if plan is not None and len(plan[1]) >= n_workers:
         units, spans = plan
         units_d = delayed(units, traverse=False)
@@ -624,8 +453,8 @@ def _run(cfg, src: Path, in_fmt: str, cols: PopulationColumns, output: Path, out
     bucket_root = output.parent / f".{output.name}.buckets-{tag}"
     client = cluster = futures = None
     try:
-        with _workers_ignore_ctrl_c():
-            client, cluster = _client(scheduler, workers)
+        with workers_ignore_ctrl_c():
+            client, cluster = connect_client(scheduler, workers)
         tmp_dir.mkdir()
         n_workers = len(client.scheduler_info().get("workers", {})) or 1
         nparts = max(n_workers, -(-rows // max(1, rows_per_partition)))
@@ -646,35 +475,6 @@ def _run(cfg, src: Path, in_fmt: str, cols: PopulationColumns, output: Path, out
         return _batch_result(table, int(sum(n for _, _, n in results)), not_private, written,
                              sampler, len(tasks), n_workers)
     finally:
-        _shut_down(client, cluster, futures, (tmp_dir, bucket_root))
+        shut_down(client, cluster, futures, (tmp_dir, bucket_root))
 
 
-def _shut_down(client, cluster, futures, scratch: tuple[Path, ...]) -> None:
-    """Stop the work (cancel the tasks, close the client and a local cluster), then
-    remove the scratch folders; a second signal during this is ignored so that the
-    clean-up finishes."""
-    import signal
-    import threading
-
-    main = threading.current_thread() is threading.main_thread()
-    held = {}
-    if main:
-        for n in ("SIGINT", "SIGTERM", "SIGHUP"):
-            if hasattr(signal, n):
-                held[n] = signal.signal(getattr(signal, n), signal.SIG_IGN)
-    try:
-        if client is not None:
-            with contextlib.suppress(Exception):
-                if futures:
-                    client.cancel(futures)
-            with contextlib.suppress(Exception):
-                client.close(timeout=10)
-        if cluster is not None:
-            with contextlib.suppress(Exception):
-                cluster.close(timeout=10)
-        for d in scratch:
-            if d.exists():
-                shutil.rmtree(d, ignore_errors=True)
-    finally:
-        for n, handler in held.items():
-            signal.signal(getattr(signal, n), handler)

@@ -22,7 +22,7 @@ import pytest
 from lmdk_core.cli import main
 from lmdk_core.engine.validation import InputError
 from lmdk_core.files.config import ViewConfig, config_to_json
-from lmdk_core.population import dask_driver
+from lmdk_core.population import cluster as dask_cluster
 from lmdk_core.population.in_process import standardise
 from lmdk_core.population.streams import user_generator, user_key
 from lmdk_core.population.table import MAX_USER_ID_CHARS, PopulationColumns
@@ -162,7 +162,7 @@ def test_scheduler_that_never_answers_times_out_with_a_clear_message(tmp_path, c
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2},
                               daemon=True)
     thread.start()
-    monkeypatch.setattr(dask_driver, "SCHEDULER_TIMEOUT_S", 1.0)
+    monkeypatch.setattr(dask_cluster, "SCHEDULER_TIMEOUT_S", 1.0)
     try:
         src, cfg = _files(tmp_path)
         code, err = _cli(capsys, _batch_argv(

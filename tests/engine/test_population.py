@@ -296,7 +296,7 @@ def test_input_ordered_by_user_is_cut_along_row_groups_with_the_same_release(
     """A Parquet file sorted by user (small row groups, users spanning several groups,
     times shuffled within users) takes the no-shuffle path; it releases exactly what the
     bucket path releases for the same seed (the shuffled-rows file takes that path)."""
-    from lmdk_core.population.dask_driver import _row_group_plan
+    from lmdk_core.population.row_groups import row_group_plan
 
     df = _population(users=30)
     ordered = df.sort_values("uid", kind="stable").reset_index(drop=True)
@@ -304,9 +304,9 @@ def test_input_ordered_by_user_is_cut_along_row_groups_with_the_same_release(
     ordered.to_parquet(src_sorted, row_group_size=37)  # users straddle row groups
     src_shuffled = tmp_path / "shuffled.parquet"
     df.to_parquet(src_shuffled, row_group_size=37)  # rows in any order
-    plan = _row_group_plan(src_sorted, "uid", 400)
+    plan = row_group_plan(src_sorted, "uid", 400)
     assert plan is not None and len(plan[1]) >= 2  # the sorted path is taken
-    assert _row_group_plan(src_shuffled, "uid", 400) is None  # the buckets are taken
+    assert row_group_plan(src_shuffled, "uid", 400) is None  # the buckets are taken
     cfg = ViewConfig(scheme=scheme, epsilon=1.0)
     outs = []
     for name, src in (("s", src_sorted), ("h", src_shuffled)):

@@ -22,7 +22,8 @@ from lmdk_core.population.buckets import (
     read_bucket,
     scatter_units,
 )
-from lmdk_core.population.dask_driver import _row_group_plan, run_batch
+from lmdk_core.population.dask_driver import run_batch
+from lmdk_core.population.row_groups import row_group_plan
 from lmdk_core.population.table import PopulationColumns
 
 SEED = 4321
@@ -57,8 +58,8 @@ def test_unordered_input_gives_the_release_of_the_ordered_input(tmp_path, cluste
     shuffled.to_parquet(unordered, row_group_size=150)
     csv = tmp_path / "unordered.csv"
     shuffled.to_csv(csv, index=False)
-    assert _row_group_plan(ordered, "uid", 600) is not None
-    assert _row_group_plan(unordered, "uid", 600) is None
+    assert row_group_plan(ordered, "uid", 600) is not None
+    assert row_group_plan(unordered, "uid", 600) is None
     cfg = ViewConfig(scheme=scheme, epsilon=1.0)
     outs = {}
     for name, src in (("ordered", ordered), ("unordered", unordered), ("csv", csv)):
