@@ -51,32 +51,73 @@ def _losses(settings: LeakageSettings, time, data, kind: str):
     has no matrices (``why`` empty when the user chose no correlation model, else the
     model's reason, e.g. more grid cells than the leakage handles). Data-independent
     models (smoothed, matrix) are built once per process."""
-    from lmdk_core.data.series import Series
-    from lmdk_core.data.track import Track
-    from lmdk_core.leakage.loss import loss_function
     from lmdk_core.leakage.model import correlation_from_spec
 
-    model_key = (settings.spec or {}).get("model", "grid" if data.ndim == 2 else "estimated")
-    shared = str(model_key).strip().lower() in ("smoothed", "matrix", "none")
+    model_key = str((settings.spec or {}).get("model", "grid" if data.ndim == 2
+                                                       else "estimated")).strip().lower()
+    shared = model_key in ("smoothed", "matrix", "none")
     key = json.dumps([settings.spec, settings.strength, data.ndim], sort_keys=True,
                      default=str)
     if shared and key in _LOSS_CACHE:
         return _LOSS_CACHE[key]
-    if data.ndim == 2:
-        obj = Track(lat=data[:, 0], lon=data[:, 1], time=time,
-                    time_kind="datetime" if kind == "datetime" else "number")
-    else:
-        obj = Series(time=time, values=data, time_kind=kind)
-    model = correlation_from_spec(settings.spec, obj, default_strength=settings.strength,
+    model = correlation_from_spec(settings.spec, _user_data(time, data, kind),
+                                  default_strength=settings.strength,
                                   default_cell_size=settings.cell_size_m)
-    out = (None, "" if str(model_key).strip().lower() == "none" else (model.note or ""))
+    out = (None, "" if model_key == "none" else (model.note or ""))
     if model.backward is not None and model.forward is not None:
-        lb = loss_function(model.backward)
-        lf = lb if model.forward is model.backward else loss_function(model.forward)
-        out = ((lb, lf), "")
+        out = (_loss_pair(model), "")
     if shared:
         _LOSS_CACHE[key] = out
     return out
+
+
+def _user_data(time, data: np.ndarray, kind: str):
+    """One user's data as a :class:`~lmdk_core.data.track.Track` (``data`` of shape
+    (T, 2)) or a :class:`~lmdk_core.data.series.Series`."""
+    from lmdk_core.data.series import Series
+    from lmdk_core.data.track import Track
+
+    if data.ndim == 2:
+        return Track(lat=data[:, 0], lon=data[:, 1], time=time,
+                     time_kind="datetime" if kind == "datetime" else "number")
+    return Series(time=time, values=data, time_kind=kind)
+
+
+def _loss_pair(model) -> tuple:
+    """The (backward, forward) loss functions of a model with both matrices (one function
+    when they are the same matrix)."""
+    from lmdk_core.leakage.loss import loss_function
+
+    lb = loss_function(model.backward)
+    lf = lb if model.forward is model.backward else loss_function(model.forward)
+    return lb, lf
+
+
+def _landmark_tpl(leakage: LeakageSettings, time, original: np.ndarray, kind: str,
+                  epsilon_t: np.ndarray, landmarks) -> tuple[float, str]:
+    """``(largest landmark TPL, note)``: NaN with the reason (empty when no model was
+    chosen or the leakage is off) when it cannot be computed."""
+    if not leakage.enabled:
+        return float("nan"), ""
+    from lmdk_core.leakage.tpl import max_landmark_tpl
+
+    losses, note = _losses(leakage, time, original, kind)
+    if losses is None:
+        return float("nan"), note
+    return max_landmark_tpl(epsilon_t, landmarks, *losses), note
+
+
+def _error_sources(original: np.ndarray, n: int, groups,
+                   n_landmarks: int) -> tuple[np.ndarray | None, int]:
+    """``(sources, events)``: with stays (``groups``) each stay publishes its centroid's
+    release, so errors count from there and a stay is one landmark event."""
+    if not groups:
+        return None, n_landmarks
+    from lmdk_core.engine.stay_events import condense, condensed_points
+
+    cond = condense(n, groups)
+    return (condensed_points(original, cond)[cond.index],
+            n_landmarks - sum(b - a for a, b in cond.stays))
 
 
 def user_audit(user: object, time: np.ndarray, original: np.ndarray, released: np.ndarray,
@@ -94,21 +135,9 @@ def user_audit(user: object, time: np.ndarray, original: np.ndarray, released: n
     withheld = np.isnan(released) if released.ndim == 1 else np.isnan(released).any(axis=1)
     ok = ~withheld
     err = distance(released[ok], original[ok]) if ok.any() else np.zeros(0)
-    tpl_max, tpl_note = float("nan"), ""
-    if leakage.enabled:
-        from lmdk_core.leakage.tpl import max_landmark_tpl
-
-        losses, tpl_note = _losses(leakage, time, original, kind)
-        if losses is not None:
-            tpl_max = max_landmark_tpl(epsilon_t, landmarks, *losses)
+    tpl_max, tpl_note = _landmark_tpl(leakage, time, original, kind, epsilon_t, landmarks)
     planar = mechanism == "planar_laplace"
-    sources, n_events = None, len(landmarks)
-    if groups:  # each stay publishes its centroid's release: errors count from there
-        from lmdk_core.engine.stay_events import condense, condensed_points
-
-        cond = condense(len(epsilon_t), groups)
-        sources = condensed_points(original, cond)[cond.index]
-        n_events -= sum(b - a for a, b in cond.stays)
+    sources, n_events = _error_sources(original, len(epsilon_t), groups, len(landmarks))
     uv = utility_verdict(original, epsilon_t, published, mechanism=mechanism,
                          sensitivity=None if planar else scale_unit,
                          radius=scale_unit if planar else None, epsilon=epsilon,
@@ -122,8 +151,7 @@ def user_audit(user: object, time: np.ndarray, original: np.ndarray, released: n
         "worst_total": float(verdict.worst_total),
         "max_landmark_tpl": tpl_max,
         "leakage_note": tpl_note,  # why max_landmark_tpl is empty ('' when computed)
-        "mae": float(np.mean(err)) if err.size else float("nan"),
-        "rmse": float(np.sqrt(np.mean(err ** 2))) if err.size else float("nan"),
+        **_error_stats(err),
         "n_published": int(published.sum()),
         "n_approximated": int((~published & ok).sum()),
         "n_withheld": int(withheld.sum()),
@@ -131,3 +159,10 @@ def user_audit(user: object, time: np.ndarray, original: np.ndarray, released: n
         "data_scale": uv.scale.value,
         "utility": uv.label,
     }
+
+
+def _error_stats(err: np.ndarray) -> dict[str, float]:
+    """``mae`` and ``rmse`` of the released timestamps' errors (NaN when none)."""
+    if not err.size:
+        return {"mae": float("nan"), "rmse": float("nan")}
+    return {"mae": float(np.mean(err)), "rmse": float(np.sqrt(np.mean(err ** 2)))}

@@ -38,7 +38,7 @@ from lmdk_core.population.landmarks import (
     discover_stays,
 )
 from lmdk_core.population.partition import BatchSettings, release_partition
-from lmdk_core.population.table import PopulationColumns, prepare_users
+from lmdk_core.population.table import PopulationColumns, prepare_users, user_starts
 
 __all__ = [
     "MAX_APP_USERS",
@@ -119,7 +119,7 @@ def release_in_process(frame: pd.DataFrame, kind: str, settings: BatchSettings,
     ``settings``; ``progress(done_users, users)`` after every chunk."""
     cols = _standard_cols(kind, "landmark" in frame)
     users = frame["user"].to_numpy()
-    starts = np.concatenate([[0], np.flatnonzero(users[1:] != users[:-1]) + 1, [users.size]])
+    starts = user_starts(users)
     n_users = starts.size - 1
     released, audits, time_kind = [], [], "none"
     for lo in range(0, n_users, max(1, int(chunk_users))):
@@ -330,31 +330,17 @@ def read_table_bytes(data: bytes, filename: str) -> pd.DataFrame:
     """A long table uploaded as bytes: ``.parquet`` / ``.pq`` read with pyarrow, anything
     else as CSV (every cell as text; :func:`standardise` parses times, numbers and
     flags with clear messages)."""
-    import io
-
     name = quote_user_text(filename)
     if not data:
         raise InputError(f"{name} is empty")
+    parquet = filename.lower().endswith((".parquet", ".pq"))
     try:
-        if filename.lower().endswith((".parquet", ".pq")):
-            import pyarrow.parquet as pq
-
-            # the row count from the file's footer, before any data is decompressed: a
-            # few hundred kB of Parquet can hold tens of millions of rows (gigabytes)
-            rows = pq.ParquetFile(io.BytesIO(data)).metadata.num_rows
-            if rows > MAX_APP_ROWS:
-                raise InputError(f"{name} has {rows:,} rows; the app releases up to "
-                                 f"{MAX_APP_ROWS:,} — run the batch command shown below on "
-                                 "the file")
-            df = pd.read_parquet(io.BytesIO(data))
-        else:
-            df = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False,
-                             na_values=[""], comment=None)
+        df = _read_parquet_upload(data, name) if parquet else _read_csv_upload(data)
     except InputError:
         raise
     except Exception as exc:  # parser errors of pandas / pyarrow, decoding errors
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        fmt = "Parquet" if filename.lower().endswith((".parquet", ".pq")) else "CSV"
+        fmt = "Parquet" if parquet else "CSV"
         raise InputError(f"cannot read {name} as {fmt}: {quote_user_text(first, 120)}; "
                          "upload a CSV with a header line or a Parquet file") from None
     if df.empty:
@@ -363,6 +349,30 @@ def read_table_bytes(data: bytes, filename: str) -> pd.DataFrame:
     if len(set(df.columns)) != len(df.columns):
         raise InputError(f"{name} has two columns with the same name; rename one")
     return df
+
+
+def _read_parquet_upload(data: bytes, name: str) -> pd.DataFrame:
+    """An uploaded Parquet file, refused from its footer's row count above
+    :data:`MAX_APP_ROWS` before any data is decompressed (a few hundred kB of Parquet
+    can hold tens of millions of rows: gigabytes)."""
+    import io
+
+    import pyarrow.parquet as pq
+
+    rows = pq.ParquetFile(io.BytesIO(data)).metadata.num_rows
+    if rows > MAX_APP_ROWS:
+        raise InputError(f"{name} has {rows:,} rows; the app releases up to "
+                         f"{MAX_APP_ROWS:,} — run the batch command shown below on "
+                         "the file")
+    return pd.read_parquet(io.BytesIO(data))
+
+
+def _read_csv_upload(data: bytes) -> pd.DataFrame:
+    """An uploaded CSV, every cell as text (empty cells missing)."""
+    import io
+
+    return pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False,
+                       na_values=[""], comment=None)
 
 
 def batch_dataset(kind: str, name: str | None = None, sha256: str | None = None) -> dict:

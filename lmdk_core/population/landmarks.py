@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from lmdk_core.engine.setting_limits import check_setting
+from lmdk_core.engine.stay_events import stay_members
 from lmdk_core.engine.validation import InputError
 from lmdk_core.landmarks.discovery import (
     DEFAULT_DEVIATION_K,
@@ -34,7 +35,8 @@ from lmdk_core.landmarks.discovery import (
     suggested_timestamps,
 )
 
-__all__ = ["DiscoverySettings", "discover_landmarks", "discover_stays"]
+__all__ = ["DiscoverySettings", "UserLandmarks", "discover_landmarks", "discover_stays",
+           "find_user_landmarks"]
 
 
 @dataclass(frozen=True)
@@ -56,20 +58,26 @@ class DiscoverySettings:
             return cls()
         if not isinstance(spec, dict):
             raise InputError("config: extra.discovery must be an object {...}")
-        unknown = sorted(set(spec) - set(cls.__dataclass_fields__))
-        if unknown:
-            raise InputError(f"config: extra.discovery has an unknown key {unknown[0]!r}; "
-                             f"known: {', '.join(cls.__dataclass_fields__)}")
-        # the same ranges as the app's widgets and lmdk suggest (setting_limits.LIMITS)
-        for name, limit in (("k", "spike_k"), ("distance_m", "stay_distance"),
-                            ("duration_min", "stay_minutes"), ("window", "spike_window")):
-            if spec.get(name) is not None:
-                check_setting(limit, spec[name], label=f"config: extra.discovery.{name}")
-        if not isinstance(spec.get("stays_as_events", True), bool):
-            raise InputError("config: extra.discovery.stays_as_events must be true or false")
-        if spec.get("season", "auto") not in ("auto", "day", "week", "none"):
-            raise InputError("config: extra.discovery.season must be auto, day, week or none")
+        _check_discovery_spec(spec, list(cls.__dataclass_fields__))
         return cls(**spec)
+
+
+def _check_discovery_spec(spec: dict, known: list[str]) -> None:
+    """InputError naming the first unknown key or out-of-range value of a configuration's
+    ``extra.discovery``."""
+    unknown = sorted(set(spec) - set(known))
+    if unknown:
+        raise InputError(f"config: extra.discovery has an unknown key {unknown[0]!r}; "
+                         f"known: {', '.join(known)}")
+    # the same ranges as the app's widgets and lmdk suggest (setting_limits.LIMITS)
+    for name, limit in (("k", "spike_k"), ("distance_m", "stay_distance"),
+                        ("duration_min", "stay_minutes"), ("window", "spike_window")):
+        if spec.get(name) is not None:
+            check_setting(limit, spec[name], label=f"config: extra.discovery.{name}")
+    if not isinstance(spec.get("stays_as_events", True), bool):
+        raise InputError("config: extra.discovery.stays_as_events must be true or false")
+    if spec.get("season", "auto") not in ("auto", "day", "week", "none"):
+        raise InputError("config: extra.discovery.season must be auto, day, week or none")
 
 
 def _minutes(time: np.ndarray, kind: str) -> np.ndarray:
@@ -101,3 +109,27 @@ def discover_landmarks(time: np.ndarray, data: np.ndarray, kind: str,
     found = series_suggestions(time, kind, data, settings.window, settings.k,
                                settings.season, max_events=None).found
     return np.asarray(suggested_timestamps(found), dtype=int)
+
+
+@dataclass(frozen=True)
+class UserLandmarks:
+    """One user's landmarks as its release uses them: ``landmarks`` (0-based indices into
+    its sorted rows) and ``stays`` (inclusive ranges, each released as one landmark
+    event; empty when the landmarks are single timestamps)."""
+
+    landmarks: np.ndarray
+    stays: list[tuple[int, int]]
+
+
+def find_user_landmarks(time: np.ndarray, data: np.ndarray, kind: str, settings: DiscoverySettings,
+                   flags: np.ndarray | None = None) -> UserLandmarks:
+    """The landmarks of one user: its ``flags`` when the table has a flag column; else,
+    for a track with ``settings.stays_as_events``, its stays (docs/stays.md) when it has
+    any; else the detectors' finds (:func:`discover_landmarks`)."""
+    if flags is None and data.ndim == 2 and settings.stays_as_events:
+        stays = discover_stays(time, data, kind, settings)
+        if stays:
+            return UserLandmarks(stay_members(stays), stays)
+    if flags is not None:
+        return UserLandmarks(np.flatnonzero(flags), [])
+    return UserLandmarks(discover_landmarks(time, data, kind, settings), [])

@@ -28,15 +28,16 @@ import pandas as pd
 from lmdk_core.decision.utility import DataScale, data_scale, utility_verdict
 from lmdk_core.engine.allocation import allocate
 from lmdk_core.engine.quoting import quote_user_text
-from lmdk_core.engine.stay_events import condense, condensed_points, stay_members
+from lmdk_core.engine.stay_events import condense, condensed_points
 from lmdk_core.engine.validation import InputError
 from lmdk_core.engine.verifier import verify
-from lmdk_core.population.landmarks import (
-    DiscoverySettings,
-    discover_landmarks,
-    discover_stays,
+from lmdk_core.population.landmarks import DiscoverySettings, find_user_landmarks
+from lmdk_core.population.table import (
+    PopulationColumns,
+    prepare_users,
+    user_arrays,
+    user_starts,
 )
-from lmdk_core.population.table import PopulationColumns, prepare_users
 
 __all__ = ["PREVIEW_COLUMNS", "UserPlan", "preview_table", "user_plans"]
 
@@ -66,32 +67,28 @@ def user_plans(frame: pd.DataFrame, kind: str, discovery: DiscoverySettings,
     flagged = use_flags and "landmark" in frame
     if not flagged:
         frame = frame.drop(columns="landmark", errors="ignore")
-    cols = PopulationColumns(user="user", time="time", value=None if track else "value",
-                             lat="lat" if track else None, lon="lon" if track else None,
-                             landmark="landmark" if flagged else None)
-    prepared, time_kind = prepare_users(frame, cols)
+    prepared, time_kind = prepare_users(frame, _preview_columns(track, flagged))
     users = prepared["user"].to_numpy()
     if users.size == 0:
         return []
-    starts = np.concatenate([[0], np.flatnonzero(users[1:] != users[:-1]) + 1, [users.size]])
-    data = (prepared[["lat", "lon"]].to_numpy(dtype=float) if track
-            else prepared["value"].to_numpy(dtype=float))
-    times = prepared["time"].to_numpy()
-    flags = prepared["landmark"].to_numpy(dtype=bool) if flagged else None
+    starts = user_starts(users)
+    data, times, flags = user_arrays(prepared, track)
     out = []
     for s, e in zip(starts[:-1].tolist(), starts[1:].tolist(), strict=True):
-        t, x = times[s:e], data[s:e]
-        if track and flags is None and discovery.stays_as_events:
-            stays = discover_stays(t, x, time_kind, discovery)
-            if stays:
-                out.append(UserPlan(users[s], x, np.asarray(stay_members(stays), dtype=int),
-                                    tuple((int(a), int(b)) for a, b in stays),
-                                    _scale(x, "m")))
-                continue
-        lm = (np.flatnonzero(flags[s:e]) if flags is not None
-              else np.asarray(discover_landmarks(t, x, time_kind, discovery), dtype=int))
-        out.append(UserPlan(users[s], x, lm, scale=_scale(x, "m" if track else "")))
+        x = data[s:e]
+        found = find_user_landmarks(times[s:e], x, time_kind, discovery,
+                               None if flags is None else flags[s:e])
+        out.append(UserPlan(users[s], x, np.asarray(found.landmarks, dtype=int),
+                            tuple((int(a), int(b)) for a, b in found.stays),
+                            _scale(x, "m" if track else "")))
     return out
+
+
+def _preview_columns(track: bool, flagged: bool) -> PopulationColumns:
+    """The columns of the app's standardised frame (user, time, value or lat/lon, landmark)."""
+    return PopulationColumns(user="user", time="time", value=None if track else "value",
+                             lat="lat" if track else None, lon="lon" if track else None,
+                             landmark="landmark" if flagged else None)
 
 
 def _scale(x: np.ndarray, unit: str) -> DataScale | None:

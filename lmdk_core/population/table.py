@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # pandas is imported lazily (fast CLI start)
 __all__ = ["MAX_USER_ID_CHARS", "PopulationColumns", "check_columns", "check_parquet_parts",
            "check_user_ids",
            "file_format", "prepare_users", "read_header", "read_population",
-           "repeated_times_count"]
+           "repeated_times_count", "user_arrays", "user_starts"]
 
 #: longest user id accepted (characters of its text form)
 MAX_USER_ID_CHARS = 256
@@ -185,14 +185,17 @@ def _parse_times(raw: pd.Series, col: str) -> tuple[np.ndarray, str]:
         if not np.all(np.isfinite(v)):
             raise InputError(f"times must be finite numbers (column {quote_user_text(col)})")
         return v, "number"
-    text = raw.astype(str).str.strip()
+    return _parse_time_text(raw.astype(str).str.strip())
+
+
+def _parse_time_text(text: pd.Series) -> tuple[np.ndarray, str]:
+    """Times written as text: all numbers (whole numbers exactly as int64), or all ISO
+    dates (to naive UTC); a mix of the two is refused."""
+    import pandas as pd
+
     nums = pd.to_numeric(text, errors="coerce")
     if nums.notna().all():
-        if text.str.fullmatch(r"[+-]?[0-9]+").all():
-            if nums.dtype.kind == "i":  # parsed exactly as 64-bit integers
-                return nums.to_numpy(dtype=np.int64), "number"
-            return np.array([int(c) for c in text], dtype=np.int64), "number"
-        return nums.to_numpy(dtype=float), "number"
+        return _text_numbers(text, nums), "number"
     if nums.notna().any():
         i = int(np.flatnonzero(nums.notna().to_numpy())[0])
         j = int(np.flatnonzero(nums.isna().to_numpy())[0])
@@ -206,6 +209,16 @@ def _parse_times(raw: pd.Series, col: str) -> tuple[np.ndarray, str]:
         raise InputError(f"time {quote_user_text(bad)} is neither a number nor an ISO date "
                          "like 2024-03-01T08:00") from None
     return parsed.dt.tz_localize(None).to_numpy(dtype="datetime64[ns]"), "datetime"
+
+
+def _text_numbers(text: pd.Series, nums: pd.Series) -> np.ndarray:
+    """Numbers read from text: whole numbers as exact int64 (even beyond float's 2⁵³),
+    others as floats."""
+    if not text.str.fullmatch(r"[+-]?[0-9]+").all():
+        return nums.to_numpy(dtype=float)
+    if nums.dtype.kind == "i":  # parsed exactly as 64-bit integers
+        return nums.to_numpy(dtype=np.int64)
+    return np.array([int(c) for c in text], dtype=np.int64)
 
 
 def _not_date(cell: str) -> bool:
@@ -280,19 +293,45 @@ def prepare_users(df: pd.DataFrame, cols: PopulationColumns) -> tuple[pd.DataFra
     if cols.value is not None:
         out["value"] = _finite(df[cols.value], cols.value, out)
     else:
-        out["lat"] = _finite(df[cols.lat], cols.lat, out)
-        out["lon"] = _finite(df[cols.lon], cols.lon, out)
-        if np.any(np.abs(out["lat"].to_numpy()) > 90) or np.any(
-                np.abs(out["lon"].to_numpy()) > 180):
-            bad = out[(out["lat"].abs() > 90) | (out["lon"].abs() > 180)].iloc[0]
-            raise InputError(f"user {_user_label(bad['user'])} has a point out of range "
-                             f"(lat {bad['lat']:g}, lon {bad['lon']:g}); latitudes lie in "
-                             "[-90, 90], longitudes in [-180, 180]")
+        _add_points(out, df, cols)
     if cols.landmark is not None:
         out["landmark"] = _flags(df[cols.landmark], cols.landmark)
     # stable: rows with the same (user, time) keep their file order (each its own t)
     out = out.sort_values(["user", "time"], kind="stable", ignore_index=True)
     return out, kind
+
+
+def _add_points(out: pd.DataFrame, df: pd.DataFrame, cols: PopulationColumns) -> None:
+    """Add the checked ``lat``/``lon`` columns of ``df`` to ``out`` (finite, in range)."""
+    out["lat"] = _finite(df[cols.lat], cols.lat, out)
+    out["lon"] = _finite(df[cols.lon], cols.lon, out)
+    outside = (out["lat"].abs() > 90) | (out["lon"].abs() > 180)
+    if outside.any():
+        bad = out[outside].iloc[0]
+        raise InputError(f"user {_user_label(bad['user'])} has a point out of range "
+                         f"(lat {bad['lat']:g}, lon {bad['lon']:g}); latitudes lie in "
+                         "[-90, 90], longitudes in [-180, 180]")
+
+
+def user_arrays(frame: pd.DataFrame,
+                track: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """``(data, times, flags)`` of a prepared frame (:func:`prepare_users`): the values
+    (N,) or ``[lat, lon]`` rows (N, 2) of a ``track``, the times, and the landmark flags
+    (None without a flag column)."""
+    data = (frame[["lat", "lon"]].to_numpy(dtype=float) if track
+            else frame["value"].to_numpy(dtype=float))
+    flags = frame["landmark"].to_numpy(dtype=bool) if "landmark" in frame else None
+    return data, frame["time"].to_numpy(), flags
+
+
+def user_starts(users: np.ndarray) -> np.ndarray:
+    """The first row of each user in rows sorted by user, and the number of rows at the
+    end: user ``i`` holds rows ``starts[i]:starts[i + 1]``.
+
+    >>> user_starts(np.array(["a", "a", "b", "c", "c"])).tolist()
+    [0, 2, 3, 5]
+    """
+    return np.concatenate([[0], np.flatnonzero(users[1:] != users[:-1]) + 1, [users.size]])
 
 
 def repeated_times_count(frame: pd.DataFrame) -> tuple[int, int]:
