@@ -283,13 +283,18 @@ def stay_points(
     """Stay points of a loaded :class:`~lmdk_core.data.track.Track` (see
     :func:`detect_stay_points` for the algorithm and :func:`track_minutes` for how
     times are read)."""
+    _check_track(track)
+    minutes = track_minutes(track, minutes_per_point, minutes_per_time_unit)
+    return detect_stay_points(track.lat, track.lon, minutes, distance_threshold_m,
+                              time_threshold_min, labels=_time_labels(track))
+
+
+def _check_track(track: Track) -> None:
+    """InputError unless ``track`` is a :class:`~lmdk_core.data.track.Track` with points."""
     if not isinstance(track, Track):
         raise InputError("stay points need a track (lat, lon and times)")
     if len(track) == 0:
         raise InputError("the track is empty: there are no points to look for stays in")
-    minutes = track_minutes(track, minutes_per_point, minutes_per_time_unit)
-    return detect_stay_points(track.lat, track.lon, minutes, distance_threshold_m,
-                              time_threshold_min, labels=_time_labels(track))
 
 
 def _piece_minutes(track: Track, a: int, b: int,
@@ -350,10 +355,7 @@ def track_stay_points(
 
 def _check_stay_track(track: Track, minutes_per_point: float | None) -> float | None:
     """The checked sampling interval (None: not given) of a track to search for stays."""
-    if not isinstance(track, Track):
-        raise InputError("stay points need a track (lat, lon and times)")
-    if len(track) == 0:
-        raise InputError("the track is empty: there are no points to look for stays in")
+    _check_track(track)
     if track.time_kind == "index" and minutes_per_point is None:
         raise InputError(
             "the track has no times, so stay durations cannot be measured; give the sampling "
