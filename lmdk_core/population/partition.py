@@ -18,20 +18,25 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from lmdk_core.engine.quoting import quote_user_text
 from lmdk_core.engine.release import AdaptiveSettings
-from lmdk_core.engine.stay_events import Condensed, condense, condensed_points, stay_members
+from lmdk_core.engine.stay_events import Condensed, condense, condensed_points
 from lmdk_core.engine.validation import InputError
 from lmdk_core.mechanisms import Geometric, Laplace, PlanarLaplace
 from lmdk_core.population.audit import AUDIT_COLUMNS, LeakageSettings, user_audit
 from lmdk_core.population.landmarks import (
     DiscoverySettings,
-    discover_landmarks,
-    discover_stays,
+    UserLandmarks,
+    find_user_landmarks,
 )
 from lmdk_core.population.lockstep import lockstep_release_many
 from lmdk_core.population.streams import user_generator
-from lmdk_core.population.table import PopulationColumns, prepare_users
+from lmdk_core.population.table import (
+    PopulationColumns,
+    check_whole_numbers,
+    prepare_users,
+    user_arrays,
+    user_starts,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -169,52 +174,65 @@ class _Block:
 
 def _stack(blk: slice, starts, lengths, users, times, data, flags, time_kind: str,
            track: bool, settings: BatchSettings) -> _Block:
+    """The users of block ``blk`` stacked for the lockstep release (see :class:`_Block`)."""
     b_starts, b_len = starts[blk], lengths[blk]
-    U = b_len.size
     lo = int(b_starts[0])
     offsets = b_starts - lo
-    rows = np.repeat(np.arange(U), b_len)
+    rows = np.repeat(np.arange(b_len.size), b_len)
     pos = np.arange(int(b_len.sum())) - np.repeat(offsets, b_len)
-    events = track and flags is None and settings.discovery.stays_as_events
-    conds: list[Condensed | None] = []
-    c_len = b_len.copy()
-    lm_lists, lm_stacked = [], []
-    for u in range(U):
-        s, n = int(b_starts[u]), int(b_len[u])
-        stays = (discover_stays(times[s:s + n], data[s:s + n], time_kind, settings.discovery)
-                 if events else [])
-        if stays:  # each stay one landmark event: stacked condensed
-            cond = condense(n, stays)
-            conds.append(cond)
-            c_len[u] = cond.condensed_length
-            lm_lists.append(stay_members(stays))
-            lm_stacked.append(cond.index[[a for a, _ in stays]])
-            continue
-        conds.append(None)
-        if flags is not None:
-            idx = np.flatnonzero(flags[s:s + n])
-        else:
-            idx = discover_landmarks(times[s:s + n], data[s:s + n], time_kind,
-                                     settings.discovery)
-        lm_lists.append(idx)
-        lm_stacked.append(idx)
-    T = int(c_len.max())
-    x = np.full((U, T, 2) if track else (U, T), np.nan)
-    lm = np.zeros((U, T), dtype=bool)
-    if not any(c is not None for c in conds):
-        x[rows, pos] = data[lo:lo + int(b_len.sum())]
-    else:
-        for u, cond in enumerate(conds):
-            s, n = int(b_starts[u]), int(b_len[u])
-            if cond is None:
-                x[u, :n] = data[s:s + n]
-            else:
-                x[u, :cond.condensed_length] = condensed_points(data[s:s + n], cond)
-                pos[offsets[u]:offsets[u] + n] = cond.index
-    for u, idx in enumerate(lm_stacked):
-        lm[u, idx] = True
+    spans = list(zip(b_starts.tolist(), b_len.tolist(), strict=True))
+    found = [find_user_landmarks(times[s:s + n], data[s:s + n], time_kind, settings.discovery,
+                                 None if flags is None else flags[s:s + n]) for s, n in spans]
+    conds, c_len = _condense_stays(found, b_len)
+    x = _stacked_values(data, spans, conds, int(c_len.max()), track, (lo, rows, pos, offsets))
+    lm = _landmark_matrix(found, conds, int(c_len.max()))
     gens = [user_generator(settings.root_entropy, users[s]) for s in b_starts.tolist()]
-    return _Block(lo, offsets, b_len, rows, pos, x, lm, lm_lists, gens, c_len, conds)
+    return _Block(lo, offsets, b_len, rows, pos, x, lm, [f.landmarks for f in found], gens,
+                  c_len, conds)
+
+
+def _condense_stays(found: list[UserLandmarks],
+                    lengths: np.ndarray) -> tuple[list[Condensed | None], np.ndarray]:
+    """Each user with stays condensed (each stay one landmark event, docs/stays.md; None
+    for the others) and the users' stacked lengths."""
+    conds: list[Condensed | None] = []
+    c_len = lengths.copy()
+    for u, f in enumerate(found):
+        cond = condense(int(lengths[u]), f.stays) if f.stays else None
+        if cond is not None:
+            c_len[u] = cond.condensed_length
+        conds.append(cond)
+    return conds, c_len
+
+
+def _landmark_matrix(found: list[UserLandmarks], conds: list[Condensed | None],
+                     T: int) -> np.ndarray:
+    """The stacked landmark flags (U, T): a condensed user's landmarks are its stays'
+    condensed timestamps."""
+    lm = np.zeros((len(found), T), dtype=bool)
+    for u, (f, cond) in enumerate(zip(found, conds, strict=True)):
+        lm[u, f.landmarks if cond is None else cond.index[[a for a, _ in f.stays]]] = True
+    return lm
+
+
+def _stacked_values(data: np.ndarray, spans: list[tuple[int, int]],
+                    conds: list[Condensed | None], T: int, track: bool,
+                    layout: tuple[int, np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
+    """The users' values stacked (U, T[, 2]), NaN past each user's end. ``layout`` is
+    the block's ``(lo, rows, pos, offsets)``; a condensed user's rows have their ``pos``
+    pointed at their condensed timestamps (in place)."""
+    lo, rows, pos, offsets = layout
+    x = np.full((len(spans), T, 2) if track else (len(spans), T), np.nan)
+    if all(c is None for c in conds):
+        x[rows, pos] = data[lo:lo + rows.size]
+        return x
+    for u, ((s, n), cond) in enumerate(zip(spans, conds, strict=True)):
+        if cond is None:
+            x[u, :n] = data[s:s + n]
+        else:
+            x[u, :cond.condensed_length] = condensed_points(data[s:s + n], cond)
+            pos[offsets[u]:offsets[u] + n] = cond.index
+    return x
 
 
 def release_partition(raw: pd.DataFrame, cols: PopulationColumns,
@@ -224,26 +242,16 @@ def release_partition(raw: pd.DataFrame, cols: PopulationColumns,
 
     frame, time_kind = prepare_users(raw, cols)
     track = settings.kind == "track"
-    out_cols = ["user", "time"] + (["released_lat", "released_lon"] if track else ["released"])
     if frame.empty:
-        empty = pd.DataFrame({c: [] for c in out_cols})
+        empty = pd.DataFrame({c: [] for c in _released_columns(track)})
         return PartitionResult(empty, pd.DataFrame(columns=AUDIT_COLUMNS), time_kind)
     mech = settings.make_mechanism()
-    if mech.data_kind == "count":  # whole numbers only: name the user holding another
-        v = frame["value"].to_numpy()
-        if np.any(v != np.round(v)):
-            i = int(np.flatnonzero(v != np.round(v))[0])
-            who = quote_user_text(str(frame["user"].iloc[i]), 40)
-            raise InputError(f"user {who} has the value {v[i]:g}: the "
-                             "geometric mechanism is for whole numbers (counts); round the "
-                             "data or use a configuration with the Laplace mechanism")
+    if mech.data_kind == "count":
+        check_whole_numbers(frame["user"].to_numpy(), frame["value"].to_numpy())
     users = frame["user"].to_numpy()
-    starts = np.concatenate([[0], np.flatnonzero(users[1:] != users[:-1]) + 1])
-    lengths = np.diff(np.concatenate([starts, [users.size]]))
-    data = (frame[["lat", "lon"]].to_numpy(dtype=float) if track
-            else frame["value"].to_numpy(dtype=float))
-    times = frame["time"].to_numpy()
-    flags = frame["landmark"].to_numpy(dtype=bool) if "landmark" in frame else None
+    bounds = user_starts(users)
+    starts, lengths = bounds[:-1], np.diff(bounds)
+    data, times, flags = user_arrays(frame, track)
     n_out = 2 if track else 1
     released_all = np.full((users.size, n_out), np.nan)
     audits = []
@@ -256,30 +264,46 @@ def release_partition(raw: pd.DataFrame, cols: PopulationColumns,
         for b, rel in zip(stacked, rels, strict=True):
             released_all[b.lo:b.lo + b.rows.size] = \
                 rel.released[b.rows, b.pos].reshape(-1, n_out)
-            for u in range(b.lengths.size):
-                s, n = b.lo + int(b.offsets[u]), int(b.lengths[u])
-                cond = b.conds[u]
-                if cond is None:
-                    rel_u = (rel.released[u, :n], rel.epsilon_t[u, :n], rel.published[u, :n])
-                else:  # expand: every fix of a stay publishes its stay's release
-                    m = cond.condensed_length
-                    eps_u = np.zeros(n)
-                    eps_u[cond.rep] = rel.epsilon_t[u, :m]
-                    pub_u = np.zeros(n, dtype=bool)
-                    pub_u[cond.rep] = rel.published[u, :m]
-                    rel_u = (rel.released[u, cond.index], eps_u, pub_u)
-                audits.append(user_audit(
-                    users[s], times[s:s + n], data[s:s + n], *rel_u, b.landmark_lists[u],
-                    settings.epsilon, time_kind, mech.distance, settings.leakage,
-                    settings.mechanism, settings.radius if track else settings.sensitivity,
-                    settings.scheme, groups=None if cond is None else cond.stays))
+            audits += [_audit_user(b, rel, u, (users, times, data), time_kind, mech, settings)
+                       for u in range(b.lengths.size)]
     # the publishable rows: rounded to what the noise justifies (post-processing of
     # released values; the audit above was computed from the unrounded release)
     released_all = np.round(released_all, settings.release_decimals())
     out = pd.DataFrame({"user": users, "time": frame["time"].to_numpy()})
-    if track:
-        out["released_lat"] = released_all[:, 0]
-        out["released_lon"] = released_all[:, 1]
-    else:
-        out["released"] = released_all[:, 0]
+    for k, name in enumerate(_released_columns(track)[2:]):
+        out[name] = released_all[:, k]
     return PartitionResult(out, pd.DataFrame(audits, columns=AUDIT_COLUMNS), time_kind)
+
+
+def _released_columns(track: bool) -> list[str]:
+    """The columns of the publishable rows."""
+    return ["user", "time"] + (["released_lat", "released_lon"] if track else ["released"])
+
+
+def _audit_user(b: _Block, rel, u: int, rows: tuple[np.ndarray, np.ndarray, np.ndarray],
+                time_kind: str, mech, settings: BatchSettings) -> dict:
+    """The audit row of user ``u`` of block ``b`` from its lockstep release ``rel``;
+    ``rows`` are the partition's ``(users, times, data)``."""
+    users, times, data = rows
+    s, n = b.lo + int(b.offsets[u]), int(b.lengths[u])
+    cond = b.conds[u]
+    track = settings.kind == "track"
+    return user_audit(
+        users[s], times[s:s + n], data[s:s + n], *_user_release(rel, u, n, cond),
+        b.landmark_lists[u], settings.epsilon, time_kind, mech.distance, settings.leakage,
+        settings.mechanism, settings.radius if track else settings.sensitivity,
+        settings.scheme, groups=None if cond is None else cond.stays)
+
+
+def _user_release(rel, u: int, n: int,
+                  cond: Condensed | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(released, ε_t, published)`` of user ``u`` over its ``n`` timestamps; a condensed
+    user's expanded: every fix of a stay publishes its stay's release."""
+    if cond is None:
+        return rel.released[u, :n], rel.epsilon_t[u, :n], rel.published[u, :n]
+    m = cond.condensed_length
+    eps_u = np.zeros(n)
+    eps_u[cond.rep] = rel.epsilon_t[u, :m]
+    pub_u = np.zeros(n, dtype=bool)
+    pub_u[cond.rep] = rel.published[u, :m]
+    return rel.released[u, cond.index], eps_u, pub_u

@@ -27,13 +27,13 @@ import pandas as pd
 
 from lmdk_core.decision.utility import DataScale, data_scale, utility_verdict
 from lmdk_core.engine.allocation import allocate
-from lmdk_core.engine.quoting import quote_user_text
 from lmdk_core.engine.stay_events import condense, condensed_points
 from lmdk_core.engine.validation import InputError
 from lmdk_core.engine.verifier import verify
 from lmdk_core.population.landmarks import DiscoverySettings, find_user_landmarks
 from lmdk_core.population.table import (
     PopulationColumns,
+    check_whole_numbers,
     prepare_users,
     user_arrays,
     user_starts,
@@ -135,11 +135,6 @@ def preview_table(plans: list[UserPlan], epsilon: float, scheme: str, window: in
     expected error; ``scale_unit`` is Δf, or r for Planar Laplace."""
     if mechanism == "geometric":  # the release refuses it too (release_partition)
         for p in plans:
-            bad = np.flatnonzero(p.data != np.round(p.data))
-            if bad.size:
-                who = quote_user_text(str(p.user), 40)
-                raise InputError(f"user {who} has the value {p.data[bad[0]]:g}: the "
-                                 "geometric mechanism is for whole numbers (counts); round "
-                                 "the data or use a configuration with the Laplace mechanism")
+            check_whole_numbers(np.full(len(p.data), p.user, dtype=object), p.data)
     rows = [_plan_row(p, epsilon, scheme, window, mechanism, scale_unit) for p in plans]
     return pd.DataFrame(rows, columns=PREVIEW_COLUMNS)

@@ -37,7 +37,8 @@ if TYPE_CHECKING:  # pandas is imported lazily (fast CLI start)
 __all__ = ["MAX_USER_ID_CHARS", "PopulationColumns", "check_columns", "check_parquet_parts",
            "check_user_ids",
            "file_format", "prepare_users", "read_header", "read_population",
-           "repeated_times_count", "user_arrays", "user_starts"]
+           "repeated_times_count", "check_whole_numbers", "user_arrays",
+           "user_starts"]
 
 #: longest user id accepted (characters of its text form)
 MAX_USER_ID_CHARS = 256
@@ -311,6 +312,17 @@ def _add_points(out: pd.DataFrame, df: pd.DataFrame, cols: PopulationColumns) ->
         raise InputError(f"user {_user_label(bad['user'])} has a point out of range "
                          f"(lat {bad['lat']:g}, lon {bad['lon']:g}); latitudes lie in "
                          "[-90, 90], longitudes in [-180, 180]")
+
+
+def check_whole_numbers(users: np.ndarray, values: np.ndarray) -> None:
+    """InputError naming the first user (in row order) with a value that is not a whole
+    number: the geometric mechanism releases counts."""
+    bad = np.flatnonzero(values != np.round(values))
+    if bad.size:
+        i = int(bad[0])
+        raise InputError(f"user {_user_label(users[i])} has the value {values[i]:g}: the "
+                         "geometric mechanism is for whole numbers (counts); round the "
+                         "data or use a configuration with the Laplace mechanism")
 
 
 def user_arrays(frame: pd.DataFrame,
