@@ -86,54 +86,73 @@ def optimal_options(
             "method, or a shorter series / more landmarks"
         )
     lat = _Lattice.of(R)
-
     # 1. metric of every reachable set (mask 0 is L itself)
     notify(progress, 0.0, f"evaluating the metric of {lat.full + 1} sets")
     mvals = _set_metrics(T, lm, regular, met, lat)
-    m0 = float(mvals[0])
-    target = R * m0  # compare sums instead of means
+    chain = _optimal_chain(mvals, lat, lambda: _heuristic_chain(T, lm, met, regular), progress)
+    notify(progress, 1.0, "done")
+    return DummyOptions(T, lm, _chain_to_added(regular, chain), mvals[np.asarray(chain)],
+                        float(mvals[0]), met, "optimal")
 
-    def done(chain_masks: list[int]) -> DummyOptions:
-        notify(progress, 1.0, "done")
-        added = _chain_to_added(regular, chain_masks)
-        return DummyOptions(T, lm, added, mvals[np.asarray(chain_masks)], m0, met, "optimal")
 
+def _optimal_chain(mvals: np.ndarray, lat: _Lattice, heuristic: Callable[[], list[int]],
+                   progress: ProgressCallback | None) -> list[int]:
+    """Steps 2–4 of :func:`optimal_options`: the chain of masks whose sum of ``mvals`` is
+    closest to ``R·m(L)``; ``heuristic()`` gives the starting upper bound."""
+    R = lat.R
+    target = R * float(mvals[0])  # compare sums instead of means
     # 2. exact bounds; the target outside every chain's reach: the extreme chain is optimal
     b = _chain_bounds(mvals, lat)
     if target >= b.max_c[0]:
-        return done(_extreme_chain(mvals, b.max_c, lat, use_max=True))
+        return _extreme_chain(mvals, b.max_c, lat, use_max=True)
     if target <= b.min_c[0]:
-        return done(_extreme_chain(mvals, b.min_c, lat, use_max=False))
-
+        return _extreme_chain(mvals, b.min_c, lat, use_max=False)
     # 3. upper bound from the heuristic chain
-    best_chain = _heuristic_chain(T, lm, met, regular)
+    best_chain = heuristic()
     best = float(abs(mvals[np.asarray(best_chain)].sum() - target))
     scale = max(1.0, float(np.abs(mvals).max()) * R, abs(target))
-    tol = 1e-9 * scale
-    quantum = 1e-12 * scale
-    if best <= tol:
-        return done(best_chain)
+    if best <= 1e-9 * scale:
+        return best_chain
+    # 4. meet in the middle
+    found = _meet_in_the_middle(mvals, lat, b, _Goal(target, best, 1e-9 * scale,
+                                                      1e-12 * scale), progress)
+    return best_chain if found is None else found
 
-    # 4. meet in the middle at level h
-    h = R // 2
+
+@dataclass(frozen=True)
+class _Goal:
+    """What the search aims at: the ``target`` sum, the ``best`` distance found so far,
+    the tolerance ``tol`` of a tie and the ``quantum`` under which sums merge."""
+
+    target: float
+    best: float
+    tol: float
+    quantum: float
+
+
+def _meet_in_the_middle(mvals: np.ndarray, lat: _Lattice, b: _Bounds, goal: _Goal,
+                        progress: ProgressCallback | None) -> list[int] | None:
+    """Step 4 of :func:`optimal_options`: the partial sums forwards from L to level
+    ``h = R // 2`` and backwards from T to it, joined there; the best chain, or None when
+    none beats ``goal.best``."""
+    R, h = lat.R, lat.R // 2
     tick = _ticker(progress, R, h)
-    limit = best + tol
+    limit = goal.best + goal.tol
     # 4a. forward: sums of m over levels 1..|S| of the chains reaching S (incl. m(S))
     fwd = _half_search(lat, mvals, 0, [(f"forward search, level {j} of {h}", lat.levels[j])
                                        for j in range(1, h + 1)],
-                       forward=True, lo=b.min_c, hi=b.max_c, target=target, limit=limit,
-                       quantum=quantum, tick=tick)
+                       forward=True, lo=b.min_c, hi=b.max_c, target=goal.target, limit=limit,
+                       quantum=goal.quantum, tick=tick)
     # 4b. backward: sums of m over levels |S|+1..R of the chains from S to T
     bwd = _half_search(lat, mvals, lat.full,
                        [(f"backward search, level {R - j} of {R - h}", lat.levels[j])
                         for j in range(R - 1, h - 1, -1)],
-                       forward=False, lo=b.min_p, hi=b.max_p, target=target, limit=limit,
-                       quantum=quantum, tick=tick)
+                       forward=False, lo=b.min_p, hi=b.max_p, target=goal.target, limit=limit,
+                       quantum=goal.quantum, tick=tick)
     # 4c. join at level h
-    found = _join(lat.levels[h], fwd, bwd, target, best, tol, tick)
-    if found is None:
-        return done(best_chain)
-    return done(_trace_chain(found, fwd, bwd, lat.full))
+    found = _join(lat.levels[h], fwd, bwd, goal.target, goal.best, goal.tol, tick)
+    return None if found is None else _trace_chain(found, fwd, bwd, lat.full)
+
 
 @dataclass(frozen=True)
 class _Lattice:
