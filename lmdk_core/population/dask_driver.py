@@ -387,15 +387,20 @@ def _collect(futures, progress: Callable[[int, int], None] | None) -> list:
     return results
 
 
+def _check_one_time_kind(results: list) -> None:
+    """InputError when some partitions' times are numbers and others' dates."""
+    kinds = {k for _, k, _ in results if k != "none"}
+    if len(kinds) > 1:
+        raise InputError("mixed time kinds: some users' times are numbers and others' are "
+                         "dates; use one kind for the whole file")
+
+
 def _audit_table(results: list, src: Path):
     """The audit rows of every partition, by user; refuses mixed time kinds and an
     input without rows."""
     import pandas as pd
 
-    kinds = {k for _, k, _ in results if k != "none"}
-    if len(kinds) > 1:
-        raise InputError("mixed time kinds: some users' times are numbers and others' are "
-                         "dates; use one kind for the whole file")
+    _check_one_time_kind(results)
     audits = [a for a, _, _ in results if len(a)]
     table = (pd.concat(audits, ignore_index=True) if audits else
              pd.DataFrame(columns=results[0][0].columns if results else []))

@@ -285,10 +285,7 @@ def prepare_users(df: pd.DataFrame, cols: PopulationColumns) -> tuple[pd.DataFra
         out = pd.DataFrame({"user": df[cols.user], "time": df[cols.time]})
         return out, "none"
     users = df[cols.user]
-    if users.isna().any() or (users.astype(str).str.strip() == "").any():
-        raise InputError(f"a row has no user id (column {quote_user_text(cols.user)}); every "
-                         "row needs the user it belongs to")
-    check_user_ids(users, cols.user)
+    _check_user_column(users, cols.user)
     times, kind = _parse_times(df[cols.time], cols.time)
     out = pd.DataFrame({"user": users.to_numpy(), "time": times})
     if cols.value is not None:
@@ -300,6 +297,14 @@ def prepare_users(df: pd.DataFrame, cols: PopulationColumns) -> tuple[pd.DataFra
     # stable: rows with the same (user, time) keep their file order (each its own t)
     out = out.sort_values(["user", "time"], kind="stable", ignore_index=True)
     return out, kind
+
+
+def _check_user_column(users: pd.Series, col: str) -> None:
+    """InputError for a row without a user id, or an id that is too long."""
+    if users.isna().any() or (users.astype(str).str.strip() == "").any():
+        raise InputError(f"a row has no user id (column {quote_user_text(col)}); every "
+                         "row needs the user it belongs to")
+    check_user_ids(users, col)
 
 
 def _add_points(out: pd.DataFrame, df: pd.DataFrame, cols: PopulationColumns) -> None:
