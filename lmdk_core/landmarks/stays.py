@@ -260,10 +260,16 @@ def track_minutes(
                 "interval (minutes per point) or a track with a time at every point"
             )
         return (times - times[0]).astype("timedelta64[ns]").astype(np.int64) / 6e10
-    unit = 1 / 60 if minutes_per_time_unit is None else check_positive(
-        minutes_per_time_unit, "minutes per time unit")
+    unit = _time_unit_minutes(minutes_per_time_unit)
     times = np.asarray(track.time, dtype=float)
     return (times - times[0]) * unit
+
+
+def _time_unit_minutes(minutes_per_time_unit: float | None) -> float:
+    """Minutes per unit of numeric times: the checked value given, else 1/60 (seconds)."""
+    if minutes_per_time_unit is None:
+        return 1 / 60
+    return check_positive(minutes_per_time_unit, "minutes per time unit")
 
 
 def _time_labels(track: Track) -> list[str]:
@@ -310,8 +316,7 @@ def _piece_minutes(track: Track, a: int, b: int,
         t = np.asarray(track.time, dtype=float)[a:b]
         if not np.all(np.isfinite(t)):
             return None
-        unit = 1 / 60 if minutes_per_time_unit is None else check_positive(
-            minutes_per_time_unit, "minutes per time unit")
+        unit = _time_unit_minutes(minutes_per_time_unit)
         return (t - t[0]) * unit
     return None
 
