@@ -36,6 +36,7 @@ def point_timestamp(point: dict) -> int | None:
 
 
 def _as_axis_numbers(values, time_kind: str) -> np.ndarray:
+    """Times as numbers on the chart's x axis (ns for dates; plotly's date strings parsed)."""
     if time_kind == "datetime":
         import pandas as pd
 

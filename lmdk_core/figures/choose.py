@@ -18,6 +18,7 @@ _PALETTE = SCHEME_COLORS
 
 
 def _layout(fig: go.Figure, height: int = 360) -> go.Figure:
+    """The Choose ε charts' height, margins, legend below and unified hover."""
     fig.update_layout(height=height, margin={"l": 60, "r": 20, "t": 40, "b": 50},
                       legend={"orientation": "h", "y": -0.25, "x": 0},
                       template="plotly_white", hovermode="x unified")

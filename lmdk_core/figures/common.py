@@ -43,6 +43,7 @@ def subplot_layout(rows: int, cols: int = 1, **options) -> dict:
 
 @functools.lru_cache(maxsize=64)
 def _subplot_layout(rows: int, cols: int, options: tuple) -> dict:
+    """A ``make_subplots`` grid's layout (cached per shape and options; no template)."""
     kwargs = {k: list(v) if isinstance(v, tuple) else v for k, v in options}
     layout = make_subplots(rows=rows, cols=cols, **kwargs).layout.to_plotly_json()
     layout.pop("template", None)

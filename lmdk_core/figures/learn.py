@@ -40,6 +40,7 @@ BAND = rgba(COLORS["total"], 0.15)
 
 def _layout(fig: go.Figure, height: int, top: int = 50, legend_y: float = 1.02,
             **kw) -> go.Figure:
+    """The Learn charts' height, margins, legend above and white template."""
     fig.update_layout(height=height, margin={"l": 60, "r": 20, "t": top, "b": 50},
                       legend={"orientation": "h", "yanchor": "bottom", "y": legend_y, "x": 0},
                       template="plotly_white", **kw)
@@ -217,6 +218,7 @@ def geometric_figure(k: np.ndarray, pmf: np.ndarray, value: int) -> go.Figure:
 
 
 def _circle(r: float, n: int = 181) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` points of the circle of radius ``r`` around (0, 0)."""
     a = np.linspace(0, 2 * np.pi, n)
     return r * np.cos(a), r * np.sin(a)
 

@@ -28,6 +28,7 @@ _HEIGHT = 300
 
 
 def _layout(fig: go.Figure, title: str, x: str, y: str = "users") -> go.Figure:
+    """A Population chart's style: white template, title, axis titles, no legend."""
     fig.update_layout(template="plotly_white", **plotly_layout(titles=True, left=55, bottom=50))
     fig.update_layout(title=plotly_title(title), height=_HEIGHT, showlegend=False,
                       bargap=0.05)

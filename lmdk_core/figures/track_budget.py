@@ -157,6 +157,7 @@ def _epsilon_rule(paint, xe: dict, title: str) -> list[dict]:
 
 
 def _panel(title: str, layers: list[dict], subtitle: str = "", description: str = "") -> dict:
+    """A panel's Vega-Lite spec: title, text alternative, layers, renderer, style."""
     return {"title": {"text": title, "anchor": "start", "fontSize": TITLE_FONT_SIZE,
                       **({"subtitle": subtitle} if subtitle else {})},
             # the chart's text alternative (vega-embed labels the chart with it)

@@ -20,6 +20,7 @@ __all__ = ["figures_html", "report_figures"]
 
 
 def _x_axis(data: Series | Track) -> np.ndarray:
+    """The charts' x values: the dates or numeric times when complete, else t."""
     if data.time_kind == "datetime" and not pd.isna(np.asarray(data.time)).any():
         return np.asarray(data.time)
     if data.time_kind == "number":
@@ -47,6 +48,7 @@ def _fix_bars(fig: go.Figure, x: np.ndarray) -> go.Figure:
 
 
 def _leakage_figure(x: np.ndarray, rel: Release, leak: LeakageSummary) -> go.Figure:
+    """The theorem's total, TPL and landmark TPL against ε (Cao et al. ICDE'17)."""
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=x, y=rel.verdict.totals, name="Σ ε_i over L∪{t} (no correlation)",
                              mode="lines", line={"color": COLORS["total"], "width": 1.5,
@@ -62,6 +64,7 @@ def _leakage_figure(x: np.ndarray, rel: Release, leak: LeakageSummary) -> go.Fig
 
 
 def _layout(fig: go.Figure, height: int) -> go.Figure:
+    """A report chart's height, white template, margins and legend above."""
     fig.update_layout(height=height, template="plotly_white",
                       margin={"l": 60, "r": 20, "t": 40, "b": 40},
                       legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0})
@@ -69,6 +72,7 @@ def _layout(fig: go.Figure, height: int) -> go.Figure:
 
 
 def _error_figure(x: np.ndarray, rel: Release, unit: str, distance: bool) -> go.Figure:
+    """Measured error (published, approximated) and the expected error."""
     fig = go.Figure()
     pub = rel.published
     approx = ~pub & ~rel.withheld
@@ -92,6 +96,7 @@ def _error_figure(x: np.ndarray, rel: Release, unit: str, distance: bool) -> go.
 
 
 def _budget_figure(x: np.ndarray, rel: Release) -> go.Figure:
+    """ε_t per timestamp (regular, landmark bars) and the theorem's total vs ε."""
     is_lm = np.zeros(rel.epsilon_t.size, dtype=bool)
     is_lm[rel.landmarks] = True
     fig = go.Figure()
@@ -109,6 +114,7 @@ def _budget_figure(x: np.ndarray, rel: Release) -> go.Figure:
 
 
 def _path_figure(track: Track, rel: Release) -> go.Figure:
+    """A track's original path and its released points (broken at gaps)."""
     lat0 = float(np.mean(track.lat))
     fig = go.Figure()
     # one line per piece (GPX track segment): NaN breaks the line at every gap

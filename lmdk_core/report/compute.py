@@ -161,6 +161,7 @@ class LeakageSummary:
 
 
 def _leakage(rel: Release, model: CorrelationModel) -> LeakageSummary:
+    """TPL and landmark TPL of a release under the model (none without a matrix)."""
     if model.backward is None:
         return LeakageSummary(model, None, None)
     from lmdk_core.leakage import temporal_leakage

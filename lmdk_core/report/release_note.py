@@ -135,6 +135,7 @@ def _verdict(rd: ReportData) -> tuple[str, str, str]:
 
 
 def _expected_error(rd: ReportData) -> list[tuple[str, str]]:
+    """The expected error of a noisy publication (no per-timestamp value)."""
     rel, cfg = rd.release, rd.cfg
     eps = rel.epsilon_t[rel.published]
     if eps.size == 0:
@@ -152,6 +153,7 @@ def _expected_error(rd: ReportData) -> list[tuple[str, str]]:
 
 
 def _leakage_rows(rd: ReportData) -> tuple[list[tuple[str, str]], str]:
+    """The largest TPL and landmark TPL and the model (or why not computed)."""
     leak = rd.leakage
     if not leak.computed:
         return [], f"Temporal leakage was not computed: {leak.model.note or 'no model'}."

@@ -115,6 +115,7 @@ def _data_rows(rd: ReportData) -> list[tuple[str, str]]:
 
 
 def _settings_rows(rd: ReportData) -> list[tuple[str, str]]:
+    """The settings: ε, scheme, mechanism, Δf or r, seed, budget spent, page."""
     cfg, rel = rd.cfg, rd.release
     info = scheme_info(cfg.scheme)
     rows = [("Total budget ε", f"{cfg.epsilon:g}"),
@@ -140,6 +141,7 @@ def _settings_rows(rd: ReportData) -> list[tuple[str, str]]:
 
 
 def _landmark_frame(rd: ReportData) -> pd.DataFrame:
+    """One row per landmark: t, time, value or place, ε_t, how it was released."""
     rel, data, labels = rd.release, rd.data, rd.labels
     rows = []
     for t in rel.landmarks[:MAX_LANDMARK_ROWS]:
@@ -238,6 +240,7 @@ def _sensitivity_row(rd: ReportData) -> tuple[str, str]:
 
 
 def _leakage(rd: ReportData) -> dict[str, object]:
+    """The leakage section: model, largest TPL and landmark TPL, against ε."""
     leak, rel = rd.leakage, rd.release
     out: dict[str, object] = {"description": leak.model.description,
                               "computed": leak.computed, "note": leak.model.note or ""}
@@ -375,6 +378,7 @@ def _comparison(rd: ReportData) -> Grid | None:
 
 
 def _extra_rows(cfg: ViewConfig) -> list[tuple[str, str]]:
+    """The configuration's extra settings as rows (JSON, ≤ 500 characters)."""
     rows = []
     for k, v in (cfg.extra or {}).items():
         try:
@@ -386,6 +390,7 @@ def _extra_rows(cfg: ViewConfig) -> list[tuple[str, str]]:
 
 
 def _config_text(cfg: ViewConfig) -> str:
+    """The configuration as JSON, cut at MAX_CONFIG_CHARS characters."""
     text = config_to_json(cfg)
     if len(text) > MAX_CONFIG_CHARS:
         return text[:MAX_CONFIG_CHARS] + "\n… (truncated: the embedded data are too long to show)"
@@ -393,6 +398,7 @@ def _config_text(cfg: ViewConfig) -> str:
 
 
 def _versions() -> list[tuple[str, str]]:
+    """The versions of the package, Python and the numerical libraries."""
     import numpy
     import plotly
     import scipy
@@ -403,6 +409,7 @@ def _versions() -> list[tuple[str, str]]:
 
 
 def _cards(rd: ReportData) -> list[tuple[str, str]]:
+    """The summary cards: verdict, utility, settings, worst total, leakage, error."""
     cfg, rel = rd.cfg, rd.release
     m = rel.metrics()
     leak_card = _max_leakage(rd.leakage, rd.leakage.landmark_tpl, missing="not computed")

@@ -28,6 +28,7 @@ def _escape(value: object) -> object:
 
 @functools.cache
 def _environment() -> Environment:
+    """The Jinja2 environment of the templates (autoescaping; built once)."""
     return Environment(loader=PackageLoader("lmdk_core.report", "templates"), autoescape=True,
                        finalize=_escape, trim_blocks=True, lstrip_blocks=True,
                        keep_trailing_newline=True)
