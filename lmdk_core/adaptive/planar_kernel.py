@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from lmdk_core.adaptive.compiled import KernelCost, PathChooser, lazy_njit
-from lmdk_core.engine.geodesy import WGS84, compiled_geodesic
+from lmdk_core.engine.geodesy import compiled_geodesic, wgs84
 
 __all__ = ["COST", "adaptive_planar"]
 
@@ -193,6 +193,6 @@ def adaptive_planar(points: np.ndarray, is_lm: np.ndarray, V: float, radius: flo
     n_pub = kernel(
         lat, lon, lm, int(np.count_nonzero(lm)), gen, float(V), float(radius),
         float(initial_rate), float(min_rate), float(step), geo.geodesic, geo.direct,
-        geo.inverse, float(WGS84.a), 1.0 - float(WGS84.f), released, spent, published,
+        geo.inverse, float(wgs84().a), 1.0 - float(wgs84().f), released, spent, published,
         errors, pub_t, pub_eps)
     return released, spent, published, pub_t[:n_pub], pub_eps[:n_pub], errors

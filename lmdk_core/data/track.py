@@ -16,9 +16,8 @@ notes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import gpxpy
-import gpxpy.gpx
 import numpy as np
 import pandas as pd
 
@@ -35,6 +34,9 @@ from lmdk_core.engine.geodesy import distance_m
 from lmdk_core.engine.quoting import quote_user_text
 from lmdk_core.engine.validation import InputError, check_positive
 from lmdk_core.mechanisms.planar_laplace import check_coordinates
+
+if TYPE_CHECKING:
+    import gpxpy.gpx
 
 __all__ = ["DEFAULT_WAYPOINT_MAX_M", "Track", "Waypoint", "load_track", "load_track_csv",
            "load_track_gpx", "load_track_plt"]
@@ -361,7 +363,11 @@ def _not_gpx_reason(head: bytes) -> str | None:
 
 
 def _parse_gpx(data: bytes) -> gpxpy.gpx.GPX:
-    """The parsed GPX document; InputError when the bytes are not a GPX file."""
+    """The parsed GPX document; InputError when the bytes are not a GPX file (gpxpy is
+    imported here, on the one path that reads GPX)."""
+    import gpxpy
+    import gpxpy.gpx
+
     what = _not_gpx_reason(data[:65536].lower())
     if what is not None:
         raise InputError(f"the file is not a GPX file: {what} (a download that failed, or "

@@ -11,14 +11,33 @@ from __future__ import annotations
 import ctypes
 import functools
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
-from pyproj import Geod
 
-__all__ = ["CompiledGeodesic", "compiled_geodesic", "destination", "distance_m", "WGS84"]
+if TYPE_CHECKING:
+    from pyproj import Geod
 
-WGS84 = Geod(ellps="WGS84")
+__all__ = ["CompiledGeodesic", "compiled_geodesic", "destination", "distance_m",
+           "wgs84"]
+
+
+@functools.cache
+def wgs84() -> Geod:
+    """pyproj's ``Geod`` of the WGS84 ellipsoid, made on first use: importing pyproj
+    costs about 0.1 s, which commands without locations do not pay. ``WGS84`` (this
+    module's attribute) is the same object."""
+    from pyproj import Geod
+
+    return Geod(ellps="WGS84")
+
+
+def __getattr__(name: str):
+    """``WGS84``: :func:`wgs84`, loaded on first access (PEP 562)."""
+    if name == "WGS84":
+        return wgs84()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def destination(
@@ -29,7 +48,7 @@ def destination(
         np.asarray(lat, float), np.asarray(lon, float), np.asarray(azimuth_deg, float),
         np.asarray(distance, float),
     )
-    lon2, lat2, _ = WGS84.fwd(lon.ravel(), lat.ravel(), az.ravel(), dist.ravel())
+    lon2, lat2, _ = wgs84().fwd(lon.ravel(), lat.ravel(), az.ravel(), dist.ravel())
     return np.asarray(lat2).reshape(lat.shape), np.asarray(lon2).reshape(lat.shape)
 
 
@@ -42,7 +61,7 @@ def distance_m(lat1: ArrayLike, lon1: ArrayLike, lat2: ArrayLike, lon2: ArrayLik
     out = np.full(a.shape, np.nan)
     ok = np.isfinite(a) & np.isfinite(b) & np.isfinite(c) & np.isfinite(d)
     if np.any(ok):
-        _, _, dist = WGS84.inv(b[ok], a[ok], d[ok], c[ok])
+        _, _, dist = wgs84().inv(b[ok], a[ok], d[ok], c[ok])
         out[ok] = dist
     return out
 
@@ -85,7 +104,7 @@ def compiled_geodesic() -> CompiledGeodesic | None:
     init.argtypes = [p, d, d]
     direct.argtypes = inverse.argtypes = [p, d, d, d, d, p, p, p]
     geodesic = np.zeros(_GEODESIC_STRUCT_DOUBLES)
-    init(geodesic.ctypes.data, WGS84.a, WGS84.f)
+    init(geodesic.ctypes.data, wgs84().a, wgs84().f)
     solvers = CompiledGeodesic(direct, inverse, geodesic)
     return solvers if _agrees_with_pyproj(solvers) else None
 
@@ -100,10 +119,10 @@ def _agrees_with_pyproj(s: CompiledGeodesic) -> bool:
     az = np.concatenate([gen.uniform(0, 360, n), [0.0, 90.0, 270.0, 90.0, 360.0, 180.0]])
     dist = np.concatenate([gen.gamma(2.0, 10.0 ** gen.uniform(-3, 7, n)),
                            [0.0, 1e12, 2.0e7, 1.0, 4.0e7, 19_990_000.0]])
-    lon2, lat2, _ = WGS84.fwd(lon, lat, az, dist)
+    lon2, lat2, _ = wgs84().fwd(lon, lat, az, dist)
     lon3 = np.concatenate([gen.uniform(-180, 180, n), 180.0 - lon[n:] + 1e-7])
     lat3 = np.concatenate([gen.uniform(-90, 90, n), -lat[n:]])
-    s12 = WGS84.inv(lon, lat, lon3, lat3)[2]
+    s12 = wgs84().inv(lon, lat, lon3, lat3)[2]
     out = np.zeros(3)
     ptr = [ctypes.c_void_p(out.ctypes.data + 8 * k) for k in range(3)]
     g = s.geodesic.ctypes.data

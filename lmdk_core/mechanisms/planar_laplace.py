@@ -19,10 +19,12 @@ infinity and no location could be released (it is refused with a message).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from numpy.typing import ArrayLike
 
-from lmdk_core.engine.geodesy import WGS84, destination, distance_m
+from lmdk_core.engine.geodesy import destination, distance_m, wgs84
 from lmdk_core.engine.validation import (
     InputError,
     as_generator,
@@ -175,23 +177,28 @@ class PlanarLaplace(Mechanism):
         return distance_m(a[:, 0], a[:, 1], b[:, 0], b[:, 1])
 
 
-# pyproj's scalar geodesic solvers without the per-call array wrapping when this pyproj
-# has them (the same C routines as ``WGS84.fwd`` / ``WGS84.inv``, so the same doubles)
-_FWD_POINT = getattr(WGS84, "_fwd_point", None)
-_INV_POINT = getattr(WGS84, "_inv_point", None)
+@functools.cache
+def _point_solvers() -> tuple:
+    """pyproj's scalar geodesic solvers without the per-call array wrapping when this
+    pyproj has them (the same C routines as ``WGS84.fwd`` / ``WGS84.inv``, so the same
+    doubles); looked up on first use, as pyproj is imported then."""
+    geod = wgs84()
+    return getattr(geod, "_fwd_point", None), getattr(geod, "_inv_point", None)
 
 
 def _forward(lon: float, lat: float, azimuth: float, dist: float) -> tuple[float, float]:
     """``(lon2, lat2)``: the WGS84 direct problem from (lat, lon)."""
-    if _FWD_POINT is not None:
-        lon2, lat2, _ = _FWD_POINT(lon, lat, azimuth, dist, False, True)
+    fwd_point = _point_solvers()[0]
+    if fwd_point is not None:
+        lon2, lat2, _ = fwd_point(lon, lat, azimuth, dist, False, True)
     else:  # pragma: no cover - an older pyproj
-        lon2, lat2, _ = WGS84.fwd(lon, lat, azimuth, dist)
+        lon2, lat2, _ = wgs84().fwd(lon, lat, azimuth, dist)
     return lon2, lat2
 
 
 def _inverse(lon1: float, lat1: float, lon2: float, lat2: float) -> float:
     """The WGS84 geodesic distance in metres."""
-    if _INV_POINT is not None:
-        return float(_INV_POINT(lon1, lat1, lon2, lat2, False, True)[2])
-    return float(WGS84.inv(lon1, lat1, lon2, lat2)[2])  # pragma: no cover
+    inv_point = _point_solvers()[1]
+    if inv_point is not None:
+        return float(inv_point(lon1, lat1, lon2, lat2, False, True)[2])
+    return float(wgs84().inv(lon1, lat1, lon2, lat2)[2])  # pragma: no cover

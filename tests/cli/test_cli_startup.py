@@ -6,7 +6,9 @@ assertion here); the deterministic proxy tested here is ``sys.modules``: importi
 pandas, scipy, numba, streamlit or plotly, and running ``loss``, ``leakage``,
 ``supremum``, ``calibrate``, ``allocate`` and ``check`` on small inputs loads none of
 pandas, scipy, numba (its kernels pay only for large matrices and long recursions),
-dask, opendp, streamlit or plotly.
+dask, opendp, streamlit or plotly; ``dummies`` and ``compose`` none of these nor pyproj
+and gpxpy, and ``release`` / ``attack`` on a small series CSV none of the track
+libraries (pyproj, gpxpy), numba or scipy.
 """
 
 from __future__ import annotations
@@ -116,8 +118,47 @@ def test_commands_without_a_file_skip_pandas_scipy_and_numba(argv):
     out = _probe([argv], "run")
     assert out["codes"] == [0], out
     loaded = set(out["heavy"]) & {"pandas", "scipy", "numba", "dask", "opendp",
+                                  "streamlit", "plotly", "pyproj", "gpxpy"}
+    assert not loaded, f"lmdk {argv[0]} imported {sorted(loaded)}"
+
+
+@pytest.mark.parametrize("argv", [
+    ["release", "--input", "{SERIES}", "--landmarks", "3,7", "--epsilon", "1", "--scheme",
+     "uniform", "--output", "{OUT}"],
+    ["attack", "--input", "{SERIES}", "--landmarks", "3,7", "--epsilon", "1",
+     "--sensitivity", "2.9"],
+])
+def test_series_commands_load_no_track_or_compiled_libraries(argv, tmp_path):
+    """A series command on a small CSV reads it with pandas (and release draws with
+    OpenDP), but loads neither the track libraries (gpxpy, pyproj: imported where a GPX
+    file is parsed or a geodesic is solved) nor numba, scipy, dask, streamlit, plotly."""
+    series = ROOT / "examples" / "series.csv"
+    args = [a.format(SERIES=series, OUT=tmp_path / "r.csv") for a in argv]
+    out = _probe([args], "run")
+    assert out["codes"] == [0], out
+    loaded = set(out["heavy"]) & {"gpxpy", "pyproj", "numba", "llvmlite", "scipy", "dask",
                                   "streamlit", "plotly"}
     assert not loaded, f"lmdk {argv[0]} imported {sorted(loaded)}"
+
+
+def test_the_ellipsoid_is_made_on_first_use():
+    """Importing the engine's geodesy and Planar Laplace loads no pyproj; the first
+    distance does, and ``geodesy.WGS84`` is the solver it uses."""
+    probe = textwrap.dedent("""
+        import json, sys
+        from lmdk_core.engine import geodesy
+        from lmdk_core.mechanisms import planar_laplace  # noqa: F401
+        before = "pyproj" in sys.modules
+        d = float(geodesy.distance_m(48.85, 2.35, 48.86, 2.35)[()])
+        print(json.dumps([before, "pyproj" in sys.modules, d,
+                          geodesy.WGS84 is geodesy.wgs84()]))
+    """)
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    before, after, d, same = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert not before and after and same
+    assert abs(d - 1111.95) < 1.0  # 0.01° of latitude at 48.85° N on WGS84
 
 
 def test_numba_is_imported_only_where_a_kernel_runs():
