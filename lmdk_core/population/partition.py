@@ -172,21 +172,46 @@ class _Block:
     conds: list
 
 
-def _stack(blk: slice, starts, lengths, users, times, data, flags, time_kind: str,
-           track: bool, settings: BatchSettings) -> _Block:
+@dataclass(frozen=True)
+class _Users:
+    """A prepared partition as arrays: ``users``, ``times``, ``data`` (values (N,) or
+    ``[lat, lon]`` rows (N, 2)), landmark ``flags`` (None without a flag column), each
+    user's first row ``starts`` and number of rows ``lengths``, and the ``time_kind``."""
+
+    users: np.ndarray
+    times: np.ndarray
+    data: np.ndarray
+    flags: np.ndarray | None
+    starts: np.ndarray
+    lengths: np.ndarray
+    time_kind: str
+
+    @classmethod
+    def of(cls, frame: pd.DataFrame, track: bool, time_kind: str) -> _Users:
+        """The arrays of a frame prepared by :func:`prepare_users` (sorted by user)."""
+        users = frame["user"].to_numpy()
+        bounds = user_starts(users)
+        data, times, flags = user_arrays(frame, track)
+        return cls(users, times, data, flags, bounds[:-1], np.diff(bounds), time_kind)
+
+
+def _stack(blk: slice, us: _Users, track: bool, settings: BatchSettings) -> _Block:
     """The users of block ``blk`` stacked for the lockstep release (see :class:`_Block`)."""
-    b_starts, b_len = starts[blk], lengths[blk]
+    b_starts, b_len = us.starts[blk], us.lengths[blk]
     lo = int(b_starts[0])
     offsets = b_starts - lo
     rows = np.repeat(np.arange(b_len.size), b_len)
     pos = np.arange(int(b_len.sum())) - np.repeat(offsets, b_len)
     spans = list(zip(b_starts.tolist(), b_len.tolist(), strict=True))
-    found = [find_user_landmarks(times[s:s + n], data[s:s + n], time_kind, settings.discovery,
-                                 None if flags is None else flags[s:s + n]) for s, n in spans]
+    found = [find_user_landmarks(us.times[s:s + n], us.data[s:s + n], us.time_kind,
+                                 settings.discovery,
+                                 None if us.flags is None else us.flags[s:s + n])
+             for s, n in spans]
     conds, c_len = _condense_stays(found, b_len)
-    x = _stacked_values(data, spans, conds, int(c_len.max()), track, (lo, rows, pos, offsets))
+    x = _stacked_values(us.data, spans, conds, int(c_len.max()), track,
+                        (lo, rows, pos, offsets))
     lm = _landmark_matrix(found, conds, int(c_len.max()))
-    gens = [user_generator(settings.root_entropy, users[s]) for s in b_starts.tolist()]
+    gens = [user_generator(settings.root_entropy, us.users[s]) for s in b_starts.tolist()]
     return _Block(lo, offsets, b_len, rows, pos, x, lm, [f.landmarks for f in found], gens,
                   c_len, conds)
 
@@ -248,28 +273,12 @@ def release_partition(raw: pd.DataFrame, cols: PopulationColumns,
     mech = settings.make_mechanism()
     if mech.data_kind == "count":
         check_whole_numbers(frame["user"].to_numpy(), frame["value"].to_numpy())
-    users = frame["user"].to_numpy()
-    bounds = user_starts(users)
-    starts, lengths = bounds[:-1], np.diff(bounds)
-    data, times, flags = user_arrays(frame, track)
-    n_out = 2 if track else 1
-    released_all = np.full((users.size, n_out), np.nan)
-    audits = []
-    for wave in _waves(_blocks(lengths), lengths):
-        stacked = [_stack(blk, starts, lengths, users, times, data, flags, time_kind,
-                          track, settings) for blk in wave]
-        rels = lockstep_release_many([(b.x, b.c_lengths, b.landmarks, b.gens) for b in stacked],
-                                     settings.scheme, settings.epsilon, mech, settings.noise,
-                                     settings.window, settings.adaptive)
-        for b, rel in zip(stacked, rels, strict=True):
-            released_all[b.lo:b.lo + b.rows.size] = \
-                rel.released[b.rows, b.pos].reshape(-1, n_out)
-            audits += [_audit_user(b, rel, u, (users, times, data), time_kind, mech, settings)
-                       for u in range(b.lengths.size)]
+    us = _Users.of(frame, track, time_kind)
+    released_all, audits = _release_waves(us, track, mech, settings)
     # the publishable rows: rounded to what the noise justifies (post-processing of
     # released values; the audit above was computed from the unrounded release)
     released_all = np.round(released_all, settings.release_decimals())
-    out = pd.DataFrame({"user": users, "time": frame["time"].to_numpy()})
+    out = pd.DataFrame({"user": us.users, "time": frame["time"].to_numpy()})
     for k, name in enumerate(_released_columns(track)[2:]):
         out[name] = released_all[:, k]
     return PartitionResult(out, pd.DataFrame(audits, columns=AUDIT_COLUMNS), time_kind)
@@ -280,17 +289,34 @@ def _released_columns(track: bool) -> list[str]:
     return ["user", "time"] + (["released_lat", "released_lon"] if track else ["released"])
 
 
-def _audit_user(b: _Block, rel, u: int, rows: tuple[np.ndarray, np.ndarray, np.ndarray],
-                time_kind: str, mech, settings: BatchSettings) -> dict:
-    """The audit row of user ``u`` of block ``b`` from its lockstep release ``rel``;
-    ``rows`` are the partition's ``(users, times, data)``."""
-    users, times, data = rows
+def _release_waves(us: _Users, track: bool, mech,
+                   settings: BatchSettings) -> tuple[np.ndarray, list[dict]]:
+    """Every user released in lockstep, wave by wave of stacked blocks: the released rows
+    (N, 1 or 2; unrounded) in the partition's row order, and the audit rows."""
+    n_out = 2 if track else 1
+    released_all = np.full((us.users.size, n_out), np.nan)
+    audits: list[dict] = []
+    for wave in _waves(_blocks(us.lengths), us.lengths):
+        stacked = [_stack(blk, us, track, settings) for blk in wave]
+        rels = lockstep_release_many([(b.x, b.c_lengths, b.landmarks, b.gens) for b in stacked],
+                                     settings.scheme, settings.epsilon, mech, settings.noise,
+                                     settings.window, settings.adaptive)
+        for b, rel in zip(stacked, rels, strict=True):
+            released_all[b.lo:b.lo + b.rows.size] = \
+                rel.released[b.rows, b.pos].reshape(-1, n_out)
+            audits += [_audit_user(b, rel, u, us, mech, settings)
+                       for u in range(b.lengths.size)]
+    return released_all, audits
+
+
+def _audit_user(b: _Block, rel, u: int, us: _Users, mech, settings: BatchSettings) -> dict:
+    """The audit row of user ``u`` of block ``b`` from its lockstep release ``rel``."""
     s, n = b.lo + int(b.offsets[u]), int(b.lengths[u])
     cond = b.conds[u]
     track = settings.kind == "track"
     return user_audit(
-        users[s], times[s:s + n], data[s:s + n], *_user_release(rel, u, n, cond),
-        b.landmark_lists[u], settings.epsilon, time_kind, mech.distance, settings.leakage,
+        us.users[s], us.times[s:s + n], us.data[s:s + n], *_user_release(rel, u, n, cond),
+        b.landmark_lists[u], settings.epsilon, us.time_kind, mech.distance, settings.leakage,
         settings.mechanism, settings.radius if track else settings.sensitivity,
         settings.scheme, groups=None if cond is None else cond.stays)
 
