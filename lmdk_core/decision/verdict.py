@@ -193,96 +193,195 @@ def privacy_verdict(
     ('amber', 1.797)
     """
     theorem = verify(epsilon_t, landmarks, epsilon, groups=groups)
-    eps = theorem.epsilon
     lm_list = theorem.landmarks.tolist()
-    lt = None
-    if landmark_tpl is None and backward is not None:
-        from lmdk_core.leakage import landmark_tpl as _landmark_tpl
+    lt = _landmark_tpl_values(theorem, epsilon_t, lm_list, landmark_tpl, backward, forward)
+    ctx = _VerdictContext(theorem, _leakage_target(theorem.epsilon, leakage_target),
+                          _who_is_protected(theorem), time_labels, model, model_note,
+                          *_tpl_peak(lt))
+    if not theorem.private:
+        return _red_verdict(ctx)
+    if ctx.lt_max is None:
+        return _green_without_model(ctx)
+    if ctx.lt_max > ctx.alpha * (1 + LEAKAGE_RTOL) or not np.isfinite(ctx.lt_max):
+        if advice is None and advise and backward is not None and np.isfinite(ctx.lt_max):
+            advice = calibration_advice(epsilon_t, lm_list, theorem.epsilon, ctx.alpha,
+                                        backward, forward, groups=groups)
+        return _amber_verdict(ctx, advice)
+    return _green_under_model(ctx)
 
-        lt = _landmark_tpl(epsilon_t, lm_list, backward, forward)
-    elif landmark_tpl is not None:
+
+def _plural(n: int, word: str) -> str:
+    """``"1 landmark"`` / ``"3 landmarks"``: ``n`` and ``word`` with an ``s`` unless n is 1."""
+    return f"{n} {word}{'s' if n != 1 else ''}"
+
+
+def _landmark_tpl_values(theorem: Verdict, epsilon_t: ArrayLike, lm_list: list[int],
+                         landmark_tpl: ArrayLike | None, backward, forward
+                         ) -> np.ndarray | None:
+    """Landmark TPL per timestamp: the given values (checked against the length), computed
+    from ``backward``/``forward`` (:func:`lmdk_core.leakage.landmark_tpl`), or None."""
+    if landmark_tpl is not None:
         lt = np.asarray(landmark_tpl, dtype=float)
         if lt.shape != theorem.totals.shape:
             raise InputError(f"landmark TPL has {lt.size} values for {theorem.totals.size} "
                              "timestamps")
+        return lt
+    if backward is None:
+        return None
+    from lmdk_core.leakage import landmark_tpl as _landmark_tpl
+
+    return _landmark_tpl(epsilon_t, lm_list, backward, forward)
+
+
+def _leakage_target(eps: float, leakage_target: float | None) -> float:
+    """The accepted landmark TPL α: ``leakage_target``, default ε; must be finite and > 0."""
     alpha = eps if leakage_target is None else float(leakage_target)
     if not np.isfinite(alpha) or alpha <= 0:
         raise InputError(f"the leakage target must be a number > 0, got {leakage_target!r}")
-    bound = f"ε = {eps:.4g}" if alpha == eps else f"the leakage target α = {alpha:.4g}"
-    lt_max = lt_t = None
-    if lt is not None:
-        if np.any(np.isnan(lt)):
-            raise InputError("landmark TPL contains NaN")
-        lt_t = int(np.argmax(lt))
-        lt_max = float(lt[lt_t])
-    named = f" ({model})" if model else ""
+    return alpha
+
+
+def _tpl_peak(lt: np.ndarray | None) -> tuple[float | None, int | None]:
+    """(largest landmark TPL, its timestamp), or (None, None) without a model; NaN refused."""
+    if lt is None:
+        return None, None
+    if np.any(np.isnan(lt)):
+        raise InputError("landmark TPL contains NaN")
+    lt_t = int(np.argmax(lt))
+    return float(lt[lt_t]), lt_t
+
+
+def _who_is_protected(theorem: Verdict) -> str:
+    """Who the verdict speaks about: the landmarks (or, with stays, the landmark events)
+    plus any one timestamp (docs/stays.md: a stay counts as one event, not its fixes)."""
     n_lm = theorem.landmarks.size
-    who = f"the {n_lm} landmark{'s' if n_lm != 1 else ''} plus any one timestamp"
-    if theorem.groups:  # stays as events: count events, not fixes (docs/stays.md)
-        n_g = len(theorem.groups)
-        n_fix = sum(b - a + 1 for a, b in theorem.groups)
-        n_ev = n_g + n_lm - n_fix
-        who = (f"the {n_ev} landmark event{'s' if n_ev != 1 else ''} ({n_g} stay"
-               f"{'s' if n_g != 1 else ''} of {n_fix:,} fixes, each one event"
-               + (f", and {n_lm - n_fix} single landmark{'s' if n_lm - n_fix != 1 else ''}"
-                  if n_lm > n_fix else "") + ") plus any one timestamp")
-    if not theorem.private:
-        n_bad = theorem.violations.size
-        t = theorem.worst_timestamp
-        sentence = (f"At {_at(t, time_labels)} the landmarks plus that timestamp spend "
-                    f"{theorem.worst_total:.4g} > ε = {eps:.4g}; {n_bad} timestamp"
-                    f"{'s are' if n_bad != 1 else ' is'} over budget. Not landmark-private "
-                    "even if consecutive values were independent: choose another scheme or "
-                    "fewer landmarks.")
-        lms = f"the {n_lm} landmark{'s' if n_lm != 1 else ''}"
-        why = (f"Red because the budget itself is overspent: at {_at(t, time_labels)} "
-               f"{lms} plus that timestamp spend {theorem.worst_total:.3g} > ε = "
-               f"{eps:.3g}, whatever the correlation.")
-        advice = None
-        return PrivacyVerdict(RED, "Not landmark-private", sentence, eps, theorem, t,
-                              lt_max, lt_t, model, model_note, alpha, why)
-    base = (f"{who[0].upper()}{who[1:]} spend at most {theorem.worst_total:.4g} ≤ ε = "
-            f"{eps:.4g} (largest total at {_at(theorem.worst_timestamp, time_labels)})")
-    spent = f"{who} spend at most {theorem.worst_total:.3g} ≤ ε = {eps:.3g}"
-    if lt_max is None:
-        tail = (f" No correlation model was evaluated: {model_note}" if model_note else
-                " This assumes consecutive values are independent (no correlation model).")
-        why = (f"Green because {spent}; no correlation model was evaluated"
-               + (f" ({model_note.strip().rstrip('.')})" if model_note else "")
-               + ", so this holds if consecutive values are independent.")
-        return PrivacyVerdict(GREEN, "Landmark-private", base + "." + tail, eps, theorem,
-                              theorem.worst_timestamp, None, None, model, model_note, alpha,
-                              why)
-    if lt_max > alpha * (1 + LEAKAGE_RTOL) or not np.isfinite(lt_max):
-        if advice is None and advise and backward is not None and np.isfinite(lt_max):
-            advice = calibration_advice(epsilon_t, lm_list, eps, alpha, backward, forward,
-                                        groups=groups)
-        about = "any one timestamp" if n_lm == 0 else who
-        why = (f"Amber because the data's consecutive values are correlated: an attacker "
-               f"who knows how they follow each other learns up to {lt_max:.3g} about "
-               f"{about}, more than {'ε' if alpha == eps else 'the target α'} = "
-               f"{alpha:.3g}, where independent values would leak "
-               f"{theorem.worst_total:.3g}" + (f" — model {model}." if model else "."))
-        act = (advice.sentence() if advice is not None else
-               "Lowering ε alone does not help (landmark TPL stays about the same multiple "
-               "of ε): calibrate the allocation to a target leakage (the Leakage page, "
-               "`lmdk calibrate`), use a scheme that spends less on the correlated stretch, "
-               "or check that the model fits the data.")
-        sentence = (f"{who[0].upper()}{who[1:]} spend at most {theorem.worst_total:.4g} ≤ "
-                    f"ε = {eps:.4g}: landmark-private if consecutive values were independent. "
-                    f"Under the assumed correlation{named} landmark TPL reaches {lt_max:.4g} > "
-                    f"{bound} at {_at(lt_t, time_labels)}. {act}")
-        return PrivacyVerdict(AMBER, "Landmark-private only if values were independent",
-                              sentence, eps, theorem, lt_t, lt_max, lt_t, model, model_note,
-                              alpha, why, advice)
-    sentence = (f"{base}; under the assumed correlation{named} landmark TPL stays at most "
-                f"{lt_max:.4g} ≤ {bound} (largest at {_at(lt_t, time_labels)}).")
-    why = (f"Green because {spent} and, even for an attacker who knows how consecutive "
-           f"values follow each other, landmark TPL stays at most {lt_max:.3g} ≤ "
-           f"{'ε' if alpha == eps else 'the target α'} = {alpha:.3g}"
-           + (f" — model {model}." if model else "."))
-    return PrivacyVerdict(GREEN, "Landmark-private", sentence, eps, theorem,
-                          theorem.worst_timestamp, lt_max, lt_t, model, model_note, alpha, why)
+    if not theorem.groups:
+        return f"the {_plural(n_lm, 'landmark')} plus any one timestamp"
+    n_g = len(theorem.groups)
+    n_fix = sum(b - a + 1 for a, b in theorem.groups)
+    singles = (f", and {_plural(n_lm - n_fix, 'single landmark')}" if n_lm > n_fix else "")
+    return (f"the {_plural(n_g + n_lm - n_fix, 'landmark event')} ({_plural(n_g, 'stay')} "
+            f"of {n_fix:,} fixes, each one event{singles}) plus any one timestamp")
+
+
+@dataclass(frozen=True)
+class _VerdictContext:
+    """What every colour's sentences are made of: the theorem's verdict, the leakage target
+    α, who is protected, the labels and model names, and the landmark TPL peak."""
+
+    theorem: Verdict
+    alpha: float
+    who: str
+    time_labels: Sequence[str] | None
+    model: str | None
+    model_note: str | None
+    lt_max: float | None
+    lt_t: int | None
+
+    @property
+    def eps(self) -> float:
+        """The budget ε checked by the theorem."""
+        return self.theorem.epsilon
+
+    @property
+    def alpha_name(self) -> str:
+        """``"ε"`` when the target is the budget, else ``"the target α"``."""
+        return "ε" if self.alpha == self.eps else "the target α"
+
+    @property
+    def bound(self) -> str:
+        """The bound landmark TPL is compared with, in words with its value."""
+        return (f"ε = {self.eps:.4g}" if self.alpha == self.eps
+                else f"the leakage target α = {self.alpha:.4g}")
+
+    @property
+    def model_tail(self) -> str:
+        """`` — model X.`` when the model is named, else ``.``."""
+        return f" — model {self.model}." if self.model else "."
+
+    @property
+    def spend(self) -> str:
+        """The theorem's sentence start: who spends at most the worst total ≤ ε (4 digits)."""
+        return (f"{self.who[0].upper()}{self.who[1:]} spend at most "
+                f"{self.theorem.worst_total:.4g} ≤ ε = {self.eps:.4g}")
+
+    def at(self, t: int) -> str:
+        """Timestamp ``t`` in words (with its label when there is one)."""
+        return _at(t, self.time_labels)
+
+    def verdict(self, colour: str, headline: str, sentence: str, worst: int, why: str,
+                advice: CalibrationAdvice | None = None) -> PrivacyVerdict:
+        """The :class:`PrivacyVerdict` of this context with the given colour and words."""
+        return PrivacyVerdict(colour, headline, sentence, self.eps, self.theorem, worst,
+                              self.lt_max, self.lt_t, self.model, self.model_note,
+                              self.alpha, why, advice)
+
+
+def _red_verdict(ctx: _VerdictContext) -> PrivacyVerdict:
+    """Red: the theorem fails, the budget is overspent at the worst timestamp."""
+    th = ctx.theorem
+    n_bad = th.violations.size
+    t = th.worst_timestamp
+    sentence = (f"At {ctx.at(t)} the landmarks plus that timestamp spend "
+                f"{th.worst_total:.4g} > ε = {ctx.eps:.4g}; {n_bad} timestamp"
+                f"{'s are' if n_bad != 1 else ' is'} over budget. Not landmark-private "
+                "even if consecutive values were independent: choose another scheme or "
+                "fewer landmarks.")
+    why = (f"Red because the budget itself is overspent: at {ctx.at(t)} "
+           f"the {_plural(th.landmarks.size, 'landmark')} plus that timestamp spend "
+           f"{th.worst_total:.3g} > ε = {ctx.eps:.3g}, whatever the correlation.")
+    return ctx.verdict(RED, "Not landmark-private", sentence, t, why)
+
+
+def _spent_short(ctx: _VerdictContext) -> str:
+    """Who spends at most the worst total ≤ ε, at 3 significant digits (the ``why``)."""
+    return f"{ctx.who} spend at most {ctx.theorem.worst_total:.3g} ≤ ε = {ctx.eps:.3g}"
+
+
+def _green_without_model(ctx: _VerdictContext) -> PrivacyVerdict:
+    """Green on the theorem alone: no correlation model was evaluated."""
+    th = ctx.theorem
+    note = ctx.model_note
+    tail = (f" No correlation model was evaluated: {note}" if note else
+            " This assumes consecutive values are independent (no correlation model).")
+    why = (f"Green because {_spent_short(ctx)}; no correlation model was evaluated"
+           + (f" ({note.strip().rstrip('.')})" if note else "")
+           + ", so this holds if consecutive values are independent.")
+    sentence = f"{ctx.spend} (largest total at {ctx.at(th.worst_timestamp)})." + tail
+    return ctx.verdict(GREEN, "Landmark-private", sentence, th.worst_timestamp, why)
+
+
+def _amber_verdict(ctx: _VerdictContext, advice: CalibrationAdvice | None) -> PrivacyVerdict:
+    """Amber: the theorem holds but landmark TPL under the model exceeds the target α."""
+    about = "any one timestamp" if ctx.theorem.landmarks.size == 0 else ctx.who
+    why = (f"Amber because the data's consecutive values are correlated: an attacker "
+           f"who knows how they follow each other learns up to {ctx.lt_max:.3g} about "
+           f"{about}, more than {ctx.alpha_name} = {ctx.alpha:.3g}, where independent "
+           f"values would leak {ctx.theorem.worst_total:.3g}" + ctx.model_tail)
+    act = (advice.sentence() if advice is not None else
+           "Lowering ε alone does not help (landmark TPL stays about the same multiple "
+           "of ε): calibrate the allocation to a target leakage (the Leakage page, "
+           "`lmdk calibrate`), use a scheme that spends less on the correlated stretch, "
+           "or check that the model fits the data.")
+    named = f" ({ctx.model})" if ctx.model else ""
+    sentence = (f"{ctx.spend}: landmark-private if consecutive values were independent. "
+                f"Under the assumed correlation{named} landmark TPL reaches "
+                f"{ctx.lt_max:.4g} > {ctx.bound} at {ctx.at(ctx.lt_t)}. {act}")
+    return ctx.verdict(AMBER, "Landmark-private only if values were independent",
+                       sentence, ctx.lt_t, why, advice)
+
+
+def _green_under_model(ctx: _VerdictContext) -> PrivacyVerdict:
+    """Green under the model: the theorem holds and landmark TPL stays ≤ the target α."""
+    th = ctx.theorem
+    named = f" ({ctx.model})" if ctx.model else ""
+    sentence = (f"{ctx.spend} (largest total at {ctx.at(th.worst_timestamp)}); under the "
+                f"assumed correlation{named} landmark TPL stays at most {ctx.lt_max:.4g} "
+                f"≤ {ctx.bound} (largest at {ctx.at(ctx.lt_t)}).")
+    why = (f"Green because {_spent_short(ctx)} and, even for an attacker who knows how "
+           f"consecutive values follow each other, landmark TPL stays at most "
+           f"{ctx.lt_max:.3g} ≤ {ctx.alpha_name} = {ctx.alpha:.3g}" + ctx.model_tail)
+    return ctx.verdict(GREEN, "Landmark-private", sentence, th.worst_timestamp, why)
 
 
 #: Longest allocation for which the verdict computes the calibration advice itself (a
