@@ -15,12 +15,8 @@ from app_support.components import cached_posterior_curve
 from app_support.current_data import CurrentData, data_choice
 from app_support.figure_memo import content_key, memo_figure
 from app_support.session import keep_page_state, set_setting, setting
-from lmdk_core.decision.accuracy import (
-    AccuracyTarget,
-    accuracy_at,
-    min_adaptive_runs,
-    solve_epsilon,
-)
+from lmdk_core.decision.accuracy import AccuracyTarget, accuracy_at
+from lmdk_core.decision.adaptive_accuracy import min_adaptive_runs
 from lmdk_core.decision.attacker import (
     averaging_attack,
     certainty_sentence,
@@ -37,6 +33,7 @@ from lmdk_core.decision.choice_tables import (
     uncovered_event_sentence,
 )
 from lmdk_core.decision.composition import DEFAULT_DELTA, per_release_epsilon, schedule_summary
+from lmdk_core.decision.epsilon_search import solve_epsilon
 from lmdk_core.engine.allocation import SCHEMES, allocate
 from lmdk_core.engine.setting_limits import LIMITS
 from lmdk_core.engine.validation import InputError

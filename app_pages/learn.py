@@ -15,7 +15,7 @@ import streamlit as st
 from app_support.learn_anonymity import lesson_anonymity
 from app_support.learn_composition import lesson_composition
 from app_support.learn_mechanisms import eps_slider, lesson_mechanisms, pct
-from lmdk_core.decision.accuracy import laplace_epsilon_for
+from lmdk_core.decision.noise_laws import laplace_epsilon_for
 from lmdk_core.engine.validation import InputError
 from lmdk_core.figures import learn as lf
 from lmdk_core.teaching.adversary import posterior_bound, posterior_lower_bound

@@ -34,11 +34,15 @@ MODULES = [
     "lmdk_core.leakage.correlation",
     "lmdk_core.leakage.estimation",
     "lmdk_core.leakage.model",
+    "lmdk_core.decision.noise_laws",
     "lmdk_core.decision.accuracy",
+    "lmdk_core.decision.adaptive_accuracy",
+    "lmdk_core.decision.epsilon_search",
     "lmdk_core.decision.attacker",
     "lmdk_core.decision.composition",
     "lmdk_core.decision.sensitivity",
     "lmdk_core.decision.verdict",
+    "lmdk_core.decision.expected_error",
     "lmdk_core.decision.utility",
 ]
 

@@ -101,8 +101,38 @@ def _data_settings(args: argparse.Namespace) -> None:
 
 def _cmd_solve(args: argparse.Namespace) -> int:
     from lmdk_core.cli import emit_json
-    from lmdk_core.decision.accuracy import AccuracyTarget, solve_epsilon
+    from lmdk_core.decision.accuracy import AccuracyTarget
+    from lmdk_core.decision.epsilon_search import solve_epsilon
 
+    _check_solve_options(args)
+    values, kind, _ = _load(args.input, args.radius, args.time_col, args.value_col)
+    landmarks = _landmarks(args.landmarks, len(values))
+    target = (AccuracyTarget("within", args.within, args.probability, args.per)
+              if args.within is not None else AccuracyTarget("mean", args.mean_error,
+                                                             per=args.per))
+    unit = "m" if kind == "track" else (args.unit or "")
+    runs = _solve_runs(args.runs, target)
+    out = []
+    for key in _schemes(args.schemes):
+        if key == "w-event" and args.window is None:
+            raise InputError("the w-event scheme needs --window")
+        out.append(solve_epsilon(values, landmarks, key, target,
+                                 mechanism=args.mechanism, sensitivity=args.sensitivity,
+                                 radius=args.radius, window=args.window, runs=runs,
+                                 seed=args.seed))
+    if args.json:
+        emit_json({"target": target.describe(unit), "kind": kind,
+                   "solutions": [s.to_dict() for s in out]})
+        return 0
+    print(f"target: {target.describe(unit)}")
+    for s in out:
+        print(_solution_line(s, target, unit))
+    return 0
+
+
+def _check_solve_options(args: argparse.Namespace) -> None:
+    """solve-epsilon's options, checked before the data are read: exactly one target and
+    every number in its range."""
     if (args.within is None) == (args.mean_error is None):
         raise InputError("give exactly one target: --within A (with --probability) or "
                          "--mean-error M")
@@ -110,44 +140,36 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     _bounded("accuracy_bound", args.within, "--within")
     _bounded("accuracy_bound", args.mean_error, "--mean-error")
     _bounded("probability", args.probability, "--probability")
-    values, kind, _ = _load(args.input, args.radius, args.time_col, args.value_col)
-    landmarks = _landmarks(args.landmarks, len(values))
-    target = (AccuracyTarget("within", args.within, args.probability, args.per)
-              if args.within is not None else AccuracyTarget("mean", args.mean_error,
-                                                             per=args.per))
-    unit = "m" if kind == "track" else (args.unit or "")
-    # 'each'/'all' are certified reading by reading (Clopper–Pearson): 1,000 whole
-    # releases per ε by default, where 100 would certify 95 % only from 99/100
-    runs = args.runs if args.runs is not None else (
-        1000 if target.per in ("each", "all") and target.kind == "within" else 100)
-    out = []
-    for key in _schemes(args.schemes):
-        if key == "w-event" and args.window is None:
-            raise InputError("the w-event scheme needs --window")
-        sol = solve_epsilon(values, landmarks, key, target,
-                            mechanism=args.mechanism, sensitivity=args.sensitivity,
-                            radius=args.radius, window=args.window, runs=runs,
-                            seed=args.seed)
-        out.append(sol)
-    if args.json:
-        emit_json({"target": target.describe(unit), "kind": kind,
-                   "solutions": [s.to_dict() for s in out]})
-        return 0
-    print(f"target: {target.describe(unit)}")
-    for s in out:
-        if s.epsilon is None:
-            print(f"  {s.scheme:9s} unreachable — {s.reason}")
-        else:
-            got = (f"{s.achieved:.2%}" if target.kind == "within"
-                   else f"mean error {s.achieved:.4g}{' ' + unit if unit else ''}")
-            note = "" if s.landmark_private else "  (NOT landmark-private)"
-            ivs = s.extra.get("intervals") or []
-            hi = ivs[-1][1] if ivs else None
-            only = ("" if len(ivs) <= 1 and (hi is None or hi >= 1e4 or s.scheme == "adaptive")
-                    else "  feasible only for ε in " + " ∪ ".join(
-                        f"[{a:.4g}, {b:.4g}]" for a, b in ivs))
-            print(f"  {s.scheme:9s} ε = {s.epsilon:.4g}  ({got}; {s.method}){note}{only}")
-    return 0
+
+
+def _solve_runs(runs: int | None, target) -> int:
+    """Adaptive's Monte Carlo runs per ε: ``--runs``, else 1,000 for an 'each'/'all'
+    probability (certified reading by reading, Clopper–Pearson: 100 would certify 95 %
+    only from 99/100) and 100 otherwise."""
+    if runs is not None:
+        return runs
+    return 1000 if target.per in ("each", "all") and target.kind == "within" else 100
+
+
+def _solution_line(s, target, unit: str) -> str:
+    """One scheme's answer as a line: unreachable and why, or ε with what it achieves."""
+    if s.epsilon is None:
+        return f"  {s.scheme:9s} unreachable — {s.reason}"
+    got = (f"{s.achieved:.2%}" if target.kind == "within"
+           else f"mean error {s.achieved:.4g}{' ' + unit if unit else ''}")
+    note = "" if s.landmark_private else "  (NOT landmark-private)"
+    return (f"  {s.scheme:9s} ε = {s.epsilon:.4g}  ({got}; {s.method}){note}"
+            f"{_feasible_note(s)}")
+
+
+def _feasible_note(s) -> str:
+    """"feasible only for ε in [a, b] ∪ …" when the feasible set is not one interval
+    reaching the top of the searched range (static schemes)."""
+    ivs = s.extra.get("intervals") or []
+    hi = ivs[-1][1] if ivs else None
+    if len(ivs) <= 1 and (hi is None or hi >= 1e4 or s.scheme == "adaptive"):
+        return ""
+    return "  feasible only for ε in " + " ∪ ".join(f"[{a:.4g}, {b:.4g}]" for a, b in ivs)
 
 
 def _cmd_attack(args: argparse.Namespace) -> int:

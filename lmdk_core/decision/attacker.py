@@ -295,6 +295,42 @@ def _rice_mean(nu: float, sigma: float) -> float:
     return float(sigma * np.sqrt(np.pi / 2) * ((1 + u) * i0e(u / 2) + u * i1e(u / 2)))
 
 
+def _checked_stay(stay: Sequence[int], T: int) -> np.ndarray:
+    """The stay's timestamps, sorted and unique; refused unless all lie in 0 … T−1."""
+    st = np.unique(np.asarray(list(stay), dtype=int))
+    if st.size == 0 or st.min() < 0 or st.max() >= T:
+        raise InputError("the stay must be timestamps of the track")
+    return st
+
+
+def _checked_days(days: Sequence[int]) -> np.ndarray:
+    """The numbers of days D ≥ 1, sorted and unique; at least one."""
+    days_arr = np.asarray(sorted({int(d) for d in days if int(d) >= 1}), dtype=int)
+    if days_arr.size == 0:
+        raise InputError("give at least one number of days ≥ 1")
+    return days_arr
+
+
+def _summed_noise(gen: np.random.Generator, n: int, D: int, s: np.ndarray, w: np.ndarray,
+                  sigma1: float) -> np.ndarray:
+    """Per run (n, 2): the sum over D days of Σ_u w_u·noise_u, Planar Laplace noise of
+    scale s_u (Gamma(2, s_u) radii, uniform angles; Andrés et al. CCS 2013). Beyond
+    EXACT_DRAWS variates the sum has ≥ EXACT_DRAWS/runs terms and is drawn from its
+    normal limit (exact mean 0 and covariance D·σ₁²·I)."""
+    if n * D * s.size > EXACT_DRAWS:
+        return gen.normal(0.0, sigma1 * np.sqrt(D), size=(n, 2))
+    total = np.zeros((n, 2))
+    remaining = D
+    while remaining > 0:  # chunks bound the memory
+        c = min(remaining, max(1, 2_000_000 // max(1, n * s.size)))
+        rad = gen.gamma(2.0, s, size=(n, c, s.size))
+        ang = gen.uniform(0, 2 * np.pi, size=(n, c, s.size))
+        total[:, 0] += (w * rad * np.cos(ang)).sum(axis=(1, 2))
+        total[:, 1] += (w * rad * np.sin(ang)).sum(axis=(1, 2))
+        remaining -= c
+    return total
+
+
 def averaging_attack(lat: ArrayLike, lon: ArrayLike, landmarks: Iterable[int] | None,
                      stay: Sequence[int], scheme: str, epsilon: float, radius: float,
                      days: Sequence[int] = (1, 7, 30, 90, 365), *, window: int | None = None,
@@ -307,9 +343,7 @@ def averaging_attack(lat: ArrayLike, lon: ArrayLike, landmarks: Iterable[int] | 
     lo = np.asarray(lon, dtype=float)
     T = la.size
     lm = check_landmarks(landmarks, T)
-    st = np.unique(np.asarray(list(stay), dtype=int))
-    if st.size == 0 or st.min() < 0 or st.max() >= T:
-        raise InputError("the stay must be timestamps of the track")
+    st = _checked_stay(stay, T)
     r = check_positive(radius, "protection radius")
     key = scheme_info(scheme).key
     eps_t = allocate("uniform" if key == "adaptive" else key, T, lm, epsilon, window)
@@ -318,9 +352,7 @@ def averaging_attack(lat: ArrayLike, lon: ArrayLike, landmarks: Iterable[int] | 
     np.maximum.accumulate(idx, out=idx)
     shown = idx[st]
     shown = shown[shown >= 0]  # withheld stay points give the attacker nothing
-    days_arr = np.asarray(sorted({int(d) for d in days if int(d) >= 1}), dtype=int)
-    if days_arr.size == 0:
-        raise InputError("give at least one number of days ≥ 1")
+    days_arr = _checked_days(days)
     n = int(runs)
     if n < 2:
         raise InputError("the simulation needs at least 2 runs")
@@ -340,21 +372,7 @@ def averaging_attack(lat: ArrayLike, lon: ArrayLike, landmarks: Iterable[int] | 
     sim_mean, sim_p90, rice_mean = [], [], []
     est = np.zeros((n, 2))
     for D in days_arr:
-        # per run: the D-day average of Σ_u w_u·noise_u; Gamma(2, s_u) radii, uniform angles.
-        # Beyond EXACT_DRAWS variates per D the sum has ≥ EXACT_DRAWS/runs terms and is
-        # drawn from its normal limit (exact mean 0 and covariance D·σ₁²·I).
-        total = np.zeros((n, 2))
-        remaining = int(D)
-        if n * remaining * pubs.size > EXACT_DRAWS:
-            total = gen.normal(0.0, sigma1 * np.sqrt(remaining), size=(n, 2))
-            remaining = 0
-        while remaining > 0:  # chunks bound the memory
-            c = min(remaining, max(1, 2_000_000 // max(1, n * pubs.size)))
-            rad = gen.gamma(2.0, s, size=(n, c, pubs.size))
-            ang = gen.uniform(0, 2 * np.pi, size=(n, c, pubs.size))
-            total[:, 0] += (w * rad * np.cos(ang)).sum(axis=(1, 2))
-            total[:, 1] += (w * rad * np.sin(ang)).sum(axis=(1, 2))
-            remaining -= c
+        total = _summed_noise(gen, n, int(D), s, w, sigma1)
         est = offset + total / D
         dist = np.hypot(est[:, 0], est[:, 1])
         sim_mean.append(float(dist.mean()))

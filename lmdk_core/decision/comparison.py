@@ -180,11 +180,7 @@ def utility_sweep(
     is called after each (ε, scheme) cell.
     """
     keys = _check_schemes(schemes)
-    eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
-    if eps.ndim != 1 or eps.size == 0 or eps.size > MAX_GRID:
-        raise InputError(f"give between 1 and {MAX_GRID} values of ε")
-    for e in eps:
-        check_epsilon(e)
+    eps = _check_sweep_grid(epsilons)
     if isinstance(runs, bool) or int(runs) != runs or not 1 <= runs <= MAX_RUNS:
         raise InputError(f"the number of runs R must be a whole number from 1 to {MAX_RUNS}")
     R = int(runs)
@@ -198,27 +194,49 @@ def utility_sweep(
     cells, done = S * E, 0
     for i, e in enumerate(eps):
         for s, key in enumerate(keys):
-            lm_frac, pub_frac = [], []
-            for r in range(R):
-                rel = release_fn(key, float(e), np.random.default_rng([int(seed), i, r]))
-                if lm is None:
-                    lm = check_landmarks(landmarks, rel.original.shape[0])
-                m = rel.metrics()
-                errors[s, i, r] = m["mae"]
-                pub_frac.append(m["n_published"] / rel.published.size)
-                if lm.size:
-                    lm_frac.append(float(rel.published[lm].mean()))
-                private[s, i] &= rel.verdict.private
-                worst[s, i] = max(worst[s, i], rel.verdict.worst_total)
-            pub[s, i] = float(np.mean(pub_frac))
-            if lm_frac:
-                lm_pub[s, i] = float(np.mean(lm_frac))
+            rels = (release_fn(key, float(e), np.random.default_rng([int(seed), i, r]))
+                    for r in range(R))
+            cell, lm = _cell_summary(rels, landmarks, lm)
+            errors[s, i], pub[s, i], lm_pub[s, i], private[s, i], worst[s, i] = cell
             done += 1
             if progress is not None:
                 progress(done / cells, f"ε = {e:.3g}: {scheme_info(key).label} ({done}/{cells})")
     return UtilitySweep(schemes=keys, epsilons=eps, runs=R, seed=int(seed), errors=errors,
                         landmarks_published=lm_pub, published=pub, private=private,
                         worst_total=worst, n_landmarks=0 if lm is None else int(lm.size))
+
+
+def _check_sweep_grid(epsilons: ArrayLike) -> np.ndarray:
+    """The grid of ε as a 1-D array of 1 … MAX_GRID valid budgets."""
+    eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
+    if eps.ndim != 1 or eps.size == 0 or eps.size > MAX_GRID:
+        raise InputError(f"give between 1 and {MAX_GRID} values of ε")
+    for e in eps:
+        check_epsilon(e)
+    return eps
+
+
+def _cell_summary(rels: Iterable[Release], landmarks: Iterable[int], lm: np.ndarray | None
+                  ) -> tuple[tuple[np.ndarray, float, float, bool, float], np.ndarray]:
+    """One (scheme, ε) cell of the sweep from its runs, read one release at a time: (MAE
+    per run, mean share of timestamps published, mean share of landmarks published (NaN
+    without landmarks), whether every run is landmark-private, the largest worst total),
+    and the checked landmark set (``lm``, checked against the first release when None)."""
+    maes, pub_frac, lm_frac = [], [], []
+    private, worst = True, 0.0
+    for rel in rels:
+        if lm is None:
+            lm = check_landmarks(landmarks, rel.original.shape[0])
+        m = rel.metrics()
+        maes.append(m["mae"])
+        pub_frac.append(m["n_published"] / rel.published.size)
+        if lm.size:
+            lm_frac.append(float(rel.published[lm].mean()))
+        private &= bool(rel.verdict.private)
+        worst = max(worst, rel.verdict.worst_total)
+    lm_mean = float(np.mean(lm_frac)) if lm_frac else float("nan")
+    return (np.asarray(maes, dtype=float), float(np.mean(pub_frac)), lm_mean, private,
+            worst), lm
 
 
 def _ratio(a: float, b: float) -> str:
@@ -243,63 +261,95 @@ def sweep_reading(sweep: UtilitySweep, epsilon: float, unit: str = "",
     """
     eps = check_epsilon(epsilon)
     i = int(np.argmin(np.abs(np.log(sweep.epsilons) - np.log(eps))))
+    label = {k: scheme_info(k).label for k in sweep.schemes}
+    out = _range_note(sweep, eps, i)
+    out += _accuracy_lines(sweep, i, label, f" {unit}" if unit else "")
+    for s, key in enumerate(sweep.schemes):
+        out += _scheme_catches(sweep, s, i, label[key])
+    out += _leakage_lines(landmark_leakage or {}, label, eps)
+    out += _shrink_lines(sweep, label)
+    return out
+
+
+def _range_note(sweep: UtilitySweep, eps: float, i: int) -> list[str]:
+    """A note when the current ε lies outside the swept range (grid point ``i`` is read)."""
+    if 0.999 * sweep.epsilons[0] <= eps <= 1.001 * sweep.epsilons[-1]:
+        return []
+    return [f"The current ε = {eps:.3g} lies outside the swept range "
+            f"({sweep.epsilons[0]:.3g} to {sweep.epsilons[-1]:.3g}); this reading is "
+            f"for the nearest swept value, ε = {float(sweep.epsilons[i]):.3g}."]
+
+
+def _accuracy_lines(sweep: UtilitySweep, i: int, label: dict[str, str], u: str) -> list[str]:
+    """The most accurate landmark-private scheme at grid point ``i`` and how the others'
+    errors compare with it."""
     e = float(sweep.epsilons[i])
     mean = sweep.mean()[:, i]
-    label = {k: scheme_info(k).label for k in sweep.schemes}
-    u = f" {unit}" if unit else ""
-    out: list[str] = []
-    if not 0.999 * sweep.epsilons[0] <= eps <= 1.001 * sweep.epsilons[-1]:
-        out.append(f"The current ε = {eps:.3g} lies outside the swept range "
-                   f"({sweep.epsilons[0]:.3g} to {sweep.epsilons[-1]:.3g}); this reading is "
-                   f"for the nearest swept value, ε = {e:.3g}.")
     ok = [s for s in range(len(sweep.schemes))
           if sweep.private[s, i] and np.isfinite(mean[s])]
     if not ok:
-        out.append(f"At ε = {e:.3g} none of the chosen schemes is landmark-private with "
-                   "these landmarks.")
-    else:
-        best = min(ok, key=lambda s: mean[s])
-        out.append(f"At ε = {e:.3g} the most accurate landmark-private scheme is "
-                   f"**{label[sweep.schemes[best]]}** (mean error {mean[best]:.3g}{u} over "
-                   f"{sweep.runs} runs).")
-        for s in range(len(sweep.schemes)):
-            if s == best or not np.isfinite(mean[s]):
-                continue
-            out.append(f"{label[sweep.schemes[s]]}'s error is {_ratio(mean[s], mean[best])}"
-                       f"{label[sweep.schemes[best]]}'s ({mean[s]:.3g}{u}).")
-    for s, key in enumerate(sweep.schemes):
-        name = label[key]
-        if not sweep.private[s, i]:
-            out.append(f"**{name} is not landmark-private** here: the landmarks plus one "
-                       f"timestamp spend up to {sweep.worst_total[s, i]:.3g} > ε = {e:.3g}, "
-                       "so its error is not a fair comparison.")
-        lp = sweep.landmarks_published[s, i]
-        if np.isfinite(lp) and lp == 0:
-            out.append(f"{name} publishes nothing fresh at the landmarks: they get the last "
-                       "release repeated, so the landmark values themselves are never "
-                       "estimated.")
-        elif np.isfinite(lp) and lp < 0.999 and sweep.private[s, i]:
-            out.append(f"{name} published {100 * lp:.0f}% of the landmarks and "
-                       f"{100 * sweep.published[s, i]:.0f}% of all timestamps from the raw "
-                       "data; the rest repeat the last release.")
-    if landmark_leakage:
-        over = {k: v for k, v in landmark_leakage.items() if k in label and v > eps * 1.001}
-        if over:
-            worst = max(over, key=over.get)
-            out.append(
-                "Under temporal correlation the guarantee is weaker than ε: the landmarks "
-                "plus one timestamp leak up to " + ", ".join(
-                    f"{over[k]:.3g} ({label[k]})" for k in sorted(over, key=over.get))
-                + f" at ε = {eps:.3g}. The most accurate scheme is not always the safest: "
-                f"{label[worst]} leaks the most.")
-    m = sweep.mean()
-    if sweep.epsilons.size >= 2:
-        span = float(sweep.epsilons[-1] / sweep.epsilons[0])
-        parts = [f"{label[k]}'s {m[s, 0] / m[s, -1]:.3g}×" for s, k in enumerate(sweep.schemes)
-                 if np.isfinite(m[s, 0]) and np.isfinite(m[s, -1]) and m[s, -1] > 0]
-        if parts:
-            out.append(f"From ε = {sweep.epsilons[0]:.3g} to {sweep.epsilons[-1]:.3g} "
-                       f"({span:.3g}× more budget) the errors shrink: " + ", ".join(parts)
-                       + ". Noise shrinks in proportion to ε_t; repeated (approximated) "
-                       "values keep the error of the data's own changes, whatever ε.")
+        return [f"At ε = {e:.3g} none of the chosen schemes is landmark-private with "
+                "these landmarks."]
+    best = min(ok, key=lambda s: mean[s])
+    best_name = label[sweep.schemes[best]]
+    out = [f"At ε = {e:.3g} the most accurate landmark-private scheme is "
+           f"**{best_name}** (mean error {mean[best]:.3g}{u} over {sweep.runs} runs)."]
+    for s in range(len(sweep.schemes)):
+        if s == best or not np.isfinite(mean[s]):
+            continue
+        out.append(f"{label[sweep.schemes[s]]}'s error is {_ratio(mean[s], mean[best])}"
+                   f"{best_name}'s ({mean[s]:.3g}{u}).")
     return out
+
+
+def _scheme_catches(sweep: UtilitySweep, s: int, i: int, name: str) -> list[str]:
+    """The catches of scheme ``s`` at grid point ``i``: not landmark-private, nothing fresh
+    at the landmarks, or only some landmarks published."""
+    e = float(sweep.epsilons[i])
+    out = []
+    if not sweep.private[s, i]:
+        out.append(f"**{name} is not landmark-private** here: the landmarks plus one "
+                   f"timestamp spend up to {sweep.worst_total[s, i]:.3g} > ε = {e:.3g}, "
+                   "so its error is not a fair comparison.")
+    lp = sweep.landmarks_published[s, i]
+    if not np.isfinite(lp):
+        return out
+    if lp == 0:
+        out.append(f"{name} publishes nothing fresh at the landmarks: they get the last "
+                   "release repeated, so the landmark values themselves are never "
+                   "estimated.")
+    elif lp < 0.999 and sweep.private[s, i]:
+        out.append(f"{name} published {100 * lp:.0f}% of the landmarks and "
+                   f"{100 * sweep.published[s, i]:.0f}% of all timestamps from the raw "
+                   "data; the rest repeat the last release.")
+    return out
+
+
+def _leakage_lines(landmark_leakage: dict[str, float], label: dict[str, str],
+                   eps: float) -> list[str]:
+    """The schemes whose largest landmark TPL under correlation exceeds ε, if any."""
+    over = {k: v for k, v in landmark_leakage.items() if k in label and v > eps * 1.001}
+    if not over:
+        return []
+    worst = max(over, key=over.get)
+    return ["Under temporal correlation the guarantee is weaker than ε: the landmarks "
+            "plus one timestamp leak up to " + ", ".join(
+                f"{over[k]:.3g} ({label[k]})" for k in sorted(over, key=over.get))
+            + f" at ε = {eps:.3g}. The most accurate scheme is not always the safest: "
+            f"{label[worst]} leaks the most."]
+
+
+def _shrink_lines(sweep: UtilitySweep, label: dict[str, str]) -> list[str]:
+    """How much each scheme's error shrinks from the smallest to the largest swept ε."""
+    if sweep.epsilons.size < 2:
+        return []
+    m = sweep.mean()
+    span = float(sweep.epsilons[-1] / sweep.epsilons[0])
+    parts = [f"{label[k]}'s {m[s, 0] / m[s, -1]:.3g}×" for s, k in enumerate(sweep.schemes)
+             if np.isfinite(m[s, 0]) and np.isfinite(m[s, -1]) and m[s, -1] > 0]
+    if not parts:
+        return []
+    return [f"From ε = {sweep.epsilons[0]:.3g} to {sweep.epsilons[-1]:.3g} "
+            f"({span:.3g}× more budget) the errors shrink: " + ", ".join(parts)
+            + ". Noise shrinks in proportion to ε_t; repeated (approximated) "
+            "values keep the error of the data's own changes, whatever ε."]

@@ -8,28 +8,10 @@ the data themselves vary. Every page, the privacy report, the release note and t
 ``lmdk`` JSON take their utility line from :func:`utility_verdict` (or
 :func:`release_utility`), shown next to the privacy verdict of :mod:`lmdk_core.decision.verdict`.
 
-**Expected error of one released reading** (the exact laws of
-:mod:`lmdk_core.decision.accuracy`):
-
-* a timestamp **published** with budget ε_t carries the mechanism's noise Z:
-
-  - Laplace, b = Δf/ε_t (Dwork et al., TCC 2006): ``E|Z| = Δf/ε_t``;
-  - two-sided Geometric, α = e^{−ε_t/Δf} (Ghosh et al., STOC 2009):
-    ``E|Z| = 2α/(1 − α²)`` (exact; ≈ Δf/ε_t when ε_t ≪ Δf);
-  - Planar Laplace with protection radius r (Andrés et al., "Geo-indistinguishability",
-    CCS 2013): the displacement is Gamma(2, r/ε_t), ``E R = 2r/ε_t`` metres;
-
-* an **approximated** timestamp (Skip's landmarks, Adaptive's skips; Katsomallos et al.,
-  "Landmark privacy", CODASPY 2022) repeats the last publication s(t): its error is the
-  data's change since then plus that publication's noise, ``E|δ_t + Z_{s(t)}|`` with
-  ``δ_t = x_{s(t)} − x_t`` (for a track, δ_t is the distance in metres between the two
-  true points): ``|δ| + b·e^{−|δ|/b}`` for Laplace, ``|d| + 2α^{|d|+1}/(1 − α²)`` for
-  Geometric, and the integral over the noise's angle and radius for Planar Laplace;
-* a **withheld** timestamp (nothing published yet to repeat) has no error: it is left
-  out and counted.
-
-The expectation is over the noise, at the publication pattern given (a static scheme's
-``ε_t > 0``; for Adaptive, the pattern of the release actually drawn).
+**Expected error of one released reading**: the noise's mean at a published timestamp,
+the data's change since the last publication plus that publication's noise at a
+repeated one, none at a withheld one (:mod:`lmdk_core.decision.expected_error`, with the
+exact laws of :mod:`lmdk_core.decision.noise_laws`).
 
 **Summary over t.** ``typical`` is the median over released timestamps, ``worst`` the
 largest, ``mean`` the average (what the measured MAE estimates).
@@ -65,19 +47,18 @@ See ``docs/utility.md``.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from lmdk_core.decision.accuracy import _geometric_mean
-from lmdk_core.engine.validation import InputError, check_positive
+from lmdk_core.decision.expected_error import expected_errors, series_mechanism
+from lmdk_core.engine.validation import InputError
 
 __all__ = [
     "USEFUL", "MARGINAL", "NOT_USEFUL", "USEFUL_RATIO", "NOISE_RATIO",
-    "DataScale", "UtilityVerdict", "data_scale", "expected_errors", "release_utility",
-    "utility_verdict", "format_amount", "planar_offset_mean",
+    "DataScale", "UtilityVerdict", "data_scale", "release_utility", "utility_verdict",
+    "format_amount",
 ]
 
 USEFUL, MARGINAL, NOT_USEFUL = "useful", "marginal", "not useful"
@@ -85,7 +66,6 @@ USEFUL, MARGINAL, NOT_USEFUL = "useful", "marginal", "not useful"
 USEFUL_RATIO = 0.1
 #: typical expected error above this fraction of the data's scale: not useful (noise)
 NOISE_RATIO = 0.5
-MECHANISMS = ("laplace", "geometric", "planar_laplace")
 
 
 # ------------------------------------------------------------------ formatting
@@ -130,24 +110,35 @@ def data_scale(values: ArrayLike, unit: str = "") -> DataScale:
     ``[lat, lon]``). NaN readings are ignored."""
     x = np.asarray(values, dtype=float)
     if x.ndim == 2:
-        if x.shape[1] != 2:
-            raise InputError("a track is a (T, 2) array of [lat, lon]")
-        ok = np.isfinite(x).all(axis=1)
-        if not ok.any():
-            return DataScale(0.0, "extent", "the track (no valid point)")
-        lat, lon = x[ok, 0], x[ok, 1]
-        lon0 = float(np.median(lon))
-        rel_lon = (lon - lon0 + 180.0) % 360.0 - 180.0  # unwrapped around the median
-        la = np.percentile(lat, [2.5, 97.5])
-        lo = np.percentile(rel_lon, [2.5, 97.5]) + lon0
-        from lmdk_core.engine.geodesy import distance_m
+        return _track_scale(x)
+    return _series_scale(x[np.isfinite(x)], unit)
 
-        d = float(distance_m(la[0], lo[0], la[1], lo[1]))
-        if not d > 0:
-            return DataScale(0.0, "extent", "the track's extent (0 m: it stays at one place)")
-        return DataScale(d, "extent", f"the track's extent ({format_amount(d, 'm')} corner "
-                                      "to corner, middle 95 % of its points)")
-    x = x[np.isfinite(x)]
+
+def _track_scale(x: np.ndarray) -> DataScale:
+    """A track's extent: the geodesic diagonal (metres) of the box holding the middle 95 %
+    of its latitudes and of its longitudes (unwrapped around the median longitude)."""
+    if x.shape[1] != 2:
+        raise InputError("a track is a (T, 2) array of [lat, lon]")
+    ok = np.isfinite(x).all(axis=1)
+    if not ok.any():
+        return DataScale(0.0, "extent", "the track (no valid point)")
+    lat, lon = x[ok, 0], x[ok, 1]
+    lon0 = float(np.median(lon))
+    rel_lon = (lon - lon0 + 180.0) % 360.0 - 180.0  # unwrapped around the median
+    la = np.percentile(lat, [2.5, 97.5])
+    lo = np.percentile(rel_lon, [2.5, 97.5]) + lon0
+    from lmdk_core.engine.geodesy import distance_m
+
+    d = float(distance_m(la[0], lo[0], la[1], lo[1]))
+    if not d > 0:
+        return DataScale(0.0, "extent", "the track's extent (0 m: it stays at one place)")
+    return DataScale(d, "extent", f"the track's extent ({format_amount(d, 'm')} corner "
+                                  "to corner, middle 95 % of its points)")
+
+
+def _series_scale(x: np.ndarray, unit: str) -> DataScale:
+    """A series' scale (its finite readings ``x``): the interquartile range, else the
+    standard deviation, else the level |median|; none for a constant-0 series."""
     if x.ndim != 1 or x.size == 0:
         raise InputError("the data must be a non-empty series or a track")
     q1, q3 = np.percentile(x, [25, 75])
@@ -165,140 +156,6 @@ def data_scale(values: ArrayLike, unit: str = "") -> DataScale:
         return DataScale(level, "level", f"the series' level ({format_amount(level, unit)}; "
                                          "the series is constant, its spread is 0)")
     return DataScale(0.0, "level", "the series (constant 0: no spread and no level)")
-
-
-# ------------------------------------------------------------------ per-timestamp expected error
-#: the table of the planar offset mean: β = δ/s from 1e-6 to 1e6, log-spaced
-_TABLE_BETA = (1e-6, 1e6, 1000)
-
-
-@functools.cache
-def _offset_table():
-    """A cubic spline in log β of the excess ``M(β) − β − (β + 2)e^{−β}`` of the engine's
-    exact planar mean (:func:`lmdk_core.decision.accuracy._planar_mean_unit`), built once per
-    process (about 1 s): within 2e-9 relative of the exact mean (measured 1.03e-9 over
-    20,000 random β; tested)."""
-    from scipy.interpolate import CubicSpline
-
-    from lmdk_core.decision.accuracy import _planar_mean_unit
-
-    b = np.geomspace(*_TABLE_BETA)
-    excess = _planar_mean_unit(b) - b - (b + 2.0) * np.exp(-b)
-    return CubicSpline(np.log(b), excess)
-
-
-def planar_offset_mean(delta: ArrayLike, s: ArrayLike) -> np.ndarray:
-    """``E|δ·e + R·u(θ)|`` for R ~ Gamma(2, s) (Planar Laplace at ε_t = r/s; Andrés et
-    al. CCS 2013) and θ uniform: the error of a repeated point δ metres from the truth.
-
-    It is ``s·M(δ/s)`` with M the engine's one implementation,
-    :func:`lmdk_core.decision.accuracy._planar_mean_unit` (over the angle
-    ``max(δ, R)·₂F₁(−½, −½; 1; min²/max²)``, over R Gauss–Legendre panels graded toward
-    the kink at R = δ; exact to a few ulps). A page evaluates it for every repeated
-    point of a track on every rerun (1,700 points of a 5,000-point Adaptive release took
-    4.4 s), so M is read from a cubic spline of its smooth part
-    ``M(β) − β − (β + 2)e^{−β}`` on 1,000 log-spaced β in [1e-6, 1e6] (within 2e-9
-    relative); beyond the table ``M(β) = β + 1.5/β`` (the noise's E R²/2 = 3 over 2β,
-    below 1e-12 relative) and below it ``M(0) = 2`` joined quadratically to the table
-(M'(0) = 0). δ = 0 gives 2s.
-    """
-    d = np.abs(np.asarray(delta, dtype=float))
-    sc = np.asarray(s, dtype=float)
-    d, sc = np.broadcast_arrays(d, sc)
-    beta = d / sc
-    lo, hi, _ = _TABLE_BETA
-    b = np.clip(beta, lo, hi)
-    m = _offset_table()(np.log(b)) + b + (b + 2.0) * np.exp(-b)
-    m = np.where(beta > hi, beta + 1.5 / np.where(beta > hi, beta, 1.0), m)
-    m_lo = float(_offset_table()(np.log(lo))) + lo + (lo + 2.0) * np.exp(-lo)
-    m = np.where(beta < lo, 2.0 + (m_lo - 2.0) * (beta / lo) ** 2, m)
-    return sc * m
-
-
-def _mechanism(values: np.ndarray, mechanism: str | None) -> str:
-    if values.ndim == 2:
-        return "planar_laplace"
-    mech = str(mechanism or "laplace").strip().lower().replace(" ", "_")
-    if mech not in ("laplace", "geometric"):
-        raise InputError(f"unknown mechanism {mechanism!r} for a series; choose laplace or "
-                         "geometric")
-    return mech
-
-
-def expected_errors(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLike | None = None,
-                    *, mechanism: str | None = "laplace", sensitivity: float | None = None,
-                    radius: float | None = None, sources: ArrayLike | None = None
-                    ) -> np.ndarray:
-    """Expected absolute error of each released reading (module docstring): the noise's
-    mean at published t, ``E|δ_t + Z_{s(t)}|`` at approximated t, NaN where withheld.
-
-    ``values`` is a series (T,) or a track (T, 2) ``[lat, lon]`` (errors in metres);
-    ``published`` defaults to ``epsilon_t > 0``. Laplace/Geometric need ``sensitivity``
-    (Δf), Planar Laplace ``radius`` (r, metres). ``sources`` (same shape as ``values``):
-    the value a publication at t added its noise to, when it is not ``values[t]`` — a
-    stay released as one event publishes its centroid (docs/stays.md), so
-    ``δ_t = source_{s(t)} − x_t`` at every fix of the stay, its first one included.
-    """
-    x = np.asarray(values, dtype=float)
-    eps = np.asarray(epsilon_t, dtype=float)
-    if x.ndim not in (1, 2) or x.shape[0] != eps.size or eps.ndim != 1:
-        raise InputError(f"the allocation has {eps.size} budgets for {x.shape[0]} readings")
-    if np.any(~np.isfinite(eps)) or np.any(eps < 0):
-        raise InputError("every ε_t must be a finite number ≥ 0")
-    pub = eps > 0 if published is None else np.asarray(published, dtype=bool)
-    if pub.shape != eps.shape:
-        raise InputError("the publication flags must have one entry per timestamp")
-    if np.any(pub & (eps <= 0)):
-        raise InputError("a published timestamp needs ε_t > 0")
-    mech = _mechanism(x, mechanism)
-    scale = check_positive(radius if mech == "planar_laplace" else sensitivity,
-                           "protection radius r" if mech == "planar_laplace"
-                           else "sensitivity Δf")
-    T = eps.size
-    y = x if sources is None else np.asarray(sources, dtype=float)
-    if y.shape != x.shape:
-        raise InputError("the publication sources must have the shape of the data")
-
-    def noise_mean(e: np.ndarray) -> np.ndarray:
-        """E|Z| of a publication at budget e (no offset)."""
-        if mech == "laplace":
-            return scale / e
-        if mech == "geometric":  # 2α/(1 − α²), 1 − α² = −expm1(−2ε/Δf): exact for tiny ε
-            return 2.0 * np.exp(-e / scale) / -np.expm1(-2.0 * e / scale)
-        return 2.0 * scale / e
-
-    if sources is None and pub.all():  # every timestamp published from its own value
-        return noise_mean(eps)
-    idx = np.where(pub, np.arange(T), -1)
-    np.maximum.accumulate(idx, out=idx)
-    r = np.flatnonzero(idx >= 0)  # released (not withheld)
-    src = idx[r]
-    e = eps[src]
-    vals = noise_mean(e)
-    # the readings whose error has an offset: repeated ones, or any whose publication
-    # noised another value (a stay's centroid)
-    cand = np.flatnonzero(src != r) if sources is None else np.arange(r.size)
-    if cand.size:
-        t, st = r[cand], src[cand]
-        if x.ndim == 1:
-            d = np.abs(np.nan_to_num(y[st] - x[t]))
-        else:
-            from lmdk_core.engine.geodesy import distance_m
-
-            d = np.nan_to_num(distance_m(y[st, 0], y[st, 1], x[t, 0], x[t, 1]))
-        nz = d != 0
-        cand, d, ec = cand[nz], d[nz], e[cand[nz]]
-        if mech == "laplace":
-            b = scale / ec
-            # |δ| + b·e^{−|δ|/b}; past |δ|/b = 60 the second term is below |δ|'s last bit
-            vals[cand] = d + b * np.exp(-np.minimum(d / b, 60.0))
-        elif mech == "geometric":
-            vals[cand] = _geometric_mean(d, np.exp(-ec / scale))
-        else:
-            vals[cand] = planar_offset_mean(d, scale / ec)
-    out = np.full(T, np.nan)
-    out[r] = vals
-    return out
 
 
 # ------------------------------------------------------------------ the verdict
@@ -439,102 +296,148 @@ def utility_verdict(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLik
     'not useful'
     """
     x = np.asarray(values, dtype=float)
-    mech = _mechanism(x, mechanism)
+    mech = series_mechanism(x, mechanism)
     unit = "m" if x.ndim == 2 else (unit or "")
     err = expected_errors(x, epsilon_t, published, mechanism=mech, sensitivity=sensitivity,
                           radius=radius, sources=sources)
     eps = np.asarray(epsilon_t, dtype=float)
     pub = eps > 0 if published is None else np.asarray(published, dtype=bool)
     sc = data_scale(x, unit) if scale is None else scale
-    released = np.isfinite(err)
-    n_rel = int(released.sum())
-    n_appr = int((released & ~pub).sum())
-    n_with = int((~released).sum())
-    scale_unit = float(radius if mech == "planar_laplace" else sensitivity)
-    track = x.ndim == 2
-    noun = "point" if track else "reading"
-    notes = ""
-    if n_appr:
-        notes += (f" {n_appr:,} repeated {noun}s (approximations) count the change since the "
-                  "last publication plus its noise.")
-    if n_with:
-        notes += f" {n_with:,} withheld {noun}s (nothing to repeat yet) are left out."
-
-    if n_rel == 0:
-        advice = "raise ε, or choose a scheme that publishes (every ε_t is 0 here)"
-        sentence = (f"This release is not useful: nothing is released (every ε_t is 0, so "
-                    f"no released {noun} carries the data). Try: {advice}.")
-        return UtilityVerdict(NOT_USEFUL, "Not useful", sentence, unit, float("nan"),
-                              float("nan"), float("nan"), sc, float("inf"), 0, 0, n_with, mech,
-                              advice)
-
-    e = err[released]
-    typical, worst, mean = float(np.median(e)), float(np.max(e)), float(np.mean(e))
-    off = (f"a typical released {noun} is expected {format_amount(typical, unit)} from the "
-           "truth" + ("" if worst <= typical * 1.005 else
-                      f" (the worst {format_amount(worst, unit)})"))
+    facts = _ErrorSummary.of(err, pub, unit, sc, mech, track=x.ndim == 2)
+    if facts.n_released == 0:
+        return _nothing_released(facts)
     if not sc.value > 0:
-        sentence = (f"Utility not judged: {off}, but there is no scale to compare it with — "
-                    f"{sc.description}. Judge it against what readers need.{notes}")
-        return UtilityVerdict(MARGINAL, "Utility not judged", sentence, unit, typical, worst,
-                              mean, sc, float("inf"), n_rel, n_appr, n_with, mech)
-    ratio = typical / sc.value
-    worst_ratio = worst / sc.value
-    compared = f"{_ratio_phrase(ratio)} {sc.description}"
-    if ratio <= USEFUL_RATIO and worst_ratio <= 1:
-        keeps = "the route's shape" if track else "the series' shape"
-        sentence = f"Useful: {off}, {compared}. The release keeps {keeps}.{notes}"
-        return UtilityVerdict(USEFUL, "Useful", sentence, unit, typical, worst, mean, sc,
-                              ratio, n_rel, n_appr, n_with, mech)
-
+        return _not_judged(facts)
+    if facts.ratio <= USEFUL_RATIO and facts.worst / sc.value <= 1:
+        keeps = "the route's shape" if facts.track else "the series' shape"
+        sentence = f"Useful: {facts.off}, {facts.compared}. The release keeps {keeps}.{facts.notes}"
+        return facts.verdict(USEFUL, "Useful", sentence)
+    scale_unit = float(radius if mech == "planar_laplace" else sensitivity)
     advice = _advice(x, err, pub, eps, mech, scale_unit, sc, epsilon, n_landmarks, scheme,
                      stays_as_events=sources is not None)
-    if ratio <= NOISE_RATIO:
-        if ratio > USEFUL_RATIO:
-            why = ("the rough area survives, the route does not" if track else
-                   "broad levels survive, single readings do not")
-        else:
-            why = (f"most {noun}s are close, but the worst is farther off than the data's "
-                   f"whole {sc.name}")
-        sentence = f"Marginal: {off}, {compared}: {why}.{notes} To improve it: {advice}."
-        return UtilityVerdict(MARGINAL, "Marginal utility", sentence, unit, typical, worst,
-                              mean, sc, ratio, n_rel, n_appr, n_with, mech, advice)
-    sentence = (f"This release is not useful: {off}, {compared} — the noise hides what the "
-                f"data show.{notes} Try: {advice}.")
-    return UtilityVerdict(NOT_USEFUL, "Not useful", sentence, unit, typical, worst, mean, sc,
-                          ratio, n_rel, n_appr, n_with, mech, advice)
+    return _marginal_or_noise(facts, advice)
+
+
+@dataclass(frozen=True)
+class _ErrorSummary:
+    """The expected errors of a release summarised for the verdict's sentences: counts of
+    released / approximated / withheld readings, typical (median), worst and mean error."""
+
+    unit: str
+    scale: DataScale
+    mechanism: str
+    track: bool
+    n_released: int
+    n_approximated: int
+    n_withheld: int
+    typical: float = float("nan")
+    worst: float = float("nan")
+    mean: float = float("nan")
+
+    @classmethod
+    def of(cls, err: np.ndarray, pub: np.ndarray, unit: str, scale: DataScale, mech: str,
+           track: bool) -> _ErrorSummary:
+        """The summary of expected errors ``err`` (NaN = withheld) at publication ``pub``."""
+        released = np.isfinite(err)
+        counts = (int(released.sum()), int((released & ~pub).sum()), int((~released).sum()))
+        if not counts[0]:
+            return cls(unit, scale, mech, track, *counts)
+        e = err[released]
+        return cls(unit, scale, mech, track, *counts, float(np.median(e)), float(np.max(e)),
+                   float(np.mean(e)))
+
+    @property
+    def noun(self) -> str:
+        """"point" for a track, "reading" for a series."""
+        return "point" if self.track else "reading"
+
+    @property
+    def ratio(self) -> float:
+        """Typical error over the data's scale (∞ without a scale)."""
+        return self.typical / self.scale.value if self.scale.value > 0 else float("inf")
+
+    @property
+    def notes(self) -> str:
+        """What the counts of approximated and withheld readings mean, as sentences."""
+        notes = ""
+        if self.n_approximated:
+            notes += (f" {self.n_approximated:,} repeated {self.noun}s (approximations) count "
+                      "the change since the last publication plus its noise.")
+        if self.n_withheld:
+            notes += (f" {self.n_withheld:,} withheld {self.noun}s (nothing to repeat yet) "
+                      "are left out.")
+        return notes
+
+    @property
+    def off(self) -> str:
+        """How far a typical released reading is expected from the truth (and the worst)."""
+        worst = ("" if self.worst <= self.typical * 1.005 else
+                 f" (the worst {format_amount(self.worst, self.unit)})")
+        return (f"a typical released {self.noun} is expected "
+                f"{format_amount(self.typical, self.unit)} from the truth" + worst)
+
+    @property
+    def compared(self) -> str:
+        """The ratio in words against the scale's description."""
+        return f"{_ratio_phrase(self.ratio)} {self.scale.description}"
+
+    def verdict(self, level: str, headline: str, sentence: str,
+                advice: str = "") -> UtilityVerdict:
+        """The :class:`UtilityVerdict` of this summary at ``level``."""
+        return UtilityVerdict(level, headline, sentence, self.unit, self.typical, self.worst,
+                              self.mean, self.scale, self.ratio, self.n_released,
+                              self.n_approximated, self.n_withheld, self.mechanism, advice)
+
+
+def _nothing_released(facts: _ErrorSummary) -> UtilityVerdict:
+    """Not useful: every ε_t is 0, nothing is released."""
+    advice = "raise ε, or choose a scheme that publishes (every ε_t is 0 here)"
+    sentence = (f"This release is not useful: nothing is released (every ε_t is 0, so "
+                f"no released {facts.noun} carries the data). Try: {advice}.")
+    return UtilityVerdict(NOT_USEFUL, "Not useful", sentence, facts.unit, float("nan"),
+                          float("nan"), float("nan"), facts.scale, float("inf"), 0, 0,
+                          facts.n_withheld, facts.mechanism, advice)
+
+
+def _not_judged(facts: _ErrorSummary) -> UtilityVerdict:
+    """Marginal, not judged: the data have no scale to compare the error with."""
+    sentence = (f"Utility not judged: {facts.off}, but there is no scale to compare it with — "
+                f"{facts.scale.description}. Judge it against what readers need.{facts.notes}")
+    return facts.verdict(MARGINAL, "Utility not judged", sentence)
+
+
+def _marginal_or_noise(facts: _ErrorSummary, advice: str) -> UtilityVerdict:
+    """Marginal (ratio ≤ NOISE_RATIO) or not useful, with the advice that works."""
+    if facts.ratio > NOISE_RATIO:
+        sentence = (f"This release is not useful: {facts.off}, {facts.compared} — the noise "
+                    f"hides what the data show.{facts.notes} Try: {advice}.")
+        return facts.verdict(NOT_USEFUL, "Not useful", sentence, advice)
+    if facts.ratio > USEFUL_RATIO:
+        why = ("the rough area survives, the route does not" if facts.track else
+               "broad levels survive, single readings do not")
+    else:
+        why = (f"most {facts.noun}s are close, but the worst is farther off than the data's "
+               f"whole {facts.scale.name}")
+    sentence = (f"Marginal: {facts.off}, {facts.compared}: {why}.{facts.notes} To improve it: "
+                f"{advice}.")
+    return facts.verdict(MARGINAL, "Marginal utility", sentence, advice)
 
 
 def _advice(x: np.ndarray, err: np.ndarray, pub: np.ndarray, eps: np.ndarray, mech: str,
             scale_unit: float, sc: DataScale, epsilon: float | None, n_landmarks: int,
             scheme: str | None, stays_as_events: bool = False) -> str:
     """What works, most effective first, and what does not (module docstring)."""
-    tips: list[str] = []
-    target = USEFUL_RATIO * sc.value
-    pub_err = err[pub]
     noun = "point" if x.ndim == 2 else "reading"
-    appr = np.isfinite(err) & ~pub
-    # repeated readings that drift from the truth: more noise budget does not fix them
-    drift = bool(appr.any() and np.median(err[appr]) > 2 * (np.median(pub_err) if pub_err.size
-                                                            else 0.0))
-    if drift:
+    tips: list[str] = []
+    if _approximations_drift(err, pub):
         tips.append("publish where the values change (Uniform publishes every timestamp; "
                     "Skip and Adaptive repeat old values that drift from the truth)")
-    if pub_err.size:
+    if pub.any():
         eps_pub = float(np.median(eps[pub]))
-        need = _needed_budget(mech, scale_unit, target)
-        if epsilon is not None and np.isfinite(need) and eps_pub > 0:
-            total = float(epsilon) * need / eps_pub
-            tips.append(f"raise ε to about {total:.3g} (each published {noun} needs ε_t ≈ "
-                        f"{need:.3g}; it gets {eps_pub:.3g} now)")
-        else:
-            tips.append(f"raise ε_t to about {need:.3g} per published reading")
-        if n_landmarks and epsilon is not None and eps_pub < float(epsilon) / 2 and (
-                scheme is None or scheme in ("uniform", "adaptive")):
-            tips.append(f"fewer landmarks ({n_landmarks:,} landmarks share ε, so each "
-                        f"{noun} gets {eps_pub / float(epsilon):.2g} of it)")
-            if x.ndim == 2 and n_landmarks >= 20 and not stays_as_events:
-                tips.append("protect each stay as one event rather than each of its points")
+        need = _needed_budget(mech, scale_unit, USEFUL_RATIO * sc.value)
+        tips.append(_budget_tip(need, eps_pub, epsilon, noun))
+        tips += _landmark_tips(eps_pub, epsilon, n_landmarks, scheme, noun,
+                               track=x.ndim == 2, stays_as_events=stays_as_events)
     if mech == "planar_laplace":
         tips.append("a larger r is not a fix (the displacement grows as 2r/ε_t); a smaller r "
                     "shrinks it but hides less")
@@ -542,6 +445,38 @@ def _advice(x: np.ndarray, err: np.ndarray, pub: np.ndarray, eps: np.ndarray, me
         tips.append("a smaller Δf is not a fix unless one event really changes a value by "
                     "less")
     return "; ".join(tips)
+
+
+def _approximations_drift(err: np.ndarray, pub: np.ndarray) -> bool:
+    """Whether repeated readings drift from the truth: their median error is over twice
+    the published ones' (more noise budget does not fix them)."""
+    pub_err = err[pub]
+    appr = np.isfinite(err) & ~pub
+    return bool(appr.any() and np.median(err[appr]) > 2 * (np.median(pub_err) if pub_err.size
+                                                            else 0.0))
+
+
+def _budget_tip(need: float, eps_pub: float, epsilon: float | None, noun: str) -> str:
+    """"Raise ε to about …": the total (or per-reading) budget that makes the error useful."""
+    if epsilon is not None and np.isfinite(need) and eps_pub > 0:
+        total = float(epsilon) * need / eps_pub
+        return (f"raise ε to about {total:.3g} (each published {noun} needs ε_t ≈ "
+                f"{need:.3g}; it gets {eps_pub:.3g} now)")
+    return f"raise ε_t to about {need:.3g} per published reading"
+
+
+def _landmark_tips(eps_pub: float, epsilon: float | None, n_landmarks: int,
+                   scheme: str | None, noun: str, *, track: bool,
+                   stays_as_events: bool) -> list[str]:
+    """"Fewer landmarks" (and "one event per stay") when landmarks take most of ε."""
+    if not (n_landmarks and epsilon is not None and eps_pub < float(epsilon) / 2
+            and scheme in (None, "uniform", "adaptive")):
+        return []
+    tips = [f"fewer landmarks ({n_landmarks:,} landmarks share ε, so each "
+            f"{noun} gets {eps_pub / float(epsilon):.2g} of it)"]
+    if track and n_landmarks >= 20 and not stays_as_events:
+        tips.append("protect each stay as one event rather than each of its points")
+    return tips
 
 
 def release_utility(rel, *, sensitivity: float | None = None, radius: float | None = None,

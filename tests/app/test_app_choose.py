@@ -7,7 +7,8 @@ import math
 import pytest
 
 from lmdk_core.data.demo import demo_series, demo_series_landmarks
-from lmdk_core.decision.accuracy import AccuracyTarget, solve_epsilon
+from lmdk_core.decision.accuracy import AccuracyTarget
+from lmdk_core.decision.epsilon_search import solve_epsilon
 from tests.conftest import open_page
 
 

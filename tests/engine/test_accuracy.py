@@ -14,15 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lmdk_core.decision.accuracy import (
-    AccuracyTarget,
-    accuracy_at,
-    adaptive_accuracy,
-    laplace_epsilon_for,
-    planar_epsilon_for,
-    solve_all_schemes,
-    solve_epsilon,
-)
+from lmdk_core.decision.accuracy import AccuracyTarget, accuracy_at
+from lmdk_core.decision.adaptive_accuracy import adaptive_accuracy
+from lmdk_core.decision.epsilon_search import solve_all_schemes, solve_epsilon
+from lmdk_core.decision.noise_laws import laplace_epsilon_for, planar_epsilon_for
 from lmdk_core.engine.allocation import allocate
 from lmdk_core.engine.release import release_series, release_trajectory
 from lmdk_core.engine.validation import InputError

@@ -17,14 +17,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lmdk_core.decision.accuracy import (
-    AccuracyTarget,
-    _planar_mean,
-    _planar_mean_unit,
-    accuracy_at,
-    adaptive_accuracy,
-    solve_epsilon,
-)
+from lmdk_core.decision.accuracy import AccuracyTarget, accuracy_at
+from lmdk_core.decision.adaptive_accuracy import adaptive_accuracy
+from lmdk_core.decision.epsilon_search import solve_epsilon
+from lmdk_core.decision.noise_laws import planar_mean, planar_mean_unit
 from lmdk_core.engine.allocation import allocate
 from lmdk_core.engine.release import release_series
 from lmdk_core.engine.validation import InputError
@@ -281,7 +277,7 @@ def test_planar_mean_error_is_exact_to_a_few_ulps(beta):
     # kink (a Gauss–Laguerre × equispaced-angle rule is off by up to 8e-5 there)
     # [0, β] is long next to e^{−r}'s scale when β is huge: a finer step there
     exact = _planar_mean_60_digits(beta, 5 if beta < 1e4 else 7)
-    got = float(_planar_mean_unit(np.array([beta]))[0])
+    got = float(planar_mean_unit(np.array([beta]))[0])
     assert abs(Decimal(got) - exact) / exact <= Decimal(4 * 2.0**-53), (beta, got, exact)
 
 
@@ -294,8 +290,8 @@ def test_the_60_digit_oracle_has_converged():
 def test_planar_mean_scales_with_s_and_feeds_the_mean_target():
     d = np.array([0.5, 20.0, 300.0])
     s = np.array([10.0, 10.0, 100.0])
-    got = _planar_mean(d, s)
-    np.testing.assert_allclose(got, s * _planar_mean_unit(d / s), rtol=0, atol=0)
+    got = planar_mean(d, s)
+    np.testing.assert_allclose(got, s * planar_mean_unit(d / s), rtol=0, atol=0)
     # a track under Skip: the repeated points' mean error uses the same law
     lat = 48.0 + np.arange(6) * 1e-3
     track = np.column_stack([lat, np.full(6, 2.0)])

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from lmdk_core.decision.accuracy import AccuracyTarget, EpsilonSolution, solve_epsilon
+from lmdk_core.decision.accuracy import AccuracyTarget, EpsilonSolution
 from lmdk_core.decision.attacker import RepeatInference, posterior_bound
 from lmdk_core.decision.choice_tables import (
     event_rows,
@@ -17,6 +17,7 @@ from lmdk_core.decision.choice_tables import (
     solution_rows,
     uncovered_event_sentence,
 )
+from lmdk_core.decision.epsilon_search import solve_epsilon
 from lmdk_core.decision.sensitivity import LandmarkEvent
 
 

@@ -357,7 +357,8 @@ def test_accuracy_with_stays_matches_simulated_releases():
     (seed 2024): the typical reading's mean displacement within 3 % and P(within 2 km)
     within 0.02 (standard errors ≈ 1 % and 0.005); and ε found for a target is far below
     what the per-fix landmarks would need."""
-    from lmdk_core.decision.accuracy import AccuracyTarget, accuracy_at, solve_epsilon
+    from lmdk_core.decision.accuracy import AccuracyTarget, accuracy_at
+    from lmdk_core.decision.epsilon_search import solve_epsilon
 
     rng = np.random.default_rng(2024)
     lat, lon = walk(120, 8)

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lmdk_core.decision.expected_error import expected_errors, planar_offset_mean
 from lmdk_core.decision.utility import (
     MARGINAL,
     NOISE_RATIO,
@@ -15,8 +16,6 @@ from lmdk_core.decision.utility import (
     USEFUL,
     USEFUL_RATIO,
     data_scale,
-    expected_errors,
-    planar_offset_mean,
     release_utility,
     utility_verdict,
 )
@@ -147,14 +146,14 @@ def test_planar_offset_mean_against_adaptive_quadrature(delta, s):
 
 
 def test_planar_offset_mean_table_equals_the_exact_mean():
-    """The spline table against the engine's exact mean (lmdk_core.decision.accuracy) at 3,000
+    """The spline table against the engine's exact mean (lmdk_core.decision.noise_laws) at 3,000
     random β = δ/s over 14 decades, the table's ends and beyond them: 2e-9 relative."""
-    from lmdk_core.decision.accuracy import _planar_mean
+    from lmdk_core.decision.noise_laws import planar_mean
 
     rng = np.random.default_rng(12)
     beta = np.r_[10 ** rng.uniform(-7, 7, 3000), 0.0, 1e-6, 1e6, 3e7]
     s = 10 ** rng.uniform(-2, 4, beta.size)
-    np.testing.assert_allclose(planar_offset_mean(beta * s, s), _planar_mean(beta * s, s),
+    np.testing.assert_allclose(planar_offset_mean(beta * s, s), planar_mean(beta * s, s),
                                rtol=2e-9)
 
 

@@ -1,0 +1,198 @@
+"""Adaptive's accuracy, by simulating whole releases.
+
+**Adaptive** depends on the noise it draws — which readings are published depends on
+the noise too — so its accuracy is estimated by simulating R whole releases per ε
+(independent streams of one ``numpy.random.SeedSequence``) and measuring every
+released reading's actual error: ``each`` is the minimum over t of the fraction of
+releases in which reading t is within ±a (lower Clopper–Pearson bound per t at the
+stated confidence; the minimum of those bounds is a valid lower bound of the minimum),
+``typical`` the mean over releases of each release's fraction of readings within ±a
+(one-sided normal bound over the R independent releases), ``all`` the fraction of
+releases with every reading within ±a (Clopper–Pearson); for a mean error, the mean
+over releases with a one-sided normal bound (per t for ``each``).
+
+The exact floor below which Adaptive cannot meet an 'each'/'all' target and the fewest
+runs that can certify a probability are here too (used by
+:mod:`lmdk_core.decision.epsilon_search`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from lmdk_core.decision.accuracy import AccuracyTarget, _Model, _model
+from lmdk_core.decision.noise_laws import laplace_epsilon_for, planar_epsilon_for
+from lmdk_core.engine.allocation import allocate
+from lmdk_core.engine.validation import check_landmarks
+
+__all__ = ["adaptive_accuracy", "adaptive_errors", "estimate_from_errors", "min_adaptive_runs"]
+
+
+def adaptive_errors(values: ArrayLike, landmarks: Iterable[int] | None, epsilon: float, *,
+                    mechanism: str = "laplace", sensitivity: float | None = 1.0,
+                    radius: float | None = None, runs: int = 100,
+                    seed: int | None = None,
+                    stays: Iterable[tuple[int, int]] | None = None) -> tuple[np.ndarray, bool]:
+    """The absolute error of every reading in ``runs`` whole Adaptive releases at
+    ``epsilon`` — an array (runs, T), NaN where a reading is withheld — and whether the
+    verifier found every release landmark-private. Release r uses the r-th child of
+    ``SeedSequence(seed)``: the same seed gives the same releases at every ε (common
+    random numbers)."""
+    from lmdk_core.engine.release import release_series, release_trajectory
+    from lmdk_core.engine.setting_limits import check_setting
+
+    model = _model(values, mechanism, sensitivity, radius, stays)
+    n = int(check_setting("runs", runs, label="the number of Monte Carlo runs"))
+    lm = list(check_landmarks(landmarks, model.T))
+    out = np.empty((n, model.T))
+    all_private = True
+    for r, child in enumerate(np.random.SeedSequence(seed).spawn(n)):
+        gen = np.random.default_rng(child)
+        if model.mechanism == "planar_laplace":
+            rel = release_trajectory(model.values[:, 0], model.values[:, 1], lm, epsilon,
+                                     model.scale_unit, "adaptive", gen,
+                                     stays=list(model.stays) or None)
+        else:
+            rel = release_series(model.values, lm, epsilon, "adaptive", model.mechanism,
+                                 model.scale_unit, gen)
+        all_private &= bool(rel.verdict.private)
+        out[r] = rel.errors
+    return out, all_private
+
+
+def _clopper_pearson_lower(k: np.ndarray, n: np.ndarray, confidence: float) -> np.ndarray:
+    """One-sided lower confidence bound of a binomial proportion (Clopper–Pearson):
+    the ``1 − confidence`` quantile of Beta(k, n − k + 1); 0 when k = 0."""
+    from scipy.stats import beta
+
+    k = np.asarray(k, float)
+    n = np.asarray(n, float)
+    with np.errstate(invalid="ignore"):
+        lo = beta.ppf(1.0 - confidence, np.maximum(k, 1e-300), n - k + 1)
+    return np.where(k > 0, lo, 0.0)
+
+
+def estimate_from_errors(errors: np.ndarray, target: AccuracyTarget,
+                         confidence: float = 0.95) -> tuple[float, float]:
+    """(estimate, one-sided bound at ``confidence`` in the target's favourable direction)
+    of ``target`` from simulated whole releases: ``errors`` (runs, T), NaN = withheld.
+    See the module docstring (Adaptive) for each reading of the target."""
+    from scipy.stats import norm
+
+    err = np.asarray(errors, float)
+    z = float(norm.ppf(confidence))
+    if target.kind == "within":
+        released = ~np.isnan(err)
+        inside = released & (np.nan_to_num(err, nan=np.inf) <= target.bound)
+        return _WITHIN_ESTIMATES[target.per](inside, released, confidence, z)
+    if target.per == "each":
+        return _each_mean_error(err, z)
+    return _typical_mean_error(err, z)
+
+
+def _each_within(inside: np.ndarray, released: np.ndarray, confidence: float,
+                 z: float) -> tuple[float, float]:
+    """'each': the smallest per-reading share within, with its Clopper–Pearson bound."""
+    n_t = released.sum(axis=0)
+    ok = n_t > 0
+    if not ok.any():
+        return float("nan"), float("nan")
+    k_t = inside.sum(axis=0)[ok]
+    est = float(np.min(k_t / n_t[ok]))
+    return est, float(np.min(_clopper_pearson_lower(k_t, n_t[ok], confidence)))
+
+
+def _all_within_share(inside: np.ndarray, released: np.ndarray, confidence: float,
+                      z: float) -> tuple[float, float]:
+    """'all': the share of releases with every reading within (Clopper–Pearson)."""
+    R = inside.shape[0]
+    k = int(np.sum(inside.sum(axis=1) == released.sum(axis=1)))
+    return k / R, float(_clopper_pearson_lower(np.array([k]), np.array([R]),
+                                               confidence)[0])
+
+
+def _typical_within(inside: np.ndarray, released: np.ndarray, confidence: float,
+                    z: float) -> tuple[float, float]:
+    """'typical': the mean per-release share within, with a one-sided normal bound."""
+    n_r = released.sum(axis=1)
+    frac = inside.sum(axis=1)[n_r > 0] / n_r[n_r > 0]
+    if frac.size < 2:
+        return float("nan"), float("nan")
+    m = float(frac.mean())
+    return m, m - z * float(frac.std(ddof=1)) / np.sqrt(frac.size)
+
+
+#: the estimate of a probability target, by its reading
+_WITHIN_ESTIMATES = {"each": _each_within, "all": _all_within_share,
+                     "typical": _typical_within}
+
+
+def _each_mean_error(err: np.ndarray, z: float) -> tuple[float, float]:
+    """'each' mean error: the largest per-reading mean, with a one-sided normal bound."""
+    n_t = (~np.isnan(err)).sum(axis=0)
+    ok = n_t > 1
+    if not ok.any():
+        return float("nan"), float("nan")
+    e = err[:, ok]
+    m_t = np.nanmean(e, axis=0)
+    sd_t = np.nanstd(e, axis=0, ddof=1)
+    return float(m_t.max()), float(np.max(m_t + z * sd_t / np.sqrt(n_t[ok])))
+
+
+def _typical_mean_error(err: np.ndarray, z: float) -> tuple[float, float]:
+    """'typical' mean error: the mean of the per-release means, one-sided normal bound."""
+    per_run = np.array([np.nanmean(row) for row in err if np.any(~np.isnan(row))])
+    if per_run.size < 2:
+        return float("nan"), float("nan")
+    m = float(per_run.mean())
+    return m, m + z * float(per_run.std(ddof=1)) / np.sqrt(per_run.size)
+
+
+def adaptive_accuracy(values: ArrayLike, landmarks: Iterable[int] | None, epsilon: float,
+                      target: AccuracyTarget, *, mechanism: str = "laplace",
+                      sensitivity: float | None = 1.0, radius: float | None = None,
+                      runs: int = 100, seed: int | None = None,
+                      confidence: float = 0.95,
+                      stays: Iterable[tuple[int, int]] | None = None
+                      ) -> tuple[float, float, bool]:
+    """Monte Carlo accuracy of Adaptive at ``epsilon``: (estimate, one-sided bound at
+    ``confidence`` in the target's favourable direction — the lower bound of a
+    probability, the upper bound of a mean error — and whether the verifier found every
+    run landmark-private). Whole releases are simulated (:func:`adaptive_errors`) and
+    every reading's actual error is measured: which readings Adaptive publishes depends
+    on the noise, so the noise law given the publication pattern is not the plain one."""
+    errors, private = adaptive_errors(values, landmarks, epsilon, mechanism=mechanism,
+                                      sensitivity=sensitivity, radius=radius, runs=runs,
+                                      seed=seed, stays=stays)
+    est, bound = estimate_from_errors(errors, target, confidence)
+    return est, bound, private
+
+
+def _adaptive_floor(model: _Model, lm: np.ndarray, target: AccuracyTarget) -> float:
+    """A total ε below which Adaptive cannot meet an 'each' or 'all' target: its first
+    reading is always published with the planned Uniform share c·ε (c = 1/(|L|+1)), and
+    that reading alone must meet the target — exactly, not statistically. Laplace:
+    ``1 − e^{−a·c·ε/Δf} ≥ p``, ``Δf/(c·ε) ≤ m``; Planar Laplace: Lambert's W, ``2r/(c·ε)
+    ≤ m``. 0 for 'typical' and for Geometric noise (no floor used)."""
+    if target.per == "typical" or model.mechanism == "geometric":
+        return 0.0
+    c = float(allocate("uniform", model.T, lm, 1.0)[0])
+    if target.kind == "mean":
+        per = (model.scale_unit if model.mechanism == "laplace" else 2 * model.scale_unit)
+        return per / (c * target.bound)
+    if model.mechanism == "laplace":
+        e_t = laplace_epsilon_for(target.bound, target.probability, model.scale_unit)
+    else:
+        e_t = planar_epsilon_for(target.bound, target.probability, model.scale_unit)
+    return float(e_t / c * (1 - 1e-9))
+
+
+def min_adaptive_runs(probability: float, confidence: float = 0.95) -> int:
+    """The fewest simulated releases R that can certify an 'each'/'all' target of
+    ``probability`` p at ``confidence``: with all R releases within the bound the one-sided
+    Clopper–Pearson lower bound is (1 − confidence)^(1/R), so R ≥ ln(1 − confidence) / ln p
+    (p = 0.95 at 95 %: 59 runs)."""
+    return int(np.ceil(np.log(1 - confidence) / np.log(probability)))
