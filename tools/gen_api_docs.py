@@ -44,6 +44,7 @@ MODULES = [
     "lmdk_core.decision.verdict",
     "lmdk_core.decision.expected_error",
     "lmdk_core.decision.utility",
+    "lmdk_core.decision.utility_advice",
 ]
 
 HEADER = """# API of the engine

@@ -40,7 +40,7 @@ A datum without scale (a constant-0 series, a one-place track) cannot be compare
 verdict is *marginal* and says to judge the error against what readers need. The
 advice for a release that is not useful names what works (a larger ε, fewer landmarks,
 a scheme that publishes where values drift, one event per stay) and what does not (a
-larger r, a smaller Δf than one event changes).
+larger r, a smaller Δf than one event changes): :mod:`lmdk_core.decision.utility_advice`.
 
 See ``docs/utility.md``.
 """
@@ -53,6 +53,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from lmdk_core.decision.expected_error import expected_errors, series_mechanism
+from lmdk_core.decision.utility_advice import AdviceSetting, release_advice
 from lmdk_core.engine.validation import InputError
 
 __all__ = [
@@ -250,19 +251,6 @@ class UtilityVerdict:
         }
 
 
-def _needed_budget(mech: str, scale_unit: float, target: float) -> float:
-    """The ε_t at which a published reading's expected error equals ``target``:
-    Laplace Δf/a, Planar Laplace 2r/a, Geometric −Δf·ln α with 2α/(1−α²) = a, i.e.
-    α = (√(1 + a²) − 1)/a."""
-    if mech == "laplace":
-        return scale_unit / target
-    if mech == "planar_laplace":
-        return 2.0 * scale_unit / target
-    a = target
-    alpha = (np.sqrt(1.0 + a * a) - 1.0) / a
-    return float(-scale_unit * np.log(alpha)) if alpha > 0 else float("inf")
-
-
 def utility_verdict(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLike | None = None,
                     *, mechanism: str | None = "laplace", sensitivity: float | None = None,
                     radius: float | None = None, epsilon: float | None = None,
@@ -312,9 +300,10 @@ def utility_verdict(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLik
         keeps = "the route's shape" if facts.track else "the series' shape"
         sentence = f"Useful: {facts.off}, {facts.compared}. The release keeps {keeps}.{facts.notes}"
         return facts.verdict(USEFUL, "Useful", sentence)
-    scale_unit = float(radius if mech == "planar_laplace" else sensitivity)
-    advice = _advice(x, err, pub, eps, mech, scale_unit, sc, epsilon, n_landmarks, scheme,
-                     stays_as_events=sources is not None)
+    setting = AdviceSetting(mech, float(radius if mech == "planar_laplace" else sensitivity),
+                            USEFUL_RATIO * sc.value, epsilon, n_landmarks, scheme,
+                            track=x.ndim == 2, stays_as_events=sources is not None)
+    advice = release_advice(err, pub, eps, setting)
     return _marginal_or_noise(facts, advice)
 
 
@@ -421,62 +410,6 @@ def _marginal_or_noise(facts: _ErrorSummary, advice: str) -> UtilityVerdict:
     sentence = (f"Marginal: {facts.off}, {facts.compared}: {why}.{facts.notes} To improve it: "
                 f"{advice}.")
     return facts.verdict(MARGINAL, "Marginal utility", sentence, advice)
-
-
-def _advice(x: np.ndarray, err: np.ndarray, pub: np.ndarray, eps: np.ndarray, mech: str,
-            scale_unit: float, sc: DataScale, epsilon: float | None, n_landmarks: int,
-            scheme: str | None, stays_as_events: bool = False) -> str:
-    """What works, most effective first, and what does not (module docstring)."""
-    noun = "point" if x.ndim == 2 else "reading"
-    tips: list[str] = []
-    if _approximations_drift(err, pub):
-        tips.append("publish where the values change (Uniform publishes every timestamp; "
-                    "Skip and Adaptive repeat old values that drift from the truth)")
-    if pub.any():
-        eps_pub = float(np.median(eps[pub]))
-        need = _needed_budget(mech, scale_unit, USEFUL_RATIO * sc.value)
-        tips.append(_budget_tip(need, eps_pub, epsilon, noun))
-        tips += _landmark_tips(eps_pub, epsilon, n_landmarks, scheme, noun,
-                               track=x.ndim == 2, stays_as_events=stays_as_events)
-    if mech == "planar_laplace":
-        tips.append("a larger r is not a fix (the displacement grows as 2r/ε_t); a smaller r "
-                    "shrinks it but hides less")
-    else:
-        tips.append("a smaller Δf is not a fix unless one event really changes a value by "
-                    "less")
-    return "; ".join(tips)
-
-
-def _approximations_drift(err: np.ndarray, pub: np.ndarray) -> bool:
-    """Whether repeated readings drift from the truth: their median error is over twice
-    the published ones' (more noise budget does not fix them)."""
-    pub_err = err[pub]
-    appr = np.isfinite(err) & ~pub
-    return bool(appr.any() and np.median(err[appr]) > 2 * (np.median(pub_err) if pub_err.size
-                                                            else 0.0))
-
-
-def _budget_tip(need: float, eps_pub: float, epsilon: float | None, noun: str) -> str:
-    """"Raise ε to about …": the total (or per-reading) budget that makes the error useful."""
-    if epsilon is not None and np.isfinite(need) and eps_pub > 0:
-        total = float(epsilon) * need / eps_pub
-        return (f"raise ε to about {total:.3g} (each published {noun} needs ε_t ≈ "
-                f"{need:.3g}; it gets {eps_pub:.3g} now)")
-    return f"raise ε_t to about {need:.3g} per published reading"
-
-
-def _landmark_tips(eps_pub: float, epsilon: float | None, n_landmarks: int,
-                   scheme: str | None, noun: str, *, track: bool,
-                   stays_as_events: bool) -> list[str]:
-    """"Fewer landmarks" (and "one event per stay") when landmarks take most of ε."""
-    if not (n_landmarks and epsilon is not None and eps_pub < float(epsilon) / 2
-            and scheme in (None, "uniform", "adaptive")):
-        return []
-    tips = [f"fewer landmarks ({n_landmarks:,} landmarks share ε, so each "
-            f"{noun} gets {eps_pub / float(epsilon):.2g} of it)"]
-    if track and n_landmarks >= 20 and not stays_as_events:
-        tips.append("protect each stay as one event rather than each of its points")
-    return tips
 
 
 def release_utility(rel, *, sensitivity: float | None = None, radius: float | None = None,
