@@ -77,16 +77,9 @@ class AccuracyTarget:
             raise InputError("the accuracy target is 'within' (± bound with a probability) "
                              "or 'mean' (mean error ≤ bound)")
         check_positive(self.bound, "the accuracy bound")
-        p = self.probability
-        if self.kind == "within" and (isinstance(p, bool) or not 0 < float(p) < 1):
-            raise InputError(f"the probability must be strictly between 0 and 1, got "
-                             f"{p!r}")
-        if self.per not in ("each", "typical", "all"):
-            raise InputError("the target applies to 'each' reading on its own, a 'typical' "
-                             "one, or 'all' readings at once")
-        if self.per == "all" and self.kind != "within":
-            raise InputError("'all readings at once' is a target with a probability: use "
-                             "'within' (a mean error is per reading: 'each' or 'typical')")
+        if self.kind == "within":
+            _check_probability(self.probability)
+        _check_reading(self.per, self.kind)
 
     def describe(self, unit: str = "") -> str:
         u = f" {unit}" if unit else ""
@@ -101,6 +94,22 @@ class AccuracyTarget:
         who = ("each released reading (on its own)" if self.per == "each"
                else "a typical released reading")
         return f"mean error of {who} at most {self.bound:g}{u}"
+
+
+def _check_probability(p: float) -> None:
+    """A 'within' target's probability: a number strictly between 0 and 1."""
+    if isinstance(p, bool) or not 0 < float(p) < 1:
+        raise InputError(f"the probability must be strictly between 0 and 1, got {p!r}")
+
+
+def _check_reading(per: str, kind: str) -> None:
+    """The reading of a target: 'each', 'typical' or 'all' ('all' only for 'within')."""
+    if per not in ("each", "typical", "all"):
+        raise InputError("the target applies to 'each' reading on its own, a 'typical' "
+                         "one, or 'all' readings at once")
+    if per == "all" and kind != "within":
+        raise InputError("'all readings at once' is a target with a probability: use "
+                         "'within' (a mean error is per reading: 'each' or 'typical')")
 
 
 @dataclass
@@ -193,19 +202,35 @@ def _reading_accuracy(model: _Model, eps_t: np.ndarray, published: np.ndarray,
                       target: AccuracyTarget) -> np.ndarray:
     """Per released reading: P(|err| ≤ bound) (kind 'within') or E|err| (kind 'mean')."""
     src, delta, released = _offsets(model, published)
-    e = eps_t[src][released]
-    d = delta[released]
+    law = _READING_LAWS[model.mechanism]
+    return law(model.scale_unit, eps_t[src][released], delta[released], target)
+
+
+def _laplace_reading(scale_unit: float, e: np.ndarray, d: np.ndarray,
+                     target: AccuracyTarget) -> np.ndarray:
+    """Laplace noise of scale b = Δf/ε_t on readings ``d`` away from their publication."""
+    b = scale_unit / e
+    if target.kind == "within":
+        return laplace_within(d, b, float(target.bound))
+    return laplace_mean(d, b)
+
+
+def _geometric_reading(scale_unit: float, e: np.ndarray, d: np.ndarray,
+                       target: AccuracyTarget) -> np.ndarray:
+    """Two-sided Geometric noise, α = e^{−ε_t/Δf}, on readings ``d`` away."""
+    alpha = np.exp(-e / scale_unit)
+    if target.kind == "within":
+        return geometric_within(d, alpha, float(target.bound))
+    return geometric_mean(d, alpha)
+
+
+def _planar_reading(scale_unit: float, e: np.ndarray, d: np.ndarray,
+                    target: AccuracyTarget) -> np.ndarray:
+    """Planar Laplace of scale s = r/ε_t on points ``d`` metres away: published points
+    (δ = 0) have the closed form, offsets need the angular rule."""
     a = float(target.bound)
-    if model.mechanism == "laplace":
-        b = model.scale_unit / e
-        return laplace_within(d, b, a) if target.kind == "within" else laplace_mean(d, b)
-    if model.mechanism == "geometric":
-        alpha = np.exp(-e / model.scale_unit)
-        return (geometric_within(d, alpha, a) if target.kind == "within"
-                else geometric_mean(d, alpha))
-    s = model.scale_unit / e
+    s = scale_unit / e
     out = np.empty(d.size)
-    # published readings (δ = 0) have the closed form; offsets need the angular rule
     zero = d == 0
     if target.kind == "within":
         out[zero] = gamma2_cdf(np.full(zero.sum(), a), s[zero])
@@ -216,6 +241,11 @@ def _reading_accuracy(model: _Model, eps_t: np.ndarray, published: np.ndarray,
         if (~zero).any():
             out[~zero] = planar_mean(d[~zero], s[~zero])
     return out
+
+
+#: the accuracy of one reading, by mechanism
+_READING_LAWS = {"laplace": _laplace_reading, "geometric": _geometric_reading,
+                 "planar_laplace": _planar_reading}
 
 
 def _aggregate(per_reading: np.ndarray, target: AccuracyTarget) -> float:

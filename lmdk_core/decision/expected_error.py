@@ -35,7 +35,7 @@ from numpy.typing import ArrayLike
 from lmdk_core.decision.noise_laws import geometric_mean
 from lmdk_core.engine.validation import InputError, check_positive
 
-__all__ = ["expected_errors", "planar_offset_mean", "series_mechanism"]
+__all__ = ["expected_errors", "planar_offset_mean", "publication_flags", "series_mechanism"]
 
 
 #: the table of the planar offset mean: β = δ/s from 1e-6 to 1e6, log-spaced
@@ -150,12 +150,18 @@ def _checked_publication(x: np.ndarray, eps: np.ndarray,
         raise InputError(f"the allocation has {eps.size} budgets for {x.shape[0]} readings")
     if np.any(~np.isfinite(eps)) or np.any(eps < 0):
         raise InputError("every ε_t must be a finite number ≥ 0")
-    pub = eps > 0 if published is None else np.asarray(published, dtype=bool)
+    pub = publication_flags(eps, published)
     if pub.shape != eps.shape:
         raise InputError("the publication flags must have one entry per timestamp")
     if np.any(pub & (eps <= 0)):
         raise InputError("a published timestamp needs ε_t > 0")
     return pub
+
+
+def publication_flags(eps: np.ndarray, published: ArrayLike | None) -> np.ndarray:
+    """Whether each timestamp is published: ``published`` as booleans, default ``ε_t > 0``
+    (a static scheme's pattern)."""
+    return eps > 0 if published is None else np.asarray(published, dtype=bool)
 
 
 def _noise_mean(mech: str, scale: float, e: np.ndarray) -> np.ndarray:

@@ -48,24 +48,33 @@ def mechanism_problems(values: ArrayLike, mechanism: str,
     beyond Δf > 0: whole-number Δf ≥ 1 and whole-number data."""
     if str(mechanism).lower() != "geometric":
         return []
-    out: list[MechanismProblem] = []
-    d = float(sensitivity)
-    if not np.isfinite(d) or d < 1 or d != round(d):
-        up = max(1, int(np.ceil(d))) if np.isfinite(d) else 1
-        out.append(MechanismProblem(
-            f"the Geometric mechanism needs a whole-number sensitivity Δf ≥ 1, and Δf = {d:g}",
-            f"set Δf to a whole number such as {up} (the most one person can change a count), "
-            "or choose Laplace, which takes any Δf > 0", "sensitivity"))
-    x = np.asarray(values, dtype=float)
+    checks = (_geometric_sensitivity_problem(float(sensitivity)),
+              _geometric_data_problem(np.asarray(values, dtype=float)))
+    return [p for p in checks if p is not None]
+
+
+def _geometric_sensitivity_problem(d: float) -> MechanismProblem | None:
+    """The Geometric mechanism needs a whole-number Δf ≥ 1 (None when Δf is one)."""
+    if np.isfinite(d) and d >= 1 and d == round(d):
+        return None
+    up = max(1, int(np.ceil(d))) if np.isfinite(d) else 1
+    return MechanismProblem(
+        f"the Geometric mechanism needs a whole-number sensitivity Δf ≥ 1, and Δf = {d:g}",
+        f"set Δf to a whole number such as {up} (the most one person can change a count), "
+        "or choose Laplace, which takes any Δf > 0", "sensitivity")
+
+
+def _geometric_data_problem(x: np.ndarray) -> MechanismProblem | None:
+    """The Geometric mechanism adds whole numbers: every finite value must be whole."""
     frac = np.flatnonzero(np.isfinite(x) & (x != np.round(x)))
-    if frac.size:
-        out.append(MechanismProblem(
-            f"the Geometric mechanism adds whole numbers to counts, and {frac.size:,} of "
-            f"{x.size:,} values are not whole numbers (e.g. t={int(frac[0])}: "
-            f"{x[frac[0]]:g})",
-            "choose Laplace for real-valued data (e.g. kWh), or round the values to whole "
-            "numbers (e.g. count in units of 0.1 kWh) and use Geometric", "data"))
-    return out
+    if not frac.size:
+        return None
+    return MechanismProblem(
+        f"the Geometric mechanism adds whole numbers to counts, and {frac.size:,} of "
+        f"{x.size:,} values are not whole numbers (e.g. t={int(frac[0])}: "
+        f"{x[frac[0]]:g})",
+        "choose Laplace for real-valued data (e.g. kWh), or round the values to whole "
+        "numbers (e.g. count in units of 0.1 kWh) and use Geometric", "data")
 
 
 @dataclass(frozen=True)

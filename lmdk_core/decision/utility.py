@@ -52,7 +52,11 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from lmdk_core.decision.expected_error import expected_errors, series_mechanism
+from lmdk_core.decision.expected_error import (
+    expected_errors,
+    publication_flags,
+    series_mechanism,
+)
 from lmdk_core.decision.utility_advice import AdviceSetting, release_advice
 from lmdk_core.engine.validation import InputError
 
@@ -285,11 +289,11 @@ def utility_verdict(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLik
     """
     x = np.asarray(values, dtype=float)
     mech = series_mechanism(x, mechanism)
-    unit = "m" if x.ndim == 2 else (unit or "")
+    unit = _unit_of(x, unit)
     err = expected_errors(x, epsilon_t, published, mechanism=mech, sensitivity=sensitivity,
                           radius=radius, sources=sources)
     eps = np.asarray(epsilon_t, dtype=float)
-    pub = eps > 0 if published is None else np.asarray(published, dtype=bool)
+    pub = publication_flags(eps, published)
     sc = data_scale(x, unit) if scale is None else scale
     facts = _ErrorSummary.of(err, pub, unit, sc, mech, track=x.ndim == 2)
     if facts.n_released == 0:
@@ -305,6 +309,11 @@ def utility_verdict(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLik
                             track=x.ndim == 2, stays_as_events=sources is not None)
     advice = release_advice(err, pub, eps, setting)
     return _marginal_or_noise(facts, advice)
+
+
+def _unit_of(x: np.ndarray, unit: str | None) -> str:
+    """The errors' unit: metres for a track, else the series' unit (or none)."""
+    return "m" if x.ndim == 2 else (unit or "")
 
 
 @dataclass(frozen=True)
