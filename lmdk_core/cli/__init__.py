@@ -35,12 +35,18 @@ class _HelpFormatter(argparse.HelpFormatter):
             from lmdk_core.engine.setting_limits import LIMITS
 
             text = f"{text}; {LIMITS[setting].describe()}"
-        default = action.default
-        if (action.required or default is None or default is False
-                or default is argparse.SUPPRESS or "default" in text or not action.option_strings):
+        if not _shows_default(action, text):
             return text
-        shown = "none" if default == "" else "%(default)s"
+        shown = "none" if action.default == "" else "%(default)s"
         return f"{text} (default: {shown})"
+
+
+def _shows_default(action: argparse.Action, text: str) -> bool:
+    """Whether an option's help should end with its default: not for required options,
+    flags, positionals, no default, or help that already states it."""
+    default = action.default
+    hidden = (default is None or default is False or default is argparse.SUPPRESS)
+    return not (action.required or hidden or "default" in text or not action.option_strings)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -70,10 +76,22 @@ class _VersionAction(argparse.Action):
 
 
 def _jsonable(obj):
+    """``obj`` with numpy arrays and containers turned into JSON types, recursively."""
     import numpy as np
 
     if isinstance(obj, np.ndarray):
         return [_jsonable(x) for x in obj.tolist()]
+    if isinstance(obj, dict):
+        return {k: _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(x) for x in obj]
+    return _json_scalar(obj)
+
+
+def _json_scalar(obj):
+    """A numpy or Python scalar as a JSON value: NaN and ±inf become None."""
+    import numpy as np
+
     if isinstance(obj, (np.floating, float)):
         x = float(obj)
         return x if np.isfinite(x) else None
@@ -81,10 +99,6 @@ def _jsonable(obj):
         return int(obj)
     if isinstance(obj, np.bool_):
         return bool(obj)
-    if isinstance(obj, dict):
-        return {k: _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(x) for x in obj]
     return obj
 
 
@@ -161,13 +175,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except OSError as exc:
-        line = f"lmdk: error: {exc.strerror or exc} ({exc.filename or ''})".rstrip(" ()")
-        return _fail(exc, line, 2, debug)
+        return _fail(exc, _os_error_line(exc), 2, debug)
     except KeyboardInterrupt as exc:
         return _fail(exc, "lmdk: interrupted", 130, debug)
     except Exception as exc:  # a bug: one line (the traceback with --debug)
         line = f"lmdk: error: unexpected {type(exc).__name__}: {exc}".splitlines()[0]
         return _fail(exc, line, 2, debug, unexpected=True)
+
+
+def _os_error_line(exc: OSError) -> str:
+    """The one line of a file-system error: its reason and the file it concerns."""
+    return f"lmdk: error: {exc.strerror or exc} ({exc.filename or ''})".rstrip(" ()")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -72,24 +72,34 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(summary)
     else:
-        print(f"released {res.users} users ({res.rows} rows) in {res.partitions} partitions "
-              f"on {res.workers} workers; noise: {res.noise}")
-        src = summary["input"]
-        print(f"input: {src['name']}" + (f" (SHA-256 {src['sha256']})" if src["sha256"] else ""))
-        print(f"wrote {args.audit}: CONFIDENTIAL audit (per-user verdicts, leakage, errors)")
-        if res.output_written:
-            print(f"wrote {args.output}: publishable (released values only)")
-        print(utility_summary(res, "m" if args.lat_col else ""))
-    made_on = cfg.data_file
-    if made_on and summary["input"]["sha256"] and made_on["sha256"] != summary["input"]["sha256"]:
-        print(f"lmdk: note: the configuration was made on {made_on['name']} (SHA-256 "
-              f"{made_on['sha256'][:12]}…); this input is another file", file=sys.stderr)
+        _print_batch(res, summary["input"], args)
+    _note_other_input(cfg.data_file, summary["input"])
     if not res.output_written:
         print(f"lmdk: note: {res.not_private} users' releases are NOT landmark-private under "
               "this configuration; no publishable file was written (see the audit)",
               file=sys.stderr)
         return 1
     return 0
+
+
+def _print_batch(res, src: dict, args: argparse.Namespace) -> None:
+    """The printout of ``lmdk batch``: what was released, the input, what was written, the
+    users' utility."""
+    print(f"released {res.users} users ({res.rows} rows) in {res.partitions} partitions "
+          f"on {res.workers} workers; noise: {res.noise}")
+    print(f"input: {src['name']}" + (f" (SHA-256 {src['sha256']})" if src["sha256"] else ""))
+    print(f"wrote {args.audit}: CONFIDENTIAL audit (per-user verdicts, leakage, errors)")
+    if res.output_written:
+        print(f"wrote {args.output}: publishable (released values only)")
+    print(utility_summary(res, "m" if args.lat_col else ""))
+
+
+def _note_other_input(made_on: dict | None, src: dict) -> None:
+    """A note on stderr when the configuration was made on another file than the input
+    (both known by SHA-256)."""
+    if made_on and src["sha256"] and made_on["sha256"] != src["sha256"]:
+        print(f"lmdk: note: the configuration was made on {made_on['name']} (SHA-256 "
+              f"{made_on['sha256'][:12]}…); this input is another file", file=sys.stderr)
 
 
 def utility_summary(res, unit: str = "") -> str:
@@ -153,19 +163,24 @@ def batch_command_line(options: Mapping[str, object]) -> str:
     for group in COMMAND_LINES:
         words: list[str] = []
         for dest in group:
-            value = options.get(dest)
-            if value is None or value is False:
-                continue
-            flag, text = max(actions[dest].option_strings, key=len), str(value)
-            if value is True:
-                words.append(flag)
-            elif text.startswith("-"):  # argparse would read '-x' as an option, not a value
-                words.append(shlex.quote(f"{flag}={text}"))
-            else:
-                words += [flag, shlex.quote(text)]
+            flag = max(actions[dest].option_strings, key=len)
+            words += _option_words(flag, options.get(dest))
         if words:
             lines.append(" ".join(words))
     return " \\\n    ".join(["lmdk batch " + lines[0], *lines[1:]])
+
+
+def _option_words(flag: str, value: object) -> list[str]:
+    """The shell words of one option: none for None/False, the flag for True, else the
+    flag and its quoted value (``--flag=value`` for a value starting with ``-``)."""
+    if value is None or value is False:
+        return []
+    if value is True:
+        return [flag]
+    text = str(value)
+    if text.startswith("-"):  # argparse would read '-x' as an option, not a value
+        return [shlex.quote(f"{flag}={text}")]
+    return [flag, shlex.quote(text)]
 
 
 def batch_options(cols: PopulationColumns, source: str, *, landmark_col: str | None = None,

@@ -101,16 +101,36 @@ def _data_settings(args: argparse.Namespace) -> None:
 
 def _cmd_solve(args: argparse.Namespace) -> int:
     from lmdk_core.cli import emit_json
-    from lmdk_core.decision.accuracy import AccuracyTarget
-    from lmdk_core.decision.epsilon_search import solve_epsilon
 
     _check_solve_options(args)
     values, kind, _ = _load(args.input, args.radius, args.time_col, args.value_col)
     landmarks = _landmarks(args.landmarks, len(values))
-    target = (AccuracyTarget("within", args.within, args.probability, args.per)
-              if args.within is not None else AccuracyTarget("mean", args.mean_error,
-                                                             per=args.per))
+    target = _accuracy_target(args)
     unit = "m" if kind == "track" else (args.unit or "")
+    out = _solve_schemes(args, values, landmarks, target)
+    if args.json:
+        emit_json({"target": target.describe(unit), "kind": kind,
+                   "solutions": [s.to_dict() for s in out]})
+        return 0
+    print(f"target: {target.describe(unit)}")
+    for s in out:
+        print(_solution_line(s, target, unit))
+    return 0
+
+
+def _accuracy_target(args: argparse.Namespace):
+    """The target of ``--within`` (with ``--probability``) or ``--mean-error``, ``--per``."""
+    from lmdk_core.decision.accuracy import AccuracyTarget
+
+    if args.within is not None:
+        return AccuracyTarget("within", args.within, args.probability, args.per)
+    return AccuracyTarget("mean", args.mean_error, per=args.per)
+
+
+def _solve_schemes(args: argparse.Namespace, values, landmarks: list[int], target) -> list:
+    """The smallest ε of every scheme of ``--schemes`` (w-event needs ``--window``)."""
+    from lmdk_core.decision.epsilon_search import solve_epsilon
+
     runs = _solve_runs(args.runs, target)
     out = []
     for key in _schemes(args.schemes):
@@ -120,14 +140,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
                                  mechanism=args.mechanism, sensitivity=args.sensitivity,
                                  radius=args.radius, window=args.window, runs=runs,
                                  seed=args.seed))
-    if args.json:
-        emit_json({"target": target.describe(unit), "kind": kind,
-                   "solutions": [s.to_dict() for s in out]})
-        return 0
-    print(f"target: {target.describe(unit)}")
-    for s in out:
-        print(_solution_line(s, target, unit))
-    return 0
+    return out
 
 
 def _check_solve_options(args: argparse.Namespace) -> None:
@@ -173,15 +186,7 @@ def _feasible_note(s) -> str:
 
 
 def _cmd_attack(args: argparse.Namespace) -> int:
-    import numpy as np
-
     from lmdk_core.cli import emit_json
-    from lmdk_core.decision.attacker import (
-        averaging_attack,
-        certainty_sentence,
-        posterior_bound,
-        simulate_repeat_inference,
-    )
 
     _data_settings(args)
     _bounded("epsilon", args.epsilon, "--epsilon")
@@ -194,12 +199,34 @@ def _cmd_attack(args: argparse.Namespace) -> int:
         raise InputError("--stay is for tracks (the averaging attack on a place)")
     stay = _parse_timestamps(args.stay, length=len(values)) if args.stay else []
     runs = 100 if args.runs is None else args.runs
+    result = _attack_result(args, values, kind, lm, runs)
+    if args.stay:
+        _add_averaging(result, args, values, lm, stay, days, runs)
+    if args.json:
+        emit_json(result)
+    else:
+        print("\n".join(result["sentences"]))
+    return 0
+
+
+def _attack_result(args: argparse.Namespace, values, kind: str, lm: list[int],
+                   runs: int) -> dict:
+    """What an attacker learns: the posterior bound at the privacy loss (ε, or
+    ``--leakage`` under correlation) and the simulated repeat inference of landmarks."""
+    import numpy as np
+
+    from lmdk_core.decision.attacker import (
+        certainty_sentence,
+        posterior_bound,
+        simulate_repeat_inference,
+    )
+
     inf = simulate_repeat_inference(values, lm, args.scheme, args.epsilon,
                                     mechanism=args.mechanism, sensitivity=args.sensitivity,
                                     radius=args.radius, window=args.window, runs=runs,
                                     seed=args.seed)
     loss = args.epsilon if args.leakage is None else args.leakage
-    result = {
+    return {
         "kind": kind, "scheme": args.scheme, "epsilon": args.epsilon, "prior": args.prior,
         "privacy_loss": loss, "certainty_factor": float(np.exp(loss)),
         "posterior_bound": float(posterior_bound(args.prior, loss)),
@@ -210,19 +237,20 @@ def _cmd_attack(args: argparse.Namespace) -> int:
                                          correlated=args.leakage is not None),
                       inf.sentence()],
     }
-    if args.stay:
-        avg = averaging_attack(values[:, 0], values[:, 1], lm, stay, args.scheme, args.epsilon,
-                               args.radius, days, window=args.window, runs=runs,
-                               seed=args.seed)
-        result["averaging"] = {"days": avg.days, "mean_error_m": avg.simulated_mean,
-                               "p90_error_m": avg.simulated_p90, "rice_mean_m": avg.rice_mean,
-                               "offset_m": avg.offset_m}
-        result["sentences"].append(avg.sentence())
-    if args.json:
-        emit_json(result)
-    else:
-        print("\n".join(result["sentences"]))
-    return 0
+
+
+def _add_averaging(result: dict, args: argparse.Namespace, values, lm: list[int],
+                   stay: list[int], days: list[int], runs: int) -> None:
+    """Add the averaging attack on the stay ``--stay`` over ``--days`` daily releases."""
+    from lmdk_core.decision.attacker import averaging_attack
+
+    avg = averaging_attack(values[:, 0], values[:, 1], lm, stay, args.scheme, args.epsilon,
+                           args.radius, days, window=args.window, runs=runs,
+                           seed=args.seed)
+    result["averaging"] = {"days": avg.days, "mean_error_m": avg.simulated_mean,
+                           "p90_error_m": avg.simulated_p90, "rice_mean_m": avg.rice_mean,
+                           "offset_m": avg.offset_m}
+    result["sentences"].append(avg.sentence())
 
 
 def _cmd_compose(args: argparse.Namespace) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import io
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from lmdk_core.cli.bounded import bounded
@@ -69,84 +70,126 @@ def _input_kind(path: str) -> str:
     return "track" if {"lat", "lon"} <= cols else "series"
 
 
-def _cmd_suggest(args: argparse.Namespace) -> int:
-    from lmdk_core.cli import emit_json
-    from lmdk_core.data.series import load_series_csv
+@dataclass
+class _Suggested:
+    """What ``lmdk suggest`` found in one input: the kind of data, its name and length,
+    the suggestions, the method and its parameters, and notes for the reader."""
+
+    kind: str
+    name: str
+    length: int
+    found: list
+    method: str
+    params: dict
+    notes: list[str] = field(default_factory=list)
+
+
+def _suggest_for_track(args: argparse.Namespace, name: str) -> _Suggested:
+    """A track's stay points (``--distance``, ``--duration``, sampling interval)."""
     from lmdk_core.data.track import load_track
+    from lmdk_core.landmarks.discovery import track_stay_points
+
+    track = load_track(args.input, filename=args.input, name=name)
+    found, notes = track_stay_points(track, args.distance, args.duration,
+                                     args.minutes_per_point, TIME_UNITS[args.time_unit])
+    params = {"distance_m": args.distance, "duration_minutes": args.duration,
+              "minutes_per_point": args.minutes_per_point}
+    return _Suggested("track", name, len(track), found, "stay_points", params, notes)
+
+
+def _suggest_for_series(args: argparse.Namespace, name: str) -> _Suggested:
+    """A series' unusual readings and level shifts (rolling-median deviations)."""
+    from lmdk_core.data.series import load_series_csv
+    from lmdk_core.landmarks.discovery import series_suggestions
+
+    series = load_series_csv(args.input, name=name, time_col=args.time_col,
+                             value_col=args.value_col)
+    sugg = series_suggestions(series.time, series.time_kind, series.values,
+                              args.window, args.k, args.season, args.max_events)
+    params = {"window": sugg.window, "window_from": sugg.window_note, "k": args.k,
+              "season": sugg.season, "max_events": args.max_events,
+              "events_left_out": sugg.left_out}
+    notes = []
+    if sugg.left_out:
+        notes.append(f"{sugg.left_out:,} more event{'s' if sugg.left_out != 1 else ''} "
+                     f"scored above k but {'were' if sugg.left_out != 1 else 'was'} left "
+                     f"out: only the {args.max_events} strongest are offered (raise --k "
+                     "for fewer, --max-events for more)")
+    return _Suggested("series", name, len(series), sugg.found, "deviation", params, notes)
+
+
+def _cmd_suggest(args: argparse.Namespace) -> int:
     from lmdk_core.engine.stay_events import format_stays
-    from lmdk_core.landmarks.discovery import (
-        series_suggestions,
-        suggested_timestamps,
-        suggestion_events,
-        track_stay_points,
-    )
+    from lmdk_core.landmarks.discovery import suggested_timestamps
 
     kind = _input_kind(args.input)
     name = Path(args.input).name
-    if kind == "track":
-        track = load_track(args.input, filename=args.input, name=name)
-        found, notes = track_stay_points(track, args.distance, args.duration,
-                                         args.minutes_per_point, TIME_UNITS[args.time_unit])
-        method = "stay_points"
-        params = {"distance_m": args.distance, "duration_minutes": args.duration,
-                  "minutes_per_point": args.minutes_per_point}
-        length = len(track)
-    else:
-        notes = []
-        series = load_series_csv(args.input, name=name, time_col=args.time_col,
-                                 value_col=args.value_col)
-        sugg = series_suggestions(series.time, series.time_kind, series.values,
-                                  args.window, args.k, args.season, args.max_events)
-        found = sugg.found
-        method = "deviation"
-        params = {"window": sugg.window, "window_from": sugg.window_note, "k": args.k,
-                  "season": sugg.season, "max_events": args.max_events,
-                  "events_left_out": sugg.left_out}
-        if sugg.left_out:
-            notes.append(f"{sugg.left_out:,} more event{'s' if sugg.left_out != 1 else ''} "
-                         f"scored above k but {'were' if sugg.left_out != 1 else 'was'} left "
-                         f"out: only the {args.max_events} strongest are offered (raise --k "
-                         "for fewer, --max-events for more)")
-        length = len(series)
-    landmarks = suggested_timestamps(found)
-    stays = format_stays(s.span for s in found) if kind == "track" else None
+    sugg = (_suggest_for_track if kind == "track" else _suggest_for_series)(args, name)
+    landmarks = suggested_timestamps(sugg.found)
+    stays = format_stays(s.span for s in sugg.found) if kind == "track" else None
     if args.json:
-        out = {"kind": kind, "method": method, "length": length, "parameters": params,
-               "landmarks": landmarks, "suggestions": [s.to_dict() for s in found],
-               "notes": notes}
-        if kind == "series":  # runs of consecutive timestamps: one event each
-            out["events"] = [list(e) for e in suggestion_events(landmarks)]
-        if kind == "track":
-            # the default way to accept them: one landmark event per stay (docs/stays.md)
-            out["stays"] = stays
-        emit_json(out)
-        return 0
-    events = (f" in {len(suggestion_events(landmarks))} event"
-              f"{'s' if len(suggestion_events(landmarks)) != 1 else ''}"
-              if kind == "series" and found else "")
-    print(f"{name}: {kind} of {length} points, {len(found)} suggestion"
-          f"{'s' if len(found) != 1 else ''}{events} ({method})")
-    if kind == "series":
-        print(f"window: {params['window_from']}; {params['season']}")
-    for note in notes:
+        _emit_suggestions(sugg, landmarks, stays)
+    else:
+        _print_suggestions(sugg, landmarks, stays)
+    return 0
+
+
+def _emit_suggestions(sugg: _Suggested, landmarks: list[int], stays: str | None) -> None:
+    """The suggestions as one JSON object (with a series' events, a track's stays)."""
+    from lmdk_core.cli import emit_json
+    from lmdk_core.landmarks.discovery import suggestion_events
+
+    out = {"kind": sugg.kind, "method": sugg.method, "length": sugg.length,
+           "parameters": sugg.params, "landmarks": landmarks,
+           "suggestions": [s.to_dict() for s in sugg.found], "notes": sugg.notes}
+    if sugg.kind == "series":  # runs of consecutive timestamps: one event each
+        out["events"] = [list(e) for e in suggestion_events(landmarks)]
+    if sugg.kind == "track":
+        # the default way to accept them: one landmark event per stay (docs/stays.md)
+        out["stays"] = stays
+    emit_json(out)
+
+
+def _print_suggestions(sugg: _Suggested, landmarks: list[int], stays: str | None) -> None:
+    """The suggestions as text: a summary line, notes, one line each, how to accept them."""
+    print(_suggestions_heading(sugg, landmarks))
+    if sugg.kind == "series":
+        print(f"window: {sugg.params['window_from']}; {sugg.params['season']}")
+    for note in sugg.notes:
         print(f"note: {note}")
-    for s in found:
-        d = s.to_dict()
-        if d["reason"] == "stay":
-            how = (f" (assumed: {s.assumed_minutes_per_point:g} min per point)"
-                   if s.duration_assumed else "")
-            print(f"stay t={s.start}-{s.end}: centroid {s.lat:.6f},{s.lon:.6f}, "
-                  f"{s.duration_minutes:.1f} min{how}, {d['n_fixes']} fixes")
-        else:
-            print(f"deviation t={s.timestamp}: value {s.value:.6g}, baseline {s.baseline:.6g}, "
-                  f"score {s.score:.2f} ({s.direction})")
-    if kind == "track" and found:
+    for s in sugg.found:
+        print(_suggestion_line(s))
+    if sugg.kind == "track" and sugg.found:
         print(f"accept the stays as one landmark event each (recommended; the cost of a stay "
               f"does not grow with its fixes, docs/stays.md): lmdk geo-release --stays {stays}")
         print(f"or mark every fix as a landmark ({len(landmarks)} landmarks, each its own "
               "event): lmdk geo-release --landmarks <the list below>")
     print("suggested landmarks: " + ",".join(str(t) for t in landmarks))
-    return 0
+
+
+def _suggestions_heading(sugg: _Suggested, landmarks: list[int]) -> str:
+    """"name: kind of T points, n suggestions [in k events] (method)"."""
+    from lmdk_core.landmarks.discovery import suggestion_events
+
+    n = len(sugg.found)
+    events = ""
+    if sugg.kind == "series" and sugg.found:
+        n_events = len(suggestion_events(landmarks))
+        events = f" in {n_events} event{'s' if n_events != 1 else ''}"
+    return (f"{sugg.name}: {sugg.kind} of {sugg.length} points, {n} suggestion"
+            f"{'s' if n != 1 else ''}{events} ({sugg.method})")
+
+
+def _suggestion_line(s) -> str:
+    """One suggestion in a line: a stay (span, centroid, duration) or a deviation."""
+    d = s.to_dict()
+    if d["reason"] != "stay":
+        return (f"deviation t={s.timestamp}: value {s.value:.6g}, baseline {s.baseline:.6g}, "
+                f"score {s.score:.2f} ({s.direction})")
+    how = (f" (assumed: {s.assumed_minutes_per_point:g} min per point)"
+           if s.duration_assumed else "")
+    return (f"stay t={s.start}-{s.end}: centroid {s.lat:.6f},{s.lon:.6f}, "
+            f"{s.duration_minutes:.1f} min{how}, {d['n_fixes']} fixes")
 
 
 def register(sub) -> None:

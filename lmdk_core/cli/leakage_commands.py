@@ -29,21 +29,24 @@ STATIC_SCHEMES = ["event", "user", "w-event", "uniform", "skip"]
 
 
 def _parse_alphas(text: str) -> np.ndarray:
+    """``--alpha 0.1,1``: comma-separated values α ≥ 0 of the loss function."""
     import numpy as np
 
     parts = [p.strip() for p in str(text).split(",") if p.strip()]
     if not parts:
         raise InputError("--alpha needs at least one value, e.g. --alpha 0.1,1")
-    out = []
-    for p in parts:
-        try:
-            a = float(p)
-        except ValueError:
-            raise InputError(f"--alpha value {p!r} is not a number; give e.g. 0.1,1") from None
-        if not math.isfinite(a) or a < 0:
-            raise InputError(f"--alpha value {p!r} must be a finite number >= 0")
-        out.append(check_setting("privacy_loss", a, label="--alpha"))
-    return np.array(out)
+    return np.array([_alpha(p) for p in parts])
+
+
+def _alpha(text: str) -> float:
+    """One ``--alpha`` value: a finite number ≥ 0 within the privacy-loss range."""
+    try:
+        a = float(text)
+    except ValueError:
+        raise InputError(f"--alpha value {text!r} is not a number; give e.g. 0.1,1") from None
+    if not math.isfinite(a) or a < 0:
+        raise InputError(f"--alpha value {text!r} must be a finite number >= 0")
+    return check_setting("privacy_loss", a, label="--alpha")
 
 
 def _loss(path: str, option: str) -> LossFunction:
@@ -76,29 +79,9 @@ def _cmd_loss(args: argparse.Namespace) -> int:
 
 
 def _cmd_leakage(args: argparse.Namespace) -> int:
-    import numpy as np
-
-    from lmdk_core.cli import emit_json
-    from lmdk_core.data.allocation_csv import load_allocation_csv
-    from lmdk_core.leakage.supremum import check_constant_epsilon
     from lmdk_core.leakage.tpl import temporal_leakage
 
-    if args.allocation is not None:
-        if args.epsilon is not None or args.length is not None:
-            raise InputError("give either --allocation or --epsilon with --length, not both")
-        eps = load_allocation_csv(args.allocation)
-    else:
-        if args.epsilon is None or args.length is None:
-            raise InputError(
-                "give --epsilon e and --length T (a constant budget), or --allocation eps.csv"
-            )
-        e = check_constant_epsilon(args.epsilon, "--epsilon")
-        check_setting("privacy_loss", e, label="--epsilon")
-        eps = np.full(_length(args.length), e)
-    top = LIMITS["privacy_loss"].high
-    if eps.size and float(np.max(eps)) > top:  # sums of budgets must stay finite
-        raise InputError(f"--allocation: every ε_t must be at most {top:g} (the largest "
-                         f"privacy loss the tools take); got {float(np.max(eps)):g}")
+    eps = _leakage_allocation(args)
     if args.total_epsilon is not None:
         check_setting("total_epsilon", args.total_epsilon, label="--total-epsilon")
     lb = _loss(args.backward, "--backward")
@@ -114,25 +97,75 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
                                   landmark_tpl=res.landmark_tpl, model="the given matrices",
                                   backward=lb, forward=lf)
     if args.json:
-        out = res.to_dict()
-        if res.landmark_tpl is not None:
-            out["landmark_tpl_max"] = float(np.max(res.landmark_tpl))
-        if verdict is not None:
-            out.update(verdict.to_dict())
-        emit_json(out)
-    elif verdict is not None:
+        _emit_leakage(res, verdict)
+        return 0
+    if verdict is not None:
         print(f"{verdict.colour.upper()}: {verdict.sentence}", file=sys.stderr)
-    if not args.json:
-        cols = ["t", "epsilon_t", "bpl", "fpl", "tpl"]
-        if res.landmark_tpl is not None:
-            cols.append("landmark_tpl")
-        print(",".join(cols))
-        for t in range(eps.size):
-            row = [eps[t], res.bpl[t], res.fpl[t], res.tpl[t]]
-            if res.landmark_tpl is not None:
-                row.append(res.landmark_tpl[t])
-            print(f"{t}," + ",".join(f"{v:.10g}" for v in row))
+    _print_leakage_table(eps, res)
     return 0
+
+
+def _leakage_allocation(args: argparse.Namespace):
+    """The ε_t of ``lmdk leakage``: ``--allocation`` or a constant ``--epsilon`` over
+    ``--length`` timestamps (exactly one of the two ways), every ε_t at most the largest
+    privacy loss the tools take."""
+    import numpy as np
+
+    from lmdk_core.data.allocation_csv import load_allocation_csv
+
+    if args.allocation is not None:
+        if args.epsilon is not None or args.length is not None:
+            raise InputError("give either --allocation or --epsilon with --length, not both")
+        eps = load_allocation_csv(args.allocation)
+    else:
+        eps = _constant_allocation(args.epsilon, args.length)
+    top = LIMITS["privacy_loss"].high
+    if eps.size and float(np.max(eps)) > top:  # sums of budgets must stay finite
+        raise InputError(f"--allocation: every ε_t must be at most {top:g} (the largest "
+                         f"privacy loss the tools take); got {float(np.max(eps)):g}")
+    return eps
+
+
+def _constant_allocation(epsilon: float | None, length: int | None):
+    """``--epsilon e --length T``: the constant budget e at each of T timestamps."""
+    import numpy as np
+
+    from lmdk_core.leakage.supremum import check_constant_epsilon
+
+    if epsilon is None or length is None:
+        raise InputError(
+            "give --epsilon e and --length T (a constant budget), or --allocation eps.csv"
+        )
+    e = check_constant_epsilon(epsilon, "--epsilon")
+    check_setting("privacy_loss", e, label="--epsilon")
+    return np.full(_length(length), e)
+
+
+def _emit_leakage(res, verdict) -> None:
+    """The leakage (and the verdict, when there is one) as one JSON object."""
+    import numpy as np
+
+    from lmdk_core.cli import emit_json
+
+    out = res.to_dict()
+    if res.landmark_tpl is not None:
+        out["landmark_tpl_max"] = float(np.max(res.landmark_tpl))
+    if verdict is not None:
+        out.update(verdict.to_dict())
+    emit_json(out)
+
+
+def _print_leakage_table(eps, res) -> None:
+    """The leakage per timestamp as CSV on stdout (landmark TPL when computed)."""
+    cols = ["t", "epsilon_t", "bpl", "fpl", "tpl"]
+    if res.landmark_tpl is not None:
+        cols.append("landmark_tpl")
+    print(",".join(cols))
+    for t in range(eps.size):
+        row = [eps[t], res.bpl[t], res.fpl[t], res.tpl[t]]
+        if res.landmark_tpl is not None:
+            row.append(res.landmark_tpl[t])
+        print(f"{t}," + ",".join(f"{v:.10g}" for v in row))
 
 
 def _cmd_supremum(args: argparse.Namespace) -> int:
@@ -153,8 +186,6 @@ def _cmd_supremum(args: argparse.Namespace) -> int:
 
 def _cmd_calibrate(args: argparse.Namespace) -> int:
     from lmdk_core.cli import emit_json
-    from lmdk_core.engine.allocation import allocate, scheme_info
-    from lmdk_core.leakage.calibration import calibrate_epsilon, calibrate_scale
 
     check_positive(args.target, "--target")
     check_setting("privacy_loss", args.target, label="--target")
@@ -163,31 +194,51 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     length = _length(args.length)
     landmarks = parse_landmarks(args.landmarks)
     if landmarks or args.scheme is not None:
-        if length is None:
-            raise InputError("--length T is needed to scale a scheme's allocation")
-        info = scheme_info(args.scheme or "uniform")
-        if info.data_dependent:
-            raise InputError("the adaptive scheme depends on the data; calibrate a static scheme")
-        base = allocate(info.key, length, landmarks, args.target, args.window)
-        res = calibrate_scale(base, args.target, lb, lf, landmarks)
-        out = {"scheme": info.key, "target": res.target, "scale": res.value,
-               "epsilon": res.value * args.target, "achieved": res.achieved,
-               "length": length, "landmarks": landmarks, "epsilon_t": res.epsilon_t}
-        text = (f"scale {res.value:.10g} of the {info.label} allocation for epsilon = "
-                f"{args.target:g}: total epsilon {res.value * args.target:.10g}; largest "
-                f"landmark TPL {res.achieved:.10g} <= {res.target:g}")
+        out, text = _calibrate_scheme(args, lb, lf, length, landmarks)
     else:
-        res = calibrate_epsilon(args.target, lb, lf, length)
-        out = {"epsilon": res.value, "target": res.target, "achieved": res.achieved,
-               "length": length}
-        horizon = "an unbounded series" if length is None else f"{length} timestamps"
-        text = (f"epsilon per timestamp {res.value:.10g}: largest TPL over {horizon} "
-                f"{res.achieved:.10g} <= {res.target:g}")
+        out, text = _calibrate_constant(args.target, lb, lf, length)
     if args.json:
         emit_json(out)
     else:
         print(text)
     return 0
+
+
+def _calibrate_scheme(args: argparse.Namespace, lb, lf, length: int | None,
+                      landmarks: list[int]) -> tuple[dict, str]:
+    """(JSON, line) of the scale of a static scheme's allocation whose largest landmark
+    TPL stays ≤ the target (Cao et al.'s calibration)."""
+    from lmdk_core.engine.allocation import allocate, scheme_info
+    from lmdk_core.leakage.calibration import calibrate_scale
+
+    if length is None:
+        raise InputError("--length T is needed to scale a scheme's allocation")
+    info = scheme_info(args.scheme or "uniform")
+    if info.data_dependent:
+        raise InputError("the adaptive scheme depends on the data; calibrate a static scheme")
+    base = allocate(info.key, length, landmarks, args.target, args.window)
+    res = calibrate_scale(base, args.target, lb, lf, landmarks)
+    out = {"scheme": info.key, "target": res.target, "scale": res.value,
+           "epsilon": res.value * args.target, "achieved": res.achieved,
+           "length": length, "landmarks": landmarks, "epsilon_t": res.epsilon_t}
+    text = (f"scale {res.value:.10g} of the {info.label} allocation for epsilon = "
+            f"{args.target:g}: total epsilon {res.value * args.target:.10g}; largest "
+            f"landmark TPL {res.achieved:.10g} <= {res.target:g}")
+    return out, text
+
+
+def _calibrate_constant(target: float, lb, lf, length: int | None) -> tuple[dict, str]:
+    """(JSON, line) of the largest constant ε per timestamp whose TPL stays ≤ the target
+    over ``length`` timestamps (an unbounded series when None)."""
+    from lmdk_core.leakage.calibration import calibrate_epsilon
+
+    res = calibrate_epsilon(target, lb, lf, length)
+    out = {"epsilon": res.value, "target": res.target, "achieved": res.achieved,
+           "length": length}
+    horizon = "an unbounded series" if length is None else f"{length} timestamps"
+    text = (f"epsilon per timestamp {res.value:.10g}: largest TPL over {horizon} "
+            f"{res.achieved:.10g} <= {res.target:g}")
+    return out, text
 
 
 def register(sub) -> None:

@@ -109,6 +109,14 @@ def _cmd_check(args: argparse.Namespace) -> int:
     return 0 if verdict.private else 1
 
 
+def _check_release_outputs(args: argparse.Namespace) -> None:
+    """Refuse, before any work, an audit on stdout and output files that would overwrite
+    the input or each other (:func:`lmdk_core.files.output_paths.check_outputs`)."""
+    if args.audit == "-":
+        raise InputError("--audit needs its own file name (not '-')")
+    check_outputs({"--input": args.input}, {"--output": args.output, "--audit": args.audit})
+
+
 def _cmd_release(args: argparse.Namespace) -> int:
     from lmdk_core.cli import emit_json
     from lmdk_core.data.series import load_series_csv
@@ -121,9 +129,7 @@ def _cmd_release(args: argparse.Namespace) -> int:
         series_publishable_csv,
     )
 
-    if args.audit == "-":
-        raise InputError("--audit needs its own file name (not '-')")
-    check_outputs({"--input": args.input}, {"--output": args.output, "--audit": args.audit})
+    _check_release_outputs(args)
     series = load_series_csv(args.input, name=Path(args.input).name, time_col=args.time_col,
                              value_col=args.value_col)
     landmarks = parse_landmarks(args.landmarks)
@@ -139,27 +145,39 @@ def _cmd_release(args: argparse.Namespace) -> int:
     if args.audit:
         _write_text(series_audit_csv(series, rel, mech, noise, args.seed), args.audit)
     utility = release_utility(rel, sensitivity=sensitivity, unit=series.unit)
-    summary = {"scheme": rel.scheme, "mechanism": rel.mechanism, "sensitivity": sensitivity,
-               "sensitivity_from": how, **rel.verdict.to_dict(),
-               **utility.to_dict(), **rel.metrics(), "output": args.output,
-               "audit": args.audit, "noise": noise}
-    if args.sensitivity == AUTO and (args.output in (None, "-") or not args.json):
-        # beside the CSV on stdout: a note on stderr; else a line of the printout
-        print(f"lmdk: note: {how}", file=sys.stderr if args.output in (None, "-")
-              else sys.stdout)
-    if args.json and args.output not in (None, "-"):
-        emit_json(summary)
-    elif args.output not in (None, "-"):
-        print(rel.verdict.summary())
-        print(utility_line(utility))
-        m = rel.metrics()
-        print(f"wrote {args.output} (publishable: released values only): "
-              f"{m['n_published']} published, "
-              f"{m['n_approximated']} approximated, {m['n_withheld']} withheld; "
-              f"MAE {m['mae']:.4g} (expected at publications {m['expected_mae_published']:.4g})")
-        if args.audit:
-            print(f"wrote {args.audit}: CONFIDENTIAL audit table (raw data, ε_t, landmarks)")
+    to_stdout = args.output in (None, "-")
+    _note_derived_sensitivity(args, how, to_stdout)
+    if to_stdout:
+        return 0
+    if args.json:
+        emit_json({"scheme": rel.scheme, "mechanism": rel.mechanism, "sensitivity": sensitivity,
+                   "sensitivity_from": how, **rel.verdict.to_dict(),
+                   **utility.to_dict(), **rel.metrics(), "output": args.output,
+                   "audit": args.audit, "noise": noise})
+    else:
+        _print_series_release(rel, utility, args.output, args.audit)
     return 0
+
+
+def _note_derived_sensitivity(args: argparse.Namespace, how: str, to_stdout: bool) -> None:
+    """With ``--sensitivity auto``, say how Δf was derived: beside the CSV on stdout a note
+    on stderr, else a line of the printout (not in a JSON summary)."""
+    if args.sensitivity == AUTO and (to_stdout or not args.json):
+        print(f"lmdk: note: {how}", file=sys.stderr if to_stdout else sys.stdout)
+
+
+def _print_series_release(rel, utility, output: str, audit: str | None) -> None:
+    """The printout of ``lmdk release`` written to a file: verdict, utility, what was
+    written (publishable, and the CONFIDENTIAL audit when asked for)."""
+    print(rel.verdict.summary())
+    print(utility_line(utility))
+    m = rel.metrics()
+    print(f"wrote {output} (publishable: released values only): "
+          f"{m['n_published']} published, "
+          f"{m['n_approximated']} approximated, {m['n_withheld']} withheld; "
+          f"MAE {m['mae']:.4g} (expected at publications {m['expected_mae_published']:.4g})")
+    if audit:
+        print(f"wrote {audit}: CONFIDENTIAL audit table (raw data, ε_t, landmarks)")
 
 
 def _sensitivity(args: argparse.Namespace, series, landmarks: list[int]) -> tuple[float, str]:
@@ -186,20 +204,10 @@ def _cmd_geo_release(args: argparse.Namespace) -> int:
     from lmdk_core.decision.utility import release_utility
     from lmdk_core.engine.release import release_trajectory
     from lmdk_core.engine.stay_events import parse_stays
-    from lmdk_core.files.export import (
-        PLANAR_NOISE,
-        geojson_text,
-        mechanism_text,
-        trajectory_audit_csv,
-        trajectory_geojson,
-        trajectory_publishable_csv,
-        trajectory_publishable_geojson,
-    )
+    from lmdk_core.files.export import mechanism_text
 
     out = args.output
-    if args.audit == "-":
-        raise InputError("--audit needs its own file name (not '-')")
-    check_outputs({"--input": args.input}, {"--output": out, "--audit": args.audit})
+    _check_release_outputs(args)
     track = load_track(args.input, filename=args.input, name=Path(args.input).name)
     rel = release_trajectory(track.lat, track.lon, parse_landmarks(args.landmarks),
                              args.epsilon, args.radius, args.scheme, args.seed, args.window,
@@ -212,6 +220,30 @@ def _cmd_geo_release(args: argparse.Namespace) -> int:
     for warning in track.warnings:
         print(f"lmdk: warning: {warning}", file=sys.stderr)
     mech = mechanism_text("planar laplace", radius=args.radius)
+    _write_track_release(track, rel, mech, out, args.radius)
+    if args.audit:
+        _write_track_audit(track, rel, mech, args.audit, args.seed)
+    utility = release_utility(rel, radius=args.radius)
+    candidates = [{"timestamp": w.index, "name": w.name, "distance_m": w.distance_m}
+                  for w in track.waypoints]
+    if out == "-":
+        return 0
+    if args.json:
+        emit_json(_track_release_summary(rel, utility, candidates, out, args.audit))
+    else:
+        _print_track_release(rel, utility, candidates, out, args.audit)
+    return 0
+
+
+def _write_track_release(track, rel, mech: str, out: str, radius: float) -> None:
+    """The publishable release as GeoJSON, an HTML map or CSV (by ``out``'s extension)."""
+    from lmdk_core.files.export import (
+        PLANAR_NOISE,
+        geojson_text,
+        trajectory_publishable_csv,
+        trajectory_publishable_geojson,
+    )
+
     if out != "-" and _is_geojson(out):
         _write_text(geojson_text(trajectory_publishable_geojson(track, rel, mech, PLANAR_NOISE)),
                     out)
@@ -220,45 +252,64 @@ def _cmd_geo_release(args: argparse.Namespace) -> int:
 
         _write_text(released_track_map_html(track, rel, mech, PLANAR_NOISE), out)
     else:
-        _write_text(trajectory_publishable_csv(track, rel, mech, PLANAR_NOISE, radius=args.radius),
+        _write_text(trajectory_publishable_csv(track, rel, mech, PLANAR_NOISE, radius=radius),
                     out)
-    if args.audit and _is_geojson(args.audit):
-        audit = trajectory_geojson(track, rel)
-        audit["properties"].update({"seed": args.seed, "noise": PLANAR_NOISE})
-        _write_text(geojson_text(audit), args.audit)
-    elif args.audit:
-        _write_text(trajectory_audit_csv(track, rel, mech, PLANAR_NOISE, args.seed), args.audit)
+
+
+def _write_track_audit(track, rel, mech: str, audit: str, seed: int | None) -> None:
+    """The CONFIDENTIAL audit of a track release, as GeoJSON or CSV."""
+    from lmdk_core.files.export import (
+        PLANAR_NOISE,
+        geojson_text,
+        trajectory_audit_csv,
+        trajectory_geojson,
+    )
+
+    if _is_geojson(audit):
+        doc = trajectory_geojson(track, rel)
+        doc["properties"].update({"seed": seed, "noise": PLANAR_NOISE})
+        _write_text(geojson_text(doc), audit)
+    else:
+        _write_text(trajectory_audit_csv(track, rel, mech, PLANAR_NOISE, seed), audit)
+
+
+def _track_release_summary(rel, utility, candidates: list[dict], out: str,
+                           audit: str | None) -> dict:
+    """The JSON summary of ``lmdk geo-release``: verdict, utility, displacements, counts."""
+    from lmdk_core.files.export import PLANAR_NOISE
+
     m = rel.metrics()
-    utility = release_utility(rel, radius=args.radius)
-    candidates = [{"timestamp": w.index, "name": w.name, "distance_m": w.distance_m}
-                  for w in track.waypoints]
-    if args.json and out != "-":
-        emit_json({"scheme": rel.scheme, **rel.verdict.to_dict(), **utility.to_dict(),
-                   "n_landmarks": int(rel.landmarks.size), "n_stays": len(rel.stays),
-                   "n_landmark_events": _landmark_events(rel),
-                   "mean_displacement_m": m["mae"], "median_displacement_m": m["median_error"],
-                   "max_displacement_m": m["max_error"],
-                   "p95_displacement_m": m["p95_error"],
-                   "expected_displacement_m": m["expected_mae_published"],
-                   "n_published": m["n_published"], "n_approximated": m["n_approximated"],
-                   "n_withheld": m["n_withheld"], "candidate_landmarks": candidates,
-                   "output": out, "audit": args.audit, "noise": PLANAR_NOISE})
-    elif out != "-":
-        print(rel.verdict.summary())
-        print(utility_line(utility))
-        if rel.stays:
-            print(f"{len(rel.stays)} stays protected as one landmark event each "
-                  f"({_landmark_events(rel)} landmark events for {rel.landmarks.size} landmark "
-                  "fixes; docs/stays.md)")
-        print(f"wrote {out} (publishable: released locations only): mean displacement "
-              f"{m['mae']:.1f} m, median {m['median_error']:.1f} m (expected "
-              f"{m['expected_mae_published']:.1f} m at publications)")
-        if args.audit:
-            print(f"wrote {args.audit}: CONFIDENTIAL audit table (raw track, ε_t, landmarks)")
-        for c in candidates:
-            print(f"candidate landmark: t={c['timestamp']} ({c['name']}, "
-                  f"{c['distance_m']:.0f} m from the track)")
-    return 0
+    return {"scheme": rel.scheme, **rel.verdict.to_dict(), **utility.to_dict(),
+            "n_landmarks": int(rel.landmarks.size), "n_stays": len(rel.stays),
+            "n_landmark_events": _landmark_events(rel),
+            "mean_displacement_m": m["mae"], "median_displacement_m": m["median_error"],
+            "max_displacement_m": m["max_error"],
+            "p95_displacement_m": m["p95_error"],
+            "expected_displacement_m": m["expected_mae_published"],
+            "n_published": m["n_published"], "n_approximated": m["n_approximated"],
+            "n_withheld": m["n_withheld"], "candidate_landmarks": candidates,
+            "output": out, "audit": audit, "noise": PLANAR_NOISE}
+
+
+def _print_track_release(rel, utility, candidates: list[dict], out: str,
+                         audit: str | None) -> None:
+    """The printout of ``lmdk geo-release``: verdict, utility, stays, what was written,
+    candidate landmarks from the track's waypoints."""
+    m = rel.metrics()
+    print(rel.verdict.summary())
+    print(utility_line(utility))
+    if rel.stays:
+        print(f"{len(rel.stays)} stays protected as one landmark event each "
+              f"({_landmark_events(rel)} landmark events for {rel.landmarks.size} landmark "
+              "fixes; docs/stays.md)")
+    print(f"wrote {out} (publishable: released locations only): mean displacement "
+          f"{m['mae']:.1f} m, median {m['median_error']:.1f} m (expected "
+          f"{m['expected_mae_published']:.1f} m at publications)")
+    if audit:
+        print(f"wrote {audit}: CONFIDENTIAL audit table (raw track, ε_t, landmarks)")
+    for c in candidates:
+        print(f"candidate landmark: t={c['timestamp']} ({c['name']}, "
+              f"{c['distance_m']:.0f} m from the track)")
 
 
 def _landmark_events(rel) -> int:

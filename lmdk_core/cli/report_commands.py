@@ -25,37 +25,11 @@ from lmdk_core.engine.validation import InputError
 
 def _cmd_report(args: argparse.Namespace) -> int:
     from lmdk_core.cli import emit_json
-    from lmdk_core.data.tables import read_bytes
-    from lmdk_core.files.config import config_from_json
     from lmdk_core.files.output_paths import check_outputs
     from lmdk_core.report import compute_report, render_html
 
     check_outputs({"--config": args.config, "--data": args.data}, {"--output": args.output})
-    cfg = config_from_json(read_bytes(args.config, f"the configuration {args.config}"))
-    if cfg.page == "population":
-        from lmdk_core.engine.quoting import quote_user_text
-
-        what = (f"the population {quote_user_text(cfg.data_file['name'])} (SHA-256 "
-                f"{cfg.data_file['sha256'][:12]}…)" if cfg.data_file else
-                "the Population page's demo population")
-        raise InputError(f"this is a batch configuration, made on {what}: the report covers "
-                         "one series or track; run lmdk batch --config with it on that file "
-                         "(its audit holds every user's verdict)")
-    if cfg.dataset == "file":
-        from lmdk_core.files.data_reference import attach_referenced_data
-
-        if not args.data:
-            from lmdk_core.engine.quoting import quote_user_text
-
-            raise InputError(f"the configuration references its data file "
-                             f"{quote_user_text(cfg.data_file['name'])} (SHA-256 "
-                             f"{cfg.data_file['sha256'][:12]}…) instead of embedding it; "
-                             "give that file with --data FILE")
-        cfg = attach_referenced_data(cfg, read_bytes(args.data, f"the data file {args.data}"),
-                                     args.data)
-    elif args.data:
-        raise InputError("--data is only for a configuration that references its data file; "
-                         "this one embeds its data or uses a demo")
+    cfg = _report_config(args.config, args.data)
     out = args.output
     if args.public:
         from lmdk_core.report.release_note import published_noise
@@ -72,23 +46,60 @@ def _cmd_report(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
         return 0
     Path(out).write_text(text, encoding="utf-8")
-    pv = rd.verdict  # theorem + landmark TPL under the configuration's correlation model
-    uv = rd.utility  # expected error against the data's scale
-    summary = {"output": out, "data_kind": cfg.data_kind, "scheme": rd.release.scheme,
-               "epsilon": cfg.epsilon, **pv.to_dict(), **uv.to_dict(),
-               "landmark_tpl_max": pv.landmark_tpl_max,
-               "max_tpl": (float(rd.leakage.tpl.max()) if rd.leakage.computed else None),
-               "max_landmark_tpl": (float(rd.leakage.landmark_tpl.max())
-                                    if rd.leakage.computed else None),
-               "bytes": len(text.encode("utf-8")),
-               "form": "public release note" if args.public else "internal (CONFIDENTIAL)"}
+    summary = _report_summary(cfg, rd, text, out, args.public)
     if args.json:
         emit_json(summary)
     else:
+        pv, uv = rd.verdict, rd.utility
         print(f"wrote {out} ({summary['bytes'] / 1e6:.1f} MB): {pv.colour.upper()} — "
               f"{pv.headline}. {pv.sentence}")
         print(f"utility: {uv.label.upper()} — {uv.sentence}")
     return 0
+
+
+def _report_config(config: str, data: str | None):
+    """The saved view of ``--config``, with the data file of ``--data`` attached when the
+    configuration references its data (name + SHA-256); a batch configuration, a missing
+    referenced file or a ``--data`` nobody asked for are refused."""
+    from lmdk_core.data.tables import read_bytes
+    from lmdk_core.engine.quoting import quote_user_text
+    from lmdk_core.files.config import config_from_json
+
+    cfg = config_from_json(read_bytes(config, f"the configuration {config}"))
+    if cfg.page == "population":
+        what = (f"the population {quote_user_text(cfg.data_file['name'])} (SHA-256 "
+                f"{cfg.data_file['sha256'][:12]}…)" if cfg.data_file else
+                "the Population page's demo population")
+        raise InputError(f"this is a batch configuration, made on {what}: the report covers "
+                         "one series or track; run lmdk batch --config with it on that file "
+                         "(its audit holds every user's verdict)")
+    if cfg.dataset != "file":
+        if data:
+            raise InputError("--data is only for a configuration that references its data "
+                             "file; this one embeds its data or uses a demo")
+        return cfg
+    from lmdk_core.files.data_reference import attach_referenced_data
+
+    if not data:
+        raise InputError(f"the configuration references its data file "
+                         f"{quote_user_text(cfg.data_file['name'])} (SHA-256 "
+                         f"{cfg.data_file['sha256'][:12]}…) instead of embedding it; "
+                         "give that file with --data FILE")
+    return attach_referenced_data(cfg, read_bytes(data, f"the data file {data}"), data)
+
+
+def _report_summary(cfg, rd, text: str, out: str, public: bool) -> dict:
+    """The JSON summary of a written report: the verdict (theorem + landmark TPL under the
+    configuration's correlation model), the utility, the largest leakages, the size."""
+    pv, uv = rd.verdict, rd.utility
+    computed = rd.leakage.computed
+    return {"output": out, "data_kind": cfg.data_kind, "scheme": rd.release.scheme,
+            "epsilon": cfg.epsilon, **pv.to_dict(), **uv.to_dict(),
+            "landmark_tpl_max": pv.landmark_tpl_max,
+            "max_tpl": float(rd.leakage.tpl.max()) if computed else None,
+            "max_landmark_tpl": float(rd.leakage.landmark_tpl.max()) if computed else None,
+            "bytes": len(text.encode("utf-8")),
+            "form": "public release note" if public else "internal (CONFIDENTIAL)"}
 
 
 def register(sub) -> None:
