@@ -146,16 +146,21 @@ def _checked_publication(x: np.ndarray, eps: np.ndarray,
                          published: ArrayLike | None) -> np.ndarray:
     """The publication flags (default ``ε_t > 0``), after checking the allocation fits the
     data, every ε_t is finite and ≥ 0 and every published t has ε_t > 0."""
-    if x.ndim not in (1, 2) or x.shape[0] != eps.size or eps.ndim != 1:
-        raise InputError(f"the allocation has {eps.size} budgets for {x.shape[0]} readings")
-    if np.any(~np.isfinite(eps)) or np.any(eps < 0):
-        raise InputError("every ε_t must be a finite number ≥ 0")
+    _check_allocation(x, eps)
     pub = publication_flags(eps, published)
     if pub.shape != eps.shape:
         raise InputError("the publication flags must have one entry per timestamp")
     if np.any(pub & (eps <= 0)):
         raise InputError("a published timestamp needs ε_t > 0")
     return pub
+
+
+def _check_allocation(x: np.ndarray, eps: np.ndarray) -> None:
+    """One finite ε_t ≥ 0 per reading of a series (T,) or a track (T, 2)."""
+    if x.ndim not in (1, 2) or x.shape[0] != eps.size or eps.ndim != 1:
+        raise InputError(f"the allocation has {eps.size} budgets for {x.shape[0]} readings")
+    if np.any(~np.isfinite(eps)) or np.any(eps < 0):
+        raise InputError("every ε_t must be a finite number ≥ 0")
 
 
 def publication_flags(eps: np.ndarray, published: ArrayLike | None) -> np.ndarray:
