@@ -195,9 +195,7 @@ def _cmd_attack(args: argparse.Namespace) -> int:
     days = _days(args.days) if args.stay else []
     values, kind, _ = _load(args.input, args.radius, args.time_col, args.value_col)
     lm = _landmarks(args.landmarks, len(values))
-    if args.stay and kind != "track":
-        raise InputError("--stay is for tracks (the averaging attack on a place)")
-    stay = _parse_timestamps(args.stay, length=len(values)) if args.stay else []
+    stay = _stay(args.stay, kind, len(values))
     runs = 100 if args.runs is None else args.runs
     result = _attack_result(args, values, kind, lm, runs)
     if args.stay:
@@ -207,6 +205,16 @@ def _cmd_attack(args: argparse.Namespace) -> int:
     else:
         print("\n".join(result["sentences"]))
     return 0
+
+
+def _stay(text: str | None, kind: str, length: int) -> list[int]:
+    """``--stay``: the timestamps of a track's stay for the averaging attack (none when
+    not given); refused for a series."""
+    if not text:
+        return []
+    if kind != "track":
+        raise InputError("--stay is for tracks (the averaging attack on a place)")
+    return _parse_timestamps(text, length=length)
 
 
 def _attack_result(args: argparse.Namespace, values, kind: str, lm: list[int],

@@ -38,7 +38,14 @@ def _cmd_dummies(args: argparse.Namespace) -> int:
     sel = select_option(opts, eps, args.seed, args.sensitivity)
     if args.json:
         emit_json(sel.to_dict())
-        return 0
+    else:
+        _print_dummies(opts, sel)
+    return 0
+
+
+def _print_dummies(opts, sel) -> None:
+    """The dummy options (metric, selection probability, dummies added) and the selected
+    landmark set, as text."""
     print(f"original metric ({opts.metric.label}): {opts.original_metric:.6g}")
     print(f"{opts.method} options: {len(opts)} (objective |mean − original| = "
           f"{opts.objective:.6g}); ε_sel = {sel.epsilon:g}, Δu = {sel.sensitivity:g}")
@@ -47,7 +54,6 @@ def _cmd_dummies(args: argparse.Namespace) -> int:
         print(f"{mark} option {i + 1}: metric {m:.6g}  probability {p:.4f}  "
               f"dummies {opts.added[: i + 1].tolist()}")
     print("selected landmarks: " + ",".join(str(t) for t in sel.selected.tolist()))
-    return 0
 
 
 def _input_kind(path: str) -> str:

@@ -30,18 +30,26 @@ _CHECKOUT = Path(__file__).resolve().parents[2]
 def find_app() -> tuple[Path, Path]:
     """``(app.py, Streamlit configuration file)`` of the checkout, else of the installed
     ``lmdk_app`` package; :class:`InputError` when neither is there."""
-    app = _CHECKOUT / "app.py"
-    config = _CHECKOUT / ".streamlit" / "config.toml"
-    if app.is_file() and config.is_file():
-        return app, config
-    spec = importlib.util.find_spec("lmdk_app")
-    if spec is not None and spec.submodule_search_locations:
-        folder = Path(next(iter(spec.submodule_search_locations)))
-        app, config = folder / "app.py", folder / "streamlit_config.toml"
-        if app.is_file() and config.is_file():
+    for locate in (_checkout_app, _installed_app):  # the checkout first
+        app, config = locate()
+        if app is not None and app.is_file() and config.is_file():
             return app, config
     raise InputError("the app is not installed (no lmdk_app package and no source checkout "
                      f"at {_CHECKOUT}); reinstall with: pip install lmdk-explorer")
+
+
+def _checkout_app() -> tuple[Path, Path]:
+    """Where a source checkout keeps ``app.py`` and its Streamlit configuration."""
+    return _CHECKOUT / "app.py", _CHECKOUT / ".streamlit" / "config.toml"
+
+
+def _installed_app() -> tuple[Path | None, Path | None]:
+    """Where the installed ``lmdk_app`` package keeps them ((None, None) without it)."""
+    spec = importlib.util.find_spec("lmdk_app")
+    if spec is None or not spec.submodule_search_locations:
+        return None, None
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    return folder / "app.py", folder / "streamlit_config.toml"
 
 
 def config_flags(config: Path) -> list[str]:

@@ -212,13 +212,8 @@ def _cmd_geo_release(args: argparse.Namespace) -> int:
     rel = release_trajectory(track.lat, track.lon, parse_landmarks(args.landmarks),
                              args.epsilon, args.radius, args.scheme, args.seed, args.window,
                              stays=parse_stays(args.stays))
-    # what the loader did with the times (repeated, backwards, filled) — the app shows
-    # the same notes and warnings above the map. Printed once the release is drawn, so
-    # that refused settings stay one line on stderr.
-    for note in track.notes:
-        print(f"lmdk: note: {note}", file=sys.stderr)
-    for warning in track.warnings:
-        print(f"lmdk: warning: {warning}", file=sys.stderr)
+    # printed once the release is drawn, so that refused settings stay one line on stderr
+    _print_loader_notes(track)
     mech = mechanism_text("planar laplace", radius=args.radius)
     _write_track_release(track, rel, mech, out, args.radius)
     if args.audit:
@@ -233,6 +228,15 @@ def _cmd_geo_release(args: argparse.Namespace) -> int:
     else:
         _print_track_release(rel, utility, candidates, out, args.audit)
     return 0
+
+
+def _print_loader_notes(track) -> None:
+    """What the loader did with the times (repeated, backwards, filled), on stderr: the
+    app shows the same notes and warnings above the map."""
+    for note in track.notes:
+        print(f"lmdk: note: {note}", file=sys.stderr)
+    for warning in track.warnings:
+        print(f"lmdk: warning: {warning}", file=sys.stderr)
 
 
 def _write_track_release(track, rel, mech: str, out: str, radius: float) -> None:
