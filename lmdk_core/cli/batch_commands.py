@@ -37,7 +37,6 @@ def _provenance(path: str) -> dict:
 
 
 def _cmd_batch(args: argparse.Namespace) -> int:
-    from lmdk_core.cli import emit_json
     from lmdk_core.data.tables import read_bytes
     from lmdk_core.files.config import config_from_json
     from lmdk_core.files.output_paths import check_outputs
@@ -67,6 +66,14 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         print("lmdk: interrupted; the temporary files were removed",
               file=sys.stderr)
         return 130
+    return _report_batch(res, cfg, args)
+
+
+def _report_batch(res, cfg, args: argparse.Namespace) -> int:
+    """The summary of a finished batch (JSON or text) and its notes on stderr; exit status
+    1 when no publishable file was written (some release is not landmark-private)."""
+    from lmdk_core.cli import emit_json
+
     summary = {**res.to_dict(), "output": args.output if res.output_written else None,
                "audit": args.audit, "input": _provenance(args.input)}
     if args.json:

@@ -86,16 +86,9 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
         check_setting("total_epsilon", args.total_epsilon, label="--total-epsilon")
     lb = _loss(args.backward, "--backward")
     lf = lb if args.forward is None else _loss(args.forward, "--forward")
-    landmarks = parse_landmarks(args.landmarks) if args.landmarks is not None else None
-    if args.total_epsilon is not None and landmarks is None:
-        landmarks = []  # the verdict of a landmark set needs one (possibly empty)
+    landmarks = _leakage_landmarks(args.landmarks, args.total_epsilon)
     res = temporal_leakage(eps, lb, lf, landmarks)
-    verdict = None
-    if args.total_epsilon is not None:
-        # an amber verdict computes its calibration advice under the same matrices
-        verdict = privacy_verdict(eps, landmarks, args.total_epsilon,
-                                  landmark_tpl=res.landmark_tpl, model="the given matrices",
-                                  backward=lb, forward=lf)
+    verdict = _leakage_verdict(eps, landmarks, args.total_epsilon, res, lb, lf)
     if args.json:
         _emit_leakage(res, verdict)
         return 0
@@ -103,6 +96,24 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
         print(f"{verdict.colour.upper()}: {verdict.sentence}", file=sys.stderr)
     _print_leakage_table(eps, res)
     return 0
+
+
+def _leakage_landmarks(text: str | None, total_epsilon: float | None) -> list[int] | None:
+    """``--landmarks``; none given: no landmark TPL, unless ``--total-epsilon`` asks for the
+    verdict, which needs a landmark set (possibly empty)."""
+    if text is not None:
+        return parse_landmarks(text)
+    return [] if total_epsilon is not None else None
+
+
+def _leakage_verdict(eps, landmarks: list[int] | None, total_epsilon: float | None, res,
+                     lb: LossFunction, lf: LossFunction):
+    """The verdict at ``--total-epsilon`` (None without it): an amber verdict computes its
+    calibration advice under the same matrices."""
+    if total_epsilon is None:
+        return None
+    return privacy_verdict(eps, landmarks, total_epsilon, landmark_tpl=res.landmark_tpl,
+                           model="the given matrices", backward=lb, forward=lf)
 
 
 def _leakage_allocation(args: argparse.Namespace):
