@@ -23,6 +23,10 @@ from app_support.session import (
     settings_on_page,
 )
 from app_support.track_edits import (
+    CANDIDATE_KEY,
+    MAP_KEY,
+    SELECT_KEY,
+    STAYS_KEY,
     accept_candidates,
     candidate_label,
     candidate_options,
@@ -65,11 +69,6 @@ from lmdk_core.figures.map import (
 )
 from lmdk_core.figures.track_budget import PANEL_HEIGHT, budget_panels
 from lmdk_core.leakage.model import CorrelationModel
-
-MAP_KEY = K.TRACK_MAP
-SELECT_KEY = K.W_TRACK_LM_SELECT
-STAYS_KEY = K.W_TRACK_STAY_SELECT
-CANDIDATE_KEY = K.TRACK_CANDIDATES
 
 name, track = current_track()
 T = len(track)

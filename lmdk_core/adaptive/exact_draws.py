@@ -195,10 +195,7 @@ def exact_publications(values: np.ndarray, is_lm: np.ndarray, start: float, mech
                 drawn_at = V
             out = candidates[t]
             if last is not None:
-                if noise_scale > distance(out, last):
-                    rate = settings.lowered(rate)
-                else:
-                    rate = settings.raised(rate)
+                rate = settings.after_publication(rate, noise_scale, distance(out, last))
             pub_t.append(t)
             pub_out.append(out)
             pub_eps.append(V)

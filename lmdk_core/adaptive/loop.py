@@ -48,10 +48,7 @@ def adaptive_publications(
         if last is None or coin(t) < rate:
             out = release(t, values[t], V)
             if last is not None:
-                if noise_scale > distance(out, last):
-                    rate = settings.lowered(rate)
-                else:
-                    rate = settings.raised(rate)
+                rate = settings.after_publication(rate, noise_scale, distance(out, last))
             pub_t.append(t)
             pub_out.append(out)
             pub_eps.append(V)

@@ -37,3 +37,9 @@ class AdaptiveSettings:
     def raised(self, rate: float) -> float:
         """The rate after a publication whose change exceeds the noise."""
         return min(1.0, rate + self.step)
+
+    def after_publication(self, rate: float, noise_scale: float, change: float) -> float:
+        """The rate after a publication that moved ``change`` from the previous one:
+        lowered when the change is within the noise (``noise_scale > change``), raised
+        otherwise (Katsomallos et al. CODASPY'22, the Adaptive scheme)."""
+        return self.lowered(rate) if noise_scale > change else self.raised(rate)
