@@ -181,9 +181,7 @@ def utility_sweep(
     """
     keys = _check_schemes(schemes)
     eps = _check_sweep_grid(epsilons)
-    if isinstance(runs, bool) or int(runs) != runs or not 1 <= runs <= MAX_RUNS:
-        raise InputError(f"the number of runs R must be a whole number from 1 to {MAX_RUNS}")
-    R = int(runs)
+    R = _check_runs(runs)
     S, E = len(keys), eps.size
     errors = np.full((S, E, R), np.nan)
     lm_pub = np.full((S, E), np.nan)
@@ -204,6 +202,13 @@ def utility_sweep(
     return UtilitySweep(schemes=keys, epsilons=eps, runs=R, seed=int(seed), errors=errors,
                         landmarks_published=lm_pub, published=pub, private=private,
                         worst_total=worst, n_landmarks=0 if lm is None else int(lm.size))
+
+
+def _check_runs(runs: int) -> int:
+    """The Monte Carlo runs R per (scheme, ε): a whole number from 1 to MAX_RUNS."""
+    if isinstance(runs, bool) or int(runs) != runs or not 1 <= runs <= MAX_RUNS:
+        raise InputError(f"the number of runs R must be a whole number from 1 to {MAX_RUNS}")
+    return int(runs)
 
 
 def _check_sweep_grid(epsilons: ArrayLike) -> np.ndarray:
@@ -285,12 +290,10 @@ def _accuracy_lines(sweep: UtilitySweep, i: int, label: dict[str, str], u: str) 
     errors compare with it."""
     e = float(sweep.epsilons[i])
     mean = sweep.mean()[:, i]
-    ok = [s for s in range(len(sweep.schemes))
-          if sweep.private[s, i] and np.isfinite(mean[s])]
-    if not ok:
+    best = _most_accurate_private(sweep, i, mean)
+    if best is None:
         return [f"At ε = {e:.3g} none of the chosen schemes is landmark-private with "
                 "these landmarks."]
-    best = min(ok, key=lambda s: mean[s])
     best_name = label[sweep.schemes[best]]
     out = [f"At ε = {e:.3g} the most accurate landmark-private scheme is "
            f"**{best_name}** (mean error {mean[best]:.3g}{u} over {sweep.runs} runs)."]
@@ -300,6 +303,14 @@ def _accuracy_lines(sweep: UtilitySweep, i: int, label: dict[str, str], u: str) 
         out.append(f"{label[sweep.schemes[s]]}'s error is {_ratio(mean[s], mean[best])}"
                    f"{best_name}'s ({mean[s]:.3g}{u}).")
     return out
+
+
+def _most_accurate_private(sweep: UtilitySweep, i: int, mean: np.ndarray) -> int | None:
+    """The index of the landmark-private scheme with the smallest mean error at grid point
+    ``i`` (None when no scheme is landmark-private there with a finite error)."""
+    ok = [s for s in range(len(sweep.schemes))
+          if sweep.private[s, i] and np.isfinite(mean[s])]
+    return min(ok, key=lambda s: mean[s]) if ok else None
 
 
 def _scheme_catches(sweep: UtilitySweep, s: int, i: int, name: str) -> list[str]:

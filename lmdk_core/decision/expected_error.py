@@ -114,9 +114,7 @@ def expected_errors(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLik
     eps = np.asarray(epsilon_t, dtype=float)
     pub = _checked_publication(x, eps, published)
     mech = series_mechanism(x, mechanism)
-    scale = check_positive(radius if mech == "planar_laplace" else sensitivity,
-                           "protection radius r" if mech == "planar_laplace"
-                           else "sensitivity Δf")
+    scale = _noise_scale(mech, sensitivity, radius)
     y = x if sources is None else np.asarray(sources, dtype=float)
     if y.shape != x.shape:
         raise InputError("the publication sources must have the shape of the data")
@@ -140,6 +138,14 @@ def expected_errors(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLik
     out = np.full(T, np.nan)
     out[r] = vals
     return out
+
+
+def _noise_scale(mech: str, sensitivity: float | None, radius: float | None) -> float:
+    """The mechanism's scale unit, checked > 0: the protection radius r for Planar
+    Laplace, the sensitivity Δf otherwise."""
+    if mech == "planar_laplace":
+        return check_positive(radius, "protection radius r")
+    return check_positive(sensitivity, "sensitivity Δf")
 
 
 def _checked_publication(x: np.ndarray, eps: np.ndarray,

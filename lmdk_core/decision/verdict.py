@@ -202,12 +202,12 @@ def privacy_verdict(
         return _red_verdict(ctx)
     if ctx.lt_max is None:
         return _green_without_model(ctx)
-    if ctx.lt_max > ctx.alpha * (1 + LEAKAGE_RTOL) or not np.isfinite(ctx.lt_max):
-        if advice is None and advise and backward is not None and np.isfinite(ctx.lt_max):
-            advice = calibration_advice(epsilon_t, lm_list, theorem.epsilon, ctx.alpha,
-                                        backward, forward, groups=groups)
-        return _amber_verdict(ctx, advice)
-    return _green_under_model(ctx)
+    if ctx.tpl_within_target:
+        return _green_under_model(ctx)
+    if advice is None and advise and backward is not None and np.isfinite(ctx.lt_max):
+        advice = calibration_advice(epsilon_t, lm_list, theorem.epsilon, ctx.alpha,
+                                    backward, forward, groups=groups)
+    return _amber_verdict(ctx, advice)
 
 
 def _plural(n: int, word: str) -> str:
@@ -282,6 +282,11 @@ class _VerdictContext:
     def eps(self) -> float:
         """The budget ε checked by the theorem."""
         return self.theorem.epsilon
+
+    @property
+    def tpl_within_target(self) -> bool:
+        """Whether the largest landmark TPL is finite and ``≤ α·(1 + LEAKAGE_RTOL)``."""
+        return bool(np.isfinite(self.lt_max) and self.lt_max <= self.alpha * (1 + LEAKAGE_RTOL))
 
     @property
     def alpha_name(self) -> str:
