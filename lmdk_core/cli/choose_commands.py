@@ -178,9 +178,8 @@ def _solution_line(s, target, unit: str) -> str:
 def _feasible_note(s) -> str:
     """"feasible only for ε in [a, b] ∪ …" when the feasible set is not one interval
     reaching the top of the searched range (static schemes)."""
-    ivs = s.extra.get("intervals") or []
-    hi = ivs[-1][1] if ivs else None
-    if len(ivs) <= 1 and (hi is None or hi >= 1e4 or s.scheme == "adaptive"):
+    ivs = s.partial_intervals()
+    if not ivs:
         return ""
     return "  feasible only for ε in " + " ∪ ".join(f"[{a:.4g}, {b:.4g}]" for a, b in ivs)
 

@@ -127,6 +127,26 @@ class EpsilonSolution:
     landmark_private: bool | None = None
     extra: dict = field(default_factory=dict)
 
+    def partial_intervals(self, top: float = 1e4) -> list[tuple[float, float]]:
+        """The ε intervals that meet the target when they are not one interval reaching
+        ``top``, the top of the searched range (a repeated value drifts out of the bound
+        when the noise shrinks); ``[]`` otherwise. Adaptive's single interval runs from its
+        simulated solution to the top and is no feasible set, so it is never partial.
+
+        >>> t = AccuracyTarget("mean", 1.0)
+        >>> EpsilonSolution("skip", 0.5, 0.9, t, "exact",
+        ...                 extra={"intervals": [(0.5, 2.0), (7.0, 1e4)]}).partial_intervals()
+        [(0.5, 2.0), (7.0, 10000.0)]
+        >>> EpsilonSolution("uniform", 0.5, 0.9, t, "exact",
+        ...                 extra={"intervals": [(0.5, 1e4)]}).partial_intervals()
+        []
+        """
+        spans = self.extra.get("intervals") or []
+        if (self.epsilon is None or self.scheme == "adaptive" or not spans
+                or (len(spans) == 1 and spans[-1][1] >= top)):
+            return []
+        return list(spans)
+
     def to_dict(self) -> dict:
         return {"scheme": self.scheme, "epsilon": self.epsilon, "achieved": self.achieved,
                 "method": self.method, "reason": self.reason or None,

@@ -55,8 +55,8 @@ def partial_ranges(sols: Sequence[EpsilonSolution]) -> list[str]:
     repeated value drifts out of the bound when the noise shrinks): its ε intervals."""
     out = []
     for s in sols:
-        spans = s.extra.get("intervals", [])
-        if s.epsilon is None or not spans or (len(spans) == 1 and spans[-1][1] >= SEARCH_TOP):
+        spans = s.partial_intervals(SEARCH_TOP)
+        if not spans:
             continue
         text = " and ".join(f"{a:.4g} to {b:.4g}" for a, b in spans)
         out.append(f"{SCHEMES[s.scheme].label} meets the target only for ε from {text}: a "
