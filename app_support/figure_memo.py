@@ -12,14 +12,13 @@ is returned — any change belongs inside ``build``.
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
 from collections.abc import Callable, Iterable, Mapping
 
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
+from lmdk_core.data.digest import object_digest
 from lmdk_core.engine.release import Release
 
 
@@ -32,40 +31,11 @@ def release_figure_key(name: str, time: np.ndarray, releases: Mapping[str, Relea
     return content_key(name, np.asarray(time), dict(releases), leakage, tuple(extra))
 
 
-def _feed(h, obj: object) -> None:
-    """Feed ``obj`` to the hash canonically: arrays by dtype, shape and bytes,
-    dataclasses field by field, mappings in key order, sequences item by item, other
-    values by type and ``repr`` (the same content gives the same bytes whatever the
-    objects' identity or memory layout)."""
-    if isinstance(obj, np.ndarray):
-        arr = np.ascontiguousarray(obj)
-        h.update(f"A{arr.dtype.str}{arr.shape}".encode())
-        h.update(arr.tobytes() if arr.dtype != object else repr(arr.tolist()).encode())
-    elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        h.update(f"D{type(obj).__qualname__}".encode())
-        for f in dataclasses.fields(obj):
-            h.update(f"|{f.name}=".encode())
-            _feed(h, getattr(obj, f.name))
-    elif isinstance(obj, Mapping):
-        h.update(f"M{len(obj)}".encode())
-        for k in sorted(obj, key=repr):
-            _feed(h, k)
-            _feed(h, obj[k])
-    elif isinstance(obj, (list, tuple)):
-        h.update(f"L{len(obj)}".encode())
-        for x in obj:
-            _feed(h, x)
-    else:
-        h.update(f"S{type(obj).__name__}:{obj!r};".encode())
-
-
 def content_key(name: str, *parts: object) -> str:
     """SHA-256 of a chart's name and the inputs it is built from (arrays, lists of
     labels, dataclasses of results such as releases, numbers, strings), fed
     canonically: equal inputs give equal keys, any changed value another key."""
-    h = hashlib.sha256(name.encode())
-    _feed(h, parts)
-    return h.hexdigest()
+    return object_digest(*parts, label=name)
 
 
 @st.cache_resource(max_entries=24, show_spinner=False)

@@ -330,8 +330,21 @@ function unmount(parentElement) {
   st.map.remove();
 }
 
+// Leaflet 1.9's canvas renderer can run a redraw it had requested after map.remove()
+// destroyed its canvas (a rerun that replaces the map, e.g. switching the online tiles):
+// "Cannot read properties of undefined (reading 'save')". Nothing is left to draw then.
+function guardCanvasRedraw() {
+  const redraw = L.Canvas.prototype._redraw;
+  if (redraw.lmdkGuarded) return;
+  L.Canvas.prototype._redraw = function () {
+    if (this._ctx) redraw.call(this);
+  };
+  L.Canvas.prototype._redraw.lmdkGuarded = true;
+}
+
 function render(component) {
   const { parentElement, data, setTriggerValue } = component;
+  guardCanvasRedraw();
   let st = STATES.get(parentElement);
   if (!st) {
     st = createState(parentElement);
