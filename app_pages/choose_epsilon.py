@@ -15,7 +15,7 @@ from app_support.components import cached_posterior_curve
 from app_support.current_data import CurrentData, data_choice
 from app_support.figure_memo import content_key, memo_figure
 from app_support.session import keep_page_state, set_setting, setting
-from lmdk_core.decision.accuracy import AccuracyTarget, accuracy_at
+from lmdk_core.decision.accuracy import EPS_RANGE, AccuracyTarget, accuracy_at
 from lmdk_core.decision.adaptive_accuracy import min_adaptive_runs
 from lmdk_core.decision.attacker import (
     averaging_attack,
@@ -201,7 +201,7 @@ def _static_answers(target: AccuracyTarget) -> None:
     found = [s.epsilon for s in sols if s.epsilon is not None]
     lo = min([eps_now, *found]) / 10
     hi = max([eps_now, *found]) * 3
-    grid = np.geomspace(max(lo, 1e-4), min(hi, 1e4), 60)
+    grid = np.geomspace(max(lo, EPS_RANGE[0]), min(hi, EPS_RANGE[1]), 60)
     curves = _accuracy_curves(values, tuple(lm), target, schemes, window, mech, grid)
     fig_kw = {"kind": target.kind, "current_epsilon": eps_now, "unit": unit,
               "target": target.probability if target.kind == "within" else target.bound,

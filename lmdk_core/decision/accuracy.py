@@ -112,6 +112,10 @@ def _check_reading(per: str, kind: str) -> None:
                          "'within' (a mean error is per reading: 'each' or 'typical')")
 
 
+#: the range of total budgets the accuracy solver searches
+EPS_RANGE = (1e-4, 1e4)
+
+
 @dataclass
 class EpsilonSolution:
     """The answer for one scheme: the smallest ε on the searched range that meets the
@@ -127,7 +131,7 @@ class EpsilonSolution:
     landmark_private: bool | None = None
     extra: dict = field(default_factory=dict)
 
-    def partial_intervals(self, top: float = 1e4) -> list[tuple[float, float]]:
+    def partial_intervals(self, top: float = EPS_RANGE[1]) -> list[tuple[float, float]]:
         """The ε intervals that meet the target when they are not one interval reaching
         ``top``, the top of the searched range (a repeated value drifts out of the bound
         when the noise shrinks); ``[]`` otherwise. Adaptive's single interval runs from its

@@ -17,9 +17,6 @@ from lmdk_core.decision.attacker import posterior_bound
 from lmdk_core.decision.sensitivity import LandmarkEvent
 from lmdk_core.engine.allocation import SCHEMES
 
-#: the upper end of the ε range the accuracy search covers
-SEARCH_TOP = 1e4
-
 
 def solution_rows(sols: Sequence[EpsilonSolution], target: AccuracyTarget,
                   unit: str) -> list[dict[str, str]]:
@@ -55,7 +52,7 @@ def partial_ranges(sols: Sequence[EpsilonSolution]) -> list[str]:
     repeated value drifts out of the bound when the noise shrinks): its ε intervals."""
     out = []
     for s in sols:
-        spans = s.partial_intervals(SEARCH_TOP)
+        spans = s.partial_intervals()
         if not spans:
             continue
         text = " and ".join(f"{a:.4g} to {b:.4g}" for a, b in spans)

@@ -31,6 +31,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from lmdk_core.decision.accuracy import (
+    EPS_RANGE,
     AccuracyTarget,
     EpsilonSolution,
     _meets,
@@ -49,8 +50,6 @@ from lmdk_core.engine.validation import InputError, check_epsilon
 
 __all__ = ["MonteCarloSettings", "solve_epsilon", "solve_all_schemes"]
 
-#: the range of total budgets the solver searches
-EPS_RANGE = (1e-4, 1e4)
 #: points of the log grid scanned before bisection (per decade ≈ 12)
 GRID_POINTS = 97
 
