@@ -16,6 +16,7 @@ from app_support.components import (
 from app_support.current_data import current_data, view_config
 from app_support.download_buttons import (
     reference_uploader,
+    restore_uploaded_config,
     track_downloads,
 )
 from app_support.session import (
@@ -33,13 +34,11 @@ from app_support.track_edits import (
     clear_landmarks,
     demo_landmarks,
     metres,
-    on_config,
     on_map_click,
     on_multiselect,
     on_stay_select,
     on_table_edit,
     on_upload,
-    restore_track_config,
     stay_chip,
     stay_key,
     stay_suggestions,
@@ -93,8 +92,9 @@ with st.expander(":material/upload_file: Use your own track, or restore a saved 
         f"candidates) or a GeoLife `.plt`. Up to {MAX_TRACK_POINTS:,} points.",
         type=["csv", "txt", "gpx", "plt"], key=K.TRACK_UPLOAD, on_change=on_upload)
     c2.file_uploader("Configuration JSON (downloaded below)", type=["json"],
-                     key=K.TRACK_CONFIG_UPLOAD, on_change=on_config)
-reference_uploader("track", "track_reference_upload", restore_track_config, "track_upload_error")
+                     key=K.TRACK_CONFIG_UPLOAD, on_change=restore_uploaded_config,
+                     args=(K.TRACK_CONFIG_UPLOAD, "track"))
+reference_uploader("track", "track_reference_upload")
 if st.session_state.get(K.TRACK_UPLOAD_ERROR):
     st.error(st.session_state[K.TRACK_UPLOAD_ERROR], icon=":material/error:")
 for warning in track.warnings:

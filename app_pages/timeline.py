@@ -16,7 +16,11 @@ from app_support.components import (
 )
 from app_support.correlation_state import STRENGTH_LABEL, strength_ladder
 from app_support.current_data import current_data, view_config
-from app_support.download_buttons import reference_uploader, restore_config, series_downloads
+from app_support.download_buttons import (
+    reference_uploader,
+    restore_uploaded_config,
+    series_downloads,
+)
 from app_support.series_upload import column_choices, on_series_upload
 from app_support.session import (
     DEMO_SERIES,
@@ -42,7 +46,6 @@ from lmdk_core.figures.chart_selection import (
 )
 from lmdk_core.figures.decimation import DISPLAY_MAX_POINTS
 from lmdk_core.figures.style import PLOTLY_CONFIG
-from lmdk_core.files.config import ViewConfig
 from lmdk_core.landmarks.discovery import (
     DEFAULT_DEVIATION_K,
     DEFAULT_DEVIATION_WINDOW,
@@ -174,17 +177,6 @@ def _add_clamped(lower: float, upper: float) -> None:
     set_setting("sensitivity", clamp.sensitivity)
 
 
-def _on_config() -> None:
-    f = st.session_state.get(K.CONFIG_UPLOAD)
-    if f is None:
-        return
-    _restore_config(f.getvalue(), f.name)
-
-
-def _restore_config(source: bytes | ViewConfig, fname: str) -> None:
-    restore_config(source, fname, "series")
-
-
 # ---------------------------------------------------------------- page
 st.title(":material/show_chart: Timeline")
 st.caption(
@@ -200,9 +192,10 @@ with st.expander(":material/upload_file: Use your own data, or restore a saved v
                      "dates, increasing)", type=["csv", "txt"], key=K.SERIES_UPLOAD,
                      on_change=on_series_upload)
     c2.file_uploader("Configuration JSON (downloaded below)", type=["json"],
-                     key=K.CONFIG_UPLOAD, on_change=_on_config)
+                     key=K.CONFIG_UPLOAD, on_change=restore_uploaded_config,
+                     args=(K.CONFIG_UPLOAD, "series"))
     column_choices()
-reference_uploader("series", "series_reference_upload", _restore_config, "upload_error")
+reference_uploader("series", "series_reference_upload")
 if st.session_state.get(K.UPLOAD_ERROR):
     st.error(st.session_state[K.UPLOAD_ERROR], icon=":material/error:")
 for note in getattr(series, "notes", ()):  # e.g. repeated times kept (docs/data-formats.md)

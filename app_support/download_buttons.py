@@ -105,14 +105,22 @@ def referenced_or_pending(cfg: ViewConfig, kind: str,
     return None
 
 
-def reference_uploader(kind: str, key: str, restore: Callable[[ViewConfig, str], None],
-                       error_key: str) -> None:
+def restore_uploaded_config(widget_key: str, kind: str) -> None:
+    """The configuration uploader's callback: restore the JSON file now in
+    ``widget_key`` as a view of ``kind`` (:func:`restore_config`)."""
+    f = st.session_state.get(widget_key)
+    if f is not None:
+        restore_config(f.getvalue(), f.name, kind)
+
+
+def reference_uploader(kind: str, key: str) -> None:
     """When a restored configuration waits for its data file: say which file, and offer
     an uploader; the file is checked against the SHA-256 (a mismatch is an error that
-    changes nothing) and then ``restore(cfg_with_data, filename)`` runs."""
+    changes nothing) and then the view is restored (:func:`restore_config`)."""
     cfg = pending_reference(kind)
     if cfg is None:
         return
+    error_key = _restore_target(kind).error_key
 
     def _on_data() -> None:
         f = st.session_state.get(key)
@@ -129,7 +137,7 @@ def reference_uploader(kind: str, key: str, restore: Callable[[ViewConfig, str],
         st.session_state.pop(K.pending_reference_key(kind), None)
         st.session_state[error_key] = None
         remember_upload("Restored: " + f.name, f.name, f.getvalue())
-        restore(ready, f.name)
+        restore_config(ready, f.name, kind)
 
     ref = cfg.data_file
     st.info(f"The configuration refers to its data file {quote_user_text(ref['name'])} "

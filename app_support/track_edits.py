@@ -12,7 +12,6 @@ import streamlit as st
 from app_support import state_keys as K
 from app_support.download_buttons import (
     remember_upload,
-    restore_config,
 )
 from app_support.session import (
     setting,
@@ -43,7 +42,6 @@ from lmdk_core.figures.map import (
     nearest_in_time,
     revisit_candidates,
 )
-from lmdk_core.files.config import ViewConfig
 from lmdk_core.landmarks.discovery import track_stay_points
 
 MAP_KEY = K.TRACK_MAP
@@ -222,17 +220,6 @@ def on_upload() -> None:
         return
     st.session_state[K.TRACK_UPLOAD_ERROR] = None
     remember_upload(add_track(f"Upload: {f.name}", tr), f.name, f.getvalue())
-
-
-def on_config() -> None:
-    f = st.session_state.get(K.TRACK_CONFIG_UPLOAD)
-    if f is None:
-        return
-    restore_track_config(f.getvalue(), f.name)
-
-
-def restore_track_config(source: bytes | ViewConfig, fname: str) -> None:
-    restore_config(source, fname, "track")
 
 
 def candidate_options(stays: list) -> list[str]:
