@@ -219,7 +219,8 @@ elif key not in results:
               on_click=request_release, args=(key,), icon=":material/play_arrow:",
               help="Draws every user's noise and computes the verifier's verdict on what "
                    "each release spent, the landmark TPL and the measured error.")
-if st.session_state.get(K.POP_CANCELLED):
+# a Cancel that reached the server after the release had finished cancelled nothing
+if st.session_state.get(K.POP_CANCELLED) and key not in results:
     st.info("Release cancelled: nothing was drawn for these settings.",
             icon=":material/cancel:")
 shown = results.get(key)

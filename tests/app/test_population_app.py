@@ -225,6 +225,21 @@ def test_page_renders_the_demo_with_its_distributions(population):
     assert int(res.audit["landmark_private"].sum()) == 200
 
 
+def test_a_cancel_after_the_release_finished_claims_no_cancellation(population):
+    """A Cancel click that reaches the server once the release is done (its button is
+    still on screen) cancels nothing: the release is shown, with no 'cancelled' notice;
+    a real cancellation (nothing released at these settings) still says so."""
+    at = _release(population)
+    at.session_state["pop_cancelled"] = True  # what the late Cancel's callback sets
+    at.run()
+    assert metric(at, "Released users") == "200"
+    assert not any("Release cancelled" in i.value for i in at.info)
+    at.session_state["pop_results"] = {}  # nothing released at these settings
+    at.session_state["pop_last"] = None
+    at.run()
+    assert any("Release cancelled" in i.value for i in at.info)
+
+
 def test_open_in_timeline_carries_the_users_landmarks(population):
     at = _release(population)
     user = at.selectbox(key="pop_user").value
