@@ -12,6 +12,7 @@ forwards (BPL) and on the reversed budget (FPL), restarted at landmarks. Recursi
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 
 import numpy as np
 
@@ -90,18 +91,28 @@ def run_python(eps: np.ndarray, loss: LossFunction, restart: np.ndarray | None,
         a_start = float(out[start - 1])
     else:
         a_start = 0.0
-    f = loss.scalar
     a = a_start
     e = eps.tolist()
-    if restart is None:
+    r = restart.tolist() if restart is not None else [False] * len(e)
+    if loss.is_zero:
         for t in range(start, len(e)):
-            a = f(a) + e[t]
+            a = 0.0 + e[t]  # L = 0: scalar returns 0.0
             out[t] = a
-    else:
-        r = restart.tolist()
-        for t in range(start, len(e)):
-            a = f(a) + e[t]
-            out[t] = a
-            if r[t]:
-                a = 0.0
+        return out
+    # LossFunction.scalar's operations inline (its tables bound once):
+    # log1p((Q_k − D_k)·x / (1 + D_k·x)), x = expm1(a), k by bisect_right on the crossings;
+    # the method itself above α = 700 (its log branch)
+    scalar, thr, wQ, wD = loss.scalar, loss._thr_list, loss._wQ_list, loss._wD_list
+    expm1, log1p, bisect = math.expm1, math.log1p, bisect_right
+    for t in range(start, len(e)):
+        if a > _BIG_ALPHA:
+            a = scalar(a) + e[t]
+        else:
+            x = expm1(a)
+            k = bisect(thr, x)
+            D = wD[k]
+            a = log1p((wQ[k] - D) * x / (1.0 + D * x)) + e[t]
+        out[t] = a
+        if r[t]:
+            a = 0.0
     return out

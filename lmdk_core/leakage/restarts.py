@@ -16,11 +16,14 @@ import numpy as np
 
 from lmdk_core.leakage.loss import LossFunction
 
-__all__ = ["Gaps", "restarted"]
+__all__ = ["Gaps", "restarted", "restarted_both"]
 
 #: a restarted recursion stops once it is within this relative distance of the segment
 #: recursion at the same timestamp (see :func:`restarted`)
 _MERGE_RTOL = 1e-13
+#: segment runs at most this large keep every restarted run below the loss function's
+#: log branch (α > 700) with a wide margin: the loop skips its per-step check
+_SMALL_ALPHA = 650.0
 
 
 def restarted(eps: np.ndarray, loss: LossFunction, t: np.ndarray, anchor: np.ndarray,
@@ -42,38 +45,107 @@ def restarted(eps: np.ndarray, loss: LossFunction, t: np.ndarray, anchor: np.nda
     length K instead of ``Σ_gaps gap²/2``; without contraction (``L(α) = α``, perfect
     correlation) it is that sum, as the definition requires.
     """
-    out = np.empty(t.size)
-    idx = np.arange(t.size)
-    anc = anchor
-    pos = t + direction
-    v = eps[pos].copy()  # L(0) + ε = ε
-    zero = loss.is_zero
-    ev = loss.evaluate
-    live = np.ones(t.size, dtype=bool)
-    n_live = t.size
-    while True:
-        ref = segment[pos]
-        at_end = pos == anc
-        fin = np.abs(v - ref) <= _MERGE_RTOL * ref
-        fin |= at_end
-        fin &= live
-        if fin.any():
-            end = fin & at_end
-            met = fin & ~at_end
-            out[idx[end]] = v[end]
-            out[idx[met]] = segment[anc[met]]
-            live &= ~fin
-            n_live -= int(np.count_nonzero(fin))
-            if n_live == 0:
-                return out
-            if n_live < 0.75 * live.size:  # compact; finished runs otherwise idle in place
-                idx, anc, pos, v = idx[live], anc[live], pos[live], v[live]
-                live = np.ones(n_live, dtype=bool)
-        if n_live == live.size:
-            pos = pos + direction
+    steps = np.full(t.size, direction, dtype=np.intp)
+    return _Runs(eps, (loss, loss), t.size, steps, segment,
+                 np.zeros(t.size, dtype=np.intp)).run(t, anchor)
+
+
+def restarted_both(eps: np.ndarray, losses: tuple[LossFunction, LossFunction],
+                   fpl: tuple[np.ndarray, np.ndarray], bpl: tuple[np.ndarray, np.ndarray],
+                   sf: np.ndarray, sb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`restarted` down (``fpl = (t, landmark before t)``, loss ``losses[0]``,
+    against ``sf``) and up (``bpl = (t, landmark after t)``, loss ``losses[1]``, against
+    ``sb``) in ONE vector.
+
+    Every run does the same operations on the same numbers as in :func:`restarted`
+    (numpy's element-wise functions give each element the same double wherever it sits
+    in the vector, and each run looks its loss function's hull vertex up in its own
+    table), so both results are bit for bit those of two separate calls; the loop's
+    fixed cost per step (a dozen numpy calls on short vectors) is paid once instead of
+    twice (tests/engine/test_leakage_fused.py)."""
+    (tf, af), (tb, ab) = fpl, bpl
+    nf = tf.size
+    steps = np.r_[np.full(nf, -1, dtype=np.intp), np.full(tb.size, 1, dtype=np.intp)]
+    # the runs up read their segment run from the second half of one array
+    offset = np.r_[np.zeros(nf, dtype=np.intp), np.full(tb.size, sf.size, dtype=np.intp)]
+    out = _Runs(eps, losses, nf, steps, np.r_[sf, sb], offset).run(np.r_[tf, tb],
+                                                                   np.r_[af, ab])
+    return out[:nf], out[nf:]
+
+
+class _Runs:
+    """The loop of :func:`restarted`: run i starts at ``t_i + steps_i``, moves by
+    ``steps_i`` (±1) to ``anchor_i`` and compares with ``segment[pos + offset_i]``; the
+    first ``split`` runs use ``losses[0]``, the others ``losses[1]``."""
+
+    def __init__(self, eps: np.ndarray, losses: tuple[LossFunction, LossFunction],
+                 split: int, steps: np.ndarray, segment: np.ndarray, offset: np.ndarray):
+        self.eps, self.losses, self.split = eps, losses, split
+        self.step, self.segment, self.off = steps, segment, offset
+        l0, l1 = losses
+        self.same = l0 is l1
+        self.zero = l0.is_zero and l1.is_zero
+        # both hulls' vertex tables end to end: a run of the second loss reads its vertex
+        # at its own index + the first table's length
+        self.qmd = l0._wQmD if self.same else np.r_[l0._wQmD, l1._wQmD]
+        self.d = l0._wD if self.same else np.r_[l0._wD, l1._wD]
+        self.shift = l0._wD.size
+        # a restarted run never exceeds the segment run it is compared with (monotone
+        # maps from a smaller start), so below the loss function's log branch (α > 700)
+        # with a margin of e^50 for rounding, no run can reach it: no check per step
+        self.small = not (l0.is_zero or l1.is_zero) and (
+            segment.size == 0 or float(segment.max()) <= _SMALL_ALPHA)
+
+    def evaluate(self, v: np.ndarray) -> np.ndarray:
+        """``L(v)`` of every run with its own loss function: the operations of
+        :meth:`LossFunction.evaluate` (``log1p((Q − D)·x / (1 + D·x))``, ``x = expm1(v)``,
+        the hull vertex by ``searchsorted``), one numpy call each for all runs."""
+        l0, l1 = self.losses
+        s = self.split
+        if not self.small:  # the loss functions' own checks (zero, log branch)
+            return l0.evaluate(v) if self.same else np.r_[l0.evaluate(v[:s]),
+                                                          l1.evaluate(v[s:])]
+        x = np.expm1(v)
+        if self.same:
+            k = l0._x_thr.searchsorted(x, side="right")
         else:
-            pos = pos + np.where(live, direction, 0)
-        v = eps[pos] if zero else ev(v) + eps[pos]
+            k = np.empty(v.size, dtype=np.intp)
+            k[:s] = l0._x_thr.searchsorted(x[:s], side="right")
+            k[s:] = l1._x_thr.searchsorted(x[s:], side="right") + self.shift
+        return np.log1p(self.qmd.take(k) * x / (1.0 + self.d.take(k) * x))
+
+    def run(self, t: np.ndarray, anchor: np.ndarray) -> np.ndarray:
+        """The final value of every run (see :func:`restarted`)."""
+        eps, segment = self.eps, self.segment
+        out = np.empty(t.size)
+        idx = np.arange(t.size)
+        anc, step, off = anchor, self.step, self.off
+        pos = t + step
+        v = eps[pos].copy()  # L(0) + ε = ε
+        live = np.ones(t.size, dtype=bool)
+        n_live = t.size
+        while True:
+            ref = segment[pos + off]
+            at_end = pos == anc
+            fin = np.abs(v - ref) <= _MERGE_RTOL * ref
+            fin |= at_end
+            fin &= live
+            if fin.any():
+                end = fin & at_end
+                met = fin & ~at_end
+                out[idx[end]] = v[end]
+                out[idx[met]] = segment[anc[met] + off[met]]
+                live &= ~fin
+                n_live -= int(np.count_nonzero(fin))
+                if n_live == 0:
+                    return out
+                if n_live < 0.75 * live.size:  # compact; finished runs otherwise idle
+                    self.split = int(np.count_nonzero(live[:self.split]))
+                    idx, anc, pos, v = idx[live], anc[live], pos[live], v[live]
+                    step, off = step[live], off[live]
+                    live = np.ones(n_live, dtype=bool)
+            pos = pos + step if n_live == live.size else pos + step * live
+            v = eps[pos] if self.zero else self.evaluate(v) + eps[pos]
 
 
 @dataclass
@@ -104,14 +176,19 @@ class Gaps:
         eps, sb, sf = self.eps, self.sb, self.sf
         regular, prev, nxt = self.regular[sel], self.prev[sel], self.nxt[sel]
         val = self.upper[sel].copy()
-        # landmark before t: FPL restarted at t−1 down to prev (t − prev terms)
-        has = prev >= 0
-        if np.any(has):
-            fnew = restarted(eps, self.lf, regular[has], prev[has], -1, sf)
-            val[has] += fnew - sf[prev[has]]
+        # landmark before t: FPL restarted at t−1 down to prev (t − prev terms);
         # landmark after t: BPL restarted at t+1 up to next (next − t terms)
-        has = nxt < eps.size
-        if np.any(has):
-            bnew = restarted(eps, self.lb, regular[has], nxt[has], +1, sb)
-            val[has] += bnew - sb[nxt[has]]
+        down, up = prev >= 0, nxt < eps.size
+        if np.any(down) and np.any(up):
+            fnew, bnew = restarted_both(eps, (self.lf, self.lb), (regular[down], prev[down]),
+                                        (regular[up], nxt[up]), sf, sb)
+            val[down] += fnew - sf[prev[down]]
+            val[up] += bnew - sb[nxt[up]]
+            return val
+        if np.any(down):
+            fnew = restarted(eps, self.lf, regular[down], prev[down], -1, sf)
+            val[down] += fnew - sf[prev[down]]
+        if np.any(up):
+            bnew = restarted(eps, self.lb, regular[up], nxt[up], +1, sb)
+            val[up] += bnew - sb[nxt[up]]
         return val
