@@ -20,14 +20,43 @@ from lmdk_core.figures.object_memo import per_object
 from lmdk_core.figures.style import COLORS
 
 __all__ = ["BARS_MAX_POINTS", "COLORS", "bar_width", "data_labels", "date_axis_values",
-           "decimate_figure", "display_values", "hover_labels", "hline", "subplot_axes",
-           "subplot_layout"]
+           "decimate_figure", "display_values", "hover_labels", "hline", "plain_figure",
+           "subplot_axes", "subplot_layout", "template_json", "with_template"]
 
 #: budgets of longer series are drawn as a filled step line (one SVG path) with landmark
 #: markers instead of one bar per timestamp: thousands of bars took the browser about a
 #: second to draw on every rerun
 BARS_MAX_POINTS = 1000
 
+
+
+def plain_figure(data: list[dict], layout: dict) -> go.Figure:
+    """A figure of traces and a layout written as plain dictionaries (plotly's JSON
+    names), which plotly does not validate again: validating every property, a named
+    template's and each ``add_hline``/``add_vline`` one by one, was most of a chart's
+    build time on every rerun. The result equals ``go.Figure(data=data, layout=layout)``
+    (same JSON), provided the dictionaries are valid — tests/engine/test_figures_common.py
+    checks the figures built this way against plotly's validated construction."""
+    return go.Figure(data=data, layout=layout, _validate=False)
+
+
+def with_template(fig: go.Figure, name: str) -> go.Figure:
+    """``fig`` with plotly's named template ``name``: the figure
+    ``fig.update_layout(template=name)`` gives (same JSON), without validating the
+    template's hundreds of properties again (~35 ms a chart, on every rerun that builds
+    one). A new figure (:func:`plain_figure`); ``fig`` is left as it was."""
+    d = fig.to_plotly_json()
+    return plain_figure(d["data"], {**d["layout"], "template": template_json(name)})
+
+
+@functools.lru_cache(maxsize=4)
+def template_json(name: str) -> dict:
+    """The JSON of plotly's named template ``name`` (e.g. 'plotly_white'), as
+    ``layout.template = name`` puts it into a figure; computed once and shared: do not
+    change it (a figure's ``to_dict`` copies it)."""
+    import plotly.io as pio
+
+    return pio.templates[name].to_plotly_json()
 
 
 def subplot_layout(rows: int, cols: int = 1, **options) -> dict:

@@ -1,12 +1,15 @@
 """The subplot grid and ε lines the Map, Timeline and Compare figures write as plain
 dictionaries (figures.common): the same layout, axes and shapes plotly's make_subplots,
-add_trace(row=…, col=…) and add_hline build."""
+add_trace(row=…, col=…) and add_hline build; with_template (the Learn charts): the same
+figure as plotly's validated ``update_layout(template=…)``."""
 
 from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from plotly.subplots import make_subplots
 
 from lmdk_core.figures.common import COLORS, hline, subplot_axes, subplot_layout
@@ -57,3 +60,58 @@ def test_axes_and_hline_are_what_add_trace_and_add_hline_set(rows, cols):
         s.to_plotly_json() for s in ref.layout.shapes]
     assert [a.to_plotly_json() for a in built.layout.annotations] == [
         a.to_plotly_json() for a in ref.layout.annotations]
+
+
+# ---------------------------------------------------------------- plain figures, templates
+def _json(fig: go.Figure) -> dict:
+    """The chart's JSON as the browser receives it, parsed (key order aside)."""
+    import json
+
+    import plotly.io as pio
+
+    return json.loads(pio.to_json(fig, validate=False))
+
+
+def _reference_template(fig: go.Figure, name: str) -> go.Figure:
+    """What with_template replaces: plotly's validated assignment of the template."""
+    return fig.update_layout(template=name)
+
+
+def test_with_template_is_update_layout_template_and_leaves_the_figure():
+    from lmdk_core.figures.common import with_template
+
+    fig = make_subplots(rows=2, cols=1, subplot_titles=["a", "b"])
+    fig.add_trace(go.Scatter(x=np.arange(5), y=np.arange(5.0) ** 2, name="sq"), row=1, col=1)
+    fig.add_trace(go.Bar(x=[1, 2], y=[3, 4]), row=2, col=1)
+    fig.add_hline(y=2.0, row=2, col=1)
+    before = _json(fig)
+    ours = with_template(fig, "plotly_white")
+    assert _json(fig) == before  # the figure given is not changed
+    assert _json(ours) == _json(_reference_template(go.Figure(fig), "plotly_white"))
+    # and it is one plotly accepts: its validated construction is the same figure
+    assert _json(go.Figure(ours.to_dict())) == _json(ours)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.floats(0.05, 5.0), st.floats(0.0, 20.0), st.floats(0.01, 0.99),
+       st.lists(st.floats(0.01, 5.0), min_size=1, max_size=8))
+def test_learn_figures_are_those_of_the_validated_template(epsilon, cut, prior, eps):
+    """Lesson charts built with with_template against the same charts with plotly's own
+    template assignment (the Learn page's charts before): the same JSON."""
+    from lmdk_core.figures import learn as lf
+    from lmdk_core.teaching.definition import neighbouring_densities
+
+    nd = neighbouring_densities(epsilon, 1.0, 10.0)
+    eps_arr = np.asarray(eps)
+    weights = np.linspace(0.2, 1.0, eps_arr.size)
+    build = [lambda: lf.neighbours_figure(nd, (cut, float(nd.x[-1]))),
+             lambda: lf.posterior_figure(prior, epsilon),
+             lambda: lf.discount_figure(eps_arr, weights)]
+    ours = [_json(b()) for b in build]
+    original = lf.with_template
+    lf.with_template = _reference_template
+    try:
+        ref = [_json(b()) for b in build]
+    finally:
+        lf.with_template = original
+    assert ours == ref
