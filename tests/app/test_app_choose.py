@@ -11,10 +11,31 @@ from lmdk_core.decision.accuracy import AccuracyTarget
 from lmdk_core.decision.epsilon_search import solve_epsilon
 from tests.conftest import open_page
 
+ATTACKER, REPEATED = "What an attacker learns", "Repeated releases"
+
 
 @pytest.fixture(scope="module")
 def at():
     return open_page("choose_epsilon")
+
+
+def open_tab(at, label: str):
+    """Switch to the tab ``label`` (a tab click: the page reruns and computes only the
+    open tab)."""
+    at.session_state["choose_tab"] = label
+    return at.run()
+
+
+def test_only_the_open_tab_is_computed():
+    page = open_page("choose_epsilon")
+    buttons = [b.label for b in page.button]
+    assert any(b.startswith("Apply Uniform") for b in buttons)  # the accuracy tab
+    assert not any("more certain" in m.value for m in page.markdown)  # no attacker tab
+    assert not any(b.startswith("Apply ε =") for b in buttons)  # no schedule tab
+    open_tab(page, ATTACKER)
+    assert not page.exception
+    assert any("more certain" in m.value for m in page.markdown)
+    assert not any(b.label.startswith("Apply Uniform") for b in page.button)
 
 
 def test_uniform_solution_applies_to_the_sidebar(at):
@@ -42,9 +63,10 @@ def test_out_of_range_answers_cannot_be_applied(at):
 
 
 def test_attacker_and_schedule_sentences(at):
-    text = " ".join(m.value for m in at.markdown)
+    text = " ".join(m.value for m in open_tab(at, ATTACKER).markdown)
     assert "more certain" in text
     assert "100% of them are landmarks" in text  # Skip's repeats reveal L
+    text = " ".join(m.value for m in open_tab(at, REPEATED).caption)
     assert "recurs in every release" in text
     apply = next(b for b in at.button if b.label.startswith("Apply ε ="))
     apply.click().run()
@@ -53,6 +75,7 @@ def test_attacker_and_schedule_sentences(at):
 
 def test_track_view_has_the_averaging_attack(at):
     at.radio(key="w_analysis_data").set_value("track").run()
+    open_tab(at, ATTACKER)
     assert not at.exception
     assert not at.error, [e.value for e in at.error]
     text = " ".join(m.value for m in at.markdown)
@@ -97,7 +120,7 @@ def test_attacker_view_states_likelihood_ratios_that_hold_for_the_demo():
     from lmdk_core.decision.sensitivity import landmark_events
     from lmdk_core.engine.allocation import allocate
 
-    page = open_page("choose_epsilon")
+    page = open_tab(open_page("choose_epsilon"), ATTACKER)
     assert not page.error, [e.value for e in page.error]
     table = next(d.value for d in page.dataframe if "likelihood ratio" in d.value.columns)
     assert list(table["covered by Δf"]) == ["yes", "yes", "yes"]
