@@ -368,11 +368,11 @@ st.plotly_chart(memo_figure(content_key("lk_curves", *curves_in, curves_kw),
 with st.expander(f":material/lock: {CONFIDENTIAL_LABEL} — leakage per timestamp"):
     st.download_button(
         "CONFIDENTIAL — Leakage per timestamp (CSV)",
-        csv_with_header([CONFIDENTIAL_LABEL, "leakage per timestamp with ε_t and the landmark "
-                         "flags: do not publish"],
-                        leakage_frame(cur.data.time, cur.data.time_kind, res)),
+        lambda: csv_with_header([CONFIDENTIAL_LABEL, "leakage per timestamp with ε_t and "
+                                 "the landmark flags: do not publish"],
+                                leakage_frame(cur.data.time, cur.data.time_kind, res)),
         file_name=confidential_filename("leakage", "csv"), mime="text/csv",
-        icon=":material/lock:", key="lk_download",
+        icon=":material/lock:", key="lk_download", on_click="ignore",
         help="t, time, ε_t, landmark, BPL, FPL, TPL and landmark TPL. The ε_t and landmark "
              "columns reveal the landmark set: for internal analysis only.")
 st.caption(f"Model: {model}; backward: {BACKWARD[bsrc].lower()}. Without correlation "
