@@ -137,20 +137,22 @@ def _zoom() -> dict:
             "bind": "scales"}
 
 
-def _epsilon_rule(paint, xe: dict, title: str) -> list[dict]:
+def _epsilon_rule(paint, title: str) -> list[dict]:
     """The dashed line at ε (the data's ``epsilon`` column) with its value at its left
-    end, as on the plotly charts (under the line: the panel ends at ε)."""
+    end, as on the plotly charts (under the line: the panel ends at ε). The label sits
+    at the plot's left edge in pixels (it stays in view when the axis is panned), not at
+    the data's first time: an aggregated time made Vega-Lite warn that one field was
+    parsed as a number and as a date."""
     return [
         paint("ε", {
             "mark": {"type": "rule", "strokeDash": [6, 4], "strokeWidth": 1.5},
             "encoding": {"y": {"aggregate": "max", "field": "epsilon",
                                "type": "quantitative", "title": title}}}),
-        {"transform": [{"aggregate": [{"op": "max", "field": "epsilon", "as": "e"},
-                                      {"op": "min", "field": "x", "as": "xmin"}]},
+        {"transform": [{"aggregate": [{"op": "max", "field": "epsilon", "as": "e"}]},
                        {"calculate": "'ε = ' + format(datum.e, '.4~g')", "as": "label"}],
          "mark": {"type": "text", "align": "left", "baseline": "top", "dy": 3, "dx": 2,
                   "fontSize": FONT["size"]},
-         "encoding": {"x": {**xe, "field": "xmin"},
+         "encoding": {"x": {"value": 0},
                       "y": {"field": "e", "type": "quantitative", "title": title},
                       "text": {"field": "label"}}},
     ]
@@ -240,7 +242,7 @@ def _budget_panel(x: np.ndarray, labels: np.ndarray | None, rel: Release,
         paint("landmarks + this timestamp (must stay ≤ ε)", {
             "mark": {"type": "line", "interpolate": "step", "strokeWidth": 1.5},
             "encoding": {"x": xe, "y": y("total", AXIS_TITLES["budget"])}}),
-        *_epsilon_rule(paint, xe, AXIS_TITLES["budget"]),
+        *_epsilon_rule(paint, AXIS_TITLES["budget"]),
         _hover(dates, xe, [number("eps", "ε_t"), number("total", "Σ over L∪{t}"),
                            {"field": "landmark", "type": "nominal"}]),
     ])
@@ -319,7 +321,7 @@ def _leakage_panel(x: np.ndarray, labels: np.ndarray | None, rel: Release,
             paint("landmark TPL", {
                 "mark": {"type": "line", "strokeWidth": 2},
                 "encoding": {"x": xe, "y": y("ltpl", AXIS_TITLES["leakage"])}}),
-            *_epsilon_rule(paint, xe, AXIS_TITLES["leakage"]),
+            *_epsilon_rule(paint, AXIS_TITLES["leakage"]),
             _hover(dates, xe, [number("tpl", "TPL"), number("ltpl", "landmark TPL")]),
         ])
 
