@@ -9,9 +9,16 @@ from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
-from lmdk_core.figures.common import COLORS, with_template
+from lmdk_core.figures.common import (
+    COLORS,
+    hline,
+    plain_figure,
+    subplot_axes,
+    subplot_layout,
+    template_json,
+    with_template,
+)
 from lmdk_core.figures.style import rgba
 from lmdk_core.teaching.adversary import posterior_bound, posterior_lower_bound
 from lmdk_core.teaching.composition import CorrelatedWindow, PostProcessing
@@ -52,50 +59,60 @@ def neighbours_figure(nd: NeighbourDensities, interval: tuple[float, float] | No
                       ) -> go.Figure:
     """Top: the Laplace output densities on D and on its neighbour D′ (and, if given, an
     interval of outputs O shaded). Bottom: the privacy loss ``ln(p_D(x)/p_D′(x))``
-    inside the band ``[−ε, ε]``."""
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.12,
-                        row_heights=[0.62, 0.38], subplot_titles=[
-                            "What the analyst may see: density of the released count",
-                            "Privacy loss ln(p_D(x) / p_D′(x)) — always between −ε and ε"])
-    fig.add_trace(go.Scatter(x=nd.x, y=nd.density_d, name=f"D: true count {nd.count_d:g}",
-                             line={"color": D_COLOR, "width": 2.5},
-                             hovertemplate="output %{x:.2f}<br>density %{y:.4f}<extra>D</extra>"),
-                  row=1, col=1)
-    fig.add_trace(go.Scatter(x=nd.x, y=nd.density_d2,
-                             name=f"D′: one more person, count {nd.count_d2:g}",
-                             line={"color": D2_COLOR, "width": 2.5, "dash": "dash"},
-                             hovertemplate="output %{x:.2f}<br>density %{y:.4f}<extra>D′</extra>"),
-                  row=1, col=1)
+    inside the band ``[−ε, ε]``.
+
+    Written as plain dictionaries on the cached subplot grid
+    (:func:`~lmdk_core.figures.common.subplot_layout`,
+    :func:`~lmdk_core.figures.common.plain_figure`): lesson 1 rebuilds it on every step
+    of its sliders, and plotly's validation of each trace, line and axis took ~20 ms."""
+    layout = subplot_layout(2, 1, shared_xaxes=True, vertical_spacing=0.12,
+                            row_heights=(0.62, 0.38), subplot_titles=(
+                                "What the analyst may see: density of the released count",
+                                "Privacy loss ln(p_D(x) / p_D′(x)) — always between −ε and ε"))
+    top, bottom = subplot_axes(1), subplot_axes(2)
+    data = [{"type": "scatter", "x": nd.x, "y": nd.density_d,
+             "name": f"D: true count {nd.count_d:g}", "line": {"color": D_COLOR, "width": 2.5},
+             "hovertemplate": "output %{x:.2f}<br>density %{y:.4f}<extra>D</extra>", **top},
+            {"type": "scatter", "x": nd.x, "y": nd.density_d2,
+             "name": f"D′: one more person, count {nd.count_d2:g}",
+             "line": {"color": D2_COLOR, "width": 2.5, "dash": "dash"},
+             "hovertemplate": "output %{x:.2f}<br>density %{y:.4f}<extra>D′</extra>", **top}]
     if interval is not None:
-        lo, hi = interval
-        m = (nd.x >= lo) & (nd.x <= hi)
+        m = (nd.x >= interval[0]) & (nd.x <= interval[1])
         if m.any():
-            fig.add_trace(go.Scatter(x=nd.x[m], y=nd.density_d[m], fill="tozeroy",
-                                     mode="none", fillcolor=rgba(D_COLOR, 0.25),
-                                     name="outputs in O (from D)", hoverinfo="skip"),
-                          row=1, col=1)
-            fig.add_trace(go.Scatter(x=nd.x[m], y=nd.density_d2[m], fill="tozeroy",
-                                     mode="none", fillcolor=rgba(D2_COLOR, 0.25),
-                                     name="outputs in O (from D′)", hoverinfo="skip"),
-                          row=1, col=1)
+            data += [{"type": "scatter", "x": nd.x[m], "y": y[m], "fill": "tozeroy",
+                      "mode": "none", "fillcolor": rgba(colour, 0.25), "name": name,
+                      "hoverinfo": "skip", **top}
+                     for y, colour, name in ((nd.density_d, D_COLOR, "outputs in O (from D)"),
+                                             (nd.density_d2, D2_COLOR,
+                                              "outputs in O (from D′)"))]
     eps = nd.epsilon
-    fig.add_trace(go.Scatter(x=[nd.x[0], nd.x[-1], nd.x[-1], nd.x[0]], y=[-eps, -eps, eps, eps],
-                             fill="toself", fillcolor=BAND, mode="none", name="allowed: |loss| ≤ ε",
-                             hoverinfo="skip"), row=2, col=1)
-    fig.add_trace(go.Scatter(x=nd.x, y=nd.log_ratio, name="privacy loss",
-                             line={"color": COLORS["total"], "width": 2.5},
-                             hovertemplate="output %{x:.2f}<br>loss %{y:.3f}<extra></extra>"),
-                  row=2, col=1)
+    data += [{"type": "scatter", "x": [nd.x[0], nd.x[-1], nd.x[-1], nd.x[0]],
+              "y": [-eps, -eps, eps, eps], "fill": "toself", "fillcolor": BAND, "mode": "none",
+              "name": "allowed: |loss| ≤ ε", "hoverinfo": "skip", **bottom},
+             {"type": "scatter", "x": nd.x, "y": nd.log_ratio, "name": "privacy loss",
+              "line": {"color": COLORS["total"], "width": 2.5},
+              "hovertemplate": "output %{x:.2f}<br>loss %{y:.3f}<extra></extra>", **bottom}]
     for y in (eps, -eps):
-        fig.add_hline(y=y, line={"color": COLORS["epsilon"], "dash": "dash", "width": 1},
-                      row=2, col=1)
-    fig.add_annotation(x=nd.x[-1], y=eps, text=f"+ε = {eps:g}", showarrow=False,
-                       xanchor="right", yanchor="bottom", row=2, col=1)
-    fig.update_yaxes(title_text="density", row=1, col=1)
-    fig.update_yaxes(title_text="loss", range=[-1.6 * eps, 1.6 * eps], row=2, col=1)
-    fig.update_xaxes(title_text="released count x", row=2, col=1)
+        hline(layout, y, 2)
+    layout["annotations"].append({"showarrow": False, "text": f"+ε = {eps:g}",
+                                  "x": nd.x[-1], "xanchor": "right", "xref": "x2", "y": eps,
+                                  "yanchor": "bottom", "yref": "y2"})
+    layout["yaxis"]["title"] = {"text": "density"}
+    layout["yaxis2"].update(title={"text": "loss"}, range=[-1.6 * eps, 1.6 * eps])
+    layout["xaxis2"]["title"] = {"text": "released count x"}
     # the legend sits above the first subplot title
-    return _layout(fig, 580, top=110, legend_y=1.1)
+    return plain_figure(data, _plain_layout(layout, 580, top=110, legend_y=1.1))
+
+
+def _plain_layout(layout: dict, height: int, top: int = 50, legend_y: float = 1.02
+                  ) -> dict:
+    """:func:`_layout`'s height, margins, legend and template written into a plain
+    ``layout`` dictionary (in place; returned)."""
+    layout.update(height=height, margin={"l": 60, "r": 20, "t": top, "b": 50},
+                  legend={"orientation": "h", "yanchor": "bottom", "y": legend_y, "x": 0},
+                  template=template_json("plotly_white"))
+    return layout
 
 
 def posterior_figure(prior: float, epsilon: float,
