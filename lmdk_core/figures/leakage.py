@@ -20,6 +20,7 @@ from lmdk_core.figures.common import (
     bar_width,
     decimate_figure,
     hover_labels,
+    plain_figure,
 )
 from lmdk_core.figures.style import (
     AXIS_TITLES,
@@ -69,28 +70,41 @@ def matrix_heatmap(matrix: np.ndarray, labels: Sequence[str] | None = None, *,
     n = P.shape[0]
     names = list(labels) if labels is not None else [str(k) for k in range(n)]
     long = list(hover) if hover is not None else names
-    fig = go.Figure(go.Heatmap(
-        z=P, x=names, y=names, colorscale="Blues", zmin=0.0, zmax=float(max(P.max(), 1e-12)),
-        colorbar={"title": {"text": "probability"}}, customdata=_cell_states(long),
-        hovertemplate=row_title + " %{customdata[0]}<br>" + col_title
-        + " %{customdata[1]}<br>probability %{z:.4g}<extra></extra>",
-    ))
+    heatmap = {"type": "heatmap", "z": P, "x": names, "y": names, "colorscale": _BLUES,
+               "zmin": 0.0, "zmax": float(max(P.max(), 1e-12)),
+               "colorbar": {"title": {"text": "probability"}},
+               "customdata": _cell_states(long),
+               "hovertemplate": row_title + " %{customdata[0]}<br>" + col_title
+               + " %{customdata[1]}<br>probability %{z:.4g}<extra></extra>"}
     show = n <= MAX_TICK_LABELS
-    fig.update_layout(**plotly_layout(titles=True))
-    fig.update_layout(
+    layout = plotly_layout(titles=True)
+    layout.update(
         title=plotly_title(title),
         height=height or int(min(620, max(320, 160 + 11 * n))),
         # the title under the toolbar band: on a phone the toolbar covered it
-        margin={"l": 10, "r": 10, "t": plotly_layout(titles=True)["margin"]["t"], "b": 10},
+        margin={"l": 10, "r": 10, "t": layout["margin"]["t"], "b": 10},
         # slanted whenever the labels would not fit side by side (bin ranges like
         # "1.2–2.5 kWh" ran together even with few states)
-        xaxis={"title": col_title, "showticklabels": show, "type": "category",
-               "tickangle": _tick_angle(names),
-               "automargin": True},
-        yaxis={"title": row_title, "autorange": "reversed", "showticklabels": show,
-               "type": "category"},
+        xaxis={"title": {"text": col_title}, "showticklabels": show, "type": "category",
+               "tickangle": _tick_angle(names), "automargin": True},
+        yaxis={"title": {"text": row_title}, "autorange": "reversed",
+               "showticklabels": show, "type": "category"},
     )
-    return fig
+    # plain dictionaries (figures.common.plain_figure): the heatmap is rebuilt on every
+    # change of the model (bins, smoothing, strength) and plotly's validation of it took
+    # ~10 ms
+    return plain_figure([heatmap], layout)
+
+
+def _blues() -> list[list]:
+    """Plotly's "Blues" colour scale as the validated heatmap writes it."""
+    from plotly.colors import sequential
+
+    return [[i / (len(sequential.Blues) - 1), c] for i, c in enumerate(sequential.Blues)]
+
+
+#: the heatmap's colour scale, as ``colorscale="Blues"`` becomes in the chart's JSON
+_BLUES = _blues()
 
 
 _EPS_T_HOVER = "%{customdata}<br>ε_t = %{y:.4g}<extra></extra>"

@@ -62,3 +62,48 @@ def test_reference_lines_are_those_add_hline_draws(epsilon, supremum, target, T,
     ref = go.Figure(ref)  # validated
     _reference_lines(ref, epsilon, supremum, target)
     assert as_json(ours) == as_json(ref)
+
+
+def _reference_heatmap(matrix, labels=None, *, hover=None, title="Transition matrix",
+                       row_title="current state", col_title="next state", height=None):
+    """The heatmap as plotly's validated API built it (the page's figure before)."""
+    from lmdk_core.figures.leakage import MAX_TICK_LABELS, _cell_states, _tick_angle
+    from lmdk_core.figures.style import plotly_layout, plotly_title
+
+    P = np.asarray(matrix, dtype=float)
+    n = P.shape[0]
+    names = list(labels) if labels is not None else [str(k) for k in range(n)]
+    long = list(hover) if hover is not None else names
+    fig = go.Figure(go.Heatmap(
+        z=P, x=names, y=names, colorscale="Blues", zmin=0.0, zmax=float(max(P.max(), 1e-12)),
+        colorbar={"title": {"text": "probability"}}, customdata=_cell_states(long),
+        hovertemplate=row_title + " %{customdata[0]}<br>" + col_title
+        + " %{customdata[1]}<br>probability %{z:.4g}<extra></extra>",
+    ))
+    show = n <= MAX_TICK_LABELS
+    fig.update_layout(**plotly_layout(titles=True))
+    fig.update_layout(
+        title=plotly_title(title),
+        height=height or int(min(620, max(320, 160 + 11 * n))),
+        margin={"l": 10, "r": 10, "t": plotly_layout(titles=True)["margin"]["t"], "b": 10},
+        xaxis={"title": col_title, "showticklabels": show, "type": "category",
+               "tickangle": _tick_angle(names), "automargin": True},
+        yaxis={"title": row_title, "autorange": "reversed", "showticklabels": show,
+               "type": "category"},
+    )
+    return fig
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(2, 60), st.floats(0.0, 2.0), st.booleans(), st.booleans(),
+       st.none() | st.integers(200, 700), st.sampled_from(["next state", "previous state"]))
+def test_matrix_heatmap_is_the_validated_figure(n, s, named, with_hover, height, col_title):
+    from lmdk_core.figures.leakage import matrix_heatmap
+
+    P = smoothed_matrix(n, s)
+    labels = [f"{k / 3:.2f}–{(k + 1) / 3:.2f} kWh" for k in range(n)] if named else None
+    hover = [f"cell {k} (48.{k:04d}, 2.{k:04d})" for k in range(n)] if with_hover else None
+    kw = {"hover": hover, "title": f"Forward P_F, {n} states", "col_title": col_title,
+          "height": height}
+    assert as_json(matrix_heatmap(P, labels, **kw)) == as_json(
+        _reference_heatmap(P, labels, **kw))
