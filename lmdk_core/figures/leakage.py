@@ -119,49 +119,51 @@ def _landmark_mask(n: int, result: LeakageResult) -> np.ndarray:
 
 
 def _budget_step_traces(x: np.ndarray, labels: Sequence[str], eps_t: np.ndarray,
-                        is_lm: np.ndarray) -> list[go.Scatter]:
+                        is_lm: np.ndarray) -> list[dict]:
     """ε_t of a long series: a filled step line (one SVG path, decimated for display;
     one bar per timestamp is slow to draw at this length) and the landmarks as markers."""
-    traces = [go.Scatter(
-        x=x, y=eps_t, name="ε_t (regular)", mode="lines", fill="tozeroy",
-        opacity=0.35, line={"color": COLORS["regular"], "width": 1, "shape": "hv"},
-        customdata=labels, hovertemplate=_EPS_T_HOVER,
-    )]
+    traces = [{"type": "scatter", "x": x, "y": eps_t, "name": "ε_t (regular)",
+               "mode": "lines", "fill": "tozeroy", "opacity": 0.35,
+               "line": {"color": COLORS["regular"], "width": 1, "shape": "hv"},
+               "customdata": labels, "hovertemplate": _EPS_T_HOVER}]
     if is_lm.any():
-        traces.append(go.Scatter(
-            x=x[is_lm], y=eps_t[is_lm], name="ε_t (landmark)", mode="markers",
-            marker={"symbol": "triangle-up", "size": 8, "color": COLORS["landmark"]},
-            customdata=np.asarray(labels)[is_lm], hovertemplate=_EPS_T_HOVER,
-        ))
+        traces.append({"type": "scatter", "x": x[is_lm], "y": eps_t[is_lm],
+                       "name": "ε_t (landmark)", "mode": "markers",
+                       "marker": {"symbol": "triangle-up", "size": 8,
+                                  "color": COLORS["landmark"]},
+                       "customdata": np.asarray(labels)[is_lm],
+                       "hovertemplate": _EPS_T_HOVER})
     return traces
 
 
 def _budget_bar_traces(x: np.ndarray, labels: Sequence[str], eps_t: np.ndarray,
-                       is_lm: np.ndarray) -> list[go.Bar | go.Scatter]:
+                       is_lm: np.ndarray) -> list[dict]:
     """ε_t as one bar per timestamp: regular bars, then the landmark bars (hatched)
     with a triangle on top (a shape, not only a colour)."""
-    traces: list[go.Bar | go.Scatter] = []
+    traces: list[dict] = []
+    width = bar_width(x)  # one width for both traces (not each one's spacing)
     for mask, kind in ((~is_lm, "regular"), (is_lm, "landmark")):
         if not mask.any():
             continue
-        traces.append(go.Bar(
-            x=x[mask], y=eps_t[mask], name=f"ε_t ({kind})", opacity=0.35,
-            width=bar_width(x),  # one width for both traces (not each one's spacing)
-            marker={"color": COLORS[kind], "line": {"width": 0},
-                    **({"pattern": LANDMARK_BAR_PATTERN} if kind == "landmark" else {})},
-            customdata=np.asarray(labels)[mask], hovertemplate=_EPS_T_HOVER,
-        ))
+        traces.append({"type": "bar", "x": x[mask], "y": eps_t[mask],
+                       "name": f"ε_t ({kind})", "opacity": 0.35,
+                       **({"width": width} if width is not None else {}),
+                       "marker": {"color": COLORS[kind], "line": {"width": 0},
+                                  **({"pattern": LANDMARK_BAR_PATTERN}
+                                     if kind == "landmark" else {})},
+                       "customdata": np.asarray(labels)[mask],
+                       "hovertemplate": _EPS_T_HOVER})
     if is_lm.any():
-        traces.append(go.Scatter(
-            x=x[is_lm], y=eps_t[is_lm], name="ε_t (landmark)",
-            mode="markers", showlegend=False, hoverinfo="skip",
-            marker={"symbol": "triangle-up", "size": 8, "color": COLORS["landmark"]},
-        ))
+        traces.append({"type": "scatter", "x": x[is_lm], "y": eps_t[is_lm],
+                       "name": "ε_t (landmark)", "mode": "markers", "showlegend": False,
+                       "hoverinfo": "skip",
+                       "marker": {"symbol": "triangle-up", "size": 8,
+                                  "color": COLORS["landmark"]}})
     return traces
 
 
 def _leakage_curve_traces(x: np.ndarray, labels: Sequence[str],
-                          result: LeakageResult) -> list[go.Scatter]:
+                          result: LeakageResult) -> list[dict]:
     """BPL, FPL, TPL and landmark TPL as lines, with a star at each landmark's TPL.
 
     The same styles as the Timeline and Compare charts: TPL dotted purple, landmark TPL
@@ -174,19 +176,17 @@ def _leakage_curve_traces(x: np.ndarray, labels: Sequence[str],
     if result.landmark_tpl is not None:
         curves.append(("landmark TPL", result.landmark_tpl, COLORS["landmark_tpl"], "solid",
                        2.0))
-    traces = [go.Scatter(
-        x=x, y=y, name=name, mode="lines",
-        line={"color": color, "dash": dash, "width": width},
-        customdata=labels, hovertemplate="%{customdata}<br>" + name
-        + " = %{y:.4g}<extra></extra>",
-    ) for name, y, color, dash, width in curves]
+    traces = [{"type": "scatter", "x": x, "y": y, "name": name, "mode": "lines",
+               "line": {"color": color, "dash": dash, "width": width},
+               "customdata": labels,
+               "hovertemplate": "%{customdata}<br>" + name + " = %{y:.4g}<extra></extra>"}
+              for name, y, color, dash, width in curves]
     lm = result.landmarks
     if lm is not None and lm.size and result.landmark_tpl is not None:
-        traces.append(go.Scatter(
-            x=x[lm], y=result.landmark_tpl[lm], name="landmark", mode="markers",
-            marker={"symbol": "star", "size": 10, "color": COLORS["landmark"]},
-            hoverinfo="skip",
-        ))
+        traces.append({"type": "scatter", "x": x[lm], "y": result.landmark_tpl[lm],
+                       "name": "landmark", "mode": "markers",
+                       "marker": {"symbol": "star", "size": 10, "color": COLORS["landmark"]},
+                       "hoverinfo": "skip"})
     return traces
 
 
@@ -264,20 +264,22 @@ def leakage_curves_figure(
     labels = hover_labels(x, time_kind)
     is_lm = _landmark_mask(x.size, result)
     budget = _budget_step_traces if x.size > BARS_MAX_POINTS else _budget_bar_traces
-    fig = go.Figure()
-    fig.add_traces(budget(x, labels, result.epsilon_t, is_lm))
-    fig.add_traces(_leakage_curve_traces(x, labels, result))
+    data = budget(x, labels, result.epsilon_t, is_lm) + _leakage_curve_traces(x, labels,
+                                                                              result)
     shapes, annotations = _reference_lines(epsilon, supremum, target)
-    fig.update_layout(**plotly_layout(titles=False, legend_y=-0.12))
+    layout = plotly_layout(titles=False, legend_y=-0.12)
     if time_kind == "datetime":
-        fig.update_xaxes(**plotly_date_axis())
-    fig.update_layout(
-        height=height, hovermode="x unified",
-        barmode="overlay", bargap=0.1,
+        layout["xaxis"] = plotly_date_axis()
+    layout.update(
+        height=height, hovermode="x unified", barmode="overlay", bargap=0.1,
         **({"shapes": shapes, "annotations": annotations} if shapes else {}),
-        yaxis={"title": AXIS_TITLES["leakage"], "rangemode": "tozero"},
+        yaxis={"title": {"text": AXIS_TITLES["leakage"]}, "rangemode": "tozero"},
         meta={"alt": _leakage_alt(x.shape[0], result, epsilon, target)},
     )
+    # plain dictionaries (figures.common.plain_figure): the chart is rebuilt on every
+    # change of the model, the allocation or the target, and plotly's validation of its
+    # traces took most of its ~25 ms
+    fig = plain_figure(data, layout)
     # a long series: min/max per pixel column for display (landmarks always drawn)
     keep = result.landmarks if result.landmarks is not None else ()
     return decimate_figure(fig, x.shape[0], keep=keep)
