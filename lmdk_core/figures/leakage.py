@@ -162,25 +162,30 @@ def _budget_bar_traces(x: np.ndarray, labels: Sequence[str], eps_t: np.ndarray,
     return traces
 
 
-def _leakage_curve_traces(x: np.ndarray, labels: Sequence[str],
-                          result: LeakageResult) -> list[dict]:
-    """BPL, FPL, TPL and landmark TPL as lines, with a star at each landmark's TPL.
+def _curve_styles(result: LeakageResult) -> list[tuple[str, np.ndarray, str, str, float]]:
+    """(name, values, colour, dash, width) of each leakage curve of ``result``.
 
     The same styles as the Timeline and Compare charts: TPL dotted purple, landmark TPL
     solid red; the two directions thin, dashed (BPL) and dash-dotted (FPL): told apart
-    by their line, not only their colour.
-    """
+    by their line, not only their colour."""
     curves = [("BPL (from the past)", result.bpl, COLORS["bpl"], "dash", 1.2),
               ("FPL (from the future)", result.fpl, COLORS["fpl"], "dashdot", 1.2),
               ("TPL", result.tpl, COLORS["tpl"], "dot", 2.5)]
     if result.landmark_tpl is not None:
         curves.append(("landmark TPL", result.landmark_tpl, COLORS["landmark_tpl"], "solid",
                        2.0))
+    return curves
+
+
+def _leakage_curve_traces(x: np.ndarray, labels: Sequence[str],
+                          result: LeakageResult) -> list[dict]:
+    """BPL, FPL, TPL and landmark TPL as lines (:func:`_curve_styles`), with a star at
+    each landmark's TPL."""
     traces = [{"type": "scatter", "x": x, "y": y, "name": name, "mode": "lines",
                "line": {"color": color, "dash": dash, "width": width},
                "customdata": labels,
                "hovertemplate": "%{customdata}<br>" + name + " = %{y:.4g}<extra></extra>"}
-              for name, y, color, dash, width in curves]
+              for name, y, color, dash, width in _curve_styles(result)]
     lm = result.landmarks
     if lm is not None and lm.size and result.landmark_tpl is not None:
         traces.append({"type": "scatter", "x": x[lm], "y": result.landmark_tpl[lm],

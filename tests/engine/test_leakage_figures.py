@@ -22,6 +22,7 @@ from lmdk_core.figures.common import BARS_MAX_POINTS, bar_width, decimate_figure
 from lmdk_core.figures.leakage import (
     _EPS_T_HOVER,
     TARGET_COLOR,
+    _curve_styles,
     _landmark_mask,
     _leakage_alt,
     leakage_curves_figure,
@@ -85,24 +86,12 @@ def _ref_budget_bar_traces(x: np.ndarray, labels: Sequence[str], eps_t: np.ndarr
 
 def _ref_leakage_curve_traces(x: np.ndarray, labels: Sequence[str],
                           result: LeakageResult) -> list[go.Scatter]:
-    """BPL, FPL, TPL and landmark TPL as lines, with a star at each landmark's TPL.
-
-    The same styles as the Timeline and Compare charts: TPL dotted purple, landmark TPL
-    solid red; the two directions thin, dashed (BPL) and dash-dotted (FPL): told apart
-    by their line, not only their colour.
-    """
-    curves = [("BPL (from the past)", result.bpl, COLORS["bpl"], "dash", 1.2),
-              ("FPL (from the future)", result.fpl, COLORS["fpl"], "dashdot", 1.2),
-              ("TPL", result.tpl, COLORS["tpl"], "dot", 2.5)]
-    if result.landmark_tpl is not None:
-        curves.append(("landmark TPL", result.landmark_tpl, COLORS["landmark_tpl"], "solid",
-                       2.0))
     traces = [go.Scatter(
         x=x, y=y, name=name, mode="lines",
         line={"color": color, "dash": dash, "width": width},
         customdata=labels, hovertemplate="%{customdata}<br>" + name
         + " = %{y:.4g}<extra></extra>",
-    ) for name, y, color, dash, width in curves]
+    ) for name, y, color, dash, width in _curve_styles(result)]
     lm = result.landmarks
     if lm is not None and lm.size and result.landmark_tpl is not None:
         traces.append(go.Scatter(
@@ -131,22 +120,13 @@ def _ref_add_reference_lines(fig: go.Figure, epsilon: float | None, supremum: fl
                       annotation_position="top right")
 
 
-def _reference_curves(
-    time: np.ndarray,
-    time_kind: str,
-    result: LeakageResult,
-    epsilon: float | None = None,
-    *,
-    supremum: float | None = None,
-    target: float | None = None,
-    height: int = 440,
-) -> go.Figure:
-    """BPL, FPL, TPL and landmark TPL per timestamp, with the budget ε_t as bars and
-    reference lines for ε, the supremum of TPL (when finite) and a target α."""
+def _reference_curves(time, time_kind, result, epsilon=None, *, supremum=None, target=None,
+                      height=440) -> go.Figure:
     x = np.asarray(time)
+    step = x.size > BARS_MAX_POINTS
+    budget = _ref_budget_step_traces if step else _ref_budget_bar_traces
     labels = hover_labels(x, time_kind)
     is_lm = _landmark_mask(x.size, result)
-    budget = _ref_budget_step_traces if x.size > BARS_MAX_POINTS else _ref_budget_bar_traces
     fig = go.Figure()
     fig.add_traces(budget(x, labels, result.epsilon_t, is_lm))
     fig.add_traces(_ref_leakage_curve_traces(x, labels, result))
@@ -160,9 +140,8 @@ def _reference_curves(
         yaxis={"title": AXIS_TITLES["leakage"], "rangemode": "tozero"},
         meta={"alt": _leakage_alt(x.shape[0], result, epsilon, target)},
     )
-    # a long series: min/max per pixel column for display (landmarks always drawn)
-    keep = result.landmarks if result.landmarks is not None else ()
-    return decimate_figure(fig, x.shape[0], keep=keep)
+    return decimate_figure(fig, x.shape[0],
+                           keep=() if result.landmarks is None else result.landmarks)
 
 
 def as_json(fig: go.Figure) -> dict:
