@@ -21,6 +21,7 @@ from app_support.download_buttons import (
     restore_uploaded_config,
     series_downloads,
 )
+from app_support.live_chart import chart_selection, live_chart
 from app_support.series_upload import column_choices, on_series_upload
 from app_support.session import (
     DEMO_SERIES,
@@ -45,7 +46,6 @@ from lmdk_core.figures.chart_selection import (
     timestamps_in_box,
 )
 from lmdk_core.figures.decimation import DISPLAY_MAX_POINTS
-from lmdk_core.figures.style import PLOTLY_CONFIG
 from lmdk_core.landmarks.discovery import (
     DEFAULT_DEVIATION_K,
     DEFAULT_DEVIATION_WINDOW,
@@ -98,10 +98,9 @@ def _on_chart_select() -> None:
     """A click toggles the clicked point; a box or lasso adds or removes (the explicit
     mode beside the chart) every covered timestamp. A box is answered from the full data
     (the chart of a long series draws only min/max per pixel)."""
-    state = st.session_state.get(chart_key())
-    sel = (state or {}).get("selection", {}) if state else {}
-    boxes, lassos = sel.get("box") or [], sel.get("lasso") or []
-    hit = {t for p in sel.get("points") or []
+    sel = chart_selection(chart_key())
+    boxes, lassos = sel["box"], sel["lasso"]
+    hit = {t for p in sel["points"]
            if (t := point_timestamp(p)) is not None and 0 <= t < T}
     for box in boxes:
         data_panel = box.get("yref", "y") in ("y", None)
@@ -405,9 +404,7 @@ chart_area.segmented_control(
 fig = timeline_figure(series.time, series.time_kind, rel, unit=series.unit, leakage=leakage,
                       suggestions=[t for t, _, _ in (pending or [])],
                       uirevision=f"timeline:{name}")  # zoom survives clicks, not a new series
-chart_area.plotly_chart(fig, key=chart_key(), on_select=_on_chart_select,
-                selection_mode=("points", "box", "lasso"), width="stretch",
-                config=PLOTLY_CONFIG)
+live_chart(fig, key=chart_key(), where=chart_area, on_select=_on_chart_select)
 if T > DISPLAY_MAX_POINTS:
     chart_area.caption(f"{T:,} timestamps: each curve is drawn with its minimum and maximum per "
                "pixel column, landmarks always (the release, the verdict and every download "

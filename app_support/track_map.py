@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import base64
 import functools
-import logging
 from collections.abc import Callable
 from pathlib import Path
 
 import streamlit as st
+
+from app_support.bidi_assets import asset_url_path, serve_component_assets, trigger_value
 
 _JS = Path(__file__).with_name("track_map.js")
 #: vendored Leaflet 1.9 (BSD-2-Clause), next to the app: the repository's ``assets/`` in a
@@ -30,7 +31,6 @@ LEAFLET_DIR = Path(__file__).resolve().parents[1] / "assets" / "leaflet"
 
 #: the component's name: "<package>.<component>" of its asset manifest
 COMPONENT = "lmdk.track_map"
-_LOG = logging.getLogger(__name__)
 
 _CSS = """
 .lmdk-track-map { width: 100%; border-radius: 0.5rem; border: 1px solid rgba(49,51,63,0.2); }
@@ -40,34 +40,6 @@ _CSS = """
 .lmdk-legend summary { cursor: pointer; }
 .lmdk-legend-mark { display: inline-block; margin-right: 6px; vertical-align: middle; }
 """
-
-
-def _serve_leaflet() -> bool:
-    """Declare ``assets/leaflet`` as the asset folder of :data:`COMPONENT` (what a
-    package's ``[tool.streamlit.component]`` manifest declares; the app is not such a
-    package), so that Streamlit's server serves ``leaflet.js`` under
-    ``/_stcore/bidi-components/``. False when this Streamlit has no such registry: the
-    page then sends Leaflet inline, as before."""
-    try:
-        from streamlit.components.v2.get_bidi_component_manager import (
-            get_bidi_component_manager,
-        )
-        from streamlit.components.v2.manifest_scanner import (
-            ComponentConfig,
-            ComponentManifest,
-        )
-
-        root = LEAFLET_DIR.resolve().parents[1]
-        get_bidi_component_manager().register_from_manifest(
-            ComponentManifest(name=COMPONENT.split(".")[0], version="1", components=[
-                ComponentConfig(name=COMPONENT.split(".")[1],
-                                asset_dir=str(LEAFLET_DIR.resolve().relative_to(root)))]),
-            root)
-    except Exception:  # noqa: BLE001 - any change of Streamlit's registry: inline Leaflet
-        _LOG.warning("Leaflet is sent inline: the component asset registry is unavailable",
-                     exc_info=True)
-        return False
-    return True
 
 
 @functools.cache
@@ -81,12 +53,12 @@ def _component() -> tuple[Callable, str | None]:
         data = base64.b64encode((LEAFLET_DIR / img).read_bytes()).decode()
         css = css.replace(f"url(images/{img})", f"url(data:image/png;base64,{data})")
     js = _JS.read_text(encoding="utf-8")
-    served = _serve_leaflet()
+    served = serve_component_assets(COMPONENT, LEAFLET_DIR)
     if not served:
         js = (LEAFLET_DIR / "leaflet.js").read_text(encoding="utf-8") + "\n" + js
     component = st.components.v2.component(COMPONENT, html="", css=css + _CSS, js=js,
                                            isolate_styles=False)
-    return component, f"{COMPONENT}/leaflet.js" if served else None
+    return component, asset_url_path(COMPONENT, "leaflet.js") if served else None
 
 
 def track_map(spec: dict, *, key: str, height: int = 620,
@@ -101,10 +73,7 @@ def track_map(spec: dict, *, key: str, height: int = 620,
 def clicked_point(key: str) -> int | None:
     """The t of the point clicked on the map ``key`` (in its ``on_toggle`` callback),
     or None."""
-    state = st.session_state.get(key)
-    value = getattr(state, "toggle", None) if state is not None else None
-    if value is None and isinstance(state, dict):
-        value = state.get("toggle")
+    value = trigger_value(key, "toggle")
     if not isinstance(value, dict):
         return None
     t = value.get("t")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -97,6 +98,27 @@ def open_page(page: str, timeout: float = 90):
     at.switch_page(f"app_pages/{page}.py").run()
     assert not at.exception, at.exception
     return at
+
+
+def chart_specs(at, key_part: str | None = None) -> list[dict]:
+    """The plotly figures drawn on an AppTest page, in page order, each as its JSON
+    dict: those of the live chart component (:mod:`app_support.live_chart`) and of any
+    ``st.plotly_chart``; with ``key_part``, only the charts whose element id contains it."""
+    found: list[dict] = []
+
+    def walk(node) -> None:
+        kind = getattr(node, "type", None)
+        proto = getattr(node, "proto", None)
+        if key_part is None or key_part in str(getattr(proto, "id", "")):
+            if kind == "plotly_chart":
+                found.append(json.loads(proto.spec))
+            elif kind == "bidi_component" and proto.component_name == "lmdk.live_chart":
+                found.append(json.loads(json.loads(proto.json)["figure"]))
+        for child in getattr(node, "children", {}).values():
+            walk(child)
+
+    walk(at._tree)
+    return found
 
 
 def metric(at, label: str) -> str:

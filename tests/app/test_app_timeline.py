@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from lmdk_core.engine.allocation import SCHEMES
-from tests.conftest import ROOT, open_page
+from tests.conftest import ROOT, chart_specs, open_page
 
 TIMEOUT = 60
 
@@ -264,8 +264,8 @@ def test_a_200000_row_series_keeps_a_small_picker_and_a_decimated_chart(timeline
     assert not at.exception
     picker = at.multiselect(key="w_lm_select")
     assert picker.value == [123456] and len(picker.options) == 1
-    chart = next(c for c in at.get("plotly_chart") if "timeline_chart" in str(c.proto.id))
-    drawn = {tr["name"]: tr for tr in json.loads(chart.proto.spec)["data"]}
+    chart = chart_specs(at, "timeline_chart")[0]
+    drawn = {tr["name"]: tr for tr in chart["data"]}
     assert len(plotly_array(drawn["original"]["x"])) < 5000  # min/max per pixel column
     assert plotly_array(drawn["landmark"]["customdata"]).ravel().tolist() == [123456]
     ys = plotly_array(drawn["original"]["y"]).astype(float)

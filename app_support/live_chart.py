@@ -1,0 +1,151 @@
+"""Plotly charts that stay mounted: a Streamlit component (version 2) that updates in place.
+
+``st.plotly_chart`` derives its element's identity from the key *and* the figure, so
+every rerun that changes a chart mounted a new one: ``Plotly.newPlot`` of ~950 SVG nodes
+(~8,000 DOM mutations on the Timeline), a second ``Plotly.react`` 0.2–0.7 s later, and
+the user's zoom lost. :func:`live_chart` draws the figure into one ``div`` that stays
+from rerun to rerun and answers each new figure with one ``Plotly.react`` on it
+(``layout.uirevision`` keeps the zoom, the pan and the chosen drag tool).
+
+* **plotly.js** is the installed plotly package's own ``package_data/plotly.min.js``,
+  served once per page by the app's server as the component's asset
+  (:func:`app_support.bidi_assets.serve_component_assets`, like the Map's Leaflet); no
+  CDN, no network. Without the registry the page falls back to ``st.plotly_chart``.
+* **The same look** as ``st.plotly_chart(theme="streamlit")``: Streamlit's frontend
+  replaces the placeholder colours of its plotly template and merges its theme into the
+  template's layout; :func:`themed_spec` does the same here with the values that
+  Streamlit 1.67 computes for the app's light theme (``live_chart_theme.json``, read off
+  a rendered ``st.plotly_chart``). The width is the container's (and follows resizes),
+  the height the figure's (450 px when it has none), the toolbar the given config.
+* **Selection** (``on_select``): a click reports the clicked point at once, a box or a
+  lasso the points and the shape, as the trigger value ``selection`` with the shape of
+  ``st.plotly_chart``'s selection state (``points`` with ``x``/``y``/``point_index``/
+  ``curve_number``/``customdata``, ``point_indices``, ``box``, ``lasso``), read with
+  :func:`chart_selection`.
+* **Text alternative**: the chart is a figure named by ``layout.meta.alt``, set by the
+  component on every value (its SVG hidden from screen readers), as
+  :mod:`app_support.accessibility` does for every plotly chart.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import plotly
+import plotly.io as pio
+import streamlit as st
+
+from app_support.bidi_assets import asset_url_path, serve_component_assets, trigger_value
+from lmdk_core.figures.style import PLOTLY_CONFIG
+
+__all__ = ["COMPONENT", "chart_selection", "live_chart", "themed_spec"]
+
+#: the component's name: "<package>.<component>" of its asset manifest
+COMPONENT = "lmdk.live_chart"
+#: the installed plotly package's own plotly.js (MIT), served as the component's asset
+PLOTLY_JS_DIR = Path(plotly.__file__).resolve().parent / "package_data"
+_JS = Path(__file__).with_name("live_chart.js")
+_THEME = Path(__file__).with_name("live_chart_theme.json")
+#: plotly.js's own height when a figure sets none (what st.plotly_chart uses too)
+DEFAULT_HEIGHT = 450
+
+_CSS = """
+.lmdk-live-chart { width: 100%; }
+.lmdk-live-chart:fullscreen { background: #ffffff; }
+"""
+
+
+@functools.cache
+def _component() -> tuple[Callable, str] | None:
+    """Register the component once per process; None when plotly.js cannot be served
+    as its asset (the charts are then drawn by ``st.plotly_chart``)."""
+    if not serve_component_assets(COMPONENT, PLOTLY_JS_DIR):
+        return None
+    component = st.components.v2.component(
+        COMPONENT, html="", css=_CSS, js=_JS.read_text(encoding="utf-8"),
+        isolate_styles=False)
+    return component, asset_url_path(COMPONENT, "plotly.min.js")
+
+
+@functools.cache
+def _theme() -> dict:
+    return json.loads(_THEME.read_text(encoding="utf-8"))
+
+
+def _merge(into: dict, theme: dict) -> None:
+    """Deep-merge ``theme`` into ``into`` (theme values win; lodash ``merge``, as
+    Streamlit's frontend merges its theme)."""
+    for k, v in theme.items():
+        if isinstance(v, dict) and isinstance(into.get(k), dict):
+            _merge(into[k], v)
+        else:
+            into[k] = json.loads(json.dumps(v)) if isinstance(v, dict | list) else v
+
+
+@functools.lru_cache(maxsize=16)
+def _themed_template(template_json: str) -> dict:
+    """A figure's template as Streamlit's frontend themes it: placeholder colours
+    replaced, the theme merged into its layout (cached: every figure has the same one)."""
+    theme = _theme()
+    for placeholder, colour in theme["colors"].items():
+        template_json = template_json.replace(placeholder, colour)
+    template = json.loads(template_json)
+    _merge(template.setdefault("layout", {}), theme["layout"])
+    return template
+
+
+def themed_spec(fig) -> str:
+    """The figure as JSON text, themed as ``st.plotly_chart(theme="streamlit")`` shows
+    it (a title in bold, as Streamlit's frontend draws it)."""
+    spec = fig.to_dict()
+    layout = spec.setdefault("layout", {})
+    template = layout.pop("template", None)
+    title = layout.get("title")
+    if isinstance(title, dict) and title.get("text"):
+        title["text"] = f"<b>{title['text']}</b>"
+    if template is not None:  # the same (shared, never changed) themed template
+        layout["template"] = _themed_template(json.dumps(template, sort_keys=True))
+    return pio.to_json(spec, validate=False)
+
+
+def _height(fig) -> int:
+    height = fig.layout.height
+    return int(height) if isinstance(height, int | float) and height > 0 else DEFAULT_HEIGHT
+
+
+def live_chart(fig, *, key: str, where=None, on_select: Callable[[], None] | None = None,
+               selection_mode: Sequence[str] = ("points", "box", "lasso"),
+               config: dict | None = None):
+    """Draw the plotly figure ``fig`` in ``where`` (a container; the page by default),
+    updated in place on every rerun. ``on_select`` runs on a click, a box or a lasso
+    (the kinds in ``selection_mode``), with :func:`chart_selection` giving what was
+    selected."""
+    where = st if where is None else where
+    config = PLOTLY_CONFIG if config is None else config
+    found = _component()
+    if found is None:  # no asset registry: Streamlit's own chart
+        return where.plotly_chart(fig, key=key, width="stretch", config=config,
+                                  on_select=on_select or "ignore",
+                                  selection_mode=tuple(selection_mode))
+    component, plotly_js = found
+    height = _height(fig)
+    with where:
+        return component(
+            data={"figure": themed_spec(fig), "config": config, "height": height,
+                  "select": list(selection_mode) if on_select else [],
+                  "plotly": plotly_js},
+            key=key, height=height, on_selection_change=on_select)
+
+
+def chart_selection(key: str) -> dict:
+    """What was selected on the chart ``key`` (in its ``on_select`` callback): a dict
+    with ``points``, ``point_indices``, ``box`` and ``lasso`` as ``st.plotly_chart``
+    reports them, empty lists when nothing was."""
+    value = trigger_value(key, "selection")
+    if isinstance(value, dict) and "selection" in value:  # st.plotly_chart's state
+        value = value["selection"]
+    value = value if isinstance(value, dict) else {}
+    return {k: list(value.get(k) or []) for k in ("points", "point_indices", "box", "lasso")}
