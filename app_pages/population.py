@@ -21,6 +21,7 @@ from app_support.population_session import (
     demo_parquet,
     estimate_model,
     open_user,
+    population_counts,
     population_plans,
     release_key,
     request_release,
@@ -66,7 +67,6 @@ from lmdk_core.population.in_process import (
 )
 from lmdk_core.population.landmarks import DiscoverySettings
 from lmdk_core.population.preview import preview_table
-from lmdk_core.population.table import repeated_times_count
 
 keep_page_state({
     K.POP_SOURCE: "demo_series", K.POP_NOISE: "exact", K.POP_LM_SOURCE: "flags",
@@ -95,13 +95,12 @@ if pop is None:
     st.stop()
 frame = pop["frame"]
 kind = pop["kind"]
-n_users = int(frame["user"].nunique())
+n_users, n_repeat, n_repeat_users = population_counts(pop["key"], frame)
 flagged = "landmark" in frame
 shown = pop["name"] if pop["key"].startswith("demo") else quote_user_text(pop["name"])
 st.caption(f"**{shown}**: {n_users:,} users, {len(frame):,} rows "
            f"({'values' if kind == 'series' else 'GPS points'}); "
            + ("landmarks flagged in the file." if flagged else "no landmark flags."))
-n_repeat, n_repeat_users = repeated_times_count(frame)
 if n_repeat:  # the repeated-timestamp rule (docs/data-formats.md), as on the Map
     st.caption(f"{n_repeat:,} rows of {n_repeat_users:,} user"
                f"{'s' if n_repeat_users != 1 else ''} have the same time as the row before "

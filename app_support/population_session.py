@@ -52,7 +52,7 @@ from lmdk_core.population.in_process import (
 from lmdk_core.population.landmarks import DiscoverySettings
 from lmdk_core.population.partition import BatchSettings
 from lmdk_core.population.preview import user_plans
-from lmdk_core.population.table import PopulationColumns
+from lmdk_core.population.table import PopulationColumns, repeated_times_count
 
 SOURCES = {"demo_series": "Demo: 200 households (hourly meter, 30 days)",
            "demo_tracks": "Demo: 100 commuters (one day each)",
@@ -69,6 +69,15 @@ def demo_population(which: str) -> tuple[pd.DataFrame, str]:
     if which == "demo_series":
         return standardise(demo_population_series(), DEMO_POPULATION_SERIES_COLUMNS)
     return standardise(demo_population_tracks(), DEMO_POPULATION_TRACK_COLUMNS)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def population_counts(key: str, _frame: pd.DataFrame) -> tuple[int, int, int]:
+    """(users, rows with the same time as the row before them, users with such rows) of
+    the population ``key`` (``current_population()['key']``: the demo's name, or the
+    upload's SHA-256 with its columns), counted once: the repeated times took ~9 ms of
+    every ε step or scheme change on the 144,000 rows of the demo households."""
+    return (int(_frame["user"].nunique()), *repeated_times_count(_frame))
 
 
 @st.cache_data(show_spinner=False, max_entries=2)

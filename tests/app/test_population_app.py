@@ -351,3 +351,30 @@ def test_open_in_map_with_discovered_stays_carries_them_as_events(population):
     stays = at.session_state["track_stays"][name]
     assert stays and at.session_state["track_landmarks"][name] == []
     assert all(a <= b for a, b in stays)
+
+
+def _load(at, name: str, content: bytes):
+    at.file_uploader(key="pop_upload").set_value((name, content, "text/csv")).run()
+    at.button[[b.label for b in at.button].index("Load this population")].click().run()
+    assert not at.exception and not at.error
+    return at
+
+
+def test_repeated_times_are_counted_for_each_population_loaded(population):
+    """The users and the rows repeating the previous row's time are counted once per
+    population (cached by its content's key): a second upload gets its own counts, and
+    an ε step keeps them."""
+    at = population
+    at.radio(key="pop_source").set_value("upload").run()
+    # a: hours 0..9 with hour 3 twice; b: hours 0..9 with hours 4 and 6 twice; c: none
+    rows = [f"a,{t},1.0,0" for t in [0, 1, 2, 3, 3, 4, 5, 6, 7, 8]]
+    rows += [f"b,{t},1.0,0" for t in [0, 1, 2, 3, 4, 4, 5, 6, 6, 7]]
+    rows += [f"c,{t},1.0,0" for t in range(10)]
+    _load(at, "repeats.csv", _csv(rows))
+    captions = " ".join(c.value for c in at.caption)
+    assert "3 users, 30 rows" in captions and "3 rows of 2 users" in captions
+    at.sidebar.number_input(key="w_epsilon").set_value(2.0).run()
+    assert "3 rows of 2 users" in " ".join(c.value for c in at.caption)
+    _load(at, "one.csv", _csv([f"d,{t},1.0,0" for t in [0, 0, 1, 2, 3, 4, 5, 6]]))
+    captions = " ".join(c.value for c in at.caption)
+    assert "1 users, 8 rows" in captions and "1 rows of 1 user have" in captions
