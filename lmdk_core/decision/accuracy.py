@@ -324,12 +324,20 @@ def _monotone(model: _Model, profile: np.ndarray, target: AccuracyTarget) -> boo
     rises and falls with ε."""
     if target.kind == "mean":
         return True
-    _, delta, released = _offsets(model, profile > 0)
+    return bool(np.all(_rising_readings(model, profile > 0, target)))
+
+
+def _rising_readings(model: _Model, published: np.ndarray, target: AccuracyTarget
+                     ) -> np.ndarray:
+    """Per released reading (kind 'within'): whether its probability of lying within ±a
+    rises with ε — its acceptance set {z: |δ_t + z| ≤ a} holds z = 0, so a smaller noise
+    scale only widens it around the noise's mode (the others rise and fall)."""
+    _, delta, released = _offsets(model, published)
     d = delta[released]
     a = float(target.bound)
     if model.mechanism == "geometric":
-        return bool(np.all((np.ceil(-a - d) <= 0) & (np.floor(a - d) >= 0)))
-    return bool(np.all(np.abs(d) <= a))
+        return (np.ceil(-a - d) <= 0) & (np.floor(a - d) >= 0)
+    return np.abs(d) <= a
 
 
 def _meets(value: float, target: AccuracyTarget) -> bool:

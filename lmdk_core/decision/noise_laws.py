@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
-    "laplace_cdf", "laplace_interval", "laplace_within", "laplace_mean",
+    "laplace_cdf", "laplace_interval", "laplace_within", "laplace_within_peak", "laplace_mean",
     "geometric_cdf", "geometric_interval", "geometric_within", "geometric_mean",
     "gamma2_cdf", "planar_within", "planar_mean_unit", "planar_mean",
     "laplace_epsilon_for", "planar_epsilon_for",
@@ -55,6 +55,20 @@ def laplace_interval(lo: np.ndarray, hi: np.ndarray, b: np.ndarray) -> np.ndarra
 def laplace_within(delta: np.ndarray, b: np.ndarray, a: float) -> np.ndarray:
     """``P(|δ + Z| ≤ a) = F(a − δ) − F(−a − δ)`` for Z ~ Laplace(0, b)."""
     return laplace_cdf(a - delta, b) - laplace_cdf(-a - delta, b)
+
+
+def laplace_within_peak(delta: np.ndarray, a: float) -> np.ndarray:
+    """The largest ``P(|δ + Z| ≤ a)`` over every scale b > 0 of Z ~ Laplace(0, b), for
+    readings ``|δ| > a`` (whose acceptance set leaves out z = 0): with L = |δ| − a and
+    H = |δ| + a it is ``½(e^{−L/b} − e^{−H/b})``, largest at 1/b = ln(H/L)/(H − L), where
+    it is ``½·(L/H)^{L/(H−L)}·(1 − L/H)``. 1 where ``|δ| ≤ a`` (no bound below 1)."""
+    d = np.abs(np.asarray(delta, dtype=float))
+    out = np.ones(d.shape)
+    off = d > a
+    lo, hi = d[off] - a, d[off] + a
+    r = lo / hi
+    out[off] = 0.5 * np.power(r, lo / (hi - lo)) * (1.0 - r)
+    return out
 
 
 def laplace_mean(delta: np.ndarray, b: np.ndarray) -> np.ndarray:
