@@ -28,6 +28,7 @@ from app_support.track_edits import (
     MAP_KEY,
     SELECT_KEY,
     STAYS_KEY,
+    TABLE_TOGGLE_KEY,
     accept_candidates,
     candidate_label,
     candidate_options,
@@ -78,7 +79,8 @@ labels = data_labels(track)
 st.title(":material/map: Map")
 st.caption(
     f"{quote_user_text(name)} — {T:,} points. Click a point on the map to mark or unmark it as a "
-    "landmark; edit the Landmarks list (beside the map, or below it on a phone). Locations "
+    "landmark; edit the Landmarks list (beside the map, or below it on a phone; as a table "
+    "with the switch under it). Locations "
     "are released with Planar Laplace (geo-indistinguishability) at each timestamp's "
     "budget ε_t; ε, the scheme and the seed are the shared settings (in the sidebar; on a "
     "phone also right above the verdict)."
@@ -203,7 +205,16 @@ def _landmark_picker(landmarks: list[int]) -> None:
 
 
 def _landmark_table(landmarks: list[int], rel: Release) -> None:
-    """The editable landmark table (keep, t, time, lat, lon, ε_t)."""
+    """The editable landmark table (keep, t, time, lat, lon, ε_t), drawn on request.
+
+    Closed by default: Streamlit's data grid rebuilds its hidden screen-reader table
+    ~200 ms after every change of its data, so a grid always on screen made every click,
+    ε step and scheme change wait ~0.25 s more; the picker above marks and unmarks by t
+    with the mouse and the keyboard alike."""
+    if not st.toggle("Edit the landmarks as a table", key=TABLE_TOGGLE_KEY,
+                     help="A table of the landmarks with their coordinates and ε_t: untick "
+                          "keep to remove one, edit a t or add a row to mark another."):
+        return
     table = landmark_frame(track, landmarks, rel.epsilon_t)
     table.insert(0, "keep", True)
     # room above the table for its toolbar (on a phone it covered the picker). The

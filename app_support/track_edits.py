@@ -48,6 +48,8 @@ MAP_KEY = K.TRACK_MAP
 SELECT_KEY = K.W_TRACK_LM_SELECT
 STAYS_KEY = K.W_TRACK_STAY_SELECT
 CANDIDATE_KEY = K.TRACK_CANDIDATES
+#: the switch that shows the editable landmark table (off by default)
+TABLE_TOGGLE_KEY = K.TRACK_TABLE_OPEN
 # ---------------------------------------------------------------- cached engine calls
 @st.cache_data(max_entries=16, show_spinner=False)
 def cached_stays(lat: np.ndarray, lon: np.ndarray, times: np.ndarray, segment: np.ndarray,

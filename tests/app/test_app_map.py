@@ -295,3 +295,21 @@ def test_apply_table_edits():
     # a refused value leaves its row as it was (nothing entered is lost)
     new, notes = apply_table_edits(lm, {"edited_rows": {"0": {"t": 2.5}}}, 20)
     assert new == [3, 7, 9] and notes
+
+
+def test_landmark_table_is_drawn_on_request(mappage):
+    """The editable landmark table is off by default (no data grid to rebuild on every
+    click); its switch shows it with one row per landmark, and a landmark marked in the
+    picker while it is open is a new row."""
+    at = mappage
+    assert not at.toggle(key="track_table_open").value
+    assert not at.dataframe
+    at.toggle(key="track_table_open").set_value(True).run()
+    (grid,) = at.dataframe
+    assert list(grid.value["t"]) == demo_track_landmarks()
+    at.multiselect(key="w_track_lm_select").set_value([*demo_track_landmarks(), 100]).run()
+    (grid,) = at.dataframe
+    assert list(grid.value["t"]) == sorted([*demo_track_landmarks(), 100])
+    at.toggle(key="track_table_open").set_value(False).run()
+    assert not at.dataframe
+    assert landmarks(at) == sorted([*demo_track_landmarks(), 100])

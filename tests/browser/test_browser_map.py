@@ -32,6 +32,24 @@ def table_landmarks(page) -> list[int]:
     return out
 
 
+def open_table(page) -> None:
+    """Switch on 'Edit the landmarks as a table' (off by default) and wait for the grid."""
+    assert page.locator("[data-testid=stDataFrame]").count() == 0  # no grid by default
+    page.locator("[data-testid=stCheckbox]").filter(
+        has_text="Edit the landmarks as a table").locator("label").first.click()
+    page.wait_for_selector("[data-testid=stDataFrame] [role=row]", state="attached",
+                           timeout=60_000)
+    wait_for_app(page)
+    page.wait_for_timeout(500)
+
+
+def picker_landmarks(page) -> list[int]:
+    """The t of every chip of the Landmarks field (the table's keyboard equivalent)."""
+    box = page.locator("[data-testid=stMultiSelect]").filter(
+        has=page.locator("input[aria-label^=Landmarks]")).first
+    return sorted(int(t) for t in re.findall(r"t=(\d+) ·", box.inner_text()))
+
+
 def verdict(page) -> str:
     """The text of the one verdict box (green, amber or red)."""
     return page.locator("[data-testid=stAlertContentSuccess], "
@@ -50,7 +68,7 @@ def wait_landmark_count(page, n: int) -> None:
 def open_map(page, url: str) -> None:
     page.goto(url + "/map")
     wait_for_app(page)
-    page.wait_for_selector("[data-testid=stDataFrame]", timeout=60_000)
+    page.get_by_text("Landmarks (", exact=False).first.wait_for(timeout=60_000)
     wait_for_map(page)
     page.wait_for_timeout(500)
 
@@ -65,6 +83,8 @@ def tooltip_at(page, x: float, y: float) -> str:
 
 def test_click_a_point_on_the_map_makes_it_a_landmark(app_url, page):
     open_map(page, app_url)
+    assert picker_landmarks(page) == [36, 220, 227, 235]
+    open_table(page)
     before = table_landmarks(page)
     assert before == [36, 220, 227, 235] == map_landmarks(page)
     assert "4 landmarks" in verdict(page)
@@ -80,6 +100,7 @@ def test_click_a_point_on_the_map_makes_it_a_landmark(app_url, page):
     assert page.evaluate("() => window.scrollY") == scroll
     wait_landmark_count(page, 5)
     assert table_landmarks(page) == sorted([*before, t]) == map_landmarks(page)
+    assert picker_landmarks(page) == sorted([*before, t])
     assert "5 landmarks" in verdict(page)  # Uniform gives ε/6 everywhere
     # the budget chart was updated in place (its specification does not depend on the
     # landmarks), not replaced by a new chart
@@ -124,12 +145,14 @@ TIME_COLUMN_PX = 132
 
 
 def test_landmark_table_shows_the_coordinates_on_a_phone(app_url):
-    """At 390×844 the landmark table's columns are keep, t, lat, lon, ε_t, then the time,
-    and what scrolls out of the table's view is narrower than the time column: t, the
+    """At 390×844 the landmark table (switched on) has the columns keep, t, lat, lon, ε_t,
+    then the time, and what scrolls out of the table's view is narrower than the time
+    column: t, the
     coordinates and ε_t are in view (the grid draws on a canvas; its scroller's overflow
     is measured)."""
     with phone_page() as (page, errors):
         open_map(page, app_url)
+        open_table(page)
         grid = page.locator("[data-testid=stDataFrame]").first
         grid.scroll_into_view_if_needed()
         page.wait_for_timeout(500)
