@@ -62,8 +62,8 @@ from lmdk_core.engine.validation import InputError
 
 __all__ = [
     "USEFUL", "MARGINAL", "NOT_USEFUL", "USEFUL_RATIO", "NOISE_RATIO",
-    "DataScale", "UtilityVerdict", "data_scale", "release_utility", "utility_verdict",
-    "format_amount",
+    "DataScale", "UtilityVerdict", "data_scale", "expected_utility", "release_utility",
+    "utility_verdict", "format_amount",
 ]
 
 USEFUL, MARGINAL, NOT_USEFUL = "useful", "marginal", "not useful"
@@ -289,18 +289,15 @@ def utility_verdict(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLik
     """
     x = np.asarray(values, dtype=float)
     mech = series_mechanism(x, mechanism)
-    unit = _unit_of(x, unit)
-    err = expected_errors(x, epsilon_t, published, mechanism=mech, sensitivity=sensitivity,
-                          radius=radius, sources=sources)
     eps = np.asarray(epsilon_t, dtype=float)
-    pub = publication_flags(eps, published)
-    sc = data_scale(x, unit) if scale is None else scale
-    facts = _ErrorSummary.of(err, pub, unit, sc, mech, track=x.ndim == 2)
+    err, pub, facts = _summary(x, eps, published, mech, sensitivity, radius, unit, sources,
+                               scale)
+    sc = facts.scale
     if facts.n_released == 0:
         return _nothing_released(facts)
     if not sc.value > 0:
         return _not_judged(facts)
-    if facts.ratio <= USEFUL_RATIO and facts.worst / sc.value <= 1:
+    if facts.level == USEFUL:
         keeps = "the route's shape" if facts.track else "the series' shape"
         sentence = f"Useful: {facts.off}, {facts.compared}. The release keeps {keeps}.{facts.notes}"
         return facts.verdict(USEFUL, "Useful", sentence)
@@ -309,6 +306,39 @@ def utility_verdict(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLik
                             track=x.ndim == 2, stays_as_events=sources is not None)
     advice = release_advice(err, pub, eps, setting)
     return _marginal_or_noise(facts, advice)
+
+
+def expected_utility(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLike | None = None,
+                     *, mechanism: str | None = "laplace", sensitivity: float | None = None,
+                     radius: float | None = None, unit: str | None = None,
+                     sources: ArrayLike | None = None,
+                     scale: DataScale | None = None) -> tuple[float, str]:
+    """``(typical, label)`` of :func:`utility_verdict` at the same inputs — the median
+    expected error of the released readings (NaN when nothing is released) and the
+    verdict's badge (``UtilityVerdict.label``) — without its sentences and advice (the
+    advice searches for the ε that would do: the Population page's preview needs only
+    these two columns, for every user on every change of ε)."""
+    x = np.asarray(values, dtype=float)
+    mech = series_mechanism(x, mechanism)
+    _, _, facts = _summary(x, np.asarray(epsilon_t, dtype=float), published, mech,
+                           sensitivity, radius, unit, sources, scale)
+    if facts.n_released and not facts.scale.value > 0:
+        return facts.typical, "not judged"
+    return facts.typical, facts.level
+
+
+def _summary(x: np.ndarray, eps: np.ndarray, published: ArrayLike | None, mech: str,
+             sensitivity: float | None, radius: float | None, unit: str | None,
+             sources: ArrayLike | None, scale: DataScale | None
+             ) -> tuple[np.ndarray, np.ndarray, _ErrorSummary]:
+    """The expected errors, the publication flags and their summary (the data's scale
+    computed unless given)."""
+    unit = _unit_of(x, unit)
+    err = expected_errors(x, eps, published, mechanism=mech, sensitivity=sensitivity,
+                          radius=radius, sources=sources)
+    pub = publication_flags(eps, published)
+    sc = data_scale(x, unit) if scale is None else scale
+    return err, pub, _ErrorSummary.of(err, pub, unit, sc, mech, track=x.ndim == 2)
 
 
 def _unit_of(x: np.ndarray, unit: str | None) -> str:
@@ -343,6 +373,19 @@ class _ErrorSummary:
         e = err[released]
         return cls(unit, scale, mech, track, *counts, float(np.median(e)), float(np.max(e)),
                    float(np.mean(e)))
+
+    @property
+    def level(self) -> str:
+        """The verdict's level: not useful when nothing is released; marginal without a
+        scale; useful when the typical error is within USEFUL_RATIO of the scale and the
+        worst within the scale; not useful beyond NOISE_RATIO; marginal between."""
+        if self.n_released == 0:
+            return NOT_USEFUL
+        if not self.scale.value > 0:
+            return MARGINAL
+        if self.ratio <= USEFUL_RATIO and self.worst / self.scale.value <= 1:
+            return USEFUL
+        return NOT_USEFUL if self.ratio > NOISE_RATIO else MARGINAL
 
     @property
     def noun(self) -> str:
@@ -406,7 +449,7 @@ def _not_judged(facts: _ErrorSummary) -> UtilityVerdict:
 
 def _marginal_or_noise(facts: _ErrorSummary, advice: str) -> UtilityVerdict:
     """Marginal (ratio ≤ NOISE_RATIO) or not useful, with the advice that works."""
-    if facts.ratio > NOISE_RATIO:
+    if facts.level == NOT_USEFUL:
         sentence = (f"This release is not useful: {facts.off}, {facts.compared} — the noise "
                     f"hides what the data show.{facts.notes} Try: {advice}.")
         return facts.verdict(NOT_USEFUL, "Not useful", sentence, advice)

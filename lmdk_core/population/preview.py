@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from lmdk_core.decision.utility import DataScale, data_scale, utility_verdict
+from lmdk_core.decision.utility import DataScale, data_scale, expected_utility
 from lmdk_core.engine.allocation import allocate
 from lmdk_core.engine.stay_events import condense, condensed_points
 from lmdk_core.engine.validation import InputError
@@ -104,7 +104,6 @@ def _plan_row(p: UserPlan, epsilon: float, scheme: str, window: int | None,
               mechanism: str, scale_unit: float) -> dict:
     n = len(p.data)
     sources = None
-    n_events = len(p.landmarks)
     if p.stays:  # the release allocates over the condensed stream (one slot per stay)
         cond = condense(n, list(p.stays))
         lm_c = cond.index[[a for a, _ in p.stays]]
@@ -112,21 +111,20 @@ def _plan_row(p: UserPlan, epsilon: float, scheme: str, window: int | None,
         eps_t = np.zeros(n)
         eps_t[cond.rep] = eps_c
         sources = condensed_points(p.data, cond)[cond.index]
-        n_events -= sum(b - a for a, b in p.stays)
     else:
         eps_t = allocate(scheme, n, p.landmarks, epsilon, window)
     published = eps_t > 0
     verdict = verify(eps_t, p.landmarks, epsilon, groups=list(p.stays) or None)
     planar = mechanism == "planar_laplace"
-    uv = utility_verdict(p.data, eps_t, published, mechanism=mechanism,
-                         sensitivity=None if planar else scale_unit,
-                         radius=scale_unit if planar else None, epsilon=epsilon,
-                         n_landmarks=n_events, scheme=scheme, sources=sources,
-                         scale=p.scale)
+    # the utility verdict's typical error and badge, without its sentences and advice
+    typical, label = expected_utility(p.data, eps_t, published, mechanism=mechanism,
+                                      sensitivity=None if planar else scale_unit,
+                                      radius=scale_unit if planar else None,
+                                      sources=sources, scale=p.scale)
     return {"user": p.user, "n_timestamps": n, "n_landmarks": int(len(p.landmarks)),
             "landmark_private": bool(verdict.private),
-            "worst_total": float(verdict.worst_total), "expected_error": uv.typical,
-            "utility": uv.label}
+            "worst_total": float(verdict.worst_total), "expected_error": typical,
+            "utility": label}
 
 
 def preview_table(plans: list[UserPlan], epsilon: float, scheme: str, window: int | None,

@@ -331,3 +331,37 @@ def test_expected_errors_equal_a_slow_oracle(rows, mech, scale):
 def test_geometric_tiny_budget_is_finite():
     e = expected_errors(np.zeros(3), np.full(3, 1e-12), mechanism="geometric", sensitivity=1)
     assert np.allclose(e, 1e12, rtol=1e-6)
+
+
+@given(st.lists(st.tuples(st.integers(-20, 20), st.integers(-20, 20),
+                          st.sampled_from([0.0, 0.01, 0.2, 1.0, 5.0, 50.0]), st.booleans()),
+                min_size=1, max_size=40),
+       st.sampled_from(["laplace", "geometric", "planar_laplace"]),
+       st.sampled_from([0.5, 1.0, 4.0, 100.0]), st.booleans(), st.booleans())
+@settings(max_examples=300, deadline=None)
+def test_expected_utility_is_the_verdicts_typical_error_and_badge(rows, mech, scale,
+                                                                   flat, given_scale):
+    """The Population preview's shortcut against the full verdict it skips (sentences and
+    advice): the same typical error (NaN when nothing is released) and the same badge
+    (useful, marginal, not useful, not judged) on random series and tracks, with the
+    publication pattern given or read from ε_t, constant data (no scale: not judged)
+    and the data's scale passed in or computed."""
+    from lmdk_core.decision.utility import expected_utility
+
+    planar = mech == "planar_laplace"
+    a = np.array([float(u) for u, _, _, _ in rows])
+    x = (np.column_stack([48.85 + a * 1e-4, 2.35 + np.array([float(v) for _, v, _, _ in rows])
+                          * 1e-4]) if planar else a)
+    if flat:
+        x = np.zeros_like(x) + 3.0
+    eps = np.array([e for _, _, e, _ in rows])
+    pub = np.array([p for _, _, _, p in rows]) & (eps > 0)
+    kw = dict(mechanism=mech, sensitivity=None if planar else scale,
+              radius=scale if planar else None)
+    sc = data_scale(x, "m" if planar else "") if given_scale else None
+    for published in (pub, None):
+        full = utility_verdict(x, eps, published, epsilon=2.0, n_landmarks=1,
+                               scheme="uniform", scale=sc, **kw)
+        typical, label = expected_utility(x, eps, published, scale=sc, **kw)
+        assert label == full.label
+        np.testing.assert_equal(typical, full.typical)  # NaN equals NaN here
