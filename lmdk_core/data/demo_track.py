@@ -14,6 +14,7 @@ middle of the night and the clinic visit.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -216,18 +217,25 @@ def demo_track() -> Track:
 def demo_track_events() -> list[tuple[int, str]]:
     """The default landmarks with what happened there: home at 03:00 (the home address
     at night) and the clinic visit (arrival, middle, departure)."""
+    return list(_events())
+
+
+@functools.cache
+def _events() -> tuple[tuple[int, str], ...]:
+    """:func:`demo_track_events`, computed once per process (the demo day is generated
+    from a fixed seed; the Map shows these events on every rerun of the demo)."""
     df, stays = _generate()
     minute = df["minute"].to_numpy()
     night = int(np.searchsorted(minute, _clock("03:00")))
     c0, c1 = stays["clinic"][0]
     cm = (c0 + c1) // 2
     label = {i: pd.Timestamp(df["time"].iloc[i]).strftime("%H:%M") for i in (night, c0, cm, c1)}
-    return [
+    return (
         (night, f"{label[night]} - at home in the middle of the night"),
         (c0, f"{label[c0]} - arrives at the clinic"),
         (cm, f"{label[cm]} - at the clinic"),
         (c1, f"{label[c1]} - leaves the clinic"),
-    ]
+    )
 
 
 def demo_track_landmarks() -> list[int]:
