@@ -14,6 +14,7 @@ from app_support import state_keys as K
 from app_support.components import cached_posterior_curve
 from app_support.current_data import CurrentData, data_choice
 from app_support.figure_memo import content_key, memo_figure
+from app_support.live_chart import live_chart
 from app_support.session import keep_page_state, set_setting, setting
 from lmdk_core.decision.accuracy import EPS_RANGE, AccuracyTarget, accuracy_at
 from lmdk_core.decision.adaptive_accuracy import min_adaptive_runs
@@ -206,9 +207,9 @@ def _static_answers(target: AccuracyTarget) -> None:
     fig_kw = {"kind": target.kind, "current_epsilon": eps_now, "unit": unit,
               "target": target.probability if target.kind == "within" else target.bound,
               "solutions": {s.scheme: s.epsilon for s in sols}, "per": target.per}
-    st.plotly_chart(memo_figure(content_key("choose_accuracy", grid, curves, fig_kw),
-                                lambda: accuracy_figure(grid, curves, **fig_kw)),
-                    width="stretch", config={"displaylogo": False})
+    live_chart(memo_figure(content_key("choose_accuracy", grid, curves, fig_kw),
+                           lambda: accuracy_figure(grid, curves, **fig_kw)),
+               key="choose_accuracy_chart", config={"displaylogo": False})
     st.caption("Exact: Laplace and Geometric error laws, Planar Laplace's Gamma(2) "
                "radius (Andrés et al. CCS 2013), mixed over the allocation's ε_t; a "
                "repeated value adds the data's change to the old noise. The smallest ε "
@@ -327,9 +328,9 @@ def _posterior_section(prior: float, plan_scheme: str, eps_t: np.ndarray,
         st.caption(f"No correlation view: {note}")
     scheme = setting("scheme")
     fig_in = (grid, posterior_bound(prior, grid), corr, prior, eps_now)
-    st.plotly_chart(memo_figure(content_key("choose_posterior", *fig_in),
-                                lambda: posterior_figure(*fig_in)),
-                    width="stretch", config={"displaylogo": False})
+    live_chart(memo_figure(content_key("choose_posterior", *fig_in),
+                           lambda: posterior_figure(*fig_in)),
+               key="choose_posterior_chart", config={"displaylogo": False})
     st.caption("Posterior bound p·e^x/(1 − p + p·e^x) for a privacy loss x (the Bayesian "
                "reading of differential privacy); under temporal correlation x is the "
                "largest landmark TPL (Cao et al. ICDE 2017 / TKDE 2018)"
@@ -378,9 +379,9 @@ def _repeat_section() -> None:
 
 def _averaging_chart(res, scheme: str) -> None:
     """The averaging attack's error against the days of releases, with its caption."""
-    st.plotly_chart(averaging_figure(res.days, res.simulated_mean, res.simulated_p90,
-                                     res.rice_mean, res.estimates, int(res.days[-1])),
-                    width="stretch", config={"displaylogo": False})
+    live_chart(averaging_figure(res.days, res.simulated_mean, res.simulated_p90,
+                                res.rice_mean, res.estimates, int(res.days[-1])),
+               key="choose_averaging_chart", config={"displaylogo": False})
     st.caption(
         "Each day the same routine is released with fresh Planar Laplace "
         "noise; the attacker averages the released points of the stay. 200 "

@@ -19,6 +19,7 @@ from app_support.components import (
 from app_support.current_data import CurrentData, data_choice, view_config
 from app_support.download_buttons import confidential_downloads
 from app_support.figure_memo import memo_figure, release_figure_key
+from app_support.live_chart import live_chart
 from app_support.report_button import release_note_button
 from app_support.session import keep_page_state, setting, settings_on_page
 from lmdk_core.decision.comparison import (
@@ -172,8 +173,8 @@ both = memo_figure(both_key, _side_by_side)
 # (three columns in ~90 px each had overlapping ticks). Both are drawn; the style of
 # app_support/accessibility.py shows the one that fits the screen ('lmdk_wide_' /
 # 'lmdk_narrow_' containers).
-st.container(key="lmdk_wide_compare").plotly_chart(
-    both, key="compare_side_by_side", width="stretch", config=PLOTLY_CONFIG)
+live_chart(both, key="compare_side_by_side", where=st.container(key="lmdk_wide_compare"),
+           config=PLOTLY_CONFIG)
 with st.container(key="lmdk_narrow_compare"):
     # only the open tab's chart is built and sent (a tab click reruns the page): the
     # hidden charts of the other tabs were built, sent and drawn on every change
@@ -182,8 +183,7 @@ with st.container(key="lmdk_narrow_compare"):
     for tab, s in zip(tabs, schemes, strict=True):
         if tab.open:
             one = memo_figure(f"{both_key}|{s}", lambda s=s: _one_scheme(s, both))
-            tab.plotly_chart(one, key=f"compare_one_{s}", width="stretch",
-                             config=PLOTLY_CONFIG)
+            live_chart(one, key=f"compare_one_{s}", where=tab, config=PLOTLY_CONFIG)
 with st.expander("How to read this"):
     st.markdown(
         "- One column per scheme; every row shares its y-axis, so heights compare "
@@ -281,8 +281,8 @@ if sweep is None:
             ask.empty()
 
 if sweep is not None:
-    st.plotly_chart(utility_figure(sweep, unit=cur.unit, current=eps, distance=cur.is_track),
-                    key="compare_utility", width="stretch")
+    live_chart(utility_figure(sweep, unit=cur.unit, current=eps, distance=cur.is_track),
+               key="compare_utility")
     lm_leak = ({s: float(np.max(leakage[s]["landmark TPL"])) for s in schemes}
                if leakage else None)
     st.markdown("**Reading the chart**\n\n" + "\n".join(

@@ -9,6 +9,7 @@ from app_support import state_keys as K
 from app_support.components import cached_series_release, model_caption, render_verdict
 from app_support.current_data import current_data
 from app_support.figure_memo import memo_figure, release_figure_key
+from app_support.live_chart import live_chart
 from app_support.session import current_series, series_landmarks, setting
 from lmdk_core.decision.utility import release_utility
 from lmdk_core.decision.verdict import privacy_verdict
@@ -167,8 +168,8 @@ with details:
                f"the utility Δu = {sel.sensitivity:g}. Probabilities from {p.min():.3g} to "
                f"{p.max():.3g} (uniform {1 / len(opts):.3g}).")
     if details.open:
-        st.plotly_chart(options_strip_figure(opts, sel.index), width="stretch")
-        st.plotly_chart(selection_probability_figure(sel), width="stretch")
+        live_chart(options_strip_figure(opts, sel.index), key="dummies_options")
+        live_chart(selection_probability_figure(sel), key="dummies_selection")
 
 st.markdown(
     f"**L** = {sorted(landmarks)} → **L′** = {acc['landmarks_used']} "
@@ -203,7 +204,7 @@ with st.expander("What is protected, and what is not", expanded=True):
         "which are computed from L.")
 # built once per release drawn (a digest of its arrays): a change that leaves the release
 # as it was (the same L′ and seed) does not rebuild it
-st.plotly_chart(memo_figure(
+live_chart(memo_figure(
     release_figure_key("dummies", np.arange(T), {"release": dr.release}, None, (460,)),
     lambda: timeline_figure(np.arange(T), "number", dr.release, height=460)),
-    width="stretch")
+    key="dummies_release")

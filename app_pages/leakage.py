@@ -18,6 +18,7 @@ from app_support.components import (
 )
 from app_support.current_data import CurrentData, data_choice
 from app_support.figure_memo import content_key, memo_figure
+from app_support.live_chart import live_chart
 from app_support.session import (
     CORRELATION_KINDS,
     MAX_EPSILON,
@@ -282,7 +283,7 @@ def _heatmap(where, key: str, matrix: np.ndarray, title: str, **kw) -> None:
     """A transition matrix's heatmap, built once per matrix, labels and title."""
     fig = memo_figure(content_key(key, matrix, labels, hover, title, kw),
                       lambda: matrix_heatmap(matrix, labels, hover=hover, title=title, **kw))
-    where.plotly_chart(fig, key=key, width="stretch", config=PLOTLY_CONFIG)
+    live_chart(fig, key=key, where=where, config=PLOTLY_CONFIG)
 
 
 if backward is forward or np.array_equal(backward, forward):
@@ -360,11 +361,10 @@ if math.isinf(sup):
         f"bound as the series gets longer. It stays finite for ε_t < {th:.3g}. The "
         f"{T:,} timestamps here still have the finite leakage shown.",
         icon=":material/all_inclusive:")
-curves_in = (cur.data.time, cur.data.time_kind, res, float(setting("epsilon")))
-curves_kw = {"supremum": sup, "target": float(st.session_state[K.LK_TARGET])}
-st.plotly_chart(memo_figure(content_key("lk_curves", *curves_in, curves_kw),
-                            lambda: leakage_curves_figure(*curves_in, **curves_kw)),
-                key="lk_curves", width="stretch", config=PLOTLY_CONFIG)
+lk_in = (cur.data.time, cur.data.time_kind, res, float(setting("epsilon")))
+lk_kw = {"supremum": sup, "target": float(st.session_state[K.LK_TARGET])}
+live_chart(memo_figure(content_key("lk_curves", *lk_in, lk_kw), lambda: leakage_curves_figure(
+    *lk_in, **lk_kw)), key="lk_curves", config=PLOTLY_CONFIG)
 with st.expander(f":material/lock: {CONFIDENTIAL_LABEL} — leakage per timestamp"):
     st.download_button(
         "CONFIDENTIAL — Leakage per timestamp (CSV)",

@@ -15,6 +15,7 @@ import streamlit as st
 from app_support.learn_anonymity import lesson_anonymity
 from app_support.learn_composition import lesson_composition
 from app_support.learn_mechanisms import eps_slider, lesson_mechanisms, pct
+from app_support.live_chart import live_chart
 from lmdk_core.decision.noise_laws import laplace_epsilon_for
 from lmdk_core.engine.validation import InputError
 from lmdk_core.figures import learn as lf
@@ -67,8 +68,7 @@ def _lesson_1() -> None:
     p_d, p_d2 = nd.interval_probabilities(cut, 1e12)
     ratio = max(p_d, p_d2) / max(min(p_d, p_d2), 1e-300)
     with c2:
-        st.plotly_chart(lf.neighbours_figure(nd, (cut, float(nd.x[-1]))), width="stretch",
-                        key="learn_def_chart")
+        live_chart(lf.neighbours_figure(nd, (cut, float(nd.x[-1]))), key="learn_def_chart")
     m = st.columns(4)
     m[0].metric("Pr[output in O | D]", pct(p_d))
     m[1].metric("Pr[output in O | D′]", pct(p_d2))
@@ -112,8 +112,7 @@ def _lesson_2() -> None:
     post_hi = float(posterior_bound(prior, eps2))
     post_lo = float(posterior_lower_bound(prior, eps2))
     with c2:
-        st.plotly_chart(lf.posterior_figure(prior, eps2), width="stretch",
-                        key="learn_post_chart")
+        live_chart(lf.posterior_figure(prior, eps2), key="learn_post_chart")
     m = st.columns(3)
     m[0].metric("Belief before", f"{prior:.0%}")
     m[1].metric("Largest belief after", f"{post_hi:.1%}",
@@ -188,8 +187,8 @@ def _lesson_3() -> None:
         st.error(f"Cannot compute the levels: {exc}", icon=":material/error:")
         levels = []
     if levels:
-        st.plotly_chart(lf.protection_levels_figure(levels, lms, int(focus), eps3),
-                        width="stretch", key="learn_lv_chart")
+        live_chart(lf.protection_levels_figure(levels, lms, int(focus), eps3),
+                   key="learn_lv_chart")
         st.dataframe(
             protection_levels_frame(levels, lms).style.format(
                 {"ε_t regular": "{:.3g}", "ε_t landmark": "{:.3g}", "noise Δf/ε_t": "{:.3g}",

@@ -10,6 +10,7 @@ import streamlit as st
 
 from app_support import state_keys as K
 from app_support.components import render_population_utility
+from app_support.live_chart import live_chart
 from app_support.population_session import (
     NOISE,
     SOURCES,
@@ -269,16 +270,13 @@ if shown is not None:
     m[3].metric("Median |L|", f"{float(audit['n_landmarks'].median()):g}")
     m[4].metric("Median MAE", f"{short_number(float(audit['mae'].median()))} {unit}".strip())
     g1, g2 = st.columns(2)
-    g1.plotly_chart(landmark_count_figure(audit), key="pop_fig_lm", width="stretch",
-                    config=PLOTLY_CONFIG)
-    g2.plotly_chart(verdict_figure(colours), key="pop_fig_verdict", width="stretch",
-                    config=PLOTLY_CONFIG)
+    live_chart(landmark_count_figure(audit), key="pop_fig_lm", where=g1, config=PLOTLY_CONFIG)
+    live_chart(verdict_figure(colours), key="pop_fig_verdict", where=g2, config=PLOTLY_CONFIG)
     g3, g4 = st.columns(2)
-    g3.plotly_chart(tpl_figure(audit, rs.epsilon if alpha is None else alpha,
-                               "ε" if alpha is None else "α"), key="pop_fig_tpl", width="stretch",
-                    config=PLOTLY_CONFIG)
-    g4.plotly_chart(error_figure(audit, unit), key="pop_fig_error", width="stretch",
-                    config=PLOTLY_CONFIG)
+    live_chart(tpl_figure(audit, rs.epsilon if alpha is None else alpha,
+                          "ε" if alpha is None else "α"), key="pop_fig_tpl", where=g3,
+               config=PLOTLY_CONFIG)
+    live_chart(error_figure(audit, unit), key="pop_fig_error", where=g4, config=PLOTLY_CONFIG)
     st.caption(f"Landmark TPL under the session's correlation model ({spec['model']}"
                + (f": {quote_user_text(st.session_state[K.CORR_MATRICES]['forward'][0])}"
                   if spec["model"] == "matrix"

@@ -170,7 +170,8 @@ _SCRIPT = """<style>
   function label() {
     var shown = download() ? "" : "none";
     if (toDownload.style.display !== shown) { toDownload.style.display = shown; }
-    doc.querySelectorAll(".js-plotly-plot").forEach(function (gd) {
+    // the live charts (app_support/live_chart.py) name themselves
+    doc.querySelectorAll(".js-plotly-plot:not(.lmdk-live-plot)").forEach(function (gd) {
       var l = plotlyLabel(gd);
       if (gd.getAttribute("aria-label") !== l) {
         gd.setAttribute("role", "figure");

@@ -12,6 +12,7 @@ import numpy as np
 import streamlit as st
 
 from app_support.learn_mechanisms import EPS_STEPS
+from app_support.live_chart import live_chart
 from lmdk_core.decision.composition import advanced_composition
 from lmdk_core.engine.validation import InputError
 from lmdk_core.figures import learn as lf
@@ -81,8 +82,7 @@ def _composition_totals(eps_list: list[float]) -> None:
         weights = discount_weights(len(eps_list), kind, lam)
         d3.metric("Discounted total", f"{discounted_composition(eps_list, kind, lam):.4g}",
                   help=f"Undiscounted: {sum(eps_list):.4g}")
-        st.plotly_chart(lf.discount_figure(np.asarray(eps_list), weights), width="stretch",
-                        key="learn_disc_chart")
+        live_chart(lf.discount_figure(np.asarray(eps_list), weights), key="learn_disc_chart")
 
 
 def _correlation_box() -> None:
@@ -113,7 +113,7 @@ def _correlation_box() -> None:
         m[2].metric("Whole series, sequential", f"{10 * eps_c:.4g}",
                     help="With s = 0 every release reveals the same value: the window "
                          "leaks as much as all releases together.")
-        st.plotly_chart(lf.correlation_figure(cw), width="stretch", key="learn_cor_chart")
+        live_chart(lf.correlation_figure(cw), key="learn_cor_chart")
 
 
 def _post_processing_box() -> None:
@@ -133,7 +133,7 @@ def _post_processing_box() -> None:
         p1.metric("Budget after post-processing", f"ε = {eps_pp:g}", help="Unchanged.")
         p1.metric("Error: released → clipped + smoothed",
                   f"{pp.mae['released']:.2f} → {pp.mae['smoothed']:.2f}")
-        p2.plotly_chart(lf.post_processing_figure(pp), width="stretch", key="learn_pp_chart")
+        live_chart(lf.post_processing_figure(pp), key="learn_pp_chart", where=p2)
 
 
 def lesson_composition() -> None:

@@ -12,6 +12,7 @@ import math
 import numpy as np
 import streamlit as st
 
+from app_support.live_chart import live_chart
 from lmdk_core.figures import learn as lf
 from lmdk_core.teaching.mechanisms import (
     EXPONENTIAL_EXAMPLE,
@@ -65,8 +66,8 @@ def _laplace_box() -> None:
             st.metric("Expected mean error Δf/ε", f"{sens_l / eps_l:.3g}",
                       help="Measured on 3,000 draws: "
                            f"{float(np.mean(np.abs(samples - 10.0))):.3g}")
-        c2.plotly_chart(lf.laplace_mechanism_figure(samples, 10.0, eps_l, sens_l),
-                        width="stretch", key="learn_lap_chart")
+        live_chart(lf.laplace_mechanism_figure(samples, 10.0, eps_l, sens_l),
+                   key="learn_lap_chart", where=c2)
         ex = sensitivity_example(eps_l, sens_l)
         (st.info if ex.ratio <= math.exp(eps_l) else st.warning)(
             "**Δf must cover the events it protects.** " + ex.sentence()
@@ -89,8 +90,7 @@ def _geometric_box() -> None:
             k, pmf = geometric_pmf(eps_g, int(sens_g))
             a = math.exp(-eps_g / int(sens_g))
             st.metric("Expected mean error 2a/(1 − a²)", f"{2 * a / (1 - a * a):.3g}")
-        c2.plotly_chart(lf.geometric_figure(k, pmf, 10), width="stretch",
-                        key="learn_geo_chart")
+        live_chart(lf.geometric_figure(k, pmf, 10), key="learn_geo_chart", where=c2)
 
 
 def _planar_box() -> None:
@@ -113,7 +113,7 @@ def _planar_box() -> None:
                       help=f"Measured on 1,500 draws: {cloud.measured_mean:,.0f} m")
             st.metric("Released within r of the truth", pct(cloud.within_radius),
                       help="Exactly 1 − (1 + ε)·e^(−ε).")
-        c2.plotly_chart(lf.noise_cloud_figure(cloud), width="stretch", key="learn_pl_chart")
+        live_chart(lf.noise_cloud_figure(cloud), key="learn_pl_chart", where=c2)
 
 
 def _exponential_box() -> None:
@@ -132,8 +132,8 @@ def _exponential_box() -> None:
             eps_e = eps_slider("ε", "learn_exp_eps", 0.5)
             probs = exponential_probabilities(utils, eps_e)
             st.metric("Chance the true favourite is announced", pct(float(probs[0])))
-        c2.plotly_chart(lf.exponential_figure(names, utils, probs), width="stretch",
-                        key="learn_exp_chart")
+        live_chart(lf.exponential_figure(names, utils, probs), key="learn_exp_chart",
+                   where=c2)
 
 
 def _randomized_response_box() -> None:
@@ -156,8 +156,7 @@ def _randomized_response_box() -> None:
                                      key="learn_rr_seed")
         survey = _survey(float(true_p), int(n_rr), eps_r, int(seed_r))
         with c2:
-            st.plotly_chart(lf.randomized_response_figure(survey), width="stretch",
-                            key="learn_rr_chart")
+            live_chart(lf.randomized_response_figure(survey), key="learn_rr_chart")
             m = st.columns(3)
             m[0].metric("Truthful with probability", pct(survey.p_truth))
             m[1].metric("Reports saying “yes”", pct(survey.observed))

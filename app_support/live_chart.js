@@ -21,13 +21,8 @@ function loadPlotly(path) {
   return PLOTLY;
 }
 
-function text(t) {
-  return (t || "").toString().replace(/<[^>]*>/g, " ").replace(/\s+/g, " ").trim();
-}
-
-function label(st, layout) {
-  // the text alternative: the figure's meta.alt (lmdk_core.figures sets it)
-  const alt = layout.meta && layout.meta.alt ? text(layout.meta.alt) : "Chart.";
+function label(st, alt) {
+  // the text alternative (app_support.live_chart.chart_alt: the figure's meta.alt)
   if (st.gd.getAttribute("aria-label") !== alt) st.gd.setAttribute("aria-label", alt);
   st.gd.querySelectorAll("svg.main-svg").forEach((s) => s.setAttribute("aria-hidden", "true"));
 }
@@ -103,6 +98,7 @@ function createState(parentElement) {
   const el = document.createElement("div");
   el.className = "lmdk-live-chart";
   const gd = document.createElement("div");
+  gd.className = "lmdk-live-plot";  // named here, not by app_support/accessibility.py
   gd.setAttribute("role", "figure");
   el.appendChild(gd);
   parentElement.appendChild(el);
@@ -110,7 +106,9 @@ function createState(parentElement) {
     bound: false, alive: true, height: 450 };
   // the container's width, also when the page (or the sidebar) changes it
   st.resize = new ResizeObserver(() => {
-    if (st.alive && st.bound) Plotly.Plots.resize(gd);
+    // a hidden chart (a phone-only or wide-only container, a closed tab) has no size:
+    // plotly refuses to resize it, and the chart is resized once it is shown
+    if (st.alive && st.bound) Plotly.Plots.resize(gd).catch(() => {});
   });
   st.resize.observe(el);
   st.fullscreen = fullscreenButton(st);
@@ -140,7 +138,8 @@ function draw(st, data) {
   }
   st.revision += 1;
   layout.selectionrevision = st.revision;  // a selection drawn before is cleared
-  const config = { ...data.config, responsive: false };
+  // no plotly logo unless asked for (st.plotly_chart hides it too)
+  const config = { displaylogo: false, ...data.config, responsive: false };
   config.modeBarButtonsToRemove = [...(config.modeBarButtonsToRemove || []), "sendChartToCloud"];
   // the same button object every time: a new one (a new click function) would make
   // Plotly.react see a changed config and draw the whole chart again
@@ -150,7 +149,7 @@ function draw(st, data) {
       bind(st);
       st.bound = true;
     }
-    label(st, layout);
+    label(st, data.alt || "Chart.");
     window.__lmdkLiveCharts = (window.__lmdkLiveCharts || 0) + 1;  // draws, for the tests
   });
 }

@@ -22,15 +22,17 @@ from rerun to rerun and answers each new figure with one ``Plotly.react`` on it
   ``st.plotly_chart``'s selection state (``points`` with ``x``/``y``/``point_index``/
   ``curve_number``/``customdata``, ``point_indices``, ``box``, ``lasso``), read with
   :func:`chart_selection`.
-* **Text alternative**: the chart is a figure named by ``layout.meta.alt``, set by the
-  component on every value (its SVG hidden from screen readers), as
-  :mod:`app_support.accessibility` does for every plotly chart.
+* **Text alternative**: the chart is a figure named by :func:`chart_alt` (its
+  ``layout.meta.alt``), set by the component on every value, its SVG hidden from screen
+  readers — what :mod:`app_support.accessibility` does for any other plotly chart.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -39,9 +41,8 @@ import plotly.io as pio
 import streamlit as st
 
 from app_support.bidi_assets import asset_url_path, serve_component_assets, trigger_value
-from lmdk_core.figures.style import PLOTLY_CONFIG
 
-__all__ = ["COMPONENT", "chart_selection", "live_chart", "themed_spec"]
+__all__ = ["COMPONENT", "chart_alt", "chart_selection", "live_chart", "themed_spec"]
 
 #: the component's name: "<package>.<component>" of its asset manifest
 COMPONENT = "lmdk.live_chart"
@@ -97,10 +98,33 @@ def _themed_template(template_json: str) -> dict:
     return template
 
 
-def themed_spec(fig) -> str:
+def _plain(text: object) -> str:
+    return " ".join(re.sub(r"<[^>]*>", " ", str(text or "")).split())
+
+
+def chart_alt(spec: dict) -> str:
+    """The chart's text alternative: its ``layout.meta.alt`` (set by the figure
+    functions of :mod:`lmdk_core.figures`), or else its title, panel titles and trace
+    names (what :mod:`app_support.accessibility` gives any other plotly chart)."""
+    layout = spec.get("layout") or {}
+    meta = layout.get("meta")
+    if isinstance(meta, dict) and _plain(meta.get("alt")):
+        return _plain(meta["alt"])
+    title = layout.get("title")
+    parts = [_plain(title.get("text") if isinstance(title, dict) else title)]
+    parts += [_plain(a.get("text")) for a in layout.get("annotations") or []
+              if a.get("xref") == "paper" and a.get("yref") == "paper"]
+    names = list(dict.fromkeys(n for tr in spec.get("data") or [] if (n := _plain(tr.get("name")))))
+    parts += [f"shows: {', '.join(names)}"] if names else []
+    return "Chart. " + (". ".join(p for p in parts if p) or "No description.")
+
+
+def themed_spec(fig) -> tuple[str, str]:
     """The figure as JSON text, themed as ``st.plotly_chart(theme="streamlit")`` shows
-    it (a title in bold, as Streamlit's frontend draws it)."""
+    it (a title in bold, as Streamlit's frontend draws it), and its text alternative
+    (:func:`chart_alt`)."""
     spec = fig.to_dict()
+    alt = chart_alt(spec)
     layout = spec.setdefault("layout", {})
     template = layout.pop("template", None)
     title = layout.get("title")
@@ -108,7 +132,7 @@ def themed_spec(fig) -> str:
         title["text"] = f"<b>{title['text']}</b>"
     if template is not None:  # the same (shared, never changed) themed template
         layout["template"] = _themed_template(json.dumps(template, sort_keys=True))
-    return pio.to_json(spec, validate=False)
+    return pio.to_json(spec, validate=False), alt
 
 
 def _height(fig) -> int:
@@ -120,11 +144,13 @@ def live_chart(fig, *, key: str, where=None, on_select: Callable[[], None] | Non
                selection_mode: Sequence[str] = ("points", "box", "lasso"),
                config: dict | None = None):
     """Draw the plotly figure ``fig`` in ``where`` (a container; the page by default),
-    updated in place on every rerun. ``on_select`` runs on a click, a box or a lasso
+    updated in place on every rerun; ``config`` is plotly's (``st.plotly_chart``'s
+    ``config``: none by default, :data:`~lmdk_core.figures.style.PLOTLY_CONFIG` for the
+    style guide's toolbar). ``on_select`` runs on a click, a box or a lasso
     (the kinds in ``selection_mode``), with :func:`chart_selection` giving what was
     selected."""
     where = st if where is None else where
-    config = PLOTLY_CONFIG if config is None else config
+    config = {} if config is None else config
     found = _component()
     if found is None:  # no asset registry: Streamlit's own chart
         return where.plotly_chart(fig, key=key, width="stretch", config=config,
@@ -132,9 +158,10 @@ def live_chart(fig, *, key: str, where=None, on_select: Callable[[], None] | Non
                                   selection_mode=tuple(selection_mode))
     component, plotly_js = found
     height = _height(fig)
-    with where:
+    figure, alt = themed_spec(fig)
+    with contextlib.nullcontext() if where is st else where:
         return component(
-            data={"figure": themed_spec(fig), "config": config, "height": height,
+            data={"figure": figure, "alt": alt, "config": config, "height": height,
                   "select": list(selection_mode) if on_select else [],
                   "plotly": plotly_js},
             key=key, height=height, on_selection_change=on_select)

@@ -3,32 +3,25 @@ is open (a closed expander's charts would otherwise be built, sent and drawn on 
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
-from streamlit.testing.v1 import AppTest
 
 from lmdk_core.dummies import dummy_options, select_option
 from tests.app.test_app_timeline import plotly_array
-from tests.conftest import open_page
+from tests.conftest import chart_specs, open_page
 
 EXPANDER = "dl_options_open"
 
 
-def charts(at: AppTest) -> list[dict]:
-    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-
-
 def test_option_charts_only_while_open():
     at = open_page("dummies", 60)
-    closed = charts(at)
+    closed = chart_specs(at)
     assert len(closed) == 1  # the release's timeline; the details are closed
     # the details' caption is there either way
     assert any(c.value.startswith("Metric of L: ") for c in at.caption)
     at.session_state[EXPANDER] = True  # what a click on the expander sends
     at.run()
     assert not at.exception
-    figs = charts(at)
+    figs = chart_specs(at)
     assert len(figs) == 3
     # the probabilities drawn are the engine's for this session's seed and ε_sel
     seed = int(at.session_state["w_seed"])
@@ -40,7 +33,7 @@ def test_option_charts_only_while_open():
     assert np.allclose(plotly_array(bars["data"][0]["y"]), sel.probabilities[:200])
     # a change of the metric keeps the details open and redraws them
     at.selectbox(key="dl_metric").set_value("nearest_mean").run()
-    assert not at.exception and len(charts(at)) == 3
+    assert not at.exception and len(chart_specs(at)) == 3
     at.session_state[EXPANDER] = False
     at.run()
-    assert len(charts(at)) == 1
+    assert len(chart_specs(at)) == 1

@@ -10,7 +10,7 @@ from lmdk_core.data.demo import demo_series, demo_series_landmarks
 from lmdk_core.engine.allocation import allocate
 from lmdk_core.leakage import LossFunction, landmark_tpl, smoothed_matrix, tpl
 from lmdk_core.leakage.model import correlation_from_spec
-from tests.conftest import metric, open_page
+from tests.conftest import chart_specs, metric, open_page
 
 TIMEOUT = 120
 
@@ -60,7 +60,7 @@ def test_leakage_renders_the_demo_with_its_curves(leakage):
     assert metric(at, "Max TPL") == f"{tpl(eps_t, lb, lf).max():.3g}"
     lt = landmark_tpl(eps_t, demo_series_landmarks(), lb, lf)
     assert metric(at, "Max landmark TPL") == f"{lt.max():.3g}"
-    assert len(at.get("plotly_chart")) == 3  # forward + backward heat maps + curves
+    assert len(chart_specs(at)) == 3  # forward + backward heat maps + curves
 
 
 def smoothed(at: AppTest) -> AppTest:
@@ -117,7 +117,7 @@ def test_estimated_matrices_for_series_and_track(leakage):
     at.radio(key="w_corr_kind_series").set_value("estimated").run()
     assert not at.exception
     at.radio(key="w_corr_backward_series").set_value("estimated").run()
-    assert not at.exception and len(at.get("plotly_chart")) == 3  # two heatmaps + curves
+    assert not at.exception and len(chart_specs(at)) == 3  # two heatmaps + curves
     at.radio(key="w_analysis_data").set_value("track").run()
     assert not at.exception and not at.error
     n_states = grid_states(at)

@@ -32,7 +32,7 @@ from lmdk_core.population.in_process import (
     verdict_colours,
 )
 from lmdk_core.population.partition import BatchSettings, release_partition
-from tests.conftest import metric, open_page
+from tests.conftest import chart_specs, metric, open_page
 
 TIMEOUT = 240
 
@@ -211,11 +211,11 @@ def test_page_renders_the_demo_with_its_distributions(population):
     assert metric(at, "Users") == "200"
     # nothing is released before it is asked for; the preview answers at once
     assert metric(at, "Planned: pass the verifier") == "200"  # Uniform: every user passes
-    assert not at.get("plotly_chart") and "pop_result" not in at.session_state
+    assert not chart_specs(at) and "pop_result" not in at.session_state
     _release(at)
     assert metric(at, "Released users") == "200"
     assert metric(at, "Pass the verifier") == "200"
-    assert len(at.get("plotly_chart")) == 4  # |L|, verdicts, landmark TPL, error
+    assert len(chart_specs(at)) == 4  # |L|, verdicts, landmark TPL, error
     labels = [b.proto.label for b in at.get("download_button")]
     assert "Released population (CSV)" in labels
     assert "CONFIDENTIAL — per-user audit (CSV)" in labels
@@ -333,7 +333,7 @@ def test_geometric_on_decimal_meter_readings_is_a_clear_error(population):
     assert not at.exception
     msgs = [e.value for e in at.error]
     assert any("whole numbers" in m and "Laplace" in m for m in msgs), msgs
-    assert not at.get("plotly_chart")  # nothing released, nothing drawn
+    assert not chart_specs(at)  # nothing released, nothing drawn
 
 
 def test_open_in_map_with_discovered_stays_carries_them_as_events(population):

@@ -144,3 +144,6 @@ def wait_for_app(page) -> None:
     page.wait_for_timeout(500)
     page.wait_for_function(
         "() => !document.querySelector('[data-testid=stStatusWidget]')", timeout=60_000)
+    # the live charts (app_support/live_chart.py) draw once plotly.js is loaded
+    page.wait_for_function("""() => [...document.querySelectorAll('.lmdk-live-chart')]
+        .every(e => e.querySelector('.main-svg'))""", timeout=60_000)
