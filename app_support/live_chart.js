@@ -7,7 +7,8 @@
 // reports the clicked point at once, a box or lasso its points and shape (trigger value
 // "selection", shaped like st.plotly_chart's selection state); the selection drawn by
 // plotly is cleared by the next value (layout.selectionrevision). The chart is a figure
-// named by layout.meta.alt, its SVG hidden from screen readers.
+// named by layout.meta.alt, its SVG hidden from screen readers. A chart the page hides
+// (display: none) is drawn when it is shown, with its last value.
 
 const STATES = new WeakMap();
 let PLOTLY = null;  // the import of plotly.js under way (one per page)
@@ -94,6 +95,12 @@ function fullscreenButton(st) {
   };
 }
 
+function shown(st) {
+  // false inside a container the page hides (display: none): Compare's phone tabs on a
+  // desktop, its wide row on a phone
+  return st.el.getClientRects().length > 0;
+}
+
 function createState(parentElement) {
   const el = document.createElement("div");
   el.className = "lmdk-live-chart";
@@ -103,12 +110,20 @@ function createState(parentElement) {
   el.appendChild(gd);
   parentElement.appendChild(el);
   const st = { el, gd, send: null, modes: [], reports: 0, revision: 0, queue: Promise.resolve(),
-    bound: false, alive: true, height: 450 };
+    bound: false, alive: true, height: 450, pending: null };
   // the container's width, also when the page (or the sidebar) changes it
   st.resize = new ResizeObserver(() => {
     // a hidden chart (a phone-only or wide-only container, a closed tab) has no size:
-    // plotly refuses to resize it, and the chart is resized once it is shown
-    if (st.alive && st.bound) Plotly.Plots.resize(gd).catch(() => {});
+    // it is not drawn while hidden, and drawn (or resized) once it is shown
+    if (!st.alive || !shown(st)) return;
+    if (st.pending) {
+      const data = st.pending;
+      st.pending = null;
+      st.queue = st.queue.then(() => { if (st.alive) return draw(st, data); })
+        .catch((e) => console.error("live chart:", e));
+    } else if (st.bound) {
+      Plotly.Plots.resize(gd).catch(() => {});
+    }
   });
   st.resize.observe(el);
   st.fullscreen = fullscreenButton(st);
@@ -163,9 +178,16 @@ export default function (component) {
     STATES.set(parentElement, st);
   }
   st.send = setTriggerValue;
-  // values are drawn in order, each once plotly.js is there
+  // values are drawn in order, each once plotly.js is there; a hidden chart keeps only
+  // its last value, drawn when the chart is shown (the ResizeObserver above)
   st.queue = st.queue.then(() => loadPlotly(data.plotly)).then(() => {
-    if (st.alive) return draw(st, data);
+    if (!st.alive) return;
+    if (!shown(st)) {
+      st.pending = data;
+      return;
+    }
+    st.pending = null;
+    return draw(st, data);
   }).catch((e) => console.error("live chart:", e));
   return () => {
     // the component leaves the page

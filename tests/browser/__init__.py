@@ -144,6 +144,8 @@ def wait_for_app(page) -> None:
     page.wait_for_timeout(500)
     page.wait_for_function(
         "() => !document.querySelector('[data-testid=stStatusWidget]')", timeout=60_000)
-    # the live charts (app_support/live_chart.py) draw once plotly.js is loaded
+    # the live charts (app_support/live_chart.py) draw once plotly.js is loaded; a chart
+    # the page hides (Compare's phone tabs on a desktop) is drawn when it is shown
     page.wait_for_function("""() => [...document.querySelectorAll('.lmdk-live-chart')]
+        .filter(e => e.getClientRects().length)
         .every(e => e.querySelector('.main-svg'))""", timeout=60_000)

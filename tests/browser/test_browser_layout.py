@@ -58,7 +58,8 @@ def test_no_page_is_wider_than_a_phone(app_url):
 
 def test_compare_is_one_scheme_per_tab_on_a_phone(app_url):
     """A phone: the side-by-side chart is not drawn; each scheme has its own tab with a
-    chart of the screen's width. A desktop: the side-by-side chart, no tabs of charts."""
+    chart of the screen's width. A desktop: the side-by-side chart, no tabs of charts
+    (their chart is drawn only once the window is narrowed to a phone's width)."""
     with browser_page("phone") as page:
         page.goto(f"{app_url}/compare")
         settle(page)
@@ -72,11 +73,21 @@ def test_compare_is_one_scheme_per_tab_on_a_phone(app_url):
             '.st-key-lmdk_narrow_compare .js-plotly-plot')].filter(g =>
             g.getBoundingClientRect().width > 300).length === 1""", timeout=30_000)
         page.screenshot(path=str(ARTIFACTS / "layout_phone_compare_tab.png"))
+        # the hidden side-by-side chart is not drawn on a phone
+        assert page.locator(".st-key-lmdk_wide_compare .main-svg").count() == 0
     with browser_page("desktop") as page:
         page.goto(f"{app_url}/compare")
         settle(page)
         assert box(page, ".st-key-lmdk_narrow_compare")["height"] == 0
         assert box(page, ".st-key-lmdk_wide_compare .js-plotly-plot")["width"] > 800
+        # the phone's tabs are hidden on a desktop: their chart waits, undrawn, until the
+        # window is narrow enough to show it, and is drawn then
+        narrow = ".st-key-lmdk_narrow_compare .main-svg"
+        assert page.locator(narrow).count() == 0
+        page.set_viewport_size({"width": PHONE_W, "height": PHONE_H})
+        page.locator(narrow).first.wait_for(timeout=30_000)
+        chart = box(page, ".st-key-lmdk_narrow_compare .js-plotly-plot")
+        assert chart["width"] >= PHONE_W - 60 and chart["right"] <= PHONE_W, chart
 
 
 def test_choose_epsilon_notes_are_on_a_phone_screen(app_url):
