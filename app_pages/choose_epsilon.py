@@ -209,7 +209,7 @@ def _static_answers(target: AccuracyTarget) -> None:
               "solutions": {s.scheme: s.epsilon for s in sols}, "per": target.per}
     live_chart(memo_figure(content_key("choose_accuracy", grid, curves, fig_kw),
                            lambda: accuracy_figure(grid, curves, **fig_kw)),
-               key="choose_accuracy_chart", config={"displaylogo": False})
+               key="choose_accuracy_chart")
     st.caption("Exact: Laplace and Geometric error laws, Planar Laplace's Gamma(2) "
                "radius (Andrés et al. CCS 2013), mixed over the allocation's ε_t; a "
                "repeated value adds the data's change to the old noise. The smallest ε "
@@ -330,7 +330,7 @@ def _posterior_section(prior: float, plan_scheme: str, eps_t: np.ndarray,
     fig_in = (grid, posterior_bound(prior, grid), corr, prior, eps_now)
     live_chart(memo_figure(content_key("choose_posterior", *fig_in),
                            lambda: posterior_figure(*fig_in)),
-               key="choose_posterior_chart", config={"displaylogo": False})
+               key="choose_posterior_chart")
     st.caption("Posterior bound p·e^x/(1 − p + p·e^x) for a privacy loss x (the Bayesian "
                "reading of differential privacy); under temporal correlation x is the "
                "largest landmark TPL (Cao et al. ICDE 2017 / TKDE 2018)"
@@ -381,7 +381,7 @@ def _averaging_chart(res, scheme: str) -> None:
     """The averaging attack's error against the days of releases, with its caption."""
     live_chart(averaging_figure(res.days, res.simulated_mean, res.simulated_p90,
                                 res.rice_mean, res.estimates, int(res.days[-1])),
-               key="choose_averaging_chart", config={"displaylogo": False})
+               key="choose_averaging_chart")
     st.caption(
         "Each day the same routine is released with fresh Planar Laplace "
         "noise; the attacker averages the released points of the stay. 200 "

@@ -35,7 +35,6 @@ from lmdk_core.engine.quoting import quote_user_text
 from lmdk_core.engine.validation import InputError
 from lmdk_core.figures.common import data_labels, subplot_axes
 from lmdk_core.figures.compare import side_by_side_figure, utility_figure
-from lmdk_core.figures.style import PLOTLY_CONFIG
 from lmdk_core.files.export import CONFIDENTIAL_LABEL, confidential_filename, csv_with_header
 
 SCHEMES_KEY = K.W_COMPARE_SCHEMES
@@ -173,8 +172,7 @@ both = memo_figure(both_key, _side_by_side)
 # (three columns in ~90 px each had overlapping ticks). Both are drawn; the style of
 # app_support/accessibility.py shows the one that fits the screen ('lmdk_wide_' /
 # 'lmdk_narrow_' containers).
-live_chart(both, key="compare_side_by_side", where=st.container(key="lmdk_wide_compare"),
-           config=PLOTLY_CONFIG)
+live_chart(both, key="compare_side_by_side", where=st.container(key="lmdk_wide_compare"))
 with st.container(key="lmdk_narrow_compare"):
     # only the open tab's chart is built and sent (a tab click reruns the page): the
     # hidden charts of the other tabs were built, sent and drawn on every change
@@ -183,7 +181,7 @@ with st.container(key="lmdk_narrow_compare"):
     for tab, s in zip(tabs, schemes, strict=True):
         if tab.open:
             one = memo_figure(f"{both_key}|{s}", lambda s=s: _one_scheme(s, both))
-            live_chart(one, key=f"compare_one_{s}", where=tab, config=PLOTLY_CONFIG)
+            live_chart(one, key=f"compare_one_{s}", where=tab)
 with st.expander("How to read this"):
     st.markdown(
         "- One column per scheme; every row shares its y-axis, so heights compare "

@@ -42,7 +42,6 @@ from lmdk_core.figures.leakage import (
     series_state_labels,
     track_state_labels,
 )
-from lmdk_core.figures.style import PLOTLY_CONFIG
 from lmdk_core.files.export import (
     CONFIDENTIAL_LABEL,
     confidential_filename,
@@ -283,7 +282,7 @@ def _heatmap(where, key: str, matrix: np.ndarray, title: str, **kw) -> None:
     """A transition matrix's heatmap, built once per matrix, labels and title."""
     fig = memo_figure(content_key(key, matrix, labels, hover, title, kw),
                       lambda: matrix_heatmap(matrix, labels, hover=hover, title=title, **kw))
-    live_chart(fig, key=key, where=where, config=PLOTLY_CONFIG)
+    live_chart(fig, key=key, where=where)
 
 
 if backward is forward or np.array_equal(backward, forward):
@@ -364,7 +363,7 @@ if math.isinf(sup):
 lk_in = (cur.data.time, cur.data.time_kind, res, float(setting("epsilon")))
 lk_kw = {"supremum": sup, "target": float(st.session_state[K.LK_TARGET])}
 live_chart(memo_figure(content_key("lk_curves", *lk_in, lk_kw), lambda: leakage_curves_figure(
-    *lk_in, **lk_kw)), key="lk_curves", config=PLOTLY_CONFIG)
+    *lk_in, **lk_kw)), key="lk_curves")
 with st.expander(f":material/lock: {CONFIDENTIAL_LABEL} — leakage per timestamp"):
     st.download_button(
         "CONFIDENTIAL — Leakage per timestamp (CSV)",

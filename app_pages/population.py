@@ -47,7 +47,6 @@ from lmdk_core.figures.population import (
     tpl_figure,
     verdict_figure,
 )
-from lmdk_core.figures.style import PLOTLY_CONFIG
 from lmdk_core.files.export import (
     confidential_filename,
     mechanism_text,
@@ -270,13 +269,12 @@ if shown is not None:
     m[3].metric("Median |L|", f"{float(audit['n_landmarks'].median()):g}")
     m[4].metric("Median MAE", f"{short_number(float(audit['mae'].median()))} {unit}".strip())
     g1, g2 = st.columns(2)
-    live_chart(landmark_count_figure(audit), key="pop_fig_lm", where=g1, config=PLOTLY_CONFIG)
-    live_chart(verdict_figure(colours), key="pop_fig_verdict", where=g2, config=PLOTLY_CONFIG)
+    live_chart(landmark_count_figure(audit), key="pop_fig_lm", where=g1)
+    live_chart(verdict_figure(colours), key="pop_fig_verdict", where=g2)
     g3, g4 = st.columns(2)
     live_chart(tpl_figure(audit, rs.epsilon if alpha is None else alpha,
-                          "ε" if alpha is None else "α"), key="pop_fig_tpl", where=g3,
-               config=PLOTLY_CONFIG)
-    live_chart(error_figure(audit, unit), key="pop_fig_error", where=g4, config=PLOTLY_CONFIG)
+                          "ε" if alpha is None else "α"), key="pop_fig_tpl", where=g3)
+    live_chart(error_figure(audit, unit), key="pop_fig_error", where=g4)
     st.caption(f"Landmark TPL under the session's correlation model ({spec['model']}"
                + (f": {quote_user_text(st.session_state[K.CORR_MATRICES]['forward'][0])}"
                   if spec["model"] == "matrix"

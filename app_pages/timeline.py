@@ -46,7 +46,6 @@ from lmdk_core.figures.chart_selection import (
     timestamps_in_box,
 )
 from lmdk_core.figures.decimation import DISPLAY_MAX_POINTS
-from lmdk_core.figures.style import PLOTLY_CONFIG
 from lmdk_core.landmarks.discovery import (
     DEFAULT_DEVIATION_K,
     DEFAULT_DEVIATION_WINDOW,
@@ -405,8 +404,7 @@ chart_area.segmented_control(
 fig = timeline_figure(series.time, series.time_kind, rel, unit=series.unit, leakage=leakage,
                       suggestions=[t for t, _, _ in (pending or [])],
                       uirevision=f"timeline:{name}")  # zoom survives clicks, not a new series
-live_chart(fig, key=chart_key(), where=chart_area, on_select=_on_chart_select,
-           config=PLOTLY_CONFIG)
+live_chart(fig, key=chart_key(), where=chart_area, on_select=_on_chart_select)
 if T > DISPLAY_MAX_POINTS:
     chart_area.caption(f"{T:,} timestamps: each curve is drawn with its minimum and maximum per "
                "pixel column, landmarks always (the release, the verdict and every download "

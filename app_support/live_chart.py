@@ -41,6 +41,7 @@ import plotly.io as pio
 import streamlit as st
 
 from app_support.bidi_assets import asset_url_path, serve_component_assets, trigger_value
+from lmdk_core.figures.style import PLOTLY_CONFIG
 
 __all__ = ["COMPONENT", "chart_alt", "chart_selection", "live_chart", "themed_spec"]
 
@@ -145,12 +146,12 @@ def live_chart(fig, *, key: str, where=None, on_select: Callable[[], None] | Non
                config: dict | None = None):
     """Draw the plotly figure ``fig`` in ``where`` (a container; the page by default),
     updated in place on every rerun; ``config`` is plotly's (``st.plotly_chart``'s
-    ``config``: none by default, :data:`~lmdk_core.figures.style.PLOTLY_CONFIG` for the
-    style guide's toolbar). ``on_select`` runs on a click, a box or a lasso
-    (the kinds in ``selection_mode``), with :func:`chart_selection` giving what was
-    selected."""
+    ``config``), by default the style guide's toolbar
+    (:data:`~lmdk_core.figures.style.PLOTLY_CONFIG`, which every chart of the app has).
+    ``on_select`` runs on a click, a box or a lasso (the kinds in ``selection_mode``),
+    with :func:`chart_selection` giving what was selected."""
     where = st if where is None else where
-    config = {} if config is None else config
+    config = PLOTLY_CONFIG if config is None else config
     found = _component()
     if found is None:  # no asset registry: Streamlit's own chart
         return where.plotly_chart(fig, key=key, width="stretch", config=config,

@@ -100,25 +100,37 @@ def open_page(page: str, timeout: float = 90):
     return at
 
 
-def chart_specs(at, key_part: str | None = None) -> list[dict]:
-    """The plotly figures drawn on an AppTest page, in page order, each as its JSON
-    dict: those of the live chart component (:mod:`app_support.live_chart`) and of any
-    ``st.plotly_chart``; with ``key_part``, only the charts whose element id contains it."""
-    found: list[dict] = []
+def _charts(at, key_part: str | None = None) -> list[tuple[str, object]]:
+    """The chart elements of an AppTest page, in page order, as (kind, proto)."""
+    found: list[tuple[str, object]] = []
 
     def walk(node) -> None:
         kind = getattr(node, "type", None)
         proto = getattr(node, "proto", None)
         if key_part is None or key_part in str(getattr(proto, "id", "")):
-            if kind == "plotly_chart":
-                found.append(json.loads(proto.spec))
-            elif kind == "bidi_component" and proto.component_name == "lmdk.live_chart":
-                found.append(json.loads(json.loads(proto.json)["figure"]))
+            if kind == "plotly_chart" or (kind == "bidi_component"
+                                          and proto.component_name == "lmdk.live_chart"):
+                found.append((kind, proto))
         for child in getattr(node, "children", {}).values():
             walk(child)
 
     walk(at._tree)
     return found
+
+
+def chart_specs(at, key_part: str | None = None) -> list[dict]:
+    """The plotly figures drawn on an AppTest page, in page order, each as its JSON
+    dict: those of the live chart component (:mod:`app_support.live_chart`) and of any
+    ``st.plotly_chart``; with ``key_part``, only the charts whose element id contains it."""
+    return [json.loads(proto.spec) if kind == "plotly_chart"
+            else json.loads(json.loads(proto.json)["figure"])
+            for kind, proto in _charts(at, key_part)]
+
+
+def chart_configs(at) -> list[dict]:
+    """The plotly configuration (toolbar) of every live chart on an AppTest page."""
+    return [json.loads(proto.json)["config"] for kind, proto in _charts(at)
+            if kind == "bidi_component"]
 
 
 def metric(at, label: str) -> str:

@@ -6,9 +6,12 @@ from __future__ import annotations
 import json
 
 import plotly.graph_objects as go
+import pytest
 import streamlit  # noqa: F401 - registers the "streamlit" plotly template, as in the app
 
 from app_support.live_chart import _theme, chart_alt, themed_spec
+from lmdk_core.figures.style import PLOTLY_CONFIG
+from tests.conftest import chart_configs, open_page
 
 
 def test_the_theme_replaces_streamlit_placeholders_and_keeps_the_figure_own_values():
@@ -34,3 +37,14 @@ def test_a_chart_without_meta_alt_is_named_by_its_titles_and_traces():
                                        {"text": "a point", "xref": "x", "yref": "y"}]}}
     assert chart_alt(spec) == "Chart. Leakage. Forward. shows: TPL, landmark TPL"
     assert chart_alt({"data": [], "layout": {}}) == "Chart. No description."
+
+
+@pytest.mark.parametrize("page", ["timeline", "choose_epsilon", "compare", "leakage", "dummies",
+                                  "learn"])
+def test_every_chart_has_the_style_guide_toolbar(page):
+    """One chart language: every chart a page draws has the style guide's toolbar
+    (docs/chart-style.md), none plotly's default one."""
+    at = open_page(page)
+    configs = chart_configs(at)
+    assert configs, f"{page}: no live chart drawn"
+    assert all(c == PLOTLY_CONFIG for c in configs), (page, configs)
