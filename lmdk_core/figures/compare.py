@@ -22,6 +22,7 @@ from lmdk_core.figures.common import (
     display_values,
     hline,
     hover_labels,
+    plain_figure,
     subplot_axes,
     subplot_layout,
 )
@@ -166,7 +167,7 @@ def side_by_side_figure(
             _leakage_row(g, c, rel, leakage[key])
     _grid_axes(g, releases, leakage, time_kind=time_kind, unit=unit, distance=distance)
     _grid_layout(g, releases, leakage, height=height)
-    return go.Figure(data=g.data, layout=g.layout, _validate=False)
+    return plain_figure(g.data, g.layout)
 
 
 def _data_row(g: _Grid, c: int, rel: Release, unit: str, distance: bool) -> None:

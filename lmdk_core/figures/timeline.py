@@ -15,6 +15,7 @@ from lmdk_core.figures.common import (
     bar_width,
     display_values,
     hline,
+    plain_figure,
     subplot_axes,
     subplot_layout,
 )
@@ -137,7 +138,7 @@ def timeline_figure(
                               uirevision=uirevision)
     # the traces and layout are plain dicts of plotly's schema: made into a figure
     # without validating every property again (see _trace)
-    return go.Figure(data=traces, layout=layout, _validate=False)
+    return plain_figure(traces, layout)
 
 
 def _original_trace(ax: _Axis, rel: Release, idx_orig: np.ndarray):
