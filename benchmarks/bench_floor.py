@@ -11,7 +11,7 @@ key in another tab) — the same baseline and the same goal (≤ 2× on the demo
 * the number field alone: Streamlit's own round trip for a widget change;
 * the Timeline's chart (demo week, built beforehand) by ``st.plotly_chart``: mounted
   anew on every change, as in Streamlit 1.67;
-* the same chart kept mounted and updated with ``Plotly.react``;
+* the same chart by the app's own chart component (kept mounted, ``Plotly.react``);
 * the data and budget panels as a keyed Vega-Lite chart, updated in place.
 
 What a page of the app does on top (its release, verdict, leakage, the rest of the page)

@@ -10,9 +10,9 @@ with the engine's release and :func:`lmdk_core.figures.timeline_figure`):
 * ``/remount``: the chart drawn by ``st.plotly_chart`` with a stable key, as the app's
   pages draw theirs (Streamlit 1.67 gives a changed figure a new element id, so the
   browser mounts it anew);
-* ``/inplace``: the same figure kept mounted and updated with ``Plotly.react`` (a
-  Streamlit component, version 2; plotly.js from the installed plotly package, served by
-  this server);
+* ``/inplace``: the same figure drawn by the app's own chart component
+  (:func:`app_support.live_chart.live_chart`: kept mounted, updated with
+  ``Plotly.react``);
 * ``/vega``: the data and budget panels as one keyed Vega-Lite chart, which Streamlit
   updates in place.
 
@@ -21,17 +21,17 @@ Run by ``benchmarks/bench_floor.py``; ``streamlit run benchmarks/floor_app.py`` 
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import plotly
+import plotly.graph_objects as go
 import streamlit as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from app_support.live_chart import live_chart  # noqa: E402
 from lmdk_core.data.demo import demo_series, demo_series_landmarks  # noqa: E402
 from lmdk_core.engine.release import release_series  # noqa: E402
 from lmdk_core.figures import timeline_figure  # noqa: E402
@@ -40,31 +40,11 @@ from lmdk_core.figures.style import PLOTLY_CONFIG  # noqa: E402
 #: the ε values the benchmark steps through (0.1 apart, as the number field's step)
 EPSILONS = [round(1.0 + 0.1 * i, 1) for i in range(60)]
 
-_JS = """
-let PLOTLY = null;
-export default function (component) {
-  const { parentElement, data } = component;
-  let el = parentElement.querySelector(".floor-plot");
-  if (!el) {
-    el = document.createElement("div");
-    el.className = "floor-plot";
-    parentElement.appendChild(el);
-  }
-  if (!PLOTLY) {
-    PLOTLY = import(new URL("_stcore/bidi-components/" + data.asset, document.baseURI).href);
-  }
-  PLOTLY.then(() => {
-    const fig = JSON.parse(data.figure);
-    window.Plotly.react(el, fig.data, fig.layout, data.config);
-  });
-}
-"""
-
 
 @st.cache_resource
-def _figures() -> dict[float, tuple[dict, pd.DataFrame]]:
+def _figures() -> dict[float, tuple[go.Figure, pd.DataFrame]]:
     """For every ε of :data:`EPSILONS`: the Timeline's figure (demo week, Uniform, its
-    landmarks) as plotly JSON, and the released values and ε_t as a table."""
+    landmarks), and the released values and ε_t as a table."""
     series = demo_series()
     out = {}
     for eps in EPSILONS:
@@ -73,25 +53,8 @@ def _figures() -> dict[float, tuple[dict, pd.DataFrame]]:
         fig = timeline_figure(series.time, series.time_kind, rel, unit=series.unit)
         frame = pd.DataFrame({"t": np.arange(len(rel.released)), "released": rel.released,
                               "ε_t": rel.epsilon_t})
-        out[eps] = (json.loads(fig.to_json()), frame)
+        out[eps] = (fig, frame)
     return out
-
-
-@st.cache_resource
-def _component():
-    """The in-place chart: plotly.js (the installed plotly package's own copy) as the
-    component's asset, served under ``/_stcore/bidi-components/floor.plot/``."""
-    from streamlit.components.v2.get_bidi_component_manager import (
-        get_bidi_component_manager,
-    )
-    from streamlit.components.v2.manifest_scanner import ComponentConfig, ComponentManifest
-
-    root = Path(plotly.__file__).parent
-    get_bidi_component_manager().register_from_manifest(
-        ComponentManifest(name="floor", version="1",
-                          components=[ComponentConfig(name="plot", asset_dir="package_data")]),
-        root)
-    return st.components.v2.component("floor.plot", html="", js=_JS, isolate_styles=False)
 
 
 def _epsilon() -> float:
@@ -110,10 +73,7 @@ def remount() -> None:
 
 
 def inplace() -> None:
-    fig = _figures()[_epsilon()][0]
-    _component()(data={"figure": json.dumps(fig), "config": PLOTLY_CONFIG,
-                       "asset": "floor.plot/plotly.min.js"},
-                 key="chart", height=int(fig["layout"].get("height") or 600))
+    live_chart(_figures()[_epsilon()][0], key="chart")
 
 
 def vega() -> None:
