@@ -68,14 +68,20 @@ def _same(a: np.ndarray, b: np.ndarray) -> bool:
     return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
 
 
+def _assert_same_release(ref, new) -> None:
+    """The released values, budgets and publication flags of ``new`` are the
+    reference's, bit for bit."""
+    for name, r, n in zip(("released", "epsilon", "published"), ref, new, strict=True):
+        assert _same(r, n), f"{name} differs from the reference"
+
+
 def _compare(values, lm, epsilon, mech, seed, adaptive):
     lm = np.asarray(sorted(set(lm)), dtype=np.int64)
     planned = allocate("adaptive", values.shape[0], lm, epsilon)
     g1, g2 = np.random.default_rng(seed), np.random.default_rng(seed)
     ref = _adaptive_reference(values, lm, planned, mech, g1, adaptive)
     new = _adaptive(values, lm, planned, mech, g2, adaptive)
-    for name, r, n in zip(("released", "epsilon", "published"), ref, new, strict=True):
-        assert _same(r, n), f"{name} differs from the reference"
+    _assert_same_release(ref, new)
     assert g1.bit_generator.state == g2.bit_generator.state, "different draws consumed"
 
 
@@ -225,8 +231,7 @@ def test_the_engine_loop_matches_the_reference_for_every_mechanism(case, track):
     g1, g2 = np.random.default_rng(seed), np.random.default_rng(seed)
     ref = _adaptive_reference(x, lm, planned, m, g1, adaptive)
     new = _engine_loop(x, lm, planned, m, g2, adaptive)
-    for name, r, n in zip(("released", "epsilon", "published"), ref, new, strict=True):
-        assert _same(r, n), f"{name} differs from the reference"
+    _assert_same_release(ref, new)
     assert g1.bit_generator.state == g2.bit_generator.state
 
 
@@ -541,22 +546,30 @@ class _StandInGeometric(ExactGeometric):
     exact_sampler = staticmethod(lambda v, b: np.round(_stand_in(v, b)))
 
 
-@settings(max_examples=200, deadline=None)
-@given(series_case(), st.sampled_from([1, 2, 16, 1000]))
-def test_batched_exact_draws_match_the_reference(case, min_batch):
-    """Adaptive with batched exact draws releases at every published t the sampler's
-    value of x_t at that t's scale Δf/ε_t — the reference with one call per publication
-    — with the same decisions and coins; calls ≤ 1 + |L| + T/MAX_BATCH."""
+def _stand_in_case(case):
+    """A series case with the stand-in exact sampler: (values, sorted landmarks, planned
+    allocation, mechanism, landmark mask, seed, Adaptive settings); whole values for
+    Geometric."""
     x, lm, eps, mech, sens, seed, adaptive = case
     m = _StandInLaplace(sens) if mech == "laplace" else _StandInGeometric(sens)
     if mech == "geometric":
         x = np.round(x)
     lm = np.asarray(sorted(set(lm)), dtype=np.int64)
     planned = allocate("adaptive", x.size, lm, eps)
-    g1, g2 = np.random.default_rng(seed), np.random.default_rng(seed)
-    ref = _adaptive_reference(x, lm, planned, m, g1, adaptive)
     is_lm = np.zeros(x.size, dtype=bool)
     is_lm[lm] = True
+    return x, lm, planned, m, is_lm, seed, adaptive
+
+
+@settings(max_examples=200, deadline=None)
+@given(series_case(), st.sampled_from([1, 2, 16, 1000]))
+def test_batched_exact_draws_match_the_reference(case, min_batch):
+    """Adaptive with batched exact draws releases at every published t the sampler's
+    value of x_t at that t's scale Δf/ε_t — the reference with one call per publication
+    — with the same decisions and coins; calls ≤ 1 + |L| + T/MAX_BATCH."""
+    x, lm, planned, m, is_lm, seed, adaptive = _stand_in_case(case)
+    g1, g2 = np.random.default_rng(seed), np.random.default_rng(seed)
+    ref = _adaptive_reference(x, lm, planned, m, g1, adaptive)
     old = exact_draws.MIN_BATCH
     exact_draws.MIN_BATCH = min_batch
     try:
@@ -565,8 +578,7 @@ def test_batched_exact_draws_match_the_reference(case, min_batch):
     finally:
         exact_draws.MIN_BATCH = old
     new = _assemble_parts(x.shape, x.size, *parts)[:3]
-    for name, r, n in zip(("released", "epsilon", "published"), ref, new, strict=True):
-        assert _same(r, n), f"{name} differs from the reference"
+    _assert_same_release(ref, new)
     assert g1.bit_generator.state == g2.bit_generator.state
     assert draws.calls <= 1 + lm.size + x.size // exact_draws.MAX_BATCH + 1
 
@@ -618,16 +630,9 @@ def test_exact_publications_match_the_reference(case):
     """One user's exact_publications (coins drawn ahead, batches planned by batch_plan,
     stand-in sampler) is the reference with one sampler call per publication, bit for
     bit; at most one batch per landmark plus one."""
-    x, lm, eps, mech, sens, seed, adaptive = case
-    m = _StandInLaplace(sens) if mech == "laplace" else _StandInGeometric(sens)
-    if mech == "geometric":
-        x = np.round(x)
-    lm = np.asarray(sorted(set(lm)), dtype=np.int64)
-    planned = allocate("adaptive", x.size, lm, eps)
+    x, lm, planned, m, is_lm, seed, adaptive = _stand_in_case(case)
     coins = np.random.default_rng(seed).random(x.size)
     ref = adaptive_reference(x, lm, planned, m, _CoinsAndSampler(m, coins), adaptive)
-    is_lm = np.zeros(x.size, dtype=bool)
-    is_lm[lm] = True
     batches = 0
     run = exact_draws.exact_publications(x, is_lm, planned[0], m, coins, adaptive)
     answer = None
@@ -640,8 +645,7 @@ def test_exact_publications_match_the_reference(case):
         batches += 1
         answer = m.exact_sampler(vals, m.scale(np.full(len(vals), budget)))
     new = _assemble_parts(x.shape, x.size, *parts)[:3]
-    for name, r, n in zip(("released", "epsilon", "published"), ref, new, strict=True):
-        assert _same(r, n), f"{name} differs from the reference"
+    _assert_same_release(ref, new)
     assert batches <= 1 + lm.size + x.size // exact_draws.MIN_BATCH
 
 
