@@ -48,13 +48,17 @@ def _check_writable(output: str | None) -> None:
         raise InputError(f"cannot write {output}: folder {path.parent} does not exist")
 
 
-def _write_text(text: str, output: str | None) -> None:
-    """Write ``text`` to the file ``output`` ('-' or None = stdout)."""
+def _write_text(text: str, output: str | None, *, confidential: bool = False) -> None:
+    """Write ``text`` to the file ``output`` ('-' or None = stdout), whole and never
+    through a link (:mod:`lmdk_core.files.atomic_write`); a ``confidential`` file
+    (an audit) gets mode 0600."""
+    from lmdk_core.files.atomic_write import write_atomically
+
     if output in (None, "-"):
         sys.stdout.write(text)
         return
     _check_writable(output)
-    Path(output).write_text(text, encoding="utf-8")
+    write_atomically(output, text, confidential=confidential)
 
 
 def utility_line(uv) -> str:
@@ -143,7 +147,8 @@ def _cmd_release(args: argparse.Namespace) -> int:
     _write_text(series_publishable_csv(series, rel, mech, noise, sensitivity=sensitivity),
                 args.output)
     if args.audit:
-        _write_text(series_audit_csv(series, rel, mech, noise, args.seed), args.audit)
+        _write_text(series_audit_csv(series, rel, mech, noise, args.seed), args.audit,
+                    confidential=True)
     utility = release_utility(rel, sensitivity=sensitivity, unit=series.unit)
     to_stdout = args.output in (None, "-")
     _note_derived_sensitivity(args, how, to_stdout)
@@ -272,9 +277,10 @@ def _write_track_audit(track, rel, mech: str, audit: str, seed: int | None) -> N
     if _is_geojson(audit):
         doc = trajectory_geojson(track, rel)
         doc["properties"].update({"seed": seed, "noise": PLANAR_NOISE})
-        _write_text(geojson_text(doc), audit)
+        _write_text(geojson_text(doc), audit, confidential=True)
     else:
-        _write_text(trajectory_audit_csv(track, rel, mech, PLANAR_NOISE, seed), audit)
+        _write_text(trajectory_audit_csv(track, rel, mech, PLANAR_NOISE, seed), audit,
+                    confidential=True)
 
 
 def _track_release_summary(rel, utility, candidates: list[dict], out: str,

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from lmdk_core.engine.validation import InputError
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
     from lmdk_core.cli import emit_json
+    from lmdk_core.files.atomic_write import write_atomically
     from lmdk_core.files.output_paths import check_outputs
     from lmdk_core.report import compute_report, render_html
 
@@ -45,7 +45,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
     if out == "-":
         sys.stdout.write(text)
         return 0
-    Path(out).write_text(text, encoding="utf-8")
+    # the internal report holds the raw data: CONFIDENTIAL, mode 0600; the public note not
+    write_atomically(out, text, confidential=not args.public)
     summary = _report_summary(cfg, rd, text, out, args.public)
     if args.json:
         emit_json(summary)

@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from lmdk_core.files.atomic_write import AtomicFile, private_folder
+
 if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
@@ -50,37 +52,42 @@ def bucket_ids(users, n_buckets: int) -> np.ndarray:
 
 class _Writers:
     """One Parquet writer per bucket for one scatter task (opened on first rows; a new
-    file when a chunk's schema differs from the open file's)."""
+    file when a chunk's schema differs from the open file's). The files hold raw rows:
+    each is written through :class:`~lmdk_core.files.atomic_write.AtomicFile` (mode 0600,
+    moved into place when closed) in a bucket folder of mode 0700."""
 
     def __init__(self, root: Path, piece: int):
-        self.root, self.piece = root, piece
-        self.open: dict[int, object] = {}
+        self.root, self.piece = private_folder(root, exist_ok=True), piece
+        self.open: dict[int, tuple[object, AtomicFile]] = {}
         self.files: dict[int, int] = {}
         self.rows: dict[int, int] = {}
+
+    def _close(self, bucket: int) -> None:
+        w, sink = self.open.pop(bucket)
+        w.close()
+        sink.commit()
 
     def write(self, bucket: int, table: pa.Table) -> None:
         import pyarrow.parquet as pq
 
-        w = self.open.get(bucket)
-        if w is not None and not w.schema.equals(table.schema):
-            w.close()
-            w = None
-        if w is None:
+        if bucket in self.open and not self.open[bucket][0].schema.equals(table.schema):
+            self._close(bucket)
+        if bucket not in self.open:
             n = self.files.get(bucket, 0)
             self.files[bucket] = n + 1
-            folder = self.root / f"b{bucket:05d}"
-            folder.mkdir(parents=True, exist_ok=True)
+            folder = private_folder(self.root / f"b{bucket:05d}", exist_ok=True)
             suffix = f"-{n}" if n else ""
-            w = pq.ParquetWriter(folder / f"p{self.piece:05d}{suffix}.parquet", table.schema,
-                                 compression="lz4", use_dictionary=False)
-            self.open[bucket] = w
-        w.write_table(table)
+            sink = AtomicFile(folder / f"p{self.piece:05d}{suffix}.parquet", "wb",
+                              confidential=True)
+            w = pq.ParquetWriter(sink.file, table.schema, compression="lz4",
+                                 use_dictionary=False)
+            self.open[bucket] = (w, sink)
+        self.open[bucket][0].write_table(table)
         self.rows[bucket] = self.rows.get(bucket, 0) + table.num_rows
 
     def close(self) -> dict[int, int]:
-        for w in self.open.values():
-            w.close()
-        self.open.clear()
+        for bucket in list(self.open):
+            self._close(bucket)
         return dict(self.rows)
 
 

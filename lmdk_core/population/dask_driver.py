@@ -32,7 +32,6 @@ shut-down are :mod:`lmdk_core.population.cluster`; the row-group path is
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import uuid
 from collections.abc import Callable
@@ -41,6 +40,7 @@ from pathlib import Path
 
 from lmdk_core.engine.quoting import quote_user_text
 from lmdk_core.engine.validation import InputError
+from lmdk_core.files.atomic_write import AtomicFile, private_folder, replace_folder
 from lmdk_core.files.export import rounding_line
 from lmdk_core.population.buckets import (
     parquet_units,
@@ -121,17 +121,23 @@ def _row_count(path: Path, fmt: str) -> int:
     return max(1, path.stat().st_size // 40)  # CSV: a rough estimate (~40 bytes a row)
 
 
-def _write_part(frame, path: Path, fmt: str, metadata: dict[str, str]) -> None:
+def _write_part(frame, path: Path, fmt: str, metadata: dict[str, str], *,
+                confidential: bool = False) -> None:
+    """One table as a CSV part (no header) or a Parquet file with ``metadata``, written
+    whole through :class:`~lmdk_core.files.atomic_write.AtomicFile` (mode 0600 when
+    ``confidential``)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     if fmt == "csv":
-        frame.to_csv(path, index=False, header=False)
+        with AtomicFile(path, "w", confidential=confidential) as fh:
+            frame.to_csv(fh, index=False, header=False)
         return
     table = pa.Table.from_pandas(frame, preserve_index=False)
     meta = {**(table.schema.metadata or {}), **{k.encode(): v.encode()
                                                  for k, v in metadata.items()}}
-    pq.write_table(table.replace_schema_metadata(meta), path)
+    with AtomicFile(path, "wb", confidential=confidential) as fh:
+        pq.write_table(table.replace_schema_metadata(meta), fh)
 
 
 @dataclass(frozen=True)
@@ -257,38 +263,39 @@ def _csv_scatter_tasks(src: Path, cols: PopulationColumns, n_buckets: int,
 
 
 def _write_audit(audit, path: Path, fmt: str, meta: dict[str, str]) -> None:
+    """The CONFIDENTIAL audit, mode 0600, written whole (never through a link at
+    ``path``: :mod:`lmdk_core.files.atomic_write`)."""
     if fmt == "csv":
-        with open(path, "w", encoding="utf-8", newline="") as fh:
+        with AtomicFile(path, "w", confidential=True) as fh:
             fh.write(f"# {AUDIT_LABEL}\n")
             fh.write(f"# {json.dumps(meta, ensure_ascii=False)}\n")
             audit.to_csv(fh, index=False)
         return
-    _write_part(audit, path, "parquet", {"lmdk.confidential": AUDIT_LABEL, **meta})
+    _write_part(audit, path, "parquet", {"lmdk.confidential": AUDIT_LABEL, **meta},
+                confidential=True)
 
 
 def _publish(tmp_dir: Path, output: Path, fmt: str, header: list[str], note: str) -> None:
-    """Move the parts into place (replacing an earlier output of the same name)."""
+    """Move the parts into place (replacing an earlier output of the same name, or a
+    link of that name — never the link's target): a CSV written whole beside the output
+    and renamed, a Parquet folder renamed (:mod:`lmdk_core.files.atomic_write`)."""
     parts = sorted(tmp_dir.iterdir())
-    if output.exists():
-        if output.is_dir():
-            if any(not f.name.startswith("part-") for f in output.iterdir()):
-                raise InputError(f"{quote_user_text(str(output))} is a folder that holds other "
-                                 "files; choose another output name")
+    if output.is_dir() and not output.is_symlink() and any(
+            not f.name.startswith("part-") for f in output.iterdir()):
+        raise InputError(f"{quote_user_text(str(output))} is a folder that holds other "
+                         "files; choose another output name")
+    if fmt == "csv":
+        if output.is_dir() and not output.is_symlink():
             shutil.rmtree(output)
-        else:
-            output.unlink()
-    if fmt == "csv":  # written beside the parts, then renamed: never half a file
-        whole = tmp_dir / "_whole.csv"
-        with open(whole, "w", encoding="utf-8", newline="") as out:
+        with AtomicFile(output, "w", confidential=False) as out:
             out.write(f"# {note}\n")
             out.write(",".join(header) + "\n")
             for p in parts:
                 with open(p, encoding="utf-8") as fh:
                     shutil.copyfileobj(fh, out)
-        os.replace(whole, output)
         shutil.rmtree(tmp_dir)
         return
-    tmp_dir.rename(output)
+    replace_folder(tmp_dir, output)
 
 
 def run_batch(cfg, input_path: str | Path, cols: PopulationColumns, output: str | Path,
@@ -368,7 +375,7 @@ def _tasks(client, src: Path, in_fmt: str, cols: PopulationColumns, nparts: int,
         return [delayed(_process_units)(units_d, lo, hi, i, cols, settings, str(tmp_dir),
                                         out_fmt, pub_meta)
                 for i, (lo, hi) in enumerate(spans)]
-    bucket_root.mkdir()
+    private_folder(bucket_root)
     filled = _scatter(client, src, in_fmt, cols, nparts, rows_per_part, bucket_root)
     return [delayed(_process_bucket)(str(bucket_root / f"b{b:05d}"), i, cols, settings,
                                      str(tmp_dir), out_fmt, pub_meta)
@@ -460,7 +467,7 @@ def _run(cfg, src: Path, in_fmt: str, cols: PopulationColumns, output: Path, out
     try:
         with workers_ignore_ctrl_c():
             client, cluster = connect_client(scheduler, workers)
-        tmp_dir.mkdir()
+        private_folder(tmp_dir)
         n_workers = len(client.scheduler_info().get("workers", {})) or 1
         nparts = max(n_workers, -(-rows // max(1, rows_per_partition)))
         tasks = _tasks(client, src, in_fmt, cols, nparts, -(-rows // nparts), settings,
