@@ -26,6 +26,7 @@ from lmdk_core.engine.allocation import scheme_info
 from lmdk_core.engine.quoting import quote_user_text
 from lmdk_core.engine.setting_limits import check_landmark_list, check_setting
 from lmdk_core.engine.validation import InputError
+from lmdk_core.files.strict_json import loads_strict
 
 __all__ = ["CONFIG_FORMAT", "RESTORED_SETTINGS", "RestoredView", "ViewConfig",
            "config_from_json", "config_to_json", "restored_view"]
@@ -262,9 +263,10 @@ def _config_text(text: str | bytes) -> str:
 
 
 def _parse_json(text: str) -> object:
-    """The JSON value of ``text``; InputError when it is not JSON or nested too deeply."""
+    """The JSON value of ``text``; InputError when it is not JSON, gives a key twice in
+    one object (:mod:`lmdk_core.files.strict_json`) or is nested too deeply."""
     try:
-        raw = json.loads(text)
+        raw = loads_strict(text, "the configuration")
     except json.JSONDecodeError as exc:
         raise InputError(f"the configuration is not valid JSON: {exc.msg} "
                          f"(line {exc.lineno})") from None
