@@ -15,6 +15,7 @@ from app_support.components import (
 )
 from app_support.current_data import current_data, view_config
 from app_support.download_buttons import (
+    RESTORE_HELP,
     reference_uploader,
     restore_uploaded_config,
     track_downloads,
@@ -94,6 +95,7 @@ with st.expander(":material/upload_file: Use your own track, or restore a saved 
         f"candidates) or a GeoLife `.plt`. Up to {MAX_TRACK_POINTS:,} points.",
         type=["csv", "txt", "gpx", "plt"], key=K.TRACK_UPLOAD, on_change=on_upload)
     c2.file_uploader("Configuration JSON (downloaded below)", type=["json"],
+                     help=RESTORE_HELP,
                      key=K.TRACK_CONFIG_UPLOAD, on_change=restore_uploaded_config,
                      args=(K.TRACK_CONFIG_UPLOAD, "track"))
 reference_uploader("track", "track_reference_upload")

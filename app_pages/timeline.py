@@ -17,6 +17,7 @@ from app_support.components import (
 from app_support.correlation_state import STRENGTH_LABEL, strength_ladder
 from app_support.current_data import current_data, view_config
 from app_support.download_buttons import (
+    RESTORE_HELP,
     reference_uploader,
     restore_uploaded_config,
     series_downloads,
@@ -191,6 +192,7 @@ with st.expander(":material/upload_file: Use your own data, or restore a saved v
                      "dates, increasing)", type=["csv", "txt"], key=K.SERIES_UPLOAD,
                      on_change=on_series_upload)
     c2.file_uploader("Configuration JSON (downloaded below)", type=["json"],
+                     help=RESTORE_HELP,
                      key=K.CONFIG_UPLOAD, on_change=restore_uploaded_config,
                      args=(K.CONFIG_UPLOAD, "series"))
     column_choices()

@@ -61,8 +61,15 @@ from lmdk_core.files.export import (
     trajectory_publishable_geojson,
 )
 
-__all__ = ["confidential_downloads", "pending_reference", "referenced_or_pending",
+__all__ = ["RESTORE_HELP", "confidential_downloads", "pending_reference", "referenced_or_pending",
            "remember_upload", "series_downloads", "track_downloads"]
+
+#: what restoring a saved view does, on the configuration's download button and uploader:
+#: the noise is never the saved one (:func:`app_support.session.restore_seed`)
+RESTORE_HELP = ("Restores the view's data, landmarks and settings. The noise is drawn "
+                "afresh (a new random seed), so the released values differ from the "
+                "saved view's; only a configuration saved in the teaching mode restores "
+                "its fixed seed, with the teaching mode on.")
 
 PUBLISHABLE_HELP = ("Publishable: the released values only (time and released value), with "
                     "a short header stating ε, the scheme, the mechanism and the noise "
@@ -324,8 +331,8 @@ def confidential_downloads(cfg: ViewConfig, key: str, dataset_name: str,
             lambda: config_to_json(cfg), file_name=confidential_filename("view", "json"),
             mime="application/json", icon=":material/lock:", key=f"{key}_config",
             on_click="ignore",
-            help="Upload it above to restore exactly this view (landmarks and seed included"
-                 + ("; the data are embedded)." if embedded else ")."))
+            help="Upload it above to restore this view"
+                 + (" (the data are embedded). " if embedded else ". ") + RESTORE_HELP)
         i += 1
         upload = _uploaded_file(dataset_name) if embedded else None
         if upload is not None:

@@ -171,6 +171,18 @@ def test_config_upload_restores_the_view(timeline):
     assert not at.session_state["w_reproducible"]
 
 
+def test_the_configuration_help_says_what_restoring_does(timeline):
+    """The configuration's download button once promised to "restore exactly this view
+    (landmarks and seed included)" while a restore draws a fresh seed (the test above):
+    the button and the uploader now say that the noise is new."""
+    at = timeline
+    config_button = next(d for d in at.get("download_button")
+                         if d.proto.label.startswith("CONFIDENTIAL — Configuration"))
+    for text in (config_button.proto.help, at.file_uploader(key="config_upload").proto.help):
+        assert "noise is drawn afresh" in text and "new random seed" in text, text
+        assert "exactly" not in text and "seed included" not in text, text
+
+
 def test_bad_config_upload_changes_nothing(timeline):
     at = timeline
     upload(at, "config_upload", "view.json", b'{"format": "nope"}', "application/json")
