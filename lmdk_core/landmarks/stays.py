@@ -24,6 +24,7 @@ from lmdk_core.engine.validation import InputError, check_positive
 from lmdk_core.mechanisms.planar_laplace import check_coordinates
 
 __all__ = [
+    "DEFAULT_MAX_GAP_HOURS",
     "DEFAULT_STAY_DISTANCE_M",
     "DEFAULT_STAY_MINUTES",
     "StayPoint",
@@ -321,39 +322,84 @@ def _piece_minutes(track: Track, a: int, b: int,
     return None
 
 
+#: the longest gap between two recordings a stay may span (a night with the logger off)
+DEFAULT_MAX_GAP_HOURS = 24.0
+
+
+def _timed_chains(track: Track, minutes_per_time_unit: float | None,
+                  max_gap_min: float) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """(chains, untimed pieces): the track's pieces grouped into *chains* of consecutive
+    pieces with a time at every point, each piece starting no earlier than the one
+    before it ends and at most ``max_gap_min`` minutes later; the pieces without times
+    apart. A chain is ``(start, stop)`` of its points (stop exclusive)."""
+    chains: list[tuple[int, int]] = []
+    untimed: list[tuple[int, int]] = []
+    last_end: float | None = None  # the previous timed piece's last time (absolute)
+    for a, b in track.segment_ranges():
+        minutes = _piece_minutes(track, a, b, minutes_per_time_unit)
+        if minutes is None:
+            untimed.append((a, b))
+            last_end = None
+            continue
+        first = _absolute_minutes(track, a, minutes_per_time_unit)
+        if last_end is not None and 0 <= first - last_end <= max_gap_min:
+            chains[-1] = (chains[-1][0], b)  # the previous piece is timed and adjacent
+        else:
+            chains.append((a, b))
+        last_end = first + float(minutes[-1])
+    return chains, untimed
+
+
+def _absolute_minutes(track: Track, i: int, minutes_per_time_unit: float | None) -> float:
+    """The time of point ``i`` in minutes on the track's own clock (epoch minutes for
+    datetimes; the numbers times the unit otherwise)."""
+    if track.time_kind == "datetime":
+        t = np.asarray(track.time, dtype="datetime64[ns]")[i]
+        return float(t.astype(np.int64)) / 6e10
+    return float(np.asarray(track.time, dtype=float)[i]) * _time_unit_minutes(
+        minutes_per_time_unit)
+
+
 def track_stay_points(
     track: Track,
     distance_threshold_m: float = DEFAULT_STAY_DISTANCE_M,
     time_threshold_min: float = DEFAULT_STAY_MINUTES,
     minutes_per_point: float | None = None,
     minutes_per_time_unit: float | None = None,
+    max_gap_hours: float = DEFAULT_MAX_GAP_HOURS,
 ) -> tuple[list[StayPoint], list[str]]:
     """Stay points of a track whose pieces may lack times, and notes saying what was
     assumed: ``(stays, notes)``.
 
-    Every piece (GPX track segment) is searched on its own, so no stay spans the gap
-    between two recordings. A piece with a time at every point is measured with those
-    times (``minutes_per_point`` is never used there: a duration shown is a measured
-    one). A piece without times is searched only when ``minutes_per_point`` is given,
-    and its stays carry ``assumed_minutes_per_point`` (their durations are an
-    assumption, labelled as such); without it the piece is skipped and a note says so.
-    A track with no time at all needs ``minutes_per_point`` (InputError otherwise)."""
+    Pieces with a time at every point are searched with those times (``minutes_per_point``
+    is never used there: a duration shown is a measured one), **across recordings**:
+    consecutive timed pieces in time order whose gap is at most ``max_gap_hours`` are
+    searched as one, so a night at home between the evening's recording and the
+    morning's is a stay when the last fix before the gap and the first after it lie
+    within the distance threshold of the stay's first fix (the anchor scan of Li et al.
+    2008 needs every fix of a stay inside the radius; a gap is bridged only when the
+    user is found at the same place on both sides of it). Pieces out of time order, or
+    further apart, are searched on their own. A piece without times is searched only
+    when ``minutes_per_point`` is given, and its stays carry
+    ``assumed_minutes_per_point`` (their durations are an assumption, labelled as such);
+    without it the piece is skipped and a note says so. A track with no time at all
+    needs ``minutes_per_point`` (InputError otherwise)."""
     step = _check_stay_track(track, minutes_per_point)
+    max_gap = check_positive(max_gap_hours, "longest gap a stay may span (hours)") * 60
     labels = _time_labels(track) if track.time_kind != "index" else None
+    chains, untimed = _timed_chains(track, minutes_per_time_unit, max_gap)
     stays: list[StayPoint] = []
-    untimed: list[tuple[int, int]] = []
-    for a, b in track.segment_ranges():
+    for a, b in chains:
         minutes = _piece_minutes(track, a, b, minutes_per_time_unit)
-        if minutes is None:
-            untimed.append((a, b))
-            if step is not None:
-                stays += _untimed_piece_stays(track, a, b, step, distance_threshold_m,
-                                              time_threshold_min)
-            continue
         found = detect_stay_points(track.lat[a:b], track.lon[a:b], minutes,
                                    distance_threshold_m, time_threshold_min,
                                    labels=None if labels is None else labels[a:b])
         stays += [replace(s, start=s.start + a, end=s.end + a) for s in found]
+    if step is not None:
+        for a, b in untimed:
+            stays += _untimed_piece_stays(track, a, b, step, distance_threshold_m,
+                                          time_threshold_min)
+    stays.sort(key=lambda s: s.start)
     notes = [_untimed_note(track, untimed, step)] if untimed else []
     return stays, notes
 

@@ -27,6 +27,8 @@ SERIES_DIR = REAL / "series"
 TRACKS: dict[str, dict] = {
     "geolife-003-3days.plt": dict(points=1067, pieces=1, kind="datetime", untimed=0,
                                   waypoints=0),
+    "geolife-user004-recordings.gpx": dict(points=4172, pieces=10, kind="datetime",
+                                           untimed=0, waypoints=0),
     "korita-zbevnica.gpx": dict(points=871, pieces=3, kind="datetime", untimed=358,
                                 waypoints=2),
     "cerknicko-jezero.gpx": dict(points=296, pieces=7, kind="datetime", untimed=0,

@@ -14,6 +14,7 @@ from lmdk_core.cli import main
 from lmdk_core.data.series import load_series_csv
 from lmdk_core.data.tables import csv_separator
 from lmdk_core.data.track import load_track
+from lmdk_core.engine.geodesy import distance_m
 from lmdk_core.engine.stay_events import parse_stays
 from lmdk_core.engine.validation import (
     InputError,
@@ -25,6 +26,7 @@ from lmdk_core.landmarks.discovery import track_stay_points
 
 REAL = Path(__file__).parents[1] / "data" / "real"
 GPS = REAL / "gps"
+GEOLIFE = REAL / "geolife"
 SERIES = REAL / "series"
 
 
@@ -117,7 +119,7 @@ def test_stays_on_a_multi_track_gpx_never_invent_durations():
         assert s.duration_minutes == pytest.approx(
             (times[s.end] - times[s.start]).astype(int) / 60)
         assert "NaT" not in s.describe() and "NaT" not in s.arrival + s.departure
-        assert any(a <= s.start and s.end < b for a, b in ranges)  # within one piece
+        assert s.start >= ranges[1][0]  # in the timed pieces (a stop may span both)
     with_interval, notes = track_stay_points(track, minutes_per_point=1.0)
     assumed = [s for s in with_interval if s.duration_assumed]
     assert assumed and all(s.end < ranges[0][1] for s in assumed)  # the untimed piece only
@@ -125,6 +127,36 @@ def test_stays_on_a_multi_track_gpx_never_invent_durations():
     assert any("assumption, not a measurement" in n for n in notes)
     # the timed pieces keep their measured stays whatever interval is given
     assert [s for s in with_interval if not s.duration_assumed] == stays
+
+
+def test_stays_are_found_across_the_recordings_of_one_file():
+    """GeoLife user 004 as a GPX with one segment per recording (10 PLT files over 5
+    days, issue 37 §1): the 4 nights at home and the 5 long stays at work span the gap
+    between an evening's recording and the next morning's — all found, as on the same
+    points without segments (the CSV form), and each spans two recordings."""
+    track = load_track(GPS / "geolife-user004-recordings.gpx")
+    assert track.n_segments == 10
+    stays, notes = track_stay_points(track)
+    flat, _ = track_stay_points(load_track(GEOLIFE / "geolife-user004.csv"))
+    assert [s.span for s in stays] == [s.span for s in flat] and len(stays) == 22
+    home, work = (40.0105, 116.3218), (40.0000, 116.3271)
+
+    def at(place, s, metres):
+        return distance_m(place[0], place[1], s.lat, s.lon) < metres
+
+    def overnight(s):
+        return s.arrival[:10] != s.departure[:10]
+
+    nights = [s for s in stays if overnight(s) and at(home, s, 1000)
+              and s.duration_minutes >= 6 * 60]
+    days = [s for s in stays if not overnight(s) and at(work, s, 300)
+            and s.duration_minutes >= 3 * 60]
+    assert len(nights) == 4 and len(days) == 5
+    piece = track.segment
+    assert all(piece[s.start] != piece[s.end] for s in nights)  # each bridges a gap
+    # a gap longer than allowed is not bridged: the nights are lost again
+    short, _ = track_stay_points(track, max_gap_hours=1)
+    assert not [s for s in short if overnight(s)]
 
 
 def test_a_track_without_times_says_its_stay_durations_are_assumed(capsys):
