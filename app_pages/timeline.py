@@ -22,11 +22,12 @@ from app_support.download_buttons import (
     restore_uploaded_config,
     series_downloads,
 )
-from app_support.live_chart import chart_selection, live_chart
+from app_support.live_chart import chart_selection, live_chart, scrubbed_epsilon
 from app_support.series_upload import column_choices, on_series_upload
 from app_support.session import (
     DEMO_SERIES,
     add_series,
+    clear_leakage_target,
     current_series,
     series_landmarks,
     set_series_landmarks,
@@ -36,6 +37,7 @@ from app_support.session import (
 )
 from lmdk_core.data.demo import demo_series_landmarks
 from lmdk_core.decision.mechanism_choice import clamp_to_bounds, mechanism_problems
+from lmdk_core.engine.allocation import allocate
 from lmdk_core.engine.quoting import quote_user_text
 from lmdk_core.engine.setting_limits import LIMITS
 from lmdk_core.engine.validation import InputError, parse_landmark_entry, picker_entries
@@ -47,6 +49,7 @@ from lmdk_core.figures.chart_selection import (
     timestamps_in_box,
 )
 from lmdk_core.figures.decimation import DISPLAY_MAX_POINTS
+from lmdk_core.figures.epsilon_preview import LINEAR_SCHEMES, slider_range, timeline_preview
 from lmdk_core.landmarks.discovery import (
     DEFAULT_DEVIATION_K,
     DEFAULT_DEVIATION_WINDOW,
@@ -125,6 +128,16 @@ def _on_multiselect() -> None:
             errors.append(str(exc))
     st.session_state[K.PICKER_ERROR] = "; ".join(errors) or None
     set_series_landmarks(sorted(set(kept)), name)
+
+
+def _on_scrub() -> None:
+    """The chart's ε slider was let go: its ε becomes the session's (as if typed in the
+    sidebar, which forgets a calibrated target)."""
+    eps = scrubbed_epsilon(chart_key())
+    if eps is not None:
+        set_setting("epsilon", float(np.clip(eps, LIMITS["epsilon"].low,
+                                             LIMITS["epsilon"].high)))
+        clear_leakage_target()
 
 
 def _clear() -> None:
@@ -406,7 +419,15 @@ chart_area.segmented_control(
 fig = timeline_figure(series.time, series.time_kind, rel, unit=series.unit, leakage=leakage,
                       suggestions=[t for t, _, _ in (pending or [])],
                       uirevision=f"timeline:{name}")  # zoom survives clicks, not a new series
-live_chart(fig, key=chart_key(), where=chart_area, on_select=_on_chart_select)
+# the ε slider above the chart redraws it in the browser while it moves (a preview:
+# the same noise draws scaled, the leakage off a grid of ε; docs/app.md)
+grid = None
+if rel.scheme in LINEAR_SCHEMES:
+    share = allocate(rel.scheme, T, landmarks, 1.0, int(setting("window")))
+    grid = cur.leakage_grid(model, share, slider_range(rel.epsilon),
+                            curves=leakage is not None)
+live_chart(fig, key=chart_key(), where=chart_area, on_select=_on_chart_select,
+           scrub=timeline_preview(fig, rel, leakage=leakage, grid=grid), on_scrub=_on_scrub)
 if T > DISPLAY_MAX_POINTS:
     chart_area.caption(f"{T:,} timestamps: each curve is drawn with its minimum and maximum per "
                "pixel column, landmarks always (the release, the verdict and every download "

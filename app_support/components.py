@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import numpy as np
 import streamlit as st
@@ -17,8 +18,12 @@ from lmdk_core.engine.release import Release, release_series, release_trajectory
 from lmdk_core.leakage.loss import LossFunction
 from lmdk_core.leakage.model import MAX_LEAKAGE_STATES, CorrelationModel, correlation_from_spec
 
-__all__ = ["MAX_LEAKAGE_STATES", "cached_advice", "cached_correlation", "cached_loss",
-           "cached_model_leakage", "cached_series_release", "cached_track_release",
+if TYPE_CHECKING:
+    from lmdk_core.leakage.epsilon_grid import GridLeakage
+
+__all__ = ["MAX_LEAKAGE_STATES", "cached_advice", "cached_correlation", "cached_leakage_grid",
+           "cached_loss", "cached_model_leakage", "cached_series_release",
+           "cached_track_release",
            "compact_verdict_text", "error_metrics", "loss_of", "model_caption",
            "plain_verdict", "render_population_utility", "render_utility", "render_verdict",
            "utility_parts"]
@@ -290,6 +295,21 @@ def cached_model_leakage(spec_json: str, data_key: str, epsilon_t: np.ndarray,
     lb = lf if _model.backward is _model.forward else loss_of(_model.backward)
     res = temporal_leakage(epsilon_t, lb, lf, list(landmarks))
     return {"TPL": res.tpl, "landmark TPL": res.landmark_tpl}
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def cached_leakage_grid(spec_json: str, data_key: str, share: np.ndarray,
+                        landmarks: tuple[int, ...], low: float, high: float, curves: bool,
+                        _model: CorrelationModel) -> GridLeakage:
+    """Landmark TPL of the allocation shape ``share`` at every total of the ε slider's
+    grid (:func:`lmdk_core.leakage.epsilon_grid.leakage_on_grid`), cached: it does not
+    depend on the current ε, so moving ε reuses it."""
+    from lmdk_core.leakage.epsilon_grid import epsilon_grid, leakage_on_grid
+
+    lf = loss_of(_model.forward)
+    lb = lf if _model.backward is _model.forward else loss_of(_model.backward)
+    return leakage_on_grid(share, landmarks, lb, lf, epsilon_grid(low, high),
+                           curves=curves)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

@@ -18,6 +18,7 @@ from app_support import state_keys as K
 from app_support.components import (
     cached_advice,
     cached_correlation,
+    cached_leakage_grid,
     cached_model_leakage,
     cached_series_release,
     cached_track_release,
@@ -124,6 +125,18 @@ class CurrentData:
             return model, None, model.note
         spec = json.dumps(model.spec, sort_keys=True)
         return model, cached_model_leakage(spec, self.key, epsilon_t, lm, model), None
+
+    def leakage_grid(self, model: CorrelationModel | None, share: np.ndarray,
+                     epsilon_range: tuple[float, float], curves: bool):
+        """Landmark TPL of ``ε·share`` on the ε slider's grid over ``epsilon_range``
+        (:func:`app_support.components.cached_leakage_grid`), or None without a computed
+        model."""
+        if model is None or not model.computed:
+            return None
+        spec = json.dumps(model.spec, sort_keys=True)
+        return cached_leakage_grid(spec, self.key, share, tuple(self.landmarks),
+                                   float(epsilon_range[0]), float(epsilon_range[1]),
+                                   bool(curves), model)
 
     def verdict(self, rel: Release, leak: dict[str, np.ndarray] | None = None,
                 model: CorrelationModel | None = None, note: str | None = None

@@ -9,6 +9,14 @@
 // plotly is cleared by the next value (layout.selectionrevision). The chart is a figure
 // named by layout.meta.alt, its SVG hidden from screen readers. A chart the page hides
 // (display: none) is drawn when it is shown, with its last value.
+//
+// With a "scrub" value (lmdk_core/figures/epsilon_preview.py) a log-scale ε slider sits
+// above the chart: while it moves, each animation frame redraws the chart at the
+// slider's ε from the preview's rules (a released value's noise scaled by ε/ε', every
+// budget by ε'/ε, the leakage curves read off a grid of ε) and says the preview verdict,
+// with no message to the server; when it is let go ("change": the pointer's release, a
+// key) the value is sent once (trigger value "epsilon") and the page reruns once.
+// window.__lmdkScrubFrames counts the redraws, for the tests and the benchmark.
 
 const STATES = new WeakMap();
 let PLOTLY = null;  // the import of plotly.js under way (one per page)
@@ -101,6 +109,213 @@ function shown(st) {
   return st.el.getClientRects().length > 0;
 }
 
+
+function decode(b64) {
+  // base64 of little-endian float32 (epsilon_preview.b64) as a Float32Array
+  if (!b64) return null;
+  const bin = atob(b64);
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  return new Float32Array(bytes.buffer);
+}
+
+function fmt(x) {
+  // 3 significant digits, no trailing zeros (what the typed field shows)
+  return Number(x.toPrecision(3)).toString();
+}
+
+function epsAt(sc, pos) {
+  // slider position 0 … steps on a log scale from low to high
+  const a = Math.log(sc.low), b = Math.log(sc.high);
+  return Number(Math.exp(a + (b - a) * pos / sc.steps).toPrecision(3));
+}
+
+function posOf(sc, eps) {
+  const a = Math.log(sc.low), b = Math.log(sc.high);
+  return Math.round((Math.log(eps) - a) / (b - a) * sc.steps);
+}
+
+function gridAt(grid, values, n, eps) {
+  // row values[g] (n per row) interpolated in log ε between the grid points around eps
+  const G = grid.length, out = new Float64Array(n);
+  let g = 0;
+  if (eps <= grid[0]) g = 0;
+  else if (eps >= grid[G - 1]) g = G - 2;
+  else while (g < G - 2 && grid[g + 1] < eps) g++;
+  const w = Math.min(1, Math.max(0, (Math.log(eps) - Math.log(grid[g]))
+    / (Math.log(grid[g + 1]) - Math.log(grid[g]))));
+  for (let k = 0; k < n; k++) {
+    out[k] = values[g * n + k] * (1 - w) + values[(g + 1) * n + k] * w;
+  }
+  return out;
+}
+
+function prepareScrub(sc) {
+  // decode the preview's arrays once per value
+  sc.gridV = decode(sc.grid);
+  sc.peakV = sc.verdict ? decode(sc.verdict.peak) : null;
+  for (const tr of sc.traces || []) {
+    tr.y0V = decode(tr.y0);
+    tr.baseV = decode(tr.base);
+    tr.gridV = decode(tr.grid);
+  }
+  return sc;
+}
+
+function previewVerdict(sc, eps) {
+  // the verdict's colour and number at eps (epsilon_preview: theorem × ε, landmark TPL
+  // off the grid), and its words
+  const v = sc.verdict || {};
+  const worst = (v.ratio || 0) * eps;
+  const bound = `landmarks + one timestamp spend at most ${fmt(worst)}`;
+  if (!v.private) {
+    return ["red", `Not landmark-private: ${bound} > ε = ${fmt(eps)}`];
+  }
+  if (!sc.peakV || !sc.gridV) {
+    return ["green", `Landmark-private: ${bound} ≤ ε = ${fmt(eps)}`];
+  }
+  const peak = gridAt(sc.gridV, sc.peakV, 1, eps)[0];
+  if (peak > eps * (1 + (v.rtol || 0))) {
+    return ["amber", `Private only if values were independent: landmark TPL up to ${fmt(peak)} > ε = ${fmt(eps)} under the correlation model`];
+  }
+  return ["green", `Landmark-private: ${bound} ≤ ε = ${fmt(eps)}; landmark TPL up to ${fmt(peak)} ≤ ε`];
+}
+
+function scrubFigure(st, eps) {
+  // the chart's last figure redrawn at eps by the preview's rules
+  const sc = st.scrub, fig = st.fig, e0 = sc.epsilon;
+  const data = fig.data.slice();
+  for (const tr of sc.traces) {
+    const y0 = tr.y0V, n = y0.length, y = new Float64Array(n);
+    if (tr.rule === "scale") {
+      const f = eps / e0;
+      for (let k = 0; k < n; k++) y[k] = y0[k] * f;
+    } else if (tr.rule === "noise") {
+      const f = e0 / eps, b = tr.baseV;
+      for (let k = 0; k < n; k++) y[k] = b[k] + (y0[k] - b[k]) * f;
+    } else if (tr.rule === "grid" && sc.gridV) {
+      y.set(gridAt(sc.gridV, tr.gridV, n, eps));
+    } else {
+      continue;
+    }
+    data[tr.i] = { ...data[tr.i], y };
+  }
+  const layout = { ...st.layout, datarevision: ++st.frames };
+  if (layout.shapes) {
+    layout.shapes = layout.shapes.slice();
+    for (const i of sc.shapes || []) layout.shapes[i] = { ...layout.shapes[i], y0: eps, y1: eps };
+  }
+  if (layout.annotations) {
+    layout.annotations = layout.annotations.slice();
+    for (const i of sc.annotations || []) {
+      layout.annotations[i] = { ...layout.annotations[i], y: eps, text: `ε = ${fmt(eps)}` };
+    }
+  }
+  return [data, layout];
+}
+
+function scrubText(st, eps, preview) {
+  const [colour, words] = preview ? previewVerdict(st.scrub, eps) : ["none", ""];
+  const out = `ε = ${fmt(eps)}`;
+  st.bar.out.textContent = out;
+  st.bar.input.setAttribute("aria-valuetext", out + (preview ? `, preview: ${colour}` : ""));
+  st.bar.verdict.dataset.colour = colour;
+  st.bar.verdict.textContent = preview
+    ? `Preview at ε = ${fmt(eps)} (not a release): ${words}.`
+    : st.scrub.live
+      ? `ε = ${fmt(eps)}: the chart and the page below show this release.`
+      : `ε = ${fmt(eps)}: ${st.scrub.note || "this scheme decides from its own noise: the chart follows when you let go"}.`;
+}
+
+function scrubFrame(st) {
+  // one redraw at the slider's latest ε; the next one waits for this one
+  st.frameQueued = false;
+  if (!st.alive || !st.bound || st.drawing || st.wanted === null) return;
+  const eps = st.wanted;
+  st.wanted = null;
+  scrubText(st, eps, true);
+  if (!st.scrub.live) return;
+  const [data, layout] = scrubFigure(st, eps);
+  st.drawing = true;
+  Plotly.react(st.gd, data, layout, st.config).then(() => {
+    window.__lmdkScrubFrames = (window.__lmdkScrubFrames || 0) + 1;
+  }).catch((e) => console.error("live chart:", e)).finally(() => {
+    st.drawing = false;
+    if (st.wanted !== null && !st.frameQueued) {
+      st.frameQueued = true;
+      requestAnimationFrame(() => scrubFrame(st));
+    }
+  });
+}
+
+function createScrubBar(st) {
+  const bar = document.createElement("div");
+  bar.className = "lmdk-scrub";
+  const id = "lmdk-scrub-" + Math.random().toString(36).slice(2);
+  const label = document.createElement("label");
+  label.htmlFor = id;
+  label.textContent = "ε (drag to preview)";
+  const input = document.createElement("input");
+  input.type = "range";
+  input.id = id;
+  input.min = "0";
+  input.step = "1";
+  const out = document.createElement("output");
+  out.htmlFor = id;
+  out.setAttribute("aria-hidden", "true");  // the slider's aria-valuetext says it
+  const verdict = document.createElement("div");
+  verdict.className = "lmdk-scrub-verdict";
+  verdict.setAttribute("role", "status");  // announced politely, once per change
+  bar.append(label, input, out, verdict);
+  st.el.insertBefore(bar, st.gd);
+  st.bar = { bar, input, out, verdict };
+  input.addEventListener("input", () => {
+    // every move: a redraw on the next animation frame (moves in between coalesce)
+    st.wanted = epsAt(st.scrub, Number(input.value));
+    st.bar.out.textContent = `ε = ${fmt(st.wanted)}`;
+    if (!st.frameQueued) {
+      st.frameQueued = true;
+      requestAnimationFrame(() => scrubFrame(st));
+    }
+  });
+  // a drag holds the slider against values from the server until it is let go
+  input.addEventListener("pointerdown", () => { st.dragging = true; st.keyed = false; });
+  const up = () => { st.dragging = false; };
+  window.addEventListener("pointerup", up);
+  window.addEventListener("pointercancel", up);
+  st.unbindBar = () => {
+    window.removeEventListener("pointerup", up);
+    window.removeEventListener("pointercancel", up);
+  };
+  input.addEventListener("keydown", () => { st.keyed = true; });
+  input.addEventListener("change", () => {
+    // let go (or a key): the value once to the server, which reruns once; arrow keys
+    // held down send their last value, 300 ms after the last step
+    clearTimeout(st.commitTimer);
+    const commit = () => {
+      const eps = epsAt(st.scrub, Number(input.value));
+      if (eps === st.scrub.epsilon || !st.send) return;
+      st.sent += 1;
+      st.send("epsilon", { epsilon: eps, n: st.sent });
+    };
+    if (st.keyed) st.commitTimer = setTimeout(commit, 300);
+    else commit();
+  });
+}
+
+function updateScrub(st, sc) {
+  // a new value from the server: the slider shows its ε (unless it is being moved)
+  st.scrub = prepareScrub(sc);
+  if (!st.bar) createScrubBar(st);
+  const input = st.bar.input;
+  input.max = String(sc.steps);
+  input.setAttribute("aria-label", "Total privacy budget ε, log scale (preview)");
+  if (!st.dragging) {
+    input.value = String(posOf(sc, sc.epsilon));
+    scrubText(st, sc.epsilon, false);
+  }
+}
+
 function createState(parentElement) {
   const el = document.createElement("div");
   el.className = "lmdk-live-chart";
@@ -110,7 +325,10 @@ function createState(parentElement) {
   el.appendChild(gd);
   parentElement.appendChild(el);
   const st = { el, gd, send: null, modes: [], reports: 0, revision: 0, queue: Promise.resolve(),
-    bound: false, alive: true, height: 450, pending: null };
+    bound: false, alive: true, height: 450, pending: null, scrub: null, bar: null,
+    fig: null, layout: null, config: null, frames: 0, wanted: null, frameQueued: false,
+    drawing: false, sent: 0, dragging: false, keyed: false, commitTimer: null,
+    unbindBar: null };
   // the container's width, also when the page (or the sidebar) changes it
   st.resize = new ResizeObserver(() => {
     // a hidden chart (a phone-only or wide-only container, a closed tab) has no size:
@@ -159,7 +377,14 @@ function draw(st, data) {
   // the same button object every time: a new one (a new click function) would make
   // Plotly.react see a changed config and draw the whole chart again
   config.modeBarButtonsToAdd = [st.fullscreen];
-  return Plotly.react(st.gd, fig.data || [], layout, config).then(() => {
+  // kept for the slider's preview frames (redrawn from this figure at another ε)
+  fig.data = fig.data || [];
+  st.fig = fig;
+  st.layout = layout;
+  st.config = config;
+  st.wanted = null;
+  if (data.scrub) updateScrub(st, data.scrub);
+  return Plotly.react(st.gd, fig.data, layout, config).then(() => {
     if (!st.bound) {
       bind(st);
       st.bound = true;
@@ -195,6 +420,8 @@ export default function (component) {
     STATES.delete(parentElement);
     st.alive = false;
     st.resize.disconnect();
+    if (st.unbindBar) st.unbindBar();
+    clearTimeout(st.commitTimer);
     document.removeEventListener("fullscreenchange", st.onFull);
     if (window.Plotly) Plotly.purge(st.gd);
     st.el.remove();

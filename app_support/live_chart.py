@@ -25,6 +25,12 @@ from rerun to rerun and answers each new figure with one ``Plotly.react`` on it
 * **Text alternative**: the chart is a figure named by :func:`chart_alt` (its
   ``layout.meta.alt``), set by the component on every value, its SVG hidden from screen
   readers — what :mod:`app_support.accessibility` does for any other plotly chart.
+* **An ε slider that scrubs** (``scrub``, :mod:`lmdk_core.figures.epsilon_preview`): a
+  log-scale slider above the chart; while it moves, the component redraws the chart at
+  the slider's ε in the browser (the preview's rules: noise scaled, budgets scaled,
+  leakage off a grid of ε) with a preview verdict, no server round trip; when it is let
+  go (``change``: the pointer's release, an arrow key) it reports the value once, as
+  the trigger value ``epsilon`` read with :func:`scrubbed_epsilon` in ``on_scrub``.
 """
 
 from __future__ import annotations
@@ -43,7 +49,8 @@ import streamlit as st
 from app_support.bidi_assets import asset_url_path, serve_component_assets, trigger_value
 from lmdk_core.figures.style import PLOTLY_CONFIG
 
-__all__ = ["COMPONENT", "chart_alt", "chart_selection", "live_chart", "themed_spec"]
+__all__ = ["COMPONENT", "SCRUB_HEIGHT", "chart_alt", "chart_selection", "live_chart",
+           "scrubbed_epsilon", "themed_spec"]
 
 #: the component's name: "<package>.<component>" of its asset manifest
 COMPONENT = "lmdk.live_chart"
@@ -53,10 +60,28 @@ _JS = Path(__file__).with_name("live_chart.js")
 _THEME = Path(__file__).with_name("live_chart_theme.json")
 #: plotly.js's own height when a figure sets none (what st.plotly_chart uses too)
 DEFAULT_HEIGHT = 450
+#: the height of the ε slider and its preview verdict above a chart that scrubs
+SCRUB_HEIGHT = 92
 
 _CSS = """
 .lmdk-live-chart { width: 100%; }
 .lmdk-live-chart:fullscreen { background: #ffffff; }
+.lmdk-scrub { display: flex; flex-wrap: wrap; align-items: center; gap: 0.25rem 0.75rem;
+  font-family: "Source Sans Pro", sans-serif; font-size: 0.95rem; color: #31333f;
+  margin-bottom: 0.25rem; }
+.lmdk-scrub label { font-weight: 600; }
+.lmdk-scrub input[type=range] { flex: 1 1 16rem; min-width: 10rem; accent-color: #1f77b4;
+  height: 1.75rem; }
+.lmdk-scrub input[type=range]:focus-visible { outline: 2px solid #1f4e79;
+  outline-offset: 2px; }
+.lmdk-scrub output { min-width: 5.5rem; font-variant-numeric: tabular-nums;
+  font-weight: 600; }
+.lmdk-scrub-verdict { flex-basis: 100%; padding: 0.2rem 0.6rem; border-left: 0.3rem solid;
+  border-radius: 0.25rem; min-height: 1.6rem; }
+.lmdk-scrub-verdict[data-colour=green] { border-color: #177233; background: #e8f5ec; }
+.lmdk-scrub-verdict[data-colour=amber] { border-color: #926c05; background: #fff6dc; }
+.lmdk-scrub-verdict[data-colour=red] { border-color: #b3261e; background: #fdeceb; }
+.lmdk-scrub-verdict[data-colour=none] { border-color: #808495; background: #f0f2f6; }
 """
 
 
@@ -143,13 +168,17 @@ def _height(fig) -> int:
 
 def live_chart(fig, *, key: str, where=None, on_select: Callable[[], None] | None = None,
                selection_mode: Sequence[str] = ("points", "box", "lasso"),
-               config: dict | None = None):
+               config: dict | None = None, scrub: dict | None = None,
+               on_scrub: Callable[[], None] | None = None):
     """Draw the plotly figure ``fig`` in ``where`` (a container; the page by default),
     updated in place on every rerun; ``config`` is plotly's (``st.plotly_chart``'s
     ``config``), by default the style guide's toolbar
     (:data:`~lmdk_core.figures.style.PLOTLY_CONFIG`, which every chart of the app has).
     ``on_select`` runs on a click, a box or a lasso (the kinds in ``selection_mode``),
-    with :func:`chart_selection` giving what was selected."""
+    with :func:`chart_selection` giving what was selected. ``scrub`` (a preview of
+    :mod:`lmdk_core.figures.epsilon_preview`) puts an ε slider above the chart that
+    redraws it in the browser while it moves; ``on_scrub`` runs once when it is let go,
+    with :func:`scrubbed_epsilon` giving the value."""
     where = st if where is None else where
     config = PLOTLY_CONFIG if config is None else config
     found = _component()
@@ -164,8 +193,9 @@ def live_chart(fig, *, key: str, where=None, on_select: Callable[[], None] | Non
         return component(
             data={"figure": figure, "alt": alt, "config": config, "height": height,
                   "select": list(selection_mode) if on_select else [],
-                  "plotly": plotly_js},
-            key=key, height=height, on_selection_change=on_select)
+                  "plotly": plotly_js, "scrub": scrub},
+            key=key, height=height + (SCRUB_HEIGHT if scrub else 0),
+            on_selection_change=on_select, on_epsilon_change=on_scrub)
 
 
 def chart_selection(key: str) -> dict:
@@ -177,3 +207,16 @@ def chart_selection(key: str) -> dict:
         value = value["selection"]
     value = value if isinstance(value, dict) else {}
     return {k: list(value.get(k) or []) for k in ("points", "point_indices", "box", "lasso")}
+
+
+def scrubbed_epsilon(key: str) -> float | None:
+    """The ε the slider of chart ``key`` was let go at (in its ``on_scrub`` callback), or
+    None when it reported nothing usable."""
+    value = trigger_value(key, "epsilon")
+    if isinstance(value, dict):
+        value = value.get("epsilon")
+    try:
+        eps = float(value)
+    except (TypeError, ValueError):
+        return None
+    return eps if eps > 0 and eps == eps and eps != float("inf") else None

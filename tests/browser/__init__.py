@@ -149,3 +149,69 @@ def wait_for_app(page) -> None:
     page.wait_for_function("""() => [...document.querySelectorAll('.lmdk-live-chart')]
         .filter(e => e.getClientRects().length)
         .every(e => e.querySelector('.main-svg'))""", timeout=60_000)
+
+
+class ScriptRuns:
+    """Counts the script runs a page's Streamlit server finishes (the ``script_finished``
+    messages on the page's websocket): the server round trips an action cost."""
+
+    def __init__(self, page):
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        self._parse = ForwardMsg.FromString
+        self.finished = 0
+        self.finished_at = 0.0  # perf_counter when the last script_finished arrived
+        self.bytes = 0
+        page.on("websocket", self._attach)
+
+    def _attach(self, ws) -> None:
+        if "_stcore/stream" in ws.url:
+            ws.on("framereceived", self._frame)
+
+    def _frame(self, payload) -> None:
+        data = payload if isinstance(payload, bytes) else payload.encode()
+        self.bytes += len(data)
+        try:
+            msg = self._parse(data)
+        except Exception:  # noqa: BLE001 - not a ForwardMsg: only counted
+            return
+        if msg.WhichOneof("type") == "script_finished":
+            self.finished += 1
+            self.finished_at = time.perf_counter()
+
+
+#: the ε slider of a chart that scrubs (app_support/live_chart.js)
+SCRUB_SLIDER = ".lmdk-scrub input[type=range]"
+
+
+def scrub_frames(page) -> int:
+    """The preview frames the charts' ε sliders have drawn on this page so far."""
+    return int(page.evaluate("() => window.__lmdkScrubFrames || 0"))
+
+
+def drag_scrub(page, start: float, end: float, seconds: float, nth: int = 0,
+               release: bool = True) -> None:
+    """Drag the ``nth`` ε slider's thumb from ``start`` to ``end`` (fractions of its
+    track) with the mouse, one move per ~16 ms for ``seconds``, and let go (``release``)."""
+    slider = page.locator(SCRUB_SLIDER).nth(nth)
+    slider.scroll_into_view_if_needed()
+    box = slider.bounding_box()
+    pad = 8  # the thumb's half width: the track's ends are inside the box
+    y = box["y"] + box["height"] / 2
+    cur = float(slider.input_value()) / float(slider.get_attribute("max"))
+
+    def x_at(f: float) -> float:
+        return box["x"] + pad + (box["width"] - 2 * pad) * f
+
+    page.mouse.move(x_at(cur), y)
+    page.mouse.down()
+    page.mouse.move(x_at(start), y, steps=2)
+    n = max(2, round(seconds / 0.016))
+    t0 = time.perf_counter()
+    for k in range(1, n + 1):
+        page.mouse.move(x_at(start + (end - start) * k / n), y)
+        lag = t0 + seconds * k / n - time.perf_counter()
+        if lag > 0:
+            page.wait_for_timeout(lag * 1000)
+    if release:
+        page.mouse.up()

@@ -2,7 +2,9 @@
 
 plotly.js comes once per page from the app's own server; an ε step and a click on a
 point redraw the same chart (a property set on its div before is still there after),
-and a zoom set before a click is still the zoom after it.
+and a zoom set before a click is still the zoom after it. Its ε slider redraws the
+chart while it is dragged with no script run, and the page reruns once when it is let
+go, to the release the preview showed.
 """
 
 from __future__ import annotations
@@ -11,7 +13,14 @@ from urllib.parse import urlparse
 
 import pytest
 
-from tests.browser import wait_for_app
+from tests.browser import (
+    SCRUB_SLIDER,
+    ScriptRuns,
+    drag_scrub,
+    scrub_frames,
+    wait_for_app,
+    wait_until_still,
+)
 from tests.browser.test_browser_security import LOCAL_HOSTS, external
 from tests.browser.test_browser_timeline import landmark_chips
 
@@ -81,3 +90,79 @@ def test_the_timeline_chart_stays_mounted_and_keeps_the_zoom(page, app_url):
     plotly_js = [u for u in requested if urlparse(u).path == PLOTLY_PATH]
     assert len(plotly_js) == 1 and urlparse(plotly_js[0]).hostname in LOCAL_HOSTS, plotly_js
     assert not external(requested), external(requested)
+
+
+#: the released values the chart draws (its "released" trace)
+RELEASED_Y = f"""() => Array.from(document.querySelector('{CHART}')._fullData
+    .find(d => d.name === 'released').y)"""
+
+
+def test_the_epsilon_slider_redraws_while_dragged_and_reruns_once_when_let_go(page, app_url):
+    runs = ScriptRuns(page)
+    page.goto(app_url + "/timeline")
+    wait_for_app(page)
+    page.wait_for_selector(SCRUB_SLIDER, timeout=60_000)
+    wait_until_still(page)
+    eps_field = page.locator(
+        "[data-testid=stSidebar] input[aria-label^='Total privacy budget']")
+    start_eps = float(eps_field.input_value())
+    runs_before, frames_before = runs.finished, scrub_frames(page)
+    # drag from 90 % of the range down to 20 %, not let go yet
+    drag_scrub(page, 0.9, 0.2, 1.0, release=False)
+    page.wait_for_function(
+        "n => (window.__lmdkScrubFrames || 0) > n", arg=frames_before, timeout=30_000)
+    page.wait_for_timeout(300)  # any message the drag might have sent would be back
+    frames_during = scrub_frames(page) - frames_before
+    assert frames_during >= 2, frames_during  # the chart follows the pointer
+    assert runs.finished == runs_before  # and no script ran
+    verdict = page.locator(".lmdk-scrub-verdict").first
+    assert verdict.inner_text().startswith("Preview at ε = ")
+    assert verdict.get_attribute("data-colour") in ("green", "amber", "red")
+    slider = page.locator(SCRUB_SLIDER).first
+    shown = slider.get_attribute("aria-valuetext")
+    assert shown.startswith("ε = ")
+    preview_eps = float(shown.split(",")[0].removeprefix("ε = "))
+    assert preview_eps < start_eps
+    preview = page.evaluate(RELEASED_Y)
+    page.mouse.up()
+    # let go: exactly one run, which makes the slider's ε the session's
+    page.wait_for_function(
+        "e => Math.abs(parseFloat(document.querySelector("
+        "\"[data-testid=stSidebar] input[aria-label^='Total privacy budget']\").value) - e)"
+        " < 1e-9 * e", arg=preview_eps, timeout=30_000)
+    wait_for_app(page)
+    wait_until_still(page)
+    assert runs.finished == runs_before + 1, runs.finished - runs_before
+    assert float(eps_field.input_value()) == pytest.approx(preview_eps)
+    assert verdict.inner_text().startswith(f"ε = {shown.split(',')[0].removeprefix('ε = ')}")
+    # the release the server drew at that ε is the preview's: the same draws, scaled
+    released = page.evaluate(RELEASED_Y)
+    assert len(released) == len(preview)
+    span = max(abs(v) for v in released)
+    assert all(abs(a - b) <= 1e-4 * span for a, b in zip(preview, released, strict=True))
+
+
+def test_the_epsilon_slider_steps_by_keyboard_and_says_its_value(page, app_url):
+    runs = ScriptRuns(page)
+    page.goto(app_url + "/timeline")
+    wait_for_app(page)
+    slider = page.locator(SCRUB_SLIDER).first
+    slider.wait_for(timeout=60_000)
+    wait_until_still(page)
+    before, runs_before = slider.input_value(), runs.finished
+    assert slider.get_attribute("aria-label").startswith("Total privacy budget ε")
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    assert int(slider.input_value()) == int(before) + 2
+    text = slider.get_attribute("aria-valuetext")
+    assert text.startswith("ε = ") and "preview" in text
+    # the two steps are sent once, after the last one
+    eps = float(text.split(",")[0].removeprefix("ε = "))
+    page.wait_for_function(
+        "e => Math.abs(parseFloat(document.querySelector("
+        "\"[data-testid=stSidebar] input[aria-label^='Total privacy budget']\").value) - e)"
+        " < 1e-9 * e", arg=eps, timeout=30_000)
+    wait_for_app(page)
+    wait_until_still(page)
+    assert runs.finished == runs_before + 1
