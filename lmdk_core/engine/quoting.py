@@ -10,7 +10,8 @@ neither Markdown nor Streamlit's directives (``:red[…]``, ``$…$``) interpret
 
 Every message that echoes user data (engine ``InputError`` messages and the pages'
 captions and error boxes) uses this one function; HTML destined for Leaflet or a report
-is escaped with :func:`html.escape` instead.
+is escaped with :func:`html.escape` instead, and text for a plotly chart with
+:func:`plotly_text`.
 
 :func:`inert_markdown` is the second, structural line of defence: the app passes every
 string it hands to a Streamlit element (bodies, labels, help tooltips, option labels)
@@ -27,8 +28,8 @@ import json
 import re
 import reprlib
 
-__all__ = ["MAX_QUOTED_CHARS", "inert_markdown", "quote_user_text", "quote_user_value",
-           "shorten_user_text"]
+__all__ = ["MAX_QUOTED_CHARS", "inert_markdown", "plotly_text", "plotly_texts",
+           "quote_user_text", "quote_user_value", "shorten_user_text"]
 
 #: longest echoed piece of user text (characters), "…" appended when cut
 MAX_QUOTED_CHARS = 80
@@ -47,6 +48,33 @@ def shorten_user_text(value: object, limit: int = MAX_QUOTED_CHARS) -> str:
     if cut or len(text) > limit:
         text = text[:limit] + "…"
     return text
+
+
+#: plotly.js reads ``<a href>``, ``<span style>``, ``<b>`` … in any text it draws (titles,
+#: legend names, hover text, axis and tick titles, annotations) and ``%{…}`` inside a
+#: hover template; it turns ``&lt;`` ``&gt;`` ``&amp;`` ``&#37;`` back into characters
+#: only *after* it has split the text into tags (``svg_text_utils.convertEntities``)
+_PLOTLY_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "%": "&#37;"})
+
+
+def plotly_text(value: object) -> str:
+    """``str(value)`` for plotly text: ``&``, ``<``, ``>`` and ``%`` as character
+    references, so that a user id ``<a href=x>u</a>`` is drawn as those characters, not
+    as a live link, ``<span style=…>`` styles nothing and ``%{y}`` in a name put into a
+    hover template stays text. Every figure builder passes user text (user ids, file
+    and column names, units, state labels) through this function or
+    :func:`plotly_texts`."""
+    return (value if isinstance(value, str) else str(value)).translate(_PLOTLY_ESCAPES)
+
+
+def plotly_texts(values) -> list[str]:
+    """:func:`plotly_text` of every item of ``values`` (a sequence, array or Series);
+    20,000 hover labels without any of ``& < > %`` (times, numbers) are one scan."""
+    texts = [v if isinstance(v, str) else str(v) for v in values]
+    joined = "\x00".join(texts)
+    if not any(c in joined for c in "&<>%"):
+        return texts
+    return [t.translate(_PLOTLY_ESCAPES) for t in texts]
 
 
 def quote_user_text(value: object, limit: int = MAX_QUOTED_CHARS) -> str:

@@ -10,6 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from lmdk_core.engine.allocation import SCHEMES
+from lmdk_core.engine.quoting import plotly_text
 from lmdk_core.figures.common import plain_figure, template_json
 from lmdk_core.figures.style import COLORS, SCHEME_COLORS
 
@@ -82,7 +83,8 @@ def accuracy_figure(eps_grid: np.ndarray, curves: Mapping[str, np.ndarray], *, k
     data += _solution_markers(solutions or {}, target * scale)
     (s1, a1), (s2, a2) = (_target_line(target * scale, "target"),
                           _epsilon_line(current_epsilon, COLORS["epsilon"]))
-    yaxis = {"title": {"text": _accuracy_title(kind, per, unit)}, "rangemode": "tozero"}
+    yaxis = {"title": {"text": _accuracy_title(kind, per, plotly_text(unit))},
+             "rangemode": "tozero"}
     return plain_figure(data, _plain_layout([s1, s2], [a1, a2], _epsilon_axis(), yaxis))
 
 

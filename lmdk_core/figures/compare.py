@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 
 from lmdk_core.decision.comparison import UtilitySweep
 from lmdk_core.engine.allocation import scheme_info
+from lmdk_core.engine.quoting import plotly_text, plotly_texts
 from lmdk_core.engine.release import Release
 from lmdk_core.figures.common import (
     BARS_MAX_POINTS,
@@ -155,7 +156,9 @@ def side_by_side_figure(
     :func:`_budget_row` and :func:`_leakage_row`, then :func:`_grid_axes` and
     :func:`_grid_layout`."""
     x = np.asarray(time)
-    all_labels = np.asarray(hover_labels(x, time_kind) if labels is None else labels)
+    unit = plotly_text(unit)  # user text (a column name) drawn by plotly
+    all_labels = np.asarray(hover_labels(x, time_kind) if labels is None
+                            else plotly_texts(labels))
     if all_labels.shape != (x.shape[0],):
         raise ValueError(f"{all_labels.shape[0]} hover labels for {x.shape[0]} timestamps")
     g = _Grid(x, all_labels, releases, 3 if leakage else 2)
@@ -452,7 +455,7 @@ def utility_figure(sweep: UtilitySweep, *, unit: str = "", current: float | None
     eps = sweep.epsilons
     fig = go.Figure()
     what = "mean displacement" if distance else "mean absolute error"
-    u = "m" if distance else unit
+    u = "m" if distance else plotly_text(unit)
     for s in range(len(sweep.schemes)):
         band = _utility_band(sweep, s, lo, hi)
         if band is not None:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from lmdk_core.engine.quoting import plotly_text, plotly_texts
 from lmdk_core.figures.common import (
     BARS_MAX_POINTS,
     COLORS,
@@ -68,8 +69,10 @@ def matrix_heatmap(matrix: np.ndarray, labels: Sequence[str] | None = None, *,
     state names for the tooltip."""
     P = np.asarray(matrix, dtype=float)
     n = P.shape[0]
-    names = list(labels) if labels is not None else [str(k) for k in range(n)]
-    long = list(hover) if hover is not None else names
+    # state labels carry user text (a unit, an uploaded matrix's state names)
+    names = plotly_texts(labels) if labels is not None else [str(k) for k in range(n)]
+    long = plotly_texts(hover) if hover is not None else names
+    title, row_title, col_title = (plotly_text(t) for t in (title, row_title, col_title))
     heatmap = {"type": "heatmap", "z": P, "x": names, "y": names, "colorscale": _BLUES,
                "zmin": 0.0, "zmax": float(max(P.max(), 1e-12)),
                "colorbar": {"title": {"text": "probability"}},

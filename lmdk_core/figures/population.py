@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from lmdk_core.engine.quoting import plotly_text, plotly_texts
 from lmdk_core.figures.common import COLORS
 from lmdk_core.figures.style import VERDICT_COLORS as STYLE_VERDICT_COLORS
 from lmdk_core.figures.style import plotly_layout, plotly_title
@@ -79,13 +80,16 @@ def tpl_figure(audit: pd.DataFrame, bound: float, bound_name: str = "ε") -> go.
 
 
 def error_figure(audit: pd.DataFrame, unit: str = "") -> go.Figure:
-    """Box plots over users of the measured MAE and RMSE (every user a point)."""
+    """Box plots over users of the measured MAE and RMSE (every user a point; the user
+    ids, text from the input file, escaped for plotly)."""
+    unit = plotly_text(unit)
     u = f" ({unit})" if unit else ""
+    users = plotly_texts(audit["user"].astype(str))
     fig = go.Figure()
     for col, name in (("mae", "MAE"), ("rmse", "RMSE")):
         fig.add_trace(go.Box(y=audit[col].to_numpy(dtype=float), name=name, boxpoints="all",
                              jitter=0.4, pointpos=0, marker=dict(size=3, opacity=0.5),
-                             line_color=COLORS["released"], text=audit["user"].astype(str),
+                             line_color=COLORS["released"], text=users,
                              hovertemplate="user %{text}: %{y:.3g}<extra>" + name
                              + "</extra>"))
     mae = audit["mae"].to_numpy(dtype=float)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
+from lmdk_core.engine.quoting import plotly_text
 from lmdk_core.engine.release import Release
 from lmdk_core.figures.common import (
     BARS_MAX_POINTS,
@@ -128,7 +129,7 @@ def timeline_figure(
     idx_orig = display_indices(T, [rel.original], np.concatenate([lm_idx, sug]))
     ax = _Axis(x=np.asarray(time), T=T, time_kind=time_kind, is_lm=is_lm, lm_idx=lm_idx,
                scatter=SCATTERGL if idx_orig.size > WEBGL_THRESHOLD else SCATTER,
-               unit_suffix=f" {unit}" if unit else "")
+               unit_suffix=f" {plotly_text(unit)}" if unit else "")
     traces, idx_rel = _data_traces(ax, rel, idx_orig, sug)
     traces += _budget_traces(ax, rel, idx_rel, decimated=idx_orig.size < T)
     if leakage:
@@ -345,7 +346,7 @@ def _panel_titles(decimated: bool, leakage: bool) -> list[str]:
 def _panel_axes(layout: dict, rows: int, unit: str, time_kind: str) -> None:
     """Each panel's y-axis title (budget and leakage from 0) and, for dates, the style's
     tick labels on every time axis: no year, the day under the hour."""
-    layout["yaxis"]["title"] = {"text": unit or AXIS_TITLES["value"]}
+    layout["yaxis"]["title"] = {"text": plotly_text(unit) if unit else AXIS_TITLES["value"]}
     layout["yaxis2"].update(title={"text": AXIS_TITLES["budget"]}, rangemode="tozero")
     if rows == 3:
         layout["yaxis3"].update(title={"text": AXIS_TITLES["leakage"]}, rangemode="tozero")
