@@ -54,7 +54,8 @@ def _installed_app() -> tuple[Path | None, Path | None]:
 
 def config_flags(config: Path) -> list[str]:
     """Every setting of a Streamlit ``config.toml`` as ``--section.key value`` flags
-    (booleans as ``true``/``false``)."""
+    (booleans as ``true``/``false``; a list, e.g. ``server.allowedHosts``, as one flag
+    per item, as Streamlit's command line takes its options of several values)."""
     data = tomllib.loads(config.read_text(encoding="utf-8"))
     flags: list[str] = []
 
@@ -64,6 +65,9 @@ def config_flags(config: Path) -> list[str]:
             name = f"{prefix}.{key}" if prefix else key
             if isinstance(value, dict):
                 add(name, value)
+            elif prefix and isinstance(value, list):
+                for item in value:
+                    flags.extend([f"--{name}", str(item)])
             elif prefix:
                 text = ("true" if value else "false") if isinstance(value, bool) else str(value)
                 flags.extend([f"--{name}", text])

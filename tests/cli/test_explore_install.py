@@ -39,7 +39,13 @@ def test_config_is_private_and_silent():
 
 def test_config_flags_carry_every_setting():
     flags = explore_command.config_flags(ROOT / ".streamlit" / "config.toml")
-    pairs = dict(zip(flags[::2], flags[1::2], strict=True))
+    pairs: dict[str, str | list[str]] = {}
+    for name, text in zip(flags[::2], flags[1::2], strict=True):
+        if name in pairs:  # a list setting: one flag per item
+            pairs[name] = [*([pairs[name]] if isinstance(pairs[name], str) else pairs[name]),
+                           text]
+        else:
+            pairs[name] = text
 
     def leaves(prefix, table):
         for key, value in table.items():
@@ -51,7 +57,9 @@ def test_config_flags_carry_every_setting():
     seen = 0
     for section, values in CONFIG.items():
         for name, value in leaves(section, values):
-            expected = ("true" if value else "false") if isinstance(value, bool) else str(value)
+            expected = (("true" if value else "false") if isinstance(value, bool) else
+                        [str(v) for v in value] if isinstance(value, list) and len(value) > 1
+                        else str(value[0]) if isinstance(value, list) else str(value))
             assert pairs[f"--{name}"] == expected
             seen += 1
     assert seen == len(pairs)
@@ -59,6 +67,7 @@ def test_config_flags_carry_every_setting():
     assert "--theme.light" not in pairs and pairs["--theme.light.textColor"] == "#111111"
     assert pairs["--server.headless"] == "true"
     assert pairs["--browser.gatherUsageStats"] == "false"
+    assert pairs["--server.allowedHosts"] == ["localhost", "127.0.0.1", "::1"]
 
 
 def test_explore_passes_the_configuration_from_any_folder(tmp_path, monkeypatch):
