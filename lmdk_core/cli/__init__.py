@@ -110,6 +110,7 @@ def emit_json(obj: dict) -> None:
 def build_parser() -> argparse.ArgumentParser:
     """The full ``lmdk`` parser with every sub-command registered."""
     from lmdk_core.cli import (
+        aggregate_commands,
         batch_commands,
         choose_commands,
         dummy_commands,
@@ -120,7 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     groups = [release_commands, dummy_commands, leakage_commands, report_commands,
-              choose_commands, batch_commands, explore_command]
+              choose_commands, batch_commands, aggregate_commands, explore_command]
     parser = _Parser(prog="lmdk", description="Landmark Privacy Explorer command line.")
     parser.add_argument("--version", action=_VersionAction)
     parser.add_argument("--debug", action="store_true", help=DEBUG_HELP)

@@ -67,7 +67,8 @@ from lmdk_core.population.table import (
     read_header,
 )
 
-__all__ = ["BatchResult", "BatchStopped", "PUBLISHABLE_NOTE", "AUDIT_LABEL",
+__all__ = ["BatchResult", "BatchStopped", "PUBLISHABLE_NOTE", "AUDIT_LABEL", "TaskError",
+           "collect_partitions", "partition_tasks", "row_count",
            "check_scheduler_address", "run_batch"]
 
 #: written into every publishable file (Parquet metadata / CSV first line)
@@ -113,7 +114,7 @@ def _check_output(path: str | Path, what: str) -> str:
 
 
 
-def _row_count(path: Path, fmt: str) -> int:
+def row_count(path: Path, fmt: str) -> int:
     if fmt == "parquet":
         import pyarrow.dataset as ds
 
@@ -162,22 +163,22 @@ def _process(part, index: int, cols: PopulationColumns, settings: BatchSettings,
     return res.audit, res.time_kind, len(res.released)
 
 
-def _process_units(units, lo: int, hi: int, index: int, cols: PopulationColumns,
-                   settings: BatchSettings, tmp_dir: str, fmt: str, metadata: dict[str, str]):
-    """Worker task of the sorted path: read the owned rows, then as :func:`_process`."""
+def _units_task(work: Callable, units, lo: int, hi: int, index: int,
+                cols: PopulationColumns, *args):
+    """Worker task of the sorted path: read the owned rows, then ``work(part, index, cols,
+    *args)``."""
     try:
         part = read_units(units, lo, hi, cols.user, cols.needed())
     except Exception as exc:  # pyarrow reading errors
         return TaskError(str(_read_error(exc, Path(units[lo][0]), "parquet")))
-    return _process(part, index, cols, settings, tmp_dir, fmt, metadata)
+    return work(part, index, cols, *args)
 
 
-def _process_bucket(folder: str, index: int, cols: PopulationColumns, settings: BatchSettings,
-                    tmp_dir: str, fmt: str, metadata: dict[str, str]):
-    """Worker task of the bucket path: read one bucket, release it as :func:`_process`,
+def _bucket_task(work: Callable, folder: str, index: int, cols: PopulationColumns, *args):
+    """Worker task of the bucket path: read one bucket, ``work(part, index, cols, *args)``,
     delete its files."""
     try:
-        return _process(read_bucket(folder), index, cols, settings, tmp_dir, fmt, metadata)
+        return work(read_bucket(folder), index, cols, *args)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -360,29 +361,29 @@ def _sampler_text(noise: str, kind: str, seed: int | None) -> str:
     return sampler
 
 
-def _tasks(client, src: Path, in_fmt: str, cols: PopulationColumns, nparts: int,
-           rows_per_part: int, settings: BatchSettings, tmp_dir: Path, bucket_root: Path,
-           out_fmt: str, pub_meta: dict, n_workers: int) -> list:
-    """One delayed task per partition of whole users: along the Parquet row groups when
-    the file is ordered by user (no shuffle), else over buckets of users scattered to
-    disk (:func:`_scatter`)."""
+def partition_tasks(client, src: Path, in_fmt: str, cols: PopulationColumns, nparts: int,
+                    rows_per_part: int, bucket_root: Path, n_workers: int, work: Callable,
+                    *args) -> list:
+    """One delayed task per partition of whole users, each running ``work(part, index,
+    cols, *args)`` on the partition's raw rows (a pandas frame): along the Parquet row
+    groups when the file is ordered by user (no shuffle), else over buckets of users
+    scattered to disk (:func:`_scatter`). ``work`` returns a :class:`TaskError` for bad
+    input. Used by ``lmdk batch`` and ``lmdk aggregate``."""
     from dask import delayed
 
     plan = (row_group_plan(src, cols.user, rows_per_part) if in_fmt == "parquet" else None)
     if plan is not None and len(plan[1]) >= n_workers:
         units, spans = plan
         units_d = delayed(units, traverse=False)
-        return [delayed(_process_units)(units_d, lo, hi, i, cols, settings, str(tmp_dir),
-                                        out_fmt, pub_meta)
+        return [delayed(_units_task)(work, units_d, lo, hi, i, cols, *args)
                 for i, (lo, hi) in enumerate(spans)]
     private_folder(bucket_root)
     filled = _scatter(client, src, in_fmt, cols, nparts, rows_per_part, bucket_root)
-    return [delayed(_process_bucket)(str(bucket_root / f"b{b:05d}"), i, cols, settings,
-                                     str(tmp_dir), out_fmt, pub_meta)
+    return [delayed(_bucket_task)(work, str(bucket_root / f"b{b:05d}"), i, cols, *args)
             for i, b in enumerate(filled)]
 
 
-def _collect(futures, progress: Callable[[int, int], None] | None) -> list:
+def collect_partitions(futures, progress: Callable[[int, int], None] | None) -> list:
     """The partitions' results as they finish, reporting ``progress(done, total)``."""
     from dask.distributed import as_completed
 
@@ -459,7 +460,7 @@ def _run(cfg, src: Path, in_fmt: str, cols: PopulationColumns, output: Path, out
     pub_meta = {"lmdk.content": PUBLISHABLE_NOTE, "lmdk.noise": sampler,
                 "lmdk.rounding": rounding_line(settings.release_decimals())}
 
-    rows = _row_count(src, in_fmt)
+    rows = row_count(src, in_fmt)
     tag = uuid.uuid4().hex[:8]
     tmp_dir = output.parent / f".{output.name}.tmp-{tag}"
     bucket_root = output.parent / f".{output.name}.buckets-{tag}"
@@ -470,10 +471,11 @@ def _run(cfg, src: Path, in_fmt: str, cols: PopulationColumns, output: Path, out
         private_folder(tmp_dir)
         n_workers = len(client.scheduler_info().get("workers", {})) or 1
         nparts = max(n_workers, -(-rows // max(1, rows_per_partition)))
-        tasks = _tasks(client, src, in_fmt, cols, nparts, -(-rows // nparts), settings,
-                       tmp_dir, bucket_root, out_fmt, pub_meta, n_workers)
+        tasks = partition_tasks(client, src, in_fmt, cols, nparts, -(-rows // nparts),
+                                bucket_root, n_workers, _process, settings, str(tmp_dir),
+                                out_fmt, pub_meta)
         futures = client.compute(tasks)
-        results = _collect(futures, progress)
+        results = collect_partitions(futures, progress)
         table = _audit_table(results, src)
         not_private = int((~table["landmark_private"].astype(bool)).sum())
         _write_audit(table, audit, audit_fmt, _audit_meta(seed, sampler, settings, cols))

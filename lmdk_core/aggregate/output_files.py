@@ -1,0 +1,142 @@
+"""The files of an aggregate release: the publishable statistics and the CONFIDENTIAL audit.
+
+**Publishable** (CSV with ``#`` header lines, or Parquet with the same lines in its
+metadata): columns ``window``, ``cell``, ``cell_lat``, ``cell_lon`` (tracks), ``released``,
+``low``, ``high``. The header holds public settings only — the statistic and its
+declared bounds, the grids (declared or marked as read from the data), ε, the scheme,
+k or the public landmark windows, the noise — and nothing that depends on the raw data
+except through the noise: never a landmark count, an ε_t that reveals one, or a
+measured error (docs/privacy-model.md).
+
+**Audit** (first line ``# CONFIDENTIAL …``): the same rows with the true statistic
+``true``, the budget ε_t and whether the window is a fresh release; beside it
+``<audit>.users.csv`` (or ``.users.parquet``): one row per user with its landmark
+windows, dropped contributions, refusal and verdict. Both are written with mode 0600
+through a temporary file in the same folder and ``os.replace`` (never through a link).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from lmdk_core.aggregate.population_release import AggregateResult
+from lmdk_core.engine.quoting import quote_user_text
+from lmdk_core.engine.validation import InputError
+
+__all__ = ["AUDIT_LABEL", "PUBLISHABLE_LABEL", "audit_frame", "header_lines",
+           "publishable_frame", "users_audit_path", "write_table"]
+
+PUBLISHABLE_LABEL = ("lmdk aggregate: publishable released statistics (no raw data, no "
+                     "landmarks, no per-user budgets, no true values)")
+AUDIT_LABEL = ("CONFIDENTIAL: true statistics, per-window budgets and per-user landmark "
+               "verdicts of an aggregate release; keep with the raw data")
+
+
+def _noise_line(noise: str) -> str:
+    from lmdk_core.mechanisms.exact_noise import FAST_SAMPLER_NAME, sampler_description
+
+    return "noise: " + (sampler_description() if noise == "exact" else FAST_SAMPLER_NAME)
+
+
+def header_lines(result: AggregateResult, noise: str) -> list[str]:
+    """The publishable header: public settings only (module docstring)."""
+    spec, plan = result.spec, result.plan
+    lines = [PUBLISHABLE_LABEL, spec.statistic.describe(), spec.windows.describe()]
+    if spec.cells is not None:
+        lines.append(spec.cells.describe())
+    lines.append(spec.landmarks.describe())
+    if spec.landmarks.kind == "public" and spec.landmarks.windows.size:
+        labels = spec.windows.labels()
+        lines.append("public landmark windows: "
+                     + ", ".join(labels[i] for i in spec.landmarks.windows))
+    lines.append(f"privacy: landmark privacy with total ε = {spec.epsilon:g}; scheme "
+                 f"{plan.scheme}; {_budget_text(result)}")
+    lines.append(_noise_line(noise))
+    lines.append("low, high: 95 % interval of each released value from the noise law "
+                 "(empty where a window repeats the last release)")
+    return lines
+
+
+def _budget_text(result: AggregateResult) -> str:
+    """ε_t in words: a constant set by public settings, or (Adaptive) not stated."""
+    plan = result.plan
+    if plan.scheme == "adaptive":
+        return "per-window budgets decided by the release (not stated)"
+    eps = plan.allocation
+    if plan.skip_landmarks:
+        return (f"ε_t = {eps[0]:.6g} in every window, every landmark contribution left "
+                "out")
+    if np.all(eps == eps[0]):
+        return f"ε_t = {eps[0]:.6g} in every window"
+    return "ε_t = ε at regular windows, 0 at the public landmark windows (last release repeated)"
+
+
+def publishable_frame(result: AggregateResult) -> pd.DataFrame:
+    """One row per window (and cell): released value and its 95 % interval."""
+    spec, rel = result.spec, result.release
+    T, C = rel.released.shape
+    frame = {"window": np.repeat(spec.windows.labels(), C)}
+    if spec.cells is not None:
+        lat, lon = spec.cells.centres()
+        frame["cell"] = np.tile(np.arange(C), T)
+        frame["cell_lat"] = np.tile(np.round(lat, 6), T)
+        frame["cell_lon"] = np.tile(np.round(lon, 6), T)
+    frame.update(released=rel.released.ravel(), low=rel.low.ravel(), high=rel.high.ravel())
+    return pd.DataFrame(frame)
+
+
+def audit_frame(result: AggregateResult) -> pd.DataFrame:
+    """The publishable rows plus ``true``, ``epsilon_t`` and ``fresh`` (CONFIDENTIAL)."""
+    frame = publishable_frame(result)
+    C = result.release.released.shape[1]
+    frame["true"] = result.truth.ravel()
+    frame["epsilon_t"] = np.repeat(result.release.allocation, C)
+    frame["fresh"] = np.repeat(result.release.published, C)
+    return frame
+
+
+def users_audit_path(audit: str | Path) -> Path:
+    """``name.users.ext`` beside the audit ``name.ext``."""
+    p = Path(audit)
+    return p.with_name(f"{p.stem}.users{p.suffix}")
+
+
+def write_table(frame: pd.DataFrame, path: str | Path, lines: list[str], *,
+                confidential: bool) -> None:
+    """Write ``frame`` as CSV (``# `` + each line, then the table) or Parquet (the lines
+    in the metadata key ``lmdk.header``) through a temporary file and ``os.replace``;
+    mode 0600 when ``confidential``."""
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix not in (".csv", ".parquet", ".pq"):
+        raise InputError(f"{quote_user_text(str(path))} must end in .csv or .parquet")
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    try:
+        os.fchmod(fd, 0o600 if confidential else 0o644)
+        with os.fdopen(fd, "wb") as fh:
+            if suffix == ".csv":
+                text = "".join(f"# {line}\n" for line in lines) + frame.to_csv(index=False)
+                fh.write(text.encode("utf-8"))
+            else:
+                _write_parquet(frame, fh, lines)
+        os.replace(tmp, p)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _write_parquet(frame: pd.DataFrame, fh, lines: list[str]) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    meta = {**(table.schema.metadata or {}),
+            b"lmdk.header": json.dumps(lines, ensure_ascii=False).encode()}
+    pq.write_table(table.replace_schema_metadata(meta), fh)
