@@ -1,0 +1,204 @@
+"""``lmdk aggregate``: the publishable file and the audit, bad input (exit 2, one line),
+a release that is not landmark-private (exit 1, nothing publishable), the Dask path."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lmdk_core.cli import aggregate_commands, main
+
+TRACK = ["--user-col", "user", "--time-col", "time", "--window", "1h", "--lat-col", "lat",
+         "--lon-col", "lon", "--cell", "1000"]
+SERIES = ["--user-col", "user", "--time-col", "time", "--window", "1h", "--value-col", "kwh",
+          "--bounds", "0,3"]
+
+
+def _tracks(path: Path, users: int = 12) -> Path:
+    gen = np.random.default_rng(5)  # data, not noise
+    rows = []
+    for u in range(users):
+        for m in range(0, 6 * 60, 15):
+            rows.append((f"p{u}", f"2024-05-01T{m // 60:02d}:{m % 60:02d}:00Z",
+                         48.86 + gen.uniform(0, 0.02), 2.33 + gen.uniform(0, 0.02),
+                         int(gen.random() < 0.1)))
+    pd.DataFrame(rows, columns=["user", "time", "lat", "lon", "flag"]).to_csv(path, index=False)
+    return path
+
+
+def _series(path: Path, users: int = 10) -> Path:
+    gen = np.random.default_rng(6)
+    rows = [(f"h{u}", h, round(float(gen.gamma(2, 0.3)), 3), int(gen.random() < 0.05))
+            for u in range(users) for h in range(0, 48 * 3600, 3600)]
+    pd.DataFrame(rows, columns=["user", "time", "kwh", "flag"]).to_csv(path, index=False)
+    return path
+
+
+def _run(capsys, *argv: str) -> tuple[int, str, str]:
+    rc = main(list(argv))
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+def test_tracks_publishable_file_and_confidential_audit(tmp_path, capsys):
+    src = _tracks(tmp_path / "t.csv")
+    out, audit = tmp_path / "stats.csv", tmp_path / "audit.csv"
+    rc, stdout, err = _run(capsys, "aggregate", "--input", str(src), *TRACK,
+                           "--landmark-col", "flag", "--landmarks-per-user", "2",
+                           "--epsilon", "1", "--scheme", "uniform", "--output", str(out),
+                           "--audit", str(audit), "--json",
+                           "--bbox", "48.855,2.325,48.885,2.355",
+                           "--start", "2024-05-01T00:00", "--end", "2024-05-01T06:00")
+    assert rc == 0, err
+    summary = json.loads(stdout)
+    assert summary["publishable"] and summary["k"] == 2 and summary["windows"] == 6
+    assert {lv["level"] for lv in summary["levels"]} == {"event", "w-event", "user",
+                                                          "landmark"}
+    text = out.read_text()
+    head = [line for line in text.splitlines() if line.startswith("#")]
+    assert "k = 2" in "\n".join(head) and "ε_t = 0.333333" in "\n".join(head)
+    table = pd.read_csv(out, comment="#")
+    assert list(table.columns) == ["window", "cell", "cell_lat", "cell_lon", "released",
+                                   "low", "high"]
+    assert "true" not in table.columns and "user" not in table.columns
+    assert (table["low"] <= table["released"]).all() and (table["released"] <= table["high"]).all()
+    assert audit.read_text().startswith("# CONFIDENTIAL")
+    users = audit.with_name("audit.users.csv")
+    assert users.read_text().startswith("# CONFIDENTIAL")
+    assert (audit.stat().st_mode & 0o777) == 0o600 and (users.stat().st_mode & 0o777) == 0o600
+    assert "true" in pd.read_csv(audit, comment="#").columns
+    assert pd.read_csv(users, comment="#")["landmark_private"].all()
+
+
+def test_series_mean_to_parquet(tmp_path, capsys):
+    src = _series(tmp_path / "s.csv")
+    out = tmp_path / "stats.parquet"
+    rc, _, err = _run(capsys, "aggregate", "--input", str(src), *SERIES, "--statistic", "mean",
+                      "--landmarks-per-user", "3", "--landmark-col", "flag",
+                      "--epsilon", "2", "--output", str(out), "--noise", "fast", "--seed", "1")
+    assert rc == 0, err
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(out)
+    assert table.column_names == ["window", "released", "low", "high"]
+    header = json.loads(table.schema.metadata[b"lmdk.header"])
+    assert any("mean" in line for line in header)
+    rel = table.to_pandas()
+    assert rel["released"].between(0, 3).all()
+
+
+def test_public_landmarks_with_event_level_is_refused_with_exit_1(tmp_path, capsys):
+    src = _series(tmp_path / "s.csv")
+    out = tmp_path / "stats.csv"
+    rc, _, err = _run(capsys, "aggregate", "--input", str(src), *SERIES,
+                      "--landmark-times", "7200,36000", "--epsilon", "1", "--scheme", "event",
+                      "--output", str(out))
+    assert rc == 1 and not out.exists()
+    assert "NOT landmark-private" in err
+
+
+@pytest.mark.parametrize("scheme", ["uniform", "skip", "adaptive"])
+def test_public_landmarks_schemes(tmp_path, capsys, scheme):
+    src = _series(tmp_path / "s.csv")
+    out = tmp_path / "stats.csv"
+    rc, stdout, err = _run(capsys, "aggregate", "--input", str(src), *SERIES, "--statistic",
+                           "count", "--landmark-times", "7200,36000", "--epsilon", "1",
+                           "--scheme", scheme, "--output", str(out), "--json")
+    assert rc == 0, err
+    head = "\n".join(line for line in out.read_text().splitlines() if line.startswith("#"))
+    assert "public landmark windows: 7200, 36000" in head
+
+
+BAD = [
+    ("empty", None, []),
+    ("missing column", "series", ["--value-col", "nope"]),
+    ("eps zero", "series", ["--epsilon", "0"]),
+    ("eps negative", "series", ["--epsilon", "-1"]),
+    ("LO >= HI", "series", ["--bounds", "3,3"]),
+    ("bounds text", "series", ["--bounds", "a,b"]),
+    ("K < 0", "series", ["--landmarks-per-user", "-1"]),
+    ("flags without K", "series", ["--landmark-col", "flag"]),
+    ("both landmark kinds", "series", ["--landmark-times", "0", "--landmarks-per-user", "2"]),
+    ("bad window", "series", ["--window", "soon"]),
+    ("adaptive with personal", "series", ["--scheme", "adaptive", "--landmarks-per-user", "2"]),
+    ("adaptive cells", "tracks", ["--scheme", "adaptive", "--landmark-times",
+                                  "2024-05-01T01:00"]),
+    ("bad bbox", "tracks", ["--bbox", "50,2,49,3"]),
+    ("seed with exact", "series", ["--seed", "3"]),
+]
+
+
+def _bad_input(tmp_path: Path, kind: str | None) -> tuple[Path, list[str]]:
+    if kind is None:
+        src = tmp_path / "empty.csv"
+        src.write_text("")
+        return src, SERIES
+    if kind == "series":
+        return _series(tmp_path / "s.csv"), SERIES
+    return _tracks(tmp_path / "t.csv"), TRACK
+
+
+@pytest.mark.parametrize(("name", "kind", "extra"), BAD, ids=[b[0] for b in BAD])
+def test_bad_options_exit_2_with_one_line(tmp_path, capsys, name, kind, extra):
+    src, base = _bad_input(tmp_path, kind)
+    argv = ["aggregate", "--input", str(src), *base, "--epsilon", "1",
+            "--output", str(tmp_path / "o.csv")]
+    rc, _, err = _run(capsys, *argv, *extra)
+    assert rc == 2, err
+    assert len(err.strip().splitlines()) == 1 and err.startswith("lmdk: error:")
+    assert not (tmp_path / "o.csv").exists()
+
+
+@pytest.mark.parametrize(("cell", "message"), [
+    ("nan", "kwh"), ("lots", "not a finite number"), ("", "missing")])
+def test_bad_values_exit_2(tmp_path, capsys, cell, message):
+    src = _series(tmp_path / "s.csv")
+    text = src.read_text().splitlines()
+    first = text[1].split(",")
+    first[2] = cell
+    text[1] = ",".join(first)
+    src.write_text("\n".join(text) + "\n")
+    rc, _, err = _run(capsys, "aggregate", "--input", str(src), *SERIES, "--epsilon", "1",
+                      "--output", str(tmp_path / "o.csv"))
+    assert rc == 2 and len(err.strip().splitlines()) == 1 and message in err
+
+
+@pytest.mark.parametrize("lat", ["91", "-95.5"])
+def test_latitude_out_of_range_exit_2(tmp_path, capsys, lat):
+    src = _tracks(tmp_path / "t.csv")
+    lines = src.read_text().splitlines()
+    parts = lines[3].split(",")
+    parts[2] = lat
+    lines[3] = ",".join(parts)
+    src.write_text("\n".join(lines) + "\n")
+    rc, _, err = _run(capsys, "aggregate", "--input", str(src), *TRACK, "--epsilon", "1",
+                      "--output", str(tmp_path / "o.csv"))
+    assert rc == 2 and "out of range" in err and len(err.strip().splitlines()) == 1
+
+
+def test_dask_path_gives_the_in_process_totals(tmp_path, capsys, monkeypatch):
+    """The same table through Dask (forced by a tiny row limit; 1 local worker): the audit's
+    true values equal the in-process run's, and a progress line per partition."""
+    src = _series(tmp_path / "s.csv", users=6)
+    grid = ["--start", "0", "--end", str(48 * 3600)]
+    a_out, a_audit = tmp_path / "a.csv", tmp_path / "a_audit.csv"
+    rc, _, err = _run(capsys, "aggregate", "--input", str(src), *SERIES, *grid,
+                      "--epsilon", "1", "--output", str(a_out), "--audit", str(a_audit))
+    assert rc == 0, err
+    monkeypatch.setattr(aggregate_commands, "IN_PROCESS_ROWS", 10)
+    b_out, b_audit = tmp_path / "b.csv", tmp_path / "b_audit.csv"
+    rc, _, err = _run(capsys, "aggregate", "--input", str(src), *SERIES, *grid,
+                      "--epsilon", "1", "--output", str(b_out), "--audit", str(b_audit),
+                      "--workers", "1")
+    assert rc == 0, err
+    assert "partition 1 of" in err
+    ta = pd.read_csv(a_audit, comment="#")["true"]
+    tb = pd.read_csv(b_audit, comment="#")["true"]
+    assert np.allclose(ta, tb)
+    assert [x for x in a_out.read_text().splitlines() if x.startswith("#")] == [
+        x for x in b_out.read_text().splitlines() if x.startswith("#")]
+    assert not list(tmp_path.glob(".lmdk-aggregate-buckets-*"))
