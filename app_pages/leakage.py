@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import threading
 from collections import OrderedDict
@@ -13,8 +14,10 @@ from app_support import state_keys as K
 from app_support.components import (
     MAX_LEAKAGE_STATES,
     cached_loss,
+    cached_sweep,
     loss_of,
     render_verdict,
+    variant_losses,
 )
 from app_support.current_data import CurrentData, data_choice
 from app_support.figure_memo import content_key, memo_figure
@@ -56,6 +59,12 @@ from lmdk_core.leakage import (
     load_matrix_csv,
     temporal_leakage,
     tpl_supremum,
+)
+from lmdk_core.leakage.conservative import (
+    conservative_name,
+    is_estimated,
+    range_text,
+    smoothing_variants,
 )
 
 SOURCES = {k: v for k, v in CORRELATION_KINDS.items() if k != "none"}
@@ -114,12 +123,15 @@ def _calibration_results() -> _CalibrationResults:
 
 
 def cached_calibration(kind: str, target: float, eps_t: np.ndarray, landmarks: tuple[int, ...],
-                       pb: bytes, pf: bytes, n: int, progress=None) -> CalibrationResult:
+                       pb: bytes, pf: bytes, n: int, progress=None,
+                       also: tuple[tuple[bytes, bytes], ...] = ()) -> CalibrationResult:
     """The calibration of ``eps_t`` to ``target`` (Cao et al. ICDE'17's loss functions of
     the backward/forward matrices ``pb``/``pf``), computed once per server for the same
-    inputs; ``progress(fraction, message)`` is called only when it is computed."""
-    key = (kind, float(target), landmarks, n,
-           array_digest(eps_t), sha256_hex(pb), sha256_hex(pf))
+    inputs; ``progress(fraction, message)`` is called only when it is computed. ``also``:
+    more (backward, forward) matrices whose worst case the scale keeps ≤ target (an
+    estimated model's smoothing range, :mod:`lmdk_core.leakage.conservative`)."""
+    key = (kind, float(target), landmarks, n, array_digest(eps_t), sha256_hex(pb),
+           sha256_hex(pf), tuple(sha256_hex(b) + sha256_hex(f) for b, f in also))
     store = _calibration_results()
     hit = store.get(key)
     if hit is not None:
@@ -128,7 +140,8 @@ def cached_calibration(kind: str, target: float, eps_t: np.ndarray, landmarks: t
     if kind == "constant":
         res = calibrate_epsilon(target, lb, lf, length=int(eps_t.size), progress=progress)
     else:
-        res = calibrate_scale(eps_t, target, lb, lf, list(landmarks), progress=progress)
+        res = calibrate_scale(eps_t, target, lb, lf, list(landmarks), progress=progress,
+                              also=[(cached_loss(b, n), cached_loss(f, n)) for b, f in also])
     store.put(key, res)
     return res
 
@@ -328,14 +341,21 @@ else:
 # ---- 3. the curves
 st.header("3. Leakage per timestamp")
 res = temporal_leakage(eps_t, lb, lf, landmarks if landmarks else None)
-# the one verdict of this allocation under this (the session's) model
+# the one verdict of this allocation under this (the session's) model; an estimated
+# model's verdict is the worst over the smoothing range (lmdk_core.leakage.conservative)
+sweep = (cached_sweep(json.dumps(corr.spec, sort_keys=True), cur.key, eps_t,
+                      tuple(landmarks), corr) if is_estimated(corr) else None)
 render_verdict(privacy_verdict(
     eps_t, landmarks, float(setting("epsilon")),
-    landmark_tpl=res.landmark_tpl if res.landmark_tpl is not None else res.tpl,
-    model=model, time_labels=data_labels(cur.data),
+    landmark_tpl=(sweep.worst if sweep is not None else res.landmark_tpl
+                  if res.landmark_tpl is not None else res.tpl),
+    model=conservative_name(corr) if sweep is not None else model,
+    time_labels=data_labels(cur.data),
     leakage_target=leakage_target(), backward=lb, forward=lf,
+    alternatives=variant_losses(corr) if sweep is not None else (),
+    estimated=range_text(corr.spec.get("smoothing")) if sweep is not None else None,
     advise=alloc == "scheme" and setting("scheme") != "adaptive"), utility=utility,
-    key="lk_apply_advice")
+    key="lk_apply_advice", sweep=sweep)
 top = float(np.max(eps_t))
 constant = bool(np.all(eps_t == eps_t[0]))
 sup = tpl_supremum(top, lb, lf) if top > 0 else 0.0
@@ -399,8 +419,12 @@ except InputError as exc:
     st.stop()
 # the search evaluates the leakage dozens of times (minutes on long series): it runs only
 # on request, with a progress bar, and its result is kept per settings
+# an estimated model: the scale keeps landmark TPL ≤ α under every smoothing of the range
+also = tuple((np.ascontiguousarray(v.backward).tobytes(),
+              np.ascontiguousarray(v.forward).tobytes())
+             for v in smoothing_variants(corr)) if kind == "scale" else ()
 cal_key = (kind, float(target), tuple(landmarks), n_states,
-           array_digest(base_eps, backward, forward))
+           array_digest(base_eps, backward, forward), len(also))
 cals: dict = st.session_state.setdefault(K.LK_CALIBRATIONS, {})
 cal = cals.get(cal_key)
 if cal is None:
@@ -409,7 +433,10 @@ if cal is None:
     go = k1.button("Calibrate", key="lk_calibrate", type="primary", icon=":material/tune:",
                    width="stretch")
     k2.caption(f"Searches the largest budget whose leakage stays ≤ α = {float(target):g} "
-               f"(a few dozen leakage evaluations over {T:,} timestamps); runs when you ask.")
+               f"(a few dozen leakage evaluations over {T:,} timestamps)"
+               + (f" under every smoothing of {range_text(corr.spec.get('smoothing'))} "
+                  "(the model is estimated from the data)" if also else "")
+               + "; runs when you ask.")
     if go:
         bar = st.progress(0.0, text="Calibrating…")
         try:
@@ -418,7 +445,7 @@ if cal is None:
                 np.ascontiguousarray(backward).tobytes(),
                 np.ascontiguousarray(forward).tobytes(), n_states,
                 progress=lambda f, msg: bar.progress(min(max(float(f), 0.0), 1.0),
-                                                      text=str(msg)))
+                                                      text=str(msg)), also=also)
         except InputError as exc:
             bar.empty()
             st.error(f"Cannot calibrate: {exc}.", icon=":material/error:")

@@ -400,7 +400,8 @@ def landmark_workspace() -> None:
     cur = current_data("track")
     model, leakage, model_note = cur.leakage(rel.epsilon_t)
     render_verdict(cur.verdict(rel, leakage, model, model_note), utility=cur.utility(rel),
-                   key="map_calibrate")
+                   key="map_calibrate",
+                   sweep=cur.sweep(rel, model) if leakage is not None else None)
     model_caption(model, model_note)
     summary = displacement_summary(rel, radius)
     _displacement_metrics(rel, summary)

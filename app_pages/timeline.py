@@ -380,7 +380,8 @@ cur = current_data("series")
 model, leakage, model_note = cur.leakage(rel.epsilon_t)
 verdict = cur.verdict(rel, leakage, model, model_note)
 settings_on_page()  # phones: ε and the scheme in view of the verdict
-render_verdict(verdict, utility=cur.utility(rel), key="timeline_calibrate")
+render_verdict(verdict, utility=cur.utility(rel), key="timeline_calibrate",
+               sweep=cur.sweep(rel, model) if leakage is not None else None)
 if name == DEMO_SERIES and verdict.colour == "amber":
     st.caption(":material/school: The demo opens amber on purpose: a household's hourly "
                "readings follow each other closely, so ε alone understates what an attacker "

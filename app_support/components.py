@@ -15,6 +15,13 @@ from lmdk_core.decision.attacker import PosteriorCurve, posterior_vs_epsilon
 from lmdk_core.decision.utility import MARGINAL, NOT_USEFUL, USEFUL, UtilityVerdict
 from lmdk_core.decision.verdict import CalibrationAdvice, PrivacyVerdict, calibration_advice
 from lmdk_core.engine.release import Release, release_series, release_trajectory
+from lmdk_core.leakage.conservative import (
+    SmoothingSweep,
+    is_estimated,
+    range_text,
+    smoothing_sweep,
+    smoothing_variants,
+)
 from lmdk_core.leakage.loss import LossFunction
 from lmdk_core.leakage.model import MAX_LEAKAGE_STATES, CorrelationModel, correlation_from_spec
 
@@ -22,8 +29,8 @@ if TYPE_CHECKING:
     from lmdk_core.leakage.epsilon_grid import GridLeakage
 
 __all__ = ["MAX_LEAKAGE_STATES", "cached_advice", "cached_correlation", "cached_leakage_grid",
-           "cached_loss", "cached_model_leakage", "cached_series_release",
-           "cached_track_release",
+           "cached_loss", "cached_model_leakage", "cached_series_release", "cached_sweep",
+           "cached_track_release", "variant_losses",
            "compact_verdict_text", "error_metrics", "loss_of", "model_caption",
            "plain_verdict", "render_population_utility", "render_utility", "render_verdict",
            "utility_parts"]
@@ -43,7 +50,8 @@ ICONS = {"green": ":material/verified_user:", "amber": ":material/warning:",
 
 
 def render_verdict(pv: PrivacyVerdict, compact: bool = False,
-                   utility: UtilityVerdict | None = None, key: str | None = None) -> None:
+                   utility: UtilityVerdict | None = None, key: str | None = None,
+                   sweep: SmoothingSweep | None = None) -> None:
     """The engine's one verdict (:func:`lmdk_core.decision.verdict.privacy_verdict`) as a green,
     amber or red box: the headline in bold and one plain sentence saying why
     (:func:`plain_verdict`), the engine's numbers behind a toggle (``compact``: headline
@@ -52,7 +60,9 @@ def render_verdict(pv: PrivacyVerdict, compact: bool = False,
     button). With ``utility`` the utility
     line (:func:`lmdk_core.decision.utility.utility_verdict`) follows in a box of the same size
     (:func:`render_utility`): a release that is private but noise says so right under
-    its privacy verdict."""
+    its privacy verdict. ``sweep``: under a model estimated from the data, landmark TPL
+    under every smoothing of the range, shown as a small table in the expander
+    (:func:`smoothing_table`)."""
     from app_support.session import apply_calibration
 
     box = {"green": st.success, "amber": st.warning, "red": st.error}[pv.colour]
@@ -66,6 +76,8 @@ def render_verdict(pv: PrivacyVerdict, compact: bool = False,
             icon=ICONS[pv.colour])
         with st.expander("Why: the numbers behind this verdict"):
             st.markdown(pv.sentence)
+            if sweep is not None:
+                st.markdown(smoothing_table(sweep, pv))
         applied = st.session_state.pop(K.CALIBRATION_APPLIED, None)
         if applied:
             st.success(applied, icon=":material/done:")
@@ -78,6 +90,23 @@ def render_verdict(pv: PrivacyVerdict, compact: bool = False,
                            "page shows the calibration in detail).")
     if utility is not None:
         render_utility(utility, compact=compact)
+
+
+def smoothing_table(sweep: SmoothingSweep, pv: PrivacyVerdict) -> str:
+    """How landmark TPL moves with the estimated model, in words for non-experts and as
+    a Markdown table (smoothing → largest landmark TPL, the worst row marked)."""
+    bound = pv.leakage_target if pv.leakage_target is not None else pv.epsilon
+    rows = "\n".join(
+        f"| {a:g} | {p:.3g} | {'≤' if p <= bound * (1 + 1e-9) else '>'} {bound:.4g}"
+        f"{' ← the verdict uses this worst case' if a == sweep.worst_smoothing else ''} |"
+        for a, p in sweep.rows())
+    return ("**How landmark TPL moves with the model.** The correlation model is counted "
+            "from this data, and how much weight an unseen change of value gets (the "
+            "*smoothing*, a number added to every count) is a choice the data do not make. "
+            "Less smoothing trusts the counts more: a stronger correlation, so more "
+            "leakage. The verdict takes the worst row.\n\n"
+            "| smoothing | largest landmark TPL | against the target |\n|---:|---:|:---|\n"
+            + rows)
 
 
 def compact_verdict_text(pv: PrivacyVerdict) -> str:
@@ -322,17 +351,42 @@ def cached_posterior_curve(spec_json: str, data_key: str, prior: float, grid: np
     return posterior_vs_epsilon(prior, grid, scheme, length, landmarks, window, lb, lf)
 
 
+def variant_losses(model: CorrelationModel) -> list[tuple[LossFunction, LossFunction]]:
+    """The cached (backward, forward) loss functions of every smoothing variant of an
+    estimated model (:func:`lmdk_core.leakage.conservative.smoothing_variants`)."""
+    out = []
+    for v in smoothing_variants(model):
+        lf = loss_of(v.forward)
+        out.append((lf if v.backward is v.forward else loss_of(v.backward), lf))
+    return out
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def cached_sweep(spec_json: str, data_key: str, epsilon_t: np.ndarray,
+                 landmarks: tuple[int, ...], _model: CorrelationModel) -> SmoothingSweep | None:
+    """Landmark TPL of an allocation under every smoothing of an estimated model (the
+    conservative verdict's worst case, :mod:`lmdk_core.leakage.conservative`), cached;
+    None for a model that is not estimated."""
+    variants = smoothing_variants(_model)
+    if not variants:
+        return None
+    return smoothing_sweep(epsilon_t, landmarks, variants, variant_losses(_model))
+
+
 @st.cache_data(max_entries=64, show_spinner=False)
 def cached_advice(spec_json: str, data_key: str, epsilon_t: np.ndarray,
                   landmarks: tuple[int, ...], epsilon: float, target: float,
                   groups: tuple[tuple[int, int], ...], _model: CorrelationModel
                   ) -> CalibrationAdvice | None:
     """:func:`lmdk_core.decision.verdict.calibration_advice` under a (built) model, cached
-    (``groups``: stays protected as one event each)."""
+    (``groups``: stays protected as one event each); for an estimated model the target
+    holds under every smoothing of the range (the conservative model)."""
     lf = loss_of(_model.forward)
     lb = lf if _model.backward is _model.forward else loss_of(_model.backward)
+    estimated = range_text(_model.spec.get("smoothing")) if is_estimated(_model) else None
     return calibration_advice(epsilon_t, list(landmarks), epsilon, target, lb, lf,
-                              groups=groups or None)
+                              groups=groups or None, alternatives=variant_losses(_model),
+                              estimated=estimated)
 
 
 def model_caption(model: CorrelationModel | None, note: str | None = None) -> None:

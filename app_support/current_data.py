@@ -21,6 +21,7 @@ from app_support.components import (
     cached_leakage_grid,
     cached_model_leakage,
     cached_series_release,
+    cached_sweep,
     cached_track_release,
 )
 from app_support.correlation_state import correlation_spec
@@ -50,6 +51,12 @@ from lmdk_core.figures.common import data_labels
 from lmdk_core.figures.object_memo import per_object
 from lmdk_core.files.config import ViewConfig
 from lmdk_core.files.export import time_labels
+from lmdk_core.leakage.conservative import (
+    SmoothingSweep,
+    conservative_name,
+    is_estimated,
+    range_text,
+)
 from lmdk_core.leakage.model import CorrelationModel
 
 KINDS = {"series": "Time series (Timeline page)", "track": "Trajectory (Map page)"}
@@ -148,11 +155,11 @@ class CurrentData:
         labels = data_labels(self.data)
         target = leakage_target() if leak is not None else None
         groups = tuple(tuple(int(x) for x in g) for g in getattr(rel, "stays", ()))
+        lt, name, estimated = self._verdict_leakage(rel, leak, model)
         pv = privacy_verdict(rel.epsilon_t, self.landmarks, rel.epsilon, groups=groups,
-                             landmark_tpl=None if leak is None else leak["landmark TPL"],
-                             model=model.short if model is not None else None,
-                             model_note=note, time_labels=labels, leakage_target=target,
-                             advise=False)
+                             landmark_tpl=lt, model=name, model_note=note,
+                             time_labels=labels, leakage_target=target, advise=False,
+                             estimated=estimated)
         if pv.colour != "amber" or model is None or not model.computed \
                 or rel.scheme == "adaptive" or not np.isfinite(pv.landmark_tpl_max):
             return pv
@@ -162,9 +169,31 @@ class CurrentData:
         if advice is None:
             return pv
         return privacy_verdict(rel.epsilon_t, self.landmarks, rel.epsilon,
-                               groups=groups, landmark_tpl=leak["landmark TPL"],
-                               model=model.short, model_note=note, time_labels=labels,
-                               leakage_target=target, advice=advice)
+                               groups=groups, landmark_tpl=lt, model=name, model_note=note,
+                               time_labels=labels, leakage_target=target, advice=advice,
+                               estimated=estimated)
+
+    def sweep(self, rel: Release, model: CorrelationModel | None) -> SmoothingSweep | None:
+        """Landmark TPL of a release under every smoothing of an estimated model (cached;
+        None for a model that is not estimated): the table of the verdict's expander."""
+        if not is_estimated(model):
+            return None
+        spec = json.dumps(model.spec, sort_keys=True)
+        return cached_sweep(spec, self.key, rel.epsilon_t, tuple(self.landmarks), model)
+
+    def _verdict_leakage(self, rel: Release, leak: dict[str, np.ndarray] | None,
+                         model: CorrelationModel | None
+                         ) -> tuple[np.ndarray | None, str | None, str | None]:
+        """(landmark TPL, model name, smoothing range) the verdict compares: under an
+        estimated model the worst over the smoothing range, named without its own
+        smoothing (:mod:`lmdk_core.leakage.conservative`); else the model's own."""
+        if leak is None:
+            return None, model.short if model is not None else None, None
+        sw = self.sweep(rel, model)
+        if sw is None:
+            return leak["landmark TPL"], model.short if model is not None else None, None
+        return (sw.worst, conservative_name(model),
+                range_text(model.spec.get("smoothing")))
 
     def utility(self, rel: Release) -> UtilityVerdict:
         """The utility line of a release of this data: its expected error at the

@@ -70,11 +70,15 @@ class CalibrationAdvice:
     epsilon: float
     target: float
     achieved: float
+    estimated: str | None = None
 
     def sentence(self) -> str:
-        """The advice in one sentence."""
+        """The advice in one sentence (for an estimated model: under every smoothing of
+        the range ``estimated``)."""
+        under = ("under this model" if self.estimated is None else
+                 f"under the model estimated with every smoothing of {self.estimated}")
         return (f"Calibrate: spending ε = {self.epsilon:.3g} (every ε_t × {self.scale:.3g}, "
-                f"same scheme) keeps landmark TPL ≤ {self.target:.4g} under this model "
+                f"same scheme) keeps landmark TPL ≤ {self.target:.4g} {under} "
                 f"(it reaches {self.achieved:.3g}), which turns the verdict green.")
 
     def to_dict(self) -> dict:
@@ -87,7 +91,9 @@ class PrivacyVerdict:
     """Outcome of :func:`privacy_verdict`.
 
     ``colour`` is ``"green"``, ``"amber"`` or ``"red"``; ``headline`` a few words for a
-    badge; ``sentence`` the plain-language explanation. ``worst_timestamp`` is where the
+    badge; ``sentence`` the plain-language explanation. ``estimated`` is the smoothing
+    range in words when the model was estimated from the data (landmark TPL is then the
+    worst over that range), else None. ``worst_timestamp`` is where the
     verdict is decided: the theorem's worst t (green, red) or the t of the largest
     landmark TPL (amber). ``landmark_tpl_max`` is ``None`` when no correlation model was
     given (or it could not be evaluated: ``model_note`` says why). ``why`` is one plain
@@ -108,6 +114,7 @@ class PrivacyVerdict:
     leakage_target: float | None = None
     why: str = ""
     advice: CalibrationAdvice | None = None
+    estimated: str | None = None
 
     @property
     def private(self) -> bool:
@@ -128,6 +135,9 @@ class PrivacyVerdict:
             out["landmark_tpl_max"] = float(self.landmark_tpl_max)
             out["landmark_tpl_timestamp"] = int(self.landmark_tpl_timestamp)
             out["leakage_target"] = float(self.leakage_target)
+            out["correlation_model_estimated"] = self.estimated is not None
+            if self.estimated is not None:
+                out["smoothing_range"] = self.estimated
         if self.advice is not None:
             out.update(self.advice.to_dict())
         return out
@@ -152,6 +162,8 @@ def privacy_verdict(
     groups: Iterable[tuple[int, int]] | None = None,
     advise: bool = True,
     advice: CalibrationAdvice | None = None,
+    alternatives: Sequence[tuple] = (),
+    estimated: str | None = None,
 ) -> PrivacyVerdict:
     """The verdict of allocation ``epsilon_t`` for landmark set ``landmarks`` and budget ε.
 
@@ -170,6 +182,12 @@ def privacy_verdict(
     ``landmark_tpl``) computes :func:`calibration_advice` (a few dozen landmark-TPL
     evaluations, linear in the length) and names it in the sentence; ``advice`` passes
     an advice computed (and cached) by the caller instead.
+    ``alternatives``: more ``(backward, forward)`` models; landmark TPL computed here and
+    the advice then take the worst over all of them (the conservative model of an
+    estimated correlation, :mod:`lmdk_core.leakage.conservative`). ``estimated``: the
+    model was estimated from the data and landmark TPL (given or computed) is the worst
+    over this smoothing range, in words (``"1, 0.5, 0.1 and 0.01"``); the sentences say
+    so.
 
     Returns
     -------
@@ -194,10 +212,11 @@ def privacy_verdict(
     """
     theorem = verify(epsilon_t, landmarks, epsilon, groups=groups)
     lm_list = theorem.landmarks.tolist()
-    lt = _landmark_tpl_values(theorem, epsilon_t, lm_list, landmark_tpl, backward, forward)
+    lt = _landmark_tpl_values(theorem, epsilon_t, lm_list, landmark_tpl, backward, forward,
+                              alternatives)
     ctx = _VerdictContext(theorem, _leakage_target(theorem.epsilon, leakage_target),
                           _who_is_protected(theorem), time_labels, model, model_note,
-                          *_tpl_peak(lt))
+                          *_tpl_peak(lt), estimated if lt is not None else None)
     if not theorem.private:
         return _red_verdict(ctx)
     if ctx.lt_max is None:
@@ -206,7 +225,8 @@ def privacy_verdict(
         return _green_under_model(ctx)
     if advice is None and advise and backward is not None and np.isfinite(ctx.lt_max):
         advice = calibration_advice(epsilon_t, lm_list, theorem.epsilon, ctx.alpha,
-                                    backward, forward, groups=groups)
+                                    backward, forward, groups=groups,
+                                    alternatives=alternatives, estimated=ctx.estimated)
     return _amber_verdict(ctx, advice)
 
 
@@ -216,10 +236,11 @@ def _plural(n: int, word: str) -> str:
 
 
 def _landmark_tpl_values(theorem: Verdict, epsilon_t: ArrayLike, lm_list: list[int],
-                         landmark_tpl: ArrayLike | None, backward, forward
-                         ) -> np.ndarray | None:
+                         landmark_tpl: ArrayLike | None, backward, forward,
+                         alternatives: Sequence[tuple] = ()) -> np.ndarray | None:
     """Landmark TPL per timestamp: the given values (checked against the length), computed
-    from ``backward``/``forward`` (:func:`lmdk_core.leakage.landmark_tpl`), or None."""
+    from ``backward``/``forward`` (:func:`lmdk_core.leakage.landmark_tpl`; the worst at
+    every t over them and the ``alternatives``), or None."""
     if landmark_tpl is not None:
         lt = np.asarray(landmark_tpl, dtype=float)
         if lt.shape != theorem.totals.shape:
@@ -230,7 +251,9 @@ def _landmark_tpl_values(theorem: Verdict, epsilon_t: ArrayLike, lm_list: list[i
         return None
     from lmdk_core.leakage import landmark_tpl as _landmark_tpl
 
-    return _landmark_tpl(epsilon_t, lm_list, backward, forward)
+    curves = [_landmark_tpl(epsilon_t, lm_list, b, f)
+              for b, f in [(backward, forward), *alternatives]]
+    return curves[0] if len(curves) == 1 else np.max(np.vstack(curves), axis=0)
 
 
 def _leakage_target(eps: float, leakage_target: float | None) -> float:
@@ -277,6 +300,7 @@ class _VerdictContext:
     model_note: str | None
     lt_max: float | None
     lt_t: int | None
+    estimated: str | None = None
 
     @property
     def eps(self) -> float:
@@ -301,8 +325,23 @@ class _VerdictContext:
 
     @property
     def model_tail(self) -> str:
-        """`` — model X.`` when the model is named, else ``.``."""
-        return f" — model {self.model}." if self.model else "."
+        """`` — model X.`` when the model is named, else ``.``; for an estimated model
+        the range of smoothing its worst case was taken over."""
+        tail = f" — model {self.model}" if self.model else ""
+        if self.estimated:
+            tail += (f"{' (' if tail else ' — model estimated from the raw data ('}the worst "
+                     f"over smoothing {self.estimated})")
+        return tail + "."
+
+    @property
+    def under(self) -> str:
+        """How the sentence names the model: ``"the assumed correlation (X)"``, or for an
+        estimated model ``"the correlation estimated from the data (X; the worst over
+        smoothing …)"``."""
+        if self.estimated:
+            named = self.model or "estimated from the data"
+            return f"the correlation {named} (the worst over smoothing {self.estimated})"
+        return "the assumed correlation" + (f" ({self.model})" if self.model else "")
 
     @property
     def spend(self) -> str:
@@ -319,7 +358,7 @@ class _VerdictContext:
         """The :class:`PrivacyVerdict` of this context with the given colour and words."""
         return PrivacyVerdict(colour, headline, sentence, self.eps, self.theorem, worst,
                               self.lt_max, self.lt_t, self.model, self.model_note,
-                              self.alpha, why, advice)
+                              self.alpha, why, advice, self.estimated)
 
 
 def _red_verdict(ctx: _VerdictContext) -> PrivacyVerdict:
@@ -359,8 +398,9 @@ def _green_without_model(ctx: _VerdictContext) -> PrivacyVerdict:
 def _amber_verdict(ctx: _VerdictContext, advice: CalibrationAdvice | None) -> PrivacyVerdict:
     """Amber: the theorem holds but landmark TPL under the model exceeds the target α."""
     about = "any one timestamp" if ctx.theorem.landmarks.size == 0 else ctx.who
+    knows = "counts in this data" if ctx.estimated else "knows"
     why = (f"Amber because the data's consecutive values are correlated: an attacker "
-           f"who knows how they follow each other learns up to {ctx.lt_max:.3g} about "
+           f"who {knows} how they follow each other learns up to {ctx.lt_max:.3g} about "
            f"{about}, more than {ctx.alpha_name} = {ctx.alpha:.3g}, where independent "
            f"values would leak {ctx.theorem.worst_total:.3g}" + ctx.model_tail)
     act = (advice.sentence() if advice is not None else
@@ -368,9 +408,8 @@ def _amber_verdict(ctx: _VerdictContext, advice: CalibrationAdvice | None) -> Pr
            "of ε): calibrate the allocation to a target leakage (the Leakage page, "
            "`lmdk calibrate`), use a scheme that spends less on the correlated stretch, "
            "or check that the model fits the data.")
-    named = f" ({ctx.model})" if ctx.model else ""
     sentence = (f"{ctx.spend}: landmark-private if consecutive values were independent. "
-                f"Under the assumed correlation{named} landmark TPL reaches "
+                f"Under {ctx.under} landmark TPL reaches "
                 f"{ctx.lt_max:.4g} > {ctx.bound} at {ctx.at(ctx.lt_t)}. {act}")
     return ctx.verdict(AMBER, "Landmark-private only if values were independent",
                        sentence, ctx.lt_t, why, advice)
@@ -379,12 +418,17 @@ def _amber_verdict(ctx: _VerdictContext, advice: CalibrationAdvice | None) -> Pr
 def _green_under_model(ctx: _VerdictContext) -> PrivacyVerdict:
     """Green under the model: the theorem holds and landmark TPL stays ≤ the target α."""
     th = ctx.theorem
-    named = f" ({ctx.model})" if ctx.model else ""
-    sentence = (f"{ctx.spend} (largest total at {ctx.at(th.worst_timestamp)}); under the "
-                f"assumed correlation{named} landmark TPL stays at most {ctx.lt_max:.4g} "
+    sentence = (f"{ctx.spend} (largest total at {ctx.at(th.worst_timestamp)}); under "
+                f"{ctx.under} landmark TPL stays at most {ctx.lt_max:.4g} "
                 f"≤ {ctx.bound} (largest at {ctx.at(ctx.lt_t)}).")
-    why = (f"Green because {_spent_short(ctx)} and, even for an attacker who knows how "
-           f"consecutive values follow each other, landmark TPL stays at most "
+    if ctx.estimated:
+        sentence += (" The model is an estimate from this data: an attacker who knows a "
+                     "stronger correlation than any of these fits could learn more.")
+        attacker = ("for an attacker who counts how consecutive values follow each other "
+                    "in this data, with any of these smoothings")
+    else:
+        attacker = "even for an attacker who knows how consecutive values follow each other"
+    why = (f"Green because {_spent_short(ctx)} and, {attacker}, landmark TPL stays at most "
            f"{ctx.lt_max:.3g} ≤ {ctx.alpha_name} = {ctx.alpha:.3g}" + ctx.model_tail)
     return ctx.verdict(GREEN, "Landmark-private", sentence, th.worst_timestamp, why)
 
@@ -398,7 +442,9 @@ ADVICE_MAX_LENGTH = 20_000
 def calibration_advice(epsilon_t: ArrayLike, landmarks: Iterable[int] | None,
                        epsilon: float, target: float, backward, forward=None, *,
                        rtol: float = 1e-6,
-                       groups: Iterable[tuple[int, int]] | None = None
+                       groups: Iterable[tuple[int, int]] | None = None,
+                       alternatives: Sequence[tuple] = (),
+                       estimated: str | None = None
                        ) -> CalibrationAdvice | None:
     """The checked advice for an amber verdict: the largest ``c`` with
     ``max_t landmark TPL(c·ε_t) ≤ target`` (:func:`lmdk_core.leakage.calibrate_scale`,
@@ -407,6 +453,10 @@ def calibration_advice(epsilon_t: ArrayLike, landmarks: Iterable[int] | None,
     otherwise, e.g. when ``c·ε`` is below the explorer's smallest ε, or for allocations
     longer than :data:`ADVICE_MAX_LENGTH`). ``groups``: stays
     protected as one event each, passed to the verifier as in :func:`privacy_verdict`.
+    ``alternatives``: more ``(backward, forward)`` models; the target then holds under
+    every one of them (the worst over them is calibrated and checked: the conservative
+    model of an estimated correlation, :mod:`lmdk_core.leakage.conservative`);
+    ``estimated`` names their smoothing range in the advice's sentence.
 
     Why not "lower ε": for small budgets the loss function is nearly linear, so landmark
     TPL is about a fixed multiple of ε and stays above ε for every ε; only decoupling the
@@ -420,14 +470,17 @@ def calibration_advice(epsilon_t: ArrayLike, landmarks: Iterable[int] | None,
     eps_t = np.asarray(epsilon_t, dtype=float)
     if not np.any(eps_t > 0) or eps_t.size > ADVICE_MAX_LENGTH:
         return None
-    cal = calibrate_scale(eps_t, target, backward, forward, lm, rtol=rtol)
+    cal = calibrate_scale(eps_t, target, backward, forward, lm, rtol=rtol,
+                          also=alternatives)
     new_eps = cal.value * float(epsilon)
     if not LIMITS["epsilon"].low <= new_eps <= LIMITS["epsilon"].high:
         return None
-    lt = _landmark_tpl(cal.epsilon_t, lm, backward, forward)
+    lt = np.max(np.vstack([_landmark_tpl(cal.epsilon_t, lm, b, f)
+                           for b, f in [(backward, forward), *alternatives]]), axis=0)
     check = privacy_verdict(cal.epsilon_t, lm, new_eps, landmark_tpl=lt,
                             leakage_target=target, advise=False, groups=groups)
     if check.colour != GREEN:
         return None
     return CalibrationAdvice(scale=float(cal.value), epsilon=float(new_eps),
-                             target=float(target), achieved=float(np.max(lt)))
+                             target=float(target), achieved=float(np.max(lt)),
+                             estimated=estimated)

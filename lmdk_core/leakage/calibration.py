@@ -296,8 +296,14 @@ def calibrate_scale(
     *,
     rtol: float = 1e-9,
     progress: ProgressCallback | None = None,
+    also: Iterable[tuple[LossFunction | ArrayLike, LossFunction | ArrayLike | None]] = (),
 ) -> CalibrationResult:
     """The largest factor ``c`` with ``max_t landmark TPL(c · ε_t) <= target``.
+
+    ``also``: more ``(backward, forward)`` models; the leakage is then the worst over
+    all of them, ``max_m max_t landmark TPL(c · ε_t; m)`` — still non-decreasing in c,
+    so the same search applies (the conservative model of an estimated correlation,
+    :mod:`lmdk_core.leakage.conservative`).
 
     With no landmarks the landmark TPL is the plain TPL. The result's ``epsilon_t`` is
     the scaled allocation ``c · ε_t``. Each evaluation is one landmark TPL, linear in
@@ -338,12 +344,14 @@ def calibrate_scale(
     lm = check_landmarks(landmarks, eps.size)
     if not np.any(eps > 0):
         raise InputError("the allocation is 0 everywhere; there is nothing to scale")
-    lb, lf = _losses(backward, forward)
+    models = [_losses(backward, forward), *(_losses(b, f) for b, f in also)]
 
     def f(c: float) -> float:
         # max_t landmark TPL, bit for bit np.max(landmark_tpl(...)), with the restarted
         # recursions computed only where the maximum can be (tests/engine/test_leakage_max_tpl.py)
-        return max_landmark_tpl(c * eps, lm, lb, lf) if c > 0 else 0.0
+        if c <= 0:
+            return 0.0
+        return max(max_landmark_tpl(c * eps, lm, lb, lf) for lb, lf in models)
 
     # landmark TPL_t >= Σ_{i∈L∪{t}} c ε_i >= c · max ε, so c <= α / max ε.
     hi = alpha / float(np.max(eps))

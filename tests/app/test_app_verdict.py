@@ -65,9 +65,13 @@ def test_defaults_are_amber_on_every_page_and_in_the_report():
                                      "laplace", float(at.session_state["w_sensitivity"]),
                                      method="heuristic", metric="gap_std",
                                      seed=int(at.session_state["w_seed"]), window=10)
-    model = demo_model()
+    from lmdk_core.leakage.conservative import smoothing_variants
+
+    model = demo_model()  # estimated: the verdict is the worst over the smoothing range
+    others = [(v.backward, v.forward) for v in smoothing_variants(model)]
     expected = privacy_verdict(dr.release.epsilon_t, lm, 1.0, backward=model.backward,
-                               forward=model.forward, advise=False).colour
+                               forward=model.forward, alternatives=others,
+                               advise=False).colour
     assert colours(at) == [expected]
     assert not any("sound guarantee" in m.value for m in at.markdown)
     assert any("certainly not a landmark" in m.value for m in at.markdown)
@@ -148,18 +152,23 @@ def test_a_model_chosen_on_leakage_is_used_by_the_timeline(leakage):
 
 def test_following_the_timelines_advice_turns_the_verdict_green():
     """The amber verdict's advice is computed (the engine's calibration under the
-    session's model) and following it — one click — makes the verdict green, with the
-    same model and the target α = the ε the user had chosen."""
+    session's model, estimated from the data: the worst over the smoothing range) and
+    following it — one click — makes the verdict green, with the same model and the
+    target α = the ε the user had chosen."""
     from lmdk_core.data.demo import demo_series_landmarks
     from lmdk_core.decision.verdict import privacy_verdict
     from lmdk_core.engine.allocation import allocate
+    from lmdk_core.leakage.conservative import range_text, smoothing_variants
 
     at = open_page("timeline", TIMEOUT)
     assert colours(at) == ["amber"]
     model, lm = demo_model(), demo_series_landmarks()
+    others = [(v.backward, v.forward) for v in smoothing_variants(model) if v.smoothing != 1]
     pv = privacy_verdict(allocate("uniform", 168, lm, 1.0), lm, 1.0,
-                         backward=model.backward, forward=model.forward)
+                         backward=model.backward, forward=model.forward,
+                         alternatives=others, estimated=range_text(1.0))
     assert pv.colour == "amber" and pv.advice is not None
+    assert "every smoothing of 1, 0.5, 0.1 and 0.01" in pv.advice.sentence()
     button = at.button(key="timeline_calibrate")
     assert f"ε = {pv.advice.epsilon:.3g}" in button.label
     button.click().run()
@@ -172,7 +181,9 @@ def test_following_the_timelines_advice_turns_the_verdict_green():
 
 def test_raising_epsilon_is_said_in_words_and_amber_constant_needs_confirmation(leakage):
     at = leakage
-    at.number_input(key="lk_target").set_value(5.0).run()
+    # the demo's estimated model: landmark TPL up to 31 at ε = 1 with smoothing 0.01, the
+    # worst of the range the calibration keeps under α — α = 50 raises ε
+    at.number_input(key="lk_target").set_value(50.0).run()
     calibrate(at)
     assert any("raises ε" in w.value for w in at.warning)
     at.radio(key="lk_cal_kind").set_value("constant").run()
