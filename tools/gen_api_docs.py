@@ -34,6 +34,8 @@ MODULES = [
     "lmdk_core.leakage.correlation",
     "lmdk_core.leakage.estimation",
     "lmdk_core.leakage.model",
+    "lmdk_core.leakage.conservative",
+    "lmdk_core.leakage.private_model",
     "lmdk_core.decision.noise_laws",
     "lmdk_core.decision.accuracy",
     "lmdk_core.decision.adaptive_accuracy",

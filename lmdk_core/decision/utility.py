@@ -62,8 +62,8 @@ from lmdk_core.engine.validation import InputError
 
 __all__ = [
     "USEFUL", "MARGINAL", "NOT_USEFUL", "USEFUL_RATIO", "NOISE_RATIO",
-    "DataScale", "UtilityVerdict", "data_scale", "expected_utility", "release_utility",
-    "utility_verdict", "format_amount",
+    "DataScale", "UtilityVerdict", "data_scale", "declared_utility", "expected_utility",
+    "release_utility", "utility_verdict", "format_amount",
 ]
 
 USEFUL, MARGINAL, NOT_USEFUL = "useful", "marginal", "not useful"
@@ -212,30 +212,6 @@ class UtilityVerdict:
                 else " (no scale to compare with)")
         return f"typical error {format_amount(self.typical, self.unit)}{tail}"
 
-    def public_sentence(self) -> str:
-        """The verdict for a *publishable* text (the release note): the level in words
-        without any number computed from the raw data — no scale (it is the data's
-        spread or extent), no worst error (a repeated reading's error is the data's
-        change), no landmark count in the advice."""
-        rule = (f"(a typical expected error of at most {USEFUL_RATIO:.0%} of the data's "
-                f"spread is useful, above {NOISE_RATIO:.0%} it is noise; the spread itself is "
-                "computed from the raw data and not stated here)")
-        if self.n_released == 0:
-            return "This release is not useful: nothing is released."
-        if self.label == "not judged":
-            return ("Utility not judged: the data do not vary, so the expected error cannot "
-                    "be compared with their spread.")
-        if self.level == USEFUL:
-            return ("Useful: the expected error of a released value is small next to how "
-                    f"much the data vary {rule}.")
-        if self.level == MARGINAL:
-            return ("Marginal: the expected error of a released value is a sizeable part of "
-                    f"how much the data vary — broad levels survive, single values do not "
-                    f"{rule}.")
-        return ("This release is not useful: the expected error of a released value is "
-                "comparable to or larger than how much the data themselves vary — the noise "
-                f"hides what the data show {rule}.")
-
     def to_dict(self) -> dict:
         """The JSON keys (``utility_*``): level, sentence, the expected errors, the scale
         and its name. Nothing here is a raw value or a landmark position: the errors and
@@ -253,6 +229,47 @@ class UtilityVerdict:
             "data_scale_name": self.scale.name,
             "error_to_scale": num(self.ratio),
         }
+
+
+def declared_utility(errors: ArrayLike, scale: float | None, scale_name: str,
+                     unit: str = "") -> tuple[str, str]:
+    """``(level, sentence)`` of the utility line of a *publishable* text (the public
+    release note), from public settings only: ``errors`` are the mechanism's expected
+    errors at the budgets of the noisy publications (Laplace Δf/ε_t, Geometric
+    2a/(1 − a²), Planar Laplace 2r/ε_t — properties of the mechanism, not measurements),
+    ``scale`` a *declared* scale — the declared range HI − LO of a reading (= Δf under
+    declared bounds), or the declared Δf — named ``scale_name``. The rule of
+    :func:`utility_verdict` with ``typical = median(errors)``: useful when ``typical ≤
+    USEFUL_RATIO · scale`` and no error exceeds the scale, not useful above
+    ``NOISE_RATIO · scale``, marginal between. No scale (a track: nothing declared about
+    its extent): ``"not judged"``. Nothing here is computed from the raw data.
+
+    >>> declared_utility([2.9 * 6] * 3, 2.9, "the declared Δf", "kWh")[0]
+    'not useful'
+    >>> declared_utility([0.1] * 3, 2.0, "the declared range")[0]
+    'useful'
+    """
+    e = np.asarray(errors, dtype=float)
+    if e.size == 0:
+        return NOT_USEFUL, "This release is not useful: nothing is released."
+    typical, worst = float(np.median(e)), float(np.max(e))
+    amount = format_amount(typical, unit)
+    if scale is None or not scale > 0:
+        return "not judged", (f"Utility not judged in this note: the expected error of a "
+                              f"noisy value is {amount}, and no scale of the data was "
+                              "declared to compare it with (the data's own spread is "
+                              "computed from the raw data and not stated here).")
+    ratio = typical / float(scale)
+    compared = (f"the expected error of a noisy value, {amount}, is "
+                f"{_ratio_phrase(ratio)} {scale_name} ({format_amount(float(scale), unit)})")
+    rule = (f" (useful: at most {USEFUL_RATIO:.0%} of it; noise: above {NOISE_RATIO:.0%}; "
+            "both numbers are public settings, not measurements of the data)")
+    if ratio <= USEFUL_RATIO and worst <= scale:
+        return USEFUL, f"Useful: {compared}{rule}."
+    if ratio > NOISE_RATIO:
+        return NOT_USEFUL, (f"This release is not useful at this scale: {compared} — the "
+                            f"noise hides a change of that size{rule}.")
+    return MARGINAL, f"Marginal: {compared} — broad levels survive, single values do not{rule}."
 
 
 def utility_verdict(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLike | None = None,

@@ -424,5 +424,5 @@ def _checked_correlation(cfg: ViewConfig, data: Any, model_kw: dict[str, float]
     spec = cfg.extra.get("correlation")
     if spec is not None:
         correlation_from_spec(spec, data, default_strength=cfg.correlation_strength,
-                              **model_kw)
+                              max_landmarks=len(cfg.landmarks), seed=0, **model_kw)
     return spec

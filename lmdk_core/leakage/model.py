@@ -16,6 +16,13 @@ TKDE'18). Specifications (``model`` names the kind):
   square grid cells of m metres (the visited cells are the states), moves counted;
 * ``{"model": "matrix", "forward": [[...]], "backward": [[...]], "name": "..."}`` — a
   matrix given explicitly (e.g. uploaded on the Leakage page); ``backward`` optional;
+* ``{"model": "private", "bins": n, "low": LO, "high": HI, "epsilon": ε_M,
+  "smoothing": a}`` for a series — a model **estimated with differential privacy**
+  (:mod:`lmdk_core.leakage.private_model`): the readings clamped to the declared range
+  ``[LO, HI]``, cut into n equal-width bins over it, the transition counts drawn with
+  two-sided geometric noise at the share ε_M of the budget (calibrated to the declared
+  bound k on the landmark events), clipped, smoothed and normalised. The only estimated
+  model whose leakage may be published;
 * ``{"model": "none"}`` — no correlation model (the verdict is the theorem's alone).
 
 Every kind but ``matrix`` takes ``"backward"``: ``"same"`` (the forward matrix used both
@@ -48,6 +55,7 @@ __all__ = [
     "DEFAULT_SERIES_SPEC",
     "DEFAULT_SERIES_STATES",
     "MAX_LEAKAGE_STATES",
+    "PUBLISHABLE_MODELS",
     "CorrelationModel",
     "correlation_from_spec",
 ]
@@ -131,7 +139,9 @@ def _backward(spec: dict, forward: np.ndarray, estimated: np.ndarray | None,
 def correlation_from_spec(spec: dict | None, data: Series | Track, *,
                           default_strength: float = 0.1,
                           default_cell_size: float = DEFAULT_CELL_SIZE_M,
-                          prefix: str = "extra.correlation") -> CorrelationModel:
+                          prefix: str = "extra.correlation",
+                          max_landmarks: int | None = None,
+                          seed: int | None = None) -> CorrelationModel:
     """The model of specification ``spec`` (see the module docstring) for ``data``.
 
     Parameters
@@ -150,6 +160,12 @@ def correlation_from_spec(spec: dict | None, data: Series | Track, *,
         The grid model's cell size in metres when its spec names none.
     prefix : str
         How error messages name the specification.
+    max_landmarks : int, optional
+        The private model's k (the declared bound on the landmark events its noise is
+        calibrated to); required for ``{"model": "private"}``.
+    seed : int, optional
+        The private model's noise: the same seed draws the same noisy counts (a
+        generator of its own, independent of the release's noise); None: fresh.
 
     Returns
     -------
@@ -189,8 +205,68 @@ def correlation_from_spec(spec: dict | None, data: Series | Track, *,
         return _estimated_model(key, spec, data, default_cell_size, prefix)
     if key == "matrix":
         return _matrix_model(spec, prefix)
+    if key == "private":
+        return _private_model(spec, data, prefix, max_landmarks, seed)
     raise InputError(f"config: unknown correlation model {quote_user_value(spec['model'])}; "
-                     "choose smoothed, estimated, grid, matrix or none")
+                     "choose smoothed, estimated, grid, private, matrix or none")
+
+
+#: the correlation models that are public settings or DP outputs: their leakage may be
+#: published (the others are counted from the raw data)
+PUBLISHABLE_MODELS = ("smoothed", "matrix", "private", "none")
+
+#: a constant mixed into the private model's seed, so that its noise is independent of
+#: the release's (drawn from the generator of the seed alone)
+_PRIVATE_MODEL_STREAM = 0x7A11_C0DE
+
+
+def _private_model(spec: dict, data: Series | Track, prefix: str,
+                   max_landmarks: int | None, seed: int | None) -> CorrelationModel:
+    """A model estimated with differential privacy from noisy transition counts
+    (:mod:`lmdk_core.leakage.private_model`)."""
+    from lmdk_core.leakage.private_model import (
+        declared_bins,
+        noisy_transition_counts,
+        private_matrices,
+    )
+
+    if isinstance(data, Track):
+        raise InputError(f"config: {prefix} model 'private' is for series; a track's "
+                         "private model is not available (use a preset or a matrix)")
+    if max_landmarks is None:
+        raise InputError(f"config: {prefix} model 'private' needs the declared bound k on "
+                         "the landmark events (its noise is calibrated to it)")
+    n = _whole(spec.get("bins", DEFAULT_SERIES_STATES), f"{prefix}.bins", 2,
+               MAX_LEAKAGE_STATES)
+    lo = _plain_number(spec.get("low"), f"{prefix}.low")
+    hi = _plain_number(spec.get("high"), f"{prefix}.high")
+    share = _number(spec.get("epsilon"), f"{prefix}.epsilon", True)
+    smoothing = _number(spec.get("smoothing", 1.0), f"{prefix}.smoothing", True)
+    disc = declared_bins(data.values, lo, hi, n)
+    rng = np.random.default_rng(None if seed is None else [int(seed), _PRIVATE_MODEL_STREAM])
+    counts = noisy_transition_counts(disc.states, n, share, int(max_landmarks), rng)
+    forward, backward = private_matrices(counts.noisy, smoothing)
+    desc = (f"estimated with differential privacy: the readings clamped to the declared "
+            f"range [{lo:g}, {hi:g}] and cut into {n} equal-width bins over it, the "
+            f"transition counts drawn with two-sided geometric noise at ε_M = {share:g} "
+            f"(sensitivity {counts.sensitivity}, for at most k = {int(max_landmarks)} "
+            f"landmark events), clipped at 0, {smoothing:g} added to every count, rows "
+            "normalised; backward matrix from the same noisy counts reversed.")
+    short = f"estimated with DP (ε_M = {share:g}): {n} equal-width bins over [{lo:g}, {hi:g}]"
+    return CorrelationModel("private", desc, n, backward, forward, short=short, states=disc,
+                            spec={"model": "private", "bins": n, "low": lo, "high": hi,
+                                  "epsilon": share, "smoothing": smoothing})
+
+
+def _plain_number(value, name: str) -> float:
+    """A finite number (of either sign)."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        x = float("nan")
+    if isinstance(value, bool) or not np.isfinite(x):
+        raise InputError(f"config: {name} must be a finite number")
+    return x
 
 
 def _spec_or_default(spec: dict | None, data: Series | Track, prefix: str) -> dict:

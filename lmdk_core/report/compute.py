@@ -32,6 +32,14 @@ from lmdk_core.engine.validation import InputError
 from lmdk_core.engine.verifier import check_groups
 from lmdk_core.figures.common import hover_labels
 from lmdk_core.files.config import ViewConfig
+from lmdk_core.leakage.conservative import (
+    ModelVariant,
+    SmoothingSweep,
+    conservative_name,
+    range_text,
+    smoothing_sweep,
+    smoothing_variants,
+)
 from lmdk_core.leakage.model import (
     DEFAULT_CELL_SIZE_M,
     DEFAULT_SERIES_STATES,
@@ -49,9 +57,11 @@ __all__ = [
     "ReportData",
     "compute_report",
     "correlation_model",
+    "declared_max_landmarks",
     "leakage_target",
     "load_view_data",
     "mixture_quantile",
+    "model_share",
     "release_verdict",
     "report_filename",
     "utility_of",
@@ -130,7 +140,8 @@ def _embedded_csv(cfg: ViewConfig, needed: tuple[str, ...]) -> bytes:
 
 
 # ====================================================================== correlation
-def correlation_model(cfg: ViewConfig, data: Series | Track) -> CorrelationModel:
+def correlation_model(cfg: ViewConfig, data: Series | Track,
+                      seed: int | None = None) -> CorrelationModel:
     """The correlation model of a configuration: ``cfg.extra['correlation']`` (the model
     the app's session had in force when the configuration was saved; format in
     :mod:`lmdk_core.leakage.model`), read by
@@ -140,35 +151,73 @@ def correlation_model(cfg: ViewConfig, data: Series | Track) -> CorrelationModel
     with the transitions counted (add-one smoothing; forward and backward); for a
     **track** grid cells of ``cfg.extra['cell_size_m']`` metres (default 250) with the
     moves between cells counted (add-one smoothing).
+
+    A model estimated with differential privacy (``{"model": "private", ...}``) draws its
+    noisy counts from ``seed`` (independently of the release's noise) for at most
+    :func:`declared_max_landmarks` landmark events.
     """
     spec = extra_setting(cfg, "correlation")
     cell = extra_setting(cfg, "cell_size_m", DEFAULT_CELL_SIZE_M)
     return correlation_from_spec(spec, data, default_strength=cfg.correlation_strength,
-                                 default_cell_size=cell)
+                                 default_cell_size=cell,
+                                 max_landmarks=declared_max_landmarks(cfg), seed=seed)
+
+
+def declared_max_landmarks(cfg: ViewConfig) -> int:
+    """k, the bound on the landmark events the private correlation model's noise is
+    calibrated to: the configuration's declared ``extra.max_landmarks``, else the number
+    of landmarks marked (an exploring view)."""
+    k = extra_setting(cfg, "max_landmarks")
+    if k is None:
+        return len(cfg.landmarks)
+    if isinstance(k, bool) or not isinstance(k, int) or k < len(cfg.landmarks):
+        raise InputError("config: extra.max_landmarks must be a whole number at least the "
+                         "number of landmarks")
+    return int(k)
+
+
+def model_share(model: CorrelationModel) -> float:
+    """The share ε_M of the budget a correlation model spends: its ``epsilon`` for a
+    model estimated with differential privacy, else 0 (a public setting, or a model
+    whose figures stay on screen)."""
+    return float(model.spec["epsilon"]) if model.key == "private" else 0.0
 
 
 @dataclass(frozen=True)
 class LeakageSummary:
-    """TPL and landmark TPL of the release's allocation under ``model``."""
+    """TPL and landmark TPL of the release's allocation under ``model``; for a model
+    estimated from the data also ``sweep``, landmark TPL under every smoothing of
+    :data:`~lmdk_core.leakage.conservative.SMOOTHING_RANGE` (the verdict takes the worst)."""
 
     model: CorrelationModel
     tpl: np.ndarray | None
     landmark_tpl: np.ndarray | None
+    sweep: SmoothingSweep | None = None
+    variants: tuple[ModelVariant, ...] = ()
 
     @property
     def computed(self) -> bool:
         return self.tpl is not None
 
+    @property
+    def estimated(self) -> bool:
+        """Whether the model was estimated from the raw data (conservative verdict)."""
+        return self.sweep is not None
+
 
 def _leakage(rel: Release, model: CorrelationModel) -> LeakageSummary:
-    """TPL and landmark TPL of a release under the model (none without a matrix)."""
+    """TPL and landmark TPL of a release under the model (none without a matrix); for
+    an estimated model also the sweep over the smoothing range."""
     if model.backward is None:
         return LeakageSummary(model, None, None)
     from lmdk_core.leakage import temporal_leakage
 
     res = temporal_leakage(rel.epsilon_t, model.backward, model.forward,
                            rel.landmarks.tolist())
-    return LeakageSummary(model, res.tpl, res.landmark_tpl)
+    variants = smoothing_variants(model)
+    sweep = (smoothing_sweep(rel.epsilon_t, rel.landmarks.tolist(), variants)
+             if variants else None)
+    return LeakageSummary(model, res.tpl, res.landmark_tpl, sweep, variants)
 
 
 # ====================================================================== the report data
@@ -239,9 +288,16 @@ def _leakage_arguments(leak: LeakageSummary, scheme: str,
         return {"landmark_tpl": None, "model_note": leak.model.note, "leakage_target": None,
                 "backward": None, "forward": None, "advise": False}
     advise = scheme != "adaptive"
-    return {"landmark_tpl": leak.landmark_tpl, "model_note": None, "leakage_target": target,
-            "backward": leak.model.backward if advise else None,
-            "forward": leak.model.forward if advise else None, "advise": advise}
+    out = {"landmark_tpl": leak.landmark_tpl, "model_note": None, "leakage_target": target,
+           "backward": leak.model.backward if advise else None,
+           "forward": leak.model.forward if advise else None, "advise": advise}
+    if leak.estimated:  # the worst over the smoothing range, calibrated over all of it
+        own = leak.model.spec.get("smoothing")
+        out.update(landmark_tpl=leak.sweep.worst, estimated=range_text(own),
+                   model=conservative_name(leak.model),
+                   alternatives=[(v.backward, v.forward) for v in leak.variants
+                                 if v.smoothing != own] if advise else [])
+    return out
 
 
 def release_verdict(rel: Release, leak: LeakageSummary, labels: list[str] | None = None,
@@ -249,9 +305,9 @@ def release_verdict(rel: Release, leak: LeakageSummary, labels: list[str] | None
     """:func:`lmdk_core.decision.verdict.privacy_verdict` of a release under the leakage computed
     for it (green / amber / red); ``target`` is the landmark-TPL target (default ε)."""
     return privacy_verdict(rel.epsilon_t, rel.landmarks.tolist(), rel.epsilon,
-                           groups=rel.stays, model=leak.model.short or None,
-                           time_labels=labels,
-                           **_leakage_arguments(leak, rel.scheme, target))
+                           groups=rel.stays, time_labels=labels,
+                           **{"model": leak.model.short or None,
+                              **_leakage_arguments(leak, rel.scheme, target)})
 
 
 def compute_report(cfg: ViewConfig, *, now: datetime | None = None) -> ReportData:
@@ -266,9 +322,15 @@ def compute_report(cfg: ViewConfig, *, now: datetime | None = None) -> ReportDat
     from lmdk_core.engine.setting_limits import fresh_seed
 
     seed = cfg.seed if cfg.seed is not None else fresh_seed()  # None: fresh, not recorded
-    releases = compare_schemes(_release_fn(cfg, data), [cfg.scheme, *keys], cfg.epsilon,
+    model = correlation_model(cfg, data, seed)
+    # a model estimated with DP spends ε_M; the release spends the rest (composition)
+    release_epsilon = cfg.epsilon - model_share(model)
+    if not release_epsilon > 0:
+        raise InputError(f"config: the private correlation model's share ε_M = "
+                         f"{model_share(model):g} leaves nothing of ε = {cfg.epsilon:g} for "
+                         "the release; choose a smaller share")
+    releases = compare_schemes(_release_fn(cfg, data), [cfg.scheme, *keys], release_epsilon,
                                seed)
-    model = correlation_model(cfg, data)
     leakage_target(cfg)  # checked now: a bad target is a clear error, not a late one
     leaks = {k: _leakage(r, model) for k, r in releases.items()}
     comparison = tuple((k, releases[k], leaks[k]) for k in keys)

@@ -17,12 +17,17 @@ the landmark set L or the data:
   Geometric: MAE 2a/(1 − a²), a = e^(−ε_t/Δf); Planar Laplace, Andrés et al. CCS 2013:
   mean displacement 2r/ε_t), averaged over them — a property of the mechanism, not a
   measurement on the raw data;
-* the utility line (:mod:`lmdk_core.decision.utility`) in words only
-  (:meth:`~lmdk_core.decision.utility.UtilityVerdict.public_sentence`): useful, marginal or "this
-  release is not useful", with the rule, but without the data's spread or extent (they
-  are computed from the raw data), the worst error or the advice (it counts landmarks);
-* temporal leakage aggregated: the largest TPL and landmark TPL (Cao et al., ICDE 2017 /
-  TKDE 2018) under the stated correlation model, as single numbers.
+* the utility line from declared numbers only
+  (:func:`~lmdk_core.decision.utility.declared_utility`): the expected error of a noisy
+  value against the declared range of a reading (or the declared Δf) — never the
+  data's spread or extent, which are computed from the raw data;
+* temporal leakage aggregated — the largest TPL and landmark TPL (Cao et al., ICDE 2017 /
+  TKDE 2018) and the posterior bounds under them — **only under a model that is a
+  public setting or a DP output** (:data:`~lmdk_core.leakage.model.PUBLISHABLE_MODELS`:
+  a correlation-strength preset, an uploaded matrix, or a matrix estimated with
+  differential privacy at a stated share ε_M of ε, which the note states). A model
+  counted from the raw data (the default) makes every leakage figure a statistic of
+  the data: the note then states the theorem's verdict alone and says why.
 
 Not in the note: raw values, landmark timestamps, places or count, per-timestamp charts
 (ε_t reveals L), measured errors (computed from the raw data), the data's name and the
@@ -37,6 +42,7 @@ from datetime import UTC, datetime
 import numpy as np
 
 from lmdk_core import __version__
+from lmdk_core.decision.utility import declared_utility
 from lmdk_core.engine.allocation import scheme_info
 from lmdk_core.engine.release import numeric_mechanism
 from lmdk_core.engine.validation import InputError
@@ -48,6 +54,7 @@ from lmdk_core.files.export import (
     noise_text,
     teaching_note,
 )
+from lmdk_core.leakage.model import PUBLISHABLE_MODELS
 from lmdk_core.report.compute import ReportData, compute_report, custom_title
 from lmdk_core.report.templating import num as _num
 from lmdk_core.report.templating import render_template
@@ -87,6 +94,19 @@ def release_note_filename(cfg: ViewConfig, now: datetime | None = None) -> str:
     return f"lmdk_release_note_{cfg.data_kind}_{stamp}.html"
 
 
+def publishes_leakage(rd: ReportData) -> bool:
+    """Whether the note may state leakage figures: a correlation model was evaluated and
+    it is a public setting or a DP output (not counted from the raw data)."""
+    return rd.leakage.computed and rd.leakage.model.key in PUBLISHABLE_MODELS
+
+
+def _model_share(rd: ReportData) -> float:
+    """ε_M, the share of ε a DP-estimated correlation model spent (0 otherwise)."""
+    from lmdk_core.report.compute import model_share
+
+    return model_share(rd.leakage.model)
+
+
 def _red_sentence(eps: float, lt: float | None) -> str:
     """The public verdict when the allocation breaks the theorem's bound."""
     return (f"The budget allocation exceeds ε = {eps:g} for some set of landmarks "
@@ -122,16 +142,45 @@ _SENTENCES = {"red": _red_sentence, "amber": _amber_sentence, "green": _green_se
 
 def _verdict(rd: ReportData) -> tuple[str, str, str]:
     """(colour, headline, sentence) with no timestamp, landmark count or place; from the
-    theorem's verdict alone when ``rd`` has no privacy verdict."""
+    theorem's verdict alone when ``rd`` has no privacy verdict or its model was counted
+    from the raw data (:func:`publishes_leakage`)."""
     rel = rd.release
-    pv = getattr(rd, "verdict", None)
+    pv = getattr(rd, "verdict", None) if publishes_leakage(rd) else None
     if pv is not None:
         colour, headline, lt = pv.colour, pv.headline, pv.landmark_tpl_max
     elif rel.verdict.private:
         colour, headline, lt = "green", "Landmark-private", None
     else:
         colour, headline, lt = "red", "Not landmark-private", None
-    return colour, headline, _SENTENCES.get(colour, _green_sentence)(rel.epsilon, lt)
+    sentence = _SENTENCES.get(colour, _green_sentence)(rel.epsilon, lt)
+    if pv is None and colour == "green" and rd.leakage.model.key not in PUBLISHABLE_MODELS:
+        sentence += (" This assumes consecutive values are independent; if they are "
+                     "correlated the protection can be weaker (see Temporal correlation).")
+    return colour, headline, sentence
+
+
+def _noise_errors(rd: ReportData) -> np.ndarray:
+    """The mechanism's expected error at the budget of every noisy publication
+    (Laplace Δf/ε_t, Geometric 2a/(1 − a²), Planar Laplace 2r/ε_t): public settings."""
+    rel, cfg = rd.release, rd.cfg
+    eps = rel.epsilon_t[rel.published]
+    if rd.is_track:
+        return 2.0 * cfg.radius / eps
+    return np.asarray(numeric_mechanism(cfg.mechanism, cfg.sensitivity).expected_error(eps),
+                      dtype=float)
+
+
+def _utility(rd: ReportData) -> tuple[str, str, str]:
+    """(colour, label, sentence) of the public utility line: the expected error against
+    the declared Δf of a series (:func:`~lmdk_core.decision.utility.declared_utility`);
+    a track's extent is not declared, so its utility is not judged here."""
+    unit = "m" if rd.is_track else getattr(rd.data, "unit", "") or ""
+    scale = None if rd.is_track else float(rd.cfg.sensitivity)
+    level, sentence = declared_utility(_noise_errors(rd), scale,
+                                       "the declared largest change of one reading Δf",
+                                       unit)
+    colour = {"useful": "green", "marginal": "amber", "not useful": "red"}.get(level, "amber")
+    return colour, level, sentence
 
 
 def _expected_error(rd: ReportData) -> list[tuple[str, str]]:
@@ -141,20 +190,30 @@ def _expected_error(rd: ReportData) -> list[tuple[str, str]]:
     if eps.size == 0:
         return [("Expected error", "— (no noisy publication)")]
     if rd.is_track:
-        mean = float(np.mean(2.0 * cfg.radius / eps))
+        mean = float(np.mean(_noise_errors(rd)))
         return [("Expected displacement of a noisy location (mean, 2r/ε_t)",
                  f"{mean:,.0f} m")]
     mech = numeric_mechanism(cfg.mechanism, cfg.sensitivity)
     unit = f" {rd.data.unit}" if getattr(rd.data, "unit", "") else ""
-    mae = float(np.mean(mech.expected_error(eps)))
+    mae = float(np.mean(_noise_errors(rd)))
     rmse = float(np.sqrt(np.mean(mech.expected_rmse(eps) ** 2)))
     return [("Expected absolute error of a noisy value (MAE)", f"{_num(mae)}{unit}"),
             ("Expected root mean squared error (RMSE)", f"{_num(rmse)}{unit}")]
 
 
+#: why a note states no leakage under a model counted from the raw data
+NOT_STATED = ("Temporal leakage is not stated in this note: the correlation model used "
+              "to check this release was counted from the raw data, so every leakage "
+              "figure under it is a statistic of the data. A declared model (a "
+              "correlation-strength preset or an uploaded matrix) or a model estimated "
+              "with differential privacy (a stated share of ε) puts it here.")
+
+
 def _leakage_rows(rd: ReportData) -> tuple[list[tuple[str, str]], str]:
-    """The largest TPL and landmark TPL and the model (or why not computed)."""
+    """The largest TPL and landmark TPL and the model (or why not stated)."""
     leak = rd.leakage
+    if leak.model.key not in PUBLISHABLE_MODELS:  # its description counts the data too
+        return [], NOT_STATED
     if not leak.computed:
         return [], f"Temporal leakage was not computed: {leak.model.note or 'no model'}."
     rows = [("Largest temporal privacy leakage of one timestamp (TPL)",
@@ -169,7 +228,7 @@ def _risk_rows(rd: ReportData) -> list[tuple[str, str]]:
     from lmdk_core.decision.attacker import risk_statements
 
     leak = rd.leakage
-    tpl_max = float(np.max(leak.landmark_tpl)) if leak.computed else None
+    tpl_max = float(np.max(leak.landmark_tpl)) if publishes_leakage(rd) else None
     return risk_statements(rd.release.epsilon, tpl_max)
 
 
@@ -180,8 +239,8 @@ def render_release_note(rd: ReportData, noise: str = NUMPY_NOISE) -> str:
     mech = (mechanism_text("planar laplace", radius=cfg.radius) if rd.is_track
             else mechanism_text(cfg.mechanism, sensitivity=cfg.sensitivity))
     colour, headline, sentence = _verdict(rd)
-    uv = rd.utility
-    ucolour = {"useful": "green", "marginal": "amber", "not useful": "red"}[uv.level]
+    ucolour, ulabel, usentence = _utility(rd)
+    share = _model_share(rd)
     title = "Public release note"
     if cfg.reproducible:  # the teaching mode: the seed is fixed and known
         title = "TEACHING note (not publishable)"
@@ -191,8 +250,12 @@ def render_release_note(rd: ReportData, noise: str = NUMPY_NOISE) -> str:
         title += " — " + custom
     date = rd.generated.astimezone(UTC).strftime("%Y-%m-%d")
     leak_rows, model_text = _leakage_rows(rd)
-    settings = [("Total privacy budget ε", f"{rel.epsilon:g}"),
-                ("Budget scheme", f"{info.label} — {info.description}"),
+    settings = [("Total privacy budget ε", f"{cfg.epsilon:g}")]
+    if share:
+        settings.append(("Budget split (sequential composition)",
+                         f"ε − ε_M = {rel.epsilon:g} for the released values; ε_M = "
+                         f"{share:g} for the correlation model (noisy transition counts)"))
+    settings += [("Budget scheme", f"{info.label} — {info.description}"),
                 ("Mechanism", mech), ("Noise sampler", noise),
                 ("Released", f"{len(rd.data):,} timestamps "
                              f"({'locations' if rd.is_track else 'values'}); withheld "
@@ -200,7 +263,7 @@ def render_release_note(rd: ReportData, noise: str = NUMPY_NOISE) -> str:
     return render_template(
         "release_note.html.j2", title=title, version=__version__, date=date, colour=colour,
         headline=headline, sentence=sentence, settings=settings, ucolour=ucolour,
-        uhead=f"Utility: {uv.label}", usentence=uv.public_sentence(),
+        uhead=f"Utility: {ulabel}", usentence=usentence,
         expected_error=_expected_error(rd), leak_rows=leak_rows, model_text=model_text,
         risk_rows=_risk_rows(rd))
 

@@ -117,10 +117,19 @@ def test_release_note_states_the_level_but_no_data_scale(kind):
                          landmarks=demo_track_landmarks(), seed=5, radius=100.0)
         data = np.c_[tr.lat, tr.lon]
     rd = compute_report(cfg)
-    uv = rd.utility
     html = build_release_note(cfg)
-    assert f"Utility: {uv.label}" in html
-    assert uv.public_sentence().split(" (")[0].replace("'", "&#x27;") in html
+    # the level from public settings only: the mechanism's expected error at the noisy
+    # publications against the declared Δf (a track: nothing declared, not judged)
+    from lmdk_core.decision.utility import declared_utility
+
+    rel = rd.release
+    eps = rel.epsilon_t[rel.published]
+    errors = 2 * cfg.radius / eps if kind == "track" else cfg.sensitivity / eps
+    level, sentence = declared_utility(errors, None if kind == "track" else cfg.sensitivity,
+                                       "the declared largest change of one reading Δf",
+                                       "m" if kind == "track" else "kWh")
+    assert f"Utility: {level}" in html
+    assert sentence.split(" (")[0].replace("'", "&#x27;") in html
     # neither the scale (computed from the raw data) nor the landmark count of the advice
     sc = data_scale(data)
     assert format_amount(sc.value, "m" if kind == "track" else "kWh") not in html
