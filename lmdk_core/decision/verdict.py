@@ -239,8 +239,9 @@ def _landmark_tpl_values(theorem: Verdict, epsilon_t: ArrayLike, lm_list: list[i
                          landmark_tpl: ArrayLike | None, backward, forward,
                          alternatives: Sequence[tuple] = ()) -> np.ndarray | None:
     """Landmark TPL per timestamp: the given values (checked against the length), computed
-    from ``backward``/``forward`` (:func:`lmdk_core.leakage.landmark_tpl`; the worst at
-    every t over them and the ``alternatives``), or None."""
+    from ``backward``/``forward`` (:func:`lmdk_core.leakage.landmark_tpl`; with
+    ``alternatives``, the curve of the model whose largest landmark TPL is the worst,
+    :func:`lmdk_core.leakage.conservative.worst_curve`), or None."""
     if landmark_tpl is not None:
         lt = np.asarray(landmark_tpl, dtype=float)
         if lt.shape != theorem.totals.shape:
@@ -250,10 +251,11 @@ def _landmark_tpl_values(theorem: Verdict, epsilon_t: ArrayLike, lm_list: list[i
     if backward is None:
         return None
     from lmdk_core.leakage import landmark_tpl as _landmark_tpl
+    from lmdk_core.leakage.conservative import worst_curve
 
-    curves = [_landmark_tpl(epsilon_t, lm_list, b, f)
-              for b, f in [(backward, forward), *alternatives]]
-    return curves[0] if len(curves) == 1 else np.max(np.vstack(curves), axis=0)
+    if not alternatives:
+        return _landmark_tpl(epsilon_t, lm_list, backward, forward)
+    return worst_curve(epsilon_t, lm_list, [(backward, forward), *alternatives])[0]
 
 
 def _leakage_target(eps: float, leakage_target: float | None) -> float:
@@ -464,6 +466,7 @@ def calibration_advice(epsilon_t: ArrayLike, landmarks: Iterable[int] | None,
     """
     from lmdk_core.engine.setting_limits import LIMITS
     from lmdk_core.leakage.calibration import calibrate_scale
+    from lmdk_core.leakage.conservative import worst_curve
     from lmdk_core.leakage.tpl import landmark_tpl as _landmark_tpl
 
     lm = list(landmarks) if landmarks is not None else []
@@ -475,8 +478,8 @@ def calibration_advice(epsilon_t: ArrayLike, landmarks: Iterable[int] | None,
     new_eps = cal.value * float(epsilon)
     if not LIMITS["epsilon"].low <= new_eps <= LIMITS["epsilon"].high:
         return None
-    lt = np.max(np.vstack([_landmark_tpl(cal.epsilon_t, lm, b, f)
-                           for b, f in [(backward, forward), *alternatives]]), axis=0)
+    lt = (worst_curve(cal.epsilon_t, lm, [(backward, forward), *alternatives])[0]
+          if alternatives else _landmark_tpl(cal.epsilon_t, lm, backward, forward))
     check = privacy_verdict(cal.epsilon_t, lm, new_eps, landmark_tpl=lt,
                             leakage_target=target, advise=False, groups=groups)
     if check.colour != GREEN:
