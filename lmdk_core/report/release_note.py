@@ -37,6 +37,7 @@ the autoescaped Jinja2 template ``templates/release_note.html.j2``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import numpy as np
@@ -59,8 +60,8 @@ from lmdk_core.report.compute import ReportData, compute_report, custom_title
 from lmdk_core.report.templating import num as _num
 from lmdk_core.report.templating import render_template
 
-__all__ = ["build_release_note", "published_noise", "release_note_filename",
-           "render_release_note"]
+__all__ = ["PublicView", "build_release_note", "public_view", "published_noise",
+           "publishes_leakage", "release_note_filename", "render_release_note"]
 
 
 def published_noise(cfg: ViewConfig) -> str:
@@ -107,6 +108,58 @@ def _model_share(rd: ReportData) -> float:
     return model_share(rd.leakage.model)
 
 
+@dataclass(frozen=True)
+class PublicView:
+    """What the note says about the allocation, from public settings only: the scheme's
+    allocation for a canonical set of ``k`` landmark events (the first k timestamps; k
+    the declared bound, :func:`~lmdk_core.report.compute.declared_max_landmarks`), the
+    theorem's verdict of it, and under a publishable correlation model the TPL of the
+    constant budget ``max_t ε_t`` and the bound on landmark TPL it gives.
+
+    Why a canonical set: every static scheme's budgets depend on L only through |L|
+    (Uniform ε/(|L|+1), w-event ε/w, event ε, user ε/T) or put 0 at the landmarks and ε
+    elsewhere (Skip), so the theorem's worst total ``Σ_{i∈L∪{t}} ε_i`` and the multiset
+    of the published budgets are the same for every set of k events. Landmark TPL does
+    depend on where the landmarks are; the note states the bound that holds for every
+    set of at most k events: each term of landmark TPL (a restarted BPL + FPL, Cao et
+    al.'s recursions) is at most the full TPL at that timestamp, which is non-decreasing
+    in every ε_t, so ``landmark TPL_t ≤ Σ_{i∈L∪{t}} TPL_i(max ε) ≤`` the sum of the
+    k + 1 largest TPL values of the constant budget ``max_t ε_t``.
+    """
+
+    epsilon_t: np.ndarray
+    published: np.ndarray
+    k: int
+    theorem: object
+    tpl_max: float | None
+    landmark_bound: float | None
+
+
+def public_view(rd: ReportData) -> PublicView:
+    """The :class:`PublicView` of a report's configuration (scheme, release ε, k, T,
+    window; the correlation model when publishable)."""
+    from lmdk_core.engine.allocation import allocate
+    from lmdk_core.engine.verifier import verify
+    from lmdk_core.report.compute import declared_max_landmarks
+
+    cfg, rel = rd.cfg, rd.release
+    T = int(rel.epsilon_t.size)
+    k = declared_max_landmarks(cfg)
+    canonical = list(range(min(k, T)))
+    eps_t = allocate(rel.scheme, T, canonical, rel.epsilon, cfg.window)
+    published = eps_t > 0
+    theorem = verify(eps_t, canonical, rel.epsilon)
+    if not publishes_leakage(rd) or not np.any(published):
+        return PublicView(eps_t, published, k, theorem, None, None)
+    from lmdk_core.leakage.tpl import tpl
+
+    model = rd.leakage.model
+    per_t = np.asarray(tpl(np.full(T, float(np.max(eps_t))), model.backward,
+                           model.forward), dtype=float)
+    bound = float(np.sort(per_t)[-min(k + 1, T):].sum())
+    return PublicView(eps_t, published, k, theorem, float(np.max(per_t)), bound)
+
+
 def _red_sentence(eps: float, lt: float | None) -> str:
     """The public verdict when the allocation breaks the theorem's bound."""
     return (f"The budget allocation exceeds ε = {eps:g} for some set of landmarks "
@@ -115,24 +168,27 @@ def _red_sentence(eps: float, lt: float | None) -> str:
 
 
 def _amber_sentence(eps: float, lt: float | None) -> str:
-    """The public verdict when the bound holds but the landmark leakage ``lt`` under the
-    assumed correlation exceeds ε."""
+    """The public verdict when the bound holds but the bound ``lt`` on landmark leakage
+    under the assumed correlation exceeds ε."""
     return (f"Every set made of the landmarks plus any one timestamp is protected "
             f"with ε = {eps:g} if consecutive values are independent. Under the "
-            f"assumed temporal correlation the landmark leakage reaches {_num(lt)} "
-            f"> ε: the protection is weaker if the data are that correlated.")
+            f"assumed temporal correlation the landmark leakage may reach up to "
+            f"{_num(lt)} > ε (a bound for any set of landmark events of the declared "
+            "size): the protection is weaker if the data are that correlated.")
 
 
 def _green_sentence(eps: float, lt: float | None) -> str:
     """The public verdict of a landmark ε-private release (Katsomallos et al.
-    CODASPY'22), also under the assumed correlation when its leakage ``lt`` is known."""
+    CODASPY'22), also under the assumed correlation when its leakage bound ``lt`` is
+    known."""
     sentence = (f"The landmarks together with any one further timestamp are protected "
                 f"with ε = {eps:g} (landmark ε-privacy): whether any of these events "
                 "is in the data changes the probability of this release by a factor of "
                 f"at most e^ε ≈ {np.exp(min(eps, 700.0)):.3g}.")
     if lt is not None:
         sentence += (f" This also holds under the assumed temporal correlation (landmark "
-                     f"leakage at most {_num(lt)} ≤ ε).")
+                     f"leakage at most {_num(lt)} ≤ ε for any set of landmark events of "
+                     "the declared size).")
     return sentence
 
 
@@ -140,64 +196,70 @@ def _green_sentence(eps: float, lt: float | None) -> str:
 _SENTENCES = {"red": _red_sentence, "amber": _amber_sentence, "green": _green_sentence}
 
 
-def _verdict(rd: ReportData) -> tuple[str, str, str]:
-    """(colour, headline, sentence) with no timestamp, landmark count or place; from the
-    theorem's verdict alone when ``rd`` has no privacy verdict or its model was counted
-    from the raw data (:func:`publishes_leakage`)."""
-    rel = rd.release
-    pv = getattr(rd, "verdict", None) if publishes_leakage(rd) else None
-    if pv is not None:
-        colour, headline, lt = pv.colour, pv.headline, pv.landmark_tpl_max
-    elif rel.verdict.private:
-        colour, headline, lt = "green", "Landmark-private", None
+def _verdict(rd: ReportData, view: PublicView) -> tuple[str, str, str]:
+    """(colour, headline, sentence) from the public view alone: the theorem's verdict of
+    the allocation for k landmark events and, under a publishable model, the bound on
+    landmark TPL against the leakage target (default ε). No timestamp, landmark count
+    or place."""
+    from lmdk_core.decision.verdict import LEAKAGE_RTOL
+    from lmdk_core.report.compute import leakage_target
+
+    eps = rd.release.epsilon
+    lt = view.landmark_bound
+    alpha = leakage_target(rd.cfg) or eps
+    if not view.theorem.private:
+        colour, headline = "red", "Not landmark-private"
+    elif lt is not None and not lt <= alpha * (1 + LEAKAGE_RTOL):
+        colour, headline = "amber", "Landmark-private only if values were independent"
     else:
-        colour, headline, lt = "red", "Not landmark-private", None
-    sentence = _SENTENCES.get(colour, _green_sentence)(rel.epsilon, lt)
-    if pv is None and colour == "green" and rd.leakage.model.key not in PUBLISHABLE_MODELS:
+        colour, headline = "green", "Landmark-private"
+    sentence = _SENTENCES[colour](eps, lt)
+    if lt is None and colour == "green":
         sentence += (" This assumes consecutive values are independent; if they are "
                      "correlated the protection can be weaker (see Temporal correlation).")
     return colour, headline, sentence
 
 
-def _noise_errors(rd: ReportData) -> np.ndarray:
-    """The mechanism's expected error at the budget of every noisy publication
-    (Laplace Δf/ε_t, Geometric 2a/(1 − a²), Planar Laplace 2r/ε_t): public settings."""
-    rel, cfg = rd.release, rd.cfg
-    eps = rel.epsilon_t[rel.published]
+def _noise_errors(rd: ReportData, view: PublicView) -> np.ndarray:
+    """The mechanism's expected error at the budget of every noisy publication of the
+    public view (Laplace Δf/ε_t, Geometric 2a/(1 − a²), Planar Laplace 2r/ε_t): public
+    settings and declared bounds."""
+    cfg = rd.cfg
+    eps = view.epsilon_t[view.published]
     if rd.is_track:
         return 2.0 * cfg.radius / eps
     return np.asarray(numeric_mechanism(cfg.mechanism, cfg.sensitivity).expected_error(eps),
                       dtype=float)
 
 
-def _utility(rd: ReportData) -> tuple[str, str, str]:
+def _utility(rd: ReportData, view: PublicView) -> tuple[str, str, str]:
     """(colour, label, sentence) of the public utility line: the expected error against
     the declared Δf of a series (:func:`~lmdk_core.decision.utility.declared_utility`);
     a track's extent is not declared, so its utility is not judged here."""
     unit = "m" if rd.is_track else getattr(rd.data, "unit", "") or ""
     scale = None if rd.is_track else float(rd.cfg.sensitivity)
-    level, sentence = declared_utility(_noise_errors(rd), scale,
+    level, sentence = declared_utility(_noise_errors(rd, view), scale,
                                        "the declared largest change of one reading Δf",
                                        unit)
     colour = {"useful": "green", "marginal": "amber", "not useful": "red"}.get(level, "amber")
     return colour, level, sentence
 
 
-def _expected_error(rd: ReportData) -> list[tuple[str, str]]:
+def _expected_error(rd: ReportData, view: PublicView) -> list[tuple[str, str]]:
     """The expected error of a noisy publication (no per-timestamp value)."""
-    rel, cfg = rd.release, rd.cfg
-    eps = rel.epsilon_t[rel.published]
+    cfg = rd.cfg
+    eps = view.epsilon_t[view.published]
     if eps.size == 0:
         return [("Expected error", "— (no noisy publication)")]
+    errors = _noise_errors(rd, view)
     if rd.is_track:
-        mean = float(np.mean(_noise_errors(rd)))
         return [("Expected displacement of a noisy location (mean, 2r/ε_t)",
-                 f"{mean:,.0f} m")]
+                 f"{float(np.mean(errors)):,.0f} m")]
     mech = numeric_mechanism(cfg.mechanism, cfg.sensitivity)
     unit = f" {rd.data.unit}" if getattr(rd.data, "unit", "") else ""
-    mae = float(np.mean(_noise_errors(rd)))
     rmse = float(np.sqrt(np.mean(mech.expected_rmse(eps) ** 2)))
-    return [("Expected absolute error of a noisy value (MAE)", f"{_num(mae)}{unit}"),
+    return [("Expected absolute error of a noisy value (MAE)",
+             f"{_num(float(np.mean(errors)))}{unit}"),
             ("Expected root mean squared error (RMSE)", f"{_num(rmse)}{unit}")]
 
 
@@ -209,27 +271,27 @@ NOT_STATED = ("Temporal leakage is not stated in this note: the correlation mode
               "with differential privacy (a stated share of ε) puts it here.")
 
 
-def _leakage_rows(rd: ReportData) -> tuple[list[tuple[str, str]], str]:
-    """The largest TPL and landmark TPL and the model (or why not stated)."""
+def _leakage_rows(rd: ReportData, view: PublicView) -> tuple[list[tuple[str, str]], str]:
+    """The largest TPL and the bound on landmark TPL and the model (or why not stated)."""
     leak = rd.leakage
     if leak.model.key not in PUBLISHABLE_MODELS:  # its description counts the data too
         return [], NOT_STATED
-    if not leak.computed:
+    if not leak.computed or view.tpl_max is None:
         return [], f"Temporal leakage was not computed: {leak.model.note or 'no model'}."
-    rows = [("Largest temporal privacy leakage of one timestamp (TPL)",
-             _num(float(np.max(leak.tpl)), ".3g")),
-            ("Largest leakage of the landmarks plus one timestamp (landmark TPL)",
-             _num(float(np.max(leak.landmark_tpl)), ".3g"))]
-    return rows, f"Assumed correlation model: {leak.model.description}"
+    rows = [("Largest temporal privacy leakage of one timestamp (TPL, at the largest "
+             "budget of one timestamp)", _num(view.tpl_max, ".3g")),
+            ("Leakage of the landmarks plus one timestamp (landmark TPL), at most",
+             _num(view.landmark_bound, ".3g"))]
+    return rows, (f"Assumed correlation model: {leak.model.description} The bound holds "
+                  "for every set of landmark events of the declared size, wherever they "
+                  "are.")
 
 
-def _risk_rows(rd: ReportData) -> list[tuple[str, str]]:
+def _risk_rows(rd: ReportData, view: PublicView) -> list[tuple[str, str]]:
     """Aggregated risk in words (no timestamp, place or count of landmarks)."""
     from lmdk_core.decision.attacker import risk_statements
 
-    leak = rd.leakage
-    tpl_max = float(np.max(leak.landmark_tpl)) if publishes_leakage(rd) else None
-    return risk_statements(rd.release.epsilon, tpl_max)
+    return risk_statements(rd.release.epsilon, view.landmark_bound)
 
 
 def render_release_note(rd: ReportData, noise: str = NUMPY_NOISE) -> str:
@@ -238,8 +300,9 @@ def render_release_note(rd: ReportData, noise: str = NUMPY_NOISE) -> str:
     info = scheme_info(rel.scheme)
     mech = (mechanism_text("planar laplace", radius=cfg.radius) if rd.is_track
             else mechanism_text(cfg.mechanism, sensitivity=cfg.sensitivity))
-    colour, headline, sentence = _verdict(rd)
-    ucolour, ulabel, usentence = _utility(rd)
+    view = public_view(rd)
+    colour, headline, sentence = _verdict(rd, view)
+    ucolour, ulabel, usentence = _utility(rd, view)
     share = _model_share(rd)
     title = "Public release note"
     if cfg.reproducible:  # the teaching mode: the seed is fixed and known
@@ -249,7 +312,7 @@ def render_release_note(rd: ReportData, noise: str = NUMPY_NOISE) -> str:
     if custom:
         title += " — " + custom
     date = rd.generated.astimezone(UTC).strftime("%Y-%m-%d")
-    leak_rows, model_text = _leakage_rows(rd)
+    leak_rows, model_text = _leakage_rows(rd, view)
     settings = [("Total privacy budget ε", f"{cfg.epsilon:g}")]
     if share:
         settings.append(("Budget split (sequential composition)",
@@ -264,8 +327,8 @@ def render_release_note(rd: ReportData, noise: str = NUMPY_NOISE) -> str:
         "release_note.html.j2", title=title, version=__version__, date=date, colour=colour,
         headline=headline, sentence=sentence, settings=settings, ucolour=ucolour,
         uhead=f"Utility: {ulabel}", usentence=usentence,
-        expected_error=_expected_error(rd), leak_rows=leak_rows, model_text=model_text,
-        risk_rows=_risk_rows(rd))
+        expected_error=_expected_error(rd, view), leak_rows=leak_rows,
+        model_text=model_text, risk_rows=_risk_rows(rd, view))
 
 
 def build_release_note(cfg: ViewConfig, *, noise: str | None = None,

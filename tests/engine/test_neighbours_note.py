@@ -206,3 +206,33 @@ def test_the_demo_verdict_is_conservative_and_says_so():
     assert "the worst over smoothing 1, 0.5, 0.1 and 0.01" in pv.sentence
     assert "estimated from the raw data" in pv.why or "counts in this data" in pv.why
     assert pv.to_dict()["correlation_model_estimated"] is True
+
+
+@pytest.mark.parametrize("scheme", ["uniform", "skip"])
+@pytest.mark.parametrize("correlation", [None, {"model": "smoothed", "states": 10,
+                                                "strength": 0.1}])
+def test_two_and_five_landmarks_with_the_same_declared_k_give_the_same_note(scheme,
+                                                                            correlation):
+    """The note speaks of the allocation for k landmark events and bounds landmark TPL
+    over every set of at most k: the landmarks marked change nothing in it."""
+    x = demo_series().values.astype(float)
+    notes = []
+    for lm in ([27, 28], list(LANDMARKS), [3, 160]):
+        cfg = _config(x, correlation, scheme)
+        cfg.landmarks = lm
+        cfg.extra["max_landmarks"] = 5
+        notes.append(build_release_note(cfg, now=NOW))
+    assert notes[0] == notes[1] == notes[2]
+
+
+def test_the_landmark_tpl_bound_of_the_note_holds_for_the_marked_landmarks():
+    """The note's bound (the k + 1 largest TPL of the constant largest budget) is at
+    least the landmark TPL of the release's own landmarks (docs/privacy-model.md)."""
+    from lmdk_core.report.release_note import public_view
+
+    x = demo_series().values.astype(float)
+    for scheme in ("uniform", "skip", "w-event", "user"):
+        rd = compute_report(_config(x, {"model": "smoothed", "states": 10,
+                                        "strength": 0.05}, scheme))
+        view = public_view(rd)
+        assert float(np.max(rd.leakage.landmark_tpl)) <= view.landmark_bound * (1 + 1e-12)
