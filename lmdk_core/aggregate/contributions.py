@@ -70,7 +70,10 @@ def bound_contributions(frame, windows: WindowGrid, *, cells: CellGrid | None = 
         return _empty(int((~inside).sum()))
     new_user = np.concatenate([[True], users_k[1:] != users_k[:-1]])
     starts = np.flatnonzero(new_user | np.concatenate([[True], w[1:] != w[:-1]]))
-    ids, user_code = np.unique(users_k[starts], return_inverse=True)
+    # the rows are sorted by user: a user's code counts the user changes so far
+    first_of_user = new_user[starts]
+    ids = users_k[starts][first_of_user]
+    user_code = np.cumsum(first_of_user) - 1
     if cells is not None:
         cell = cells.index(frame["lat"].to_numpy()[keep][starts],
                            frame["lon"].to_numpy()[keep][starts])

@@ -301,7 +301,9 @@ def prepare_users(df: pd.DataFrame, cols: PopulationColumns) -> tuple[pd.DataFra
 
 def _check_user_column(users: pd.Series, col: str) -> None:
     """InputError for a row without a user id, or an id that is too long."""
-    if users.isna().any() or (users.astype(str).str.strip() == "").any():
+    blank = users.isna().any() or (users.dtype.kind not in "iub"  # numbers are never blank
+                                   and (users.astype(str).str.strip() == "").any())
+    if blank:
         raise InputError(f"a row has no user id (column {quote_user_text(col)}); every "
                          "row needs the user it belongs to")
     check_user_ids(users, col)

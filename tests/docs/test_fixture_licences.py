@@ -19,7 +19,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 REAL = ROOT / "tests" / "data" / "real"
 GEOLIFE = [*sorted((REAL / "geolife").glob("*")), REAL / "gps" / "geolife-003-3days.plt",
-           REAL / "gps" / "geolife-user004-recordings.gpx"]
+           REAL / "gps" / "geolife-user004-recordings.gpx",
+           REAL / "geolife-multiuser" / "geolife-11users-per-minute.csv"]
 
 
 def test_the_licence_texts_say_the_fixtures_are_not_mit():
