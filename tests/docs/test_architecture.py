@@ -21,7 +21,7 @@ LAYERS = [
     {"data"},
     {"leakage", "landmarks"},
     {"decision", "dummies", "teaching", "files"},
-    {"population"},
+    {"population", "aggregate"},
     {"figures"},
     {"report"},
     {"cli"},
