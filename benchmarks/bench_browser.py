@@ -49,7 +49,6 @@ from pathlib import Path
 
 import numpy as np
 from playwright.sync_api import Page, sync_playwright
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -57,7 +56,12 @@ sys.path.insert(0, str(ROOT))
 from tests.browser import (  # noqa: E402 - the app server and chromium of the browser tests
     CHROMIUM,
     CHROMIUM_ARGS,
+    SCRUB_EVERY_FRAME,
+    SCRUB_SLIDER,
+    ScriptRuns,
+    drag_scrub,
     free_map_point,
+    scrub_frames,
     streamlit_server,
     wait_for_map,
 )
@@ -67,6 +71,10 @@ VIEWPORT = {"width": 1440, "height": 900}
 TARGET_DEMO, TARGET_LARGE = 2.0, 4.0
 #: the DOM counts as still after this long without a change
 QUIET_MS = 400
+#: how long one drag of the Timeline's ε slider across its range lasts
+DRAG_SECONDS = 1.5
+#: the preview's goal while the slider is dragged
+TARGET_FPS = 30.0
 
 #: installed in every page before Streamlit's own scripts: the time of the DOM's last change
 STILL_JS = """(() => {
@@ -78,30 +86,14 @@ STILL_JS = """(() => {
 
 
 # ---------------------------------------------------------------- reruns on the wire
-class Wire:
-    """Counts finished script runs and received bytes on a page's Streamlit websocket."""
+class Wire(ScriptRuns):
+    """Counts finished script runs and received bytes on a page's Streamlit websocket
+    (:class:`tests.browser.ScriptRuns`), and the part of the last timed action until its
+    last ``script_finished``."""
 
     def __init__(self, page: Page):
-        self.finished = 0
-        self.finished_at = 0.0  # perf_counter when the last script_finished arrived
+        super().__init__(page)
         self.run_part = 0.0  # of the last timed action: input → its last script_finished
-        self.bytes = 0
-        page.on("websocket", self._attach)
-
-    def _attach(self, ws) -> None:
-        if "_stcore/stream" in ws.url:
-            ws.on("framereceived", self._frame)
-
-    def _frame(self, payload) -> None:
-        data = payload if isinstance(payload, bytes) else payload.encode()
-        self.bytes += len(data)
-        try:
-            msg = ForwardMsg.FromString(data)
-        except Exception:  # noqa: BLE001 - not a ForwardMsg: only counted
-            return
-        if msg.WhichOneof("type") == "script_finished":
-            self.finished += 1
-            self.finished_at = time.perf_counter()
 
 
 class Lost(Exception):
@@ -454,6 +446,9 @@ class Bench:
     def __init__(self, url: str, browser, reps: int, budget: float):
         self.url, self.browser, self.reps, self.budget = url, browser, reps, budget
         self.rows: list[Row] = []
+        #: the ε slider's drags: (data, redraws per second, runs during, runs after, waits,
+        #: redraws per second when the page moves the slider every animation frame)
+        self.drags: list[tuple] = []
         self.home_page, self.home_wire = self.session()
         open_page(self.home_page, url, "/")
 
@@ -751,6 +746,55 @@ class Bench:
                     traceback.print_exc()
         page.context.close()
 
+    def drag(self, tmp: Path) -> None:
+        """The Timeline's ε slider dragged across its range for :data:`DRAG_SECONDS`
+        (alternately up and down), on the demo week and on the 2,000-row series: the
+        preview frames the chart redrew per second of drag (``window.__lmdkScrubFrames``),
+        the script runs that finished during the drag and after letting go, and the wait
+        from letting go until the rerun is done and the DOM still."""
+        page, wire = self.session()
+        open_page(page, self.url, "/timeline")
+        for d, data in enumerate(("demo", "2,000 rows")):
+            if data != "demo":
+                upload(page, wire, series_csv(2000, tmp))
+                page.locator("[data-testid=stCaptionContainer]").filter(
+                    has_text="series_2000.csv — 2000 timestamps").first.wait_for(
+                    timeout=30_000)
+            page.locator(SCRUB_SLIDER).first.wait_for(timeout=60_000)
+            settle(page)
+            fps, during, after, waits = [], [], [], []
+            for i in range(self.reps):
+                # each drag ends at the other end from the last one (a drag that ends at
+                # the ε already set sends nothing)
+                a, b = (0.95, 0.05) if (i + d) % 2 == 0 else (0.05, 0.95)
+                f0, r0 = scrub_frames(page), wire.finished
+                t0 = time.perf_counter()
+                drag_scrub(page, a, b, DRAG_SECONDS, release=False)
+                seconds = time.perf_counter() - t0
+                fps.append((scrub_frames(page) - f0) / seconds)
+                page.wait_for_timeout(300)  # a message the drag sent would be back by now
+                during.append(wire.finished - r0)
+                try:
+                    dt, _ = timed(page, wire, lambda: page.mouse.up())
+                    waits.append(dt)
+                except Lost:
+                    pass
+                settle(page)
+                after.append(wire.finished - r0 - during[-1])
+            # the page's own pace: the slider moved once per animation frame (no driver)
+            paced = [page.evaluate(SCRUB_EVERY_FRAME, [DRAG_SECONDS, 0])[0]
+                     for _ in range(self.reps)]
+            page.wait_for_timeout(500)
+            settle(page)
+            self.drags.append((data, fps, during, after, waits, paced))
+            print(f"  {data:<11} redraws per second {statistics.median(fps):5.1f} (min "
+                  f"{min(fps):.1f}), script runs during the drag {sum(during)}, after "
+                  f"letting go {after} ({self.reps} drags of {DRAG_SECONDS:g} s); let go → "
+                  f"page done {statistics.median(waits) if waits else float('nan'):.2f} s; "
+                  f"moved by the page every animation frame: {statistics.median(paced):.1f} "
+                  "redraws per second", flush=True)
+        page.context.close()
+
     def map(self, tmp: Path) -> None:
         page, wire = self.session()
         open_page(page, self.url, "/map")
@@ -932,6 +976,19 @@ class Bench:
             else:
                 print(f"| {r.page} | {r.action}{lost} | {r.data} | no rerun | — | — | — | "
                       f"{tgt} | {r.verdict} |")
+        if self.drags:
+            print("\n| Timeline ε slider, dragged | data | redraws per second (median, min) "
+                  "| moved every animation frame | script runs during the drags | after each "
+                  "| let go → page done | target |\n|---|---|---|---|---|---|---|---|")
+            for data, fps, during, after, waits, paced in self.drags:
+                ok = (statistics.median(fps) >= TARGET_FPS and not any(during)
+                      and all(a == 1 for a in after))
+                wait = f"{statistics.median(waits):.2f} s" if waits else "—"
+                print(f"| {DRAG_SECONDS:g} s across the range | {data} | "
+                      f"{statistics.median(fps):.1f}, {min(fps):.1f} | "
+                      f"{statistics.median(paced):.1f} | {sum(during)} | "
+                      f"{', '.join(map(str, after))} | {wait} | ≥ {TARGET_FPS:g}/s, 0 "
+                      f"during, 1 after: {'PASS' if ok else 'FAIL'} |")
         judged = [r for r in self.rows if r.target is not None]
         failed = [r for r in judged if r.verdict != "PASS"]
         print(f"\n{len(judged) - len(failed)} of {len(judged)} interactions within their "
@@ -942,8 +999,8 @@ class Bench:
               "rerun.", flush=True)
 
 
-SCENARIOS = ("home", "learn", "timeline", "choose", "compare", "leakage", "dummies", "map",
-             "population")
+SCENARIOS = ("home", "learn", "drag", "timeline", "choose", "compare", "leakage", "dummies",
+             "map", "population")
 SERIES_PAGES = ("timeline", "choose", "compare", "leakage", "dummies")
 #: scenarios run only when named in --only
 EXTRA_SCENARIOS = ("foliumvs",)
@@ -973,7 +1030,7 @@ def main() -> None:
         bench = Bench(url, browser, args.reps, args.budget)
         tmp = Path(tmpdir)
         runs: list[tuple[str, Callable[[], None]]] = [
-            ("home", bench.home), ("learn", bench.learn)]
+            ("home", bench.home), ("learn", bench.learn), ("drag", lambda: bench.drag(tmp))]
         if any(s in only for s in SERIES_PAGES):
             runs.append(("series pages", lambda: bench.series_pages(tmp, only)))
         runs += [("map", lambda: bench.map(tmp)), ("population", bench.population),

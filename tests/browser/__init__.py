@@ -192,7 +192,7 @@ def scrub_frames(page) -> int:
 def drag_scrub(page, start: float, end: float, seconds: float, nth: int = 0,
                release: bool = True) -> None:
     """Drag the ``nth`` ε slider's thumb from ``start`` to ``end`` (fractions of its
-    track) with the mouse, one move per ~16 ms for ``seconds``, and let go (``release``)."""
+    track) with the mouse, ~60 moves a second for ``seconds``, and let go (``release``)."""
     slider = page.locator(SCRUB_SLIDER).nth(nth)
     slider.scroll_into_view_if_needed()
     box = slider.bounding_box()
@@ -206,6 +206,7 @@ def drag_scrub(page, start: float, end: float, seconds: float, nth: int = 0,
     page.mouse.move(x_at(cur), y)
     page.mouse.down()
     page.mouse.move(x_at(start), y, steps=2)
+    # one move every ~16 ms (as a mouse reports them), each waited for by the driver
     n = max(2, round(seconds / 0.016))
     t0 = time.perf_counter()
     for k in range(1, n + 1):
@@ -215,3 +216,27 @@ def drag_scrub(page, start: float, end: float, seconds: float, nth: int = 0,
             page.wait_for_timeout(lag * 1000)
     if release:
         page.mouse.up()
+
+
+#: the ε slider moved by the page itself once per animation frame for ``seconds`` (an
+#: ``input`` event each, as a dragging pointer gives): (preview frames drawn per second,
+#: animation frames per second) — what the page can redraw, whatever the driver's pace
+SCRUB_EVERY_FRAME = """async ([seconds, nth]) => {
+  const inp = document.querySelectorAll('.lmdk-scrub input[type=range]')[nth];
+  const max = Number(inp.max), f0 = window.__lmdkScrubFrames || 0;
+  const t0 = performance.now();
+  let n = 0;
+  await new Promise((done) => {
+    const step = (now) => {
+      const u = Math.min(1, (now - t0) / (seconds * 1000));
+      inp.value = String(Math.round(max * (0.95 - 0.9 * u)));
+      inp.dispatchEvent(new Event('input', {bubbles: true}));
+      n++;
+      if (u < 1) requestAnimationFrame(step); else done();
+    };
+    requestAnimationFrame(step);
+  });
+  await new Promise((r) => setTimeout(r, 50));
+  const dt = (performance.now() - t0) / 1000;
+  return [((window.__lmdkScrubFrames || 0) - f0) / dt, n / dt];
+}"""

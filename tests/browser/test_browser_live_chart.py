@@ -123,6 +123,10 @@ def test_the_epsilon_slider_redraws_while_dragged_and_reruns_once_when_let_go(pa
     assert shown.startswith("ε = ")
     preview_eps = float(shown.split(",")[0].removeprefix("ε = "))
     assert preview_eps < start_eps
+    # the pointer rests: the preview is drawn in full at that ε (axes rescaled)
+    page.wait_for_function(
+        f"e => document.querySelector('{CHART}').dataset.previewEpsilon === String(e)",
+        arg=preview_eps, timeout=30_000)
     preview = page.evaluate(RELEASED_Y)
     page.mouse.up()
     # let go: exactly one run, which makes the slider's ε the session's
