@@ -32,14 +32,23 @@ st.markdown(
     "settings here are the page's own: they do not change the sidebar."
 )
 
-tabs = st.tabs([
+#: the lessons' tab labels (the tab bar's key LESSON_TAB holds the open one)
+LESSONS = [
     ":material/balance: 1 · The definition",
     ":material/psychology: 2 · What ε means",
     ":material/timeline: 3 · Protection levels",
     ":material/casino: 4 · Mechanisms",
     ":material/functions: 5 · Composition",
     ":material/group_off: 6 · Why not k-anonymity",
-])
+]
+LESSON_TAB = "learn_tab"
+# keyed and tracked: only the open lesson runs (a rerun of the page computed and drew all
+# six, 0.3–0.4 s of server time); opening another tab reruns the page to draw it
+# the lessons' widgets (keys learn_*) keep their values while another lesson is open
+# (Streamlit forgets the state of widgets a run does not draw)
+for _k in [k for k in st.session_state if str(k).startswith("learn_") and k != LESSON_TAB]:
+    st.session_state[_k] = st.session_state[_k]
+tabs = st.tabs(LESSONS, key=LESSON_TAB, on_change="rerun")
 
 # ================================================================ 1. definition
 @st.fragment
@@ -89,8 +98,9 @@ def _lesson_1() -> None:
 # ================================================================ 2. the adversary
 
 
-with tabs[0]:
-    _lesson_1()
+if tabs[0].open:
+    with tabs[0]:
+        _lesson_1()
 
 
 @st.fragment
@@ -154,8 +164,9 @@ def _lesson_2() -> None:
 # ================================================================ 3. protection levels
 
 
-with tabs[1]:
-    _lesson_2()
+if tabs[1].open:
+    with tabs[1]:
+        _lesson_2()
 
 
 @st.fragment
@@ -227,8 +238,9 @@ def _lesson_3() -> None:
 
 
 
-with tabs[2]:
-    _lesson_3()
+if tabs[2].open:
+    with tabs[2]:
+        _lesson_3()
 
 
 # ================================================================ 4–6: app_support.learn_*
@@ -238,8 +250,9 @@ def _lesson_4() -> None:
     lesson_mechanisms()
 
 
-with tabs[3]:
-    _lesson_4()
+if tabs[3].open:
+    with tabs[3]:
+        _lesson_4()
 
 
 @st.fragment
@@ -248,8 +261,9 @@ def _lesson_5() -> None:
     lesson_composition()
 
 
-with tabs[4]:
-    _lesson_5()
+if tabs[4].open:
+    with tabs[4]:
+        _lesson_5()
 
 
 @st.fragment
@@ -258,5 +272,6 @@ def _lesson_6() -> None:
     lesson_anonymity()
 
 
-with tabs[5]:
-    _lesson_6()
+if tabs[5].open:
+    with tabs[5]:
+        _lesson_6()

@@ -1,4 +1,5 @@
-"""AppTest: the Learn page renders, and moving its widgets changes its results."""
+"""AppTest: the Learn page renders only its open lesson, and moving its widgets changes
+its results."""
 
 from __future__ import annotations
 
@@ -19,6 +20,38 @@ def learn() -> AppTest:
     return open_page("learn", TIMEOUT)
 
 
+#: the lessons' tab labels, in order (app_pages/learn.py LESSONS)
+LESSON_WORDS = ("1 · The definition", "2 · What ε means", "3 · Protection levels",
+                "4 · Mechanisms", "5 · Composition", "6 · Why not k-anonymity")
+
+
+def open_lesson(at: AppTest, n: int) -> AppTest:
+    """Open lesson ``n`` (a tab click: the page reruns and runs only that lesson)."""
+    label = next(t.label for t in at.tabs if LESSON_WORDS[n - 1] in t.label)
+    at.session_state["learn_tab"] = label
+    return at.run(timeout=TIMEOUT)
+
+
+def test_only_the_open_lesson_runs(learn):
+    at = learn
+    assert metric(at, "Allowed: at most e^ε") == f"{math.e:.3f}"  # lesson 1 is open
+    assert not any(m.label == "k-anonymity" for m in at.metric)  # lesson 6 did not run
+    assert not any(m.label == "Largest belief after" for m in at.metric)  # nor lesson 2
+    open_lesson(at, 6)
+    assert metric(at, "k-anonymity") == "k = 3"
+    assert not any(m.label == "Allowed: at most e^ε" for m in at.metric)
+    assert len(at.tabs) == 6 and not at.exception
+
+
+def test_a_lesson_keeps_its_settings_while_another_is_open(learn):
+    at = learn
+    at.select_slider(key="learn_def_eps").set_value(0.1).run()
+    open_lesson(at, 5)
+    open_lesson(at, 1)
+    assert at.select_slider(key="learn_def_eps").value == 0.1
+    assert metric(at, "Allowed: at most e^ε") == f"{math.exp(0.1):.3f}"
+
+
 
 def test_learn_renders_every_lesson(learn):
     at = learn
@@ -26,6 +59,7 @@ def test_learn_renders_every_lesson(learn):
     assert len(at.tabs) == 6
     assert not at.error
     assert metric(at, "Allowed: at most e^ε") == f"{math.e:.3f}"
+    open_lesson(at, 6)
     assert metric(at, "k-anonymity") == "k = 3"
     # the Learn page's widgets do not touch the shared settings, and the sidebar shows
     # none of them (none applies here)
@@ -44,7 +78,7 @@ def test_definition_ratio_follows_epsilon(learn):
 
 
 def test_posterior_value_moves_with_prior_and_epsilon(learn):
-    at = learn
+    at = open_lesson(learn, 2)
     assert metric(at, "Largest belief after") == f"{posterior_bound(0.5, 1.0):.1%}"
     at.slider(key="learn_prior").set_value(0.2).run()
     at.select_slider(key="learn_post_eps").set_value(3.0).run()
@@ -53,7 +87,7 @@ def test_posterior_value_moves_with_prior_and_epsilon(learn):
 
 
 def test_randomized_response_estimate_moves(learn):
-    at = learn
+    at = open_lesson(learn, 4)
     before = metric(at, "Estimated true share")
     at.slider(key="learn_rr_true").set_value(0.7).run()
     after = metric(at, "Estimated true share")
@@ -65,7 +99,7 @@ def test_randomized_response_estimate_moves(learn):
 
 
 def test_noise_cloud_follows_epsilon_and_radius(learn):
-    at = learn
+    at = open_lesson(learn, 4)
     assert metric(at, "Expected displacement 2r/ε") == "200 m"
     at.select_slider(key="learn_pl_eps").set_value(0.5).run()
     at.number_input(key="learn_pl_radius").set_value(250.0).run()
@@ -77,7 +111,7 @@ def levels_frame(at: AppTest):
 
 
 def test_protection_levels_follow_landmarks(learn):
-    at = learn
+    at = open_lesson(learn, 3)
     assert levels_frame(at)["landmark-private"].tolist() == ["no", "yes", "no", "yes"]
     at.multiselect(key="learn_lv_landmarks").set_value([]).run()
     assert levels_frame(at)["landmark-private"].tolist() == ["yes", "yes", "yes", "yes"]
@@ -87,7 +121,7 @@ def test_protection_levels_follow_landmarks(learn):
 
 
 def test_composition_calculators_and_bad_list(learn):
-    at = learn
+    at = open_lesson(learn, 5)
     assert [m.value for m in at.metric if m.label == "Total guarantee"] == ["1.4", "0.5"]
     at.text_input(key="learn_comp_list").set_value("1, 2, 3").run()
     assert [m.value for m in at.metric if m.label == "Total guarantee"] == ["6", "3"]
@@ -101,7 +135,7 @@ def test_composition_calculators_and_bad_list(learn):
 
 
 def test_intersection_attack_and_homogeneity(learn):
-    at = learn
+    at = open_lesson(learn, 6)
     assert any("Disclosed" in e.value and "at work" in e.value for e in at.warning)
     at.selectbox(key="learn_i_age2").set_value(2).run()
     at.selectbox(key="learn_i_loc2").set_value(1).run()
@@ -147,7 +181,7 @@ def test_learn_page_in_a_real_browser(app_url):
 def test_laplace_lesson_states_the_demos_likelihood_ratio_for_its_delta_f(learn):
     """The lesson's Δf drives a computed statement on the demo week's medical-device
     event: 66× at Δf = 0.2 (far beyond e¹), ≤ e¹ at the Δf derived from the data."""
-    at = learn
+    at = open_lesson(learn, 4)
     at.number_input(key="learn_lap_sens").set_value(0.2).run()
     assert not at.exception
     ex = sensitivity_example(1.0, 0.2)
