@@ -36,6 +36,7 @@ from app_support.session import (
     leakage_target,
     setting,
 )
+from app_support.statistics_view import render_statistics
 from lmdk_core.engine.allocation import SCHEMES
 from lmdk_core.engine.quoting import quote_user_text, shorten_user_text
 from lmdk_core.engine.setting_limits import LIMITS
@@ -70,6 +71,7 @@ from lmdk_core.population.preview import preview_table
 
 keep_page_state({
     K.POP_SOURCE: "demo_series", K.POP_NOISE: "exact", K.POP_LM_SOURCE: "flags",
+    K.POP_VIEW: "users",
     K.POP_DEV_WINDOW: int(st.session_state.get(K.DEV_WINDOW, DEFAULT_DEVIATION_WINDOW)),
     K.POP_DEV_WINDOW_AUTO: bool(st.session_state.get(K.DEV_WINDOW_AUTO, True)),
     K.POP_DEV_K: float(st.session_state.get(K.DEV_K, DEFAULT_DEVIATION_K)),
@@ -106,6 +108,15 @@ if n_repeat:  # the repeated-timestamp rule (docs/data-formats.md), as on the Ma
                f"{'s' if n_repeat_users != 1 else ''} have the same time as the row before "
                "them: kept, each its own timestamp, in file order (as on the Map and in "
                "`lmdk geo-release`).")
+
+st.radio("View", ["users", "statistics"], key=K.POP_VIEW, horizontal=True,
+         format_func={"users": "Each user's own release",
+                      "statistics": "Statistics per window (counts, totals)"}.get,
+         help="Statistics: one value per window (and map cell) for the whole population, "
+              "with landmark privacy for every user — what organisations publish.")
+if st.session_state[K.POP_VIEW] == "statistics":
+    render_statistics(pop)
+    st.stop()
 
 st.header("2. Landmarks and release settings")
 c1, c2 = st.columns([1, 1])

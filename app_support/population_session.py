@@ -35,6 +35,7 @@ from lmdk_core.population.audit import LeakageSettings
 from lmdk_core.population.demo_population import (
     DEMO_POPULATION_SERIES_COLUMNS,
     DEMO_POPULATION_TRACK_COLUMNS,
+    demo_neighbourhood,
     demo_population_series,
     demo_population_tracks,
 )
@@ -56,6 +57,7 @@ from lmdk_core.population.table import PopulationColumns, repeated_times_count
 
 SOURCES = {"demo_series": "Demo: 200 households (hourly meter, 30 days)",
            "demo_tracks": "Demo: 100 commuters (one day each)",
+           "demo_neighbourhood": "Demo: a neighbourhood of 1,000 households (14 days)",
            "upload": "Upload a long table (CSV or Parquet)"}
 NOISE = {"exact": "Exact (OpenDP, for publication)", "fast": "Fast (numpy, exploration)"}
 NONE = "(none: discover per user)"
@@ -68,6 +70,8 @@ def demo_population(which: str) -> tuple[pd.DataFrame, str]:
     """A demo population, validated and standardised once per server (read-only)."""
     if which == "demo_series":
         return standardise(demo_population_series(), DEMO_POPULATION_SERIES_COLUMNS)
+    if which == "demo_neighbourhood":
+        return standardise(demo_neighbourhood(), DEMO_POPULATION_SERIES_COLUMNS)
     return standardise(demo_population_tracks(), DEMO_POPULATION_TRACK_COLUMNS)
 
 
@@ -86,8 +90,9 @@ def demo_parquet(which: str) -> bytes:
     import io
 
     buf = io.BytesIO()
-    (demo_population_series() if which == "demo_series" else demo_population_tracks()
-     ).to_parquet(buf, index=False)
+    make = {"demo_series": demo_population_series, "demo_tracks": demo_population_tracks,
+            "demo_neighbourhood": demo_neighbourhood}[which]
+    make().to_parquet(buf, index=False)
     return buf.getvalue()
 
 
@@ -184,7 +189,7 @@ def current_population() -> dict | None:
     if source == "upload":
         return upload_section()
     frame, time_kind = demo_population(source)
-    series = source == "demo_series"
+    series = source != "demo_tracks"
     cols = DEMO_POPULATION_SERIES_COLUMNS if series else DEMO_POPULATION_TRACK_COLUMNS
     return {"key": source, "name": SOURCES[source], "frame": frame, "time_kind": time_kind,
             "kind": "series" if series else "track", "cols": cols,

@@ -167,3 +167,20 @@ def pending_reference_key(kind: str) -> str:
 def matrix_upload_key(which: str) -> str:
     """The Leakage page's uploader of the ``which`` ('forward', 'backward') matrix."""
     return f"lk_upload_{which}"
+
+# the Population page's Statistics view (population statistics per window)
+POP_VIEW = "pop_view"
+ST_WINDOW = "st_window"
+ST_STAT = "st_stat"
+ST_LO = "st_lo"
+ST_HI = "st_hi"
+ST_CELL = "st_cell"
+ST_LM_KIND = "st_lm_kind"
+ST_K = "st_k"
+ST_OVER_K = "st_over_k"
+ST_TIMES = "st_times"
+ST_SCHEME = "st_scheme"
+ST_NOISE = "st_noise"
+ST_CELL_PICK = "st_cell_pick"
+ST_WINDOW_PICK = "st_window_pick"
+ST_RESULTS = "st_results"

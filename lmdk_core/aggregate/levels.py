@@ -31,7 +31,8 @@ from lmdk_core.aggregate.noisy_release import StatisticRelease, release_statisti
 from lmdk_core.aggregate.statistics import Statistic, Totals
 from lmdk_core.mechanisms import Geometric, Laplace
 
-__all__ = ["LEVELS", "LevelError", "compare_levels", "expected_error_at", "measured_error"]
+__all__ = ["LEVELS", "LevelError", "compare_levels", "expected_error_at",
+           "expected_error_curves", "landmark_share", "measured_error"]
 
 #: the levels in the order they are shown
 LEVELS = ("event", "w-event", "user", "landmark")
@@ -87,3 +88,21 @@ def compare_levels(all_totals: Totals, landmark_release: StatisticRelease, stat:
         out.append(_summary(level, rel, stat, truth))
     out.append(_summary("landmark", landmark_release, stat, truth))
     return out
+
+
+def expected_error_curves(stat: Statistic, windows: int, w: int, landmark_share: float,
+                          epsilons: np.ndarray) -> dict[str, np.ndarray]:
+    """Expected |error| of one released value at each total ε of ``epsilons``, per level:
+    ε_t = ε (event), ε/w, ε/T (user) and ε·``landmark_share`` (the landmark plan's ε_t/ε:
+    1/(k+1) for Uniform with a declared k). Public settings only: these curves may be
+    shown and published; NaN for the mean."""
+    e = np.asarray(epsilons, dtype=float)
+    shares = {"event": 1.0, "w-event": 1.0 / w, "user": 1.0 / windows,
+              "landmark": float(landmark_share)}
+    return {level: expected_error_at(stat, e * share) for level, share in shares.items()}
+
+
+def landmark_share(rel: StatisticRelease, epsilon: float) -> float:
+    """The landmark plan's mean ε_t over its fresh windows, divided by ε."""
+    eps = rel.allocation[rel.published]
+    return float(eps.mean() / epsilon) if eps.size else float("nan")
