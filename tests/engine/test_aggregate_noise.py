@@ -195,3 +195,32 @@ def test_mean_budget_split_is_within_epsilon():
     eps_t = 0.8
     worst = eps_t / 2 * 5.0 / stat.sensitivity + eps_t / 2 * 1 / 1
     assert worst <= eps_t
+
+
+def test_series_neighbours_have_the_same_public_parts():
+    """A series population and its neighbour with one reading changed (within the
+    declared bounds) and another with one reading beyond them: the same header, windows
+    and interval widths (declared period)."""
+    gen = np.random.default_rng(11)  # data, not noise
+    df = pd.DataFrame({"user": np.repeat([f"h{i}" for i in range(20)], 24),
+                       "time": np.tile(np.arange(24) * 3600, 20),
+                       "kwh": gen.gamma(2, 0.3, 480), "flag": gen.random(480) < 0.05})
+    cols = PopulationColumns("user", "time", value="kwh", landmark="flag")
+    req = AggregateRequest(statistic=statistic("sum", (0.0, 3.0)), width=3600.0,
+                           epsilon=1.0, start="0", end=str(24 * 3600), k=2,
+                           landmark_flags=True, noise="fast", seed=1)
+    out = []
+    for change in (None, 2.5, 1e6):
+        d = df.copy()
+        if change is not None:
+            d.loc[17, "kwh"] = change
+        frame, kind = prepare_users(d, cols)
+        out.append(aggregate_population(frame, kind, req, compare=False))
+    heads = {tuple(header_lines(r, "exact")) for r in out}
+    assert len(heads) == 1
+    frames = [publishable_frame(r) for r in out]
+    for f in frames[1:]:
+        assert f["window"].equals(frames[0]["window"])
+        assert np.allclose(f["high"] - f["low"], frames[0]["high"] - frames[0]["low"])
+    # the clamped reading moves the true sum by at most the declared HI − LO
+    assert np.max(np.abs(out[2].truth - out[0].truth)) <= 3.0 + 1e-12
