@@ -57,6 +57,8 @@ def header_lines(result: AggregateResult, noise: str) -> list[str]:
                      + ", ".join(labels[i] for i in spec.landmarks.windows))
     lines.append(f"privacy: landmark privacy with total ε = {spec.epsilon:g}; scheme "
                  f"{plan.scheme}; {_budget_text(result)}")
+    if result.leakage is not None:
+        lines.append(result.leakage.describe(spec.epsilon))
     lines.append(_noise_line(noise))
     lines.append("low, high: 95 % interval of each released value from the noise law "
                  "(empty where a window repeats the last release)")

@@ -27,6 +27,7 @@ from lmdk_core.aggregate.noisy_release import (
 from lmdk_core.aggregate.partition_work import AggregateSpec, PartialAggregate, aggregate_frame
 from lmdk_core.aggregate.plan import LandmarkSetting, Plan, plan_allocation
 from lmdk_core.aggregate.statistics import Statistic
+from lmdk_core.aggregate.temporal_leakage import AggregateLeakage, aggregate_leakage
 from lmdk_core.aggregate.windows import WindowGrid, window_grid
 from lmdk_core.engine.allocation import scheme_info
 from lmdk_core.engine.quoting import quote_user_text
@@ -59,6 +60,10 @@ class AggregateRequest:
     over_k: str = "drop"
     noise: str = "exact"
     seed: int | None = None
+    #: a declared transition matrix (backward; ``forward_matrix`` defaults to it) for the
+    #: temporal leakage of the release (:mod:`lmdk_core.aggregate.temporal_leakage`)
+    matrix: np.ndarray | None = field(default=None, repr=False)
+    forward_matrix: np.ndarray | None = field(default=None, repr=False)
 
     def rng(self) -> np.random.Generator:
         return np.random.default_rng(self.seed)
@@ -75,6 +80,8 @@ class AggregateResult:
     truth: np.ndarray
     partial: PartialAggregate
     levels: list[LevelError] = field(default_factory=list)
+    #: TPL under the declared matrix (None without one, or for Adaptive)
+    leakage: AggregateLeakage | None = None
 
     @property
     def not_private(self) -> int:
@@ -167,6 +174,9 @@ def finish_release(partial: PartialAggregate, spec: AggregateSpec, plan: Plan,
         rel = release_statistic(partial.kept, spec.statistic, plan.allocation, req.noise, rng)
     truth = partial.all.values(spec.statistic)
     result = AggregateResult(spec, plan, rel, verdict, truth, partial)
+    if req.matrix is not None and plan.scheme != "adaptive":
+        result.leakage = aggregate_leakage(plan.allocation, spec.landmarks, req.matrix,
+                                           req.forward_matrix)
     if compare:
         w = req.w or min(DEFAULT_W, spec.windows.count)
         result.levels = compare_levels(partial.all, rel, spec.statistic, spec.epsilon, w,

@@ -68,13 +68,23 @@ def _request(args: argparse.Namespace):
                          "from OS entropy)")
     times = (tuple(t.strip() for t in args.landmark_times.split(","))
              if args.landmark_times is not None else None)
+    matrix = forward = None
+    if args.matrix is not None:
+        from lmdk_core.leakage.correlation import load_matrix_csv
+
+        matrix = load_matrix_csv(args.matrix, name=f"the --matrix file ({args.matrix})")
+        if args.forward_matrix is not None:
+            forward = load_matrix_csv(args.forward_matrix,
+                                      name=f"the --forward-matrix file ({args.forward_matrix})")
+    elif args.forward_matrix is not None:
+        raise InputError("--forward-matrix needs --matrix (the backward matrix)")
     return AggregateRequest(
         statistic=stat, width=parse_width(args.window), epsilon=check_epsilon(args.epsilon),
         scheme=args.scheme, start=args.start, end=args.end, cell_size=args.cell,
         bbox=parse_bbox(args.bbox) if args.bbox else None, w=args.w,
         landmark_times=times, k=args.landmarks_per_user,
         landmark_flags=args.landmark_col is not None, over_k=args.over_k, noise=args.noise,
-        seed=args.seed)
+        seed=args.seed, matrix=matrix, forward_matrix=forward)
 
 
 def _columns(args: argparse.Namespace):
@@ -157,7 +167,8 @@ def _cmd_aggregate(args: argparse.Namespace) -> int:
     if args.audit:
         outputs.update({"--audit": args.audit,
                         "the users' audit": str(users_audit_path(args.audit))})
-    check_outputs({"--input": args.input}, outputs)
+    check_outputs({"--input": args.input, "--matrix": args.matrix,
+                   "--forward-matrix": args.forward_matrix}, outputs)
     for name, path in outputs.items():
         if Path(path).suffix.lower() not in (".csv", ".parquet", ".pq"):
             raise _bad(f"{name} {path!r} must end in .csv or .parquet")
@@ -209,6 +220,7 @@ def summary(result, args: argparse.Namespace) -> dict:
         "landmarks": spec.landmarks.kind,
         "k": spec.landmarks.k,
         "plan_landmark_private": bool(result.verdict.private),
+        "leakage": result.leakage.to_dict() if result.leakage is not None else None,
         "levels": [{"level": lv.level, "epsilon_t": lv.epsilon_t,
                     "expected_error": lv.expected_error} for lv in result.levels],
         "confidential": {
@@ -289,6 +301,10 @@ def register(sub) -> None:
                    help="budget scheme over the windows")
     p.add_argument("--w", type=int, help="w of the w-event scheme (and of the comparison's "
                    "w-event level; default there: 24 windows)")
+    p.add_argument("--matrix", help="declared transition matrix CSV of a user's state between "
+                   "consecutive windows (n lines of n probabilities): the temporal leakage "
+                   "of the release (Cao et al.) in the header and the JSON")
+    p.add_argument("--forward-matrix", help="declared forward matrix CSV (default: --matrix)")
     p.add_argument("--output", required=True, help="publishable file (.csv or .parquet)")
     p.add_argument("--audit", help="CONFIDENTIAL audit (.csv or .parquet), plus "
                    "NAME.users.csv beside it")

@@ -202,3 +202,24 @@ def test_dask_path_gives_the_in_process_totals(tmp_path, capsys, monkeypatch):
     assert [x for x in a_out.read_text().splitlines() if x.startswith("#")] == [
         x for x in b_out.read_text().splitlines() if x.startswith("#")]
     assert not list(tmp_path.glob(".lmdk-aggregate-buckets-*"))
+
+
+def test_declared_matrix_puts_the_leakage_in_the_header(tmp_path, capsys):
+    src = _series(tmp_path / "s.csv")
+    matrix = tmp_path / "P.csv"
+    matrix.write_text("0.9,0.1\n0.2,0.8\n")
+    out = tmp_path / "stats.csv"
+    rc, stdout, err = _run(capsys, "aggregate", "--input", str(src), *SERIES,
+                           "--landmark-col", "flag", "--landmarks-per-user", "2",
+                           "--epsilon", "1", "--matrix", str(matrix), "--output", str(out),
+                           "--json")
+    assert rc == 0, err
+    leak = json.loads(stdout)["leakage"]
+    assert leak["bound"] and leak["landmark_tpl"] >= leak["max_tpl"] > 0
+    head = [x for x in out.read_text().splitlines() if x.startswith("# temporal leakage")]
+    assert len(head) == 1 and "landmark TPL at most" in head[0]
+    bad = tmp_path / "bad.csv"
+    bad.write_text("0.9,0.2\n0.2,0.8\n")
+    rc, _, err = _run(capsys, "aggregate", "--input", str(src), *SERIES, "--epsilon", "1",
+                      "--matrix", str(bad), "--output", str(tmp_path / "o.csv"))
+    assert rc == 2 and len(err.strip().splitlines()) == 1
