@@ -223,7 +223,7 @@ def _levels(pop: dict, result) -> None:
 def _downloads(result, noise: str) -> None:
     d1, d2 = st.columns(2)
     if result.publishable:
-        lines = header_lines(result, noise)
+        lines = header_lines(result, noise, noise == "fast" and bool(setting("reproducible")))
         text = "".join(f"# {line}\n" for line in lines) + publishable_frame(result).to_csv(
             index=False)
         d1.download_button("Released statistics (CSV)", text, key="st_dl_release",

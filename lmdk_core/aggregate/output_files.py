@@ -38,13 +38,26 @@ AUDIT_LABEL = ("CONFIDENTIAL: true statistics, per-window budgets and per-user l
                "verdicts of an aggregate release; keep with the raw data")
 
 
-def _noise_line(noise: str) -> str:
+def _noise_line(noise: str, seeded: bool = False) -> str:
     from lmdk_core.mechanisms.exact_noise import FAST_SAMPLER_NAME, sampler_description
 
-    return "noise: " + (sampler_description() if noise == "exact" else FAST_SAMPLER_NAME)
+    if noise == "exact":
+        return "noise: " + sampler_description()
+    return "noise: " + FAST_SAMPLER_NAME + (
+        "; drawn from a fixed --seed: whoever knows the seed regenerates the noise and "
+        "recovers the data" if seeded else "")
 
 
-def header_lines(result: AggregateResult, noise: str) -> list[str]:
+def decimals(result: AggregateResult) -> int:
+    """Decimal places of the released values and intervals: a step of at most 1/1000 of
+    the smallest noise scale Δ/ε (:func:`lmdk_core.files.export.release_decimals`; public
+    settings only)."""
+    from lmdk_core.files.export import release_decimals
+
+    return release_decimals(result.spec.epsilon, result.spec.statistic.sensitivity)
+
+
+def header_lines(result: AggregateResult, noise: str, seeded: bool = False) -> list[str]:
     """The publishable header: public settings only (module docstring)."""
     spec, plan = result.spec, result.plan
     lines = [PUBLISHABLE_LABEL, spec.statistic.describe(), spec.windows.describe()]
@@ -59,7 +72,10 @@ def header_lines(result: AggregateResult, noise: str) -> list[str]:
                  f"{plan.scheme}; {_budget_text(result)}")
     if result.leakage is not None:
         lines.append(result.leakage.describe(spec.epsilon))
-    lines.append(_noise_line(noise))
+    lines.append(_noise_line(noise, seeded))
+    from lmdk_core.files.export import rounding_line
+
+    lines.append(rounding_line(decimals(result), "released values and intervals"))
     lines.append("low, high: 95 % interval of each released value from the noise law "
                  "(empty where a window repeats the last release)")
     return lines
@@ -89,7 +105,9 @@ def publishable_frame(result: AggregateResult) -> pd.DataFrame:
         frame["cell"] = np.tile(np.arange(C), T)
         frame["cell_lat"] = np.tile(np.round(lat, 6), T)
         frame["cell_lon"] = np.tile(np.round(lon, 6), T)
-    frame.update(released=rel.released.ravel(), low=rel.low.ravel(), high=rel.high.ravel())
+    places = decimals(result)
+    frame.update(released=np.round(rel.released.ravel(), places),
+                 low=np.round(rel.low.ravel(), places), high=np.round(rel.high.ravel(), places))
     return pd.DataFrame(frame)
 
 

@@ -181,13 +181,13 @@ def _cmd_aggregate(args: argparse.Namespace) -> int:
         print(f"lmdk: {exc}", file=sys.stderr)
         return exc.exit_status
     if args.audit:
-        meta = [AUDIT_LABEL, *header_lines(result, req.noise)[1:]]
+        meta = [AUDIT_LABEL, *header_lines(result, req.noise, req.seed is not None)[1:]]
         write_table(audit_frame(result), args.audit, meta, confidential=True)
         write_table(result.partial.users.sort_values("user", ignore_index=True),
                     users_audit_path(args.audit), meta, confidential=True)
     if result.publishable:
-        write_table(publishable_frame(result), args.output, header_lines(result, req.noise),
-                    confidential=False)
+        write_table(publishable_frame(result), args.output,
+                    header_lines(result, req.noise, req.seed is not None), confidential=False)
     _report(result, args)
     if not result.publishable:
         print(f"lmdk: note: the release is NOT landmark-private for {result.not_private:,} "
