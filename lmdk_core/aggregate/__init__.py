@@ -15,5 +15,7 @@ One concept per module:
 * :mod:`~lmdk_core.aggregate.partition_work` — one partition's share;
 * :mod:`~lmdk_core.aggregate.population_release` — end to end, in process;
 * :mod:`~lmdk_core.aggregate.dask_run` — large tables on Dask;
+* :mod:`~lmdk_core.aggregate.origin_destination` — origin–destination counts;
+* :mod:`~lmdk_core.aggregate.temporal_leakage` — TPL under a declared matrix;
 * :mod:`~lmdk_core.aggregate.output_files` — the publishable file and the audit.
 """

@@ -30,7 +30,8 @@ from lmdk_core.engine.quoting import quote_user_text
 from lmdk_core.engine.validation import InputError
 
 __all__ = ["AUDIT_LABEL", "PUBLISHABLE_LABEL", "audit_frame", "header_lines",
-           "publishable_frame", "users_audit_path", "write_table"]
+           "od_audit_frame", "od_publishable_frame", "publishable_frame", "users_audit_path",
+           "write_table"]
 
 PUBLISHABLE_LABEL = ("lmdk aggregate: publishable released statistics (no raw data, no "
                      "landmarks, no per-user budgets, no true values)")
@@ -87,6 +88,9 @@ def _budget_text(result: AggregateResult) -> str:
     if plan.scheme == "adaptive":
         return "per-window budgets decided by the release (not stated)"
     eps = plan.allocation
+    if result.spec.od:
+        return (f"ε_t = {eps[0]:.6g} per window event, split: the cell counts at "
+                f"{eps[0] / 2:.6g}, each origin-destination transition at {eps[0] / 4:.6g}")
     if plan.skip_landmarks:
         return (f"ε_t = {eps[0]:.6g} in every window, every landmark contribution left "
                 "out")
@@ -111,6 +115,26 @@ def publishable_frame(result: AggregateResult) -> pd.DataFrame:
     return pd.DataFrame(frame)
 
 
+def od_publishable_frame(result: AggregateResult) -> pd.DataFrame:
+    """One row per transition (the first window of the pair), origin and destination
+    cell: released count and its 95 % interval."""
+    rel = result.od_release
+    C = result.spec.n_cells
+    n = rel.released.shape[0]
+    places = decimals(result)
+    return pd.DataFrame({
+        "window": np.repeat(result.spec.windows.labels()[:n], C * C),
+        "origin": np.tile(np.repeat(np.arange(C), C), n),
+        "destination": np.tile(np.arange(C), n * C),
+        "released": np.round(rel.released.ravel(), places),
+        "low": np.round(rel.low.ravel(), places), "high": np.round(rel.high.ravel(), places)})
+
+
+def od_audit_frame(result: AggregateResult) -> pd.DataFrame:
+    """The OD rows plus ``true`` (CONFIDENTIAL)."""
+    return od_publishable_frame(result).assign(true=result.od_truth.ravel())
+
+
 def audit_frame(result: AggregateResult) -> pd.DataFrame:
     """The publishable rows plus ``true``, ``epsilon_t`` and ``fresh`` (CONFIDENTIAL)."""
     frame = publishable_frame(result)
@@ -121,10 +145,10 @@ def audit_frame(result: AggregateResult) -> pd.DataFrame:
     return frame
 
 
-def users_audit_path(audit: str | Path) -> Path:
-    """``name.users.ext`` beside the audit ``name.ext``."""
+def users_audit_path(audit: str | Path, part: str = "users") -> Path:
+    """``name.users.ext`` (or ``name.<part>.ext``) beside the audit ``name.ext``."""
     p = Path(audit)
-    return p.with_name(f"{p.stem}.users{p.suffix}")
+    return p.with_name(f"{p.stem}.{part}{p.suffix}")
 
 
 def write_table(frame: pd.DataFrame, path: str | Path, lines: list[str], *,

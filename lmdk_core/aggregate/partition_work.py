@@ -20,6 +20,7 @@ import pandas as pd
 from lmdk_core.aggregate.cells import CellGrid
 from lmdk_core.aggregate.contributions import Contributions, bound_contributions
 from lmdk_core.aggregate.landmark_bound import kept_contributions
+from lmdk_core.aggregate.origin_destination import od_totals
 from lmdk_core.aggregate.plan import LandmarkSetting
 from lmdk_core.aggregate.statistics import Statistic, Totals, totals_of
 from lmdk_core.aggregate.user_verdicts import user_worst_totals
@@ -44,6 +45,8 @@ class AggregateSpec:
     allocation: np.ndarray
     skip_landmarks: bool
     epsilon: float
+    #: also count origin-destination pairs between consecutive windows (tracks)
+    od: bool = False
 
     @property
     def n_cells(self) -> int:
@@ -60,6 +63,8 @@ class PartialAggregate:
     users: pd.DataFrame
     rows_outside: int
     time_kind: str
+    #: origin-destination counts (T − 1, C, C) of kept contributions, when asked for
+    od: np.ndarray | None = None
 
     def __add__(self, other: PartialAggregate) -> PartialAggregate:
         kinds = {self.time_kind, other.time_kind} - {"none"}
@@ -69,7 +74,8 @@ class PartialAggregate:
         return PartialAggregate(self.all + other.all, self.kept + other.kept,
                                 pd.concat([self.users, other.users], ignore_index=True),
                                 self.rows_outside + other.rows_outside,
-                                next(iter(kinds), "none"))
+                                next(iter(kinds), "none"),
+                                None if self.od is None else self.od + other.od)
 
 
 def _row_landmarks(frame: pd.DataFrame, setting: LandmarkSetting, kind: str,
@@ -100,8 +106,9 @@ def aggregate_frame(frame: pd.DataFrame, kind: str, spec: AggregateSpec) -> Part
                          "the declared period is not: give --start/--end in the same kind")
     T, C = spec.windows.count, spec.n_cells
     if frame.empty:
+        od = np.zeros((max(T - 1, 0), C, C), dtype=np.int64) if spec.od else None
         return PartialAggregate(Totals.zeros(T, C), Totals.zeros(T, C),
-                                pd.DataFrame(columns=USER_COLUMNS), 0, kind)
+                                pd.DataFrame(columns=USER_COLUMNS), 0, kind, od)
     track = spec.cells is not None
     con = bound_contributions(frame, spec.windows, cells=spec.cells,
                               bounds=spec.statistic.bounds,
@@ -117,7 +124,8 @@ def aggregate_frame(frame: pd.DataFrame, kind: str, spec: AggregateSpec) -> Part
     totals_all = totals_of(con.window, con.cell, con.value, everyone, T, C)
     totals_kept = totals_of(con.window, con.cell, con.value, kept, T, C)
     users = _user_rows(con, landmark, kept, dropped, refused, spec)
-    return PartialAggregate(totals_all, totals_kept, users, con.rows_outside, kind)
+    od = od_totals(con.user, con.window, con.cell, kept, T, C) if spec.od else None
+    return PartialAggregate(totals_all, totals_kept, users, con.rows_outside, kind, od)
 
 
 def _contribution_landmarks(con: Contributions, setting: LandmarkSetting) -> np.ndarray:

@@ -24,9 +24,10 @@ from lmdk_core.aggregate.noisy_release import (
     release_adaptive,
     release_statistic,
 )
+from lmdk_core.aggregate.origin_destination import check_od
 from lmdk_core.aggregate.partition_work import AggregateSpec, PartialAggregate, aggregate_frame
 from lmdk_core.aggregate.plan import LandmarkSetting, Plan, plan_allocation
-from lmdk_core.aggregate.statistics import Statistic
+from lmdk_core.aggregate.statistics import Statistic, Totals
 from lmdk_core.aggregate.temporal_leakage import AggregateLeakage, aggregate_leakage
 from lmdk_core.aggregate.windows import WindowGrid, window_grid
 from lmdk_core.engine.allocation import scheme_info
@@ -62,6 +63,8 @@ class AggregateRequest:
     seed: int | None = None
     #: a declared transition matrix (backward; ``forward_matrix`` defaults to it) for the
     #: temporal leakage of the release (:mod:`lmdk_core.aggregate.temporal_leakage`)
+    #: also release origin-destination counts between consecutive windows (tracks)
+    od: bool = False
     matrix: np.ndarray | None = field(default=None, repr=False)
     forward_matrix: np.ndarray | None = field(default=None, repr=False)
 
@@ -82,6 +85,9 @@ class AggregateResult:
     levels: list[LevelError] = field(default_factory=list)
     #: TPL under the declared matrix (None without one, or for Adaptive)
     leakage: AggregateLeakage | None = None
+    #: origin-destination release (T − 1 transitions × C² pairs) and its truth
+    od_release: StatisticRelease | None = None
+    od_truth: np.ndarray | None = None
 
     @property
     def not_private(self) -> int:
@@ -140,8 +146,12 @@ def make_spec(req: AggregateRequest, kind: str, *, first=None, last=None,
         cells = cell_grid(float(req.cell_size), bbox=req.bbox, lat=lat, lon=lon)
     setting = _landmark_setting(req, windows)
     plan = plan_allocation(req.scheme, windows.count, setting, eps, req.w)
+    if req.od:
+        if cells is None:
+            raise InputError("origin-destination counts are for tracks (--lat-col, --lon-col)")
+        check_od(plan.allocation, windows.count, cells.count)
     spec = AggregateSpec(req.statistic, windows, cells, setting, plan.allocation,
-                         plan.skip_landmarks, eps)
+                         plan.skip_landmarks, eps, od=req.od)
     return spec, plan
 
 
@@ -171,9 +181,17 @@ def finish_release(partial: PartialAggregate, spec: AggregateSpec, plan: Plan,
         # every user shares the public landmarks and spends at most the release's ε_t
         partial.users["landmark_private"] = bool(verdict.private)
     else:
-        rel = release_statistic(partial.kept, spec.statistic, plan.allocation, req.noise, rng)
+        # with OD the window's budget b is split: counts b/2, each transition b/4
+        counts_eps = plan.allocation / 2 if spec.od else plan.allocation
+        rel = release_statistic(partial.kept, spec.statistic, counts_eps, req.noise, rng)
     truth = partial.all.values(spec.statistic)
     result = AggregateResult(spec, plan, rel, verdict, truth, partial)
+    if spec.od:
+        T, C = partial.od.shape[0], spec.n_cells
+        od = Totals(partial.od.reshape(T, C * C), np.zeros((T, C * C)))
+        result.od_release = release_statistic(od, spec.statistic, plan.allocation[:-1] / 4,
+                                              req.noise, rng)
+        result.od_truth = od.count.astype(float)
     if req.matrix is not None and plan.scheme != "adaptive":
         result.leakage = aggregate_leakage(plan.allocation, spec.landmarks, req.matrix,
                                            req.forward_matrix)

@@ -84,7 +84,7 @@ def _request(args: argparse.Namespace):
         bbox=parse_bbox(args.bbox) if args.bbox else None, w=args.w,
         landmark_times=times, k=args.landmarks_per_user,
         landmark_flags=args.landmark_col is not None, over_k=args.over_k, noise=args.noise,
-        seed=args.seed, matrix=matrix, forward_matrix=forward)
+        seed=args.seed, matrix=matrix, forward_matrix=forward, od=args.od_output is not None)
 
 
 def _columns(args: argparse.Namespace):
@@ -156,6 +156,8 @@ def _cmd_aggregate(args: argparse.Namespace) -> int:
         AUDIT_LABEL,
         audit_frame,
         header_lines,
+        od_audit_frame,
+        od_publishable_frame,
         publishable_frame,
         users_audit_path,
         write_table,
@@ -163,14 +165,16 @@ def _cmd_aggregate(args: argparse.Namespace) -> int:
     from lmdk_core.files.output_paths import check_outputs
     from lmdk_core.population.cluster import BatchStopped, stop_on_signals
 
-    outputs = {"--output": args.output}
+    outputs = {"--output": args.output, "--od-output": args.od_output}
     if args.audit:
         outputs.update({"--audit": args.audit,
                         "the users' audit": str(users_audit_path(args.audit))})
+        if args.od_output:
+            outputs["the OD audit"] = str(users_audit_path(args.audit, "od"))
     check_outputs({"--input": args.input, "--matrix": args.matrix,
                    "--forward-matrix": args.forward_matrix}, outputs)
     for name, path in outputs.items():
-        if Path(path).suffix.lower() not in (".csv", ".parquet", ".pq"):
+        if path is not None and Path(path).suffix.lower() not in (".csv", ".parquet", ".pq"):
             raise _bad(f"{name} {path!r} must end in .csv or .parquet")
     req = _request(args)
     cols = _columns(args)
@@ -185,9 +189,17 @@ def _cmd_aggregate(args: argparse.Namespace) -> int:
         write_table(audit_frame(result), args.audit, meta, confidential=True)
         write_table(result.partial.users.sort_values("user", ignore_index=True),
                     users_audit_path(args.audit), meta, confidential=True)
+        if result.od_release is not None:
+            write_table(od_audit_frame(result), users_audit_path(args.audit, "od"), meta,
+                        confidential=True)
     if result.publishable:
-        write_table(publishable_frame(result), args.output,
-                    header_lines(result, req.noise, req.seed is not None), confidential=False)
+        lines = header_lines(result, req.noise, req.seed is not None)
+        write_table(publishable_frame(result), args.output, lines, confidential=False)
+        if result.od_release is not None:
+            write_table(od_publishable_frame(result), args.od_output,
+                        [*lines, "origin-destination counts: users in cell `origin` at the "
+                         "window and in cell `destination` at the next window"],
+                        confidential=False)
     _report(result, args)
     if not result.publishable:
         print(f"lmdk: note: the release is NOT landmark-private for {result.not_private:,} "
@@ -306,6 +318,9 @@ def register(sub) -> None:
                    "of the release (Cao et al.) in the header and the JSON")
     p.add_argument("--forward-matrix", help="declared forward matrix CSV (default: --matrix)")
     p.add_argument("--output", required=True, help="publishable file (.csv or .parquet)")
+    p.add_argument("--od-output", help="tracks: also release origin-destination counts "
+                   "between the cells of consecutive windows to this publishable file (the "
+                   "window's budget split: counts ε_t/2, each transition ε_t/4)")
     p.add_argument("--audit", help="CONFIDENTIAL audit (.csv or .parquet), plus "
                    "NAME.users.csv beside it")
     p.add_argument("--json", action="store_true", help="one JSON summary on stdout")

@@ -132,6 +132,9 @@ BAD = [
     ("bad scheduler", "series", ["--scheduler", "http://example.org:80"]),
     ("Dask without declared grids", "series", ["--scheduler", "tcp://127.0.0.1:1"]),
     ("landmark time outside", "series", ["--landmark-times", "999999999"]),
+    ("OD for a series", "series", ["--od-output", "od.csv"]),
+    ("OD with skip", "tracks", ["--scheme", "skip", "--landmark-times", "2024-05-01T01:00",
+                                "--od-output", "od.csv"]),
 ]
 
 
@@ -253,3 +256,21 @@ def test_parquet_in_through_dask_row_groups_and_parquet_out(tmp_path, capsys, mo
     assert np.allclose(ta, tb)
     assert list(pd.read_parquet(tmp_path / "b.parquet").columns) == ["window", "released",
                                                                      "low", "high"]
+
+
+def test_origin_destination_file(tmp_path, capsys):
+    src = _tracks(tmp_path / "t.csv")
+    od, audit = tmp_path / "od.csv", tmp_path / "audit.csv"
+    rc, _, err = _run(capsys, "aggregate", "--input", str(src), *TRACK,
+                      "--bbox", "48.855,2.325,48.885,2.355", "--start", "2024-05-01T00:00",
+                      "--end", "2024-05-01T06:00", "--epsilon", "1",
+                      "--output", str(tmp_path / "o.csv"), "--od-output", str(od),
+                      "--audit", str(audit))
+    assert rc == 0, err
+    table = pd.read_csv(od, comment="#")
+    assert list(table.columns) == ["window", "origin", "destination", "released", "low", "high"]
+    cells = pd.read_csv(tmp_path / "o.csv", comment="#")["cell"].nunique()
+    assert len(table) == 5 * cells * cells
+    assert "split" in od.read_text()
+    true = pd.read_csv(tmp_path / "audit.od.csv", comment="#")["true"]
+    assert true.sum() > 0 and (audit.with_name("audit.od.csv").stat().st_mode & 0o777) == 0o600

@@ -224,3 +224,27 @@ def test_series_neighbours_have_the_same_public_parts():
         assert np.allclose(f["high"] - f["low"], frames[0]["high"] - frames[0]["low"])
     # the clamped reading moves the true sum by at most the declared HI − LO
     assert np.max(np.abs(out[2].truth - out[0].truth)) <= 3.0 + 1e-12
+
+
+def test_neighbour_with_origin_destination_stays_within_epsilon():
+    """Counts at b/2 and every OD transition at b/4 (event level, b = ε): one moved fix
+    changes the counts of its window and the OD pairs of the transitions before and after
+    it; the exact law's largest log-ratio over all of them is at most ε, and would not be
+    if the transitions got b/2 each."""
+    df = _population(5)
+    moved = df.copy()
+    i = moved.index[(moved["user"] == "u004")][6]  # the first fix of hour 2
+    moved.loc[i, ["lat", "lon"]] = [48.8505, 2.3005]
+    req = _request(scheme="event", od=True)
+    a, b = _release(df, req), _release(moved, req)
+    b_t = a.plan.allocation
+    sup = (_sup_log_ratio(a.partial.kept.count, b.partial.kept.count, b_t / 2, 2)
+           + _sup_log_ratio(a.partial.od.reshape(len(b_t) - 1, -1),
+                            b.partial.od.reshape(len(b_t) - 1, -1), b_t[:-1] / 4, 2))
+    assert 0.5 < sup <= 1.0 + 1e-12
+    too_much = (_sup_log_ratio(a.partial.kept.count, b.partial.kept.count, b_t / 2, 2)
+                + _sup_log_ratio(a.partial.od.reshape(len(b_t) - 1, -1),
+                                 b.partial.od.reshape(len(b_t) - 1, -1), b_t[:-1] / 2, 2))
+    assert too_much > 1.0
+    assert header_lines(a, "exact") == header_lines(b, "exact")
+    assert a.od_release.released.shape == (11, a.spec.n_cells ** 2)

@@ -162,3 +162,34 @@ def test_no_user_is_in_two_cells_of_one_window(rows):
         assert part.all.count[w].sum() <= len(users_in_window[w])
     assert part.all.count.sum() + part.users["outside_cells"].sum() == part.users[
         "contributions"].sum()
+
+
+@settings(max_examples=40, deadline=None)
+@given(rows=rows_strategy, k=st.integers(0, 2))
+def test_origin_destination_counts_equal_the_slow_loops(rows, k):
+    """OD pairs: a user's kept first-fix cells in windows w and w + 1, both in the box."""
+    from lmdk_core.aggregate.contributions import bound_contributions
+    from lmdk_core.aggregate.landmark_bound import kept_contributions
+    from lmdk_core.aggregate.origin_destination import od_totals
+
+    cols = PopulationColumns("user", "time", lat="lat", lon="lon", landmark="flag")
+    frame, _ = prepare_users(pd.DataFrame(rows)[cols.needed()], cols)
+    windows = WindowGrid("number", 0.0, WIDTH, COUNT, declared=True)
+    con = bound_contributions(frame, windows, cells=BOX)
+    kept, _, _ = kept_contributions(con.user, con.landmark, k, "drop")
+    got = od_totals(con.user, con.window, con.cell, kept, COUNT, BOX.count)
+    # slow: per user, the kept (window -> cell) map, then consecutive windows
+    want = np.zeros_like(got)
+    by_user = defaultdict(dict)
+    for u, w, c, keep in zip(con.user.tolist(), con.window.tolist(), con.cell.tolist(),
+                             kept.tolist(), strict=True):
+        if keep and c >= 0:
+            by_user[u][w] = c
+    for cells in by_user.values():
+        for w, c in cells.items():
+            if w + 1 in cells:
+                want[w, c, cells[w + 1]] += 1
+    assert np.array_equal(got, want)
+    # the same first fixes as the slow implementation of the counts
+    _, _, users = _slow_aggregate(rows, True, None, k, "drop", False)
+    assert sum(1 for v in users.values() if v[0]) == con.users.size
