@@ -132,9 +132,9 @@ BAD = [
     ("bad scheduler", "series", ["--scheduler", "http://example.org:80"]),
     ("Dask without declared grids", "series", ["--scheduler", "tcp://127.0.0.1:1"]),
     ("landmark time outside", "series", ["--landmark-times", "999999999"]),
-    ("OD for a series", "series", ["--od-output", "od.csv"]),
+    ("OD for a series", "series", ["--od-output", "{tmp}/od.csv"]),
     ("OD with skip", "tracks", ["--scheme", "skip", "--landmark-times", "2024-05-01T01:00",
-                                "--od-output", "od.csv"]),
+                                "--od-output", "{tmp}/od.csv"]),
 ]
 
 
@@ -153,10 +153,10 @@ def test_bad_options_exit_2_with_one_line(tmp_path, capsys, name, kind, extra):
     src, base = _bad_input(tmp_path, kind)
     argv = ["aggregate", "--input", str(src), *base, "--epsilon", "1",
             "--output", str(tmp_path / "o.csv")]
-    rc, _, err = _run(capsys, *argv, *extra)
+    rc, _, err = _run(capsys, *argv, *(x.replace("{tmp}", str(tmp_path)) for x in extra))
     assert rc == 2, err
     assert len(err.strip().splitlines()) == 1 and err.startswith("lmdk: error:")
-    assert not (tmp_path / "o.csv").exists()
+    assert not (tmp_path / "o.csv").exists() and not (tmp_path / "od.csv").exists()
 
 
 @pytest.mark.parametrize(("cell", "message"), [
