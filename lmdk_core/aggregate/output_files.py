@@ -18,8 +18,6 @@ through a temporary file in the same folder and ``os.replace`` (never through a 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -28,10 +26,11 @@ import pandas as pd
 from lmdk_core.aggregate.population_release import AggregateResult
 from lmdk_core.engine.quoting import quote_user_text
 from lmdk_core.engine.validation import InputError
+from lmdk_core.files.atomic_write import AtomicFile
 
 __all__ = ["AUDIT_LABEL", "PUBLISHABLE_LABEL", "audit_frame", "header_lines",
            "od_audit_frame", "od_publishable_frame", "publishable_frame", "users_audit_path",
-           "write_table"]
+           "save_table"]
 
 PUBLISHABLE_LABEL = ("lmdk aggregate: publishable released statistics (no raw data, no "
                      "landmarks, no per-user budgets, no true values)")
@@ -151,29 +150,22 @@ def users_audit_path(audit: str | Path, part: str = "users") -> Path:
     return p.with_name(f"{p.stem}.{part}{p.suffix}")
 
 
-def write_table(frame: pd.DataFrame, path: str | Path, lines: list[str], *,
-                confidential: bool) -> None:
+def save_table(frame: pd.DataFrame, path: str | Path, lines: list[str], *,
+               confidential: bool) -> None:
     """Write ``frame`` as CSV (``# `` + each line, then the table) or Parquet (the lines
-    in the metadata key ``lmdk.header``) through a temporary file and ``os.replace``;
-    mode 0600 when ``confidential``."""
+    in the metadata key ``lmdk.header``) through :class:`~lmdk_core.files.atomic_write.
+    AtomicFile`: whole or not at all, a link at ``path`` replaced and never followed, mode
+    0600 when ``confidential``."""
     p = Path(path)
     suffix = p.suffix.lower()
     if suffix not in (".csv", ".parquet", ".pq"):
         raise InputError(f"{quote_user_text(str(path))} must end in .csv or .parquet")
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
-    try:
-        os.fchmod(fd, 0o600 if confidential else 0o644)
-        with os.fdopen(fd, "wb") as fh:
-            if suffix == ".csv":
-                text = "".join(f"# {line}\n" for line in lines) + frame.to_csv(index=False)
-                fh.write(text.encode("utf-8"))
-            else:
-                _write_parquet(frame, fh, lines)
-        os.replace(tmp, p)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    with AtomicFile(p, "wb", confidential=confidential) as fh:
+        if suffix == ".csv":
+            text = "".join(f"# {line}\n" for line in lines) + frame.to_csv(index=False)
+            fh.write(text.encode("utf-8"))
+        else:
+            _write_parquet(frame, fh, lines)
 
 
 def _write_parquet(frame: pd.DataFrame, fh, lines: list[str]) -> None:

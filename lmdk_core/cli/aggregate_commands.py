@@ -159,8 +159,8 @@ def _cmd_aggregate(args: argparse.Namespace) -> int:
         od_audit_frame,
         od_publishable_frame,
         publishable_frame,
+        save_table,
         users_audit_path,
-        write_table,
     )
     from lmdk_core.files.output_paths import check_outputs
     from lmdk_core.population.cluster import BatchStopped, stop_on_signals
@@ -186,17 +186,17 @@ def _cmd_aggregate(args: argparse.Namespace) -> int:
         return exc.exit_status
     if args.audit:
         meta = [AUDIT_LABEL, *header_lines(result, req.noise, req.seed is not None)[1:]]
-        write_table(audit_frame(result), args.audit, meta, confidential=True)
-        write_table(result.partial.users.sort_values("user", ignore_index=True),
+        save_table(audit_frame(result), args.audit, meta, confidential=True)
+        save_table(result.partial.users.sort_values("user", ignore_index=True),
                     users_audit_path(args.audit), meta, confidential=True)
         if result.od_release is not None:
-            write_table(od_audit_frame(result), users_audit_path(args.audit, "od"), meta,
+            save_table(od_audit_frame(result), users_audit_path(args.audit, "od"), meta,
                         confidential=True)
     if result.publishable:
         lines = header_lines(result, req.noise, req.seed is not None)
-        write_table(publishable_frame(result), args.output, lines, confidential=False)
+        save_table(publishable_frame(result), args.output, lines, confidential=False)
         if result.od_release is not None:
-            write_table(od_publishable_frame(result), args.od_output,
+            save_table(od_publishable_frame(result), args.od_output,
                         [*lines, "origin-destination counts: users in cell `origin` at the "
                          "window and in cell `destination` at the next window"],
                         confidential=False)
@@ -290,7 +290,8 @@ def register(sub) -> None:
     p.add_argument("--end", help="declared end of the period (exclusive)")
     p.add_argument("--lat-col", help="track latitudes (cell counts)")
     p.add_argument("--lon-col", help="track longitudes (cell counts)")
-    p.add_argument("--cell", type=float, help="cell size in metres (tracks)")
+    p.add_argument("--cell", type=bounded("cell_size_m", "--cell"),
+                   help="cell size in metres (tracks)")
     p.add_argument("--bbox", help="declared grid box SOUTH,WEST,NORTH,EAST in degrees "
                    "(else the data's extent: not a declared setting)")
     p.add_argument("--value-col", help="series values (sum, mean or count)")
@@ -301,18 +302,21 @@ def register(sub) -> None:
                    "comma-separated (their windows are landmarks)")
     p.add_argument("--landmark-col", help="each user's landmark flags (1/true); needs "
                    "--landmarks-per-user")
-    p.add_argument("--landmarks-per-user", type=int, metavar="K",
+    p.add_argument("--landmarks-per-user", metavar="K",
+                   type=bounded("max_landmarks", "--landmarks-per-user"),
                    help="declared bound k of landmark windows per user (without "
                         "--landmark-col: each user's landmarks are discovered)")
     p.add_argument("--over-k", choices=["drop", "refuse"], default="drop",
                    help="users with more than k landmark windows: drop their extra landmark "
                         "contributions, or leave them out")
-    p.add_argument("--epsilon", type=float, required=True, help="total budget ε")
+    p.add_argument("--epsilon", type=bounded("epsilon", "--epsilon"), required=True,
+                   help="total budget ε")
     p.add_argument("--scheme", default="uniform",
                    choices=["uniform", "skip", "adaptive", "event", "w-event", "user"],
                    help="budget scheme over the windows")
-    p.add_argument("--w", type=int, help="w of the w-event scheme (and of the comparison's "
-                   "w-event level; default there: 24 windows)")
+    p.add_argument("--w", type=bounded("window", "--w"),
+                   help="w of the w-event scheme (and of the comparison's "
+                        "w-event level; default there: 24 windows)")
     p.add_argument("--matrix", help="declared transition matrix CSV of a user's state between "
                    "consecutive windows (n lines of n probabilities): the temporal leakage "
                    "of the release (Cao et al.) in the header and the JSON")

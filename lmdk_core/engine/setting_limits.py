@@ -119,6 +119,10 @@ LIMITS: dict[str, SettingLimit] = {lim.name: lim for lim in (
     SettingLimit("workers", 1, 256, whole=True),
     # the port lmdk explore listens on
     SettingLimit("port", 1, 65_535, whole=True),
+    # a declared bound k on the landmarks of one user (or one view): public, it sets
+    # Uniform's ε/(k+1) (Katsomallos et al. CODASPY'22 count |L| as part of what is
+    # protected, so the noise scale must come from a declared k, never from |L|)
+    SettingLimit("max_landmarks", 0, 100_000, whole=True),
 )}
 
 

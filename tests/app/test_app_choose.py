@@ -82,15 +82,6 @@ def test_track_view_has_the_averaging_attack(at):
     assert "days of releases" in text and "from the true place" in text
 
 
-def test_learn_page_explains_accuracy_to_epsilon_and_advanced_composition():
-    learn = open_page("learn")
-    text = " ".join(m.value for m in learn.markdown)
-    # defaults ±1 at 95 %, Δf 1, 5 landmarks: ε_t = ln 20 ≈ 2.996, Uniform ε = 6·ln 20 ≈ 17.97
-    assert "Each reading needs ε_t = **3**" in text
-    assert "needs ε = **18**" in text
-    assert "basic 2.6, advanced 2.03" in text  # 52 releases of 0.05, δ' = 1e-6
-
-
 @pytest.mark.parametrize("per", ["each", "all"])
 def test_adaptive_is_solved_for_each_and_all_readings(per):
     page = open_page("choose_epsilon")

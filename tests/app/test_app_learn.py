@@ -191,3 +191,12 @@ def test_laplace_lesson_states_the_demos_likelihood_ratio_for_its_delta_f(learn)
     ok = sensitivity_example(1.0, 3.0)
     assert ok.covered and ok.ratio <= math.e
     assert any(ok.sentence() in i.value for i in at.info)
+
+
+def test_epsilon_lesson_explains_accuracy_to_epsilon_and_advanced_composition(learn):
+    text = " ".join(m.value for m in open_lesson(learn, 2).markdown)
+    # defaults ±1 at 95 %, Δf 1, 5 landmarks: ε_t = ln 20 ≈ 2.996, Uniform ε = 6·ln 20 ≈ 17.97
+    assert "Each reading needs ε_t = **3**" in text
+    assert "needs ε = **18**" in text
+    text = " ".join(m.value for m in open_lesson(learn, 5).markdown)
+    assert "basic 2.6, advanced 2.03" in text  # 52 releases of 0.05, δ' = 1e-6

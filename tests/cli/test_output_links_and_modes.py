@@ -60,14 +60,14 @@ def test_batch_replaces_links_at_audit_and_output_and_keeps_the_audit_private(
     audit = _link(tmp_path, f"audit.{fmt}", victim_a)
     out = _link(tmp_path, f"released.{fmt}", victim_o)
     scratch_modes: dict[str, int] = {}
-    collect = dask_driver._collect
+    collect = dask_driver.collect_partitions
 
     def spy(futures, progress):  # the scratch folders while the workers run
         scratch_modes.update({p.name: _mode(p) for p in tmp_path.iterdir()
                               if p.name.startswith(".")})
         return collect(futures, progress)
 
-    monkeypatch.setattr(dask_driver, "_collect", spy)
+    monkeypatch.setattr(dask_driver, "collect_partitions", spy)
     old = os.umask(0)  # the most permissive umask: the modes must not depend on it
     try:
         code = main(["batch", "--config", str(cfg), "--input", str(src), "--user-col", "uid",
