@@ -30,6 +30,14 @@ the groups that L ∪ {t} touches::
 
 Every timestamp outside the given groups is a group of its own, so without groups this
 is the per-timestamp form above.
+
+**A budget shared by every set (a DP estimate read from the whole series).** A mechanism
+that reads the whole series once and is itself landmark ε_S-private — every set L ∪ {t}
+of at most k landmarks plus one timestamp may change its input, e.g. the noisy
+transition counts of a correlation model estimated with differential privacy
+(docs/correlation.md) — composes sequentially with every set, so the theorem becomes
+``ε_S + Σ_{i ∈ L ∪ {t}} ε_i <= ε`` (argument ``shared`` of :func:`verify`): the totals
+the verdict reports then include ε_S and are compared with the stated total ε.
 """
 
 from __future__ import annotations
@@ -105,6 +113,8 @@ class Verdict:
     tolerance: float = 0.0
     #: the groups (inclusive ranges start..end) each read by one mechanism; () = none
     groups: tuple[tuple[int, int], ...] = ()
+    #: ε_S, a budget spent on the whole series that every total includes (0 = none)
+    shared: float = 0.0
 
     @property
     def violations(self) -> np.ndarray:
@@ -114,15 +124,18 @@ class Verdict:
     def summary(self) -> str:
         """One plain-language sentence for a badge or a log line."""
         t, tot = self.worst_timestamp, self.worst_total
+        with_shared = (f" (with ε_S = {self.shared:.4g} spent on the whole series)"
+                       if self.shared else "")
         if self.private:
             return (
                 f"Landmark-private: the largest total Σ over L∪{{t}} is {tot:.4g} "
-                f"(at t={t}) ≤ ε = {self.epsilon:.4g}"
+                f"(at t={t}){with_shared} ≤ ε = {self.epsilon:.4g}"
             )
         n = self.violations.size
         return (
-            f"NOT landmark-private: at t={t} the landmarks plus t spend {tot:.4g} > "
-            f"ε = {self.epsilon:.4g} ({n} timestamp{'s' if n != 1 else ''} over budget)"
+            f"NOT landmark-private: at t={t} the landmarks plus t spend {tot:.4g}"
+            f"{with_shared} > ε = {self.epsilon:.4g} ({n} timestamp{'s' if n != 1 else ''} "
+            "over budget)"
         )
 
     def to_dict(self) -> dict:
@@ -197,7 +210,7 @@ def grouped_totals(epsilon_t: ArrayLike, landmarks: Iterable[int],
 
 
 def verify(epsilon_t: ArrayLike, landmarks: Iterable[int] | None, epsilon: float,
-           groups: Iterable[tuple[int, int]] | None = None) -> Verdict:
+           groups: Iterable[tuple[int, int]] | None = None, shared: float = 0.0) -> Verdict:
     """Check an allocation ``epsilon_t`` (one ε_i >= 0 per timestamp) against the
     landmark-privacy theorem for landmark set ``landmarks`` and total budget ``epsilon``.
 
@@ -216,6 +229,9 @@ def verify(epsilon_t: ArrayLike, landmarks: Iterable[int] | None, epsilon: float
         The total budget ε (at least :data:`EPSILON_MIN`).
     groups : iterable of (int, int), optional
         Inclusive ranges of timestamps released by one mechanism each.
+    shared : float, optional
+        ε_S ≥ 0 spent by a landmark ε_S-private mechanism that reads the whole series
+        (module docstring): added to every total.
 
     Returns
     -------
@@ -234,6 +250,13 @@ def verify(epsilon_t: ArrayLike, landmarks: Iterable[int] | None, epsilon: float
     >>> v = verify([0.5] * 5, [1, 3], 1.0)
     >>> v.private, v.worst_total, v.worst_timestamp
     (False, 1.5, 0)
+
+    A correlation model estimated with ε_M = 0.2 leaves 0.8 to the release:
+
+    >>> verify([0.8 / 3] * 5, [1, 3], 1.0, shared=0.2).private
+    True
+    >>> verify([1 / 3] * 5, [1, 3], 1.0, shared=0.2).private
+    False
     """
     eps_total = check_epsilon(epsilon)
     if eps_total < EPSILON_MIN:
@@ -245,6 +268,9 @@ def verify(epsilon_t: ArrayLike, landmarks: Iterable[int] | None, epsilon: float
         raise InputError("the allocation must hold one budget per timestamp (at least one)")
     lm = check_landmarks(landmarks, eps.size)
     grp = check_groups(groups, eps.size)
+    spent = float(shared)
+    if not (np.isfinite(spent) and spent >= 0):
+        raise InputError(f"the shared budget must be a finite number >= 0, got {shared!r}")
     if grp:
         totals = grouped_totals(eps, lm, grp)
         # the timestamps of the groups L touches (each holds a landmark: at most |L| plus
@@ -253,6 +279,9 @@ def verify(epsilon_t: ArrayLike, landmarks: Iterable[int] | None, epsilon: float
     else:
         totals = landmark_totals(eps, lm)
         terms = lm.size + 1  # |L ∪ {t}| <= |L| + 1 terms at every t
+    if spent > 0:
+        totals = totals + spent
+        terms += 1
     worst = int(np.argmax(totals))
     worst_total = float(totals[worst])
     tol = tolerance(eps_total, terms)
@@ -266,4 +295,5 @@ def verify(epsilon_t: ArrayLike, landmarks: Iterable[int] | None, epsilon: float
         landmarks=lm,
         tolerance=tol,
         groups=grp,
+        shared=spent,
     )

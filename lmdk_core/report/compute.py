@@ -27,7 +27,7 @@ from lmdk_core.decision.utility import UtilityVerdict, release_utility
 from lmdk_core.decision.verdict import PrivacyVerdict, privacy_verdict
 from lmdk_core.engine.allocation import scheme_info
 from lmdk_core.engine.release import Release
-from lmdk_core.engine.stay_events import parse_stays
+from lmdk_core.engine.stay_events import parse_stays, stay_members
 from lmdk_core.engine.validation import InputError
 from lmdk_core.engine.verifier import check_groups
 from lmdk_core.figures.common import hover_labels
@@ -50,6 +50,7 @@ from lmdk_core.leakage.model import (
 
 __all__ = [
     "DEFAULT_CELL_SIZE_M",
+    "DEFAULT_MAX_LANDMARKS",
     "DEFAULT_SERIES_STATES",
     "MAX_LEAKAGE_STATES",
     "CorrelationModel",
@@ -58,6 +59,7 @@ __all__ = [
     "compute_report",
     "correlation_model",
     "declared_max_landmarks",
+    "landmark_events",
     "leakage_target",
     "load_view_data",
     "mixture_quantile",
@@ -158,22 +160,44 @@ def correlation_model(cfg: ViewConfig, data: Series | Track,
     """
     spec = extra_setting(cfg, "correlation")
     cell = extra_setting(cfg, "cell_size_m", DEFAULT_CELL_SIZE_M)
+    private = isinstance(spec, dict) and str(spec.get("model", "")).strip().lower() == "private"
     return correlation_from_spec(spec, data, default_strength=cfg.correlation_strength,
                                  default_cell_size=cell,
-                                 max_landmarks=declared_max_landmarks(cfg), seed=seed)
+                                 max_landmarks=declared_max_landmarks(cfg) if private else None,
+                                 seed=seed)
+
+
+#: k when a configuration declares none: the public note and the private correlation
+#: model speak of at most this many landmark events (never of the number marked)
+DEFAULT_MAX_LANDMARKS = 5
 
 
 def declared_max_landmarks(cfg: ViewConfig) -> int:
-    """k, the bound on the landmark events the private correlation model's noise is
-    calibrated to: the configuration's declared ``extra.max_landmarks``, else the number
-    of landmarks marked (an exploring view)."""
+    """k, the declared bound on the landmark events: the configuration's
+    ``extra.max_landmarks``, else :data:`DEFAULT_MAX_LANDMARKS` — never the number of
+    landmarks marked, which the public note would otherwise reveal (Uniform's ε/(k+1)
+    sets its expected error; the private correlation model's noise is calibrated to k).
+    A view marking more than k landmarks is refused with a message saying how to
+    declare a larger k."""
     k = extra_setting(cfg, "max_landmarks")
     if k is None:
-        return len(cfg.landmarks)
-    if isinstance(k, bool) or not isinstance(k, int) or k < len(cfg.landmarks):
-        raise InputError("config: extra.max_landmarks must be a whole number at least the "
-                         "number of landmarks")
+        k = DEFAULT_MAX_LANDMARKS
+    elif isinstance(k, bool) or not isinstance(k, int) or k < 0:
+        raise InputError("config: extra.max_landmarks must be a whole number >= 0")
+    events = landmark_events(cfg)
+    if events > k:
+        raise InputError(f"config: the view marks {events} landmark events, more than the "
+                         f"declared bound k = {k}; declare a larger k (extra.max_landmarks, "
+                         f'e.g. "max_landmarks": {events}) or mark fewer landmarks')
     return int(k)
+
+
+def landmark_events(cfg: ViewConfig) -> int:
+    """The landmark events a view marks: its landmarks, a stay of a track counting as one
+    event (docs/stays.md) — a confidential number, compared with k only."""
+    stays = parse_stays(extra_setting(cfg, "stays")) if cfg.data_kind == "track" else []
+    members = set(stay_members(stays).tolist())
+    return len(stays) + sum(1 for t in cfg.landmarks if t not in members)
 
 
 def model_share(model: CorrelationModel) -> float:

@@ -125,6 +125,12 @@ class PublicView:
     al.'s recursions) is at most the full TPL at that timestamp, which is non-decreasing
     in every ε_t, so ``landmark TPL_t ≤ Σ_{i∈L∪{t}} TPL_i(max ε) ≤`` the sum of the
     k + 1 largest TPL values of the constant budget ``max_t ε_t``.
+
+    Under a model estimated with differential privacy at the share ε_M (``share``) the
+    released values spend ε − ε_M; the theorem is checked by the verifier against the
+    total ε with ε_M as a budget shared by every set (the noisy counts read the whole
+    series; sequential composition), and ``total_bound`` adds ε_M to the landmark-TPL
+    bound of the released values.
     """
 
     epsilon_t: np.ndarray
@@ -133,6 +139,12 @@ class PublicView:
     theorem: object
     tpl_max: float | None
     landmark_bound: float | None
+    share: float = 0.0
+
+    @property
+    def total_bound(self) -> float | None:
+        """The bound on landmark TPL of the released values plus ε_M (composition)."""
+        return None if self.landmark_bound is None else self.landmark_bound + self.share
 
 
 def public_view(rd: ReportData) -> PublicView:
@@ -146,18 +158,19 @@ def public_view(rd: ReportData) -> PublicView:
     T = int(rel.epsilon_t.size)
     k = declared_max_landmarks(cfg)
     canonical = list(range(min(k, T)))
+    share = _model_share(rd)
     eps_t = allocate(rel.scheme, T, canonical, rel.epsilon, cfg.window)
     published = eps_t > 0
-    theorem = verify(eps_t, canonical, rel.epsilon)
+    theorem = verify(eps_t, canonical, cfg.epsilon, shared=share)
     if not publishes_leakage(rd) or not np.any(published):
-        return PublicView(eps_t, published, k, theorem, None, None)
+        return PublicView(eps_t, published, k, theorem, None, None, share)
     from lmdk_core.leakage.tpl import tpl
 
     model = rd.leakage.model
     per_t = np.asarray(tpl(np.full(T, float(np.max(eps_t))), model.backward,
                            model.forward), dtype=float)
     bound = float(np.sort(per_t)[-min(k + 1, T):].sum())
-    return PublicView(eps_t, published, k, theorem, float(np.max(per_t)), bound)
+    return PublicView(eps_t, published, k, theorem, float(np.max(per_t)), bound, share)
 
 
 def _red_sentence(eps: float, lt: float | None) -> str:
@@ -204,8 +217,8 @@ def _verdict(rd: ReportData, view: PublicView) -> tuple[str, str, str]:
     from lmdk_core.decision.verdict import LEAKAGE_RTOL
     from lmdk_core.report.compute import leakage_target
 
-    eps = rd.release.epsilon
-    lt = view.landmark_bound
+    eps = view.theorem.epsilon  # the total ε (the release's and a DP model's share)
+    lt = view.total_bound
     alpha = leakage_target(rd.cfg) or eps
     if not view.theorem.private:
         colour, headline = "red", "Not landmark-private"
@@ -214,6 +227,11 @@ def _verdict(rd: ReportData, view: PublicView) -> tuple[str, str, str]:
     else:
         colour, headline = "green", "Landmark-private"
     sentence = _SENTENCES[colour](eps, lt)
+    if view.share:
+        sentence += (f" The total ε = {eps:g} counts both outputs (sequential "
+                     f"composition): ε − ε_M = {eps - view.share:g} for the released values "
+                     f"and ε_M = {view.share:g} for the noisy transition counts of the "
+                     "correlation model.")
     if lt is None and colour == "green":
         sentence += (" This assumes consecutive values are independent; if they are "
                      "correlated the protection can be weaker (see Temporal correlation).")
@@ -282,6 +300,9 @@ def _leakage_rows(rd: ReportData, view: PublicView) -> tuple[list[tuple[str, str
              "budget of one timestamp)", _num(view.tpl_max, ".3g")),
             ("Leakage of the landmarks plus one timestamp (landmark TPL), at most",
              _num(view.landmark_bound, ".3g"))]
+    if view.share:
+        rows.append(("With the correlation model's ε_M added (sequential composition), "
+                     "at most", _num(view.total_bound, ".3g")))
     return rows, (f"Assumed correlation model: {leak.model.description} The bound holds "
                   "for every set of landmark events of the declared size, wherever they "
                   "are.")
@@ -291,7 +312,7 @@ def _risk_rows(rd: ReportData, view: PublicView) -> list[tuple[str, str]]:
     """Aggregated risk in words (no timestamp, place or count of landmarks)."""
     from lmdk_core.decision.attacker import risk_statements
 
-    return risk_statements(rd.release.epsilon, view.landmark_bound)
+    return risk_statements(view.theorem.epsilon, view.total_bound)
 
 
 def render_release_note(rd: ReportData, noise: str = NUMPY_NOISE) -> str:
@@ -319,6 +340,8 @@ def render_release_note(rd: ReportData, noise: str = NUMPY_NOISE) -> str:
                          f"ε − ε_M = {rel.epsilon:g} for the released values; ε_M = "
                          f"{share:g} for the correlation model (noisy transition counts)"))
     settings += [("Budget scheme", f"{info.label} — {info.description}"),
+                 ("Landmark events protected together (declared bound k)",
+                  f"at most {view.k}; the number of landmarks is not disclosed"),
                 ("Mechanism", mech), ("Noise sampler", noise),
                 ("Released", f"{len(rd.data):,} timestamps "
                              f"({'locations' if rd.is_track else 'values'}); withheld "

@@ -119,11 +119,13 @@ def test_release_note_states_the_level_but_no_data_scale(kind):
     rd = compute_report(cfg)
     html = build_release_note(cfg)
     # the level from public settings only: the mechanism's expected error at the noisy
-    # publications against the declared Δf (a track: nothing declared, not judged)
+    # publications of the allocation for k landmark events (the declared bound, never
+    # the number marked) against the declared Δf (a track: nothing declared, not judged)
     from lmdk_core.decision.utility import declared_utility
+    from lmdk_core.report.release_note import public_view
 
-    rel = rd.release
-    eps = rel.epsilon_t[rel.published]
+    view = public_view(rd)
+    eps = view.epsilon_t[view.published]
     errors = 2 * cfg.radius / eps if kind == "track" else cfg.sensitivity / eps
     level, sentence = declared_utility(errors, None if kind == "track" else cfg.sensitivity,
                                        "the declared largest change of one reading Δf",
