@@ -25,6 +25,7 @@ from lmdk_core.figures.object_memo import per_object
 from lmdk_core.files.config import ViewConfig
 from lmdk_core.files.export import CONFIDENTIAL_LABEL, NUMPY_NOISE
 from lmdk_core.report import build_report, report_filename
+from lmdk_core.report.compute import declared_max_landmarks
 from lmdk_core.report.release_note import (
     build_release_note,
     published_noise,
@@ -104,12 +105,13 @@ def release_note_button(cfg: ViewConfig, key: str, noise: str | None = None) -> 
     snapshot = _snapshot(cfg)
     if snapshot is None:
         return
-    if noise is None:
-        try:
+    try:
+        if noise is None:
             noise = published_noise(snapshot)
-        except InputError as exc:
-            st.caption(f":material/block: No public release note: {exc}.")
-            return
+        declared_max_landmarks(snapshot)  # more landmark events than k: no note
+    except InputError as exc:
+        st.caption(f":material/block: No public release note: {exc}.")
+        return
     teaching = snapshot.reproducible
     st.download_button(
         "TEACHING note (HTML) — not publishable" if teaching else "Public release note (HTML)",

@@ -296,3 +296,17 @@ def test_only_a_teaching_configuration_restores_its_seed_and_says_so(timeline):
     assert not at.exception and not at.error
     assert at.session_state["w_seed"] == 42 and at.session_state["w_reproducible"]
     assert any("Fixed seed" in w.value for w in at.sidebar.warning)
+
+
+def test_more_landmarks_than_the_declared_k_give_no_public_note(timeline):
+    """The public note speaks of at most k landmark events (default 5, never the number
+    marked): a sixth landmark removes its button and says why; the confidential report
+    stays."""
+    at = timeline
+    at.multiselect(key="w_lm_select").set_value([27, 28, 85, 86, 139, 150]).run()
+    assert not at.exception
+    labels = [b.label for b in at.get("download_button")]
+    assert "Public release note (HTML)" not in labels
+    assert "CONFIDENTIAL — Internal privacy report (HTML)" in labels
+    assert any("No public release note" in c.value and "max_landmarks" in c.value
+               for c in at.caption)
