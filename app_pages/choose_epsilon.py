@@ -11,11 +11,11 @@ import pandas as pd
 import streamlit as st
 
 from app_support import state_keys as K
-from app_support.components import cached_posterior_curve
+from app_support.components import cached_posterior_curve, cached_sweep, smoothing_table
 from app_support.current_data import CurrentData, data_choice
 from app_support.figure_memo import content_key, memo_figure
 from app_support.live_chart import live_chart
-from app_support.session import keep_page_state, set_setting, setting
+from app_support.session import keep_page_state, leakage_target, set_setting, setting
 from lmdk_core.decision.accuracy import EPS_RANGE, AccuracyTarget, accuracy_at
 from lmdk_core.decision.adaptive_accuracy import min_adaptive_runs
 from lmdk_core.decision.attacker import (
@@ -39,6 +39,7 @@ from lmdk_core.engine.allocation import SCHEMES, allocate
 from lmdk_core.engine.setting_limits import LIMITS
 from lmdk_core.engine.validation import InputError
 from lmdk_core.figures.choose import accuracy_figure, averaging_figure, posterior_figure
+from lmdk_core.leakage.conservative import conservative_name, is_estimated, range_text
 
 STATIC = ["uniform", "skip", "w-event", "user", "event"]
 EPS_LIM = LIMITS["epsilon"]
@@ -318,12 +319,24 @@ def _posterior_section(prior: float, plan_scheme: str, eps_t: np.ndarray,
     model, leak, note = cur.leakage(eps_t)
     _certainty(prior, events)
     if leak is not None:
-        tpl_now = float(np.max(leak["landmark TPL"]))
-        corr = cached_posterior_curve(json.dumps(model.spec, sort_keys=True), cur.key, prior,
-                                      grid, plan_scheme, cur.length, tuple(lm),
-                                      int(setting("window")), model).correlated
+        spec = json.dumps(model.spec, sort_keys=True)
+        # an estimated model: the worst over the smoothing range, and how it moves
+        sweep = cached_sweep(spec, cur.key, eps_t, tuple(lm), model) \
+            if is_estimated(model) else None
+        tpl_now = float(np.max(sweep.worst if sweep is not None else leak["landmark TPL"]))
+        corr = cached_posterior_curve(spec, cur.key, prior, grid, plan_scheme, cur.length,
+                                      tuple(lm), int(setting("window")), model).correlated
+        name = (f"{conservative_name(model)}, estimated from this data: the worst over "
+                f"smoothing {range_text(model.spec.get('smoothing'))}" if sweep is not None
+                else model.short)
         st.markdown(certainty_sentence(tpl_now, prior, epsilon=eps_now, correlated=True)
-                    + f" (model: {model.short}; change it on the Leakage page)")
+                    + f" (model: {name}; change it on the Leakage page)")
+        if sweep is not None:
+            with st.expander("How landmark TPL moves with the model"):
+                st.markdown(smoothing_table(sweep, leakage_target() or eps_now))
+                st.caption("The chart's correlated curve is the model's own smoothing "
+                           f"({model.spec.get('smoothing'):g}); the sentence above takes "
+                           "the worst row.")
     elif note:
         st.caption(f"No correlation view: {note}")
     scheme = setting("scheme")

@@ -77,7 +77,8 @@ def render_verdict(pv: PrivacyVerdict, compact: bool = False,
         with st.expander("Why: the numbers behind this verdict"):
             st.markdown(pv.sentence)
             if sweep is not None:
-                st.markdown(smoothing_table(sweep, pv))
+                st.markdown(smoothing_table(sweep, pv.leakage_target
+                                            if pv.leakage_target is not None else pv.epsilon))
         applied = st.session_state.pop(K.CALIBRATION_APPLIED, None)
         if applied:
             st.success(applied, icon=":material/done:")
@@ -92,10 +93,10 @@ def render_verdict(pv: PrivacyVerdict, compact: bool = False,
         render_utility(utility, compact=compact)
 
 
-def smoothing_table(sweep: SmoothingSweep, pv: PrivacyVerdict) -> str:
+def smoothing_table(sweep: SmoothingSweep, bound: float) -> str:
     """How landmark TPL moves with the estimated model, in words for non-experts and as
-    a Markdown table (smoothing → largest landmark TPL, the worst row marked)."""
-    bound = pv.leakage_target if pv.leakage_target is not None else pv.epsilon
+    a Markdown table (smoothing → largest landmark TPL against ``bound``, ε or the
+    leakage target; the worst row marked)."""
     rows = "\n".join(
         f"| {a:g} | {p:.3g} | {'≤' if p <= bound * (1 + 1e-9) else '>'} {bound:.4g}"
         f"{' ← the verdict uses this worst case' if a == sweep.worst_smoothing else ''} |"

@@ -125,3 +125,34 @@ def test_attacker_view_states_likelihood_ratios_that_hold_for_the_demo():
     assert not page.exception
     msg = next(e.value for e in page.error if "does not cover" in e.value)
     assert "66.1 times more likely" in msg and "88.0%" in msg and "23.2%" in msg
+
+
+def test_the_attacker_view_under_the_estimated_model_is_conservative_and_says_so():
+    """Under the default model (estimated from the demo week) the correlated sentence
+    takes the worst landmark TPL over the smoothing range, says the model is estimated,
+    and the page shows how landmark TPL moves with the smoothing (issue 35, item 6)."""
+    import json
+
+    import numpy as np
+
+    from lmdk_core.engine.allocation import allocate
+    from lmdk_core.leakage import landmark_tpl
+    from lmdk_core.leakage.conservative import smoothing_variants
+    from lmdk_core.leakage.model import correlation_from_spec
+
+    page = open_tab(open_page("choose_epsilon"), ATTACKER)
+    assert not page.exception
+    text = " ".join(m.value for m in page.markdown)
+    assert "estimated from this data: the worst over smoothing 1, 0.5, 0.1 and 0.01" in text
+    assert "How landmark TPL moves with the model" in text
+    # the worst row of the table is the one the sentence uses
+    spec = json.loads(json.dumps({"model": "estimated", "bins": 10, "binning": "quantile",
+                                  "smoothing": 1.0, "backward": "estimated"}))
+    model = correlation_from_spec(spec, demo_series())
+    lm = demo_series_landmarks()
+    eps_t = allocate("uniform", 168, lm, 1.0)
+    worst = max(float(np.max(landmark_tpl(eps_t, lm, v.backward, v.forward)))
+                for v in smoothing_variants(model))
+    own = float(np.max(landmark_tpl(eps_t, lm, model.backward, model.forward)))
+    assert worst > own
+    assert f"| 0.01 | {worst:.3g} |" in text
