@@ -55,6 +55,12 @@ from lmdk_core.population.partition import BatchSettings
 from lmdk_core.population.preview import user_plans
 from lmdk_core.population.table import PopulationColumns, repeated_times_count
 
+#: the demos' public grids, declared as a publisher would (their period and, for the
+#: commuters, the 4 km square round the Opéra they are drawn in): start, end, box
+DEMO_GRIDS = {"demo_series": ("2024-04-01T00:00", "2024-05-01T00:00", ""),
+              "demo_tracks": ("2024-03-05T00:00", "2024-03-06T00:00",
+                              "48.87, 2.33, 48.906, 2.385"),
+              "demo_neighbourhood": ("2024-04-01T00:00", "2024-04-15T00:00", "")}
 SOURCES = {"demo_series": "Demo: 200 households (hourly meter, 30 days)",
            "demo_tracks": "Demo: 100 commuters (one day each)",
            "demo_neighbourhood": "Demo: a neighbourhood of 1,000 households (14 days)",
@@ -193,7 +199,7 @@ def current_population() -> dict | None:
     cols = DEMO_POPULATION_SERIES_COLUMNS if series else DEMO_POPULATION_TRACK_COLUMNS
     return {"key": source, "name": SOURCES[source], "frame": frame, "time_kind": time_kind,
             "kind": "series" if series else "track", "cols": cols,
-            "unit": "kWh" if series else ""}
+            "unit": "kWh" if series else "", "grids": DEMO_GRIDS[source]}
 
 
 # ---------------------------------------------------------------- settings

@@ -17,10 +17,12 @@ import streamlit as st
 from app_support import state_keys as K
 from app_support.live_chart import live_chart
 from app_support.session import keep_page_state, setting
+from lmdk_core.aggregate.cells import parse_bbox
 from lmdk_core.aggregate.levels import expected_error_curves, landmark_share
 from lmdk_core.aggregate.output_files import (
     AUDIT_LABEL,
     audit_frame,
+    grids_declared,
     header_lines,
     publishable_frame,
 )
@@ -61,6 +63,10 @@ def _defaults(pop: dict) -> None:
         K.ST_WINDOW: "1h", K.ST_STAT: "sum", K.ST_LO: 0.0, K.ST_HI: 3.0, K.ST_CELL: 500.0,
         K.ST_LM_KIND: "personal" if "landmark" in pop["frame"] else "none", K.ST_K: 5,
         K.ST_OVER_K: "drop", K.ST_TIMES: "", K.ST_SCHEME: "uniform", K.ST_NOISE: "exact"})
+    if st.session_state.get(K.ST_GRIDS_FOR) != pop["key"]:  # a new population: its grids
+        start, end, box = pop.get("grids", ("", "", ""))
+        st.session_state.update({K.ST_START: start, K.ST_END: end, K.ST_BBOX: box,
+                                 K.ST_GRIDS_FOR: pop["key"]})
 
 
 def _settings_widgets(pop: dict) -> None:
@@ -81,6 +87,17 @@ def _settings_widgets(pop: dict) -> None:
                         help="Readings below are clamped to LO: a bound you state, not one "
                              "read from the data.")
         b2.number_input(f"Declared HI {pop['unit']}".strip(), step=0.5, key=K.ST_HI)
+    g1, g2, g3 = st.columns(3)
+    grid_help = ("A public setting you declare, as the windows' width: the file says "
+                 "'declared'. Left empty, it is read from the data, and the release is "
+                 "exploratory, not publishable.")
+    g1.text_input("Declared period start", key=K.ST_START, placeholder="2024-04-01T00:00",
+                  help=grid_help)
+    g2.text_input("Declared period end (exclusive)", key=K.ST_END,
+                  placeholder="2024-04-15T00:00", help=grid_help)
+    if track:
+        g3.text_input("Declared map box: south, west, north, east", key=K.ST_BBOX,
+                      placeholder="48.87, 2.33, 48.906, 2.385", help=grid_help)
     d1, d2, d3 = st.columns(3)
     d1.radio("Landmarks", list(LANDMARKS), key=K.ST_LM_KIND, format_func=LANDMARKS.get)
     kind = st.session_state[K.ST_LM_KIND]
@@ -118,8 +135,11 @@ def _request(pop: dict) -> AggregateRequest:
     if personal and "landmark" not in pop["frame"]:
         raise InputError("this population has no landmark flags: choose public landmark "
                          "times or none")
+    start, end = (str(ss[K.ST_START]).strip() or None), (str(ss[K.ST_END]).strip() or None)
+    box = str(ss[K.ST_BBOX]).strip() if track else ""
     return AggregateRequest(
-        statistic=stat, width=parse_width(ss[K.ST_WINDOW]),
+        statistic=stat, width=parse_width(ss[K.ST_WINDOW]), start=start, end=end,
+        bbox=parse_bbox(box) if box else None,
         epsilon=float(setting("epsilon")), scheme=ss[K.ST_SCHEME],
         cell_size=float(ss[K.ST_CELL]) if track else None,
         w=int(setting("window")) if ss[K.ST_SCHEME] == "w-event" else None,
@@ -220,10 +240,17 @@ def _levels(pop: dict, result) -> None:
                  hide_index=True, key="st_levels_table")
 
 
-def _downloads(result, noise: str) -> None:
+def _downloads(result, noise: str, w: int | None) -> None:
+    from lmdk_core.report.aggregate_note import render_aggregate_note
+
+    if result.publishable and not grids_declared(result):
+        st.warning("**Exploratory, not publishable:** the period or the map box was read "
+                   "from the data, so the files' grid depends on the raw data. Declare the "
+                   "period (and the map box) above to publish.", icon=":material/warning:")
     d1, d2 = st.columns(2)
     if result.publishable:
-        lines = header_lines(result, noise, noise == "fast" and bool(setting("reproducible")))
+        seeded = noise == "fast" and bool(setting("reproducible"))
+        lines = header_lines(result, noise, seeded)
         text = "".join(f"# {line}\n" for line in lines) + publishable_frame(result).to_csv(
             index=False)
         d1.download_button("Released statistics (CSV)", text, key="st_dl_release",
@@ -231,6 +258,14 @@ def _downloads(result, noise: str) -> None:
                            mime="text/csv", icon=":material/download:",
                            help="Publishable: window, cell, released value and its 95 % "
                                 "interval under the public settings.")
+        d1.download_button("Public release note (HTML)",
+                           render_aggregate_note(result, noise, seeded, w),
+                           key="st_dl_note",
+                           file_name=publishable_filename("population_note", "html"),
+                           mime="text/html", icon=":material/description:",
+                           help="For readers of the statistics: the public settings, the "
+                                "declared k, the noise and the expected error of each "
+                                "protection level; nothing from the raw data.")
         with d1.expander("What the publishable header says"):
             st.code("\n".join(lines), language=None)
     with d2.expander(":material/lock: CONFIDENTIAL — audit"):
@@ -270,4 +305,4 @@ def render_statistics(pop: dict) -> None:
     st.header("5. Levels side by side at the same ε")
     _levels(pop, result)
     st.header("6. Downloads")
-    _downloads(result, req.noise)
+    _downloads(result, req.noise, req.w)

@@ -28,12 +28,16 @@ from lmdk_core.engine.quoting import quote_user_text
 from lmdk_core.engine.validation import InputError
 from lmdk_core.files.atomic_write import AtomicFile
 
-__all__ = ["AUDIT_LABEL", "PUBLISHABLE_LABEL", "audit_frame", "header_lines",
+__all__ = ["AUDIT_LABEL", "EXPLORATORY_LABEL", "PUBLISHABLE_LABEL", "audit_frame",
+           "grids_declared", "header_lines",
            "od_audit_frame", "od_publishable_frame", "publishable_frame", "users_audit_path",
            "save_table"]
 
 PUBLISHABLE_LABEL = ("lmdk aggregate: publishable released statistics (no raw data, no "
                      "landmarks, no per-user budgets, no true values)")
+EXPLORATORY_LABEL = ("lmdk aggregate: EXPLORATORY, not publishable: the period or the "
+                     "map box was read from the data (declare --start, --end and, for "
+                     "tracks, --bbox to publish); released statistics only")
 AUDIT_LABEL = ("CONFIDENTIAL: true statistics, per-window budgets and per-user landmark "
                "verdicts of an aggregate release; keep with the raw data")
 
@@ -57,10 +61,19 @@ def decimals(result: AggregateResult) -> int:
     return release_decimals(result.spec.epsilon, result.spec.statistic.sensitivity)
 
 
+def grids_declared(result: AggregateResult) -> bool:
+    """Whether the window grid (and the cell grid of a track statistic) were declared:
+    a grid read from the data depends on the raw data, so the file is then exploratory."""
+    spec = result.spec
+    return bool(spec.windows.declared and (spec.cells is None or spec.cells.declared))
+
+
 def header_lines(result: AggregateResult, noise: str, seeded: bool = False) -> list[str]:
-    """The publishable header: public settings only (module docstring)."""
+    """The publishable header: public settings only (module docstring); its first line
+    says EXPLORATORY instead when a grid was read from the data."""
     spec, plan = result.spec, result.plan
-    lines = [PUBLISHABLE_LABEL, spec.statistic.describe(), spec.windows.describe()]
+    label = PUBLISHABLE_LABEL if grids_declared(result) else EXPLORATORY_LABEL
+    lines = [label, spec.statistic.describe(), spec.windows.describe()]
     if spec.cells is not None:
         lines.append(spec.cells.describe())
     lines.append(spec.landmarks.describe())

@@ -125,8 +125,8 @@ def window_grid(width: float, kind: str, *, start: str | None = None, end: str |
     of widths since the Unix epoch / 0) to its ``last`` time inclusive."""
     declared = start is not None and end is not None
     if (start is None) != (end is None):
-        raise InputError("declare both --start and --end (the period of the windows), or "
-                         "neither")
+        raise InputError("declare both the start and the end of the period (--start and "
+                         "--end), or neither")
     if declared:
         origin = parse_instant(start, kind, "--start")
         stop = parse_instant(end, kind, "--end")

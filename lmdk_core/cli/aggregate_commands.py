@@ -155,6 +155,7 @@ def _cmd_aggregate(args: argparse.Namespace) -> int:
     from lmdk_core.aggregate.output_files import (
         AUDIT_LABEL,
         audit_frame,
+        grids_declared,
         header_lines,
         od_audit_frame,
         od_publishable_frame,
@@ -165,7 +166,7 @@ def _cmd_aggregate(args: argparse.Namespace) -> int:
     from lmdk_core.files.output_paths import check_outputs
     from lmdk_core.population.cluster import BatchStopped, stop_on_signals
 
-    outputs = {"--output": args.output, "--od-output": args.od_output}
+    outputs = {"--output": args.output, "--od-output": args.od_output, "--note": args.note}
     if args.audit:
         outputs.update({"--audit": args.audit,
                         "the users' audit": str(users_audit_path(args.audit))})
@@ -173,7 +174,11 @@ def _cmd_aggregate(args: argparse.Namespace) -> int:
             outputs["the OD audit"] = str(users_audit_path(args.audit, "od"))
     check_outputs({"--input": args.input, "--matrix": args.matrix,
                    "--forward-matrix": args.forward_matrix}, outputs)
+    if args.note is not None and Path(args.note).suffix.lower() not in (".html", ".htm"):
+        raise _bad(f"--note {args.note!r} must end in .html (the public note is a web page)")
     for name, path in outputs.items():
+        if name == "--note":
+            continue
         if path is not None and Path(path).suffix.lower() not in (".csv", ".parquet", ".pq"):
             raise _bad(f"{name} {path!r} must end in .csv or .parquet")
     req = _request(args)
@@ -200,7 +205,18 @@ def _cmd_aggregate(args: argparse.Namespace) -> int:
                         [*lines, "origin-destination counts: users in cell `origin` at the "
                          "window and in cell `destination` at the next window"],
                         confidential=False)
+    if args.note:
+        from lmdk_core.files.atomic_write import write_atomically
+        from lmdk_core.report.aggregate_note import render_aggregate_note
+
+        write_atomically(args.note, render_aggregate_note(result, req.noise,
+                                                          req.seed is not None, req.w),
+                         confidential=False)
     _report(result, args)
+    if result.publishable and not grids_declared(result):
+        print("lmdk: note: the period or the map box was read from the data, so the file "
+              "is marked EXPLORATORY, not publishable; declare --start, --end (and --bbox) "
+              "to publish", file=sys.stderr)
     if not result.publishable:
         print(f"lmdk: note: the release is NOT landmark-private for {result.not_private:,} "
               f"users ({result.verdict.summary()}); no publishable file was written"
@@ -325,6 +341,8 @@ def register(sub) -> None:
     p.add_argument("--od-output", help="tracks: also release origin-destination counts "
                    "between the cells of consecutive windows to this publishable file (the "
                    "window's budget split: counts ε_t/2, each transition ε_t/4)")
+    p.add_argument("--note", help="the public release note (.html): public settings, "
+                   "the expected error of each privacy level, no raw data")
     p.add_argument("--audit", help="CONFIDENTIAL audit (.csv or .parquet), plus "
                    "NAME.users.csv beside it")
     p.add_argument("--json", action="store_true", help="one JSON summary on stdout")

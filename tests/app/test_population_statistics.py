@@ -43,6 +43,9 @@ def test_neighbourhood_total_is_landmark_private_and_useful():
     by = dict(zip(table["level"], table["measured |error| (CONFIDENTIAL)"], strict=True))
     assert by["landmark"] < by["user"] / 4
     assert any(b.key == "st_dl_release" for b in at.get("download_button"))  # publishable
+    assert any(b.key == "st_dl_note" for b in at.get("download_button"))  # its public note
+    header = " ".join(c.value for c in at.code)
+    assert "publishable released statistics" in header and "EXPLORATORY" not in header
 
 
 def test_commuters_map_and_window_slider():
@@ -70,3 +73,20 @@ def test_bad_bounds_and_missing_times_are_errors_and_keep_the_settings():
     at.text_input(key="st_times").input("2024-04-03T18:00").run()
     assert not at.error
     assert metric(at, "Private users") == "200/200"
+
+
+def test_a_grid_left_to_the_data_is_exploratory_and_a_bad_box_an_error():
+    """The commuters' demo declares its day and its map box; emptying the period makes
+    the release exploratory (a warning, the header says so); a box that is not four
+    numbers is an st.error that keeps what was typed."""
+    at = _statistics("demo_tracks")
+    assert not at.warning or not any("Exploratory" in w.value for w in at.warning)
+    assert "2024-03-05T00:00" == at.text_input(key="st_start").value
+    at.text_input(key="st_start").input("").run()
+    assert at.error and "both the start and the end" in at.error[0].value
+    at.text_input(key="st_end").input("").run()
+    assert any("Exploratory, not publishable" in w.value for w in at.warning)
+    assert "EXPLORATORY" in " ".join(c.value for c in at.code)
+    at.text_input(key="st_bbox").input("48.87, 2.33, north").run()
+    assert at.error and "Cannot release this statistic" in at.error[0].value
+    assert at.text_input(key="st_bbox").value == "48.87, 2.33, north"

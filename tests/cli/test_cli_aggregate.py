@@ -274,3 +274,51 @@ def test_origin_destination_file(tmp_path, capsys):
     assert "split" in od.read_text()
     true = pd.read_csv(tmp_path / "audit.od.csv", comment="#")["true"]
     assert true.sum() > 0 and (audit.with_name("audit.od.csv").stat().st_mode & 0o777) == 0o600
+
+
+def _note_run(capsys, tmp_path: Path, src: Path, name: str, *extra: str) -> tuple[str, str]:
+    out, note = tmp_path / f"{name}_stats.csv", tmp_path / f"{name}_note.html"
+    rc, _, err = _run(capsys, "aggregate", "--input", str(src), *TRACK,
+                      "--landmark-col", "flag", "--landmarks-per-user", "2",
+                      "--epsilon", "1", "--output", str(out), "--note", str(note),
+                      "--noise", "fast", "--seed", "3", *extra)
+    assert rc == 0, err
+    head = "\n".join(line for line in out.read_text().splitlines() if line.startswith("#"))
+    return note.read_text(), head + "\n" + err
+
+
+DECLARED = ["--bbox", "48.855,2.325,48.885,2.355",
+            "--start", "2024-05-01T00:00", "--end", "2024-05-01T06:00"]
+
+
+def test_public_note_is_the_same_for_neighbouring_populations(tmp_path, capsys):
+    """Two populations that differ in one user's fix (moved to another cell) and in one
+    user's landmark flags (0 → 2 landmark windows, within k = 2) give byte-identical
+    public notes and headers: both hold public settings and expected errors only."""
+    src = _tracks(tmp_path / "a.csv")
+    frame = pd.read_csv(src)
+    frame.loc[7, ["lat", "lon"]] = [48.884, 2.354]   # one fix moved across the grid
+    user = frame["user"] == "p3"
+    frame.loc[user, "flag"] = 0
+    frame.loc[frame.index[user][:2], "flag"] = 1
+    frame.to_csv(tmp_path / "b.csv", index=False)
+    note_a, head_a = _note_run(capsys, tmp_path, src, "a", *DECLARED)
+    note_b, head_b = _note_run(capsys, tmp_path, tmp_path / "b.csv", "b", *DECLARED)
+    assert note_a == note_b and head_a == head_b
+    assert "Landmark-private for every user at ε = 1" in note_a
+    assert "k = 2" in note_a and "user level" in note_a and "EXPLORATORY" not in head_a
+
+
+def test_a_grid_read_from_the_data_is_marked_exploratory(tmp_path, capsys):
+    src = _tracks(tmp_path / "a.csv")
+    note, head = _note_run(capsys, tmp_path, src, "a")
+    assert head.startswith("# lmdk aggregate: EXPLORATORY, not publishable")
+    assert "Exploratory: not for publication" in note
+    assert "declare --start, --end (and --bbox) to publish" in head  # the stderr line
+
+
+def test_note_must_be_html(tmp_path, capsys):
+    src = _tracks(tmp_path / "a.csv")
+    rc, _, err = _run(capsys, "aggregate", "--input", str(src), *TRACK, "--epsilon", "1",
+                      "--output", str(tmp_path / "o.csv"), "--note", str(tmp_path / "n.txt"))
+    assert rc == 2 and len(err.strip().splitlines()) == 1 and "must end in .html" in err
