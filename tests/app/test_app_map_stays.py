@@ -109,3 +109,19 @@ def test_choose_epsilon_counts_the_accepted_stays_as_events(real_track):
     assert any("22 landmark events (22 stays of 1,229 fixes, each one event)" in c.value
                for c in at.caption), [c.value for c in at.caption]
     assert not at.error, [e.value for e in at.error]
+
+
+def test_the_map_finds_stays_across_the_recordings_of_one_gpx():
+    """The same points as one GPX with a ``<trkseg>`` per recording (issue 37 §1): the
+    Map's upload offers the same 22 stays as the one-piece CSV, among them the nights
+    at home that span the gap between an evening's recording and the next morning's."""
+    gpx = ROOT / "tests" / "data" / "real" / "gps" / "geolife-user004-recordings.gpx"
+    at = open_page("map", TIMEOUT)
+    at.multiselect(key="w_track_lm_select").set_value([]).run()
+    at.file_uploader(key="track_upload").set_value(
+        (gpx.name, gpx.read_bytes(), "application/gpx+xml"))
+    at.run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    options = at.multiselect(key="track_candidates").options
+    assert len([o for o in options if str(o).startswith("Stay ")]) == 22, options
+    assert any("t=946-982" in str(o) for o in options)  # a night spanning two recordings
