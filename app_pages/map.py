@@ -24,6 +24,7 @@ from app_support.session import (
     setting,
     settings_on_page,
 )
+from app_support.track_columns_choice import track_column_choices
 from app_support.track_edits import (
     CANDIDATE_KEY,
     MAP_KEY,
@@ -90,7 +91,8 @@ st.caption(
 with st.expander(":material/upload_file: Use your own track, or restore a saved view"):
     c1, c2 = st.columns(2)
     c1.file_uploader(
-        f"Track: CSV with columns `time,lat,lon` (time optional), GPX (tracks; waypoints "
+        f"Track: CSV with time, latitude and longitude columns (`time,lat,lon`, "
+        f"`timestamp,latitude,longitude`, `X;Y;t` …; time optional), GPX (tracks; waypoints "
         f"within {DEFAULT_WAYPOINT_MAX_M / 1000:g} km of the track become landmark "
         f"candidates) or a GeoLife `.plt`. Up to {MAX_TRACK_POINTS:,} points.",
         type=["csv", "txt", "gpx", "plt"], key=K.TRACK_UPLOAD, on_change=on_upload)
@@ -98,6 +100,7 @@ with st.expander(":material/upload_file: Use your own track, or restore a saved 
                      help=RESTORE_HELP,
                      key=K.TRACK_CONFIG_UPLOAD, on_change=restore_uploaded_config,
                      args=(K.TRACK_CONFIG_UPLOAD, "track"))
+    track_column_choices()
 reference_uploader("track", "track_reference_upload")
 if st.session_state.get(K.TRACK_UPLOAD_ERROR):
     st.error(st.session_state[K.TRACK_UPLOAD_ERROR], icon=":material/error:")

@@ -30,7 +30,14 @@ def on_series_upload() -> None:
             "and settings are unchanged.")
         cols = csv_columns(f.getvalue())
         if len(cols) >= 2:  # offer the file's columns as time / value choices
-            st.session_state[K.SERIES_COLUMNS_PENDING] = (f.name, f.getvalue(), cols)
+            guessed = (str(exc).startswith("the CSV needs the column")
+                       and guess_series_columns(f.getvalue()) is not None)
+            if guessed:  # not an error: columns to confirm (a note, not a red box)
+                st.session_state[K.UPLOAD_ERROR] = None
+            note = (f"{quote_user_text(f.name)} has no `time,value` columns: check the "
+                    "columns guessed below and load it (CLI: --time-col, --value-col)."
+                    if guessed else None)
+            st.session_state[K.SERIES_COLUMNS_PENDING] = (f.name, f.getvalue(), cols, note)
         return
     st.session_state[K.UPLOAD_ERROR] = None
     remember_upload(add_series(f"Upload: {f.name}", s), f.name, f.getvalue())
@@ -38,7 +45,7 @@ def on_series_upload() -> None:
 
 def _load_with_columns() -> None:
     """Load the pending upload with the chosen time and value columns."""
-    fname, data, _ = st.session_state[K.SERIES_COLUMNS_PENDING]
+    fname, data, _, _ = st.session_state[K.SERIES_COLUMNS_PENDING]
     try:
         s = load_series_csv(data, name=fname, time_col=st.session_state[K.W_UPLOAD_TIME_COL],
                             value_col=st.session_state[K.W_UPLOAD_VALUE_COL])
@@ -57,7 +64,9 @@ def column_choices() -> None:
     pending = st.session_state.get(K.SERIES_COLUMNS_PENDING)
     if not pending:
         return
-    fname, data, cols = pending
+    fname, data, cols, note = pending
+    if note:
+        st.info(note, icon=":material/table_chart:")
     # never a row-index column (`Unnamed: 0`): lmdk_core.data.series.guess_series_columns
     guess_t, guess_v = guess_series_columns(data) or (cols[0], cols[1])
     if guess_t not in cols or guess_v not in cols:

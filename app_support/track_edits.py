@@ -16,6 +16,7 @@ from app_support.download_buttons import (
 from app_support.session import (
     setting,
 )
+from app_support.track_columns_choice import offer_track_columns
 from app_support.track_map import clicked_point
 from app_support.track_session import (
     add_track,
@@ -213,12 +214,15 @@ def on_upload() -> None:
     f = st.session_state.get(K.TRACK_UPLOAD)
     if f is None:
         return
+    st.session_state[K.TRACK_COLUMNS_PENDING] = None
     try:
         tr = check_track_size(load_track(f.getvalue(), filename=f.name, name=f.name))
     except InputError as exc:
         st.session_state[K.TRACK_UPLOAD_ERROR] = (
             f"Could not use {quote_user_text(f.name)}: {exc}. Your current track, landmarks "
             "and settings are unchanged.")
+        if "needs a latitude and a longitude column" in str(exc):
+            offer_track_columns(f.name, f.getvalue())  # the column choice under the upload
         return
     st.session_state[K.TRACK_UPLOAD_ERROR] = None
     remember_upload(add_track(f"Upload: {f.name}", tr), f.name, f.getvalue())

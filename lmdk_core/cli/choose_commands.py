@@ -10,6 +10,7 @@ import argparse
 from pathlib import Path
 
 from lmdk_core.cli.bounded import bounded
+from lmdk_core.cli.input_columns import add_column_options
 from lmdk_core.engine.quoting import quote_user_text
 from lmdk_core.engine.setting_limits import check_setting
 from lmdk_core.engine.validation import InputError, parse_landmarks
@@ -17,23 +18,25 @@ from lmdk_core.engine.validation import InputError, parse_landmarks
 SCHEMES = ("uniform", "skip", "adaptive", "w-event", "user", "event")
 
 
-def _load(path: str, radius: float | None, time_col: str = "time", value_col: str = "value"):
-    """(values (T,) or (T, 2) [lat, lon], kind, object) of a series CSV (its time and
-    value columns ``time_col``, ``value_col``) or a track."""
+def _load(args: argparse.Namespace):
+    """(values (T,) or (T, 2) [lat, lon], kind, object) of the input: a series CSV (its
+    ``--time-col``/``--value-col``) or a track (``--lat-col``/``--lon-col``/``--time-col``
+    for a CSV; ``--radius`` needed)."""
     import numpy as np
 
-    from lmdk_core.cli.dummy_commands import _input_kind
+    from lmdk_core.cli.input_columns import input_kind, series_columns, track_columns
 
-    if _input_kind(path) == "track":
+    path = args.input
+    if input_kind(path, args) == "track":
         from lmdk_core.data.track import load_track
 
-        if radius is None:
+        if args.radius is None:
             raise InputError("a track needs --radius (the protection radius r in metres)")
-        tr = load_track(path, filename=path, name=Path(path).name)
+        tr = load_track(path, filename=path, name=Path(path).name, **track_columns(args))
         return np.column_stack([tr.lat, tr.lon]), "track", tr
     from lmdk_core.data.series import load_series_csv
 
-    s = load_series_csv(path, name=Path(path).name, time_col=time_col, value_col=value_col)
+    s = load_series_csv(path, name=Path(path).name, **series_columns(args))
     return s.values, "series", s
 
 
@@ -103,7 +106,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     from lmdk_core.cli import emit_json
 
     _check_solve_options(args)
-    values, kind, _ = _load(args.input, args.radius, args.time_col, args.value_col)
+    values, kind, _ = _load(args)
     landmarks = _landmarks(args.landmarks, len(values))
     target = _accuracy_target(args)
     unit = "m" if kind == "track" else (args.unit or "")
@@ -192,7 +195,7 @@ def _cmd_attack(args: argparse.Namespace) -> int:
     _bounded("prior", args.prior, "--prior")
     _bounded("privacy_loss", args.leakage, "--leakage")
     days = _days(args.days) if args.stay else []
-    values, kind, _ = _load(args.input, args.radius, args.time_col, args.value_col)
+    values, kind, _ = _load(args)
     lm = _landmarks(args.landmarks, len(values))
     stay = _stay(args.stay, kind, len(values))
     runs = 100 if args.runs is None else args.runs
@@ -291,8 +294,7 @@ def _cmd_compose(args: argparse.Namespace) -> int:
 def _data_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--input", required=True, help="series CSV (time,value) or track "
                                                   "(CSV/GPX/PLT)")
-    p.add_argument("--time-col", default="time", help="series: the time column")
-    p.add_argument("--value-col", default="value", help="series: the value column")
+    add_column_options(p)
     p.add_argument("--landmarks", default="", help="0-based timestamps and ranges, e.g. "
                                                    "3,7,10-20")
     p.add_argument("--mechanism", choices=["laplace", "geometric"], default="laplace",

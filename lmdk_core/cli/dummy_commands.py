@@ -4,12 +4,17 @@
 from __future__ import annotations
 
 import argparse
-import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from lmdk_core.cli.bounded import bounded
-from lmdk_core.engine.validation import InputError, check_epsilon, check_length, parse_landmarks
+from lmdk_core.cli.input_columns import (
+    add_column_options,
+    input_kind,
+    series_columns,
+    track_columns,
+)
+from lmdk_core.engine.validation import check_epsilon, check_length, parse_landmarks
 
 # The engine (pandas, scipy) is imported inside the handlers so that the other
 # sub-commands start fast. The parser's choices and defaults are therefore spelled out
@@ -56,26 +61,6 @@ def _print_dummies(opts, sel) -> None:
     print("selected landmarks: " + ",".join(str(t) for t in sel.selected.tolist()))
 
 
-def _input_kind(path: str) -> str:
-    """'track' for GPX, a GeoLife/OziExplorer .plt or a CSV with lat and lon columns,
-    else 'series'."""
-    import pandas as pd
-
-    from lmdk_core.data.tables import read_bytes
-
-    if path.lower().endswith((".gpx", ".plt")):
-        return "track"
-    data = read_bytes(path, "the input file")
-    if data.lstrip().startswith(b"<"):
-        return "track"
-    try:
-        header = pd.read_csv(io.BytesIO(data), nrows=0, dtype=str, encoding_errors="strict")
-    except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError, ValueError):
-        raise InputError("the input is neither a GPX file nor a readable CSV") from None
-    cols = {str(c).strip().lower() for c in header.columns}
-    return "track" if {"lat", "lon"} <= cols else "series"
-
-
 @dataclass
 class _Suggested:
     """What ``lmdk suggest`` found in one input: the kind of data, its name and length,
@@ -95,7 +80,7 @@ def _suggest_for_track(args: argparse.Namespace, name: str) -> _Suggested:
     from lmdk_core.data.track import load_track
     from lmdk_core.landmarks.discovery import track_stay_points
 
-    track = load_track(args.input, filename=args.input, name=name)
+    track = load_track(args.input, filename=args.input, name=name, **track_columns(args))
     found, notes = track_stay_points(track, args.distance, args.duration,
                                      args.minutes_per_point, TIME_UNITS[args.time_unit])
     params = {"distance_m": args.distance, "duration_minutes": args.duration,
@@ -108,8 +93,7 @@ def _suggest_for_series(args: argparse.Namespace, name: str) -> _Suggested:
     from lmdk_core.data.series import load_series_csv
     from lmdk_core.landmarks.discovery import series_suggestions
 
-    series = load_series_csv(args.input, name=name, time_col=args.time_col,
-                             value_col=args.value_col)
+    series = load_series_csv(args.input, name=name, **series_columns(args))
     sugg = series_suggestions(series.time, series.time_kind, series.values,
                               args.window, args.k, args.season, args.max_events)
     params = {"window": sugg.window, "window_from": sugg.window_note, "k": args.k,
@@ -128,7 +112,7 @@ def _cmd_suggest(args: argparse.Namespace) -> int:
     from lmdk_core.engine.stay_events import format_stays
     from lmdk_core.landmarks.discovery import suggested_timestamps
 
-    kind = _input_kind(args.input)
+    kind = input_kind(args.input, args)
     name = Path(args.input).name
     sugg = (_suggest_for_track if kind == "track" else _suggest_for_series)(args, name)
     landmarks = suggested_timestamps(sugg.found)
@@ -236,11 +220,7 @@ def register(sub) -> None:
                    help="track: sampling interval, needed when the track has no times")
     p.add_argument("--time-unit", default="s", choices=list(TIME_UNITS),
                    help="track: unit of a numeric time column")
-    p.add_argument("--time-col", default="time",
-                   help="series: the time column (default 'time'; names match "
-                        "case-insensitively)")
-    p.add_argument("--value-col", default="value",
-                   help="series: the value column (default 'value')")
+    add_column_options(p)
     p.add_argument("--window", type=bounded("spike_window", "--window"), default=None,
                    help="series: rolling-median window (timestamps); default: a day of "
                         "readings from the sampling interval, 24 to 1,440 and at most a "

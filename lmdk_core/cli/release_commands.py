@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from lmdk_core.cli.bounded import OptionOutOfRange, bounded
+from lmdk_core.cli.input_columns import add_column_options, track_columns
 from lmdk_core.engine.validation import InputError, check_length, parse_landmarks
 from lmdk_core.files.output_paths import check_outputs
 
@@ -213,7 +214,8 @@ def _cmd_geo_release(args: argparse.Namespace) -> int:
 
     out = args.output
     _check_release_outputs(args)
-    track = load_track(args.input, filename=args.input, name=Path(args.input).name)
+    track = load_track(args.input, filename=args.input, name=Path(args.input).name,
+                       **track_columns(args))
     rel = release_trajectory(track.lat, track.lon, parse_landmarks(args.landmarks),
                              args.epsilon, args.radius, args.scheme, args.seed, args.window,
                              stays=parse_stays(args.stays))
@@ -387,7 +389,9 @@ def register(sub) -> None:
     p.set_defaults(handler=_cmd_release)
 
     p = sub.add_parser("geo-release", help="release a time,lat,lon CSV or GPX track")
-    p.add_argument("--input", required=True, help="track: CSV time,lat,lon[,segment] or GPX")
+    p.add_argument("--input", required=True, help="track: CSV time,lat,lon[,segment] (or "
+                   "named columns) or GPX")
+    add_column_options(p, series=False)
     _common(p, ALL_SCHEMES)
     p.add_argument("--radius", type=bounded("radius", "--radius"),
                    default=100.0, help="protection radius r (metres)")

@@ -29,6 +29,11 @@ from lmdk_core.data.tables import (
     read_bytes,
     read_csv_table,
 )
+from lmdk_core.data.track_columns import (
+    TrackColumns,
+    find_track_columns,
+    missing_coordinates_error,
+)
 from lmdk_core.data.track_times import iso_time_labels, parse_time_cells, resolve_track_times
 from lmdk_core.engine.geodesy import distance_m
 from lmdk_core.engine.quoting import quote_user_text
@@ -190,21 +195,57 @@ def _far_waypoints_note(far: list[Waypoint], max_m: float) -> str:
             f"{_metres(near.distance_m)} away).")
 
 
-def load_track_csv(source: Source, name: str = "uploaded track") -> Track:
-    """Read and validate a CSV with columns ``lat,lon`` and optionally ``time`` (cells
-    may be empty: see :func:`~lmdk_core.data.track_times.resolve_track_times`) and
-    ``segment`` (whole numbers; a new piece wherever it changes)."""
-    df = read_csv_table(source, ["lat", "lon"], optional=["time", "segment"])
-    lat, lon = check_coordinates(numeric_column(df, "lat"), numeric_column(df, "lon"))
+def load_track_csv(source: Source, name: str = "uploaded track", time_col: str | None = None,
+                   lat_col: str | None = None, lon_col: str | None = None) -> Track:
+    """Read and validate a CSV with a latitude and a longitude column and optionally a
+    time (cells may be empty: see
+    :func:`~lmdk_core.data.track_times.resolve_track_times`) and a ``segment`` column
+    (whole numbers; a new piece wherever it changes). Columns are named by
+    ``time_col``/``lat_col``/``lon_col`` or recognised by their headers
+    (:func:`~lmdk_core.data.track_columns.find_track_columns`: ``time,lat,lon``,
+    ``timestamp,latitude,longitude``, ``X;Y;t`` …)."""
+    from lmdk_core.data.series import csv_columns
+
+    data = read_bytes(source, "the CSV file")
+    header = csv_columns(data)
+    cols = find_track_columns(header, lat_col, lon_col, time_col)
+    if cols is None:
+        raise missing_coordinates_error(header)
+    required, optional = cols.wanted()
+    df = read_csv_table(data, required, optional).rename(columns=cols.renaming())
+    lat, lon = _csv_coordinates(df, cols)
     segment = _csv_segments(df)
     if "time" not in df.columns:
         return Track(lat=lat, lon=lon, time=np.arange(lat.size, dtype=float),
                      time_kind="index", name=name, segment=segment)
-    raw, kind = _csv_time_cells(df["time"])
+    raw, kind = _csv_time_cells(df["time"], cols.time)
     res = resolve_track_times(raw, segment, kind)
     utc = res.kind == "datetime" and has_zone(df["time"])
     return Track(lat=lat, lon=lon, time=res.time, time_kind=res.kind, name=name,
                  segment=segment, notes=res.notes, warnings=res.warnings, utc=utc)
+
+
+def _csv_coordinates(df: pd.DataFrame, cols: TrackColumns) -> tuple[np.ndarray, np.ndarray]:
+    """The checked latitudes and longitudes; messages name the file's line and own
+    columns, and an ``X``/``Y`` pair out of range is said to be projected, not degrees."""
+    try:
+        lat, lon = numeric_column(df, "lat"), numeric_column(df, "lon")
+    except InputError as exc:
+        msg = str(exc).replace(": lat ", f": {cols.lat} ").replace(": lon ", f": {cols.lon} ")
+        raise InputError(msg) from None
+    out = np.flatnonzero((np.abs(lat) > 90) | (np.abs(lon) > 180))
+    if out.size:
+        i = int(out[0])
+        is_lat = abs(lat[i]) > 90
+        col = cols.lat if is_lat else cols.lon
+        what = (f"latitude {lat[i]:g} is out of range [-90, 90]" if is_lat
+                else f"longitude {lon[i]:g} is out of range [-180, 180]")
+        hint = ("; X/Y look like projected coordinates (metres), not degrees: export them "
+                "as WGS 84 (EPSG:4326) longitude/latitude" if (cols.lat, cols.lon) == ("y", "x")
+                else "" if col in ("lat", "lon", "latitude", "longitude")
+                else f" (column {col}; name others with --lat-col/--lon-col)")
+        raise InputError(f"line {i + 2}: {what}{hint}")
+    return check_coordinates(lat, lon)
 
 
 def _csv_segments(df: pd.DataFrame) -> np.ndarray:
@@ -219,14 +260,15 @@ def _csv_segments(df: pd.DataFrame) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(np.diff(seg) != 0)]).astype(int)
 
 
-def _csv_time_cells(cells: pd.Series) -> tuple[np.ndarray, str]:
+def _csv_time_cells(cells: pd.Series, column: str | None = "time") -> tuple[np.ndarray, str]:
     """:func:`~lmdk_core.data.track_times.parse_time_cells` with the file's line number
     in the message of a cell that is neither a number nor an ISO date."""
     try:
         return parse_time_cells(cells)
     except ValueError as exc:
         i = int(exc.args[0])
-        raise InputError(f"line {i + 2}: time {quote_user_text(str(cells.iloc[i]).strip())} "
+        raise InputError(f"line {i + 2}: {column or 'time'} "
+                         f"{quote_user_text(str(cells.iloc[i]).strip())} "
                          "is neither "
                          "a number nor an ISO date like 2024-03-01T08:00") from None
 
@@ -434,8 +476,11 @@ def load_track_gpx(source: Source, name: str = "uploaded track",
 
 
 def load_track(source: Source, filename: str | None = None, name: str | None = None,
-               waypoint_max_m: float = DEFAULT_WAYPOINT_MAX_M) -> Track:
-    """Load a track from CSV or GPX, chosen by the file name's extension (or content)."""
+               waypoint_max_m: float = DEFAULT_WAYPOINT_MAX_M, time_col: str | None = None,
+               lat_col: str | None = None, lon_col: str | None = None) -> Track:
+    """Load a track from CSV or GPX, chosen by the file name's extension (or content);
+    ``time_col``/``lat_col``/``lon_col`` name a CSV's columns (see
+    :func:`load_track_csv`)."""
     label = name or (filename or "uploaded track")
     fmt = _format_by_name(filename or (source if isinstance(source, str) else ""))
     if fmt is None:
@@ -443,7 +488,9 @@ def load_track(source: Source, filename: str | None = None, name: str | None = N
         fmt = _sniff_format(source)
     if fmt == "gpx":
         return load_track_gpx(source, label, waypoint_max_m)
-    return load_track_plt(source, label) if fmt == "plt" else load_track_csv(source, label)
+    if fmt == "plt":
+        return load_track_plt(source, label)
+    return load_track_csv(source, label, time_col=time_col, lat_col=lat_col, lon_col=lon_col)
 
 
 #: the track format a file name's extension names

@@ -3,6 +3,8 @@ the largest (5,000-point) track."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -142,7 +144,8 @@ def test_leakage_can_be_switched_off_and_warns_about_too_many_cells(mappage):
     "name, content, fragment",
     [
         ("bad.csv", b"", "empty"),
-        ("bad.csv", b"time,latitude,longitude\n1,48,2\n", "needs the columns lat, lon"),
+        ("bad.csv", b"time,north,east\n1,48,2\n", "needs a latitude and a longitude column"),
+        ("bad.csv", b"time,latitude,longitude\n1,48,2\n2,95,2\n", "line 3: latitude 95"),
         ("bad.csv", b"time,lat,lon\n1,95,2\n2,48,2\n", "latitude 95 is out of range"),
         ("bad.csv", b"time,lat,lon\n1,48,2\n2,48,200\n", "longitude 200 is out of range"),
         ("bad.csv", b"time,lat,lon\n1,abc,2\n", "not a finite number"),
@@ -313,3 +316,28 @@ def test_landmark_table_is_drawn_on_request(mappage):
     at.toggle(key="track_table_open").set_value(False).run()
     assert not at.dataframe
     assert landmarks(at) == sorted([*demo_track_landmarks(), 100])
+
+
+def test_a_track_with_other_column_names_gets_the_column_choice(mappage):
+    """A track CSV whose coordinate columns are not recognised (issue 37 §2): the Map
+    offers its columns as on the Timeline; the chosen ones load it, nothing else lost."""
+    at = mappage
+    at.multiselect(key="w_track_lm_select").set_value([3, 4]).run()
+    rows = "".join(f"2024-05-01T08:{m:02d}:00;{48.1 + m * 1e-4};2.3\n" for m in range(30))
+    upload(at, "track_upload", "field.csv", ("when;north;east\n" + rows).encode())
+    assert not at.exception
+    assert at.selectbox(key="w_upload_track_time_col").value == "when"
+    assert at.selectbox(key="w_upload_lat_col").value == "north"
+    assert at.selectbox(key="w_upload_lon_col").value == "east"
+    assert landmarks(at) == [3, 4] and at.selectbox(key="w_track_name").value == DEMO
+    next(b for b in at.button if b.label == "Load with these columns").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert at.selectbox(key="w_track_name").value == "Upload: field.csv"
+    assert "30 points" in at.caption[0].value
+
+
+def test_a_bus_feed_with_named_columns_loads_on_the_map(mappage):
+    path = Path(__file__).resolve().parents[1] / "data" / "real" / "gps" / "capmetro-bus-2055.csv"
+    upload(mappage, "track_upload", path.name, path.read_bytes())
+    assert not mappage.exception and not mappage.error, [e.value for e in mappage.error]
+    assert "255 points" in mappage.caption[0].value

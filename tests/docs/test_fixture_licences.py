@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 REAL = ROOT / "tests" / "data" / "real"
 GEOLIFE = [*sorted((REAL / "geolife").glob("*")), REAL / "gps" / "geolife-003-3days.plt",
            REAL / "gps" / "geolife-user004-recordings.gpx",
+           REAL / "gps" / "movingpandas-geolife-semicolon.csv",
            REAL / "geolife-multiuser" / "geolife-11users-per-minute.csv"]
 
 

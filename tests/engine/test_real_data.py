@@ -45,6 +45,11 @@ TRACKS: dict[str, dict] = {
     "editgpx-example-track.gpx": dict(points=1500, pieces=1, kind="datetime", untimed=0,
                                       waypoints=0),
     "editgpx-no-time.gpx": dict(points=274, pieces=1, kind="index", untimed=0, waypoints=0),
+    # named columns (issue 37 §2): a bus feed's timestamp,latitude,longitude; a GIS X;Y;…;t
+    "capmetro-bus-2055.csv": dict(points=255, pieces=1, kind="datetime", untimed=0,
+                                  waypoints=0),
+    "movingpandas-geolife-semicolon.csv": dict(points=466, pieces=1, kind="datetime",
+                                               untimed=0, waypoints=0),
 }
 
 #: GeoLife users converted to time,lat,lon CSV (``geolife/``): name -> points

@@ -1,0 +1,72 @@
+"""The options that name an input file's columns — ``--time-col``, ``--value-col``,
+``--lat-col``, ``--lon-col`` — one way for every command that reads a series or a track
+(``suggest``, ``geo-release``, ``solve-epsilon``, ``attack``), and whether an input is a
+track or a series (docs/data-formats.md)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from lmdk_core.engine.validation import InputError
+
+#: track files recognised by their extension (never read as a series)
+TRACK_EXTENSIONS = (".gpx", ".plt", ".fit", ".tcx", ".kml", ".geojson", ".gpkg")
+
+
+def add_column_options(p: argparse.ArgumentParser, series: bool = True,
+                       track: bool = True) -> None:
+    """``--time-col`` (both), ``--value-col`` (series), ``--lat-col``/``--lon-col``
+    (tracks): column names, matched without case; not given = recognised by name."""
+    p.add_argument("--time-col", default=None,
+                   help="the time column (default: a series' 'time'; a track's time, "
+                        "timestamp, datetime or t; names match case-insensitively)")
+    if series:
+        p.add_argument("--value-col", default=None,
+                       help="series: the value column (default 'value')")
+    if track:
+        p.add_argument("--lat-col", default=None,
+                       help="track CSV: the latitude column (default: lat, latitude or Y)")
+        p.add_argument("--lon-col", default=None,
+                       help="track CSV: the longitude column (default: lon, lng, longitude "
+                            "or X)")
+
+
+def series_columns(args: argparse.Namespace) -> dict[str, str]:
+    """``time_col``/``value_col`` keyword arguments of the series loader."""
+    return {"time_col": getattr(args, "time_col", None) or "time",
+            "value_col": getattr(args, "value_col", None) or "value"}
+
+
+def track_columns(args: argparse.Namespace) -> dict[str, str | None]:
+    """``time_col``/``lat_col``/``lon_col`` keyword arguments of the track loader."""
+    return {"time_col": getattr(args, "time_col", None),
+            "lat_col": getattr(args, "lat_col", None),
+            "lon_col": getattr(args, "lon_col", None)}
+
+
+def input_kind(path: str, args: argparse.Namespace | None = None) -> str:
+    """'track' for a track file (:data:`TRACK_EXTENSIONS`, XML, binary FIT) or a table
+    with a latitude and a longitude column (named by ``--lat-col``/``--lon-col`` or
+    recognised: :func:`~lmdk_core.data.track_columns.find_track_columns`), else 'series'."""
+    from lmdk_core.data.series import csv_columns
+    from lmdk_core.data.tables import read_bytes
+    from lmdk_core.data.track_columns import find_track_columns
+
+    if path.lower().endswith(TRACK_EXTENSIONS):
+        return "track"
+    cols = track_columns(args) if args is not None else {}
+    if cols.get("lat_col") or cols.get("lon_col"):
+        return "track"
+    data = read_bytes(path, "the input file")
+    top = data.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if top.startswith((b"<", b"{")) or b".FIT" in data[8:12]:
+        return "track"
+    try:
+        data[:262144].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < 262140:  # not a character cut at the end of the sample
+            raise InputError(f"{Path(path).name} is neither a track file (GPX, FIT, TCX, "
+                             "KML, GeoJSON, PLT) nor a text CSV") from None
+    found = find_track_columns(csv_columns(data))
+    return "track" if found is not None else "series"
