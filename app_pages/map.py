@@ -94,8 +94,10 @@ with st.expander(":material/upload_file: Use your own track, or restore a saved 
         f"Track: CSV with time, latitude and longitude columns (`time,lat,lon`, "
         f"`timestamp,latitude,longitude`, `X;Y;t` …; time optional), GPX (tracks; waypoints "
         f"within {DEFAULT_WAYPOINT_MAX_M / 1000:g} km of the track become landmark "
-        f"candidates) or a GeoLife `.plt`. Up to {MAX_TRACK_POINTS:,} points.",
-        type=["csv", "txt", "gpx", "plt"], key=K.TRACK_UPLOAD, on_change=on_upload)
+        f"candidates), FIT, TCX, KML, GeoJSON or a GeoLife `.plt`. "
+        f"Up to {MAX_TRACK_POINTS:,} points.",
+        type=["csv", "txt", "gpx", "plt", "fit", "tcx", "kml", "geojson", "json", "gpkg"],
+        key=K.TRACK_UPLOAD, on_change=on_upload)
     c2.file_uploader("Configuration JSON (downloaded below)", type=["json"],
                      help=RESTORE_HELP,
                      key=K.TRACK_CONFIG_UPLOAD, on_change=restore_uploaded_config,

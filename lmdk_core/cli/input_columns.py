@@ -6,9 +6,6 @@ track or a series (docs/data-formats.md)."""
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
-
-from lmdk_core.engine.validation import InputError
 
 #: track files recognised by their extension (never read as a series)
 TRACK_EXTENSIONS = (".gpx", ".plt", ".fit", ".tcx", ".kml", ".geojson", ".gpkg")
@@ -46,9 +43,12 @@ def track_columns(args: argparse.Namespace) -> dict[str, str | None]:
 
 
 def input_kind(path: str, args: argparse.Namespace | None = None) -> str:
-    """'track' for a track file (:data:`TRACK_EXTENSIONS`, XML, binary FIT) or a table
+    """'track' for a track file (:data:`TRACK_EXTENSIONS`, or a format the content shows:
+    GPX, FIT, TCX, KML, GeoJSON, … — the track loader names a format it cannot read) or a
+    table
     with a latitude and a longitude column (named by ``--lat-col``/``--lon-col`` or
     recognised: :func:`~lmdk_core.data.track_columns.find_track_columns`), else 'series'."""
+    from lmdk_core.data.file_formats import format_by_content
     from lmdk_core.data.series import csv_columns
     from lmdk_core.data.tables import read_bytes
     from lmdk_core.data.track_columns import find_track_columns
@@ -59,14 +59,7 @@ def input_kind(path: str, args: argparse.Namespace | None = None) -> str:
     if cols.get("lat_col") or cols.get("lon_col"):
         return "track"
     data = read_bytes(path, "the input file")
-    top = data.lstrip(b"\xef\xbb\xbf \t\r\n")
-    if top.startswith((b"<", b"{")) or b".FIT" in data[8:12]:
+    if format_by_content(data) is not None:  # a track file, or one the loader names
         return "track"
-    try:
-        data[:262144].decode("utf-8")
-    except UnicodeDecodeError as exc:
-        if exc.start < 262140:  # not a character cut at the end of the sample
-            raise InputError(f"{Path(path).name} is neither a track file (GPX, FIT, TCX, "
-                             "KML, GeoJSON, PLT) nor a text CSV") from None
     found = find_track_columns(csv_columns(data))
     return "track" if found is not None else "series"

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from lmdk_core.data.file_formats import FORMAT_NAMES, format_by_content
 from lmdk_core.data.tables import (
     Source,
     csv_separator,
@@ -72,11 +73,17 @@ def load_series_csv(source: Source, name: str = "uploaded series", time_col: str
 
 
 def _check_not_markup(data: bytes) -> None:
-    """InputError for a GPX track or other XML/HTML uploaded as a series."""
-    if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<"):
-        what = "a GPX track" if b"<gpx" in data[:65536].lower() else "XML or HTML"
-        raise InputError(f"this file is {what}, not a CSV of time,value rows; release a track "
-                         "with `lmdk geo-release` (or on the Map page)")
+    """InputError naming the format of a track file (GPX, FIT, TCX, KML, GeoJSON, PLT)
+    or of another non-CSV file (XML, HTML, binary) uploaded as a series."""
+    fmt = format_by_content(data)
+    if fmt is None:
+        return
+    what = FORMAT_NAMES[fmt]
+    if fmt in ("gpx", "fit", "tcx", "kml", "geojson", "plt", "gpkg"):
+        raise InputError(f"this file is {what}, a track, not a CSV of time,value rows; "
+                         "release a track with `lmdk geo-release` (or on the Map page)")
+    raise InputError(f"this file is {what}, not a CSV of time,value rows (export the "
+                     "series as CSV text)")
 
 
 def _read_series_table(data: bytes, tcol: str, vcol: str) -> pd.DataFrame:

@@ -15,12 +15,14 @@ notes.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
+from lmdk_core.data.file_formats import FORMAT_NAMES, format_by_content, format_by_name
 from lmdk_core.data.tables import (
     MAX_ROWS,
     Source,
@@ -478,35 +480,48 @@ def load_track_gpx(source: Source, name: str = "uploaded track",
 def load_track(source: Source, filename: str | None = None, name: str | None = None,
                waypoint_max_m: float = DEFAULT_WAYPOINT_MAX_M, time_col: str | None = None,
                lat_col: str | None = None, lon_col: str | None = None) -> Track:
-    """Load a track from CSV or GPX, chosen by the file name's extension (or content);
-    ``time_col``/``lat_col``/``lon_col`` name a CSV's columns (see
-    :func:`load_track_csv`)."""
+    """Load a track from CSV, GPX, GeoLife PLT, FIT, TCX, KML or GeoJSON: the format the
+    content shows (:func:`~lmdk_core.data.file_formats.format_by_content`), else the one
+    the file name's extension names, else CSV; ``time_col``/``lat_col``/``lon_col`` name
+    a CSV's columns (see :func:`load_track_csv`). Any other format is refused with a
+    message naming it (docs/data-formats.md)."""
     label = name or (filename or "uploaded track")
-    fmt = _format_by_name(filename or (source if isinstance(source, str) else ""))
-    if fmt is None:
-        source = read_bytes(source, "the track file")
-        fmt = _sniff_format(source)
-    if fmt == "gpx":
-        return load_track_gpx(source, label, waypoint_max_m)
-    if fmt == "plt":
-        return load_track_plt(source, label)
-    return load_track_csv(source, label, time_col=time_col, lat_col=lat_col, lon_col=lon_col)
+    path = os.fspath(source) if isinstance(source, (str, os.PathLike)) else ""
+    by_name = format_by_name(filename or str(path))
+    data = read_bytes(source, "the track file")
+    fmt = format_by_content(data) or by_name or "csv"
+    if (fmt == "binary" and by_name == "fit") or (fmt in ("xml", "html")
+                                                  and by_name in ("gpx", "tcx", "kml")):
+        fmt = by_name  # damaged, or another XML under the name: its reader says so
+    reader = _reader(fmt)
+    if reader is None:
+        raise _unsupported(fmt)
+    if fmt in ("gpx", "kml"):
+        return reader(data, label, waypoint_max_m)
+    if fmt == "csv":
+        return load_track_csv(data, label, time_col=time_col, lat_col=lat_col,
+                              lon_col=lon_col)
+    return reader(data, label)
 
 
-#: the track format a file name's extension names
-_FORMAT_BY_EXTENSION = {".gpx": "gpx", ".plt": "plt", ".csv": "csv", ".txt": "csv"}
+def _unsupported(fmt: str) -> InputError:
+    """The refusal of a file that is no track format the explorer reads."""
+    what = FORMAT_NAMES.get(fmt, "a file of another format")
+    how = {"gpkg": ": export the layer as GPX, GeoJSON or CSV (QGIS: Export > Save "
+                   "Features As…; GDAL: ogr2ogr -f GPX out.gpx in.gpkg)",
+           "zip": ": unzip it first (a .kmz holds a .kml)",
+           "html": " (a download that failed?): download the track file itself"}
+    return InputError(f"the file is {what}, which is not a track format the explorer reads"
+                      + how.get(fmt, ": use CSV, GPX, FIT, TCX, KML, GeoJSON or GeoLife PLT"))
 
 
-def _format_by_name(filename: str | None) -> str | None:
-    """The track format the file name's extension names (case-insensitive), or None."""
-    fname = (filename or "").lower()
-    return next((f for ext, f in _FORMAT_BY_EXTENSION.items() if fname.endswith(ext)), None)
+def _reader(fmt: str):
+    """The reader of a track format (imported on first use: fitdecode only for FIT)."""
+    import importlib
 
-
-def _sniff_format(data: bytes) -> str:
-    """The format of a track file without a known extension, from its first bytes:
-    'plt' (a GeoLife header), 'gpx' (XML) or 'csv'."""
-    top = data.lstrip(b"\xef\xbb\xbf \t\r\n")
-    if top[:40].lower().startswith(b"geolife trajectory"):
-        return "plt"
-    return "gpx" if top.startswith(b"<") else "csv"
+    where = {"fit": "track_fit", "tcx": "track_markup", "kml": "track_markup",
+             "geojson": "track_geojson"}.get(fmt)
+    if where is None:
+        return {"gpx": load_track_gpx, "xml": load_track_gpx, "plt": load_track_plt,
+                "csv": load_track_csv}.get(fmt)
+    return getattr(importlib.import_module(f"lmdk_core.data.{where}"), f"load_track_{fmt}")

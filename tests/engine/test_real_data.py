@@ -50,7 +50,30 @@ TRACKS: dict[str, dict] = {
                                   waypoints=0),
     "movingpandas-geolife-semicolon.csv": dict(points=466, pieces=1, kind="datetime",
                                                untimed=0, waypoints=0),
+    # activity and GIS formats (issue 37 §3): FIT (fitdecode), TCX, KML, GeoJSON
+    "garmin-2013-02-06.fit": dict(points=583, pieces=1, kind="datetime", untimed=0,
+                                  waypoints=0),
+    "wahoo-elemnt-bolt.fit": dict(points=131, pieces=1, kind="datetime", untimed=0,
+                                  waypoints=0),
+    "garmin-sample.tcx": dict(points=17, pieces=3, kind="datetime", untimed=0, waypoints=0),
+    "mytracks-multitrack.kml": dict(points=26, pieces=2, kind="datetime", untimed=0,
+                                    waypoints=1),
+    "google-linestring.kml": dict(points=4, pieces=2, kind="index", untimed=0, waypoints=0),
+    "gdal-track-points.geojson": dict(points=21, pieces=1, kind="datetime", untimed=0,
+                                      waypoints=0),
 }
+
+#: real files in formats the explorer reads that hold no usable track: name -> a phrase
+#: of the one-line refusal (``refused/``)
+REFUSED: dict[str, str] = {
+    "fit-truncated.fit": "the FIT file is cut short",
+    "fit-damaged-header.fit": "the FIT file's header is damaged",
+    "fit-without-gps.fit": "none with a GPS position",
+    "fit-monitoring.fit": "holds no activity records",
+    "kml-point-only.kml": "no LineString or gx:Track",
+    "kml-polygon-only.kml": "no LineString or gx:Track",
+}
+REFUSED_DIR = REAL / "refused"
 
 #: GeoLife users converted to time,lat,lon CSV (``geolife/``): name -> points
 GEOLIFE_TRACKS: dict[str, int] = {
@@ -100,9 +123,10 @@ def test_every_fixture_is_listed_and_documented():
     assert sorted(p.name for p in GPS.iterdir()) == sorted(TRACKS)
     assert sorted(p.name for p in GEOLIFE.iterdir()) == sorted(GEOLIFE_TRACKS)
     assert sorted(p.name for p in SERIES_DIR.iterdir()) == sorted(SERIES)
+    assert sorted(p.name for p in REFUSED_DIR.iterdir()) == sorted(REFUSED)
     assert set(SERIES_COLUMNS) == set(SERIES)
     readme = (REAL / "README.md").read_text(encoding="utf-8")
-    for name in list(TRACKS) + list(GEOLIFE_TRACKS) + list(SERIES):
+    for name in list(TRACKS) + list(GEOLIFE_TRACKS) + list(SERIES) + list(REFUSED):
         assert f"`{name}`" in readme, f"{name} has no source/licence line in the README"
 
 
