@@ -48,7 +48,8 @@ def _load_with_columns() -> None:
     fname, data, _, _ = st.session_state[K.SERIES_COLUMNS_PENDING]
     try:
         s = load_series_csv(data, name=fname, time_col=st.session_state[K.W_UPLOAD_TIME_COL],
-                            value_col=st.session_state[K.W_UPLOAD_VALUE_COL])
+                            value_col=st.session_state[K.W_UPLOAD_VALUE_COL],
+                            time_format=st.session_state.get(K.W_UPLOAD_TIME_FORMAT) or None)
     except InputError as exc:
         st.session_state[K.UPLOAD_ERROR] = (
             f"Could not use {quote_user_text(fname)} with these columns: {exc}. Your current "
@@ -72,9 +73,13 @@ def column_choices() -> None:
     if guess_t not in cols or guess_v not in cols:
         guess_t, guess_v = cols[0], cols[1]
     st.markdown(f"**Choose the columns of {quote_user_text(fname)}**")
-    k1, k2, k3 = st.columns([2, 2, 2], vertical_alignment="bottom")
+    k1, k2, k3, k4 = st.columns([2, 2, 2, 2], vertical_alignment="bottom")
     k1.selectbox("Time column", cols, index=cols.index(guess_t), key=K.W_UPLOAD_TIME_COL,
                  help="Whole numbers or ISO 8601 dates (time-zone offsets are converted to "
                       "UTC).")
     k2.selectbox("Value column", cols, index=cols.index(guess_v), key=K.W_UPLOAD_VALUE_COL)
-    k3.button("Load with these columns", on_click=_load_with_columns, width="stretch")
+    k3.text_input("Time format", key=K.W_UPLOAD_TIME_FORMAT, placeholder="%m/%d/%Y %H:%M",
+                  help="Only for times that are not ISO 8601: strptime codes, e.g. "
+                       "%m/%d/%Y (month first, US) or %d/%m/%Y (day first). Day-first and "
+                       "month-first are never guessed.")
+    k4.button("Load with these columns", on_click=_load_with_columns, width="stretch")

@@ -18,6 +18,10 @@ def add_column_options(p: argparse.ArgumentParser, series: bool = True,
     p.add_argument("--time-col", default=None,
                    help="the time column (default: a series' 'time'; a track's time, "
                         "timestamp, datetime or t; names match case-insensitively)")
+    p.add_argument("--time-format", default=None, metavar="FORMAT",
+                   help="times that are not ISO 8601, as strptime codes, e.g. "
+                        "\"%%m/%%d/%%Y %%H:%%M:%%S\" (month first) or \"%%d/%%m/%%Y\"; "
+                        "day-first and month-first are never guessed")
     if series:
         p.add_argument("--value-col", default=None,
                        help="series: the value column (default 'value')")
@@ -32,14 +36,16 @@ def add_column_options(p: argparse.ArgumentParser, series: bool = True,
 def series_columns(args: argparse.Namespace) -> dict[str, str]:
     """``time_col``/``value_col`` keyword arguments of the series loader."""
     return {"time_col": getattr(args, "time_col", None) or "time",
-            "value_col": getattr(args, "value_col", None) or "value"}
+            "value_col": getattr(args, "value_col", None) or "value",
+            "time_format": getattr(args, "time_format", None)}
 
 
 def track_columns(args: argparse.Namespace) -> dict[str, str | None]:
     """``time_col``/``lat_col``/``lon_col`` keyword arguments of the track loader."""
     return {"time_col": getattr(args, "time_col", None),
             "lat_col": getattr(args, "lat_col", None),
-            "lon_col": getattr(args, "lon_col", None)}
+            "lon_col": getattr(args, "lon_col", None),
+            "time_format": getattr(args, "time_format", None)}
 
 
 def input_kind(path: str, args: argparse.Namespace | None = None) -> str:

@@ -136,7 +136,7 @@ def _cmd_release(args: argparse.Namespace) -> int:
 
     _check_release_outputs(args)
     series = load_series_csv(args.input, name=Path(args.input).name, time_col=args.time_col,
-                             value_col=args.value_col)
+                             value_col=args.value_col, time_format=args.time_format)
     landmarks = parse_landmarks(args.landmarks)
     sensitivity, how = _sensitivity(args, series, landmarks)
     # one release (OpenDP's exact samplers by default) is written to both files
@@ -364,6 +364,10 @@ def register(sub) -> None:
     p.add_argument("--time-col", default="time",
                    help="the time column (whole numbers or ISO 8601 with any offset)")
     p.add_argument("--value-col", default="value", help="the value column")
+    p.add_argument("--time-format", default=None, metavar="FORMAT",
+                   help="times that are not ISO 8601, as strptime codes, e.g. "
+                        "\"%%m/%%d/%%Y %%H:%%M:%%S\" (month first); day-first and "
+                        "month-first are never guessed")
     _common(p, ALL_SCHEMES)
     p.add_argument("--mechanism", default="laplace", choices=["laplace", "geometric"],
                    help="noise mechanism (geometric: whole-number data and a whole Δf)")

@@ -52,12 +52,13 @@ class Series:
 
 
 def load_series_csv(source: Source, name: str = "uploaded series", time_col: str = "time",
-                    value_col: str = "value") -> Series:
+                    value_col: str = "value", time_format: str | None = None) -> Series:
     """Read and validate a CSV with a time and a value column (any order, names matched
     case-insensitively; ``time_col`` / ``value_col`` choose other columns, e.g.
     ``timestamp`` and ``kWh``). Times: whole numbers or ISO 8601 (``2024-03-01T08:00``,
     with or without a time-zone offset such as ``+01:00`` or ``Z``; offsets are converted
-    to UTC, so a daylight-saving change leaves no duplicate hour)."""
+    to UTC, so a daylight-saving change leaves no duplicate hour), or any other text read
+    with the strptime format ``time_format`` (``%m/%d/%Y %H:%M:%S``)."""
     data = read_bytes(source, "the CSV file")
     _check_not_markup(data)
     tcol, vcol = str(time_col).strip().lower(), str(value_col).strip().lower()
@@ -65,7 +66,7 @@ def load_series_csv(source: Source, name: str = "uploaded series", time_col: str
         raise InputError(f"the time and value columns must differ (both are {time_col!r})")
     df = _read_series_table(data, tcol, vcol)
     values = numeric_column(df, vcol)
-    times, kind = parse_times(df, tcol)
+    times, kind = parse_times(df, tcol, time_format)
     note = repeated_times_note(times)
     utc = kind == "datetime" and df[tcol].dtype.kind == "O" and has_zone(df[tcol])
     return Series(time=times, values=values, time_kind=kind, name=name,

@@ -279,7 +279,8 @@ def _whole_number_times(raw: pd.Series) -> np.ndarray:
     return np.array(values, dtype=np.int64)
 
 
-def parse_times(df: pd.DataFrame, column: str = "time") -> tuple[np.ndarray, str]:
+def parse_times(df: pd.DataFrame, column: str = "time",
+                time_format: str | None = None) -> tuple[np.ndarray, str]:
     """Parse a time column: whole numbers / decimals, or ISO-8601 datetimes.
 
     Returns (times, kind) with kind 'number' or 'datetime'; whole numbers are returned
@@ -289,6 +290,13 @@ def parse_times(df: pd.DataFrame, column: str = "time") -> tuple[np.ndarray, str
     :func:`repeated_times_note` says how many).
     """
     col = df[column]
+    if time_format:  # the user's strptime format (lmdk_core.data.time_formats)
+        from lmdk_core.data.time_formats import parse_formatted_times
+
+        raw = col.astype(str).str.strip()
+        times = parse_formatted_times(raw, time_format, column)
+        _check_time_order(times, raw)
+        return times, "datetime"
     if col.dtype.kind == "i":  # whole numbers parsed exactly by read_csv_table
         times, kind = col.to_numpy(dtype=np.int64), "number"
         raw = col
@@ -382,9 +390,13 @@ def _iso_times(raw: pd.Series, nums: pd.Series | None) -> np.ndarray:
         if nums is None:
             nums = pd.to_numeric(raw, errors="coerce")
         bad = int(np.flatnonzero(nums.isna().to_numpy())[0])
+        from lmdk_core.data.time_formats import date_order_advice
+
+        advice = date_order_advice(raw)
         raise InputError(
             f"line {bad + 2}: time {quote_user_text(raw.iloc[bad])} is neither a number nor "
-            "an ISO date "
-            "like 2024-03-01T08:00"
+            "an ISO date like 2024-03-01T08:00"
+            + (f"; {advice}" if advice else "; give its format with --time-format (e.g. "
+               "\"%d/%m/%Y %H:%M\"; Timeline: Time format)")
         ) from None
     return parsed.dt.tz_localize(None).to_numpy()

@@ -198,14 +198,16 @@ def _far_waypoints_note(far: list[Waypoint], max_m: float) -> str:
 
 
 def load_track_csv(source: Source, name: str = "uploaded track", time_col: str | None = None,
-                   lat_col: str | None = None, lon_col: str | None = None) -> Track:
+                   lat_col: str | None = None, lon_col: str | None = None,
+                   time_format: str | None = None) -> Track:
     """Read and validate a CSV with a latitude and a longitude column and optionally a
     time (cells may be empty: see
     :func:`~lmdk_core.data.track_times.resolve_track_times`) and a ``segment`` column
     (whole numbers; a new piece wherever it changes). Columns are named by
     ``time_col``/``lat_col``/``lon_col`` or recognised by their headers
     (:func:`~lmdk_core.data.track_columns.find_track_columns`: ``time,lat,lon``,
-    ``timestamp,latitude,longitude``, ``X;Y;t`` …)."""
+    ``timestamp,latitude,longitude``, ``X;Y;t`` …); times other than ISO 8601 or
+    numbers are read with the strptime format ``time_format``."""
     from lmdk_core.data.series import csv_columns
 
     data = read_bytes(source, "the CSV file")
@@ -220,7 +222,7 @@ def load_track_csv(source: Source, name: str = "uploaded track", time_col: str |
     if "time" not in df.columns:
         return Track(lat=lat, lon=lon, time=np.arange(lat.size, dtype=float),
                      time_kind="index", name=name, segment=segment)
-    raw, kind = _csv_time_cells(df["time"], cols.time)
+    raw, kind = _csv_time_cells(df["time"], cols.time, time_format)
     res = resolve_track_times(raw, segment, kind)
     utc = res.kind == "datetime" and has_zone(df["time"])
     return Track(lat=lat, lon=lon, time=res.time, time_kind=res.kind, name=name,
@@ -262,17 +264,29 @@ def _csv_segments(df: pd.DataFrame) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(np.diff(seg) != 0)]).astype(int)
 
 
-def _csv_time_cells(cells: pd.Series, column: str | None = "time") -> tuple[np.ndarray, str]:
-    """:func:`~lmdk_core.data.track_times.parse_time_cells` with the file's line number
-    in the message of a cell that is neither a number nor an ISO date."""
+def _csv_time_cells(cells: pd.Series, column: str | None = "time",
+                    time_format: str | None = None) -> tuple[np.ndarray, str]:
+    """:func:`~lmdk_core.data.track_times.parse_time_cells` (or the user's
+    ``time_format``) with the file's line number in the message of a cell that cannot be
+    read, and the date-order advice for ``dd/mm/yyyy``-like dates."""
+    from lmdk_core.data.time_formats import date_order_advice, parse_formatted_times
+
+    if time_format:
+        text = cells.astype(str).str.strip()
+        empty = (text == "") | text.str.lower().isin(["nan", "nat", "none", "null"])
+        out = np.full(len(text), np.datetime64("NaT"), dtype="datetime64[ns]")
+        keep = np.flatnonzero(~empty.to_numpy())
+        out[keep] = parse_formatted_times(text.iloc[keep], time_format, column or "time")
+        return out, "datetime"
     try:
         return parse_time_cells(cells)
     except ValueError as exc:
         i = int(exc.args[0])
+        advice = date_order_advice(cells)
         raise InputError(f"line {i + 2}: {column or 'time'} "
-                         f"{quote_user_text(str(cells.iloc[i]).strip())} "
-                         "is neither "
-                         "a number nor an ISO date like 2024-03-01T08:00") from None
+                         f"{quote_user_text(str(cells.iloc[i]).strip())} is neither a "
+                         "number nor an ISO date like 2024-03-01T08:00"
+                         + (f"; {advice}" if advice else "")) from None
 
 
 #: header lines of a GeoLife / OziExplorer track file (.plt) before the first point
@@ -479,7 +493,8 @@ def load_track_gpx(source: Source, name: str = "uploaded track",
 
 def load_track(source: Source, filename: str | None = None, name: str | None = None,
                waypoint_max_m: float = DEFAULT_WAYPOINT_MAX_M, time_col: str | None = None,
-               lat_col: str | None = None, lon_col: str | None = None) -> Track:
+               lat_col: str | None = None, lon_col: str | None = None,
+               time_format: str | None = None) -> Track:
     """Load a track from CSV, GPX, GeoLife PLT, FIT, TCX, KML or GeoJSON: the format the
     content shows (:func:`~lmdk_core.data.file_formats.format_by_content`), else the one
     the file name's extension names, else CSV; ``time_col``/``lat_col``/``lon_col`` name
@@ -500,7 +515,7 @@ def load_track(source: Source, filename: str | None = None, name: str | None = N
         return reader(data, label, waypoint_max_m)
     if fmt == "csv":
         return load_track_csv(data, label, time_col=time_col, lat_col=lat_col,
-                              lon_col=lon_col)
+                              lon_col=lon_col, time_format=time_format)
     return reader(data, label)
 
 

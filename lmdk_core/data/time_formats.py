@@ -1,0 +1,76 @@
+"""Times written other than ISO 8601: a format the user gives (``--time-format``, the
+Timeline's *Time format*; Python ``strptime`` codes such as ``%m/%d/%Y %H:%M:%S``), and
+the advice for dates like ``11/25/2011``: day-first or month-first is never guessed —
+the message says which order the file shows, or that it cannot tell (docs/data-formats.md).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from lmdk_core.engine.quoting import quote_user_text
+from lmdk_core.engine.validation import InputError
+
+__all__ = ["date_order_advice", "parse_formatted_times"]
+
+_SLASHED = re.compile(r"^\s*(\d{1,2})([/.-])(\d{1,2})\2(\d{2,4})(.*)$")
+
+
+def _format_for(sep: str, year_digits: int, rest: str, month_first: bool) -> str:
+    """The strptime format of a day/month/year cell like the sample."""
+    y = "%Y" if year_digits == 4 else "%y"
+    date = sep.join(["%m", "%d", y] if month_first else ["%d", "%m", y])
+    clock = rest.strip()
+    if not clock:
+        return date
+    return date + " " + ("%H:%M:%S" if clock.count(":") == 2 else "%H:%M")
+
+
+def date_order_advice(cells: pd.Series) -> str | None:
+    """What to give for ``dd/mm/yyyy``-or-``mm/dd/yyyy`` dates, or None when the cells
+    are not such dates. The order is read from the cells — a first number above 12 is a
+    day (day-first), a second number above 12 is a day (month-first) — and never
+    guessed when no cell shows it.
+
+    >>> date_order_advice(pd.Series(["11/25/2011 01:00:00", "11/26/2011 01:00:00"]))
+    'they are month-first (25 cannot be a month): give --time-format "%m/%d/%Y %H:%M:%S"...'
+    """
+    text = cells.astype(str).head(5000)
+    m = text.str.extract(_SLASHED)
+    if m[0].isna().mean() > 0.1:
+        return None
+    first = pd.to_numeric(m[0], errors="coerce")
+    second = pd.to_numeric(m[2], errors="coerce")
+    sample = m.dropna().iloc[0]
+    sep, ylen, rest = sample[1], len(sample[3]), sample[4]
+    where = " (Timeline: Time format)"
+    if (second > 12).any() and not (first > 12).any():
+        fmt = _format_for(sep, ylen, rest, True)
+        return (f"they are month-first ({int(second[second > 12].iloc[0])} cannot be a "
+                f"month): give --time-format \"{fmt}\"{where}")
+    if (first > 12).any() and not (second > 12).any():
+        fmt = _format_for(sep, ylen, rest, False)
+        return (f"they are day-first ({int(first[first > 12].iloc[0])} cannot be a "
+                f"month): give --time-format \"{fmt}\"{where}")
+    return ("day-first and month-first cannot be told apart (no number above 12): give "
+            f"--time-format \"{_format_for(sep, ylen, rest, False)}\" (day first) or "
+            f"\"{_format_for(sep, ylen, rest, True)}\" (month first){where}")
+
+
+def parse_formatted_times(cells: pd.Series, time_format: str,
+                          column: str = "time") -> np.ndarray:
+    """Text times read with the strptime format ``time_format`` (a zone in it, ``%z``,
+    is converted to UTC) as naive datetime64[ns]; InputError naming the first line
+    (header = line 1) whose cell does not match."""
+    raw = cells.astype(str).str.strip()
+    parsed = pd.to_datetime(raw, format=time_format, errors="coerce", utc=True)
+    bad = np.flatnonzero(parsed.isna().to_numpy())
+    if bad.size:
+        i = int(bad[0])
+        raise InputError(f"line {i + 2}: {column} {quote_user_text(raw.iloc[i], 40)} does not "
+                         f"match --time-format {quote_user_text(time_format, 40)}"
+                         + (f" ({bad.size:,} cells in all)" if bad.size > 1 else ""))
+    return parsed.dt.tz_localize(None).to_numpy(dtype="datetime64[ns]")
