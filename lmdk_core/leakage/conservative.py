@@ -34,8 +34,8 @@ from lmdk_core.leakage.estimation import transition_matrices
 from lmdk_core.leakage.model import CorrelationModel
 
 __all__ = ["SMOOTHING_RANGE", "ModelVariant", "SmoothingSweep", "conservative_name",
-           "is_estimated", "range_text", "smoothing_sweep", "smoothing_variants",
-           "worst_curve"]
+           "is_estimated", "range_text", "smoothing_sweep", "smoothing_values",
+           "smoothing_variants", "worst_curve"]
 
 #: the smoothing counts over which an estimated model's worst landmark TPL is taken
 SMOOTHING_RANGE = (1.0, 0.5, 0.1, 0.01)
@@ -58,12 +58,16 @@ def conservative_name(model: CorrelationModel) -> str:
 def range_text(own: float | None = None) -> str:
     """The range in words: ``"1, 0.5, 0.1 and 0.01"`` (with the model's own smoothing
     ``own`` when it is not in the range)."""
-    values = _smoothings(own)
+    values = smoothing_values(own)
     return ", ".join(f"{a:g}" for a in values[:-1]) + f" and {values[-1]:g}"
 
 
-def _smoothings(own: float | None) -> list[float]:
-    """The range with ``own`` added, largest first, without repeats."""
+def smoothing_values(own: float | None) -> list[float]:
+    """:data:`SMOOTHING_RANGE` with ``own`` added, largest first, without repeats.
+
+    >>> smoothing_values(0.3)
+    [1.0, 0.5, 0.3, 0.1, 0.01]
+    """
     values = set(SMOOTHING_RANGE) | ({float(own)} if own is not None else set())
     return sorted(values, reverse=True)
 
@@ -100,7 +104,7 @@ def smoothing_variants(model: CorrelationModel) -> tuple[ModelVariant, ...]:
     states = model.states
     how = model.spec.get("backward", "estimated")
     out = []
-    for a in _smoothings(model.spec.get("smoothing")):
+    for a in smoothing_values(model.spec.get("smoothing")):
         forward, counted = transition_matrices(states.states, states.n_states, a)
         backward = {"same": forward, "bayes": None}.get(how, counted)
         if how == "bayes":

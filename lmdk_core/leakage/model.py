@@ -79,7 +79,9 @@ class CorrelationModel:
     with the reason in ``note``); ``description`` says in words what was used, ``short``
     in a few words (a page caption); ``spec`` is the normalised specification (the JSON
     of ``extra.correlation``); ``states`` the discretisation or grid cells of an
-    estimated model (for labelling states), else None.
+    estimated model (for labelling states), else None; ``noisy_counts`` the noisy
+    transition counts of a model estimated with differential privacy (a DP output, from
+    which every smoothing of the model is post-processing), else None.
     """
 
     key: str
@@ -91,6 +93,7 @@ class CorrelationModel:
     short: str = ""
     spec: dict = field(default_factory=dict)
     states: object = None
+    noisy_counts: np.ndarray | None = None
 
     @property
     def computed(self) -> bool:
@@ -255,7 +258,8 @@ def _private_model(spec: dict, data: Series | Track, prefix: str,
     short = f"estimated with DP (ε_M = {share:g}): {n} equal-width bins over [{lo:g}, {hi:g}]"
     return CorrelationModel("private", desc, n, backward, forward, short=short, states=disc,
                             spec={"model": "private", "bins": n, "low": lo, "high": hi,
-                                  "epsilon": share, "smoothing": smoothing})
+                                  "epsilon": share, "smoothing": smoothing},
+                            noisy_counts=counts.noisy)
 
 
 def _plain_number(value, name: str) -> float:

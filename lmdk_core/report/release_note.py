@@ -140,6 +140,8 @@ class PublicView:
     tpl_max: float | None
     landmark_bound: float | None
     share: float = 0.0
+    #: a DP-estimated model: the smoothing range the bound is the worst over, in words
+    smoothing_range: str | None = None
 
     @property
     def total_bound(self) -> float | None:
@@ -164,13 +166,49 @@ def public_view(rd: ReportData) -> PublicView:
     theorem = verify(eps_t, canonical, cfg.epsilon, shared=share)
     if not publishes_leakage(rd) or not np.any(published):
         return PublicView(eps_t, published, k, theorem, None, None, share)
+    model = rd.leakage.model
+    const = np.full(T, float(np.max(eps_t)))
+    figures = [_constant_bound(const, k, backward, forward)
+               for backward, forward in _model_variants(model)]
+    return PublicView(eps_t, published, k, theorem, max(f[1] for f in figures),
+                      max(f[0] for f in figures), share, _smoothing_words(model))
+
+
+def _model_variants(model) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(P_B, P_F) of a publishable model; for a model estimated with DP one pair per
+    smoothing of :data:`~lmdk_core.leakage.conservative.SMOOTHING_RANGE` and the model's
+    own, all post-processing of the same noisy counts (the conservative model: how much
+    is added to every count is a choice the counts do not make)."""
+    if model.key != "private" or model.noisy_counts is None:
+        return [(model.backward, model.forward)]
+    from lmdk_core.leakage.conservative import smoothing_values
+    from lmdk_core.leakage.private_model import private_matrices
+
+    pairs = []
+    for a in smoothing_values(model.spec.get("smoothing")):
+        forward, backward = private_matrices(model.noisy_counts, a)
+        pairs.append((backward, forward))
+    return pairs
+
+
+def _smoothing_words(model) -> str | None:
+    """The smoothing range of a DP-estimated model's bound in words, else None."""
+    if model.key != "private" or model.noisy_counts is None:
+        return None
+    from lmdk_core.leakage.conservative import range_text
+
+    return range_text(model.spec.get("smoothing"))
+
+
+def _constant_bound(const: np.ndarray, k: int, backward: np.ndarray,
+                    forward: np.ndarray) -> tuple[float, float]:
+    """(bound on landmark TPL for every set of at most k events, largest TPL) of the
+    constant budget ``const`` under one model: the sum of the k + 1 largest TPL values
+    (:class:`PublicView`) and their largest."""
     from lmdk_core.leakage.tpl import tpl
 
-    model = rd.leakage.model
-    per_t = np.asarray(tpl(np.full(T, float(np.max(eps_t))), model.backward,
-                           model.forward), dtype=float)
-    bound = float(np.sort(per_t)[-min(k + 1, T):].sum())
-    return PublicView(eps_t, published, k, theorem, float(np.max(per_t)), bound, share)
+    per_t = np.asarray(tpl(const, backward, forward), dtype=float)
+    return float(np.sort(per_t)[-min(k + 1, const.size):].sum()), float(np.max(per_t))
 
 
 def _red_sentence(eps: float, lt: float | None) -> str:
@@ -303,9 +341,14 @@ def _leakage_rows(rd: ReportData, view: PublicView) -> tuple[list[tuple[str, str
     if view.share:
         rows.append(("With the correlation model's ε_M added (sequential composition), "
                      "at most", _num(view.total_bound, ".3g")))
-    return rows, (f"Assumed correlation model: {leak.model.description} The bound holds "
-                  "for every set of landmark events of the declared size, wherever they "
-                  "are.")
+    text = (f"Assumed correlation model: {leak.model.description} The bound holds for "
+            "every set of landmark events of the declared size, wherever they are.")
+    if view.smoothing_range:
+        text += (" The model is an estimate: both figures are the worst over adding "
+                 f"{view.smoothing_range} to every noisy count (less smoothing trusts the "
+                 "counts more and leaks more; all of it is post-processing of the same "
+                 "noisy counts).")
+    return rows, text
 
 
 def _risk_rows(rd: ReportData, view: PublicView) -> list[tuple[str, str]]:

@@ -121,25 +121,32 @@ def test_a_share_that_leaves_nothing_for_the_release_is_refused(share):
 def test_neighbours_with_the_same_noisy_counts_give_the_same_note(monkeypatch):
     """Everything the note says under the private model is a function of public settings
     and of the noisy counts: force both neighbours' noisy counts to one matrix (as the
-    noise could make them) and the notes are identical byte for byte. Without the
-    coupling the same seed gives different notes (the test could fail)."""
+    noise could make them) and the notes are identical byte for byte; give them noisy
+    counts that differ and the notes differ (the test could fail)."""
     x = demo_series().values.astype(float)
     y = x.copy()
     y[57] += 2.8  # a regular reading, changed by less than Δf, into another bin
     assert np.floor(x[57] / 0.75) != np.floor(y[57] / 0.75)
-    uncoupled = [build_release_note(_config(v), now=NOW) for v in (x, y)]
-    assert uncoupled[0] != uncoupled[1]
+    same_seed = [compute_report(_config(v)).leakage.model.noisy_counts for v in (x, y)]
+    assert not np.array_equal(*same_seed)  # the data do reach the noisy counts
     rng = np.random.default_rng(3)
-    fixed = rng.integers(-3, 40, (8, 8))
+    fixed = rng.integers(0, 40, (8, 8))
+    drawn: dict[bytes, np.ndarray] = {}
 
-    def same_counts(states, n, epsilon, k, rng):
+    def counts_of(states, n, epsilon, k, rng):
         delta = private_model.count_sensitivity(k, len(states))
-        return PrivateCounts(fixed.copy(), float(epsilon), delta, float(np.exp(-epsilon / delta)))
+        z = drawn[np.asarray(states).tobytes()] if drawn else fixed
+        return PrivateCounts(z.copy(), float(epsilon), delta, float(np.exp(-epsilon / delta)))
 
-    monkeypatch.setattr(private_model, "noisy_transition_counts", same_counts)
+    monkeypatch.setattr(private_model, "noisy_transition_counts", counts_of)
     notes = [build_release_note(_config(v), now=NOW) for v in (x, y)]
     assert notes[0] == notes[1]
     assert "ε_M = 0.25" in notes[0] and "landmark TPL" in notes[0]
+    other = fixed.copy()
+    other[0] = 0  # noisy counts that differ: the note says so
+    states_y = private_model.declared_bins(y, 0.0, 6.0, 8).states
+    drawn[states_y.tobytes()] = other
+    assert build_release_note(_config(y), now=NOW) != notes[0]
 
 
 def test_k_is_declared_never_the_landmarks_marked():
@@ -158,3 +165,27 @@ def test_k_is_declared_never_the_landmarks_marked():
     assert "at most 8; the number of landmarks is not" in note
     with pytest.raises(InputError, match="max_landmarks"):
         build_release_note(_config(x, None, max_landmarks=True), now=NOW)
+
+
+def test_the_note_under_the_private_model_is_the_worst_over_the_smoothing_range():
+    """The DP-estimated model is an estimate too: the note's bound on landmark TPL is
+    the largest over adding each smoothing of the range (and the model's own) to the
+    same noisy counts, and the note says so (issue 35, item 6)."""
+    from lmdk_core.leakage.conservative import SMOOTHING_RANGE
+    from lmdk_core.leakage.tpl import tpl
+
+    x = demo_series().values.astype(float)
+    rd = compute_report(_config(x, {**PRIVATE, "smoothing": 0.3}))
+    view = public_view(rd)
+    noisy = rd.leakage.model.noisy_counts
+    assert noisy is not None
+    const = np.full(x.size, float(np.max(view.epsilon_t)))
+    bounds = {}
+    for a in (*SMOOTHING_RANGE, 0.3):
+        forward, backward = private_matrices(noisy, a)
+        per_t = tpl(const, backward, forward)
+        bounds[a] = float(np.sort(per_t)[-(DEFAULT_MAX_LANDMARKS + 1):].sum())
+    assert view.landmark_bound == pytest.approx(max(bounds.values()), rel=1e-12)
+    assert view.landmark_bound > bounds[0.3]  # the own smoothing alone would say less
+    note = build_release_note(_config(x, {**PRIVATE, "smoothing": 0.3}), now=NOW)
+    assert "worst over adding 1, 0.5, 0.3, 0.1 and 0.01 to every noisy count" in note
