@@ -50,6 +50,7 @@ from lmdk_core.figures.chart_selection import (
 )
 from lmdk_core.figures.decimation import DISPLAY_MAX_POINTS
 from lmdk_core.figures.epsilon_preview import LINEAR_SCHEMES, slider_range, timeline_preview
+from lmdk_core.figures.style import spans_years
 from lmdk_core.landmarks.discovery import (
     DEFAULT_DEVIATION_K,
     DEFAULT_DEVIATION_WINDOW,
@@ -88,7 +89,8 @@ def _on_box_mode() -> None:
 def label(t: int) -> str:
     """The hover label of timestamp t (labels are made for the few shown, never for all
     T: a 200,000-row series must not cost seconds per rerun)."""
-    return hover_labels(series.time[[int(t)]], series.time_kind)[0]
+    return hover_labels(series.time[[int(t)]], series.time_kind,
+                        years=spans_years(series.time))[0]
 
 
 def entry_timestamps(entry: object) -> list[int]:
@@ -219,7 +221,8 @@ landmarks = series_landmarks(name)
 chips = picker_entries(landmarks, PICKER_MAX_SINGLE)
 st.session_state[SELECT_KEY] = chips
 ends = sorted({t for c in chips for t in (c if isinstance(c, tuple) else (c,))})
-lm_labels = dict(zip(ends, hover_labels(series.time[ends], series.time_kind),
+lm_labels = dict(zip(ends, hover_labels(series.time[ends], series.time_kind,
+                                              years=spans_years(series.time)),
                      strict=True)) if ends else {}
 
 

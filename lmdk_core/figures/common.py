@@ -105,11 +105,22 @@ def hline(layout: dict, y: float, row: int, col: int = 1, cols: int = 1, *,
             "yref": ax["yaxis"]})
 
 
-def hover_labels(time: np.ndarray, time_kind: str) -> list[str]:
-    """Short human labels for timestamps ('Tue 05 Mar 03:00' or the number)."""
+def hover_labels(time: np.ndarray, time_kind: str, years: bool | None = None) -> list[str]:
+    """Short human labels for timestamps ('Tue 05 Mar 03:00' or the number); with the
+    year ('Tue 05 Mar 2013 03:00') when ``years`` (None: when ``time`` itself spans more
+    than one calendar year — pass the whole series' answer for a few of its times)."""
     t = np.asarray(time)
     if time_kind == "datetime":
-        return _datetime_labels(t)
+        from lmdk_core.figures.style import spans_years
+
+        labels = _datetime_labels(t)
+        if years is None:
+            years = spans_years(t)
+        if years:
+            yrs = np.asarray(t, dtype="datetime64[Y]").astype(str)
+            labels = [lab if lab == "?" else f"{lab[:-6]} {y} {lab[-5:]}"
+                      for lab, y in zip(labels, yrs.tolist(), strict=True)]
+        return labels
     if t.dtype.kind in "iu":
         return t.astype(str).tolist()
     return [f"{x:g}" if isinstance(x, (float, np.floating)) else str(x) for x in t]

@@ -24,6 +24,8 @@ out in ``docs/chart-style.md``.
 
 from __future__ import annotations
 
+import numpy as np
+
 __all__ = [
     "AXIS_TITLES",
     "COLORS",
@@ -101,6 +103,30 @@ DATE_TICK_FORMATS: tuple[tuple[int | None, int | None, str], ...] = (
 )
 #: a timestamp in a hover label (the year stays out: the page says the data's range)
 DATE_HOVER_FORMAT = "%a %d %b %H:%M"
+#: the tick labels of a date axis whose data span more than one calendar year: the
+#: year on the second line (short lines: the first label still fits on a phone)
+DATE_TICK_FORMATS_YEARS: tuple[tuple[int | None, int | None, str], ...] = (
+    (None, 60_000, "%H:%M:%S\n%d %b %Y"),
+    (60_000, 86_400_000 - 1, "%H:%M\n%d %b %Y"),
+    (86_400_000, 28 * 86_400_000 - 1, "%d %b\n%Y"),
+    (28 * 86_400_000, None, "%b\n%Y"),
+)
+#: a hover label's timestamp when the data span more than one calendar year
+DATE_HOVER_FORMAT_YEARS = "%a %d %b %Y %H:%M"
+
+
+def spans_years(time) -> bool:
+    """True when datetimes ``time`` fall in more than one calendar year (their labels
+    then carry the year: docs/chart-style.md)."""
+    t = np.asarray(time, dtype="datetime64[ns]")
+    t = t[~np.isnat(t)]
+    return bool(t.size) and t.min().astype("datetime64[Y]") != t.max().astype("datetime64[Y]")
+
+
+def date_hover_format(years: bool = False) -> str:
+    """The hover format of a timestamp: :data:`DATE_HOVER_FORMAT`, with the year when
+    the data span years."""
+    return DATE_HOVER_FORMAT_YEARS if years else DATE_HOVER_FORMAT
 
 #: plotly's mode bar: shown on hover, few buttons, no logo
 PLOTLY_CONFIG: dict = {
@@ -131,12 +157,14 @@ def legend_below(y: float = -0.06) -> dict:
             "font": {"size": FONT["size"]}}
 
 
-def plotly_date_axis() -> dict:
+def plotly_date_axis(years: bool = False) -> dict:
     """The settings of a plotly date axis: the tick formats of :data:`DATE_TICK_FORMATS`
-    and ticks that stay inside the plot (``ticklabeloverflow``)."""
+    (:data:`DATE_TICK_FORMATS_YEARS` when the data span ``years``) and ticks that stay
+    inside the plot (``ticklabeloverflow``)."""
+    stops = DATE_TICK_FORMATS_YEARS if years else DATE_TICK_FORMATS
     return {"tickformatstops": [{"dtickrange": [lo, hi], "value": fmt}
-                                for lo, hi, fmt in DATE_TICK_FORMATS],
-            "hoverformat": DATE_HOVER_FORMAT, "automargin": True}
+                                for lo, hi, fmt in stops],
+            "hoverformat": date_hover_format(years), "automargin": True}
 
 
 def plotly_layout(*, titles: bool = True, legend_y: float = -0.06, left: int = 60,
@@ -185,13 +213,16 @@ def _is_panel_title(ann: dict) -> bool:
     return ann.get("xref") == "paper" and ann.get("yanchor") == "bottom"
 
 
-def vega_date_axis() -> dict:
+def vega_date_axis(years: bool = False) -> dict:
     """The Vega-Lite axis of a date (UTC) time axis, with the tick labels of
     :func:`plotly_date_axis`: ``03:00`` over the day (``05 Mar``) within a day, the day
-    only at midnight."""
-    return {"labelExpr": "utcFormat(datum.value, '%H:%M') == '00:00' ? "
-                         "utcFormat(datum.value, '%d %b') : "
-                         "[utcFormat(datum.value, '%H:%M'), utcFormat(datum.value, '%d %b')]",
+    only at midnight; when the data span ``years``, the year under the day."""
+    day = "%d %b %Y" if years else "%d %b"
+    return {"labelExpr": ("utcFormat(datum.value, '%H:%M') == '00:00' ? "
+                          + ("[utcFormat(datum.value, '%d %b'), utcFormat(datum.value, '%Y')]"
+                             if years else f"utcFormat(datum.value, '{day}')")
+                          + f" : [utcFormat(datum.value, '%H:%M'), utcFormat(datum.value, "
+                            f"'{day}')]"),
             # one tick per ~110 px, as on the plotly charts (two-line labels)
             "tickCount": {"expr": "ceil(width / 110)"},
             "labelOverlap": "greedy", "labelFlush": True, "labelAngle": 0}

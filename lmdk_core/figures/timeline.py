@@ -23,11 +23,12 @@ from lmdk_core.figures.common import (
 from lmdk_core.figures.decimation import display_indices
 from lmdk_core.figures.style import (
     AXIS_TITLES,
-    DATE_HOVER_FORMAT,
     LANDMARK_BAR_PATTERN,
+    date_hover_format,
     left_titles,
     plotly_date_axis,
     plotly_layout,
+    spans_years,
 )
 
 __all__ = ["timeline_figure"]
@@ -72,11 +73,13 @@ class _Axis:
     lm_idx: np.ndarray
     scatter: Callable[..., dict]
     unit_suffix: str
+    years: bool = False  # the dates span more than one calendar year
 
     @property
     def when(self) -> str:
         """The hover's time: the x value (a date formatted as the style says)."""
-        return "%{x|" + DATE_HOVER_FORMAT + "}" if self.time_kind == "datetime" else "%{x}"
+        return ("%{x|" + date_hover_format(self.years) + "}" if self.time_kind == "datetime"
+                else "%{x}")
 
     def panel(self, row: int) -> dict[str, str]:
         return subplot_axes(row)
@@ -129,12 +132,13 @@ def timeline_figure(
     idx_orig = display_indices(T, [rel.original], np.concatenate([lm_idx, sug]))
     ax = _Axis(x=np.asarray(time), T=T, time_kind=time_kind, is_lm=is_lm, lm_idx=lm_idx,
                scatter=SCATTERGL if idx_orig.size > WEBGL_THRESHOLD else SCATTER,
-               unit_suffix=f" {plotly_text(unit)}" if unit else "")
+               unit_suffix=f" {plotly_text(unit)}" if unit else "",
+               years=time_kind == "datetime" and spans_years(time))
     traces, idx_rel = _data_traces(ax, rel, idx_orig, sug)
     traces += _budget_traces(ax, rel, idx_rel, decimated=idx_orig.size < T)
     if leakage:
         traces += _leakage_traces(ax, leakage)
-    layout = _timeline_layout(rel, unit, time_kind, leakage=bool(leakage),
+    layout = _timeline_layout(rel, unit, time_kind, leakage=bool(leakage), years=ax.years,
                               decimated=idx_orig.size < T, height=height,
                               uirevision=uirevision)
     # the traces and layout are plain dicts of plotly's schema: made into a figure
@@ -343,7 +347,8 @@ def _panel_titles(decimated: bool, leakage: bool) -> list[str]:
     return titles
 
 
-def _panel_axes(layout: dict, rows: int, unit: str, time_kind: str) -> None:
+def _panel_axes(layout: dict, rows: int, unit: str, time_kind: str,
+                years: bool = False) -> None:
     """Each panel's y-axis title (budget and leakage from 0) and, for dates, the style's
     tick labels on every time axis: no year, the day under the hour."""
     layout["yaxis"]["title"] = {"text": plotly_text(unit) if unit else AXIS_TITLES["value"]}
@@ -352,11 +357,12 @@ def _panel_axes(layout: dict, rows: int, unit: str, time_kind: str) -> None:
         layout["yaxis3"].update(title={"text": AXIS_TITLES["leakage"]}, rangemode="tozero")
     if time_kind == "datetime":
         for row in range(1, rows + 1):
-            layout[f"xaxis{'' if row == 1 else row}"].update(plotly_date_axis())
+            layout[f"xaxis{'' if row == 1 else row}"].update(plotly_date_axis(years))
 
 
 def _timeline_layout(rel: Release, unit: str, time_kind: str, *, leakage: bool,
-                     decimated: bool, height: int | None, uirevision: str | None) -> dict:
+                     years: bool = False, decimated: bool, height: int | None,
+                     uirevision: str | None) -> dict:
     """The panels (a cached ``make_subplots`` grid), their titles, the ε reference on the
     budget and leakage panels, the axis titles and the figure-wide settings, in the
     style of :mod:`lmdk_core.figures.style` (docs/chart-style.md)."""
@@ -367,7 +373,7 @@ def _timeline_layout(rel: Release, unit: str, time_kind: str, *, leakage: bool,
                             subplot_titles=titles)
     for row in range(2, rows + 1):  # the ε reference on the budget and leakage panels
         hline(layout, rel.epsilon, row, text=f"ε = {rel.epsilon:g}")
-    _panel_axes(layout, rows, unit, time_kind)
+    _panel_axes(layout, rows, unit, time_kind, years)
     left_titles(layout)
     layout.update(plotly_layout(titles=True, legend_y=-0.1))  # toolbar band, legend below
     layout.update(

@@ -68,9 +68,34 @@ def test_regular_and_landmark_bars_differ_in_grey():
     assert lum["regular"] - lum["landmark"] >= 0.15
 
 
-def test_no_tick_label_names_the_year():
+def test_no_tick_label_names_the_year_within_one_year():
     assert all("%Y" not in f and "%y" not in f for _, _, f in DATE_TICK_FORMATS)
     assert "%Y" not in json.dumps(vega_date_axis()) and "%y" not in json.dumps(vega_date_axis())
+
+
+def test_dates_show_their_year_when_the_series_spans_years():
+    """Issue 37 §4: a multi-year series (bitcoin prices 2013-2019, a real fixture) names
+    the year on every tick, hover and chip, on the second line of a tick (the first
+    line stays as short as before: it still fits on a phone)."""
+    from lmdk_core.data.series import load_series_csv
+    from lmdk_core.figures.common import hover_labels
+    from lmdk_core.figures.style import DATE_TICK_FORMATS_YEARS, spans_years
+    from tests.engine.test_real_data import SERIES_DIR
+
+    s = load_series_csv(SERIES_DIR / "bitcoin.csv", time_col="date", value_col="price")
+    assert spans_years(s.time)
+    rel = release_series(s.values, [], 1.0, "uniform", "laplace", 100.0, SEED)
+    fig = timeline_figure(s.time, s.time_kind, rel)
+    values = [st.value for st in fig.layout.xaxis.tickformatstops]
+    assert values == [f for _, _, f in DATE_TICK_FORMATS_YEARS]
+    assert all("%Y" in v.split("\n")[-1] and len(v.split("\n")[0]) <= 8 for v in values)
+    assert "%Y" in fig.layout.xaxis.hoverformat
+    assert any("%Y" in (tr.hovertemplate or "") for tr in fig.data)
+    label = hover_labels(s.time[:1], "datetime", years=True)[0]
+    assert label.endswith(" 00:00") and str(np.asarray(s.time, "datetime64[Y]")[0]) in label
+    assert "%Y" in json.dumps(vega_date_axis(years=True))
+    one_year = s.time[:50]  # within 2013: no year anywhere
+    assert not spans_years(one_year) and "20" not in hover_labels(one_year, "datetime")[0][7:]
 
 
 @pytest.fixture(scope="module")
