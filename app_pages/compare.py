@@ -19,9 +19,9 @@ from app_support.components import (
 from app_support.current_data import CurrentData, data_choice, view_config
 from app_support.download_buttons import confidential_downloads
 from app_support.figure_memo import memo_figure, release_figure_key
-from app_support.live_chart import live_chart
+from app_support.live_chart import live_chart, scrubbed_epsilon
 from app_support.report_button import release_note_button
-from app_support.session import keep_page_state, setting, settings_on_page
+from app_support.session import keep_page_state, setting, settings_on_page, take_epsilon
 from lmdk_core.decision.comparison import (
     UtilitySweep,
     epsilon_grid,
@@ -30,11 +30,12 @@ from lmdk_core.decision.comparison import (
     track_release_fn,
     utility_sweep,
 )
-from lmdk_core.engine.allocation import SCHEMES
+from lmdk_core.engine.allocation import SCHEMES, allocate
 from lmdk_core.engine.quoting import quote_user_text
 from lmdk_core.engine.validation import InputError
 from lmdk_core.figures.common import data_labels, subplot_axes
 from lmdk_core.figures.compare import side_by_side_figure, utility_figure
+from lmdk_core.figures.epsilon_preview import LINEAR_SCHEMES, compare_preview, slider_range
 from lmdk_core.files.export import CONFIDENTIAL_LABEL, confidential_filename, csv_with_header
 
 SCHEMES_KEY = K.W_COMPARE_SCHEMES
@@ -172,7 +173,24 @@ both = memo_figure(both_key, _side_by_side)
 # (three columns in ~90 px each had overlapping ticks). Both are drawn; the style of
 # app_support/accessibility.py shows the one that fits the screen ('lmdk_wide_' /
 # 'lmdk_narrow_' containers).
-live_chart(both, key="compare_side_by_side", where=st.container(key="lmdk_wide_compare"))
+
+
+def _preview() -> dict | None:
+    """The ε slider's preview of the side-by-side chart (series; docs/app.md): each
+    static scheme's column redrawn in the browser at the slider's ε, its leakage off a
+    grid of ε computed once per landmarks and scheme (not per ε)."""
+    if cur.is_track:  # a track's displacement is not its noise scaled (approximations)
+        return None
+    grids = {s: cur.leakage_grid(model, allocate(s, cur.length, cur.landmarks, 1.0,
+                                                 int(setting("window"))),
+                                 slider_range(eps), curves=shown_leak is not None)
+             for s in schemes if s in LINEAR_SCHEMES}
+    return compare_preview(both, releases, leakage=shown_leak, grids=grids)
+
+
+live_chart(both, key="compare_side_by_side", where=st.container(key="lmdk_wide_compare"),
+           scrub=_preview(),
+           on_scrub=lambda: take_epsilon(scrubbed_epsilon("compare_side_by_side")))
 with st.container(key="lmdk_narrow_compare"):
     # only the open tab's chart is built and sent (a tab click reruns the page): the
     # hidden charts of the other tabs were built, sent and drawn on every change

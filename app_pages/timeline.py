@@ -27,13 +27,13 @@ from app_support.series_upload import column_choices, on_series_upload
 from app_support.session import (
     DEMO_SERIES,
     add_series,
-    clear_leakage_target,
     current_series,
     series_landmarks,
     set_series_landmarks,
     set_setting,
     setting,
     settings_on_page,
+    take_epsilon,
 )
 from lmdk_core.data.demo import demo_series_landmarks
 from lmdk_core.decision.mechanism_choice import clamp_to_bounds, mechanism_problems
@@ -135,11 +135,7 @@ def _on_multiselect() -> None:
 def _on_scrub() -> None:
     """The chart's ε slider was let go: its ε becomes the session's (as if typed in the
     sidebar, which forgets a calibrated target)."""
-    eps = scrubbed_epsilon(chart_key())
-    if eps is not None:
-        set_setting("epsilon", float(np.clip(eps, LIMITS["epsilon"].low,
-                                             LIMITS["epsilon"].high)))
-        clear_leakage_target()
+    take_epsilon(scrubbed_epsilon(chart_key()))
 
 
 def _clear() -> None:

@@ -154,6 +154,7 @@ function prepareScrub(sc) {
   // decode the preview's arrays once per value
   sc.gridV = decode(sc.grid);
   sc.peakV = sc.verdict ? decode(sc.verdict.peak) : null;
+  for (const v of sc.verdicts || []) v.peakV = decode(v.peak);
   for (const tr of sc.traces || []) {
     tr.y0V = decode(tr.y0);
     tr.baseV = decode(tr.base);
@@ -162,29 +163,85 @@ function prepareScrub(sc) {
   return sc;
 }
 
-function previewVerdict(sc, eps) {
-  // the verdict's colour and number at eps (epsilon_preview: theorem × ε, landmark TPL
-  // off the grid), and its words
-  const v = sc.verdict || {};
+const RANK = { none: 0, green: 1, amber: 2, red: 3 };
+
+function verdictOf(sc, v, eps, short) {
+  // one verdict's colour and number at eps (epsilon_preview: the theorem's largest total
+  // ratio × ε, landmark TPL off the grid), and its words (short: one column of several)
   const worst = (v.ratio || 0) * eps;
-  const bound = `landmarks + one timestamp spend at most ${fmt(worst)}`;
+  const bound = short ? `total ${fmt(worst)}` : `landmarks + one timestamp spend at most ${fmt(worst)}`;
   if (!v.private) {
-    return ["red", `Not landmark-private: ${bound} > ε = ${fmt(eps)}`];
+    return ["red", short ? `not landmark-private (${bound} > ε)`
+      : `Not landmark-private: ${bound} > ε = ${fmt(eps)}`];
   }
-  if (!sc.peakV || !sc.gridV) {
-    return ["green", `Landmark-private: ${bound} ≤ ε = ${fmt(eps)}`];
+  const peakV = v.peakV !== undefined ? v.peakV : sc.peakV;
+  if (!peakV || !sc.gridV) {
+    return ["green", short ? `landmark-private (${bound} ≤ ε)`
+      : `Landmark-private: ${bound} ≤ ε = ${fmt(eps)}`];
   }
-  const peak = gridAt(sc.gridV, sc.peakV, 1, eps)[0];
+  const peak = gridAt(sc.gridV, peakV, 1, eps)[0];
   if (peak > eps * (1 + (v.rtol || 0))) {
-    return ["amber", `Private only if values were independent: landmark TPL up to ${fmt(peak)} > ε = ${fmt(eps)} under the correlation model`];
+    return ["amber", short ? `private only if values were independent (landmark TPL ${fmt(peak)} > ε)`
+      : `Private only if values were independent: landmark TPL up to ${fmt(peak)} > ε = ${fmt(eps)} under the correlation model`];
   }
-  return ["green", `Landmark-private: ${bound} ≤ ε = ${fmt(eps)}; landmark TPL up to ${fmt(peak)} ≤ ε`];
+  return ["green", short ? `landmark-private (${bound} ≤ ε, landmark TPL ${fmt(peak)} ≤ ε)`
+    : `Landmark-private: ${bound} ≤ ε = ${fmt(eps)}; landmark TPL up to ${fmt(peak)} ≤ ε`];
+}
+
+function previewVerdict(sc, eps) {
+  // the preview verdict at eps: the chart's one verdict, or (Compare) one per column,
+  // coloured by the worst of them
+  if (!sc.verdicts) return verdictOf(sc, sc.verdict || {}, eps, false);
+  let colour = "none";
+  const words = sc.verdicts.map((v) => {
+    if (!v.live) return `${v.label}: drawn again when you let go`;
+    const [c, w] = verdictOf(sc, v, eps, true);
+    if (RANK[c] > RANK[colour]) colour = c;
+    return `${v.label}: ${w}`;
+  });
+  return [colour, words.join("; ")];
+}
+
+function percentile(values, q) {
+  // numpy's default (linear) percentile of the finite values, NaN when there are none
+  const v = Array.from(values).filter(Number.isFinite).sort((a, b) => a - b);
+  if (!v.length) return NaN;
+  const pos = (q / 100) * (v.length - 1), lo = Math.floor(pos), hi = Math.ceil(pos);
+  return v[lo] + (v[hi] - v[lo]) * (pos - lo);
+}
+
+function axisRanges(sc, layout, moved, eps) {
+  // the y-ranges of rows with fixed ranges (Compare) at eps, made as the figure makes
+  // them: "fit" from 0 to pad × the largest of ε and the row's values, "spread" the 1st
+  // to 99th percentile of the moving released values and the fixed lo … hi, padded
+  for (const ax of sc.axes || []) {
+    const ys = (sc.traces || []).filter((tr) => tr.row === ax.row && moved.has(tr.i))
+      .map((tr) => moved.get(tr.i));
+    let range = null;
+    if (ax.rule === "fit") {
+      let top = Math.max(eps, ax.top || 0);
+      for (const y of ys) for (const v of y) if (Number.isFinite(v) && v > top) top = v;
+      range = [0, ax.pad * top];
+    } else if (ax.rule === "spread") {
+      let lo = ax.lo ?? Infinity, hi = ax.hi ?? -Infinity;
+      for (const y of ys) {
+        const a = percentile(y, 1), b = percentile(y, 99);
+        if (Number.isFinite(a)) lo = Math.min(lo, a);
+        if (Number.isFinite(b)) hi = Math.max(hi, b);
+      }
+      if (!Number.isFinite(lo) || !Number.isFinite(hi)) continue;
+      const pad = hi > lo ? ax.pad * (hi - lo) : 1;
+      range = [lo - pad, hi + pad];
+    }
+    if (!range) continue;
+    for (const name of ax.axes) layout[name] = { ...(layout[name] || {}), range, autorange: false };
+  }
 }
 
 function scrubFigure(st, eps) {
   // the chart's last figure redrawn at eps by the preview's rules
   const sc = st.scrub, fig = st.fig, e0 = sc.epsilon;
-  const data = fig.data.slice();
+  const data = fig.data.slice(), moved = new Map();
   for (const tr of sc.traces) {
     const y0 = tr.y0V, n = y0.length, y = new Float64Array(n);
     if (tr.rule === "scale") {
@@ -199,8 +256,14 @@ function scrubFigure(st, eps) {
       continue;
     }
     data[tr.i] = { ...data[tr.i], y };
+    moved.set(tr.i, y);
+  }
+  // a column that does not follow the slider (Compare's Adaptive) is faint off its ε
+  for (const i of sc.frozen || []) {
+    if (data[i]) data[i] = { ...data[i], opacity: eps === e0 ? data[i].opacity : 0.2 };
   }
   const layout = { ...st.layout, datarevision: ++st.frames };
+  axisRanges(sc, layout, moved, eps);
   if (layout.shapes) {
     layout.shapes = layout.shapes.slice();
     for (const i of sc.shapes || []) layout.shapes[i] = { ...layout.shapes[i], y0: eps, y1: eps };
@@ -230,7 +293,7 @@ function scrubText(st, eps, preview) {
 // ---- fast frames: the chart's SVG moved in place, not redrawn by plotly
 // A full Plotly.react of the Timeline's chart costs 50–150 ms (every trace, axis and
 // annotation drawn again): too slow to follow a pointer. While the slider moves, each
-// frame instead rewrites the few SVG attributes that depend on ε — the paths and marker
+// frame instead rewrites the few SVG attributes that depend on ε — the lines and marker
 // positions of the traces the preview moves, the ε lines and their labels — in the
 // pixel geometry plotly drew last (the axes' ranges stay); when the pointer rests (or is
 // let go) one full Plotly.react at that ε rescales the axes, and the fast frames go on
@@ -238,18 +301,6 @@ function scrubText(st, eps, preview) {
 
 function axisOf(fl, ref, letter) {
   return fl[letter + "axis" + (ref && ref.length > 1 ? ref.slice(1) : "")];
-}
-
-function mapPathY(d, fy) {
-  // every y of an SVG path of M/L/H/V/Z commands (plotly's lines, fills and bars)
-  return d.replace(/([MLHVZ])([^MLHVZ]*)/g, (m, c, args) => {
-    if (c === "M" || c === "L") {
-      const [x, y] = args.split(",");
-      return `${c}${x},${fy(Number(y)).toFixed(2)}`;
-    }
-    if (c === "V") return `V${fy(Number(args)).toFixed(2)}`;
-    return m;
-  });
 }
 
 const TRANSLATE = /translate\(([^,]+),([^)]+)\)/;
@@ -266,10 +317,21 @@ function snapshot(st, eps) {
     if (!trace || !rules.has(trace.index)) return;
     seen.add(trace.index);
     const xa = axisOf(fl, trace.xaxis, "x"), ya = axisOf(fl, trace.yaxis, "y");
+    const rule = rules.get(trace.index);
+    // a "scale" trace's lines, fills and bars are stretched about y = 0 by one SVG
+    // transform per element (a bar trace: its group of bars), not rewritten path by path
+    // (2,000 bars: 2,000 path strings parsed and written per frame); their lines keep
+    // their width (non-scaling-stroke)
+    const stretch = rule.rule === "scale"
+      ? [...g.querySelectorAll("path.js-line, path.js-fill, g.points")]
+        .filter((el) => el.tagName !== "g" || el.querySelector("g.point > path"))
+      : [];
+    for (const el of stretch) {
+      if (el.tagName === "path") el.style.vectorEffect = "non-scaling-stroke";
+    }
     traces.push({
-      rule: rules.get(trace.index), xa, ya, cd,
-      paths: [...g.querySelectorAll("path.js-line, path.js-fill, g.point > path")]
-        .map((p) => [p, p.getAttribute("d") || ""]),
+      rule, xa, ya, cd,
+      stretch: stretch.map((el) => [el, el.getAttribute("transform") || ""]),
       lines: [...g.querySelectorAll("path.js-line")],
       points: [...g.querySelectorAll("path.point")]
         .map((p) => [p, p.getAttribute("transform") || "", p.__data__]),
@@ -314,7 +376,8 @@ function fastFrame(st, eps) {
     const clip = bounded(ya);
     if (rule.rule === "scale") {
       const z = ya.c2p(0), f = eps / snap.eps, fy = (py) => clip(z + (py - z) * f);
-      for (const [p, d] of t.paths) p.setAttribute("d", mapPathY(d, fy));
+      const stretch = `translate(0,${(z * (1 - f)).toFixed(2)}) scale(1,${f.toFixed(5)})`;
+      for (const [el, tf] of t.stretch) el.setAttribute("transform", `${stretch} ${tf}`);
       for (const [p, tf] of t.points) {
         p.setAttribute("transform", tf.replace(TRANSLATE, (m, x, y) =>
           `translate(${x},${fy(Number(y)).toFixed(2)})`));
@@ -353,9 +416,19 @@ function fastFrame(st, eps) {
   }
 }
 
+function unstretch(st) {
+  // the stretched elements as plotly drew them (plotly keeps the elements it redraws)
+  for (const t of (st.snap && st.snap.traces) || []) {
+    for (const [el, tf] of t.stretch) {
+      if (tf) el.setAttribute("transform", tf); else el.removeAttribute("transform");
+    }
+  }
+}
+
 function fullFrame(st, eps) {
   // one Plotly.react of the figure at eps (axes rescaled); the fast frames go on from it
   const [data, layout] = scrubFigure(st, eps);
+  unstretch(st);
   st.drawing = true;
   st.lastFull = performance.now();
   return Plotly.react(st.gd, data, layout, st.config).then(() => {
@@ -540,6 +613,7 @@ function draw(st, data) {
   st.config = config;
   st.wanted = null;
   if (data.scrub) updateScrub(st, data.scrub);
+  unstretch(st);
   return Plotly.react(st.gd, fig.data, layout, config).then(() => {
     if (!st.bound) {
       bind(st);

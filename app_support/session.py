@@ -200,6 +200,15 @@ def clear_leakage_target() -> None:
     st.session_state.pop(K.LEAKAGE_TARGET, None)
 
 
+def take_epsilon(eps: float | None) -> None:
+    """A chart's ε slider was let go at ``eps`` (None: nothing usable): it becomes the
+    session's ε (clamped to its limits), as if typed in the sidebar, which forgets a
+    calibrated target."""
+    if eps is not None:
+        set_setting("epsilon", min(max(float(eps), MIN_EPSILON), MAX_EPSILON))
+        clear_leakage_target()
+
+
 def _resample() -> None:
     """New noise: a fresh 128-bit seed from the operating system."""
     st.session_state[K.W_SEED] = fresh_seed()

@@ -30,12 +30,14 @@ import numpy as np
 import plotly.graph_objects as go
 
 from lmdk_core.decision.verdict import LEAKAGE_RTOL
+from lmdk_core.engine.allocation import scheme_info
 from lmdk_core.engine.release import Release
+from lmdk_core.figures.common import subplot_axes
 from lmdk_core.figures.decimation import display_indices
 from lmdk_core.leakage.epsilon_grid import GridLeakage
 
-__all__ = ["SLIDER_HIGH", "SLIDER_LOW", "SLIDER_STEPS", "noise_bases", "slider_range",
-           "timeline_preview"]
+__all__ = ["SLIDER_HIGH", "SLIDER_LOW", "SLIDER_STEPS", "compare_preview", "noise_bases",
+           "slider_range", "timeline_preview"]
 
 #: the slider's usual range of ε (log scale); a current ε outside widens it
 SLIDER_LOW, SLIDER_HIGH = 0.01, 10.0
@@ -88,6 +90,17 @@ def _epsilon_marks(layout, epsilon: float) -> tuple[list[int], list[int]]:
     return shapes, labels
 
 
+def _verdict_numbers(rel: Release, grid: GridLeakage | None) -> dict:
+    """The preview verdict's numbers of ``rel``: whether the theorem holds, the largest
+    total over ε (the same at every ε), the leakage tolerance and the largest landmark
+    TPL per grid ε (None without a grid)."""
+    totals = np.asarray(rel.verdict.totals, dtype=float)
+    return {"private": bool(rel.verdict.private),
+            "ratio": float(totals.max() / float(rel.epsilon)) if totals.size else 0.0,
+            "rtol": LEAKAGE_RTOL,
+            "peak": b64(grid.max_landmark_tpl) if grid is not None else None}
+
+
 def timeline_preview(fig: go.Figure, rel: Release, *,
                      leakage: dict[str, np.ndarray] | None = None,
                      grid: GridLeakage | None = None) -> dict:
@@ -103,11 +116,7 @@ def timeline_preview(fig: go.Figure, rel: Release, *,
     low, high = slider_range(eps)
     spec: dict = {"epsilon": eps, "low": low, "high": high, "steps": SLIDER_STEPS,
                   "live": rel.scheme in LINEAR_SCHEMES, "traces": []}
-    totals = np.asarray(rel.verdict.totals, dtype=float)
-    spec["verdict"] = {"private": bool(rel.verdict.private),
-                       "ratio": float(totals.max() / eps) if totals.size else 0.0,
-                       "rtol": LEAKAGE_RTOL,
-                       "peak": b64(grid.max_landmark_tpl) if grid is not None else None}
+    spec["verdict"] = _verdict_numbers(rel, grid)
     if not spec["live"]:
         return spec
     if grid is not None:
@@ -132,3 +141,119 @@ def timeline_preview(fig: go.Figure, rel: Release, *,
         if rule is not None:
             spec["traces"].append({"i": i, "y0": b64(_y(tr)), **rule})
     return spec
+
+
+def compare_preview(fig: go.Figure, releases: dict[str, Release], *,
+                    leakage: dict[str, dict[str, np.ndarray]] | None = None,
+                    grids: dict[str, GridLeakage] | None = None) -> dict:
+    """The preview of Compare's side-by-side figure ``fig``
+    (:func:`~lmdk_core.figures.compare.side_by_side_figure` of the series ``releases``,
+    one column per scheme, all at the same ε) as a JSON-ready dict, with
+    :func:`timeline_preview`'s rules per column: the released values' noise scaled
+    (``noise``), the budget row scaled (``scale``), the leakage row off each scheme's
+    grid (``grid``; ``grids`` maps a scheme to its :class:`GridLeakage`, every one on
+    the same grid of ε). A column whose scheme is not static (Adaptive) does not move:
+    its traces (``frozen``) are drawn faint at another ε, its verdict says it follows
+    when the slider is let go. ``verdicts`` holds each
+    column's numbers (:func:`timeline_preview`'s ``verdict``, with its ``label``);
+    ``axes`` the rows' y-ranges at another ε (``fit``: from 0 to ``pad`` × the largest of
+    ε and what the row shows; ``spread``: the 1st–99th percentile of the moving released
+    values and the fixed ``lo`` … ``hi`` of the rest, padded by ``pad`` of the span, as
+    the figure's own ranges are made)."""
+    keys = list(releases)
+    k = len(keys)
+    eps = float(releases[keys[0]].epsilon)
+    grids = grids or {}
+    low, high = slider_range(eps)
+    live = {s for s in keys if releases[s].scheme in LINEAR_SCHEMES}
+    spec: dict = {"epsilon": eps, "low": low, "high": high, "steps": SLIDER_STEPS,
+                  "live": bool(live), "traces": [], "axes": [], "frozen": [],
+                  "verdicts": [{"label": scheme_info(s).label, "live": s in live,
+                                **_verdict_numbers(releases[s], grids.get(s))}
+                               for s in keys]}
+    if not live:
+        return spec
+    some_grid = next((g for g in grids.values() if g is not None), None)
+    if some_grid is not None:
+        spec["grid"] = b64(some_grid.grid)
+    spec["shapes"], spec["annotations"] = _epsilon_marks(fig.layout, eps)
+    rows = 3 if leakage else 2
+    where = {subplot_axes(r, c, k)["yaxis"]: (r, c) for r in range(1, rows + 1)
+             for c in range(1, k + 1)}
+    lms = np.unique(np.concatenate([np.asarray(r.landmarks, dtype=np.int64)
+                                    for r in releases.values()]))
+    static: dict[int, list[float]] = {r: [] for r in range(1, rows + 1)}
+    for i, tr in enumerate(fig.data):
+        row, col = where.get(tr.yaxis or "y", (0, 0))
+        if not row:
+            continue
+        s = keys[col - 1]
+        if s not in live:  # drawn faint while the slider moves, not in the rows' ranges
+            spec["frozen"].append(i)
+            continue
+        rel, y = releases[s], _y(tr)
+        rule = _compare_rule(tr.name, row, rel, y, lms, (leakage or {}).get(s),
+                             grids.get(s))
+        if rule is None:
+            static[row].extend(_static_extent(tr.name, row, y))
+            continue
+        spec["traces"].append({"i": i, "y0": b64(y), "row": row, **rule})
+    names = [[f"yaxis{subplot_axes(r, c, k)['yaxis'][1:]}" for c in range(1, k + 1)]
+             for r in range(1, rows + 1)]
+    fixed = np.asarray(static[1], dtype=float)
+    fixed = fixed[np.isfinite(fixed)]
+    spec["axes"].append({"row": 1, "axes": names[0], "rule": "spread", "pad": 0.05,
+                         "lo": float(fixed.min()) if fixed.size else None,
+                         "hi": float(fixed.max()) if fixed.size else None})
+    for r in range(2, rows + 1):
+        spec["axes"].append({"row": r, "axes": names[r - 1], "rule": "fit", "pad": 1.08,
+                             "top": max([0.0, *static[r]])})
+    return spec
+
+
+def _static_extent(name: str, row: int, y: np.ndarray) -> list[float]:
+    """What a trace that does not move adds to its row's y-range: released values their
+    1st and 99th percentile (as the figure's data range), others their extremes (the
+    largest only below the data row, whose ranges start at 0)."""
+    v = y[np.isfinite(y)]
+    if not v.size:
+        return []
+    if row > 1:
+        return [float(v.max())]
+    if name == "released":
+        return [float(np.percentile(v, 1)), float(np.percentile(v, 99))]
+    return [float(v.min()), float(v.max())]
+
+
+def _compare_rule(name: str, row: int, rel: Release, y: np.ndarray, lms: np.ndarray,
+                  leak: dict[str, np.ndarray] | None, grid: GridLeakage | None
+                  ) -> dict | None:
+    """How a trace of Compare's row ``row`` moves with ε (None: it does not). The
+    timestamps a trace shows are those the figure chose (:func:`display_indices` of its
+    values, every landmark kept); a trace whose values are not the ones expected gets
+    no rule (it keeps still rather than move wrongly)."""
+    T = int(np.asarray(rel.original).shape[0])
+    if row == 2:
+        return {"rule": "scale"}
+    if row == 1 and name == "released":
+        idx = display_indices(T, [np.asarray(rel.released, dtype=float)], lms)
+        if not _same(y, np.asarray(rel.released, dtype=float)[idx]):
+            return None
+        return {"rule": "noise", "base": b64(noise_bases(rel)[idx])}
+    if row == 3 and leak is not None and grid is not None and grid.tpl is not None:
+        curves = {"TPL": grid.tpl, "landmark TPL": grid.landmark_tpl}
+        if curves.get(name) is None or name not in leak:
+            return None
+        now = np.asarray(leak[name], dtype=float)
+        idx = display_indices(T, [now], lms)
+        if not _same(y, now[idx]):
+            return None
+        return {"rule": "grid", "grid": b64(curves[name][:, idx])}
+    return None
+
+
+def _same(shown: np.ndarray, values: np.ndarray) -> bool:
+    """Whether a trace shows ``values`` (float32 precision, NaN where NaN)."""
+    return shown.shape == values.shape and bool(np.allclose(
+        shown, values, rtol=1e-6, atol=1e-9 * (1 + np.nanmax(np.abs(values), initial=0)),
+        equal_nan=True))

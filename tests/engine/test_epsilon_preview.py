@@ -1,5 +1,6 @@
 """The ε slider's preview (lmdk_core.figures.epsilon_preview): its rules applied to the
-Timeline figure at ε give the figure of the release at ε' drawn with the same seed —
+Timeline figure (and to each static column of Compare's side-by-side figure) at ε give
+the figure of the release at ε' drawn with the same seed —
 the preview of a static scheme *is* that release, the same draws scaled — and its
 leakage grid is the leakage of the scaled allocation (lmdk_core.leakage.epsilon_grid).
 
@@ -18,8 +19,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lmdk_core.engine.release import release_series
+from lmdk_core.figures.compare import side_by_side_figure
 from lmdk_core.figures.epsilon_preview import (
     LINEAR_SCHEMES,
+    compare_preview,
     noise_bases,
     slider_range,
     timeline_preview,
@@ -130,3 +133,91 @@ def test_the_leakage_curves_move_on_the_grid():
     assert isinstance(grid, GridLeakage)
     np.testing.assert_allclose(_f32(spec["verdict"]["peak"])[g], at.landmark_tpl.max(),
                                rtol=1e-6)
+
+
+def _side_by_side(T, lm, eps, schemes, leak_of=None):
+    releases = {s: _release(np.random.default_rng(T).normal(3.0, 1.0, T), lm, eps, s)
+                for s in schemes}
+    leakage = {s: leak_of(r) for s, r in releases.items()} if leak_of else None
+    return releases, leakage, side_by_side_figure(np.arange(T), "index", releases,
+                                                   leakage=leakage)
+
+
+def _by_panel(fig, i=None):
+    """Traces by (y axis, name, how many of that name came before on that axis); with
+    ``i``, the key of trace i."""
+    keys, seen = {}, {}
+    for j, tr in enumerate(fig.data):
+        k = (tr.yaxis, tr.name)
+        seen[k] = seen.get(k, -1) + 1
+        keys[j] = (*k, seen[k])
+    return keys[i] if i is not None else {keys[j]: fig.data[j] for j in keys}
+
+
+@settings(max_examples=25, deadline=None)
+@given(T=st.integers(3, 60), data=st.data(), e0=st.floats(0.05, 5), e1=st.floats(0.05, 5),
+       schemes=st.lists(st.sampled_from(sorted(LINEAR_SCHEMES | {"adaptive"})), min_size=2,
+                        max_size=4, unique=True))
+def test_compares_preview_at_a_new_epsilon_is_each_columns_release_there(T, data, e0, e1,
+                                                                         schemes):
+    lm = sorted(data.draw(st.sets(st.integers(0, T - 1), max_size=T // 2)))
+    rel0, _, fig0 = _side_by_side(T, lm, e0, schemes)
+    rel1, _, fig1 = _side_by_side(T, lm, e1, schemes)
+    spec = compare_preview(fig0, rel0)
+    moved = _apply(spec, fig0, e1)
+    live = [s for s in schemes if s in LINEAR_SCHEMES]
+    assert spec["live"] == bool(live)
+    # every trace of a static column moves to that column's release at e1 (the same
+    # draws), Adaptive's traces are frozen, the rest (originals, landmarks) stay put
+    at1 = _by_panel(fig1)  # Adaptive's traces at e1 may differ in number: by panel
+    for i, y in moved.items():
+        want = np.asarray(at1[_by_panel(fig0, i)].y, dtype=float)
+        np.testing.assert_allclose(y, want, rtol=2e-5, atol=2e-5 * (1 + np.nanmax(
+            np.abs(want))), equal_nan=True)
+    released = [i for i, tr in enumerate(fig0.data) if tr.name == "released"]
+    k = len(schemes)
+    col = {i: int((fig0.data[i].xaxis or "x")[1:] or 1) for i in released}
+    for i in released:
+        assert (i in moved) == (schemes[col[i] - 1] in live)
+    assert len(spec["frozen"]) == sum(
+        1 for tr in fig0.data if schemes[(int((tr.xaxis or "x")[1:] or 1) - 1) % k]
+        == "adaptive")
+    for v, s in zip(spec["verdicts"], schemes, strict=True):
+        assert v["live"] == (s in live) and v["private"] == rel1[s].verdict.private
+        ratio1 = float(np.max(rel1[s].verdict.totals)) / e1
+        assert abs(v["ratio"] - ratio1) <= 1e-9 * max(1.0, ratio1)
+    # the budget row's range at e1 is what the figure at e1 makes of it (from 0 to 1.08
+    # times the largest total or ε) when every column is static
+    if len(live) == k:
+        fit = next(a for a in spec["axes"] if a["row"] == 2)
+        top = max([e1, fit["top"], *(float(np.nanmax(y)) for i, y in moved.items()
+                                     if fig0.data[i].yaxis in {f"y{n[5:]}" for n in
+                                                               fit["axes"]})])
+        want = fig1.layout[fit["axes"][0]].range
+        np.testing.assert_allclose([0, 1.08 * top], want, rtol=1e-5)
+
+
+def test_compares_leakage_row_moves_on_each_schemes_grid():
+    T, lm = 40, [5, 20]
+    P = smoothed_matrix(4, 0.1)
+    low, high = slider_range(1.0)
+
+    def leak_of(rel):
+        res = temporal_leakage(rel.epsilon_t, P, None, lm)
+        return {"TPL": res.tpl, "landmark TPL": res.landmark_tpl}
+
+    releases, leakage, fig = _side_by_side(T, lm, 1.0, ["uniform", "skip"], leak_of)
+    grids = {s: leakage_on_grid(r.epsilon_t, lm, P, None, epsilon_grid(low, high),
+                                curves=True) for s, r in releases.items()}
+    spec = compare_preview(fig, releases, leakage=leakage, grids=grids)
+    g = 20
+    eps = float(grids["skip"].grid[g])
+    moved = _apply(spec, fig, eps)
+    for c, rel in enumerate(releases.values(), start=1):
+        at = temporal_leakage(rel.epsilon_t * eps, P, None, lm)
+        axis = f"y{2 * 2 + c}"  # row 3 of 2 columns
+        got = {fig.data[i].name: y for i, y in moved.items() if fig.data[i].yaxis == axis}
+        np.testing.assert_allclose(got["TPL"], at.tpl, rtol=1e-6)
+        np.testing.assert_allclose(got["landmark TPL"], at.landmark_tpl, rtol=1e-6)
+        v = spec["verdicts"][c - 1]
+        np.testing.assert_allclose(_f32(v["peak"])[g], at.landmark_tpl.max(), rtol=1e-6)
