@@ -218,6 +218,31 @@ def drag_scrub(page, start: float, end: float, seconds: float, nth: int = 0,
         page.mouse.up()
 
 
+#: the input → paint latency of the first ε slider's preview frames: ``n`` times, the
+#: slider set to a new position and its ``input`` event sent, then timed until the
+#: animation frame after the one that redrew the chart (its paint is done by then: an
+#: upper bound by at most one frame); returns [median, 90th percentile] in ms
+SCRUB_LATENCY = """async ([n]) => {
+  const inp = document.querySelectorAll('.lmdk-scrub input[type=range]')[0];
+  const max = Number(inp.max), out = [];
+  const frame = () => new Promise((r) => requestAnimationFrame(r));
+  for (let k = 0; k < n; k++) {
+    const f0 = window.__lmdkScrubFrames || 0;
+    inp.value = String(Math.round(max * (0.2 + 0.6 * ((k * 7) % n) / n)));
+    const t0 = performance.now();
+    inp.dispatchEvent(new Event('input', {bubbles: true}));
+    while ((window.__lmdkScrubFrames || 0) === f0 && performance.now() - t0 < 2000) {
+      await frame();
+    }
+    await frame();
+    out.push(performance.now() - t0);
+    await new Promise((r) => setTimeout(r, 40));
+  }
+  out.sort((a, b) => a - b);
+  return [out[Math.floor(out.length / 2)], out[Math.floor(out.length * 0.9)]];
+}"""
+
+
 #: the ε slider moved by the page itself once per animation frame for ``seconds`` (an
 #: ``input`` event each, as a dragging pointer gives): (preview frames drawn per second,
 #: animation frames per second) — what the page can redraw, whatever the driver's pace
