@@ -47,7 +47,21 @@ def _cmd_report(args: argparse.Namespace) -> int:
         return 0
     # the internal report holds the raw data: CONFIDENTIAL, mode 0600; the public note not
     write_atomically(out, text, confidential=not args.public)
-    summary = _report_summary(cfg, rd, text, out, args.public)
+    if args.public:  # the screen says what the note says, nothing it leaves out
+        from lmdk_core.report.release_note import public_summary
+
+        summary = {"output": out, "data_kind": cfg.data_kind, "scheme": rd.release.scheme,
+                   **public_summary(rd), "bytes": len(text.encode("utf-8")),
+                   "form": "public release note"}
+        if args.json:
+            emit_json(summary)
+        else:
+            print(f"wrote {out} ({summary['bytes'] / 1e6:.1f} MB): "
+                  f"{summary['verdict'].upper()} — {summary['verdict_headline']}. "
+                  f"{summary['verdict_sentence']}")
+            print(f"utility: {summary['utility'].upper()} — {summary['utility_sentence']}")
+        return 0
+    summary = _report_summary(cfg, rd, text, out)
     if args.json:
         emit_json(summary)
     else:
@@ -89,7 +103,7 @@ def _report_config(config: str, data: str | None):
     return attach_referenced_data(cfg, read_bytes(data, f"the data file {data}"), data)
 
 
-def _report_summary(cfg, rd, text: str, out: str, public: bool) -> dict:
+def _report_summary(cfg, rd, text: str, out: str) -> dict:
     """The JSON summary of a written report: the verdict (theorem + landmark TPL under the
     configuration's correlation model), the utility, the largest leakages, the size."""
     pv, uv = rd.verdict, rd.utility
@@ -100,7 +114,7 @@ def _report_summary(cfg, rd, text: str, out: str, public: bool) -> dict:
             "max_tpl": float(rd.leakage.tpl.max()) if computed else None,
             "max_landmark_tpl": float(rd.leakage.landmark_tpl.max()) if computed else None,
             "bytes": len(text.encode("utf-8")),
-            "form": "public release note" if public else "internal (CONFIDENTIAL)"}
+            "form": "internal (CONFIDENTIAL)"}
 
 
 def register(sub) -> None:

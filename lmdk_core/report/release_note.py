@@ -60,8 +60,9 @@ from lmdk_core.report.compute import ReportData, compute_report, custom_title
 from lmdk_core.report.templating import num as _num
 from lmdk_core.report.templating import render_template
 
-__all__ = ["PublicView", "build_release_note", "public_view", "published_noise",
-           "publishes_leakage", "release_note_filename", "render_release_note"]
+__all__ = ["PublicView", "build_release_note", "public_summary", "public_view",
+           "published_noise", "publishes_leakage", "release_note_filename",
+           "render_release_note"]
 
 
 def published_noise(cfg: ViewConfig) -> str:
@@ -395,6 +396,22 @@ def render_release_note(rd: ReportData, noise: str = NUMPY_NOISE) -> str:
         uhead=f"Utility: {ulabel}", usentence=usentence,
         expected_error=_expected_error(rd, view), leak_rows=leak_rows,
         model_text=model_text, risk_rows=_risk_rows(rd, view))
+
+
+def public_summary(rd: ReportData) -> dict[str, object]:
+    """What the note says, as the JSON of ``lmdk report --public --json`` (and its line
+    on the screen): the note's verdict from the public view (no landmark count, no
+    timestamp), the declared k, ε and its split, the utility level and the leakage
+    figures the note states (None where it states none)."""
+    view = public_view(rd)
+    colour, headline, sentence = _verdict(rd, view)
+    ucolour, ulabel, usentence = _utility(rd, view)
+    stated = publishes_leakage(rd) and view.tpl_max is not None
+    return {"verdict": colour, "verdict_headline": headline, "verdict_sentence": sentence,
+            "utility": ulabel, "utility_sentence": usentence, "epsilon": rd.cfg.epsilon,
+            "model_epsilon": view.share, "max_landmarks": view.k,
+            "max_tpl": view.tpl_max if stated else None,
+            "landmark_tpl_bound": view.landmark_bound if stated else None}
 
 
 def build_release_note(cfg: ViewConfig, *, noise: str | None = None,

@@ -70,3 +70,25 @@ def test_public_note_of_an_adaptive_configuration_is_refused_in_one_line(tmp_pat
     # the internal report of the same configuration is still available
     p = run_cli("report", "--config", "view.json", "--output", "report.html", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
+
+
+@pytest.mark.parametrize("as_json", [True, False])
+def test_the_public_note_summary_says_what_the_note_says(tmp_path, as_json):
+    """`lmdk report --public` prints the note's verdict (declared k), not the internal one:
+    views marking 2 and 5 landmarks with the same declared k print the same summary,
+    which names neither count nor timestamp."""
+    outputs = []
+    for lm in ([27, 139], [27, 28, 85, 86, 139]):
+        cfg = ViewConfig(landmarks=lm, seed=3, sensitivity=2.9,
+                         extra={"max_landmarks": 5})
+        (tmp_path / "view.json").write_text(config_to_json(cfg))
+        p = run_cli("report", "--config", "view.json", "--output", "note.html", "--public",
+                    *(["--json"] if as_json else []), cwd=tmp_path)
+        assert p.returncode == 0, p.stderr
+        outputs.append(p.stdout)
+    assert outputs[0] == outputs[1]
+    assert "landmarks plus" not in outputs[0] and "t=" not in outputs[0]
+    if as_json:
+        summary = json.loads(outputs[0])
+        assert summary["form"] == "public release note" and summary["max_landmarks"] == 5
+        assert "worst_timestamp" not in summary and summary["landmark_tpl_bound"] is None
