@@ -10,6 +10,7 @@ from app_support.accessibility import enable_accessibility
 from app_support.session import init_state, keep_widget_state, sidebar
 from app_support.touch_select import enable_tap_select
 from app_support.track_session import init_track_state, keep_track_widget_state
+from app_support.url_state import restore_settings, url_problems, write_settings
 
 # a local PNG: a ":material/…:" or emoji page icon makes the browser fetch the favicon from
 # a CDN (fonts.gstatic.com / jsdelivr), which a privacy tool must not do
@@ -18,6 +19,7 @@ st.set_page_config(page_title="Landmark Privacy Explorer", page_icon=str(ICON),
                    layout="wide")
 init_state()
 init_track_state()
+restore_settings()  # a reload or a shared link: the public settings in the URL
 keep_widget_state()
 keep_track_widget_state()
 
@@ -55,6 +57,10 @@ with st.sidebar.container(key="page_nav"):
         for p in pages:
             st.page_link(p)
 sidebar(nav.url_path)  # only the settings that apply to this page
+for problem in url_problems():
+    st.error(f"This link's setting was not used: {problem}. The default is used "
+             "instead; change it in the sidebar.", icon=":material/link_off:")
+write_settings()  # the URL follows the settings (never the data, landmarks or seed)
 enable_tap_select()  # a tap on a chart point selects it on phones too
 enable_accessibility()  # skip link, chart labels, focus ring
 nav.run()
