@@ -32,6 +32,7 @@ from lmdk_core.aggregate.population_release import (
     aggregate_population,
 )
 from lmdk_core.aggregate.statistics import statistic
+from lmdk_core.aggregate.temporal_leakage import aggregate_leakage, stay_matrix
 from lmdk_core.aggregate.windows import parse_width
 from lmdk_core.engine.validation import InputError
 from lmdk_core.figures.aggregate import (
@@ -62,7 +63,8 @@ def _defaults(pop: dict) -> None:
     keep_page_state({
         K.ST_WINDOW: "1h", K.ST_STAT: "sum", K.ST_LO: 0.0, K.ST_HI: 3.0, K.ST_CELL: 500.0,
         K.ST_LM_KIND: "personal" if "landmark" in pop["frame"] else "none", K.ST_K: 5,
-        K.ST_OVER_K: "drop", K.ST_TIMES: "", K.ST_SCHEME: "uniform", K.ST_NOISE: "exact"})
+        K.ST_OVER_K: "drop", K.ST_TIMES: "", K.ST_SCHEME: "uniform", K.ST_NOISE: "exact",
+        K.ST_STAY: 0.0})
     if st.session_state.get(K.ST_GRIDS_FOR) != pop["key"]:  # a new population: its grids
         start, end, box = pop.get("grids", ("", "", ""))
         st.session_state.update({K.ST_START: start, K.ST_END: end, K.ST_BBOX: box,
@@ -185,6 +187,49 @@ def _verdicts(result) -> None:
                  "Skip, or raise k.", icon=":material/gpp_bad:")
 
 
+@st.cache_data(show_spinner=False, max_entries=8)
+def _leakage(allocation: bytes, kind: str, k: int | None, windows: tuple[int, ...],
+             cells: int, stay: float):
+    """Temporal leakage of the plan's public budgets under the declared stay model."""
+    from lmdk_core.aggregate.plan import LandmarkSetting
+
+    setting = LandmarkSetting(kind=kind, windows=np.array(windows, dtype=int), k=k)
+    return aggregate_leakage(np.frombuffer(allocation), setting, stay_matrix(cells, stay))
+
+
+def _temporal_leakage(result) -> None:
+    """Tracks: TPL of the release under a declared model of how users move between cells
+    (Cao et al., ICDE 2017), beside the verdict."""
+    spec, plan = result.spec, result.plan
+    if spec.cells is None or plan.scheme == "adaptive":
+        return
+    with st.expander("Temporal correlation: what an attacker who knows how people move "
+                     "learns", expanded=False):
+        st.slider("Declared model: chance that a user stays in the same cell from one "
+                  "window to the next", 0.0, 0.99, step=0.01, key=K.ST_STAY,
+                  help="Otherwise the user moves to any cell with equal chance. A public "
+                       "model you state (Cao et al., ICDE 2017), never one counted from "
+                       "the data. 0 = windows independent.")
+        stay = float(st.session_state[K.ST_STAY])
+        with st.spinner("Computing the leakage…"):
+            leak = _leakage(np.asarray(plan.allocation, dtype=float).tobytes(),
+                            spec.landmarks.kind, spec.landmarks.k,
+                            tuple(int(i) for i in spec.landmarks.windows), spec.n_cells,
+                            stay)
+        c1, c2 = st.columns(2)
+        c1.metric("Largest TPL of one window", f"{leak.max_tpl:.3g}")
+        c2.metric("Landmark TPL" + (" (bound for any k landmark windows)" if leak.bound
+                                    else ""), f"{leak.landmark_tpl:.3g}")
+        if leak.landmark_tpl <= spec.epsilon + 1e-12:
+            st.success(f"Under this model the landmark leakage stays within ε = "
+                       f"{spec.epsilon:g}.", icon=":material/verified_user:")
+        else:
+            st.warning(f"Under this model an attacker who knows how users move learns up "
+                       f"to {leak.landmark_tpl:.3g} > ε = {spec.epsilon:g} about a user's "
+                       "landmark windows: lower ε, or publish coarser windows.",
+                       icon=":material/warning:")
+
+
 def _charts(pop: dict, result) -> None:
     spec, rel = result.spec, result.release
     labels = spec.windows.labels()
@@ -300,6 +345,7 @@ def render_statistics(pop: dict) -> None:
         return
     st.header("3. Verdict over the users")
     _verdicts(result)
+    _temporal_leakage(result)
     st.header("4. Released over time")
     _charts(pop, result)
     st.header("5. Levels side by side at the same ε")

@@ -29,7 +29,7 @@ from lmdk_core.aggregate.plan import LandmarkSetting
 from lmdk_core.leakage.loss import LossFunction
 from lmdk_core.leakage.tpl import max_landmark_tpl, tpl
 
-__all__ = ["AggregateLeakage", "aggregate_leakage"]
+__all__ = ["AggregateLeakage", "aggregate_leakage", "stay_matrix"]
 
 
 @dataclass(frozen=True)
@@ -71,3 +71,13 @@ def aggregate_leakage(allocation: np.ndarray, setting: LandmarkSetting,
         return AggregateLeakage(float(per_t.max()),
                                 float(max_landmark_tpl(eps, setting.windows, lb, lf)), False)
     return AggregateLeakage(float(per_t.max()), float(per_t.max()), False)
+
+
+def stay_matrix(cells: int, stay: float) -> np.ndarray:
+    """A declared model of a user's cell between consecutive windows: stay in the same
+    cell with probability ``stay``, else move to a cell drawn uniformly (itself
+    included): ``P = stay·I + (1 − stay)/C · J``. One number a publisher can state (the
+    app's preset); ``stay = 0`` makes windows independent (TPL = ε_t)."""
+    if not 0.0 <= stay < 1.0 or cells < 1:
+        raise ValueError("stay must be in [0, 1) and cells >= 1")
+    return np.full((cells, cells), (1.0 - stay) / cells) + stay * np.eye(cells)

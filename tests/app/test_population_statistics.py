@@ -90,3 +90,15 @@ def test_a_grid_left_to_the_data_is_exploratory_and_a_bad_box_an_error():
     at.text_input(key="st_bbox").input("48.87, 2.33, north").run()
     assert at.error and "Cannot release this statistic" in at.error[0].value
     assert at.text_input(key="st_bbox").value == "48.87, 2.33, north"
+
+
+def test_commuters_temporal_leakage_under_a_declared_stay_model():
+    """Independent windows (stay 0): TPL of a window is ε_t and the landmark bound is
+    (k+1)·ε_t = ε, green; users who mostly stay put (0.9) leak more than ε: a warning."""
+    at = _statistics("demo_tracks")
+    assert metric(at, "Largest TPL of one window") == "0.167"  # ε = 1, k = 5
+    assert metric(at, "Landmark TPL (bound for any k landmark windows)") == "1"
+    assert any("stays within ε = 1" in s.value for s in at.success)
+    at.slider(key="st_stay").set_value(0.9).run(timeout=TIMEOUT)
+    assert float(metric(at, "Landmark TPL (bound for any k landmark windows)")) > 1
+    assert any("learns up to" in w.value for w in at.warning)

@@ -6,6 +6,7 @@ the exact largest landmark TPL; the header carries it and is the same for neighb
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -47,3 +48,14 @@ def test_no_correlation_leaks_no_more_than_the_theorem():
     plan = plan_allocation("uniform", 30, setting, 1.0)
     leak = aggregate_leakage(plan.allocation, setting, P)
     assert np.isclose(leak.max_tpl, 0.2) and np.isclose(leak.landmark_tpl, 1.0)
+
+
+def test_stay_matrix_is_stochastic_and_independent_at_zero():
+    from lmdk_core.aggregate.temporal_leakage import stay_matrix
+
+    for cells, stay in [(1, 0.0), (5, 0.3), (64, 0.99)]:
+        P = stay_matrix(cells, stay)
+        assert P.shape == (cells, cells) and np.allclose(P.sum(axis=1), 1.0)
+        assert (P >= 0).all() and np.isclose(P[0, 0], stay + (1 - stay) / cells)
+    with pytest.raises(ValueError):
+        stay_matrix(4, 1.0)
