@@ -227,14 +227,15 @@ def test_stays_are_for_tracks_and_need_valid_ranges():
 
 
 # ------------------------------------------------------------------ sensitivity
-@settings(max_examples=200, deadline=None)
-@given(st.floats(-75, 75), st.floats(-180, 180), st.integers(2, 30),
+@settings(max_examples=300, deadline=None)
+@given(st.floats(-90, 90), st.floats(-180, 180), st.integers(2, 30),
        st.floats(10, 400), st.floats(1, 500), st.integers(0, 2**31), st.booleans())
 def test_the_centroid_moves_at_most_as_far_as_the_farthest_fix(lat0, lon0, n, spread, r, seed,
                                                                aligned):
     """docs/stays.md: if every fix of a stay moves by at most r, the centroid moves by at
     most r (exact in the plane; on the ellipsoid to a relative 1e-6 for stays within a
-    few hundred metres at |latitude| <= 75°). ``aligned``: every fix moves the same way
+    few hundred metres at every latitude, the poles and the antimeridian included: the
+    centroid is a mean of 3-D unit vectors). ``aligned``: every fix moves the same way
     (the worst case of the planar bound)."""
     rng = np.random.default_rng(seed)
     la, lo = destination(np.full(n, lat0), np.full(n, lon0), rng.uniform(0, 360, n),
@@ -245,6 +246,38 @@ def test_the_centroid_moves_at_most_as_far_as_the_farthest_fix(lat0, lon0, n, sp
     moved = float(np.max(distance_m(la, lo, la2, lo2)))
     c1, c2 = centroid(la, lo), centroid(la2, lo2)
     assert float(distance_m(*c1, *c2)) <= moved * (1 + 1e-6) + 1e-6
+
+
+
+@pytest.mark.parametrize("pole", [90.0, -90.0])
+@pytest.mark.parametrize("offset_m", [0.0, 20.0, 150.0])
+def test_a_fix_moved_near_a_pole_moves_the_centroid_by_at_most_as_much(pole, offset_m):
+    """Issue 35 item 8: within 150 m of a pole a mean of latitudes and longitudes moved
+    201 m when one fix moved 1.75 m. Twenty fixes on a 30 m circle around a point
+    ``offset_m`` from the pole (the pole itself included for 0 m); each fix in turn is
+    moved 1.75 m in 8 directions: the centroid moves at most 1.75 m / 20·(1 + 1e-6)."""
+    n, step = 20, 1.75
+    c_lat, c_lon = (float(v) for v in destination(pole, 0.0, 180.0 if pole > 0 else 0.0,
+                                                   offset_m))
+    la, lo = destination(np.full(n, c_lat), np.full(n, c_lon), np.linspace(0, 360, n,
+                                                                           endpoint=False),
+                         np.full(n, 30.0))
+    c1 = centroid(la, lo)
+    assert float(distance_m(*c1, c_lat, c_lon)) < 1.0  # the centre of the circle
+    for i in range(n):
+        for az in range(0, 360, 45):
+            la2, lo2 = la.copy(), lo.copy()
+            la2[i], lo2[i] = (float(v) for v in destination(la[i], lo[i], az, step))
+            moved = float(distance_m(la[i], lo[i], la2[i], lo2[i]))
+            shift = float(distance_m(*c1, *centroid(la2, lo2)))
+            assert shift <= moved / n * (1 + 1e-6) + 1e-9, (i, az, shift)
+
+
+def test_the_centroid_of_a_stay_across_the_antimeridian_stays_there():
+    """Fixes at longitudes 179.9995° and −179.9995° (about 100 m apart at the equator):
+    the centroid is on the antimeridian, not at longitude 0."""
+    c_lat, c_lon = centroid([0.0, 0.0], [179.9995, -179.9995])
+    assert abs(c_lat) < 1e-12 and abs(abs(c_lon) - 180.0) < 1e-9
 
 
 # ------------------------------------------------------------------ merging
