@@ -174,3 +174,41 @@ def test_the_epsilon_slider_steps_by_keyboard_and_says_its_value(page, app_url):
     wait_for_app(page)
     wait_until_still(page)
     assert runs.finished == runs_before + 1
+
+
+def test_compares_epsilon_slider_previews_every_column_and_reruns_once(page, app_url):
+    """Compare's side-by-side chart (Uniform, Skip, Adaptive) follows its ε slider with
+    no script run, one preview verdict per column (Adaptive follows on release); letting
+    go sets the session's ε with one run, and Uniform's column the server draws there is
+    the preview's (the same draws, scaled)."""
+    runs = ScriptRuns(page)
+    page.goto(app_url + "/compare")
+    wait_for_app(page)
+    page.wait_for_selector(SCRUB_SLIDER, timeout=60_000)
+    wait_until_still(page)
+    runs_before, frames_before = runs.finished, scrub_frames(page)
+    drag_scrub(page, 0.9, 0.3, 1.0, release=False)
+    page.wait_for_timeout(300)
+    assert scrub_frames(page) - frames_before >= 2
+    assert runs.finished == runs_before
+    words = page.locator(".lmdk-scrub-verdict").first.inner_text()
+    assert words.startswith("Preview at ε = ") and "Uniform: " in words and "Skip: " in words
+    assert "Adaptive: drawn again when you let go" in words
+    shown = page.locator(SCRUB_SLIDER).first.get_attribute("aria-valuetext")
+    preview_eps = float(shown.split(",")[0].removeprefix("ε = "))
+    page.wait_for_function(
+        f"e => document.querySelector('{CHART}').dataset.previewEpsilon === String(e)",
+        arg=preview_eps, timeout=30_000)
+    preview = page.evaluate(RELEASED_Y)
+    page.mouse.up()
+    page.wait_for_function(
+        "e => Math.abs(parseFloat(document.querySelector("
+        "\"[data-testid=stSidebar] input[aria-label^='Total privacy budget']\").value) - e)"
+        " < 1e-9 * e", arg=preview_eps, timeout=30_000)
+    wait_for_app(page)
+    wait_until_still(page)
+    assert runs.finished == runs_before + 1, runs.finished - runs_before
+    released = page.evaluate(RELEASED_Y)
+    span = max(abs(v) for v in released)
+    assert len(released) == len(preview)
+    assert all(abs(a - b) <= 1e-4 * span for a, b in zip(preview, released, strict=True))
