@@ -183,7 +183,10 @@ def test_compares_preview_at_a_new_epsilon_is_each_columns_release_there(T, data
         1 for tr in fig0.data if schemes[(int((tr.xaxis or "x")[1:] or 1) - 1) % k]
         == "adaptive")
     for v, s in zip(spec["verdicts"], schemes, strict=True):
-        assert v["live"] == (s in live) and v["private"] == rel1[s].verdict.private
+        assert v["live"] == (s in live)
+        if s not in live:  # Adaptive's allocation at e1 is its own (from its noise)
+            continue
+        assert v["private"] == rel1[s].verdict.private
         ratio1 = float(np.max(rel1[s].verdict.totals)) / e1
         assert abs(v["ratio"] - ratio1) <= 1e-9 * max(1.0, ratio1)
     # the budget row's range at e1 is what the figure at e1 makes of it (from 0 to 1.08
