@@ -18,9 +18,10 @@ only what this class declares and never looks at its concrete type:
 ``data_kind``             what a value is: number, count, location, category, choice
 ``check_budget(ε)``       ε as an array when it lies in the mechanism's usable range,
                           else :class:`~lmdk_core.engine.validation.InputError` naming the range
-``exact_sampler``         OpenDP's exact sampler of the family, ``f(values, scales)``, or
-                          None (no exact sampler); ``exact()`` the same mechanism drawing
-                          with it; ``noise`` says which sampler ``perturb`` uses
+``exact_sampler``         the exact (floating-point-safe) sampler of the family,
+                          ``f(values, scales)``, or None (no exact sampler); ``exact()``
+                          the same mechanism drawing with it; ``noise`` says which
+                          sampler ``perturb`` uses
 ``perturb_one``,          one value / one distance with trusted parameters (the Adaptive
 ``distance_one``          loop's step, :mod:`lmdk_core.adaptive`)
 ``numpy_draws``           the name of the numpy draw sequence of ``perturb_one`` (a
@@ -64,9 +65,10 @@ class Mechanism(abc.ABC):
     #: what one released value is: "number", "count", "location" ([lat, lon] rows),
     #: "category" or "choice" (an index into candidates)
     data_kind: ClassVar[str]
-    #: which sampler :meth:`perturb` uses: "fast" (numpy, seeded) or "exact" (OpenDP)
+    #: which sampler :meth:`perturb` uses: "fast" (numpy, seeded) or "exact"
+    #: (:mod:`lmdk_core.mechanisms.exact_noise`, OS entropy)
     noise: ClassVar[str] = "fast"
-    #: OpenDP's exact sampler of this family, ``f(values, scales)``; None if there is none
+    #: the exact sampler of this family, ``f(values, scales)``; None if there is none
     exact_sampler: ClassVar[ExactSampler | None] = None
     #: the numpy draws of :meth:`perturb_one` by name (a compiled Adaptive loop reproduces
     #: them); None when the draws are not numpy's or no compiled loop exists
@@ -129,7 +131,7 @@ class Mechanism(abc.ABC):
     # -- optional capabilities -------------------------------------------------------
 
     def exact(self) -> Mechanism | None:
-        """This mechanism drawing with OpenDP's exact sampler (itself if it already
+        """This mechanism drawing with the exact sampler (itself if it already
         does), or None when there is no exact sampler."""
         return self if self.noise == "exact" else None
 

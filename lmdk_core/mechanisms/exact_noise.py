@@ -1,120 +1,105 @@
-"""Exact (floating-point-safe) Laplace and Geometric noise with OpenDP's samplers.
+"""Exact (floating-point-safe) Laplace and Geometric noise: discrete Laplace on a grid.
 
 **Why.** Mironov ("On significance of the least significant bits for differential
 privacy", CCS 2012) showed that textbook floating-point Laplace noise — ``x + b·log(U)``
 computed in doubles, as numpy does — is not differentially private: the set of doubles
 reachable from ``x`` differs from the one reachable from a neighbour ``x′``, so many
-outputs betray their input exactly. OpenDP (``opendp`` package, the OpenDP project)
-samples the discrete Laplace / two-sided geometric distribution exactly with integer
-arithmetic and OS entropy (Canonne, Kamath & Steinke, "The discrete Gaussian for
-differential privacy", NeurIPS 2020, §5.2), and for floats adds the noise on the exact
-lattice of doubles before one final rounding — a post-processing of an exactly private
-release. Its measurements carry a proven privacy map.
+outputs betray their input exactly. Here no floating-point number touches the noise: it
+is an integer drawn exactly from random bits
+(:mod:`lmdk_core.mechanisms.discrete_laplace`: Canonne, Kamath & Steinke, "The discrete
+Gaussian for differential privacy", NeurIPS 2020, Algorithms 1–2; OS entropy,
+:mod:`lmdk_core.mechanisms.entropy`), added to the value **on a grid** — the snapping
+idea of Mironov's paper and of OpenDP's float Laplace, with a coarser grid.
 
-**What this module does.** :func:`exact_laplace` and :func:`exact_geometric` apply
-OpenDP's vector measurements (``make_laplace`` / ``make_geometric`` over
-``vector_domain`` with the L1 distance) **to the values themselves** — never "noise
-drawn separately and added afterwards", which would re-open Mironov's hole. Each element
-has its own scale ``b_i = Δf/ε_i``: elements are grouped by distinct scale and each group
-goes through one measurement of that scale. Every measurement's own privacy map is
-checked: ``map(d_in = 1) = 1/b`` (so an element with ``b = Δf/ε_i`` is ε_i-DP for a
-query of sensitivity Δf, exactly the budget the landmark-privacy verifier accounts for).
+**Laplace** (:func:`exact_laplace`; docs/privacy-model.md, "Exact noise", has the
+proof). For a value ``x``, scale ``b = Δf/ε`` and sensitivity ``Δf``:
 
-**Many values in one call.** OpenDP's cost is mostly per call (about 0.1 ms) on top of
-its per-value sampling (about 22 µs for a float Laplace, 5 µs for an integer geometric,
-on this project's 2-core machine), so callers pass as many values as they can at once —
-the population batch sends all the users of a partition (Adaptive: of one timestamp)
-together. This changes nothing for any one value: OpenDP draws every element of the
-vector independently from OS entropy, and an element released with scale ``b_i`` is
-ε_i-DP for a change of Δf in that element whatever the other elements are, so the values
-of other users sharing a call neither depend on a user's data nor add to that user's
-budget.
+* the grid step is ``g = 2^k``, ``k = max(⌊log₂ min(Δf, b)⌋ − 30, ⌊log₂ b⌋ − 50)`` —
+  public (from Δf and ε only), at most 2⁻³⁰ of the scale and of Δf while ε ≥ 2⁻²⁰;
+* ``N = ⌊x/g + ½⌋`` (exactly: ``x/g`` is exact for a power of two), so neighbours with
+  ``|x − x′| ≤ Δf`` give ``|N − N′| ≤ Δ_g = ⌈Δf/g⌉`` (the sensitivity rounded up to
+  the grid);
+* ``Z`` discrete Laplace of scale ``σ = t/2^j ≥ Δ_g·(b/Δf)·(1 + 2⁻⁵⁰)`` grid steps
+  (rounded up: the factor covers the one rounding of ``b = Δf/ε`` in doubles), so
+  ``Δ_g/σ ≤ ε``: the integer ``N + Z`` is ε-DP;
+* the released double is ``g·(N + Z)`` rounded once to the nearest double
+  (``N·g + g·Z`` in IEEE arithmetic: both terms exact, one correctly rounded sum) — a
+  function of ``N + Z`` alone, i.e. post-processing.
 
-Distributions: Laplace ``P(z) ∝ exp(−|z|/b)`` (on the double lattice), Geometric
-``P(Z = k) = (1−a)/(1+a)·a^|k|`` with ``a = exp(−1/b)`` (Ghosh, Roughgarden &
-Sundararajan, STOC 2009), i.e. ``a = exp(−ε/Δf)``.
+The law is the Laplace law of scale ``b`` up to the grid (a step of at most 2⁻³⁰ b) and
+a scale larger by a factor at most ``(1 + 2⁻³⁰)(1 + g/Δf)`` (below 1 + 10⁻⁸ while
+ε ≥ 10⁻⁷).
 
-OpenDP draws from OS entropy: these releases cannot be seeded or reproduced (which is
-the point for publication). Reproducible runs use the numpy path (``--noise fast``).
-The module imports ``opendp`` only when first used.
+**Geometric** (:func:`exact_geometric`): whole values, grid 1, ``Δf`` whole; ``Z``
+discrete Laplace of scale ``σ ≥ b·(1 + 2⁻⁵⁰)``: ``P(Z = k) ∝ a^|k|``,
+``a = exp(−1/σ)`` — the two-sided geometric (Ghosh, Roughgarden & Sundararajan,
+STOC 2009) of ``a = exp(−ε/Δf)`` up to that factor.
+
+**Many values in one call.** The cost is per value (about a microsecond with the
+compiled kernel), not per call, so callers may pass values one by one or all at once:
+every element is drawn independently, and an element released with scale ``b_i`` is
+ε_i-DP for a change of Δf in that element whatever the other elements are.
+
+These releases cannot be seeded or reproduced (which is the point for publication);
+reproducible runs use the numpy path (``--noise fast``). OpenDP (``opendp``) remains the
+reference the tests compare this sampler's law with.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
+from fractions import Fraction
+from math import frexp, ldexp
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from lmdk_core.engine.validation import InputError
+from lmdk_core.mechanisms.discrete_laplace import discrete_laplace, dyadic_upper_scale
 
 __all__ = ["FAST_SAMPLER_NAME", "SAMPLER_NAME", "exact_geometric", "exact_laplace",
-           "sampler_description"]
+           "laplace_grid", "sampler_description"]
 
 #: the name of the secure path, written into every file it produced
-SAMPLER_NAME = "OpenDP exact samplers (discrete Laplace / geometric; Mironov-safe)"
+SAMPLER_NAME = ("exact discrete Laplace on a grid of 2^-30 of the scale (Canonne, Kamath "
+                "& Steinke 2020; OS entropy; Mironov-safe)")
 #: the name of the fast path (numpy floating-point noise: exploration only)
 FAST_SAMPLER_NAME = "numpy floating-point samplers (fast; not protected against Mironov 2012)"
 
-#: largest integer magnitude the geometric path accepts (OpenDP works in int64)
+#: largest integer magnitude the geometric path accepts (int64 arithmetic)
 _MAX_COUNT = 2**62
+#: grid precision: the step is at most 2^-GRID_BITS of the scale and of Δf
+GRID_BITS = 30
+#: the grid is never finer than 2^-COARSEST_BITS of the scale (the noise in grid steps
+#: must stay below 2^51)
+COARSEST_BITS = 50
+#: covers the one rounding of b = Δf/ε in doubles (relative error ≤ 2^-53)
+_ROUNDING = Fraction(2**50 + 1, 2**50)
 
 
-@lru_cache(maxsize=1)
 def sampler_description() -> str:
-    """:data:`SAMPLER_NAME` with the installed OpenDP version (looked up once: reading the
-    installed packages' metadata took ~1 ms on every rerun of the Timeline and the Map,
-    whose downloads name the sampler)."""
-    from importlib.metadata import version
-
-    return f"{SAMPLER_NAME}, opendp {version('opendp')}"
+    """:data:`SAMPLER_NAME` (the sampler is this project's own; nothing to look up)."""
+    return SAMPLER_NAME
 
 
-def _dp():
-    import opendp.prelude as dp
-
-    dp.enable_features("contrib")
-    return dp
+def _exponent(v: float) -> int:
+    """``⌊log₂ v⌋`` of a positive finite double."""
+    return frexp(v)[1] - 1
 
 
-def _check_map(meas, scale: float) -> None:
-    """OpenDP's privacy map at d_in = 1 must be 1/scale (our ε_i = Δf/b accounting)."""
-    got = float(meas.map(1.0))
-    want = 1.0 / scale
-    if not abs(got - want) <= 1e-9 * want:  # pragma: no cover - an OpenDP API change
-        raise RuntimeError(f"OpenDP's privacy map gives {got} at scale {scale}, expected "
-                           f"{want}: the installed opendp interprets the scale differently")
+def laplace_grid(scale: float, sensitivity: float) -> tuple[float, int, int]:
+    """``(g, t, j)`` of the exact Laplace release at noise scale ``b = Δf/ε``: the grid
+    step ``g = 2^k`` and the discrete scale ``t/2^j`` in steps (module docstring).
 
-
-@lru_cache(maxsize=1)
-def _float_space():
-    """OpenDP's input space of the float measurements (vectors of non-NaN doubles, L1
-    distance), built once: building it costs several times a measurement."""
-    dp = _dp()
-    return dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l1_distance(T=float)
-
-
-@lru_cache(maxsize=1)
-def _integer_space():
-    """OpenDP's input space of the geometric measurements (vectors of int64, L1)."""
-    dp = _dp()
-    return dp.vector_domain(dp.atom_domain(T="i64")), dp.l1_distance(T="i64")
-
-
-@lru_cache(maxsize=4096)
-def _laplace_measurement(scale: float):
-    meas = _dp().m.make_laplace(*_float_space(), scale=scale)
-    _check_map(meas, scale)
-    return meas
-
-
-@lru_cache(maxsize=4096)
-def _geometric_measurement(scale: float):
-    meas = _dp().m.make_geometric(*_integer_space(), scale=scale)
-    got = float(meas.map(1))
-    if not abs(got - 1.0 / scale) <= 1e-9 / scale:  # pragma: no cover - API change
-        raise RuntimeError(f"OpenDP's geometric privacy map gives {got} at scale {scale}")
-    return meas
+    >>> g, t, j = laplace_grid(1.0, 1.0)
+    >>> g == 2.0**-30, t, j
+    (True, 1073741825, 0)
+    """
+    eb, ed = _exponent(scale), _exponent(sensitivity)
+    k = max(min(eb, ed) - GRID_BITS, eb - COARSEST_BITS, -1074)
+    step = Fraction(2) ** k
+    units = -(-Fraction(sensitivity) // step)  # Δ_g = ⌈Δf/g⌉
+    t, j = dyadic_upper_scale(units * Fraction(scale) / Fraction(sensitivity) * _ROUNDING)
+    return ldexp(1.0, k), t, j
 
 
 def _prepare(values: ArrayLike, scales: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
@@ -135,58 +120,54 @@ def _prepare(values: ArrayLike, scales: ArrayLike) -> tuple[np.ndarray, np.ndarr
     return x, b
 
 
-def _grouped(x: np.ndarray, b: np.ndarray, run) -> np.ndarray:
-    """Apply ``run(scale, values_list) -> list`` to each group of equal scale."""
-    flat_x, flat_b = x.ravel(), b.ravel()
-    out = np.empty(flat_x.shape, dtype=float)
-    if flat_x.size == 0:
-        return out.reshape(x.shape)
-    if flat_b[0] == flat_b[-1] and np.all(flat_b == flat_b[0]):  # one scale: one call
-        out[:] = np.asarray(run(float(flat_b[0]), flat_x), dtype=float)
-        return out.reshape(x.shape)
-    uniq, inv = np.unique(flat_b, return_inverse=True)
-    order = np.argsort(inv, kind="stable")
-    bounds = np.concatenate([[0], np.cumsum(np.bincount(inv, minlength=uniq.size))])
-    for g, scale in enumerate(uniq.tolist()):
-        idx = order[bounds[g]:bounds[g + 1]]
-        out[idx] = np.asarray(run(scale, flat_x[idx]), dtype=float)
-    return out.reshape(x.shape)
+def _scales(b: np.ndarray, params) -> tuple[list, np.ndarray]:
+    """``params(scale)`` of each distinct scale and, per element, its index."""
+    flat = b.ravel()
+    if flat.size and flat[0] == flat[-1] and np.all(flat == flat[0]):
+        return [params(float(flat[0]))], np.zeros(flat.size, dtype=np.int64)
+    uniq, inv = np.unique(flat, return_inverse=True)
+    return [params(v) for v in uniq.tolist()], inv.astype(np.int64).ravel()
 
 
-def _opendp_error(exc: Exception) -> InputError:
-    msg = str(getattr(exc, "message", None) or exc).strip().splitlines()
-    return InputError(f"OpenDP refused the release: {msg[0] if msg else type(exc).__name__}")
+def exact_laplace(values: ArrayLike, scales: ArrayLike, sensitivity: float) -> np.ndarray:
+    """``values_i`` released with exact discrete Laplace noise of scale ``b_i = Δf/ε_i``
+    on the grid of :func:`laplace_grid` (one scale per element, or one for all): ε_i-DP
+    for a change of at most ``sensitivity`` = Δf in element i (module docstring); same
+    shape as ``values``.
 
-
-def exact_laplace(values: ArrayLike, scales: ArrayLike) -> np.ndarray:
-    """``values_i + Lap(b_i)`` drawn exactly by OpenDP's ``make_laplace`` (one scale
-    ``b_i = Δf/ε_i`` per element, or one for all); same shape as ``values``.
-
-    Raises InputError for non-finite values, non-positive scales, or a release that
-    overflows the doubles.
+    Raises InputError for non-finite values, non-positive scales, a scale beyond the
+    sampler's range (ε_i below about 2⁻⁵⁰·Δf), or a release that overflows the doubles.
     """
     x, b = _prepare(values, scales)
-
-    def run(scale: float, vals: np.ndarray) -> list:
-        try:
-            return _laplace_measurement(scale)(vals.tolist())
-        except Exception as exc:  # OpenDPException: bad scale, overflow, ...
-            if isinstance(exc, RuntimeError) and "privacy map" in str(exc):
-                raise
-            raise _opendp_error(exc) from None
-
-    out = _grouped(x, b, run)
+    if not (np.isfinite(sensitivity) and sensitivity > 0):
+        raise InputError("the sensitivity Δf must be a positive finite number")
+    if x.size == 0:
+        return x.copy()
+    params, which = _scales(b, lambda v: laplace_grid(v, float(sensitivity)))
+    step = np.array([p[0] for p in params])[which]
+    z = discrete_laplace(np.array([p[1] for p in params]), np.array([p[2] for p in params]),
+                         which)
+    with np.errstate(over="ignore", invalid="ignore"):
+        u = x.ravel() / step
+        if not np.all(np.isfinite(u)):
+            raise InputError("a value is too large for the exact sampler's grid (its ratio "
+                             "to the noise scale exceeds 1e300); rescale the data")
+        n = np.floor(u)
+        n += (u - n) >= 0.5  # N = ⌊x/g + ½⌋, exactly
+        out = n * step + z * step
     if not np.all(np.isfinite(out)):
         raise InputError("a released value overflows (the value plus its noise is beyond "
                          "±1.8e308); rescale the data or raise ε")
-    return out
+    return out.reshape(x.shape)
 
 
-def exact_geometric(values: ArrayLike, scales: ArrayLike) -> np.ndarray:
-    """``values_i + Z_i`` with two-sided geometric ``Z_i`` of scale ``b_i = Δf/ε_i``
-    (``P(Z = k) ∝ exp(−|k|/b)``) drawn exactly by OpenDP's ``make_geometric`` over
-    64-bit integers. Values must be whole numbers of magnitude below 2⁶²; returns floats
-    holding whole numbers.
+def exact_geometric(values: ArrayLike, scales: ArrayLike,
+                    sensitivity: float | None = None) -> np.ndarray:
+    """``values_i + Z_i`` with ``Z_i`` discrete Laplace (two-sided geometric) of scale
+    ``σ_i ≥ b_i = Δf/ε_i`` (``P(Z = k) ∝ exp(−|k|/σ_i)``, module docstring), drawn
+    exactly; ``sensitivity`` is not needed (whole Δf, grid 1: the loss is Δf/σ_i ≤ ε_i).
+    Values must be whole numbers of magnitude below 2⁶²; returns floats holding whole
+    numbers.
     """
     x, b = _prepare(values, scales)
     if np.any(x != np.round(x)):
@@ -195,11 +176,10 @@ def exact_geometric(values: ArrayLike, scales: ArrayLike) -> np.ndarray:
     if np.any(np.abs(x) >= _MAX_COUNT):
         raise InputError(f"counts must be below 2^62 ≈ {_MAX_COUNT:.3g} in magnitude for the "
                          "exact geometric sampler")
-
-    def run(scale: float, vals: np.ndarray) -> list:
-        try:
-            return _geometric_measurement(scale)(vals.astype(np.int64).tolist())
-        except Exception as exc:
-            raise _opendp_error(exc) from None
-
-    return _grouped(x, b, run)
+    if x.size == 0:
+        return x.copy()
+    params, which = _scales(b, lambda v: dyadic_upper_scale(Fraction(v) * _ROUNDING))
+    z = discrete_laplace(np.array([p[0] for p in params]), np.array([p[1] for p in params]),
+                         which)
+    out = (x.ravel().astype(np.int64) + z).astype(float)
+    return out.reshape(x.shape)

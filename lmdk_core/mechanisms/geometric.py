@@ -98,7 +98,7 @@ class Geometric(Mechanism):
         return x + z
 
     def exact(self) -> Geometric:
-        """The same mechanism with OpenDP's exact sampler (:class:`ExactGeometric`)."""
+        """The same mechanism with the exact sampler (:class:`ExactGeometric`)."""
         from lmdk_core.mechanisms.exact import ExactGeometric
 
         return ExactGeometric(self.sensitivity)

@@ -36,7 +36,6 @@ class Laplace(Mechanism):
     name = "laplace"
     label = "Laplace"
     data_kind = "number"
-    exact_sampler = staticmethod(exact_laplace)
     numpy_draws = "laplace"
 
     def __init__(self, sensitivity: float = 1.0) -> None:
@@ -62,6 +61,12 @@ class Laplace(Mechanism):
             )
         return check_epsilon_array(epsilon)
 
+    def exact_sampler(self, values: ArrayLike, scales: ArrayLike) -> np.ndarray:
+        """``values`` released by the exact sampler at scales ``Δf/ε``
+        (:func:`~lmdk_core.mechanisms.exact_noise.exact_laplace`, which needs this
+        mechanism's Δf for its grid)."""
+        return exact_laplace(values, scales, self.sensitivity)
+
     def scale(self, epsilon: ArrayLike) -> np.ndarray:
         """Noise scale ``b = Δf/ε`` (per element)."""
         return self.sensitivity / check_epsilon_array(epsilon)
@@ -75,7 +80,7 @@ class Laplace(Mechanism):
         return check_finite_release(out)
 
     def exact(self) -> Laplace:
-        """The same mechanism with OpenDP's exact sampler (:class:`ExactLaplace`)."""
+        """The same mechanism with the exact sampler (:class:`ExactLaplace`)."""
         from lmdk_core.mechanisms.exact import ExactLaplace
 
         return ExactLaplace(self.sensitivity)
