@@ -57,7 +57,7 @@ from lmdk_core.engine.validation import InputError
 from lmdk_core.mechanisms.discrete_laplace import discrete_laplace, dyadic_upper_scale
 
 __all__ = ["FAST_SAMPLER_NAME", "SAMPLER_NAME", "exact_geometric", "exact_laplace",
-           "laplace_grid", "sampler_description"]
+           "grid_index", "laplace_grid", "sampler_description"]
 
 #: the name of the secure path, written into every file it produced
 SAMPLER_NAME = ("exact discrete Laplace on a grid of 2^-30 of the scale (Canonne, Kamath "
@@ -129,6 +129,24 @@ def _scales(b: np.ndarray, params) -> tuple[list, np.ndarray]:
     return [params(v) for v in uniq.tolist()], inv.astype(np.int64).ravel()
 
 
+def grid_index(x: np.ndarray, step: np.ndarray) -> np.ndarray:
+    """``N = ⌊x/g + ½⌋`` (as whole doubles) for grid steps ``g`` that are powers of two,
+    computed exactly: ``x/g`` is exact, and so is its fractional part ``x/g − ⌊x/g⌋``.
+    Monotone with ``N(x + g) = N(x) + 1``, hence ``|N(x) − N(x′)| ≤ ⌈|x − x′|/g⌉``.
+
+    >>> grid_index(np.array([0.49, 0.5, -0.5, -0.51]), np.array([1.0]))
+    array([ 0.,  1.,  0., -1.])
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        u = x / step
+    if not np.all(np.isfinite(u)):
+        raise InputError("a value is too large for the exact sampler's grid (its ratio "
+                         "to the noise scale exceeds 1e300); rescale the data")
+    n = np.floor(u)
+    n += (u - n) >= 0.5
+    return n
+
+
 def exact_laplace(values: ArrayLike, scales: ArrayLike, sensitivity: float) -> np.ndarray:
     """``values_i`` released with exact discrete Laplace noise of scale ``b_i = Δf/ε_i``
     on the grid of :func:`laplace_grid` (one scale per element, or one for all): ε_i-DP
@@ -147,13 +165,8 @@ def exact_laplace(values: ArrayLike, scales: ArrayLike, sensitivity: float) -> n
     step = np.array([p[0] for p in params])[which]
     z = discrete_laplace(np.array([p[1] for p in params]), np.array([p[2] for p in params]),
                          which)
+    n = grid_index(x.ravel(), step)
     with np.errstate(over="ignore", invalid="ignore"):
-        u = x.ravel() / step
-        if not np.all(np.isfinite(u)):
-            raise InputError("a value is too large for the exact sampler's grid (its ratio "
-                             "to the noise scale exceeds 1e300); rescale the data")
-        n = np.floor(u)
-        n += (u - n) >= 0.5  # N = ⌊x/g + ½⌋, exactly
         out = n * step + z * step
     if not np.all(np.isfinite(out)):
         raise InputError("a released value overflows (the value plus its noise is beyond "

@@ -1,6 +1,7 @@
-"""OpenDP's exact Laplace / Geometric samplers (lmdk_core.mechanisms.exact_noise).
+"""The exact Laplace / Geometric releases (lmdk_core.mechanisms.exact_noise).
 
-OpenDP draws from OS entropy, so its samples cannot be seeded. Each distribution test
+The exact sampler draws from OS entropy, so its samples are not seeded here (the seeded
+law tests of the sampler itself are in test_discrete_laplace.py). Each distribution test
 compares them with the exact law (one-sample KS or χ²) and with numpy draws from a
 stated seed (two-sample KS); every test rejects at p < 1e-4, so a correct sampler fails
 one of these tests with probability below about 1e-3 per run.
@@ -27,7 +28,7 @@ N = 20_000
 
 def test_laplace_matches_the_exact_law_and_seeded_numpy_draws():
     b = 2.5
-    z = exact_laplace(np.zeros(N), b)
+    z = exact_laplace(np.zeros(N), b, 1.0)
     assert stats.kstest(z, stats.laplace(scale=b).cdf).pvalue > P_REJECT
     # comparison seed 20240515; 10·N reference draws keep the reference's own sampling
     # noise small next to that of the N exact draws
@@ -41,7 +42,7 @@ def test_laplace_is_applied_to_the_values_with_per_element_scales():
     rng = np.random.default_rng(7)  # the values and the scale pattern, not the noise
     x = rng.uniform(-1e6, 1e6, N)
     scales = rng.choice([0.3, 1.0, 4.0, 17.0], N)
-    out = exact_laplace(x, scales)
+    out = exact_laplace(x, scales, 1.0)
     assert out.shape == x.shape
     standardized = (out - x) / scales
     assert stats.kstest(standardized, stats.laplace().cdf).pvalue > P_REJECT
@@ -51,7 +52,7 @@ def test_laplace_is_applied_to_the_values_with_per_element_scales():
 
 
 def test_laplace_keeps_shape_of_2d_input():
-    out = exact_laplace(np.zeros((50, 4)), np.full((50, 4), 1.0))
+    out = exact_laplace(np.zeros((50, 4)), np.full((50, 4), 1.0), 1.0)
     assert out.shape == (50, 4) and np.all(np.isfinite(out))
 
 
@@ -106,7 +107,7 @@ def test_geometric_per_element_scales_and_big_counts():
 ])
 def test_laplace_bad_input_is_refused(values, scales, fragment):
     with pytest.raises(InputError, match=fragment):
-        exact_laplace(values, scales)
+        exact_laplace(values, scales, 1.0)
 
 
 def test_geometric_refuses_fractions_and_huge_counts():
@@ -117,9 +118,9 @@ def test_geometric_refuses_fractions_and_huge_counts():
 
 
 def test_the_sampler_names_itself():
-    assert "OpenDP" in SAMPLER_NAME
-    assert "opendp 0." in sampler_description() or "opendp 1" in sampler_description()
+    assert "exact discrete Laplace" in SAMPLER_NAME and "Mironov-safe" in SAMPLER_NAME
+    assert sampler_description() == SAMPLER_NAME
 
 
 def test_empty_input():
-    assert exact_laplace(np.zeros(0), 1.0).shape == (0,)
+    assert exact_laplace(np.zeros(0), 1.0, 1.0).shape == (0,)

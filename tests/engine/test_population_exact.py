@@ -1,11 +1,11 @@
-"""The population batch's exact path: OpenDP's samplers over many users at once.
+"""The population batch's exact path: the exact sampler over many users at once.
 
-The batch sends all the users of a partition (several lockstep blocks) into one OpenDP
-measurement per distinct scale Δf/ε_t — once for a static scheme, once per timestamp
+The batch sends all the users of a partition (several lockstep blocks) into one call of the
+exact sampler, whatever their scales Δf/ε_t — once for a static scheme, once per round
 for Adaptive. These tests check that the values come back to the right users with the
-right law, that the users' noises are independent, and how many measurements are made.
+right law, that the users' noises are independent, and how many calls are made.
 
-OpenDP draws from OS entropy and cannot be seeded (the data and the coins are), so the
+The exact sampler draws from OS entropy and is not seeded (the data and the coins are), so the
 distribution checks are statistical, and each test's false-failure probability — a
 correct sampler failing the test — is at most ``ALPHA = 1e-6``, split evenly over its
 checks (union bound; each docstring counts them). The law of standardised Laplace
@@ -42,7 +42,7 @@ COLS = PopulationColumns(user="uid", time="t", value="v", landmark="lm")
 def _population(users=60, T=400, seed=3, integer=False):
     """Users with 0–5 landmarks each (so several distinct Uniform scales) and values far
     apart (so a value sent back to the wrong user would be seen at once)."""
-    rng = np.random.default_rng(seed)  # the data only; OpenDP's noise is unseeded
+    rng = np.random.default_rng(seed)  # the data only; the exact noise is unseeded
     rows = []
     for u in range(users):
         lm = np.zeros(T, dtype=bool)
@@ -77,22 +77,15 @@ def small_blocks(monkeypatch):
 
 @pytest.fixture
 def invocations(monkeypatch):
-    """Count OpenDP measurement invocations (and their sizes)."""
+    """Count the exact sampler's calls (and the values each draws)."""
     seen: list[int] = []
-    real_lap, real_geo = exact_noise._laplace_measurement, exact_noise._geometric_measurement
+    real = exact_noise.discrete_laplace
 
-    def counting(real):
-        def make(scale):
-            meas = real(scale)
+    def counting(t, j, which, *args):
+        seen.append(len(which))
+        return real(t, j, which, *args)
 
-            def invoke(values):
-                seen.append(len(values))
-                return meas(values)
-            return invoke
-        return make
-
-    monkeypatch.setattr(exact_noise, "_laplace_measurement", counting(real_lap))
-    monkeypatch.setattr(exact_noise, "_geometric_measurement", counting(real_geo))
+    monkeypatch.setattr(exact_noise, "discrete_laplace", counting)
     return seen
 
 
@@ -107,7 +100,7 @@ def _residuals(df, res):
 
 def test_static_exact_is_one_measurement_per_distinct_scale_with_the_right_law(
         small_blocks, invocations):
-    """Uniform over 12 blocks: one OpenDP measurement per distinct scale, every residual
+    """Uniform over 12 blocks: one exact-sampler call for every scale, every residual
     with its user's Laplace law, users sharing a measurement uncorrelated. Five checks
     at ALPHA/5 each (the two of the overall law, two per-scale KS tests, the correlation
     bound: |r|·√N is asymptotically N(0, 1) for independent noise, N = 21,600), so a
@@ -119,14 +112,14 @@ def test_static_exact_is_one_measurement_per_distinct_scale_with_the_right_law(
     assert res.audit["landmark_private"].all()
     z, eps, users = _residuals(df, res)
     b = 1.0 / eps  # Δf/ε_u with Δf = 1
-    # 12 blocks, 6 distinct budgets ε/(|L|+1): 6 measurements, not 12 × 6
-    assert len(invocations) == 6 and sum(invocations) == len(df)
+    # 12 blocks, 6 distinct budgets ε/(|L|+1): one sampler call for them all, not 12 × 6
+    assert len(invocations) == 1 and sum(invocations) == len(df)
     _assert_standard_laplace(z / b, 2 * ALPHA / 5)
     for k in (0, 5):  # the users with 0 and with 5 landmarks: their own scale
         sel = b == k + 1
         assert stats.kstest(z[sel], stats.laplace(scale=k + 1).cdf).pvalue > ALPHA / 5
     # users sharing a measurement are independent: the standardised noise of user u and
-    # of user u + 6 (same scale, so drawn in the same OpenDP call) is uncorrelated
+    # of user u + 6 (same scale, so drawn in the same sampler call) is uncorrelated
     w = (z / b).reshape(60, 400)
     r = np.corrcoef(w[:-6].ravel(), w[6:].ravel())[0, 1]
     assert abs(r) < stats.norm.isf(ALPHA / 10) / np.sqrt(w[:-6].size)
@@ -137,12 +130,12 @@ def test_static_exact_is_one_measurement_per_distinct_scale_with_the_right_law(
 def test_adaptive_exact_draws_in_batches_for_all_blocks_together(small_blocks, invocations,
                                                                    monkeypatch):
     """Adaptive draws its exact values ahead in batches (through each user's next
-    landmark, lmdk_core.adaptive.exact_draws): a round of OpenDP calls only when some
+    landmark, lmdk_core.adaptive.exact_draws): a round of sampler calls only when some
     user needs a new batch — at most 1 + the number of landmarks, not one per timestamp —
     for all 12 blocks together, and every released value still has the law of
     Lap(Δf/ε_t) at its own ε_t. The law check fails a correct sampler with probability
     ≤ ALPHA = 1e-6 (:func:`_assert_standard_laplace`); the share of publications depends
-    on OpenDP's values (through the rate) but the floor 0.3 is far below it (simulated over 100 runs
+    on the exact values (through the rate) but the floor 0.3 is far below it (simulated over 100 runs
     with numpy's noise: a share of 0.820 ± 0.006, lowest 0.804)."""
     df = _population()
     rounds = []
@@ -169,11 +162,8 @@ def test_adaptive_exact_draws_in_batches_for_all_blocks_together(small_blocks, i
     # after its first start past one of its landmarks, so rounds <= 1 + all landmarks
     n_landmarks = sum(int(lm.sum()) for _, _, lm, _ in blocks)
     assert 1 <= len(rounds) <= 1 + n_landmarks < 400
-    # and one measurement per distinct scale of each round's request (the scales the
-    # round asked for; counted from the released ε_t, two budgets a rounding apart can
-    # merge into one scale Δf/ε, so the request itself is the reference)
-    per_round = rounds
-    assert len(invocations) == sum(per_round)
+    # and one sampler call per round, whatever the scales the round asked for
+    assert len(invocations) == len(rounds)
     z, b = [], []
     for (x, _, lm, _), rel in zip(blocks, rels, strict=True):
         for u in range(5):
@@ -201,7 +191,7 @@ def test_geometric_exact_over_many_users_has_the_two_sided_geometric_law(small_b
                                              mechanism="geometric"), "series", "exact", 0)
     res = release_partition(df, COLS, s)
     z, eps, _ = _residuals(df, res)
-    assert np.all(z == np.round(z)) and len(invocations) == 6
+    assert np.all(z == np.round(z)) and len(invocations) == 1
     mech = Geometric(1)
     edges = np.arange(-6, 7)
     bins = np.concatenate([[-np.inf], edges + 0.5, [np.inf]])
@@ -238,12 +228,12 @@ def test_exact_batch_on_an_unordered_input_releases_every_row_with_its_own_noise
 
 def test_adaptive_exact_with_dense_landmarks_has_the_law_of_each_publications_scale():
     """Dense landmarks (about 50 per 2,000 timestamps: many budget changes, batches
-    planned from the coins): every released value is one OpenDP draw at its own ε_t.
-    OpenDP cannot be seeded (the data and the coins are, seed 11 and one seed per user):
+    planned from the coins): every released value is one exact draw at its own ε_t.
+    The exact sampler is not seeded (the data and the coins are, seed 11 and one seed per user):
     the standardised residuals (released − value)·ε_t/Δf have the law Lap(1) — a correct
     sampler fails :func:`_assert_standard_laplace` with probability ≤ ALPHA = 1e-6, and
     one of scale 1.15 passes it with probability < 1e-12 (the KS test against Lap(1.15)
-    used before missed it in 7.8 % of runs). How many values publish depends on OpenDP's
+    used before missed it in 7.8 % of runs). How many values publish depends on the exact
     values (through the rate): simulated over 300 runs with numpy's noise, 10,109 ± 196
     publications (fewest 9,611) and 241 ± 12 distinct budgets (fewest 210), so the floors
     6,000 and 100 are over 11 standard deviations away; every user is landmark-private."""
