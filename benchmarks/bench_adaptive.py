@@ -198,9 +198,9 @@ def best_cpu(fn, runs: int) -> float:
 
 def opendp_floor(n: int = 100_000, clock=best) -> float:
     """OpenDP's own cost, µs per value: one float-Laplace measurement over n values."""
-    from lmdk_core.mechanisms.exact_noise import _laplace_measurement
+    from benchmarks.bench_noise import opendp_laplace_measurement
 
-    meas = _laplace_measurement(2.0)
+    meas = opendp_laplace_measurement(2.0)
     x = np.random.default_rng(4).normal(size=n).tolist()
     return clock(lambda: meas(x), 3) / n * 1e6
 

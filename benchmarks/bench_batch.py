@@ -146,9 +146,9 @@ def make_unordered(path: Path, users: int, hours: int, fmt: str) -> str:
 
 def opendp_floor(n: int = 100_000) -> float:
     """OpenDP's own cost, µs per value: one float-Laplace measurement over n values."""
-    from lmdk_core.mechanisms.exact_noise import _laplace_measurement
+    from benchmarks.bench_noise import opendp_laplace_measurement
 
-    meas = _laplace_measurement(2.0)
+    meas = opendp_laplace_measurement(2.0)
     x = np.random.default_rng(4).normal(size=n).tolist()
     t0 = time.perf_counter()
     meas(x)

@@ -9,9 +9,9 @@ an integer is ``Δ/σ``-differentially private for integer changes of at most ``
 privacy", NeurIPS 2020, Algorithms 1 and 2), in integer arithmetic only:
 
 1. ``U`` uniform on ``{0, …, t−1}`` (rejection from ``bitlen(t−1)`` random bits);
-2. accept with probability ``exp(−U/t)`` (Bernoulli(exp(−γ)), Algorithm 1: count ``K``
-   successes of Bernoulli(γ/k), k = 1, 2, …; accept iff ``K`` is even — returned as
-   "the first failure comes at an odd k"), else restart;
+2. accept with probability ``exp(−U/t)`` (Bernoulli(exp(−γ)), Algorithm 1: draw
+   Bernoulli(γ/k) for k = 1, 2, … until the first failure; true iff that k is odd,
+   since ``P(k odd) = Σ_i (−γ)^i/i! = e^−γ``), else restart;
 3. ``V`` = the number of successes of Bernoulli(exp(−1)) before the first failure;
 4. ``X = U + t·V`` (geometric: ``P(X = x) ∝ exp(−x/t)``), ``Y = ⌊X/2^j⌋``
    (``P(Y = y) ∝ exp(−y·2^j/t)``);
@@ -57,9 +57,10 @@ MAX_T = 2**52
 #: largest ``d`` of a lazily drawn Bernoulli(n/d) (``2n`` must fit in 63 bits)
 _LIMIT = 2**62
 
-#: measured on the project's 2-core machine: per value, the Python reference ~20 µs and
-#: the kernel ~0.15 µs; loading the kernel from numba's cache ~0.25 s (numba imported)
-COST = KernelCost(python_s=2.0e-5, compiled_s=1.5e-7, load_s=0.25, overhead_s=2e-5)
+#: CPU per value measured on the project's 2-core machine (benchmarks/bench_noise.py):
+#: the Python reference ~7 µs, the kernel ~0.25 µs; loading the kernel from numba's
+#: cache ~0.33 s (numba imported): the kernel pays from ~50,000–100,000 values
+COST = KernelCost(python_s=7e-6, compiled_s=2.5e-7, load_s=0.33, overhead_s=2e-5)
 _CHOOSER = PathChooser(COST)
 #: tests and benchmarks: True / False forces the kernel / the reference; None chooses
 FORCE_COMPILED: bool | None = None

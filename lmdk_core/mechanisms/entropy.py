@@ -9,10 +9,11 @@ kernel's entropy pool) and a *bit reservoir*: the sampler consumes single bits a
 bit strings, so one word serves several draws.
 
 Every bit is used at most once: the buffer and the reservoir are mutated in place by
-whoever draws (the Python reference or the compiled kernel, which refills the buffer
-through :func:`refill_words`), under one lock per process, and a forked child process
-discards what its parent had buffered (``os.register_at_fork``), so a Dask or
-multiprocessing worker never re-uses its parent's bits.
+whoever draws (the Python reference, or the compiled kernel, whose caller refills the
+buffer with :meth:`EntropyStream.refill_keeping_unread`), under one lock per process,
+and a forked child process discards what its parent had buffered
+(``os.register_at_fork``), so a Dask or multiprocessing worker never re-uses its
+parent's bits.
 
 The source of the words is :data:`PROVIDER` ``[0]``, ``os.urandom`` in production; the
 tests swap in a seeded source only to compare the reference and the compiled sampler
@@ -37,8 +38,8 @@ def os_entropy(words: np.ndarray) -> None:
     words[:] = np.frombuffer(os.urandom(words.size * 8), dtype=np.uint64)
 
 
-#: the word source, ``f(words)`` filling a uint64 array in place (a one-element list so
-#: the compiled kernel's refill, which looks it up at run time, sees a swapped source)
+#: the word source, ``f(words)`` filling a uint64 array in place (looked up at each
+#: refill, so a test can swap it)
 PROVIDER: list = [os_entropy]
 
 

@@ -1,0 +1,151 @@
+"""Exact noise beside numpy and OpenDP: CPU µs per value, and a whole release.
+
+Prints (docs/performance.md, "Exact noise"):
+
+1. CPU µs per Laplace value (best of 3 runs): numpy's ``Generator.laplace`` (not
+   floating-point safe), OpenDP's ``make_laplace`` over one vector (the sampler every
+   publishable file used before), and this project's exact sampler
+   (:func:`lmdk_core.mechanisms.exact_noise.exact_laplace`: compiled kernel, warm; its
+   Python reference; and the geometric path) — plus the sampler's random bits per value;
+2. a release of 200,000 readings, whole process (``lmdk release`` run as a child process,
+   its CPU time from ``getrusage``): ``--noise exact`` against ``--noise fast`` (numpy),
+   and the exact release's CPU time over the fast one's.
+
+Run: ``PYTHONPATH=. .venv/bin/python benchmarks/bench_noise.py [--n 1000000]``.
+It asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def best(fn, runs: int = 3) -> float:
+    """Least CPU seconds of ``runs`` calls (what other processes on a shared machine do
+    not add to)."""
+    times = []
+    for _ in range(runs):
+        t0 = time.process_time()
+        fn()
+        times.append(time.process_time() - t0)
+    return min(times)
+
+
+def opendp_laplace_measurement(scale: float):
+    """OpenDP's float Laplace over a vector of doubles (L1), as the project used it."""
+    import opendp.prelude as dp
+
+    dp.enable_features("contrib")
+    space = dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l1_distance(T=float)
+    return dp.m.make_laplace(*space, scale=scale)
+
+
+def per_value(n: int) -> None:
+    from lmdk_core.mechanisms import discrete_laplace as dl
+    from lmdk_core.mechanisms import entropy
+    from lmdk_core.mechanisms.exact_noise import exact_geometric, exact_laplace
+
+    x = np.random.default_rng(4).normal(size=n)
+    gen = np.random.default_rng(0)
+    rows = [("numpy Generator.laplace (not floating-point safe)",
+             best(lambda: x + gen.laplace(0.0, 2.0, n)) / n)]
+    n_odp = min(n, 100_000)
+    meas = opendp_laplace_measurement(2.0)
+    xs = x[:n_odp].tolist()
+    rows.append(("OpenDP make_laplace, one vector", best(lambda: meas(xs)) / n_odp))
+    dl.FORCE_COMPILED = True
+    exact_laplace(x[:10], 2.0, 1.0)  # load the kernel (the cost is in section 2)
+    rows.append(("ours: exact_laplace (compiled kernel)",
+                 best(lambda: exact_laplace(x, 2.0, 1.0)) / n))
+    counts = np.round(np.abs(x) * 100)
+    rows.append(("ours: exact_geometric (compiled kernel)",
+                 best(lambda: exact_geometric(counts, 2.0)) / n))
+    n_ref = min(n, 20_000)
+    dl.FORCE_COMPILED = False
+    rows.append(("ours: the Python reference (small calls)",
+                 best(lambda: exact_laplace(x[:n_ref], 2.0, 1.0), 1) / n_ref))
+    dl.FORCE_COMPILED = None
+    print(f"\n== CPU µs per Laplace value (n = {n:,}; OpenDP n = {n_odp:,}; reference "
+          f"n = {n_ref:,})")
+    for name, s in rows:
+        print(f"  {name:<52} {s * 1e6:9.3f} µs")
+    s = entropy.EntropyStream()
+    used = []
+    entropy_words = entropy.PROVIDER[0]
+
+    def counting(words):
+        used.append(words.size)
+        entropy_words(words)
+
+    entropy.PROVIDER[0] = counting
+    try:
+        dl.FORCE_COMPILED = True
+        dl.discrete_laplace(np.array([2**31 + 1]), np.array([0]), np.zeros(n, np.int64), s)
+    finally:
+        entropy.PROVIDER[0] = entropy_words
+        dl.FORCE_COMPILED = None
+    print(f"  random bits per value: {64 * (sum(used) - s.words.size + int(s.state[0])) / n:.1f}"
+          " (OS entropy)")
+
+
+def _series(path: Path, n: int) -> None:
+    rng = np.random.default_rng(1)
+    v = np.round(np.cumsum(rng.normal(0, 1, n)), 3)
+    path.write_text("time,value\n" + "\n".join(f"{i},{x}" for i, x in enumerate(v)) + "\n")
+
+
+def _child_cpu(cmd: list[str]) -> tuple[float, float]:
+    """(CPU seconds, wall seconds) of one child process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return cpu, wall
+
+
+def whole_release(readings: int, runs: int) -> None:
+    lmdk = [sys.executable, "-m", "lmdk_core"]
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "series.csv"
+        _series(src, readings)
+        out = Path(tmp) / "release.csv"
+        base = lmdk + ["release", "--input", str(src), "--epsilon", "1",
+                       "--landmarks", "10,500,9000", "--scheme", "uniform",
+                       "--sensitivity", "1", "--seed", "0", "--output", str(out)]
+        print(f"\n== a release of {readings:,} readings, whole process (`lmdk release`, "
+              f"Uniform, Laplace; best of {runs})")
+        res = {}
+        for noise in ("fast", "exact"):
+            pairs = [_child_cpu(base + ["--noise", noise]) for _ in range(runs)]
+            res[noise] = min(p[0] for p in pairs), min(p[1] for p in pairs)
+            print(f"  --noise {noise:<6} CPU {res[noise][0]:6.2f} s   wall {res[noise][1]:6.2f} s")
+        print(f"  exact / numpy (CPU): {res['exact'][0] / res['fast'][0]:.2f}×")
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=1_000_000, help="values per timing")
+    ap.add_argument("--readings", type=int, default=200_000)
+    ap.add_argument("--runs", type=int, default=3)
+    a = ap.parse_args(argv)
+    print(f"machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}")
+    per_value(a.n)
+    whole_release(a.readings, a.runs)
+
+
+if __name__ == "__main__":
+    main()
