@@ -61,7 +61,7 @@ __all__ = ["FAST_SAMPLER_NAME", "SAMPLER_NAME", "exact_geometric", "exact_laplac
 
 #: the name of the secure path, written into every file it produced
 SAMPLER_NAME = ("exact discrete Laplace on a grid of 2^-30 of the scale (Canonne, Kamath "
-                "& Steinke 2020; OS entropy; Mironov-safe)")
+                "and Steinke 2020; OS entropy; Mironov-safe)")
 #: the name of the fast path (numpy floating-point noise: exploration only)
 FAST_SAMPLER_NAME = "numpy floating-point samplers (fast; not protected against Mironov 2012)"
 

@@ -346,7 +346,7 @@ def test_cli_geo_release_publishable_geojson(tmp_path):
 # ---------------------------------------------------------------- the exact sampler
 @pytest.mark.parametrize("scheme", ["uniform", "skip", "adaptive"])
 def test_app_publishable_series_is_a_fresh_exact_release(scheme):
-    """The Timeline's *Released series (CSV)*: the same view released again with OpenDP's
+    """The Timeline's *Released series (CSV)*: the same view released again with the
     exact samplers (same landmarks, ε, scheme, mechanism, Δf; verified), kept per setting
     so that a second click gives the same file (never a second release of the data)."""
     from app_support.download_buttons import exact_series_release
@@ -369,7 +369,7 @@ def test_app_publishable_series_is_a_fresh_exact_release(scheme):
                                   noise_text(rel.noise))
     df = assert_series_file_is_publishable(text, s.values, lm, s.time, s.time_kind)
     np.testing.assert_array_equal(df["released"].to_numpy(), rel.released)
-    assert "# noise: OpenDP exact samplers" in text and "opendp " in text
+    assert "# noise: exact discrete Laplace" in text
 
 
 def test_cli_release_uses_the_exact_sampler_by_default(tmp_path):
@@ -379,16 +379,16 @@ def test_cli_release_uses_the_exact_sampler_by_default(tmp_path):
     p = run_cli("release", "--input", str(src), "--landmarks", "1,3", "--epsilon", "1",
                 "--scheme", "uniform", "--output", str(out), "--audit", str(audit), "--json")
     assert p.returncode == 0, p.stderr
-    assert json.loads(p.stdout)["noise"].startswith("OpenDP exact samplers")
+    assert json.loads(p.stdout)["noise"].startswith("exact discrete Laplace")
     text = out.read_text()
-    assert "# noise: OpenDP exact samplers" in text
+    assert "# noise: exact discrete Laplace" in text
     # the audit table holds that same release; the publishable file rounds it to the
     # places its header states (docs/outputs.md, "Rounding of released values")
     pub = pd.read_csv(io.StringIO(text), comment="#")["released"].to_numpy(dtype=float)
     places = stated_decimals(text)
     np.testing.assert_array_equal(
         np.round(pd.read_csv(audit, comment="#")["released"].to_numpy(), places), pub)
-    assert "noise: OpenDP exact samplers" in audit.read_text()
+    assert "noise: exact discrete Laplace" in audit.read_text()
     # --noise fast: numpy's samplers, reproducible from the seed, and said so
     runs = []
     for _ in range(2):

@@ -1,7 +1,7 @@
 """What `lmdk report` says about where its release comes from: the internal report of a
 configuration by reference names the referenced file and its SHA-256; a public release
-note built from a configuration names the sampler of the published file (OpenDP's exact
-samplers for a series, numpy's Planar Laplace for a track) and refuses Adaptive, whose
+note built from a configuration names the sampler of the published file (the exact
+sampler for a series, numpy's Planar Laplace for a track) and refuses Adaptive, whose
 published allocation differs from the recomputed one."""
 
 from __future__ import annotations
