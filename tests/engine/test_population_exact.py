@@ -135,8 +135,8 @@ def test_adaptive_exact_draws_in_batches_for_all_blocks_together(small_blocks, i
     for all 12 blocks together, and every released value still has the law of
     Lap(Δf/ε_t) at its own ε_t. The law check fails a correct sampler with probability
     ≤ ALPHA = 1e-6 (:func:`_assert_standard_laplace`); the share of publications depends
-    on the exact values (through the rate) but the floor 0.3 is far below it (simulated over 100 runs
-    with numpy's noise: a share of 0.820 ± 0.006, lowest 0.804)."""
+    on the exact values (through the rate) but the floor 0.3 is far below it (simulated
+    over 100 runs with numpy's noise: a share of 0.820 ± 0.006, lowest 0.804)."""
     df = _population()
     rounds = []
     real_exact = lockstep._exact
