@@ -7,7 +7,7 @@ download button calls, with fixed seeds, and returns ``{name: text}``: the exit 
 stdout, the ``lmdk:`` lines of stderr and every file the command writes. The texts are
 normalised (working folder, repository path, package version, random element ids of
 generated HTML, library scripts inlined in HTML) so that they depend on nothing but the
-engine. Noise drawn by OpenDP's exact samplers cannot be seeded: those values are
+engine. Noise drawn by the exact sampler (OS entropy) cannot be seeded: those values are
 replaced by ``*`` (:func:`mask_csv_columns`, :func:`mask_json_keys`), everything else of
 such an output is pinned.
 
@@ -98,7 +98,7 @@ def normalise(text: str, work: Path | None = None) -> str:
 
 def mask_csv_columns(text: str, columns: tuple[str, ...]) -> str:
     """A CSV (``#`` comment lines kept) with the values of ``columns`` replaced by ``*``:
-    values drawn by OpenDP's exact samplers, which cannot be seeded."""
+    values drawn by the exact sampler, which cannot be seeded."""
     out, header = [], None
     for line in text.splitlines():
         if line.startswith("#") or not line:

@@ -72,7 +72,7 @@ def test_timeline_publishable_downloads_hold_no_raw_data(app_url, page):
     places = int(re.search(r"rounded to (\d+) decimal places", head).group(1))
     assert "epsilon" in head and "scheme" in head and "mechanism" in head
     assert "seed" not in head.lower()
-    assert "# noise: OpenDP exact samplers" in head  # the publishable path is exact
+    assert "# noise: exact discrete Laplace" in head  # the publishable path is exact
     for lab in landmark_labels(s.time, s.time_kind, lm):
         assert lab not in head
 

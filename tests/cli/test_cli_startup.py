@@ -129,9 +129,10 @@ def test_commands_without_a_file_skip_pandas_scipy_and_numba(argv):
      "--sensitivity", "2.9"],
 ])
 def test_series_commands_load_no_track_or_compiled_libraries(argv, tmp_path):
-    """A series command on a small CSV reads it with pandas (and release draws with
-    OpenDP), but loads neither the track libraries (gpxpy, pyproj: imported where a GPX
-    file is parsed or a geodesic is solved) nor numba, scipy, dask, streamlit, plotly."""
+    """A series command on a small CSV reads it with pandas (and release draws with the
+    exact sampler's Python reference), but loads neither the track libraries (gpxpy,
+    pyproj: imported where a GPX file is parsed or a geodesic is solved) nor numba,
+    scipy, dask, streamlit, plotly."""
     series = ROOT / "examples" / "series.csv"
     args = [a.format(SERIES=series, OUT=tmp_path / "r.csv") for a in argv]
     out = _probe([args], "run")

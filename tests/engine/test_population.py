@@ -189,14 +189,14 @@ def test_publishable_output_holds_released_values_only(tmp_path, cluster):
     src = _write(tmp_path, df)
     cfg = ViewConfig(scheme="skip", epsilon=1.0)
     run_batch(cfg, src, COLS, tmp_path / "r.parquet", tmp_path / "a.parquet", seed=SEED,
-              scheduler=cluster.scheduler_address)  # default noise: exact (OpenDP)
+              scheduler=cluster.scheduler_address)  # default noise: exact
     files = list((tmp_path / "r.parquet").iterdir())
     assert files and all(f.name.startswith("part-") for f in files)
     out = _read_release(tmp_path / "r.parquet")
     assert list(out.columns) == ["user", "time", "released"]
     meta = pq.read_schema(files[0]).metadata
     text = json.dumps({k.decode(): v.decode(errors="replace") for k, v in meta.items()})
-    assert "OpenDP" in text and str(SEED) not in text.replace("pandas", "")
+    assert "exact discrete Laplace" in text and str(SEED) not in text.replace("pandas", "")
     assert "event" not in text and "epsilon" not in text.lower()
     raw = set(df["kwh"].round(9))
     assert not any(v in raw for v in out["released"].dropna().round(9))
