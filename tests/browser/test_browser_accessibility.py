@@ -220,3 +220,25 @@ def test_keyboard_only_walk_through_the_timeline(app_url):
         print(f"download button: {presses} Tab presses after 'Accept all'")
         assert dl.value.suggested_filename.endswith(".csv"), dl.value.suggested_filename
         page.screenshot(path=str(ARTIFACTS / "keyboard_walk.png"))
+
+
+def test_the_maps_landmark_field_is_three_tabs_and_enter_away(app_url):
+    """'Skip to the landmarks', the third Tab on the Map (and the Timeline), puts the
+    focus in the landmark field (it was 35 Tab presses away on the Map)."""
+    with browser_page("desktop") as page:
+        for name, label in (("map", "Landmarks"), ("timeline", "Landmarks (")):
+            page.goto(f"{app_url}/{name}")
+            settle(page)
+            page.evaluate("() => document.activeElement && document.activeElement.blur()")
+            for _ in range(3):
+                page.keyboard.press("Tab")
+            assert page.evaluate("() => document.activeElement.textContent") == \
+                "Skip to the landmarks"
+            page.keyboard.press("Enter")
+            page.wait_for_function(
+                "() => !!document.activeElement.closest('[data-testid=stMultiSelect]')",
+                timeout=10_000)
+            field = page.evaluate("() => document.activeElement.closest("
+                                  "'[data-testid=stMultiSelect]').querySelector('label')"
+                                  ".textContent")
+            assert field.startswith(label), field
