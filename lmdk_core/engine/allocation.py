@@ -7,7 +7,8 @@ event          ε everywhere — protects one event; landmark-private only witho
                (with one landmark l and a regular t the total is ε_l + ε_t = 2ε)
 user           ε/T everywhere — protects the whole series (user-level DP)
 w-event        ε/w everywhere — uniform w-event privacy (Kellaris et al., VLDB 2014)
-uniform        ε/(|L|+1) everywhere (ε/|L| when every timestamp is a landmark)
+uniform        ε/(k+1) everywhere for a declared bound k ≥ |L| (without one:
+               ε/(|L|+1), ε/|L| when every timestamp is a landmark)
 skip           0 at landmarks (an approximation is published), ε elsewhere
 adaptive       data-dependent; see :mod:`lmdk_core.engine.release`
 =============  ==============================================================
@@ -16,6 +17,14 @@ Why Uniform gives ε/(|L|+1) and not ε/|L| to landmarks: the prose of Katsomall
 (CODASPY 2022) can be read as "landmarks get ε/|L|". Then at a regular t the theorem's sum is
 |L|·ε/|L| + ε/(|L|+1) > ε — the literal reading is not landmark-private, and the
 verifier flags it (see :func:`literal_uniform_reading`).
+
+**The declared bound k** (``max_landmarks``; docs/privacy-model.md). Uniform's noise
+scale Δf(|L|+1)/ε would tell anyone who reads the released values (or a note stating the
+expected error) how many landmarks there are. A publishable release therefore declares a
+public upper bound k on the landmark events: Uniform (and Adaptive's start) spends
+ε/(k+1) at every timestamp whatever |L| ≤ k is, and a landmark set larger than k is
+refused (:func:`check_max_landmarks`). The landmarks plus any one timestamp then spend
+(|L|+1)·ε/(k+1) ≤ ε. Without a declared k (exploring) the share is ε/(|L|+1).
 """
 
 from __future__ import annotations
@@ -26,10 +35,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from lmdk_core.engine.quoting import quote_user_text
+from lmdk_core.engine.setting_limits import check_setting
 from lmdk_core.engine.validation import InputError, check_epsilon, check_landmarks, check_length
 
-__all__ = ["SCHEMES", "Scheme", "allocate", "literal_uniform_reading", "scheme_info",
-           "uniform_total_for_share"]
+__all__ = ["DEFAULT_MAX_LANDMARKS", "SCHEMES", "Scheme", "allocate", "check_max_landmarks",
+           "literal_uniform_reading", "scheme_info", "uniform_total_for_share"]
+
+#: the declared bound k on landmark events when the user declares none (``lmdk release``,
+#: ``lmdk geo-release``, the app's number input, a configuration without
+#: ``extra.max_landmarks``): a public setting, never the number of landmarks marked
+DEFAULT_MAX_LANDMARKS = 5
 
 
 @dataclass(frozen=True)
@@ -51,8 +66,8 @@ SCHEMES: dict[str, Scheme] = {
                "at the highest cost in accuracy."),
         Scheme("w-event", "w-event", "ε/w at every timestamp: protects any w consecutive "
                "events (uniform w-event privacy)."),
-        Scheme("uniform", "Uniform", "ε/(|L|+1) at every timestamp: all landmarks plus the "
-               "current event share ε."),
+        Scheme("uniform", "Uniform", "ε/(k+1) at every timestamp (k the declared bound on "
+               "landmark events): all landmarks plus the current event share ε."),
         Scheme("skip", "Skip", "Nothing released at landmarks (last release repeated), "
                "ε at every regular timestamp."),
         Scheme("adaptive", "Adaptive", "Starts Uniform; skips when the data barely change "
@@ -80,12 +95,14 @@ def allocate(
     landmarks: Iterable[int] | None,
     epsilon: float,
     window: int | None = None,
+    max_landmarks: int | None = None,
 ) -> np.ndarray:
     """The planned per-timestamp budget ``eps[t]`` of a scheme (see the module table).
 
     For ``adaptive`` this is its starting point (Uniform); the release decides the rest.
-    Uniform gives ε/(|L|+1) everywhere, so that the landmarks plus any one timestamp
-    spend ``Σ_{i∈L∪{t}} ε_i ≤ ε`` (Katsomallos et al., CODASPY 2022).
+    Uniform gives ε/(k+1) everywhere for a declared bound k ≥ |L| (ε/(|L|+1) without
+    one), so that the landmarks plus any one timestamp spend
+    ``Σ_{i∈L∪{t}} ε_i ≤ (|L|+1)·ε/(k+1) ≤ ε`` (Katsomallos et al., CODASPY 2022).
 
     Parameters
     ----------
@@ -100,6 +117,10 @@ def allocate(
         The total budget ε > 0.
     window : int, optional
         w of the ``w-event`` scheme (a whole number ≥ 1).
+    max_landmarks : int, optional
+        The declared bound k on the landmark events (public): Uniform and Adaptive's
+        start get ε/(k+1) whatever |L| is; more than k landmarks are refused
+        (:func:`check_max_landmarks`) under every scheme.
 
     Returns
     -------
@@ -112,12 +133,34 @@ def allocate(
     [0.3333, 0.3333, 0.3333, 0.3333, 0.3333]
     >>> allocate("skip", 5, [1, 3], 1.0).tolist()
     [1.0, 0.0, 1.0, 0.0, 1.0]
+    >>> allocate("uniform", 5, [1, 3], 1.0, max_landmarks=4).tolist()  # ε/(k+1)
+    [0.2, 0.2, 0.2, 0.2, 0.2]
     """
     info = scheme_info(scheme)
     T = check_length(length)
     eps = check_epsilon(epsilon)
     lm = check_landmarks(landmarks, T)
+    if max_landmarks is not None:
+        k = check_max_landmarks(max_landmarks, lm.size)
+        if info.key in ("uniform", "adaptive"):
+            return np.full(T, eps / (k + 1))
     return _BUDGETS[info.key](T, lm, eps, window)
+
+
+def check_max_landmarks(max_landmarks: object, n_landmarks: int = 0,
+                        option: str = "the declared bound k on landmark events") -> int:
+    """The declared bound k as an int (a whole number from 0 to 1,000,000), at least the
+    ``n_landmarks`` landmark events of the release; anything else is an
+    :class:`InputError` saying how to fix it (``option`` names the setting).
+
+    >>> check_max_landmarks(5, 2)
+    5
+    """
+    k = int(check_setting("max_landmarks", max_landmarks, label=option))
+    if n_landmarks > k:
+        raise InputError(f"{n_landmarks} landmark events are more than {option} k = {k}: "
+                         f"declare k >= {n_landmarks} or mark fewer landmarks")
+    return k
 
 
 def _event_budget(T: int, lm: np.ndarray, eps: float, window: int | None) -> np.ndarray:

@@ -91,6 +91,8 @@ class Release:
     noise: str = "fast"
     #: stays released as one landmark event each (inclusive ranges); () = none
     stays: tuple[tuple[int, int], ...] = ()
+    #: the declared bound k on landmark events (public; None: not declared, exploring)
+    max_landmarks: int | None = None
 
     @property
     def withheld(self) -> np.ndarray:
@@ -220,12 +222,15 @@ def release(
     window: int | None = None,
     adaptive: AdaptiveSettings | None = None,
     stays: Iterable[tuple[int, int]] | None = None,
+    max_landmarks: int | None = None,
 ) -> Release:
     """Release ``values`` (T,) or trajectory rows (T, 2) under ``scheme`` with ``mechanism``.
 
     ``stays`` (trajectories): inclusive ranges ``(start, end)``, each protected as one
-    landmark event (:func:`_release_stays`). Returns a :class:`Release` whose allocation
-    has been checked by the verifier.
+    landmark event (:func:`_release_stays`). ``max_landmarks``: the declared bound k on
+    landmark events (Uniform spends ε/(k+1); more than k events are refused; see
+    :func:`lmdk_core.engine.allocation.allocate`). Returns a :class:`Release` whose
+    allocation has been checked by the verifier (told k).
     """
     x = np.asarray(values, dtype=float)
     if x.ndim not in (1, 2) or x.shape[0] == 0:
@@ -234,11 +239,11 @@ def release(
     grp = check_groups(stays, T) if stays is not None else ()
     if grp:
         return _release_stays(x, landmarks, epsilon, scheme, mechanism, seed, window,
-                              adaptive, grp)
+                              adaptive, grp, max_landmarks)
     eps_total = check_epsilon(epsilon)
     lm = check_landmarks(landmarks, T)
     info = scheme_info(scheme)
-    planned = allocate(info.key, T, lm, eps_total, window)
+    planned = allocate(info.key, T, lm, eps_total, window, max_landmarks)
     # every planned share must lie in the mechanism's usable range (a share that
     # underflowed to 0, or one whose noise scale overflows, is refused with the range);
     # Adaptive only raises budgets, so checking its Uniform start covers its release.
@@ -252,7 +257,7 @@ def release(
         released, spent, published, idx, pub_eps = _planned_release(x, planned, mechanism,
                                                                     gen)
         errors = None  # measured below (only the Adaptive loop measures them itself)
-    verdict = verify(spent, lm, eps_total)
+    verdict = verify(spent, lm, eps_total, max_landmarks=max_landmarks)
     if errors is None:
         errors = _measure_errors(mechanism, released, x)
     expected = _expected_errors(mechanism, spent, idx, pub_eps)
@@ -270,6 +275,7 @@ def release(
         expected_errors=expected,
         planned_epsilon_t=planned,
         noise=mechanism.noise,
+        max_landmarks=verdict.max_landmarks,
     )
 
 
@@ -303,7 +309,8 @@ def _expected_errors(mechanism: Mechanism, spent: np.ndarray, idx: np.ndarray | 
 
 
 def _release_stays(x: np.ndarray, landmarks, epsilon: float, scheme: str, mechanism,
-                   seed, window, adaptive, stays: tuple[tuple[int, int], ...]) -> Release:
+                   seed, window, adaptive, stays: tuple[tuple[int, int], ...],
+                   max_landmarks: int | None = None) -> Release:
     """A trajectory release with every stay protected as one landmark event
     (docs/stays.md).
 
@@ -322,7 +329,7 @@ def _release_stays(x: np.ndarray, landmarks, epsilon: float, scheme: str, mechan
     lm = np.union1d(check_landmarks(landmarks, T), stay_members(stays)).astype(int)
     cond = condense(T, stays)
     rc = release(condensed_points(x, cond), np.unique(cond.index[lm]), eps_total, scheme,
-                 mechanism, seed, window, adaptive)
+                 mechanism, seed, window, adaptive, max_landmarks=max_landmarks)
     idx = cond.index
     released = rc.released[idx]
     spent = np.zeros(T)
@@ -338,7 +345,7 @@ def _release_stays(x: np.ndarray, landmarks, epsilon: float, scheme: str, mechan
         released=released,
         epsilon_t=spent,
         published=published,
-        verdict=verify(spent, lm, eps_total, groups=stays),
+        verdict=verify(spent, lm, eps_total, groups=stays, max_landmarks=max_landmarks),
         scheme=rc.scheme,
         mechanism=rc.mechanism,
         epsilon=eps_total,
@@ -348,6 +355,7 @@ def _release_stays(x: np.ndarray, landmarks, epsilon: float, scheme: str, mechan
         planned_epsilon_t=planned,
         noise=rc.noise,
         stays=stays,
+        max_landmarks=rc.max_landmarks,
     )
 
 
@@ -393,6 +401,7 @@ def release_series(
     window: int | None = None,
     adaptive: AdaptiveSettings | None = None,
     noise: str = "fast",
+    max_landmarks: int | None = None,
 ) -> Release:
     """Release a numeric series with the Laplace or Geometric mechanism, its noise drawn
     by numpy (``noise="fast"``, reproducible from ``seed``) or by OpenDP's exact samplers
@@ -424,6 +433,9 @@ def release_series(
         Adaptive's sampling and skipping parameters.
     noise : str
         ``fast`` (numpy) or ``exact`` (OpenDP).
+    max_landmarks : int, optional
+        The declared bound k on landmark events (public): Uniform spends ε/(k+1)
+        whatever |L| ≤ k is; more landmarks than k are refused.
 
     Returns
     -------
@@ -449,7 +461,8 @@ def release_series(
         raise InputError(f"the series has a missing or infinite value at t={bad}")
     mech = numeric_mechanism(mechanism, sensitivity, noise)
     mech.check_values(x)
-    return release(x, landmarks, epsilon, scheme, mech, seed, window, adaptive)
+    return release(x, landmarks, epsilon, scheme, mech, seed, window, adaptive,
+                   max_landmarks=max_landmarks)
 
 
 def release_trajectory(
@@ -463,11 +476,14 @@ def release_trajectory(
     window: int | None = None,
     adaptive: AdaptiveSettings | None = None,
     stays: Iterable[tuple[int, int]] | None = None,
+    max_landmarks: int | None = None,
 ) -> Release:
     """Release a trajectory with Planar Laplace (protection radius ``radius`` metres);
     errors are displacements in metres. ``stays``: ranges protected as one landmark
-    event each (docs/stays.md)."""
+    event each (docs/stays.md); ``max_landmarks``: the declared bound k on landmark
+    events (a stay counts once)."""
     la, lo = check_coordinates(lat, lon)
     mech = PlanarLaplace(radius)
     points = np.column_stack([la, lo])
-    return release(points, landmarks, epsilon, scheme, mech, seed, window, adaptive, stays)
+    return release(points, landmarks, epsilon, scheme, mech, seed, window, adaptive, stays,
+                   max_landmarks)

@@ -38,6 +38,11 @@ transition counts of a correlation model estimated with differential privacy
 (docs/correlation.md) — composes sequentially with every set, so the theorem becomes
 ``ε_S + Σ_{i ∈ L ∪ {t}} ε_i <= ε`` (argument ``shared`` of :func:`verify`): the totals
 the verdict reports then include ε_S and are compared with the stated total ε.
+**The declared bound k** (``max_landmarks``; docs/privacy-model.md). A publishable release
+states a public bound k on its landmark events instead of |L| (Uniform spends ε/(k+1)).
+Told k, :func:`verify` also requires that the landmark events — landmarks outside every
+group, plus the groups that hold a landmark — number at most k; otherwise the verdict
+is "not landmark-private" (the release would protect fewer events than it states).
 """
 
 from __future__ import annotations
@@ -56,7 +61,7 @@ from lmdk_core.engine.validation import (
 )
 
 __all__ = ["EPSILON_MIN", "Verdict", "verify", "landmark_totals", "grouped_totals",
-           "check_groups", "tolerance", "TOLERANCE_ULPS"]
+           "check_groups", "landmark_event_count", "tolerance", "TOLERANCE_ULPS"]
 
 #: ulps of ε allowed per term of the theorem's sum (see :func:`tolerance`).
 TOLERANCE_ULPS = 4
@@ -115,6 +120,15 @@ class Verdict:
     groups: tuple[tuple[int, int], ...] = ()
     #: ε_S, a budget spent on the whole series that every total includes (0 = none)
     shared: float = 0.0
+    #: the declared bound k on landmark events (None: not declared)
+    max_landmarks: int | None = None
+    #: the landmark events (landmarks outside groups + groups holding a landmark)
+    landmark_events: int = 0
+
+    @property
+    def exceeds_bound(self) -> bool:
+        """More landmark events than the declared bound k."""
+        return self.max_landmarks is not None and self.landmark_events > self.max_landmarks
 
     @property
     def violations(self) -> np.ndarray:
@@ -126,6 +140,9 @@ class Verdict:
         t, tot = self.worst_timestamp, self.worst_total
         with_shared = (f" (with ε_S = {self.shared:.4g} spent on the whole series)"
                        if self.shared else "")
+        if self.exceeds_bound:
+            return (f"NOT landmark-private: {self.landmark_events} landmark events are more "
+                    f"than the declared bound k = {self.max_landmarks}")
         if self.private:
             return (
                 f"Landmark-private: the largest total Σ over L∪{{t}} is {tot:.4g} "
@@ -139,12 +156,15 @@ class Verdict:
         )
 
     def to_dict(self) -> dict:
-        """The CLI's JSON keys."""
-        return {
+        """The CLI's JSON keys (``max_landmarks``: the declared k, when declared)."""
+        out = {
             "landmark_private": bool(self.private),
             "worst_timestamp": int(self.worst_timestamp),
             "worst_total": float(self.worst_total),
         }
+        if self.max_landmarks is not None:
+            out["max_landmarks"] = int(self.max_landmarks)
+        return out
 
 
 def landmark_totals(epsilon_t: ArrayLike, landmarks: Iterable[int]) -> np.ndarray:
@@ -209,8 +229,22 @@ def grouped_totals(epsilon_t: ArrayLike, landmarks: Iterable[int],
     return lsum + np.where(hit[gid], 0.0, own)
 
 
+def landmark_event_count(landmarks: np.ndarray, groups: tuple[tuple[int, int], ...]) -> int:
+    """The landmark events of ``landmarks``: each landmark outside every group once, each
+    group holding a landmark once (a stay is one event, docs/stays.md)."""
+    lm = np.asarray(landmarks, dtype=int)
+    if not groups or not lm.size:
+        return int(lm.size)
+    starts = np.array([a for a, _ in groups])
+    ends = np.array([b for _, b in groups])
+    g = np.searchsorted(starts, lm, side="right") - 1  # the group starting at or before
+    inside = (g >= 0) & (lm <= ends[np.maximum(g, 0)])
+    return int((~inside).sum() + np.unique(g[inside]).size)
+
+
 def verify(epsilon_t: ArrayLike, landmarks: Iterable[int] | None, epsilon: float,
-           groups: Iterable[tuple[int, int]] | None = None, shared: float = 0.0) -> Verdict:
+           groups: Iterable[tuple[int, int]] | None = None, shared: float = 0.0,
+           max_landmarks: int | None = None) -> Verdict:
     """Check an allocation ``epsilon_t`` (one ε_i >= 0 per timestamp) against the
     landmark-privacy theorem for landmark set ``landmarks`` and total budget ``epsilon``.
 
@@ -232,12 +266,16 @@ def verify(epsilon_t: ArrayLike, landmarks: Iterable[int] | None, epsilon: float
     shared : float, optional
         ε_S ≥ 0 spent by a landmark ε_S-private mechanism that reads the whole series
         (module docstring): added to every total.
+    max_landmarks : int, optional
+        The declared bound k on landmark events: more events than k make the verdict
+        "not private" (module docstring).
 
     Returns
     -------
     Verdict
-        ``private`` when ``max_t Σ_{i∈L∪{t}} ε_i ≤ ε`` (within :func:`tolerance`), with
-        the totals per timestamp and the worst one.
+        ``private`` when ``max_t Σ_{i∈L∪{t}} ε_i ≤ ε`` (within :func:`tolerance`) and
+        the landmark events are at most k when k is given, with the totals per
+        timestamp and the worst one.
 
     Examples
     --------
@@ -256,6 +294,8 @@ def verify(epsilon_t: ArrayLike, landmarks: Iterable[int] | None, epsilon: float
     >>> verify([0.8 / 3] * 5, [1, 3], 1.0, shared=0.2).private
     True
     >>> verify([1 / 3] * 5, [1, 3], 1.0, shared=0.2).private
+    False
+    >>> verify([0.25] * 5, [1, 3], 1.0, max_landmarks=1).private  # 2 events > k = 1
     False
     """
     eps_total = check_epsilon(epsilon)
@@ -285,8 +325,11 @@ def verify(epsilon_t: ArrayLike, landmarks: Iterable[int] | None, epsilon: float
     worst = int(np.argmax(totals))
     worst_total = float(totals[worst])
     tol = tolerance(eps_total, terms)
+    k = None if max_landmarks is None else _declared_bound(max_landmarks)
+    events = landmark_event_count(lm, grp)
+    within_k = k is None or events <= k
     return Verdict(
-        private=bool(worst_total <= eps_total + tol),
+        private=bool(worst_total <= eps_total + tol) and within_k,
         worst_timestamp=worst,
         worst_total=worst_total,
         epsilon=eps_total,
@@ -296,4 +339,15 @@ def verify(epsilon_t: ArrayLike, landmarks: Iterable[int] | None, epsilon: float
         tolerance=tol,
         groups=grp,
         shared=spent,
+        max_landmarks=k,
+        landmark_events=events,
     )
+
+
+def _declared_bound(max_landmarks: object) -> int:
+    """k as an int >= 0 (InputError otherwise)."""
+    if isinstance(max_landmarks, bool) or not isinstance(max_landmarks, (int, np.integer)) \
+            or max_landmarks < 0:
+        raise InputError(f"the declared bound k on landmark events must be a whole number "
+                         f">= 0; got {max_landmarks!r}")
+    return int(max_landmarks)
