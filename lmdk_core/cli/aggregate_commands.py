@@ -31,16 +31,9 @@ IN_PROCESS_ROWS = 3_000_000
 
 
 def _bounds(text: str | None) -> tuple[float, float] | None:
-    from lmdk_core.engine.validation import InputError
+    from lmdk_core.cli.bounded import parse_bounds
 
-    if text is None:
-        return None
-    parts = str(text).split(",")
-    try:
-        lo, hi = (float(p) for p in parts)
-    except ValueError:
-        raise InputError(f"--bounds must be two numbers LO,HI, got {text!r}") from None
-    return lo, hi
+    return None if text is None else parse_bounds(text)
 
 
 def _request(args: argparse.Namespace):

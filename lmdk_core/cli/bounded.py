@@ -20,7 +20,7 @@ from lmdk_core.engine.quoting import quote_user_text
 from lmdk_core.engine.setting_limits import LIMITS, check_setting
 from lmdk_core.engine.validation import InputError
 
-__all__ = ["OptionOutOfRange", "bounded"]
+__all__ = ["OptionOutOfRange", "bounded", "parse_bounds"]
 
 
 class OptionOutOfRange(Exception):
@@ -53,3 +53,24 @@ def bounded(name: str, option: str) -> Callable[[str], float | int]:
     parse.__name__ = f"{name} ({lim.describe()})"
     parse.setting = name  # type: ignore[attr-defined]  # read by the tests and the docs check
     return parse
+
+
+def parse_bounds(text: str, option: str = "--bounds") -> tuple[float, float]:
+    """``"LO,HI"`` as two finite numbers LO < HI (declared bounds of a reading); an
+    :class:`InputError` naming ``option`` for anything else (not two numbers, NaN or
+    infinite, LO ≥ HI).
+
+    >>> parse_bounds("0,5")
+    (0.0, 5.0)
+    """
+    try:
+        lo, hi = (float(p) for p in str(text).split(","))
+    except ValueError:
+        raise InputError(f"{option} must be two numbers LO,HI; got "
+                         f"{quote_user_text(text)}") from None
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise InputError(f"{option} must be two finite numbers LO,HI; got "
+                         f"{quote_user_text(text)}")
+    if not lo < hi:
+        raise InputError(f"{option} {lo:g},{hi:g}: LO must be below HI")
+    return lo, hi

@@ -9,30 +9,34 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 from lmdk_core.cli.bounded import OptionOutOfRange, bounded
 from lmdk_core.cli.input_columns import add_column_options, track_columns
 from lmdk_core.engine.validation import InputError, check_length, parse_landmarks
 from lmdk_core.files.output_paths import check_outputs
 
-#: ``--sensitivity auto``: Δf derived from the data as the app does
+#: ``--sensitivity auto``: refused for a publishable file; its message gives the suggestion
 AUTO = "auto"
+#: Δf of ``lmdk release`` when neither --sensitivity nor --bounds is given (a public default)
+DEFAULT_SENSITIVITY = 1.0
 _sensitivity_number = bounded("sensitivity", "--sensitivity")
 
 
 def sensitivity_or_auto(text: str) -> float | str:
-    """An argparse ``type``: ``auto`` (Δf derived from the data) or a number in the
-    sensitivity range."""
+    """An argparse ``type``: ``auto`` (refused later with the data's suggestion and how to
+    declare) or a number in the sensitivity range."""
     if text.strip().lower() == AUTO:
         return AUTO
     try:
         return _sensitivity_number(text)
     except OptionOutOfRange as exc:
         raise OptionOutOfRange(str(exc).replace(
-            "; got", " or auto (derived from the data); got", 1)) from None
+            "; got", " or auto (prints the data's suggestion); got", 1)) from None
 
 
 sensitivity_or_auto.setting = "sensitivity"  # type: ignore[attr-defined]  # as bounded()'s
+
 
 STATIC_SCHEMES = ["event", "user", "w-event", "uniform", "skip"]
 ALL_SCHEMES = STATIC_SCHEMES + ["adaptive"]
@@ -138,12 +142,13 @@ def _cmd_release(args: argparse.Namespace) -> int:
     series = load_series_csv(args.input, name=Path(args.input).name, time_col=args.time_col,
                              value_col=args.value_col, time_format=args.time_format)
     landmarks = parse_landmarks(args.landmarks)
-    sensitivity, how = _sensitivity(args, series, landmarks)
+    declared = _declared_sensitivity(args, series, landmarks)
     # one release (OpenDP's exact samplers by default) is written to both files
-    rel = release_series(series.values, landmarks, args.epsilon,
-                         args.scheme, args.mechanism, sensitivity, args.seed, args.window,
-                         noise=args.noise)
-    mech = mechanism_text(args.mechanism, sensitivity=sensitivity)
+    rel = release_series(declared.values, landmarks, args.epsilon,
+                         args.scheme, args.mechanism, declared.sensitivity, args.seed,
+                         args.window, noise=args.noise, max_landmarks=args.max_landmarks)
+    sensitivity, how = declared.sensitivity, declared.how
+    mech = mechanism_text(args.mechanism, sensitivity=sensitivity, bounds=declared.bounds)
     noise = noise_text(rel.noise)
     _write_text(series_publishable_csv(series, rel, mech, noise, sensitivity=sensitivity),
                 args.output)
@@ -152,12 +157,13 @@ def _cmd_release(args: argparse.Namespace) -> int:
                     confidential=True)
     utility = release_utility(rel, sensitivity=sensitivity, unit=series.unit)
     to_stdout = args.output in (None, "-")
-    _note_derived_sensitivity(args, how, to_stdout)
+    _note_clamped(declared, to_stdout or args.json)
     if to_stdout:
         return 0
     if args.json:
         emit_json({"scheme": rel.scheme, "mechanism": rel.mechanism, "sensitivity": sensitivity,
-                   "sensitivity_from": how, **rel.verdict.to_dict(),
+                   "sensitivity_from": how, "clamped": declared.clamped,
+                   **rel.verdict.to_dict(),
                    **utility.to_dict(), **rel.metrics(), "output": args.output,
                    "audit": args.audit, "noise": noise})
     else:
@@ -165,11 +171,14 @@ def _cmd_release(args: argparse.Namespace) -> int:
     return 0
 
 
-def _note_derived_sensitivity(args: argparse.Namespace, how: str, to_stdout: bool) -> None:
-    """With ``--sensitivity auto``, say how Δf was derived: beside the CSV on stdout a note
-    on stderr, else a line of the printout (not in a JSON summary)."""
-    if args.sensitivity == AUTO and (to_stdout or not args.json):
-        print(f"lmdk: note: {how}", file=sys.stderr if to_stdout else sys.stdout)
+def _note_clamped(declared, to_stderr: bool) -> None:
+    """With ``--bounds``, how many readings were clamped (a statistic of the raw data:
+    on stderr or in the printout, never in the publishable file)."""
+    if declared.bounds is not None:
+        print(f"lmdk: note: {declared.clamped} readings lay outside the declared bounds "
+              f"[{declared.bounds[0]:g}, {declared.bounds[1]:g}] and were clamped into them "
+              "(not stated in the publishable file)",
+              file=sys.stderr if to_stderr else sys.stdout)
 
 
 def _print_series_release(rel, utility, output: str, audit: str | None) -> None:
@@ -186,22 +195,51 @@ def _print_series_release(rel, utility, output: str, audit: str | None) -> None:
         print(f"wrote {audit}: CONFIDENTIAL audit table (raw data, ε_t, landmarks)")
 
 
-def _sensitivity(args: argparse.Namespace, series, landmarks: list[int]) -> tuple[float, str]:
-    """Δf of ``lmdk release`` and how it was chosen: the given number, or with ``auto``
-    the app's default, derived from the data
-    (:func:`lmdk_core.decision.sensitivity.derived_sensitivity`: the largest change of any
-    reading against its seasonal rolling-median baseline, rounded up; a whole number for
-    the Geometric mechanism)."""
-    if args.sensitivity != AUTO:
-        return float(args.sensitivity), "given (--sensitivity)"
-    from lmdk_core.decision.sensitivity import derived_sensitivity
-    from lmdk_core.engine.setting_limits import check_setting
+class DeclaredSensitivity(NamedTuple):
+    """Δf of ``lmdk release``, the values to release (clamped into ``bounds`` when
+    declared), how Δf was declared, and how many readings were clamped (confidential)."""
 
-    d = derived_sensitivity(series, landmarks, whole=args.mechanism == "geometric")
-    value = check_setting("sensitivity", d.value, label="the derived Δf")
-    return float(value), (f"--sensitivity auto: {d.sentence(series.unit)} A Δf derived "
-                          "from the data depends on the data: for a publication, declare "
-                          "a bound you know without looking (a number).")
+    sensitivity: float
+    values: object
+    how: str
+    bounds: object = None
+    clamped: int = 0
+
+
+def _declared_sensitivity(args: argparse.Namespace, series,
+                          landmarks: list[int]) -> DeclaredSensitivity:
+    """Δf of ``lmdk release``, always declared (the publishing rule, docs/privacy-model.md):
+    ``--sensitivity X``, or ``--bounds LO,HI`` (readings clamped, Δf = HI − LO), or the
+    public default 1. ``--sensitivity auto`` is refused with one line that gives the
+    data's suggestion (:func:`lmdk_core.decision.sensitivity.derived_sensitivity`: the
+    largest departure of any reading from its usual level, rounded up) and how to declare
+    it: a Δf computed from the data would make the file depend on the data."""
+    if args.sensitivity == AUTO:
+        from lmdk_core.decision.sensitivity import derived_sensitivity
+
+        d = derived_sensitivity(series, landmarks, whole=args.mechanism == "geometric")
+        raise InputError(
+            f"--sensitivity auto would take Δf from the data, on which a publishable file "
+            f"must not depend; the data suggest Δf = {d.value:g} (the largest departure of "
+            f"any reading from its usual level, rounded up): declare it with --sensitivity "
+            f"{d.value:g}, or declare the readings' range with --bounds LO,HI")
+    if args.bounds is not None:
+        if args.sensitivity is not None:
+            raise InputError("give either --sensitivity or --bounds (Δf = HI − LO), not both")
+        from lmdk_core.cli.bounded import parse_bounds
+        from lmdk_core.decision.mechanism_choice import clamp_to_bounds
+
+        lo, hi = parse_bounds(args.bounds)
+        if args.mechanism == "geometric" and not (lo.is_integer() and hi.is_integer()):
+            raise InputError("the Geometric mechanism needs whole-number --bounds LO,HI")
+        c = clamp_to_bounds(series.values, lo, hi)
+        return DeclaredSensitivity(c.sensitivity, c.values, "declared bounds (--bounds)",
+                                   (lo, hi), c.n_clamped)
+    if args.sensitivity is None:
+        return DeclaredSensitivity(DEFAULT_SENSITIVITY, series.values,
+                                   "the default (declare --sensitivity or --bounds)")
+    return DeclaredSensitivity(float(args.sensitivity), series.values,
+                               "declared (--sensitivity)")
 
 
 def _cmd_geo_release(args: argparse.Namespace) -> int:
@@ -218,7 +256,7 @@ def _cmd_geo_release(args: argparse.Namespace) -> int:
                        **track_columns(args))
     rel = release_trajectory(track.lat, track.lon, parse_landmarks(args.landmarks),
                              args.epsilon, args.radius, args.scheme, args.seed, args.window,
-                             stays=parse_stays(args.stays))
+                             stays=parse_stays(args.stays), max_landmarks=args.max_landmarks)
     # printed once the release is drawn, so that refused settings stay one line on stderr
     _print_loader_notes(track)
     mech = mechanism_text("planar laplace", radius=args.radius)
@@ -341,6 +379,18 @@ def _common(p: argparse.ArgumentParser, schemes: list[str]) -> None:
                    default=None, help="w for the w-event scheme")
 
 
+def _max_landmarks_option(p: argparse.ArgumentParser) -> None:
+    """``--max-landmarks K``: the declared (public) bound on landmark events."""
+    from lmdk_core.engine.allocation import DEFAULT_MAX_LANDMARKS
+
+    p.add_argument("--max-landmarks", type=bounded("max_landmarks", "--max-landmarks"),
+                   default=DEFAULT_MAX_LANDMARKS, metavar="K",
+                   help="declared bound k on landmark events (public, stated in the file's "
+                        "header instead of the number marked): Uniform spends ε/(k+1) "
+                        "whatever the landmarks are; more landmarks than k are refused "
+                        f"(default {DEFAULT_MAX_LANDMARKS})")
+
+
 def register(sub) -> None:
     """Add this module's sub-commands to ``sub``."""
     p = sub.add_parser("allocate", help="per-timestamp budget of a scheme + the verdict")
@@ -371,10 +421,16 @@ def register(sub) -> None:
     _common(p, ALL_SCHEMES)
     p.add_argument("--mechanism", default="laplace", choices=["laplace", "geometric"],
                    help="noise mechanism (geometric: whole-number data and a whole Δf)")
-    p.add_argument("--sensitivity", type=sensitivity_or_auto, default=1.0,
-                   help="sensitivity Δf of one reading (noise scale Δf/ε_t), or auto: "
-                        "derived from the data as the app does (the largest change of a "
-                        "reading against its usual level, rounded up; printed with how)")
+    p.add_argument("--sensitivity", type=sensitivity_or_auto, default=None,
+                   help="declared sensitivity Δf of one reading (noise scale Δf/ε_t; default "
+                        f"{DEFAULT_SENSITIVITY:g}); auto is refused with the data's "
+                        "suggestion (the largest departure of any reading from its usual "
+                        "level, rounded up) and how to declare it")
+    p.add_argument("--bounds", default=None, metavar="LO,HI",
+                   help="declared range of a reading: readings are clamped into it and "
+                        "Δf = HI − LO (the number clamped is printed, never written to the "
+                        "publishable file); instead of --sensitivity")
+    _max_landmarks_option(p)
     p.add_argument("--seed", type=bounded("seed", "--seed"), default=None,
                    help="seed of numpy's generator: with --noise fast it reproduces the noise; "
                         "with --noise exact it drives only Adaptive's sampling (OpenDP's "
@@ -399,6 +455,7 @@ def register(sub) -> None:
     _common(p, ALL_SCHEMES)
     p.add_argument("--radius", type=bounded("radius", "--radius"),
                    default=100.0, help="protection radius r (metres)")
+    _max_landmarks_option(p)
     p.add_argument("--stays", default="", metavar="A-B,C-D",
                    help="stays (ranges of timestamps, as printed by lmdk suggest) protected as "
                         "ONE landmark event each: one release of the stay's centroid, its "

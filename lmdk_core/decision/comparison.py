@@ -53,29 +53,34 @@ MAX_GRID = 60
 
 
 def series_release_fn(values: ArrayLike, landmarks: Iterable[int], mechanism: str = "laplace",
-                      sensitivity: float = 1.0, window: int | None = None) -> ReleaseFn:
-    """A :data:`ReleaseFn` for a numeric series (Laplace or Geometric)."""
+                      sensitivity: float = 1.0, window: int | None = None,
+                      max_landmarks: int | None = None) -> ReleaseFn:
+    """A :data:`ReleaseFn` for a numeric series (Laplace or Geometric); ``max_landmarks``
+    the declared bound k on landmark events (Uniform ε/(k+1))."""
     x = np.asarray(values, dtype=float)
     lm = list(landmarks)
 
     def run(scheme: str, epsilon: float, gen: np.random.Generator) -> Release:
-        return release_series(x, lm, epsilon, scheme, mechanism, sensitivity, gen, window)
+        return release_series(x, lm, epsilon, scheme, mechanism, sensitivity, gen, window,
+                              max_landmarks=max_landmarks)
 
     return run
 
 
 def track_release_fn(lat: ArrayLike, lon: ArrayLike, landmarks: Iterable[int], radius: float,
                      window: int | None = None,
-                     stays: Iterable[tuple[int, int]] | None = None) -> ReleaseFn:
+                     stays: Iterable[tuple[int, int]] | None = None,
+                     max_landmarks: int | None = None) -> ReleaseFn:
     """A :data:`ReleaseFn` for a trajectory (Planar Laplace, protection radius in metres;
-    ``stays`` protected as one landmark event each, docs/stays.md)."""
+    ``stays`` protected as one landmark event each, docs/stays.md; ``max_landmarks`` the
+    declared bound k on landmark events)."""
     la, lo = np.asarray(lat, dtype=float), np.asarray(lon, dtype=float)
     lm = list(landmarks)
     groups = list(stays or []) or None
 
     def run(scheme: str, epsilon: float, gen: np.random.Generator) -> Release:
         return release_trajectory(la, lo, lm, epsilon, radius, scheme, gen, window,
-                                  stays=groups)
+                                  stays=groups, max_landmarks=max_landmarks)
 
     return run
 

@@ -148,7 +148,7 @@ def allocate(
 
 
 def check_max_landmarks(max_landmarks: object, n_landmarks: int = 0,
-                        option: str = "the declared bound k on landmark events") -> int:
+                        option: str = "the declared bound k") -> int:
     """The declared bound k as an int (a whole number from 0 to 1,000,000), at least the
     ``n_landmarks`` landmark events of the release; anything else is an
     :class:`InputError` saying how to fix it (``option`` names the setting).
@@ -158,8 +158,9 @@ def check_max_landmarks(max_landmarks: object, n_landmarks: int = 0,
     """
     k = int(check_setting("max_landmarks", max_landmarks, label=option))
     if n_landmarks > k:
-        raise InputError(f"{n_landmarks} landmark events are more than {option} k = {k}: "
-                         f"declare k >= {n_landmarks} or mark fewer landmarks")
+        raise InputError(f"{n_landmarks} landmark events are more than the declared bound "
+                         f"k = {k}: declare k >= {n_landmarks} (a public bound, not the "
+                         "number marked) or mark fewer landmarks")
     return k
 
 

@@ -42,6 +42,7 @@ __all__ = [
     "csv_with_header",
     "geojson_text",
     "leakage_frame",
+    "max_landmarks_line",
     "mechanism_text",
     "noise_text",
     "METRES_PER_DEGREE",
@@ -113,17 +114,24 @@ def confidential_filename(stem: str, ext: str) -> str:
 
 
 def mechanism_text(mechanism: str, sensitivity: float | None = None,
-                   radius: float | None = None) -> str:
-    """The mechanism in words with its public parameter, e.g. ``Laplace (sensitivity
-    Δf = 1)`` or ``Planar Laplace (protection radius r = 100 m)``."""
+                   radius: float | None = None, bounds=None) -> str:
+    """The mechanism in words with its declared public parameter, e.g. ``Laplace,
+    declared sensitivity Δf = 1``, ``Laplace, declared bounds [0, 5] (readings clamped
+    into them), Δf = HI − LO = 5`` (``bounds``: the declared ``(LO, HI)``) or ``Planar Laplace,
+    protection radius r = 100 m``. Δf is always a declared bound, never computed from
+    the data (docs/privacy-model.md)."""
     key = str(mechanism).strip().lower().replace("_", " ").replace("-", " ")
     names = {"laplace": "Laplace", "geometric": "Geometric (two-sided)",
              "planar laplace": "Planar Laplace (geo-indistinguishability)"}
     text = names.get(key, str(mechanism))
     if radius is not None:
         return f"{text}, protection radius r = {float(radius):g} m"
+    if bounds is not None:
+        lo, hi = (float(b) for b in bounds)
+        return (f"{text}, declared bounds [{lo:g}, {hi:g}] (readings clamped into them), "
+                f"Δf = HI − LO = {hi - lo:g}")
     if sensitivity is not None:
-        return f"{text}, sensitivity Δf = {float(sensitivity):g}"
+        return f"{text}, declared sensitivity Δf = {float(sensitivity):g}"
     return text
 
 
@@ -170,14 +178,25 @@ def rounding_line(decimals: int, what: str = "released values") -> str:
             "the privacy guarantee is unchanged)")
 
 
+def max_landmarks_line(k: int) -> str:
+    """The header line of the declared bound k on landmark events (public; never |L|)."""
+    return (f"k (declared bound on landmark events): {int(k)} — Uniform spends ε/(k+1); "
+            "how many events are marked is not disclosed")
+
+
 def release_header(rel: Release, mechanism: str, noise: str = NUMPY_NOISE) -> list[str]:
-    """The lines (without ``#``) that head a publishable file: ε, scheme, mechanism and
+    """The lines (without ``#``) that head a publishable file: ε, scheme, the declared
+    bound k on landmark events (when declared), mechanism with its declared parameter and
     noise sampler. Nothing about the landmark set, the raw data or the seed."""
     info = scheme_info(rel.scheme)
-    return [
+    lines = [
         "Landmark Privacy Explorer — publishable release (released values only)",
         f"epsilon: {rel.epsilon:g} (landmark privacy, Katsomallos et al. CODASPY 2022)",
         f"scheme: {info.label}",
+    ]
+    if getattr(rel, "max_landmarks", None) is not None:
+        lines.append(max_landmarks_line(rel.max_landmarks))
+    return lines + [
         f"mechanism: {mechanism}",
         f"noise: {noise}",
         "withheld timestamps (nothing released yet) are empty",

@@ -25,7 +25,7 @@ from lmdk_core.decision.comparison import (
 )
 from lmdk_core.decision.utility import UtilityVerdict, release_utility
 from lmdk_core.decision.verdict import PrivacyVerdict, privacy_verdict
-from lmdk_core.engine.allocation import scheme_info
+from lmdk_core.engine.allocation import DEFAULT_MAX_LANDMARKS, scheme_info
 from lmdk_core.engine.release import Release
 from lmdk_core.engine.stay_events import parse_stays, stay_members
 from lmdk_core.engine.validation import InputError
@@ -165,11 +165,6 @@ def correlation_model(cfg: ViewConfig, data: Series | Track,
                                  default_cell_size=cell,
                                  max_landmarks=declared_max_landmarks(cfg) if private else None,
                                  seed=seed)
-
-
-#: k when a configuration declares none: the public note and the private correlation
-#: model speak of at most this many landmark events (never of the number marked)
-DEFAULT_MAX_LANDMARKS = 5
 
 
 def declared_max_landmarks(cfg: ViewConfig) -> int:
@@ -376,9 +371,9 @@ def _release_fn(cfg: ViewConfig, data: Series | Track) -> ReleaseFn:
         stays = parse_stays(cfg.extra.get("stays")) if isinstance(cfg.extra, dict) else []
         check_groups(stays, len(data))
         return track_release_fn(data.lat, data.lon, cfg.landmarks, cfg.radius, cfg.window,
-                                stays)
+                                stays, declared_max_landmarks(cfg))
     return series_release_fn(data.values, cfg.landmarks, cfg.mechanism, cfg.sensitivity,
-                             cfg.window)
+                             cfg.window, declared_max_landmarks(cfg))
 
 
 def _is_name_list(value, least: int, most: int) -> bool:

@@ -113,7 +113,8 @@ def _model_share(rd: ReportData) -> float:
 class PublicView:
     """What the note says about the allocation, from public settings only: the scheme's
     allocation for a canonical set of ``k`` landmark events (the first k timestamps; k
-    the declared bound, :func:`~lmdk_core.report.compute.declared_max_landmarks`), the
+    the declared bound, :func:`~lmdk_core.report.compute.declared_max_landmarks`; Uniform
+    spends ε/(k+1) whatever the landmarks marked are, as the published release does), the
     theorem's verdict of it, and under a publishable correlation model the TPL of the
     constant budget ``max_t ε_t`` and the bound on landmark TPL it gives.
 
@@ -162,9 +163,9 @@ def public_view(rd: ReportData) -> PublicView:
     k = declared_max_landmarks(cfg)
     canonical = list(range(min(k, T)))
     share = _model_share(rd)
-    eps_t = allocate(rel.scheme, T, canonical, rel.epsilon, cfg.window)
+    eps_t = allocate(rel.scheme, T, canonical, rel.epsilon, cfg.window, max_landmarks=k)
     published = eps_t > 0
-    theorem = verify(eps_t, canonical, cfg.epsilon, shared=share)
+    theorem = verify(eps_t, canonical, cfg.epsilon, shared=share, max_landmarks=k)
     if not publishes_leakage(rd) or not np.any(published):
         return PublicView(eps_t, published, k, theorem, None, None, share)
     model = rd.leakage.model
