@@ -293,14 +293,16 @@ def _release_exact(ctx: Context) -> dict[str, str]:
                files=("out.csv", "audit.csv"), mask=mask)
 
 
-def _release_auto(ctx: Context) -> dict[str, str]:
-    """``--sensitivity auto``: Δf derived from the data, as the app does."""
+def _release_declared(ctx: Context) -> dict[str, str]:
+    """Declared bounds (readings clamped, Δf = HI − LO) and a declared k on landmark
+    events: the same header for 5 and 2 landmarks."""
     return merge(cli(ctx, "release", "--input", "series.csv", "--landmarks", "27,28,85,86,139",
-                     "--epsilon", "1", "--sensitivity", "auto", "--noise", "fast", "--seed",
-                     SEED, "--output", "out.csv", "--json", files=("out.csv",)),
+                     "--epsilon", "1", "--bounds", "0,3", "--max-landmarks", "6", "--noise",
+                     "fast", "--seed", SEED, "--output", "out.csv", "--json",
+                     files=("out.csv",)),
                  cli(ctx, "release", "--input", "series.csv", "--landmarks", "3,7",
-                     "--epsilon", "1", "--sensitivity", "auto", "--noise", "fast", "--seed",
-                     SEED, "--output", "out2.csv", files=("out2.csv",)))
+                     "--epsilon", "1", "--bounds", "0,3", "--max-landmarks", "6", "--noise",
+                     "fast", "--seed", SEED, "--output", "out2.csv", files=("out2.csv",)))
 
 
 def _geo_release(ctx: Context) -> dict[str, str]:
@@ -616,7 +618,7 @@ CASES: dict[str, Callable[[Context], dict[str, str]]] = {
        ("uniform", "skip", "adaptive", "w-event", "user", "event")},
     "cli_release_fast_geometric_skip": _release_fast("skip", "geometric"),
     "cli_release_exact": _release_exact,
-    "cli_release_sensitivity_auto": _release_auto,
+    "cli_release_declared": _release_declared,
     "cli_geo_release": _geo_release,
     "cli_dummies": _dummies,
     "cli_suggest": _suggest,

@@ -149,7 +149,7 @@ def allocate(
 
 def check_max_landmarks(max_landmarks: object, n_landmarks: int = 0,
                         option: str = "the declared bound k") -> int:
-    """The declared bound k as an int (a whole number from 0 to 1,000,000), at least the
+    """The declared bound k as an int (a whole number from 0 to 100,000), at least the
     ``n_landmarks`` landmark events of the release; anything else is an
     :class:`InputError` saying how to fix it (``option`` names the setting).
 

@@ -76,8 +76,6 @@ LIMITS: dict[str, SettingLimit] = {lim.name: lim for lim in (
     SettingLimit("seed", 0, SEED_MAX, whole=True),
     SettingLimit("correlation_strength", 0.0001, 1000.0),
     SettingLimit("cell_size_m", 10.0, 100_000.0, unit="metres"),
-    # the declared bound k on the landmark events of a release (public; Uniform ε/(k+1))
-    SettingLimit("max_landmarks", 0, 1_000_000, whole=True),
     # --- the command line's simulations and targets (lmdk solve-epsilon / attack / compose)
     # Monte Carlo releases per ε (Adaptive) or per attack: 10,000 releases of a
     # 1,000-point series take seconds, 10⁷ took minutes

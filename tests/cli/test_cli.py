@@ -66,7 +66,7 @@ def test_release_writes_the_contract_columns(tmp_path):
     out = tmp_path / "out.csv"
     p = run_cli("release", "--input", str(src), "--landmarks", "3,7", "--epsilon", "0.5",
                 "--scheme", "uniform", "--mechanism", "laplace", "--sensitivity", "1",
-                "--seed", "0", "--output", str(out), "--audit", str(tmp_path / "audit.csv"),
+                "--max-landmarks", "2", "--seed", "0", "--output", str(out), "--audit", str(tmp_path / "audit.csv"),
                 "--json")
     assert p.returncode == 0, p.stderr
     df = pd.read_csv(out, comment="#")
@@ -74,7 +74,7 @@ def test_release_writes_the_contract_columns(tmp_path):
     assert df["time"].tolist() == list(range(4000))
     audit = pd.read_csv(tmp_path / "audit.csv", comment="#")
     assert list(audit.columns) == ["time", "value", "released", "epsilon", "published"]
-    np.testing.assert_allclose(audit["epsilon"], 0.5 / 3)
+    np.testing.assert_allclose(audit["epsilon"], 0.5 / 3)  # ε/(k+1), declared k = 2
     # the publishable file rounds the audit's values: b = Δf/ε = 2, step 10^(0-3)
     assert release_decimals(0.5, 1.0) == 3
     assert "# released values rounded to 3 decimal places" in out.read_text()
@@ -102,7 +102,8 @@ def test_geo_release_gpx_to_csv_and_geojson(tmp_path):
     gpx = ASSETS / "sample_tracks" / "cerknicko-jezero.gpx"
     out = tmp_path / "out.csv"
     p = run_cli("geo-release", "--input", str(gpx), "--landmarks", "0,215,287", "--epsilon", "1",
-                "--radius", "100", "--scheme", "uniform", "--seed", "0", "--output", str(out),
+                "--radius", "100", "--scheme", "uniform", "--max-landmarks", "3", "--seed", "0",
+                "--output", str(out),
                 "--json", "--audit", str(tmp_path / "audit.csv"))
     assert p.returncode == 0, p.stderr
     # the file has 7 track segments: a segment column keeps the pieces apart
@@ -113,7 +114,7 @@ def test_geo_release_gpx_to_csv_and_geojson(tmp_path):
     summary = json.loads(p.stdout)
     names = {c["name"] for c in summary["candidate_landmarks"]}
     assert "VANSHNG LK" in names
-    # ε_t = 1/4 -> expected displacement 2r/ε_t = 800 m; tolerance 15 %
+    # ε_t = 1/(k+1) = 1/4 -> expected displacement 2r/ε_t = 800 m; tolerance 15 %
     assert abs(summary["mean_displacement_m"] - 800) < 120
     geo = tmp_path / "out.geojson"
     p = run_cli("geo-release", "--input", str(gpx), "--landmarks", "0,215", "--epsilon", "1",

@@ -37,7 +37,7 @@ def test_cli_release_json_and_text_carry_the_utility(tmp_path):
     x = np.round(rng.normal(10, 2, 300), 3)  # IQR ≈ 2.7
     src = _series_csv(tmp_path, x)
     base = ["release", "--input", src, "--landmarks", "3,7", "--sensitivity", "1",
-            "--output", str(tmp_path / "o.csv")]
+            "--max-landmarks", "2", "--output", str(tmp_path / "o.csv")]
     # ε = 30, ε_t = 10: MAE 0.1 — useful
     p = run_cli(*base, "--epsilon", "30", "--json")
     assert p.returncode == 0, p.stderr
@@ -74,7 +74,7 @@ def test_cli_geo_release_reports_metres_against_the_extent(tmp_path):
     gpx = ASSETS / "sample_tracks" / "cerknicko-jezero.gpx"
     out = str(tmp_path / "o.csv")
     p = run_cli("geo-release", "--input", str(gpx), "--landmarks", "0,215,287", "--epsilon",
-                "1", "--radius", "100", "--output", out, "--json")
+                "1", "--radius", "100", "--max-landmarks", "3", "--output", out, "--json")
     assert p.returncode == 0, p.stderr
     d = json.loads(p.stdout)
     assert UTILITY_KEYS <= set(d)
@@ -83,7 +83,7 @@ def test_cli_geo_release_reports_metres_against_the_extent(tmp_path):
     assert d["error_to_scale"] == pytest.approx(800 / d["data_scale"])
     # a bad setting: ε = 0.01 → 80 km per point
     p = run_cli("geo-release", "--input", str(gpx), "--landmarks", "0,215,287", "--epsilon",
-                "0.01", "--output", out)
+                "0.01", "--max-landmarks", "3", "--output", out)
     line = next(ln for ln in p.stdout.splitlines() if ln.startswith("utility:"))
     assert "NOT USEFUL" in line and "80 km" in line and "larger r is not a fix" in line
 

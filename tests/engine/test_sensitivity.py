@@ -98,3 +98,18 @@ def test_round_up_keeps_two_significant_digits_and_never_rounds_down(x):
     assert r <= x * 1.1 + 1e-12
     digits = f"{r:.15e}".split("e")[0].replace(".", "").rstrip("0")
     assert len(digits) <= 2
+
+
+def test_the_suggestion_is_the_largest_departure_not_the_largest_rise():
+    """A landmark that *drops* a reading by 8 must be covered: the suggestion is the
+    largest |x_t − b_t| (a departure either way). A planted bug taking the largest rise
+    (max of x_t − b_t) gives about 1 here and fails this test."""
+    rng = np.random.default_rng(0)
+    x = 10.0 + rng.uniform(-0.5, 0.5, 200)
+    x[120] -= 8.0  # the landmark event: a reading 8 below its usual level
+    x[30] += 1.0   # the largest rise, far smaller
+    s = Series(time=np.arange(200), values=x)
+    d = derived_sensitivity(s, [120])
+    assert d.value >= 8.0 and d.timestamp == 120 and d.largest < 0
+    _, changes, _ = landmark_changes(s, None)
+    assert np.max(changes) < 2.0 < 8.0 <= d.value  # the rise alone would not cover it
