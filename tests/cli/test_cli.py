@@ -66,8 +66,8 @@ def test_release_writes_the_contract_columns(tmp_path):
     out = tmp_path / "out.csv"
     p = run_cli("release", "--input", str(src), "--landmarks", "3,7", "--epsilon", "0.5",
                 "--scheme", "uniform", "--mechanism", "laplace", "--sensitivity", "1",
-                "--max-landmarks", "2", "--seed", "0", "--output", str(out), "--audit", str(tmp_path / "audit.csv"),
-                "--json")
+                "--max-landmarks", "2", "--seed", "0", "--output", str(out),
+                "--audit", str(tmp_path / "audit.csv"), "--json")
     assert p.returncode == 0, p.stderr
     df = pd.read_csv(out, comment="#")
     assert list(df.columns) == ["time", "released"]  # publishable: released values only
