@@ -165,7 +165,7 @@ discovery = DiscoverySettings(
 with c2:
     if kind == "series":
         st.radio("Noise", list(NOISE), key=K.POP_NOISE, format_func=NOISE.get, horizontal=True,
-                 help="Exact: OpenDP's samplers, resistant to floating-point attacks "
+                 help="Exact: discrete Laplace noise, resistant to floating-point attacks "
                       "(Mironov, CCS 2012) — the publishable file's. Fast: numpy's, for "
                       "exploring (reproducible in the teaching mode).")
     else:
@@ -366,7 +366,7 @@ header = [
     "withheld timestamps (nothing released yet) are empty"] + (
     [f"noise drawn from the fixed teaching seed {int(setting('seed'))}"
      if settings.noise == "fast" or kind == "track" else
-     "noise: OpenDP's exact samplers (not seeded), but made in the teaching mode"]
+     "noise: the exact sampler (not seeded), but made in the teaching mode"]
     if teaching else [])
 if shown is not None and current:
     d1, d2 = st.columns(2)
@@ -429,7 +429,7 @@ with st.expander(":material/terminal: Batch command for the whole dataset (Dask)
                                     "estimated from the data.")
     except InputError as exc:
         st.error(f"Cannot write the configuration: {exc}.", icon=":material/error:")
-    st.caption("The batch draws OpenDP's exact noise by default (`--noise fast` for numpy) "
+    st.caption("The batch draws exact noise by default (`--noise fast` for numpy) "
                + ("and, in the teaching mode, the seed above; " if setting("reproducible")
                   else "and fresh OS entropy for every run; ")
                + "it writes the publishable file only when every user's release is "

@@ -65,7 +65,7 @@ SOURCES = {"demo_series": "Demo: 200 households (hourly meter, 30 days)",
            "demo_tracks": "Demo: 100 commuters (one day each)",
            "demo_neighbourhood": "Demo: a neighbourhood of 1,000 households (14 days)",
            "upload": "Upload a long table (CSV or Parquet)"}
-NOISE = {"exact": "Exact (OpenDP, for publication)", "fast": "Fast (numpy, exploration)"}
+NOISE = {"exact": "Exact (safe, for publication)", "fast": "Fast (numpy, exploration)"}
 NONE = "(none: discover per user)"
 
 

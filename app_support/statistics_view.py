@@ -50,7 +50,7 @@ LANDMARKS = {"personal": "Each user's own (flags), bounded by k",
              "none": "None"}
 SCHEMES = {"uniform": "Uniform", "skip": "Skip", "adaptive": "Adaptive (public, sum/count)",
            "event": "Event-level", "w-event": "w-event", "user": "User-level"}
-NOISE = {"exact": "Exact (OpenDP)", "fast": "Fast (numpy, seeded)"}
+NOISE = {"exact": "Exact (floating-point safe)", "fast": "Fast (numpy, seeded)"}
 #: the ε grid of the level comparison
 EPSILONS = np.logspace(-2, 1, 41)
 #: kept results (one per population and settings)

@@ -5,7 +5,7 @@ released with noise of scale Δ/ε_t (:mod:`lmdk_core.aggregate.statistics`): th
 geometric for counts, Laplace for sums; the mean as noisy sum / noisy count at ε_t/2
 each. A window with ε_t = 0 (Skip's public landmarks) repeats the last release
 (post-processing; the landmark windows are public there, so the repetition reveals
-nothing) and has no noise-law interval. Noise is OpenDP's exact samplers by default
+nothing) and has no noise-law interval. Noise is the exact sampler by default
 (``noise="exact"``; Mironov, CCS 2012) or numpy's (``"fast"``, seeded, for exploring).
 
 Adaptive (public landmarks, sum or count only) runs the engine's own Adaptive release

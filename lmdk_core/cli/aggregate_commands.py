@@ -340,7 +340,8 @@ def register(sub) -> None:
                    "NAME.users.csv beside it")
     p.add_argument("--json", action="store_true", help="one JSON summary on stdout")
     p.add_argument("--noise", choices=["exact", "fast"], default="exact",
-                   help="exact: OpenDP's samplers, for publication; fast: numpy, for exploring")
+                   help="exact: exact discrete Laplace noise, for publication; fast: numpy, "
+                        "for exploring")
     p.add_argument("--seed", type=bounded("seed", "--seed"),
                    help="seed of --noise fast (never written to the publishable file)")
     p.add_argument("--scheduler", help="address of an existing Dask scheduler "

@@ -226,8 +226,9 @@ def register(sub) -> None:
                    help="reproducible per-user streams (default: fresh OS entropy); never "
                         "written to the publishable file")
     p.add_argument("--noise", choices=["exact", "fast"], default="exact",
-                   help="exact: OpenDP's samplers, for publication; fast: numpy, reproducible with "
-                        "--seed, for exploration (tracks: always numpy Planar Laplace)")
+                   help="exact: exact discrete Laplace noise, for publication; fast: numpy, "
+                        "reproducible with --seed, for exploration (tracks: always numpy "
+                        "Planar Laplace)")
     p.add_argument("--no-leakage", action="store_true",
                    help="skip the landmark TPL column of the audit (faster)")
     p.add_argument("--json", action="store_true", help="one JSON summary on stdout")

@@ -143,7 +143,7 @@ def _cmd_release(args: argparse.Namespace) -> int:
                              value_col=args.value_col, time_format=args.time_format)
     landmarks = parse_landmarks(args.landmarks)
     declared = _declared_sensitivity(args, series, landmarks)
-    # one release (OpenDP's exact samplers by default) is written to both files
+    # one release (the exact sampler by default) is written to both files
     rel = release_series(declared.values, landmarks, args.epsilon,
                          args.scheme, args.mechanism, declared.sensitivity, args.seed,
                          args.window, noise=args.noise, max_landmarks=args.max_landmarks)
@@ -433,10 +433,10 @@ def register(sub) -> None:
     _max_landmarks_option(p)
     p.add_argument("--seed", type=bounded("seed", "--seed"), default=None,
                    help="seed of numpy's generator: with --noise fast it reproduces the noise; "
-                        "with --noise exact it drives only Adaptive's sampling (OpenDP's "
+                        "with --noise exact it drives only Adaptive's sampling (the exact "
                         "noise comes from OS entropy and cannot be seeded)")
     p.add_argument("--noise", choices=["exact", "fast"], default="exact",
-                   help="noise sampler: exact (default) = OpenDP's exact samplers, safe "
+                   help="noise sampler: exact (default) = exact discrete Laplace noise, safe "
                         "against floating-point attacks (Mironov, CCS 2012), for files you "
                         "publish; fast = numpy's floating-point samplers, reproducible with "
                         "--seed, for exploration only")

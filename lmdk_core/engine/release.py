@@ -61,7 +61,7 @@ __all__ = [
 ]
 
 NUMERIC_MECHANISMS = {"laplace": Laplace, "geometric": Geometric}
-#: the noise samplers: "fast" (numpy, seeded, exploration) or "exact" (OpenDP)
+#: the noise samplers: "fast" (numpy, seeded, exploration) or "exact" (exact_noise)
 NOISE_CHOICES = ("fast", "exact")
 
 
@@ -87,7 +87,7 @@ class Release:
     errors: np.ndarray
     expected_errors: np.ndarray
     planned_epsilon_t: np.ndarray = field(repr=False)
-    #: the noise sampler: "fast" (numpy's floating-point samplers) or "exact" (OpenDP)
+    #: the noise sampler: "fast" (numpy's floating-point samplers) or "exact" (exact_noise)
     noise: str = "fast"
     #: stays released as one landmark event each (inclusive ranges); () = none
     stays: tuple[tuple[int, int], ...] = ()
@@ -129,7 +129,7 @@ def _error_summary(e: np.ndarray) -> dict[str, float]:
 def numeric_mechanism(name: str, sensitivity: float = 1.0,
                       noise: str = "fast") -> Mechanism:
     """The series mechanism called ``name`` ('laplace' or 'geometric'), with numpy's
-    samplers (``noise="fast"``) or OpenDP's exact ones (``noise="exact"``: the
+    samplers (``noise="fast"``) or the exact ones (``noise="exact"``: the
     mechanism's :meth:`~lmdk_core.mechanisms.base.Mechanism.exact`)."""
     key = str(name).strip().lower()
     if key not in NUMERIC_MECHANISMS:
@@ -404,7 +404,7 @@ def release_series(
     max_landmarks: int | None = None,
 ) -> Release:
     """Release a numeric series with the Laplace or Geometric mechanism, its noise drawn
-    by numpy (``noise="fast"``, reproducible from ``seed``) or by OpenDP's exact samplers
+    by numpy (``noise="fast"``, reproducible from ``seed``) or by the exact sampler
     (``noise="exact"``, OS entropy: ``seed`` then only drives Adaptive's sampling).
 
     Every published value is ``x_t + Lap(Δf/ε_t)`` (Dwork et al., TCC 2006) under the
@@ -432,7 +432,7 @@ def release_series(
     adaptive : AdaptiveSettings, optional
         Adaptive's sampling and skipping parameters.
     noise : str
-        ``fast`` (numpy) or ``exact`` (OpenDP).
+        ``fast`` (numpy) or ``exact`` (:mod:`lmdk_core.mechanisms.exact_noise`).
     max_landmarks : int, optional
         The declared bound k on landmark events (public): Uniform spends ε/(k+1)
         whatever |L| ≤ k is; more landmarks than k are refused.
