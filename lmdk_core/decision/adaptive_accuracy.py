@@ -28,7 +28,14 @@ from lmdk_core.decision.noise_laws import laplace_epsilon_for, planar_epsilon_fo
 from lmdk_core.engine.allocation import allocate
 from lmdk_core.engine.validation import check_landmarks
 
-__all__ = ["adaptive_accuracy", "adaptive_errors", "estimate_from_errors", "min_adaptive_runs"]
+__all__ = ["adaptive_accuracy", "adaptive_errors", "adaptive_expected_errors",
+           "estimate_from_errors", "min_adaptive_runs", "utility_runs"]
+
+#: simulated timestamps (runs × T) for the expected error of Adaptive's utility line:
+#: 256 whole releases of a short series, down to 32 for 1,563 timestamps and more
+UTILITY_STEPS = 50_000
+#: their seed: a public constant (the line does not depend on the release's own noise)
+UTILITY_SEED = 35
 
 
 def adaptive_errors(values: ArrayLike, landmarks: Iterable[int] | None, epsilon: float, *,
@@ -61,6 +68,45 @@ def adaptive_errors(values: ArrayLike, landmarks: Iterable[int] | None, epsilon:
         all_private &= bool(rel.verdict.private)
         out[r] = rel.errors
     return out, all_private
+
+
+def adaptive_expected_errors(values: ArrayLike, landmarks: Iterable[int] | None,
+                             epsilon: float, *, mechanism: str = "laplace",
+                             sensitivity: float | None = 1.0, radius: float | None = None,
+                             stays: Iterable[tuple[int, int]] | None = None,
+                             runs: int | None = None, seed: int = UTILITY_SEED
+                             ) -> np.ndarray:
+    """The expected absolute error of each reading of an Adaptive release,
+    ``E|o_t − x_t|`` over the whole release's randomness (its sampling coins and its
+    noise), estimated as the mean over ``runs`` simulated whole releases
+    (:func:`adaptive_errors`, ``SeedSequence(seed)``); NaN where no run released t.
+    ``runs`` defaults to :func:`utility_runs` of the release's length.
+
+    Why not the closed forms of :mod:`lmdk_core.decision.expected_error` at the pattern
+    actually drawn: Adaptive's later decisions depend on the noise it published
+    (Katsomallos et al., CODASPY 2022: a change within the noise lowers the sampling
+    rate), so given the pattern a repeated publication's noise is not Lap(Δf/ε_t) — runs
+    of skips follow small changes, i.e. noise close to the previous one — and the closed
+    form over-stated the error by 7–15 % (26 % for the typical value). Averaging whole
+    releases has no such bias; the standard error of each reading's mean is
+    ``sd/√runs``, of the mean over readings far less (tests/engine/test_utility.py)."""
+    if runs is None:
+        runs = utility_runs(np.shape(values)[0])
+    errors, _ = adaptive_errors(values, landmarks, epsilon, mechanism=mechanism,
+                                sensitivity=sensitivity, radius=radius, runs=runs,
+                                seed=seed, stays=stays)
+    released = ~np.isnan(errors)
+    n = released.sum(axis=0)
+    total = np.where(released, errors, 0.0).sum(axis=0)
+    return np.where(n > 0, total / np.maximum(n, 1), np.nan)
+
+
+def utility_runs(T: int) -> int:
+    """Whole releases simulated for the utility line of a T-timestamp Adaptive release:
+    ``⌈UTILITY_STEPS / T⌉`` within [32, 256] — on a 400-reading random walk 256 runs
+    give the mean expected error to a standard deviation of 2.3 % over seeds (64 runs:
+    5 %); longer releases average over more readings per run."""
+    return int(np.clip(np.ceil(UTILITY_STEPS / max(int(T), 1)), 32, 256))
 
 
 def _clopper_pearson_lower(k: np.ndarray, n: np.ndarray, confidence: float) -> np.ndarray:

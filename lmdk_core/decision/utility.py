@@ -277,14 +277,17 @@ def utility_verdict(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLik
                     radius: float | None = None, epsilon: float | None = None,
                     n_landmarks: int = 0, scheme: str | None = None, unit: str | None = None,
                     sources: ArrayLike | None = None,
-                    scale: DataScale | None = None) -> UtilityVerdict:
+                    scale: DataScale | None = None,
+                    errors: ArrayLike | None = None) -> UtilityVerdict:
     """The utility verdict of a release setting (module docstring for the formulas).
 
     ``epsilon`` (the total budget), ``n_landmarks`` and ``scheme`` only shape the advice
     ("raise ε to about …", "fewer landmarks"); ``unit`` defaults to metres for a track.
     ``scale``: ``data_scale(values, unit)`` when the caller already has it (it does not
     depend on the budget: the Population page's preview computes it once per user, not
-    on every change of ε).
+    on every change of ε). ``errors``: each reading's expected error when it is not
+    the closed form at the pattern given — an Adaptive release's, simulated over whole
+    releases (:func:`lmdk_core.decision.adaptive_accuracy.adaptive_expected_errors`).
 
     Returns
     -------
@@ -308,7 +311,7 @@ def utility_verdict(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLik
     mech = series_mechanism(x, mechanism)
     eps = np.asarray(epsilon_t, dtype=float)
     err, pub, facts = _summary(x, eps, published, mech, sensitivity, radius, unit, sources,
-                               scale)
+                               scale, errors)
     sc = facts.scale
     if facts.n_released == 0:
         return _nothing_released(facts)
@@ -346,13 +349,19 @@ def expected_utility(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLi
 
 def _summary(x: np.ndarray, eps: np.ndarray, published: ArrayLike | None, mech: str,
              sensitivity: float | None, radius: float | None, unit: str | None,
-             sources: ArrayLike | None, scale: DataScale | None
+             sources: ArrayLike | None, scale: DataScale | None,
+             errors: ArrayLike | None = None
              ) -> tuple[np.ndarray, np.ndarray, _ErrorSummary]:
-    """The expected errors, the publication flags and their summary (the data's scale
-    computed unless given)."""
+    """The expected errors (``errors`` when given, else the closed forms), the
+    publication flags and their summary (the data's scale computed unless given)."""
     unit = _unit_of(x, unit)
-    err = expected_errors(x, eps, published, mechanism=mech, sensitivity=sensitivity,
-                          radius=radius, sources=sources)
+    if errors is None:
+        err = expected_errors(x, eps, published, mechanism=mech, sensitivity=sensitivity,
+                              radius=radius, sources=sources)
+    else:
+        err = np.asarray(errors, dtype=float)
+        if err.shape != eps.shape:
+            raise InputError("the expected errors must have one entry per timestamp")
     pub = publication_flags(eps, published)
     sc = data_scale(x, unit) if scale is None else scale
     return err, pub, _ErrorSummary.of(err, pub, unit, sc, mech, track=x.ndim == 2)
@@ -487,7 +496,10 @@ def release_utility(rel, *, sensitivity: float | None = None, radius: float | No
     data, spent ε_t and publication pattern; Δf or r as the release used them). A track
     released with stays as events (docs/stays.md) publishes each stay's centroid: the
     error of its fixes is counted from there, and the advice counts landmark events
-    (one per stay) rather than fixes."""
+    (one per stay) rather than fixes. An Adaptive release's expected errors are simulated
+    over whole releases from a public seed
+    (:func:`lmdk_core.decision.adaptive_accuracy.adaptive_expected_errors`): at the
+    pattern it drew, the closed forms over-state them."""
     stays = tuple(getattr(rel, "stays", ()) or ())
     sources = None
     n_events = int(np.size(rel.landmarks))
@@ -497,7 +509,14 @@ def release_utility(rel, *, sensitivity: float | None = None, radius: float | No
         cond = condense(rel.original.shape[0], stays)
         sources = condensed_points(rel.original, cond)[cond.index]
         n_events -= sum(b - a for a, b in stays)
+    errors = None
+    if rel.scheme == "adaptive":
+        from lmdk_core.decision.adaptive_accuracy import adaptive_expected_errors
+
+        errors = adaptive_expected_errors(rel.original, rel.landmarks, rel.epsilon,
+                                          mechanism=rel.mechanism, sensitivity=sensitivity,
+                                          radius=radius, stays=stays or None)
     return utility_verdict(rel.original, rel.epsilon_t, rel.published,
                            mechanism=rel.mechanism, sensitivity=sensitivity, radius=radius,
                            epsilon=rel.epsilon, n_landmarks=n_events,
-                           scheme=rel.scheme, unit=unit, sources=sources)
+                           scheme=rel.scheme, unit=unit, sources=sources, errors=errors)
