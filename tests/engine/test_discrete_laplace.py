@@ -187,3 +187,33 @@ def test_out_of_range_scales_are_refused():
         exact_geometric([0.0], 1e17)
     with pytest.raises(InputError, match="sensitivity"):
         exact_laplace([0.0], 1.0, 0.0)
+
+
+# -- the entropy stream ------------------------------------------------------------------
+
+def test_a_forked_child_never_reuses_its_parents_buffered_bits():
+    """After a fork the child discards the parent's buffer (os.register_at_fork): it finds
+    its buffer empty (position at the end, every word zeroed), so its first draw refills
+    from the OS instead of reading the parent's next bits; the parent's buffer is
+    untouched. Deterministic (no statistics)."""
+    import os
+
+    s = entropy.stream()
+    dl.discrete_laplace(np.array([5]), np.array([0]), np.zeros(10, dtype=np.int64))
+    pos = int(s.state[0])
+    assert 0 < pos < s.words.size  # the parent has unread words buffered
+    parent_next = s.words[pos:pos + 4].copy()
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report what it would read next, then leave at once
+        os.close(r)
+        child = entropy.stream()
+        unread = int(child.state[0]) >= child.words.size and not child.words.any()
+        os.write(w, b"1" if unread else b"0")
+        os._exit(0)
+    os.close(w)
+    answer = os.read(r, 1)
+    os.close(r)
+    os.waitpid(pid, 0)
+    assert answer == b"1"
+    np.testing.assert_array_equal(s.words[pos:pos + 4], parent_next)  # parent untouched
