@@ -1,26 +1,26 @@
-"""Adaptive's exact (OpenDP) values drawn in batches: one OpenDP call per stretch of
+"""Adaptive's exact values drawn in batches: one exact-sampler call per stretch of
 timestamps that share a budget, not one per publication.
 
-OpenDP costs about 0.1–0.2 ms per call on top of about 22 µs per float-Laplace value
-(:mod:`lmdk_core.mechanisms.exact_noise`), so releasing Adaptive's publications one call
-each costs several times OpenDP's own per-value cost. In Adaptive the budget of the
-timestamps still to come changes only when a landmark is approximated (the reference,
-:mod:`lmdk_core.adaptive.reference`, step 4). So at a publication at t with budget V no
+The exact sampler (:mod:`lmdk_core.mechanisms.exact_noise`) has a fixed cost per call
+(parameters, the path choice, the lock; with OpenDP, used before, 0.1–0.2 ms), so
+releasing Adaptive's publications one call each costs more than drawing them together.
+In Adaptive the budget of the timestamps still to come changes only when a landmark is
+approximated (the reference, :mod:`lmdk_core.adaptive.reference`, step 4). So at a publication at t with budget V no
 budget can change before the first landmark after t: :class:`BatchedExactDraws` applies
-OpenDP's measurement of scale ``Δf/V`` to the values ``x_t … x_e`` at once (e the first
+the exact sampler at scale ``Δf/V`` to the values ``x_t … x_e`` at once (e the first
 landmark after t; at least :data:`MIN_BATCH` and at most :data:`MAX_BATCH` values), keeps
 the results as *candidates*, and releases the candidate of each later publication whose
 budget is still V. A candidate is never used at another budget: when V changes, the
 remaining candidates are discarded and the next publication draws a new batch.
 
-**Privacy accounting stays exact.** Every released value is exactly one OpenDP draw
+**Privacy accounting stays exact.** Every released value is exactly one exact draw
 applied to that timestamp's value at that timestamp's scale ``Δf/ε_t``, as in the
 reference. Candidates of timestamps that approximate, or of timestamps after a budget
 change, are never released and influence nothing: whether t publishes, and at which
 budget, depends only on the sampling coins and on values already released
 (post-processing), never on a candidate not yet released. So the released values have the
-reference's joint distribution, each spending the ε_t the verifier accounts for; OpenDP
-draws every element of a vector independently from OS entropy.
+reference's joint distribution, each spending the ε_t the verifier accounts for; the exact
+sampler draws every element of a vector independently from OS entropy.
 
 **Where the coins are known ahead** (the population's lockstep release draws every
 user's coins before its loop: :func:`exact_publications`), a batch is planned from them
@@ -30,7 +30,7 @@ one step within [min_rate, 1]). From the rate at t, bounds on the rate at every 
 follow; a timestamp whose coin is at least the upper bound cannot publish and its value
 is not drawn, and a landmark whose coin is below the lower bound publishes for sure, so
 the budget cannot change there and the batch runs on through the next landmark (fewer
-OpenDP calls with dense landmarks). Which values are drawn depends only on the coins and
+sampler calls with dense landmarks). Which values are drawn depends only on the coins and
 on values already released, like every other decision; a candidate is still released
 only at the budget it was drawn at, and a publication without one draws a new batch.
 
@@ -48,11 +48,11 @@ from lmdk_core.mechanisms.base import Mechanism
 __all__ = ["MAX_BATCH", "MIN_BATCH", "BatchedExactDraws", "batch_end", "exact_publications",
            "next_landmarks", "batch_plan"]
 
-#: fewest values drawn per OpenDP call: with landmarks everywhere a batch would hold one
+#: fewest values drawn per sampler call: with landmarks everywhere a batch would hold one
 #: value, and a call costs as much as ~5–10 values; at most this many are discarded when
 #: a landmark inside the batch is approximated
 MIN_BATCH = 16
-#: most values drawn per OpenDP call (bounds memory and the draws after a budget change)
+#: most values drawn per sampler call (bounds memory and the draws after a budget change)
 MAX_BATCH = 1 << 16
 
 
@@ -119,12 +119,12 @@ def batch_plan(coins: list[float], lms: list[bool], nxt: list[int], t: int, rate
 
 class BatchedExactDraws:
     """:class:`~lmdk_core.adaptive.reference.Draws` for an exact mechanism on one series:
-    coins from ``gen`` step by step, released values from batched OpenDP calls."""
+    coins from ``gen`` step by step, released values from batched exact-sampler calls."""
 
     def __init__(self, mech: Mechanism, values: np.ndarray, is_lm: np.ndarray,
                  gen: np.random.Generator) -> None:
         if mech.exact_sampler is None or mech.noise != "exact":
-            raise ValueError("batched exact draws need a mechanism drawing with OpenDP")
+            raise ValueError("batched exact draws need a mechanism drawing with the exact sampler")
         self._mech = mech
         self._values = values
         self._next = next_landmarks(is_lm)
@@ -132,7 +132,7 @@ class BatchedExactDraws:
         self._start = self._end = 0
         self._epsilon = None
         self._batch = np.zeros(0)
-        #: OpenDP calls made and values drawn (for the benchmark)
+        #: sampler calls made and values drawn (for the benchmark)
         self.calls = 0
         self.drawn = 0
 
@@ -161,11 +161,11 @@ def exact_publications(values: np.ndarray, is_lm: np.ndarray, start: float, mech
     drawn ahead (``coins[t]`` decides t, t ≥ 1). It **yields** each batch it needs as
     ``(values, ε)`` — the values of t and of the later timestamps that may publish
     before the batch's end (:func:`batch_plan`), all at the current budget ε — and is
-    sent back their released values (one OpenDP draw each at scale Δf/ε). Returns
+    sent back their released values (one exact draw each at scale Δf/ε). Returns
     ``(pub_t, pub_out, pub_eps)`` like the loop.
 
     The population's lockstep release runs one per user and answers the requests of all
-    the users waiting for a batch with one OpenDP call per distinct scale
+    the users waiting for a batch with one call of the exact sampler
     (:mod:`lmdk_core.population.lockstep`); per step it costs a few Python operations.
     """
     T = is_lm.size

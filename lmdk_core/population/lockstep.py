@@ -23,19 +23,19 @@ release runs over all users together:
 Randomness: each user's coins and standard noise are drawn from that user's stream
 before the loop (T_u coins, T_u standard variates), so a user's release does not depend
 on the partition it is in. ``noise='exact'`` instead draws each Laplace / Geometric
-value with OpenDP's exact samplers applied to the value
+value with the exact sampler applied to the value
 (:mod:`lmdk_core.mechanisms.exact_noise`; Mironov, CCS 2012); Planar Laplace has no
 exact sampler and always uses numpy's (see :data:`PLANAR_PROTECTION`).
 
-Exact noise over many users: OpenDP's cost is mostly per call, so the values of all the
-users released together are sent in as few calls as possible. Each scheme runs as a
+Exact noise over many users: the exact sampler has a fixed cost per call, so the values
+of all the users released together are sent in as few calls as possible. Each scheme runs as a
 *stepper* (a generator) that hands out its exact-noise requests — the values to release
 and their budgets ε_t — and gets the released values back; :func:`lockstep_release_many`
 runs several steppers (blocks of users) side by side and answers each round of requests
 with one call of :func:`~lmdk_core.mechanisms.exact_noise.exact_laplace` /
-``exact_geometric`` over the concatenated values, i.e. one OpenDP measurement per
-distinct scale Δf/ε_t. A static scheme asks once (every publication of every user of
-the blocks: one measurement per distinct scale for the whole group). Adaptive's next
+``exact_geometric`` over the concatenated values, whatever their scales Δf/ε_t. A
+static scheme asks once (every publication of every user of the blocks: one call for
+the whole group). Adaptive's next
 decisions depend on the values just released, so with exact noise each user runs
 Adaptive's loop on its own (:func:`~lmdk_core.adaptive.exact_draws.exact_publications`,
 a few Python operations per step, its coins drawn ahead from its stream) and draws ahead
@@ -46,8 +46,9 @@ publications, :func:`~lmdk_core.adaptive.exact_draws.batch_plan`); a round colle
 requests of every user waiting for a batch — at most one plus the number of landmarks,
 not one per timestamp. A candidate is
 released only at the budget it was drawn at; the others are discarded unreleased.
-OpenDP draws every element of a vector independently from OS entropy, and each
-measurement's privacy map is checked to be ε_t = Δf/b for a change of Δf in one element,
+The exact sampler draws every element independently from OS entropy, and each element
+released at scale b = Δf/ε_t is ε_t-DP for a change of Δf in that element
+(docs/noise.md),
 so releasing user u's value in the same vector as other users' values spends exactly
 the budget it would spend alone, and the other users' released values do not depend on
 u's data.
@@ -124,7 +125,7 @@ def _forward_fill(noisy: np.ndarray, published: np.ndarray) -> np.ndarray:
 
 
 def _exact(mech: Mechanism, x: np.ndarray, eps: np.ndarray) -> np.ndarray:
-    """``x`` released by the mechanism's exact (OpenDP) sampler at budgets ``eps``."""
+    """``x`` released by the mechanism's exact sampler at budgets ``eps``."""
     return mech.exact_sampler(x, mech.scale(eps))
 
 
@@ -161,7 +162,7 @@ def _predraw(gens, lengths, T, mech: Mechanism,
              noise: bool = True) -> dict[str, np.ndarray | tuple | None]:
     """Each user's coins and (``noise``) standard variates for every one of its
     timestamps, coins first (:meth:`~lmdk_core.mechanisms.base.Mechanism.presample`); the
-    exact path draws its noise from OpenDP instead, and only the coins here."""
+    exact path draws its noise from the exact sampler instead, and only the coins here."""
     U = len(gens)
     coins = np.ones((U, T))
     if not noise:
@@ -293,7 +294,7 @@ def _stepper(x, lengths, landmarks, scheme, epsilon, mech, gens, noise, window, 
 def _drive(steppers: list, mech) -> list[LockstepRelease]:
     """Run steppers (or releases already made) side by side; every round of their
     exact-noise requests is answered by one exact call over all the requested values (one
-    OpenDP measurement per distinct scale; see the module docstring)."""
+    exact-sampler call per round; see the module docstring)."""
     results: list[LockstepRelease | None] = [None] * len(steppers)
     pending: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
@@ -328,7 +329,7 @@ def lockstep_release(x: np.ndarray, lengths: np.ndarray, landmarks: np.ndarray,
 
     ``x``: values (U, T_max) or ``[lat, lon]`` (U, T_max, 2), padded beyond each user's
     length; ``lengths`` (U,); ``landmarks`` (U, T_max) bool; ``gens`` one generator per
-    user; ``noise`` 'exact' (OpenDP for Laplace / Geometric) or 'fast' (numpy).
+    user; ``noise`` 'exact' (the exact sampler for Laplace / Geometric) or 'fast' (numpy).
     """
     return lockstep_release_many([(x, lengths, landmarks, gens)], scheme, epsilon, mech,
                                  noise, window, adaptive)[0]
@@ -339,8 +340,8 @@ def lockstep_release_many(blocks: list[tuple], scheme: str, epsilon: float,
                           window: int | None = None,
                           adaptive: AdaptiveSettings | None = None) -> list[LockstepRelease]:
     """:func:`lockstep_release` of several blocks ``(x, lengths, landmarks, gens)`` of
-    users at once, their exact noise drawn together (one OpenDP measurement per distinct
-    scale: for all the blocks' publications under a static scheme, per timestamp under
+    users at once, their exact noise drawn together (one exact-sampler call for all the
+    blocks' publications under a static scheme, one per round of requests under
     Adaptive). Each user's release is the one it gets alone."""
     if noise not in ("exact", "fast"):
         raise InputError(f"noise must be 'exact' or 'fast', got {noise!r}")
