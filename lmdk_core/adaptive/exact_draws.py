@@ -5,13 +5,14 @@ The exact sampler (:mod:`lmdk_core.mechanisms.exact_noise`) has a fixed cost per
 (parameters, the path choice, the lock; with OpenDP, used before, 0.1–0.2 ms), so
 releasing Adaptive's publications one call each costs more than drawing them together.
 In Adaptive the budget of the timestamps still to come changes only when a landmark is
-approximated (the reference, :mod:`lmdk_core.adaptive.reference`, step 4). So at a publication at t with budget V no
-budget can change before the first landmark after t: :class:`BatchedExactDraws` applies
-the exact sampler at scale ``Δf/V`` to the values ``x_t … x_e`` at once (e the first
-landmark after t; at least :data:`MIN_BATCH` and at most :data:`MAX_BATCH` values), keeps
-the results as *candidates*, and releases the candidate of each later publication whose
-budget is still V. A candidate is never used at another budget: when V changes, the
-remaining candidates are discarded and the next publication draws a new batch.
+approximated (the reference, :mod:`lmdk_core.adaptive.reference`, step 4). So at a
+publication at t with budget V no budget can change before the first landmark after t:
+:class:`BatchedExactDraws` applies the exact sampler at scale ``Δf/V`` to the values
+``x_t … x_e`` at once (e the first landmark after t; at least :data:`MIN_BATCH` and at
+most :data:`MAX_BATCH` values), keeps the results as *candidates*, and releases the
+candidate of each later publication whose budget is still V. A candidate is never used
+at another budget: when V changes, the remaining candidates are discarded and the next
+publication draws a new batch.
 
 **Privacy accounting stays exact.** Every released value is exactly one exact draw
 applied to that timestamp's value at that timestamp's scale ``Δf/ε_t``, as in the
