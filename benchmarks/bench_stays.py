@@ -30,16 +30,20 @@ EPSILON, RADIUS, SCHEME, SEEDS = 1.0, 100.0, "uniform", range(5)
 
 
 def track_files() -> list[Path]:
-    """Track fixtures: GPX and GeoLife PLT files, and CSV files with lat and lon columns."""
+    """Track fixtures: GPX, GeoLife PLT, FIT, TCX, KML and GeoJSON files, and CSV files
+    whose header names a latitude and a longitude (``lat,lon``, ``latitude,longitude``,
+    ``X;Y`` …: lmdk_core.data.track_columns); not the files kept to be refused."""
+    from lmdk_core.data.series import csv_columns
+    from lmdk_core.data.track_columns import find_track_columns
+
     out = []
     for p in sorted(REAL.rglob("*")):
-        if p.suffix.lower() in (".gpx", ".plt"):
+        if "refused" in p.parts:
+            continue
+        if p.suffix.lower() in (".gpx", ".plt", ".fit", ".tcx", ".kml", ".geojson"):
             out.append(p)
-        elif p.suffix.lower() == ".csv":
-            head = p.read_text(encoding="utf-8", errors="replace").splitlines()[:1]
-            cols = {c.strip().lower() for c in (head[0].split(",") if head else [])}
-            if {"lat", "lon"} <= cols:
-                out.append(p)
+        elif p.suffix.lower() == ".csv" and find_track_columns(csv_columns(p)) is not None:
+            out.append(p)
     return out
 
 

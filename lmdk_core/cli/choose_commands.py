@@ -108,6 +108,9 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     _check_solve_options(args)
     values, kind, _ = _load(args)
     landmarks = _landmarks(args.landmarks, len(values))
+    if args.stays and kind != "track":
+        raise InputError("--stays is for tracks (ranges of fixes protected as one event "
+                         "each); a series marks its landmarks with --landmarks")
     target = _accuracy_target(args)
     unit = "m" if kind == "track" else (args.unit or "")
     out = _solve_schemes(args, values, landmarks, target)
@@ -133,8 +136,10 @@ def _accuracy_target(args: argparse.Namespace):
 def _solve_schemes(args: argparse.Namespace, values, landmarks: list[int], target) -> list:
     """The smallest ε of every scheme of ``--schemes`` (w-event needs ``--window``)."""
     from lmdk_core.decision.epsilon_search import solve_epsilon
+    from lmdk_core.engine.stay_events import parse_stays
 
     runs = _solve_runs(args.runs, target)
+    stays = parse_stays(args.stays) or None
     out = []
     for key in _schemes(args.schemes):
         if key == "w-event" and args.window is None:
@@ -142,7 +147,7 @@ def _solve_schemes(args: argparse.Namespace, values, landmarks: list[int], targe
         out.append(solve_epsilon(values, landmarks, key, target,
                                  mechanism=args.mechanism, sensitivity=args.sensitivity,
                                  radius=args.radius, window=args.window, runs=runs,
-                                 seed=args.seed))
+                                 seed=args.seed, stays=stays))
     return out
 
 
@@ -328,6 +333,9 @@ def register(sub) -> None:
     p.add_argument("--schemes", default="uniform,skip,adaptive,user",
                    help=f"comma-separated, from {','.join(SCHEMES)}")
     p.add_argument("--unit", default="", help="unit of the data, for the printout")
+    p.add_argument("--stays", default="", metavar="A-B,C-D",
+                   help="tracks: stays (as printed by lmdk suggest) protected as ONE "
+                        "landmark event each, as geo-release --stays does (docs/stays.md)")
     p.set_defaults(handler=_cmd_solve)
 
     p = sub.add_parser("attack", help="what an attacker learns: posterior bound, landmark "
