@@ -17,6 +17,7 @@ import re
 
 import numpy as np
 
+from lmdk_core.data.strict_json import loads_strict
 from lmdk_core.data.tables import Source, read_bytes
 from lmdk_core.data.track import Track
 from lmdk_core.data.track_pieces import Piece, track_from_pieces, utc_times
@@ -34,7 +35,7 @@ POINT_TIME_KEYS = ("time", "timestamp", "datetime", "date", "t")
 def _document(data: bytes) -> dict:
     """The parsed JSON object; InputError naming the format when it is not one."""
     try:
-        doc = json.loads(data.decode("utf-8-sig"))
+        doc = loads_strict(data.decode("utf-8-sig"), "the GeoJSON file")
     except UnicodeDecodeError:
         raise InputError("the GeoJSON file is not UTF-8 text") from None
     except json.JSONDecodeError as exc:

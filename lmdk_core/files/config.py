@@ -22,11 +22,11 @@ from typing import Any
 import numpy as np
 
 from lmdk_core import __version__
+from lmdk_core.data.strict_json import loads_strict
 from lmdk_core.engine.allocation import scheme_info
 from lmdk_core.engine.quoting import quote_user_text
 from lmdk_core.engine.setting_limits import check_landmark_list, check_setting
 from lmdk_core.engine.validation import InputError
-from lmdk_core.files.strict_json import loads_strict
 
 __all__ = ["CONFIG_FORMAT", "RESTORED_SETTINGS", "RestoredView", "ViewConfig",
            "config_from_json", "config_to_json", "restored_view"]
@@ -264,7 +264,7 @@ def _config_text(text: str | bytes) -> str:
 
 def _parse_json(text: str) -> object:
     """The JSON value of ``text``; InputError when it is not JSON, gives a key twice in
-    one object (:mod:`lmdk_core.files.strict_json`) or is nested too deeply."""
+    one object (:mod:`lmdk_core.data.strict_json`) or is nested too deeply."""
     try:
         raw = loads_strict(text, "the configuration")
     except json.JSONDecodeError as exc:

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from lmdk_core.cli import main
+from lmdk_core.data.strict_json import loads_strict
 from lmdk_core.engine.validation import InputError
 from lmdk_core.files.config import ViewConfig, config_from_json, config_to_json
 from lmdk_core.files.data_reference import reference_config
-from lmdk_core.files.strict_json import loads_strict
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -91,7 +91,7 @@ def test_every_json_reader_of_outside_files_is_the_strict_one():
     for d in ("lmdk_core", "lmdk_app", "app_support", "app_pages"):
         for src in sorted((ROOT / d).rglob("*.py")):
             rel = src.relative_to(ROOT).as_posix()
-            if rel == "lmdk_core/files/strict_json.py":
+            if rel == "lmdk_core/data/strict_json.py":
                 continue
             for line in src.read_text(encoding="utf-8").splitlines():
                 for call in re.findall(r"json\.loads?\([^)]*\)?", line):
@@ -99,3 +99,16 @@ def test_every_json_reader_of_outside_files_is_the_strict_one():
                                for ok in _INTERNAL.get(rel, [])):
                         stray.append(f"{rel}: {line.strip()}")
     assert stray == []
+
+
+def test_a_geojson_track_with_a_repeated_key_is_refused():
+    """A GeoJSON upload is JSON from outside too: ``"coordinates"`` given twice in one
+    geometry (a reader keeping the first and one keeping the last see different tracks)
+    is refused naming the key."""
+    from lmdk_core.data.track_geojson import load_track_geojson
+
+    doc = (b'{"type": "Feature", "properties": {}, "geometry": {"type": "LineString", '
+           b'"coordinates": [[14.3, 45.79], [14.31, 45.8]], '
+           b'"coordinates": [[0.0, 0.0], [0.1, 0.1]]}}')
+    with pytest.raises(InputError, match="coordinates"):
+        load_track_geojson(doc)

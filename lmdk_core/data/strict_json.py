@@ -8,7 +8,8 @@ to the parser; this one refuses them with an :class:`InputError` naming the key 
 object that holds it twice.
 
 Every JSON document the tool reads from outside (configurations for the app,
-``lmdk report --config`` and ``lmdk batch --config``) is parsed by :func:`loads_strict`.
+``lmdk report --config`` and ``lmdk batch --config``, data references, GeoJSON tracks)
+is parsed by :func:`loads_strict`.
 """
 
 from __future__ import annotations
