@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from lmdk_core.engine.quoting import plotly_text
 from lmdk_core.figures.common import COLORS
 from lmdk_core.figures.style import SCHEME_COLORS, plotly_layout, plotly_title, rgba
 
@@ -61,7 +62,7 @@ def statistic_time_figure(windows: list[str], released: np.ndarray, low: np.ndar
                                  line=dict(color=COLORS["original"], width=1.2, dash="dash"),
                                  name="true (CONFIDENTIAL, on screen only)",
                                  hovertemplate="%{x}: %{y:.4g}<extra>true</extra>"))
-    fig = _style(go.Figure(traces), title, "window", unit or "value")
+    fig = _style(go.Figure(traces), title, "window", plotly_text(unit) if unit else "value")
     fig.update_layout(legend=dict(orientation="h", y=-0.32))
     return fig
 
@@ -103,7 +104,7 @@ def level_error_figure(epsilons: np.ndarray, curves: dict[str, np.ndarray],
                                      hovertemplate=f"{level} measured at ε %{{x:.3g}}: "
                                                    "%{y:.4g}<extra></extra>"))
     fig = _style(go.Figure(traces), "Expected error per released value vs ε (diamonds: "
-                 "measured here)", "ε", f"mean |error| {unit}".strip())
+                 "measured here)", "ε", f"mean |error| {plotly_text(unit)}".strip())
     fig.update_xaxes(type="log")
     fig.update_yaxes(type="log")
     fig.update_layout(legend=dict(orientation="h", y=-0.32))

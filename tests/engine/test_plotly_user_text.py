@@ -108,3 +108,18 @@ def test_matrix_heatmap_escapes_state_labels_hover_and_titles(hostile):
                          col_title=hostile)
     assert _raw_tags(fig) == []
     assert fig.layout.xaxis.title.text == plotly_text(hostile)
+
+
+@pytest.mark.parametrize("hostile", HOSTILE)
+def test_aggregate_figures_escape_the_unit(hostile):
+    """lmdk aggregate's Statistics view: the unit (a column name or the user's typing)
+    titles the y axis of the per-window and the error-per-ε charts."""
+    from lmdk_core.figures.aggregate import level_error_figure, statistic_time_figure
+
+    y = np.array([1.0, 2.0])
+    fig = statistic_time_figure(["2024-01-01", "2024-01-02"], y, y - 1, y + 1, y, "t",
+                                unit=hostile)
+    assert _raw_tags(fig) == []
+    eps = np.array([0.1, 1.0])
+    fig = level_error_figure(eps, {"event": 1 / eps}, 1.0, {"event": 1.0}, unit=hostile)
+    assert _raw_tags(fig) == []
