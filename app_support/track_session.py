@@ -147,14 +147,40 @@ def add_track(name: str, track: Track, landmarks: Iterable[int] = (),
 
 
 def check_track_size(track: Track) -> Track:
-    """The Map page's limit: at most :data:`MAX_TRACK_POINTS` points."""
+    """The Map page's limit: at most :data:`MAX_TRACK_POINTS` points; the refusal says
+    which thinning fits this track (every k-th point, at its own sampling interval)."""
     if len(track) > MAX_TRACK_POINTS:
+        k = -(-len(track) // MAX_TRACK_POINTS)
+        step = _median_step_s(track)
+        thin = (f"one every {_duration(step * k)} instead of every {_duration(step)}"
+                if step else f"one point in {k}")
         raise InputError(
             f"the track has {len(track):,} points; the Map page handles up to "
-            f"{MAX_TRACK_POINTS:,}. Keep every k-th point (e.g. one every 10 s instead of "
-            "every second), split the track, or release it with `lmdk geo-release`"
+            f"{MAX_TRACK_POINTS:,}. Keep one point in {k} ({thin}), split the track, or "
+            "release it with `lmdk geo-release`"
         )
     return track
+
+
+def _median_step_s(track: Track) -> float | None:
+    """The track's median time between consecutive points in seconds (None: no times)."""
+    import numpy as np
+
+    if track.time_kind != "datetime":
+        return None
+    t = np.asarray(track.time, dtype="datetime64[ns]").astype("int64") / 1e9
+    d = np.diff(t[~np.isnat(np.asarray(track.time, dtype="datetime64[ns]"))])
+    d = d[d > 0]
+    return float(np.median(d)) if d.size else None
+
+
+def _duration(seconds: float) -> str:
+    """A sampling interval as people say it: '10 s', '5 min', '2 h', '3 days'."""
+    for unit, size in (("day", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            n = seconds / size
+            return f"{n:.3g} {unit}{'s' if unit == 'day' and n != 1 else ''}"
+    return f"{seconds:.3g} s"
 
 
 #: the landmark table's columns a user may edit (the others are shown, disabled)

@@ -341,3 +341,18 @@ def test_a_bus_feed_with_named_columns_loads_on_the_map(mappage):
     upload(mappage, "track_upload", path.name, path.read_bytes())
     assert not mappage.exception and not mappage.error, [e.value for e in mappage.error]
     assert "255 points" in mappage.caption[0].value
+
+
+def test_the_point_cap_advice_fits_the_tracks_own_sampling():
+    """Issue 37 §9: a daily track over the cap is told to keep one point in k at its own
+    interval (one every 3 days), not 'one every 10 s'."""
+    from app_support.track_session import check_track_size
+    from lmdk_core.data.track import Track
+    from lmdk_core.engine.validation import InputError
+
+    n = 12_000
+    daily = Track(lat=np.full(n, 48.0), lon=np.full(n, 2.0),
+                  time=np.datetime64("2000-01-01") + np.arange(n).astype("timedelta64[D]"))
+    with pytest.raises(InputError, match=r"one point in 3 \(one every 3 days instead of "
+                                         r"every 1 day\)"):
+        check_track_size(daily)
