@@ -9,7 +9,7 @@ The exact sampler draws from OS entropy and is not seeded (the data and the coin
 distribution checks are statistical, and each test's false-failure probability — a
 correct sampler failing the test — is at most ``ALPHA = 1e-6``, split evenly over its
 checks (union bound; each docstring counts them). The law of standardised Laplace
-residuals z is checked by :func:`_assert_standard_laplace`: a KS test against Lap(1) and
+residuals z is checked by :func:`assert_standard_laplace`: a KS test against Lap(1) and
 mean|z|, which under Lap(1) is exactly Gamma(n, 1/n) (|z| ~ Exp(1)), inside its central
 interval. That interval is what shows the check can fail: a sampler of scale 1.15 lands
 in it with probability below 1e-12 at the sample sizes here (computed from the Gamma law
@@ -33,6 +33,7 @@ from lmdk_core.mechanisms import Geometric
 from lmdk_core.population.dask_driver import run_batch
 from lmdk_core.population.partition import BatchSettings, release_partition
 from lmdk_core.population.table import PopulationColumns
+from tests.statistical_checks import assert_standard_laplace
 
 #: the largest false-failure probability of one test (split over its checks)
 ALPHA = 1e-6
@@ -51,20 +52,6 @@ def _population(users=60, T=400, seed=3, integer=False):
         rows.append(pd.DataFrame({"uid": u, "t": np.arange(T), "v": np.round(v) if integer
                                   else v, "lm": lm}))
     return pd.concat(rows, ignore_index=True)
-
-
-def _assert_standard_laplace(z: np.ndarray, alpha: float) -> None:
-    """``z`` are i.i.d. Lap(1), failing with probability at most ``alpha`` when they are:
-    a KS test against Lap(1) at p > α/2, and mean|z| — exactly Gamma(n, 1/n) under Lap(1),
-    since |z| ~ Exp(1) — inside its central 1 − α/2 interval. A sampler of scale 1.15
-    (mean|z| ~ Gamma(n, 1.15/n)) falls inside that interval with probability < 1e-12
-    (asserted from the Gamma law: the check can fail)."""
-    n = z.size
-    assert stats.kstest(z, stats.laplace().cdf).pvalue > alpha / 2
-    lo, hi = stats.gamma.ppf([alpha / 4, 1 - alpha / 4], n, scale=1.0 / n)
-    assert lo < np.abs(z).mean() < hi
-    wrong = stats.gamma(n, scale=1.15 / n)
-    assert wrong.cdf(hi) - wrong.cdf(lo) < 1e-12
 
 
 @pytest.fixture
@@ -114,7 +101,7 @@ def test_static_exact_is_one_measurement_per_distinct_scale_with_the_right_law(
     b = 1.0 / eps  # Δf/ε_u with Δf = 1
     # 12 blocks, 6 distinct budgets ε/(|L|+1): one sampler call for them all, not 12 × 6
     assert len(invocations) == 1 and sum(invocations) == len(df)
-    _assert_standard_laplace(z / b, 2 * ALPHA / 5)
+    assert_standard_laplace(z / b, 2 * ALPHA / 5)
     for k in (0, 5):  # the users with 0 and with 5 landmarks: their own scale
         sel = b == k + 1
         assert stats.kstest(z[sel], stats.laplace(scale=k + 1).cdf).pvalue > ALPHA / 5
@@ -134,7 +121,7 @@ def test_adaptive_exact_draws_in_batches_for_all_blocks_together(small_blocks, i
     user needs a new batch — at most 1 + the number of landmarks, not one per timestamp —
     for all 12 blocks together, and every released value still has the law of
     Lap(Δf/ε_t) at its own ε_t. The law check fails a correct sampler with probability
-    ≤ ALPHA = 1e-6 (:func:`_assert_standard_laplace`); the share of publications depends
+    ≤ ALPHA = 1e-6 (:func:`assert_standard_laplace`); the share of publications depends
     on the exact values (through the rate) but the floor 0.3 is far below it (simulated
     over 100 runs with numpy's noise: a share of 0.820 ± 0.006, lowest 0.804)."""
     df = _population()
@@ -174,7 +161,7 @@ def test_adaptive_exact_draws_in_batches_for_all_blocks_together(small_blocks, i
         assert np.all(np.isfinite(rel.released))
     z, b = np.concatenate(z), np.concatenate(b)
     assert z.size > 0.3 * 60 * 400  # Adaptive publishes a good share of the timestamps
-    _assert_standard_laplace(z / b, ALPHA)
+    assert_standard_laplace(z / b, ALPHA)
     # the whole partition through release_partition: private for every user
     res = release_partition(df, COLS, s)
     assert res.audit["landmark_private"].all() and len(res.released) == len(df)
@@ -208,7 +195,7 @@ def test_exact_batch_on_an_unordered_input_releases_every_row_with_its_own_noise
                                                                                 cluster):
     """End to end on 2 workers: shuffled rows (the bucket path), exact noise; each
     released value lies next to its own row's value with the law of its user's scale
-    (false failure ≤ ALPHA = 1e-6: :func:`_assert_standard_laplace`, 12,000 draws)."""
+    (false failure ≤ ALPHA = 1e-6: :func:`assert_standard_laplace`, 12,000 draws)."""
     df = _population(users=40, T=300).sample(frac=1.0, random_state=2)
     src = tmp_path / "pop.parquet"
     df.to_parquet(src, row_group_size=997)
@@ -223,7 +210,7 @@ def test_exact_batch_on_an_unordered_input_releases_every_row_with_its_own_noise
     b = n_lm.loc[merged["user"]].to_numpy() + 1.0
     z = (merged["released"] - merged["v"]).to_numpy()
     assert len(merged) == len(df)
-    _assert_standard_laplace(z / b, ALPHA)
+    assert_standard_laplace(z / b, ALPHA)
 
 
 def test_adaptive_exact_with_dense_landmarks_has_the_law_of_each_publications_scale():
@@ -231,7 +218,7 @@ def test_adaptive_exact_with_dense_landmarks_has_the_law_of_each_publications_sc
     planned from the coins): every released value is one exact draw at its own ε_t.
     The exact sampler is not seeded (the data and the coins are, seed 11 and one seed per user):
     the standardised residuals (released − value)·ε_t/Δf have the law Lap(1) — a correct
-    sampler fails :func:`_assert_standard_laplace` with probability ≤ ALPHA = 1e-6, and
+    sampler fails :func:`assert_standard_laplace` with probability ≤ ALPHA = 1e-6, and
     one of scale 1.15 passes it with probability < 1e-12 (the KS test against Lap(1.15)
     used before missed it in 7.8 % of runs). How many values publish depends on the exact
     values (through the rate): simulated over 300 runs with numpy's noise, 10,109 ± 196
@@ -249,6 +236,6 @@ def test_adaptive_exact_with_dense_landmarks_has_the_law_of_each_publications_sc
     pub = rel.published
     z = (rel.released[pub] - x[pub]) * rel.epsilon_t[pub]  # Δf = 1
     assert z.size > 0.3 * U * T and len(np.unique(rel.epsilon_t[pub])) > 100
-    _assert_standard_laplace(z, ALPHA)
+    assert_standard_laplace(z, ALPHA)
     for u in range(U):
         assert verify(rel.epsilon_t[u], np.flatnonzero(lm[u]), 1.0).private
