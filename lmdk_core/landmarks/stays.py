@@ -408,10 +408,13 @@ def _check_stay_track(track: Track, minutes_per_point: float | None) -> float | 
     """The checked sampling interval (None: not given) of a track to search for stays."""
     _check_track(track)
     if track.time_kind == "index" and minutes_per_point is None:
+        backwards = any("go backwards" in w for w in track.warnings)
+        why = ("the track's times go backwards, so they were set aside and stay durations "
+               "cannot be measured; sort the file by time, or give" if backwards else
+               "the track has no times, so stay durations cannot be measured; give")
         raise InputError(
-            "the track has no times, so stay durations cannot be measured; give the sampling "
-            "interval (minutes per point, CLI: --minutes-per-point) to search it with that "
-            "assumed interval")
+            f"{why} the sampling interval (minutes per point, CLI: --minutes-per-point) to "
+            "search it with that assumed interval")
     return None if minutes_per_point is None else check_positive(minutes_per_point,
                                                                  "minutes per point")
 

@@ -96,3 +96,13 @@ def test_every_track_command_takes_the_column_options(capsys, tmp_path):
     code, _, err = _cli(capsys, "geo-release", "--input", str(src), "--lat-col", "north",
                         "--lon-col", "west", "--epsilon", "1", "--output", str(out))
     assert code == 2 and len(err) == 1 and "`west` (--lon-col)" in err[0], err
+
+
+def test_suggest_says_times_go_backwards_not_that_there_are_none(capsys, tmp_path):
+    """Issue 37 §9: a track whose times go backwards is not said to have no times."""
+    src = tmp_path / "back.csv"
+    src.write_text("time,lat,lon\n2024-01-01T08:05:00,48.1,2.1\n"
+                   "2024-01-01T08:00:00,48.1,2.1\n2024-01-01T08:30:00,48.1,2.1\n")
+    code, _, err = _cli(capsys, "suggest", "--input", str(src))
+    assert code == 2 and len(err) == 1 and "times go backwards" in err[0], err
+    assert "has no times" not in err[0]
