@@ -328,7 +328,8 @@ def _suggestion_controls(stays: list, stay_note: str | None) -> None:
         a1.button("Accept selected", on_click=accept_candidates, args=(False,), width="stretch",
                   icon=":material/done:")
         a2.button("Accept all", on_click=accept_candidates, args=(True,), width="stretch",
-                  icon=":material/done_all:")
+                  icon=":material/done_all:",
+                  help="Accepts every suggested stay; waypoints only when picked above.")
     elif setting("suggest") and not (stay_note or "").startswith("No stay points"):
         st.caption("No stay found with these thresholds.")
 

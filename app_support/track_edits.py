@@ -202,7 +202,10 @@ def _candidate_timestamps(keys: list[str], stays: list) -> tuple[set[int], list]
 def accept_candidates(all_: bool) -> None:
     name = current_track()[0]
     stays, _ = stay_suggestions() if setting("suggest") else ([], None)
-    keys = candidate_options(stays) if all_ else st.session_state.get(CANDIDATE_KEY, [])
+    # "Accept all" accepts the stays (what `lmdk suggest` recommends); a GPX waypoint is a
+    # place named in the file, not a visit: it is accepted only when picked (issue 37 §9)
+    keys = ([k for k in candidate_options(stays) if k.startswith("stay:")] if all_
+            else st.session_state.get(CANDIDATE_KEY, []))
     added, events = _candidate_timestamps(list(keys), stays)
     set_track_landmarks(set(track_landmarks(name)) | added, name)
     if events:

@@ -125,3 +125,20 @@ def test_the_map_finds_stays_across_the_recordings_of_one_gpx():
     options = at.multiselect(key="track_candidates").options
     assert len([o for o in options if str(o).startswith("Stay ")]) == 22, options
     assert any("t=946-982" in str(o) for o in options)  # a night spanning two recordings
+
+
+def test_accept_all_takes_the_stays_not_the_waypoints():
+    """Issue 37 §9: 'Accept all' on a GPX with waypoints near the track accepts its
+    stays (as `lmdk suggest` recommends), not the waypoints, which stay candidates to pick."""
+    gpx = ROOT / "tests" / "data" / "real" / "gps" / "cerknicko-jezero.gpx"
+    at = open_page("map", TIMEOUT)
+    at.multiselect(key="w_track_lm_select").set_value([]).run()
+    at.file_uploader(key="track_upload").set_value(
+        (gpx.name, gpx.read_bytes(), "application/gpx+xml"))
+    at.run()
+    options = at.multiselect(key="track_candidates").options
+    assert any(str(o).startswith("Waypoint") for o in options)
+    assert any(str(o).startswith("Stay") for o in options)
+    accept_all(at)
+    assert at.multiselect(key="w_track_lm_select").value == []  # no waypoint accepted
+    assert len(at.multiselect(key="w_track_stay_select").value) >= 1
