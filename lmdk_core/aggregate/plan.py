@@ -77,13 +77,18 @@ def plan_allocation(scheme: str, windows: int, setting: LandmarkSetting, epsilon
         if key == "adaptive":
             raise InputError("Adaptive needs landmarks common to everyone (--landmark-times); "
                              "with each user's own landmarks use uniform or skip")
-        worst = np.arange(min(int(setting.k), windows))
+        k = int(setting.k)
+        worst = np.arange(min(k, windows))
         if key in ("uniform", "skip"):
-            alloc = allocate(key, windows, worst, epsilon)
+            # the allocation of the declared k (Uniform ε/(k+1), ε/T when k ≥ T), verified
+            # for a user with k landmark windows, the worst the k rule keeps
+            alloc = allocate(key, windows, worst, epsilon,
+                             max_landmarks=k if k < windows else None)
             plan = alloc if key == "uniform" else np.full(windows, float(epsilon))
-            return Plan(key, plan, verify(alloc, worst, epsilon), key == "skip")
+            return Plan(key, plan, verify(alloc, worst, epsilon, max_landmarks=k),
+                        key == "skip")
         alloc = allocate(key, windows, [], epsilon, w)
-        return Plan(key, alloc, verify(alloc, worst, epsilon), False)
+        return Plan(key, alloc, verify(alloc, worst, epsilon, max_landmarks=k), False)
     lm = setting.windows if setting.kind == "public" else np.zeros(0, dtype=np.int64)
     alloc = allocate(key, windows, lm, epsilon, w)
     return Plan(key, alloc, verify(alloc, lm, epsilon), False)
