@@ -135,7 +135,8 @@ def _release(landmarks: list[int], accepted: list[tuple[int, int]], radius: floa
     try:
         return cached_track_release(
             track.lat, track.lon, tuple(landmarks), float(setting("epsilon")), radius,
-            setting("scheme"), int(setting("seed")), int(setting("window")), tuple(accepted))
+            setting("scheme"), int(setting("seed")), int(setting("window")), tuple(accepted),
+            int(setting("max_landmarks")))
     except InputError as exc:
         st.error(f"Cannot release this track: {exc}", icon=":material/error:")
         st.stop()

@@ -368,7 +368,7 @@ try:
     rel = cached_series_release(
         series.values, tuple(landmarks), float(setting("epsilon")), setting("scheme"),
         mechanism, float(setting("sensitivity")), int(setting("seed")),
-        int(setting("window")),
+        int(setting("window")), int(setting("max_landmarks")),
     )
 except InputError as exc:
     st.error(f"Cannot release this series: {exc}", icon=":material/error:")

@@ -39,10 +39,11 @@ __all__ = ["MAX_LEAKAGE_STATES", "cached_advice", "cached_correlation", "cached_
 @st.cache_data(max_entries=64, show_spinner=False)
 def cached_series_release(values: np.ndarray, landmarks: tuple[int, ...], epsilon: float,
                           scheme: str, mechanism: str, sensitivity: float, seed: int,
-                          window: int) -> Release:
-    """release_series, cached on its inputs."""
+                          window: int, max_landmarks: int | None = None) -> Release:
+    """release_series, cached on its inputs (``max_landmarks``: the declared bound k on
+    landmark events; Uniform ε/(k+1))."""
     return release_series(values, list(landmarks), epsilon, scheme, mechanism, sensitivity,
-                          seed, window)
+                          seed, window, max_landmarks=max_landmarks)
 
 
 ICONS = {"green": ":material/verified_user:", "amber": ":material/warning:",
@@ -419,8 +420,9 @@ def model_caption(model: CorrelationModel | None, note: str | None = None) -> No
 @st.cache_data(max_entries=32, show_spinner=False)
 def cached_track_release(lat: np.ndarray, lon: np.ndarray, landmarks: tuple[int, ...],
                          epsilon: float, radius: float, scheme: str, seed: int,
-                         window: int, stays: tuple[tuple[int, int], ...] = ()) -> Release:
+                         window: int, stays: tuple[tuple[int, int], ...] = (),
+                         max_landmarks: int | None = None) -> Release:
     """release_trajectory, cached on its inputs (``stays``: protected as one landmark event
-    each, docs/stays.md)."""
+    each, docs/stays.md; ``max_landmarks``: the declared bound k on landmark events)."""
     return release_trajectory(lat, lon, list(landmarks), epsilon, radius, scheme, seed, window,
-                              stays=list(stays) or None)
+                              stays=list(stays) or None, max_landmarks=max_landmarks)

@@ -92,7 +92,8 @@ class CurrentData:
         if self.is_track:
             return cached_track_release(self.data.lat, self.data.lon, lm, eps,
                                         float(setting("radius")), scheme, int(setting("seed")),
-                                        int(setting("window")), self.stays)
+                                        int(setting("window")), self.stays,
+                                        int(setting("max_landmarks")))
         # what stops the mechanism, all at once and each with its fix (as on the Timeline)
         problems = mechanism_problems(self.data.values, setting("mechanism"),
                                       float(setting("sensitivity")))
@@ -102,7 +103,7 @@ class CurrentData:
                              + ". The Timeline page has buttons for these fixes")
         return cached_series_release(self.data.values, lm, eps, scheme, setting("mechanism"),
                                      float(setting("sensitivity")), int(setting("seed")),
-                                     int(setting("window")))
+                                     int(setting("window")), int(setting("max_landmarks")))
 
     @property
     def key(self) -> str:
@@ -270,6 +271,7 @@ def view_config(cur: CurrentData, page: str, extra: dict | None = None) -> ViewC
         seed=int(setting("seed")), reproducible=bool(setting("reproducible")),
         correlation_strength=float(setting("correlation_strength")),
         page=page, extra={"correlation": correlation_spec(cur.kind),
+                          "max_landmarks": int(setting("max_landmarks")),
                           **({"leakage_target": leakage_target()} if leakage_target() else {}),
                           **(extra or {})},
     )

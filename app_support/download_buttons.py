@@ -271,13 +271,15 @@ def exact_series_release(series: Series, rel: Release, cfg: ViewConfig,
     independent release of the same data (two releases would spend 2ε)."""
     digest = array_digest(series.values)
     key = (digest, tuple(int(t) for t in rel.landmarks), rel.epsilon,
-           rel.scheme, rel.mechanism, float(cfg.sensitivity), int(cfg.window))
+           rel.scheme, rel.mechanism, float(cfg.sensitivity), int(cfg.window),
+           rel.max_landmarks)
     if key not in store:
         while len(store) >= MAX_EXACT_RELEASES:
             store.pop(next(iter(store)))
         store[key] = release_series(series.values, rel.landmarks.tolist(), rel.epsilon,
                                     rel.scheme, rel.mechanism, cfg.sensitivity, None,
-                                    cfg.window, noise="exact")
+                                    cfg.window, noise="exact",
+                                    max_landmarks=rel.max_landmarks)
     return store[key]
 
 

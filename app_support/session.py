@@ -23,7 +23,7 @@ from app_support.correlation_state import (  # noqa: F401 - re-exported for the 
 )
 from lmdk_core.data.demo import demo_series, demo_series_landmarks
 from lmdk_core.data.series import Series
-from lmdk_core.engine.allocation import SCHEMES
+from lmdk_core.engine.allocation import DEFAULT_MAX_LANDMARKS, SCHEMES
 from lmdk_core.engine.setting_limits import LIMITS, TEACHING_SEED_MAX, fresh_seed
 
 # every string any page hands to a Streamlit element passes through one function
@@ -37,9 +37,11 @@ DEFAULTS = {
     "scheme": "uniform",
     "window": 10,
     "mechanism": "laplace",
-    # Δf: derived from the selected series and its landmarks until the user sets it
-    # (see sync_sensitivity); 2.9 kWh on the demo week
+    # Δf: a declared bound, never computed from the data (the data's suggestion is shown
+    # beside it with a "Use X as my declared bound" button); 2.9 kWh suits the demo week
     "sensitivity": 2.9,
+    # k: the declared bound on landmark events (public; Uniform spends ε/(k+1))
+    "max_landmarks": DEFAULT_MAX_LANDMARKS,
     # the seed of every release: fresh 128-bit OS entropy per session (set in init_state),
     # a fixed number only in the reproducible (teaching) mode
     "seed": None,
@@ -95,11 +97,8 @@ def setting(name: str):
 
 
 def set_setting(name: str, value) -> None:
-    """Change a shared setting (call before the sidebar is drawn, e.g. in a callback).
-    Setting Δf makes it the user's: it is no longer derived from the data."""
+    """Change a shared setting (call before the sidebar is drawn, e.g. in a callback)."""
     st.session_state[K.setting_key(name)] = value
-    if name == "sensitivity":
-        st.session_state[K.SENSITIVITY_AUTO] = False
 
 
 def apply_calibration(epsilon: float, target: float) -> None:
@@ -136,22 +135,10 @@ def derived_sensitivity_now():
         return None
 
 
-def sync_sensitivity() -> None:
-    """While the user has not chosen Δf, make it the value derived from the data (call
-    before the sidebar's Δf field is drawn)."""
-    ss = st.session_state
-    if ss.get(K.SENSITIVITY_AUTO, True):
-        d = derived_sensitivity_now()
-        if d is not None:
-            ss[K.W_SENSITIVITY] = float(d.value)
-
-
-def _sensitivity_edited() -> None:
-    st.session_state[K.SENSITIVITY_AUTO] = False
-
-
-def _sensitivity_derived() -> None:
-    st.session_state[K.SENSITIVITY_AUTO] = True
+def _declare_sensitivity(value: float) -> None:
+    """The "Use X as my declared bound" button: the data's suggestion becomes the user's
+    declared Δf (an explicit act; docs/privacy-model.md)."""
+    st.session_state[K.W_SENSITIVITY] = float(value)
 
 
 def current_series() -> tuple[str, Series]:
@@ -331,7 +318,6 @@ def settings_on_page(scheme: bool = True) -> None:
 def sidebar(page: str | None = None) -> None:
     """The shared settings that apply to ``page`` (its url path; all when None): the page
     list stays on every page, a control that does nothing on this page is not drawn."""
-    sync_sensitivity()
     parts = set(ALL_SETTINGS) if page is None else page_settings(page)
     if not parts:
         return
@@ -351,6 +337,15 @@ def sidebar(page: str | None = None) -> None:
         if "scheme" in parts:
             _scheme_input(K.W_SCHEME)
             st.caption(SCHEMES[setting("scheme")].description)
+            st.number_input("Declared bound on landmark events k",
+                            min_value=int(LIMITS["max_landmarks"].low),
+                            max_value=int(LIMITS["max_landmarks"].high), step=1,
+                            key=K.W_MAX_LANDMARKS,
+                            help="A public bound on how many landmark events you mark "
+                                 "(a stay counts once). Uniform spends ε/(k+1) at every "
+                                 "timestamp whatever you mark, so neither the released "
+                                 "values nor the note reveal how many landmarks there are; "
+                                 "marking more than k is refused.")
         # keyboard: after ε and the scheme, one Tab and Enter back to the page (shown
         # only while it has the focus; app_support/accessibility.py handles it)
         st.html('<a class="lmdk-to-page" href="#">Back to the page</a>')
@@ -379,26 +374,28 @@ def _mechanism_settings() -> None:
                                     float(setting("sensitivity"))):
             st.caption(f":material/warning: {p.problem[0].upper()}{p.problem[1:]}; "
                        f"{p.fix}.")
-    st.number_input("Sensitivity Δf", min_value=LIMITS["sensitivity"].low,
+    st.number_input("Declared sensitivity Δf", min_value=LIMITS["sensitivity"].low,
                     max_value=LIMITS["sensitivity"].high, step=0.5,
-                    format="%.3g", key=K.W_SENSITIVITY, on_change=_sensitivity_edited,
-                    help="How much one person's event can change a value (same unit as "
-                         "the data). Noise scale is Δf/ε_t. Until you set it, it is "
-                         "derived from the data: the largest change a landmark event "
-                         "makes to a reading.")
+                    format="%.3g", key=K.W_SENSITIVITY,
+                    help="A bound you declare on how much one event can change a reading "
+                         "(same unit as the data); the noise scale is Δf/ε_t. It is never "
+                         "computed from the data: the data's suggestion is shown below, "
+                         "and its button makes it your declaration.")
     d = derived_sensitivity_now()
     unit = current_series()[1].unit
-    if d is not None and st.session_state.get(K.SENSITIVITY_AUTO, True):
-        st.caption(f":material/info: {d.sentence(unit)} For a real release declare a "
-                   "bound you know (e.g. the largest appliance).")
-    elif d is not None and float(setting("sensitivity")) < abs(d.largest):
+    if d is None:
+        return
+    st.caption(f":material/info: Suggestion from the data (not used until you declare it; "
+               f"a bound computed from the data depends on the data): {d.sentence(unit)}")
+    if float(setting("sensitivity")) < abs(d.largest):
         st.caption(f":material/warning: Your Δf = {float(setting('sensitivity')):g} is "
                    f"below the {abs(d.largest):.3g} {unit} a reading of this series "
                    f"departs from its typical value (t={d.timestamp}"
                    + (", a landmark" if d.from_landmarks else "")
                    + "): an event that large gets a likelihood ratio above e^ε.")
-        st.button(f"Use the derived Δf = {d.value:g}", on_click=_sensitivity_derived,
-                  key="sensitivity_derive")
+    if float(setting("sensitivity")) != d.value:
+        st.button(f"Use {d.value:g} as my declared bound", on_click=_declare_sensitivity,
+                  args=(d.value,), key="sensitivity_derive")
 
 
 def _seed_settings() -> None:

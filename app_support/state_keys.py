@@ -60,7 +60,6 @@ POP_USER = "pop_user"
 P_EPSILON = "p_epsilon"
 P_SCHEME = "p_scheme"
 SEED_ORIGIN = "seed_origin"
-SENSITIVITY_AUTO = "sensitivity_auto"
 SERIES_COLUMNS_PENDING = "series_columns_pending"
 SERIES_KEYS = "series_keys"
 SERIES_LANDMARKS = "series_landmarks"
@@ -146,6 +145,7 @@ W_UPLOAD_TIME_FORMAT = "w_upload_time_format"
 W_UPLOAD_TRACK_TIME_COL = "w_upload_track_time_col"
 W_UPLOAD_VALUE_COL = "w_upload_value_col"
 W_WINDOW = "w_window"
+W_MAX_LANDMARKS = "w_max_landmarks"
 
 
 

@@ -120,7 +120,6 @@ def test_attacker_view_states_likelihood_ratios_that_hold_for_the_demo():
     assert list(table["likelihood ratio"]) == [f"{e.likelihood_ratio:,.3g}" for e in events]
     assert all(float(r) <= math.e for r in table["likelihood ratio"])
     page.session_state["w_sensitivity"] = 0.2
-    page.session_state["sensitivity_auto"] = False  # the user's own Δf
     page.run()
     assert not page.exception
     msg = next(e.value for e in page.error if "does not cover" in e.value)

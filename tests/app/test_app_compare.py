@@ -124,7 +124,6 @@ def test_geometric_on_real_valued_data_is_a_clear_error_with_the_fix(compare):
     at = compare
     at.session_state["w_mechanism"] = "geometric"
     at.session_state["w_sensitivity"] = 0.2
-    at.session_state["sensitivity_auto"] = False  # the user's own Δf (not derived)
     at.run()
     assert not at.exception
     msgs = [e.value for e in at.error if "Geometric mechanism cannot release" in e.value]

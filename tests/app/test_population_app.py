@@ -324,7 +324,6 @@ def test_geometric_on_decimal_meter_readings_is_a_clear_error(population):
     at = population
     at.session_state["w_mechanism"] = "geometric"
     at.session_state["w_sensitivity"] = 0.2
-    at.session_state["sensitivity_auto"] = False  # the user's own Δf (the derived one
     at.run()                                      # would be whole under Geometric)
     assert not at.exception
     assert any("whole-number sensitivity" in e.value for e in at.error)

@@ -161,7 +161,7 @@ def test_timeline_chart_above_the_fold_and_suggest_in_full(app_url):
                                 ).all_inner_texts()
 
         for name, absent, present in [
-                ("map", ["Time series", "Mechanism (series)", "Sensitivity Δf"],
+                ("map", ["Time series", "Mechanism (series)", "Declared sensitivity Δf"],
                  ["Total privacy budget ε", "Budget scheme"]),
                 ("compare", ["Budget scheme"], ["Total privacy budget ε"]),
                 ("learn", ["Total privacy budget ε", "Budget scheme"], [])]:
