@@ -206,12 +206,12 @@ def test_leakage_csv_button_and_its_table(leakage):
 def test_geometric_on_real_valued_data_is_a_clear_error_with_the_fix(leakage):
     """The sidebar scheme's allocation needs a release; the Geometric mechanism cannot
     release the demo's decimals: the page says why and how to fix it, no traceback.
-    The derived Δf turns whole under Geometric (3 kWh covers the party's 2.82); a Δf the
-    user set (0.2) is kept and named as a problem."""
+    The declared Δf is never replaced by one derived from the data (2.9 stays 2.9 under
+    Geometric); a Δf the user set (0.2) is kept and named as a problem."""
     at = leakage
     at.session_state["w_mechanism"] = "geometric"
     at.run()
-    assert at.session_state["w_sensitivity"] == 3.0
+    assert at.session_state["w_sensitivity"] == 2.9
     at.session_state["w_sensitivity"] = 0.2
     at.run()
     assert not at.exception

@@ -57,7 +57,7 @@ def test_map_page_renders_the_demo(mappage):
     assert "Landmark-private" in verdict_text(at) and "4 landmarks" in verdict_text(at)
     labels = [m.label for m in at.metric]
     assert {"Mean displacement", "Expected (2r/ε_t)", "95th percentile"} <= set(labels)
-    assert metric(at, "Expected (2r/ε_t)") == "1,000 m"  # 2·100/(1/5)
+    assert metric(at, "Expected (2r/ε_t)") == "1,200 m"  # 2·100/(1/6): declared k = 5
     assert any("states" in c.value and "landmark TPL" in c.value for c in at.caption)
     # stay points are suggested as candidates; the demo's places are waypoints
     options = at.multiselect(key="track_candidates").options
@@ -69,9 +69,17 @@ def test_map_page_renders_the_demo(mappage):
 def test_landmarks_change_the_allocation_and_verdict(mappage):
     at = mappage
     at.multiselect(key="w_track_lm_select").set_value([10]).run()
-    assert metric(at, "Expected (2r/ε_t)") == "400 m"  # ε_t = 1/2
+    # Uniform's ε_t = 1/(k+1) comes from the declared k (default 5), never from |L|
+    assert metric(at, "Expected (2r/ε_t)") == "1,200 m"
     at.multiselect(key="w_track_lm_select").set_value([1, 2, 3]).run()
+    assert metric(at, "Expected (2r/ε_t)") == "1,200 m"
+    at.sidebar.number_input(key="w_max_landmarks").set_value(3).run()
     assert metric(at, "Expected (2r/ε_t)") == "800 m"  # ε_t = 1/4
+    at.sidebar.number_input(key="w_max_landmarks").set_value(2).run()
+    assert any("3 landmark events are more than the declared bound k = 2" in e.value
+               for e in at.error)  # refused, the landmarks kept
+    assert at.session_state["track_landmarks"][DEMO] == [1, 2, 3]
+    at.sidebar.number_input(key="w_max_landmarks").set_value(5).run()
     at.sidebar.selectbox(key="w_scheme").set_value("event").run()
     assert "Not landmark-private" in verdict_text(at)
     at.multiselect(key="w_track_lm_select").set_value([]).run()
@@ -86,6 +94,7 @@ def test_landmarks_change_the_allocation_and_verdict(mappage):
 def test_landmarks_set_through_session_state(mappage):
     at = mappage
     at.session_state["track_landmarks"][DEMO] = [5, 6, 7, 8, 9, 10, 11, 12, 13]
+    at.session_state["w_max_landmarks"] = 9  # the declared k: ε_t = ε/(k+1)
     at.run()
     assert landmarks(at) == list(range(5, 14))
     assert metric(at, "Expected (2r/ε_t)") == "2,000 m"  # ε_t = 1/10
@@ -94,7 +103,7 @@ def test_landmarks_set_through_session_state(mappage):
 def test_radius_is_a_page_setting_that_survives_page_switches(mappage):
     at = mappage
     at.number_input(key="w_radius").set_value(250.0).run()
-    assert metric(at, "Expected (2r/ε_t)") == "2,500 m"
+    assert metric(at, "Expected (2r/ε_t)") == "3,000 m"  # 2·250·(k+1), k = 5
     at.switch_page("app_pages/timeline.py").run()
     at.switch_page("app_pages/map.py").run()
     assert at.number_input(key="w_radius").value == 250.0
@@ -103,6 +112,7 @@ def test_radius_is_a_page_setting_that_survives_page_switches(mappage):
 
 def test_accepting_a_stay_suggestion(mappage):
     at = mappage
+    at.session_state["w_max_landmarks"] = 1000  # every fix of a visit is a landmark event
     at.multiselect(key="w_track_lm_select").set_value([]).run()
     stay = next(o for o in at.multiselect(key="track_candidates").options
                 if o.startswith("Stay 6:"))  # the clinic visit
@@ -257,7 +267,7 @@ def test_a_5000_point_track_works(mappage):
     at.sidebar.number_input(key="w_epsilon").set_value(2.0).run()
     at.multiselect(key="w_track_lm_select").set_value([2500]).run()
     assert not at.exception
-    assert metric(at, "Expected (2r/ε_t)") == "200 m"  # 2·100/(2/2)
+    assert metric(at, "Expected (2r/ε_t)") == "600 m"  # 2·100/(2/6): declared k = 5
     assert metric(at, "Published / approximated") == "5000 / 0"
 
 

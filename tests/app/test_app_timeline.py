@@ -62,10 +62,10 @@ def test_toggling_landmarks_changes_allocation_and_verdict(timeline):
     assert "Landmark-private" in verdict_text(at) and "Not" not in verdict_text(at)
     at.multiselect(key="w_lm_select").set_value([40]).run()
     at.sidebar.selectbox(key="w_scheme").set_value("uniform").run()
-    # expected error reflects ε/(|L|+1) = 0.5 with the derived Δf = 2.9 -> 5.8 kWh
+    # expected error reflects ε/(k+1) = 1/6 (declared k = 5, not |L|) with Δf = 2.9 -> 17.4
     assert at.session_state["w_sensitivity"] == 2.9
     expected = next(m.value for m in at.metric if m.label == "Expected at noisy releases")
-    assert expected.startswith("5.8")
+    assert expected.startswith("17.4")
     at.multiselect(key="w_lm_select").set_value([1, 2, 3]).run()
     expected = next(m.value for m in at.metric if m.label == "Expected at noisy releases")
     assert expected.startswith("11.6")  # Δf/ε_t = 2.9 / (1/4)
@@ -298,15 +298,17 @@ def test_only_a_teaching_configuration_restores_its_seed_and_says_so(timeline):
     assert any("Fixed seed" in w.value for w in at.sidebar.warning)
 
 
-def test_more_landmarks_than_the_declared_k_give_no_public_note(timeline):
-    """The public note speaks of at most k landmark events (default 5, never the number
-    marked): a sixth landmark removes its button and says why; the confidential report
-    stays."""
+def test_more_landmarks_than_the_declared_k_are_refused_and_kept(timeline):
+    """A release speaks of at most k landmark events (default 5, never the number
+    marked): a sixth landmark is refused with an error saying how to declare a larger k,
+    the landmarks marked are kept, and a larger k releases them."""
     at = timeline
     at.multiselect(key="w_lm_select").set_value([27, 28, 85, 86, 139, 150]).run()
     assert not at.exception
+    assert any("6 landmark events are more than the declared bound k = 5" in e.value
+               for e in at.error)
+    assert at.multiselect(key="w_lm_select").value == [27, 28, 85, 86, 139, 150]
+    at.sidebar.number_input(key="w_max_landmarks").set_value(6).run()
+    assert not at.exception and not at.error
     labels = [b.label for b in at.get("download_button")]
-    assert "Public release note (HTML)" not in labels
-    assert "CONFIDENTIAL — Internal privacy report (HTML)" in labels
-    assert any("No public release note" in c.value and "max_landmarks" in c.value
-               for c in at.caption)
+    assert "Public release note (HTML)" in labels
