@@ -41,7 +41,7 @@ from pathlib import Path
 from lmdk_core.engine.quoting import quote_user_text
 from lmdk_core.engine.validation import InputError
 from lmdk_core.files.atomic_write import AtomicFile, private_folder, replace_folder
-from lmdk_core.files.export import rounding_line
+from lmdk_core.files.export import max_landmarks_line, rounding_line
 from lmdk_core.population.buckets import (
     parquet_units,
     plan_units,
@@ -458,7 +458,9 @@ def _run(cfg, src: Path, in_fmt: str, cols: PopulationColumns, output: Path, out
     settings.make_mechanism()
     sampler = _sampler_text(noise, cols.kind, seed)
     pub_meta = {"lmdk.content": PUBLISHABLE_NOTE, "lmdk.noise": sampler,
-                "lmdk.rounding": rounding_line(settings.release_decimals())}
+                "lmdk.rounding": rounding_line(settings.release_decimals()),
+                **({"lmdk.max_landmarks": max_landmarks_line(settings.max_landmarks)}
+                   if settings.max_landmarks is not None else {})}
 
     rows = row_count(src, in_fmt)
     tag = uuid.uuid4().hex[:8]
@@ -485,7 +487,9 @@ def _run(cfg, src: Path, in_fmt: str, cols: PopulationColumns, output: Path, out
                                          if cols.kind == "track" else ["released"])
             _publish(tmp_dir, output, out_fmt, header,
                      f"{PUBLISHABLE_NOTE}; noise: {sampler}; "
-                     + rounding_line(settings.release_decimals()))
+                     + rounding_line(settings.release_decimals())
+                     + ("; " + max_landmarks_line(settings.max_landmarks)
+                        if settings.max_landmarks is not None else ""))
         return _batch_result(table, int(sum(n for _, _, n in results)), not_private, written,
                              sampler, len(tasks), n_workers)
     finally:

@@ -89,12 +89,29 @@ class LockstepRelease:
 
 
 def planned_budgets(scheme: str, lengths: np.ndarray, landmarks: np.ndarray,
-                    epsilon: float, window: int | None) -> np.ndarray:
-    """The (U, T_max) planned allocation (Adaptive: its Uniform start); 0 on padding."""
+                    epsilon: float, window: int | None,
+                    max_landmarks: int | None = None) -> np.ndarray:
+    """The (U, T_max) planned allocation (Adaptive: its Uniform start); 0 on padding.
+    With a declared bound k (``max_landmarks``) Uniform and Adaptive's start are ε/(k+1)
+    for every user, whatever the user's landmarks (docs/privacy-model.md); a user with
+    more than k landmark events is refused."""
     key = scheme_info(scheme).key
     U, T = landmarks.shape
     active = np.arange(T)[None, :] < lengths[:, None]
     n_lm = landmarks.sum(axis=1)
+    if max_landmarks is not None and U:
+        from lmdk_core.engine.allocation import check_max_landmarks
+
+        over = int(np.count_nonzero(n_lm > max_landmarks))
+        if over:
+            raise InputError(
+                f"{over} users have more landmark events than the declared bound k = "
+                f"{int(max_landmarks)} (the most: {int(n_lm.max())}); declare a larger k "
+                "(extra.max_landmarks of the configuration, or the app's 'Declared bound on "
+                "landmark events k')")
+        k = check_max_landmarks(max_landmarks)
+        if key in ("uniform", "adaptive"):
+            return np.where(active, epsilon / (k + 1), 0.0)
     if key == "event":
         share = np.full(U, float(epsilon))
     elif key == "user":
@@ -276,9 +293,10 @@ def _adaptive(x, lengths, landmarks, planned, mech, gens, settings: AdaptiveSett
     return LockstepRelease(released, eps, published)
 
 
-def _stepper(x, lengths, landmarks, scheme, epsilon, mech, gens, noise, window, adaptive):
+def _stepper(x, lengths, landmarks, scheme, epsilon, mech, gens, noise, window, adaptive,
+             max_landmarks=None):
     lengths = np.asarray(lengths, dtype=int)
-    planned = planned_budgets(scheme, lengths, landmarks, epsilon, window)
+    planned = planned_budgets(scheme, lengths, landmarks, epsilon, window, max_landmarks)
     fresh = planned[planned > 0]
     if fresh.size:
         mech.check_budget(np.unique(fresh))
@@ -338,13 +356,15 @@ def lockstep_release(x: np.ndarray, lengths: np.ndarray, landmarks: np.ndarray,
 def lockstep_release_many(blocks: list[tuple], scheme: str, epsilon: float,
                           mech: Mechanism, noise: str = "exact",
                           window: int | None = None,
-                          adaptive: AdaptiveSettings | None = None) -> list[LockstepRelease]:
+                          adaptive: AdaptiveSettings | None = None,
+                          max_landmarks: int | None = None) -> list[LockstepRelease]:
     """:func:`lockstep_release` of several blocks ``(x, lengths, landmarks, gens)`` of
     users at once, their exact noise drawn together (one exact-sampler call for all the
     blocks' publications under a static scheme, one per round of requests under
     Adaptive). Each user's release is the one it gets alone."""
     if noise not in ("exact", "fast"):
         raise InputError(f"noise must be 'exact' or 'fast', got {noise!r}")
-    steppers = [_stepper(x, lengths, lm, scheme, epsilon, mech, gens, noise, window, adaptive)
+    steppers = [_stepper(x, lengths, lm, scheme, epsilon, mech, gens, noise, window, adaptive,
+                         max_landmarks)
                 for x, lengths, lm, gens in blocks]
     return _drive(steppers, mech)

@@ -66,6 +66,8 @@ class BatchSettings:
     radius: float
     noise: str  # 'exact' or 'fast'
     root_entropy: int
+    #: the declared bound k on each user's landmark events (public; Uniform ε/(k+1))
+    max_landmarks: int | None = None
     adaptive: AdaptiveSettings = field(default_factory=AdaptiveSettings)
     discovery: DiscoverySettings = field(default_factory=DiscoverySettings)
     leakage: LeakageSettings = field(default_factory=LeakageSettings)
@@ -97,6 +99,7 @@ class BatchSettings:
             mechanism=cfg.mechanism if kind == "series" else "planar_laplace",
             sensitivity=float(cfg.sensitivity), radius=float(cfg.radius), noise=noise,
             root_entropy=int(root_entropy),
+            max_landmarks=_declared_k(extra),
             discovery=DiscoverySettings.from_extra(extra),
             leakage=LeakageSettings(spec=extra.get("correlation"),
                                     strength=float(cfg.correlation_strength),
@@ -260,6 +263,17 @@ def _stacked_values(data: np.ndarray, spans: list[tuple[int, int]],
     return x
 
 
+def _declared_k(extra: dict) -> int | None:
+    """k of a batch configuration: ``extra.max_landmarks`` (Uniform ε/(k+1) for every
+    user, users with more landmark events refused), or None when the configuration
+    declares none (then each user's Uniform share still follows the user's own |L_u| —
+    declare k for a publishable batch; docs/privacy-model.md)."""
+    from lmdk_core.engine.allocation import check_max_landmarks
+
+    k = extra.get("max_landmarks")
+    return None if k is None else check_max_landmarks(k, 0, "config: extra.max_landmarks")
+
+
 def release_partition(raw: pd.DataFrame, cols: PopulationColumns,
                       settings: BatchSettings) -> PartitionResult:
     """Release every user of ``raw`` (rows of whole users, any order)."""
@@ -300,7 +314,8 @@ def _release_waves(us: _Users, track: bool, mech,
         stacked = [_stack(blk, us, track, settings) for blk in wave]
         rels = lockstep_release_many([(b.x, b.c_lengths, b.landmarks, b.gens) for b in stacked],
                                      settings.scheme, settings.epsilon, mech, settings.noise,
-                                     settings.window, settings.adaptive)
+                                     settings.window, settings.adaptive,
+                                     settings.max_landmarks)
         for b, rel in zip(stacked, rels, strict=True):
             released_all[b.lo:b.lo + b.rows.size] = \
                 rel.released[b.rows, b.pos].reshape(-1, n_out)

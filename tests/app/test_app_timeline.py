@@ -68,7 +68,10 @@ def test_toggling_landmarks_changes_allocation_and_verdict(timeline):
     assert expected.startswith("17.4")
     at.multiselect(key="w_lm_select").set_value([1, 2, 3]).run()
     expected = next(m.value for m in at.metric if m.label == "Expected at noisy releases")
-    assert expected.startswith("11.6")  # Δf/ε_t = 2.9 / (1/4)
+    assert expected.startswith("17.4")  # the same: the noise scale does not reveal |L|
+    at.sidebar.number_input(key="w_max_landmarks").set_value(3).run()
+    expected = next(m.value for m in at.metric if m.label == "Expected at noisy releases")
+    assert expected.startswith("11.6")  # Δf/ε_t = 2.9 / (1/(k+1)), declared k = 3
     clear = next(b for b in at.button if b.label == "Clear")
     clear.click().run()
     assert at.multiselect(key="w_lm_select").value == []
@@ -154,6 +157,27 @@ def test_good_upload_becomes_the_current_series(timeline):
     at.sidebar.selectbox(key="w_series_name").set_value(
         at.sidebar.selectbox(key="w_series_name").options[0]).run()
     assert at.multiselect(key="w_lm_select").value == [27, 28, 85, 86, 139]
+
+
+def test_after_an_upload_df_stays_declared_and_the_suggestion_needs_a_click(timeline):
+    """The data's suggested Δf is never the silent default: after an upload Δf keeps the
+    declared value; "Use X as my declared bound" makes the suggestion the declaration."""
+    from lmdk_core.data.series import load_series_csv
+    from lmdk_core.decision.sensitivity import derived_sensitivity
+
+    at = timeline
+    before = at.session_state["w_sensitivity"]
+    rows = "\n".join(f"{t},{v}" for t, v in enumerate([5, 6, 7, 30, 6, 5, 7, 6] * 4))
+    content = ("time,value\n" + rows).encode()
+    upload(at, "series_upload", "mine.csv", content)
+    assert not at.exception and not at.error
+    want = derived_sensitivity(load_series_csv(content), []).value
+    assert want != before and at.session_state["w_sensitivity"] == before
+    button = next(b for b in at.sidebar.button
+                  if b.label == f"Use {want:g} as my declared bound")
+    button.click().run()
+    assert at.session_state["w_sensitivity"] == want
+    assert not any(b.label.startswith("Use ") for b in at.sidebar.button)
 
 
 def test_config_upload_restores_the_view(timeline):
