@@ -181,3 +181,25 @@ def test_geo_release_declares_k_and_refuses_more_landmarks(tmp_path):
     p = run_cli("geo-release", "--input", str(TRACK), "--landmarks", "3,10,20",
                 "--epsilon", "1", "--max-landmarks", "2", "--output", str(tmp_path / "x.csv"))
     assert_clean_error(p, "3 landmark events are more than the declared bound k = 2")
+
+
+def test_batch_honours_a_declared_k(tmp_path):
+    """``extra.max_landmarks`` of a batch configuration: k in the publishable header, and
+    users with more flagged landmark events than k refused with one line."""
+    cfg = json.loads((ROOT / "examples" / "batch_config.json").read_text())
+    base = ["batch", "--input", str(ROOT / "examples" / "households.csv"), "--user-col",
+            "household", "--time-col", "time", "--value-col", "kwh", "--landmark-col",
+            "event", "--noise", "fast", "--seed", "1", "--workers", "1"]
+    for k, status in [(20, 0), (4, 2)]:
+        cfg["extra"]["max_landmarks"] = k
+        path = tmp_path / f"c{k}.json"
+        path.write_text(json.dumps(cfg))
+        out = tmp_path / f"o{k}.csv"
+        p = run_cli(*base, "--config", str(path), "--output", str(out),
+                    "--audit", str(tmp_path / f"a{k}.csv"))
+        if status:
+            assert_clean_error(p, "more landmark events than the declared bound k = 4")
+            assert not out.exists()
+        else:
+            assert p.returncode == 0, p.stderr
+            assert "k (declared bound on landmark events): 20" in out.read_text().split("\n")[0]
