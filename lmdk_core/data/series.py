@@ -188,10 +188,14 @@ def _mostly_dates(cells: pd.Series) -> bool:
 
 
 def _guess_time_column(head: pd.DataFrame, cols: list) -> object | None:
-    """The first column named with a time word, else the first of dates (not numbers)."""
-    named = next((c for c in cols if _has_time_word(c)), None)
-    if named is not None:
-        return named
+    """Of the columns named with a time word, the first whose cells are ISO dates or
+    numbers (a non-ISO ``Date`` beside an ISO ``Datetime`` is not offered first), else
+    the first so named; else the first of dates (not numbers)."""
+    named = [c for c in cols if _has_time_word(c)]
+    readable = next((c for c in named
+                     if _mostly_dates(head[c]) or _mostly_numbers(head[c])), None)
+    if readable is not None or named:
+        return readable if readable is not None else named[0]
     return next((c for c in cols
                  if not _mostly_numbers(head[c]) and _mostly_dates(head[c])), None)
 

@@ -76,3 +76,13 @@ def test_the_timeline_takes_a_time_format():
     next(b for b in at.button if b.label == "Load with these columns").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert "2000 timestamps" in at.caption[0].value
+
+
+def test_the_iso_time_column_is_offered_before_a_non_iso_date():
+    """Issue 37 §9: of a non-ISO ``Date`` and an ISO ``Datetime`` column, the Timeline
+    offers the one the loader can read."""
+    from lmdk_core.data.series import guess_series_columns
+
+    data = (b"Date,Datetime,kWh\n" + b"".join(
+        f"11/{d:02d}/2011,2011-11-{d:02d}T01:00:00,{d}\n".encode() for d in range(1, 20)))
+    assert guess_series_columns(data) == ("Datetime", "kWh")
