@@ -503,6 +503,7 @@ def release_utility(rel, *, sensitivity: float | None = None, radius: float | No
     stays = tuple(getattr(rel, "stays", ()) or ())
     sources = None
     n_events = int(np.size(rel.landmarks))
+    declared = getattr(rel, "max_landmarks", None)
     if stays:
         from lmdk_core.engine.stay_events import condense, condensed_points
 
@@ -518,5 +519,7 @@ def release_utility(rel, *, sensitivity: float | None = None, radius: float | No
                                           radius=radius, stays=stays or None)
     return utility_verdict(rel.original, rel.epsilon_t, rel.published,
                            mechanism=rel.mechanism, sensitivity=sensitivity, radius=radius,
-                           epsilon=rel.epsilon, n_landmarks=n_events,
+                           epsilon=rel.epsilon,
+                           # with a declared k, Uniform's share is ε/(k+1): k is what to lower
+                           n_landmarks=n_events if declared is None else int(declared),
                            scheme=rel.scheme, unit=unit, sources=sources, errors=errors)
