@@ -63,15 +63,16 @@ def test_map_shows_displacement_against_the_track_extent():
     at = open_page("map", TIMEOUT)
     tr = demo_track()
     radius = float(at.number_input(key="w_radius").value)
-    rel = release_trajectory(tr.lat, tr.lon, demo_track_landmarks(), 1.0, radius, "uniform", 0)
+    rel = release_trajectory(tr.lat, tr.lon, demo_track_landmarks(), 1.0, radius, "uniform", 0,
+                             max_landmarks=5)  # the sidebar's declared k
     uv = release_utility(rel, radius=radius)
     line = utility_lines(at)[0]
     assert f"Utility: {uv.label}" in line
     assert format_amount(uv.typical, "m") in line and "track's extent" in line
     at.number_input(key="w_epsilon").set_value(0.05).run()
     line = utility_lines(at)[0]
-    # ε_t = 0.01: 2r/ε_t = 20 km on a track 3.3 km across
-    assert "Utility: not useful" in line and "20 km" in line
+    # ε_t = 0.05/(k+1), k = 5: 2r/ε_t = 24 km on a track 3.3 km across
+    assert "Utility: not useful" in line and "24 km" in line
     assert "a larger r is not a fix" in line
 
 
