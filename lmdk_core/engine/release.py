@@ -5,8 +5,10 @@ Laplace or Geometric mechanism, or a trajectory (shape (T, 2), ``[lat, lon]``) r
 with Planar Laplace. At each timestamp t the release either
 
 * **publishes** a fresh noisy value from the raw data, spending ε_t, or
-* **approximates**: repeats the last released value (post-processing, spends 0); if
-  nothing was released yet there is nothing to repeat and the value is withheld (NaN).
+* **approximates**: shows the last released value plus fresh noise of the regular law
+  (post-processing, spends 0; :mod:`lmdk_core.engine.repeat_noise`, so no run of
+  identical values shows where the approximations are); if nothing was released yet
+  there is nothing to repeat and the value is withheld (NaN).
 
 Static schemes (event, user, w-event, Uniform, Skip) publish wherever their planned
 ε_t > 0. **Adaptive** (Katsomallos et al. 2022's "Adaptive" mechanism, as read in
@@ -25,8 +27,9 @@ allocation is always passed through the verifier.
 
 **Stays as events** (``stays=``, trajectories only; docs/stays.md,
 :mod:`lmdk_core.engine.stay_events`): each stay is released once, from its centroid, as one
-landmark event of the condensed timeline, and its fixes publish that release; the
-verifier checks the grouped form of the theorem.
+landmark event of the condensed timeline, and each of its fixes publishes that release
+plus fresh noise of the regular law (post-processing); the verifier checks the grouped
+form of the theorem.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from numpy.typing import ArrayLike
 from lmdk_core.adaptive import adaptive_run
 from lmdk_core.adaptive.settings import AdaptiveSettings
 from lmdk_core.engine.allocation import allocate, scheme_info
+from lmdk_core.engine.repeat_noise import regular_share, renoise
 from lmdk_core.engine.stay_events import condense, condensed_points, stay_members
 from lmdk_core.engine.validation import (
     InputError,
@@ -93,6 +97,13 @@ class Release:
     stays: tuple[tuple[int, int], ...] = ()
     #: the declared bound k on landmark events (public; None: not declared, exploring)
     max_landmarks: int | None = None
+    #: where fresh post-processing noise of the regular law was added to a repeated value
+    #: (approximations, every fix of a stay; :mod:`lmdk_core.engine.repeat_noise`); None
+    #: when nothing is repeated
+    renoised: np.ndarray | None = field(default=None, repr=False)
+    #: the budget ε_reg of that noise's law (a regular timestamp's planned share; spent
+    #: nowhere: post-processing)
+    renoise_epsilon: float = 0.0
 
     @property
     def withheld(self) -> np.ndarray:
@@ -240,6 +251,18 @@ def release(
     if grp:
         return _release_stays(x, landmarks, epsilon, scheme, mechanism, seed, window,
                               adaptive, grp, max_landmarks)
+    gen = as_generator(seed)
+    rel = _release_held(x, landmarks, epsilon, scheme, mechanism, gen, window, adaptive,
+                        max_landmarks)
+    return _renoised(rel, mechanism, gen, ~rel.published)
+
+
+def _release_held(x: np.ndarray, landmarks, epsilon: float, scheme: str,
+                  mechanism: Mechanism, gen: np.random.Generator, window, adaptive,
+                  max_landmarks: int | None = None) -> Release:
+    """The release with every approximation holding the last publication as it is (the
+    scheme's own output, before :func:`_renoised`)."""
+    T = x.shape[0]
     eps_total = check_epsilon(epsilon)
     lm = check_landmarks(landmarks, T)
     info = scheme_info(scheme)
@@ -249,7 +272,6 @@ def release(
     # Adaptive only raises budgets, so checking its Uniform start covers its release.
     # The checks read the smallest and largest share only (no copy of the allocation).
     mechanism.check_budget(_fresh_range(planned, lm if info.key == "skip" else None))
-    gen = as_generator(seed)
     if info.key == "adaptive":
         released, spent, published, idx, pub_eps, errors = _adaptive_release(
             x, lm, planned, mechanism, gen, adaptive or AdaptiveSettings())
@@ -317,8 +339,9 @@ def _release_stays(x: np.ndarray, landmarks, epsilon: float, scheme: str, mechan
     The stays are condensed (:func:`lmdk_core.engine.stay_events.condense`): each becomes one
     landmark timestamp holding its centroid; the other landmarks and the regular
     timestamps stay as they are. The scheme releases the condensed trajectory as usual;
-    then every fix of a stay gets its stay's released point (post-processing, ε_t = 0)
-    and the stay's budget sits at its first fix. The allocation on the full timeline is
+    then every fix of a stay gets its stay's released point plus fresh noise of the
+    regular law (post-processing, ε_t = 0; :func:`_renoised`) and the stay's budget sits
+    at its first fix. The allocation on the full timeline is
     verified in the grouped form of the theorem, ``Σ_{g ∩ (L∪{t}) ≠ ∅} ε_g ≤ ε``.
     """
     if x.ndim != 2 or mechanism.data_kind != "location":
@@ -328,8 +351,9 @@ def _release_stays(x: np.ndarray, landmarks, epsilon: float, scheme: str, mechan
     eps_total = check_epsilon(epsilon)
     lm = np.union1d(check_landmarks(landmarks, T), stay_members(stays)).astype(int)
     cond = condense(T, stays)
-    rc = release(condensed_points(x, cond), np.unique(cond.index[lm]), eps_total, scheme,
-                 mechanism, seed, window, adaptive, max_landmarks=max_landmarks)
+    gen = as_generator(seed)
+    rc = _release_held(condensed_points(x, cond), np.unique(cond.index[lm]), eps_total,
+                       scheme, mechanism, gen, window, adaptive, max_landmarks)
     idx = cond.index
     released = rc.released[idx]
     spent = np.zeros(T)
@@ -340,7 +364,7 @@ def _release_stays(x: np.ndarray, landmarks, epsilon: float, scheme: str, mechan
     published[cond.rep] = rc.published
     expected = np.full(T, np.nan)
     expected[cond.rep] = rc.expected_errors
-    return Release(
+    held = Release(
         original=x,
         released=released,
         epsilon_t=spent,
@@ -357,6 +381,26 @@ def _release_stays(x: np.ndarray, landmarks, epsilon: float, scheme: str, mechan
         stays=stays,
         max_landmarks=rc.max_landmarks,
     )
+    repeated = ~published
+    repeated[stay_members(stays)] = True
+    return _renoised(held, mechanism, gen, repeated)
+
+
+def _renoised(rel: Release, mechanism: Mechanism, gen: np.random.Generator,
+              repeated: np.ndarray) -> Release:
+    """``rel`` with fresh post-processing noise of the regular law on every ``repeated``
+    timestamp that shows a value (approximations, every fix of a stay;
+    :func:`lmdk_core.engine.repeat_noise.renoise`): no runs of identical values, no
+    budget (ε_t unchanged), errors measured again."""
+    share = regular_share(rel.planned_epsilon_t, rel.landmarks)
+    shown = np.asarray(repeated, dtype=bool) & ~rel.withheld
+    if not shown.any():
+        return rel
+    rel.released = renoise(rel.released, shown, mechanism, share, gen)
+    rel.errors = _measure_errors(mechanism, rel.released, rel.original)
+    rel.renoised = shown
+    rel.renoise_epsilon = share
+    return rel
 
 
 def _measure_errors(mechanism, released: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -447,8 +491,8 @@ def release_series(
     >>> r = release_series([3.0, 4.0, 5.0, 4.0, 3.0], [2], 1.0, "skip", seed=7)
     >>> r.epsilon_t.tolist(), r.verdict.private
     ([1.0, 1.0, 0.0, 1.0, 1.0], True)
-    >>> bool(r.released[2] == r.released[1])  # Skip repeats the last release at a landmark
-    True
+    >>> r.renoised.tolist()  # Skip's landmark: the last release plus fresh noise (no budget)
+    [False, False, True, False, False]
     """
     try:
         x = np.asarray(values, dtype=float)

@@ -5,8 +5,9 @@ A stay (Li et al., ACM GIS 2008; :mod:`lmdk_core.landmarks.discovery`) is a rang
 
 * one Planar Laplace release (Andrés et al., CCS 2013) is made for the whole stay, of
   the stay's centroid ``c = mean(x_start … x_end)``, at the stay's budget ε_g;
-* every fix of the stay publishes that same released point (post-processing: it reads
-  no raw data and spends ε_t = 0).
+* every fix of the stay publishes that released point plus fresh noise of the regular
+  fix's law (post-processing: it reads no raw data and spends ε_t = 0;
+  :mod:`lmdk_core.engine.repeat_noise`), so the stay shows no run of identical points.
 
 If every fix of a stay may move by up to r metres (the protection radius), the
 centroid moves by at most r (``‖mean(x') − mean(x)‖ ≤ mean‖x'_i − x_i‖ ≤ max‖x'_i −

@@ -1,0 +1,66 @@
+"""Fresh post-processing noise on every value a release shows more than once.
+
+A release shows one noisy value at several timestamps in two places: a **stay**
+released as one landmark event (every fix of the stay shows the stay's noisy
+centroid, :mod:`lmdk_core.engine.stay_events`), and an **approximation** (Skip's
+landmarks, Adaptive's skips: the last publication repeated,
+:mod:`lmdk_core.engine.release`). Published as they are, these make runs of identical
+values, and a run gives away which timestamps are landmarks — a stay's arrival and
+departure times (issue: "Nothing published gives away what it protects").
+
+So every such timestamp publishes the repeated value **plus fresh noise of the
+regular law**: the mechanism's noise (Laplace, two-sided Geometric, Planar Laplace —
+Dwork et al., TCC 2006; Ghosh et al., STOC 2009; Andrés et al., CCS 2013) at the
+budget the scheme plans for a regular timestamp (:func:`regular_share`; a public
+setting once the landmark bound k is declared). The fresh noise is drawn from no
+raw data — its input is the already released value and public settings — so it is
+**post-processing** and costs no budget (Dwork & Roth 2014, Prop. 2.1): ε_t stays 0
+there and the verifier's totals do not change.
+
+Why the runs disappear and what the differences look like (docs/privacy-model.md,
+"Repeated values"): with ``o_t = ĉ + W_t`` (ĉ the repeated value, W_t i.i.d. of the
+regular law), two consecutive repeated points differ by ``W_t − W_{t−1}``, the
+difference of two independent draws of the regular noise — exactly the law of the
+difference ``Z_t − Z_{t−1}`` of two regular publications of a place that did not move
+(``x_t = x_{t−1}``). A continuous noise law repeats a value with probability 0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lmdk_core.mechanisms import Mechanism
+
+__all__ = ["regular_share", "renoise"]
+
+
+def regular_share(planned: np.ndarray, landmarks: np.ndarray) -> float:
+    """The budget ε_reg the scheme plans for a regular timestamp: its planned ε_t at the
+    first timestamp outside ``landmarks`` (every scheme plans one share for all of them:
+    event ε, user ε/T, w-event ε/w, Uniform and Adaptive's start ε/(k+1), Skip ε); the
+    largest planned share when every timestamp is a landmark; 0 when nothing is
+    planned (nothing is then released, so nothing is repeated)."""
+    p = np.asarray(planned, dtype=float)
+    if not p.size:
+        return 0.0
+    regular = np.ones(p.size, dtype=bool)
+    regular[np.asarray(landmarks, dtype=np.intp)] = False
+    if regular.any():
+        share = float(p[np.argmax(regular)])
+        if share > 0:
+            return share
+    return float(p.max())
+
+
+def renoise(released: np.ndarray, repeated: np.ndarray, mechanism: Mechanism, share: float,
+            gen: np.random.Generator) -> np.ndarray:
+    """``released`` with fresh noise of the regular law added at every ``repeated``
+    timestamp: ``o_t = released_t + W_t``, ``W_t`` the mechanism's noise at budget
+    ``share`` (ε_reg), independent of everything else (post-processing: no budget).
+    Withheld (NaN) values stay withheld. Returns a new array."""
+    out = np.array(released, dtype=float, copy=True)
+    mask = np.asarray(repeated, dtype=bool).copy()
+    mask &= ~(np.isnan(out) if out.ndim == 1 else np.isnan(out).any(axis=1))
+    if mask.any() and share > 0:
+        out[mask] = np.asarray(mechanism.perturb(out[mask], share, gen), dtype=float)
+    return out
