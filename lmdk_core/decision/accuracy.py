@@ -10,9 +10,11 @@ solves for the smallest ε reaching a target.
 
 **The error of one released reading.** At a timestamp t that is *published* with
 budget ε_t the error is the mechanism's noise; at an *approximated* t (Skip's
-landmarks, Adaptive's skips) the release repeats the last publication s(t) < t, so the
-error is the data's change plus that publication's noise, ``δ_t + Z_{s(t)}`` with
-``δ_t = x_{s(t)} − x_t``. Withheld timestamps (nothing published yet) are left out and
+landmarks, Adaptive's skips) the release shows the last publication s(t) < t plus fresh
+noise W_t of the regular law (:mod:`lmdk_core.engine.repeat_noise`), so the error is the
+data's change plus both noises, ``δ_t + Z_{s(t)} + W_t`` with ``δ_t = x_{s(t)} − x_t``
+(every fix of a stay likewise, δ_t = the stay's centroid − x_t;
+:mod:`lmdk_core.decision.fresh_noise_laws`). Withheld timestamps (nothing published yet) are left out and
 counted. The exact laws of Laplace, two-sided Geometric and Planar Laplace noise are in
 :mod:`lmdk_core.decision.noise_laws`.
 
@@ -24,10 +26,9 @@ t); ``all`` (kind ``within`` only): all released readings are within ±a *at onc
 probability p. ``each`` and ``typical`` coincide when every timestamp is published with
 the same ε_t; ``all`` is stronger (with 20 independent readings at 95 % each, all 20
 are within together only 0.95²⁰ ≈ 36 % of the time). For Laplace and Geometric noise
-``all`` is exact: the readings that repeat publication s are all within ±a exactly
-when its noise Z_s lies in the intersection of their intervals, and publications are
-independent, so P(all) = Π_s P(max_t(−a − δ_t) ≤ Z_s ≤ min_t(a − δ_t)). For Planar
-Laplace it is the union (Bonferroni) lower bound 1 − Σ_t P(|err_t| > a).
+without repeated values ``all`` is exact (publications are independent: the product of
+the readings' probabilities). With repeated values (each with its own fresh noise) and
+for Planar Laplace it is the union (Bonferroni) lower bound 1 − Σ_t P(|err_t| > a).
 
 The smallest ε that meets a target is searched by :mod:`lmdk_core.decision.epsilon_search`;
 Adaptive's accuracy is estimated by simulation in
@@ -42,6 +43,14 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike
 
+from lmdk_core.decision.fresh_noise_laws import (
+    geometric_fresh_mean,
+    geometric_fresh_within,
+    laplace_fresh_mean,
+    laplace_fresh_within,
+    planar_fresh_mean,
+    planar_fresh_within,
+)
 from lmdk_core.decision.noise_laws import (
     gamma2_cdf,
     geometric_interval,
@@ -222,12 +231,64 @@ def _offsets(model: _Model, published: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return src, np.asarray(delta, float), released
 
 
+def _fresh_budgets(model: _Model, eps_t: np.ndarray, published: np.ndarray) -> np.ndarray:
+    """Per timestamp, the budget of the fresh post-processing noise its released value
+    carries (0 where none): every approximation and every fix of a stay shows its
+    repeated value plus noise of the regular law (:mod:`lmdk_core.engine.repeat_noise`),
+    whose budget is the largest planned share (a static scheme plans one share for every
+    regular timestamp, and no other timestamp gets more)."""
+    fresh = ~np.asarray(published, dtype=bool)
+    if model.stays:
+        from lmdk_core.engine.stay_events import stay_members
+
+        fresh[stay_members(model.stays)] = True
+    e = float(eps_t.max()) if eps_t.size else 0.0
+    return np.where(fresh, e, 0.0)
+
+
 def _reading_accuracy(model: _Model, eps_t: np.ndarray, published: np.ndarray,
                       target: AccuracyTarget) -> np.ndarray:
-    """Per released reading: P(|err| ≤ bound) (kind 'within') or E|err| (kind 'mean')."""
+    """Per released reading: P(|err| ≤ bound) (kind 'within') or E|err| (kind 'mean'),
+    with the fresh noise of repeated values (:func:`_fresh_budgets`)."""
     src, delta, released = _offsets(model, published)
     law = _READING_LAWS[model.mechanism]
-    return law(model.scale_unit, eps_t[src][released], delta[released], target)
+    fresh = _fresh_budgets(model, eps_t, published)[released]
+    e, d = eps_t[src][released], delta[released]
+    out = np.empty(e.size)
+    plain = fresh == 0
+    if plain.any():
+        out[plain] = law(model.scale_unit, e[plain], d[plain], target)
+    if (~plain).any():
+        out[~plain] = _FRESH_LAWS[model.mechanism](model.scale_unit, e[~plain], d[~plain],
+                                                   fresh[~plain], target)
+    return out
+
+
+def _laplace_fresh(scale_unit: float, e: np.ndarray, d: np.ndarray, ef: np.ndarray,
+                   target: AccuracyTarget) -> np.ndarray:
+    """Laplace: a publication's noise (b₁ = Δf/ε_t) plus fresh noise (b₂ = Δf/ε_reg)."""
+    b1, b2 = scale_unit / e, scale_unit / ef
+    if target.kind == "within":
+        return laplace_fresh_within(d, b1, b2, float(target.bound))
+    return laplace_fresh_mean(d, b1, b2)
+
+
+def _geometric_fresh(scale_unit: float, e: np.ndarray, d: np.ndarray, ef: np.ndarray,
+                     target: AccuracyTarget) -> np.ndarray:
+    """Two-sided Geometric: a publication's noise plus fresh noise of the regular law."""
+    if target.kind == "within":
+        return geometric_fresh_within(d, e / scale_unit, ef / scale_unit, float(target.bound))
+    return geometric_fresh_mean(d, e / scale_unit, ef / scale_unit)
+
+
+def _planar_fresh(scale_unit: float, e: np.ndarray, d: np.ndarray, ef: np.ndarray,
+                  target: AccuracyTarget) -> np.ndarray:
+    """Planar Laplace: a publication's displacement (s₁ = r/ε_t) plus a fresh one
+    (s₂ = r/ε_reg)."""
+    s1, s2 = scale_unit / e, scale_unit / ef
+    if target.kind == "within":
+        return planar_fresh_within(d, s1, s2, float(target.bound))
+    return planar_fresh_mean(d, s1, s2)
 
 
 def _laplace_reading(scale_unit: float, e: np.ndarray, d: np.ndarray,
@@ -270,6 +331,9 @@ def _planar_reading(scale_unit: float, e: np.ndarray, d: np.ndarray,
 #: the accuracy of one reading, by mechanism
 _READING_LAWS = {"laplace": _laplace_reading, "geometric": _geometric_reading,
                  "planar_laplace": _planar_reading}
+#: the accuracy of a reading with fresh post-processing noise, by mechanism
+_FRESH_LAWS = {"laplace": _laplace_fresh, "geometric": _geometric_fresh,
+               "planar_laplace": _planar_fresh}
 
 
 def _aggregate(per_reading: np.ndarray, target: AccuracyTarget) -> float:
@@ -282,16 +346,17 @@ def _aggregate(per_reading: np.ndarray, target: AccuracyTarget) -> float:
 
 def _all_within(model: _Model, eps_t: np.ndarray, published: np.ndarray,
                 target: AccuracyTarget) -> float:
-    """P(every released reading within ±a at once). Laplace / Geometric: exact — the
-    readings showing publication s (s itself, δ = 0, and the approximations after it)
-    are all within ±a iff Z_s ∈ [max_t(−a − δ_t), min_t(a − δ_t)], publications are
-    independent, so the probability is the product over s. Planar Laplace: the union
+    """P(every released reading within ±a at once). Laplace / Geometric with every
+    reading published: exact — the readings are independent, so the probability is the
+    product of theirs (the general form below: a publication's readings are within ±a
+    iff Z_s ∈ [max_t(−a − δ_t), min_t(a − δ_t)]). With repeated values (each with its
+    own fresh noise W_t, :func:`_fresh_budgets`) and for Planar Laplace: the union
     (Bonferroni) lower bound 1 − Σ_t P(|err_t| > a)."""
     src, delta, released = _offsets(model, published)
     if not released.any():
         return float("nan")
     a = float(target.bound)
-    if model.mechanism == "planar_laplace":
+    if model.mechanism == "planar_laplace" or _fresh_budgets(model, eps_t, published).any():
         p = _reading_accuracy(model, eps_t, published, target)
         return float(max(0.0, 1.0 - float(np.sum(1.0 - p))))
     s_idx = src[released]

@@ -37,6 +37,7 @@ from lmdk_core.decision.accuracy import (
     _meets,
     _Model,
     _model,
+    _fresh_budgets,
     _monotone,
     _offsets,
     _reading_accuracy,
@@ -341,7 +342,11 @@ def _cell_ceiling(model: _Model, key: str, lm: np.ndarray, window: int | None,
         if model.mechanism == "laplace" and not rising.all():
             # the others rise and fall: none exceeds its peak over every scale
             _, delta, released = _offsets(model, published)
-            peaks = laplace_within_peak(delta[released][~rising], float(target.bound))
+            # a reading shown with fresh noise (δ + Z + W, W symmetric) whose acceptance
+            # set [−a − δ, a − δ] leaves out 0 is within with probability ≤ ½ at any scale
+            fresh = _fresh_budgets(model, eps_t, published)[released][~rising] > 0
+            peaks = np.where(fresh, 0.5, laplace_within_peak(delta[released][~rising],
+                                                             float(target.bound)))
             bound = min(bound, float(np.min(peaks)))
         return bound
     return ceiling

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from lmdk_core.engine.release import AdaptiveSettings
-from lmdk_core.engine.stay_events import Condensed, condense, condensed_points
+from lmdk_core.engine.repeat_noise import regular_share, renoise
+from lmdk_core.engine.stay_events import Condensed, condense, condensed_points, stay_members
 from lmdk_core.engine.validation import InputError
 from lmdk_core.mechanisms import Geometric, Laplace, PlanarLaplace
 from lmdk_core.population.audit import AUDIT_COLUMNS, LeakageSettings, user_audit
@@ -28,7 +29,7 @@ from lmdk_core.population.landmarks import (
     UserLandmarks,
     find_user_landmarks,
 )
-from lmdk_core.population.lockstep import lockstep_release_many
+from lmdk_core.population.lockstep import lockstep_release_many, planned_budgets
 from lmdk_core.population.streams import user_generator
 from lmdk_core.population.table import (
     PopulationColumns,
@@ -317,34 +318,64 @@ def _release_waves(us: _Users, track: bool, mech,
                                      settings.window, settings.adaptive,
                                      settings.max_landmarks)
         for b, rel in zip(stacked, rels, strict=True):
-            released_all[b.lo:b.lo + b.rows.size] = \
-                rel.released[b.rows, b.pos].reshape(-1, n_out)
-            audits += [_audit_user(b, rel, u, us, mech, settings)
+            rows = _renoised_rows(b, rel, mech, settings, n_out)
+            released_all[b.lo:b.lo + b.rows.size] = rows
+            audits += [_audit_user(b, rel, u, us, mech, settings, rows)
                        for u in range(b.lengths.size)]
     return released_all, audits
 
 
-def _audit_user(b: _Block, rel, u: int, us: _Users, mech, settings: BatchSettings) -> dict:
-    """The audit row of user ``u`` of block ``b`` from its lockstep release ``rel``."""
+def _renoised_rows(b: _Block, rel, mech, settings: BatchSettings, n_out: int) -> np.ndarray:
+    """The block's released rows (its users' timestamps, each stay expanded to its
+    fixes), every repeated value — an approximation, every fix of a stay — with fresh
+    post-processing noise of the regular law drawn from the user's own stream after its
+    release (:func:`lmdk_core.engine.repeat_noise.renoise`; the same draws as the single
+    trace engine's :func:`lmdk_core.engine.release.release`). No budget; no runs of
+    identical values in the publishable file."""
+    rows = rel.released[b.rows, b.pos].reshape(-1, n_out)
+    planned = planned_budgets(settings.scheme, b.c_lengths, b.landmarks, settings.epsilon,
+                              settings.window)
+    for u in range(b.lengths.size):
+        n, m, cond = int(b.lengths[u]), int(b.c_lengths[u]), b.conds[u]
+        repeated = ~rel.published[u, :m]
+        if cond is not None:
+            full = np.ones(n, dtype=bool)
+            full[cond.rep] = repeated
+            full[stay_members(cond.stays)] = True
+            repeated = full
+        if not repeated.any():
+            continue
+        share = regular_share(planned[u, :m], np.flatnonzero(b.landmarks[u, :m]))
+        s = int(b.offsets[u])
+        mine = rows[s:s + n] if n_out == 2 else rows[s:s + n, 0]
+        rows[s:s + n] = renoise(mine, repeated, mech, share, b.gens[u]).reshape(n, n_out)
+    return rows
+
+
+def _audit_user(b: _Block, rel, u: int, us: _Users, mech, settings: BatchSettings,
+                rows: np.ndarray) -> dict:
+    """The audit row of user ``u`` of block ``b`` from its lockstep release ``rel`` and
+    the block's released ``rows`` (:func:`_renoised_rows`)."""
     s, n = b.lo + int(b.offsets[u]), int(b.lengths[u])
     cond = b.conds[u]
     track = settings.kind == "track"
+    mine = rows[int(b.offsets[u]):int(b.offsets[u]) + n]
     return user_audit(
-        us.users[s], us.times[s:s + n], us.data[s:s + n], *_user_release(rel, u, n, cond),
+        us.users[s], us.times[s:s + n], us.data[s:s + n],
+        mine if track else mine[:, 0], *_user_budgets(rel, u, n, cond),
         b.landmark_lists[u], settings.epsilon, us.time_kind, mech.distance, settings.leakage,
         settings.mechanism, settings.radius if track else settings.sensitivity,
         settings.scheme, groups=None if cond is None else cond.stays)
 
 
-def _user_release(rel, u: int, n: int,
-                  cond: Condensed | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(released, ε_t, published)`` of user ``u`` over its ``n`` timestamps; a condensed
-    user's expanded: every fix of a stay publishes its stay's release."""
+def _user_budgets(rel, u: int, n: int, cond: Condensed | None) -> tuple[np.ndarray, np.ndarray]:
+    """``(ε_t, published)`` of user ``u`` over its ``n`` timestamps; a condensed user's
+    expanded: a stay's budget and publication sit at its first fix."""
     if cond is None:
-        return rel.released[u, :n], rel.epsilon_t[u, :n], rel.published[u, :n]
+        return rel.epsilon_t[u, :n], rel.published[u, :n]
     m = cond.condensed_length
     eps_u = np.zeros(n)
     eps_u[cond.rep] = rel.epsilon_t[u, :m]
     pub_u = np.zeros(n, dtype=bool)
     pub_u[cond.rep] = rel.published[u, :m]
-    return rel.released[u, cond.index], eps_u, pub_u
+    return eps_u, pub_u

@@ -124,14 +124,15 @@ def _step_series() -> np.ndarray:
 
 
 def test_a_feasible_window_narrower_than_the_grid_is_found():
-    # zeros(10) with x[5] = 1.5, landmark {5}, Skip, typical ±1 at p = 0.900684: every ε
-    # in [6.94, 7.42] works, although the grid's points all miss it
-    p = 0.900684
+    # zeros(10) with x[5] = 1.5, landmark {5}, Skip (its approximation shown with fresh
+    # noise), typical ±1 at p = 0.90401: every ε in [5.743, 5.911] works, although the
+    # grid's points (5.62, 6.81) all miss it
+    p = 0.90401
     tgt = AccuracyTarget("within", 1.0, p, "typical")
     sol = solve_epsilon(_step_series(), [5], "skip", tgt)
     assert sol.epsilon is not None
     (a, b), = sol.extra["intervals"]
-    assert a == pytest.approx(6.9357, abs=1e-3) and b == pytest.approx(7.4287, abs=1e-3)
+    assert a == pytest.approx(5.7429, abs=1e-3) and b == pytest.approx(5.9109, abs=1e-3)
     assert sol.extra["exact"] is False and "approximate" in sol.method
 
     def acc(e):
@@ -175,14 +176,20 @@ def test_each_target_finds_the_one_feasible_interval_like_a_dense_scan(data, T, 
 # ------------------------------------------------------------------ all readings at once
 @pytest.mark.parametrize("scheme,mech", [("skip", "laplace"), ("uniform", "laplace"),
                                          ("skip", "geometric")])
-def test_all_at_once_is_exact_against_whole_releases(scheme, mech):
-    # 4,000 whole releases (seed 40); tolerance 5 binomial standard errors
+def test_all_at_once_against_whole_releases(scheme, mech):
+    # 4,000 whole releases (seed 40); tolerance 5 binomial standard errors. Exact where
+    # every reading is published (Uniform); with Skip's approximations (each shown with
+    # its own fresh noise) the union bound, below the simulated frequency
     eps = 6.0
     tgt = AccuracyTarget("within", 1.0, 0.5, "all")
     exact = accuracy_at(MOD5, LM, eps, scheme, tgt, mechanism=mech)
     sim = _whole_releases(MOD5, LM, eps, scheme, 4000, 40, mech)
     hit = np.mean(np.all(sim <= 1.0, axis=1))
-    assert abs(hit - exact) <= 5 * math.sqrt(exact * (1 - exact) / 4000) + 1e-12
+    tol = 5 * math.sqrt(max(exact * (1 - exact), hit * (1 - hit)) / 4000) + 1e-12
+    if scheme == "uniform":
+        assert abs(hit - exact) <= tol
+    else:
+        assert exact <= hit + tol
     # 'all' is below 'each' (at the audit's ε, 20 readings within ±1 together: 36 %)
     each = accuracy_at(MOD5, LM, eps, scheme, AccuracyTarget("within", 1.0, 0.5, "each"),
                        mechanism=mech)
