@@ -12,8 +12,11 @@ protection radius r (track), with the exact laws of :mod:`lmdk_core.decision.noi
     CCS 2013): the displacement is Gamma(2, r/ε_t), ``E R = 2r/ε_t`` metres;
 
 * an **approximated** timestamp (Skip's landmarks, Adaptive's skips; Katsomallos et al.,
-  "Landmark privacy", CODASPY 2022) repeats the last publication s(t): its error is the
-  data's change since then plus that publication's noise, ``E|δ_t + Z_{s(t)}|`` with
+  "Landmark privacy", CODASPY 2022) shows the last publication s(t) plus fresh noise W_t
+  of the regular law (:mod:`lmdk_core.engine.repeat_noise`; every fix of a stay too):
+  its error is ``E|δ_t + Z_{s(t)} + W_t|`` (:mod:`lmdk_core.decision.fresh_noise_laws`);
+  without the fresh noise it would be the data's change since then plus that
+  publication's noise, ``E|δ_t + Z_{s(t)}|`` with
   ``δ_t = x_{s(t)} − x_t`` (for a track, δ_t is the distance in metres between the two
   true points): ``|δ| + b·e^{−|δ|/b}`` for Laplace, ``|d| + 2α^{|d|+1}/(1 − α²)`` for
   Geometric, and the integral over the noise's angle and radius for Planar Laplace
@@ -98,8 +101,8 @@ def series_mechanism(values: np.ndarray, mechanism: str | None) -> str:
 
 def expected_errors(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLike | None = None,
                     *, mechanism: str | None = "laplace", sensitivity: float | None = None,
-                    radius: float | None = None, sources: ArrayLike | None = None
-                    ) -> np.ndarray:
+                    radius: float | None = None, sources: ArrayLike | None = None,
+                    fresh: ArrayLike | None = None) -> np.ndarray:
     """Expected absolute error of each released reading (module docstring): the noise's
     mean at published t, ``E|δ_t + Z_{s(t)}|`` at approximated t, NaN where withheld.
 
@@ -109,6 +112,11 @@ def expected_errors(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLik
     the value a publication at t added its noise to, when it is not ``values[t]`` — a
     stay released as one event publishes its centroid (docs/stays.md), so
     ``δ_t = source_{s(t)} − x_t`` at every fix of the stay, its first one included.
+    ``fresh`` (T,): the budget of the fresh post-processing noise W_t each released value
+    carries (0 where none; :mod:`lmdk_core.engine.repeat_noise`), whose error is then
+    ``E|δ_t + Z_{s(t)} + W_t|`` (:mod:`lmdk_core.decision.fresh_noise_laws`); by default
+    every approximated reading and every fix of a stay (where ``sources`` differ from
+    the values) at the largest ε_t — the regular share of every static scheme.
     """
     x = np.asarray(values, dtype=float)
     eps = np.asarray(epsilon_t, dtype=float)
@@ -118,7 +126,8 @@ def expected_errors(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLik
     y = x if sources is None else np.asarray(sources, dtype=float)
     if y.shape != x.shape:
         raise InputError("the publication sources must have the shape of the data")
-    if sources is None and pub.all():  # every timestamp published from its own value
+    fr = _fresh_budgets(x, y, eps, pub, sources is not None, fresh)
+    if sources is None and pub.all() and not fr.any():  # every timestamp published as is
         return _noise_mean(mech, scale, eps)
     T = eps.size
     idx = np.where(pub, np.arange(T), -1)
@@ -135,9 +144,45 @@ def expected_errors(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLik
         nz = d != 0
         cand, d = cand[nz], d[nz]
         vals[cand] = _offset_mean(mech, scale, d, e[cand])
+    with_fresh = np.flatnonzero(fr[r] > 0)
+    if with_fresh.size:
+        d = _offset_lengths(x, y, r[with_fresh], src[with_fresh])
+        vals[with_fresh] = _fresh_mean(mech, scale, d, e[with_fresh], fr[r][with_fresh])
     out = np.full(T, np.nan)
     out[r] = vals
     return out
+
+
+def _fresh_budgets(x: np.ndarray, y: np.ndarray, eps: np.ndarray, pub: np.ndarray,
+                   stays: bool, fresh: ArrayLike | None) -> np.ndarray:
+    """Per timestamp, the budget of the fresh noise its released value carries (see
+    :func:`expected_errors`)."""
+    if fresh is not None:
+        fr = np.asarray(fresh, dtype=float)
+        if fr.shape != eps.shape:
+            raise InputError("the fresh-noise budgets must have one entry per timestamp")
+        return fr
+    repeated = ~pub
+    if stays:
+        moved = y != x if x.ndim == 1 else np.any(y != x, axis=1)
+        repeated = repeated | moved
+    return np.where(repeated, float(eps.max()) if eps.size else 0.0, 0.0)
+
+
+def _fresh_mean(mech: str, scale: float, d: np.ndarray, e: np.ndarray,
+                ef: np.ndarray) -> np.ndarray:
+    """``E|δ + Z + W|``: a publication's noise at ``e`` plus fresh noise at ``ef``."""
+    from lmdk_core.decision.fresh_noise_laws import (
+        geometric_fresh_mean,
+        laplace_fresh_mean,
+        planar_fresh_mean,
+    )
+
+    if mech == "laplace":
+        return laplace_fresh_mean(d, scale / e, scale / ef)
+    if mech == "geometric":
+        return geometric_fresh_mean(d, e / scale, ef / scale)
+    return planar_fresh_mean(d, scale / e, scale / ef)
 
 
 def _noise_scale(mech: str, sensitivity: float | None, radius: float | None) -> float:

@@ -278,7 +278,8 @@ def utility_verdict(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLik
                     n_landmarks: int = 0, scheme: str | None = None, unit: str | None = None,
                     sources: ArrayLike | None = None,
                     scale: DataScale | None = None,
-                    errors: ArrayLike | None = None) -> UtilityVerdict:
+                    errors: ArrayLike | None = None,
+                    fresh: ArrayLike | None = None) -> UtilityVerdict:
     """The utility verdict of a release setting (module docstring for the formulas).
 
     ``epsilon`` (the total budget), ``n_landmarks`` and ``scheme`` only shape the advice
@@ -288,6 +289,8 @@ def utility_verdict(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLik
     on every change of ε). ``errors``: each reading's expected error when it is not
     the closed form at the pattern given — an Adaptive release's, simulated over whole
     releases (:func:`lmdk_core.decision.adaptive_accuracy.adaptive_expected_errors`).
+    ``fresh``: the budget of the fresh post-processing noise of each repeated value
+    (:func:`lmdk_core.decision.expected_error.expected_errors`).
 
     Returns
     -------
@@ -311,7 +314,7 @@ def utility_verdict(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLik
     mech = series_mechanism(x, mechanism)
     eps = np.asarray(epsilon_t, dtype=float)
     err, pub, facts = _summary(x, eps, published, mech, sensitivity, radius, unit, sources,
-                               scale, errors)
+                               scale, errors, fresh)
     sc = facts.scale
     if facts.n_released == 0:
         return _nothing_released(facts)
@@ -350,14 +353,14 @@ def expected_utility(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLi
 def _summary(x: np.ndarray, eps: np.ndarray, published: ArrayLike | None, mech: str,
              sensitivity: float | None, radius: float | None, unit: str | None,
              sources: ArrayLike | None, scale: DataScale | None,
-             errors: ArrayLike | None = None
+             errors: ArrayLike | None = None, fresh: ArrayLike | None = None
              ) -> tuple[np.ndarray, np.ndarray, _ErrorSummary]:
     """The expected errors (``errors`` when given, else the closed forms), the
     publication flags and their summary (the data's scale computed unless given)."""
     unit = _unit_of(x, unit)
     if errors is None:
         err = expected_errors(x, eps, published, mechanism=mech, sensitivity=sensitivity,
-                              radius=radius, sources=sources)
+                              radius=radius, sources=sources, fresh=fresh)
     else:
         err = np.asarray(errors, dtype=float)
         if err.shape != eps.shape:
@@ -522,4 +525,13 @@ def release_utility(rel, *, sensitivity: float | None = None, radius: float | No
                            epsilon=rel.epsilon,
                            # with a declared k, Uniform's share is ε/(k+1): k is what to lower
                            n_landmarks=n_events if declared is None else int(declared),
-                           scheme=rel.scheme, unit=unit, sources=sources, errors=errors)
+                           scheme=rel.scheme, unit=unit, sources=sources, errors=errors,
+                           fresh=_fresh_of(rel))
+
+
+def _fresh_of(rel) -> np.ndarray | None:
+    """The budget of the fresh noise on each repeated value of ``rel`` (None: none)."""
+    mask = getattr(rel, "renoised", None)
+    if mask is None:
+        return np.zeros(np.size(rel.epsilon_t))
+    return np.where(mask, float(rel.renoise_epsilon), 0.0)
