@@ -68,6 +68,17 @@ def _same(a: np.ndarray, b: np.ndarray) -> bool:
     return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
 
 
+def _held(rel) -> np.ndarray:
+    """The scheme's own output before the fresh post-processing noise on approximations
+    (lmdk_core/engine/repeat_noise.py): the last publication at every timestamp — what
+    the stored outputs of the original code hold. Publications carry no extra noise."""
+    idx = np.where(rel.published, np.arange(rel.published.size), -1)
+    np.maximum.accumulate(idx, out=idx)
+    out = rel.released[np.maximum(idx, 0)].copy()
+    out[idx < 0] = np.nan
+    return out
+
+
 def _assert_same_release(ref, new) -> None:
     """The released values, budgets and publication flags of ``new`` are the
     reference's, bit for bit."""
@@ -431,7 +442,7 @@ def _run_case(case: dict):
 def test_stored_outputs_of_the_original_code(name, case):
     stored = np.load(CASES)
     rel = _run_case(case)
-    assert _same(rel.released, stored[f"{name}_released"])
+    assert _same(_held(rel), stored[f"{name}_released"])
     assert _same(rel.epsilon_t, stored[f"{name}_epsilon"])
     assert _same(rel.published, stored[f"{name}_published"])
 
@@ -446,7 +457,7 @@ def test_stored_track_outputs_on_the_compiled_loop(name, case):
     stored = np.load(CASES)
     with _planar_path(compiled=True):
         rel = _run_case(case)
-    assert _same(rel.released, stored[f"{name}_released"])
+    assert _same(_held(rel), stored[f"{name}_released"])
     assert _same(rel.epsilon_t, stored[f"{name}_epsilon"])
     assert _same(rel.published, stored[f"{name}_published"])
 
@@ -749,7 +760,7 @@ if __name__ == "__main__":  # regenerate the stored outputs (only on purpose)
     arrays = {}
     for name, case in _stored_cases():
         rel = _run_case(case)
-        arrays[f"{name}_released"] = rel.released
+        arrays[f"{name}_released"] = _held(rel)
         arrays[f"{name}_epsilon"] = rel.epsilon_t
         arrays[f"{name}_published"] = rel.published
     CASES.parent.mkdir(exist_ok=True)

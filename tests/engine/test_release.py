@@ -41,8 +41,12 @@ def test_skip_spends_nothing_at_landmarks_and_repeats_the_last_release():
     assert np.all(rel.epsilon_t[[0, 4, 5, 12]] == 0)
     assert not rel.published[[0, 4, 5, 12]].any()
     assert np.isnan(rel.released[0])  # nothing released yet: withheld
-    assert rel.released[4] == rel.released[3] and rel.released[5] == rel.released[3]
-    assert rel.released[12] == rel.released[11]
+    # an approximation shows the last release plus fresh noise of the regular law
+    # (ε = 1 for Skip; post-processing): no run of identical values
+    assert rel.renoised.tolist() == [t in (4, 5, 12) for t in range(20)]
+    assert rel.renoise_epsilon == 1.0
+    assert len({rel.released[3], rel.released[4], rel.released[5]}) == 3
+    assert rel.released[12] != rel.released[11]
     assert rel.verdict.private
     assert rel.metrics()["n_withheld"] == 1
 
@@ -94,10 +98,12 @@ def test_adaptive_final_allocation_is_landmark_private(case):
     assert v.private, v.summary()
     assert np.all(rel.epsilon_t[~rel.published] == 0)
     assert np.all(rel.epsilon_t[rel.published] > 0)
-    # approximations repeat the last released value
+    # approximations show the last released value plus fresh noise (never a repeat)
     for t in np.flatnonzero(~rel.published):
         if t > 0:
-            assert rel.released[t] == rel.released[t - 1]
+            assert rel.renoised[t] and rel.released[t] != rel.released[t - 1]
+    if rel.renoised is not None:  # the noise of Adaptive's start (Uniform's share)
+        assert rel.renoise_epsilon == rel.planned_epsilon_t[0]
     # budget only ever moves from skipped landmarks to later timestamps
     planned = rel.planned_epsilon_t
     if rel.published.any():
@@ -134,7 +140,8 @@ def test_trajectory_skip_withholds_a_starting_landmark():
     lon = np.linspace(2.35, 2.36, 10)
     rel = release_trajectory(lat, lon, [0, 1, 5], 1.0, 50.0, "skip", seed=0)
     assert rel.withheld[[0, 1]].all() and not rel.withheld[2:].any()
-    np.testing.assert_array_equal(rel.released[5], rel.released[4])
+    assert rel.renoised.tolist() == [False] * 5 + [True] + [False] * 4
+    assert not np.array_equal(rel.released[5], rel.released[4])
 
 
 @pytest.mark.parametrize(
@@ -165,8 +172,9 @@ def test_same_seed_same_release():
 
 def test_long_adaptive_trajectory_is_private_and_measured(monkeypatch):
     """A trajectory long enough for the compiled Adaptive loop: the allocation passes the
-    verifier, only published timestamps spend, the last publication is repeated, and
-    the errors are the geodesic distances from the released to the true points."""
+    verifier, only published timestamps spend, every other point is the last
+    publication moved by fresh noise (never the same point), and the errors are the
+    geodesic distances from the released to the true points."""
     from lmdk_core.adaptive import planar_kernel
     from lmdk_core.mechanisms import PlanarLaplace
 
@@ -181,7 +189,10 @@ def test_long_adaptive_trajectory_is_private_and_measured(monkeypatch):
     assert rel.published[0] and np.all(rel.epsilon_t[~rel.published] == 0)
     assert 0 < rel.published.sum() < T
     pub_rows = np.cumsum(rel.published) - 1
-    np.testing.assert_array_equal(rel.released, rel.released[rel.published][pub_rows])
+    held = rel.released[rel.published][pub_rows]
+    np.testing.assert_array_equal(rel.renoised, ~rel.published)
+    np.testing.assert_array_equal(rel.released[rel.published], held[rel.published])
+    assert not np.any(np.all(rel.released[~rel.published] == held[~rel.published], axis=1))
     np.testing.assert_array_equal(rel.errors, PlanarLaplace.distance(rel.released, rel.original))
     spent = np.where(rel.published, rel.epsilon_t, 1.0)
     expected = np.where(rel.published, 2.0 * (50.0 / spent), np.nan)  # 2r/ε_t
