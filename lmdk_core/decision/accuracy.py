@@ -14,9 +14,9 @@ landmarks, Adaptive's skips) the release shows the last publication s(t) < t plu
 noise W_t of the regular law (:mod:`lmdk_core.engine.repeat_noise`), so the error is the
 data's change plus both noises, ``δ_t + Z_{s(t)} + W_t`` with ``δ_t = x_{s(t)} − x_t``
 (every fix of a stay likewise, δ_t = the stay's centroid − x_t;
-:mod:`lmdk_core.decision.fresh_noise_laws`). Withheld timestamps (nothing published yet) are left out and
-counted. The exact laws of Laplace, two-sided Geometric and Planar Laplace noise are in
-:mod:`lmdk_core.decision.noise_laws`.
+:mod:`lmdk_core.decision.fresh_noise_laws`). Withheld timestamps (nothing published
+yet) are left out and counted. The exact laws of Laplace, two-sided Geometric and
+Planar Laplace noise are in :mod:`lmdk_core.decision.noise_laws`.
 
 **Three readings of a target.** ``each``: each released reading, on its own, meets it
 (min over t of P(|err_t| ≤ a) ≥ p, or max over t of E|err_t| ≤ a) — a statement about

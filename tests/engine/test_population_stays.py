@@ -46,8 +46,9 @@ def run(df: pd.DataFrame, extra: dict | None = None):
 
 def test_stays_are_events_in_batch_and_the_release_is_usable(population):
     """Defaults (ε = 1, r = 100 m, Uniform): every user landmark-private under the grouped
-    theorem, each stay released once and its fixes shown with fresh noise, median displacement ≤ 5 km and none
-    beyond 100 km (root entropy fixed above, so the figures are fixed)."""
+    theorem, each stay released once and its fixes shown with fresh noise, median
+    displacement ≤ 5 km and none beyond 100 km (root entropy fixed above, so the figures
+    are fixed)."""
     res = run(population)
     audit = res.audit.set_index("user")
     out = res.released

@@ -323,6 +323,11 @@ def _one_noise_mean(d, e, mech, scale):
     return d + 2 * a ** (d + 1) / (1 - a * a)
 
 
+def _fresh_integrand(w, d, e, mech, scale, bw):
+    """E|d + w + Z| times the Laplace(bw) density of W at w."""
+    return _one_noise_mean(d + w, e, mech, scale) * np.exp(-abs(w) / bw) / (2 * bw)
+
+
 def _oracle(x, eps, pub, mech, scale, fresh=0.0):
     """Slow per-timestamp reference: walk back to the last publication, then the closed
     form of E|δ + Z|; with fresh noise W (budget ``fresh``) on every approximated
@@ -342,10 +347,11 @@ def _oracle(x, eps, pub, mech, scale, fresh=0.0):
             out.append(_one_noise_mean(d, eps[s], mech, scale))
         elif mech == "laplace":
             bw = scale / fresh
-            f = lambda w: _one_noise_mean(d + w, eps[s], mech, scale) * np.exp(-abs(w) / bw) / (2 * bw)  # noqa: E731,E501
+            args = (d, eps[s], mech, scale, bw)
             lo, hi = -60 * bw, 60 * bw
-            out.append(quad(f, lo, -d, limit=200)[0] + quad(f, -d, hi, limit=200)[0]
-                       if lo < -d < hi else quad(f, lo, hi, limit=200)[0])
+            out.append(quad(_fresh_integrand, lo, -d, args, limit=200)[0]
+                       + quad(_fresh_integrand, -d, hi, args, limit=200)[0]
+                       if lo < -d < hi else quad(_fresh_integrand, lo, hi, args, limit=200)[0])
         else:
             a = np.exp(-fresh / scale)
             k = int(np.ceil(np.log(1e-15) / np.log(a))) + 1
