@@ -334,7 +334,7 @@ def _renoised_rows(b: _Block, rel, mech, settings: BatchSettings, n_out: int) ->
     identical values in the publishable file."""
     rows = rel.released[b.rows, b.pos].reshape(-1, n_out)
     planned = planned_budgets(settings.scheme, b.c_lengths, b.landmarks, settings.epsilon,
-                              settings.window)
+                              settings.window, settings.max_landmarks)
     for u in range(b.lengths.size):
         n, m, cond = int(b.lengths[u]), int(b.c_lengths[u]), b.conds[u]
         repeated = ~rel.published[u, :m]

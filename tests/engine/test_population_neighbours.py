@@ -2,7 +2,8 @@
 batch"): two users whose tracks differ by one fix moved r = 100 m — discovery finds the
 stay 0–29 for one and 1–29 for the other — give publishable files with the same
 deterministic parts (header, users, times) and no pattern of repeated points in either
-(before the fresh noise, the files differed with certainty in which points repeat)."""
+(before the fresh noise, the files differed with certainty in which points repeat); the
+declared bound k sets Uniform's ε/(k+1) for every user whatever discovery found."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from lmdk_core.cli import main
 from lmdk_core.engine.geodesy import destination
+from lmdk_core.engine.validation import InputError
 from lmdk_core.files.config import ViewConfig, config_to_json
 from lmdk_core.landmarks.discovery import detect_stay_points
 
@@ -40,7 +43,8 @@ def _publish(tmp_path: Path, df: pd.DataFrame, name: str) -> tuple[list[str], pd
     src, out = tmp_path / f"{name}.csv", tmp_path / f"{name}.released.csv"
     df.to_csv(src, index=False)
     cfg = tmp_path / "view.json"
-    cfg.write_text(config_to_json(ViewConfig(data_kind="track", radius=R)))
+    cfg.write_text(config_to_json(ViewConfig(data_kind="track", radius=R,
+                                             extra={"max_landmarks": 2})))
     code = main(["batch", "--config", str(cfg), "--input", str(src), "--user-col", "uid",
                  "--time-col", "t", "--lat-col", "lat", "--lon-col", "lon", "--output",
                  str(out), "--audit", str(tmp_path / f"{name}.audit.csv"), "--noise", "fast",
@@ -69,3 +73,41 @@ def test_one_fix_moved_by_r_changes_what_discovery_finds_but_not_the_file(tmp_pa
     for rel in (rel_a, rel_b):
         p = rel[["released_lat", "released_lon"]].to_numpy()
         assert not np.any(np.all(p[1:] == p[:-1], axis=1))
+
+
+def test_declared_k_sets_every_users_share_whatever_discovery_found():
+    """planned_budgets with k = 3: ε/4 for a user with no landmark and for one with three;
+    undeclared, the share would be ε/(|L_u| + 1) and tell |L_u|."""
+    from lmdk_core.population.lockstep import planned_budgets
+
+    lm = np.zeros((2, 10), dtype=bool)
+    lm[1, [2, 5, 7]] = True
+    lengths = np.array([10, 10])
+    k3 = planned_budgets("uniform", lengths, lm, 1.0, None, max_landmarks=3)
+    assert np.all(k3 == 0.25)
+    assert np.all(planned_budgets("adaptive", lengths, lm, 1.0, None, 3) == 0.25)
+    free = planned_budgets("uniform", lengths, lm, 1.0, None)
+    assert free[0, 0] == 1.0 and free[1, 0] == 0.25
+
+
+def test_a_user_with_more_events_than_k_is_refused(tmp_path):
+    """Three discovered stays with k = 2: refused with one message saying how to
+    declare a larger k; with k = 3 the user is released, landmark-private."""
+    from lmdk_core.population.partition import BatchSettings, release_partition
+    from lmdk_core.population.table import PopulationColumns
+
+    parts = [_track(120.0) for _ in range(3)]  # a stay, then 15 regular fixes walking
+    df = pd.concat(parts, ignore_index=True)
+    n = len(parts[0])
+    t = pd.Timestamp("2026-01-05 08:00") + pd.to_timedelta(np.arange(3 * n), "min")
+    df["t"] = t.strftime("%Y-%m-%dT%H:%M:%S")
+    df["lat"] = df["lat"] + np.repeat([0.0, 0.05, 0.1], n)  # three places 5.5 km apart
+    cols = PopulationColumns(user="uid", time="t", lat="lat", lon="lon")
+    def settings(k):
+        cfg = ViewConfig(data_kind="track", radius=R, extra={"max_landmarks": k})
+        return BatchSettings.from_config(cfg, "track", "fast", 1, leakage=False)
+
+    with pytest.raises(InputError, match="larger k"):
+        release_partition(df, cols, settings(2))
+    res = release_partition(df, cols, settings(3))
+    assert bool(res.audit["landmark_private"].iloc[0])
