@@ -99,7 +99,7 @@ class Release:
     max_landmarks: int | None = None
     #: where fresh post-processing noise of the regular law was added to a repeated value
     #: (approximations, every fix of a stay; :mod:`lmdk_core.engine.repeat_noise`); None
-    #: when nothing is repeated
+    #: only on a Release built elsewhere
     renoised: np.ndarray | None = field(default=None, repr=False)
     #: the budget ε_reg of that noise's law (a regular timestamp's planned share; spent
     #: nowhere: post-processing)
@@ -394,12 +394,12 @@ def _renoised(rel: Release, mechanism: Mechanism, gen: np.random.Generator,
     budget (ε_t unchanged), errors measured again."""
     share = regular_share(rel.planned_epsilon_t, rel.landmarks)
     shown = np.asarray(repeated, dtype=bool) & ~rel.withheld
+    rel.renoised = shown
+    rel.renoise_epsilon = share
     if not shown.any():
         return rel
     rel.released = renoise(rel.released, shown, mechanism, share, gen)
     rel.errors = _measure_errors(mechanism, rel.released, rel.original)
-    rel.renoised = shown
-    rel.renoise_epsilon = share
     return rel
 
 
