@@ -9,8 +9,8 @@ the data themselves vary. Every page, the privacy report, the release note and t
 :func:`release_utility`), shown next to the privacy verdict of :mod:`lmdk_core.decision.verdict`.
 
 **Expected error of one released reading**: the noise's mean at a published timestamp,
-the data's change since the last publication plus that publication's noise at a
-repeated one, none at a withheld one (:mod:`lmdk_core.decision.expected_error`, with the
+the data's change since the last publication plus that publication's noise and the
+fresh noise it is shown with at a repeated one, none at a withheld one (:mod:`lmdk_core.decision.expected_error`, with the
 exact laws of :mod:`lmdk_core.decision.noise_laws`).
 
 **Summary over t.** ``typical`` is the median over released timestamps, ``worst`` the
@@ -432,7 +432,8 @@ class _ErrorSummary:
         notes = ""
         if self.n_approximated:
             notes += (f" {self.n_approximated:,} repeated {self.noun}s (approximations) count "
-                      "the change since the last publication plus its noise.")
+                      "the change since the last publication plus its noise and the fresh "
+                      "noise each repeat is shown with.")
         if self.n_withheld:
             notes += (f" {self.n_withheld:,} withheld {self.noun}s (nothing to repeat yet) "
                       "are left out.")
