@@ -10,8 +10,9 @@ the data themselves vary. Every page, the privacy report, the release note and t
 
 **Expected error of one released reading**: the noise's mean at a published timestamp,
 the data's change since the last publication plus that publication's noise and the
-fresh noise it is shown with at a repeated one, none at a withheld one (:mod:`lmdk_core.decision.expected_error`, with the
-exact laws of :mod:`lmdk_core.decision.noise_laws`).
+fresh noise it is shown with at a repeated one, none at a withheld one
+(:mod:`lmdk_core.decision.expected_error`, with the exact laws of
+:mod:`lmdk_core.decision.noise_laws`).
 
 **Summary over t.** ``typical`` is the median over released timestamps, ``worst`` the
 largest, ``mean`` the average (what the measured MAE estimates).
