@@ -348,10 +348,10 @@ def _oracle(x, eps, pub, mech, scale, fresh=0.0):
         elif mech == "laplace":
             bw = scale / fresh
             args = (d, eps[s], mech, scale, bw)
-            lo, hi = -60 * bw, 60 * bw
-            out.append(quad(_fresh_integrand, lo, -d, args, limit=200)[0]
-                       + quad(_fresh_integrand, -d, hi, args, limit=200)[0]
-                       if lo < -d < hi else quad(_fresh_integrand, lo, hi, args, limit=200)[0])
+            # split at the kinks: |d + w| at w = −d, W's density at w = 0
+            cuts = sorted({-np.inf, -d, 0.0, np.inf})
+            out.append(sum(quad(_fresh_integrand, a, b, args, limit=200)[0]
+                           for a, b in zip(cuts, cuts[1:], strict=False)))
         else:
             a = np.exp(-fresh / scale)
             k = int(np.ceil(np.log(1e-15) / np.log(a))) + 1
@@ -439,8 +439,9 @@ def test_adaptive_utility_line_is_the_expected_error_of_whole_releases():
     standard errors and each reading's value within 5 (seeds fixed: the outcome is
     deterministic; the tolerance is what a fresh seed would meet but with probability
     < 1e-5 over 40 readings). The closed forms at the pattern each release drew —
-    the line before — average 8.7 % above the simulation over 300 seeded releases, more
-    than 5 standard errors: this test fails on them."""
+    the line before — differ from the simulation over 300 seeded releases by more than
+    5 standard errors (8.7 % above it before repeated values carried fresh noise, about
+    6 % below since): this test fails on them."""
     from lmdk_core.decision.adaptive_accuracy import adaptive_errors, adaptive_expected_errors
 
     rng = np.random.default_rng(11)
@@ -463,4 +464,6 @@ def test_adaptive_utility_line_is_the_expected_error_of_whole_releases():
               for r in (release_series(x, lm, 1.0, "adaptive", "laplace", 0.5,
                                        np.random.default_rng(c))
                         for c in np.random.SeedSequence(5).spawn(300))]
-    assert np.mean(closed) - mc > Z_TOL * np.hypot(se_mc, np.std(closed) / np.sqrt(300))
+    # (with the fresh noise on approximations the closed forms at the drawn pattern now
+    # under-state it: wrong either way)
+    assert abs(np.mean(closed) - mc) > Z_TOL * np.hypot(se_mc, np.std(closed) / np.sqrt(300))
