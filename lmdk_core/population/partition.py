@@ -20,7 +20,6 @@ import numpy as np
 
 from lmdk_core.engine.release import AdaptiveSettings
 from lmdk_core.engine.repeat_noise import regular_share, renoise
-from lmdk_core.engine.setting_limits import check_setting
 from lmdk_core.engine.stay_events import Condensed, condense, condensed_points, stay_members
 from lmdk_core.engine.validation import InputError
 from lmdk_core.mechanisms import Geometric, Laplace, PlanarLaplace
