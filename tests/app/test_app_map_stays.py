@@ -42,6 +42,7 @@ def accept_all(at: AppTest) -> AppTest:
 
 def test_accepting_all_stays_protects_each_as_one_event(real_track):
     at = real_track
+    at.session_state["w_max_landmarks"] = 22  # the declared k covers the 22 stays
     assert at.radio(key="w_stay_mark").value == "event"  # the default
     n = len(at.multiselect(key="track_candidates").options)
     assert n == 22  # the real track's stays (bench_stays.py)
@@ -55,7 +56,7 @@ def test_accepting_all_stays_protects_each_as_one_event(real_track):
     # every other setting at its default (ε = 1, r = 100 m, Uniform, seed 0): usable
     assert at.number_input(key="w_radius").value == 100.0
     expected = km(metric(at, "Expected (2r/ε_t)"))
-    assert expected == pytest.approx(0.2 * (n + 1), rel=1e-3)  # 2r/(ε/(n+1))
+    assert expected == pytest.approx(0.2 * (n + 1), rel=1e-3)  # 2r/(ε/(k+1)), k = n
     mean = km(metric(at, "Mean displacement"))
     assert mean < 10  # the mean of Gamma(2, r(n+1)) is 4.6 km, plus the stays' spread
 
@@ -66,6 +67,7 @@ def test_accepting_all_stays_protects_each_as_one_event(real_track):
 
 def test_per_fix_landmarks_remain_a_choice(real_track):
     at = real_track
+    at.session_state["w_max_landmarks"] = 1000  # every fix of the stay an event of its own
     at.radio(key="w_stay_mark").set_value("visit").run()
     at.multiselect(key="track_candidates").set_value(["stay:0"]).run()
     next(b for b in at.button if b.label == "Accept selected").click().run()
