@@ -47,7 +47,8 @@ def test_suggested_stays_accepted_at_the_defaults_give_a_usable_release(path, tm
     assert len(sug["landmarks"]) == sum(b - a + 1 for a, b in spans)
     for seed in ("0", "1"):
         out = ok_json("geo-release", "--input", str(path), "--stays", sug["stays"],
-                      "--epsilon", "1", "--seed", seed, "--output", str(tmp_path / "o.csv"))
+                      "--epsilon", "1", "--max-landmarks", str(len(spans)), "--seed", seed,
+                      "--output", str(tmp_path / "o.csv"))
         assert out["landmark_private"] is True
         assert out["n_stays"] == len(spans) and out["n_landmark_events"] == len(spans)
         assert out["n_landmarks"] == len(sug["landmarks"])
@@ -62,6 +63,7 @@ def test_per_fix_landmarks_are_what_ruined_the_release(tmp_path):
     sug = ok_json("suggest", "--input", str(path))
     out = ok_json("geo-release", "--input", str(path), "--landmarks",
                   ",".join(str(t) for t in sug["landmarks"]), "--epsilon", "1", "--seed", "0",
+                  "--max-landmarks", str(len(sug["landmarks"])),
                   "--output", str(tmp_path / "o.csv"))
     assert out["landmark_private"] is True and out["n_stays"] == 0
     assert out["median_displacement_m"] > 100_000
@@ -117,14 +119,15 @@ def test_a_report_of_a_view_with_stays_releases_them_as_events():
     df = pd.read_csv(GEOLIFE[0])
     data = {"time": df["time"].tolist(), "lat": df["lat"].tolist(), "lon": df["lon"].tolist()}
     sug = ok_json("suggest", "--input", str(GEOLIFE[0]))
-    cfg = ViewConfig(data_kind="track", dataset="embedded", data=data,
-                     landmarks=sug["landmarks"], extra={"stays": sug["stays"]}, seed=1)
-    rep = compute_report(cfg)
     spans = tuple(tuple(int(v) for v in r.split("-")) for r in sug["stays"].split(","))
+    cfg = ViewConfig(data_kind="track", dataset="embedded", data=data,
+                     landmarks=sug["landmarks"], seed=1,
+                     extra={"stays": sug["stays"], "max_landmarks": len(spans)})
+    rep = compute_report(cfg)
     assert rep.release.stays == spans and rep.release.verdict.groups == spans
     assert rep.release.verdict.private
     n = len(spans)
-    assert rep.release.epsilon_t.max() == pytest.approx(1.0 / (n + 1))
+    assert rep.release.epsilon_t.max() == pytest.approx(1.0 / (n + 1))  # declared k = n
     bad = ViewConfig(data_kind="track", dataset="embedded", data=data,
                      extra={"stays": f"0-{len(df)}"})
     with pytest.raises(InputError, match="not a range of timestamps"):
