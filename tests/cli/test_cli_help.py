@@ -39,6 +39,7 @@ def test_help_prints_and_exits_0(name):
 
 
 def test_silent_defaults_are_in_the_help():
-    """Δf = 1 and r = 100 m are applied when not given, so the help says so."""
-    assert "(default: 1.0)" in run_cli("release", "--help").stdout
+    """Δf = 1, k = 5 and r = 100 m are applied when not given, so the help says so."""
+    text = " ".join(run_cli("release", "--help").stdout.split())
+    assert "default 1)" in text and "(default 5)" in text
     assert "(default: 100.0)" in run_cli("geo-release", "--help").stdout

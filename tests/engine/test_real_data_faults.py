@@ -94,7 +94,7 @@ def test_release_commands_accept_landmark_ranges(command, path, ranged, n, capsy
     if command == "solve-epsilon":
         args += ["--within", "50", "--runs", "60", "--seed", "1"]
     else:
-        args += ["--epsilon", "1", "--seed", "3"]
+        args += ["--epsilon", "1", "--seed", "3", "--max-landmarks", str(n)]
     answers = []
     for k, lm in enumerate([ranged, listed, ""]):
         extra = [] if command == "solve-epsilon" else ["--output", str(tmp_path / f"{k}.csv")]
