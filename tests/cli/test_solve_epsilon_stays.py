@@ -28,9 +28,11 @@ def test_stays_count_as_one_event_each(capsys):
     as_events = _json(capsys, *common, "--stays", stays)["solutions"][0]
     per_fix = _json(capsys, *common, "--landmarks", fixes)["solutions"][0]
     # Planar Laplace: mean displacement 2r/ε_t = 2000 m -> ε_t = 0.1; Uniform ε = ε_t·(k+1)
-    # for k events (a stay's fixes publish its centroid plus fresh noise: a little more)
+    # for k events; a stay's fixes publish its centroid plus fresh noise of the regular
+    # law, so their error is larger and ε must be higher — but far below per fix
     k = len(sug["suggestions"])
-    assert 0.1 * (k + 1) <= as_events["epsilon"] <= 0.1 * (k + 1) * 1.02
+    assert 0.1 * (k + 1) <= as_events["epsilon"] <= 0.1 * (k + 1) * 2
+    assert as_events["epsilon"] < per_fix["epsilon"] / 10
     assert per_fix["epsilon"] == pytest.approx(0.1 * (len(sug["landmarks"]) + 1), rel=1e-6)
     assert as_events["landmark_private"]
 
