@@ -67,6 +67,7 @@ from lmdk_core.population.in_process import (
     verdict_colours,
 )
 from lmdk_core.population.landmarks import DiscoverySettings
+from lmdk_core.population.partition import UNDECLARED_K_LABEL
 from lmdk_core.population.preview import preview_table
 
 keep_page_state({
@@ -356,8 +357,10 @@ elif st.session_state.get(K.POP_MODEL_NOTE) and spec["model"] == "matrix":
 
 st.header("8. Downloads and the batch command")
 teaching = teaching_note(int(setting("seed"))) if setting("reproducible") else None
+undeclared_k = settings.shows_landmark_count()
 header = [
     (f"Landmark Privacy Explorer — {teaching}" if teaching else
+     f"Landmark Privacy Explorer — {UNDECLARED_K_LABEL}" if undeclared_k else
      "Landmark Privacy Explorer — publishable population release (released values only)"),
     f"epsilon: {settings.epsilon:g} per user (landmark privacy, Katsomallos et al. CODASPY "
     "2022)",
@@ -380,6 +383,16 @@ if shown is not None and current:
                                key="pop_dl_release",
                                file_name=teaching_filename(f"population_{kind}", "csv"),
                                mime="text/csv", icon=":material/school:", help=TEACHING_HELP)
+        elif undeclared_k:
+            d1.warning("**Exploratory, not publishable:** with Uniform or Adaptive and no "
+                       "declared bound k, each user's noise scale follows that user's own "
+                       "landmark count. Choose Skip, or run `lmdk batch` with "
+                       "`extra.max_landmarks` declared in the configuration.",
+                       icon=":material/warning:")
+            d1.download_button("EXPLORATORY — released population (CSV), not publishable",
+                               pub, key="pop_dl_release",
+                               file_name=f"lmdk_EXPLORATORY_population_{kind}.csv",
+                               mime="text/csv", icon=":material/science:")
         else:
             d1.download_button("Released population (CSV)", pub, key="pop_dl_release",
                                file_name=publishable_filename(f"population_{kind}", "csv"),

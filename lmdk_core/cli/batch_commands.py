@@ -81,6 +81,12 @@ def _report_batch(res, cfg, args: argparse.Namespace) -> int:
     else:
         _print_batch(res, summary["input"], args)
     _note_other_input(cfg.data_file, summary["input"])
+    extra = cfg.extra if isinstance(cfg.extra, dict) else {}
+    if res.output_written and cfg.scheme in ("uniform", "adaptive") and \
+            extra.get("max_landmarks") is None:
+        print("lmdk: note: the output is marked EXPLORATORY, not publishable: without a "
+              "declared bound k each user's noise scale follows that user's landmark count; "
+              "declare extra.max_landmarks in the configuration", file=sys.stderr)
     if not res.output_written:
         print(f"lmdk: note: {res.not_private} users' releases are NOT landmark-private under "
               "this configuration; no publishable file was written (see the audit)",

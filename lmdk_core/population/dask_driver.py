@@ -57,7 +57,7 @@ from lmdk_core.population.cluster import (
     stop_on_signals,
     workers_ignore_ctrl_c,
 )
-from lmdk_core.population.partition import BatchSettings, release_partition
+from lmdk_core.population.partition import UNDECLARED_K_LABEL, BatchSettings, release_partition
 from lmdk_core.population.row_groups import read_units, row_group_plan
 from lmdk_core.population.table import (
     PopulationColumns,
@@ -457,7 +457,8 @@ def _run(cfg, src: Path, in_fmt: str, cols: PopulationColumns, output: Path, out
     settings = BatchSettings.from_config(cfg, cols.kind, noise, root, leakage)
     settings.make_mechanism()
     sampler = _sampler_text(noise, cols.kind, seed)
-    pub_meta = {"lmdk.content": PUBLISHABLE_NOTE, "lmdk.noise": sampler,
+    label = f"{UNDECLARED_K_LABEL}; " if settings.shows_landmark_count() else ""
+    pub_meta = {"lmdk.content": label + PUBLISHABLE_NOTE, "lmdk.noise": sampler,
                 "lmdk.rounding": rounding_line(settings.release_decimals()),
                 **({"lmdk.max_landmarks": max_landmarks_line(settings.max_landmarks)}
                    if settings.max_landmarks is not None else {})}
@@ -486,7 +487,7 @@ def _run(cfg, src: Path, in_fmt: str, cols: PopulationColumns, output: Path, out
             header = ["user", "time"] + (["released_lat", "released_lon"]
                                          if cols.kind == "track" else ["released"])
             _publish(tmp_dir, output, out_fmt, header,
-                     f"{PUBLISHABLE_NOTE}; noise: {sampler}; "
+                     f"{label}{PUBLISHABLE_NOTE}; noise: {sampler}; "
                      + rounding_line(settings.release_decimals())
                      + ("; " + max_landmarks_line(settings.max_landmarks)
                         if settings.max_landmarks is not None else ""))

@@ -44,8 +44,14 @@ if TYPE_CHECKING:
 
     from lmdk_core.files.config import ViewConfig
 
-__all__ = ["BLOCK_CELLS", "BatchSettings", "PartitionResult", "WAVE_CELLS",
-           "release_partition"]
+__all__ = ["BLOCK_CELLS", "UNDECLARED_K_LABEL", "BatchSettings", "PartitionResult",
+           "WAVE_CELLS", "release_partition"]
+
+#: the first words of a population file whose Uniform or Adaptive release has no declared
+#: k: each user's noise scale ε/(|L_u|+1) then gives away that user's landmark count
+UNDECLARED_K_LABEL = ("EXPLORATORY, not publishable: no declared bound k, so each user's "
+                      "noise scale follows that user's own landmark count (declare "
+                      "extra.max_landmarks in the configuration, or use Skip)")
 
 #: largest number of (user, timestamp) cells stacked in one lockstep block
 BLOCK_CELLS = 2_000_000
@@ -67,11 +73,18 @@ class BatchSettings:
     radius: float
     noise: str  # 'exact' or 'fast'
     root_entropy: int
-    #: the declared bound k on each user's landmark events (public; Uniform ε/(k+1))
+    #: the declared bound k on each user's landmark events (public; Uniform ε/(k+1));
+    #: without it Uniform and Adaptive are exploratory (:data:`UNDECLARED_K_LABEL`)
     max_landmarks: int | None = None
     adaptive: AdaptiveSettings = field(default_factory=AdaptiveSettings)
     discovery: DiscoverySettings = field(default_factory=DiscoverySettings)
     leakage: LeakageSettings = field(default_factory=LeakageSettings)
+
+    def shows_landmark_count(self) -> bool:
+        """Whether each user's noise scale follows the user's own landmark count: Uniform
+        and Adaptive's start are ε/(|L_u|+1) unless a bound k is declared. Such a release
+        is exploratory, never publishable (docs/privacy-model.md)."""
+        return self.max_landmarks is None and self.scheme in ("uniform", "adaptive")
 
     def release_decimals(self) -> int:
         """Decimal places of a released value in a publishable file: a step at most 1/1000

@@ -217,7 +217,11 @@ def test_page_renders_the_demo_with_its_distributions(population):
     assert metric(at, "Pass the verifier") == "200"
     assert len(chart_specs(at)) == 4  # |L|, verdicts, landmark TPL, error
     labels = [b.proto.label for b in at.get("download_button")]
-    assert "Released population (CSV)" in labels
+    # Uniform without a declared k: each user's noise scale follows their landmark count,
+    # so the file is exploratory, never called publishable (issue 35)
+    assert "EXPLORATORY — released population (CSV), not publishable" in labels
+    assert "Released population (CSV)" not in labels
+    assert any("Exploratory, not publishable" in w.value for w in at.warning)
     assert "CONFIDENTIAL — per-user audit (CSV)" in labels
     assert any("lmdk batch --config" in c.value for c in at.code)
     # the page's numbers are the engine's audit

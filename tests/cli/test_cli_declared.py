@@ -202,4 +202,17 @@ def test_batch_honours_a_declared_k(tmp_path):
             assert not out.exists()
         else:
             assert p.returncode == 0, p.stderr
-            assert "k (declared bound on landmark events): 20" in out.read_text().split("\n")[0]
+            first = out.read_text().split("\n")[0]
+            assert "k (declared bound on landmark events): 20" in first
+            assert "EXPLORATORY" not in first and "EXPLORATORY" not in p.stderr
+    # without a declared k, Uniform's noise scale follows each user's |L_u|: the file is
+    # marked exploratory (first header line) and stderr says how to declare k
+    del cfg["extra"]["max_landmarks"]
+    path = tmp_path / "none.json"
+    path.write_text(json.dumps(cfg))
+    out = tmp_path / "none.csv"
+    p = run_cli(*base, "--config", str(path), "--output", str(out),
+                "--audit", str(tmp_path / "none_audit.csv"))
+    assert p.returncode == 0, p.stderr
+    assert out.read_text().startswith("# EXPLORATORY, not publishable: no declared bound k")
+    assert "declare extra.max_landmarks" in p.stderr
