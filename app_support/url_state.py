@@ -2,7 +2,8 @@
 
 The page itself is the URL's path (``st.navigation``); the public settings ride in its
 query: ``eps`` (total budget ε), ``scheme``, ``w`` (window), ``mech`` (Laplace or
-Geometric) and ``r`` (the Map's radius in metres). Never the data, the landmarks, Δf
+Geometric) and ``r`` (the Map's radius in metres) and ``k`` (the declared bound on landmark events).
+Never the data, the landmarks, Δf
 (it may be a suggestion derived from the data) or a seed (a fresh seed regenerates the
 noise): the URL is shared, pasted and logged. A reload starts a new Streamlit session —
 the uploaded data and the landmarks are not kept (docs/app.md says so) — and
@@ -24,7 +25,7 @@ __all__ = ["URL_SETTINGS", "restore_settings", "write_settings"]
 
 #: query name → the shared setting it holds
 URL_SETTINGS = {"eps": "epsilon", "scheme": "scheme", "w": "window", "mech": "mechanism",
-                "r": "radius"}
+                "r": "radius", "k": "max_landmarks"}
 #: the allowed words of the settings that are not numbers
 _CHOICES = {"scheme": tuple(SCHEMES), "mechanism": ("laplace", "geometric")}
 _RESTORED = "_lmdk_url_restored"
@@ -40,7 +41,7 @@ def _parse(name: str, text: str):
                              f"{text[:40]!r}")
         return text
     try:
-        number = int(text) if name == "window" else float(text)
+        number = int(text) if name in ("window", "max_landmarks") else float(text)
     except ValueError:
         raise InputError(f"{name} must be a number; got {text[:40]!r}") from None
     return check_setting(name, number, where="")

@@ -65,7 +65,9 @@ def test_out_of_range_answers_cannot_be_applied(at):
 def test_attacker_and_schedule_sentences(at):
     text = " ".join(m.value for m in open_tab(at, ATTACKER).markdown)
     assert "more certain" in text
-    assert "100% of them are landmarks" in text  # Skip's repeats reveal L
+    # Skip's approximations carry fresh noise: no repeat shows where the landmarks are
+    assert "shows no trace of which timestamps are landmarks" in text
+    assert "100% of them are landmarks" not in text
     text = " ".join(m.value for m in open_tab(at, REPEATED).caption)
     assert "recurs in every release" in text
     apply = next(b for b in at.button if b.label.startswith("Apply ε ="))

@@ -21,8 +21,9 @@ def _app(**query: str) -> AppTest:
 
 
 def test_a_links_settings_become_the_sessions():
-    at = _app(eps="0.25", scheme="skip", w="7", mech="geometric", r="250")
+    at = _app(eps="0.25", scheme="skip", w="7", mech="geometric", r="250", k="12")
     ss = at.session_state
+    assert ss["w_max_landmarks"] == 12  # the declared bound k, a public setting
     assert ss["w_epsilon"] == 0.25 and ss["w_scheme"] == "skip" and ss["w_window"] == 7
     assert ss["w_mechanism"] == "geometric" and ss["w_radius"] == 250.0
     assert not at.error
@@ -35,7 +36,7 @@ def test_the_url_follows_the_settings_and_holds_nothing_else():
     at.run()
     assert at.query_params["eps"] == "0.5"
     # public settings only: no seed, no Δf (it may be derived from the data), no data
-    assert set(at.query_params) <= {"eps", "scheme", "w", "mech", "r"}
+    assert set(at.query_params) <= {"eps", "scheme", "w", "mech", "r", "k"}  # k: declared
 
 
 def test_a_bad_value_is_refused_with_a_message_and_the_default_kept():

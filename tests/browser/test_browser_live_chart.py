@@ -48,7 +48,7 @@ def x_range(page) -> list[float]:
 def test_the_timeline_chart_stays_mounted_and_keeps_the_zoom(page, app_url):
     requested: list[str] = []
     page.on("request", lambda r: requested.append(r.url))
-    page.goto(app_url + "/timeline")
+    page.goto(app_url + "/timeline?k=50")
     wait_for_app(page)
     page.wait_for_selector(f"{CHART} .scatterlayer .trace path.point", timeout=60_000)
     wait_draws(page, 1)

@@ -48,7 +48,7 @@ def test_accepted_stays_are_events_and_their_fixes_explain_a_click(app_url, page
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.set_viewport_size({"width": 1500, "height": 1400})
-    page.goto(app_url)
+    page.goto(app_url + "/?k=50")  # a declared k above the 22 stays accepted below
     wait_for_app(page)
     page.locator(".st-key-page_nav a").filter(has_text="Map").first.click()
     wait_for_map(page)

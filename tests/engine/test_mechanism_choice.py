@@ -43,10 +43,13 @@ def test_timeline_geometric_guides_instead_of_blanking():
     # one error box lists both problems with their fixes; the page goes on (no exception)
     assert not at.exception
     text = " ".join(e.value for e in at.error)
-    # the derived Δf is already a whole number for Geometric (3 kWh-units, docs/definitions.md)
-    assert at.sidebar.number_input(key="w_sensitivity").value == 3.0
-    assert "whole-number sensitivity" not in text and "not whole numbers" in text
+    # Δf is the declared 2.9 (never re-derived from the data): both problems are listed
+    assert at.sidebar.number_input(key="w_sensitivity").value == 2.9
+    assert "whole-number sensitivity" in text and "not whole numbers" in text
     assert any(m.label for m in at.metric)  # the error metrics are still drawn
+    next(b for b in at.button if b.label == "Set Δf = 3").click().run()
+    assert at.sidebar.number_input(key="w_sensitivity").value == 3.0
+    assert "whole-number sensitivity" not in " ".join(e.value for e in at.error)
     next(b for b in at.button if b.label.startswith("Round the values")).click().run()
     assert not at.exception and not at.error
     assert "rounded" in at.sidebar.selectbox(key="w_series_name").value
