@@ -83,6 +83,8 @@ def test_preview_refuses_geometric_on_decimals_as_the_release_does():
 # ------------------------------------------------------------------ the page (AppTest)
 def test_epsilon_change_answers_without_releasing_and_marks_the_old_result():
     at = open_page("population", 240)
+    at.session_state["w_scheme"] = "skip"  # publishable without a declared k
+    at.run()
     at.button(key="pop_release").click().run()
     assert not at.exception
     key = at.session_state["pop_result"][0]

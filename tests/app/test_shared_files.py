@@ -58,7 +58,10 @@ def _open(page: str):
 
 
 def _released(files) -> bool:
-    return any(name.startswith(("lmdk_release", "lmdk_TEACHING")) for _, name, _ in files)
+    """A release among the downloads (publishable, or labelled exploratory / teaching: any
+    of them may be passed on, so none may hold the seed)."""
+    return any(name.startswith(("lmdk_release", "lmdk_TEACHING", "lmdk_EXPLORATORY"))
+               for _, name, _ in files)
 
 
 def _shared(files):

@@ -200,7 +200,9 @@ def test_lmdk_explore_from_an_installed_wheel(tmp_path):
             errors: list[str] = []
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto(url + "/")
-            page.get_by_text("Landmark", exact=False).first.wait_for(timeout=90_000)
+            # the Home page's title (the skip links, hidden until focused, also say Landmark)
+            page.get_by_role("heading", name="Landmark Privacy Explorer").first.wait_for(
+                timeout=90_000)
             page.goto(url + "/map")
             page.wait_for_function("() => !!(window.__lmdkTrackMap && "
                                    "window.__lmdkTrackMap.points)", timeout=120_000)

@@ -166,7 +166,10 @@ def test_tracks_uniform_equals_single_trace_and_adaptive_is_private(tmp_path, cl
     run_batch(cfg, src, cols, tmp_path / "r.csv", tmp_path / "a.csv", seed=SEED,
               scheduler=cluster.scheduler_address)
     text = (tmp_path / "r.csv").read_text()
-    assert text.startswith("# released values only") and "NOT applied" in text.splitlines()[0]
+    # no declared k: Uniform's per-user scale follows |L_u|, so the file says exploratory
+    first = text.splitlines()[0]
+    assert first.startswith("# EXPLORATORY, not publishable") and "released values only" in first
+    assert "NOT applied" in first
     out = pd.read_csv(tmp_path / "r.csv", comment="#")
     assert list(out.columns) == ["user", "time", "released_lat", "released_lon"]
     for u, g in df.groupby("who"):
