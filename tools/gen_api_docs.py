@@ -44,6 +44,8 @@ MODULES = [
     "lmdk_core.decision.composition",
     "lmdk_core.decision.sensitivity",
     "lmdk_core.decision.verdict",
+    "lmdk_core.decision.release_verdict",
+    "lmdk_core.decision.averaging",
     "lmdk_core.decision.expected_error",
     "lmdk_core.decision.utility",
     "lmdk_core.decision.utility_advice",

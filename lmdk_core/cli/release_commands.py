@@ -268,11 +268,34 @@ def _cmd_geo_release(args: argparse.Namespace) -> int:
                   for w in track.waypoints]
     if out == "-":
         return 0
+    judged = _track_judgement(track, rel, args)
     if args.json:
-        emit_json(_track_release_summary(rel, utility, candidates, out, args.audit))
+        emit_json(_track_release_summary(rel, utility, candidates, out, args.audit, judged))
     else:
-        _print_track_release(rel, utility, candidates, out, args.audit)
+        _print_track_release(rel, utility, candidates, out, args.audit, judged)
     return 0
+
+
+def _track_judgement(track, rel, args: argparse.Namespace):
+    """(verdict, averaging) of a track release, for the curator's screen only (both are
+    computed from the raw track): the one verdict of the report and the Map — the theorem
+    plus landmark TPL under the correlation model estimated from the track's grid cells
+    of ``--cell-size`` metres, the worst over the smoothing range
+    (:mod:`lmdk_core.decision.release_verdict`) — and what a moving average of the
+    published file recovers (:mod:`lmdk_core.decision.averaging`)."""
+    from lmdk_core.decision.averaging import averaging_effect
+    from lmdk_core.decision.comparison import track_release_fn
+    from lmdk_core.decision.release_verdict import release_leakage, release_verdict
+    from lmdk_core.figures.common import hover_labels
+    from lmdk_core.leakage.model import DEFAULT_CELL_SIZE_M, correlation_from_spec
+
+    cell = DEFAULT_CELL_SIZE_M if args.cell_size is None else args.cell_size
+    model = correlation_from_spec(None, track, default_cell_size=cell)
+    verdict = release_verdict(rel, release_leakage(rel, model),
+                              hover_labels(track.time, track.time_kind))
+    fn = track_release_fn(track.lat, track.lon, rel.landmarks.tolist(), args.radius,
+                          args.window, rel.stays, rel.max_landmarks)
+    return verdict, averaging_effect(fn, rel.scheme, rel.epsilon)
 
 
 def _print_loader_notes(track) -> None:
@@ -324,12 +347,16 @@ def _write_track_audit(track, rel, mech: str, audit: str, seed: int | None) -> N
 
 
 def _track_release_summary(rel, utility, candidates: list[dict], out: str,
-                           audit: str | None) -> dict:
-    """The JSON summary of ``lmdk geo-release``: verdict, utility, displacements, counts."""
+                           audit: str | None, judged) -> dict:
+    """The JSON summary of ``lmdk geo-release``: verdict (with landmark TPL), utility,
+    what averaging recovers, displacements, counts."""
     from lmdk_core.files.export import PLANAR_NOISE
 
     m = rel.metrics()
-    return {"scheme": rel.scheme, **rel.verdict.to_dict(), **utility.to_dict(),
+    verdict, averaging = judged
+    return {"scheme": rel.scheme, **rel.verdict.to_dict(), **verdict.to_dict(),
+            **utility.to_dict(),
+            **averaging.to_dict(),
             "n_landmarks": int(rel.landmarks.size), "n_stays": len(rel.stays),
             "n_landmark_events": _landmark_events(rel),
             "mean_displacement_m": m["mae"], "median_displacement_m": m["median_error"],
@@ -342,12 +369,15 @@ def _track_release_summary(rel, utility, candidates: list[dict], out: str,
 
 
 def _print_track_release(rel, utility, candidates: list[dict], out: str,
-                         audit: str | None) -> None:
-    """The printout of ``lmdk geo-release``: verdict, utility, stays, what was written,
-    candidate landmarks from the track's waypoints."""
+                         audit: str | None, judged) -> None:
+    """The printout of ``lmdk geo-release``: verdict (with landmark TPL), utility, what
+    averaging recovers, stays, what was written, candidate landmarks from the track's
+    waypoints."""
     m = rel.metrics()
-    print(rel.verdict.summary())
+    verdict, averaging = judged
+    print(f"{verdict.colour.upper()} — {verdict.headline}. {verdict.sentence}")
     print(utility_line(utility))
+    print(f"averaging: {averaging.sentence()}")
     if rel.stays:
         print(f"{len(rel.stays)} stays protected as one landmark event each "
               f"({_landmark_events(rel)} landmark events for {rel.landmarks.size} landmark "
@@ -456,6 +486,11 @@ def register(sub) -> None:
     p.add_argument("--radius", type=bounded("radius", "--radius"),
                    default=100.0, help="protection radius r (metres)")
     _max_landmarks_option(p)
+    p.add_argument("--cell-size", type=bounded("cell_size_m", "--cell-size"),
+                   default=None, metavar="M",
+                   help="grid cells (metres) of the correlation model the verdict's temporal "
+                        "leakage (TPL) is computed under, as on the Map: the moves between "
+                        "cells counted from the track (default: the Map's default cells)")
     p.add_argument("--stays", default="", metavar="A-B,C-D",
                    help="stays (ranges of timestamps, as printed by lmdk suggest) protected as "
                         "ONE landmark event each: one release of the stay's centroid, its "

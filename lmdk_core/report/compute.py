@@ -23,8 +23,9 @@ from lmdk_core.decision.comparison import (
     series_release_fn,
     track_release_fn,
 )
+from lmdk_core.decision.release_verdict import LeakageSummary, release_leakage, release_verdict
 from lmdk_core.decision.utility import UtilityVerdict, release_utility
-from lmdk_core.decision.verdict import PrivacyVerdict, privacy_verdict
+from lmdk_core.decision.verdict import PrivacyVerdict
 from lmdk_core.engine.allocation import DEFAULT_MAX_LANDMARKS, scheme_info
 from lmdk_core.engine.release import Release
 from lmdk_core.engine.stay_events import parse_stays, stay_members
@@ -32,14 +33,6 @@ from lmdk_core.engine.validation import InputError
 from lmdk_core.engine.verifier import check_groups
 from lmdk_core.figures.common import hover_labels
 from lmdk_core.files.config import ViewConfig
-from lmdk_core.leakage.conservative import (
-    ModelVariant,
-    SmoothingSweep,
-    conservative_name,
-    range_text,
-    smoothing_sweep,
-    smoothing_variants,
-)
 from lmdk_core.leakage.model import (
     DEFAULT_CELL_SIZE_M,
     DEFAULT_SERIES_STATES,
@@ -64,6 +57,7 @@ __all__ = [
     "load_view_data",
     "mixture_quantile",
     "model_share",
+    "release_leakage",
     "release_verdict",
     "report_filename",
     "utility_of",
@@ -202,43 +196,6 @@ def model_share(model: CorrelationModel) -> float:
     return float(model.spec["epsilon"]) if model.key == "private" else 0.0
 
 
-@dataclass(frozen=True)
-class LeakageSummary:
-    """TPL and landmark TPL of the release's allocation under ``model``; for a model
-    estimated from the data also ``sweep``, landmark TPL under every smoothing of
-    :data:`~lmdk_core.leakage.conservative.SMOOTHING_RANGE` (the verdict takes the worst)."""
-
-    model: CorrelationModel
-    tpl: np.ndarray | None
-    landmark_tpl: np.ndarray | None
-    sweep: SmoothingSweep | None = None
-    variants: tuple[ModelVariant, ...] = ()
-
-    @property
-    def computed(self) -> bool:
-        return self.tpl is not None
-
-    @property
-    def estimated(self) -> bool:
-        """Whether the model was estimated from the raw data (conservative verdict)."""
-        return self.sweep is not None
-
-
-def _leakage(rel: Release, model: CorrelationModel) -> LeakageSummary:
-    """TPL and landmark TPL of a release under the model (none without a matrix); for
-    an estimated model also the sweep over the smoothing range."""
-    if model.backward is None:
-        return LeakageSummary(model, None, None)
-    from lmdk_core.leakage import temporal_leakage
-
-    res = temporal_leakage(rel.epsilon_t, model.backward, model.forward,
-                           rel.landmarks.tolist())
-    variants = smoothing_variants(model)
-    sweep = (smoothing_sweep(rel.epsilon_t, rel.landmarks.tolist(), variants)
-             if variants else None)
-    return LeakageSummary(model, res.tpl, res.landmark_tpl, sweep, variants)
-
-
 # ====================================================================== the report data
 @dataclass(frozen=True)
 class ReportData:
@@ -298,37 +255,6 @@ def leakage_target(cfg: ViewConfig) -> float | None:
     return float(raw)
 
 
-def _leakage_arguments(leak: LeakageSummary, scheme: str,
-                       target: float | None) -> dict[str, object]:
-    """:func:`~lmdk_core.decision.verdict.privacy_verdict`'s leakage arguments: with the
-    leakage computed, its landmark TPL, the target and (advice on the allocation, except
-    for Adaptive) the correlation matrices; without, the model's note on why not."""
-    if not leak.computed:
-        return {"landmark_tpl": None, "model_note": leak.model.note, "leakage_target": None,
-                "backward": None, "forward": None, "advise": False}
-    advise = scheme != "adaptive"
-    out = {"landmark_tpl": leak.landmark_tpl, "model_note": None, "leakage_target": target,
-           "backward": leak.model.backward if advise else None,
-           "forward": leak.model.forward if advise else None, "advise": advise}
-    if leak.estimated:  # the worst over the smoothing range, calibrated over all of it
-        own = leak.model.spec.get("smoothing")
-        out.update(landmark_tpl=leak.sweep.worst, estimated=range_text(own),
-                   model=conservative_name(leak.model),
-                   alternatives=[(v.backward, v.forward) for v in leak.variants
-                                 if v.smoothing != own] if advise else [])
-    return out
-
-
-def release_verdict(rel: Release, leak: LeakageSummary, labels: list[str] | None = None,
-                    target: float | None = None) -> PrivacyVerdict:
-    """:func:`lmdk_core.decision.verdict.privacy_verdict` of a release under the leakage computed
-    for it (green / amber / red); ``target`` is the landmark-TPL target (default ε)."""
-    return privacy_verdict(rel.epsilon_t, rel.landmarks.tolist(), rel.epsilon,
-                           groups=rel.stays, time_labels=labels,
-                           **{"model": leak.model.short or None,
-                              **_leakage_arguments(leak, rel.scheme, target)})
-
-
 def compute_report(cfg: ViewConfig, *, now: datetime | None = None) -> ReportData:
     """Validate ``cfg``, load its data, recompute the release (verifier included) and the
     leakage. Raises :class:`InputError` with a clear message on any bad input."""
@@ -351,7 +277,7 @@ def compute_report(cfg: ViewConfig, *, now: datetime | None = None) -> ReportDat
     releases = compare_schemes(_release_fn(cfg, data), [cfg.scheme, *keys], release_epsilon,
                                seed)
     leakage_target(cfg)  # checked now: a bad target is a clear error, not a late one
-    leaks = {k: _leakage(r, model) for k, r in releases.items()}
+    leaks = {k: release_leakage(r, model) for k, r in releases.items()}
     comparison = tuple((k, releases[k], leaks[k]) for k in keys)
     return ReportData(cfg, data, releases[cfg.scheme], leaks[cfg.scheme],
                       now or datetime.now(UTC), comparison)

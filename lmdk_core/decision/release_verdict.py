@@ -1,0 +1,105 @@
+"""The verdict of a finished release under a correlation model: its temporal privacy
+leakage (TPL and landmark TPL; Cao et al., "Quantifying differential privacy under
+temporal correlations", ICDE 2017, and TKDE 2018) and the one verdict of
+:func:`lmdk_core.decision.verdict.privacy_verdict` built from it.
+
+The privacy report (:mod:`lmdk_core.report.compute`) and ``lmdk geo-release`` take the
+verdict of a release from here: :func:`release_leakage` computes the leakage of the
+release's allocation (and, under a model estimated from the data, the sweep over the
+smoothing range whose worst case the verdict uses; :mod:`lmdk_core.leakage.conservative`),
+:func:`release_verdict` turns it into green / amber / red with the checked calibration
+advice. The app's pages compute the same leakage through their caches and call
+:func:`~lmdk_core.decision.verdict.privacy_verdict` with the same arguments. See
+``docs/correlation.md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from lmdk_core.decision.verdict import PrivacyVerdict, privacy_verdict
+from lmdk_core.engine.release import Release
+from lmdk_core.leakage.conservative import (
+    ModelVariant,
+    SmoothingSweep,
+    conservative_name,
+    range_text,
+    smoothing_sweep,
+    smoothing_variants,
+)
+from lmdk_core.leakage.model import CorrelationModel
+
+__all__ = ["LeakageSummary", "release_leakage", "release_verdict"]
+
+@dataclass(frozen=True)
+class LeakageSummary:
+    """TPL and landmark TPL of the release's allocation under ``model``; for a model
+    estimated from the data also ``sweep``, landmark TPL under every smoothing of
+    :data:`~lmdk_core.leakage.conservative.SMOOTHING_RANGE` (the verdict takes the worst)."""
+
+    model: CorrelationModel
+    tpl: np.ndarray | None
+    landmark_tpl: np.ndarray | None
+    sweep: SmoothingSweep | None = None
+    variants: tuple[ModelVariant, ...] = ()
+
+    @property
+    def computed(self) -> bool:
+        return self.tpl is not None
+
+    @property
+    def estimated(self) -> bool:
+        """Whether the model was estimated from the raw data (conservative verdict)."""
+        return self.sweep is not None
+
+
+def release_leakage(rel: Release, model: CorrelationModel) -> LeakageSummary:
+    """TPL and landmark TPL of a release's allocation under the model (Cao et al., ICDE
+    2017 / TKDE 2018: :func:`lmdk_core.leakage.temporal_leakage`; none without a matrix);
+    for an estimated model also the sweep over the smoothing range
+    (:func:`lmdk_core.leakage.conservative.smoothing_sweep`). With
+    :func:`release_verdict` it is the verdict of the report and of ``lmdk geo-release``."""
+    if model.backward is None:
+        return LeakageSummary(model, None, None)
+    from lmdk_core.leakage import temporal_leakage
+
+    res = temporal_leakage(rel.epsilon_t, model.backward, model.forward,
+                           rel.landmarks.tolist())
+    variants = smoothing_variants(model)
+    sweep = (smoothing_sweep(rel.epsilon_t, rel.landmarks.tolist(), variants)
+             if variants else None)
+    return LeakageSummary(model, res.tpl, res.landmark_tpl, sweep, variants)
+
+
+
+def _leakage_arguments(leak: LeakageSummary, scheme: str,
+                       target: float | None) -> dict[str, object]:
+    """:func:`~lmdk_core.decision.verdict.privacy_verdict`'s leakage arguments: with the
+    leakage computed, its landmark TPL, the target and (advice on the allocation, except
+    for Adaptive) the correlation matrices; without, the model's note on why not."""
+    if not leak.computed:
+        return {"landmark_tpl": None, "model_note": leak.model.note, "leakage_target": None,
+                "backward": None, "forward": None, "advise": False}
+    advise = scheme != "adaptive"
+    out = {"landmark_tpl": leak.landmark_tpl, "model_note": None, "leakage_target": target,
+           "backward": leak.model.backward if advise else None,
+           "forward": leak.model.forward if advise else None, "advise": advise}
+    if leak.estimated:  # the worst over the smoothing range, calibrated over all of it
+        own = leak.model.spec.get("smoothing")
+        out.update(landmark_tpl=leak.sweep.worst, estimated=range_text(own),
+                   model=conservative_name(leak.model),
+                   alternatives=[(v.backward, v.forward) for v in leak.variants
+                                 if v.smoothing != own] if advise else [])
+    return out
+
+
+def release_verdict(rel: Release, leak: LeakageSummary, labels: list[str] | None = None,
+                    target: float | None = None) -> PrivacyVerdict:
+    """:func:`lmdk_core.decision.verdict.privacy_verdict` of a release under the leakage computed
+    for it (green / amber / red); ``target`` is the landmark-TPL target (default ε)."""
+    return privacy_verdict(rel.epsilon_t, rel.landmarks.tolist(), rel.epsilon,
+                           groups=rel.stays, time_labels=labels,
+                           **{"model": leak.model.short or None,
+                              **_leakage_arguments(leak, rel.scheme, target)})
