@@ -9,6 +9,7 @@ import streamlit as st
 
 from app_support import state_keys as K
 from app_support.components import (
+    cached_averaging,
     cached_track_release,
     model_caption,
     render_verdict,
@@ -140,6 +141,16 @@ def _release(landmarks: list[int], accepted: list[tuple[int, int]], radius: floa
     except InputError as exc:
         st.error(f"Cannot release this track: {exc}", icon=":material/error:")
         st.stop()
+
+
+def _averaging_line(rel: Release, radius: float) -> None:
+    """What a moving average of the released track recovers, under the verdict: the
+    figure of ``lmdk geo-release``'s ``averaging:`` line (simulated releases of their
+    own seed; docs/correlation.md)."""
+    eff = cached_averaging(track.lat, track.lon, tuple(rel.landmarks.tolist()), rel.epsilon,
+                           radius, rel.scheme, int(setting("window")), tuple(rel.stays),
+                           rel.max_landmarks)
+    st.markdown(f":material/blur_on: **Averaging consecutive points.** {eff.sentence()}")
 
 
 def _displacement_metrics(rel: Release, summary: pd.DataFrame) -> None:
@@ -410,6 +421,7 @@ def landmark_workspace() -> None:
                    key="map_calibrate",
                    sweep=cur.sweep(rel, model) if leakage is not None else None)
     model_caption(model, model_note)
+    _averaging_line(rel, radius)
     summary = displacement_summary(rel, radius)
     _displacement_metrics(rel, summary)
 

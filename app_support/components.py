@@ -426,3 +426,19 @@ def cached_track_release(lat: np.ndarray, lon: np.ndarray, landmarks: tuple[int,
     each, docs/stays.md; ``max_landmarks``: the declared bound k on landmark events)."""
     return release_trajectory(lat, lon, list(landmarks), epsilon, radius, scheme, seed, window,
                               stays=list(stays) or None, max_landmarks=max_landmarks)
+
+
+@st.cache_data(max_entries=16, show_spinner="Measuring what averaging recovers…")
+def cached_averaging(lat: np.ndarray, lon: np.ndarray, landmarks: tuple[int, ...],
+                     epsilon: float, radius: float, scheme: str, window: int,
+                     stays: tuple[tuple[int, int], ...] = (),
+                     max_landmarks: int | None = None):
+    """What a moving average of the released track recovers
+    (:func:`lmdk_core.decision.averaging.averaging_effect`: its own seeded simulated
+    releases with these settings, never the session's noise), cached on its inputs."""
+    from lmdk_core.decision.averaging import averaging_effect
+    from lmdk_core.decision.comparison import track_release_fn
+
+    fn = track_release_fn(lat, lon, list(landmarks), radius, window, list(stays) or None,
+                          max_landmarks)
+    return averaging_effect(fn, scheme, epsilon)

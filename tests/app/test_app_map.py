@@ -366,3 +366,27 @@ def test_the_point_cap_advice_fits_the_tracks_own_sampling():
     with pytest.raises(InputError, match=r"one point in 3 \(one every 3 days instead of "
                                          r"every 1 day\)"):
         check_track_size(daily)
+
+
+def test_the_map_says_what_averaging_recovers_like_the_cli(mappage):
+    """Issue 37 §6 on the Map: under the verdict (amber: the dense track's fixes are
+    correlated), a line says what a moving average of the published track recovers —
+    the figure of ``lmdk geo-release``'s ``averaging:`` line (the same function and its
+    own fixed seed, so the numbers are the CLI's whatever the session's seed). Real
+    dense track: GeoLife user 004's ten recordings (tests/data/real/README.md)."""
+    from lmdk_core.data.track import load_track
+    from lmdk_core.decision.averaging import averaging_effect
+    from lmdk_core.decision.comparison import track_release_fn
+
+    path = Path(__file__).resolve().parents[1] / "data" / "real" / "gps" / \
+        "geolife-user004-recordings.gpx"
+    at = upload(mappage, "track_upload", path.name, path.read_bytes(), "application/gpx+xml")
+    at.sidebar.number_input(key="w_epsilon").set_value(3.0).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert "Landmark-private only if values were independent" in verdict_text(at)
+    line = next(m.value for m in at.markdown if "Averaging consecutive points" in m.value)
+    track = load_track(str(path), filename=str(path))
+    eff = averaging_effect(track_release_fn(track.lat, track.lon, [], 100.0,
+                                            max_landmarks=5), "uniform", 3.0)
+    assert eff.helps and f"moving average of {eff.window} points" in line
+    assert eff.sentence() in line
