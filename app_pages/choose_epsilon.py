@@ -36,6 +36,7 @@ from lmdk_core.decision.choice_tables import (
 from lmdk_core.decision.composition import DEFAULT_DELTA, per_release_epsilon, schedule_summary
 from lmdk_core.decision.epsilon_search import solve_epsilon
 from lmdk_core.engine.allocation import SCHEMES, allocate
+from lmdk_core.engine.plurals import counted
 from lmdk_core.engine.setting_limits import LIMITS
 from lmdk_core.engine.validation import InputError
 from lmdk_core.figures.choose import accuracy_figure, averaging_figure, posterior_figure
@@ -99,8 +100,9 @@ lm = list(cur.landmarks)
 # accuracy → ε releases a track's accepted stays as one landmark event each (docs/stays.md)
 acc_kw = {**mech_kw, **({"stays": cur.stays} if cur.stays else {})}
 n_fix = sum(b - a + 1 for a, b in cur.stays)
-lm_text = (f"{len(lm) - n_fix + len(cur.stays)} landmark events ({len(cur.stays)} stays of "
-           f"{n_fix:,} fixes, each one event)" if cur.stays else f"{len(lm)} landmarks")
+lm_text = (f"{counted(len(lm) - n_fix + len(cur.stays), 'landmark event')} "
+           f"({counted(len(cur.stays), 'stay')} of {counted(n_fix, 'fix', 'fixes')}, each one "
+           "event)" if cur.stays else counted(len(lm), "landmark"))
 st.caption(f"{cur.length:,} timestamps, {lm_text}, {mech_text}, current ε = "
            f"{eps_now:g} ({SCHEMES[setting('scheme')].label}).")
 

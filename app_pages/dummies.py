@@ -21,6 +21,7 @@ from lmdk_core.dummies import (
     release_series_with_dummies,
     select_option,
 )
+from lmdk_core.engine.plurals import counted
 from lmdk_core.engine.quoting import quote_user_text
 from lmdk_core.engine.setting_limits import LIMITS
 from lmdk_core.engine.validation import InputError
@@ -98,7 +99,8 @@ if not landmarks:
 if method == "optimal" and R > OPTIMAL_MAX_REGULAR:
     st.error(
         f"The optimal search is limited to {OPTIMAL_MAX_REGULAR} regular timestamps; this "
-        f"data has {R} (T = {T}, {len(landmarks)} landmarks). Its cost grows like R!: "
+        f"data has {R} (T = {T}, {counted(len(landmarks), 'landmark')}). Its cost grows "
+        "like R!: "
         "use the heuristic, or the small example.", icon=":material/error:")
     st.stop()
 
@@ -142,7 +144,8 @@ m1, m2, m3, m4 = st.columns(4)
 m1.metric("Drawn option", f"L{sel.index + 1} of {len(opts)}",
           help="Drawn with the Exponential mechanism and the shared random seed.")
 m2.metric("Size |L′|", f"{len(acc['landmarks_used'])}",
-          f"{sel.dummies.size} dummies added to {len(landmarks)} landmarks", delta_color="off")
+          f"{counted(sel.dummies.size, 'dummy', 'dummies')} added to "
+          f"{counted(len(landmarks), 'landmark')}", delta_color="off")
 m3.metric("Expected error with L′", f"{err_d:.3g}" if np.isfinite(err_d) else "—",
           (f"{err_d / err_l:.2g}× the error with L alone ({err_l:.3g})"
            if np.isfinite(err_d) and np.isfinite(err_l) and err_l > 0 else None),

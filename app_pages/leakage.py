@@ -36,6 +36,7 @@ from app_support.session import (
 from lmdk_core.data.digest import array_digest, sha256_hex
 from lmdk_core.decision.verdict import LEAKAGE_RTOL, privacy_verdict
 from lmdk_core.engine.allocation import SCHEMES, uniform_total_for_share
+from lmdk_core.engine.plurals import counted
 from lmdk_core.engine.quoting import quote_user_text, shorten_user_text
 from lmdk_core.engine.validation import InputError
 from lmdk_core.figures.common import data_labels
@@ -319,7 +320,7 @@ st.header("2. Budget per timestamp")
 alloc = st.radio("Allocation", ["scheme", "constant"], key=K.LK_ALLOC, horizontal=True,
                  format_func={"scheme": f"Sidebar scheme ({SCHEMES[setting('scheme')].label}, "
                                         f"ε = {float(setting('epsilon')):.4g}) on the "
-                                        f"{len(landmarks)} landmarks",
+                                        f"{counted(len(landmarks), 'landmark')}",
                               "constant": "The same ε at every timestamp"}.get)
 if alloc == "constant":
     const = st.number_input("ε per timestamp", min_value=0.001, max_value=100.0, step=0.05,

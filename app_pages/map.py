@@ -58,6 +58,7 @@ from app_support.track_session import (
 )
 from lmdk_core.data.demo_track import demo_track_events
 from lmdk_core.data.track import DEFAULT_WAYPOINT_MAX_M
+from lmdk_core.engine.plurals import agree, counted
 from lmdk_core.engine.quoting import quote_user_text
 from lmdk_core.engine.release import Release
 from lmdk_core.engine.setting_limits import LIMITS
@@ -199,8 +200,9 @@ def _accepted_stays(accepted: list[tuple[int, int]]) -> None:
         format_func=stay_chip, on_change=on_stay_select,
         help="Remove a chip to drop that stay.")
     st.caption(
-        f":material/shield: {len(accepted)} stays ({n_fix:,} fixes) cost "
-        f"{len(accepted)} landmark events, not {n_fix:,}: each stay is released once, "
+        f":material/shield: {counted(len(accepted), 'stay')} "
+        f"({counted(n_fix, 'fix', 'fixes')}) {agree(len(accepted), 'costs', 'cost')} "
+        f"{counted(len(accepted), 'landmark event')}, not {n_fix:,}: each stay is released once, "
         "from its centroid, and all its fixes publish that point (ε_t = 0 after the "
         "first). Red rings on the map; see docs/stays.md.")
 
@@ -311,8 +313,9 @@ def _suggestion_controls(stays: list, stay_note: str | None) -> None:
         if track.time_kind == "index" or track.n_missing_times:
             st.number_input("Minutes between points (the track has no times)"
                             if track.time_kind == "index" else
-                            f"Minutes between points ({track.n_missing_times:,} points have "
-                            "no time, so stays use this fixed interval)",
+                            f"Minutes between points ({counted(track.n_missing_times, 'point')} "
+                            f"{agree(track.n_missing_times, 'has', 'have')} no time, so stays "
+                            "use this fixed interval)",
                             min_value=LIMITS["minutes_per_point"].low,
                             max_value=LIMITS["minutes_per_point"].high,
                             step=1.0, key=K.W_MINUTES_PER_POINT)

@@ -38,6 +38,7 @@ from app_support.session import (
 )
 from app_support.statistics_view import render_statistics
 from lmdk_core.engine.allocation import SCHEMES
+from lmdk_core.engine.plurals import counted
 from lmdk_core.engine.quoting import quote_user_text, shorten_user_text
 from lmdk_core.engine.setting_limits import LIMITS
 from lmdk_core.engine.validation import InputError
@@ -101,7 +102,7 @@ kind = pop["kind"]
 n_users, n_repeat, n_repeat_users = population_counts(pop["key"], frame)
 flagged = "landmark" in frame
 shown = pop["name"] if pop["key"].startswith("demo") else quote_user_text(pop["name"])
-st.caption(f"**{shown}**: {n_users:,} users, {len(frame):,} rows "
+st.caption(f"**{shown}**: {counted(n_users, 'user')}, {counted(len(frame), 'row')} "
            f"({'values' if kind == 'series' else 'GPS points'}); "
            + ("landmarks flagged in the file." if flagged else "no landmark flags."))
 if n_repeat:  # the repeated-timestamp rule (docs/data-formats.md), as on the Map

@@ -14,6 +14,7 @@ from lmdk_core.data.track import Track
 from lmdk_core.decision.attacker import PosteriorCurve, posterior_vs_epsilon
 from lmdk_core.decision.utility import MARGINAL, NOT_USEFUL, USEFUL, UtilityVerdict
 from lmdk_core.decision.verdict import CalibrationAdvice, PrivacyVerdict, calibration_advice
+from lmdk_core.engine.plurals import agree, counted
 from lmdk_core.engine.release import Release, release_series, release_trajectory
 from lmdk_core.leakage.conservative import (
     SmoothingSweep,
@@ -129,13 +130,15 @@ def compact_verdict_text(pv: PrivacyVerdict) -> str:
 
 
 def _protected_set(pv: PrivacyVerdict) -> str:
-    """'the 5 landmarks' or, with stays as events, 'the 3 landmark events'."""
+    """'The 5 landmarks are' / 'The 1 landmark is' or, with stays as events, 'The 3
+    landmark events are': the sentence's subject with its verb."""
     n = int(pv.theorem.landmarks.size)
+    word = "landmark"
     if pv.theorem.groups:
         n_fix = sum(b - a + 1 for a, b in pv.theorem.groups)
         n = len(pv.theorem.groups) + n - n_fix
-        return f"the {n} landmark event{'s' if n != 1 else ''}"
-    return f"the {n} landmark{'s' if n != 1 else ''}"
+        word = "landmark event"
+    return f"The {counted(n, word)} {agree(n, 'is', 'are')}"
 
 
 def shared_plain_verdict(pvs: list[PrivacyVerdict]) -> str:
@@ -151,7 +154,7 @@ def shared_plain_verdict(pvs: list[PrivacyVerdict]) -> str:
     who = _protected_set(first)
     limit = ("ε" if first.leakage_target in (None, first.epsilon)
              else f"the target {first.leakage_target:g}")
-    return (f"{who[0].upper()}{who[1:]} are protected at ε = {first.epsilon:g} only if "
+    return (f"{who} protected at ε = {first.epsilon:g} only if "
             "consecutive values are independent, but in this data they are correlated: "
             f"an attacker who knows how they follow each other learns more than {limit} "
             "under every scheme. Calibrate before you publish: each scheme's column gives its "
@@ -165,13 +168,13 @@ def plain_verdict(pv: PrivacyVerdict, button: bool = True) -> str:
     field)."""
     who, eps = _protected_set(pv), f"ε = {pv.epsilon:g}"
     if pv.colour == "red":
-        return (f"{who[0].upper()}{who[1:]} are not protected at {eps}: together with one "
+        return (f"{who} not protected at {eps}: together with one "
                 "other moment they spend more than ε. Do not publish this release; choose "
                 "another scheme or fewer landmarks.")
     if pv.colour == "amber":
         # why (the data's values are correlated) and the advice that works (calibrate:
         # lowering ε alone keeps the leakage the same multiple of ε; docs/correlation.md)
-        why = (f"{who[0].upper()}{who[1:]} are protected at {eps} only if consecutive "
+        why = (f"{who} protected at {eps} only if consecutive "
                "values are independent, but in this data they are correlated: an attacker "
                f"who knows how they follow each other learns up to "
                f"{pv.landmark_tpl_max:.3g}, more than "
@@ -185,7 +188,7 @@ def plain_verdict(pv: PrivacyVerdict, button: bool = True) -> str:
                 "not help.")
     under = (" even under the assumed correlation" if pv.landmark_tpl_max is not None
              else " (assuming consecutive values are independent)")
-    return (f"{who[0].upper()}{who[1:]} together with any one other moment are protected at "
+    return (f"{who} protected, together with any one other moment, at "
             f"{eps}{under}: this release can be published.")
 
 
@@ -250,8 +253,10 @@ def population_utility_line(levels: list[str], typical: np.ndarray,
         level = USEFUL if counts["useful"] == n else MARGINAL
         return "Utility: no user's release is noise", level, f"{rest[0].upper()}{rest[1:]}.{tail}"
     others = f" Others: {rest}." if bad < n else ""
+    releases = counted(bad, "user's release", "users' releases")
     return (f"Utility: {bad:,} of {n:,} not useful", NOT_USEFUL,
-            f"**{bad:,} users' releases are not useful:** their typical expected error is "
+            f"**{releases} "
+            f"{agree(bad, 'is', 'are')} not useful:** their typical expected error is "
             f"more than half their own data's {'extent' if unit == 'm' else 'spread'} — the "
             f"noise hides what the data show.{others}{tail} Raise ε or use fewer landmarks "
             "per user (the user table lists each user's level).")

@@ -34,6 +34,7 @@ from lmdk_core.aggregate.population_release import (
 from lmdk_core.aggregate.statistics import statistic
 from lmdk_core.aggregate.temporal_leakage import aggregate_leakage, stay_matrix
 from lmdk_core.aggregate.windows import parse_width
+from lmdk_core.engine.plurals import counted
 from lmdk_core.engine.validation import InputError
 from lmdk_core.figures.aggregate import (
     cell_map_figure,
@@ -182,7 +183,7 @@ def _verdicts(result) -> None:
         st.success(f"Landmark-private for every user: {result.verdict.summary()}.",
                    icon=":material/verified_user:")
     else:
-        st.error(f"NOT landmark-private for {result.not_private:,} users "
+        st.error(f"NOT landmark-private for {counted(result.not_private, 'user')} "
                  f"({result.verdict.summary()}): no publishable file. Choose Uniform or "
                  "Skip, or raise k.", icon=":material/gpp_bad:")
 

@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 
 from lmdk_core.cli.bounded import bounded
+from lmdk_core.engine.plurals import counted
 
 __all__ = ["IN_PROCESS_ROWS", "register"]
 
@@ -271,8 +272,9 @@ def _report(result, args: argparse.Namespace) -> None:
         print(f"wrote {args.output}: publishable (released values and 95 % intervals)")
     if args.audit:
         print(f"wrote {args.audit} and {users_audit_path_text(args.audit)}: CONFIDENTIAL")
-    print(f"CONFIDENTIAL: {c['users']:,} users, {c['dropped_contributions']:,} landmark "
-          f"contributions dropped, {c['refused_users']:,} users refused")
+    print(f"CONFIDENTIAL: {counted(c['users'], 'user')}, "
+          f"{counted(c['dropped_contributions'], 'landmark contribution')} dropped, "
+          f"{counted(c['refused_users'], 'user')} refused")
     print("level       ε_t          expected |error|   measured (CONFIDENTIAL)")
     for lv in result.levels:
         print(f"{lv.level:<11} {lv.epsilon_t:<12.6g} {lv.expected_error:<18.4g} "

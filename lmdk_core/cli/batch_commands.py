@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from lmdk_core.population.table import PopulationColumns
 
 from lmdk_core.cli.bounded import bounded
+from lmdk_core.engine.plurals import agree, counted
 
 
 def _provenance(path: str) -> dict:
@@ -88,7 +89,9 @@ def _report_batch(res, cfg, args: argparse.Namespace) -> int:
               "declared bound k each user's noise scale follows that user's landmark count; "
               "declare extra.max_landmarks in the configuration", file=sys.stderr)
     if not res.output_written:
-        print(f"lmdk: note: {res.not_private} users' releases are NOT landmark-private under "
+        bad = counted(res.not_private, "user's release", "users' releases")
+        print(f"lmdk: note: {bad} {agree(res.not_private, 'is', 'are')} NOT "
+              "landmark-private under "
               "this configuration; no publishable file was written (see the audit)",
               file=sys.stderr)
         return 1
@@ -98,8 +101,9 @@ def _report_batch(res, cfg, args: argparse.Namespace) -> int:
 def _print_batch(res, src: dict, args: argparse.Namespace) -> None:
     """The printout of ``lmdk batch``: what was released, the input, what was written, the
     users' utility."""
-    print(f"released {res.users} users ({res.rows} rows) in {res.partitions} partitions "
-          f"on {res.workers} workers; noise: {res.noise}")
+    print(f"released {counted(res.users, 'user')} ({counted(res.rows, 'row')}) in "
+          f"{counted(res.partitions, 'partition')} on {counted(res.workers, 'worker')}; "
+          f"noise: {res.noise}")
     print(f"input: {src['name']}" + (f" (SHA-256 {src['sha256']})" if src["sha256"] else ""))
     print(f"wrote {args.audit}: CONFIDENTIAL audit (per-user verdicts, leakage, errors)")
     if res.output_written:
@@ -125,9 +129,11 @@ def utility_summary(res, unit: str = "") -> str:
              if c.get(k, 0) or k != "not judged"]
     med = ("" if res.median_expected_error is None else
            f"; median typical expected error {format_amount(res.median_expected_error, unit)}")
-    head = (f"utility: {res.not_useful:,} of {res.users:,} users' releases are NOT USEFUL "
+    head = (f"utility: {res.not_useful:,} of {res.users:,} users' releases "
+            f"{agree(res.not_useful, 'is', 'are')} NOT USEFUL "
             "(typical expected error above half their data's spread or extent)"
-            if res.not_useful else f"utility: no user's release is noise ({res.users:,} users)")
+            if res.not_useful else f"utility: no user's release is noise "
+            f"({counted(res.users, 'user')})")
     return f"{head}; {', '.join(parts)}{med} (docs/utility.md)"
 
 

@@ -14,6 +14,7 @@ from lmdk_core.cli.input_columns import (
     series_columns,
     track_columns,
 )
+from lmdk_core.engine.plurals import counted
 from lmdk_core.engine.validation import check_epsilon, check_length, parse_landmarks
 
 # The engine (pandas, scipy) is imported inside the handlers so that the other
@@ -152,7 +153,8 @@ def _print_suggestions(sugg: _Suggested, landmarks: list[int], stays: str | None
     if sugg.kind == "track" and sugg.found:
         print(f"accept the stays as one landmark event each (recommended; the cost of a stay "
               f"does not grow with its fixes, docs/stays.md): lmdk geo-release --stays {stays}")
-        print(f"or mark every fix as a landmark ({len(landmarks)} landmarks, each its own "
+        print(f"or mark every fix as a landmark ({counted(len(landmarks), 'landmark')}, each "
+              "its own "
               "event): lmdk geo-release --landmarks <the list below>")
     print("suggested landmarks: " + ",".join(str(t) for t in landmarks))
 
@@ -165,9 +167,9 @@ def _suggestions_heading(sugg: _Suggested, landmarks: list[int]) -> str:
     events = ""
     if sugg.kind == "series" and sugg.found:
         n_events = len(suggestion_events(landmarks))
-        events = f" in {n_events} event{'s' if n_events != 1 else ''}"
-    return (f"{sugg.name}: {sugg.kind} of {sugg.length} points, {n} suggestion"
-            f"{'s' if n != 1 else ''}{events} ({sugg.method})")
+        events = f" in {counted(n_events, 'event')}"
+    return (f"{sugg.name}: {sugg.kind} of {counted(sugg.length, 'point')}, "
+            f"{counted(n, 'suggestion')}{events} ({sugg.method})")
 
 
 def _suggestion_line(s) -> str:

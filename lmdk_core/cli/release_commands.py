@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from lmdk_core.cli.bounded import OptionOutOfRange, bounded
 from lmdk_core.cli.input_columns import add_column_options, track_columns
+from lmdk_core.engine.plurals import agree, counted
 from lmdk_core.engine.validation import InputError, check_length, parse_landmarks
 from lmdk_core.files.output_paths import check_outputs
 
@@ -175,8 +176,10 @@ def _note_clamped(declared, to_stderr: bool) -> None:
     """With ``--bounds``, how many readings were clamped (a statistic of the raw data:
     on stderr or in the printout, never in the publishable file)."""
     if declared.bounds is not None:
-        print(f"lmdk: note: {declared.clamped} readings lay outside the declared bounds "
-              f"[{declared.bounds[0]:g}, {declared.bounds[1]:g}] and were clamped into them "
+        n = int(declared.clamped)
+        print(f"lmdk: note: {counted(n, 'reading')} lay outside the declared bounds "
+              f"[{declared.bounds[0]:g}, {declared.bounds[1]:g}] and "
+              f"{agree(n, 'was', 'were')} clamped into them "
               "(not stated in the publishable file)",
               file=sys.stderr if to_stderr else sys.stdout)
 
@@ -379,9 +382,11 @@ def _print_track_release(rel, utility, candidates: list[dict], out: str,
     print(utility_line(utility))
     print(f"averaging: {averaging.sentence()}")
     if rel.stays:
-        print(f"{len(rel.stays)} stays protected as one landmark event each "
-              f"({_landmark_events(rel)} landmark events for {rel.landmarks.size} landmark "
-              "fixes; docs/stays.md)")
+        events = _landmark_events(rel)
+        print(f"{counted(len(rel.stays), 'stay')} protected as one landmark event each "
+              f"({counted(events, 'landmark event')} for "
+              f"{counted(rel.landmarks.size, 'landmark fix', 'landmark fixes')}; "
+              "docs/stays.md)")
     print(f"wrote {out} (publishable: released locations only): mean displacement "
           f"{m['mae']:.1f} m, median {m['median_error']:.1f} m (expected "
           f"{m['expected_mae_published']:.1f} m at publications)")

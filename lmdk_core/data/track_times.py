@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from lmdk_core.engine.plurals import agree
 from lmdk_core.engine.quoting import quote_user_text
 
 __all__ = ["EARLIEST_PLAUSIBLE", "ResolvedTimes", "iso_time_labels", "parse_time_cells",
@@ -75,11 +76,6 @@ def _label(x: float, kind: str) -> str:
     return f"{x:g}"
 
 
-def _plural(n: int, one: str, many: str) -> str:
-    """``one`` when ``n == 1``, else ``many`` (the messages' singular/plural endings)."""
-    return one if n == 1 else many
-
-
 def _as_float_times(raw: np.ndarray, kind: str) -> tuple[np.ndarray, np.ndarray]:
     """The file's times as floats (datetimes in ns since the epoch) with NaN where a
     point has none, and the mask of those missing points."""
@@ -109,7 +105,8 @@ def _missing_note(n_missing: int, n: int, n_interp: int, n_still: int) -> str:
     if n_still:
         parts.append(f"{n_still:,} (in segments with fewer than two times) keep "
                      "no time and show “?”")
-    return f"{n_missing:,} of {n:,} points have no time in the file: " + "; ".join(parts) + "."
+    return (f"{n_missing:,} of {n:,} points {agree(n_missing, 'has', 'have')} no time in the "
+            "file: " + "; ".join(parts) + ".")
 
 
 def _implausible_warnings(filled: np.ndarray, known: np.ndarray,
@@ -122,7 +119,7 @@ def _implausible_warnings(filled: np.ndarray, known: np.ndarray,
     bad = known[(filled[known] < lo) | (filled[known] > hi)]
     if not bad.size:
         return []
-    return [f"{bad.size:,} point{_plural(bad.size, ' has', 's have')} an implausible "
+    return [f"{bad.size:,} point{agree(bad.size, ' has', 's have')} an implausible "
             f"time (e.g. point {int(bad[0])}: {_label(filled[bad[0]], 'datetime')}; before "
             "1990 or in the future) — the recorder's clock was probably not set. The times "
             "are kept; check them before relying on durations."]
@@ -169,7 +166,7 @@ def _all_backwards_warning(tl: _Timeline, known: np.ndarray) -> str:
     """The warning when no piece has usable times: the track has no time axis."""
     back = tl.backwards(known)
     i, j = int(known[back[0]]), int(known[back[0] + 1])
-    return (f"The times go backwards {back.size:,} time{_plural(back.size, '', 's')} (point "
+    return (f"The times go backwards {back.size:,} time{agree(back.size, '', 's')} (point "
             f"{j}, {tl.label(j)}, is earlier than point {i}, "
             f"{tl.label(i)}): they cannot serve as a time axis, so the points "
             "keep their file order and are numbered 0, 1, 2, …. Sort the file by time or "
@@ -181,7 +178,7 @@ def _piece_backwards_warning(tl: _Timeline, k: int, timed: np.ndarray, back: np.
     """The warning that piece ``k``'s times go backwards and are dropped."""
     i, j = int(timed[back[0]]), int(timed[back[0] + 1])
     return (f"The times of {tl.name(k)} go backwards {back.size:,} "
-            f"time{_plural(back.size, '', 's')} (point {j}, {tl.label(j)}, is "
+            f"time{agree(back.size, '', 's')} (point {j}, {tl.label(j)}, is "
             f"earlier than point {i}, {tl.label(i)}): they cannot serve as its "
             f"time axis, so its {n_points:,} points keep their file order without "
             "times (shown as “?”); the other pieces keep theirs. Fix the recorder's clock "
@@ -204,7 +201,7 @@ def _repeated_notes(values: np.ndarray, kept: np.ndarray) -> list[str]:
     same = int(np.sum(values[kept][1:] == values[kept][:-1]))
     if not same:
         return []
-    return [f"{same:,} point{_plural(same, ' has', 's have')} the same time as the "
+    return [f"{same:,} point{agree(same, ' has', 's have')} the same time as the "
             "point before it (kept, each its own timestamp)."]
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from lmdk_core.engine.plurals import agree
 from lmdk_core.engine.validation import InputError
 
 __all__ = ["ClampResult", "MechanismProblem", "clamp_to_bounds", "mechanism_problems",
@@ -71,7 +72,9 @@ def _geometric_data_problem(x: np.ndarray) -> MechanismProblem | None:
         return None
     return MechanismProblem(
         f"the Geometric mechanism adds whole numbers to counts, and {frac.size:,} of "
-        f"{x.size:,} values are not whole numbers (e.g. t={int(frac[0])}: "
+        f"{x.size:,} values "
+        f"{agree(frac.size, 'is not a whole number', 'are not whole numbers')} "
+        f"(e.g. t={int(frac[0])}: "
         f"{x[frac[0]]:g})",
         "choose Laplace for real-valued data (e.g. kWh), or round the values to whole "
         "numbers (e.g. count in units of 0.1 kWh) and use Geometric", "data")

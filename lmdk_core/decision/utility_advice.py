@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from lmdk_core.engine.plurals import agree, counted
+
 __all__ = ["AdviceSetting", "release_advice"]
 
 
@@ -111,7 +113,8 @@ def _landmark_tips(eps_pub: float, setting: AdviceSetting) -> list[str]:
     if not (n and epsilon is not None and eps_pub < float(epsilon) / 2
             and setting.scheme in (None, "uniform", "adaptive")):
         return []
-    tips = [f"fewer landmarks and a smaller declared k ({n:,} landmark events share ε, so "
+    tips = [f"fewer landmarks and a smaller declared k ({counted(n, 'landmark event')} "
+            f"{agree(n, 'shares', 'share')} ε, so "
             f"each {setting.noun} gets {eps_pub / float(epsilon):.2g} of it)"]
     if setting.track and n >= 20 and not setting.stays_as_events:
         tips.append("protect each stay as one event rather than each of its points")

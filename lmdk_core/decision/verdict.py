@@ -45,6 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from lmdk_core.engine.plurals import counted
 from lmdk_core.engine.validation import InputError
 from lmdk_core.engine.verifier import Verdict, verify
 
@@ -230,11 +231,6 @@ def privacy_verdict(
     return _amber_verdict(ctx, advice)
 
 
-def _plural(n: int, word: str) -> str:
-    """``"1 landmark"`` / ``"3 landmarks"``: ``n`` and ``word`` with an ``s`` unless n is 1."""
-    return f"{n} {word}{'s' if n != 1 else ''}"
-
-
 def _landmark_tpl_values(theorem: Verdict, epsilon_t: ArrayLike, lm_list: list[int],
                          landmark_tpl: ArrayLike | None, backward, forward,
                          alternatives: Sequence[tuple] = ()) -> np.ndarray | None:
@@ -281,11 +277,11 @@ def _who_is_protected(theorem: Verdict) -> str:
     plus any one timestamp (docs/stays.md: a stay counts as one event, not its fixes)."""
     n_lm = theorem.landmarks.size
     if not theorem.groups:
-        return f"the {_plural(n_lm, 'landmark')} plus any one timestamp"
+        return f"the {counted(n_lm, 'landmark')} plus any one timestamp"
     n_g = len(theorem.groups)
     n_fix = sum(b - a + 1 for a, b in theorem.groups)
-    singles = (f", and {_plural(n_lm - n_fix, 'single landmark')}" if n_lm > n_fix else "")
-    return (f"the {_plural(n_g + n_lm - n_fix, 'landmark event')} ({_plural(n_g, 'stay')} "
+    singles = (f", and {counted(n_lm - n_fix, 'single landmark')}" if n_lm > n_fix else "")
+    return (f"the {counted(n_g + n_lm - n_fix, 'landmark event')} ({counted(n_g, 'stay')} "
             f"of {n_fix:,} fixes, each one event{singles}) plus any one timestamp")
 
 
@@ -374,7 +370,7 @@ def _red_verdict(ctx: _VerdictContext) -> PrivacyVerdict:
                 "even if consecutive values were independent: choose another scheme or "
                 "fewer landmarks.")
     why = (f"Red because the budget itself is overspent: at {ctx.at(t)} "
-           f"the {_plural(th.landmarks.size, 'landmark')} plus that timestamp spend "
+           f"the {counted(th.landmarks.size, 'landmark')} plus that timestamp spend "
            f"{th.worst_total:.3g} > ε = {ctx.eps:.3g}, whatever the correlation.")
     return ctx.verdict(RED, "Not landmark-private", sentence, t, why)
 

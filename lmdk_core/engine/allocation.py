@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from lmdk_core.engine.plurals import agree, counted
 from lmdk_core.engine.quoting import quote_user_text
 from lmdk_core.engine.setting_limits import check_setting
 from lmdk_core.engine.validation import InputError, check_epsilon, check_landmarks, check_length
@@ -158,7 +159,8 @@ def check_max_landmarks(max_landmarks: object, n_landmarks: int = 0,
     """
     k = int(check_setting("max_landmarks", max_landmarks, label=option))
     if n_landmarks > k:
-        raise InputError(f"{n_landmarks} landmark events are more than the declared bound "
+        raise InputError(f"{counted(n_landmarks, 'landmark event')} "
+                         f"{agree(n_landmarks, 'is', 'are')} more than the declared bound "
                          f"k = {k}: declare k >= {n_landmarks} (a public bound, not the "
                          "number marked) or mark fewer landmarks")
     return k
@@ -211,7 +213,8 @@ def uniform_total_for_share(share: float, length: int, n_landmarks: int) -> floa
     """
     e = check_epsilon(share, "the per-timestamp budget")
     if not 0 <= n_landmarks <= length:
-        raise InputError(f"{n_landmarks} landmarks do not fit in {length} timestamps")
+        raise InputError(f"{counted(n_landmarks, 'landmark')} do not fit in "
+                         f"{counted(length, 'timestamp')}")
     return e * (n_landmarks if n_landmarks == length else n_landmarks + 1)
 
 

@@ -53,6 +53,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from lmdk_core.engine.plurals import agree, counted
 from lmdk_core.engine.validation import (
     InputError,
     check_epsilon,
@@ -141,8 +142,10 @@ class Verdict:
         with_shared = (f" (with ε_S = {self.shared:.4g} spent on the whole series)"
                        if self.shared else "")
         if self.exceeds_bound:
-            return (f"NOT landmark-private: {self.landmark_events} landmark events are more "
-                    f"than the declared bound k = {self.max_landmarks}")
+            n = self.landmark_events
+            return (f"NOT landmark-private: {counted(n, 'landmark event')} "
+                    f"{agree(n, 'is', 'are')} more than the declared bound k = "
+                    f"{self.max_landmarks}")
         if self.private:
             return (
                 f"Landmark-private: the largest total Σ over L∪{{t}} is {tot:.4g} "

@@ -29,6 +29,7 @@ import pandas as pd
 from lmdk_core.data.series import Series
 from lmdk_core.data.track import Track
 from lmdk_core.decision.verdict import AMBER, GREEN, LEAKAGE_RTOL, RED
+from lmdk_core.engine.plurals import agree, counted
 from lmdk_core.engine.quoting import quote_user_text
 from lmdk_core.engine.validation import InputError
 from lmdk_core.population.audit import AUDIT_COLUMNS
@@ -305,7 +306,9 @@ def publishable_csv(rel: PopulationRelease, header: list[str]) -> str:
 
     bad = int((~rel.audit["landmark_private"].astype(bool)).sum())
     if bad:
-        raise InputError(f"{bad} users' releases are not landmark-private under these "
+        who = counted(bad, "user's release", "users' releases")
+        raise InputError(f"{who} "
+                         f"{agree(bad, 'is', 'are')} not landmark-private under these "
                          "settings; nothing publishable")
     out = rel.released.copy()
     out["time"] = _times(out["time"], rel.time_kind)

@@ -63,6 +63,7 @@ import numpy as np
 from lmdk_core.adaptive.exact_draws import exact_publications
 from lmdk_core.adaptive.settings import AdaptiveSettings
 from lmdk_core.engine.allocation import scheme_info
+from lmdk_core.engine.plurals import agree, counted
 from lmdk_core.engine.validation import InputError
 from lmdk_core.mechanisms import Mechanism
 
@@ -105,7 +106,8 @@ def planned_budgets(scheme: str, lengths: np.ndarray, landmarks: np.ndarray,
         over = int(np.count_nonzero(n_lm > max_landmarks))
         if over:
             raise InputError(
-                f"{over} users have more landmark events than the declared bound k = "
+                f"{counted(over, 'user')} {agree(over, 'has', 'have')} more landmark events "
+                f"than the declared bound k = "
                 f"{int(max_landmarks)} (the most: {int(n_lm.max())}); declare a larger k "
                 "(extra.max_landmarks of the configuration, or the app's 'Declared bound on "
                 "landmark events k')")

@@ -27,6 +27,7 @@ from lmdk_core.decision.release_verdict import LeakageSummary, release_leakage, 
 from lmdk_core.decision.utility import UtilityVerdict, release_utility
 from lmdk_core.decision.verdict import PrivacyVerdict
 from lmdk_core.engine.allocation import DEFAULT_MAX_LANDMARKS, scheme_info
+from lmdk_core.engine.plurals import counted
 from lmdk_core.engine.release import Release
 from lmdk_core.engine.stay_events import parse_stays, stay_members
 from lmdk_core.engine.validation import InputError
@@ -175,7 +176,8 @@ def declared_max_landmarks(cfg: ViewConfig) -> int:
         raise InputError("config: extra.max_landmarks must be a whole number >= 0")
     events = landmark_events(cfg)
     if events > k:
-        raise InputError(f"config: the view marks {events} landmark events, more than the "
+        raise InputError(f"config: the view marks {counted(events, 'landmark event')}, more "
+                         "than the "
                          f"declared bound k = {k}; declare a larger k (extra.max_landmarks, "
                          f'e.g. "max_landmarks": {events}) or mark fewer landmarks')
     return int(k)
