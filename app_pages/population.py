@@ -38,7 +38,7 @@ from app_support.session import (
 )
 from app_support.statistics_view import render_statistics
 from lmdk_core.engine.allocation import SCHEMES
-from lmdk_core.engine.plurals import counted
+from lmdk_core.engine.plurals import agree, counted
 from lmdk_core.engine.quoting import quote_user_text, shorten_user_text
 from lmdk_core.engine.setting_limits import LIMITS
 from lmdk_core.engine.validation import InputError
@@ -106,9 +106,10 @@ st.caption(f"**{shown}**: {counted(n_users, 'user')}, {counted(len(frame), 'row'
            f"({'values' if kind == 'series' else 'GPS points'}); "
            + ("landmarks flagged in the file." if flagged else "no landmark flags."))
 if n_repeat:  # the repeated-timestamp rule (docs/data-formats.md), as on the Map
-    st.caption(f"{n_repeat:,} rows of {n_repeat_users:,} user"
-               f"{'s' if n_repeat_users != 1 else ''} have the same time as the row before "
-               "them: kept, each its own timestamp, in file order (as on the Map and in "
+    st.caption(f"{counted(n_repeat, 'row')} of {counted(n_repeat_users, 'user')} "
+               f"{agree(n_repeat, 'has', 'have')} the same time as the row before "
+               f"{agree(n_repeat, 'it', 'them')}: kept, each its own timestamp, in file order "
+               "(as on the Map and in "
                "`lmdk geo-release`).")
 
 st.radio("View", ["users", "statistics"], key=K.POP_VIEW, horizontal=True,
@@ -217,15 +218,18 @@ st.header("4. Release the population")
 key = release_key(pop, settings, use_flags)
 results: dict = st.session_state.setdefault(K.POP_RESULTS, {})
 if st.session_state.get(K.POP_REQUEST) == key and key not in results:
-    st.button("Cancel", key="pop_cancel", on_click=cancel_release,
-              icon=":material/cancel:",
-              help="Stops the release; the result shown before (if any) is kept.")
+    running = st.empty()  # Cancel goes once the release is done (as on Compare)
+    running.button("Cancel", key="pop_cancel", on_click=cancel_release,
+                   icon=":material/cancel:",
+                   help="Stops the release; the result shown before (if any) is kept.")
     try:
         run_release(pop, settings, use_flags, key)
     except InputError as exc:
         st.session_state[K.POP_REQUEST] = None
         st.error(f"Cannot release this population: {exc}.", icon=":material/error:")
         st.stop()
+    finally:
+        running.empty()
 elif key not in results:
     st.button("Release the population", key="pop_release", type="primary",
               on_click=request_release, args=(key,), icon=":material/play_arrow:",
@@ -274,7 +278,8 @@ if shown is not None:
     n_grey = int(np.sum(colours == NO_LEAKAGE))
     if n_grey:  # never counted as green or amber: say why (issue 25)
         why = audit.loc[colours == NO_LEAKAGE, "leakage_note"].astype(str).value_counts()
-        st.warning(f"{n_grey:,} user{'s' if n_grey != 1 else ''} passed the verifier but have "
+        st.warning(f"{counted(n_grey, 'user')} passed the verifier but "
+                   f"{agree(n_grey, 'has', 'have')} "
                    f"no landmark TPL, so no leakage verdict (counted apart, grey): "
                    + "; ".join(f"{n} × {quote_user_text(reason, 200)}" for reason, n in
                                why.head(3).items()),

@@ -202,6 +202,10 @@ def population():
 def _release(at):
     at.button(key="pop_release").click().run()
     assert not at.exception
+    # once the release is there, neither "Release" nor "Cancel" stays on the page (issue
+    # 37 §9: a Cancel button was left after a finished release)
+    keys = [b.key for b in at.button]
+    assert "pop_release" not in keys and "pop_cancel" not in keys, keys
     return at
 
 
@@ -380,4 +384,4 @@ def test_repeated_times_are_counted_for_each_population_loaded(population):
     assert "3 rows of 2 users" in " ".join(c.value for c in at.caption)
     _load(at, "one.csv", _csv([f"d,{t},1.0,0" for t in [0, 0, 1, 2, 3, 4, 5, 6]]))
     captions = " ".join(c.value for c in at.caption)
-    assert "1 users, 8 rows" in captions and "1 rows of 1 user have" in captions
+    assert "1 user, 8 rows" in captions and "1 row of 1 user has" in captions
