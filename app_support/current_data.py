@@ -263,6 +263,11 @@ def view_config(cur: CurrentData, page: str, extra: dict | None = None) -> ViewC
         is_demo = cur.name == DEMO_SERIES
         table = None if is_demo else _embedded_table(data)
         dataset = "demo-household" if is_demo else "embedded"
+    # the uploaded file an embedded table came from: the internal report names it
+    source = (st.session_state.get(K.DATA_FILES, {}).get(cur.name)
+              if dataset == "embedded" else None)
+    if source is not None:
+        extra = {"source_file": dict(source), **(extra or {})}
     return ViewConfig(
         data_kind=cur.kind, dataset=dataset, data=table, time_kind=data.time_kind,
         landmarks=list(cur.landmarks), epsilon=float(setting("epsilon")),

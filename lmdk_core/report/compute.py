@@ -61,6 +61,7 @@ __all__ = [
     "release_leakage",
     "release_verdict",
     "report_filename",
+    "source_file",
     "utility_of",
 ]
 
@@ -96,7 +97,8 @@ def _load_series(cfg: ViewConfig) -> Series:
 
         return demo_series()
     if cfg.dataset == "embedded":
-        return load_series_csv(_embedded_csv(cfg, ("time", "value")), name="embedded series")
+        return load_series_csv(_embedded_csv(cfg, ("time", "value")),
+                               name=_embedded_name(cfg, "embedded series"))
     raise InputError(f"config: unknown series dataset {cfg.dataset!r}; expected "
                      "'demo-household' or 'embedded'")
 
@@ -111,9 +113,30 @@ def _load_track(cfg: ViewConfig) -> Track:
                              "version; embed the track in 'data' instead") from None
         return demo_track()
     if cfg.dataset == "embedded":
-        return load_track_csv(_embedded_csv(cfg, ("lat", "lon")), name="embedded track")
+        return load_track_csv(_embedded_csv(cfg, ("lat", "lon")),
+                              name=_embedded_name(cfg, "embedded track"))
     raise InputError(f"config: unknown track dataset {cfg.dataset!r}; expected 'demo-paris' "
                      "or 'embedded'")
+
+
+def source_file(cfg: ViewConfig) -> dict[str, str] | None:
+    """``extra.source_file``: the uploaded file an embedded table was read from,
+    ``{"name": ..., "sha256": ...}`` (the app records it with the view; the internal
+    report names it), None when the configuration has none. Anything else is refused."""
+    ref = extra_setting(cfg, "source_file")
+    if ref is None:
+        return None
+    if not (isinstance(ref, dict) and isinstance(ref.get("name"), str)
+            and ref["name"].strip() and isinstance(ref.get("sha256"), str)) \
+            or set(ref) - {"name", "sha256"}:
+        raise InputError('config: extra.source_file must be {"name": "...", "sha256": "..."}')
+    return ref
+
+
+def _embedded_name(cfg: ViewConfig, default: str) -> str:
+    """The name of an embedded table: its source file's name, else ``default``."""
+    ref = source_file(cfg)
+    return ref["name"].strip() if ref is not None else default
 
 
 def _is_table(data) -> bool:

@@ -28,6 +28,7 @@ from lmdk_core.report.compute import (
     leakage_target,
     mixture_quantile,
     release_verdict,
+    source_file,
     utility_of,
 )
 from lmdk_core.report.templating import num as _num
@@ -81,6 +82,10 @@ def _dataset_text(cfg: ViewConfig) -> str:
     if cfg.data_file:
         return (f"the file {cfg.data_file['name']} (SHA-256 {cfg.data_file['sha256']}), "
                 "referenced by the configuration and checked against it")
+    src = source_file(cfg)
+    if cfg.dataset == "embedded" and src is not None:
+        return (f"the uploaded file {src['name'].strip()} (SHA-256 {src['sha256']}), its "
+                "table embedded in the configuration")
     return f"{cfg.dataset} — {DEMO_SOURCES.get(cfg.dataset, 'embedded in the configuration')}"
 
 
