@@ -53,6 +53,7 @@ from lmdk_core.engine.validation import (
 )
 from lmdk_core.engine.verifier import Verdict, check_groups, verify
 from lmdk_core.mechanisms import Geometric, Laplace, Mechanism, PlanarLaplace
+from lmdk_core.mechanisms.exact_planar import ExactPlanarLaplace, PlanarRegion
 from lmdk_core.mechanisms.planar_laplace import check_coordinates
 
 __all__ = [
@@ -521,13 +522,21 @@ def release_trajectory(
     adaptive: AdaptiveSettings | None = None,
     stays: Iterable[tuple[int, int]] | None = None,
     max_landmarks: int | None = None,
+    noise: str = "fast",
+    region: PlanarRegion | None = None,
 ) -> Release:
     """Release a trajectory with Planar Laplace (protection radius ``radius`` metres);
     errors are displacements in metres. ``stays``: ranges protected as one landmark
     event each (docs/stays.md); ``max_landmarks``: the declared bound k on landmark
-    events (a stay counts once)."""
+    events (a stay counts once). ``noise="fast"``: numpy's floating-point draws
+    (reproducible from ``seed``, exploration); ``"exact"``: the exact sampler on the grid
+    of the declared ``region`` (:mod:`lmdk_core.mechanisms.exact_planar`, Andrés et al.,
+    CCS 2013, §5; OS entropy: ``seed`` then only drives Adaptive's sampling)."""
     la, lo = check_coordinates(lat, lon)
-    mech = PlanarLaplace(radius)
+    if noise not in NOISE_CHOICES:
+        raise InputError(f"unknown noise sampler {noise!r}; choose exact or fast")
+    mech = ExactPlanarLaplace(radius, region) if noise == "exact" else PlanarLaplace(radius)
     points = np.column_stack([la, lo])
+    mech.check_values(points)  # an exact release refuses locations outside its region
     return release(points, landmarks, epsilon, scheme, mech, seed, window, adaptive, stays,
                    max_landmarks)
