@@ -251,21 +251,24 @@ def _cmd_geo_release(args: argparse.Namespace) -> int:
     from lmdk_core.decision.utility import release_utility
     from lmdk_core.engine.release import release_trajectory
     from lmdk_core.engine.stay_events import parse_stays
-    from lmdk_core.files.export import mechanism_text
+    from lmdk_core.files.export import mechanism_text, planar_noise_text
 
     out = args.output
     _check_release_outputs(args)
     track = load_track(args.input, filename=args.input, name=Path(args.input).name,
                        **track_columns(args))
+    region = _declared_region(args)
     rel = release_trajectory(track.lat, track.lon, parse_landmarks(args.landmarks),
                              args.epsilon, args.radius, args.scheme, args.seed, args.window,
-                             stays=parse_stays(args.stays), max_landmarks=args.max_landmarks)
+                             stays=parse_stays(args.stays), max_landmarks=args.max_landmarks,
+                             noise=args.noise, region=region)
     # printed once the release is drawn, so that refused settings stay one line on stderr
     _print_loader_notes(track)
     mech = mechanism_text("planar laplace", radius=args.radius)
-    _write_track_release(track, rel, mech, out, args.radius)
+    noise = planar_noise_text(args.noise, args.radius, region)
+    _write_track_release(track, rel, mech, out, args.radius, noise)
     if args.audit:
-        _write_track_audit(track, rel, mech, args.audit, args.seed)
+        _write_track_audit(track, rel, mech, args.audit, args.seed, noise)
     utility = release_utility(rel, radius=args.radius)
     candidates = [{"timestamp": w.index, "name": w.name, "distance_m": w.distance_m}
                   for w in track.waypoints]
@@ -273,7 +276,8 @@ def _cmd_geo_release(args: argparse.Namespace) -> int:
         return 0
     judged = _track_judgement(track, rel, args)
     if args.json:
-        emit_json(_track_release_summary(rel, utility, candidates, out, args.audit, judged))
+        emit_json(_track_release_summary(rel, utility, candidates, out, args.audit, judged,
+                                         noise))
     else:
         _print_track_release(rel, utility, candidates, out, args.audit, judged)
     return 0
@@ -310,51 +314,57 @@ def _print_loader_notes(track) -> None:
         print(f"lmdk: warning: {warning}", file=sys.stderr)
 
 
-def _write_track_release(track, rel, mech: str, out: str, radius: float) -> None:
+def _declared_region(args: argparse.Namespace):
+    """The declared region of an exact track release (``--region``), None for
+    ``--noise fast``; an exact release without one is refused with how to declare it."""
+    from lmdk_core.mechanisms.exact_planar import PlanarRegion
+
+    if args.region is not None:
+        return PlanarRegion.parse(args.region)
+    if args.noise == "exact":
+        raise InputError("--noise exact (the default) releases on the grid of a declared "
+                         "region: add --region LAT,LON,KM (a public area holding the track, "
+                         "e.g. --region 48.86,2.35,50; never computed from the data), or use "
+                         "--noise fast to explore")
+    return None
+
+
+def _write_track_release(track, rel, mech: str, out: str, radius: float, noise: str) -> None:
     """The publishable release as GeoJSON, an HTML map or CSV (by ``out``'s extension)."""
     from lmdk_core.files.export import (
-        PLANAR_NOISE,
         geojson_text,
         trajectory_publishable_csv,
         trajectory_publishable_geojson,
     )
 
     if out != "-" and _is_geojson(out):
-        _write_text(geojson_text(trajectory_publishable_geojson(track, rel, mech, PLANAR_NOISE)),
-                    out)
+        _write_text(geojson_text(trajectory_publishable_geojson(track, rel, mech, noise)), out)
     elif out != "-" and out.lower().endswith((".html", ".htm")):
         from lmdk_core.figures.release_map import released_track_map_html
 
-        _write_text(released_track_map_html(track, rel, mech, PLANAR_NOISE), out)
+        _write_text(released_track_map_html(track, rel, mech, noise), out)
     else:
-        _write_text(trajectory_publishable_csv(track, rel, mech, PLANAR_NOISE, radius=radius),
-                    out)
+        _write_text(trajectory_publishable_csv(track, rel, mech, noise, radius=radius), out)
 
 
-def _write_track_audit(track, rel, mech: str, audit: str, seed: int | None) -> None:
+def _write_track_audit(track, rel, mech: str, audit: str, seed: int | None,
+                       noise: str) -> None:
     """The CONFIDENTIAL audit of a track release, as GeoJSON or CSV."""
-    from lmdk_core.files.export import (
-        PLANAR_NOISE,
-        geojson_text,
-        trajectory_audit_csv,
-        trajectory_geojson,
-    )
+    from lmdk_core.files.export import geojson_text, trajectory_audit_csv, trajectory_geojson
 
     if _is_geojson(audit):
         doc = trajectory_geojson(track, rel)
-        doc["properties"].update({"seed": seed, "noise": PLANAR_NOISE})
+        doc["properties"].update({"seed": seed, "noise": noise})
         _write_text(geojson_text(doc), audit, confidential=True)
     else:
-        _write_text(trajectory_audit_csv(track, rel, mech, PLANAR_NOISE, seed), audit,
+        _write_text(trajectory_audit_csv(track, rel, mech, noise, seed), audit,
                     confidential=True)
 
 
 def _track_release_summary(rel, utility, candidates: list[dict], out: str,
-                           audit: str | None, judged) -> dict:
+                           audit: str | None, judged, noise: str) -> dict:
     """The JSON summary of ``lmdk geo-release``: verdict (with landmark TPL), utility,
-    what averaging recovers, displacements, counts."""
-    from lmdk_core.files.export import PLANAR_NOISE
-
+    what averaging recovers, displacements, counts, the sampler."""
     m = rel.metrics()
     verdict, averaging = judged
     return {"scheme": rel.scheme, **rel.verdict.to_dict(), **verdict.to_dict(),
@@ -368,7 +378,7 @@ def _track_release_summary(rel, utility, candidates: list[dict], out: str,
             "expected_displacement_m": m["expected_mae_published"],
             "n_published": m["n_published"], "n_approximated": m["n_approximated"],
             "n_withheld": m["n_withheld"], "candidate_landmarks": candidates,
-            "output": out, "audit": audit, "noise": PLANAR_NOISE}
+            "output": out, "audit": audit, "noise": noise}
 
 
 def _print_track_release(rel, utility, candidates: list[dict], out: str,
@@ -501,9 +511,18 @@ def register(sub) -> None:
                         "ONE landmark event each: one release of the stay's centroid, its "
                         "fixes publish it, so the cost does not grow with the fixes "
                         "(docs/stays.md)")
+    p.add_argument("--region", default=None, metavar="LAT,LON[,KM]",
+                   help="the public region holding the track (centre in degrees, radius in "
+                        "km, default 1000, at most 2000), declared, never computed from the "
+                        "data: --noise exact releases on its grid (docs/noise.md)")
+    p.add_argument("--noise", choices=["exact", "fast"], default="exact",
+                   help="noise sampler: exact (default) = exact discrete Planar Laplace on "
+                        "the grid of --region, safe against floating-point attacks (Mironov, "
+                        "CCS 2012), for files you publish; fast = numpy's floating-point "
+                        "Planar Laplace, reproducible with --seed, for exploration only")
     p.add_argument("--seed", type=bounded("seed", "--seed"), default=None,
-                   help="seed of numpy's generator, reproduces the noise (exploration only; "
-                        "default: fresh OS entropy)")
+                   help="seed of numpy's generator: with --noise fast it reproduces the noise; "
+                        "with --noise exact it drives only Adaptive's sampling")
     p.add_argument("--output", required=True,
                    help="publishable out.csv (time,released_lat,released_lon), out.geojson "
                         "(released path and points) or out.html (an offline map of the "

@@ -38,6 +38,7 @@ __all__ = [
     "teaching_filename",
     "teaching_note",
     "PLANAR_NOISE",
+    "planar_noise_text",
     "confidential_filename",
     "csv_with_header",
     "geojson_text",
@@ -68,11 +69,21 @@ CONFIDENTIAL_LABEL = "CONFIDENTIAL — contains the raw data and the landmark se
 #: the noise sampler of the app's exploration views (numpy's floating-point samplers,
 #: which leak through their rounding pattern; Mironov, CCS 2012)
 NUMPY_NOISE = "numpy (exploration only)"
-#: the noise sampler of every released track: Planar Laplace has no exact sampler here
-PLANAR_NOISE = ("numpy floating-point Planar Laplace (no exact sampler for Planar Laplace "
-                "here: the discretisation of Andrés et al., CCS 2013, is not implemented; "
-                "the protection is that of the continuous mechanism, without a defence "
-                "against floating-point attacks, Mironov, CCS 2012)")
+#: the noise sampler of a track released with numpy's floating-point Planar Laplace
+#: (``--noise fast``, the app's previews): exploration only (Mironov, CCS 2012)
+PLANAR_NOISE = ("numpy floating-point Planar Laplace (fast; not protected against Mironov "
+                "2012: exploration only, publish with the exact sampler on a declared region)")
+
+
+def planar_noise_text(noise: str, radius: float, region=None) -> str:
+    """What a track file's header says about its sampler: the exact Planar Laplace with
+    its public grid and region (:mod:`lmdk_core.mechanisms.exact_planar`) for
+    ``"exact"``, :data:`PLANAR_NOISE` otherwise."""
+    if noise == "exact":
+        from lmdk_core.mechanisms.exact_planar import ExactPlanarLaplace
+
+        return ExactPlanarLaplace(radius, region).sampler
+    return PLANAR_NOISE
 
 
 def noise_text(noise: str) -> str:
