@@ -28,6 +28,7 @@ from app_support.report_button import (
     internal_report_button,
     release_note_button,
 )
+from app_support.track_region import declared_region, exact_track_release
 from lmdk_core.data.digest import array_digest
 from lmdk_core.data.series import Series
 from lmdk_core.data.track import Track
@@ -50,6 +51,7 @@ from lmdk_core.files.export import (
     geojson_text,
     mechanism_text,
     noise_text,
+    planar_noise_text,
     publishable_filename,
     series_audit_csv,
     series_publishable_csv,
@@ -249,14 +251,6 @@ def restore_config(source: bytes | ViewConfig, fname: str, kind: str) -> None:
 
 
 # ---------------------------------------------------------------- the buttons
-def _noise_of(rel: Release) -> str:
-    """The sampler named in a file made from ``rel``: OpenDP's exact samplers for the
-    publishable series release, numpy's Planar Laplace for tracks (no exact sampler)."""
-    if rel.released.ndim == 2:
-        return PLANAR_NOISE
-    return noise_text(rel.noise)
-
-
 #: exact releases kept per browser session (one per setting: see exact_series_release)
 MAX_EXACT_RELEASES = 8
 
@@ -405,19 +399,37 @@ def series_downloads(series: Series, rel: Release, cfg: ViewConfig, key: str,
 
 def track_downloads(track: Track, rel: Release, cfg: ViewConfig, key: str,
                     dataset_name: str) -> None:
-    """Map: the publishable CSV, GeoJSON and release note, then the confidential expander."""
+    """Map: the publishable CSV, GeoJSON and release note, then the confidential expander.
+
+    The files are the exact Planar Laplace release of the view on the grid of the
+    declared region (:mod:`app_support.track_region`), drawn when a button is clicked;
+    in the teaching mode they are the page's seeded numpy release, labelled so. Without a
+    declared region only the configuration is offered."""
     mech = mechanism_text("planar laplace", radius=cfg.radius)
-    noise = _noise_of(rel)
+    if cfg.reproducible:
+        noise = PLANAR_NOISE
+
+        def published() -> Release:
+            return rel
+    else:
+        region = declared_region(track, key)
+        if region is None:
+            confidential_downloads(cfg, key, dataset_name, [], report=False)
+            return
+        noise = planar_noise_text("exact", cfg.radius, region)
+
+        def published() -> Release:
+            return exact_track_release(track, rel, cfg, region)
     d1, d2, d3, d4 = st.columns([1, 1, 1, 1])
     release_button(d1, cfg, "Released track (CSV)",
-                   lambda note: trajectory_publishable_csv(track, rel, mech,
+                   lambda note: trajectory_publishable_csv(track, published(), mech,
                                                            _with_teaching(noise, note),
                                                            radius=cfg.radius),
                    "track", "csv", "text/csv", f"{key}_release_csv",
                    PUBLISHABLE_HELP.replace("released value", "released lat, lon"))
     release_button(d2, cfg, "Released track (GeoJSON)",
                    lambda note: geojson_text(trajectory_publishable_geojson(
-                       track, rel, mech, _with_teaching(noise, note))),
+                       track, published(), mech, _with_teaching(noise, note))),
                    "track", "geojson", "application/geo+json", f"{key}_release_geojson",
                    "Publishable: the released path and one point per timestamp (empty where "
                    "withheld); ε, scheme and mechanism in its properties. No original path, "
@@ -425,7 +437,7 @@ def track_downloads(track: Track, rel: Release, cfg: ViewConfig, key: str,
     with d3:
         release_note_button(cfg, key=f"{key}_note", noise=noise)
     release_button(d4, cfg, "Released track (offline map, HTML)",
-                   lambda note: released_track_map_html(track, rel, mech,
+                   lambda note: released_track_map_html(track, published(), mech,
                                                         _with_teaching(noise, note)),
                    "track_map", "html", "text/html", f"{key}_release_map",
                    "Publishable: a map of the released track only (the GeoJSON's content) "
@@ -433,13 +445,14 @@ def track_downloads(track: Track, rel: Release, cfg: ViewConfig, key: str,
                    "stakeholders. No original path, no landmarks.")
 
     def audit_geojson() -> str:
-        audit_geo = trajectory_geojson(track, rel)
+        audit_geo = trajectory_geojson(track, published())
         audit_geo["properties"].update({"seed": cfg.seed, "noise": noise})
         return geojson_text(audit_geo)
 
     # every file is built when its button is clicked, not on each rerun of the page
     confidential_downloads(cfg, key, dataset_name, [
-        ("Audit table (CSV)", lambda: trajectory_audit_csv(track, rel, mech, noise, cfg.seed),
+        ("Audit table (CSV)",
+         lambda: trajectory_audit_csv(track, published(), mech, noise, cfg.seed),
          confidential_filename("audit_track", "csv"), "text/csv"),
         ("Audit GeoJSON (original path, landmarks)", audit_geojson,
          confidential_filename("audit_track", "geojson"), "application/geo+json")])

@@ -23,6 +23,8 @@ DEV_WINDOW_AUTO = "dev_window_auto"
 DL_OPTIONS = "dl_options"
 DL_OPTIONS_OPEN = "dl_options_open"
 EXACT_RELEASES = "exact_releases"
+#: exact track releases of the Map's downloads, per setting (app_support/track_region.py)
+EXACT_TRACKS = "exact_tracks"
 LEAKAGE_TARGET = "leakage_target"
 LK_ALLOC = "lk_alloc"
 LK_APPLIED = "lk_applied"

@@ -306,16 +306,16 @@ def _release_declared(ctx: Context) -> dict[str, str]:
 
 
 def _geo_release(ctx: Context) -> dict[str, str]:
-    runs = [cli(ctx, "geo-release", "--input", "track.gpx", "--landmarks", "0,215,287",
-                "--epsilon", "1", "--radius", "100", "--seed", SEED, "--output", name,
+    runs = [cli(ctx, "geo-release", "--noise", "fast", "--input", "track.gpx", "--landmarks",
+                "0,215,287", "--epsilon", "1", "--radius", "100", "--seed", SEED, "--output", name,
                 "--audit", audit, "--json", files=(name, audit))
             for name, audit in (("out.csv", "audit.csv"), ("out.geojson", "audit.geojson"),
                                 ("out.html", "audit2.csv"))]
-    runs.append(cli(ctx, "geo-release", "--input", "track.gpx", "--stays", "271-295",
-                    "--epsilon", "1", "--scheme", "skip", "--seed", SEED,
+    runs.append(cli(ctx, "geo-release", "--noise", "fast", "--input", "track.gpx", "--stays",
+                    "271-295", "--epsilon", "1", "--scheme", "skip", "--seed", SEED,
                     "--output", "stays.csv", "--json", files=("stays.csv",)))
-    runs.append(cli(ctx, "geo-release", "--input", "track.gpx", "--landmarks", "0,215",
-                    "--epsilon", "2", "--scheme", "adaptive", "--seed", SEED,
+    runs.append(cli(ctx, "geo-release", "--noise", "fast", "--input", "track.gpx", "--landmarks",
+                    "0,215", "--epsilon", "2", "--scheme", "adaptive", "--seed", SEED,
                     "--output", "-"))
     return merge(*runs)
 

@@ -257,7 +257,7 @@ def _cmd_geo_release(args: argparse.Namespace) -> int:
     _check_release_outputs(args)
     track = load_track(args.input, filename=args.input, name=Path(args.input).name,
                        **track_columns(args))
-    region = _declared_region(args)
+    region = _declared_region(args, track)
     rel = release_trajectory(track.lat, track.lon, parse_landmarks(args.landmarks),
                              args.epsilon, args.radius, args.scheme, args.seed, args.window,
                              stays=parse_stays(args.stays), max_landmarks=args.max_landmarks,
@@ -314,17 +314,22 @@ def _print_loader_notes(track) -> None:
         print(f"lmdk: warning: {warning}", file=sys.stderr)
 
 
-def _declared_region(args: argparse.Namespace):
+def _declared_region(args: argparse.Namespace, track):
     """The declared region of an exact track release (``--region``), None for
-    ``--noise fast``; an exact release without one is refused with how to declare it."""
+    ``--noise fast``; an exact release without one is refused with how to declare it and
+    the data's suggestion (:func:`lmdk_core.decision.region_suggestion.suggested_region`,
+    never used unasked)."""
+    from lmdk_core.decision.region_suggestion import suggested_region
     from lmdk_core.mechanisms.exact_planar import PlanarRegion
 
     if args.region is not None:
         return PlanarRegion.parse(args.region)
     if args.noise == "exact":
+        hint = suggested_region(track.lat, track.lon)
+        said = (f"; the data suggest --region {hint.text()}" if hint is not None else "")
         raise InputError("--noise exact (the default) releases on the grid of a declared "
-                         "region: add --region LAT,LON,KM (a public area holding the track, "
-                         "e.g. --region 48.86,2.35,50; never computed from the data), or use "
+                         "region, which must not be computed from the data: add --region "
+                         f"LAT,LON,KM (a public area holding the track){said}; or use "
                          "--noise fast to explore")
     return None
 

@@ -390,3 +390,21 @@ def test_the_map_says_what_averaging_recovers_like_the_cli(mappage):
                                             max_landmarks=5), "uniform", 3.0)
     assert eff.helps and f"moving average of {eff.window} points" in line
     assert eff.sentence() in line
+
+
+def test_publishable_track_files_need_a_declared_region(mappage):
+    """The publishable files are an exact release on the grid of a declared region: none
+    until one is declared; a malformed or too small region says what is wrong and keeps
+    the text; the data's suggestion is used only through its button."""
+    at = mappage
+    assert at.text_input(key="map_region").value == ""
+    assert any("Declare a region" in i.value for i in at.info)
+    at.text_input(key="map_region").set_value("48.86").run()
+    assert any("Region not used" in e.value and "LAT,LON" in e.value for e in at.error)
+    assert at.text_input(key="map_region").value == "48.86"
+    at.text_input(key="map_region").set_value("45.0,10.0,5").run()
+    assert any("beyond its radius of 5 km" in e.value for e in at.error)
+    at.button(key="map_region_use").click().run()
+    text = at.text_input(key="map_region").value
+    assert text.startswith("48.") and not at.error
+    assert not any("Declare a region" in i.value for i in at.info)

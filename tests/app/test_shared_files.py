@@ -143,7 +143,7 @@ def test_cli_publishable_files_never_hold_the_given_seed(tmp_path, cluster):
         argv = [cmd, "--input", str(src), "--landmarks", "3", "--epsilon", "1", "--seed",
                 str(SEED), "--output", str(tmp_path / out)]
         if cmd == "geo-release":
-            argv += ["--radius", "100"]
+            argv += ["--radius", "100", "--noise", "fast"]
         assert main(argv) == 0
         outs.append((tmp_path / out).read_text())
     rng = np.random.default_rng(2)  # data, not noise

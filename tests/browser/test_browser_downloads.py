@@ -105,6 +105,9 @@ def test_map_publishable_downloads_hold_no_raw_track(app_url, page):
     tr, lm = demo_track(), demo_track_landmarks()
     page.goto(app_url + "/map")
     wait_for_app(page)
+    # the publishable files are an exact release on a declared region's grid: declare
+    # the suggested one (its button), then the download buttons appear
+    page.get_by_role("button", name=re.compile("as my declared region")).click()
     page.wait_for_selector("[data-testid=stDownloadButton]", timeout=60_000)
 
     def no_raw_point(lat: np.ndarray, lon: np.ndarray) -> None:

@@ -122,7 +122,8 @@ def test_other_commands_never_write_over_their_input(tmp_path, capsys, command):
     elif command == "geo-release":
         src = tmp_path / "t.csv"
         src.write_text("time,lat,lon\n0,48.85,2.35\n1,48.86,2.35\n2,48.87,2.35\n")
-        argv = ["geo-release", "--input", src, "--landmarks", "1", "--epsilon", "1",
+        argv = ["geo-release", "--noise", "fast",
+                "--input", src, "--landmarks", "1", "--epsilon", "1",
                 "--radius", "100"]
     else:
         src = tmp_path / "view.json"
@@ -352,7 +353,7 @@ def test_geo_release_says_what_it_did_with_repeated_or_backward_gpx_times(
     """The app warns about such times; geo-release once dropped them silently."""
     src = tmp_path / "t.gpx"
     src.write_bytes(_gpx_times(times))
-    code, err = _cli(capsys, ["geo-release", "--input", src, "--landmarks", "1",
+    code, err = _cli(capsys, ["geo-release", "--noise", "fast", "--input", src, "--landmarks", "1",
                               "--epsilon", "1", "--radius", "100", "--seed", "1",
                               "--output", tmp_path / "o.csv"])
     assert code == 0

@@ -103,7 +103,8 @@ def test_release_skip_and_stdout(tmp_path):
 def test_geo_release_gpx_to_csv_and_geojson(tmp_path):
     gpx = ASSETS / "sample_tracks" / "cerknicko-jezero.gpx"
     out = tmp_path / "out.csv"
-    p = run_cli("geo-release", "--input", str(gpx), "--landmarks", "0,215,287", "--epsilon", "1",
+    p = run_cli("geo-release", "--noise", "fast",
+                "--input", str(gpx), "--landmarks", "0,215,287", "--epsilon", "1",
                 "--radius", "100", "--scheme", "uniform", "--max-landmarks", "3", "--seed", "0",
                 "--output", str(out),
                 "--json", "--audit", str(tmp_path / "audit.csv"))
@@ -119,7 +120,8 @@ def test_geo_release_gpx_to_csv_and_geojson(tmp_path):
     # ε_t = 1/(k+1) = 1/4 -> expected displacement 2r/ε_t = 800 m; tolerance 15 %
     assert abs(summary["mean_displacement_m"] - 800) < 120
     geo = tmp_path / "out.geojson"
-    p = run_cli("geo-release", "--input", str(gpx), "--landmarks", "0,215", "--epsilon", "1",
+    p = run_cli("geo-release", "--noise", "fast",
+                "--input", str(gpx), "--landmarks", "0,215", "--epsilon", "1",
                 "--radius", "100", "--scheme", "skip", "--seed", "0", "--output", str(geo),
                 "--audit", str(tmp_path / "audit.geojson"))
     assert p.returncode == 0, p.stderr
@@ -137,7 +139,8 @@ def test_geo_release_csv_track(tmp_path):
     src = tmp_path / "t.csv"
     src.write_text("time,lat,lon\n0,48.85,2.35\n1,48.851,2.351\n2,48.852,2.352\n")
     out = tmp_path / "o.csv"
-    p = run_cli("geo-release", "--input", str(src), "--epsilon", "1", "--radius", "50",
+    p = run_cli("geo-release", "--noise", "fast",
+                "--input", str(src), "--epsilon", "1", "--radius", "50",
                 "--seed", "3", "--output", str(out))
     assert p.returncode == 0, p.stderr
     assert len(pd.read_csv(out, comment="#")) == 3
@@ -177,7 +180,8 @@ def test_release_bad_files(tmp_path, name):
         (["allocate", "--epsilon", "1"], "required"),
         (["release", "--input", "/no/such/file.csv", "--epsilon", "1"], "no such file"),
         (["check", "--allocation", "/no/such.csv", "--epsilon", "1"], "no such file"),
-        (["geo-release", "--input", "/no/such.gpx", "--epsilon", "1", "--output", "x.csv"],
+        (["geo-release", "--noise", "fast",
+          "--input", "/no/such.gpx", "--epsilon", "1", "--output", "x.csv"],
          "no such file"),
         (["frobnicate"], "invalid choice"),
         ([], ""),
@@ -194,17 +198,21 @@ def test_bad_arguments_give_one_line(args, fragment):
 def test_geo_release_bad_inputs(tmp_path):
     bad = tmp_path / "bad.csv"
     bad.write_text("time,lat,lon\n0,100,2\n")
-    assert_clean_error(run_cli("geo-release", "--input", str(bad), "--epsilon", "1",
+    assert_clean_error(run_cli("geo-release", "--noise", "fast",
+                               "--input", str(bad), "--epsilon", "1",
                                "--output", str(tmp_path / "o.csv")), "latitude")
     notgpx = tmp_path / "x.gpx"
     notgpx.write_text("hello")
-    assert_clean_error(run_cli("geo-release", "--input", str(notgpx), "--epsilon", "1",
+    assert_clean_error(run_cli("geo-release", "--noise", "fast",
+                               "--input", str(notgpx), "--epsilon", "1",
                                "--output", str(tmp_path / "o.csv")), "GPX")
     good = tmp_path / "g.csv"
     good.write_text("lat,lon\n48.85,2.35\n")
-    assert_clean_error(run_cli("geo-release", "--input", str(good), "--epsilon", "1",
+    assert_clean_error(run_cli("geo-release", "--noise", "fast",
+                               "--input", str(good), "--epsilon", "1",
                                "--radius", "0", "--output", str(tmp_path / "o.csv")), "radius")
-    assert_clean_error(run_cli("geo-release", "--input", str(good), "--epsilon", "1",
+    assert_clean_error(run_cli("geo-release", "--noise", "fast",
+                               "--input", str(good), "--epsilon", "1",
                                "--output", str(tmp_path / "nodir" / "o.csv")), "does not exist")
 
 

@@ -173,12 +173,13 @@ def test_geo_release_declares_k_and_refuses_more_landmarks(tmp_path):
     heads = set()
     for lm in ["3,10", "3,10,20,30,40"]:
         out = tmp_path / f"t{len(lm)}.csv"
-        p = run_cli("geo-release", "--input", str(TRACK), "--landmarks", lm, "--epsilon", "1",
+        p = run_cli("geo-release", "--noise", "fast",
+                    "--input", str(TRACK), "--landmarks", lm, "--epsilon", "1",
                     "--seed", "1", "--output", str(out))
         assert p.returncode == 0, p.stderr
         heads.add(_header(out))
     assert len(heads) == 1 and "declared bound on landmark events): 5" in heads.pop()
-    p = run_cli("geo-release", "--input", str(TRACK), "--landmarks", "3,10,20",
+    p = run_cli("geo-release", "--noise", "fast", "--input", str(TRACK), "--landmarks", "3,10,20",
                 "--epsilon", "1", "--max-landmarks", "2", "--output", str(tmp_path / "x.csv"))
     assert_clean_error(p, "3 landmark events are more than the declared bound k = 2")
 

@@ -46,7 +46,7 @@ FAST_COMMANDS = {
 }
 PARSE_ONLY = [
     ["release", "--input", "x.csv", "--epsilon", "1"],
-    ["geo-release", "--input", "x.gpx", "--epsilon", "1", "--output", "o.csv"],
+    ["geo-release", "--noise", "fast", "--input", "x.gpx", "--epsilon", "1", "--output", "o.csv"],
     ["dummies", "--length", "10", "--epsilon", "1"],
     ["suggest", "--input", "x.csv"],
     ["report", "--config", "c.json", "--output", "r.html"],

@@ -46,7 +46,8 @@ def test_suggested_stays_accepted_at_the_defaults_give_a_usable_release(path, tm
     # per-fix landmarks are still listed (the other way to accept)
     assert len(sug["landmarks"]) == sum(b - a + 1 for a, b in spans)
     for seed in ("0", "1"):
-        out = ok_json("geo-release", "--input", str(path), "--stays", sug["stays"],
+        out = ok_json("geo-release", "--noise", "fast",
+                      "--input", str(path), "--stays", sug["stays"],
                       "--epsilon", "1", "--max-landmarks", str(len(spans)), "--seed", seed,
                       "--output", str(tmp_path / "o.csv"))
         assert out["landmark_private"] is True
@@ -61,7 +62,7 @@ def test_per_fix_landmarks_are_what_ruined_the_release(tmp_path):
     with most stays: the median displacement is over 100 km (seed 0)."""
     path = ROOT / "tests" / "data" / "real" / "geolife" / "geolife-user004.csv"
     sug = ok_json("suggest", "--input", str(path))
-    out = ok_json("geo-release", "--input", str(path), "--landmarks",
+    out = ok_json("geo-release", "--noise", "fast", "--input", str(path), "--landmarks",
                   ",".join(str(t) for t in sug["landmarks"]), "--epsilon", "1", "--seed", "0",
                   "--max-landmarks", str(len(sug["landmarks"])),
                   "--output", str(tmp_path / "o.csv"))
@@ -75,7 +76,8 @@ def test_suggest_text_offers_the_stays_and_geo_release_reports_them(tmp_path):
     assert proc.returncode == 0, proc.stderr
     line = next(ln for ln in proc.stdout.splitlines() if "--stays" in ln)
     stays = line.rsplit("--stays ", 1)[1].strip()
-    proc = lmdk("geo-release", "--input", str(path), "--stays", stays, "--epsilon", "1",
+    proc = lmdk("geo-release", "--noise", "fast",
+                "--input", str(path), "--stays", stays, "--epsilon", "1",
                 "--seed", "3", "--output", str(tmp_path / "o.csv"),
                 "--audit", str(tmp_path / "audit.csv"))
     assert proc.returncode == 0, proc.stderr
@@ -98,7 +100,8 @@ def test_suggest_text_offers_the_stays_and_geo_release_reports_them(tmp_path):
     ("0-999999", "not a range of timestamps"),
 ])
 def test_bad_stays_are_one_line_and_exit_2(stays, fragment, tmp_path):
-    proc = lmdk("geo-release", "--input", str(GEOLIFE[0]), "--stays", stays, "--epsilon", "1",
+    proc = lmdk("geo-release", "--noise", "fast",
+                "--input", str(GEOLIFE[0]), "--stays", stays, "--epsilon", "1",
                 "--output", str(tmp_path / "o.csv"))
     assert proc.returncode == 2, proc.stderr
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]

@@ -93,7 +93,8 @@ def _release_argv(tmp_path: Path, command: str) -> list[str]:
                 "--sensitivity", "2", "--scheme", "event"]
     src = tmp_path / "t.csv"
     src.write_text("time,lat,lon\n0,48.85,2.35\n1,48.86,2.35\n2,48.87,2.35\n")
-    return ["geo-release", "--input", str(src), "--landmarks", "1", "--epsilon", "1",
+    return ["geo-release", "--noise", "fast",
+            "--input", str(src), "--landmarks", "1", "--epsilon", "1",
             "--radius", "100", "--scheme", "event"]
 
 

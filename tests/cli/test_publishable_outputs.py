@@ -328,7 +328,8 @@ def test_cli_geo_release_publishable_geojson(tmp_path):
                   "lon": tr.lon}).to_csv(src, index=False)
     lm = demo_track_landmarks()
     out = tmp_path / "release.geojson"
-    p = run_cli("geo-release", "--input", str(src), "--landmarks", ",".join(map(str, lm)),
+    p = run_cli("geo-release", "--noise", "fast",
+                "--input", str(src), "--landmarks", ",".join(map(str, lm)),
                 "--epsilon", "1", "--radius", "100", "--scheme", "skip", "--seed", str(SEED),
                 "--output", str(out), "--audit", str(tmp_path / "audit.csv"), "--json")
     assert p.returncode == 0, p.stderr
@@ -339,7 +340,8 @@ def test_cli_geo_release_publishable_geojson(tmp_path):
     assert str(SEED) not in out.read_text()
     audit = pd.read_csv(tmp_path / "audit.csv", comment="#")
     np.testing.assert_allclose(audit["lat"], tr.lat)
-    assert_clean_error(run_cli("geo-release", "--input", str(src), "--epsilon", "1",
+    assert_clean_error(run_cli("geo-release", "--noise", "fast",
+                               "--input", str(src), "--epsilon", "1",
                                "--output", str(out), "--audit", str(out)), "--audit")
 
 
@@ -401,13 +403,25 @@ def test_cli_release_uses_the_exact_sampler_by_default(tmp_path):
                                "--noise", "secure", "--output", str(out)), "--noise")
 
 
-def test_track_files_say_planar_laplace_has_no_exact_sampler(tmp_path):
+def test_track_files_name_their_planar_sampler(tmp_path):
+    """geo-release's default is the exact Planar Laplace on the grid of a declared region
+    (named with its grid and region in the header); without a region it is refused with
+    how to declare one; --noise fast says numpy's draws are for exploration only."""
     tr = demo_track()
     src = tmp_path / "track.csv"
     pd.DataFrame({"time": time_labels(tr.time, tr.time_kind), "lat": tr.lat,
                   "lon": tr.lon}).to_csv(src, index=False)
     out = tmp_path / "release.csv"
-    p = run_cli("geo-release", "--input", str(src), "--epsilon", "1", "--output", str(out))
+    assert_clean_error(run_cli("geo-release", "--input", str(src), "--epsilon", "1",
+                               "--output", str(out)), "--region LAT,LON,KM")
+    p = run_cli("geo-release", "--input", str(src), "--epsilon", "1", "--region",
+                "48.86,2.35,50", "--output", str(out))
     assert p.returncode == 0, p.stderr
     head = "\n".join(comment_lines(out.read_text()))
-    assert "no exact sampler for Planar Laplace" in head and "Andrés et al." in head
+    assert ("exact discrete Planar Laplace on a 0.0625 m grid in the declared region "
+            "48.86,2.35,50" in head and "Andrés et al." in head and "numpy" not in head)
+    p = run_cli("geo-release", "--noise", "fast", "--input", str(src), "--epsilon", "1",
+                "--output", str(out))
+    assert p.returncode == 0, p.stderr
+    head = "\n".join(comment_lines(out.read_text()))
+    assert "numpy floating-point Planar Laplace" in head and "exploration only" in head

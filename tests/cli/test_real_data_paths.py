@@ -52,7 +52,8 @@ def test_track_through_the_cli(rel, capsys, tmp_path):
     doc = json.loads(out)
     assert doc["kind"] == "track" and doc["length"] == len(load_track(path))
     assert all("NaT" not in json.dumps(s) for s in doc["suggestions"])
-    code, out, err = _cli(capsys, "geo-release", "--input", str(path), "--epsilon", "1",
+    code, out, err = _cli(capsys, "geo-release", "--noise", "fast",
+                          "--input", str(path), "--epsilon", "1",
                           "--seed", "1", "--output", str(tmp_path / "o.csv"), "--json")
     assert code == 0, err
     rows = pd.read_csv(tmp_path / "o.csv", comment="#")

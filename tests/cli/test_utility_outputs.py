@@ -73,7 +73,8 @@ def test_cli_release_zero_budget_everywhere_is_not_useful(tmp_path):
 def test_cli_geo_release_reports_metres_against_the_extent(tmp_path):
     gpx = ASSETS / "sample_tracks" / "cerknicko-jezero.gpx"
     out = str(tmp_path / "o.csv")
-    p = run_cli("geo-release", "--input", str(gpx), "--landmarks", "0,215,287", "--epsilon",
+    p = run_cli("geo-release", "--noise", "fast",
+                "--input", str(gpx), "--landmarks", "0,215,287", "--epsilon",
                 "1", "--radius", "100", "--max-landmarks", "3", "--output", out, "--json")
     assert p.returncode == 0, p.stderr
     d = json.loads(p.stdout)
@@ -82,7 +83,8 @@ def test_cli_geo_release_reports_metres_against_the_extent(tmp_path):
     assert d["expected_error_typical"] == pytest.approx(2 * 100 / 0.25)  # 2r/ε_t
     assert d["error_to_scale"] == pytest.approx(800 / d["data_scale"])
     # a bad setting: ε = 0.01 → 80 km per point
-    p = run_cli("geo-release", "--input", str(gpx), "--landmarks", "0,215,287", "--epsilon",
+    p = run_cli("geo-release", "--noise", "fast",
+                "--input", str(gpx), "--landmarks", "0,215,287", "--epsilon",
                 "0.01", "--max-landmarks", "3", "--output", out)
     line = next(ln for ln in p.stdout.splitlines() if ln.startswith("utility:"))
     assert "NOT USEFUL" in line and "80 km" in line and "larger r is not a fix" in line

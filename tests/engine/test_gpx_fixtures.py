@@ -117,7 +117,8 @@ def _cli(args: list[str], capsys) -> tuple[int, str, str]:
 def test_geo_release_cli(name, tmp_path, capsys):
     exp = EXPECTED[name]
     out = tmp_path / "out.csv"
-    code, _, err = _cli(["geo-release", "--input", str(GPX / name), "--landmarks", "0",
+    code, _, err = _cli(["geo-release", "--noise", "fast",
+                         "--input", str(GPX / name), "--landmarks", "0",
                          "--epsilon", "1", "--radius", "100", "--seed", "0",
                          "--output", str(out)], capsys)
     if "error" in exp:
@@ -198,7 +199,8 @@ def test_pieces_stay_apart_in_every_output(tmp_path, capsys):
 
     name = "several_segments.gpx"
     out = tmp_path / "o.csv"
-    assert _cli(["geo-release", "--input", str(GPX / name), "--epsilon", "1", "--seed", "0",
+    assert _cli(["geo-release", "--noise", "fast",
+                 "--input", str(GPX / name), "--epsilon", "1", "--seed", "0",
                  "--output", str(out)], capsys)[0] == 0
     df = pd.read_csv(out, comment="#")
     assert df["segment"].tolist() == [0] * 25 + [1] * 25 + [2] * 20

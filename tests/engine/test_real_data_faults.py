@@ -95,6 +95,8 @@ def test_release_commands_accept_landmark_ranges(command, path, ranged, n, capsy
         args += ["--within", "50", "--runs", "60", "--seed", "1"]
     else:
         args += ["--epsilon", "1", "--seed", "3", "--max-landmarks", str(n)]
+        if command == "geo-release":
+            args += ["--noise", "fast"]
     answers = []
     for k, lm in enumerate([ranged, listed, ""]):
         extra = [] if command == "solve-epsilon" else ["--output", str(tmp_path / f"{k}.csv")]
@@ -244,7 +246,8 @@ def test_repeated_timestamps_follow_one_rule_everywhere(tmp_path, capsys, cluste
     track = load_track(gpx)
     assert len(track) == 183 and track.time_kind == "datetime"
     assert any("182 points have the same time" in n for n in track.notes)
-    code, out, err = run(capsys, "geo-release", "--input", str(gpx), "--epsilon", "1",
+    code, out, err = run(capsys, "geo-release", "--noise", "fast",
+                         "--input", str(gpx), "--epsilon", "1",
                          "--output", str(tmp_path / "geo.csv"), "--seed", "1")
     assert code == 0, err
     geo = pd.read_csv(tmp_path / "geo.csv", comment="#")
@@ -303,7 +306,8 @@ def test_local_times_are_written_back_as_the_same_instants(capsys, tmp_path):
 
 
 def test_gpx_times_are_written_as_utc(capsys, tmp_path):
-    code, _, err = run(capsys, "geo-release", "--input", str(GPS / "healthfit-apple-watch.gpx"),
+    code, _, err = run(capsys, "geo-release", "--noise", "fast",
+                       "--input", str(GPS / "healthfit-apple-watch.gpx"),
                        "--epsilon", "1", "--output", str(tmp_path / "g.csv"))
     assert code == 0, err
     rows = [ln for ln in (tmp_path / "g.csv").read_text().splitlines()

@@ -99,7 +99,7 @@ def test_map_opens_offline_in_chromium(tmp_path):
 
 
 def test_geo_release_writes_the_offline_map(tmp_path):
-    p = run_cli("geo-release", "--input", str(ROOT / "examples" / "track.gpx"),
+    p = run_cli("geo-release", "--noise", "fast", "--input", str(ROOT / "examples" / "track.gpx"),
                 "--landmarks", "0,215", "--epsilon", "1", "--output", str(tmp_path / "r.html"))
     assert p.returncode == 0, p.stderr
     html = (tmp_path / "r.html").read_text(encoding="utf-8")

@@ -80,7 +80,8 @@ def test_every_track_command_takes_the_column_options(capsys, tmp_path):
         f"7;2024-01-01T08:{m:02d}:00;{48.1 + m * 1e-4};{2.1}\n" for m in range(40)))
     cols = ["--time-col", "when", "--lat-col", "north", "--lon-col", "east"]
     out = tmp_path / "o.csv"
-    code, _, err = _cli(capsys, "geo-release", "--input", str(src), *cols, "--epsilon", "1",
+    code, _, err = _cli(capsys, "geo-release", "--noise", "fast",
+                        "--input", str(src), *cols, "--epsilon", "1",
                         "--seed", "1", "--output", str(out))
     assert code == 0, err
     assert out.read_text().count("\n2024-01-01T08:") == 40
@@ -90,10 +91,12 @@ def test_every_track_command_takes_the_column_options(capsys, tmp_path):
                         "--within", "500", "--runs", "100", "--seed", "1", "--json")
     assert code == 0, err
     # without the names the file is not a track, and a wrong name is one line
-    code, _, err = _cli(capsys, "geo-release", "--input", str(src), "--epsilon", "1",
+    code, _, err = _cli(capsys, "geo-release", "--noise", "fast",
+                        "--input", str(src), "--epsilon", "1",
                         "--output", str(out))
     assert code == 2 and len(err) == 1 and "--lat-col" in err[0], err
-    code, _, err = _cli(capsys, "geo-release", "--input", str(src), "--lat-col", "north",
+    code, _, err = _cli(capsys, "geo-release", "--noise", "fast",
+                        "--input", str(src), "--lat-col", "north",
                         "--lon-col", "west", "--epsilon", "1", "--output", str(out))
     assert code == 2 and len(err) == 1 and "`west` (--lon-col)" in err[0], err
 

@@ -97,7 +97,7 @@ def test_bad_files_are_refused_with_one_line(name, data, message, tmp_path, caps
         load_track(data, filename=name)
     src = tmp_path / name
     src.write_bytes(data)
-    code = main(["geo-release", "--input", str(src), "--epsilon", "1",
+    code = main(["geo-release", "--noise", "fast", "--input", str(src), "--epsilon", "1",
                  "--output", str(tmp_path / "o.csv")])
     err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
     assert code == 2 and len(err) == 1 and "Traceback" not in err[0], err
