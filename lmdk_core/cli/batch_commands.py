@@ -13,6 +13,7 @@ CONFIDENTIAL. Nothing heavy (dask, pandas) is imported until the command runs.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import shlex
 import sys
 from collections.abc import Mapping
@@ -53,6 +54,8 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     if args.scheduler is not None:
         check_scheduler_address(args.scheduler)
     cfg = config_from_json(read_bytes(args.config, f"the configuration {args.config}"))
+    if args.region is not None:  # the declared region of an exact track release
+        cfg = dataclasses.replace(cfg, extra={**cfg.extra, "region": args.region})
     cols = columns_from_args(args)
     try:
         res = run_batch(cfg, args.input, cols, args.output, args.audit,
@@ -140,7 +143,7 @@ def utility_summary(res, unit: str = "") -> str:
 #: how :func:`batch_command_line` lays the options out, one line per group (by ``dest``)
 COMMAND_LINES = (("config",), ("input",), ("user_col", "time_col"),
                  ("value_col", "lat_col", "lon_col"), ("landmark_col",), ("output", "audit"),
-                 ("scheduler", "workers"), ("seed", "noise", "no_leakage", "json"))
+                 ("scheduler", "workers"), ("seed", "noise", "region", "no_leakage", "json"))
 
 
 def columns_from_args(args: argparse.Namespace) -> PopulationColumns:
@@ -238,9 +241,13 @@ def register(sub) -> None:
                    help="reproducible per-user streams (default: fresh OS entropy); never "
                         "written to the publishable file")
     p.add_argument("--noise", choices=["exact", "fast"], default="exact",
-                   help="exact: exact discrete Laplace noise, for publication; fast: numpy, "
-                        "reproducible with --seed, for exploration (tracks: always numpy "
-                        "Planar Laplace)")
+                   help="exact: exact noise, for publication (series: discrete Laplace; "
+                        "tracks: exact Planar Laplace on the grid of --region); fast: numpy, "
+                        "reproducible with --seed, for exploration")
+    p.add_argument("--region", default=None, metavar="LAT,LON[,KM]",
+                   help="tracks with --noise exact: the declared public region holding every "
+                        "track (centre in degrees, radius in km, default 1000); overrides "
+                        "the configuration's extra.region")
     p.add_argument("--no-leakage", action="store_true",
                    help="skip the landmark TPL column of the audit (faster)")
     p.add_argument("--json", action="store_true", help="one JSON summary on stdout")

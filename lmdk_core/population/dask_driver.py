@@ -342,18 +342,20 @@ def _check_seed_and_workers(seed: int | None, workers: int | None) -> None:
         raise InputError(f"--workers must be at least 1, got {workers}")
 
 
-def _sampler_text(noise: str, kind: str, seed: int | None) -> str:
-    """The noise named in the output files: OpenDP's exact samplers (Mironov, CCS 2012)
-    for an exact series release, numpy's otherwise, Planar Laplace's protection for
-    tracks; with a fixed seed the file says that the seed regenerates the noise."""
+def _sampler_text(noise: str, kind: str, seed: int | None, settings: BatchSettings) -> str:
+    """The noise named in the output files: the exact samplers (Mironov, CCS 2012) for an
+    exact release — discrete Laplace for series, the exact Planar Laplace on the declared
+    region's grid for tracks — numpy's otherwise (tracks: :data:`PLANAR_PROTECTION`);
+    with a fixed seed and numpy's noise the file says that the seed regenerates it."""
     from lmdk_core.mechanisms.exact_noise import FAST_SAMPLER_NAME, sampler_description
     from lmdk_core.population.lockstep import PLANAR_PROTECTION
 
-    exact_series = noise == "exact" and kind == "series"
-    sampler = sampler_description() if exact_series else FAST_SAMPLER_NAME
+    exact = noise == "exact"
     if kind == "track":
-        sampler = PLANAR_PROTECTION
-    if seed is not None and not exact_series:
+        sampler = settings.make_mechanism().sampler if exact else PLANAR_PROTECTION
+    else:
+        sampler = sampler_description() if exact else FAST_SAMPLER_NAME
+    if seed is not None and not exact:
         # a given seed fixes the noise: the file says so (never called safe to publish
         # while the seed is known; the seed itself is not written)
         sampler = (f"{sampler}; drawn from a fixed --seed: whoever knows the seed "
@@ -456,7 +458,7 @@ def _run(cfg, src: Path, in_fmt: str, cols: PopulationColumns, output: Path, out
     root = int(seed) if seed is not None else fresh_root_entropy()
     settings = BatchSettings.from_config(cfg, cols.kind, noise, root, leakage)
     settings.make_mechanism()
-    sampler = _sampler_text(noise, cols.kind, seed)
+    sampler = _sampler_text(noise, cols.kind, seed, settings)
     label = f"{UNDECLARED_K_LABEL}; " if settings.shows_landmark_count() else ""
     pub_meta = {"lmdk.content": label + PUBLISHABLE_NOTE, "lmdk.noise": sampler,
                 "lmdk.rounding": rounding_line(settings.release_decimals()),

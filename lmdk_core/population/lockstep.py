@@ -144,14 +144,18 @@ def _forward_fill(noisy: np.ndarray, published: np.ndarray) -> np.ndarray:
 
 
 def _exact(mech: Mechanism, x: np.ndarray, eps: np.ndarray) -> np.ndarray:
-    """``x`` released by the mechanism's exact sampler at budgets ``eps``."""
+    """``x`` released by the mechanism's exact sampler at budgets ``eps`` (the exact
+    Planar Laplace releases location rows at their ε directly)."""
+    if mech.exact_sampler is None:
+        return mech.perturb(x, eps)
     return mech.exact_sampler(x, mech.scale(eps))
 
 
 def _uses_exact(mech: Mechanism, noise: str) -> bool:
-    """Exact noise was asked for and the mechanism has an exact sampler (Planar Laplace
-    has none and always draws with numpy; see :data:`PLANAR_PROTECTION`)."""
-    return noise == "exact" and mech.exact_sampler is not None
+    """Exact noise was asked for and the mechanism draws exactly (the Laplace and
+    Geometric exact samplers; the exact Planar Laplace of a declared region; numpy's
+    Planar Laplace is :data:`PLANAR_PROTECTION`)."""
+    return noise == "exact" and (mech.exact_sampler is not None or mech.noise == "exact")
 
 
 def _static(x, lengths, planned, mech, gens, noise):
@@ -232,13 +236,17 @@ def _adaptive_exact(x, lengths, landmarks, planned, mech, gens, settings: Adapti
                                          np.cumsum(sizes)[:-1]), strict=True):
             advance(u, out)
     published = np.zeros((U, T), dtype=bool)
-    noisy = np.full((U, T), np.nan)
+    noisy = np.full(x.shape, np.nan)
     spent = np.zeros((U, T))
     for u, (pub_t, pub_out, pub_eps) in parts.items():
         published[u, pub_t] = True
         noisy[u, pub_t] = pub_out
         spent[u, pub_t] = pub_eps
-    released = _forward_fill(noisy, published)
+    if x.ndim == 3:  # locations: each coordinate held alike
+        released = np.stack([_forward_fill(noisy[:, :, 0], published),
+                             _forward_fill(noisy[:, :, 1], published)], axis=2)
+    else:
+        released = _forward_fill(noisy, published)
     released[np.arange(T)[None, :] >= lengths[:, None]] = np.nan
     return LockstepRelease(released, spent, published)
 

@@ -23,6 +23,7 @@ from lmdk_core.engine.repeat_noise import regular_share, renoise
 from lmdk_core.engine.stay_events import Condensed, condense, condensed_points, stay_members
 from lmdk_core.engine.validation import InputError
 from lmdk_core.mechanisms import Geometric, Laplace, PlanarLaplace
+from lmdk_core.mechanisms.exact_planar import ExactPlanarLaplace, PlanarRegion
 from lmdk_core.population.audit import AUDIT_COLUMNS, LeakageSettings, user_audit
 from lmdk_core.population.landmarks import (
     DiscoverySettings,
@@ -76,6 +77,9 @@ class BatchSettings:
     #: the declared bound k on each user's landmark events (public; Uniform ε/(k+1));
     #: without it Uniform and Adaptive are exploratory (:data:`UNDECLARED_K_LABEL`)
     max_landmarks: int | None = None
+    #: the declared region of an exact track release, ``LAT,LON,KM`` (public; the
+    #: configuration's ``extra.region`` or ``lmdk batch --region``)
+    region: str | None = None
     adaptive: AdaptiveSettings = field(default_factory=AdaptiveSettings)
     discovery: DiscoverySettings = field(default_factory=DiscoverySettings)
     leakage: LeakageSettings = field(default_factory=LeakageSettings)
@@ -114,6 +118,7 @@ class BatchSettings:
             sensitivity=float(cfg.sensitivity), radius=float(cfg.radius), noise=noise,
             root_entropy=int(root_entropy),
             max_landmarks=_declared_k(extra),
+            region=_declared_region(extra) if kind == "track" else None,
             discovery=DiscoverySettings.from_extra(extra),
             leakage=LeakageSettings(spec=extra.get("correlation"),
                                     strength=float(cfg.correlation_strength),
@@ -122,8 +127,17 @@ class BatchSettings:
         )
 
     def make_mechanism(self) -> Laplace | Geometric | PlanarLaplace:
-        """The mechanism object of these settings."""
+        """The mechanism object of these settings: for tracks with exact noise the exact
+        Planar Laplace on the grid of the declared region (refused without one)."""
         if self.mechanism == "planar_laplace":
+            if self.noise == "exact":
+                if self.region is None:
+                    raise InputError(
+                        "exact noise for tracks releases on the grid of a declared region: "
+                        "add --region LAT,LON,KM (a public area holding every track; or "
+                        "\"region\" in the configuration's extra), or use --noise fast to "
+                        "explore")
+                return ExactPlanarLaplace(self.radius, PlanarRegion.parse(self.region))
             return PlanarLaplace(self.radius)
         if self.mechanism == "geometric":
             return Geometric(self.sensitivity)
@@ -286,6 +300,18 @@ def _declared_k(extra: dict) -> int | None:
 
     k = extra.get("max_landmarks")
     return None if k is None else check_max_landmarks(k, 0, "config: extra.max_landmarks")
+
+
+def _declared_region(extra: dict) -> str | None:
+    """The declared region of a track batch, ``extra.region`` (``LAT,LON[,KM]``), checked
+    and normalised; None when the configuration declares none."""
+    text = extra.get("region")
+    if text is None:
+        return None
+    try:
+        return PlanarRegion.parse(str(text)).text()
+    except InputError as exc:
+        raise InputError(f"config: extra.region: {exc}") from None
 
 
 def release_partition(raw: pd.DataFrame, cols: PopulationColumns,

@@ -226,3 +226,27 @@ def test_exact_track_release_needs_a_region():
     with pytest.raises(InputError, match="declared region"):
         release_trajectory([48.85, 48.86], [2.35, 2.36], [], 1.0, 100.0, "uniform",
                            noise="exact")
+
+
+@pytest.mark.parametrize("scheme", ["uniform", "adaptive"])
+def test_population_lockstep_releases_tracks_exactly(scheme):
+    """The batch's lockstep release with the exact Planar Laplace (static and Adaptive):
+    every shown point of each user (up to its length) on the region's grid."""
+    from lmdk_core.population.lockstep import lockstep_release
+
+    gen = np.random.default_rng(9)
+    U, T = 2, 40
+    x = np.stack([48.85 + np.cumsum(gen.normal(0, 1e-4, (U, T)), axis=1),
+                  2.35 + np.cumsum(gen.normal(0, 1e-4, (U, T)), axis=1)], axis=2)
+    lengths = np.array([40, 25])
+    landmarks = np.zeros((U, T), dtype=bool)
+    landmarks[0, 5] = landmarks[1, 7] = True
+    mech = ExactPlanarLaplace(100.0, PARIS)
+    rel = lockstep_release(x, lengths, landmarks, scheme, 1.0, mech,
+                           [np.random.default_rng(u) for u in range(U)], noise="exact")
+    pts = np.concatenate([rel.released[0], rel.released[1, :25]])
+    assert not np.isnan(pts).any()
+    e, n, _ = PARIS.to_plane(pts[:, 0], pts[:, 1])
+    u = grid_step(100.0)
+    assert np.abs(e / u - np.round(e / u)).max() < 1e-6
+    assert np.abs(n / u - np.round(n / u)).max() < 1e-6
