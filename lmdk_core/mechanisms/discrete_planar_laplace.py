@@ -46,7 +46,7 @@ from lmdk_core.engine.validation import InputError
 from lmdk_core.mechanisms.discrete_laplace import (
     _bernoulli_exp,
     _Bits,
-    _one_draw,
+    discrete_laplace,
     dyadic_upper_scale,
 )
 from lmdk_core.mechanisms.entropy import EntropyStream, stream
@@ -135,30 +135,47 @@ def _bernoulli_exp_sqrt(bits: _Bits, p: int, m: int, q: int, r: int) -> bool:
     return k % 2 == 1
 
 
-def _one_point(bits: _Bits, s: LatticeScale) -> tuple[int, int]:
-    """One draw of the lattice law of ``s`` (module docstring, steps 1–2)."""
-    p, r = s.A * s.t, s.t << s.J
-    shift = s.J + s.j
-    while True:
-        a = _one_draw(bits, s.t, s.j, s.width)
-        b = _one_draw(bits, s.t, s.j, s.width)
-        if _bernoulli_exp_sqrt(bits, p, a * a + b * b, (abs(a) + abs(b)) << shift, r):
-            return a, b
+def _accepted(bits: _Bits, s: LatticeScale, a: int, b: int) -> bool:
+    """Whether the proposal ``(a, b)`` is accepted: Bernoulli(exp(−γ)), step 2."""
+    return _bernoulli_exp_sqrt(bits, s.A * s.t, a * a + b * b,
+                               (abs(a) + abs(b)) << (s.J + s.j), s.t << s.J)
+
+
+#: proposals drawn per wanted point (about 1/0.785 are needed; a few spare)
+_OVERDRAW = 1.3
 
 
 def discrete_planar_laplace(scales: list[LatticeScale], which: np.ndarray,
                             s: EntropyStream | None = None) -> np.ndarray:
     """Independent lattice points, row i of law ``scales[which[i]]`` (module docstring),
     as an int64 array of shape (n, 2), from the stream ``s`` (this process's OS entropy
-    by default)."""
+    by default).
+
+    The proposals of each law are drawn in bulk by the exact discrete Laplace sampler
+    (its compiled kernel when the call is large enough), then accepted or rejected one by
+    one in Python from the bits that follow; the accepted points fill that law's rows in
+    order, and more proposals are drawn while some rows are empty. Every proposal and
+    every acceptance uses fresh bits, so the rows are independent."""
     s = stream() if s is None else s
     idx = np.asarray(which, dtype=np.int64).ravel()
     out = np.empty((idx.size, 2), dtype=np.int64)
-    with s.lock:
-        bits = _Bits(s)
-        try:
-            for i, g in enumerate(idx.tolist()):
-                out[i] = _one_point(bits, scales[g])
-        finally:
-            bits.close()
+    for g in np.unique(idx).tolist():
+        rows = np.flatnonzero(idx == g)
+        sc = scales[g]
+        done = 0
+        while done < rows.size:
+            m = int((rows.size - done) * _OVERDRAW) + 4
+            prop = discrete_laplace(np.array([sc.t]), np.array([sc.j]),
+                                    np.zeros(2 * m, dtype=np.int64), s).reshape(m, 2)
+            with s.lock:
+                bits = _Bits(s)
+                try:
+                    for a, b in prop.tolist():
+                        if _accepted(bits, sc, a, b):
+                            out[rows[done]] = (a, b)
+                            done += 1
+                            if done == rows.size:
+                                break
+                finally:
+                    bits.close()
     return out
