@@ -7,7 +7,13 @@ Prints (docs/performance.md, "Exact noise"):
    publishable file used before), and this project's exact sampler
    (:func:`lmdk_core.mechanisms.exact_noise.exact_laplace`: compiled kernel, warm; its
    Python reference; and the geometric path) — plus the sampler's random bits per value;
-2. a release of 200,000 readings, whole process (``lmdk release`` run as a child process,
+2. CPU µs per released location (Planar Laplace, r = 100 m, ε = 1): numpy's gamma +
+   uniform draw alone and with the WGS84 geodesic move (``PlanarLaplace``, not
+   floating-point safe), against the exact Planar Laplace
+   (:mod:`lmdk_core.mechanisms.exact_planar`): its lattice noise alone (proposals from
+   the compiled kernel, and from the Python reference) and the whole release
+   (projection, snapping, noise, truncation, inverse projection);
+3. a release of 200,000 readings, whole process (``lmdk release`` run as a child process,
    its CPU time from ``getrusage``): ``--noise exact`` against ``--noise fast`` (numpy),
    and the exact release's CPU time over the fast one's.
 
@@ -100,6 +106,50 @@ def per_value(n: int) -> None:
           " (OS entropy)")
 
 
+def per_location(n: int, n_exact: int) -> None:
+    from lmdk_core.mechanisms import PlanarLaplace
+    from lmdk_core.mechanisms import discrete_laplace as dl
+    from lmdk_core.mechanisms.discrete_planar_laplace import (
+        discrete_planar_laplace,
+        lattice_scale,
+    )
+    from lmdk_core.mechanisms.exact_planar import (
+        ExactPlanarLaplace,
+        PlanarRegion,
+        grid_step,
+        planar_alpha,
+    )
+
+    gen = np.random.default_rng(0)
+    fast = PlanarLaplace(100.0)
+    exact = ExactPlanarLaplace(100.0, PlanarRegion(48.86, 2.35, 50))
+    x = np.tile([[48.8566, 2.3522]], (n, 1))
+    xe = x[:n_exact]
+    rows = [("numpy gamma(2) + uniform angle (the draw alone)",
+             best(lambda: fast.presample(gen, n)) / n),
+            ("numpy Planar Laplace + geodesic move (PlanarLaplace)",
+             best(lambda: fast.perturb(x, 1.0, gen)) / n)]
+    sc = lattice_scale(planar_alpha(1.0, 100.0, grid_step(100.0),
+                                    exact.region.stretch()))
+    which = np.zeros(n_exact, dtype=np.int64)
+    dl.FORCE_COMPILED = True
+    discrete_planar_laplace([sc], which[:10])  # load the kernel
+    rows.append(("ours: exact lattice noise (kernel proposals)",
+                 best(lambda: discrete_planar_laplace([sc], which)) / n_exact))
+    rows.append(("ours: exact Planar Laplace, whole release",
+                 best(lambda: exact.perturb(xe, 1.0)) / n_exact))
+    dl.FORCE_COMPILED = False
+    n_ref = min(n_exact, 20_000)
+    rows.append(("ours: exact lattice noise (reference proposals)",
+                 best(lambda: discrete_planar_laplace([sc], which[:n_ref]), 1) / n_ref))
+    dl.FORCE_COMPILED = None
+    print(f"\n== CPU µs per released location (r = 100 m, ε = 1; numpy n = {n:,}; exact "
+          f"n = {n_exact:,}; reference n = {n_ref:,}; α = {float(sc.alpha):.3g} per "
+          f"{grid_step(100.0):g} m step)")
+    for name, s in rows:
+        print(f"  {name:<52} {s * 1e6:9.3f} µs")
+
+
 def _series(path: Path, n: int) -> None:
     rng = np.random.default_rng(1)
     v = np.round(np.cumsum(rng.normal(0, 1, n)), 3)
@@ -139,11 +189,14 @@ def whole_release(readings: int, runs: int) -> None:
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=1_000_000, help="values per timing")
+    ap.add_argument("--n-planar", type=int, default=200_000,
+                    help="locations per timing of the exact Planar Laplace")
     ap.add_argument("--readings", type=int, default=200_000)
     ap.add_argument("--runs", type=int, default=3)
     a = ap.parse_args(argv)
     print(f"machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}")
     per_value(a.n)
+    per_location(a.n, a.n_planar)
     whole_release(a.readings, a.runs)
 
 
