@@ -11,8 +11,9 @@ The sampler draws from OS entropy, so the ``rng`` argument of :meth:`perturb` an
 :meth:`perturb_one` is accepted (the release engine passes its generator) but does not
 affect the noise; such a release cannot be reproduced from a seed. These are the
 mechanisms of every publishable output; the exploration views keep numpy's samplers
-for speed and reproducibility. There is no exact sampler for Planar Laplace here (the
-discretisation of Andrés et al., CCS 2013, is not implemented).
+for speed and reproducibility. Planar Laplace's exact counterpart is
+:class:`lmdk_core.mechanisms.exact_planar.ExactPlanarLaplace` (a grid and a declared
+region, Andrés et al., CCS 2013, §5).
 """
 
 from __future__ import annotations

@@ -11,6 +11,10 @@ displacement is applied along the WGS84 geodesic, so it is exactly that many met
 Expected displacement: ``E[R] = 2r/ε``; median ``≈ 1.678·r/ε``; 95th percentile
 ``≈ 4.744·r/ε`` (quantiles of Gamma(2, r/ε)).
 
+These are numpy's floating-point draws (exploration, previews, ``--noise fast``);
+publishable tracks use :class:`lmdk_core.mechanisms.exact_planar.ExactPlanarLaplace`
+(Mironov, CCS 2012, on why floating-point noise is attackable).
+
 Usable range: ``r/ε ≤ MAX_SCALE_M = 1e12`` metres (ε ≥ r·1e-12). Beyond a few thousand
 kilometres the released point is already anywhere on Earth; at 1e12 m the geodesic
 computation still resolves a millimetre, while at ε = 5e-324 the scale r/ε overflows to

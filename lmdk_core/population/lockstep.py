@@ -24,8 +24,10 @@ Randomness: each user's coins and standard noise are drawn from that user's stre
 before the loop (T_u coins, T_u standard variates), so a user's release does not depend
 on the partition it is in. ``noise='exact'`` instead draws each Laplace / Geometric
 value with the exact sampler applied to the value
-(:mod:`lmdk_core.mechanisms.exact_noise`; Mironov, CCS 2012); Planar Laplace has no
-exact sampler and always uses numpy's (see :data:`PLANAR_PROTECTION`).
+(:mod:`lmdk_core.mechanisms.exact_noise`; Mironov, CCS 2012), and each location with
+the exact Planar Laplace of a declared region
+(:mod:`lmdk_core.mechanisms.exact_planar`); numpy's Planar Laplace is
+:data:`PLANAR_PROTECTION`.
 
 Exact noise over many users: the exact sampler has a fixed cost per call, so the values
 of all the users released together are sent in as few calls as possible. Each scheme runs as a
@@ -70,7 +72,7 @@ from lmdk_core.mechanisms import Mechanism
 __all__ = ["PLANAR_PROTECTION", "LockstepRelease", "lockstep_release", "lockstep_release_many",
            "planned_budgets"]
 
-#: what protects a Planar Laplace release (no exact sampler applies)
+#: what protects a Planar Laplace release drawn with numpy (``noise='fast'``)
 PLANAR_PROTECTION = (
     "Planar Laplace (Andrés et al., CCS 2013) drawn with numpy's floating-point gamma and "
     "uniform samplers and moved along the WGS84 geodesic; the discretisation and truncation "

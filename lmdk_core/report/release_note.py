@@ -53,6 +53,7 @@ from lmdk_core.files.export import (
     PLANAR_NOISE,
     mechanism_text,
     noise_text,
+    planar_noise_text,
     teaching_note,
 )
 from lmdk_core.leakage.model import PUBLISHABLE_MODELS
@@ -68,9 +69,10 @@ __all__ = ["PublicView", "build_release_note", "public_summary", "public_view",
 def published_noise(cfg: ViewConfig) -> str:
     """The sampler of the file a configuration's release is published in, for a public
     note built from the configuration alone: OpenDP's exact samplers for a series (the
-    default of ``lmdk release`` and the app's publishable CSV; Mironov, CCS 2012), numpy's
-    floating-point Planar Laplace for a track (no exact sampler here; Andrés et al., CCS
-    2013). Every figure of the note then holds for the published file too: ε, scheme,
+    default of ``lmdk release`` and the app's publishable CSV; Mironov, CCS 2012); for a
+    track the exact Planar Laplace on the grid of the configuration's declared region
+    (``extra.region``; Andrés et al., CCS 2013, §5), else numpy's floating-point Planar
+    Laplace. Every figure of the note then holds for the published file too: ε, scheme,
     mechanism, the verdict, the expected error and the leakage depend only on the
     allocation, which a static scheme fixes from the landmarks.
 
@@ -85,7 +87,14 @@ def published_noise(cfg: ViewConfig) -> str:
             "published file spends a different allocation than the one recomputed here. "
             "Describe publicly only a release with a static scheme (uniform, skip, "
             "w-event, user, event)")
-    return PLANAR_NOISE if cfg.data_kind == "track" else noise_text("exact")
+    if cfg.data_kind != "track":
+        return noise_text("exact")
+    region = cfg.extra.get("region") if isinstance(cfg.extra, dict) else None
+    if region is None:
+        return PLANAR_NOISE
+    from lmdk_core.mechanisms.exact_planar import PlanarRegion
+
+    return planar_noise_text("exact", cfg.radius, PlanarRegion.parse(str(region)))
 
 
 def release_note_filename(cfg: ViewConfig, now: datetime | None = None) -> str:
