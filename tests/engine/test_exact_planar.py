@@ -295,3 +295,23 @@ def test_lmdk_batch_releases_tracks_exactly_on_a_declared_region(tmp_path, capsy
     u = grid_step(100.0)
     assert np.abs(e / u - np.round(e / u)).max() < 0.2
     assert np.abs(n / u - np.round(n / u)).max() < 0.2
+
+
+def test_the_exact_track_file_header_does_not_depend_on_the_track(tmp_path, capsys):
+    """Publishing rule, neighbouring inputs: two tracks (one moved by 300 m at one fix)
+    released with the same declared settings give the same header lines."""
+    from lmdk_core.cli import main
+
+    heads = []
+    for shift in (0.0, 0.0027):
+        src = tmp_path / f"t{shift}.csv"
+        lat = 48.85 + np.arange(30) * 1e-4
+        lat[12] += shift
+        src.write_text("time,lat,lon\n" + "".join(f"{t},{a},2.35\n" for t, a in
+                                                   enumerate(lat)))
+        out = tmp_path / f"o{shift}.csv"
+        assert main(["geo-release", "--input", str(src), "--landmarks", "12", "--epsilon",
+                     "1", "--region", "48.86,2.35,50", "--output", str(out)]) == 0
+        heads.append([ln for ln in out.read_text().splitlines() if ln.startswith("#")])
+    capsys.readouterr()
+    assert heads[0] == heads[1] and any("0.0625 m grid" in h for h in heads[0])
