@@ -164,7 +164,7 @@ def test_tracks_uniform_equals_single_trace_and_adaptive_is_private(tmp_path, cl
     cols = PopulationColumns(user="who", time="ts", lat="la", lon="lo", landmark="flag")
     cfg = ViewConfig(data_kind="track", dataset="demo-paris", scheme="uniform", radius=50.0)
     run_batch(cfg, src, cols, tmp_path / "r.csv", tmp_path / "a.csv", seed=SEED,
-              scheduler=cluster.scheduler_address)
+              noise="fast", scheduler=cluster.scheduler_address)
     text = (tmp_path / "r.csv").read_text()
     # no declared k: Uniform's per-user scale follows |L_u|, so the file says exploratory
     first = text.splitlines()[0]
@@ -181,10 +181,13 @@ def test_tracks_uniform_equals_single_trace_and_adaptive_is_private(tmp_path, cl
         np.testing.assert_allclose(
             mine, np.round(single.released, release_decimals(1.0, 50.0, degrees=True)),
             rtol=0, atol=1e-12)  # (the CSV's decimal text parses to within an ulp)
-    cfg_a = ViewConfig(data_kind="track", dataset="demo-paris", scheme="adaptive", radius=50.0)
+    # Adaptive with the exact Planar Laplace on a declared region (extra.region)
+    cfg_a = ViewConfig(data_kind="track", dataset="demo-paris", scheme="adaptive", radius=50.0,
+                       extra={"region": "48.85,2.35,20"})
     res = run_batch(cfg_a, src, cols, tmp_path / "r2.parquet", tmp_path / "a2.parquet",
                     seed=SEED, scheduler=cluster.scheduler_address)
     assert res.output_written and res.not_private == 0
+    assert "exact discrete Planar Laplace" in res.noise and "48.85,2.35,20" in res.noise
 
 
 def test_publishable_output_holds_released_values_only(tmp_path, cluster):
