@@ -18,7 +18,7 @@ from app_support.components import (
 )
 from app_support.current_data import CurrentData, data_choice, view_config
 from app_support.download_buttons import confidential_downloads
-from app_support.figure_memo import memo_figure, release_figure_key
+from app_support.figure_memo import content_key, memo_figure, release_figure_key
 from app_support.live_chart import live_chart, scrubbed_epsilon
 from app_support.report_button import release_note_button
 from app_support.session import keep_page_state, setting, settings_on_page, take_epsilon
@@ -183,7 +183,7 @@ def _preview() -> dict | None:
         return None
     grids = {s: cur.leakage_grid(model, allocate(s, cur.length, cur.landmarks, 1.0,
                                                  int(setting("window"))),
-                                 slider_range(eps), curves=shown_leak is not None)
+                                 slider_range(eps), curves=True)
              for s in schemes if s in LINEAR_SCHEMES}
     return compare_preview(both, releases, leakage=shown_leak, grids=grids)
 
@@ -216,40 +216,13 @@ with st.expander("How to read this"):
     )
 
 # ---------------------------------------------------------------- utility vs ε
-st.header("Error against ε")
-c = st.columns([1, 1, 1, 1], vertical_alignment="bottom")
-low = c[0].number_input("From ε", min_value=0.001, max_value=1000.0, format="%.3g",
-                        key=K.W_SWEEP_LOW)
-high = c[1].number_input("To ε", min_value=0.001, max_value=1000.0, format="%.3g",
-                         key=K.W_SWEEP_HIGH)
-points = c[2].slider("ε values", 3, 15, key=K.W_SWEEP_POINTS,
-                     help="Spaced evenly on a log scale.")
-runs = c[3].slider("Runs R per ε and scheme", 5, 200, key=K.W_SWEEP_RUNS,
-                   help="Monte Carlo runs with different noise; the band shows their "
-                        "spread (10th–90th percentile).")
-if float(high) <= float(low):
-    st.error("Cannot sweep ε: *To ε* must be greater than *From ε*.", icon=":material/error:")
-    st.stop()
-grid = epsilon_grid(float(low), float(high), int(points))
-if not float(low) <= eps <= float(high):
-    st.info(f"The current ε = {eps:g} is outside the swept range.", icon=":material/info:")
-    st.button(f"Sweep around ε = {eps:g} (from ε/10 to 10ε)", on_click=_centre_sweep,
-              args=(eps,))
-
-
-key = (cur.key, tuple(cur.landmarks), cur.stays, tuple(schemes), tuple(grid),
-       int(runs), int(setting("seed")), int(setting("window")), float(setting("radius")),
-       setting("mechanism"), float(setting("sensitivity")))
-store: dict = st.session_state.setdefault(K.COMPARE_SWEEPS, {})
-
-
 def _cancel_sweep() -> None:
     # clicking during a sweep stops that script run at its next progress update (a rerun
     # interrupts it); this run then only says so
     st.session_state[K.COMPARE_CANCELLED] = True
 
 
-def _run_sweep() -> UtilitySweep | None:
+def _run_sweep(grid: np.ndarray, runs: int, key: tuple, store: dict) -> UtilitySweep | None:
     """The Monte Carlo sweep, with a progress bar and a Cancel button; stored per
     settings. None (and an error shown) when the data cannot be swept."""
     if cur.is_track:
@@ -264,7 +237,7 @@ def _run_sweep() -> UtilitySweep | None:
     p2.button("Cancel", key="compare_cancel", on_click=_cancel_sweep, icon=":material/stop:",
               width="stretch")
     try:
-        out = utility_sweep(fn, schemes, grid, int(runs), int(setting("seed")), cur.landmarks,
+        out = utility_sweep(fn, schemes, grid, runs, int(setting("seed")), cur.landmarks,
                             progress=lambda f, msg: bar.progress(min(f, 1.0), text=msg))
     except InputError as exc:
         running.empty()
@@ -277,49 +250,91 @@ def _run_sweep() -> UtilitySweep | None:
     return out
 
 
-sweep: UtilitySweep | None = store.get(key)
-if sweep is None:
-    n_rel = len(schemes) * len(grid) * int(runs)
-    ask = st.empty()  # "Run the sweep" goes once the sweep is done
-    r1, r2 = ask.container().columns([1, 3], vertical_alignment="center")
-    run = r1.button("Run the sweep", key="compare_run", type="primary",
-                    icon=":material/play_arrow:", width="stretch")
-    if st.session_state.pop(K.COMPARE_CANCELLED, False) and not run:
-        r2.warning("Sweep cancelled: nothing was kept. Change the settings or run it again.",
-                   icon=":material/stop_circle:")
-    else:
-        r2.caption(f"{n_rel:,} releases of {cur.length:,} timestamps ({len(schemes)} schemes × "
-                   f"{len(grid)} ε values × {int(runs)} runs). Runs only when you ask; the "
-                   "result is kept for these settings.")
-    if run:
-        sweep = _run_sweep()
-        if sweep is not None:
-            ask.empty()
+# One fragment: a change of the sweep's range, points or runs, "Run the sweep", Cancel
+# and the downloads rerun this part only — the side-by-side columns above (releases,
+# verdicts, calibrations, chart) are neither recomputed nor sent again. A change above
+# (ε, a scheme, the data) reruns the whole page, this part with it.
+@st.fragment
+def error_against_epsilon() -> None:
+    """The Monte Carlo sweep of the error against ε (run on request, kept per
+    settings), its chart and reading, and the page's downloads."""
+    st.header("Error against ε")
+    c = st.columns([1, 1, 1, 1], vertical_alignment="bottom")
+    low = c[0].number_input("From ε", min_value=0.001, max_value=1000.0, format="%.3g",
+                            key=K.W_SWEEP_LOW)
+    high = c[1].number_input("To ε", min_value=0.001, max_value=1000.0, format="%.3g",
+                             key=K.W_SWEEP_HIGH)
+    points = c[2].slider("ε values", 3, 15, key=K.W_SWEEP_POINTS,
+                         help="Spaced evenly on a log scale.")
+    runs = c[3].slider("Runs R per ε and scheme", 5, 200, key=K.W_SWEEP_RUNS,
+                       help="Monte Carlo runs with different noise; the band shows their "
+                            "spread (10th–90th percentile).")
+    if float(high) <= float(low):
+        st.error("Cannot sweep ε: *To ε* must be greater than *From ε*.",
+                 icon=":material/error:")
+        return
+    grid = epsilon_grid(float(low), float(high), int(points))
+    if not float(low) <= eps <= float(high):
+        st.info(f"The current ε = {eps:g} is outside the swept range.",
+                icon=":material/info:")
+        st.button(f"Sweep around ε = {eps:g} (from ε/10 to 10ε)", on_click=_centre_sweep,
+                  args=(eps,))
 
-if sweep is not None:
-    live_chart(utility_figure(sweep, unit=cur.unit, current=eps, distance=cur.is_track),
-               key="compare_utility")
-    lm_leak = ({s: float(np.max(leakage[s]["landmark TPL"])) for s in schemes}
-               if leakage else None)
-    st.markdown("**Reading the chart**\n\n" + "\n".join(
-        f"- {s}" for s in sweep_reading(sweep, eps, cur.unit, lm_leak)))
-    st.caption(
-        f"{sweep.runs} runs per point; run r at the i-th ε uses the same random numbers for "
-        "every scheme (seed, i, r), so the curves differ by the scheme, not by luck. Lines "
-        "are means, bands the 10th–90th percentile; dashed lines are schemes that are not "
-        "landmark-private.")
-    table = pd.DataFrame(sweep.to_records())
-    with st.expander("The numbers"):
-        st.dataframe(table, hide_index=True, width="stretch")
+    key = (cur.key, tuple(cur.landmarks), cur.stays, tuple(schemes), tuple(grid),
+           int(runs), int(setting("seed")), int(setting("window")), float(setting("radius")),
+           setting("mechanism"), float(setting("sensitivity")))
+    store: dict = st.session_state.setdefault(K.COMPARE_SWEEPS, {})
+    sweep: UtilitySweep | None = store.get(key)
+    if sweep is None:
+        n_rel = len(schemes) * len(grid) * int(runs)
+        ask = st.empty()  # "Run the sweep" goes once the sweep is done
+        r1, r2 = ask.container().columns([1, 3], vertical_alignment="center")
+        run = r1.button("Run the sweep", key="compare_run", type="primary",
+                        icon=":material/play_arrow:", width="stretch")
+        if st.session_state.pop(K.COMPARE_CANCELLED, False) and not run:
+            r2.warning("Sweep cancelled: nothing was kept. Change the settings or run it "
+                       "again.", icon=":material/stop_circle:")
+        else:
+            r2.caption(f"{n_rel:,} releases of {cur.length:,} timestamps ({len(schemes)} "
+                       f"schemes × {len(grid)} ε values × {int(runs)} runs). Runs only when "
+                       "you ask; the result is kept for these settings.")
+        if run:
+            sweep = _run_sweep(grid, int(runs), key, store)
+            if sweep is not None:
+                ask.empty()
 
-# publishable: the release note; confidential (computed from the raw data and the
-# landmarks): the sweep, the configuration and the internal report
-compare_cfg = view_config(cur, page="compare", extra={"compare_schemes": schemes})
-d1, _ = st.columns([1, 3])
-with d1:
-    release_note_button(compare_cfg, key="compare_note")
-confidential_downloads(compare_cfg, "compare", cur.name, [
-    ("Error against ε (CSV)",
-     csv_with_header([CONFIDENTIAL_LABEL, "errors measured on the raw data under each "
-                      "scheme with the landmark set: do not publish"], table),
-     confidential_filename("compare_sweep", "csv"), "text/csv")] if sweep is not None else [])
+    table = None
+    if sweep is not None:
+        # built once per sweep and ε (a rerun for a toggle above does not rebuild it)
+        chart = memo_figure(content_key("compare_utility", key, eps, cur.unit),
+                            lambda: utility_figure(sweep, unit=cur.unit, current=eps,
+                                                   distance=cur.is_track))
+        live_chart(chart, key="compare_utility")
+        lm_leak = ({s: float(np.max(leakage[s]["landmark TPL"])) for s in schemes}
+                   if leakage else None)
+        st.markdown("**Reading the chart**\n\n" + "\n".join(
+            f"- {s}" for s in sweep_reading(sweep, eps, cur.unit, lm_leak)))
+        st.caption(
+            f"{sweep.runs} runs per point; run r at the i-th ε uses the same random numbers "
+            "for every scheme (seed, i, r), so the curves differ by the scheme, not by luck. "
+            "Lines are means, bands the 10th–90th percentile; dashed lines are schemes that "
+            "are not landmark-private.")
+        table = pd.DataFrame(sweep.to_records())
+        with st.expander("The numbers"):
+            st.dataframe(table, hide_index=True, width="stretch")
+
+    # publishable: the release note; confidential (computed from the raw data and the
+    # landmarks): the sweep, the configuration and the internal report
+    compare_cfg = view_config(cur, page="compare", extra={"compare_schemes": schemes})
+    d1, _ = st.columns([1, 3])
+    with d1:
+        release_note_button(compare_cfg, key="compare_note")
+    confidential_downloads(compare_cfg, "compare", cur.name, [
+        ("Error against ε (CSV)",
+         csv_with_header([CONFIDENTIAL_LABEL, "errors measured on the raw data under each "
+                          "scheme with the landmark set: do not publish"], table),
+         confidential_filename("compare_sweep", "csv"), "text/csv")] if table is not None
+        else [])
+
+
+error_against_epsilon()

@@ -9,10 +9,17 @@ import numpy as np
 import streamlit as st
 
 from app_support import state_keys as K
+from lmdk_core.data.digest import object_digest
 from lmdk_core.data.series import Series
 from lmdk_core.data.track import Track
 from lmdk_core.decision.attacker import PosteriorCurve, posterior_vs_epsilon
-from lmdk_core.decision.utility import MARGINAL, NOT_USEFUL, USEFUL, UtilityVerdict
+from lmdk_core.decision.utility import (
+    MARGINAL,
+    NOT_USEFUL,
+    USEFUL,
+    UtilityVerdict,
+    release_utility,
+)
 from lmdk_core.decision.verdict import CalibrationAdvice, PrivacyVerdict, calibration_advice
 from lmdk_core.engine.plurals import agree, counted
 from lmdk_core.engine.release import Release, release_series, release_trajectory
@@ -30,8 +37,8 @@ if TYPE_CHECKING:
     from lmdk_core.leakage.epsilon_grid import GridLeakage
 
 __all__ = ["MAX_LEAKAGE_STATES", "cached_advice", "cached_correlation", "cached_leakage_grid",
-           "cached_loss", "cached_model_leakage", "cached_series_release", "cached_sweep",
-           "cached_track_release", "variant_losses",
+           "cached_loss", "cached_model_leakage", "cached_release_utility",
+           "cached_series_release", "cached_sweep", "cached_track_release", "variant_losses",
            "compact_verdict_text", "error_metrics", "loss_of", "model_caption",
            "plain_verdict", "render_population_utility", "render_utility", "render_verdict",
            "utility_parts"]
@@ -45,6 +52,24 @@ def cached_series_release(values: np.ndarray, landmarks: tuple[int, ...], epsilo
     landmark events; Uniform ε/(k+1))."""
     return release_series(values, list(landmarks), epsilon, scheme, mechanism, sensitivity,
                           seed, window, max_landmarks=max_landmarks)
+
+
+def cached_release_utility(rel: Release, *, sensitivity: float | None = None,
+                           radius: float | None = None, unit: str | None = None
+                           ) -> UtilityVerdict:
+    """:func:`lmdk_core.decision.utility.release_utility` of ``rel``, cached on a digest
+    of every field of the release (:func:`lmdk_core.data.digest.object_digest`) and Δf,
+    r and the unit: an Adaptive release's utility line simulates a few hundred whole
+    releases (:mod:`lmdk_core.decision.adaptive_accuracy`), which a toggle or a scheme
+    added beside it (Compare) need not repeat."""
+    return _cached_utility(object_digest(rel, label="release"), sensitivity, radius, unit,
+                           rel)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _cached_utility(release_key: str, sensitivity: float | None, radius: float | None,
+                    unit: str | None, _rel: Release) -> UtilityVerdict:
+    return release_utility(_rel, sensitivity=sensitivity, radius=radius, unit=unit)
 
 
 ICONS = {"green": ":material/verified_user:", "amber": ":material/warning:",

@@ -20,6 +20,7 @@ from app_support.components import (
     cached_correlation,
     cached_leakage_grid,
     cached_model_leakage,
+    cached_release_utility,
     cached_series_release,
     cached_sweep,
     cached_track_release,
@@ -42,7 +43,7 @@ from lmdk_core.data.digest import array_digest
 from lmdk_core.data.series import Series
 from lmdk_core.data.track import Track
 from lmdk_core.decision.mechanism_choice import mechanism_problems
-from lmdk_core.decision.utility import UtilityVerdict, release_utility, utility_verdict
+from lmdk_core.decision.utility import UtilityVerdict, utility_verdict
 from lmdk_core.decision.verdict import PrivacyVerdict, privacy_verdict
 from lmdk_core.engine.release import Release
 from lmdk_core.engine.stay_events import format_stays, stay_members
@@ -198,11 +199,12 @@ class CurrentData:
 
     def utility(self, rel: Release) -> UtilityVerdict:
         """The utility line of a release of this data: its expected error at the
-        session's Δf (series) or r (track) against the data's own scale."""
+        session's Δf (series) or r (track) against the data's own scale (cached per
+        release: :func:`app_support.components.cached_release_utility`)."""
         if self.is_track:
-            return release_utility(rel, radius=float(setting("radius")))
-        return release_utility(rel, sensitivity=float(setting("sensitivity")),
-                               unit=self.data.unit)
+            return cached_release_utility(rel, radius=float(setting("radius")))
+        return cached_release_utility(rel, sensitivity=float(setting("sensitivity")),
+                                      unit=self.data.unit)
 
     def allocation_utility(self, epsilon_t: np.ndarray) -> UtilityVerdict:
         """The utility line of an allocation of this data (published where ε_t > 0) with
