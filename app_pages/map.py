@@ -21,9 +21,11 @@ from app_support.download_buttons import (
     restore_uploaded_config,
     track_downloads,
 )
+from app_support.map_scrub import map_scrub, scrubbed_settings
 from app_support.session import (
     setting,
     settings_on_page,
+    take_epsilon,
 )
 from app_support.track_columns_choice import track_column_choices
 from app_support.track_edits import (
@@ -498,8 +500,24 @@ def _follow_shared_settings() -> None:
         st.rerun()
 
 
+def _take_scrub() -> None:
+    """The ε and r sliders were let go: their values become the session's ε (as if
+    typed, :func:`~app_support.session.take_epsilon`) and r (within its limits)."""
+    eps, radius = scrubbed_settings(SCRUB_KEY)
+    if radius is not None:
+        st.session_state[K.W_RADIUS] = min(max(radius, LIMITS["radius"].low),
+                                           LIMITS["radius"].high)
+    if eps is not None and eps != float(setting("epsilon")):
+        take_epsilon(eps)
+
+
+SCRUB_KEY = "map_scrub"
 # phones: ε and the scheme in view of the verdict (outside the fragment: a shared setting
 # reruns the whole page)
 settings_on_page()
+# ε and r scrubbed in the browser: the map previews the release while a slider moves
+# (app_support/map_scrub.py); outside the fragment, so letting go is one whole-page run
+map_scrub(epsilon=float(setting("epsilon")), radius=float(setting("radius")), key=SCRUB_KEY,
+          on_scrub=_take_scrub)
 st.session_state[K.MAP_EPSILON_DRAWN] = setting("epsilon")  # the ε the sidebar shows
 landmark_workspace()

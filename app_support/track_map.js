@@ -135,6 +135,7 @@ function createState(parentElement) {
   });
   st.resize.observe(el);
   st.clientPoint = (t) => clientPoint(st, t);
+  st.previewTo = (f, g) => previewTo(st, f, g);
   st.freePoint = (start, gap) => freePoint(st, start, gap ?? 10);
   window.__lmdkTrackMap = st;  // read by the browser tests and benchmarks
   return st;
@@ -232,20 +233,40 @@ function draw(st, spec) {
   // drawn on top of them
   const rel = overlay.released;
   const released = [];
+  // what the ε and r sliders move (previewTo): each released point and line with its
+  // noise's true base, each circle with its radius; the factors of the last preview
+  st.movable = { points: [], lines: [], circles: [] };
+  st.info = overlay.preview || null;
+  st.scale = { f: 1, g: 1 };
+  if (overlay.circles) {
+    for (const layer of st.groups[LAYER_NAMES.circles].getLayers()) {
+      st.movable.circles.push([layer, layer.getRadius()]);
+    }
+  }
   if (rel) {
-    add("released_path", rel.lines.map((piece) => line(st, piece,
-      { color: COLORS.released, weight: 1.2, opacity: 0.45 })));
+    add("released_path", rel.lines.map((piece) => {
+      const l = line(st, piece, { color: COLORS.released, weight: 1.2, opacity: 0.45 });
+      if (piece.blat) st.movable.lines.push([l, piece]);
+      return l;
+    }));
   }
   if (rel) {
     const p = rel.published, a = rel.approximated;
-    p.t.forEach((t, k) => released.push(circle(st, p.lat[k], p.lon[k], {
+    // a tooltip says the error and ε_t of what is drawn: the preview's while it moves
+    const err = (e) => fmtMetres(e * st.scale.f);
+    const eps = (e) => fmtEps(e * st.scale.g);
+    const keep = (m, part, k) => {
+      if (part.blat) st.movable.points.push([m, part.lat[k], part.lon[k], part.blat[k], part.blon[k]]);
+      return m;
+    };
+    p.t.forEach((t, k) => released.push(keep(circle(st, p.lat[k], p.lon[k], {
       radius: 3, color: COLORS.released, fillColor: COLORS.released, fillOpacity: 0.8,
       weight: 1.5 }, () => `Released t=${t} · ${labels.get(t) ?? ""} · noisy, ε_t = ` +
-        `${fmtEps(p.eps[k])} · ${fmtMetres(p.err[k])} m from the true point`)));
-    a.t.forEach((t, k) => released.push(circle(st, a.lat[k], a.lon[k], {
+        `${eps(p.eps[k])} · ${err(p.err[k])} m from the true point` + previewNote(st)), p, k)));
+    a.t.forEach((t, k) => released.push(keep(circle(st, a.lat[k], a.lon[k], {
       radius: 3, color: COLORS.approximated, fillColor: "#ffffff", fillOpacity: 0.8,
       weight: 1.5 }, () => `Released t=${t} · ${labels.get(t) ?? ""} · last release ` +
-        `repeated (ε_t = 0) · ${fmtMetres(a.err[k])} m from the true point`)));
+        `repeated (ε_t = 0) · ${err(a.err[k])} m from the true point` + previewNote(st)), a, k)));
     add("released", released);
   }
   add("path", base.path.map((piece) => line(st, piece,
@@ -298,6 +319,29 @@ function draw(st, spec) {
     m.on("click", () => toggle(st, t, m));
     return m;
   })));
+}
+
+function previewNote(st) {
+  return st.scale.f === 1 && st.scale.g === 1 ? "" : " (preview, not a release)";
+}
+
+function previewTo(st, f, g) {
+  // the release previewed at another ε and r (app_support/map_scrub.js): every released
+  // point and line moved to base + (released − base)·f and every circle scaled by f,
+  // f = (r'/r)·(ε/ε'); g = ε'/ε scales the budgets in the tooltips. The same unit draws,
+  // scaled: what a static scheme's release at ε', r' would show (lmdk_core.figures.map).
+  // Leaflet's canvas redraws once, on the next animation frame.
+  if (!st.alive || !st.movable) return false;
+  st.scale = { f, g };
+  for (const [m, lat, lon, blat, blon] of st.movable.points) {
+    m.setLatLng([blat + (lat - blat) * f, blon + (lon - blon) * f]);
+  }
+  for (const [l, piece] of st.movable.lines) {
+    l.setLatLngs(piece.lat.map((la, k) => [piece.blat[k] + (la - piece.blat[k]) * f,
+      piece.blon[k] + (piece.lon[k] - piece.blon[k]) * f]));
+  }
+  for (const [c, r] of st.movable.circles) c.setRadius(r * f);
+  return true;
 }
 
 function setTiles(st, on) {

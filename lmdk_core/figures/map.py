@@ -32,11 +32,12 @@ from lmdk_core.data.track import Track, Waypoint
 from lmdk_core.engine.geodesy import distance_m
 from lmdk_core.engine.quoting import shorten_user_text
 from lmdk_core.engine.release import Release
-from lmdk_core.engine.stay_events import centroid, stay_members
+from lmdk_core.engine.stay_events import centroid, condense, condensed_points, stay_members
 from lmdk_core.figures.common import (
     COLORS,
     data_labels,
 )
+from lmdk_core.figures.epsilon_preview import LINEAR_SCHEMES
 from lmdk_core.figures.object_memo import per_object
 from lmdk_core.mechanisms.planar_laplace import PlanarLaplace
 
@@ -56,6 +57,7 @@ __all__ = [
     "nearest_in_time",
     "overlay_spec",
     "revisit_candidates",
+    "track_noise_bases",
 ]
 
 #: vendored Leaflet 1.9 (BSD-2-Clause, see its LICENSE there), drawn by the page's map
@@ -179,6 +181,7 @@ def overlay_spec(
     lat, lon = np.asarray(track.lat, float), np.asarray(track.lon, float)
     labels = data_labels(track)
     return {
+        "preview": _preview_numbers(rel, radius),
         "released": (_released_layers(track, rel, max_markers)
                      if show_released and (~rel.withheld).any() else None),
         "circles": (_circles(lat, lon, rel, radius, max_circles)
@@ -190,20 +193,75 @@ def overlay_spec(
     }
 
 
+def track_noise_bases(rel: Release) -> np.ndarray:
+    """For each timestamp of a trajectory release, the true location (T, 2) its
+    released point carries noise around: its own where it published, that of the
+    publication it repeats where it approximated (the repeat's fresh post-processing
+    noise is around that too), a stay's centroid for the fixes of a stay released as
+    one event (docs/stays.md); NaN where withheld. Planar Laplace (Andrés et al.,
+    CCS'13) draws a displacement of scale r/ε_t, so at another ε' and r' the same draw
+    puts the point at ``base + (released − base)·(r'/r)·(ε/ε')`` for a scheme whose
+    budgets are ε times a fixed share (the Map's preview)."""
+    x = np.asarray(rel.original, dtype=float)
+    T = x.shape[0]
+    sources = x
+    if rel.stays:
+        cond = condense(T, rel.stays)
+        sources = condensed_points(x, cond)[cond.index]
+    src = np.where(rel.published, np.arange(T), -1)
+    np.maximum.accumulate(src, out=src)
+    base = np.full((T, 2), np.nan)
+    ok = src >= 0
+    base[ok] = sources[src[ok]]
+    return base
+
+
+def _preview_numbers(rel: Release, radius: float) -> dict:
+    """What the Map's ε and r sliders need to preview this release in the browser:
+    whether it scales (``live``: a static scheme, :data:`LINEAR_SCHEMES`; Adaptive
+    decides from its own noise), its ε and r, the theorem's verdict (``private``,
+    ``ratio`` = largest total / ε: the same at every ε), the mean displacement of the
+    released points and the mean expected displacement 2r/ε_t over the published ones
+    (both scale by (r'/r)·(ε/ε'))."""
+    totals = np.asarray(rel.verdict.totals, dtype=float)
+    err = np.asarray(rel.errors, dtype=float)
+    err = err[np.isfinite(err)]
+    pub = np.asarray(rel.epsilon_t, dtype=float)[np.asarray(rel.published, dtype=bool)]
+    pub = pub[pub > 0]
+    expected = (float(np.mean(PlanarLaplace(radius).expected_error(pub)))
+                if pub.size else None)
+    return {"live": rel.scheme in LINEAR_SCHEMES, "epsilon": float(rel.epsilon),
+            "radius": float(radius), "private": bool(rel.verdict.private),
+            "ratio": float(totals.max() / float(rel.epsilon)) if totals.size else 0.0,
+            "mean_err": float(np.mean(err)) if err.size else None,
+            "mean_expected": expected}
+
+
 def _released_layers(track: Track, rel: Release, max_markers: int) -> dict:
     """The released path (one line per piece of the track, withheld points left out) and
     the released points drawn (at most ``max_markers``), split into noisy releases
-    (``published``) and approximations, with their ε_t and error in metres."""
+    (``published``) and approximations, with their ε_t and error in metres. For a
+    static scheme each line and point also carries its noise's true base
+    (``blat``/``blon``, :func:`track_noise_bases`): the browser moves them while the
+    ε or r slider is dragged."""
     ok = ~rel.withheld
     rl, ro = rel.released[:, 0], rel.released[:, 1]
-    lines = _pieces(rl, ro, (np.flatnonzero(ok[a:b]) + a for a, b in track.segment_ranges()))
+    ranges = [np.flatnonzero(ok[a:b]) + a for a, b in track.segment_ranges()]
+    lines = _pieces(rl, ro, ranges)
     idx = np.intersect1d(marker_indices(len(track), max_markers), np.flatnonzero(ok))
+    base = track_noise_bases(rel) if rel.scheme in LINEAR_SCHEMES else None
+    if base is not None:
+        for line, b in zip(lines, _pieces(base[:, 0], base[:, 1], ranges), strict=True):
+            line["blat"], line["blon"] = b["lat"], b["lon"]
     layers = {}
     for what, sel in (("published", idx[rel.published[idx]]),
                       ("approximated", idx[~rel.published[idx]])):
         layers[what] = {"t": sel.tolist(), "lat": _coords(rl[sel]), "lon": _coords(ro[sel]),
                         "eps": _budgets(rel.epsilon_t[sel]),
                         "err": np.round(rel.errors[sel], 1).tolist()}
+        if base is not None:
+            layers[what]["blat"] = _coords(base[sel, 0])
+            layers[what]["blon"] = _coords(base[sel, 1])
     return {"lines": lines, **layers}
 
 
