@@ -47,6 +47,7 @@ import plotly.io as pio
 import streamlit as st
 
 from app_support.bidi_assets import asset_url_path, serve_component_assets, trigger_value
+from lmdk_core.figures.object_memo import per_object
 from lmdk_core.figures.style import PLOTLY_CONFIG
 
 __all__ = ["COMPONENT", "SCRUB_HEIGHT", "chart_alt", "chart_selection", "live_chart",
@@ -161,6 +162,12 @@ def themed_spec(fig) -> tuple[str, str]:
     return pio.to_json(spec, validate=False), alt
 
 
+#: :func:`themed_spec` kept per figure object: a figure memoised across reruns
+#: (:func:`app_support.figure_memo.memo_figure`, shared and read-only) is serialised once,
+#: not on every rerun that sends it again (a toggle beside it, a fragment's run)
+_themed_once = per_object(maxsize=32)(themed_spec)
+
+
 def _height(fig) -> int:
     height = fig.layout.height
     return int(height) if isinstance(height, int | float) and height > 0 else DEFAULT_HEIGHT
@@ -188,7 +195,7 @@ def live_chart(fig, *, key: str, where=None, on_select: Callable[[], None] | Non
                                   selection_mode=tuple(selection_mode))
     component, plotly_js = found
     height = _height(fig)
-    figure, alt = themed_spec(fig)
+    figure, alt = _themed_once(fig)
     with contextlib.nullcontext() if where is st else where:
         return component(
             data={"figure": figure, "alt": alt, "config": config, "height": height,

@@ -19,11 +19,13 @@ rerun of the Home page* (the ``r`` key on a second tab showing Home: the app's o
 cost), timed the same way, printed beside it with the ratio, to read the load by.
 
 ``drag``: the ε slider above the Timeline's and Compare's chart dragged across its
-range for 1.5 s, on the demo and on the 2,000-row series: redraws per second (by the
-pointer, ~60 moves a second, and by the page moving it every animation frame), the
-script runs during the drag (goal 0) and after letting go (goal 1), the wait from
-letting go until the page is done, and the input → paint latency of a preview frame
-(an ``input`` event to the first animation frame after the chart was redrawn).
+range for 1.5 s, on the demo and on the 2,000-row series, and the Map's r slider (and
+its ε slider on the demo day) above the map, on the demo track and the 5,000-point
+track: redraws per second (by the pointer, ~60 moves a second, and by the page moving
+it every animation frame), the script runs during the drag (goal 0) and after letting
+go (goal 1), the wait from letting go until the page is done, and the input → paint
+latency of a preview frame (an ``input`` event to the first animation frame after the
+chart or map was redrawn).
 
 Pages and data: Home; Learn; Timeline, Choose ε, Compare, Leakage, Dummy landmarks on
 the demo series and on an uploaded 2,000-row series; Map on the demo track and an
@@ -758,7 +760,8 @@ class Bench:
     def drag(self, tmp: Path) -> None:
         """The ε slider above the Timeline's and Compare's chart dragged across its range
         for :data:`DRAG_SECONDS` (alternately up and down), on the demo week and on the
-        2,000-row series: the preview frames the chart redrew per second of drag
+        2,000-row series, then the Map's r slider (and its ε slider on the demo day) on
+        the demo track and a 5,000-point track: the preview frames the chart redrew per second of drag
         (``window.__lmdkScrubFrames``), the script runs that finished during the drag and
         after letting go, the wait from letting go until the rerun is done and the DOM
         still, and the input → paint latency of a preview frame."""
@@ -778,9 +781,30 @@ class Bench:
                     print(f"  {title} ({data}) drag failed: {type(exc).__name__}: {exc}",
                           flush=True)
         page.context.close()
+        # the Map's r slider (the second of its two; ε is the first) on the demo day and
+        # on a 5,000-point track
+        page, wire = self.session()
+        for d, data in enumerate(("demo", "5,000 points")):
+            open_page(page, self.url, "/map")
+            if data != "demo":
+                upload(page, wire, track_csv(5000, tmp))
+                page.locator("[data-testid=stCaptionContainer]").filter(
+                    has_text="track_5000.csv").filter(has_text="5,000 points").first.wait_for(
+                    timeout=60_000)
+            wait_for_map(page)
+            sliders = (("Map r", 1), ("Map ε", 0)) if data == "demo" else (("Map r", 1),)
+            for title, nth in sliders:
+                try:
+                    self.drag_one(page, wire, title, data, d, nth)
+                except Exception as exc:  # noqa: BLE001 - report and go on with the others
+                    print(f"  {title} ({data}) drag failed: {type(exc).__name__}: {exc}",
+                          flush=True)
+        page.context.close()
 
-    def drag_one(self, page: Page, wire: Wire, title: str, data: str, d: int) -> None:
-        page.locator(SCRUB_SLIDER).first.wait_for(timeout=60_000)
+    def drag_one(self, page: Page, wire: Wire, title: str, data: str, d: int,
+                 nth: int = 0) -> None:
+        """Drag the ``nth`` scrub slider of the page (see :meth:`drag`)."""
+        page.locator(SCRUB_SLIDER).nth(nth).wait_for(timeout=60_000)
         settle(page)
         fps, during, after, waits = [], [], [], []
         for i in range(self.reps):
@@ -789,7 +813,7 @@ class Bench:
             a, b = (0.95, 0.05) if (i + d) % 2 == 0 else (0.05, 0.95)
             f0, r0 = scrub_frames(page), wire.finished
             t0 = time.perf_counter()
-            drag_scrub(page, a, b, DRAG_SECONDS, release=False)
+            drag_scrub(page, a, b, DRAG_SECONDS, nth=nth, release=False)
             seconds = time.perf_counter() - t0
             fps.append((scrub_frames(page) - f0) / seconds)
             page.wait_for_timeout(300)  # a message the drag sent would be back by now
@@ -802,10 +826,10 @@ class Bench:
             settle(page)
             after.append(wire.finished - r0 - during[-1])
         # the page's own pace: the slider moved once per animation frame (no driver)
-        paced = [page.evaluate(SCRUB_EVERY_FRAME, [DRAG_SECONDS, 0])[0]
+        paced = [page.evaluate(SCRUB_EVERY_FRAME, [DRAG_SECONDS, nth])[0]
                  for _ in range(self.reps)]
         page.wait_for_timeout(500)
-        lat = page.evaluate(SCRUB_LATENCY, [20])
+        lat = page.evaluate(SCRUB_LATENCY, [20, nth])
         page.wait_for_timeout(500)
         settle(page)
         self.drags.append((title, data, fps, during, after, waits, paced, lat))
@@ -1001,7 +1025,8 @@ class Bench:
                 print(f"| {r.page} | {r.action}{lost} | {r.data} | no rerun | — | — | — | — | "
                       f"{tgt} | {r.verdict} |")
         if self.drags:
-            print(f"\n| ε slider dragged {DRAG_SECONDS:g} s across its range | data | "
+            print(f"\n| slider (ε; r on the Map) dragged {DRAG_SECONDS:g} s across its range "
+                  "| data | "
                   "redraws per second (median, min) | moved every animation frame | input → "
                   "paint (median, 90th pct) | script runs during the drags | after each | "
                   "let go → page done | target |\n|---|---|---|---|---|---|---|---|---|")
