@@ -1,8 +1,8 @@
 // The Map page's ε and r sliders that scrub (a Streamlit component, version 2).
 //
 // Two log-scale sliders, the total budget ε and Planar Laplace's radius r: while either
-// moves, each animation frame moves the map's released points, their joining lines and
-// the 2r/ε_t circles to where the same noise draws put them at that ε and r — the
+// moves, each animation frame moves the map's released points and the 2r/ε_t circles to
+// where the same noise draws put them at that ε and r — the
 // displacement scaled by f = (r'/r)·(ε/ε') around each point's true base
 // (lmdk_core/figures/map.py, track_noise_bases; the map's previewTo in track_map.js) —
 // and says the preview verdict (the theorem's total, the same multiple of ε at every ε)

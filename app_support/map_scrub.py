@@ -2,7 +2,7 @@
 
 A Streamlit component (version 2, no assets): two log-scale sliders, the total budget ε
 and Planar Laplace's protection radius r (Andrés et al., CCS'13). While one is dragged
-the browser moves the map's released points, lines and 2r/ε_t circles to where the same
+the browser moves the map's released points and 2r/ε_t circles to where the same
 noise draws put them at that ε and r (``base + (released − base)·(r'/r)·(ε/ε')`` for a
 static scheme, :func:`lmdk_core.figures.map.track_noise_bases`; the map component's
 ``previewTo``) and says a preview verdict, with no server round trip; when it is let go

@@ -236,6 +236,7 @@ function draw(st, spec) {
   // what the ε and r sliders move (previewTo): each released point and line with its
   // noise's true base, each circle with its radius; the factors of the last preview
   st.movable = { points: [], lines: [], circles: [] };
+  st.previewing = false;  // the layers below are drawn afresh on the main canvas
   st.info = overlay.preview || null;
   st.scale = { f: 1, g: 1 };
   if (overlay.circles) {
@@ -246,7 +247,7 @@ function draw(st, spec) {
   if (rel) {
     add("released_path", rel.lines.map((piece) => {
       const l = line(st, piece, { color: COLORS.released, weight: 1.2, opacity: 0.45 });
-      if (piece.blat) st.movable.lines.push([l, piece]);
+      st.movable.lines.push(l);
       return l;
     }));
   }
@@ -325,20 +326,55 @@ function previewNote(st) {
   return st.scale.f === 1 && st.scale.g === 1 ? "" : " (preview, not a release)";
 }
 
+function previewRenderer(st) {
+  // a canvas of its own for what a preview moves, in a pane under the main canvas (the
+  // released points are drawn under the true path) that takes no pointer events: each
+  // preview frame repaints only it, not the track's path and points (a 5,000-point track
+  // repainted in full every frame drew ~10 frames a second)
+  if (!st.previewCanvas) {
+    const pane = st.map.createPane("lmdkPreview");
+    pane.style.zIndex = 399;  // the overlay pane (the main canvas) is 400
+    pane.style.pointerEvents = "none";
+    st.previewCanvas = L.canvas({ padding: 0, pane: "lmdkPreview" });  // a smaller canvas to paint
+  }
+  return st.previewCanvas;
+}
+
+function moveTo(st, renderer) {
+  // the movable layers drawn by ``renderer`` (re-added: Leaflet binds a renderer on add)
+  const layers = st.movable.points.map((p) => p[0]).concat(st.movable.circles.map((c) => c[0]));
+  for (const layer of layers) {
+    if (layer.options.renderer === renderer) continue;
+    const on = st.map.hasLayer(layer);
+    if (on) layer.remove();
+    layer.options.renderer = renderer;
+    if (on) layer.addTo(st.map);
+  }
+}
+
 function previewTo(st, f, g) {
-  // the release previewed at another ε and r (app_support/map_scrub.js): every released
-  // point and line moved to base + (released − base)·f and every circle scaled by f,
+  // the release previewed at another ε and r (app_support/map_scrub.js): every drawn
+  // released point moved to base + (released − base)·f and every circle scaled by f,
   // f = (r'/r)·(ε/ε'); g = ε'/ε scales the budgets in the tooltips. The same unit draws,
   // scaled: what a static scheme's release at ε', r' would show (lmdk_core.figures.map).
-  // Leaflet's canvas redraws once, on the next animation frame.
+  // While previewing they sit on their own canvas (no tooltips: it takes no pointer
+  // events), redrawn once on the next animation frame; back at f = g = 1, or with the
+  // next release, they are on the main canvas again.
   if (!st.alive || !st.movable) return false;
+  const previewing = !(f === 1 && g === 1);
+  if (previewing !== st.previewing) {
+    moveTo(st, previewing ? previewRenderer(st) : st.renderer);
+    st.previewing = previewing;
+  }
   st.scale = { f, g };
   for (const [m, lat, lon, blat, blon] of st.movable.points) {
     m.setLatLng([blat + (lat - blat) * f, blon + (lon - blon) * f]);
   }
-  for (const [l, piece] of st.movable.lines) {
-    l.setLatLngs(piece.lat.map((la, k) => [piece.blat[k] + (la - piece.blat[k]) * f,
-      piece.blon[k] + (piece.lon[k] - piece.blon[k]) * f]));
+  // the line joining every released point (off by default) is hidden while previewing:
+  // its points are not sent with their bases; the next release draws it again
+  const joined = previewing ? 0 : 0.45;
+  for (const l of st.movable.lines) {
+    if (l.options.opacity !== joined) l.setStyle({ opacity: joined });
   }
   for (const [c, r] of st.movable.circles) c.setRadius(r * f);
   return true;

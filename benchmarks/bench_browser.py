@@ -761,10 +761,11 @@ class Bench:
         """The ε slider above the Timeline's and Compare's chart dragged across its range
         for :data:`DRAG_SECONDS` (alternately up and down), on the demo week and on the
         2,000-row series, then the Map's r slider (and its ε slider on the demo day) on
-        the demo track and a 5,000-point track: the preview frames the chart redrew per second of drag
-        (``window.__lmdkScrubFrames``), the script runs that finished during the drag and
-        after letting go, the wait from letting go until the rerun is done and the DOM
-        still, and the input → paint latency of a preview frame."""
+        the demo track and a 5,000-point track: the preview frames the chart (or map)
+        redrew per second of drag (``window.__lmdkScrubFrames``), the script runs that
+        finished during the drag and after letting go, the wait from letting go until
+        the rerun is done and the DOM still, and the input → paint latency of a preview
+        frame."""
         page, wire = self.session()
         for d, data in enumerate(("demo", "2,000 rows")):
             if data != "demo":

@@ -241,18 +241,16 @@ def _released_layers(track: Track, rel: Release, max_markers: int) -> dict:
     """The released path (one line per piece of the track, withheld points left out) and
     the released points drawn (at most ``max_markers``), split into noisy releases
     (``published``) and approximations, with their ε_t and error in metres. For a
-    static scheme each line and point also carries its noise's true base
-    (``blat``/``blon``, :func:`track_noise_bases`): the browser moves them while the
-    ε or r slider is dragged."""
+    static scheme each drawn point also carries its noise's true base (``blat``/``blon``,
+    :func:`track_noise_bases`): the browser moves them while the ε or r slider is
+    dragged (the line joining every released point, off by default, is hidden then:
+    its bases would double what a 5,000-point track sends on every rerun)."""
     ok = ~rel.withheld
     rl, ro = rel.released[:, 0], rel.released[:, 1]
     ranges = [np.flatnonzero(ok[a:b]) + a for a, b in track.segment_ranges()]
     lines = _pieces(rl, ro, ranges)
     idx = np.intersect1d(marker_indices(len(track), max_markers), np.flatnonzero(ok))
     base = track_noise_bases(rel) if rel.scheme in LINEAR_SCHEMES else None
-    if base is not None:
-        for line, b in zip(lines, _pieces(base[:, 0], base[:, 1], ranges), strict=True):
-            line["blat"], line["blon"] = b["lat"], b["lon"]
     layers = {}
     for what, sel in (("published", idx[rel.published[idx]]),
                       ("approximated", idx[~rel.published[idx]])):
