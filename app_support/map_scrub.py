@@ -34,13 +34,11 @@ COMPONENT = "lmdk.map_scrub"
 _JS = Path(__file__).with_name("map_scrub.js")
 #: the r slider's usual range in metres (log scale); a current r outside widens it
 RADIUS_RANGE = (10.0, 10_000.0)
-#: the component's height: two slider rows and the preview verdict
-HEIGHT = 118
-
 _CSS = """
 .lmdk-map-scrub { font-family: "Source Sans Pro", sans-serif; font-size: 0.95rem;
   color: #31333f; }
-.lmdk-map-scrub .lmdk-scrub { display: flex; align-items: center; gap: 0.25rem 0.75rem; }
+.lmdk-map-scrub .lmdk-scrub { display: flex; flex-wrap: wrap; align-items: center;
+  gap: 0.25rem 0.75rem; }
 .lmdk-map-scrub label { font-weight: 600; min-width: 9rem; }
 .lmdk-map-scrub input[type=range] { flex: 1 1 16rem; min-width: 10rem;
   accent-color: #1f77b4; height: 1.75rem; }
@@ -83,7 +81,9 @@ def map_scrub(*, epsilon: float, radius: float, key: str,
         data={"epsilon": float(epsilon), "radius": float(radius),
               "eps": {"low": e_lo, "high": e_hi, "steps": SLIDER_STEPS},
               "r": {"low": r_lo, "high": r_hi, "steps": SLIDER_STEPS}},
-        key=key, height=HEIGHT, on_scrub_change=on_scrub)
+        # its own height (two slider rows and the verdict; more on a phone, where a
+        # label sits above its slider): a fixed height would scroll on a narrow screen
+        key=key, height="content", on_scrub_change=on_scrub)
 
 
 def _positive(value: object) -> float | None:
