@@ -250,11 +250,10 @@ def _run_sweep(grid: np.ndarray, runs: int, key: tuple, store: dict) -> UtilityS
     return out
 
 
-# One fragment: a change of the sweep's range, points or runs, "Run the sweep", Cancel
-# and the downloads rerun this part only — the side-by-side columns above (releases,
-# verdicts, calibrations, chart) are neither recomputed nor sent again. A change above
-# (ε, a scheme, the data) reruns the whole page, this part with it.
-@st.fragment
+# Not a fragment: Cancel must interrupt a running sweep, and a click inside a fragment
+# does not preempt a running script (Streamlit queues fragment reruns), so the sweep
+# stopped only when it was done. This part runs with the page; the side-by-side columns
+# above come from caches then (releases, leakage, calibrations, utility lines, figures).
 def error_against_epsilon() -> None:
     """The Monte Carlo sweep of the error against ε (run on request, kept per
     settings), its chart and reading, and the page's downloads."""
