@@ -85,6 +85,10 @@ QUIET_MS = 400
 DRAG_SECONDS = 1.5
 #: the preview's goal while the slider is dragged
 TARGET_FPS = 30.0
+#: :data:`tests.browser.SCRUB_LATENCY` of the ``nth`` scrub slider (the Map's r is its
+#: second): the same measure, the slider chosen by its index
+SCRUB_LATENCY_NTH = SCRUB_LATENCY.replace("async ([n]) =>", "async ([n, nth]) =>").replace(
+    "input[type=range]')[0]", "input[type=range]')[nth]")
 
 #: installed in every page before Streamlit's own scripts: the time of the DOM's last change
 STILL_JS = """(() => {
@@ -830,7 +834,7 @@ class Bench:
         paced = [page.evaluate(SCRUB_EVERY_FRAME, [DRAG_SECONDS, nth])[0]
                  for _ in range(self.reps)]
         page.wait_for_timeout(500)
-        lat = page.evaluate(SCRUB_LATENCY, [20, nth])
+        lat = page.evaluate(SCRUB_LATENCY_NTH, [20, nth])
         page.wait_for_timeout(500)
         settle(page)
         self.drags.append((title, data, fps, during, after, waits, paced, lat))

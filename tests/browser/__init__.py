@@ -218,13 +218,12 @@ def drag_scrub(page, start: float, end: float, seconds: float, nth: int = 0,
         page.mouse.up()
 
 
-#: the input → paint latency of the ``nth`` (default: first) scrub slider's preview
-#: frames: ``n`` times, the slider set to a new position and its ``input`` event sent,
-#: then timed until the animation frame after the one that redrew the chart or map (its
-#: paint is done by then: an upper bound by at most one frame); returns [median, 90th
-#: percentile] in ms
-SCRUB_LATENCY = """async ([n, nth]) => {
-  const inp = document.querySelectorAll('.lmdk-scrub input[type=range]')[nth || 0];
+#: the input → paint latency of the first ε slider's preview frames: ``n`` times, the
+#: slider set to a new position and its ``input`` event sent, then timed until the
+#: animation frame after the one that redrew the chart (its paint is done by then: an
+#: upper bound by at most one frame); returns [median, 90th percentile] in ms
+SCRUB_LATENCY = """async ([n]) => {
+  const inp = document.querySelectorAll('.lmdk-scrub input[type=range]')[0];
   const max = Number(inp.max), out = [];
   const frame = () => new Promise((r) => requestAnimationFrame(r));
   for (let k = 0; k < n; k++) {
