@@ -53,8 +53,8 @@ def map_landmarks(page) -> list[int]:
 
 
 def wait_until_still(page, quiet_ms: int = 1000, timeout_ms: float = 60_000) -> None:
-    """Wait until the page's DOM has not changed for ``quiet_ms`` (charts drawn, reruns
-    done): the moment a person would act."""
+    """Wait until the page's DOM has not changed and no script run has been under way for
+    ``quiet_ms`` (charts drawn, reruns done): the moment a person would act."""
     page.wait_for_function("""ms => {
         const w = window.__lmdkStill || (window.__lmdkStill = (() => {
             const s = {last: performance.now()};
@@ -63,6 +63,9 @@ def wait_until_still(page, quiet_ms: int = 1000, timeout_ms: float = 60_000) -> 
                                          characterData: true});
             return s;
         })());
+        // a run under way (Streamlit's "Running…" widget) is not still: on a loaded
+        // machine the server can think for longer than quiet_ms without a DOM change
+        if (document.querySelector('[data-testid=stStatusWidget]')) w.last = performance.now();
         return performance.now() - w.last >= ms;
     }""", arg=quiet_ms, timeout=timeout_ms, polling=100)
 
