@@ -55,21 +55,25 @@ def cached_series_release(values: np.ndarray, landmarks: tuple[int, ...], epsilo
 
 
 def cached_release_utility(rel: Release, *, sensitivity: float | None = None,
-                           radius: float | None = None, unit: str | None = None
-                           ) -> UtilityVerdict:
+                           radius: float | None = None, unit: str | None = None,
+                           times: np.ndarray | None = None) -> UtilityVerdict:
     """:func:`lmdk_core.decision.utility.release_utility` of ``rel``, cached on a digest
     of every field of the release (:func:`lmdk_core.data.digest.object_digest`) and Δf,
-    r and the unit: an Adaptive release's utility line simulates a few hundred whole
-    releases (:mod:`lmdk_core.decision.adaptive_accuracy`), which a toggle or a scheme
-    added beside it (Compare) need not repeat."""
+    r, the unit and a track's times (its scale: a typical day's extent): an Adaptive
+    release's utility line simulates a few hundred whole releases
+    (:mod:`lmdk_core.decision.adaptive_accuracy`), which a toggle or a scheme added
+    beside it (Compare) need not repeat."""
+    times_key = None if times is None else object_digest(times, label="times")
     return _cached_utility(object_digest(rel, label="release"), sensitivity, radius, unit,
-                           rel)
+                           times_key, rel, times)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def _cached_utility(release_key: str, sensitivity: float | None, radius: float | None,
-                    unit: str | None, _rel: Release) -> UtilityVerdict:
-    return release_utility(_rel, sensitivity=sensitivity, radius=radius, unit=unit)
+                    unit: str | None, times_key: str | None, _rel: Release,
+                    _times: np.ndarray | None) -> UtilityVerdict:
+    return release_utility(_rel, sensitivity=sensitivity, radius=radius, unit=unit,
+                           times=_times)
 
 
 ICONS = {"green": ":material/verified_user:", "amber": ":material/warning:",

@@ -202,7 +202,8 @@ class CurrentData:
         session's Δf (series) or r (track) against the data's own scale (cached per
         release: :func:`app_support.components.cached_release_utility`)."""
         if self.is_track:
-            return cached_release_utility(rel, radius=float(setting("radius")))
+            return cached_release_utility(rel, radius=float(setting("radius")),
+                                          times=self.data.time)
         return cached_release_utility(rel, sensitivity=float(setting("sensitivity")),
                                       unit=self.data.unit)
 
@@ -211,7 +212,7 @@ class CurrentData:
         the session's mechanism and Δf (series) or r (track)."""
         if self.is_track:
             return utility_verdict(np.c_[self.data.lat, self.data.lon], epsilon_t,
-                                   radius=float(setting("radius")),
+                                   radius=float(setting("radius")), times=self.data.time,
                                    epsilon=float(setting("epsilon")),
                                    n_landmarks=len(self.landmarks), scheme=setting("scheme"))
         return utility_verdict(self.data.values, epsilon_t, mechanism=setting("mechanism"),

@@ -269,7 +269,7 @@ def _cmd_geo_release(args: argparse.Namespace) -> int:
     _write_track_release(track, rel, mech, out, args.radius, noise)
     if args.audit:
         _write_track_audit(track, rel, mech, args.audit, args.seed, noise)
-    utility = release_utility(rel, radius=args.radius)
+    utility = release_utility(rel, radius=args.radius, times=track.time)
     candidates = [{"timestamp": w.index, "name": w.name, "distance_m": w.distance_m}
                   for w in track.waypoints]
     if out == "-":

@@ -14,8 +14,10 @@ fresh noise it is shown with at a repeated one, none at a withheld one
 (:mod:`lmdk_core.decision.expected_error`, with the exact laws of
 :mod:`lmdk_core.decision.noise_laws`).
 
-**Summary over t.** ``typical`` is the median over released timestamps, ``worst`` the
-largest, ``mean`` the average (what the measured MAE estimates).
+**Summary over t.** ``typical`` is the median over released timestamps of each one's
+expected (mean) error — with one law for every point (Uniform) simply that law's mean;
+the sentences say "on average", not "typical", since it is a mean over the noise —
+``worst`` the largest, ``mean`` the average (what the measured MAE estimates).
 
 **The data's own scale.**
 
@@ -25,7 +27,11 @@ largest, ``mean`` the average (what the measured MAE estimates).
   series' level ``|median|``; a series that is constant 0 has no scale;
 * track: the **extent**, the diagonal (geodesic, metres) of the box holding the middle
   95 % of the latitudes and of the longitudes (2.5th to 97.5th percentile each, so that
-  a few GPS spikes do not inflate it); a track at one place has no scale.
+  a few GPS spikes do not inflate it); a track at one place has no scale. A track with
+  times over more than one day is judged **day by day** — the median over its days
+  (24 hours each from the first fix) of each day's extent — because that is what a
+  person asks of it: where was I that day. A traveller's 2,000 km over a week no
+  longer makes a released point 32 km off look small (docs/utility.md).
 
 **The verdict** compares ``ratio = typical / scale``:
 
@@ -80,6 +86,8 @@ def format_amount(value: float, unit: str) -> str:
     if not np.isfinite(value):
         return "—"
     if unit == "m":
+        if abs(value) >= 1e6:  # 1,107 km, not 1.11e+03 km
+            return f"{value / 1000:,.0f} km"
         return f"{value / 1000:.3g} km" if abs(value) >= 1000 else f"{value:.3g} m"
     return f"{value:.3g} {unit}".rstrip()
 
@@ -110,36 +118,90 @@ class DataScale:
     description: str
 
 
-def data_scale(values: ArrayLike, unit: str = "") -> DataScale:
+def data_scale(values: ArrayLike, unit: str = "", times: ArrayLike | None = None
+               ) -> DataScale:
     """The data's own scale (see the module docstring): IQR → std → |median| for a
     series (shape (T,)), the 95 % box diagonal in metres for a track (shape (T, 2),
-    ``[lat, lon]``). NaN readings are ignored."""
+    ``[lat, lon]``) — with ``times`` (datetime64, NaT allowed) spanning more than one
+    day, the median over its days of each day's diagonal. NaN readings are ignored.
+
+    >>> import numpy as np
+    >>> day = np.datetime64("2024-05-01T08:00") + np.arange(4) * np.timedelta64(12, "h")
+    >>> lat = np.array([0.0, 0.01, 10.0, 10.01])  # two days, 1.1 km each, 1,100 km apart
+    >>> x = np.c_[lat, np.zeros(4)]
+    >>> round(data_scale(x).value / 1000), round(data_scale(x, times=day).value)
+    (1107, 1051)
+    >>> data_scale(x, times=day).name
+    "typical day's extent"
+    """
     x = np.asarray(values, dtype=float)
     if x.ndim == 2:
-        return _track_scale(x)
+        return _track_scale(x, times)
     return _series_scale(x[np.isfinite(x)], unit)
 
 
-def _track_scale(x: np.ndarray) -> DataScale:
-    """A track's extent: the geodesic diagonal (metres) of the box holding the middle 95 %
-    of its latitudes and of its longitudes (unwrapped around the median longitude)."""
+#: one day in nanoseconds: a track's days run 24 hours each from its first fix
+_DAY_NS = 86_400 * 10**9
+
+
+def _box_diagonal(lat: np.ndarray, lon: np.ndarray) -> float:
+    """The geodesic diagonal (metres) of the box holding the middle 95 % of the latitudes
+    and of the longitudes (unwrapped around the median longitude)."""
+    from lmdk_core.engine.geodesy import distance_m
+
+    lon0 = float(np.median(lon))
+    rel_lon = (lon - lon0 + 180.0) % 360.0 - 180.0  # unwrapped around the median
+    la = np.percentile(lat, [2.5, 97.5])
+    lo = np.percentile(rel_lon, [2.5, 97.5]) + lon0
+    return float(distance_m(la[0], lo[0], la[1], lo[1]))
+
+
+def _track_scale(x: np.ndarray, times: ArrayLike | None = None) -> DataScale:
+    """A track's extent (:func:`_box_diagonal`), or with times over more than one day the
+    median of its days' extents (days at one place left out)."""
     if x.shape[1] != 2:
         raise InputError("a track is a (T, 2) array of [lat, lon]")
     ok = np.isfinite(x).all(axis=1)
     if not ok.any():
         return DataScale(0.0, "extent", "the track (no valid point)")
-    lat, lon = x[ok, 0], x[ok, 1]
-    lon0 = float(np.median(lon))
-    rel_lon = (lon - lon0 + 180.0) % 360.0 - 180.0  # unwrapped around the median
-    la = np.percentile(lat, [2.5, 97.5])
-    lo = np.percentile(rel_lon, [2.5, 97.5]) + lon0
-    from lmdk_core.engine.geodesy import distance_m
-
-    d = float(distance_m(la[0], lo[0], la[1], lo[1]))
+    d = _box_diagonal(x[ok, 0], x[ok, 1])
     if not d > 0:
         return DataScale(0.0, "extent", "the track's extent (0 m: it stays at one place)")
-    return DataScale(d, "extent", f"the track's extent ({format_amount(d, 'm')} corner "
-                                  "to corner, middle 95 % of its points)")
+    whole = DataScale(d, "extent", f"the track's extent ({format_amount(d, 'm')} corner "
+                                   "to corner, middle 95 % of its points)")
+    days = _day_extents(x, ok, times)
+    if days.size < 2:
+        return whole
+    v = float(np.median(days))
+    return DataScale(v, "typical day's extent",
+                     f"a typical day's extent ({format_amount(v, 'm')} corner to corner, "
+                     f"the median over the track's {days.size} days; the whole track spans "
+                     f"{format_amount(d, 'm')})")
+
+
+def _day_extents(x: np.ndarray, ok: np.ndarray, times: ArrayLike | None) -> np.ndarray:
+    """Each day's extent (metres) of a track whose ``times`` are datetimes: days of 24
+    hours from the first fix, those with at least two points that move; empty without
+    datetimes or within one day."""
+    if times is None:
+        return np.zeros(0)
+    t = np.asarray(times)
+    if not np.issubdtype(t.dtype, np.datetime64) or t.shape[0] != x.shape[0]:
+        return np.zeros(0)
+    t = t.astype("datetime64[ns]").astype(np.int64)
+    good = ok & (t != np.iinfo(np.int64).min)  # NaT
+    if good.sum() < 2:
+        return np.zeros(0)
+    day = (t[good] - t[good].min()) // _DAY_NS
+    pts = x[good]
+    out = []
+    for d in np.unique(day):
+        sel = pts[day == d]
+        if sel.shape[0] >= 2:
+            e = _box_diagonal(sel[:, 0], sel[:, 1])
+            if e > 0:
+                out.append(e)
+    return np.asarray(out)
 
 
 def _series_scale(x: np.ndarray, unit: str) -> DataScale:
@@ -211,7 +273,7 @@ class UtilityVerdict:
         tail = (f" ({_ratio_phrase(self.ratio)} the {self.scale.name} "
                 f"{format_amount(self.scale.value, self.unit)})" if self.scale.value > 0
                 else " (no scale to compare with)")
-        return f"typical error {format_amount(self.typical, self.unit)}{tail}"
+        return f"mean error {format_amount(self.typical, self.unit)}{tail}"
 
     def to_dict(self) -> dict:
         """The JSON keys (``utility_*``): level, sentence, the expected errors, the scale
@@ -280,7 +342,8 @@ def utility_verdict(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLik
                     sources: ArrayLike | None = None,
                     scale: DataScale | None = None,
                     errors: ArrayLike | None = None,
-                    fresh: ArrayLike | None = None) -> UtilityVerdict:
+                    fresh: ArrayLike | None = None,
+                    times: ArrayLike | None = None) -> UtilityVerdict:
     """The utility verdict of a release setting (module docstring for the formulas).
 
     ``epsilon`` (the total budget), ``n_landmarks`` and ``scheme`` only shape the advice
@@ -291,7 +354,9 @@ def utility_verdict(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLik
     the closed form at the pattern given — an Adaptive release's, simulated over whole
     releases (:func:`lmdk_core.decision.adaptive_accuracy.adaptive_expected_errors`).
     ``fresh``: the budget of the fresh post-processing noise of each repeated value
-    (:func:`lmdk_core.decision.expected_error.expected_errors`).
+    (:func:`lmdk_core.decision.expected_error.expected_errors`). ``times``: a track's
+    times (datetime64), so that a track over several days is judged by a typical day's
+    extent (:func:`data_scale`).
 
     Returns
     -------
@@ -315,7 +380,7 @@ def utility_verdict(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLik
     mech = series_mechanism(x, mechanism)
     eps = np.asarray(epsilon_t, dtype=float)
     err, pub, facts = _summary(x, eps, published, mech, sensitivity, radius, unit, sources,
-                               scale, errors, fresh)
+                               scale, errors, fresh, times)
     sc = facts.scale
     if facts.n_released == 0:
         return _nothing_released(facts)
@@ -336,7 +401,8 @@ def expected_utility(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLi
                      *, mechanism: str | None = "laplace", sensitivity: float | None = None,
                      radius: float | None = None, unit: str | None = None,
                      sources: ArrayLike | None = None,
-                     scale: DataScale | None = None) -> tuple[float, str]:
+                     scale: DataScale | None = None,
+                     times: ArrayLike | None = None) -> tuple[float, str]:
     """``(typical, label)`` of :func:`utility_verdict` at the same inputs — the median
     expected error of the released readings (NaN when nothing is released) and the
     verdict's badge (``UtilityVerdict.label``) — without its sentences and advice (the
@@ -345,7 +411,7 @@ def expected_utility(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLi
     x = np.asarray(values, dtype=float)
     mech = series_mechanism(x, mechanism)
     _, _, facts = _summary(x, np.asarray(epsilon_t, dtype=float), published, mech,
-                           sensitivity, radius, unit, sources, scale)
+                           sensitivity, radius, unit, sources, scale, times=times)
     if facts.n_released and not facts.scale.value > 0:
         return facts.typical, "not judged"
     return facts.typical, facts.level
@@ -354,7 +420,8 @@ def expected_utility(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLi
 def _summary(x: np.ndarray, eps: np.ndarray, published: ArrayLike | None, mech: str,
              sensitivity: float | None, radius: float | None, unit: str | None,
              sources: ArrayLike | None, scale: DataScale | None,
-             errors: ArrayLike | None = None, fresh: ArrayLike | None = None
+             errors: ArrayLike | None = None, fresh: ArrayLike | None = None,
+             times: ArrayLike | None = None
              ) -> tuple[np.ndarray, np.ndarray, _ErrorSummary]:
     """The expected errors (``errors`` when given, else the closed forms), the
     publication flags and their summary (the data's scale computed unless given)."""
@@ -367,7 +434,7 @@ def _summary(x: np.ndarray, eps: np.ndarray, published: ArrayLike | None, mech: 
         if err.shape != eps.shape:
             raise InputError("the expected errors must have one entry per timestamp")
     pub = publication_flags(eps, published)
-    sc = data_scale(x, unit) if scale is None else scale
+    sc = data_scale(x, unit, times) if scale is None else scale
     return err, pub, _ErrorSummary.of(err, pub, unit, sc, mech, track=x.ndim == 2)
 
 
@@ -445,7 +512,7 @@ class _ErrorSummary:
         """How far a typical released reading is expected from the truth (and the worst)."""
         worst = ("" if self.worst <= self.typical * 1.005 else
                  f" (the worst {format_amount(self.worst, self.unit)})")
-        return (f"a typical released {self.noun} is expected "
+        return (f"a released {self.noun} is on average "
                 f"{format_amount(self.typical, self.unit)} from the truth" + worst)
 
     @property
@@ -496,7 +563,7 @@ def _marginal_or_noise(facts: _ErrorSummary, advice: str) -> UtilityVerdict:
 
 
 def release_utility(rel, *, sensitivity: float | None = None, radius: float | None = None,
-                    unit: str | None = None) -> UtilityVerdict:
+                    unit: str | None = None, times: ArrayLike | None = None) -> UtilityVerdict:
     """:func:`utility_verdict` of a finished :class:`lmdk_core.engine.release.Release` (its
     data, spent ε_t and publication pattern; Δf or r as the release used them). A track
     released with stays as events (docs/stays.md) publishes each stay's centroid: the
@@ -504,7 +571,8 @@ def release_utility(rel, *, sensitivity: float | None = None, radius: float | No
     (one per stay) rather than fixes. An Adaptive release's expected errors are simulated
     over whole releases from a public seed
     (:func:`lmdk_core.decision.adaptive_accuracy.adaptive_expected_errors`): at the
-    pattern it drew, the closed forms over-state them."""
+    pattern it drew, the closed forms over-state them. ``times``: a track's times, for
+    its scale (:func:`data_scale`: a typical day's extent over several days)."""
     stays = tuple(getattr(rel, "stays", ()) or ())
     sources = None
     n_events = int(np.size(rel.landmarks))
@@ -528,7 +596,7 @@ def release_utility(rel, *, sensitivity: float | None = None, radius: float | No
                            # with a declared k, Uniform's share is ε/(k+1): k is what to lower
                            n_landmarks=n_events if declared is None else int(declared),
                            scheme=rel.scheme, unit=unit, sources=sources, errors=errors,
-                           fresh=_fresh_of(rel))
+                           fresh=_fresh_of(rel), times=times)
 
 
 def _fresh_of(rel) -> np.ndarray | None:

@@ -141,7 +141,8 @@ def user_audit(user: object, time: np.ndarray, original: np.ndarray, released: n
     uv = utility_verdict(original, epsilon_t, published, mechanism=mechanism,
                          sensitivity=None if planar else scale_unit,
                          radius=scale_unit if planar else None, epsilon=epsilon,
-                         n_landmarks=n_events, scheme=scheme, sources=sources)
+                         n_landmarks=n_events, scheme=scheme, sources=sources,
+                         times=time if kind == "track" else None)
     return {
         "user": user,
         "n_timestamps": int(epsilon_t.size),

@@ -80,7 +80,7 @@ def user_plans(frame: pd.DataFrame, kind: str, discovery: DiscoverySettings,
                                None if flags is None else flags[s:e])
         out.append(UserPlan(users[s], x, np.asarray(found.landmarks, dtype=int),
                             tuple((int(a), int(b)) for a, b in found.stays),
-                            _scale(x, "m" if track else "")))
+                            _scale(x, "m" if track else "", times[s:e] if track else None)))
     return out
 
 
@@ -91,11 +91,12 @@ def _preview_columns(track: bool, flagged: bool) -> PopulationColumns:
                              landmark="landmark" if flagged else None)
 
 
-def _scale(x: np.ndarray, unit: str) -> DataScale | None:
-    """:func:`data_scale` of one user's data, or None where it refuses the data (the
-    preview's utility verdict then says why, as for any release)."""
+def _scale(x: np.ndarray, unit: str, times: np.ndarray | None = None) -> DataScale | None:
+    """:func:`data_scale` of one user's data (a track's with its times: a typical day's
+    extent over several days), or None where it refuses the data (the preview's utility
+    verdict then says why, as for any release)."""
     try:
-        return data_scale(x, unit)
+        return data_scale(x, unit, times)
     except InputError:
         return None
 

@@ -259,7 +259,7 @@ def utility_of(cfg: ViewConfig, data: Series | Track, rel: Release) -> UtilityVe
     """:func:`lmdk_core.decision.utility.release_utility` of a release of ``data`` under the
     configuration's Δf (series) or protection radius r (track)."""
     if isinstance(data, Track):
-        return release_utility(rel, radius=cfg.radius)
+        return release_utility(rel, radius=cfg.radius, times=data.time)
     return release_utility(rel, sensitivity=cfg.sensitivity, unit=data.unit)
 
 

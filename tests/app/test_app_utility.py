@@ -85,7 +85,7 @@ def test_compare_has_one_utility_line_per_scheme(data):
     lines = utility_lines(at)
     # one utility line per scheme; one verdict box when the three verdicts agree
     assert len(lines) == 3 and len(verdict_boxes(at)) in (1, 3)
-    assert all("typical error" in line.lower() for line in lines)
+    assert all("mean error" in line.lower() for line in lines)
     unit = " m" if data == "track" else "kWh"
     assert all(unit in line or " km" in line for line in lines)
 
