@@ -69,7 +69,8 @@ def test_the_geometric_refusal_with_one_fractional_value():
 
 
 def test_the_cli_stay_line_with_one_stay(tmp_path):
-    proc = run_cli("geo-release", "--input", str(ROOT / "examples" / "track.gpx"),
+    proc = run_cli("geo-release", "--noise", "fast", "--input",
+                   str(ROOT / "examples" / "track.gpx"),
                    "--stays", "271-295", "--epsilon", "1", "--seed", "1",
                    "--output", str(tmp_path / "out.csv"), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr

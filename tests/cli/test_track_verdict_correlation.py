@@ -31,7 +31,7 @@ DENSE = ROOT / "tests" / "data" / "real" / "gps" / "geolife-user004-recordings.g
 def geo_release(tmp_path: Path, *args: str) -> tuple[dict, Path]:
     out = tmp_path / "published.csv"
     proc = run_cli("geo-release", "--input", str(DENSE), "--output", str(out), "--json",
-                   *args, cwd=tmp_path)
+                   "--noise", "fast", *args, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout), out
 
@@ -78,7 +78,7 @@ def test_the_verdict_counts_correlation_like_the_report(tmp_path):
     assert pv.colour == s["verdict"]
     assert pv.landmark_tpl_max == pytest.approx(s["landmark_tpl_max"], rel=1e-12)
 
-    text = run_cli("geo-release", "--input", str(DENSE), "--output",
+    text = run_cli("geo-release", "--noise", "fast", "--input", str(DENSE), "--output",
                    str(tmp_path / "p.csv"), "--epsilon", "3", "--seed", "1", cwd=tmp_path)
     first, *rest = text.stdout.splitlines()
     assert first.startswith("AMBER — Landmark-private only if values were independent.")

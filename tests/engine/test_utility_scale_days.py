@@ -81,8 +81,9 @@ def test_the_error_is_called_a_mean():
 
 
 def test_geo_release_states_the_day_scale(tmp_path):
-    proc = run_cli("geo-release", "--input", str(MULTI_DAY), "--epsilon", "1", "--seed", "1",
-                   "--output", str(tmp_path / "out.csv"), "--json", cwd=tmp_path)
+    proc = run_cli("geo-release", "--noise", "fast", "--input", str(MULTI_DAY),
+                   "--epsilon", "1", "--seed", "1", "--output", str(tmp_path / "out.csv"),
+                   "--json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     import json
 
