@@ -18,6 +18,7 @@ from app_support.current_data import current_data, view_config
 from app_support.download_buttons import (
     RESTORE_HELP,
     reference_uploader,
+    reload_note,
     restore_uploaded_config,
     track_downloads,
 )
@@ -53,6 +54,7 @@ from app_support.track_edits import (
 from app_support.track_map import track_map
 from app_support.track_session import (
     DEMO_TRACK,
+    DEMO_TRACK_KEY,
     MAX_TRACK_POINTS,
     current_track,
     track_landmarks,
@@ -107,6 +109,7 @@ with st.expander(":material/upload_file: Use your own track, or restore a saved 
                      key=K.TRACK_CONFIG_UPLOAD, on_change=restore_uploaded_config,
                      args=(K.TRACK_CONFIG_UPLOAD, "track"))
     track_column_choices()
+reload_note(st.session_state[K.TRACK_KEYS].get(name) != DEMO_TRACK_KEY)
 reference_uploader("track", "track_reference_upload")
 if st.session_state.get(K.TRACK_UPLOAD_ERROR):
     st.error(st.session_state[K.TRACK_UPLOAD_ERROR], icon=":material/error:")

@@ -19,6 +19,7 @@ from app_support.current_data import current_data, view_config
 from app_support.download_buttons import (
     RESTORE_HELP,
     reference_uploader,
+    reload_note,
     restore_uploaded_config,
     series_downloads,
 )
@@ -207,6 +208,7 @@ with st.expander(":material/upload_file: Use your own data, or restore a saved v
                      key=K.CONFIG_UPLOAD, on_change=restore_uploaded_config,
                      args=(K.CONFIG_UPLOAD, "series"))
     column_choices()
+reload_note(name != DEMO_SERIES)
 reference_uploader("series", "series_reference_upload")
 if st.session_state.get(K.UPLOAD_ERROR):
     st.error(st.session_state[K.UPLOAD_ERROR], icon=":material/error:")

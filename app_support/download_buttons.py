@@ -78,6 +78,22 @@ PUBLISHABLE_HELP = ("Publishable: the released values only (time and released va
                     "sampler. No raw values, no landmarks, no per-timestamp ε, no seed.")
 
 
+#: what a reload keeps and how to come back to an uploaded view (docs/app.md)
+RELOAD_NOTE = (":material/restart_alt: **A reload starts afresh.** The settings in the URL "
+               "(ε, scheme, window, mechanism, r, k) come back; this upload, its landmarks "
+               "and Δf do not — raw data are never kept outside this session (not in the "
+               "URL, not in the browser). To return to this view later, download "
+               "**CONFIDENTIAL — Configuration with the data (JSON)** below and upload it "
+               "here: data, landmarks and settings in one step.")
+
+
+def reload_note(is_upload: bool) -> None:
+    """Under the upload box of the Timeline and the Map, while an uploaded file is the
+    current data: what a reload loses and how to restore it (:data:`RELOAD_NOTE`)."""
+    if is_upload:
+        st.caption(RELOAD_NOTE)
+
+
 # ---------------------------------------------------------------- uploads and references
 def remember_upload(dataset_name: str, filename: str, data: bytes) -> None:
     """Remember the file name and SHA-256 of the upload registered as ``dataset_name``."""

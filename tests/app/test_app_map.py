@@ -408,3 +408,33 @@ def test_publishable_track_files_need_a_declared_region(mappage):
     text = at.text_input(key="map_region").value
     assert text.startswith("48.") and not at.error
     assert not any("Declare a region" in i.value for i in at.info)
+
+
+def test_a_reload_is_explained_and_the_configuration_restores_the_upload():
+    """Issue 37 §9 (a reload loses the upload, the landmarks and the settings): the URL
+    keeps the public settings (tests/app/test_url_state.py); raw data are kept nowhere
+    outside the session, so while an uploaded track is shown the page says what a reload
+    loses and how to come back — the configuration with the data restores data,
+    landmarks and settings in one upload. Real file: the Cerknica GPX."""
+    from lmdk_core.data.track import load_track
+
+    gpx_path = ASSETS / "sample_tracks" / "cerknicko-jezero.gpx"
+    at = open_page("map", TIMEOUT)
+    assert not any("A reload starts afresh" in c.value for c in at.caption)  # the demo
+    upload(at, "track_upload", "lake.gpx", gpx_path.read_bytes(), "application/gpx+xml")
+    at.multiselect(key="w_track_lm_select").set_value([3, 40]).run()
+    note = next(c.value for c in at.caption if "A reload starts afresh" in c.value)
+    assert "Configuration with the data (JSON)" in note and "landmarks" in note
+
+    # the reload: a new session; the configuration of the view brings everything back
+    track = load_track(str(gpx_path), filename="lake.gpx")
+    cfg = ViewConfig(data_kind="track", dataset="embedded", data=track.table(),
+                     time_kind=track.time_kind, landmarks=[3, 40], epsilon=2.0)
+    fresh = open_page("map", TIMEOUT)
+    assert fresh.selectbox(key="w_track_name").value == DEMO
+    upload(fresh, "track_config_upload", "lake-view.json", config_to_json(cfg).encode(),
+           "application/json")
+    assert not fresh.exception and not fresh.error, [e.value for e in fresh.error]
+    assert landmarks(fresh) == [3, 40]
+    assert fresh.sidebar.number_input(key="w_epsilon").value == 2.0
+    assert len(fresh.session_state["track_sets"]["Restored: lake-view.json"]) == len(track)
