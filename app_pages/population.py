@@ -22,6 +22,7 @@ from app_support.population_session import (
     demo_parquet,
     estimate_model,
     open_user,
+    pop_region,
     population_counts,
     population_plans,
     release_key,
@@ -58,6 +59,7 @@ from lmdk_core.files.export import (
 )
 from lmdk_core.landmarks.discovery import DEFAULT_DEVIATION_K, DEFAULT_DEVIATION_WINDOW
 from lmdk_core.leakage.model import MAX_LEAKAGE_STATES
+from lmdk_core.mechanisms.exact_planar import PlanarRegion
 from lmdk_core.population.dask_driver import AUDIT_LABEL
 from lmdk_core.population.in_process import (
     NO_LEAKAGE,
@@ -73,7 +75,7 @@ from lmdk_core.population.preview import preview_table
 
 keep_page_state({
     K.POP_SOURCE: "demo_series", K.POP_NOISE: "exact", K.POP_LM_SOURCE: "flags",
-    K.POP_VIEW: "users",
+    K.POP_VIEW: "users", K.POP_REGION: "",
     K.POP_DEV_WINDOW: int(st.session_state.get(K.DEV_WINDOW, DEFAULT_DEVIATION_WINDOW)),
     K.POP_DEV_WINDOW_AUTO: bool(st.session_state.get(K.DEV_WINDOW_AUTO, True)),
     K.POP_DEV_K: float(st.session_state.get(K.DEV_K, DEFAULT_DEVIATION_K)),
@@ -175,6 +177,18 @@ with c2:
         st.number_input("Protection radius r (metres)", min_value=LIMITS["radius"].low,
                         max_value=LIMITS["radius"].high, step=25.0, format="%.0f",
                         key=K.W_RADIUS, help="The Map page's setting (Planar Laplace).")
+        region_text = st.text_input(
+            "Declared region for the publishable file: LAT,LON,KM", key=K.POP_REGION,
+            placeholder="e.g. 48.86,2.35,50",
+            help="The public area holding every track (centre in degrees, radius in km, at "
+                 "most 2000), declared, never computed from the data. With it the tracks "
+                 "are released with exact Planar Laplace on its grid (docs/noise.md); "
+                 "without it with numpy's, for exploring only.")
+        if region_text.strip() and pop_region() is None:
+            try:
+                PlanarRegion.parse(region_text)
+            except InputError as exc:
+                st.error(f"Region not used: {exc}.")
     mech = (mechanism_text(setting("mechanism"), sensitivity=float(setting("sensitivity")))
             if kind == "series" else mechanism_text("planar_laplace",
                                                     radius=float(setting("radius"))))
@@ -374,7 +388,7 @@ header = [
     f"noise: {sampler(settings)}",
     "withheld timestamps (nothing released yet) are empty"] + (
     [f"noise drawn from the fixed teaching seed {int(setting('seed'))}"
-     if settings.noise == "fast" or kind == "track" else
+     if settings.noise == "fast" else
      "noise: the exact sampler (not seeded), but made in the teaching mode"]
     if teaching else [])
 if shown is not None and current:
@@ -389,6 +403,14 @@ if shown is not None and current:
                                key="pop_dl_release",
                                file_name=teaching_filename(f"population_{kind}", "csv"),
                                mime="text/csv", icon=":material/school:", help=TEACHING_HELP)
+        elif kind == "track" and settings.noise != "exact":
+            d1.warning("**Exploratory, not publishable:** these tracks carry numpy's "
+                       "floating-point Planar Laplace. Declare a region above to release "
+                       "them with the exact sampler.", icon=":material/warning:")
+            d1.download_button("EXPLORATORY — released population (CSV), not publishable",
+                               pub, key="pop_dl_release",
+                               file_name=f"lmdk_EXPLORATORY_population_{kind}.csv",
+                               mime="text/csv", icon=":material/science:")
         elif undeclared_k:
             d1.warning("**Exploratory, not publishable:** with Uniform or Adaptive and no "
                        "declared bound k, each user's noise scale follows that user's own "

@@ -211,16 +211,33 @@ def batch_settings(pop: dict, discovery: DiscoverySettings) -> BatchSettings:
         window=int(setting("window")),
         mechanism=setting("mechanism") if kind == "series" else "planar_laplace",
         sensitivity=float(setting("sensitivity")), radius=float(setting("radius")),
-        noise=st.session_state[K.POP_NOISE] if kind == "series" else "fast",
+        noise=(st.session_state[K.POP_NOISE] if kind == "series"
+               else "exact" if pop_region() is not None else "fast"),
+        region=pop_region() if kind == "track" else None,
         root_entropy=int(setting("seed")), adaptive=AdaptiveSettings(), discovery=discovery,
         leakage=LeakageSettings(spec=correlation_spec(kind),
                                 strength=float(setting("correlation_strength")),
                                 cell_size_m=float(setting("cell_size"))))
 
 
+def pop_region() -> str | None:
+    """The declared region of the tracks' exact release (the page's *Declared region*
+    input, ``LAT,LON,KM``) normalised, or None when none is declared or it is malformed
+    (the page shows why)."""
+    from lmdk_core.mechanisms.exact_planar import PlanarRegion
+
+    text = str(st.session_state.get(K.POP_REGION) or "").strip()
+    if not text:
+        return None
+    try:
+        return PlanarRegion.parse(text).text()
+    except InputError:
+        return None
+
+
 def sampler(settings: BatchSettings) -> str:
     if settings.kind == "track":
-        return PLANAR_NOISE
+        return settings.make_mechanism().sampler if settings.noise == "exact" else PLANAR_NOISE
     return noise_text(settings.noise)
 
 
@@ -353,6 +370,8 @@ def batch_config(pop: dict, settings: BatchSettings, use_flags: bool) -> ViewCon
     d = settings.discovery
     extra = {"correlation": correlation_spec(pop["kind"]),
              "cell_size_m": float(setting("cell_size"))}
+    if settings.region is not None:  # the declared region of the tracks' exact release
+        extra["region"] = settings.region
     if not use_flags:
         extra["discovery"] = {"window": d.window, "k": d.k, "season": d.season,
                               "distance_m": d.distance_m, "duration_min": d.duration_min}

@@ -48,6 +48,8 @@ POP_LM_SOURCE = "pop_lm_source"
 POP_MODEL_ERROR = "pop_model_error"
 POP_MODEL_NOTE = "pop_model_note"
 POP_NOISE = "pop_noise"
+#: the Population page's declared region for tracks (``LAT,LON,KM``)
+POP_REGION = "pop_region"
 POP_OPEN_ERROR = "pop_open_error"
 POP_PLANS = "pop_plans"
 POP_RAW = "pop_raw"

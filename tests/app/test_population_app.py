@@ -385,3 +385,26 @@ def test_repeated_times_are_counted_for_each_population_loaded(population):
     _load(at, "one.csv", _csv([f"d,{t},1.0,0" for t in [0, 0, 1, 2, 3, 4, 5, 6]]))
     captions = " ".join(c.value for c in at.caption)
     assert "1 user, 8 rows" in captions and "1 row of 1 user has" in captions
+
+
+def test_track_population_is_publishable_only_with_a_declared_region(population):
+    """Tracks: without a declared region the file carries numpy's Planar Laplace and is
+    offered as EXPLORATORY only; with one it is the exact Planar Laplace on its grid (the
+    header says so) and the batch configuration carries the region; a malformed region
+    is an error that keeps the text."""
+    at = population
+    at.radio(key="pop_source").set_value("demo_tracks").run()
+    at.sidebar.selectbox(key="w_scheme").set_value("skip").run()
+    _release(at)
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert "EXPLORATORY — released population (CSV), not publishable" in labels
+    at.text_input(key="pop_region").set_value("48.86").run()
+    assert any("Region not used" in e.value for e in at.error)
+    assert at.text_input(key="pop_region").value == "48.86"
+    at.text_input(key="pop_region").set_value("48.86,2.35,60").run()
+    _release(at)
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert "Released population (CSV)" in labels, labels
+    assert not at.error and not at.exception
+    assert any("exact discrete Planar Laplace on a" in c.value and "48.86,2.35,60" in c.value
+               for c in at.caption)
