@@ -315,3 +315,18 @@ def test_the_exact_track_file_header_does_not_depend_on_the_track(tmp_path, caps
         heads.append([ln for ln in out.read_text().splitlines() if ln.startswith("#")])
     capsys.readouterr()
     assert heads[0] == heads[1] and any("0.0625 m grid" in h for h in heads[0])
+
+
+def test_a_track_release_note_names_the_sampler_of_the_declared_region():
+    """A public note built from a track configuration names the exact Planar Laplace of
+    its declared region (extra.region), else numpy's, labelled for exploration."""
+    from lmdk_core.files.config import ViewConfig
+    from lmdk_core.files.export import PLANAR_NOISE
+    from lmdk_core.report.release_note import published_noise
+
+    cfg = ViewConfig(data_kind="track", dataset="demo-paris", radius=100.0)
+    assert published_noise(cfg) == PLANAR_NOISE and "exploration only" in PLANAR_NOISE
+    cfg = ViewConfig(data_kind="track", dataset="demo-paris", radius=100.0,
+                     extra={"region": "48.86, 2.35, 40"})
+    text = published_noise(cfg)
+    assert "exact discrete Planar Laplace on a 0.0625 m grid" in text and "48.86,2.35,40" in text
