@@ -330,3 +330,38 @@ def test_a_track_release_note_names_the_sampler_of_the_declared_region():
                      extra={"region": "48.86, 2.35, 40"})
     text = published_noise(cfg)
     assert "exact discrete Planar Laplace on a 0.0625 m grid" in text and "48.86,2.35,40" in text
+
+
+class _FixedBits:
+    """The bits of a fixed 64-bit uniform U = 0.b₁b₂…b₆₄, most significant first."""
+
+    def __init__(self, u: int) -> None:
+        self.u, self.k = u, 64
+
+    def take(self, n: int) -> int:
+        assert n == 1 and self.k > 0, "the comparison needed more than 64 bits"
+        self.k -= 1
+        return (self.u >> self.k) & 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(c=st.integers(0, 2**90), d=st.integers(1, 2**100), a=st.floats(0, 1, exclude_max=True),
+       extra=st.floats(0, 1), u=st.integers(0, 2**64 - 1))
+def test_the_irrational_bernoulli_compares_exactly(c, d, a, extra, u):
+    """Bernoulli((√p2m − c)/d) decides U < p by integer squares only: on a uniform whose
+    first 64 bits are those of U it answers what exact arithmetic answers, whenever p
+    does not fall inside U's last 2⁻⁶⁴ interval. (p2m = root² + e, root = c + ⌊a·d⌋,
+    0 ≤ e ≤ 2·root, so p lies in [0, 1].)"""
+    from lmdk_core.mechanisms.discrete_planar_laplace import _bernoulli_sqrt
+
+    root = c + min(int(a * d), d - 1)
+    p2m = root * root + int(extra * 2 * root)
+    lo, hi = u * d + (c << 64), (u + 1) * d + (c << 64)
+    target = p2m << 128
+    if hi * hi <= target:  # U's whole interval is below p
+        assert _bernoulli_sqrt(_FixedBits(u), p2m, c, d) is True
+    elif lo * lo >= target:  # at or above p
+        assert _bernoulli_sqrt(_FixedBits(u), p2m, c, d) is False
+    else:  # p inside U's last interval: the comparison needs more than 64 bits
+        with pytest.raises(AssertionError, match="more than 64 bits"):
+            _bernoulli_sqrt(_FixedBits(u), p2m, c, d)
