@@ -55,6 +55,7 @@ from app_support.track_map import track_map
 from app_support.track_session import (
     DEMO_TRACK,
     DEMO_TRACK_KEY,
+    DEMO_TRACK_REGION,
     MAX_TRACK_POINTS,
     current_track,
     track_landmarks,
@@ -476,7 +477,8 @@ def landmark_workspace() -> None:
     # ---------------------------------------------------------------- downloads
     # publishable files first (released locations only); confidential ones behind their expander
     cfg = view_config(current_data("track"), page="map")
-    track_downloads(track, rel, cfg, key="map", dataset_name=name)
+    track_downloads(track, rel, cfg, key="map", dataset_name=name,
+                    region_default=DEMO_TRACK_REGION if cfg.dataset == DEMO_TRACK_KEY else "")
 
 
 #: the settings whose widgets are drawn inside the fragment, some only some of the time

@@ -414,13 +414,14 @@ def series_downloads(series: Series, rel: Release, cfg: ViewConfig, key: str,
 
 
 def track_downloads(track: Track, rel: Release, cfg: ViewConfig, key: str,
-                    dataset_name: str) -> None:
+                    dataset_name: str, region_default: str = "") -> None:
     """Map: the publishable CSV, GeoJSON and release note, then the confidential expander.
 
     The files are the exact Planar Laplace release of the view on the grid of the
     declared region (:mod:`app_support.track_region`), drawn when a button is clicked;
     in the teaching mode they are the page's seeded numpy release, labelled so. Without a
-    declared region only the configuration is offered."""
+    declared region only the configuration is offered (``region_default``: the built-in
+    demo's public region, the input's starting text)."""
     mech = mechanism_text("planar laplace", radius=cfg.radius)
     if cfg.reproducible:
         noise = PLANAR_NOISE
@@ -428,7 +429,7 @@ def track_downloads(track: Track, rel: Release, cfg: ViewConfig, key: str,
         def published() -> Release:
             return rel
     else:
-        region = declared_region(track, key)
+        region = declared_region(track, key, region_default)
         if region is None:
             confidential_downloads(cfg, key, dataset_name, [], report=False)
             return

@@ -32,11 +32,29 @@ def _use(key: str, text: str) -> None:
     st.session_state[key] = text
 
 
-def declared_region(track: Track, key: str) -> PlanarRegion | None:
+def _start_with(wkey: str, default: str) -> None:
+    """Fill the region input with the demo's public region while the demo is shown and
+    nothing else was typed; empty it again when another track is shown (a region the
+    user typed, or emptied, is kept whatever the track)."""
+    ss = st.session_state
+    auto = f"{wkey}_auto"  # what this function put there: a text, "" (emptied on a
+    filled = ss.get(auto)  # switch of track) or None (the user's own)
+    if filled is not None and ss.get(wkey) != filled:
+        ss[auto] = filled = None  # the user typed over it
+    if default and (wkey not in ss or filled == ""):
+        ss[wkey] = ss[auto] = default
+    elif not default and filled:
+        ss[wkey] = ss[auto] = ""
+
+
+def declared_region(track: Track, key: str, default: str = "") -> PlanarRegion | None:
     """The region input (``LAT,LON,KM``) with the data's suggestion behind a button;
     the parsed region when it is valid and holds the whole track, else None (with an
-    error saying what is wrong and how to fix it; the text stays as typed)."""
+    error saying what is wrong and how to fix it; the text stays as typed).
+    ``default``: the text the input starts with (the built-in demo's public region;
+    never one computed from the data)."""
     wkey = f"{key}_region"
+    _start_with(wkey, default)
     hint = suggested_region(track.lat, track.lon)
     left, right = st.columns([2, 2])
     text = left.text_input(

@@ -24,6 +24,9 @@ from lmdk_core.engine.validation import InputError
 
 DEMO_TRACK = "Demo: a day in Paris"
 DEMO_TRACK_KEY = "demo-paris"
+#: the demo's declared region (Paris within 50 km: LAT,LON,KM), public like the demo
+#: population's grids; an uploaded track's region is declared by its user
+DEMO_TRACK_REGION = "48.86,2.35,50"
 
 #: largest track the Map page accepts (points); see docs/inputs.md
 MAX_TRACK_POINTS = 5000

@@ -397,8 +397,13 @@ def test_publishable_track_files_need_a_declared_region(mappage):
     until one is declared; a malformed or too small region says what is wrong and keeps
     the text; the data's suggestion is used only through its button."""
     at = mappage
-    assert at.text_input(key="map_region").value == ""
+    # the built-in demo comes with its public region (Paris within 50 km): files at once
+    assert at.text_input(key="map_region").value == "48.86,2.35,50"
+    assert not any("Declare a region" in i.value for i in at.info)
+    assert "Released track (CSV)" in [b.proto.label for b in at.get("download_button")]
+    at.text_input(key="map_region").set_value("").run()
     assert any("Declare a region" in i.value for i in at.info)
+    assert "Released track (CSV)" not in [b.proto.label for b in at.get("download_button")]
     at.text_input(key="map_region").set_value("48.86").run()
     assert any("Region not used" in e.value and "LAT,LON" in e.value for e in at.error)
     assert at.text_input(key="map_region").value == "48.86"
