@@ -419,15 +419,31 @@ def _model(values: ArrayLike, mechanism: str, sensitivity: float | None,
     x = np.asarray(values, dtype=float)
     if x.ndim == 2:
         return _track_model(x, radius, stays)
-    if stays:
-        raise InputError("stays as events are for tracks")
     if x.ndim != 1 or x.size == 0:
         raise InputError("the data must be a non-empty series or a track")
     mech = str(mechanism).lower()
     if mech not in ("laplace", "geometric"):
         raise InputError("the series mechanism is 'laplace' or 'geometric'")
-    return _Model(mech, check_positive(sensitivity if sensitivity is not None else 1.0,
-                                       "sensitivity Δf"), x)
+    df = check_positive(sensitivity if sensitivity is not None else 1.0, "sensitivity Δf")
+    return _events_model(_Model(mech, df, x), stays, whole=mech == "geometric")
+
+
+def _events_model(model: _Model, stays: Iterable[tuple[int, int]] | None,
+                  whole: bool = False) -> _Model:
+    """``model`` with its stays (a track) or runs (a series) released as one landmark
+    event each: a group's first timestamp noises the group's centroid or level
+    (docs/stays.md, docs/series-events.md)."""
+    if not stays:
+        return model
+    from lmdk_core.engine.stay_events import condense, condensed_points
+
+    x = model.values
+    cond = condense(x.shape[0], stays)
+    if not cond.stays:
+        return model
+    base = x.copy()
+    base[cond.rep] = condensed_points(x, cond, whole=whole)
+    return _Model(model.mechanism, model.scale_unit, x, cond.stays, base)
 
 
 def _track_model(x: np.ndarray, radius: float | None,
@@ -437,15 +453,7 @@ def _track_model(x: np.ndarray, radius: float | None,
     if radius is None:
         raise InputError("a track needs the protection radius r (metres)")
     r = check_positive(radius, "protection radius")
-    if stays:
-        from lmdk_core.engine.stay_events import condense, condensed_points
-
-        cond = condense(x.shape[0], stays)
-        if cond.stays:
-            base = x.copy()
-            base[cond.rep] = condensed_points(x, cond)
-            return _Model("planar_laplace", r, x, cond.stays, base)
-    return _Model("planar_laplace", r, x)
+    return _events_model(_Model("planar_laplace", r, x), stays)
 
 
 def accuracy_at(values: ArrayLike, landmarks: Iterable[int] | None, epsilon: float,

@@ -64,7 +64,7 @@ def adaptive_errors(values: ArrayLike, landmarks: Iterable[int] | None, epsilon:
                                      stays=list(model.stays) or None)
         else:
             rel = release_series(model.values, lm, epsilon, "adaptive", model.mechanism,
-                                 model.scale_unit, gen)
+                                 model.scale_unit, gen, runs=list(model.stays) or None)
         all_private &= bool(rel.verdict.private)
         out[r] = rel.errors
     return out, all_private

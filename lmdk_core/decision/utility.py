@@ -566,9 +566,10 @@ def release_utility(rel, *, sensitivity: float | None = None, radius: float | No
                     unit: str | None = None, times: ArrayLike | None = None) -> UtilityVerdict:
     """:func:`utility_verdict` of a finished :class:`lmdk_core.engine.release.Release` (its
     data, spent ε_t and publication pattern; Δf or r as the release used them). A track
-    released with stays as events (docs/stays.md) publishes each stay's centroid: the
-    error of its fixes is counted from there, and the advice counts landmark events
-    (one per stay) rather than fixes. An Adaptive release's expected errors are simulated
+    released with stays as events (docs/stays.md) publishes each stay's centroid (a
+    series' runs, their level: docs/series-events.md): the error of its fixes is counted
+    from there, and the advice counts landmark events (one per stay or run) rather than
+    fixes. An Adaptive release's expected errors are simulated
     over whole releases from a public seed
     (:func:`lmdk_core.decision.adaptive_accuracy.adaptive_expected_errors`): at the
     pattern it drew, the closed forms over-state them. ``times``: a track's times, for
@@ -581,7 +582,8 @@ def release_utility(rel, *, sensitivity: float | None = None, radius: float | No
         from lmdk_core.engine.stay_events import condense, condensed_points
 
         cond = condense(rel.original.shape[0], stays)
-        sources = condensed_points(rel.original, cond)[cond.index]
+        sources = condensed_points(rel.original, cond,
+                                   whole=rel.mechanism == "geometric")[cond.index]
         n_events -= sum(b - a for a, b in stays)
     errors = None
     if rel.scheme == "adaptive":

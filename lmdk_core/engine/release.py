@@ -29,7 +29,9 @@ allocation is always passed through the verifier.
 :mod:`lmdk_core.engine.stay_events`): each stay is released once, from its centroid, as one
 landmark event of the condensed timeline, and each of its fixes publishes that release
 plus fresh noise of the regular law (post-processing); the verifier checks the grouped
-form of the theorem.
+form of the theorem. **Runs as events** (``runs=`` of :func:`release_series`;
+docs/series-events.md, :mod:`lmdk_core.engine.run_events`) are the same for a series:
+each run of readings is released once, from its level (mean).
 """
 
 from __future__ import annotations
@@ -94,7 +96,8 @@ class Release:
     planned_epsilon_t: np.ndarray = field(repr=False)
     #: the noise sampler: "fast" (numpy's floating-point samplers) or "exact" (exact_noise)
     noise: str = "fast"
-    #: stays released as one landmark event each (inclusive ranges); () = none
+    #: stays of a track (runs of a series' readings) released as one landmark event each
+    #: (inclusive ranges); () = none
     stays: tuple[tuple[int, int], ...] = ()
     #: the declared bound k on landmark events (public; None: not declared, exploring)
     max_landmarks: int | None = None
@@ -238,8 +241,8 @@ def release(
 ) -> Release:
     """Release ``values`` (T,) or trajectory rows (T, 2) under ``scheme`` with ``mechanism``.
 
-    ``stays`` (trajectories): inclusive ranges ``(start, end)``, each protected as one
-    landmark event (:func:`_release_stays`). ``max_landmarks``: the declared bound k on
+    ``stays`` (a trajectory's stays, a series' runs): inclusive ranges ``(start, end)``,
+    each protected as one landmark event (:func:`_release_stays`). ``max_landmarks``: the declared bound k on
     landmark events (Uniform spends ε/(k+1); more than k events are refused; see
     :func:`lmdk_core.engine.allocation.allocate`). Returns a :class:`Release` whose
     allocation has been checked by the verifier (told k).
@@ -335,25 +338,28 @@ def _release_stays(x: np.ndarray, landmarks, epsilon: float, scheme: str, mechan
                    seed, window, adaptive, stays: tuple[tuple[int, int], ...],
                    max_landmarks: int | None = None) -> Release:
     """A trajectory release with every stay protected as one landmark event
-    (docs/stays.md).
+    (docs/stays.md), or a series release with every run of readings protected so
+    (docs/series-events.md).
 
-    The stays are condensed (:func:`lmdk_core.engine.stay_events.condense`): each becomes one
-    landmark timestamp holding its centroid; the other landmarks and the regular
+    The stays (runs) are condensed (:func:`lmdk_core.engine.stay_events.condense`): each
+    becomes one landmark timestamp holding its centroid (a run: its level,
+    :func:`lmdk_core.engine.run_events.run_level`); the other landmarks and the regular
     timestamps stay as they are. The scheme releases the condensed trajectory as usual;
     then every fix of a stay gets its stay's released point plus fresh noise of the
     regular law (post-processing, ε_t = 0; :func:`_renoised`) and the stay's budget sits
     at its first fix. The allocation on the full timeline is
     verified in the grouped form of the theorem, ``Σ_{g ∩ (L∪{t}) ≠ ∅} ε_g ≤ ε``.
     """
-    if x.ndim != 2 or mechanism.data_kind != "location":
-        raise InputError("stays as events are for trajectories (Planar Laplace); give a "
-                         "series' landmarks as timestamps")
+    if (x.ndim == 2) != (mechanism.data_kind == "location"):
+        raise InputError("stays are ranges of a track's fixes (Planar Laplace), runs ranges "
+                         "of a series' readings (Laplace, Geometric)")
     T = x.shape[0]
     eps_total = check_epsilon(epsilon)
     lm = np.union1d(check_landmarks(landmarks, T), stay_members(stays)).astype(int)
     cond = condense(T, stays)
     gen = as_generator(seed)
-    rc = _release_held(condensed_points(x, cond), np.unique(cond.index[lm]), eps_total,
+    rc = _release_held(condensed_points(x, cond, whole=mechanism.data_kind == "count"),
+                       np.unique(cond.index[lm]), eps_total,
                        scheme, mechanism, gen, window, adaptive, max_landmarks)
     idx = cond.index
     released = rc.released[idx]
@@ -447,6 +453,7 @@ def release_series(
     adaptive: AdaptiveSettings | None = None,
     noise: str = "fast",
     max_landmarks: int | None = None,
+    runs: Iterable[tuple[int, int]] | None = None,
 ) -> Release:
     """Release a numeric series with the Laplace or Geometric mechanism, its noise drawn
     by numpy (``noise="fast"``, reproducible from ``seed``) or by the exact sampler
@@ -480,7 +487,11 @@ def release_series(
         ``fast`` (numpy) or ``exact`` (:mod:`lmdk_core.mechanisms.exact_noise`).
     max_landmarks : int, optional
         The declared bound k on landmark events (public): Uniform spends ε/(k+1)
-        whatever |L| ≤ k is; more landmarks than k are refused.
+        whatever |L| ≤ k is; more landmark events than k are refused (a run counts once).
+    runs : iterable of (int, int), optional
+        Runs of consecutive readings (inclusive ranges), each protected as ONE landmark
+        event: one release of the run's level (its mean), every reading of the run
+        publishes it plus fresh noise of the regular law (docs/series-events.md).
 
     Returns
     -------
@@ -507,7 +518,7 @@ def release_series(
     mech = numeric_mechanism(mechanism, sensitivity, noise)
     mech.check_values(x)
     return release(x, landmarks, epsilon, scheme, mech, seed, window, adaptive,
-                   max_landmarks=max_landmarks)
+                   stays=runs, max_landmarks=max_landmarks)
 
 
 def release_trajectory(

@@ -18,7 +18,8 @@ landmark-privacy theorem (Katsomallos et al., CODASPY 2022) holds in its grouped
 The release is computed on the *condensed* timeline — every stay collapsed to one
 timestamp holding its centroid, a landmark — with the ordinary schemes, and expanded
 back (:func:`condense`). So Uniform gives ε/(n+1) where n counts landmark *events*
-(stays plus single landmark fixes), not fixes.
+(stays plus single landmark fixes), not fixes. A series' runs of readings are condensed
+and released the same way, from their level (:mod:`lmdk_core.engine.run_events`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from lmdk_core.engine.run_events import run_level
 from lmdk_core.engine.validation import parse_landmark_ranges
 from lmdk_core.engine.verifier import check_groups
 
@@ -104,13 +106,16 @@ def condense(length: int, stays: Iterable[tuple[int, int]]) -> Condensed:
     return Condensed(length, grp, np.flatnonzero(keep), index.astype(np.intp))
 
 
-def condensed_points(points: np.ndarray, cond: Condensed) -> np.ndarray:
-    """The condensed trajectory (T', 2): every stay's centroid at its condensed
-    timestamp, every other point as it is."""
+def condensed_points(points: np.ndarray, cond: Condensed, whole: bool = False) -> np.ndarray:
+    """The condensed data: a trajectory (T', 2) with every stay's centroid at its
+    condensed timestamp, or a series (T',) with every run's level
+    (:func:`lmdk_core.engine.run_events.run_level`, rounded for ``whole``-number data;
+    docs/series-events.md); every other point as it is."""
     x = np.asarray(points, dtype=float)
     out = x[cond.rep].copy()
     for a, b in cond.stays:
-        out[cond.index[a]] = centroid(x[a:b + 1, 0], x[a:b + 1, 1])
+        out[cond.index[a]] = (run_level(x[a:b + 1], whole) if x.ndim == 1 else
+                              centroid(x[a:b + 1, 0], x[a:b + 1, 1]))
     return out
 
 
