@@ -117,7 +117,13 @@ def _cmd_suggest(args: argparse.Namespace) -> int:
     name = Path(args.input).name
     sugg = (_suggest_for_track if kind == "track" else _suggest_for_series)(args, name)
     landmarks = suggested_timestamps(sugg.found)
-    stays = format_stays(s.span for s in sugg.found) if kind == "track" else None
+    if kind == "track":
+        stays = format_stays(s.span for s in sugg.found)
+    else:
+        from lmdk_core.engine.run_events import format_runs
+        from lmdk_core.landmarks.discovery import suggestion_events
+
+        stays = format_runs(suggestion_events(landmarks))
     if args.json:
         _emit_suggestions(sugg, landmarks, stays)
     else:
@@ -135,6 +141,8 @@ def _emit_suggestions(sugg: _Suggested, landmarks: list[int], stays: str | None)
            "suggestions": [s.to_dict() for s in sugg.found], "notes": sugg.notes}
     if sugg.kind == "series":  # runs of consecutive timestamps: one event each
         out["events"] = [list(e) for e in suggestion_events(landmarks)]
+        # the default way to accept them: one landmark event per run (docs/series-events.md)
+        out["runs"] = stays
     if sugg.kind == "track":
         # the default way to accept them: one landmark event per stay (docs/stays.md)
         out["stays"] = stays
@@ -150,6 +158,18 @@ def _print_suggestions(sugg: _Suggested, landmarks: list[int], stays: str | None
         print(f"note: {note}")
     for s in sugg.found:
         print(_suggestion_line(s))
+    if sugg.kind == "series" and sugg.found:
+        from lmdk_core.landmarks.discovery import SCORE_EXPLAINED, suggestion_events
+
+        n_ev = len(suggestion_events(landmarks))
+        print(f"scores: {SCORE_EXPLAINED}")
+        print(f"accept the runs as one landmark event each (recommended; a run's cost does not "
+              f"grow with its readings and k counts it once, docs/series-events.md): lmdk "
+              f"release --runs {stays} --max-landmarks {n_ev}")
+        print(f"or mark every reading as a landmark ({len(landmarks)} landmarks, each its own "
+              f"event: --landmarks <the list below> --max-landmarks {len(landmarks)}); with "
+              "many landmarks, --scheme skip spends nothing at them and ε at every other "
+              "reading (the release's utility line says when it does better)")
     if sugg.kind == "track" and sugg.found:
         print(f"accept the stays as one landmark event each (recommended; the cost of a stay "
               f"does not grow with its fixes, docs/stays.md): lmdk geo-release --stays {stays}")
@@ -176,8 +196,10 @@ def _suggestion_line(s) -> str:
     """One suggestion in a line: a stay (span, centroid, duration) or a deviation."""
     d = s.to_dict()
     if d["reason"] != "stay":
+        from lmdk_core.landmarks.discovery import shown_score
+
         return (f"deviation t={s.timestamp}: value {s.value:.6g}, baseline {s.baseline:.6g}, "
-                f"score {s.score:.2f} ({s.direction})")
+                f"score {shown_score(s.score)} ({s.direction})")
     how = (f" (assumed: {s.assumed_minutes_per_point:g} min per point)"
            if s.duration_assumed else "")
     return (f"stay t={s.start}-{s.end}: centroid {s.lat:.6f},{s.lon:.6f}, "

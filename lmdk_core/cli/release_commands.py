@@ -132,6 +132,7 @@ def _cmd_release(args: argparse.Namespace) -> int:
     from lmdk_core.data.series import load_series_csv
     from lmdk_core.decision.utility import release_utility
     from lmdk_core.engine.release import release_series
+    from lmdk_core.engine.run_events import parse_runs
     from lmdk_core.files.export import (
         mechanism_text,
         noise_text,
@@ -147,7 +148,8 @@ def _cmd_release(args: argparse.Namespace) -> int:
     # one release (the exact sampler by default) is written to both files
     rel = release_series(declared.values, landmarks, args.epsilon,
                          args.scheme, args.mechanism, declared.sensitivity, args.seed,
-                         args.window, noise=args.noise, max_landmarks=args.max_landmarks)
+                         args.window, noise=args.noise, max_landmarks=args.max_landmarks,
+                         runs=parse_runs(args.runs) or None)
     sensitivity, how = declared.sensitivity, declared.how
     mech = mechanism_text(args.mechanism, sensitivity=sensitivity, bounds=declared.bounds)
     noise = noise_text(rel.noise)
@@ -164,6 +166,7 @@ def _cmd_release(args: argparse.Namespace) -> int:
     if args.json:
         emit_json({"scheme": rel.scheme, "mechanism": rel.mechanism, "sensitivity": sensitivity,
                    "sensitivity_from": how, "clamped": declared.clamped,
+                   "n_runs": len(rel.stays), "n_landmark_events": _landmark_events(rel),
                    **rel.verdict.to_dict(),
                    **utility.to_dict(), **rel.metrics(), "output": args.output,
                    "audit": args.audit, "noise": noise})
@@ -189,6 +192,10 @@ def _print_series_release(rel, utility, output: str, audit: str | None) -> None:
     written (publishable, and the CONFIDENTIAL audit when asked for)."""
     print(rel.verdict.summary())
     print(utility_line(utility))
+    if rel.stays:
+        print(f"{len(rel.stays)} runs of readings protected as one landmark event each "
+              f"({_landmark_events(rel)} landmark events for {rel.landmarks.size} landmark "
+              "readings; docs/series-events.md)")
     m = rel.metrics()
     print(f"wrote {output} (publishable: released values only): "
           f"{m['n_published']} published, "
@@ -413,7 +420,7 @@ def _print_track_release(rel, utility, candidates: list[dict], out: str,
 
 
 def _landmark_events(rel) -> int:
-    """Landmark events of a release: each stay once, each other landmark fix once."""
+    """Landmark events of a release: each stay (run) once, each other landmark once."""
     in_stays = sum(b - a + 1 for a, b in rel.stays)
     return len(rel.stays) + int(rel.landmarks.size) - in_stays
 
@@ -481,6 +488,12 @@ def register(sub) -> None:
                         "Δf = HI − LO (the number clamped is printed, never written to the "
                         "publishable file); instead of --sensitivity")
     _max_landmarks_option(p)
+    p.add_argument("--runs", default="", metavar="A-B,C-D",
+                   help="runs of consecutive readings (ranges of timestamps, as printed by "
+                        "lmdk suggest) protected as ONE landmark event each: one release of "
+                        "the run's mean, its readings publish it plus fresh noise, so the "
+                        "cost does not grow with the readings and k counts each run once "
+                        "(docs/series-events.md)")
     p.add_argument("--seed", type=bounded("seed", "--seed"), default=None,
                    help="seed of numpy's generator: with --noise fast it reproduces the noise; "
                         "with --noise exact it drives only Adaptive's sampling (the exact "

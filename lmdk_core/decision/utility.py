@@ -343,7 +343,9 @@ def utility_verdict(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLik
                     scale: DataScale | None = None,
                     errors: ArrayLike | None = None,
                     fresh: ArrayLike | None = None,
-                    times: ArrayLike | None = None) -> UtilityVerdict:
+                    times: ArrayLike | None = None,
+                    readings_in_runs: int = 0,
+                    better_scheme: str = "") -> UtilityVerdict:
     """The utility verdict of a release setting (module docstring for the formulas).
 
     ``epsilon`` (the total budget), ``n_landmarks`` and ``scheme`` only shape the advice
@@ -356,7 +358,8 @@ def utility_verdict(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLik
     ``fresh``: the budget of the fresh post-processing noise of each repeated value
     (:func:`lmdk_core.decision.expected_error.expected_errors`). ``times``: a track's
     times (datetime64), so that a track over several days is judged by a typical day's
-    extent (:func:`data_scale`).
+    extent (:func:`data_scale`). ``readings_in_runs`` and ``better_scheme`` only shape
+    the advice (:class:`~lmdk_core.decision.utility_advice.AdviceSetting`).
 
     Returns
     -------
@@ -392,7 +395,8 @@ def utility_verdict(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLik
         return facts.verdict(USEFUL, "Useful", sentence)
     setting = AdviceSetting(mech, float(radius if mech == "planar_laplace" else sensitivity),
                             USEFUL_RATIO * sc.value, epsilon, n_landmarks, scheme,
-                            track=x.ndim == 2, stays_as_events=sources is not None)
+                            track=x.ndim == 2, stays_as_events=sources is not None,
+                            readings_in_runs=readings_in_runs, better_scheme=better_scheme)
     advice = release_advice(err, pub, eps, setting)
     return _marginal_or_noise(facts, advice)
 
@@ -402,7 +406,8 @@ def expected_utility(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLi
                      radius: float | None = None, unit: str | None = None,
                      sources: ArrayLike | None = None,
                      scale: DataScale | None = None,
-                     times: ArrayLike | None = None) -> tuple[float, str]:
+                     times: ArrayLike | None = None,
+                     fresh: ArrayLike | None = None) -> tuple[float, str]:
     """``(typical, label)`` of :func:`utility_verdict` at the same inputs — the median
     expected error of the released readings (NaN when nothing is released) and the
     verdict's badge (``UtilityVerdict.label``) — without its sentences and advice (the
@@ -411,7 +416,8 @@ def expected_utility(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLi
     x = np.asarray(values, dtype=float)
     mech = series_mechanism(x, mechanism)
     _, _, facts = _summary(x, np.asarray(epsilon_t, dtype=float), published, mech,
-                           sensitivity, radius, unit, sources, scale, times=times)
+                           sensitivity, radius, unit, sources, scale, fresh=fresh,
+                           times=times)
     if facts.n_released and not facts.scale.value > 0:
         return facts.typical, "not judged"
     return facts.typical, facts.level
@@ -592,13 +598,64 @@ def release_utility(rel, *, sensitivity: float | None = None, radius: float | No
         errors = adaptive_expected_errors(rel.original, rel.landmarks, rel.epsilon,
                                           mechanism=rel.mechanism, sensitivity=sensitivity,
                                           radius=radius, stays=stays or None)
+    uv = utility_verdict(rel.original, rel.epsilon_t, rel.published,
+                         mechanism=rel.mechanism, sensitivity=sensitivity, radius=radius,
+                         epsilon=rel.epsilon,
+                         # with a declared k, Uniform's share is ε/(k+1): k is what to lower
+                         n_landmarks=n_events if declared is None else int(declared),
+                         scheme=rel.scheme, unit=unit, sources=sources, errors=errors,
+                         fresh=_fresh_of(rel), readings_in_runs=_readings_in_runs(rel),
+                         times=times)
+    if uv.useful or rel.scheme not in ("uniform", "adaptive") or not np.size(rel.landmarks):
+        return uv
+    better = _skip_tip(rel, uv, sensitivity=sensitivity, radius=radius, unit=unit,
+                       times=times)
+    if not better:
+        return uv
     return utility_verdict(rel.original, rel.epsilon_t, rel.published,
                            mechanism=rel.mechanism, sensitivity=sensitivity, radius=radius,
                            epsilon=rel.epsilon,
-                           # with a declared k, Uniform's share is ε/(k+1): k is what to lower
                            n_landmarks=n_events if declared is None else int(declared),
                            scheme=rel.scheme, unit=unit, sources=sources, errors=errors,
-                           fresh=_fresh_of(rel), times=times)
+                           fresh=_fresh_of(rel), readings_in_runs=_readings_in_runs(rel),
+                           better_scheme=better, times=times)
+
+
+#: the utility levels from worst to best (a scheme is named in the advice when better)
+_LEVEL_ORDER = (NOT_USEFUL, MARGINAL, USEFUL)
+
+
+def _skip_tip(rel, uv: UtilityVerdict, *, sensitivity: float | None, radius: float | None,
+              unit: str | None, times: ArrayLike | None = None) -> str:
+    """Skip at the same ε, Δf (or r) and landmarks, in words, when its expected utility is
+    a better level than ``uv``'s; "" otherwise. Skip spends ε at every regular timestamp
+    and nothing at the landmarks (a stay's or run's readings included), which repeat the
+    last release plus fresh noise at ε (Katsomallos et al., CODASPY 2022; where Uniform's
+    ε/(k+1) drowns a series in noise, Skip keeps the regular readings exact to Δf/ε)."""
+    from lmdk_core.engine.allocation import allocate
+
+    T = int(np.size(rel.epsilon_t))
+    eps = allocate("skip", T, rel.landmarks, float(rel.epsilon))
+    fresh = np.where(eps > 0, 0.0, float(rel.epsilon))
+    typical, level = expected_utility(rel.original, eps, eps > 0, mechanism=rel.mechanism,
+                                      sensitivity=sensitivity, radius=radius, unit=unit,
+                                      scale=uv.scale, fresh=fresh, times=times)
+    if level not in _LEVEL_ORDER or _LEVEL_ORDER.index(level) <= _LEVEL_ORDER.index(uv.level):
+        return ""
+    noun = "point" if rel.original.ndim == 2 else "reading"
+    return (f"use Skip (scheme skip: ε at every regular {noun}, nothing at the landmarks, "
+            f"which repeat the last release): a typical {noun} would be expected "
+            f"{format_amount(typical, uv.unit)} from the truth — {level}")
+
+
+def _readings_in_runs(rel) -> int:
+    """Landmark readings of a series in runs of two or more consecutive landmarks that
+    are not released as one event each (0 for a track, or when runs are released so)."""
+    if rel.original.ndim != 1 or getattr(rel, "stays", ()):
+        return 0
+    from lmdk_core.engine.validation import landmark_runs
+
+    return sum(b - a + 1 for a, b in landmark_runs(rel.landmarks) if b > a)
 
 
 def _fresh_of(rel) -> np.ndarray | None:

@@ -5,7 +5,9 @@ What works: publishing where the values change (when repeated readings drift fro
 truth: Skip and Adaptive repeat old values; Katsomallos et al., "Landmark privacy",
 CODASPY 2022), a larger total ε (the budget at which a published reading's expected
 error is a tenth of the data's scale), fewer landmarks when they share most of ε, one
-landmark event per stay for a track. What does not: a larger protection radius r
+landmark event per stay for a track or per run of readings for a series, and a scheme
+that does better at the same settings (Skip, when the landmarks take most of ε under
+Uniform or Adaptive). What does not: a larger protection radius r
 (Planar Laplace's displacement grows as 2r/ε_t; Andrés et al. CCS 2013) or a smaller
 Δf than one event really changes a value by. See ``docs/utility.md``.
 """
@@ -36,6 +38,12 @@ class AdviceSetting:
     scheme: str | None
     track: bool = False
     stays_as_events: bool = False
+    #: landmark readings of a series that lie in runs of consecutive landmarks not yet
+    #: released as one event each (docs/series-events.md)
+    readings_in_runs: int = 0
+    #: a scheme that would do better at the same ε, Δf and landmarks, in words ("" none;
+    #: :func:`lmdk_core.decision.utility.release_utility` computes Skip's)
+    better_scheme: str = ""
 
     @property
     def noun(self) -> str:
@@ -58,7 +66,7 @@ def release_advice(err: np.ndarray, pub: np.ndarray, eps: np.ndarray,
     setting
         The mechanism, target error, budget and landmarks the advice is about.
     """
-    tips: list[str] = []
+    tips: list[str] = [setting.better_scheme] if setting.better_scheme else []
     if _approximations_drift(err, pub):
         tips.append("publish where the values change (Uniform publishes every timestamp; "
                     "Skip and Adaptive repeat old values that drift from the truth)")
@@ -118,4 +126,8 @@ def _landmark_tips(eps_pub: float, setting: AdviceSetting) -> list[str]:
             f"each {setting.noun} gets {eps_pub / float(epsilon):.2g} of it)"]
     if setting.track and n >= 20 and not setting.stays_as_events:
         tips.append("protect each stay as one event rather than each of its points")
+    if setting.readings_in_runs:
+        tips.append(f"protect each run of consecutive landmark readings as one event "
+                    f"({setting.readings_in_runs:,} landmark readings lie in runs; lmdk "
+                    "release --runs, the Timeline's 'as one event per run')")
     return tips

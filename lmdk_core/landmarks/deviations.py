@@ -25,12 +25,15 @@ __all__ = [
     "DEFAULT_DEVIATION_WINDOW",
     "MAD_TO_SD",
     "MEANAD_TO_SD",
+    "SCORE_EXPLAINED",
+    "SCORE_SHOWN_MAX",
     "SEASONS",
     "DeviationSuggestion",
     "check_window",
     "deviation_scores",
     "seasonal_phase",
     "seasonal_profile",
+    "shown_score",
 ]
 
 #: Rolling-median window (timestamps; a day of hourly readings) and threshold k. k = 5
@@ -40,6 +43,17 @@ DEFAULT_DEVIATION_WINDOW = 24
 DEFAULT_DEVIATION_K = 5.0
 #: ``1/Φ⁻¹(3/4)``: MAD × 1.4826 estimates the standard deviation of normal data.
 MAD_TO_SD = 1.4826
+#: Scores above this are shown as ">100σ" (:func:`shown_score`): beyond it a score says
+#: only "far outside the usual variation" — a series that barely varies (a resting heart
+#: rate, a meter at night) has a tiny robust σ, so a one-hour cool-down scored 1260.7σ.
+SCORE_SHOWN_MAX = 100.0
+#: What a score means, for the reader of a list of suggestions.
+SCORE_EXPLAINED = (
+    "a score is the distance from the usual level (rolling median, daily/weekly profile "
+    "removed) in robust standard deviations σ = 1.4826·MAD of the residuals, so it grows "
+    "without bound where the series barely varies; it ranks suggestions and is not a "
+    f"probability: above {SCORE_SHOWN_MAX:g}σ it only means far outside the usual "
+    f"variation, shown as >{SCORE_SHOWN_MAX:g}σ")
 #: ``√(π/2)``: mean absolute deviation × 1.2533 estimates the std of normal data (used
 #: when the MAD is 0, e.g. a mostly flat series).
 MEANAD_TO_SD = 1.253314
@@ -78,8 +92,17 @@ class DeviationSuggestion:
             "value": self.value,
             "baseline": self.baseline,
             "score": self.score,
+            "score_shown": shown_score(self.score),
             "direction": self.direction,
         }
+
+
+def shown_score(score: float) -> str:
+    """A score as shown to people: ``"7.3σ"``, capped at :data:`SCORE_SHOWN_MAX`
+    (``">100σ"``; :data:`SCORE_EXPLAINED` says why)."""
+    if not score <= SCORE_SHOWN_MAX:
+        return f">{SCORE_SHOWN_MAX:g}σ"
+    return f"{score:.1f}σ"
 
 
 def check_window(window: int) -> int:

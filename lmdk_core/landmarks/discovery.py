@@ -27,11 +27,14 @@ from lmdk_core.landmarks.deviations import (
     DEFAULT_DEVIATION_K,
     DEFAULT_DEVIATION_WINDOW,
     MAD_TO_SD,
+    SCORE_EXPLAINED,
+    SCORE_SHOWN_MAX,
     DeviationSuggestion,
     check_window,
     deviation_scores,
     seasonal_phase,
     seasonal_profile,
+    shown_score,
 )
 from lmdk_core.landmarks.level_shifts import LevelShift, level_shifts
 from lmdk_core.landmarks.stays import (
@@ -53,6 +56,8 @@ __all__ = [
     "DEFAULT_STAY_DISTANCE_M",
     "DEFAULT_STAY_MINUTES",
     "MAD_TO_SD",
+    "SCORE_EXPLAINED",
+    "SCORE_SHOWN_MAX",
     "DeviationSuggestion",
     "LevelShift",
     "SeriesSuggestions",
@@ -66,6 +71,7 @@ __all__ = [
     "sampling_window",
     "seasonal_phase",
     "series_suggestions",
+    "shown_score",
     "stay_points",
     "suggested_timestamps",
     "suggestion_events",
