@@ -242,8 +242,8 @@ def release(
     """Release ``values`` (T,) or trajectory rows (T, 2) under ``scheme`` with ``mechanism``.
 
     ``stays`` (a trajectory's stays, a series' runs): inclusive ranges ``(start, end)``,
-    each protected as one landmark event (:func:`_release_stays`). ``max_landmarks``: the declared bound k on
-    landmark events (Uniform spends ε/(k+1); more than k events are refused; see
+    each protected as one landmark event (:func:`_release_stays`). ``max_landmarks``: the
+    declared bound k on landmark events (Uniform spends ε/(k+1); more than k events are refused; see
     :func:`lmdk_core.engine.allocation.allocate`). Returns a :class:`Release` whose
     allocation has been checked by the verifier (told k).
     """
@@ -251,7 +251,8 @@ def release(
     if x.ndim not in (1, 2) or x.shape[0] == 0:
         raise InputError("there is nothing to release: the data are empty")
     T = x.shape[0]
-    grp = check_groups(stays, T) if stays is not None else ()
+    grp = (check_groups(stays, T, "run" if x.ndim == 1 else "stay") if stays is not None
+           else ())
     if grp:
         return _release_stays(x, landmarks, epsilon, scheme, mechanism, seed, window,
                               adaptive, grp, max_landmarks)

@@ -184,28 +184,29 @@ def landmark_totals(epsilon_t: ArrayLike, landmarks: Iterable[int]) -> np.ndarra
 
 
 def check_groups(groups: Iterable[tuple[int, int]] | None,
-                 length: int) -> tuple[tuple[int, int], ...]:
+                 length: int, what: str = "stay") -> tuple[tuple[int, int], ...]:
     """Groups as sorted, disjoint inclusive ranges ``(start, end)`` inside ``0..length-1``
-    (a group of one timestamp is allowed); anything else is an :class:`InputError`."""
+    (a group of one timestamp is allowed); anything else is an :class:`InputError`
+    (``what`` names a group in it: a track's 'stay', a series' 'run')."""
     if groups is None:
         return ()
-    out = sorted(_group_range(g, length) for g in groups)
+    out = sorted(_group_range(g, length, what) for g in groups)
     for (a0, b0), (a1, b1) in zip(out, out[1:], strict=False):
         if a1 <= b0:
-            raise InputError(f"stays {a0}-{b0} and {a1}-{b1} overlap; a timestamp belongs "
-                             "to one stay at most")
+            raise InputError(f"{what}s {a0}-{b0} and {a1}-{b1} overlap; a timestamp belongs "
+                             f"to one {what} at most")
     return tuple(out)
 
 
-def _group_range(g: object, length: int) -> tuple[int, int]:
+def _group_range(g: object, length: int, what: str = "stay") -> tuple[int, int]:
     """One group as ``(start, end)`` with ``0 <= start <= end < length``."""
     try:
         a, b = (int(v) for v in g)
     except (TypeError, ValueError):
-        raise InputError(f"a stay must be a range start-end of timestamps, got {g!r}"
+        raise InputError(f"a {what} must be a range start-end of timestamps, got {g!r}"
                          ) from None
     if not 0 <= a <= b < length:
-        raise InputError(f"stay {a}-{b} is not a range of timestamps 0 to {length - 1} "
+        raise InputError(f"{what} {a}-{b} is not a range of timestamps 0 to {length - 1} "
                          "(start <= end)")
     return a, b
 
