@@ -230,7 +230,8 @@ def _run_sweep(grid: np.ndarray, runs: int, key: tuple, store: dict) -> UtilityS
                               float(setting("radius")), int(setting("window")), cur.stays)
     else:
         fn = series_release_fn(cur.data.values, cur.landmarks, setting("mechanism"),
-                               float(setting("sensitivity")), int(setting("window")))
+                               float(setting("sensitivity")), int(setting("window")),
+                               runs=cur.stays)
     running = st.empty()  # the bar and Cancel go once the sweep is done
     p1, p2 = running.container().columns([5, 1], vertical_alignment="center")
     bar = p1.progress(0.0, text="Running the releases…")

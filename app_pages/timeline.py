@@ -30,7 +30,9 @@ from app_support.session import (
     add_series,
     current_series,
     series_landmarks,
+    series_runs,
     set_series_landmarks,
+    set_series_runs,
     set_setting,
     setting,
     settings_on_page,
@@ -56,8 +58,10 @@ from lmdk_core.landmarks.discovery import (
     DEFAULT_DEVIATION_K,
     DEFAULT_DEVIATION_WINDOW,
     DEFAULT_MAX_SUGGESTED_EVENTS,
+    SCORE_EXPLAINED,
     sampling_window,
     series_suggestions,
+    shown_score,
     suggestion_events,
 )
 
@@ -141,6 +145,12 @@ def _on_scrub() -> None:
 
 def _clear() -> None:
     set_series_landmarks([], name)
+    set_series_runs([], name)
+
+
+def _forget_runs() -> None:
+    """Protect every reading of the accepted runs on its own (each a landmark event)."""
+    set_series_runs([], name)
 
 
 def _demo_events() -> None:
@@ -164,8 +174,14 @@ def _suggest() -> None:
 
 
 def _accept_suggestions() -> None:
-    found = st.session_state[K.SUGGESTIONS].pop(name, [])
-    set_series_landmarks(set(series_landmarks(name)) | {t for t, _, _ in found}, name)
+    """The suggested readings become landmarks; with 'the run, as one event' (the
+    default) each run of consecutive suggested readings is one landmark event
+    (docs/series-events.md)."""
+    found = {t for t, _, _ in st.session_state[K.SUGGESTIONS].pop(name, [])}
+    runs = series_runs(name)
+    set_series_landmarks(set(series_landmarks(name)) | found, name)
+    if st.session_state.get(K.W_RUN_MARK, "event") == "event":
+        set_series_runs([*runs, *(r for r in suggestion_events(found) if r[1] > r[0])], name)
 
 
 def _dismiss_suggestions() -> None:
@@ -174,9 +190,10 @@ def _dismiss_suggestions() -> None:
 
 def _derived_series(label: str, values: np.ndarray) -> None:
     """Add a copy of the current series with new values (and its landmarks)."""
-    add_series(f"{name} ({label})", replace(series, values=values, name=f"{series.name} "
-                                                                     f"({label})"),
-               landmarks=series_landmarks(name))
+    new = add_series(f"{name} ({label})", replace(series, values=values,
+                                                  name=f"{series.name} ({label})"),
+                     landmarks=series_landmarks(name))
+    set_series_runs(series_runs(name), new)
 
 
 def _add_rounded() -> None:
@@ -216,6 +233,7 @@ for note in getattr(series, "notes", ()):  # e.g. repeated times kept (docs/data
     st.caption(note)
 
 landmarks = series_landmarks(name)
+runs = series_runs(name)
 chips = picker_entries(landmarks, PICKER_MAX_SINGLE)
 st.session_state[SELECT_KEY] = chips
 ends = sorted({t for c in chips for t in (c if isinstance(c, tuple) else (c,))})
@@ -284,6 +302,21 @@ if name == DEMO_SERIES:
     lc4.button("Demo events", on_click=_demo_events, width="stretch",
                help="The demo week's notable events: a night-time device, a hospital "
                     "visit, a party.")
+if runs:
+    n_read = sum(b - a + 1 for a, b in runs)
+    n_events = len(landmarks) - n_read + len(runs)
+    rc1, rc2 = st.columns([6, 2], vertical_alignment="center")
+    rc1.caption(
+        f":material/shield: **{len(runs)} run{'s' if len(runs) != 1 else ''} of readings, "
+        f"one landmark event each** ({', '.join(f't={a}–{b}' for a, b in runs[:6])}"
+        f"{' …' if len(runs) > 6 else ''}): {n_read:,} readings cost {len(runs)} landmark "
+        f"event{'s' if len(runs) != 1 else ''}, not {n_read:,} — {n_events:,} landmark "
+        "events in all, which the declared k must cover. Each run is released once, from "
+        "its mean, and its readings publish that level plus fresh noise "
+        "(docs/series-events.md). Unmark a reading to split its run.")
+    rc2.button("Protect each reading on its own", on_click=_forget_runs, width="stretch",
+               help="Every reading of the runs becomes a landmark event of its own (k must "
+                    "then cover them all).")
 if st.session_state.get(K.PICKER_ERROR):
     st.error(f"Not added: {st.session_state[K.PICKER_ERROR]}.", icon=":material/error:")
 if st.session_state.get(K.SUGGEST_ERROR):
@@ -293,7 +326,8 @@ pending = st.session_state[K.SUGGESTIONS].get(name)
 if pending is not None:
     new = [(t, sc, d) for t, sc, d in pending if t not in landmarks]
     if new:
-        listing = ", ".join(f"t={t} ({label(t)}, {sc:.1f}σ {d})" for t, sc, d in new[:12])
+        listing = ", ".join(f"t={t} ({label(t)}, {shown_score(sc)} {d})"
+                            for t, sc, d in new[:12])
         more = f" and {len(new) - 12} more" if len(new) > 12 else ""
         sc1, sc2, sc3 = st.columns([6, 1.1, 1.1], vertical_alignment="center")
         n_ev = len(suggestion_events(t for t, _, _ in new))
@@ -306,7 +340,19 @@ if pending is not None:
             sc1.caption(f"Rolling-median window of {how}."
                         + (f" {left_out:,} weaker event{'s' if left_out != 1 else ''} "
                            f"left out: at most {DEFAULT_MAX_SUGGESTED_EVENTS} are offered "
-                           "(raise k for fewer)." if left_out else ""))
+                           "(raise k for fewer)." if left_out else "")
+                        + f" Scores: {SCORE_EXPLAINED}.")
+        if n_ev < len(new):
+            st.session_state.setdefault(K.W_RUN_MARK, "event")
+            sc1.radio("Accepting a run protects", ["event", "readings"], key=K.W_RUN_MARK,
+                      horizontal=True,
+                      format_func={"event": "the run, as one event",
+                                   "readings": "every reading, each a landmark"}.get,
+                      help="One event (recommended): the run is released once, from its "
+                           "mean, and its readings publish that level plus fresh noise, so "
+                           "its cost does not grow with its readings and k counts it once. "
+                           "Every reading: each is a landmark event of its own; Uniform "
+                           "then divides ε by their number.")
         sc2.button("Accept all", on_click=_accept_suggestions, width="stretch")
         sc3.button("Dismiss", on_click=_dismiss_suggestions, width="stretch")
     else:
@@ -370,7 +416,7 @@ try:
     rel = cached_series_release(
         series.values, tuple(landmarks), float(setting("epsilon")), setting("scheme"),
         mechanism, float(setting("sensitivity")), int(setting("seed")),
-        int(setting("window")), int(setting("max_landmarks")),
+        int(setting("window")), int(setting("max_landmarks")), tuple(runs),
     )
 except InputError as exc:
     st.error(f"Cannot release this series: {exc}", icon=":material/error:")

@@ -47,11 +47,13 @@ __all__ = ["MAX_LEAKAGE_STATES", "cached_advice", "cached_correlation", "cached_
 @st.cache_data(max_entries=64, show_spinner=False)
 def cached_series_release(values: np.ndarray, landmarks: tuple[int, ...], epsilon: float,
                           scheme: str, mechanism: str, sensitivity: float, seed: int,
-                          window: int, max_landmarks: int | None = None) -> Release:
+                          window: int, max_landmarks: int | None = None,
+                          runs: tuple[tuple[int, int], ...] = ()) -> Release:
     """release_series, cached on its inputs (``max_landmarks``: the declared bound k on
-    landmark events; Uniform ε/(k+1))."""
+    landmark events, Uniform ε/(k+1); ``runs``: protected as one landmark event each,
+    docs/series-events.md)."""
     return release_series(values, list(landmarks), epsilon, scheme, mechanism, sensitivity,
-                          seed, window, max_landmarks=max_landmarks)
+                          seed, window, max_landmarks=max_landmarks, runs=list(runs) or None)
 
 
 def cached_release_utility(rel: Release, *, sensitivity: float | None = None,

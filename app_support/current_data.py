@@ -31,6 +31,7 @@ from app_support.session import (
     current_series,
     leakage_target,
     series_landmarks,
+    series_runs,
     setting,
 )
 from app_support.track_session import (
@@ -46,6 +47,7 @@ from lmdk_core.decision.mechanism_choice import mechanism_problems
 from lmdk_core.decision.utility import UtilityVerdict, utility_verdict
 from lmdk_core.decision.verdict import PrivacyVerdict, privacy_verdict
 from lmdk_core.engine.release import Release
+from lmdk_core.engine.run_events import format_runs
 from lmdk_core.engine.stay_events import format_stays, stay_members
 from lmdk_core.engine.validation import InputError
 from lmdk_core.figures.common import data_labels
@@ -71,7 +73,8 @@ class CurrentData:
     name: str
     data: Series | Track
     landmarks: list[int]
-    #: stays protected as one landmark event each (tracks; their fixes are in landmarks)
+    #: stays of a track (runs of a series' readings) protected as one landmark event each
+    #: (their fixes are in landmarks; docs/stays.md, docs/series-events.md)
     stays: tuple[tuple[int, int], ...] = ()
 
     @property
@@ -104,7 +107,8 @@ class CurrentData:
                              + ". The Timeline page has buttons for these fixes")
         return cached_series_release(self.data.values, lm, eps, scheme, setting("mechanism"),
                                      float(setting("sensitivity")), int(setting("seed")),
-                                     int(setting("window")), int(setting("max_landmarks")))
+                                     int(setting("window")), int(setting("max_landmarks")),
+                                     self.stays)
 
     @property
     def key(self) -> str:
@@ -231,7 +235,8 @@ def current_data(kind: str | None = None) -> CurrentData:
         lm = sorted(set(track_landmarks(name)) | set(stay_members(stays).tolist()))
         return CurrentData("track", name, track, lm, stays)
     name, series = current_series()
-    return CurrentData("series", name, series, series_landmarks(name))
+    return CurrentData("series", name, series, series_landmarks(name),
+                       tuple(series_runs(name)))
 
 
 def data_choice(label: str = "Data") -> CurrentData:
@@ -266,6 +271,7 @@ def view_config(cur: CurrentData, page: str, extra: dict | None = None) -> ViewC
         is_demo = cur.name == DEMO_SERIES
         table = None if is_demo else _embedded_table(data)
         dataset = "demo-household" if is_demo else "embedded"
+        extra = {**({"runs": format_runs(cur.stays)} if cur.stays else {}), **(extra or {})}
     # the uploaded file an embedded table came from: the internal report names it
     source = (st.session_state.get(K.DATA_FILES, {}).get(cur.name)
               if dataset == "embedded" else None)

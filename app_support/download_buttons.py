@@ -193,9 +193,12 @@ class _RestoreTarget:
 
 def _select_series(name: str, view) -> None:
     from app_support import session
+    from lmdk_core.engine.stay_events import stay_members
 
     st.session_state[K.W_SERIES_NAME] = name
-    session.set_series_landmarks(view.landmarks, name)
+    # a run's readings are landmarks too (docs/series-events.md)
+    session.set_series_landmarks([*view.landmarks, *stay_members(view.stays).tolist()], name)
+    session.set_series_runs(view.stays, name)
 
 
 def _select_track(name: str, view) -> None:

@@ -25,6 +25,7 @@ from lmdk_core.data.demo import demo_series, demo_series_landmarks
 from lmdk_core.data.series import Series
 from lmdk_core.engine.allocation import DEFAULT_MAX_LANDMARKS, SCHEMES
 from lmdk_core.engine.setting_limits import LIMITS, TEACHING_SEED_MAX, fresh_seed
+from lmdk_core.engine.validation import landmark_runs
 
 # every string any page hands to a Streamlit element passes through one function
 # (lmdk_core.engine.quoting.inert_markdown): every page imports this module
@@ -163,6 +164,34 @@ def set_series_landmarks(landmarks, name: str | None = None) -> None:
     st.session_state[K.SERIES_LANDMARKS][name] = sorted({int(t) for t in landmarks if 0 <= t < T})
 
 
+def series_runs(name: str | None = None) -> list[tuple[int, int]]:
+    """Runs of a series' readings protected as one landmark event each
+    (docs/series-events.md): the accepted runs, each cut to the readings still marked as
+    landmarks — unmarking a reading splits its run, a piece of one reading is a landmark
+    of its own (sorted, disjoint, at least two readings each)."""
+    name = name or current_series()[0]
+    marked = set(series_landmarks(name))
+    out: list[tuple[int, int]] = []
+    for a, b in st.session_state.get(K.SERIES_RUNS, {}).get(name, []):
+        out += [r for r in landmark_runs(t for t in range(a, b + 1) if t in marked)
+                if r[1] > r[0]]
+    return sorted(set(out))
+
+
+def set_series_runs(runs, name: str | None = None) -> None:
+    """Replace the runs of a series protected as one event each; overlapping or touching
+    ranges are joined (ranges outside the series are dropped)."""
+    name = name or current_series()[0]
+    T = len(st.session_state[K.SERIES_SETS][name])
+    out: list[list[int]] = []
+    for a, b in sorted((int(a), int(b)) for a, b in runs if 0 <= int(a) <= int(b) < T):
+        if out and a <= out[-1][1] + 1:
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    st.session_state.setdefault(K.SERIES_RUNS, {})[name] = [tuple(r) for r in out]
+
+
 def add_series(name: str, series: Series, landmarks=(), key: str = "embedded") -> str:
     """Register a dataset (an upload) and select it; returns the name used."""
     base, i = name, 2
@@ -171,6 +200,7 @@ def add_series(name: str, series: Series, landmarks=(), key: str = "embedded") -
         i += 1
     st.session_state[K.SERIES_SETS][name] = series
     st.session_state[K.SERIES_LANDMARKS][name] = list(landmarks)
+    st.session_state.setdefault(K.SERIES_RUNS, {})[name] = []
     st.session_state[K.SERIES_KEYS][name] = key
     st.session_state[K.W_SERIES_NAME] = name
     return name

@@ -54,15 +54,18 @@ MAX_GRID = 60
 
 def series_release_fn(values: ArrayLike, landmarks: Iterable[int], mechanism: str = "laplace",
                       sensitivity: float = 1.0, window: int | None = None,
-                      max_landmarks: int | None = None) -> ReleaseFn:
+                      max_landmarks: int | None = None,
+                      runs: Iterable[tuple[int, int]] | None = None) -> ReleaseFn:
     """A :data:`ReleaseFn` for a numeric series (Laplace or Geometric); ``max_landmarks``
-    the declared bound k on landmark events (Uniform ε/(k+1))."""
+    the declared bound k on landmark events (Uniform ε/(k+1)); ``runs`` of readings
+    protected as one landmark event each (docs/series-events.md)."""
     x = np.asarray(values, dtype=float)
     lm = list(landmarks)
+    groups = list(runs or []) or None
 
     def run(scheme: str, epsilon: float, gen: np.random.Generator) -> Release:
         return release_series(x, lm, epsilon, scheme, mechanism, sensitivity, gen, window,
-                              max_landmarks=max_landmarks)
+                              max_landmarks=max_landmarks, runs=groups)
 
     return run
 

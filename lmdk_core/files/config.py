@@ -29,7 +29,7 @@ from lmdk_core.engine.setting_limits import check_landmark_list, check_setting
 from lmdk_core.engine.validation import InputError
 
 __all__ = ["CONFIG_FORMAT", "RESTORED_SETTINGS", "RestoredView", "ViewConfig",
-           "config_from_json", "config_to_json", "restored_view"]
+           "config_from_json", "config_to_json", "restored_view", "view_groups"]
 
 CONFIG_FORMAT = "lmdk-view/1"
 
@@ -317,7 +317,8 @@ class RestoredView:
     """A configuration checked against its data, ready to become the app's view
     (:func:`restored_view`): ``data`` is None for the built-in demo dataset; a track's
     ``landmarks`` leave out the fixes of its ``stays`` (each stay is one landmark event,
-    docs/stays.md); ``settings`` maps :data:`RESTORED_SETTINGS` to their values;
+    docs/stays.md; a series' runs of readings likewise, docs/series-events.md);
+    ``settings`` maps :data:`RESTORED_SETTINGS` to their values;
     ``correlation`` is the saved correlation model (``extra.correlation``), checked."""
 
     config: ViewConfig
@@ -337,7 +338,7 @@ def restored_view(cfg: ViewConfig, demo_key: str, demo_data: Any, *,
     * the data: the demo ``demo_data`` (``data`` None), named ``demo_key`` in
       configurations, or the embedded table loaded as a series or a track and passed
       through ``check_data`` (e.g. a size limit);
-    * the landmarks and (tracks) stays, within the data;
+    * the landmarks and the stays (a track) or runs (a series), within the data;
     * the settings of :data:`RESTORED_SETTINGS` (a track's grid from
       ``extra.cell_size_m``, else ``default_cell_size``);
     * the saved correlation model, built once on the data to check it.
@@ -387,17 +388,29 @@ def _restored_data(cfg: ViewConfig, demo_key: str,
 
 
 def _restored_positions(cfg: ViewConfig, length: int) -> list[tuple[int, int]]:
-    """The stays of a track (none for a series), after checking that the landmarks and
-    stays lie within the ``length`` points of the data."""
-    from lmdk_core.engine.stay_events import parse_stays
+    """The stays of a track (the runs of a series), after checking that the landmarks and
+    they lie within the ``length`` points of the data."""
     from lmdk_core.engine.verifier import check_groups
 
     if any(t >= length for t in cfg.landmarks):
         raise InputError(f"a landmark lies beyond the end of the {_noun(cfg)} "
                          f"({length:,} points)")
-    stays = parse_stays(cfg.extra.get("stays")) if cfg.data_kind == "track" else []
-    check_groups(stays, length)
+    stays = view_groups(cfg)
+    check_groups(stays, length, "stay" if cfg.data_kind == "track" else "run")
     return stays
+
+
+def view_groups(cfg: ViewConfig) -> list[tuple[int, int]]:
+    """The ranges a view protects as one landmark event each: a track's stays
+    (``extra.stays``, docs/stays.md) or a series' runs of readings (``extra.runs``,
+    docs/series-events.md); [] when there are none or ``extra`` is not a mapping."""
+    from lmdk_core.engine.run_events import parse_runs
+    from lmdk_core.engine.stay_events import parse_stays
+
+    extra = cfg.extra if isinstance(cfg.extra, dict) else {}
+    if cfg.data_kind == "track":
+        return parse_stays(extra.get("stays"))
+    return parse_runs(extra.get("runs"))
 
 
 def _restored_settings(cfg: ViewConfig, default_cell_size: float

@@ -29,11 +29,11 @@ from lmdk_core.decision.verdict import PrivacyVerdict
 from lmdk_core.engine.allocation import DEFAULT_MAX_LANDMARKS, scheme_info
 from lmdk_core.engine.plurals import counted
 from lmdk_core.engine.release import Release
-from lmdk_core.engine.stay_events import parse_stays, stay_members
+from lmdk_core.engine.stay_events import stay_members
 from lmdk_core.engine.validation import InputError
 from lmdk_core.engine.verifier import check_groups
 from lmdk_core.figures.common import hover_labels
-from lmdk_core.files.config import ViewConfig
+from lmdk_core.files.config import ViewConfig, view_groups
 from lmdk_core.leakage.model import (
     DEFAULT_CELL_SIZE_M,
     DEFAULT_SERIES_STATES,
@@ -207,9 +207,10 @@ def declared_max_landmarks(cfg: ViewConfig) -> int:
 
 
 def landmark_events(cfg: ViewConfig) -> int:
-    """The landmark events a view marks: its landmarks, a stay of a track counting as one
-    event (docs/stays.md) — a confidential number, compared with k only."""
-    stays = parse_stays(extra_setting(cfg, "stays")) if cfg.data_kind == "track" else []
+    """The landmark events a view marks: its landmarks, a stay of a track or a run of a
+    series counting as one event (docs/stays.md, docs/series-events.md) — a confidential
+    number, compared with k only."""
+    stays = view_groups(cfg)
     members = set(stay_members(stays).tolist())
     return len(stays) + sum(1 for t in cfg.landmarks if t not in members)
 
@@ -318,13 +319,14 @@ def _check_landmarks_within(cfg: ViewConfig, T: int) -> None:
 
 def _release_fn(cfg: ViewConfig, data: Series | Track) -> ReleaseFn:
     """The release of the configuration's data with its mechanism settings."""
+    groups = view_groups(cfg)
     if isinstance(data, Track):
-        stays = parse_stays(cfg.extra.get("stays")) if isinstance(cfg.extra, dict) else []
-        check_groups(stays, len(data))
+        check_groups(groups, len(data))
         return track_release_fn(data.lat, data.lon, cfg.landmarks, cfg.radius, cfg.window,
-                                stays, declared_max_landmarks(cfg))
+                                groups, declared_max_landmarks(cfg))
+    check_groups(groups, len(data), "run")
     return series_release_fn(data.values, cfg.landmarks, cfg.mechanism, cfg.sensitivity,
-                             cfg.window, declared_max_landmarks(cfg))
+                             cfg.window, declared_max_landmarks(cfg), groups)
 
 
 def _is_name_list(value, least: int, most: int) -> bool:

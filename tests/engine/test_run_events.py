@@ -120,3 +120,25 @@ def test_the_expected_error_of_a_run_matches_simulated_releases():
     np.testing.assert_allclose(errs.mean(axis=0), want, rtol=0.06)
     assert errs.mean() == pytest.approx(want.mean(), rel=0.02)
     assert release_utility(rel, sensitivity=2.0).typical == pytest.approx(np.median(want))
+
+
+def test_a_saved_view_keeps_its_runs_for_the_report_and_the_restore():
+    """A series view's ``extra.runs`` (the Timeline's accepted runs) counts each run as
+    one landmark event against the declared k, is released so by the report, and comes
+    back on restore; a run outside the data is refused with a message naming it."""
+    from lmdk_core.data.demo import demo_series
+    from lmdk_core.files.config import ViewConfig, restored_view
+    from lmdk_core.report.compute import _release_fn, landmark_events
+
+    lm = [27, 28, 138, 139, 140, 155]
+    cfg = ViewConfig(landmarks=lm, extra={"runs": "27-28,138-140", "max_landmarks": 3})
+    assert landmark_events(cfg) == 3
+    demo = demo_series()
+    rel = _release_fn(cfg, demo)("uniform", 1.0, np.random.default_rng(0))
+    assert rel.stays == ((27, 28), (138, 140)) and rel.verdict.landmark_events == 3
+    assert rel.epsilon_t[0] == pytest.approx(1.0 / 4)
+    view = restored_view(cfg, "demo-household", demo)
+    assert view.stays == [(27, 28), (138, 140)] and view.landmarks == [155]
+    bad = ViewConfig(landmarks=lm, extra={"runs": "160-900"})
+    with pytest.raises(InputError, match="run 160-900"):
+        restored_view(bad, "demo-household", demo)
