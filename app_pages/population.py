@@ -25,6 +25,7 @@ from app_support.population_session import (
     pop_region,
     population_counts,
     population_plans,
+    population_sensitivity,
     release_key,
     request_release,
     run_release,
@@ -189,11 +190,14 @@ with c2:
                 PlanarRegion.parse(region_text)
             except InputError as exc:
                 st.error(f"Region not used: {exc}.")
-    mech = (mechanism_text(setting("mechanism"), sensitivity=float(setting("sensitivity")))
+    mech = (mechanism_text(setting("mechanism"), sensitivity=population_sensitivity(pop))
             if kind == "series" else mechanism_text("planar_laplace",
                                                     radius=float(setting("radius"))))
     st.caption(f"From the sidebar: ε = {float(setting('epsilon')):g} per user, "
-               f"{SCHEMES[setting('scheme')].label}, {mech}.")
+               f"{SCHEMES[setting('scheme')].label}, {mech}"
+               + (" (Δf declared with the upload; to change it, load the population again "
+                  "with another Δf)" if kind == "series" and "sensitivity" in pop else "")
+               + ".")
 
 settings = batch_settings(pop, discovery)
 scale_unit = settings.radius if kind == "track" else settings.sensitivity

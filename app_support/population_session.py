@@ -23,6 +23,7 @@ from lmdk_core.data.digest import sha256_hex
 from lmdk_core.engine.allocation import SCHEMES
 from lmdk_core.engine.quoting import quote_user_text, shorten_user_text
 from lmdk_core.engine.release import AdaptiveSettings
+from lmdk_core.engine.setting_limits import LIMITS
 from lmdk_core.engine.validation import InputError
 from lmdk_core.files.config import ViewConfig
 from lmdk_core.files.export import (
@@ -124,7 +125,36 @@ def _guess(columns: list[str], words: tuple[str, ...], skip: set[str]) -> int:
     return next((i for i, c in enumerate(columns) if c not in skip), 0)
 
 
-def _load_upload(cols: PopulationColumns) -> None:
+#: what the upload form says about the declared Δf (never computed from the data)
+DECLARED_DF_HELP = (
+    "How much one event can change one reading, in the data's unit — from the meter's or "
+    "survey's specification (e.g. the range of a reading, highest − lowest), not from "
+    "these data: a Δf read off the data depends on them. The noise scale is Δf/ε_t. A "
+    "population you upload gets its own Δf, never the demo's or the Timeline's.")
+
+
+def declared_population_sensitivity(value: object) -> float:
+    """The Δf declared for an uploaded series population: a number in the sensitivity
+    range; absent (None) or out of range is an :class:`InputError` saying how to declare
+    it (docs/population.md: Δf is declared with the upload, never derived)."""
+    from lmdk_core.engine.setting_limits import check_setting
+
+    if value is None:
+        raise InputError("declare Δf for this population (the field 'Declared Δf'): how "
+                         "much one event can change one reading, from the meter's "
+                         "specification; it is never computed from the data")
+    return float(check_setting("sensitivity", value, label="the declared Δf"))
+
+
+def population_sensitivity(pop: dict) -> float:
+    """The Δf a series population is released with: the one declared with an upload, or
+    for a demo population the sidebar's declared Δf."""
+    if "sensitivity" in pop:
+        return float(pop["sensitivity"])
+    return float(setting("sensitivity"))
+
+
+def _load_upload(cols: PopulationColumns, sensitivity: float | None = None) -> None:
     pending = st.session_state.get(K.POP_RAW)
     if pending is None:
         return
@@ -135,10 +165,13 @@ def _load_upload(cols: PopulationColumns) -> None:
                                       f"{exc}. The population loaded before is unchanged.")
         return
     st.session_state[K.POP_ERROR] = None
+    declared = {} if sensitivity is None else {"sensitivity": float(sensitivity)}
     st.session_state[K.POP_UPLOADED] = {
-        "key": f"{pending['sha256']}:{json.dumps(cols.__dict__, sort_keys=True)}",
+        "key": f"{pending['sha256']}:{json.dumps(cols.__dict__, sort_keys=True)}"
+               + (f":df={sensitivity!r}" if sensitivity is not None else ""),
         "name": pending["name"], "frame": frame, "time_kind": time_kind,
-        "kind": cols.kind, "cols": cols, "unit": "", "sha256": pending["sha256"]}
+        "kind": cols.kind, "cols": cols, "unit": "", "sha256": pending["sha256"],
+        **declared}
 
 
 def upload_section() -> dict | None:
@@ -167,6 +200,10 @@ def upload_section() -> dict | None:
                                  index=_guess(columns, ("lat",), {user, time}))
             lon = c[3].selectbox("Longitude (tracks)", columns,
                                  index=_guess(columns, ("lon", "lng"), {user, time}))
+            declared_df = c[2].number_input(
+                "Declared Δf (series)", value=None, min_value=LIMITS["sensitivity"].low,
+                max_value=LIMITS["sensitivity"].high, step=0.5, format="%.3g",
+                key=K.POP_DECLARED_DF, placeholder="e.g. 0.5", help=DECLARED_DF_HELP)
             flag = c[4].selectbox("Landmark flag", [NONE] + columns,
                                   index=0 if not any(w in " ".join(columns).lower()
                                                      for w in ("landmark", "event", "flag"))
@@ -179,11 +216,13 @@ def upload_section() -> dict | None:
                     user=user, time=time, value=value if kind == "series" else None,
                     lat=lat if kind == "track" else None, lon=lon if kind == "track" else None,
                     landmark=None if flag == NONE else flag)
+                df = (declared_population_sensitivity(declared_df) if kind == "series"
+                      else None)
             except InputError as exc:
                 st.session_state[K.POP_ERROR] = (f"{exc}. The population loaded before is "
                                               "unchanged.")
             else:
-                _load_upload(cols)
+                _load_upload(cols, df)
     if st.session_state.get(K.POP_ERROR):
         st.error(st.session_state[K.POP_ERROR], icon=":material/error:")
     return st.session_state.get(K.POP_UPLOADED)
@@ -204,13 +243,15 @@ def current_population() -> dict | None:
 
 # ---------------------------------------------------------------- settings
 def batch_settings(pop: dict, discovery: DiscoverySettings) -> BatchSettings:
-    """The sidebar's (and the Map page's) settings as the batch's settings."""
+    """The sidebar's (and the Map page's) settings as the batch's settings; a series
+    population's Δf is :func:`population_sensitivity` (an upload's own declaration)."""
     kind = pop["kind"]
     return BatchSettings(
         kind=kind, epsilon=float(setting("epsilon")), scheme=setting("scheme"),
         window=int(setting("window")),
         mechanism=setting("mechanism") if kind == "series" else "planar_laplace",
-        sensitivity=float(setting("sensitivity")), radius=float(setting("radius")),
+        sensitivity=population_sensitivity(pop) if kind == "series" else
+        float(setting("sensitivity")), radius=float(setting("radius")),
         noise=(st.session_state[K.POP_NOISE] if kind == "series"
                else "exact" if pop_region() is not None else "fast"),
         region=pop_region() if kind == "track" else None,

@@ -386,17 +386,24 @@ def sidebar(page: str | None = None) -> None:
                             help="w-event privacy protects any w consecutive events; "
                                  "each timestamp gets ε/w.")
         if "mechanism" in parts:
-            _mechanism_settings()
+            # an uploaded population declares its own Δf with the upload (never the
+            # demo's or the Timeline's): the sidebar then shows the mechanism only
+            own_df = page == "population" and st.session_state.get(K.POP_SOURCE) == "upload"
+            _mechanism_settings(sensitivity=not own_df)
         if "seed" in parts:
             _seed_settings()
 
 
-def _mechanism_settings() -> None:
-    """The series' mechanism and sensitivity Δf (with the derived Δf's caption)."""
+def _mechanism_settings(sensitivity: bool = True) -> None:
+    """The series' mechanism and sensitivity Δf (with the derived Δf's caption); without
+    ``sensitivity`` the mechanism only (an uploaded population declares its own Δf)."""
     st.radio("Mechanism (series)", ["laplace", "geometric"], key=K.W_MECHANISM,
              format_func={"laplace": "Laplace", "geometric": "Geometric (counts)"}.get,
              horizontal=True,
              help="Laplace adds continuous noise; Geometric adds whole numbers, for counts.")
+    if not sensitivity:
+        st.caption("Δf: the one declared with the uploaded population (on the page).")
+        return
     if setting("mechanism") == "geometric":
         from lmdk_core.decision.mechanism_choice import mechanism_problems
 

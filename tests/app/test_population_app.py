@@ -288,6 +288,7 @@ def test_bad_upload_is_an_error_and_nothing_is_lost(population):
     good = _csv([f"{u},{t},{1 + (t % 3) * 0.5},{int(t == 5)}" for u in ("a", "b", "c")
                  for t in range(24)])
     at.file_uploader(key="pop_upload").set_value(("meters.csv", good, "text/csv")).run()
+    at.number_input(key="pop_declared_df").set_value(0.5)
     at.button[[b.label for b in at.button].index("Load this population")].click().run()
     assert not at.exception and not at.error
     assert metric(at, "Users") == "3"
@@ -360,8 +361,9 @@ def test_open_in_map_with_discovered_stays_carries_them_as_events(population):
     assert all(a <= b for a, b in stays)
 
 
-def _load(at, name: str, content: bytes):
+def _load(at, name: str, content: bytes, declared_df: float | None = 1.0):
     at.file_uploader(key="pop_upload").set_value((name, content, "text/csv")).run()
+    at.number_input(key="pop_declared_df").set_value(declared_df)
     at.button[[b.label for b in at.button].index("Load this population")].click().run()
     assert not at.exception and not at.error
     return at
@@ -408,3 +410,32 @@ def test_track_population_is_publishable_only_with_a_declared_region(population)
     assert not at.error and not at.exception
     assert any("exact discrete Planar Laplace on a" in c.value and "48.86,2.35,60" in c.value
                for c in at.caption)
+
+
+def test_an_uploaded_population_is_released_with_its_own_declared_df(population):
+    """Issue 37 §8: the Δf of an uploaded population is the one declared with the upload
+    — never the demo's (the sidebar's 2.9) nor computed from the data. Without a
+    declaration the upload is refused with how to declare it; with Δf = 0.5 the
+    preview's expected errors, the mechanism line and the batch settings use 0.5, and
+    the sidebar shows no Δf field for it."""
+    at = population
+    demo_df = at.session_state["w_sensitivity"]
+    assert demo_df == 2.9
+    at.radio(key="pop_source").set_value("upload").run()
+    rows = [f"{u},{t},{1 + (t % 3) * 0.5},{int(t == 5)}" for u in ("a", "b") for t in range(48)]
+    at.file_uploader(key="pop_upload").set_value(("meters.csv", _csv(rows), "text/csv")).run()
+    at.button[[b.label for b in at.button].index("Load this population")].click().run()
+    assert not at.exception
+    assert any("declare Δf for this population" in e.value for e in at.error)
+    assert "pop_uploaded" not in at.session_state or not at.session_state["pop_uploaded"]
+    _load(at, "meters.csv", _csv(rows), declared_df=0.5)
+    assert at.session_state["pop_uploaded"]["sensitivity"] == 0.5
+    assert at.session_state["w_sensitivity"] == demo_df  # the sidebar's is not touched
+    captions = " ".join(c.value for c in at.caption)
+    assert "Δf = 0.5" in captions and "declared with the upload" in captions
+    assert "Δf = 2.9" not in captions
+    assert not [n for n in at.sidebar.number_input if n.key == "w_sensitivity"]
+    # the preview's median expected error is Laplace's Δf/ε_t at Δf = 0.5 (Uniform at
+    # ε = 1 with each user's one flagged landmark: ε_t = 1/2), not at the demo's 2.9
+    shown = metric(at, "Median expected error")
+    assert float(shown.split()[0]) == pytest.approx(0.5 / (1.0 / 2)), shown
