@@ -193,9 +193,9 @@ def _print_series_release(rel, utility, output: str, audit: str | None) -> None:
     print(rel.verdict.summary())
     print(utility_line(utility))
     if rel.stays:
-        print(f"{len(rel.stays)} runs of readings protected as one landmark event each "
-              f"({_landmark_events(rel)} landmark events for {rel.landmarks.size} landmark "
-              "readings; docs/series-events.md)")
+        print(f"{counted(len(rel.stays), 'run')} of readings protected as one landmark "
+              f"event each ({counted(_landmark_events(rel), 'landmark event')} for "
+              f"{counted(rel.landmarks.size, 'landmark reading')}; docs/series-events.md)")
     m = rel.metrics()
     print(f"wrote {output} (publishable: released values only): "
           f"{m['n_published']} published, "
