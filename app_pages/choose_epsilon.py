@@ -100,9 +100,9 @@ lm = list(cur.landmarks)
 # accuracy → ε releases a track's accepted stays as one landmark event each (docs/stays.md)
 acc_kw = {**mech_kw, **({"stays": cur.stays} if cur.stays else {})}
 n_fix = sum(b - a + 1 for a, b in cur.stays)
-groups, members = (("stay", "fix", "fixes") if cur.is_track else ("run", "reading", "readings"))
+group, *member = ("stay", "fix", "fixes") if cur.is_track else ("run", "reading", "readings")
 lm_text = (f"{counted(len(lm) - n_fix + len(cur.stays), 'landmark event')} "
-           f"({counted(len(cur.stays), groups)} of {counted(n_fix, members[0], members[1])}, "
+           f"({counted(len(cur.stays), group)} of {counted(n_fix, *member)}, "
            "each one event)" if cur.stays else counted(len(lm), "landmark"))
 st.caption(f"{cur.length:,} timestamps, {lm_text}, {mech_text}, current ε = "
            f"{eps_now:g} ({SCHEMES[setting('scheme')].label}).")
