@@ -6,7 +6,9 @@ printed: the MAE over 5 seeds (0–4, median), the series' spread (its interquar
 range, the scale the utility line compares with, docs/utility.md), their ratio and the
 utility level the verdict shows. Tracks: the stays benchmark
 (``benchmarks/bench_stays.py``: median displacement with the suggested stays accepted at
-the defaults), run on the same folder.
+the defaults), run on the same folder. Runs: the suggestions of every series accepted,
+each reading a landmark against each run of readings one event (docs/series-events.md)
+and Skip.
 
 The sections are functions in :data:`SECTIONS`; add one to measure something else on
 the same files.
@@ -77,7 +79,51 @@ def tracks_section(tmp: Path) -> None:
 
 
 #: the measurements, in order; each takes a scratch folder
-SECTIONS: list[Callable[[Path], None]] = [series_section, tracks_section]
+def runs_section(tmp: Path) -> None:
+    """Suggested runs of readings accepted as one event each (docs/series-events.md):
+    per series, the suggestions (readings, events, the largest score as shown) and the
+    typical expected error over the interquartile range at ε = 2 with Δf = IQR/10 (so a
+    release without landmarks is useful): Uniform with every reading a landmark (k =
+    readings), Uniform with each run one event (k = events), and Skip."""
+    from lmdk_core.data.series import load_series_csv
+    from lmdk_core.decision.utility import release_utility
+    from lmdk_core.engine.release import release_series
+    from lmdk_core.landmarks.discovery import (
+        series_suggestions,
+        shown_score,
+        suggested_timestamps,
+    )
+
+    print()
+    print("Series, suggestions accepted (ε = 2, Δf = IQR/10, Laplace): typical expected "
+          "error / IQR and the utility level")
+    print(f"{'series':30s} {'readings':>8s} {'events':>6s} {'top score':>9s}  "
+          f"{'every reading':>24s} {'runs as events':>24s} {'Skip':>22s}")
+    for name in sorted(SERIES):
+        if "error" in SERIES[name]:
+            continue
+        tcol, vcol = SERIES_COLUMNS[name]
+        s = load_series_csv(SERIES_DIR / name, time_col=tcol, value_col=vcol)
+        sug = series_suggestions(s.time, s.time_kind, s.values)
+        lm, ev = suggested_timestamps(sug.found), sug.events
+        if not lm:
+            print(f"{name:30s} no suggestion")
+            continue
+        q1, q3 = np.percentile(s.values, [25, 75])
+        df = float(q3 - q1) / 10 or 1.0
+        cells = []
+        for scheme, runs, k in (("uniform", None, len(lm)), ("uniform", ev, len(ev)),
+                                ("skip", None, len(lm))):
+            rel = release_series(s.values, lm, 2.0, scheme, "laplace", df, 0, runs=runs,
+                                 max_landmarks=k)
+            uv = release_utility(rel, sensitivity=df)
+            cells.append(f"{uv.ratio:8.3g} {uv.label:>14s}")
+        top = shown_score(max(x.score for x in sug.found))
+        print(f"{name:30s} {len(lm):8d} {len(ev):6d} {top:>9s}  " + " ".join(
+            f"{c:>24s}" for c in cells))
+
+
+SECTIONS: list[Callable[[Path], None]] = [series_section, runs_section, tracks_section]
 
 
 if __name__ == "__main__":
