@@ -15,6 +15,7 @@ from app_support import state_keys as K
 from app_support.session import (
     add_series,
     correlation_spec,
+    set_series_runs,
     setting,
 )
 from app_support.track_session import MAX_TRACK_POINTS, add_track, set_track_stays
@@ -359,7 +360,10 @@ def open_user(pop: dict, user: object, discovery: DiscoverySettings, use_flags: 
         label = (f"{shorten_user_text(pop['name'], 40)} · user "
                  f"{shorten_user_text(str(user), 30)}")
         if pop["kind"] == "series":
-            add_series(label, user_series(frame, user, pop["time_kind"], pop["unit"]), lm)
+            name = add_series(label, user_series(frame, user, pop["time_kind"], pop["unit"]),
+                              lm)
+            # the runs the batch released as one landmark event each (docs/series-events.md)
+            set_series_runs(user_stays(frame, user, pop["time_kind"], discovery), name)
             st.session_state[K.POP_SWITCH] = "app_pages/timeline.py"
             return
         track = user_track(frame, user, pop["time_kind"])

@@ -28,9 +28,9 @@ from collections.abc import Iterable
 import numpy as np
 from numpy.typing import ArrayLike
 
-from lmdk_core.engine.validation import parse_landmark_ranges
+from lmdk_core.engine.validation import landmark_runs, parse_landmark_ranges
 
-__all__ = ["format_runs", "parse_runs", "run_level"]
+__all__ = ["format_runs", "parse_runs", "run_level", "runs_of"]
 
 
 def run_level(values: ArrayLike, whole: bool = False) -> float:
@@ -55,3 +55,13 @@ def format_runs(runs: Iterable[tuple[int, int]]) -> str:
     """``"10-50,80-120"``: the form :func:`parse_runs` reads (a run of one reading as
     ``"7"``)."""
     return ",".join(f"{a}-{b}" if b > a else f"{a}" for a, b in runs)
+
+
+def runs_of(landmarks: Iterable[int]) -> list[tuple[int, int]]:
+    """The runs of two or more consecutive ``landmarks`` ``(first, last)``: what a batch
+    releases as one event each (a single landmark stays a landmark of its own).
+
+    >>> runs_of([3, 4, 5, 9, 11, 12])
+    [(3, 5), (11, 12)]
+    """
+    return [(a, b) for a, b in landmark_runs(landmarks) if b > a]

@@ -31,6 +31,7 @@ from lmdk_core.data.track import Track
 from lmdk_core.decision.verdict import AMBER, GREEN, LEAKAGE_RTOL, RED
 from lmdk_core.engine.plurals import agree, counted
 from lmdk_core.engine.quoting import quote_user_text
+from lmdk_core.engine.run_events import runs_of
 from lmdk_core.engine.validation import InputError
 from lmdk_core.population.audit import AUDIT_COLUMNS
 from lmdk_core.population.landmarks import (
@@ -184,9 +185,14 @@ def user_stays(frame: pd.DataFrame, user: object, time_kind: str,
                discovery: DiscoverySettings) -> list[tuple[int, int]]:
     """User ``user``'s stays released as one landmark event each, as the batch released
     them (docs/stays.md): the detector's stays of a track without a flag column when
-    ``discovery.stays_as_events``; otherwise none."""
+    ``discovery.stays_as_events``; a series' runs of consecutive landmarks then
+    (docs/series-events.md); otherwise none."""
     rows = _user_rows(frame, user)
-    if "landmark" in rows or "lat" not in rows or not discovery.stays_as_events:
+    if not discovery.stays_as_events:
+        return []
+    if "lat" not in rows:
+        return runs_of(user_landmarks(frame, user, time_kind, discovery))
+    if "landmark" in rows:
         return []
     return discover_stays(rows["time"].to_numpy(), rows[["lat", "lon"]].to_numpy(dtype=float),
                           time_kind, discovery)

@@ -15,6 +15,9 @@ Discovery uses :mod:`lmdk_core.landmarks.discovery` with the parameters of the c
   seasonal profile (hour of the day or of the week, ``season`` 'auto') when the times
   are dates, and sustained level shifts. Unlike the Timeline's suggestions, which a
   person reviews, the batch applies every event found (no cap): each is protected.
+  With ``stays_as_events`` (true) every run of two or more consecutive landmark
+  readings — found, or flagged in the table — is released as ONE landmark event
+  (docs/series-events.md), so a declared k counts runs, not readings.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from lmdk_core.engine.run_events import runs_of
 from lmdk_core.engine.setting_limits import check_setting
 from lmdk_core.engine.stay_events import stay_members
 from lmdk_core.engine.validation import InputError
@@ -125,11 +129,16 @@ def find_user_landmarks(time: np.ndarray, data: np.ndarray, kind: str, settings:
                    flags: np.ndarray | None = None) -> UserLandmarks:
     """The landmarks of one user: its ``flags`` when the table has a flag column; else,
     for a track with ``settings.stays_as_events``, its stays (docs/stays.md) when it has
-    any; else the detectors' finds (:func:`discover_landmarks`)."""
+    any; else the detectors' finds (:func:`discover_landmarks`). A series' runs of two or
+    more consecutive landmarks are its groups with ``settings.stays_as_events``
+    (docs/series-events.md)."""
     if flags is None and data.ndim == 2 and settings.stays_as_events:
         stays = discover_stays(time, data, kind, settings)
         if stays:
             return UserLandmarks(stay_members(stays), stays)
-    if flags is not None:
-        return UserLandmarks(np.flatnonzero(flags), [])
-    return UserLandmarks(discover_landmarks(time, data, kind, settings), [])
+    lm = (np.flatnonzero(flags) if flags is not None
+          else discover_landmarks(time, data, kind, settings))
+    if data.ndim == 1 and settings.stays_as_events:
+        # a series' runs of consecutive landmarks (flagged or found): one event each
+        return UserLandmarks(lm, runs_of(lm))
+    return UserLandmarks(lm, [])

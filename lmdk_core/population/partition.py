@@ -240,7 +240,7 @@ def _stack(blk: slice, us: _Users, track: bool, settings: BatchSettings) -> _Blo
              for s, n in spans]
     conds, c_len = _condense_stays(found, b_len)
     x = _stacked_values(us.data, spans, conds, int(c_len.max()), track,
-                        (lo, rows, pos, offsets))
+                        (lo, rows, pos, offsets), whole=settings.mechanism == "geometric")
     lm = _landmark_matrix(found, conds, int(c_len.max()))
     gens = [user_generator(settings.root_entropy, us.users[s]) for s in b_starts.tolist()]
     return _Block(lo, offsets, b_len, rows, pos, x, lm, [f.landmarks for f in found], gens,
@@ -263,17 +263,20 @@ def _condense_stays(found: list[UserLandmarks],
 
 def _landmark_matrix(found: list[UserLandmarks], conds: list[Condensed | None],
                      T: int) -> np.ndarray:
-    """The stacked landmark flags (U, T): a condensed user's landmarks are its stays'
-    condensed timestamps."""
+    """The stacked landmark flags (U, T): a condensed user's landmarks are its groups'
+    condensed timestamps and its other landmarks' own."""
     lm = np.zeros((len(found), T), dtype=bool)
     for u, (f, cond) in enumerate(zip(found, conds, strict=True)):
-        lm[u, f.landmarks if cond is None else cond.index[[a for a, _ in f.stays]]] = True
+        # a condensed user's landmarks sit at their condensed timestamps: a stay's or a
+        # run's members all at the group's one, a single landmark at its own
+        lm[u, f.landmarks if cond is None else cond.index[np.asarray(f.landmarks, int)]] = True
     return lm
 
 
 def _stacked_values(data: np.ndarray, spans: list[tuple[int, int]],
                     conds: list[Condensed | None], T: int, track: bool,
-                    layout: tuple[int, np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
+                    layout: tuple[int, np.ndarray, np.ndarray, np.ndarray],
+                    whole: bool = False) -> np.ndarray:
     """The users' values stacked (U, T[, 2]), NaN past each user's end. ``layout`` is
     the block's ``(lo, rows, pos, offsets)``; a condensed user's rows have their ``pos``
     pointed at their condensed timestamps (in place)."""
@@ -286,7 +289,7 @@ def _stacked_values(data: np.ndarray, spans: list[tuple[int, int]],
         if cond is None:
             x[u, :n] = data[s:s + n]
         else:
-            x[u, :cond.condensed_length] = condensed_points(data[s:s + n], cond)
+            x[u, :cond.condensed_length] = condensed_points(data[s:s + n], cond, whole)
             pos[offsets[u]:offsets[u] + n] = cond.index
     return x
 

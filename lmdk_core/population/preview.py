@@ -107,11 +107,11 @@ def _plan_row(p: UserPlan, epsilon: float, scheme: str, window: int | None,
     sources = None
     if p.stays:  # the release allocates over the condensed stream (one slot per stay)
         cond = condense(n, list(p.stays))
-        lm_c = cond.index[[a for a, _ in p.stays]]
+        lm_c = np.unique(cond.index[np.asarray(p.landmarks, dtype=int)])
         eps_c = allocate(scheme, cond.condensed_length, lm_c, epsilon, window)
         eps_t = np.zeros(n)
         eps_t[cond.rep] = eps_c
-        sources = condensed_points(p.data, cond)[cond.index]
+        sources = condensed_points(p.data, cond, mechanism == "geometric")[cond.index]
     else:
         eps_t = allocate(scheme, n, p.landmarks, epsilon, window)
     published = eps_t > 0

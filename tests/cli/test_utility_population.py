@@ -12,6 +12,7 @@ import pytest
 
 from lmdk_core.decision.utility import release_utility
 from lmdk_core.engine.release import release_series
+from lmdk_core.engine.run_events import runs_of
 from lmdk_core.files.config import ViewConfig, config_to_json
 from lmdk_core.population.audit import AUDIT_COLUMNS, LeakageSettings
 from lmdk_core.population.demo_population import (
@@ -50,7 +51,8 @@ def test_audit_utility_equals_the_single_trace_engine(scheme):
         g = frame[frame["user"] == row["user"]]
         lm = np.flatnonzero(g["landmark"].to_numpy())
         single = release_series(g["value"].to_numpy(), lm, 1.0, scheme, "laplace", 0.2,
-                                seed=user_generator(2024, row["user"]), window=10)
+                                seed=user_generator(2024, row["user"]), window=10,
+                                runs=runs_of(lm) or None)
         uv = release_utility(single, sensitivity=0.2)
         assert row["utility"] == uv.label
         assert row["expected_error"] == pytest.approx(uv.typical)

@@ -12,6 +12,7 @@ import pytest
 from lmdk_core.adaptive.reference import PresampledDraws, adaptive_reference
 from lmdk_core.cli import main
 from lmdk_core.engine.release import AdaptiveSettings, release_series, release_trajectory
+from lmdk_core.engine.run_events import runs_of
 from lmdk_core.engine.verifier import verify
 from lmdk_core.files.config import ViewConfig, config_to_json
 from lmdk_core.files.export import release_decimals
@@ -88,8 +89,10 @@ def test_static_schemes_equal_the_single_trace_engine(tmp_path, cluster, scheme)
     for uid, g in df.groupby("uid"):
         g = g.sort_values("t")
         lm = np.flatnonzero(g["event"].to_numpy())
+        # runs of consecutive flags are one landmark event each (docs/series-events.md)
         single = release_series(g["kwh"].to_numpy(), lm, 0.8, scheme, "laplace", 2.0,
-                                seed=user_generator(SEED, uid), window=4)
+                                seed=user_generator(SEED, uid), window=4,
+                                runs=runs_of(lm) or None)
         row = audit.loc[uid]
         assert bool(row["landmark_private"]) == single.verdict.private
         assert int(row["worst_timestamp"]) == single.verdict.worst_timestamp

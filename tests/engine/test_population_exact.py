@@ -93,8 +93,11 @@ def test_static_exact_is_one_measurement_per_distinct_scale_with_the_right_law(
     bound: |r|·√N is asymptotically N(0, 1) for independent noise, N = 21,600), so a
     correct sampler fails with probability ≤ 1e-6."""
     df = _population()
-    s = BatchSettings.from_config(ViewConfig(scheme="uniform", epsilon=1.0), "series",
-                                  "exact", 0)
+    # each random landmark its own event (adjacent ones would otherwise be one run,
+    # docs/series-events.md): every timestamp is published at its user's one scale
+    cfg = ViewConfig(scheme="uniform", epsilon=1.0,
+                     extra={"discovery": {"stays_as_events": False}})
+    s = BatchSettings.from_config(cfg, "series", "exact", 0)
     res = release_partition(df, COLS, s)
     assert res.audit["landmark_private"].all()
     z, eps, users = _residuals(df, res)
