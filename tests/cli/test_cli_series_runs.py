@@ -104,3 +104,30 @@ def test_runs_are_refused_clearly(tmp_path):
                     str(tmp_path / "a.csv"))
         err = proc.stderr.strip().splitlines()
         assert proc.returncode == 2 and len(err) == 1 and says in err[0], proc.stderr
+
+
+def test_a_batch_counts_runs_of_flags_as_events(tmp_path):
+    """examples/households.csv flags up to 12 consecutive readings per household: with
+    each run of flags one event, a declared k = 5 releases every household; with every
+    flagged reading its own event (extra.discovery.stays_as_events false) k = 5 is
+    refused in one line."""
+    cfg = json.loads((ROOT / "examples" / "batch_config.json").read_text(encoding="utf-8"))
+    cfg["extra"]["max_landmarks"] = 5
+    (tmp_path / "k5.json").write_text(json.dumps(cfg), encoding="utf-8")
+    cfg["extra"]["discovery"] = {"stays_as_events": False}
+    (tmp_path / "each.json").write_text(json.dumps(cfg), encoding="utf-8")
+    args = ("--input", str(ROOT / "examples" / "households.csv"), "--user-col", "household",
+            "--time-col", "time", "--value-col", "kwh", "--landmark-col", "event",
+            "--noise", "fast", "--seed", "3", "--workers", "1")
+    out, audit = tmp_path / "out.csv", tmp_path / "audit.csv"
+    proc = lmdk("batch", "--config", str(tmp_path / "k5.json"), *args, "--output", str(out),
+                "--audit", str(audit))
+    assert proc.returncode == 0, proc.stderr
+    head = out.read_text(encoding="utf-8").splitlines()[0]
+    assert "k (declared bound on landmark events): 5" in head and "EXPLORATORY" not in head
+    rows = pd.read_csv(audit, comment="#")
+    assert rows["landmark_private"].all() and rows["n_landmarks"].max() == 12
+    refused = lmdk("batch", "--config", str(tmp_path / "each.json"), *args, "--output",
+                   str(tmp_path / "o2.csv"), "--audit", str(tmp_path / "a2.csv"))
+    err = refused.stderr.strip().splitlines()
+    assert refused.returncode == 2 and len(err) == 1 and "k = 5" in err[0], refused.stderr
