@@ -25,7 +25,7 @@ from lmdk_core.data.demo import demo_series, demo_series_landmarks
 from lmdk_core.data.series import Series
 from lmdk_core.engine.allocation import DEFAULT_MAX_LANDMARKS, SCHEMES
 from lmdk_core.engine.setting_limits import LIMITS, TEACHING_SEED_MAX, fresh_seed
-from lmdk_core.engine.validation import landmark_runs
+from lmdk_core.engine.validation import joined_ranges, landmark_runs
 
 # every string any page hands to a Streamlit element passes through one function
 # (lmdk_core.engine.quoting.inert_markdown): every page imports this module
@@ -183,13 +183,7 @@ def set_series_runs(runs, name: str | None = None) -> None:
     ranges are joined (ranges outside the series are dropped)."""
     name = name or current_series()[0]
     T = len(st.session_state[K.SERIES_SETS][name])
-    out: list[list[int]] = []
-    for a, b in sorted((int(a), int(b)) for a, b in runs if 0 <= int(a) <= int(b) < T):
-        if out and a <= out[-1][1] + 1:
-            out[-1][1] = max(out[-1][1], b)
-        else:
-            out.append([a, b])
-    st.session_state.setdefault(K.SERIES_RUNS, {})[name] = [tuple(r) for r in out]
+    st.session_state.setdefault(K.SERIES_RUNS, {})[name] = joined_ranges(runs, T)
 
 
 def add_series(name: str, series: Series, landmarks=(), key: str = "embedded") -> str:

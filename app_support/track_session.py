@@ -20,7 +20,7 @@ from app_support import state_keys as K
 from lmdk_core.data.demo_track import demo_track, demo_track_landmarks
 from lmdk_core.data.track import Track
 from lmdk_core.engine.quoting import quote_user_text
-from lmdk_core.engine.validation import InputError
+from lmdk_core.engine.validation import InputError, joined_ranges
 
 DEMO_TRACK = "Demo: a day in Paris"
 DEMO_TRACK_KEY = "demo-paris"
@@ -113,13 +113,7 @@ def set_track_stays(stays: Iterable[tuple[int, int]], name: str | None = None) -
     stay (ranges outside the track are dropped)."""
     name = name or current_track()[0]
     T = len(st.session_state[K.TRACK_SETS][name])
-    out: list[list[int]] = []
-    for a, b in sorted((int(a), int(b)) for a, b in stays if 0 <= int(a) <= int(b) < T):
-        if out and a <= out[-1][1] + 1:
-            out[-1][1] = max(out[-1][1], b)
-        else:
-            out.append([a, b])
-    st.session_state[K.TRACK_STAYS][name] = [tuple(s) for s in out]
+    st.session_state[K.TRACK_STAYS][name] = joined_ranges(stays, T)
     st.session_state[K.TRACK_TABLE_VERSION] = st.session_state.get(K.TRACK_TABLE_VERSION, 0) + 1
 
 

@@ -16,6 +16,7 @@ from lmdk_core.engine.quoting import quote_user_text, quote_user_value
 
 __all__ = [
     "budget_below",
+    "joined_ranges",
     "check_count",
     "MAX_LENGTH",
     "InputError",
@@ -280,6 +281,24 @@ def format_landmark_range(first: int, last: int) -> str:
     [(271, 295)]
     """
     return str(int(first)) if int(first) == int(last) else f"{int(first)}-{int(last)}"
+
+
+def joined_ranges(ranges: Iterable[tuple[int, int]], length: int) -> list[tuple[int, int]]:
+    """Inclusive ranges ``(first, last)`` sorted, overlapping or touching ones joined into
+    one, those outside ``0..length-1`` dropped (a track's accepted stays, a series'
+    accepted runs).
+
+    >>> joined_ranges([(8, 9), (2, 4), (5, 6), (30, 40)], 20)
+    [(2, 6), (8, 9)]
+    """
+    out: list[list[int]] = []
+    for a, b in sorted((int(a), int(b)) for a, b in ranges
+                       if 0 <= int(a) <= int(b) < int(length)):
+        if out and a <= out[-1][1] + 1:
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    return [(a, b) for a, b in out]
 
 
 def landmark_runs(timestamps: Iterable[int]) -> list[tuple[int, int]]:

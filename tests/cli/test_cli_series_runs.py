@@ -7,29 +7,18 @@ a declared k counts runs, not readings, and the release that was noise becomes u
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from tests.conftest import run_cli
+from tests.cli.test_cli_stays import lmdk, ok_json
 
 ROOT = Path(__file__).resolve().parents[2]
 OCCUPANCY = ROOT / "tests" / "data" / "real" / "series" / "occupancy.csv"
 #: the CO₂ column (ppm), 16-minute readings over 6 days; the declared Δf and ε of the test
 SERIES = ("--input", str(OCCUPANCY), "--time-col", "time", "--value-col", "V4")
 SETTINGS = ("--epsilon", "2", "--sensitivity", "10", "--noise", "fast", "--seed", "3")
-
-
-def lmdk(*args: str) -> subprocess.CompletedProcess:
-    return run_cli(*args, cwd=ROOT)
-
-
-def ok_json(*args: str) -> dict:
-    proc = lmdk(*args, "--json")
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
 
 
 def suggested() -> dict:
