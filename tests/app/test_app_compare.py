@@ -158,3 +158,33 @@ def test_shared_plain_verdict_keeps_the_sentence_when_the_numbers_agree():
 
     pv = privacy_verdict(np.full(10, 0.25), [2, 5], 1.0)
     assert shared_plain_verdict([pv, pv]) == plain_verdict(pv, button=False)
+
+
+def test_a_toggle_or_a_scheme_added_does_not_simulate_adaptives_utility_again(
+        compare, monkeypatch):
+    """Adaptive's utility line simulates a few hundred whole releases
+    (lmdk_core.decision.adaptive_accuracy); it is cached per release
+    (app_support.components.cached_release_utility): switching the leakage panel or
+    adding a scheme beside it keeps Adaptive's release, so its line is not simulated
+    again — and the line shown is the same."""
+    import lmdk_core.decision.adaptive_accuracy as aa
+
+    calls = []
+    real = aa.adaptive_expected_errors
+    monkeypatch.setattr(aa, "adaptive_expected_errors",
+                        lambda *a, **k: calls.append(1) or real(*a, **k))
+    at = compare
+    assert "adaptive" in at.multiselect(key="w_compare_schemes").value
+    eps = at.sidebar.number_input(key="w_epsilon").value
+    at.toggle(key="compare_leakage").set_value(False).run()
+    at.multiselect(key="w_compare_schemes").set_value(
+        [*at.multiselect(key="w_compare_schemes").value, "event"]).run()
+    assert not at.exception, at.exception
+    assert calls == []
+    shown = [m.value for m in at.markdown]
+    assert any("expected" in m for m in shown)
+    at.sidebar.number_input(key="w_epsilon").set_value(eps + 0.7).run()  # a new release
+    assert len(calls) == 1
+    at.sidebar.number_input(key="w_epsilon").set_value(eps).run()  # the first one again
+    assert len(calls) == 1
+    assert [m.value for m in at.markdown] == shown
