@@ -40,7 +40,6 @@ from app_support.session import (
 )
 from lmdk_core.data.demo import demo_series_landmarks
 from lmdk_core.decision.mechanism_choice import clamp_to_bounds, mechanism_problems
-from lmdk_core.engine.allocation import allocate
 from lmdk_core.engine.quoting import quote_user_text
 from lmdk_core.engine.setting_limits import LIMITS
 from lmdk_core.engine.validation import InputError, parse_landmark_entry, picker_entries
@@ -471,7 +470,9 @@ fig = timeline_figure(series.time, series.time_kind, rel, unit=series.unit, leak
 # the same noise draws scaled, the leakage off a grid of ε; docs/app.md)
 grid = None
 if rel.scheme in LINEAR_SCHEMES:
-    share = allocate(rel.scheme, T, landmarks, 1.0, int(setting("window")))
+    # the release's own plan per unit of ε (linear in ε): the declared k and the runs
+    # released as one event each included (docs/series-events.md)
+    share = rel.planned_epsilon_t / rel.epsilon
     grid = cur.leakage_grid(model, share, slider_range(rel.epsilon),
                             curves=leakage is not None)
 live_chart(fig, key=chart_key(), where=chart_area, on_select=_on_chart_select,
