@@ -33,7 +33,6 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from scipy.special import roots_genlaguerre
 
 from lmdk_core.decision.noise_laws import (
     geometric_mean,
@@ -121,9 +120,17 @@ def geometric_fresh_mean(delta, e1, e2) -> np.ndarray:
             + w2 * geometric_mean(delta, a2))
 
 
-#: W's radius: generalised Gauss–Laguerre (weight x·e^{−x}, Gamma(2, 1)), normalised
-_R_X, _R_W = roots_genlaguerre(40, 1.0)
-_R_W = _R_W / _R_W.sum()
+@functools.cache
+def _radius_rule() -> tuple[np.ndarray, np.ndarray]:
+    """W's radius: generalised Gauss–Laguerre nodes and weights (weight x·e^{−x},
+    Gamma(2, 1)), the weights normalised; built at the first use, so that scipy.special
+    (~0.2–0.4 s to import) loads only where a Planar Laplace law needs it."""
+    from scipy.special import roots_genlaguerre
+
+    x, w = roots_genlaguerre(40, 1.0)
+    return x, w / w.sum()
+
+
 #: W's angle: a midpoint rule on [0, π] (the integrands are even in the angle)
 _PHI = (np.arange(24) + 0.5) * (np.pi / 24)
 
@@ -135,12 +142,13 @@ def planar_fresh_mean(delta, s1, s2) -> np.ndarray:
 
     d, a, b = np.broadcast_arrays(np.abs(np.asarray(delta, float)), np.asarray(s1, float),
                                   np.asarray(s2, float))
-    r = b[..., None, None] * _R_X[:, None]
+    r_x, r_w = _radius_rule()
+    r = b[..., None, None] * r_x[:, None]
     c = np.cos(_PHI)[None, :]
     rho = np.sqrt(np.maximum(d[..., None, None] ** 2 + r * r
                              + 2 * d[..., None, None] * r * c, 0.0))
     m = planar_offset_mean(rho, a[..., None, None])
-    return (m.mean(axis=-1) * _R_W).sum(axis=-1)
+    return (m.mean(axis=-1) * r_w).sum(axis=-1)
 
 
 #: the grid of ρ/s₁ on which the radial law of Z + W is tabulated
@@ -150,10 +158,11 @@ _RHO = np.concatenate([[0.0], np.geomspace(1e-4, 400.0, 400)])
 @functools.lru_cache(maxsize=64)
 def _sum_radial_cdf(ratio: float) -> np.ndarray:
     """``P(|Z + W| ≤ ρ·s₁)`` on :data:`_RHO` for s₂ = ratio·s₁ (s₁ = 1)."""
-    r = ratio * _R_X
+    r_x, r_w = _radius_rule()
+    r = ratio * r_x
     out = np.empty(_RHO.size)
     for i, rho in enumerate(_RHO):
-        out[i] = float((planar_within(r, np.ones(r.size), rho) * _R_W).sum())
+        out[i] = float((planar_within(r, np.ones(r.size), rho) * r_w).sum())
     return np.maximum.accumulate(np.clip(out, 0.0, 1.0))
 
 

@@ -36,7 +36,7 @@ each run of readings is released once, from its level (mean).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -61,6 +61,7 @@ from lmdk_core.mechanisms.planar_laplace import check_coordinates
 __all__ = [
     "AdaptiveSettings",
     "Release",
+    "adaptive_release_errors",
     "numeric_mechanism",
     "release",
     "release_series",
@@ -404,11 +405,52 @@ def _renoised(rel: Release, mechanism: Mechanism, gen: np.random.Generator,
     shown = np.asarray(repeated, dtype=bool) & ~rel.withheld
     rel.renoised = shown
     rel.renoise_epsilon = share
-    if not shown.any():
-        return rel
-    rel.released = renoise(rel.released, shown, mechanism, share, gen)
-    rel.errors = _measure_errors(mechanism, rel.released, rel.original)
+    if shown.any():
+        rel.released, rel.errors = _renoise_shown(rel.released, rel.original, shown,
+                                                  mechanism, share, gen)
     return rel
+
+
+def _renoise_shown(released: np.ndarray, x: np.ndarray, shown: np.ndarray,
+                   mechanism: Mechanism, share: float, gen: np.random.Generator):
+    """``(released, errors)`` after fresh noise of the regular law at the ``shown``
+    repeated timestamps, the errors measured again."""
+    out = renoise(released, shown, mechanism, share, gen)
+    return out, _measure_errors(mechanism, out, x)
+
+
+def adaptive_release_errors(x: np.ndarray, landmarks, epsilon: float,
+                            mechanism: Mechanism,
+                            generators: Iterable[np.random.Generator]
+                            ) -> Iterator[tuple[np.ndarray, bool]]:
+    """For each generator, one whole Adaptive release of ``x`` (a series (T,) or
+    trajectory rows (T, 2), no stays or runs): its errors ``d(o_t, x_t)`` (NaN where
+    withheld) and whether :func:`~lmdk_core.engine.verifier.verify` found its spent
+    allocation landmark-private — the same floats as ``release(x, landmarks, epsilon,
+    "adaptive", mechanism, gen)`` gives for each (tests/engine/test_adaptive_simulations.py),
+    with the inputs, the Uniform start and its budget check done once instead of per
+    release (Monte Carlo accuracy simulates thousands of releases;
+    :mod:`lmdk_core.decision.adaptive_accuracy`). Every release's spent allocation still
+    goes through the verifier."""
+    T = x.shape[0]
+    eps_total = check_epsilon(epsilon)
+    lm = check_landmarks(landmarks, T)
+    planned = allocate("adaptive", T, lm, eps_total)
+    mechanism.check_budget(_fresh_range(planned, None))
+    settings = AdaptiveSettings()
+    share = regular_share(planned, lm)
+    for gen in generators:
+        released, spent, published, _, _, errors = _adaptive_release(
+            x, lm, planned, mechanism, gen, settings)
+        private = verify(spent, lm, eps_total).private
+        withheld = np.isnan(released) if released.ndim == 1 else np.isnan(released).any(
+            axis=1)
+        shown = ~published & ~withheld
+        if shown.any():
+            released, errors = _renoise_shown(released, x, shown, mechanism, share, gen)
+        elif errors is None:
+            errors = _measure_errors(mechanism, released, x)
+        yield errors, private
 
 
 def _measure_errors(mechanism, released: np.ndarray, x: np.ndarray) -> np.ndarray:
