@@ -419,6 +419,10 @@ def _renoise_shown(released: np.ndarray, x: np.ndarray, shown: np.ndarray,
     return out, _measure_errors(mechanism, out, x)
 
 
+#: the most bytes of allocations :func:`adaptive_release_errors` keeps verdicts for
+_VERDICT_MEMO_BYTES = 8 << 20
+
+
 def adaptive_release_errors(x: np.ndarray, landmarks, epsilon: float,
                             mechanism: Mechanism,
                             generators: Iterable[np.random.Generator]
@@ -439,10 +443,16 @@ def adaptive_release_errors(x: np.ndarray, landmarks, epsilon: float,
     mechanism.check_budget(_fresh_range(planned, None))
     settings = AdaptiveSettings()
     share = regular_share(planned, lm)
+    verdicts: dict[bytes, bool] = {}  # verify is a function of the allocation: once each
     for gen in generators:
         released, spent, published, _, _, errors = _adaptive_release(
             x, lm, planned, mechanism, gen, settings)
-        private = verify(spent, lm, eps_total).private
+        key = spent.tobytes()
+        if key not in verdicts:
+            if len(verdicts) * len(key) > _VERDICT_MEMO_BYTES:
+                verdicts.clear()  # long releases rarely repeat a pattern: bound the memo
+            verdicts[key] = bool(verify(spent, lm, eps_total).private)
+        private = verdicts[key]
         withheld = np.isnan(released) if released.ndim == 1 else np.isnan(released).any(
             axis=1)
         shown = ~published & ~withheld
