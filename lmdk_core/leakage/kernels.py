@@ -8,7 +8,8 @@ slope, plus the stated rounding allowance), by an exact walk over the sorted col
 for large λ, and test the bounds against the hull (:func:`dominated`).
 
 This module imports numba, and only :mod:`~lmdk_core.leakage.pruning` imports this
-module: small matrices (``n <= 48``, the exact build) never load numba. Each kernel is
+module: small matrices (``n <= 52``, the exact build) never load numba; larger ones
+load it only where it pays (``loss._prune_pays``). Each kernel is
 compiled with ``cache=True`` (once per machine, a few seconds; then loaded from
 ``__pycache__``) and releases the GIL. Without numba the same functions run as plain
 Python — correct, but slow for large matrices.

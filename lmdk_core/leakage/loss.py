@@ -10,9 +10,10 @@ timestamp to the next through a transition matrix ``P`` is
 
 over ordered pairs ``(q, d)`` of distinct rows of ``P`` and subsets ``S`` of states.
 The precomputation keeps the upper convex hull of the candidate points
-``(D, Q) = (d(S), q(S))`` (:mod:`~lmdk_core.leakage.hull`; for ``n > 48`` states most
-pairs are discarded without sorting, :mod:`~lmdk_core.leakage.pruning` with the numba
-kernels of :mod:`~lmdk_core.leakage.kernels`); evaluation picks the optimal vertex by
+``(D, Q) = (d(S), q(S))`` (:mod:`~lmdk_core.leakage.hull`; where it pays,
+:func:`_prune_pays`, most pairs are discarded without sorting,
+:mod:`~lmdk_core.leakage.pruning` with the numba kernels of
+:mod:`~lmdk_core.leakage.kernels`); evaluation picks the optimal vertex by
 one ``searchsorted`` on the vertices' crossing points. The derivation, the pruning and
 its rounding bounds are in docs/leakage-algorithm.md.
 """
@@ -34,8 +35,35 @@ __all__ = ["LossFunction", "LossStats", "loss_function", "as_loss", "upper_hull"
 
 #: above this α, e^α − 1 is evaluated through logs (e^α overflows at ~709.8).
 _BIG_ALPHA = 700.0
-#: matrices with more states than this are pruned before sorting (docs/leakage-algorithm.md).
-_AUTO_PRUNE_N = 48
+#: the measured crossover of the two builds once the pruning kernels are loaded: at 48
+#: states they cost the same, from 56 the pruned build is 1.4–2.5× faster
+#: (``benchmarks/bench_cli.py --loss-curve``); at or below it the exact build always runs.
+_WARM_PRUNE_N = 52
+#: both builds' cost in seconds per n³ (sorting or bounding n(n − 1) pairs of n columns),
+#: fitted to the same measurements for n = 64–320 (Dirichlet rows, this 2-core machine):
+#: exact 5·10⁻⁸, pruned 1.2·10⁻⁸; loading the pruning kernels from numba's cache costs
+#: 0.3 s more than numba's import; the overhead makes the loaded crossover n ≈ 52.
+_PRUNE_COST = {"python_s": 5.0e-8, "compiled_s": 1.2e-8, "load_s": 0.30,
+               "overhead_s": 5.3e-3}
+_chooser = None  # the PathChooser of the pruned build, made at the first large matrix
+_kernels_loaded = False  # whether a pruned build ran in this process
+
+
+def _prune_pays(n: int) -> bool:
+    """Whether the pruned build (numba kernels) is cheaper than the exact build for an
+    ``n``-state matrix in this process: by the measured cost curves, counting numba's
+    import and the kernels' load when they are not loaded yet, and what exact builds
+    have already cost this process (:class:`lmdk_core.adaptive.compiled.PathChooser`,
+    the same rule as Adaptive's compiled kernels; units of n³). A single cold build
+    loads numba from about 250 states; once loaded, from 53."""
+    global _chooser
+    if n <= _WARM_PRUNE_N:
+        return False
+    from lmdk_core.adaptive.compiled import KernelCost, PathChooser
+
+    if _chooser is None:
+        _chooser = PathChooser(KernelCost(**_PRUNE_COST))
+    return _chooser.use_compiled(n ** 3, _kernels_loaded)
 
 
 @dataclass(frozen=True)
@@ -69,7 +97,8 @@ class LossFunction:
         How error messages name the matrix.
     prune : bool, optional
         Discard pairs without sorting them (:mod:`~lmdk_core.leakage.pruning`, compiled
-        kernels); default: when ``n > 48``.
+        kernels); default: where it pays by the measured costs (:func:`_prune_pays`:
+        a cold process from about 250 states, once numba's kernels are loaded from 53).
     memory_elements : int
         Size (in float64 elements) of the per-chunk work arrays.
 
@@ -118,11 +147,13 @@ class LossFunction:
         sorted_pairs = 0
         if n >= 2:
             if prune is None:
-                prune = n > _AUTO_PRUNE_N
-            if prune:  # imports numba: only for matrices big enough to need it
+                prune = _prune_pays(n)
+            if prune:  # imports numba: only where it pays (_prune_pays)
+                global _kernels_loaded
                 from lmdk_core.leakage.pruning import build_pruned
 
                 sorted_pairs = build_pruned(P, hull, memory_elements)
+                _kernels_loaded = True
             else:
                 sorted_pairs = build_exact(P, hull, memory_elements)
         self._set_vertices(hull.D, hull.Q)

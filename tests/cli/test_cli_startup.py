@@ -163,8 +163,10 @@ def test_the_ellipsoid_is_made_on_first_use():
 
 
 def test_numba_is_imported_only_where_a_kernel_runs():
-    """A 3-state loss function and a short recursion do not load numba; a 49-state
-    matrix (the pruned build) and a 2,000-step recursion do, and then use it."""
+    """A 3-state loss function and a short recursion do not load numba, nor does a
+    fresh process's 100-state matrix (the exact build finishes before numba would have
+    loaded); a 300-state matrix (the pruned build) and a 2,000-step recursion do, and
+    then use it."""
     probe = textwrap.dedent("""
         import json, sys
         import numpy as np
@@ -172,20 +174,25 @@ def test_numba_is_imported_only_where_a_kernel_runs():
         small = LossFunction(smoothed_matrix(3, 0.1))
         tpl(np.full(1999, 0.1), small)
         after_small = "numba" in sys.modules
+        mid = LossFunction(smoothed_matrix(100, 0.1, "random", seed=1))
+        after_mid = "lmdk_core.leakage.kernels" in sys.modules
         tpl(np.full(2000, 0.1), small)
         after_long = "numba" in sys.modules
-        big = LossFunction(smoothed_matrix(49, 0.1, "random", seed=1))
+        big = LossFunction(smoothed_matrix(300, 0.1, "random", seed=1))
         kernels = sys.modules["lmdk_core.leakage.kernels"]
-        print(json.dumps([after_small, after_long, big.stats.pairs_sorted < 49 * 48,
+        print(json.dumps([after_small, after_long, mid.stats.pairs_sorted == 100 * 99
+                          and not after_mid, big.stats.pairs_sorted < 300 * 299,
                           hasattr(kernels.scan_rows, "py_func")]))
     """)
     proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           cwd=ROOT, timeout=600)
     assert proc.returncode == 0, proc.stderr
-    after_small, after_long, pruned, compiled = json.loads(proc.stdout.strip().splitlines()[-1])
+    after_small, after_long, exact_mid, pruned, compiled = json.loads(
+        proc.stdout.strip().splitlines()[-1])
     assert not after_small, "a 3-state loss function or a short recursion imported numba"
+    assert exact_mid, "a fresh process's 100-state matrix loaded the pruning kernels"
     assert after_long, "a 2,000-step recursion no longer runs compiled"
-    assert pruned and compiled, "the 49-state build did not prune with compiled kernels"
+    assert pruned and compiled, "the 300-state build did not prune with compiled kernels"
 
 
 def test_importing_the_engine_package_imports_nothing_heavy():

@@ -256,7 +256,7 @@ _ALPHAS_WIDE = np.r_[0.0, np.geomspace(1e-8, 600, 120), 700.5, 750.0]
        st.sampled_from(["auto", "all", "none"]), st.booleans())
 def test_compiled_pruned_build_equals_exact_build(kind, n, seed, first, threads):
     """The pruned build (compiled float32/float64 bounds, two stages) gives the same
-    L_P as sorting every pair, for sizes on the pruned path (n > 48).
+    L_P as sorting every pair, for sizes where a loaded process prunes (n > 52).
 
     The matrix comes from ``numpy.random.default_rng(seed)``: a failure prints the
     family, n and seed that rebuild it. Under the "ci" profile (derandomized, see
@@ -274,7 +274,7 @@ def test_compiled_pruned_build_equals_exact_build(kind, n, seed, first, threads)
         choose = lambda scan, kind, dense, checks, n: dense[:0]  # noqa: E731
     with mock.patch.object(pruning, "_first_stage", choose), \
          mock.patch.object(pruning, "_THREADS_N", 0 if threads else 10**9):
-        fast = LossFunction(P)
+        fast = LossFunction(P, prune=True)
     exact = LossFunction(P, prune=False)
     assert fast.stats.pairs_sorted <= exact.stats.pairs_sorted
     # values, not vertices: near-collinear vertices (e.g. all with Q = 1 to rounding)
@@ -425,3 +425,28 @@ def test_subnormal_probabilities_all_builds_agree_with_the_direct_value():
                             - np.logaddexp(np.log(D) + log_x, 0.0)))
     for prune in (True, False):
         assert LossFunction(P, prune=prune)(a) == pytest.approx(want, abs=1e-9)
+
+
+def test_the_pruned_build_is_chosen_by_measured_cost_not_by_a_state_count():
+    """``loss._prune_pays``: a fresh process keeps the exact build until the saving
+    (about 3.8·10⁻⁸·n³ s) covers loading numba and the kernels (a single build: from
+    about 200–255 states, depending on whether numba is already imported); once the
+    kernels are loaded, from 53 states (the measured crossover); and exact builds add
+    up until loading pays (ski rental, as Adaptive's compiled kernels)."""
+    from unittest import mock
+
+    from lmdk_core.leakage import loss
+
+    with mock.patch.object(loss, "_chooser", None), \
+            mock.patch.object(loss, "_kernels_loaded", False):
+        assert not loss._prune_pays(52) and not loss._prune_pays(180)
+        assert loss._prune_pays(260)
+    with mock.patch.object(loss, "_chooser", None), \
+            mock.patch.object(loss, "_kernels_loaded", True):
+        assert not loss._prune_pays(52) and loss._prune_pays(53)
+    with mock.patch.object(loss, "_chooser", None), \
+            mock.patch.object(loss, "_kernels_loaded", False):
+        choices = [loss._prune_pays(150) for _ in range(10)]
+        # each exact build of 150 states costs ~0.17 s: a few add up to the load
+        assert not choices[0] and choices[-1]
+        assert choices == sorted(choices)  # once it pays, it stays
