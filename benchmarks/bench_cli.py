@@ -1,6 +1,6 @@
 """Start-up time of the ``lmdk`` command: the whole process, from exec to exit.
 
-Run: python benchmarks/bench_cli.py [--repeat 15] [--all]
+Run: python benchmarks/bench_cli.py [--repeat 15] [--all] [--fixed] [--loss-curve]
 
 Each command is run ``repeat`` times as a fresh process (the installed ``lmdk`` console
 script next to this interpreter, else ``python -m lmdk_core``); the table gives the
@@ -14,6 +14,10 @@ allocation). ``--all`` adds the commands that read a CSV or GPX file (release,
 geo-release, solve-epsilon, attack, suggest, compose) on the small files of
 ``examples/``. The last column names the heavy libraries each command imports. The
 1-minute load average is printed too: on a shared machine it explains slow runs.
+``--fixed`` prints only the floor and the fixed costs of issue 39 (``solve-epsilon`` on a
+4-row file, ``report`` on the example view, ``lmdk loss`` at 48–300 states);
+``--loss-curve`` the exact and pruned builds' cost per size behind the loss function's
+choice of build (docs/performance.md, "Fixed costs").
 """
 
 from __future__ import annotations
@@ -83,6 +87,78 @@ def _file_commands(d: Path) -> dict[str, list[str]]:
     }
 
 
+def _fixed_cost_commands(d: Path) -> dict[str, list[str]]:
+    """Issue 39's fixed costs: ``solve-epsilon`` on a 4-row file (8,000 simulated
+    Adaptive releases: 1,000 per ε, 8 ε), ``report`` on the example view, and ``lmdk
+    loss`` on Dirichlet(1) matrices around the old fixed numba threshold (48 states)
+    and up to where the pruned build pays in a fresh process (~250 states)."""
+    lmdk = _lmdk()
+    four = d / "four.csv"
+    four.write_text("time,value\n" + "".join(
+        f"2024-03-04T0{h}:00:00,{v}\n" for h, v in enumerate((0.31, 0.33, 0.48, 0.44))))
+    cmds = {
+        "lmdk solve-epsilon (4 rows)": [*lmdk, "solve-epsilon", "--input", str(four),
+                                        "--landmarks", "1", "--within", "0.5",
+                                        "--sensitivity", "2.9", "--seed", "4"],
+        "lmdk report (example view)": [*lmdk, "report", "--config",
+                                       str(EXAMPLES / "lmdk_view.json"), "--output",
+                                       str(d / "report.html")],
+    }
+    import numpy as np
+
+    for n in LOSS_STATES:
+        m = d / f"P{n}.csv"
+        P = np.random.default_rng(n).dirichlet(np.ones(n), n)
+        np.savetxt(m, P / P.sum(axis=1, keepdims=True), delimiter=",", fmt="%.17g")
+        cmds[f"lmdk loss ({n} states)"] = [*lmdk, "loss", "--matrix", str(m), "--alpha",
+                                           "1", "--json"]
+    return cmds
+
+
+#: matrix sizes of the ``--fixed`` rows of ``lmdk loss``
+LOSS_STATES = (48, 50, 100, 200, 256, 300)
+
+
+def loss_curve(sizes=(16, 32, 48, 56, 64, 96, 128, 192, 256, 320)) -> None:
+    """In one process, numba's kernels loaded first: seconds of the exact and the
+    pruned build of ``L_P`` per size (best of 2, Dirichlet(1) and Dirichlet(0.1) rows),
+    and numba's import and the kernels' first load in a fresh process — the measurements
+    behind ``lmdk_core.leakage.loss._prune_pays``."""
+    probe = ("import time, numpy as np\n"
+             "t0 = time.perf_counter(); import numba; t1 = time.perf_counter()\n"
+             "from lmdk_core.leakage import LossFunction\n"
+             "P = np.random.default_rng(0).dirichlet(np.ones(60), 60)\n"
+             "t2 = time.perf_counter(); LossFunction(P, prune=True); t3 = time.perf_counter()\n"
+             "LossFunction(P, prune=True); t4 = time.perf_counter()\n"
+             "print(f'{t1 - t0:.3f} {(t3 - t2) - (t4 - t3):.3f}')\n")
+    imp, load = subprocess.run([sys.executable, "-c", probe], capture_output=True,
+                               text=True, check=True).stdout.split()
+    print(f"fresh process: numba import {imp} s, pruning kernels' first load {load} s")
+    import numpy as np
+
+    from lmdk_core.leakage import LossFunction
+
+    rng = np.random.default_rng(0)
+    LossFunction(rng.dirichlet(np.ones(60), 60), prune=True)  # kernels loaded
+
+    def best(P, prune):
+        out = []
+        for _ in range(2):
+            t0 = time.perf_counter()
+            LossFunction(P, prune=prune)
+            out.append(time.perf_counter() - t0)
+        return min(out)
+
+    print(f"{'n':>4} {'rows':14} {'exact ms':>9} {'pruned ms':>10} {'exact/n³ ns':>12} "
+          f"{'pruned/n³ ns':>13}")
+    for n in sizes:
+        for name, alpha in (("Dirichlet(1)", 1.0), ("Dirichlet(0.1)", 0.1)):
+            P = rng.dirichlet(np.full(n, alpha), n)
+            e, p = best(P, False), best(P, True)
+            print(f"{n:4d} {name:14} {e * 1e3:9.2f} {p * 1e3:10.2f} {e / n**3 * 1e9:12.1f} "
+                  f"{p / n**3 * 1e9:13.1f}")
+
+
 HEAVY = ("numba", "scipy", "pandas", "pyarrow", "dask", "opendp", "plotly", "gpxpy",
          "pyproj", "streamlit")
 _PROBE = ("import sys, json\n"
@@ -117,9 +193,22 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=15)
     ap.add_argument("--all", action="store_true",
                     help="also the commands that read the example CSV / GPX files")
+    ap.add_argument("--fixed", action="store_true",
+                    help="only the floor and issue 39's fixed costs: solve-epsilon on 4 "
+                         "rows, report, lmdk loss at 48–300 states")
+    ap.add_argument("--loss-curve", action="store_true",
+                    help="only the exact and pruned builds' cost per matrix size")
     args = ap.parse_args()
+    if args.loss_curve:
+        print(f"load average before: {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores)")
+        loss_curve()
+        print(f"load average after: {os.getloadavg()[0]:.2f}")
+        return
     with tempfile.TemporaryDirectory() as tmp:
         cmds = _commands(Path(tmp))
+        if args.fixed:
+            cmds = {k: cmds[k] for k in list(cmds)[:2]}
+            cmds.update(_fixed_cost_commands(Path(tmp)))
         if args.all:
             cmds.update(_file_commands(Path(tmp)))
         for argv in cmds.values():  # warm the file cache once
