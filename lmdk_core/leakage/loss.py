@@ -42,8 +42,10 @@ _WARM_PRUNE_N = 52
 #: both builds' cost in seconds per n³ (sorting or bounding n(n − 1) pairs of n columns),
 #: fitted to the same measurements for n = 64–320 (Dirichlet rows, this 2-core machine):
 #: exact 5·10⁻⁸, pruned 1.2·10⁻⁸; loading the pruning kernels from numba's cache costs
-#: 0.3 s more than numba's import; the overhead makes the loaded crossover n ≈ 52.
-_PRUNE_COST = {"python_s": 5.0e-8, "compiled_s": 1.2e-8, "load_s": 0.30,
+#: 0.3–0.57 s more than numba's import (0.55 taken: a whole ``lmdk loss`` prunes slower
+#: than it sorts at 256 states, faster at 300); the overhead makes the loaded crossover
+#: n ≈ 52.
+_PRUNE_COST = {"python_s": 5.0e-8, "compiled_s": 1.2e-8, "load_s": 0.55,
                "overhead_s": 5.3e-3}
 _chooser = None  # the PathChooser of the pruned build, made at the first large matrix
 _kernels_loaded = False  # whether a pruned build ran in this process
@@ -55,7 +57,8 @@ def _prune_pays(n: int) -> bool:
     import and the kernels' load when they are not loaded yet, and what exact builds
     have already cost this process (:class:`lmdk_core.adaptive.compiled.PathChooser`,
     the same rule as Adaptive's compiled kernels; units of n³). A single cold build
-    loads numba from about 250 states; once loaded, from 53."""
+    loads numba from about 290 states (245 with numba already imported); once
+    loaded, from 53."""
     global _chooser
     if n <= _WARM_PRUNE_N:
         return False
@@ -98,7 +101,7 @@ class LossFunction:
     prune : bool, optional
         Discard pairs without sorting them (:mod:`~lmdk_core.leakage.pruning`, compiled
         kernels); default: where it pays by the measured costs (:func:`_prune_pays`:
-        a cold process from about 250 states, once numba's kernels are loaded from 53).
+        a fresh process from about 290 states, once numba's kernels are loaded from 53).
     memory_elements : int
         Size (in float64 elements) of the per-chunk work arrays.
 

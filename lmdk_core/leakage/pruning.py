@@ -20,7 +20,7 @@ docs/leakage-algorithm.md):
 
 Importing this module imports numba (through the kernels); :mod:`~lmdk_core.leakage.loss`
 imports it only where the pruned build pays (``loss._prune_pays``: by measured costs,
-from about 250 states in a fresh process, from 53 once the kernels are loaded).
+from about 290 states in a fresh process, from 53 once the kernels are loaded).
 """
 
 from __future__ import annotations
