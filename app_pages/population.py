@@ -76,7 +76,7 @@ from lmdk_core.population.preview import preview_table
 
 keep_page_state({
     K.POP_SOURCE: "demo_series", K.POP_NOISE: "exact", K.POP_LM_SOURCE: "flags",
-    K.POP_VIEW: "users", K.POP_REGION: "",
+    K.POP_VIEW: "users", K.POP_REGION: "", K.POP_DECLARE_K: False,
     K.POP_DEV_WINDOW: int(st.session_state.get(K.DEV_WINDOW, DEFAULT_DEVIATION_WINDOW)),
     K.POP_DEV_WINDOW_AUTO: bool(st.session_state.get(K.DEV_WINDOW_AUTO, True)),
     K.POP_DEV_K: float(st.session_state.get(K.DEV_K, DEFAULT_DEVIATION_K)),
@@ -199,13 +199,21 @@ with c2:
                   "with another Δf)" if kind == "series" and "sensitivity" in pop else "")
                + ".")
 
+with c2:
+    st.checkbox(f"Declare k = {int(setting('max_landmarks'))} for every user (the sidebar's "
+                "bound on landmark events)", key=K.POP_DECLARE_K,
+                help="Uniform and Adaptive then spend ε/(k+1) for every user whatever their "
+                     "landmarks, so the file is publishable; a user with more landmark "
+                     "events than k refuses the release (raise k, a public bound, or mark "
+                     "fewer). Off: each user's scale follows their own count, and the file "
+                     "is exploratory.")
 settings = batch_settings(pop, discovery)
 scale_unit = settings.radius if kind == "track" else settings.sensitivity
 try:
     settings.make_mechanism()
     plans = population_plans(pop, discovery, use_flags)
     preview = preview_table(plans, settings.epsilon, settings.scheme, int(setting("window")),
-                            settings.mechanism, scale_unit)
+                            settings.mechanism, scale_unit, settings.max_landmarks)
 except InputError as exc:
     st.error(f"Cannot release this population: {exc}.", icon=":material/error:")
     st.stop()
@@ -223,6 +231,14 @@ st.caption("Answered at once for every ε, scheme and mechanism: each user's pla
               if settings.scheme == "adaptive" else ""))
 expected = pd.to_numeric(preview["expected_error"], errors="coerce").to_numpy(dtype=float)
 render_population_utility(preview["utility"].astype(str).tolist(), expected, unit)
+if settings.max_landmarks is not None:
+    over = int(preview["utility"].astype(str).str.startswith("refused").sum())
+    if over:
+        st.error(f"**{counted(over, 'user has', 'users have')} more landmark events than the "
+                 f"declared k = {settings.max_landmarks}:** the release would be refused. "
+                 "Raise k in the sidebar (a public bound, the same for everyone), mark "
+                 "fewer landmarks, or untick the declared k (the file is then exploratory).",
+                 icon=":material/error:")
 p = st.columns(4)
 p[0].metric("Users", f"{len(preview):,}")
 p[1].metric("Planned: pass the verifier", f"{int(preview['landmark_private'].sum()):,}",
@@ -418,8 +434,9 @@ if shown is not None and current:
         elif undeclared_k:
             d1.warning("**Exploratory, not publishable:** with Uniform or Adaptive and no "
                        "declared bound k, each user's noise scale follows that user's own "
-                       "landmark count. Choose Skip, or run `lmdk batch` with "
-                       "`extra.max_landmarks` declared in the configuration.",
+                       "landmark count. Tick *Declare k for every user* above, choose "
+                       "Skip, or run `lmdk batch` with `extra.max_landmarks` declared in "
+                       "the configuration.",
                        icon=":material/warning:")
             d1.download_button("EXPLORATORY — released population (CSV), not publishable",
                                pub, key="pop_dl_release",

@@ -257,6 +257,8 @@ def batch_settings(pop: dict, discovery: DiscoverySettings) -> BatchSettings:
                else "exact" if pop_region() is not None else "fast"),
         region=pop_region() if kind == "track" else None,
         root_entropy=int(setting("seed")), adaptive=AdaptiveSettings(), discovery=discovery,
+        max_landmarks=(int(setting("max_landmarks"))
+                       if st.session_state.get(K.POP_DECLARE_K) else None),
         leakage=LeakageSettings(spec=correlation_spec(kind),
                                 strength=float(setting("correlation_strength")),
                                 cell_size_m=float(setting("cell_size"))))
@@ -417,6 +419,8 @@ def batch_config(pop: dict, settings: BatchSettings, use_flags: bool) -> ViewCon
              "cell_size_m": float(setting("cell_size"))}
     if settings.region is not None:  # the declared region of the tracks' exact release
         extra["region"] = settings.region
+    if settings.max_landmarks is not None:  # the declared bound k (public)
+        extra["max_landmarks"] = int(settings.max_landmarks)
     if not use_flags:
         extra["discovery"] = {"window": d.window, "k": d.k, "season": d.season,
                               "distance_m": d.distance_m, "duration_min": d.duration_min}

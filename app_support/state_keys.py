@@ -51,6 +51,8 @@ POP_MODEL_NOTE = "pop_model_note"
 POP_NOISE = "pop_noise"
 #: the Population page's declared region for tracks (``LAT,LON,KM``)
 POP_REGION = "pop_region"
+#: the Population page applies the sidebar's declared bound k to every user
+POP_DECLARE_K = "pop_declare_k"
 POP_OPEN_ERROR = "pop_open_error"
 POP_PLANS = "pop_plans"
 POP_RAW = "pop_raw"

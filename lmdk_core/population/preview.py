@@ -102,18 +102,24 @@ def _scale(x: np.ndarray, unit: str, times: np.ndarray | None = None) -> DataSca
 
 
 def _plan_row(p: UserPlan, epsilon: float, scheme: str, window: int | None,
-              mechanism: str, scale_unit: float) -> dict:
+              mechanism: str, scale_unit: float, max_landmarks: int | None = None) -> dict:
     n = len(p.data)
     sources = None
-    if p.stays:  # the release allocates over the condensed stream (one slot per stay)
-        cond = condense(n, list(p.stays))
-        lm_c = np.unique(cond.index[np.asarray(p.landmarks, dtype=int)])
-        eps_c = allocate(scheme, cond.condensed_length, lm_c, epsilon, window)
+    cond = condense(n, list(p.stays)) if p.stays else None
+    lm_c = (np.unique(cond.index[np.asarray(p.landmarks, dtype=int)]) if cond is not None
+            else np.asarray(p.landmarks, dtype=int))
+    if max_landmarks is not None and lm_c.size > max_landmarks:  # refused
+        return {"user": p.user, "n_timestamps": n, "n_landmarks": int(len(p.landmarks)),
+                "landmark_private": False, "worst_total": np.nan,
+                "expected_error": np.nan, "utility": f"refused: more than k = {max_landmarks}"}
+    if cond is not None:  # the release allocates over the condensed stream (one slot per stay)
+        eps_c = allocate(scheme, cond.condensed_length, lm_c, epsilon, window,
+                         max_landmarks=max_landmarks)
         eps_t = np.zeros(n)
         eps_t[cond.rep] = eps_c
         sources = condensed_points(p.data, cond, mechanism == "geometric")[cond.index]
     else:
-        eps_t = allocate(scheme, n, p.landmarks, epsilon, window)
+        eps_t = allocate(scheme, n, p.landmarks, epsilon, window, max_landmarks=max_landmarks)
     published = eps_t > 0
     verdict = verify(eps_t, p.landmarks, epsilon, groups=list(p.stays) or None)
     planar = mechanism == "planar_laplace"
@@ -129,11 +135,16 @@ def _plan_row(p: UserPlan, epsilon: float, scheme: str, window: int | None,
 
 
 def preview_table(plans: list[UserPlan], epsilon: float, scheme: str, window: int | None,
-                  mechanism: str, scale_unit: float) -> pd.DataFrame:
+                  mechanism: str, scale_unit: float,
+                  max_landmarks: int | None = None) -> pd.DataFrame:
     """One row per user (:data:`PREVIEW_COLUMNS`): the planned allocation's verdict and
-    expected error; ``scale_unit`` is Δf, or r for Planar Laplace."""
+    expected error; ``scale_unit`` is Δf, or r for Planar Laplace. With a declared bound
+    k (``max_landmarks``) every allocation is planned at k (Uniform ε/(k+1)); a user with
+    more than k landmark events is refused (not private, no error figure), as the release
+    refuses the population (:func:`lmdk_core.population.lockstep.planned_budgets`)."""
     if mechanism == "geometric":  # the release refuses it too (release_partition)
         for p in plans:
             check_whole_numbers(np.full(len(p.data), p.user, dtype=object), p.data)
-    rows = [_plan_row(p, epsilon, scheme, window, mechanism, scale_unit) for p in plans]
+    rows = [_plan_row(p, epsilon, scheme, window, mechanism, scale_unit, max_landmarks)
+            for p in plans]
     return pd.DataFrame(rows, columns=PREVIEW_COLUMNS)

@@ -104,3 +104,52 @@ def test_epsilon_change_answers_without_releasing_and_marks_the_old_result():
     assert not at.warning and at.session_state["pop_result"][0] == key
     assert "Released population (CSV)" in [b.proto.label for b in at.get("download_button")]
     assert len(at.session_state["pop_results"]) == 1
+
+
+def test_a_declared_k_makes_the_population_publishable_or_refuses_it_per_user():
+    """The page's 'Declare k for every user' (the sidebar's k = 5; off by default: the
+    demo commuters flag up to 24 fixes each): the demo's flagged households (a run of
+    flags is one event) fit, and the Uniform file is publishable (no EXPLORATORY label);
+    at k = 2 the users over k are counted and the release is refused saying what to do;
+    unticked, the file is exploratory."""
+    at = open_page("population", 240)
+    assert at.checkbox(key="pop_declare_k").value is False
+    at.checkbox(key="pop_declare_k").check().run()
+    assert not at.error and metric(at, "Planned: pass the verifier") == "200"
+    at.session_state["w_max_landmarks"] = 2
+    at.run()
+    assert any("152 users have more landmark events than the declared k = 2" in e.value
+               for e in at.error), [e.value for e in at.error]
+    assert metric(at, "Planned: pass the verifier") == "48"
+    at.button(key="pop_release").click().run()
+    assert any("Cannot release this population" in e.value and "k = 2" in e.value
+               for e in at.error)
+    assert "pop_result" not in at.session_state
+    at.session_state["w_max_landmarks"] = 5
+    at.run()
+    at.button(key="pop_release").click().run()
+    assert not at.exception and not at.error
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert "Released population (CSV)" in labels, labels
+    assert not any("EXPLORATORY" in label for label in labels)
+    at.checkbox(key="pop_declare_k").uncheck().run()
+    at.button(key="pop_release").click().run()
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert any(label.startswith("EXPLORATORY") for label in labels), labels
+
+
+def test_preview_at_a_declared_k_plans_eps_over_k_plus_one_and_refuses_users_over_k():
+    pop = _pop("series", 6)
+    plans = user_plans(pop, "series", DiscoverySettings(), True)
+    n_events = [len(p.landmarks) if not p.stays else None for p in plans]
+    k = 2
+    pre = preview_table(plans, 1.0, "uniform", 10, "laplace", 0.2, max_landmarks=k)
+    free = preview_table(plans, 1.0, "uniform", 10, "laplace", 0.2)
+    assert len(pre) == len(plans)
+    for row, n in zip(pre.itertuples(), n_events, strict=True):
+        if n is not None and n > k:
+            assert not row.landmark_private and row.utility.startswith("refused")
+        elif n is not None:
+            assert row.landmark_private
+            # Uniform at k: Δf/(ε/(k+1)) at every timestamp, never below the |L|-based plan
+            assert row.expected_error >= free.loc[row.Index, "expected_error"] - 1e-12
