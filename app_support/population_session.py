@@ -371,8 +371,10 @@ def open_user(pop: dict, user: object, discovery: DiscoverySettings, use_flags: 
         track = user_track(frame, user, pop["time_kind"])
         # the stays the batch released as one landmark event each (docs/stays.md)
         stays = user_stays(frame, user, pop["time_kind"], discovery)
-        if stays:
-            lm = []
+        # a stay's fixes are its one event; a flagged fix outside every run of flags
+        # stays a landmark of its own, as in the batch
+        lm = ([t for t in lm if not any(a <= t <= b for a, b in stays)]
+              if "landmark" in frame else [] if stays else lm)
         if len(track) > MAX_TRACK_POINTS:
             raise InputError(f"user {quote_user_text(str(user), 30)} has {len(track):,} "
                              f"points; the Map page handles up to {MAX_TRACK_POINTS:,}")

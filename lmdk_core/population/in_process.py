@@ -184,16 +184,14 @@ def user_landmarks(frame: pd.DataFrame, user: object, time_kind: str,
 def user_stays(frame: pd.DataFrame, user: object, time_kind: str,
                discovery: DiscoverySettings) -> list[tuple[int, int]]:
     """User ``user``'s stays released as one landmark event each, as the batch released
-    them (docs/stays.md): the detector's stays of a track without a flag column when
-    ``discovery.stays_as_events``; a series' runs of consecutive landmarks then
-    (docs/series-events.md); otherwise none."""
+    them (docs/stays.md): with ``discovery.stays_as_events``, the detector's stays of a
+    track without a flag column, the runs of consecutive flagged fixes of a track with
+    one, a series' runs of consecutive landmarks (docs/series-events.md); otherwise none."""
     rows = _user_rows(frame, user)
     if not discovery.stays_as_events:
         return []
-    if "lat" not in rows:
+    if "lat" not in rows or "landmark" in rows:
         return runs_of(user_landmarks(frame, user, time_kind, discovery))
-    if "landmark" in rows:
-        return []
     return discover_stays(rows["time"].to_numpy(), rows[["lat", "lon"]].to_numpy(dtype=float),
                           time_kind, discovery)
 

@@ -17,7 +17,9 @@ Discovery uses :mod:`lmdk_core.landmarks.discovery` with the parameters of the c
   person reviews, the batch applies every event found (no cap): each is protected.
   With ``stays_as_events`` (true) every run of two or more consecutive landmark
   readings — found, or flagged in the table — is released as ONE landmark event
-  (docs/series-events.md), so a declared k counts runs, not readings.
+  (docs/series-events.md), so a declared k counts runs, not readings. A track's runs of
+  two or more consecutive *flagged* fixes are likewise released as one stay each (one
+  release of the run's centroid, docs/stays.md).
 """
 
 from __future__ import annotations
@@ -129,16 +131,18 @@ def find_user_landmarks(time: np.ndarray, data: np.ndarray, kind: str, settings:
                    flags: np.ndarray | None = None) -> UserLandmarks:
     """The landmarks of one user: its ``flags`` when the table has a flag column; else,
     for a track with ``settings.stays_as_events``, its stays (docs/stays.md) when it has
-    any; else the detectors' finds (:func:`discover_landmarks`). A series' runs of two or
-    more consecutive landmarks are its groups with ``settings.stays_as_events``
-    (docs/series-events.md)."""
+    any; else the detectors' finds (:func:`discover_landmarks`). With
+    ``settings.stays_as_events`` the runs of two or more consecutive landmarks of a series
+    (flagged or found), and of a track's flagged fixes, are its groups: each released as
+    one landmark event (docs/series-events.md; a track's as a stay, docs/stays.md)."""
     if flags is None and data.ndim == 2 and settings.stays_as_events:
         stays = discover_stays(time, data, kind, settings)
         if stays:
             return UserLandmarks(stay_members(stays), stays)
     lm = (np.flatnonzero(flags) if flags is not None
           else discover_landmarks(time, data, kind, settings))
-    if data.ndim == 1 and settings.stays_as_events:
-        # a series' runs of consecutive landmarks (flagged or found): one event each
+    if settings.stays_as_events and (data.ndim == 1 or flags is not None):
+        # a series' runs of consecutive landmarks (flagged or found), a track's runs of
+        # consecutive flagged fixes: one event each (docs/series-events.md, docs/stays.md)
         return UserLandmarks(lm, runs_of(lm))
     return UserLandmarks(lm, [])
