@@ -76,7 +76,7 @@ from lmdk_core.population.preview import preview_table
 
 keep_page_state({
     K.POP_SOURCE: "demo_series", K.POP_NOISE: "exact", K.POP_LM_SOURCE: "flags",
-    K.POP_VIEW: "users", K.POP_REGION: "", K.POP_DECLARE_K: False,
+    K.POP_VIEW: "users", K.POP_REGION: "", K.POP_DECLARE_K: True,
     K.POP_DEV_WINDOW: int(st.session_state.get(K.DEV_WINDOW, DEFAULT_DEVIATION_WINDOW)),
     K.POP_DEV_WINDOW_AUTO: bool(st.session_state.get(K.DEV_WINDOW_AUTO, True)),
     K.POP_DEV_K: float(st.session_state.get(K.DEV_K, DEFAULT_DEVIATION_K)),

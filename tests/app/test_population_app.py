@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from lmdk_core.engine.run_events import runs_of
 from lmdk_core.engine.validation import InputError
 from lmdk_core.landmarks.discovery import (
     deviation_suggestions,
@@ -225,11 +226,13 @@ def test_page_renders_the_demo_with_its_distributions(population):
     assert metric(at, "Pass the verifier") == "200"
     assert len(chart_specs(at)) == 4  # |L|, verdicts, landmark TPL, error
     labels = [b.proto.label for b in at.get("download_button")]
-    # Uniform without a declared k: each user's noise scale follows their landmark count,
-    # so the file is exploratory, never called publishable (issue 35)
-    assert "EXPLORATORY — released population (CSV), not publishable" in labels
-    assert "Released population (CSV)" not in labels
-    assert any("Exploratory, not publishable" in w.value for w in at.warning)
+    # 'Declare k for every user' is on by default (the sidebar's k = 5; every demo fits
+    # it with its flags): Uniform spends ε/(k+1) whatever each user's landmarks, so the
+    # file is publishable (issue 35; unticked it is exploratory, test_population_preview)
+    assert at.checkbox(key="pop_declare_k").value is True
+    assert "Released population (CSV)" in labels
+    assert not any("EXPLORATORY" in label for label in labels)
+    assert not any("Exploratory, not publishable" in w.value for w in at.warning)
     assert "CONFIDENTIAL — per-user audit (CSV)" in labels
     assert any("lmdk batch --config" in c.value for c in at.code)
     # the page's numbers are the engine's audit
@@ -279,7 +282,13 @@ def test_open_in_map_for_tracks(population):
     name = at.session_state["w_track_name"]
     df = demo_population_tracks()
     flags = df.loc[df["person"] == user, "visit"].to_numpy()
-    assert at.session_state["track_landmarks"][name] == np.flatnonzero(flags).tolist()
+    # as the batch released them: each run of consecutive flagged fixes one stay event,
+    # a lone flagged fix (home at 03:00) a landmark of its own (docs/population.md)
+    lm = np.flatnonzero(flags).tolist()
+    runs = runs_of(lm)
+    assert at.session_state["track_stays"][name] == runs
+    assert at.session_state["track_landmarks"][name] == [
+        t for t in lm if not any(a <= t <= b for a, b in runs)]
 
 
 def _csv(rows: list[str]) -> bytes:
@@ -440,6 +449,6 @@ def test_an_uploaded_population_is_released_with_its_own_declared_df(population)
     assert "Δf = 2.9" not in captions
     assert not [n for n in at.sidebar.number_input if n.key == "w_sensitivity"]
     # the preview's median expected error is Laplace's Δf/ε_t at Δf = 0.5 (Uniform at
-    # ε = 1 with each user's one flagged landmark: ε_t = 1/2), not at the demo's 2.9
+    # ε = 1 with the declared k = 5, on by default: ε_t = 1/6), not at the demo's 2.9
     shown = metric(at, "Median expected error")
-    assert float(shown.split()[0]) == pytest.approx(0.5 / (1.0 / 2)), shown
+    assert float(shown.split()[0]) == pytest.approx(0.5 / (1.0 / 6)), shown

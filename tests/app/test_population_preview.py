@@ -107,14 +107,13 @@ def test_epsilon_change_answers_without_releasing_and_marks_the_old_result():
 
 
 def test_a_declared_k_makes_the_population_publishable_or_refuses_it_per_user():
-    """The page's 'Declare k for every user' (the sidebar's k = 5; off by default: the
-    demo commuters flag up to 24 fixes each): the demo's flagged households (a run of
-    flags is one event) fit, and the Uniform file is publishable (no EXPLORATORY label);
-    at k = 2 the users over k are counted and the release is refused saying what to do;
-    unticked, the file is exploratory."""
+    """The page's 'Declare k for every user' (the sidebar's k = 5; on by default: every
+    demo fits it with its flags, a run of flags being one event): the demo's flagged
+    households fit, and the Uniform file is publishable (no EXPLORATORY label); at k = 2
+    the users over k are counted and the release is refused saying what to do; unticked,
+    the file is exploratory."""
     at = open_page("population", 240)
-    assert at.checkbox(key="pop_declare_k").value is False
-    at.checkbox(key="pop_declare_k").check().run()
+    assert at.checkbox(key="pop_declare_k").value is True
     assert not at.error and metric(at, "Planned: pass the verifier") == "200"
     at.session_state["w_max_landmarks"] = 2
     at.run()
@@ -136,6 +135,22 @@ def test_a_declared_k_makes_the_population_publishable_or_refuses_it_per_user():
     at.button(key="pop_release").click().run()
     labels = [b.proto.label for b in at.get("download_button")]
     assert any(label.startswith("EXPLORATORY") for label in labels), labels
+
+
+@pytest.mark.parametrize("source", ["demo_series", "demo_tracks", "demo_neighbourhood"])
+def test_every_demo_fits_the_default_k_with_its_flags(source):
+    """Why 'Declare k for every user' is on by default: with their flags (a run of
+    consecutive flags one event, docs/population.md) every user of every demo has at most
+    k = 5 landmark events, so the preview at k = 5 passes the verifier for all of them."""
+    from app_support.population_session import demo_population
+
+    frame, _ = demo_population(source)
+    kind = "series" if "value" in frame else "track"
+    plans = user_plans(frame, kind, DiscoverySettings(), True)
+    pre = preview_table(plans, 1.0, "uniform", 10,
+                        "laplace" if kind == "series" else "planar_laplace", 0.2,
+                        max_landmarks=5)
+    assert len(pre) == frame["user"].nunique() and pre["landmark_private"].all()
 
 
 def test_preview_at_a_declared_k_plans_eps_over_k_plus_one_and_refuses_users_over_k():
