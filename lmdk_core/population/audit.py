@@ -22,7 +22,7 @@ import numpy as np
 
 from lmdk_core.engine.verifier import verify
 
-__all__ = ["AUDIT_COLUMNS", "LeakageSettings", "user_audit"]
+__all__ = ["AUDIT_COLUMNS", "LeakageSettings", "landmark_tpls", "user_audit"]
 
 AUDIT_COLUMNS = ["user", "n_timestamps", "n_landmarks", "landmark_private", "worst_timestamp",
                  "worst_total", "max_landmark_tpl", "mae", "rmse", "n_published",
@@ -107,6 +107,31 @@ def _landmark_tpl(leakage: LeakageSettings, time, original: np.ndarray, kind: st
     return max_landmark_tpl(epsilon_t, landmarks, *losses), note
 
 
+def landmark_tpls(leakage: LeakageSettings,
+                  users: list[tuple[np.ndarray, np.ndarray, str, np.ndarray, object]]
+                  ) -> list[tuple[float, str]]:
+    """``(largest landmark TPL, note)`` of every ``(time, original, kind, ε_t, landmarks)``
+    of ``users``, as one :func:`_landmark_tpl` each, bit for bit: the loss functions per
+    user (:func:`_losses`), the maxima of all users at once
+    (:func:`lmdk_core.leakage.tpl_many.max_landmark_tpls`; Cao et al., ICDE 2017;
+    Katsomallos et al., CODASPY 2022)."""
+    if not leakage.enabled:
+        return [(float("nan"), "")] * len(users)
+    from lmdk_core.leakage.tpl_many import max_landmark_tpls
+
+    out: list[tuple[float, str]] = []
+    problems, where = [], []
+    for time, original, kind, eps, landmarks in users:
+        losses, note = _losses(leakage, time, original, kind)
+        if losses is not None:
+            where.append(len(out))
+            problems.append((eps, landmarks, *losses))
+        out.append((float("nan"), note))
+    for j, v in zip(where, max_landmark_tpls(problems) if problems else [], strict=True):
+        out[j] = (float(v), out[j][1])
+    return out
+
+
 def _error_sources(original: np.ndarray, n: int, groups,
                    n_landmarks: int) -> tuple[np.ndarray | None, int]:
     """``(sources, events)``: with stays (``groups``) each stay publishes its centroid's
@@ -124,18 +149,21 @@ def user_audit(user: object, time: np.ndarray, original: np.ndarray, released: n
                epsilon_t: np.ndarray, published: np.ndarray, landmarks: np.ndarray,
                epsilon: float, kind: str, distance, leakage: LeakageSettings,
                mechanism: str = "laplace", scale_unit: float = 1.0,
-               scheme: str | None = None, groups=None) -> dict:
+               scheme: str | None = None, groups=None,
+               tpl: tuple[float, str] | None = None) -> dict:
     """One audit row (keys :data:`AUDIT_COLUMNS`) for one user's release; ``mechanism``
     and ``scale_unit`` (Δf, or r for Planar Laplace) give its expected error; ``groups``:
     its stays released as one landmark event each, checked in the verifier's grouped
-    form (docs/stays.md)."""
+    form (docs/stays.md); ``tpl``: its ``(largest landmark TPL, note)`` when already
+    computed (:func:`landmark_tpls`)."""
     from lmdk_core.decision.utility import utility_verdict
 
     verdict = verify(epsilon_t, landmarks, epsilon, groups=groups)
     withheld = np.isnan(released) if released.ndim == 1 else np.isnan(released).any(axis=1)
     ok = ~withheld
     err = distance(released[ok], original[ok]) if ok.any() else np.zeros(0)
-    tpl_max, tpl_note = _landmark_tpl(leakage, time, original, kind, epsilon_t, landmarks)
+    tpl_max, tpl_note = tpl if tpl is not None else _landmark_tpl(
+        leakage, time, original, kind, epsilon_t, landmarks)
     planar = mechanism == "planar_laplace"
     sources, n_events = _error_sources(original, len(epsilon_t), groups, len(landmarks))
     uv = utility_verdict(original, epsilon_t, published, mechanism=mechanism,

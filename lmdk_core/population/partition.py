@@ -24,7 +24,7 @@ from lmdk_core.engine.stay_events import Condensed, condense, condensed_points, 
 from lmdk_core.engine.validation import InputError
 from lmdk_core.mechanisms import Geometric, Laplace, PlanarLaplace
 from lmdk_core.mechanisms.exact_planar import ExactPlanarLaplace, PlanarRegion
-from lmdk_core.population.audit import AUDIT_COLUMNS, LeakageSettings, user_audit
+from lmdk_core.population.audit import AUDIT_COLUMNS, LeakageSettings, landmark_tpls, user_audit
 from lmdk_core.population.landmarks import (
     DiscoverySettings,
     UserLandmarks,
@@ -362,7 +362,8 @@ def _release_waves(us: _Users, track: bool, mech,
         for b, rel in zip(stacked, rels, strict=True):
             rows = _renoised_rows(b, rel, mech, settings, n_out)
             released_all[b.lo:b.lo + b.rows.size] = rows
-            audits += [_audit_user(b, rel, u, us, mech, settings, rows)
+            tpls = _block_tpls(b, rel, us, settings)
+            audits += [_audit_user(b, rel, u, us, mech, settings, rows, tpls[u])
                        for u in range(b.lengths.size)]
     return released_all, audits
 
@@ -394,10 +395,23 @@ def _renoised_rows(b: _Block, rel, mech, settings: BatchSettings, n_out: int) ->
     return rows
 
 
+def _block_tpls(b: _Block, rel, us: _Users, settings: BatchSettings) -> list[tuple[float, str]]:
+    """The audit's ``(largest landmark TPL, note)`` of every user of block ``b``, all at
+    once (:func:`lmdk_core.population.audit.landmark_tpls`)."""
+    users = []
+    for u in range(b.lengths.size):
+        s, n = b.lo + int(b.offsets[u]), int(b.lengths[u])
+        eps_u = _user_budgets(rel, u, n, b.conds[u])[0]
+        users.append((us.times[s:s + n], us.data[s:s + n], us.time_kind, eps_u,
+                      b.landmark_lists[u]))
+    return landmark_tpls(settings.leakage, users)
+
+
 def _audit_user(b: _Block, rel, u: int, us: _Users, mech, settings: BatchSettings,
-                rows: np.ndarray) -> dict:
+                rows: np.ndarray, tpl: tuple[float, str] | None = None) -> dict:
     """The audit row of user ``u`` of block ``b`` from its lockstep release ``rel`` and
-    the block's released ``rows`` (:func:`_renoised_rows`)."""
+    the block's released ``rows`` (:func:`_renoised_rows`); ``tpl`` as in
+    :func:`~lmdk_core.population.audit.user_audit`."""
     s, n = b.lo + int(b.offsets[u]), int(b.lengths[u])
     cond = b.conds[u]
     track = settings.kind == "track"
@@ -407,7 +421,7 @@ def _audit_user(b: _Block, rel, u: int, us: _Users, mech, settings: BatchSetting
         mine if track else mine[:, 0], *_user_budgets(rel, u, n, cond),
         b.landmark_lists[u], settings.epsilon, us.time_kind, mech.distance, settings.leakage,
         settings.mechanism, settings.radius if track else settings.sensitivity,
-        settings.scheme, groups=None if cond is None else cond.stays)
+        settings.scheme, groups=None if cond is None else cond.stays, tpl=tpl)
 
 
 def _user_budgets(rel, u: int, n: int, cond: Condensed | None) -> tuple[np.ndarray, np.ndarray]:

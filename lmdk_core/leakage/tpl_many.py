@@ -1,0 +1,231 @@
+r"""The largest landmark TPL of many allocations at once (the population audit's column).
+
+:func:`~lmdk_core.leakage.tpl.max_landmark_tpl` (Katsomallos et al., CODASPY'22, on Cao,
+Yoshikawa, Xiao, Xiong's BPL/FPL, ICDE'17 / TKDE'18) runs, for one user, a numpy loop
+of about a dozen calls per timestamp over that user's restarted recursions
+(:mod:`~lmdk_core.leakage.restarts`); on a partition of a few hundred users the loop's
+fixed cost dominates. :func:`max_landmark_tpls` runs the same pruning rounds for every
+user together: one vector holds the restarted runs of all users, each run with its own
+allocation, segment recursion and loss function.
+
+Every run does the same floating-point operations on the same numbers as in
+:func:`~lmdk_core.leakage.tpl.max_landmark_tpl` (numpy's element-wise functions give each
+element the same double wherever it sits in a vector; the hull vertex is found by an
+exact binary search in the run's own crossing table, compiled, integer results only), and
+the maximum over the pruned candidates does not depend on the order in which they are
+examined, so every result is bit for bit that of the one-user function
+(tests/engine/test_leakage_tpl_many.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lmdk_core.leakage.loss import LossFunction
+from lmdk_core.leakage.restarts import _MERGE_RTOL, _SMALL_ALPHA, Gaps
+from lmdk_core.leakage.tpl import LossLike, _gaps, max_landmark_tpl
+
+__all__ = ["max_landmark_tpls"]
+
+
+def _search_rows(x, thr, start, length, out):  # pragma: no cover - compiled by numba
+    """``out[i]`` = number of ``thr[start_i : start_i + length_i]`` ``<= x[i]``: numpy's
+    ``searchsorted(side="right")`` in run i's own ascending table."""
+    for i in range(x.size):
+        lo = start[i]
+        a, b = lo, lo + length[i]
+        xi = x[i]
+        while a < b:
+            m = (a + b) // 2
+            if thr[m] <= xi:
+                a = m + 1
+            else:
+                b = m
+        out[i] = a - lo
+
+
+_compiled_search = None
+
+
+def _search_kernel():
+    """:func:`_search_rows` compiled by numba (imported on first use)."""
+    global _compiled_search
+    if _compiled_search is None:
+        from numba import njit
+
+        _compiled_search = njit(cache=True, nogil=True)(_search_rows)
+    return _compiled_search
+
+
+class _Tables:
+    """The crossing and vertex tables of every loss function end to end."""
+
+    def __init__(self):
+        self.ids: dict[int, int] = {}
+        self.thr: list[np.ndarray] = []
+        self.qmd: list[np.ndarray] = []
+        self.d: list[np.ndarray] = []
+
+    def add(self, loss: LossFunction) -> int:
+        """The index of ``loss`` in the tables (added once per object)."""
+        key = id(loss)
+        if key not in self.ids:
+            self.ids[key] = len(self.thr)
+            self.thr.append(loss._x_thr)
+            self.qmd.append(loss._wQmD)
+            self.d.append(loss._wD)
+        return self.ids[key]
+
+    def freeze(self):
+        self.thr_len = np.array([a.size for a in self.thr], dtype=np.intp)
+        self.thr_start = np.r_[0, np.cumsum(self.thr_len)[:-1]].astype(np.intp)
+        v_len = np.array([a.size for a in self.qmd], dtype=np.intp)
+        self.v_start = np.r_[0, np.cumsum(v_len)[:-1]].astype(np.intp)
+        self.thr_all = np.concatenate(self.thr) if self.thr else np.zeros(0)
+        self.qmd_all = np.concatenate(self.qmd)
+        self.d_all = np.concatenate(self.d)
+
+
+def _run_all(eps: np.ndarray, segment: np.ndarray, tables: _Tables, pos0: np.ndarray,
+             step: np.ndarray, anchor: np.ndarray, off: np.ndarray,
+             loss: np.ndarray) -> np.ndarray:
+    """The final value of every restarted run (:class:`~lmdk_core.leakage.restarts._Runs`
+    with its ``small`` branch, each run with its own loss ``loss_i``): run i starts at
+    ``pos0_i + step_i`` in ``eps`` (all users end to end), moves by ``step_i`` to
+    ``anchor_i``, and compares with ``segment[pos + off_i]``."""
+    out = np.empty(pos0.size)
+    if pos0.size == 0:
+        return out
+    search = _search_kernel()
+    idx = np.arange(pos0.size)
+    pos = pos0 + step
+    v = eps[pos].copy()  # L(0) + ε = ε
+    t_start, t_len, v_start = (tables.thr_start[loss], tables.thr_len[loss],
+                               tables.v_start[loss])
+    k = np.empty(pos0.size, dtype=np.intp)
+    while True:
+        ref = segment[pos + off]
+        at_end = pos == anchor
+        fin = np.abs(v - ref) <= _MERGE_RTOL * ref
+        fin |= at_end
+        if fin.any():
+            end = fin & at_end
+            met = fin & ~at_end
+            out[idx[end]] = v[end]
+            out[idx[met]] = segment[anchor[met] + off[met]]
+            keep = ~fin
+            if not keep.any():
+                return out
+            idx, anchor, pos, v, step, off = (idx[keep], anchor[keep], pos[keep], v[keep],
+                                              step[keep], off[keep])
+            t_start, t_len, v_start = t_start[keep], t_len[keep], v_start[keep]
+            k = k[:idx.size]
+        pos = pos + step
+        x = np.expm1(v)
+        search(x, tables.thr_all, t_start, t_len, k)
+        kv = k + v_start
+        v = np.log1p(tables.qmd_all.take(kv) * x / (1.0 + tables.d_all.take(kv) * x)) \
+            + eps[pos]
+
+
+def _batchable(g: Gaps) -> bool:
+    """Whether the user's runs take the loop's fast branch (:class:`_Runs` ``small``):
+    both loss functions non-zero and every segment value below the log branch."""
+    if g.lb.is_zero or g.lf.is_zero:
+        return False
+    return max(float(g.sb.max()), float(g.sf.max())) <= _SMALL_ALPHA
+
+
+def max_landmark_tpls(problems: list[tuple[np.ndarray, np.ndarray, LossLike, LossLike]]
+                      ) -> np.ndarray:
+    """``max_landmark_tpl(eps, landmarks, backward, forward)`` for every
+    ``(eps, landmarks, backward, forward)`` of ``problems``, bit for bit, the pruning rounds
+    of all of them run together (Cao et al., ICDE 2017; Katsomallos et al., CODASPY 2022).
+
+    Parameters
+    ----------
+    problems : list of (array_like, array_like, LossFunction, LossFunction)
+        One allocation ``ε_t``, its landmarks and its (backward, forward) loss functions
+        (or matrices) per user.
+
+    Returns
+    -------
+    numpy.ndarray
+        The largest landmark TPL of each problem.
+
+    Examples
+    --------
+    >>> from lmdk_core.leakage import LossFunction, smoothed_matrix
+    >>> L = LossFunction(smoothed_matrix(2, 0.1))
+    >>> max_landmark_tpls([([0.25] * 4, [1], L, L), ([0.5] * 3, [], L, L)]).round(4).tolist()
+    [1.124, 1.328]
+    """
+    out = np.full(len(problems), np.nan)
+    users: list[int] = []
+    gaps: list[Gaps] = []
+    for j, (eps, lm, lb, lf) in enumerate(problems):
+        g = _gaps(eps, lm, lb, lf)
+        if g.regular.size == 0 or not _batchable(g):
+            out[j] = max_landmark_tpl(eps, lm, lb, lf)
+        else:
+            users.append(j)
+            gaps.append(g)
+    if not users:
+        return out
+    tables = _Tables()
+    lf_id = np.array([tables.add(g.lf) for g in gaps], dtype=np.intp)
+    lb_id = np.array([tables.add(g.lb) for g in gaps], dtype=np.intp)
+    tables.freeze()
+    sizes = np.array([g.eps.size for g in gaps], dtype=np.intp)
+    e_off = np.r_[0, np.cumsum(sizes)[:-1]].astype(np.intp)
+    eps_all = np.concatenate([g.eps for g in gaps])
+    # segment: every user's sf then sb; a run down reads sf, a run up sb
+    segment = np.concatenate([a for g in gaps for a in (g.sf, g.sb)])
+    off_f = e_off  # sf of user j starts at 2·e_off[j]: index = (e_off[j] + t) + e_off[j]
+    off_b = e_off + sizes  # its sb right after its sf
+    best = np.array([g.base if g.lm.size else -np.inf for g in gaps])
+    orders = [np.argsort(-g.upper, kind="stable") for g in gaps]
+    done = np.zeros(len(gaps), dtype=np.intp)
+    chunk = 64
+    while True:
+        active = [i for i, g in enumerate(gaps)
+                  if done[i] < orders[i].size and g.upper[orders[i][done[i]]] > best[i]]
+        if not active:
+            break
+        sels = [orders[i][done[i]:done[i] + chunk] for i in active]
+        parts = [_runs_of(gaps[i], s, i, e_off, off_f, off_b, lf_id, lb_id)
+                 for i, s in zip(active, sels, strict=True)]
+        cat = [np.concatenate(c) for c in zip(*[p[:5] for p in parts], strict=True)]
+        res = _run_all(eps_all, segment, tables, *cat)
+        at = 0
+        for i, sel, p in zip(active, sels, parts, strict=True):
+            g = gaps[i]
+            nd, nu = p[5], p[6]
+            fnew, bnew = res[at:at + nd], res[at + nd:at + nd + nu]
+            at += nd + nu
+            prev, nxt = g.prev[sel], g.nxt[sel]
+            down, up = prev >= 0, nxt < g.eps.size
+            val = g.upper[sel].copy()
+            val[down] += fnew - g.sf[prev[down]]
+            val[up] += bnew - g.sb[nxt[up]]
+            best[i] = max(best[i], float(np.max(val)))
+            done[i] += chunk
+        chunk *= 4
+    out[users] = best
+    return out
+
+
+def _runs_of(g: Gaps, sel: np.ndarray, i: int, e_off, off_f, off_b, lf_id, lb_id):
+    """User i's restarted runs for the regular timestamps ``regular[sel]`` in the global
+    indexing of :func:`_run_all`: ``(t, step, anchor, off, loss)`` for its runs down (FPL,
+    loss ``lf``) then up (BPL, loss ``lb``), plus their numbers."""
+    regular, prev, nxt = g.regular[sel], g.prev[sel], g.nxt[sel]
+    down, up = prev >= 0, nxt < g.eps.size
+    nd, nu = int(np.count_nonzero(down)), int(np.count_nonzero(up))
+    e = e_off[i]
+    t = np.r_[regular[down], regular[up]] + e
+    step = np.r_[np.full(nd, -1, dtype=np.intp), np.full(nu, 1, dtype=np.intp)]
+    anchor = np.r_[prev[down], nxt[up]] + e
+    off = np.r_[np.full(nd, off_f[i], dtype=np.intp), np.full(nu, off_b[i], dtype=np.intp)]
+    loss = np.r_[np.full(nd, lf_id[i], dtype=np.intp), np.full(nu, lb_id[i], dtype=np.intp)]
+    return t, step, anchor, off, loss, nd, nu
