@@ -18,17 +18,57 @@ pairs that may reach it.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 
 import numpy as np
 
-__all__ = ["Hull", "build_exact", "chain_points", "pair_batches", "upper_hull"]
+__all__ = ["COMPILED_MIN_POINTS", "Hull", "build_exact", "chain_points", "pair_batches",
+           "upper_hull"]
+
+#: point sets at least this large run :func:`upper_hull`'s loop compiled, when numba is
+#: already loaded (a population batch loads it for its recursions): never loaded for it
+COMPILED_MIN_POINTS = 64
+
+
+def _chain(D, Q, keep):  # pragma: no cover - compiled by numba
+    """The loop of :func:`upper_hull` on indices: ``keep[:m]`` the hull's points, m
+    returned; the same comparisons of the same products, in the same order."""
+    m = 0
+    for i in range(D.size):
+        d = D[i]
+        q = Q[i]
+        while m >= 2:
+            a = keep[m - 2]
+            b = keep[m - 1]
+            if (D[b] - D[a]) * (q - Q[a]) - (Q[b] - Q[a]) * (d - D[a]) >= 0.0:
+                m -= 1
+            else:
+                break
+        keep[m] = i
+        m += 1
+    return m
+
+
+_compiled_chain = None
+
+
+def _chain_kernel():
+    """:func:`_chain` compiled, or None when numba is not loaded yet."""
+    global _compiled_chain
+    if _compiled_chain is None and "numba" in sys.modules:
+        from numba import njit
+
+        _compiled_chain = njit(cache=True, nogil=True)(_chain)
+    return _compiled_chain
 
 
 def upper_hull(D: np.ndarray, Q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Upper convex hull (Andrew's monotone chain) of points ``(D, Q)``, D ascending.
 
-    Collinear middle points are dropped (they never give a strictly larger loss).
+    Collinear middle points are dropped (they never give a strictly larger loss). Large
+    point sets run the loop compiled (:func:`_chain`, the same comparisons) once numba is
+    loaded; the result is the same either way (tests/engine/test_leakage_hull_compiled.py).
 
     Parameters
     ----------
@@ -52,6 +92,11 @@ def upper_hull(D: np.ndarray, Q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     D, Q = D[order], Q[order]
     first = np.r_[True, D[1:] != D[:-1]]  # highest Q per D
     D, Q = D[first], Q[first]
+    kernel = _chain_kernel() if D.size >= COMPILED_MIN_POINTS else None
+    if kernel is not None:
+        keep = np.empty(D.size, dtype=np.intp)
+        m = kernel(D, Q, keep)
+        return D[keep[:m]], Q[keep[:m]]
     hd: list[float] = []
     hq: list[float] = []
     for d, q in zip(D.tolist(), Q.tolist(), strict=True):
