@@ -15,6 +15,15 @@ def _text(page) -> str:
     return page.evaluate("() => document.body.innerText")
 
 
+def _settled_at(page, value: str) -> None:
+    """The page has rerun at ε = ``value`` (its caption says so): on a loaded machine the
+    rerun can start later than wait_for_app's first look, and a Release clicked before it
+    would request the release of the previous settings."""
+    page.get_by_text(f"From the sidebar: ε = {float(value):g} per user").wait_for(
+        timeout=120_000)
+    wait_for_app(page)
+
+
 def test_release_on_request_cancel_and_other_settings(app_url, page):
     page.goto(app_url + "/population")
     wait_for_app(page)
@@ -36,7 +45,7 @@ def test_release_on_request_cancel_and_other_settings(app_url, page):
         here = "Released users" if attempt == 0 else "Released at the current settings"
         eps.fill(value)
         eps.press("Enter")
-        wait_for_app(page)
+        _settled_at(page, value)
         assert here not in _text(page)  # ε answered without a release
         page.get_by_role("button", name="Release the population").click()
         page.get_by_role("button", name="Cancel").click(timeout=60_000)
@@ -51,14 +60,14 @@ def test_release_on_request_cancel_and_other_settings(app_url, page):
     # a release to the end, then another ε: the release is shown, said to be for ε = 0.5
     eps.fill("0.5")
     eps.press("Enter")
-    wait_for_app(page)
+    _settled_at(page, "0.5")
     page.get_by_role("button", name="Release the population").click()
     page.get_by_text("Released at the current settings").wait_for(timeout=240_000)
     wait_for_app(page)
     assert "Released users" in _text(page)
     eps.fill("0.7")
     eps.press("Enter")
-    wait_for_app(page)
+    _settled_at(page, "0.7")
     body = _text(page)
     assert "OTHER settings (ε = 0.5" in body and "Released users" in body
     assert page.locator("[data-testid=stException]").count() == 0
