@@ -9,6 +9,8 @@ per page by the app's own server, and the trigger values they report.
   (:mod:`app_support.live_chart`) are loaded once per page from there, never inline with
   every rerun and never from the internet.
 * :func:`trigger_value` reads what a component reported to the callback that runs for it.
+* :func:`component_script` is a component's script with the log-scale slider arithmetic
+  its previews share (``log_slider.js``) in front.
 """
 
 from __future__ import annotations
@@ -18,7 +20,17 @@ from pathlib import Path
 
 import streamlit as st
 
-__all__ = ["asset_url_path", "serve_component_assets", "trigger_value"]
+__all__ = ["asset_url_path", "component_script", "serve_component_assets", "trigger_value"]
+
+#: the slider arithmetic of the in-browser previews (fmt, valueAt, posOf)
+_LOG_SLIDER_JS = Path(__file__).with_name("log_slider.js")
+
+
+def component_script(script: Path) -> str:
+    """The text of a component's ``script``, after ``log_slider.js`` (the functions the
+    Timeline/Compare chart's ε slider and the Map's ε and r sliders share)."""
+    return (_LOG_SLIDER_JS.read_text(encoding="utf-8") + "\n"
+            + script.read_text(encoding="utf-8"))
 
 _LOG = logging.getLogger(__name__)
 

@@ -17,6 +17,7 @@
 // with no message to the server; when it is let go ("change": the pointer's release, a
 // key) the value is sent once (trigger value "epsilon") and the page reruns once.
 // window.__lmdkScrubFrames counts the redraws, for the tests and the benchmark.
+// fmt, valueAt and posOf: log_slider.js, put in front of this script.
 
 const STATES = new WeakMap();
 let PLOTLY = null;  // the import of plotly.js under way (one per page)
@@ -117,22 +118,6 @@ function decode(b64) {
   const bytes = new Uint8Array(bin.length);
   for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
   return new Float32Array(bytes.buffer);
-}
-
-function fmt(x) {
-  // 3 significant digits, no trailing zeros (what the typed field shows)
-  return Number(x.toPrecision(3)).toString();
-}
-
-function epsAt(sc, pos) {
-  // slider position 0 … steps on a log scale from low to high
-  const a = Math.log(sc.low), b = Math.log(sc.high);
-  return Number(Math.exp(a + (b - a) * pos / sc.steps).toPrecision(3));
-}
-
-function posOf(sc, eps) {
-  const a = Math.log(sc.low), b = Math.log(sc.high);
-  return Math.round((Math.log(eps) - a) / (b - a) * sc.steps);
 }
 
 function gridAt(grid, values, n, eps) {
@@ -499,7 +484,7 @@ function createScrubBar(st) {
   st.bar = { bar, input, out, verdict };
   input.addEventListener("input", () => {
     // every move: a redraw on the next animation frame (moves in between coalesce)
-    st.wanted = epsAt(st.scrub, Number(input.value));
+    st.wanted = valueAt(st.scrub, Number(input.value));
     st.bar.out.textContent = `ε = ${fmt(st.wanted)}`;
     if (!st.frameQueued) {
       st.frameQueued = true;
@@ -521,7 +506,7 @@ function createScrubBar(st) {
     // held down send their last value, 300 ms after the last step
     clearTimeout(st.commitTimer);
     const commit = () => {
-      const eps = epsAt(st.scrub, Number(input.value));
+      const eps = valueAt(st.scrub, Number(input.value));
       if (eps === st.scrub.epsilon || !st.send) return;
       st.sent += 1;
       st.send("epsilon", { epsilon: eps, n: st.sent });

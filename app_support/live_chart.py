@@ -46,7 +46,12 @@ import plotly
 import plotly.io as pio
 import streamlit as st
 
-from app_support.bidi_assets import asset_url_path, serve_component_assets, trigger_value
+from app_support.bidi_assets import (
+    asset_url_path,
+    component_script,
+    serve_component_assets,
+    trigger_value,
+)
 from lmdk_core.figures.object_memo import per_object
 from lmdk_core.figures.style import PLOTLY_CONFIG
 
@@ -93,7 +98,7 @@ def _component() -> tuple[Callable, str] | None:
     if not serve_component_assets(COMPONENT, PLOTLY_JS_DIR):
         return None
     component = st.components.v2.component(
-        COMPONENT, html="", css=_CSS, js=_JS.read_text(encoding="utf-8"),
+        COMPONENT, html="", css=_CSS, js=component_script(_JS),
         isolate_styles=False)
     return component, asset_url_path(COMPONENT, "plotly.min.js")
 

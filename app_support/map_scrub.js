@@ -11,27 +11,12 @@
 // "scrub") and the page reruns once. A scheme that decides from its own noise
 // (Adaptive) is not moved: the map follows when the slider is let go.
 // window.__lmdkScrubFrames counts the redraws, as for the charts' ε sliders.
+// fmt, valueAt and posOf: log_slider.js, put in front of this script.
 
 const STATES = new WeakMap();
 
-function fmt(x) {
-  // 3 significant digits, no trailing zeros (what the typed field shows)
-  return Number(x.toPrecision(3)).toString();
-}
-
 function metres(x) {
   return `${Math.round(x).toLocaleString("en-US")} m`;
-}
-
-function valueAt(range, pos) {
-  // slider position 0 … steps on a log scale from low to high, 3 significant digits
-  const a = Math.log(range.low), b = Math.log(range.high);
-  return Number(Math.exp(a + (b - a) * pos / range.steps).toPrecision(3));
-}
-
-function posOf(range, x) {
-  const a = Math.log(range.low), b = Math.log(range.high);
-  return Math.round((Math.log(x) - a) / (b - a) * range.steps);
 }
 
 function previewWords(info, eps, r) {

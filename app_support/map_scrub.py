@@ -24,7 +24,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from app_support.bidi_assets import trigger_value
+from app_support.bidi_assets import component_script, trigger_value
 from lmdk_core.engine.setting_limits import LIMITS
 from lmdk_core.figures.epsilon_preview import SLIDER_STEPS, slider_range
 
@@ -59,7 +59,7 @@ _CSS = """
 def _component() -> Callable:
     """Register the component once per process."""
     return st.components.v2.component(COMPONENT, html="", css=_CSS,
-                                      js=_JS.read_text(encoding="utf-8"),
+                                      js=component_script(_JS),
                                       isolate_styles=False)
 
 
