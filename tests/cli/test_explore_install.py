@@ -1,7 +1,8 @@
 """`lmdk explore` starts the app with the app's own Streamlit configuration from any
 folder, from a source checkout and from an installed wheel.
 
-The wheel test builds the package, installs it (without dependencies) into a fresh
+The wheel test builds the sdist and the wheel from it (the app's files inside, as real
+files: the repository holds no symbolic links), installs it (without dependencies) into a fresh
 virtual environment that sees the test environment's packages, starts `lmdk explore`
 from an empty temporary folder and loads the app in chromium: the Home page renders
 and the Map page draws its Leaflet map (so `app.py`, `app_pages/`, `app_support/`, `assets/`
@@ -13,8 +14,10 @@ from __future__ import annotations
 import os
 import shutil
 import site
+import stat
 import subprocess
 import sys
+import tarfile
 import tomllib
 import urllib.request
 import venv
@@ -110,14 +113,18 @@ def test_explore_open_browser_is_explicit(monkeypatch):
     assert seen["cmd"][-2:] == ["--server.headless", "false"]
 
 
-def test_checkout_links_of_the_installed_app_resolve():
-    """`lmdk_app/` holds links to the repository's app files (copied into the wheel)."""
-    for name, target in [("app.py", "app.py"), ("app_pages", "app_pages"),
-                         ("app_support", "app_support"),
-                         ("assets", "assets"),
-                         ("streamlit_config.toml", ".streamlit/config.toml")]:
-        link = ROOT / "lmdk_app" / name
-        assert link.resolve() == (ROOT / target).resolve(), name
+def test_the_repository_holds_no_links():
+    """The app lives once, at the root; no git symlink (they break in zip archives and on
+    Windows): setup.py copies the app into the wheel's `lmdk_app/`."""
+    listed = subprocess.run(["git", "ls-files", "-s"], cwd=ROOT, capture_output=True,
+                            text=True, check=False)
+    if listed.returncode != 0 or not listed.stdout:
+        pytest.skip("not a git checkout")
+    links = [line.split("\t", 1)[1] for line in listed.stdout.splitlines()
+             if line.startswith("120000 ")]
+    assert not links, f"symbolic links in the repository: {links}"
+    assert sorted(p.name for p in (ROOT / "lmdk_app").iterdir()
+                  if p.name != "__pycache__") == ["__init__.py"]
 
 
 def _run(cmd, **kw):
@@ -132,23 +139,48 @@ def test_lmdk_explore_from_an_installed_wheel(tmp_path):
     """Build the wheel, install it in a fresh venv, run `lmdk explore` from an empty
     folder; /_stcore/health answers 200, the Home page renders, the Map draws Leaflet."""
     require_chromium()
-    # build from a copy: pip builds in the source folder, and a stale build/ there
-    # could put deleted files into the wheel
+    # build from a copy: a stale build/ in the source folder could put deleted files into
+    # the wheel
     src = tmp_path / "src"
-    shutil.copytree(ROOT, src, symlinks=True, ignore=shutil.ignore_patterns(
+    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(
         ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".hypothesis",
         ".pytest_cache", ".ruff_cache", "artifacts", "benchmarks", "tests"))
+    # the sdist, with a setuptools as new as pyproject.toml asks (the test environment's
+    # may be older), then the wheel from the unpacked sdist, as `python -m build` does
+    builder = tmp_path / "build-env"
+    venv.EnvBuilder(with_pip=False, symlinks=True).create(builder)
+    _run([sys.executable, "-m", "pip", "--python", str(builder / "bin" / "python"), "install",
+          "-q", "--disable-pip-version-check", "setuptools>=77"])
+    sdists = tmp_path / "sdist"
+    _run([str(builder / "bin" / "python"), "-c",
+          f"from setuptools import build_meta; build_meta.build_sdist({str(sdists)!r})"],
+         cwd=src)
+    (sdist,) = sdists.glob("lmdk_explorer-*.tar.gz")
+    with tarfile.open(sdist) as tar:
+        members = tar.getmembers()
+        assert not [m.name for m in members if not (m.isfile() or m.isdir())]
+        tar.extractall(sdists, filter="data")
+    (unpacked,) = (p for p in sdists.iterdir() if p.is_dir())
     dist = tmp_path / "dist"
     _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q",
-          "--disable-pip-version-check", "-w", str(dist), str(src)])
+          "--disable-pip-version-check", "-w", str(dist), str(unpacked)])
     (wheel,) = dist.glob("lmdk_explorer-*.whl")
-    names = set(zipfile.ZipFile(wheel).namelist())
-    expected = {"lmdk_app/app.py", "lmdk_app/streamlit_config.toml"}
-    expected |= {f"lmdk_app/{p.relative_to(ROOT).as_posix()}"
-                 for p in [*(ROOT / "app_pages").glob("*.py"), *(ROOT / "app_support").glob("*.py"),
-                           *(ROOT / "app_support").glob("*.js"),
-                           *(ROOT / "assets").rglob("*")] if p.is_file()}
-    assert expected <= names, sorted(expected - names)
+    with zipfile.ZipFile(wheel) as archive:
+        infos = {i.filename: i for i in archive.infolist()}
+        links = [n for n, i in infos.items() if stat.S_ISLNK(i.external_attr >> 16)]
+        assert not links, links
+        # the app's files, as they are in the repository
+        shipped = {"lmdk_app/app.py": ROOT / "app.py",
+                   "lmdk_app/streamlit_config.toml": ROOT / ".streamlit" / "config.toml"}
+        shipped |= {f"lmdk_app/{p.relative_to(ROOT).as_posix()}": p
+                    for p in [*(ROOT / "app_pages").glob("*.py"),
+                              *(ROOT / "app_support").glob("*.py"),
+                              *(ROOT / "app_support").glob("*.js"),
+                              *(ROOT / "app_support").glob("*.json"),
+                              *(ROOT / "assets").rglob("*")] if p.is_file()}
+        assert shipped.keys() <= infos.keys(), sorted(shipped.keys() - infos.keys())
+        changed = [n for n, p in shipped.items() if archive.read(n) != p.read_bytes()]
+        assert not changed, changed
 
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=False, symlinks=True).create(env_dir)
