@@ -3,7 +3,9 @@ written from `examples/`.
 
 The commands are extracted from the pages at test time (so a changed flag in a page is
 tested as soon as it is written) and run with the installed `lmdk` in a copy of
-`examples/` (outputs land in a temporary folder, not in the repository). The commands
+`examples/` (outputs land in a temporary folder, not in the repository: `git status`
+shows no new file after a block, and every file a block writes is one that
+`examples/.gitignore` ignores, for a reader who runs it in `examples/`). The commands
 of one code block run in order in the same folder, as a reader pasting the block would
 run them (a later command may read an earlier one's output). `lmdk explore` is tested
 separately: it must stop its server when it is stopped.
@@ -78,14 +80,46 @@ def _run(command: str, cwd: Path) -> None:
         assert args[1] == "check", f"{command}\n{proc.stderr}"
 
 
+def _untracked() -> set[str] | None:
+    """The repository's untracked, not ignored files (None outside a git checkout)."""
+    proc = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"],
+                          cwd=ROOT, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        return None
+    return {line[3:] for line in proc.stdout.splitlines() if line.startswith("?? ")}
+
+
+def _not_ignored(paths: list[str]) -> list[str]:
+    """Those of ``paths`` (relative to the repository) that git would not ignore."""
+    proc = subprocess.run(["git", "check-ignore", "--no-index", "--stdin"], cwd=ROOT,
+                          input="\n".join(paths) + "\n", capture_output=True, text=True,
+                          check=False)
+    assert proc.returncode in (0, 1), proc.stderr  # 1: none of them is ignored
+    return sorted(set(paths) - set(proc.stdout.splitlines()))
+
+
 @pytest.mark.parametrize("commands", BLOCKS)
 def test_documented_commands_run(commands, tmp_path):
+    """Each block runs in a copy of `examples/`: the repository stays as it was, and what
+    the block writes would be ignored by git had a reader run it in `examples/` itself."""
+    before = _untracked()
     work = tmp_path / "examples"
     shutil.copytree(ROOT / "examples", work)
+    inputs = {p.relative_to(work) for p in work.rglob("*")}
     for command in commands:
         if command.startswith("lmdk explore"):
             continue
         _run(command, work)
+    if before is None:
+        pytest.skip("not a git checkout: the commands ran; git's view is not checked")
+    new = _untracked() - before
+    assert not new, f"running the documented commands left files in the repository: {new}"
+    written = [f"examples/{p.relative_to(work).as_posix()}" for p in work.rglob("*")
+               if p.is_file() and p.relative_to(work) not in inputs]
+    if written:
+        assert not _not_ignored(written), (
+            "outputs the documented commands write in examples/ that examples/.gitignore "
+            f"does not ignore: {_not_ignored(written)}")
 
 
 def _port_open(port: int) -> bool:
