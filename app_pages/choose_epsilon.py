@@ -36,10 +36,10 @@ from lmdk_core.decision.choice_tables import (
 from lmdk_core.decision.composition import DEFAULT_DELTA, per_release_epsilon, schedule_summary
 from lmdk_core.decision.epsilon_search import solve_epsilon
 from lmdk_core.engine.allocation import SCHEMES, allocate
-from lmdk_core.engine.plurals import counted
-from lmdk_core.engine.setting_limits import LIMITS
-from lmdk_core.engine.validation import InputError
 from lmdk_core.figures.choose import accuracy_figure, averaging_figure, posterior_figure
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.plurals import counted
+from lmdk_core.foundation.setting_limits import LIMITS
 from lmdk_core.leakage.conservative import conservative_name, is_estimated, range_text
 
 STATIC = ["uniform", "skip", "w-event", "user", "event"]

@@ -31,12 +31,12 @@ from lmdk_core.decision.comparison import (
     utility_sweep,
 )
 from lmdk_core.engine.allocation import SCHEMES, allocate
-from lmdk_core.engine.quoting import quote_user_text
-from lmdk_core.engine.validation import InputError
 from lmdk_core.figures.common import data_labels, subplot_axes
 from lmdk_core.figures.compare import side_by_side_figure, utility_figure
 from lmdk_core.figures.epsilon_preview import LINEAR_SCHEMES, compare_preview, slider_range
 from lmdk_core.files.export import CONFIDENTIAL_LABEL, confidential_filename, csv_with_header
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.quoting import quote_user_text
 
 SCHEMES_KEY = K.W_COMPARE_SCHEMES
 #: sweeps kept per browser session (revisiting a setting is instant)

@@ -21,12 +21,12 @@ from lmdk_core.dummies import (
     release_series_with_dummies,
     select_option,
 )
-from lmdk_core.engine.plurals import counted
-from lmdk_core.engine.quoting import quote_user_text
-from lmdk_core.engine.setting_limits import LIMITS
-from lmdk_core.engine.validation import InputError
 from lmdk_core.figures import timeline_figure
 from lmdk_core.figures.dummies import options_strip_figure, selection_probability_figure
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.plurals import counted
+from lmdk_core.foundation.quoting import quote_user_text
+from lmdk_core.foundation.setting_limits import LIMITS
 
 #: default selection budget: on the demo week (T = 168, 5 landmarks, heuristic, gap std)
 #: ε_sel = 1 gives max/min selection probability 1.14 (near uniform), 10 gives 3.8, 20 gives

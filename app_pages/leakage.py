@@ -36,9 +36,6 @@ from app_support.session import (
 from lmdk_core.data.digest import array_digest, sha256_hex
 from lmdk_core.decision.verdict import LEAKAGE_RTOL, privacy_verdict
 from lmdk_core.engine.allocation import SCHEMES, uniform_total_for_share
-from lmdk_core.engine.plurals import counted
-from lmdk_core.engine.quoting import quote_user_text, shorten_user_text
-from lmdk_core.engine.validation import InputError
 from lmdk_core.figures.common import data_labels
 from lmdk_core.figures.leakage import (
     leakage_curves_figure,
@@ -52,6 +49,9 @@ from lmdk_core.files.export import (
     csv_with_header,
     leakage_frame,
 )
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.plurals import counted
+from lmdk_core.foundation.quoting import quote_user_text, shorten_user_text
 from lmdk_core.leakage import (
     CalibrationResult,
     calibrate_epsilon,

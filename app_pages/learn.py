@@ -17,8 +17,8 @@ from app_support.learn_composition import lesson_composition
 from app_support.learn_mechanisms import eps_slider, lesson_mechanisms, pct
 from app_support.live_chart import live_chart
 from lmdk_core.decision.noise_laws import laplace_epsilon_for
-from lmdk_core.engine.validation import InputError
 from lmdk_core.figures import learn as lf
+from lmdk_core.foundation.errors import InputError
 from lmdk_core.teaching.adversary import posterior_bound, posterior_lower_bound
 from lmdk_core.teaching.definition import neighbouring_densities
 from lmdk_core.teaching.levels import protection_levels, protection_levels_frame

@@ -63,13 +63,7 @@ from app_support.track_session import (
 )
 from lmdk_core.data.demo_track import demo_track_events
 from lmdk_core.data.track import DEFAULT_WAYPOINT_MAX_M
-from lmdk_core.engine.plurals import agree, counted
-from lmdk_core.engine.quoting import quote_user_text
 from lmdk_core.engine.release import Release
-from lmdk_core.engine.setting_limits import LIMITS
-from lmdk_core.engine.validation import (
-    InputError,
-)
 from lmdk_core.figures.common import data_labels
 from lmdk_core.figures.map import (
     displacement_summary,
@@ -77,6 +71,10 @@ from lmdk_core.figures.map import (
     map_payload,
 )
 from lmdk_core.figures.track_budget import PANEL_HEIGHT, budget_panels
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.plurals import agree, counted
+from lmdk_core.foundation.quoting import quote_user_text
+from lmdk_core.foundation.setting_limits import LIMITS
 from lmdk_core.leakage.model import CorrelationModel
 
 name, track = current_track()

@@ -40,10 +40,6 @@ from app_support.session import (
 )
 from app_support.statistics_view import render_statistics
 from lmdk_core.engine.allocation import SCHEMES
-from lmdk_core.engine.plurals import agree, counted
-from lmdk_core.engine.quoting import quote_user_text, shorten_user_text
-from lmdk_core.engine.setting_limits import LIMITS
-from lmdk_core.engine.validation import InputError
 from lmdk_core.figures.population import (
     error_figure,
     landmark_count_figure,
@@ -58,6 +54,10 @@ from lmdk_core.files.export import (
     teaching_filename,
     teaching_note,
 )
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.plurals import agree, counted
+from lmdk_core.foundation.quoting import quote_user_text, shorten_user_text
+from lmdk_core.foundation.setting_limits import LIMITS
 from lmdk_core.landmarks.discovery import DEFAULT_DEVIATION_K, DEFAULT_DEVIATION_WINDOW
 from lmdk_core.leakage.model import MAX_LEAKAGE_STATES
 from lmdk_core.mechanisms.exact_planar import PlanarRegion

@@ -40,9 +40,6 @@ from app_support.session import (
 )
 from lmdk_core.data.demo import demo_series_landmarks
 from lmdk_core.decision.mechanism_choice import clamp_to_bounds, mechanism_problems
-from lmdk_core.engine.quoting import quote_user_text
-from lmdk_core.engine.setting_limits import LIMITS
-from lmdk_core.engine.validation import InputError, parse_landmark_entry, picker_entries
 from lmdk_core.figures import hover_labels, timeline_figure
 from lmdk_core.figures.chart_selection import (
     BOX_MODES,
@@ -53,6 +50,10 @@ from lmdk_core.figures.chart_selection import (
 from lmdk_core.figures.decimation import DISPLAY_MAX_POINTS
 from lmdk_core.figures.epsilon_preview import LINEAR_SCHEMES, slider_range, timeline_preview
 from lmdk_core.figures.style import spans_years
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.quoting import quote_user_text
+from lmdk_core.foundation.setting_limits import LIMITS
+from lmdk_core.foundation.validation import parse_landmark_entry, picker_entries
 from lmdk_core.landmarks.discovery import (
     DEFAULT_DEVIATION_K,
     DEFAULT_DEVIATION_WINDOW,
@@ -99,7 +100,7 @@ def label(t: int) -> str:
 
 def entry_timestamps(entry: object) -> list[int]:
     """The landmarks of one picker entry: a chip (t or a run ``(first, last)``) or a typed
-    entry in the landmark syntax (:func:`lmdk_core.engine.validation.parse_landmark_entry`)."""
+    entry in the landmark syntax (:func:`lmdk_core.foundation.validation.parse_landmark_entry`)."""
     return parse_landmark_entry(entry, T, "series")
 
 

@@ -21,8 +21,8 @@ from lmdk_core.decision.utility import (
     release_utility,
 )
 from lmdk_core.decision.verdict import CalibrationAdvice, PrivacyVerdict, calibration_advice
-from lmdk_core.engine.plurals import agree, counted
 from lmdk_core.engine.release import Release, release_series, release_trajectory
+from lmdk_core.foundation.plurals import agree, counted
 from lmdk_core.leakage.conservative import (
     SmoothingSweep,
     is_estimated,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_support import state_keys as K
-from lmdk_core.engine.quoting import shorten_user_text
+from lmdk_core.foundation.quoting import shorten_user_text
 
 #: the label of the correlation-strength slider (the Timeline and Leakage pages)
 STRENGTH_LABEL = "Correlation: strong ← s → weak"

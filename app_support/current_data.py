@@ -49,11 +49,11 @@ from lmdk_core.decision.verdict import PrivacyVerdict, privacy_verdict
 from lmdk_core.engine.release import Release
 from lmdk_core.engine.run_events import format_runs
 from lmdk_core.engine.stay_events import format_stays, stay_members
-from lmdk_core.engine.validation import InputError
 from lmdk_core.figures.common import data_labels
 from lmdk_core.figures.object_memo import per_object
 from lmdk_core.files.config import ViewConfig
 from lmdk_core.files.export import time_labels
+from lmdk_core.foundation.errors import InputError
 from lmdk_core.leakage.conservative import (
     SmoothingSweep,
     conservative_name,

@@ -33,9 +33,7 @@ from lmdk_core.data.digest import array_digest
 from lmdk_core.data.series import Series
 from lmdk_core.data.track import Track
 from lmdk_core.decision.mechanism_choice import mechanism_problems
-from lmdk_core.engine.quoting import quote_user_text
 from lmdk_core.engine.release import Release, release_series
-from lmdk_core.engine.validation import InputError
 from lmdk_core.figures.release_map import released_track_map_html
 from lmdk_core.files.config import ViewConfig, config_from_json, config_to_json, restored_view
 from lmdk_core.files.data_reference import (
@@ -62,6 +60,8 @@ from lmdk_core.files.export import (
     trajectory_publishable_csv,
     trajectory_publishable_geojson,
 )
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.quoting import quote_user_text
 
 __all__ = ["RESTORE_HELP", "confidential_downloads", "pending_reference", "referenced_or_pending",
            "remember_upload", "series_downloads", "track_downloads"]

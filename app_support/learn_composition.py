@@ -14,8 +14,8 @@ import streamlit as st
 from app_support.learn_mechanisms import EPS_STEPS
 from app_support.live_chart import live_chart
 from lmdk_core.decision.composition import advanced_composition
-from lmdk_core.engine.validation import InputError
 from lmdk_core.figures import learn as lf
+from lmdk_core.foundation.errors import InputError
 from lmdk_core.teaching.composition import (
     CorrelatedWindow,
     correlated_composition,

@@ -25,8 +25,8 @@ from pathlib import Path
 import streamlit as st
 
 from app_support.bidi_assets import component_script, trigger_value
-from lmdk_core.engine.setting_limits import LIMITS
 from lmdk_core.figures.epsilon_preview import SLIDER_STEPS, slider_range
+from lmdk_core.foundation.setting_limits import LIMITS
 
 __all__ = ["COMPONENT", "RADIUS_RANGE", "map_scrub", "scrubbed_settings"]
 

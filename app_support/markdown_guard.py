@@ -1,17 +1,17 @@
 """One path for every string into a Streamlit element:
-:func:`lmdk_core.engine.quoting.inert_markdown`.
+:func:`lmdk_core.foundation.quoting.inert_markdown`.
 
 Streamlit renders Markdown in far more places than ``st.markdown``: alert boxes,
 captions, titles, the labels of buttons, uploaders, expanders and every widget (where an
 image ``![x](url)`` is drawn as an icon, i.e. fetched), help tooltips and radio options.
-Quoting user text as a code span (:func:`lmdk_core.engine.quoting.quote_user_text`) keeps it
+Quoting user text as a code span (:func:`lmdk_core.foundation.quoting.quote_user_text`) keeps it
 readable, but one forgotten call would be enough for a beacon: a matrix name in a
 restored configuration, a GPX track name, a user id, a file name in a tooltip.
 
 :func:`install` wraps, once per process, every Streamlit element method that takes
 Markdown (the names in :data:`MARKDOWN_ELEMENTS`): its body or label (first argument),
 its ``label``, ``body``, ``help``, ``caption``/``captions`` arguments and the labels
-produced by ``format_func`` go through :func:`~lmdk_core.engine.quoting.inert_markdown`, on the
+produced by ``format_func`` go through :func:`~lmdk_core.foundation.quoting.inert_markdown`, on the
 ``DeltaGenerator`` class (``st.sidebar.x``, ``column.x``, ``container.x``) and on the
 ``streamlit`` module (``st.x``). Every page imports :mod:`app_support.session`, which
 installs it, so no page can bypass it. ``tests/app/test_markdown_guard.py`` checks that every
@@ -29,7 +29,7 @@ from typing import Any
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from lmdk_core.engine.quoting import inert_markdown
+from lmdk_core.foundation.quoting import inert_markdown
 
 __all__ = ["MARKDOWN_ELEMENTS", "MARKDOWN_KEYWORDS", "NOT_MARKDOWN", "install", "installed"]
 

@@ -22,16 +22,16 @@ from app_support.track_session import MAX_TRACK_POINTS, add_track, set_track_sta
 from lmdk_core.cli.batch_commands import batch_command_line, batch_options
 from lmdk_core.data.digest import sha256_hex
 from lmdk_core.engine.allocation import SCHEMES
-from lmdk_core.engine.quoting import quote_user_text, shorten_user_text
 from lmdk_core.engine.release import AdaptiveSettings
-from lmdk_core.engine.setting_limits import LIMITS
-from lmdk_core.engine.validation import InputError
 from lmdk_core.files.config import ViewConfig
 from lmdk_core.files.export import (
     PLANAR_NOISE,
     mechanism_text,
     noise_text,
 )
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.quoting import quote_user_text, shorten_user_text
+from lmdk_core.foundation.setting_limits import LIMITS
 from lmdk_core.leakage.model import MAX_LEAKAGE_STATES
 from lmdk_core.population.audit import LeakageSettings
 from lmdk_core.population.demo_population import (
@@ -138,7 +138,7 @@ def declared_population_sensitivity(value: object) -> float:
     """The Δf declared for an uploaded series population: a number in the sensitivity
     range; absent (None) or out of range is an :class:`InputError` saying how to declare
     it (docs/population.md: Δf is declared with the upload, never derived)."""
-    from lmdk_core.engine.setting_limits import check_setting
+    from lmdk_core.foundation.setting_limits import check_setting
 
     if value is None:
         raise InputError("declare Δf for this population (the field 'Declared Δf'): how "

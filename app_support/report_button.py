@@ -20,10 +20,10 @@ import html
 
 import streamlit as st
 
-from lmdk_core.engine.validation import InputError
 from lmdk_core.figures.object_memo import per_object
 from lmdk_core.files.config import ViewConfig
 from lmdk_core.files.export import CONFIDENTIAL_LABEL, NUMPY_NOISE
+from lmdk_core.foundation.errors import InputError
 from lmdk_core.report import build_report, report_filename
 from lmdk_core.report.compute import declared_max_landmarks
 from lmdk_core.report.release_note import (

@@ -10,8 +10,8 @@ from app_support import state_keys as K
 from app_support.download_buttons import remember_upload
 from app_support.session import add_series
 from lmdk_core.data.series import csv_columns, guess_series_columns, load_series_csv
-from lmdk_core.engine.quoting import quote_user_text
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.quoting import quote_user_text
 
 
 def on_series_upload() -> None:

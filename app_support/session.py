@@ -24,11 +24,11 @@ from app_support.correlation_state import (  # noqa: F401 - re-exported for the 
 from lmdk_core.data.demo import demo_series, demo_series_landmarks
 from lmdk_core.data.series import Series
 from lmdk_core.engine.allocation import DEFAULT_MAX_LANDMARKS, SCHEMES
-from lmdk_core.engine.setting_limits import LIMITS, TEACHING_SEED_MAX, fresh_seed
-from lmdk_core.engine.validation import joined_ranges, landmark_runs
+from lmdk_core.foundation.setting_limits import LIMITS, TEACHING_SEED_MAX, fresh_seed
+from lmdk_core.foundation.validation import joined_ranges, landmark_runs
 
 # every string any page hands to a Streamlit element passes through one function
-# (lmdk_core.engine.quoting.inert_markdown): every page imports this module
+# (lmdk_core.foundation.quoting.inert_markdown): every page imports this module
 markdown_guard.install()
 
 DEMO_SERIES = "Demo: household electricity (1 week, hourly)"
@@ -125,7 +125,7 @@ def derived_sensitivity_now():
     """The Δf derived from the selected series and its landmarks
     (:func:`lmdk_core.decision.sensitivity.derived_sensitivity`; a whole number for Geometric), or
     None when it cannot be derived (the reason is the exception's)."""
-    from lmdk_core.engine.validation import InputError
+    from lmdk_core.foundation.errors import InputError
 
     _, series = current_series()
     try:

@@ -34,14 +34,14 @@ from lmdk_core.aggregate.population_release import (
 from lmdk_core.aggregate.statistics import statistic
 from lmdk_core.aggregate.temporal_leakage import aggregate_leakage, stay_matrix
 from lmdk_core.aggregate.windows import parse_width
-from lmdk_core.engine.plurals import counted
-from lmdk_core.engine.validation import InputError
 from lmdk_core.figures.aggregate import (
     cell_map_figure,
     level_error_figure,
     statistic_time_figure,
 )
 from lmdk_core.files.export import confidential_filename, publishable_filename
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.plurals import counted
 
 __all__ = ["render_statistics"]
 

@@ -32,16 +32,16 @@ from app_support.track_session import (
 )
 from lmdk_core.data.demo_track import demo_track_landmarks
 from lmdk_core.data.track import Track, load_track
-from lmdk_core.engine.quoting import quote_user_text
-from lmdk_core.engine.validation import (
-    InputError,
-    format_landmark_range,
-    parse_landmark_entry,
-    parse_landmark_ranges,
-)
 from lmdk_core.figures.map import (
     nearest_in_time,
     revisit_candidates,
+)
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.quoting import quote_user_text
+from lmdk_core.foundation.validation import (
+    format_landmark_range,
+    parse_landmark_entry,
+    parse_landmark_ranges,
 )
 from lmdk_core.landmarks.discovery import track_stay_points
 

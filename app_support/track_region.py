@@ -18,8 +18,8 @@ from lmdk_core.data.digest import array_digest
 from lmdk_core.data.track import Track
 from lmdk_core.decision.region_suggestion import suggested_region
 from lmdk_core.engine.release import Release, release_trajectory
-from lmdk_core.engine.validation import InputError
 from lmdk_core.files.config import ViewConfig
+from lmdk_core.foundation.errors import InputError
 from lmdk_core.mechanisms.exact_planar import PlanarRegion
 
 __all__ = ["declared_region", "exact_track_release"]

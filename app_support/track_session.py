@@ -19,8 +19,9 @@ import streamlit as st
 from app_support import state_keys as K
 from lmdk_core.data.demo_track import demo_track, demo_track_landmarks
 from lmdk_core.data.track import Track
-from lmdk_core.engine.quoting import quote_user_text
-from lmdk_core.engine.validation import InputError, joined_ranges
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.quoting import quote_user_text
+from lmdk_core.foundation.validation import joined_ranges
 
 DEMO_TRACK = "Demo: a day in Paris"
 DEMO_TRACK_KEY = "demo-paris"

@@ -18,8 +18,8 @@ import streamlit as st
 
 from app_support import state_keys as K
 from lmdk_core.engine.allocation import SCHEMES
-from lmdk_core.engine.setting_limits import check_setting
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.setting_limits import check_setting
 
 __all__ = ["URL_SETTINGS", "restore_settings", "write_settings"]
 

@@ -13,7 +13,7 @@ Sections (``--sections``, default all):
   loads it). Prints seconds, ns per timestamp (the ratio time/T), the path taken, and
   whether each curve grows with T. Also the measured per-step costs of the plain and
   compiled kernels and the kernels' load, the figures behind
-  ``lmdk_core/adaptive/compiled.py``.
+  ``lmdk_core/foundation/compiled_paths.py``.
 * ``exact`` — OpenDP's own per-value cost (one float-Laplace measurement over 100,000
   values) next to a single-series release with exact noise (Uniform and Adaptive,
   T = 20,000, |L| = 20), Adaptive with one OpenDP call per publication (the reference's
@@ -42,8 +42,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from lmdk_core.adaptive import planar_kernel, series_kernel  # noqa: E402
-from lmdk_core.engine import validation  # noqa: E402
 from lmdk_core.engine.release import release_series, release_trajectory  # noqa: E402
+from lmdk_core.foundation import validation  # noqa: E402
 
 # the engine's input limit (validation.MAX_LENGTH) is lifted for the 10⁷ series
 validation.MAX_LENGTH = max(validation.MAX_LENGTH, 10_000_000)
@@ -208,7 +208,7 @@ def opendp_floor(n: int = 100_000, clock=best) -> float:
 def exact_section(args) -> None:
     from lmdk_core.adaptive.reference import GeneratorDraws
     from lmdk_core.engine.allocation import allocate
-    from lmdk_core.mechanisms.exact import ExactLaplace
+    from lmdk_core.mechanisms.laplace import ExactLaplace
     from lmdk_core.population.lockstep import lockstep_release
 
     print(f"\n== exact (OpenDP) noise ({load()})")

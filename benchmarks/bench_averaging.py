@@ -23,9 +23,9 @@ from lmdk_core.data.track import load_track
 from lmdk_core.decision.averaging import averaging_effect, moving_average
 from lmdk_core.decision.comparison import track_release_fn
 from lmdk_core.decision.release_verdict import release_leakage, release_verdict
-from lmdk_core.engine.geodesy import distance_m
 from lmdk_core.engine.release import release_trajectory
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.geodesy import distance_m
 from lmdk_core.leakage.model import correlation_from_spec
 
 ROOT = Path(__file__).resolve().parents[1]

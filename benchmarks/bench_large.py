@@ -23,10 +23,10 @@ import pandas as pd
 
 from lmdk_core.data import tables
 from lmdk_core.data.series import load_series_csv
-from lmdk_core.engine import validation
 from lmdk_core.engine.allocation import allocate
-from lmdk_core.engine.geodesy import WGS84
 from lmdk_core.engine.release import AdaptiveSettings, _adaptive, release_series, release_trajectory
+from lmdk_core.foundation import validation
+from lmdk_core.foundation.geodesy import WGS84
 from lmdk_core.leakage import LossFunction, landmark_tpl
 from lmdk_core.leakage.calibration import calibrate_scale
 from lmdk_core.mechanisms import Laplace
@@ -96,7 +96,7 @@ def bench_track(repeat: int) -> None:
 
     floor = median_time(floor_fn, repeat)
     # the compiled loop's one-off numba compile / cache load, outside the timings
-    n = 200_000  # long enough for the compiled loop (lmdk_core.adaptive.compiled)
+    n = 200_000  # long enough for the compiled loop (lmdk_core.foundation.compiled_paths)
     release_trajectory(lat[:n], lon[:n], [], 1.0, 100.0, "adaptive", seed=1)
     s = median_time(lambda: release_trajectory(lat, lon, lm, 1.0, 100.0, "adaptive", seed=1),
                     repeat)

@@ -21,7 +21,7 @@ import numpy as np
 
 from lmdk_core.data.track import load_track
 from lmdk_core.engine.release import release_trajectory
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
 from lmdk_core.landmarks.discovery import stay_points, suggested_timestamps
 
 ROOT = Path(__file__).resolve().parents[1]

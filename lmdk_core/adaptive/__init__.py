@@ -8,7 +8,7 @@
   pays);
 * :mod:`~lmdk_core.adaptive.planar_kernel` — Planar Laplace on a trajectory, compiled;
 * :mod:`~lmdk_core.adaptive.exact_draws` — OpenDP's exact values drawn in batches;
-* :mod:`~lmdk_core.adaptive.compiled` — when a compiled kernel pays;
+* :mod:`~lmdk_core.foundation.compiled_paths` — when a compiled kernel pays;
 * the population's lockstep release over many users is
   :func:`lmdk_core.population.lockstep.lockstep_release`.
 

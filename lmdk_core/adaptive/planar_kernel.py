@@ -32,8 +32,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from lmdk_core.adaptive.compiled import KernelCost, PathChooser, lazy_njit
-from lmdk_core.engine.geodesy import compiled_geodesic, wgs84
+from lmdk_core.foundation.compiled_paths import KernelCost, PathChooser, lazy_njit
+from lmdk_core.foundation.geodesy import compiled_geodesic, wgs84
 
 __all__ = ["COST", "adaptive_planar"]
 
@@ -169,7 +169,7 @@ def adaptive_planar(points: np.ndarray, is_lm: np.ndarray, V: float, radius: flo
     repeated), the budget spent at each timestamp, the published flags, the published
     timestamps with their budgets, and each timestamp's error in metres. Returns None
     where the compiled loop does not apply (it does not pay for this length, see
-    :mod:`lmdk_core.adaptive.compiled`; no numba; no reachable geodesic routines; or
+    :mod:`lmdk_core.foundation.compiled_paths`; no numba; no reachable geodesic routines; or
     ``gen`` not a numpy Generator); the caller then runs the Python loop, which gives
     the same release.
     """

@@ -14,7 +14,7 @@ It is the engine's loop (:mod:`lmdk_core.adaptive.loop`) with the same draws in 
 order: numba's ``Generator.random`` and ``Generator.laplace`` are line-for-line ports of
 numpy's samplers and draw from the caller's bit generator (advancing it), so the release,
 the decisions and the generator's state afterwards are bit for bit the reference's
-(tested). Where compiling does not pay (:mod:`lmdk_core.adaptive.compiled`) the engine's
+(tested). Where compiling does not pay (:mod:`lmdk_core.foundation.compiled_paths`) the engine's
 Python loop runs instead and gives the same release.
 """
 
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lmdk_core.adaptive.compiled import KernelCost, PathChooser, lazy_njit
+from lmdk_core.foundation.compiled_paths import KernelCost, PathChooser, lazy_njit
 
 __all__ = ["COST", "adaptive_laplace"]
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
 
 __all__ = ["OVER_K_RULES", "check_k", "kept_contributions"]
 

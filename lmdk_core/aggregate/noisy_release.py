@@ -24,7 +24,7 @@ from lmdk_core.aggregate.intervals import (
     ratio_interval,
 )
 from lmdk_core.aggregate.statistics import Statistic, Totals
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
 from lmdk_core.mechanisms import Geometric, Laplace
 
 __all__ = ["StatisticRelease", "release_adaptive", "release_statistic"]

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
 
 __all__ = ["MAX_OD_VALUES", "check_od", "od_totals"]
 

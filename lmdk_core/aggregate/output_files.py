@@ -24,9 +24,9 @@ import numpy as np
 import pandas as pd
 
 from lmdk_core.aggregate.population_release import AggregateResult
-from lmdk_core.engine.quoting import quote_user_text
-from lmdk_core.engine.validation import InputError
 from lmdk_core.files.atomic_write import AtomicFile
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.quoting import quote_user_text
 
 __all__ = ["AUDIT_LABEL", "EXPLORATORY_LABEL", "PUBLISHABLE_LABEL", "audit_frame",
            "grids_declared", "header_lines",

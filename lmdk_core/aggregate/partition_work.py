@@ -25,7 +25,7 @@ from lmdk_core.aggregate.plan import LandmarkSetting
 from lmdk_core.aggregate.statistics import Statistic, Totals, totals_of
 from lmdk_core.aggregate.user_verdicts import user_worst_totals
 from lmdk_core.aggregate.windows import WindowGrid
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
 
 __all__ = ["AggregateSpec", "PartialAggregate", "aggregate_frame", "aggregate_raw_partition"]
 

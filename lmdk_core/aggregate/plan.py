@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from lmdk_core.engine.allocation import allocate, scheme_info
-from lmdk_core.engine.validation import InputError
 from lmdk_core.engine.verifier import Verdict, verify
+from lmdk_core.foundation.errors import InputError
 
 __all__ = ["LandmarkSetting", "Plan", "plan_allocation"]
 

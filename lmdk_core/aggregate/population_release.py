@@ -31,9 +31,10 @@ from lmdk_core.aggregate.statistics import Statistic, Totals
 from lmdk_core.aggregate.temporal_leakage import AggregateLeakage, aggregate_leakage
 from lmdk_core.aggregate.windows import WindowGrid, window_grid
 from lmdk_core.engine.allocation import scheme_info
-from lmdk_core.engine.quoting import quote_user_text
-from lmdk_core.engine.validation import InputError, check_epsilon
 from lmdk_core.engine.verifier import Verdict
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.quoting import quote_user_text
+from lmdk_core.foundation.validation import check_epsilon
 
 __all__ = ["AggregateRequest", "AggregateResult", "aggregate_population", "finish_release",
            "make_spec"]

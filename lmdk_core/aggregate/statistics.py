@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
 
 __all__ = ["STATISTICS", "Statistic", "Totals", "statistic", "totals_of"]
 

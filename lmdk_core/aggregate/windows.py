@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lmdk_core.engine.quoting import quote_user_text
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.quoting import quote_user_text
 
 __all__ = ["MAX_WINDOWS", "WindowGrid", "parse_width", "window_grid"]
 

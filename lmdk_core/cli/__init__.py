@@ -11,15 +11,14 @@ full traceback above that line; every error is also logged (``logging`` logger
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Sequence
 
 from lmdk_core.cli.bounded import OptionOutOfRange
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
 
-__all__ = ["main", "build_parser", "emit_json", "debug_requested"]
+__all__ = ["main", "build_parser", "debug_requested"]
 
 DEBUG_HELP = "on an error, print the full traceback (also: environment LMDK_DEBUG=1)"
 
@@ -32,7 +31,7 @@ class _HelpFormatter(argparse.HelpFormatter):
         text = action.help or ""
         setting = getattr(action.type, "setting", None)
         if setting:  # a bounded number: its range from the setting table
-            from lmdk_core.engine.setting_limits import LIMITS
+            from lmdk_core.foundation.setting_limits import LIMITS
 
             text = f"{text}; {LIMITS[setting].describe()}"
         if not _shows_default(action, text):
@@ -73,38 +72,6 @@ class _VersionAction(argparse.Action):
 
         print(f"lmdk {__version__}")
         parser.exit()
-
-
-def _jsonable(obj):
-    """``obj`` with numpy arrays and containers turned into JSON types, recursively."""
-    import numpy as np
-
-    if isinstance(obj, np.ndarray):
-        return [_jsonable(x) for x in obj.tolist()]
-    if isinstance(obj, dict):
-        return {k: _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(x) for x in obj]
-    return _json_scalar(obj)
-
-
-def _json_scalar(obj):
-    """A numpy or Python scalar as a JSON value: NaN and ±inf become None."""
-    import numpy as np
-
-    if isinstance(obj, (np.floating, float)):
-        x = float(obj)
-        return x if np.isfinite(x) else None
-    if isinstance(obj, np.integer):
-        return int(obj)
-    if isinstance(obj, np.bool_):
-        return bool(obj)
-    return obj
-
-
-def emit_json(obj: dict) -> None:
-    """Print one JSON object on stdout (NaN/inf become null)."""
-    print(json.dumps(_jsonable(obj), allow_nan=False))
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 from lmdk_core.cli.bounded import bounded
-from lmdk_core.engine.plurals import counted
+from lmdk_core.foundation.plurals import counted
 
 __all__ = ["IN_PROCESS_ROWS", "register"]
 
@@ -43,7 +43,8 @@ def _request(args: argparse.Namespace):
     from lmdk_core.aggregate.population_release import AggregateRequest
     from lmdk_core.aggregate.statistics import statistic
     from lmdk_core.aggregate.windows import parse_width
-    from lmdk_core.engine.validation import InputError, check_epsilon
+    from lmdk_core.foundation.errors import InputError
+    from lmdk_core.foundation.validation import check_epsilon
 
     track = args.lat_col is not None or args.lon_col is not None
     if track and args.value_col is not None:
@@ -102,7 +103,7 @@ def _run(args: argparse.Namespace, req, cols):
         finish_release,
         make_spec,
     )
-    from lmdk_core.engine.validation import InputError
+    from lmdk_core.foundation.errors import InputError
     from lmdk_core.population.table import (
         check_columns,
         file_format,
@@ -220,7 +221,7 @@ def _cmd_aggregate(args: argparse.Namespace) -> int:
 
 
 def _bad(message: str):
-    from lmdk_core.engine.validation import InputError
+    from lmdk_core.foundation.errors import InputError
 
     return InputError(message)
 
@@ -259,7 +260,7 @@ def summary(result, args: argparse.Namespace) -> dict:
 
 
 def _report(result, args: argparse.Namespace) -> None:
-    from lmdk_core.cli import emit_json
+    from lmdk_core.cli.json_output import emit_json
 
     s = summary(result, args)
     if args.json:

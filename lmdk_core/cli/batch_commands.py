@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from lmdk_core.population.table import PopulationColumns
 
 from lmdk_core.cli.bounded import bounded
-from lmdk_core.engine.plurals import agree, counted
+from lmdk_core.foundation.plurals import agree, counted
 
 
 def _provenance(path: str) -> dict:
@@ -76,7 +76,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
 def _report_batch(res, cfg, args: argparse.Namespace) -> int:
     """The summary of a finished batch (JSON or text) and its notes on stderr; exit status
     1 when no publishable file was written (some release is not landmark-private)."""
-    from lmdk_core.cli import emit_json
+    from lmdk_core.cli.json_output import emit_json
 
     summary = {**res.to_dict(), "output": args.output if res.output_written else None,
                "audit": args.audit, "input": _provenance(args.input)}

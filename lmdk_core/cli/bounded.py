@@ -1,7 +1,7 @@
 """Numeric command-line options bounded by the app's setting table.
 
 ``type=bounded("window", "--window")`` makes argparse check an option against
-:data:`lmdk_core.engine.setting_limits.LIMITS` while it parses, so a value outside the range —
+:data:`lmdk_core.foundation.setting_limits.LIMITS` while it parses, so a value outside the range —
 ``0``, ``1e308``, ``inf``, ``nan``, ``1.5`` for a whole number, ``abc`` — is refused at
 once, before any file is read, with one line naming the option and its range::
 
@@ -16,9 +16,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from lmdk_core.engine.quoting import quote_user_text
-from lmdk_core.engine.setting_limits import LIMITS, check_setting
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.quoting import quote_user_text
+from lmdk_core.foundation.setting_limits import LIMITS, check_setting
 
 __all__ = ["OptionOutOfRange", "bounded", "parse_bounds"]
 

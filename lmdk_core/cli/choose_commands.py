@@ -11,9 +11,10 @@ from pathlib import Path
 
 from lmdk_core.cli.bounded import bounded
 from lmdk_core.cli.input_columns import add_column_options
-from lmdk_core.engine.quoting import quote_user_text
-from lmdk_core.engine.setting_limits import check_setting
-from lmdk_core.engine.validation import InputError, parse_landmarks
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.quoting import quote_user_text
+from lmdk_core.foundation.setting_limits import check_setting
+from lmdk_core.foundation.validation import parse_landmarks
 
 SCHEMES = ("uniform", "skip", "adaptive", "w-event", "user", "event")
 
@@ -103,7 +104,7 @@ def _data_settings(args: argparse.Namespace) -> None:
 
 
 def _cmd_solve(args: argparse.Namespace) -> int:
-    from lmdk_core.cli import emit_json
+    from lmdk_core.cli.json_output import emit_json
 
     _check_solve_options(args)
     values, kind, _ = _load(args)
@@ -193,7 +194,7 @@ def _feasible_note(s) -> str:
 
 
 def _cmd_attack(args: argparse.Namespace) -> int:
-    from lmdk_core.cli import emit_json
+    from lmdk_core.cli.json_output import emit_json
 
     _data_settings(args)
     _bounded("epsilon", args.epsilon, "--epsilon")
@@ -269,7 +270,7 @@ def _add_averaging(result: dict, args: argparse.Namespace, values, lm: list[int]
 
 
 def _cmd_compose(args: argparse.Namespace) -> int:
-    from lmdk_core.cli import emit_json
+    from lmdk_core.cli.json_output import emit_json
     from lmdk_core.decision.composition import per_release_epsilon, schedule_summary
 
     if (args.epsilon is None) == (args.target is None):

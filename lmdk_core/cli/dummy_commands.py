@@ -14,8 +14,8 @@ from lmdk_core.cli.input_columns import (
     series_columns,
     track_columns,
 )
-from lmdk_core.engine.plurals import counted
-from lmdk_core.engine.validation import check_epsilon, check_length, parse_landmarks
+from lmdk_core.foundation.plurals import counted
+from lmdk_core.foundation.validation import check_epsilon, check_length, parse_landmarks
 
 # The engine (pandas, scipy) is imported inside the handlers so that the other
 # sub-commands start fast. The parser's choices and defaults are therefore spelled out
@@ -34,7 +34,7 @@ TIME_UNITS = {"s": 1 / 60, "min": 1.0, "h": 60.0}
 
 
 def _cmd_dummies(args: argparse.Namespace) -> int:
-    from lmdk_core.cli import emit_json
+    from lmdk_core.cli.json_output import emit_json
     from lmdk_core.dummies import dummy_options, select_option
 
     eps = check_epsilon(args.epsilon, "--epsilon (ε_sel)")
@@ -133,7 +133,7 @@ def _cmd_suggest(args: argparse.Namespace) -> int:
 
 def _emit_suggestions(sugg: _Suggested, landmarks: list[int], stays: str | None) -> None:
     """The suggestions as one JSON object (with a series' events, a track's stays)."""
-    from lmdk_core.cli import emit_json
+    from lmdk_core.cli.json_output import emit_json
     from lmdk_core.landmarks.discovery import suggestion_events
 
     out = {"kind": sugg.kind, "method": sugg.method, "length": sugg.length,

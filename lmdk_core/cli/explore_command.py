@@ -19,7 +19,7 @@ import tomllib
 from pathlib import Path
 
 from lmdk_core.cli.bounded import bounded
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
 
 __all__ = ["register", "find_app", "config_flags", "streamlit_command"]
 

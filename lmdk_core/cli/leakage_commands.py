@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING
 
 from lmdk_core.cli.bounded import bounded
 from lmdk_core.decision.verdict import privacy_verdict
-from lmdk_core.engine.setting_limits import LIMITS, check_setting
-from lmdk_core.engine.validation import InputError, check_length, check_positive, parse_landmarks
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.setting_limits import LIMITS, check_setting
+from lmdk_core.foundation.validation import check_length, check_positive, parse_landmarks
 
 if TYPE_CHECKING:
     import numpy as np
@@ -64,7 +65,7 @@ def _length(value: int | None) -> int | None:
 
 
 def _cmd_loss(args: argparse.Namespace) -> int:
-    from lmdk_core.cli import emit_json
+    from lmdk_core.cli.json_output import emit_json
 
     alphas = _parse_alphas(args.alpha)
     loss = _loss(args.matrix, "--matrix")
@@ -156,7 +157,7 @@ def _emit_leakage(res, verdict) -> None:
     """The leakage (and the verdict, when there is one) as one JSON object."""
     import numpy as np
 
-    from lmdk_core.cli import emit_json
+    from lmdk_core.cli.json_output import emit_json
 
     out = res.to_dict()
     if res.landmark_tpl is not None:
@@ -180,7 +181,7 @@ def _print_leakage_table(eps, res) -> None:
 
 
 def _cmd_supremum(args: argparse.Namespace) -> int:
-    from lmdk_core.cli import emit_json
+    from lmdk_core.cli.json_output import emit_json
     from lmdk_core.leakage.supremum import check_constant_epsilon, supremum
 
     e = check_constant_epsilon(args.epsilon, "--epsilon")
@@ -196,7 +197,7 @@ def _cmd_supremum(args: argparse.Namespace) -> int:
 
 
 def _cmd_calibrate(args: argparse.Namespace) -> int:
-    from lmdk_core.cli import emit_json
+    from lmdk_core.cli.json_output import emit_json
 
     check_positive(args.target, "--target")
     check_setting("privacy_loss", args.target, label="--target")

@@ -13,9 +13,10 @@ from typing import NamedTuple
 
 from lmdk_core.cli.bounded import OptionOutOfRange, bounded
 from lmdk_core.cli.input_columns import add_column_options, track_columns
-from lmdk_core.engine.plurals import agree, counted
-from lmdk_core.engine.validation import InputError, check_length, parse_landmarks
 from lmdk_core.files.output_paths import check_outputs
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.plurals import agree, counted
+from lmdk_core.foundation.validation import check_length, parse_landmarks
 
 #: ``--sensitivity auto``: refused for a publishable file; its message gives the suggestion
 AUTO = "auto"
@@ -78,7 +79,7 @@ def _is_geojson(path: str) -> bool:
 
 
 def _cmd_allocate(args: argparse.Namespace) -> int:
-    from lmdk_core.cli import emit_json
+    from lmdk_core.cli.json_output import emit_json
     from lmdk_core.engine.allocation import allocate, scheme_info
     from lmdk_core.engine.verifier import verify
 
@@ -106,7 +107,7 @@ def _cmd_allocate(args: argparse.Namespace) -> int:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from lmdk_core.cli import emit_json
+    from lmdk_core.cli.json_output import emit_json
     from lmdk_core.data.allocation_csv import load_allocation_csv
     from lmdk_core.engine.verifier import verify
 
@@ -128,7 +129,7 @@ def _check_release_outputs(args: argparse.Namespace) -> None:
 
 
 def _cmd_release(args: argparse.Namespace) -> int:
-    from lmdk_core.cli import emit_json
+    from lmdk_core.cli.json_output import emit_json
     from lmdk_core.data.series import load_series_csv
     from lmdk_core.decision.utility import release_utility
     from lmdk_core.engine.release import release_series
@@ -253,7 +254,7 @@ def _declared_sensitivity(args: argparse.Namespace, series,
 
 
 def _cmd_geo_release(args: argparse.Namespace) -> int:
-    from lmdk_core.cli import emit_json
+    from lmdk_core.cli.json_output import emit_json
     from lmdk_core.data.track import load_track
     from lmdk_core.decision.utility import release_utility
     from lmdk_core.engine.release import release_trajectory

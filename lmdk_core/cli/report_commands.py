@@ -19,11 +19,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from lmdk_core.cli import emit_json
+    from lmdk_core.cli.json_output import emit_json
     from lmdk_core.files.atomic_write import write_atomically
     from lmdk_core.files.output_paths import check_outputs
     from lmdk_core.report import compute_report, render_html
@@ -77,8 +77,8 @@ def _report_config(config: str, data: str | None):
     configuration references its data (name + SHA-256); a batch configuration, a missing
     referenced file or a ``--data`` nobody asked for are refused."""
     from lmdk_core.data.tables import read_bytes
-    from lmdk_core.engine.quoting import quote_user_text
     from lmdk_core.files.config import config_from_json
+    from lmdk_core.foundation.quoting import quote_user_text
 
     cfg = config_from_json(read_bytes(config, f"the configuration {config}"))
     if cfg.page == "population":

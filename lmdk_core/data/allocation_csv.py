@@ -17,8 +17,9 @@ import math
 import numpy as np
 
 from lmdk_core.data.tables import Source, leading_comment_lines, read_bytes
-from lmdk_core.engine.quoting import quote_user_text
-from lmdk_core.engine.validation import InputError, check_epsilon_array
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.quoting import quote_user_text
+from lmdk_core.foundation.validation import check_epsilon_array
 
 __all__ = ["load_allocation_csv"]
 

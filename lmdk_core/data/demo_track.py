@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from lmdk_core.data.track import Track, Waypoint
-from lmdk_core.engine.geodesy import distance_m
+from lmdk_core.foundation.geodesy import distance_m
 
 __all__ = [
     "DEMO_DATE",

@@ -19,7 +19,7 @@ from lmdk_core.data.tables import (
     read_csv_table,
     repeated_times_note,
 )
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
 
 __all__ = ["Series", "csv_columns", "guess_series_columns", "is_index_column",
            "load_series_csv"]

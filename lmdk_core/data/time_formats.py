@@ -11,8 +11,8 @@ import re
 import numpy as np
 import pandas as pd
 
-from lmdk_core.engine.quoting import quote_user_text
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.quoting import quote_user_text
 
 __all__ = ["date_order_advice", "parse_formatted_times"]
 

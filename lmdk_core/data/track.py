@@ -37,9 +37,10 @@ from lmdk_core.data.track_columns import (
     missing_coordinates_error,
 )
 from lmdk_core.data.track_times import iso_time_labels, parse_time_cells, resolve_track_times
-from lmdk_core.engine.geodesy import distance_m
-from lmdk_core.engine.quoting import quote_user_text
-from lmdk_core.engine.validation import InputError, check_positive
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.geodesy import distance_m
+from lmdk_core.foundation.quoting import quote_user_text
+from lmdk_core.foundation.validation import check_positive
 from lmdk_core.mechanisms.planar_laplace import check_coordinates
 
 if TYPE_CHECKING:

@@ -21,8 +21,8 @@ from lmdk_core.data.strict_json import loads_strict
 from lmdk_core.data.tables import Source, read_bytes
 from lmdk_core.data.track import Track
 from lmdk_core.data.track_pieces import Piece, track_from_pieces, utc_times
-from lmdk_core.engine.quoting import quote_user_text
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.quoting import quote_user_text
 
 __all__ = ["load_track_geojson"]
 

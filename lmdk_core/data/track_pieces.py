@@ -13,7 +13,8 @@ import pandas as pd
 from lmdk_core.data.tables import MAX_ROWS
 from lmdk_core.data.track import DEFAULT_WAYPOINT_MAX_M, Track, _nearest_waypoints, _pieces_note
 from lmdk_core.data.track_times import resolve_track_times
-from lmdk_core.engine.validation import InputError, check_positive
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.validation import check_positive
 
 __all__ = ["NamedPlace", "Piece", "track_from_pieces", "utc_times"]
 

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from lmdk_core.engine.plurals import agree
-from lmdk_core.engine.quoting import quote_user_text
+from lmdk_core.foundation.plurals import agree
+from lmdk_core.foundation.quoting import quote_user_text
 
 __all__ = ["EARLIEST_PLAUSIBLE", "ResolvedTimes", "iso_time_labels", "parse_time_cells",
            "resolve_track_times"]

@@ -63,7 +63,8 @@ from lmdk_core.decision.noise_laws import (
     planar_within,
 )
 from lmdk_core.engine.allocation import allocate, scheme_info
-from lmdk_core.engine.validation import InputError, check_epsilon, check_landmarks, check_positive
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.validation import check_epsilon, check_landmarks, check_positive
 
 __all__ = ["AccuracyTarget", "EpsilonSolution", "accuracy_at"]
 
@@ -222,7 +223,7 @@ def _offsets(model: _Model, published: np.ndarray) -> tuple[np.ndarray, np.ndarr
     if model.values.ndim == 1:
         delta = base[src] - model.values
     else:
-        from lmdk_core.engine.geodesy import distance_m
+        from lmdk_core.foundation.geodesy import distance_m
 
         delta = distance_m(base[src, 0], base[src, 1], model.values[:, 0],
                            model.values[:, 1])

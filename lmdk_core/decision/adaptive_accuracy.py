@@ -26,7 +26,7 @@ from numpy.typing import ArrayLike
 from lmdk_core.decision.accuracy import AccuracyTarget, _Model, _model
 from lmdk_core.decision.noise_laws import laplace_epsilon_for, planar_epsilon_for
 from lmdk_core.engine.allocation import allocate
-from lmdk_core.engine.validation import check_landmarks
+from lmdk_core.foundation.validation import check_landmarks
 
 __all__ = ["adaptive_accuracy", "adaptive_errors", "adaptive_expected_errors",
            "estimate_from_errors", "min_adaptive_runs", "utility_runs"]
@@ -49,7 +49,7 @@ def adaptive_errors(values: ArrayLike, landmarks: Iterable[int] | None, epsilon:
     ``SeedSequence(seed)``: the same seed gives the same releases at every ε (common
     random numbers)."""
     from lmdk_core.engine.release import release_series, release_trajectory
-    from lmdk_core.engine.setting_limits import check_setting
+    from lmdk_core.foundation.setting_limits import check_setting
 
     model = _model(values, mechanism, sensitivity, radius, stays)
     n = int(check_setting("runs", runs, label="the number of Monte Carlo runs"))

@@ -36,7 +36,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from lmdk_core.engine.allocation import allocate, scheme_info
-from lmdk_core.engine.validation import InputError, check_landmarks, check_positive
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.validation import check_landmarks, check_positive
 
 __all__ = [
     "AveragingResult",

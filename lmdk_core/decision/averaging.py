@@ -33,7 +33,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from lmdk_core.decision.comparison import ReleaseFn
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
 
 __all__ = ["RUNS", "SEED", "WINDOWS", "AveragingEffect", "averaging_effect", "moving_average"]
 
@@ -148,7 +148,7 @@ def averaging_effect(release_fn: ReleaseFn, scheme: str, epsilon: float, *,
     >>> eff.helps, eff.averaged_m < eff.single_m / 5
     (True, True)
     """
-    from lmdk_core.engine.geodesy import distance_m
+    from lmdk_core.foundation.geodesy import distance_m
 
     if runs < 1:
         raise InputError("averaging needs at least one simulated release")

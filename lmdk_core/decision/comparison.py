@@ -29,7 +29,8 @@ from numpy.typing import ArrayLike
 
 from lmdk_core.engine.allocation import scheme_info
 from lmdk_core.engine.release import Release, release_series, release_trajectory
-from lmdk_core.engine.validation import InputError, check_epsilon, check_landmarks
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.validation import check_epsilon, check_landmarks
 
 __all__ = [
     "MAX_RUNS",

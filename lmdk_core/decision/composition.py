@@ -25,7 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lmdk_core.engine.validation import InputError, check_epsilon
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.validation import check_epsilon
 
 __all__ = ["Schedule", "advanced_composition", "basic_composition", "per_release_epsilon",
            "schedule_summary"]

@@ -51,7 +51,8 @@ from lmdk_core.decision.adaptive_accuracy import (
 )
 from lmdk_core.decision.noise_laws import laplace_within_peak
 from lmdk_core.engine.allocation import scheme_info
-from lmdk_core.engine.validation import InputError, check_epsilon
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.validation import check_epsilon
 
 __all__ = ["MonteCarloSettings", "solve_epsilon", "solve_all_schemes"]
 
@@ -172,7 +173,7 @@ class MonteCarloSettings:
 
     def check(self, target: AccuracyTarget) -> None:
         """Refuse a run count outside the limits or too small to certify ``target``."""
-        from lmdk_core.engine.setting_limits import check_setting
+        from lmdk_core.foundation.setting_limits import check_setting
 
         check_setting("runs", self.runs, label="the number of Monte Carlo runs")
         if target.kind == "within" and target.per != "typical":

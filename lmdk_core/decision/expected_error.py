@@ -20,7 +20,7 @@ protection radius r (track), with the exact laws of :mod:`lmdk_core.decision.noi
   ``δ_t = x_{s(t)} − x_t`` (for a track, δ_t is the distance in metres between the two
   true points): ``|δ| + b·e^{−|δ|/b}`` for Laplace, ``|d| + 2α^{|d|+1}/(1 − α²)`` for
   Geometric, and the integral over the noise's angle and radius for Planar Laplace
-  (:func:`planar_offset_mean`);
+  (:func:`~lmdk_core.decision.noise_laws.planar_offset_mean`);
 * a **withheld** timestamp (nothing published yet to repeat) has no error (NaN).
 
 The expectation is over the noise, at the publication pattern given (a static scheme's
@@ -30,62 +30,19 @@ The expectation is over the noise, at the publication pattern given (a static sc
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 from numpy.typing import ArrayLike
 
-from lmdk_core.decision.noise_laws import geometric_mean
-from lmdk_core.engine.validation import InputError, check_positive
+from lmdk_core.decision.fresh_noise_laws import (
+    geometric_fresh_mean,
+    laplace_fresh_mean,
+    planar_fresh_mean,
+)
+from lmdk_core.decision.noise_laws import geometric_mean, planar_offset_mean
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.validation import check_positive
 
-__all__ = ["expected_errors", "planar_offset_mean", "publication_flags", "series_mechanism"]
-
-
-#: the table of the planar offset mean: β = δ/s from 1e-6 to 1e6, log-spaced
-_TABLE_BETA = (1e-6, 1e6, 1000)
-
-
-@functools.cache
-def _offset_table():
-    """A cubic spline in log β of the excess ``M(β) − β − (β + 2)e^{−β}`` of the engine's
-    exact planar mean (:func:`lmdk_core.decision.noise_laws.planar_mean_unit`), built once per
-    process (about 1 s): within 2e-9 relative of the exact mean (measured 1.03e-9 over
-    20,000 random β; tested)."""
-    from scipy.interpolate import CubicSpline
-
-    from lmdk_core.decision.noise_laws import planar_mean_unit
-
-    b = np.geomspace(*_TABLE_BETA)
-    excess = planar_mean_unit(b) - b - (b + 2.0) * np.exp(-b)
-    return CubicSpline(np.log(b), excess)
-
-
-def planar_offset_mean(delta: ArrayLike, s: ArrayLike) -> np.ndarray:
-    """``E|δ·e + R·u(θ)|`` for R ~ Gamma(2, s) (Planar Laplace at ε_t = r/s; Andrés et
-    al. CCS 2013) and θ uniform: the error of a repeated point δ metres from the truth.
-
-    It is ``s·M(δ/s)`` with M the engine's one implementation,
-    :func:`lmdk_core.decision.noise_laws.planar_mean_unit` (over the angle
-    ``max(δ, R)·₂F₁(−½, −½; 1; min²/max²)``, over R Gauss–Legendre panels graded toward
-    the kink at R = δ; exact to a few ulps). A page evaluates it for every repeated
-    point of a track on every rerun (1,700 points of a 5,000-point Adaptive release took
-    4.4 s), so M is read from a cubic spline of its smooth part
-    ``M(β) − β − (β + 2)e^{−β}`` on 1,000 log-spaced β in [1e-6, 1e6] (within 2e-9
-    relative); beyond the table ``M(β) = β + 1.5/β`` (the noise's E R²/2 = 3 over 2β,
-    below 1e-12 relative) and below it ``M(0) = 2`` joined quadratically to the table
-(M'(0) = 0). δ = 0 gives 2s.
-    """
-    d = np.abs(np.asarray(delta, dtype=float))
-    sc = np.asarray(s, dtype=float)
-    d, sc = np.broadcast_arrays(d, sc)
-    beta = d / sc
-    lo, hi, _ = _TABLE_BETA
-    b = np.clip(beta, lo, hi)
-    m = _offset_table()(np.log(b)) + b + (b + 2.0) * np.exp(-b)
-    m = np.where(beta > hi, beta + 1.5 / np.where(beta > hi, beta, 1.0), m)
-    m_lo = float(_offset_table()(np.log(lo))) + lo + (lo + 2.0) * np.exp(-lo)
-    m = np.where(beta < lo, 2.0 + (m_lo - 2.0) * (beta / lo) ** 2, m)
-    return sc * m
+__all__ = ["expected_errors", "publication_flags", "series_mechanism"]
 
 
 def series_mechanism(values: np.ndarray, mechanism: str | None) -> str:
@@ -172,12 +129,6 @@ def _fresh_budgets(x: np.ndarray, y: np.ndarray, eps: np.ndarray, pub: np.ndarra
 def _fresh_mean(mech: str, scale: float, d: np.ndarray, e: np.ndarray,
                 ef: np.ndarray) -> np.ndarray:
     """``E|δ + Z + W|``: a publication's noise at ``e`` plus fresh noise at ``ef``."""
-    from lmdk_core.decision.fresh_noise_laws import (
-        geometric_fresh_mean,
-        laplace_fresh_mean,
-        planar_fresh_mean,
-    )
-
     if mech == "laplace":
         return laplace_fresh_mean(d, scale / e, scale / ef)
     if mech == "geometric":
@@ -234,7 +185,7 @@ def _offset_lengths(x: np.ndarray, y: np.ndarray, t: np.ndarray, s: np.ndarray) 
     (NaN read as 0)."""
     if x.ndim == 1:
         return np.abs(np.nan_to_num(y[s] - x[t]))
-    from lmdk_core.engine.geodesy import distance_m
+    from lmdk_core.foundation.geodesy import distance_m
 
     return np.nan_to_num(distance_m(y[s, 0], y[s, 1], x[t, 0], x[t, 1]))
 

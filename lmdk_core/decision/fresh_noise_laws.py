@@ -21,7 +21,7 @@ centroid minus the fix), the publication's noise Z and W, independent.
   costs about 10⁻¹⁰.
 * **Planar Laplace** (Andrés et al., CCS 2013), Z and W with Gamma(2, s_i) radii: the
   mean is ``E_W[m(|δ + W|)]`` with m the one-noise offset mean
-  (:func:`lmdk_core.decision.expected_error.planar_offset_mean`), by generalised
+  (:func:`lmdk_core.decision.noise_laws.planar_offset_mean`), by generalised
   Gauss–Laguerre nodes in W's radius and a midpoint rule in its angle; the probability
   of lying within a uses the radial law of the isotropic sum Z + W,
   ``P(|Z + W| ≤ ρ) = E_{|W|}[P(|(|W|, 0) + Z| ≤ ρ)]`` tabulated on a grid of ρ, in the
@@ -35,10 +35,12 @@ import functools
 import numpy as np
 
 from lmdk_core.decision.noise_laws import (
+    THETA,
     geometric_mean,
     geometric_within,
     laplace_mean,
     laplace_within,
+    planar_offset_mean,
     planar_within,
 )
 
@@ -138,8 +140,6 @@ _PHI = (np.arange(24) + 0.5) * (np.pi / 24)
 def planar_fresh_mean(delta, s1, s2) -> np.ndarray:
     """``E|δ + Z + W|`` for Planar Laplace Z, W with radial scales ``s1``, ``s2`` and δ
     metres of offset: ``E_W[m(|δ + W|, s₁)]`` (module docstring)."""
-    from lmdk_core.decision.expected_error import planar_offset_mean
-
     d, a, b = np.broadcast_arrays(np.abs(np.asarray(delta, float)), np.asarray(s1, float),
                                   np.asarray(s2, float))
     r_x, r_w = _radius_rule()
@@ -170,15 +170,13 @@ def planar_fresh_within(delta, s1, s2, a: float) -> np.ndarray:
     """``P(|δ + Z + W| ≤ a)`` for Planar Laplace Z, W with radial scales ``s1``, ``s2``:
     the angular rule of :func:`~lmdk_core.decision.noise_laws.planar_within` on the
     radial law of Z + W (module docstring)."""
-    from lmdk_core.decision.noise_laws import _THETA
-
     d, s1, s2 = np.broadcast_arrays(np.abs(np.asarray(delta, float)), np.asarray(s1, float),
                                     np.asarray(s2, float))
     out = np.empty(d.shape)
     flat_d, flat_1, flat_2 = d.ravel(), s1.ravel(), s2.ravel()
     res = out.ravel()
     ratios = np.round(flat_2 / flat_1, 12)
-    c = np.cos(_THETA)
+    c = np.cos(THETA)
     for ratio in np.unique(ratios):
         k = ratios == ratio
         cdf = _sum_radial_cdf(float(ratio))

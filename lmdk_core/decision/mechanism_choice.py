@@ -23,8 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from lmdk_core.engine.plurals import agree
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.plurals import agree
 
 __all__ = ["ClampResult", "MechanismProblem", "clamp_to_bounds", "mechanism_problems",
            "sensitivity_from_bounds"]

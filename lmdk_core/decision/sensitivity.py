@@ -40,7 +40,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from lmdk_core.data.series import Series
-from lmdk_core.engine.validation import InputError, check_landmarks, check_positive
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.validation import check_landmarks, check_positive
 from lmdk_core.landmarks.discovery import DEFAULT_DEVIATION_WINDOW, deviation_scores, seasonal_phase
 
 __all__ = [

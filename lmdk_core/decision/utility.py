@@ -65,7 +65,7 @@ from lmdk_core.decision.expected_error import (
     series_mechanism,
 )
 from lmdk_core.decision.utility_advice import AdviceSetting, release_advice
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
 
 __all__ = [
     "USEFUL", "MARGINAL", "NOT_USEFUL", "USEFUL_RATIO", "NOISE_RATIO",
@@ -147,7 +147,7 @@ _DAY_NS = 86_400 * 10**9
 def _box_diagonal(lat: np.ndarray, lon: np.ndarray) -> float:
     """The geodesic diagonal (metres) of the box holding the middle 95 % of the latitudes
     and of the longitudes (unwrapped around the median longitude)."""
-    from lmdk_core.engine.geodesy import distance_m
+    from lmdk_core.foundation.geodesy import distance_m
 
     lon0 = float(np.median(lon))
     rel_lon = (lon - lon0 + 180.0) % 360.0 - 180.0  # unwrapped around the median
@@ -653,7 +653,7 @@ def _readings_in_runs(rel) -> int:
     are not released as one event each (0 for a track, or when runs are released so)."""
     if rel.original.ndim != 1 or getattr(rel, "stays", ()):
         return 0
-    from lmdk_core.engine.validation import landmark_runs
+    from lmdk_core.foundation.validation import landmark_runs
 
     return sum(b - a + 1 for a, b in landmark_runs(rel.landmarks) if b > a)
 

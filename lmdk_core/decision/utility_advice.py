@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lmdk_core.engine.plurals import agree, counted
+from lmdk_core.foundation.plurals import agree, counted
 
 __all__ = ["AdviceSetting", "release_advice"]
 

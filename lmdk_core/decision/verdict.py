@@ -45,9 +45,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from lmdk_core.engine.plurals import counted
-from lmdk_core.engine.validation import InputError
 from lmdk_core.engine.verifier import Verdict, verify
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.plurals import counted
 
 __all__ = ["GREEN", "AMBER", "RED", "LEAKAGE_RTOL", "CalibrationAdvice", "PrivacyVerdict",
            "calibration_advice", "privacy_verdict"]
@@ -460,7 +460,7 @@ def calibration_advice(epsilon_t: ArrayLike, landmarks: Iterable[int] | None,
     TPL is about a fixed multiple of ε and stays above ε for every ε; only decoupling the
     spend (``c·ε``) from the target (``α``) brings it under.
     """
-    from lmdk_core.engine.setting_limits import LIMITS
+    from lmdk_core.foundation.setting_limits import LIMITS
     from lmdk_core.leakage.calibration import calibrate_scale
     from lmdk_core.leakage.conservative import worst_curve
     from lmdk_core.leakage.tpl import landmark_tpl as _landmark_tpl

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from lmdk_core.dummies.metrics import Metric, _check_length
-from lmdk_core.engine.validation import InputError, check_landmarks
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.validation import check_landmarks
 
 __all__ = ["DummyOptions", "ProgressCallback", "notify", "prepare_chain"]
 

@@ -17,7 +17,7 @@ from lmdk_core.dummies.metrics import (
     _std_from_moments,
     get_metric,
 )
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
 
 __all__ = ["HEURISTIC_MAX_STEPS", "heuristic_options"]
 

@@ -9,7 +9,8 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from lmdk_core.engine.validation import InputError, check_landmarks, check_positive
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.validation import check_landmarks, check_positive
 
 __all__ = ["METRICS", "FunctionMetric", "GapStd", "Metric", "NearestDistanceMean", "get_metric"]
 

@@ -13,7 +13,7 @@ import numpy as np
 from lmdk_core.dummies.chain import DummyOptions, ProgressCallback, notify, prepare_chain
 from lmdk_core.dummies.heuristic import heuristic_options
 from lmdk_core.dummies.metrics import _BLOCK_CELLS, Metric, _membership, get_metric
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
 
 __all__ = ["OPTIMAL_MAX_REGULAR", "optimal_options"]
 

@@ -11,7 +11,7 @@ from lmdk_core.dummies.chain import DummyOptions, ProgressCallback
 from lmdk_core.dummies.heuristic import HEURISTIC_MAX_STEPS, heuristic_options
 from lmdk_core.dummies.metrics import Metric
 from lmdk_core.dummies.optimal import OPTIMAL_MAX_REGULAR, optimal_options
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
 
 __all__ = [
     "HEURISTIC_MAX_STEPS",

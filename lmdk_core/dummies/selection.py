@@ -12,13 +12,9 @@ from numpy.typing import ArrayLike
 from lmdk_core.dummies.metrics import Metric, get_metric
 from lmdk_core.dummies.options import DummyOptions, ProgressCallback, dummy_options
 from lmdk_core.engine.release import AdaptiveSettings, Release, release_series, release_trajectory
-from lmdk_core.engine.validation import (
-    InputError,
-    as_generator,
-    check_epsilon,
-    check_positive,
-)
 from lmdk_core.engine.verifier import Verdict, verify
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.validation import as_generator, check_epsilon, check_positive
 from lmdk_core.mechanisms.exponential import Exponential
 
 __all__ = [

@@ -34,10 +34,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lmdk_core.engine.plurals import agree, counted
-from lmdk_core.engine.quoting import quote_user_text
-from lmdk_core.engine.setting_limits import check_setting
-from lmdk_core.engine.validation import InputError, check_epsilon, check_landmarks, check_length
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.plurals import agree, counted
+from lmdk_core.foundation.quoting import quote_user_text
+from lmdk_core.foundation.setting_limits import check_setting
+from lmdk_core.foundation.validation import check_epsilon, check_landmarks, check_length
 
 __all__ = ["DEFAULT_MAX_LANDMARKS", "SCHEMES", "Scheme", "allocate", "check_max_landmarks",
            "literal_uniform_reading", "scheme_info", "uniform_total_for_share"]

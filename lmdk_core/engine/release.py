@@ -47,13 +47,9 @@ from lmdk_core.adaptive.settings import AdaptiveSettings
 from lmdk_core.engine.allocation import allocate, scheme_info
 from lmdk_core.engine.repeat_noise import regular_share, renoise
 from lmdk_core.engine.stay_events import condense, condensed_points, stay_members
-from lmdk_core.engine.validation import (
-    InputError,
-    as_generator,
-    check_epsilon,
-    check_landmarks,
-)
 from lmdk_core.engine.verifier import Verdict, check_groups, verify
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.validation import as_generator, check_epsilon, check_landmarks
 from lmdk_core.mechanisms import Geometric, Laplace, Mechanism, PlanarLaplace
 from lmdk_core.mechanisms.exact_planar import ExactPlanarLaplace, PlanarRegion
 from lmdk_core.mechanisms.planar_laplace import check_coordinates

@@ -28,7 +28,7 @@ from collections.abc import Iterable
 import numpy as np
 from numpy.typing import ArrayLike
 
-from lmdk_core.engine.validation import landmark_runs, parse_landmark_ranges
+from lmdk_core.foundation.validation import landmark_runs, parse_landmark_ranges
 
 __all__ = ["format_runs", "parse_runs", "run_level", "runs_of"]
 
@@ -47,7 +47,7 @@ def run_level(values: ArrayLike, whole: bool = False) -> float:
 def parse_runs(text: str | None) -> list[tuple[int, int]]:
     """Parse runs written as ranges ``"10-50,80-120"`` (inclusive; ``"7"`` is a run of one
     reading); ``""`` or None means none — the landmark syntax
-    (:func:`lmdk_core.engine.validation.parse_landmark_ranges`)."""
+    (:func:`lmdk_core.foundation.validation.parse_landmark_ranges`)."""
     return parse_landmark_ranges(text, what="run")
 
 

@@ -31,8 +31,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from lmdk_core.engine.run_events import run_level
-from lmdk_core.engine.validation import parse_landmark_ranges
 from lmdk_core.engine.verifier import check_groups
+from lmdk_core.foundation.validation import parse_landmark_ranges
 
 __all__ = [
     "STAY_MODES",
@@ -128,7 +128,7 @@ def stay_members(stays: Iterable[tuple[int, int]]) -> np.ndarray:
 def parse_stays(text: str | None) -> list[tuple[int, int]]:
     """Parse stays written as ranges ``"10-50,80-120"`` (inclusive; ``"7"`` is the stay
     of one fix); ``""`` or None means none. The same syntax as landmarks
-    (:func:`lmdk_core.engine.validation.parse_landmark_ranges`)."""
+    (:func:`lmdk_core.foundation.validation.parse_landmark_ranges`)."""
     return parse_landmark_ranges(text, what="stay")
 
 

@@ -53,13 +53,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from lmdk_core.engine.plurals import agree, counted
-from lmdk_core.engine.validation import (
-    InputError,
-    check_epsilon,
-    check_epsilon_array,
-    check_landmarks,
-)
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.plurals import agree, counted
+from lmdk_core.foundation.validation import check_epsilon, check_epsilon_array, check_landmarks
 
 __all__ = ["EPSILON_MIN", "Verdict", "verify", "landmark_totals", "grouped_totals",
            "check_groups", "landmark_event_count", "tolerance", "TOLERANCE_ULPS"]

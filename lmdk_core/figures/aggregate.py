@@ -21,9 +21,9 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from lmdk_core.engine.quoting import plotly_text
 from lmdk_core.figures.common import COLORS
 from lmdk_core.figures.style import SCHEME_COLORS, plotly_layout, plotly_title, rgba
+from lmdk_core.foundation.quoting import plotly_text
 
 __all__ = ["LEVEL_COLORS", "cell_map_figure", "level_error_figure", "statistic_time_figure"]
 

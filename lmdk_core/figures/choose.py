@@ -10,9 +10,9 @@ import numpy as np
 import plotly.graph_objects as go
 
 from lmdk_core.engine.allocation import SCHEMES
-from lmdk_core.engine.quoting import plotly_text
 from lmdk_core.figures.common import plain_figure, template_json
 from lmdk_core.figures.style import COLORS, SCHEME_COLORS
+from lmdk_core.foundation.quoting import plotly_text
 
 __all__ = ["accuracy_figure", "averaging_figure", "posterior_figure"]
 

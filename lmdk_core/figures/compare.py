@@ -14,7 +14,6 @@ import plotly.graph_objects as go
 
 from lmdk_core.decision.comparison import UtilitySweep
 from lmdk_core.engine.allocation import scheme_info
-from lmdk_core.engine.quoting import plotly_text, plotly_texts
 from lmdk_core.engine.release import Release
 from lmdk_core.figures.common import (
     BARS_MAX_POINTS,
@@ -36,6 +35,7 @@ from lmdk_core.figures.style import (
     rgba,
 )
 from lmdk_core.figures.style import SCHEME_COLORS as STYLE_SCHEME_COLORS
+from lmdk_core.foundation.quoting import plotly_text, plotly_texts
 
 __all__ = ["SCHEME_COLORS", "side_by_side_figure", "utility_figure"]
 

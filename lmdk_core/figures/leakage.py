@@ -14,7 +14,6 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from lmdk_core.engine.quoting import plotly_text, plotly_texts
 from lmdk_core.figures.common import (
     BARS_MAX_POINTS,
     COLORS,
@@ -30,6 +29,7 @@ from lmdk_core.figures.style import (
     plotly_layout,
     plotly_title,
 )
+from lmdk_core.foundation.quoting import plotly_text, plotly_texts
 from lmdk_core.leakage.tpl import LeakageResult
 
 __all__ = ["leakage_curves_figure", "matrix_heatmap", "series_state_labels",

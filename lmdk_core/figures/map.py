@@ -29,8 +29,6 @@ from scipy.optimize import brentq
 
 from lmdk_core.data.digest import array_digest
 from lmdk_core.data.track import Track, Waypoint
-from lmdk_core.engine.geodesy import distance_m
-from lmdk_core.engine.quoting import shorten_user_text
 from lmdk_core.engine.release import Release
 from lmdk_core.engine.stay_events import centroid, condense, condensed_points, stay_members
 from lmdk_core.figures.common import (
@@ -39,6 +37,8 @@ from lmdk_core.figures.common import (
 )
 from lmdk_core.figures.epsilon_preview import LINEAR_SCHEMES
 from lmdk_core.figures.object_memo import per_object
+from lmdk_core.foundation.geodesy import distance_m
+from lmdk_core.foundation.quoting import shorten_user_text
 from lmdk_core.mechanisms.planar_laplace import PlanarLaplace
 
 __all__ = [

@@ -12,10 +12,10 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from lmdk_core.engine.quoting import plotly_text, plotly_texts
 from lmdk_core.figures.common import COLORS
 from lmdk_core.figures.style import VERDICT_COLORS as STYLE_VERDICT_COLORS
 from lmdk_core.figures.style import plotly_layout, plotly_title
+from lmdk_core.foundation.quoting import plotly_text, plotly_texts
 
 __all__ = ["VERDICT_COLORS", "error_figure", "landmark_count_figure", "short_number",
            "tpl_figure", "verdict_figure"]

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from lmdk_core.engine.quoting import plotly_text
 from lmdk_core.engine.release import Release
 from lmdk_core.figures.common import (
     BARS_MAX_POINTS,
@@ -30,6 +29,7 @@ from lmdk_core.figures.style import (
     plotly_layout,
     spans_years,
 )
+from lmdk_core.foundation.quoting import plotly_text
 
 __all__ = ["timeline_figure"]
 

@@ -24,9 +24,9 @@ import numpy as np
 from lmdk_core import __version__
 from lmdk_core.data.strict_json import loads_strict
 from lmdk_core.engine.allocation import scheme_info
-from lmdk_core.engine.quoting import quote_user_text
-from lmdk_core.engine.setting_limits import check_landmark_list, check_setting
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.quoting import quote_user_text
+from lmdk_core.foundation.setting_limits import check_landmark_list, check_setting
 
 __all__ = ["CONFIG_FORMAT", "RESTORED_SETTINGS", "RestoredView", "ViewConfig",
            "config_from_json", "config_to_json", "restored_view", "view_groups"]

@@ -17,9 +17,9 @@ import copy
 from lmdk_core.data.digest import sha256_hex
 from lmdk_core.data.series import Series, load_series_csv
 from lmdk_core.data.track import Track, load_track
-from lmdk_core.engine.quoting import quote_user_text
-from lmdk_core.engine.validation import InputError
 from lmdk_core.files.config import ViewConfig
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.quoting import quote_user_text
 
 __all__ = ["attach_referenced_data", "embedded_table", "reference_config", "sha256_hex"]
 

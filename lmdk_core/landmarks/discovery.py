@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from lmdk_core.engine.validation import check_positive, landmark_runs
+from lmdk_core.foundation.validation import check_positive, landmark_runs
 from lmdk_core.landmarks.deviations import (
     DEFAULT_DEVIATION_K,
     DEFAULT_DEVIATION_WINDOW,

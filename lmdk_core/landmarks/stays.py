@@ -18,9 +18,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from lmdk_core.data.track import Track
-from lmdk_core.engine.geodesy import distance_m
 from lmdk_core.engine.stay_events import centroid
-from lmdk_core.engine.validation import InputError, check_positive
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.geodesy import distance_m
+from lmdk_core.foundation.validation import check_positive
 from lmdk_core.mechanisms.planar_laplace import check_coordinates
 
 __all__ = [

@@ -28,7 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from lmdk_core.engine.validation import InputError, check_landmarks, check_positive
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.validation import check_landmarks, check_positive
 from lmdk_core.leakage.loss import LossFunction
 from lmdk_core.leakage.recursion import recurse
 from lmdk_core.leakage.supremum import tpl_supremum

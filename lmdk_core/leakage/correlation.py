@@ -28,8 +28,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from lmdk_core.data.tables import Source, read_bytes
-from lmdk_core.engine.quoting import quote_user_text
-from lmdk_core.engine.validation import InputError, as_generator
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.quoting import quote_user_text
+from lmdk_core.foundation.validation import as_generator
 
 __all__ = [
     "ROW_SUM_TOLERANCE",

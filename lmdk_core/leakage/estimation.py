@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
 from lmdk_core.leakage.correlation import MAX_STATES, _check_n_states, _check_nonneg
 
 __all__ = [

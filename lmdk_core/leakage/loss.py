@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
 from lmdk_core.leakage.correlation import check_transition_matrix
 from lmdk_core.leakage.hull import Hull, build_exact, upper_hull
 
@@ -55,14 +55,14 @@ def _prune_pays(n: int) -> bool:
     """Whether the pruned build (numba kernels) is cheaper than the exact build for an
     ``n``-state matrix in this process: by the measured cost curves, counting numba's
     import and the kernels' load when they are not loaded yet, and what exact builds
-    have already cost this process (:class:`lmdk_core.adaptive.compiled.PathChooser`,
+    have already cost this process (:class:`lmdk_core.foundation.compiled_paths.PathChooser`,
     the same rule as Adaptive's compiled kernels; units of n³). A single cold build
     loads numba from about 290 states (245 with numba already imported); once
     loaded, from 53."""
     global _chooser
     if n <= _WARM_PRUNE_N:
         return False
-    from lmdk_core.adaptive.compiled import KernelCost, PathChooser
+    from lmdk_core.foundation.compiled_paths import KernelCost, PathChooser
 
     if _chooser is None:
         _chooser = PathChooser(KernelCost(**_PRUNE_COST))

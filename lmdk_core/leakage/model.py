@@ -47,8 +47,8 @@ import numpy as np
 
 from lmdk_core.data.series import Series
 from lmdk_core.data.track import Track
-from lmdk_core.engine.quoting import quote_user_text, quote_user_value, shorten_user_text
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.quoting import quote_user_text, quote_user_value, shorten_user_text
 
 __all__ = [
     "DEFAULT_CELL_SIZE_M",

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
 from lmdk_core.leakage.estimation import Discretization
 
 __all__ = ["PrivateCounts", "count_sensitivity", "declared_bins", "noisy_log_likelihood",

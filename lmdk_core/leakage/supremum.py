@@ -26,7 +26,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
 from lmdk_core.leakage.loss import LossFunction, as_loss
 
 __all__ = ["check_constant_epsilon", "divergence_threshold", "supremum", "tpl_supremum"]

@@ -30,7 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from lmdk_core.engine.validation import InputError, check_epsilon_array, check_landmarks
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.validation import check_epsilon_array, check_landmarks
 from lmdk_core.leakage.loss import LossFunction, as_loss
 from lmdk_core.leakage.recursion import recurse
 from lmdk_core.leakage.restarts import Gaps

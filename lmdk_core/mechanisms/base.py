@@ -17,7 +17,7 @@ only what this class declares and never looks at its concrete type:
 ``distance(a, b)``        how error is measured (absolute difference, metres, mismatch …)
 ``data_kind``             what a value is: number, count, location, category, choice
 ``check_budget(ε)``       ε as an array when it lies in the mechanism's usable range,
-                          else :class:`~lmdk_core.engine.validation.InputError` naming the range
+                          else :class:`~lmdk_core.foundation.errors.InputError` naming the range
 ``exact_sampler``         the exact (floating-point-safe) sampler of the family,
                           ``f(values, scales)``, or None (no exact sampler); ``exact()``
                           the same mechanism drawing with it; ``noise`` says which
@@ -43,7 +43,8 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import ArrayLike
 
-from lmdk_core.engine.validation import InputError, check_epsilon_array
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.validation import check_epsilon_array
 
 __all__ = ["Mechanism"]
 

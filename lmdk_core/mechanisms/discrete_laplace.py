@@ -30,7 +30,7 @@ Python integers, clear, ~20 µs a value); the compiled kernel
 (:mod:`lmdk_core.mechanisms.discrete_laplace_kernel`, numba) performs the same steps and
 consumes the same bits in the same order, so on the same stream both give the same
 values — the tests check it bit for bit. :func:`discrete_laplace` takes the kernel when
-it pays for its one-off load (:mod:`lmdk_core.adaptive.compiled`'s cost rule).
+it pays for its one-off load (:mod:`lmdk_core.foundation.compiled_paths`'s cost rule).
 
 **Scales.** :func:`dyadic_upper_scale` turns any positive rational scale into the
 smallest ``t/2^j ≥ σ`` with 31 significant bits (relative excess below 2⁻³⁰): rounding
@@ -43,8 +43,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from lmdk_core.adaptive.compiled import KernelCost, PathChooser, lazy_njit
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.compiled_paths import KernelCost, PathChooser, lazy_njit
+from lmdk_core.foundation.errors import InputError
 from lmdk_core.mechanisms.entropy import EntropyStream, refill_words, stream
 
 __all__ = ["MAX_T", "discrete_laplace", "dyadic_upper_scale", "reference_draws"]

@@ -42,7 +42,7 @@ from math import isqrt
 
 import numpy as np
 
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
 from lmdk_core.mechanisms.discrete_laplace import (
     _bernoulli_exp,
     _Bits,

@@ -53,7 +53,7 @@ from math import frexp, ldexp
 import numpy as np
 from numpy.typing import ArrayLike
 
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
 from lmdk_core.mechanisms.discrete_laplace import discrete_laplace, dyadic_upper_scale
 
 __all__ = ["FAST_SAMPLER_NAME", "SAMPLER_NAME", "exact_geometric", "exact_laplace",

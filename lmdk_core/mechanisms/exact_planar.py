@@ -47,8 +47,8 @@ from math import frexp, ldexp, sin
 import numpy as np
 from numpy.typing import ArrayLike
 
-from lmdk_core.engine.geodesy import wgs84
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.geodesy import wgs84
 from lmdk_core.mechanisms.discrete_planar_laplace import (
     discrete_planar_laplace,
     lattice_scale,

@@ -10,6 +10,15 @@ Usable range: ``ε/Δf ≥ MIN_RATIO = 1e-12``. Then the noise stays far below 2
 every released count is an exact whole number (P(|Z| ≥ 2⁵³) ≈ e^(−9000)); numpy's
 sampler silently caps its draws at 2⁶³−1 once p is near 1e-19, so smaller budgets are
 refused with a message instead.
+
+:class:`ExactGeometric` is the same mechanism with the exact sampler: the same parameters, usable
+ranges, expected errors and distances, but exact discrete Laplace noise added **to the
+values themselves** on a public grid (:mod:`lmdk_core.mechanisms.exact_noise`):
+textbook floating-point noise is not differentially private (Mironov, "On significance
+of the least significant bits for differential privacy", CCS 2012); this sampler is. It
+draws from OS entropy, so its ``rng`` argument is accepted but does not affect the noise.
+It is the mechanism of every publishable output; the exploration views keep numpy's
+sampler for speed and reproducibility.
 """
 
 from __future__ import annotations
@@ -17,8 +26,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from lmdk_core.engine.validation import (
-    InputError,
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.validation import (
     as_generator,
     budget_below,
     check_epsilon_array,
@@ -26,7 +35,7 @@ from lmdk_core.engine.validation import (
     describe_budget,
 )
 from lmdk_core.mechanisms.base import Mechanism
-from lmdk_core.mechanisms.exact_noise import exact_geometric
+from lmdk_core.mechanisms.exact_noise import SAMPLER_NAME, exact_geometric
 from lmdk_core.mechanisms.laplace import Laplace
 
 #: smallest ε/Δf the mechanism accepts (see the module docstring).
@@ -99,8 +108,6 @@ class Geometric(Mechanism):
 
     def exact(self) -> Geometric:
         """The same mechanism with the exact sampler (:class:`ExactGeometric`)."""
-        from lmdk_core.mechanisms.exact import ExactGeometric
-
         return ExactGeometric(self.sensitivity)
 
     def perturb_one(self, value: float, epsilon: float, gen: np.random.Generator) -> float:
@@ -154,3 +161,26 @@ class Geometric(Mechanism):
     def distance(a: ArrayLike, b: ArrayLike) -> np.ndarray:
         """Absolute difference."""
         return np.abs(np.asarray(a, dtype=float) - np.asarray(b, dtype=float))
+
+
+class ExactGeometric(Geometric):
+    """The two-sided geometric mechanism with the exact sampler."""
+
+    #: which sampler produced the noise (``Release.noise``; the numpy classes: "fast")
+    noise = "exact"
+    sampler = SAMPLER_NAME
+    numpy_draws = None
+
+    def _randomise(self, x: np.ndarray, epsilon: np.ndarray,
+                   rng: int | np.random.Generator | None) -> np.ndarray:
+        """``x + Z``, Z two-sided geometric of scale Δf/ε drawn exactly (values are
+        whole numbers, checked); ``rng`` is ignored (OS entropy)."""
+        return self.exact_sampler(x, self.sensitivity / epsilon)
+
+    def exact(self) -> ExactGeometric:
+        """Itself: it already draws exactly."""
+        return self
+
+    def perturb_one(self, value: float, epsilon: float, gen: np.random.Generator) -> float:
+        """One count released exactly at budget ``epsilon`` (``gen`` is not used)."""
+        return float(self.exact_sampler(np.array([float(value)]), self.sensitivity / epsilon)[0])

@@ -8,6 +8,15 @@ Usable range: the noise scale must satisfy ``Δf/ε ≤ MAX_SCALE = 1e300`` (ε 
 numpy draws ``|Z| ≤ 37·b`` (the logarithm of its smallest uniform), so below that bound
 every release is a finite number; a smaller ε (e.g. 5e-324, where Δf/ε overflows to
 infinity) is refused with a message rather than releasing ±inf.
+
+:class:`ExactLaplace` is the same mechanism with the exact sampler: the same parameters, usable
+ranges, expected errors and distances, but exact discrete Laplace noise added **to the
+values themselves** on a public grid (:mod:`lmdk_core.mechanisms.exact_noise`):
+textbook floating-point noise is not differentially private (Mironov, "On significance
+of the least significant bits for differential privacy", CCS 2012); this sampler is. It
+draws from OS entropy, so its ``rng`` argument is accepted but does not affect the noise.
+It is the mechanism of every publishable output; the exploration views keep numpy's
+sampler for speed and reproducibility.
 """
 
 from __future__ import annotations
@@ -15,8 +24,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from lmdk_core.engine.validation import (
-    InputError,
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.validation import (
     as_generator,
     budget_below,
     check_epsilon_array,
@@ -24,7 +33,7 @@ from lmdk_core.engine.validation import (
     describe_budget,
 )
 from lmdk_core.mechanisms.base import Mechanism, check_finite_release
-from lmdk_core.mechanisms.exact_noise import exact_laplace
+from lmdk_core.mechanisms.exact_noise import SAMPLER_NAME, exact_laplace
 
 #: largest noise scale Δf/ε the mechanism accepts (see the module docstring).
 MAX_SCALE = 1e300
@@ -81,8 +90,6 @@ class Laplace(Mechanism):
 
     def exact(self) -> Laplace:
         """The same mechanism with the exact sampler (:class:`ExactLaplace`)."""
-        from lmdk_core.mechanisms.exact import ExactLaplace
-
         return ExactLaplace(self.sensitivity)
 
     def perturb_one(self, value: float, epsilon: float, gen: np.random.Generator) -> float:
@@ -131,3 +138,25 @@ class Laplace(Mechanism):
     def distance(a: ArrayLike, b: ArrayLike) -> np.ndarray:
         """Absolute difference."""
         return np.abs(np.asarray(a, dtype=float) - np.asarray(b, dtype=float))
+
+
+class ExactLaplace(Laplace):
+    """The Laplace mechanism with the exact sampler (``values + Lap(Δf/ε)`` on a grid)."""
+
+    #: which sampler produced the noise (``Release.noise``; the numpy classes: "fast")
+    noise = "exact"
+    sampler = SAMPLER_NAME
+    numpy_draws = None
+
+    def _randomise(self, x: np.ndarray, epsilon: np.ndarray,
+                   rng: int | np.random.Generator | None) -> np.ndarray:
+        """``x + Lap(Δf/ε)`` drawn exactly; ``rng`` is ignored (OS entropy)."""
+        return self.exact_sampler(x, self.sensitivity / epsilon)
+
+    def exact(self) -> ExactLaplace:
+        """Itself: it already draws exactly."""
+        return self
+
+    def perturb_one(self, value: float, epsilon: float, gen: np.random.Generator) -> float:
+        """One value released exactly at budget ``epsilon`` (``gen`` is not used)."""
+        return float(self.exact_sampler(np.array([float(value)]), self.sensitivity / epsilon)[0])

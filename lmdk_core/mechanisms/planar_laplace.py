@@ -28,9 +28,9 @@ import functools
 import numpy as np
 from numpy.typing import ArrayLike
 
-from lmdk_core.engine.geodesy import destination, distance_m, wgs84
-from lmdk_core.engine.validation import (
-    InputError,
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.geodesy import destination, distance_m, wgs84
+from lmdk_core.foundation.validation import (
     as_generator,
     budget_below,
     check_epsilon_array,

@@ -16,7 +16,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from lmdk_core.engine.validation import InputError, as_generator, check_epsilon, check_epsilon_array
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.validation import as_generator, check_epsilon, check_epsilon_array
 from lmdk_core.mechanisms.base import Mechanism
 
 

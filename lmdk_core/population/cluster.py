@@ -16,8 +16,8 @@ import re
 import shutil
 from pathlib import Path
 
-from lmdk_core.engine.quoting import quote_user_text
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.quoting import quote_user_text
 
 __all__ = [
     "SCHEDULER_TIMEOUT_S",

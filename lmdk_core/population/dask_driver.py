@@ -38,10 +38,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lmdk_core.engine.quoting import quote_user_text
-from lmdk_core.engine.validation import InputError
 from lmdk_core.files.atomic_write import AtomicFile, private_folder, replace_folder
 from lmdk_core.files.export import max_landmarks_line, rounding_line
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.quoting import quote_user_text
 from lmdk_core.population.buckets import (
     parquet_units,
     plan_units,

@@ -29,10 +29,10 @@ import pandas as pd
 from lmdk_core.data.series import Series
 from lmdk_core.data.track import Track
 from lmdk_core.decision.verdict import AMBER, GREEN, LEAKAGE_RTOL, RED
-from lmdk_core.engine.plurals import agree, counted
-from lmdk_core.engine.quoting import quote_user_text
 from lmdk_core.engine.run_events import runs_of
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.plurals import agree, counted
+from lmdk_core.foundation.quoting import quote_user_text
 from lmdk_core.population.audit import AUDIT_COLUMNS
 from lmdk_core.population.landmarks import (
     DiscoverySettings,

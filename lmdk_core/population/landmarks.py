@@ -29,9 +29,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from lmdk_core.engine.run_events import runs_of
-from lmdk_core.engine.setting_limits import check_setting
 from lmdk_core.engine.stay_events import stay_members
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.setting_limits import check_setting
 from lmdk_core.landmarks.discovery import (
     DEFAULT_DEVIATION_K,
     DEFAULT_STAY_DISTANCE_M,

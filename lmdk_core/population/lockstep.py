@@ -65,8 +65,8 @@ import numpy as np
 from lmdk_core.adaptive.exact_draws import exact_publications
 from lmdk_core.adaptive.settings import AdaptiveSettings
 from lmdk_core.engine.allocation import scheme_info
-from lmdk_core.engine.plurals import agree, counted
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.plurals import agree, counted
 from lmdk_core.mechanisms import Mechanism
 
 __all__ = ["PLANAR_PROTECTION", "LockstepRelease", "lockstep_release", "lockstep_release_many",

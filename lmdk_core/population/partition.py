@@ -21,7 +21,7 @@ import numpy as np
 from lmdk_core.engine.release import AdaptiveSettings
 from lmdk_core.engine.repeat_noise import regular_share, renoise
 from lmdk_core.engine.stay_events import Condensed, condense, condensed_points, stay_members
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
 from lmdk_core.mechanisms import Geometric, Laplace, PlanarLaplace
 from lmdk_core.mechanisms.exact_planar import ExactPlanarLaplace, PlanarRegion
 from lmdk_core.population.audit import AUDIT_COLUMNS, LeakageSettings, landmark_tpls, user_audit

@@ -28,8 +28,8 @@ import pandas as pd
 from lmdk_core.decision.utility import DataScale, data_scale, expected_utility
 from lmdk_core.engine.allocation import allocate
 from lmdk_core.engine.stay_events import condense, condensed_points
-from lmdk_core.engine.validation import InputError
 from lmdk_core.engine.verifier import verify
+from lmdk_core.foundation.errors import InputError
 from lmdk_core.population.landmarks import DiscoverySettings, find_user_landmarks
 from lmdk_core.population.table import (
     PopulationColumns,

@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from lmdk_core.engine.quoting import quote_user_text
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.quoting import quote_user_text
 
 if TYPE_CHECKING:  # pandas is imported lazily (fast CLI start)
     import pandas as pd

@@ -27,13 +27,13 @@ from lmdk_core.decision.release_verdict import LeakageSummary, release_leakage, 
 from lmdk_core.decision.utility import UtilityVerdict, release_utility
 from lmdk_core.decision.verdict import PrivacyVerdict
 from lmdk_core.engine.allocation import DEFAULT_MAX_LANDMARKS, scheme_info
-from lmdk_core.engine.plurals import counted
 from lmdk_core.engine.release import Release
 from lmdk_core.engine.stay_events import stay_members
-from lmdk_core.engine.validation import InputError
 from lmdk_core.engine.verifier import check_groups
 from lmdk_core.figures.common import hover_labels
 from lmdk_core.files.config import ViewConfig, view_groups
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.plurals import counted
 from lmdk_core.leakage.model import (
     DEFAULT_CELL_SIZE_M,
     DEFAULT_SERIES_STATES,
@@ -290,7 +290,7 @@ def compute_report(cfg: ViewConfig, *, now: datetime | None = None) -> ReportDat
     # one release per scheme (the configuration's first, then the compared ones), all
     # from the generator of the seed, as the pages make them
     keys = _compare_keys(cfg)
-    from lmdk_core.engine.setting_limits import fresh_seed
+    from lmdk_core.foundation.setting_limits import fresh_seed
 
     seed = cfg.seed if cfg.seed is not None else fresh_seed()  # None: fresh, not recorded
     model = correlation_model(cfg, data, seed)

@@ -46,7 +46,6 @@ from lmdk_core import __version__
 from lmdk_core.decision.utility import declared_utility
 from lmdk_core.engine.allocation import scheme_info
 from lmdk_core.engine.release import numeric_mechanism
-from lmdk_core.engine.validation import InputError
 from lmdk_core.files.config import ViewConfig
 from lmdk_core.files.export import (
     NUMPY_NOISE,
@@ -56,6 +55,7 @@ from lmdk_core.files.export import (
     planar_noise_text,
     teaching_note,
 )
+from lmdk_core.foundation.errors import InputError
 from lmdk_core.leakage.model import PUBLISHABLE_MODELS
 from lmdk_core.report.compute import ReportData, compute_report, custom_title
 from lmdk_core.report.templating import num as _num

@@ -91,7 +91,7 @@ def _dataset_text(cfg: ViewConfig) -> str:
 
 def _track_rows(data: Track) -> list[tuple[str, str]]:
     """A track's path length and bounding box."""
-    from lmdk_core.engine.geodesy import distance_m
+    from lmdk_core.foundation.geodesy import distance_m
 
     length = float(np.sum(distance_m(data.lat[:-1], data.lon[:-1], data.lat[1:],
                                      data.lon[1:]))) if len(data) > 1 else 0.0

@@ -10,9 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from lmdk_core.engine.validation import (
-    InputError,
-)
+from lmdk_core.foundation.errors import InputError
 
 __all__ = [
     "posterior_bound",

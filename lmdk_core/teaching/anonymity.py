@@ -15,9 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from lmdk_core.engine.validation import (
-    InputError,
-)
+from lmdk_core.foundation.errors import InputError
 
 __all__ = [
     "AGE_LEVELS",

@@ -15,13 +15,9 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from lmdk_core.engine.quoting import quote_user_text
-from lmdk_core.engine.validation import (
-    InputError,
-    as_generator,
-    check_count,
-    check_epsilon,
-)
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.quoting import quote_user_text
+from lmdk_core.foundation.validation import as_generator, check_count, check_epsilon
 
 __all__ = [
     "MAX_BUDGETS",

@@ -15,11 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from lmdk_core.engine.validation import (
-    InputError,
-    check_epsilon,
-    check_positive,
-)
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.validation import check_epsilon, check_positive
 
 __all__ = [
     "NeighbourDensities",

@@ -15,13 +15,9 @@ import numpy as np
 import pandas as pd
 
 from lmdk_core.engine.allocation import allocate
-from lmdk_core.engine.validation import (
-    InputError,
-    check_epsilon,
-    check_landmarks,
-    check_positive,
-)
 from lmdk_core.engine.verifier import verify
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.validation import check_epsilon, check_landmarks, check_positive
 
 __all__ = [
     "LEVEL_KEYS",

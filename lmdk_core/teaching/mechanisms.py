@@ -15,8 +15,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from lmdk_core.engine.allocation import allocate
-from lmdk_core.engine.validation import (
-    InputError,
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.validation import (
     as_generator,
     check_count,
     check_epsilon,

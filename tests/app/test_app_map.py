@@ -358,7 +358,7 @@ def test_the_point_cap_advice_fits_the_tracks_own_sampling():
     interval (one every 3 days), not 'one every 10 s'."""
     from app_support.track_session import check_track_size
     from lmdk_core.data.track import Track
-    from lmdk_core.engine.validation import InputError
+    from lmdk_core.foundation.errors import InputError
 
     n = 12_000
     daily = Track(lat=np.full(n, 48.0), lon=np.full(n, 2.0),

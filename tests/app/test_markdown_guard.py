@@ -1,5 +1,6 @@
 """Every string into a Streamlit element goes through one function
-(:func:`lmdk_core.engine.quoting.inert_markdown`, installed by ``app_support/markdown_guard.py``),
+(:func:`lmdk_core.foundation.quoting.inert_markdown`, installed by
+``app_support/markdown_guard.py``),
 and the engine's messages quote the user text of the surfaces a security review attacked.
 The browser side (a beacon that must receive nothing) is tests/browser/test_browser_markdown.py."""
 
@@ -11,7 +12,7 @@ import pytest
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.testing.v1 import AppTest
 
-from lmdk_core.engine.quoting import inert_markdown, quote_user_text
+from lmdk_core.foundation.quoting import inert_markdown, quote_user_text
 
 BEACON = "![b](http://127.0.0.1:9/b.png)"
 
@@ -92,7 +93,7 @@ def test_engine_messages_quote_the_attacked_surfaces():
 
     from lmdk_core.data.series import Series
     from lmdk_core.data.track import load_track_gpx
-    from lmdk_core.engine.validation import InputError
+    from lmdk_core.foundation.errors import InputError
     from lmdk_core.leakage.model import correlation_from_spec
     from lmdk_core.population.partition import BatchSettings, release_partition
     from lmdk_core.population.table import PopulationColumns

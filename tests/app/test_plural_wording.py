@@ -14,9 +14,9 @@ from app_support.components import plain_verdict
 from lmdk_core.decision.mechanism_choice import mechanism_problems
 from lmdk_core.decision.verdict import privacy_verdict
 from lmdk_core.engine.allocation import allocate, check_max_landmarks
-from lmdk_core.engine.plurals import agree, counted
-from lmdk_core.engine.validation import InputError
 from lmdk_core.engine.verifier import verify
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.plurals import agree, counted
 from tests.conftest import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]

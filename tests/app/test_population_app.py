@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from lmdk_core.engine.run_events import runs_of
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
 from lmdk_core.landmarks.discovery import (
     deviation_suggestions,
     seasonal_phase,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
 from lmdk_core.population.audit import LeakageSettings
 from lmdk_core.population.demo_population import (
     DEMO_POPULATION_SERIES_COLUMNS,

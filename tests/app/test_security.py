@@ -14,12 +14,12 @@ import pytest
 from lmdk_core.data.series import load_series_csv
 from lmdk_core.data.track import load_track_gpx
 from lmdk_core.decision.comparison import utility_sweep
-from lmdk_core.engine.quoting import MAX_QUOTED_CHARS, quote_user_text, quote_user_value
 from lmdk_core.engine.release import release_series, release_trajectory
-from lmdk_core.engine.setting_limits import LIMITS, SEED_MAX, check_setting, fresh_seed
-from lmdk_core.engine.validation import InputError
 from lmdk_core.figures.map import map_spec
 from lmdk_core.files.config import ViewConfig, config_from_json, config_to_json
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.quoting import MAX_QUOTED_CHARS, quote_user_text, quote_user_value
+from lmdk_core.foundation.setting_limits import LIMITS, SEED_MAX, check_setting, fresh_seed
 from tests.conftest import ROOT, open_page
 
 INJECTION = "<img src=x onerror=\"document.title='pwned'\">"

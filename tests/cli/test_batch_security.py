@@ -20,8 +20,8 @@ import pandas as pd
 import pytest
 
 from lmdk_core.cli import main
-from lmdk_core.engine.validation import InputError
 from lmdk_core.files.config import ViewConfig, config_to_json
+from lmdk_core.foundation.errors import InputError
 from lmdk_core.population import cluster as dask_cluster
 from lmdk_core.population.in_process import standardise
 from lmdk_core.population.streams import user_generator, user_key

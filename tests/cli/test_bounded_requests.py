@@ -1,5 +1,5 @@
 """Every count, range and probability the command line takes has a stated range (the
-app's setting table, lmdk_core/engine/setting_limits.py; listed in docs/bad-input.md) and is
+app's setting table, lmdk_core/foundation/setting_limits.py; listed in docs/bad-input.md) and is
 refused at once with it; overflows are refused, never answered with null or inf; the
 verifier refuses a total ε below the smallest one a release accepts; the inverse of
 advanced composition is within a few ulps of the exact root and never above the target
@@ -24,9 +24,9 @@ from lmdk_core.decision.composition import (
     per_release_epsilon,
     schedule_summary,
 )
-from lmdk_core.engine.setting_limits import LIMITS, check_setting
-from lmdk_core.engine.validation import InputError
 from lmdk_core.engine.verifier import EPSILON_MIN, tolerance, verify
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.setting_limits import LIMITS, check_setting
 from tests.conftest import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -407,7 +407,7 @@ def test_the_bounds_themselves_are_answered_end_to_end(series, tmp_path):
 
 
 def test_the_table_length_is_the_engine_length():
-    from lmdk_core.engine.validation import MAX_LENGTH
+    from lmdk_core.foundation.validation import MAX_LENGTH
 
     assert LIMITS["length"].high == MAX_LENGTH
 

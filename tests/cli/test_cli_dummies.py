@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from lmdk_core.dummies import OPTIMAL_MAX_REGULAR
-from lmdk_core.engine.geodesy import destination
+from lmdk_core.foundation.geodesy import destination
 from tests.conftest import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -147,7 +147,7 @@ def test_the_ellipsoid_is_made_on_first_use():
     distance does, and ``geodesy.WGS84`` is the solver it uses."""
     probe = textwrap.dedent("""
         import json, sys
-        from lmdk_core.engine import geodesy
+        from lmdk_core.foundation import geodesy
         from lmdk_core.mechanisms import planar_laplace  # noqa: F401
         before = "pyproj" in sys.modules
         d = float(geodesy.distance_m(48.85, 2.35, 48.86, 2.35)[()])

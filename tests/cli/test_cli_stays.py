@@ -115,8 +115,8 @@ def test_a_report_of_a_view_with_stays_releases_them_as_events():
     the data is refused."""
     import pandas as pd
 
-    from lmdk_core.engine.validation import InputError
     from lmdk_core.files.config import ViewConfig
+    from lmdk_core.foundation.errors import InputError
     from lmdk_core.report.compute import compute_report
 
     df = pd.read_csv(GEOLIFE[0])

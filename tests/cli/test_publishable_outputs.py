@@ -22,7 +22,6 @@ from lmdk_core.data.demo_track import demo_track, demo_track_landmarks
 from lmdk_core.data.series import load_series_csv
 from lmdk_core.data.track import load_track_csv
 from lmdk_core.engine.release import release_series, release_trajectory
-from lmdk_core.engine.validation import InputError
 from lmdk_core.engine.verifier import verify
 from lmdk_core.figures import hover_labels
 from lmdk_core.files.config import ViewConfig, config_from_json, config_to_json
@@ -43,6 +42,7 @@ from lmdk_core.files.export import (
     trajectory_publishable_csv,
     trajectory_publishable_geojson,
 )
+from lmdk_core.foundation.errors import InputError
 from lmdk_core.report import build_report, report_filename
 from lmdk_core.report.release_note import build_release_note
 from tests.conftest import assert_clean_error, run_cli

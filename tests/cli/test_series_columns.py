@@ -10,7 +10,7 @@ import pytest
 
 from lmdk_core.cli import main
 from lmdk_core.data.series import csv_columns, load_series_csv
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
 
 GPX = Path(__file__).parents[1] / "data" / "gpx"
 

@@ -19,8 +19,8 @@ import pytest
 
 from lmdk_core.data.track import load_track
 from lmdk_core.decision.release_verdict import release_leakage, release_verdict
-from lmdk_core.engine.geodesy import distance_m
 from lmdk_core.engine.release import release_trajectory
+from lmdk_core.foundation.geodesy import distance_m
 from lmdk_core.leakage.model import correlation_from_spec
 from tests.conftest import run_cli
 

@@ -20,7 +20,7 @@ from lmdk_core.decision.epsilon_search import solve_all_schemes, solve_epsilon
 from lmdk_core.decision.noise_laws import laplace_epsilon_for, planar_epsilon_for
 from lmdk_core.engine.allocation import allocate
 from lmdk_core.engine.release import release_series, release_trajectory
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
 
 
 def _within_5se(empirical: float, p: float, n: int) -> bool:

@@ -23,7 +23,7 @@ from lmdk_core.decision.epsilon_search import solve_epsilon
 from lmdk_core.decision.noise_laws import planar_mean, planar_mean_unit
 from lmdk_core.engine.allocation import allocate
 from lmdk_core.engine.release import release_series
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
 
 MOD5 = (np.arange(20) % 5).astype(float)  # the audit's example: t mod 5, T = 20
 LM = [3, 7, 12]

@@ -41,7 +41,6 @@ from lmdk_core.adaptive import series_kernel as adaptive_laplace_module
 from lmdk_core.adaptive.loop import adaptive_publications
 from lmdk_core.adaptive.reference import GeneratorDraws, PresampledDraws, adaptive_reference
 from lmdk_core.engine.allocation import allocate
-from lmdk_core.engine.geodesy import WGS84, compiled_geodesic
 from lmdk_core.engine.release import (
     AdaptiveSettings,
     _adaptive,
@@ -49,8 +48,10 @@ from lmdk_core.engine.release import (
     release_series,
     release_trajectory,
 )
+from lmdk_core.foundation.geodesy import WGS84, compiled_geodesic
 from lmdk_core.mechanisms import Geometric, Laplace, PlanarLaplace
-from lmdk_core.mechanisms.exact import ExactGeometric, ExactLaplace
+from lmdk_core.mechanisms.geometric import ExactGeometric
+from lmdk_core.mechanisms.laplace import ExactLaplace
 from lmdk_core.population.lockstep import lockstep_release
 
 CASES = Path(__file__).parents[1] / "data" / "adaptive_cases.npz"
@@ -199,7 +200,7 @@ def test_the_cost_model_picks_the_kernel_where_the_curves_cross():
     exceeds the load — so the chosen cost, T·python or load + T·compiled, grows with T."""
     import sys
 
-    from lmdk_core.adaptive.compiled import NUMBA_IMPORT_S, KernelCost, worth_compiling
+    from lmdk_core.foundation.compiled_paths import NUMBA_IMPORT_S, KernelCost, worth_compiling
 
     cost = KernelCost(python_s=2e-6, compiled_s=1e-7, load_s=0.5, overhead_s=5e-5)
     load = cost.load_s + (0.0 if "numba" in sys.modules else NUMBA_IMPORT_S)

@@ -59,7 +59,7 @@ def test_adaptive_errors_equal_a_loop_of_checked_releases():
 def test_bad_values_are_still_refused_in_one_line():
     import pytest
 
-    from lmdk_core.engine.validation import InputError
+    from lmdk_core.foundation.errors import InputError
 
     with pytest.raises(InputError, match="missing or infinite"):
         adaptive_errors(np.array([1.0, np.nan, 2.0]), [1], 1.0, runs=5, seed=1)

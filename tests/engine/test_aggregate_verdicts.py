@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from lmdk_core.aggregate.landmark_bound import check_k, kept_contributions
 from lmdk_core.aggregate.plan import LandmarkSetting, plan_allocation
 from lmdk_core.aggregate.user_verdicts import user_worst_totals
-from lmdk_core.engine.validation import InputError
 from lmdk_core.engine.verifier import verify
+from lmdk_core.foundation.errors import InputError
 
 
 def _contributions(draw, n_users: int, T: int):

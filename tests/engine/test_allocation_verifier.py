@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lmdk_core.engine.allocation import SCHEMES, allocate, literal_uniform_reading, scheme_info
-from lmdk_core.engine.validation import InputError
 from lmdk_core.engine.verifier import tolerance, verify
+from lmdk_core.foundation.errors import InputError
 
 
 @st.composite

@@ -24,7 +24,7 @@ from lmdk_core.decision.composition import (
     per_release_epsilon,
     schedule_summary,
 )
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
 from tests.conftest import run_cli
 
 

@@ -16,8 +16,8 @@ from lmdk_core.decision.comparison import (
     utility_sweep,
 )
 from lmdk_core.engine.release import release_series
-from lmdk_core.engine.validation import InputError
 from lmdk_core.figures.compare import side_by_side_figure, utility_figure
+from lmdk_core.foundation.errors import InputError
 
 ALL = ["event", "user", "w-event", "uniform", "skip", "adaptive"]
 

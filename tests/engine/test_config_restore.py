@@ -8,7 +8,6 @@ import pytest
 
 from lmdk_core.data.demo import demo_series
 from lmdk_core.data.demo_track import demo_track
-from lmdk_core.engine.validation import InputError
 from lmdk_core.files.config import (
     RESTORED_SETTINGS,
     ViewConfig,
@@ -17,6 +16,7 @@ from lmdk_core.files.config import (
     restored_view,
 )
 from lmdk_core.files.data_reference import embedded_table
+from lmdk_core.foundation.errors import InputError
 
 SERIES, TRACK = demo_series(), demo_track()
 

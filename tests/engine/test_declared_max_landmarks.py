@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from lmdk_core.engine.allocation import allocate, check_max_landmarks
 from lmdk_core.engine.release import release_series, release_trajectory
-from lmdk_core.engine.validation import InputError
 from lmdk_core.engine.verifier import landmark_event_count, verify
+from lmdk_core.foundation.errors import InputError
 
 
 @settings(max_examples=200, deadline=None)

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from scipy.stats import theilslopes
 
 from lmdk_core.data.track import Track
-from lmdk_core.engine.geodesy import destination, distance_m
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.geodesy import destination, distance_m
 from lmdk_core.landmarks.discovery import (
     DeviationSuggestion,
     detect_stay_points,

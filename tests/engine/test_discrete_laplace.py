@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
 from lmdk_core.mechanisms import discrete_laplace as dl
 from lmdk_core.mechanisms import entropy
 from lmdk_core.mechanisms.exact_noise import (

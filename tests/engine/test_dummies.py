@@ -28,8 +28,8 @@ from lmdk_core.dummies import (
     selection_probabilities,
     utility_sensitivity,
 )
-from lmdk_core.engine.validation import InputError
 from lmdk_core.engine.verifier import verify
+from lmdk_core.foundation.errors import InputError
 
 FAST = settings(max_examples=50, deadline=None)
 

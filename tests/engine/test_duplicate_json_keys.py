@@ -11,9 +11,9 @@ import pytest
 
 from lmdk_core.cli import main
 from lmdk_core.data.strict_json import loads_strict
-from lmdk_core.engine.validation import InputError
 from lmdk_core.files.config import ViewConfig, config_from_json, config_to_json
 from lmdk_core.files.data_reference import reference_config
+from lmdk_core.foundation.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -16,9 +16,10 @@ from hypothesis import strategies as st
 
 from lmdk_core.engine.allocation import allocate
 from lmdk_core.engine.release import release_series, release_trajectory
-from lmdk_core.engine.validation import MAX_LENGTH, InputError
 from lmdk_core.engine.verifier import TOLERANCE_ULPS, tolerance, verify
 from lmdk_core.files.config import config_from_json
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.validation import MAX_LENGTH
 from lmdk_core.mechanisms import Geometric, Laplace, PlanarLaplace, RandomizedResponse
 from tests.conftest import ASSETS, assert_clean_error, run_cli
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
 from lmdk_core.mechanisms.exact_noise import (
     SAMPLER_NAME,
     exact_geometric,

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from lmdk_core.engine.release import release_trajectory
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
 from lmdk_core.mechanisms import entropy
 from lmdk_core.mechanisms.discrete_planar_laplace import (
     discrete_planar_laplace,
@@ -149,7 +149,7 @@ def test_epsilon_prime_covers_the_grid_and_the_map(lat, lon, az, frac, radius, e
     """For raw locations x, x′ of the region at geodesic distance d ≤ r, their grid
     points are at most (k·d + √2·u + δ)/u steps apart, so α·‖X − X′‖ ≤ ε_t (exactly, in
     rationals): the ε′ of :func:`planar_alpha` pays for the grid and the projection."""
-    from lmdk_core.engine.geodesy import destination, distance_m
+    from lmdk_core.foundation.geodesy import destination, distance_m
     from lmdk_core.mechanisms.exact_noise import grid_index
 
     lat2, lon2 = destination(lat, lon, az, frac * radius)

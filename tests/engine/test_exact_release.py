@@ -1,4 +1,4 @@
-"""Releases through OpenDP's exact samplers (lmdk_core.mechanisms.exact, noise="exact").
+"""Releases through the exact samplers (ExactLaplace and ExactGeometric, noise="exact").
 
 OpenDP draws from OS entropy and cannot be seeded. The distribution checks therefore use
 bounds whose false-failure rate is negligible: with 20,000 draws the mean of |Z|/b (Z
@@ -16,10 +16,11 @@ from scipy import stats
 
 from lmdk_core.engine.allocation import allocate
 from lmdk_core.engine.release import numeric_mechanism, release_series
-from lmdk_core.engine.validation import InputError
 from lmdk_core.engine.verifier import verify
+from lmdk_core.foundation.errors import InputError
 from lmdk_core.mechanisms import Geometric, Laplace
-from lmdk_core.mechanisms.exact import ExactGeometric, ExactLaplace
+from lmdk_core.mechanisms.geometric import ExactGeometric
+from lmdk_core.mechanisms.laplace import ExactLaplace
 
 N = 20_000
 SE6 = 6.0 / np.sqrt(N)  # 6 standard errors of the mean of N unit exponentials

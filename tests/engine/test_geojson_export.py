@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from lmdk_core.data.demo_track import demo_track, demo_track_landmarks
-from lmdk_core.engine.geodesy import distance_m
 from lmdk_core.engine.release import release_trajectory
 from lmdk_core.files.export import geojson_text, trajectory_geojson
+from lmdk_core.foundation.geodesy import distance_m
 
 SEED = 1234
 RADIUS = 100.0

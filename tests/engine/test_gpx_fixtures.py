@@ -15,8 +15,8 @@ import pytest
 
 from lmdk_core.cli import main
 from lmdk_core.data.track import load_track
-from lmdk_core.engine.validation import InputError
 from lmdk_core.files.config import ViewConfig, config_from_json, config_to_json
+from lmdk_core.foundation.errors import InputError
 from lmdk_core.report import build_report, compute_report
 
 GPX = Path(__file__).parents[1] / "data" / "gpx"

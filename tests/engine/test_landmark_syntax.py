@@ -1,5 +1,5 @@
-"""The one landmark syntax (lmdk_core.engine.validation): the CLI's ranges (``271-295``), the app
-pickers' chips and the Map's stay keys are written and read by the same functions."""
+"""The one landmark syntax (lmdk_core.foundation.validation): the CLI's ranges (``271-295``),
+the app pickers' chips and the Map's stay keys are written and read by the same functions."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import doctest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lmdk_core.engine import validation
-from lmdk_core.engine.validation import (
+from lmdk_core.foundation import validation
+from lmdk_core.foundation.validation import (
     format_landmark_range,
     landmark_runs,
     parse_landmark_entry,

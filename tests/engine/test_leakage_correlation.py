@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lmdk_core.engine.geodesy import distance_m
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.geodesy import distance_m
 from lmdk_core.leakage import (
     LossFunction,
     backward_matrix,

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
 from lmdk_core.leakage import LossFunction, kernels, pruning, smoothed_matrix
 from lmdk_core.leakage.hull import Hull
 from lmdk_core.leakage.loss import upper_hull

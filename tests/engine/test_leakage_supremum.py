@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
 from lmdk_core.leakage import LossFunction, bpl, smoothed_matrix, supremum, tpl, tpl_supremum
 from tests.engine.test_leakage_oracles import stochastic_matrices
 

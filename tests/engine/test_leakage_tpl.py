@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lmdk_core.engine.allocation import allocate
-from lmdk_core.engine.validation import InputError
 from lmdk_core.engine.verifier import landmark_totals
+from lmdk_core.foundation.errors import InputError
 from lmdk_core.leakage import (
     LossFunction,
     bpl,

@@ -11,7 +11,7 @@ from lmdk_core.decision.mechanism_choice import (
     mechanism_problems,
     sensitivity_from_bounds,
 )
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
 
 
 def test_geometric_on_the_demo_lists_both_problems_at_once():

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from lmdk_core import mechanisms
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
 from lmdk_core.mechanisms import (
     Exponential,
     Geometric,
@@ -25,7 +25,8 @@ from lmdk_core.mechanisms import (
     PlanarLaplace,
     RandomizedResponse,
 )
-from lmdk_core.mechanisms.exact import ExactGeometric, ExactLaplace
+from lmdk_core.mechanisms.geometric import ExactGeometric
+from lmdk_core.mechanisms.laplace import ExactLaplace
 
 ROOT = Path(__file__).resolve().parents[2]
 N = 20_000

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
 from lmdk_core.mechanisms import Exponential, Geometric, Laplace, PlanarLaplace, RandomizedResponse
 
 # KS tests: reject only if p < 1e-3 (a correct sampler fails 1 in 1000 seeds; the
@@ -65,7 +65,7 @@ def test_planar_laplace_radius_is_gamma_and_angle_uniform():
     assert stats.kstest(d, lambda x: mech.displacement_cdf(x, 1.0)).pvalue > P_MIN
     assert stats.kstest(d, stats.gamma(2, scale=100.0).cdf).pvalue > P_MIN
     assert abs(d.mean() - 200.0) < 5 * np.sqrt(2) * 100 / np.sqrt(n)
-    from lmdk_core.engine.geodesy import WGS84
+    from lmdk_core.foundation.geodesy import WGS84
 
     az, _, _ = WGS84.inv(origin[:, 1], origin[:, 0], out[:, 1], out[:, 0])
     assert stats.kstest(np.mod(az, 360), stats.uniform(0, 360).cdf).pvalue > P_MIN

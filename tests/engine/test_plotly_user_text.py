@@ -1,6 +1,6 @@
 """User text reaches plotly escaped (issue: a user id ``<a href=x>u</a>`` became a live
 link in the Population chart's hover, ``<span style=…>`` applied). plotly.js draws a
-subset of HTML in every text it shows; :func:`lmdk_core.engine.quoting.plotly_text`
+subset of HTML in every text it shows; :func:`lmdk_core.foundation.quoting.plotly_text`
 turns ``& < > %`` into character references, which plotly turns back into characters
 only after it has parsed the tags (``svg_text_utils.convertEntities``). Every figure
 builder that takes user text (user ids, units/column names, state labels, hover
@@ -16,13 +16,13 @@ import plotly.io as pio
 import pytest
 
 from lmdk_core.decision.comparison import compare_schemes, series_release_fn, utility_sweep
-from lmdk_core.engine.quoting import plotly_text, plotly_texts
 from lmdk_core.engine.release import release_series
 from lmdk_core.figures.choose import accuracy_figure
 from lmdk_core.figures.compare import side_by_side_figure, utility_figure
 from lmdk_core.figures.leakage import matrix_heatmap, series_state_labels
 from lmdk_core.figures.population import error_figure
 from lmdk_core.figures.timeline import timeline_figure
+from lmdk_core.foundation.quoting import plotly_text, plotly_texts
 
 LINK = "<a href=x>u</a>"
 STYLED = '<span style="font-size:90px;color:red">s</span>'

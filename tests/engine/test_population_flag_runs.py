@@ -18,9 +18,9 @@ import pytest
 from lmdk_core.cli import main
 from lmdk_core.engine.release import release_trajectory
 from lmdk_core.engine.run_events import runs_of
-from lmdk_core.engine.validation import InputError
 from lmdk_core.engine.verifier import verify
 from lmdk_core.files.config import ViewConfig, config_to_json
+from lmdk_core.foundation.errors import InputError
 from lmdk_core.population.demo_population import (
     DEMO_POPULATION_TRACK_COLUMNS,
     demo_population_tracks,

@@ -14,9 +14,9 @@ import pandas as pd
 import pytest
 
 from lmdk_core.cli import main
-from lmdk_core.engine.geodesy import destination
-from lmdk_core.engine.validation import InputError
 from lmdk_core.files.config import ViewConfig, config_to_json
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.geodesy import destination
 from lmdk_core.landmarks.discovery import detect_stay_points
 
 R = 100.0  # the protection radius: one fix moved by r is a neighbour

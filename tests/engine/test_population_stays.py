@@ -12,10 +12,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lmdk_core.engine.geodesy import distance_m
 from lmdk_core.engine.release import release_trajectory
-from lmdk_core.engine.validation import InputError
 from lmdk_core.files.config import ViewConfig
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.geodesy import distance_m
 from lmdk_core.landmarks.discovery import detect_stay_points
 from lmdk_core.population.landmarks import DiscoverySettings
 from lmdk_core.population.partition import BatchSettings, release_partition

@@ -24,9 +24,9 @@ from hypothesis.extra.numpy import arrays
 
 from lmdk_core.data.demo import demo_series, demo_series_landmarks
 from lmdk_core.engine.allocation import allocate
-from lmdk_core.engine.validation import InputError
 from lmdk_core.engine.verifier import landmark_totals, verify
 from lmdk_core.files.config import ViewConfig
+from lmdk_core.foundation.errors import InputError
 from lmdk_core.leakage import private_model
 from lmdk_core.leakage.private_model import PrivateCounts, private_matrices
 from lmdk_core.report.compute import DEFAULT_MAX_LANDMARKS, compute_report

@@ -1,6 +1,6 @@
 """Real public files (``tests/data/real/``, sources and licences in its README) through the
 engine's loaders: every fixture loads with the stated result or is refused with a clear
-message (an :class:`~lmdk_core.engine.validation.InputError` naming what is wrong).
+message (an :class:`~lmdk_core.foundation.errors.InputError` naming what is wrong).
 
 :data:`TRACKS` and :data:`SERIES` are the fixture set other tests iterate over (CLI, app
 upload, batch); :data:`SERIES_COLUMNS` names the time and value column of each series.
@@ -15,8 +15,8 @@ import pytest
 
 from lmdk_core.data.series import load_series_csv
 from lmdk_core.data.track import load_track
-from lmdk_core.engine.geodesy import distance_m
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.geodesy import distance_m
 
 REAL = Path(__file__).parents[1] / "data" / "real"
 GPS = REAL / "gps"

@@ -14,10 +14,10 @@ from lmdk_core.cli import main
 from lmdk_core.data.series import load_series_csv
 from lmdk_core.data.tables import csv_separator
 from lmdk_core.data.track import load_track
-from lmdk_core.engine.geodesy import distance_m
 from lmdk_core.engine.stay_events import parse_stays
-from lmdk_core.engine.validation import (
-    InputError,
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.geodesy import distance_m
+from lmdk_core.foundation.validation import (
     parse_landmark_entry,
     parse_landmark_ranges,
     parse_landmarks,

@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from lmdk_core.data.track import load_track
 from lmdk_core.engine.release import AdaptiveSettings, release_series, release_trajectory
-from lmdk_core.engine.validation import InputError
 from lmdk_core.engine.verifier import verify
+from lmdk_core.foundation.errors import InputError
 from tests.conftest import ASSETS
 
 

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import ks_2samp
 
-from lmdk_core.engine.geodesy import destination, distance_m
 from lmdk_core.engine.release import release_series, release_trajectory
+from lmdk_core.foundation.geodesy import destination, distance_m
 
 #: a KS p-value below this fails: under the null hypothesis (the same law) the test
 #: fails with probability at most 1e-6, whatever the seed

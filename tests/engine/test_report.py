@@ -13,8 +13,8 @@ from streamlit.testing.v1 import AppTest
 
 from lmdk_core.data.demo import demo_series, demo_series_landmarks
 from lmdk_core.engine.release import release_series
-from lmdk_core.engine.validation import InputError
 from lmdk_core.files.config import ViewConfig, config_from_json, config_to_json
+from lmdk_core.foundation.errors import InputError
 from lmdk_core.report import (
     build_report,
     compute_report,

@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from lmdk_core.engine.validation import InputError
 from lmdk_core.files.config import ViewConfig
+from lmdk_core.foundation.errors import InputError
 from lmdk_core.report import build_report, compute_report
 
 NILE = Path(__file__).resolve().parents[1] / "data" / "real" / "series" / "nile.csv"

@@ -14,7 +14,7 @@ from lmdk_core.decision.utility import release_utility
 from lmdk_core.engine.release import release_series
 from lmdk_core.engine.run_events import format_runs, parse_runs, run_level
 from lmdk_core.engine.stay_events import condense, condensed_points, stay_members
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
 from lmdk_core.mechanisms import Laplace
 
 

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from lmdk_core.cli import main
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
 from lmdk_core.landmarks.discovery import deviation_suggestions, seasonal_phase
 
 ANOMALIES = {100: 3.5, 250: 4.0, 400: 2.8, 555: 3.0}

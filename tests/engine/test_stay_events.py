@@ -12,7 +12,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lmdk_core.engine.allocation import allocate
-from lmdk_core.engine.geodesy import destination, distance_m
 from lmdk_core.engine.release import release_trajectory
 from lmdk_core.engine.stay_events import (
     centroid,
@@ -22,8 +21,9 @@ from lmdk_core.engine.stay_events import (
     parse_stays,
     stay_members,
 )
-from lmdk_core.engine.validation import InputError
 from lmdk_core.engine.verifier import check_groups, grouped_totals, landmark_totals, verify
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.geodesy import destination, distance_m
 from lmdk_core.landmarks.discovery import detect_stay_points, merge_stays
 
 

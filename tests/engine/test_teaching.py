@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from scipy.integrate import trapezoid
 
 from lmdk_core.engine.allocation import allocate
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
 from lmdk_core.teaching.adversary import posterior_bound, posterior_lower_bound
 from lmdk_core.teaching.anonymity import (
     AGE_LEVELS,

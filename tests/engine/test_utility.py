@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lmdk_core.decision.expected_error import expected_errors, planar_offset_mean
+from lmdk_core.decision.expected_error import expected_errors
+from lmdk_core.decision.noise_laws import planar_offset_mean
 from lmdk_core.decision.utility import (
     MARGINAL,
     NOISE_RATIO,
@@ -21,7 +22,7 @@ from lmdk_core.decision.utility import (
 )
 from lmdk_core.engine.allocation import allocate
 from lmdk_core.engine.release import release_series, release_trajectory
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
 
 RUNS = 3000
 #: a per-timestamp Monte Carlo mean is within Z_TOL standard errors of the exact mean

@@ -13,8 +13,8 @@ import pytest
 
 from lmdk_core.data.track import load_track
 from lmdk_core.decision.utility import release_utility, utility_verdict
-from lmdk_core.engine.geodesy import distance_m
 from lmdk_core.engine.release import release_trajectory
+from lmdk_core.foundation.geodesy import distance_m
 from tests.conftest import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from lmdk_core.decision.verdict import AMBER, GREEN, LEAKAGE_RTOL, RED, privacy_verdict
 from lmdk_core.engine.allocation import allocate
-from lmdk_core.engine.validation import InputError
 from lmdk_core.engine.verifier import verify
+from lmdk_core.foundation.errors import InputError
 from lmdk_core.leakage import landmark_tpl, smoothed_matrix
 
 INDEPENDENT = np.full((4, 4), 0.25)  # every row equal: no correlation, L_P ≡ 0

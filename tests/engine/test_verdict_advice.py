@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from lmdk_core.data.demo import demo_series, demo_series_landmarks
 from lmdk_core.decision.verdict import AMBER, GREEN, LEAKAGE_RTOL, RED, privacy_verdict
 from lmdk_core.engine.allocation import allocate
-from lmdk_core.engine.setting_limits import LIMITS
+from lmdk_core.foundation.setting_limits import LIMITS
 from lmdk_core.leakage import calibrate_scale, landmark_tpl, smoothed_matrix
 from lmdk_core.leakage.model import DEFAULT_SERIES_SPEC, correlation_from_spec
 

@@ -21,8 +21,8 @@ import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from lmdk_core.engine.quoting import quote_user_value as _shown
-from lmdk_core.engine.validation import InputError
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.quoting import quote_user_value as _shown
 
 __all__ = [
     "LIMITS",

@@ -1,11 +1,13 @@
-"""When Adaptive runs a compiled kernel: numba loaded only when a kernel pays.
+"""When a compiled (numba) kernel runs: numba loaded only when a kernel pays.
 
-A compiled kernel (:mod:`~lmdk_core.adaptive.series_kernel`,
-:mod:`~lmdk_core.adaptive.planar_kernel`) gives the same release as the Python loop,
-bit for bit, at a small fraction of its cost per step, but its first use in a process
-pays a one-off load: importing numba and loading the kernel from numba's on-disk cache
-(compiling it when the cache is missing). So the choice is a comparison of two cost
-curves, not a fixed length:
+Adaptive's kernels (:mod:`~lmdk_core.adaptive.series_kernel`,
+:mod:`~lmdk_core.adaptive.planar_kernel`), the exact discrete Laplace sampler
+(:mod:`~lmdk_core.mechanisms.discrete_laplace`) and the loss function
+(:mod:`~lmdk_core.leakage.loss`) choose their path with these rules. A compiled kernel
+gives the same result as the Python loop, bit for bit, at a small fraction of its cost
+per step, but its first use in a process pays a one-off load: importing numba and
+loading the kernel from numba's on-disk cache (compiling it when the cache is missing).
+So the choice is a comparison of two cost curves, not a fixed length:
 
 * once a kernel is loaded, it runs at every length where it beats the Python loop,
   ``T·(python − compiled) > overhead`` (a few dozen steps);

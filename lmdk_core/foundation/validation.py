@@ -1,4 +1,4 @@
-"""Parameter validation shared by every part of the engine.
+"""Parameter validation shared by every layer of lmdk_core.
 
 Every check raises :class:`InputError` with a message that says what is wrong and
 how to fix it. The CLI turns it into exit status 2 and one line on stderr; the app
@@ -12,7 +12,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from lmdk_core.engine.quoting import quote_user_text, quote_user_value
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.quoting import quote_user_text, quote_user_value
 
 __all__ = [
     "budget_below",
@@ -34,10 +35,6 @@ __all__ = [
     "parse_landmarks",
     "picker_entries",
 ]
-
-
-class InputError(ValueError):
-    """Bad input from a user: the message is meant to be shown as is."""
 
 
 #: largest number of timestamps a length argument may ask for (``lmdk allocate``,
