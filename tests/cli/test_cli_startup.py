@@ -17,6 +17,7 @@ import json
 import subprocess
 import sys
 import textwrap
+import tomllib
 
 import pytest
 
@@ -207,12 +208,39 @@ def test_importing_the_engine_package_imports_nothing_heavy():
     assert not loaded & {"numpy", *HEAVY}, loaded & {"numpy", *HEAVY}
 
 
-def test_version_is_still_reported():
-    from lmdk_core import __version__
+def test_version_is_the_projects_and_loads_nothing_heavy(monkeypatch):
+    """``lmdk --version`` prints pyproject.toml's version (the installed metadata's, or the
+    source tree's fallback ``<version>+src``), exits 0 and loads none of the heavy
+    libraries; the fallback follows pyproject.toml too."""
+    import importlib.metadata
 
-    proc = subprocess.run([sys.executable, "-m", "lmdk_core", "--version"],
-                          capture_output=True, text=True, cwd=ROOT, timeout=60)
-    assert proc.returncode == 0 and proc.stdout.strip() == f"lmdk {__version__}", proc
+    import lmdk_core
+
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    probe = textwrap.dedent("""
+        import json, sys
+        from lmdk_core.cli import main
+        try:
+            main(["--version"])
+        except SystemExit as stop:
+            code = stop.code
+        print(json.dumps([code, sorted({m.split(".")[0] for m in sys.modules})]))
+    """)
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          cwd=ROOT, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    printed, last = proc.stdout.strip().splitlines()
+    assert printed in (f"lmdk {declared}", f"lmdk {declared}+src"), printed
+    code, loaded = json.loads(last)
+    assert code in (0, None) and not set(loaded) & set(HEAVY), (code, set(loaded) & set(HEAVY))
+
+    def not_installed(name):
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(importlib.metadata, "version", not_installed)
+    monkeypatch.setitem(vars(lmdk_core), "__version__", "cached")  # undone after the test
+    monkeypatch.delitem(vars(lmdk_core), "__version__")
+    assert lmdk_core.__version__ == f"{declared}+src"
 
 
 def test_parser_choices_and_defaults_match_the_engine():
