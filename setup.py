@@ -64,4 +64,5 @@ class BuildWithApp(build_py):
             self.copy_file(str(src), str(dst), preserve_mode=False)
 
 
-setup(cmdclass={"build_py": BuildWithApp})
+if __name__ == "__main__":  # as setuptools runs it; tests read APP_FILES without building
+    setup(cmdclass={"build_py": BuildWithApp})

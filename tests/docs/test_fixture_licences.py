@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import runpy
 import shutil
 import subprocess
 import sys
@@ -36,8 +37,8 @@ def test_the_licence_texts_say_the_fixtures_are_not_mit():
 
 
 def _package_files() -> list[Path]:
-    """Every file the wheel takes from the packages of pyproject.toml (links followed, as
-    setuptools copies their targets)."""
+    """Every file the wheel takes from the packages of pyproject.toml and the app's files
+    that setup.py copies into it."""
     from setuptools import find_namespace_packages
 
     conf = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
@@ -54,6 +55,8 @@ def _package_files() -> list[Path]:
                 rel = path.relative_to(folder).as_posix()
                 if any(fnmatch.fnmatch(rel, p) for p in patterns):
                     files.append(path.resolve())
+    setup_py = runpy.run_path(str(ROOT / "setup.py"), run_name="listing")  # builds nothing
+    files += [src.resolve() for src, _ in setup_py["app_files"]()]
     return files
 
 
