@@ -283,6 +283,8 @@ def _report(result, args: argparse.Namespace) -> None:
 
 
 def users_audit_path_text(audit: str) -> str:
+    """The path of the per-user audit written beside ``audit`` (``name.users.ext``), as
+    printed; the aggregate package is imported only when a run gets here."""
     from lmdk_core.aggregate.output_files import users_audit_path
 
     return str(users_audit_path(audit))

@@ -319,6 +319,7 @@ def _data_options(p: argparse.ArgumentParser) -> None:
 
 
 def register(sub) -> None:
+    """Add ``solve-epsilon``, ``attack`` and ``compose`` to the ``lmdk`` sub-commands."""
     p = sub.add_parser("solve-epsilon", help="the smallest ε that meets an accuracy target, "
                                             "per scheme")
     _data_options(p)

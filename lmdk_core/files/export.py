@@ -87,8 +87,9 @@ def planar_noise_text(noise: str, radius: float, region=None) -> str:
 
 
 def noise_text(noise: str) -> str:
-    """What a file's header says about the sampler of ``Release.noise``: OpenDP's exact
-    samplers with their version for ``"exact"``, numpy's otherwise."""
+    """What a file's header says about the sampler of ``Release.noise``: the project's
+    exact discrete Laplace (:func:`~lmdk_core.mechanisms.exact_noise.sampler_description`)
+    for ``"exact"``, numpy's otherwise."""
     if noise == "exact":
         from lmdk_core.mechanisms.exact_noise import sampler_description
 

@@ -115,6 +115,9 @@ def _check_output(path: str | Path, what: str) -> str:
 
 
 def row_count(path: Path, fmt: str) -> int:
+    """The number of rows of an input table: exact for Parquet (its metadata), an
+    estimate for CSV (file size / 40 bytes, at least 1); it sizes the partitions and
+    chooses between an in-process run and Dask."""
     if fmt == "parquet":
         import pyarrow.dataset as ds
 

@@ -6,8 +6,8 @@ every partition, and the app and the tests call it directly on small populations
 are stacked in blocks of at most :data:`BLOCK_CELLS` (user × timestamp) cells, and the
 blocks released together in waves of at most :data:`WAVE_CELLS` cells, which bounds the
 memory of the lockstep matrices whatever the partition size. The blocks of a wave draw
-their exact noise together (one OpenDP measurement per distinct scale — per timestamp
-under Adaptive — for all their users; :func:`~lmdk_core.population.lockstep.
+their exact noise together (one call of the exact sampler per round of requests, whatever
+the scales, for all their users; :func:`~lmdk_core.population.lockstep.
 lockstep_release_many`); a partition of the batch's default size is one wave.
 """
 

@@ -68,7 +68,7 @@ __all__ = ["PublicView", "build_release_note", "public_summary", "public_view",
 
 def published_noise(cfg: ViewConfig) -> str:
     """The sampler of the file a configuration's release is published in, for a public
-    note built from the configuration alone: OpenDP's exact samplers for a series (the
+    note built from the configuration alone: the exact discrete Laplace for a series (the
     default of ``lmdk release`` and the app's publishable CSV; Mironov, CCS 2012); for a
     track the exact Planar Laplace on the grid of the configuration's declared region
     (``extra.region``; Andrés et al., CCS 2013, §5), else numpy's floating-point Planar
