@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Landmark Privacy Explorer — the two commands of the README's quick start.
 #   ./run.sh app    set up (virtualenv + deps) and launch the explorer on demo data
-#   ./run.sh test   set up (virtualenv + deps + Debian chromium) and run every test
+#   ./run.sh test   set up (virtualenv + deps + Debian chromium), lint, type-check, run every test
 set -euo pipefail
 cd "$(dirname "$0")"
 VENV="${LMDK_VENV:-.venv}"
@@ -102,6 +102,9 @@ case "${1:-}" in
     # reproducible property tests on a clean clone (tests/conftest.py)
     export LMDK_HYPOTHESIS_PROFILE="${LMDK_HYPOTHESIS_PROFILE:-ci}"
     "$VENV/bin/ruff" check .
+    # the type check: mypy with pyproject.toml's [tool.mypy] (files, strictness, the
+    # untyped third-party packages); any error fails the run before the tests start
+    "$PY" -m mypy
     # pytest exits 5 when no test was collected: that fails this script too.
     # In parallel on every core (pytest-xdist; worksteal rebalances the long browser
     # tests); each worker starts at most one Streamlit server for its browser tests

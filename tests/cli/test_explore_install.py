@@ -144,7 +144,7 @@ def test_lmdk_explore_from_an_installed_wheel(tmp_path):
     src = tmp_path / "src"
     shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(
         ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".hypothesis",
-        ".pytest_cache", ".ruff_cache", "artifacts", "benchmarks", "tests"))
+        ".pytest_cache", ".ruff_cache", ".mypy_cache", "artifacts", "benchmarks", "tests"))
     # the sdist, with a setuptools as new as pyproject.toml asks (the test environment's
     # may be older), then the wheel from the unpacked sdist, as `python -m build` does
     builder = tmp_path / "build-env"
@@ -169,6 +169,8 @@ def test_lmdk_explore_from_an_installed_wheel(tmp_path):
         infos = {i.filename: i for i in archive.infolist()}
         links = [n for n, i in infos.items() if stat.S_ISLNK(i.external_attr >> 16)]
         assert not links, links
+        # PEP 561: the engine's type hints are part of the package
+        assert "lmdk_core/py.typed" in infos
         # the app's files, as they are in the repository
         shipped = {"lmdk_app/app.py": ROOT / "app.py",
                    "lmdk_app/streamlit_config.toml": ROOT / ".streamlit" / "config.toml"}

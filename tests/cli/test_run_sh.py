@@ -69,3 +69,47 @@ def test_declared_python_matches_run_sh():
     text = (ROOT / "run.sh").read_text()
     assert "NEED_MAJOR=3" in text and "NEED_MINOR=11" in text
     assert "Python 3.11 or newer" in (ROOT / "README.md").read_text()
+
+
+FAKE_VENV_PY = """#!/bin/sh
+# a virtualenv's python that answers run.sh's version and pip checks, records each
+# `-m` module it runs, and makes `-m mypy` pass or fail as MYPY_EXIT says
+case "$1" in
+  -c) exit 0 ;;
+  -m) echo "$2" >> "$(dirname "$0")/../ran"; [ "$2" = mypy ] && exit "$MYPY_EXIT"; exit 0 ;;
+esac
+exit 0
+"""
+
+
+@pytest.mark.skipif(not Path("/usr/bin/chromium").is_file(),
+                    reason="run.sh test would install chromium")
+@pytest.mark.parametrize("mypy_exit", [0, 1])
+def test_run_sh_test_type_checks_before_the_tests(tmp_path, mypy_exit):
+    """`./run.sh test` runs mypy after ruff and before pytest; a mypy error fails the run
+    and no test starts."""
+    bindir = _bin_without_python(tmp_path)
+    work = tmp_path / "repo"
+    work.mkdir()
+    shutil.copy(ROOT / "run.sh", work)
+    shutil.copy(ROOT / "pyproject.toml", work)
+    venv_bin = tmp_path / "venv" / "bin"
+    venv_bin.mkdir(parents=True)
+    for name, text in (("python", FAKE_VENV_PY), ("ruff", "#!/bin/sh\nexit 0\n")):
+        (venv_bin / name).write_text(text)
+        (venv_bin / name).chmod(0o755)
+    # the stamp of an up-to-date install: run.sh skips pip
+    stamp = subprocess.run(["cksum"], input=(work / "pyproject.toml").read_bytes(),
+                           capture_output=True, check=True).stdout
+    (tmp_path / "venv" / ".lmdk-installed-test").write_bytes(stamp)
+    env = {"PATH": str(bindir), "HOME": str(tmp_path), "LMDK_VENV": str(tmp_path / "venv"),
+           "MYPY_EXIT": str(mypy_exit)}
+    proc = subprocess.run([str(bindir / "bash"), "./run.sh", "test"], cwd=work, env=env,
+                          capture_output=True, text=True, timeout=60)
+    ran = (tmp_path / "venv" / "ran").read_text().split()
+    if mypy_exit:
+        assert proc.returncode != 0
+        assert ran == ["mypy"]
+    else:
+        assert proc.returncode == 0, proc.stderr
+        assert ran == ["mypy", "pytest"]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 SKIP_DIRS = {".git", ".venv", "__pycache__", "artifacts", ".pytest_cache", ".ruff_cache",
-             ".hypothesis", "node_modules"}
+             ".mypy_cache", ".hypothesis", "node_modules"}
 # written in pieces so that this file does not match itself
 NEEDLES = re.compile("DESIGN" + r"\.md|" + "seed" + r"\s*0\d|" + "seed" + "s/", re.IGNORECASE)
 
