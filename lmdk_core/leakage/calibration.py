@@ -30,10 +30,10 @@ from numpy.typing import ArrayLike
 
 from lmdk_core.foundation.errors import InputError
 from lmdk_core.foundation.validation import check_landmarks, check_positive
-from lmdk_core.leakage.loss import LossFunction
+from lmdk_core.leakage.loss import LossFunction, loss_pair
 from lmdk_core.leakage.recursion import recurse
 from lmdk_core.leakage.supremum import tpl_supremum
-from lmdk_core.leakage.tpl import _losses, check_allocation, max_landmark_tpl
+from lmdk_core.leakage.tpl import check_allocation, max_landmark_tpl
 
 __all__ = ["CalibrationResult", "ProgressCallback", "calibrate_epsilon", "calibrate_scale",
            "max_tpl_constant"]
@@ -203,7 +203,7 @@ def max_tpl_constant(epsilon: float, length: int, backward: LossFunction | Array
     >>> round(max_tpl_constant(0.5, 3, smoothed_matrix(2, 0.1)), 4)
     1.328
     """
-    lb, lf = _losses(backward, forward)
+    lb, lf = loss_pair(backward, forward)
     eps = np.full(int(length), float(epsilon))
     return float(np.max(recurse(eps, lb) + recurse(eps, lf)[::-1] - eps))
 
@@ -264,7 +264,7 @@ def calibrate_epsilon(
     """
     alpha = check_positive(target, "the target leakage α")
     tol = _check_rtol(rtol)
-    lb, lf = _losses(backward, forward)
+    lb, lf = loss_pair(backward, forward)
     if length is None:
         if math.isinf(tpl_supremum(alpha * 1e-12, lb, lf)):
             raise InputError(
@@ -345,7 +345,7 @@ def calibrate_scale(
     lm = check_landmarks(landmarks, eps.size)
     if not np.any(eps > 0):
         raise InputError("the allocation is 0 everywhere; there is nothing to scale")
-    models = [_losses(backward, forward), *(_losses(b, f) for b, f in also)]
+    models = [loss_pair(backward, forward), *(loss_pair(b, f) for b, f in also)]
 
     def f(c: float) -> float:
         # max_t landmark TPL, bit for bit np.max(landmark_tpl(...)), with the restarted

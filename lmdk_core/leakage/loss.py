@@ -31,10 +31,14 @@ from lmdk_core.foundation.errors import InputError
 from lmdk_core.leakage.correlation import check_transition_matrix
 from lmdk_core.leakage.hull import Hull, build_exact, upper_hull
 
-__all__ = ["LossFunction", "LossStats", "loss_function", "as_loss", "upper_hull"]
+__all__ = ["LOG_BRANCH_ALPHA", "LossFunction", "LossStats", "loss_function", "as_loss",
+           "loss_pair", "upper_hull"]
 
-#: above this α, e^α − 1 is evaluated through logs (e^α overflows at ~709.8).
-_BIG_ALPHA = 700.0
+#: the loss function's log branch: above this α, ``e^α − 1`` is evaluated through logs
+#: (``e^α`` overflows at ~709.8); the recursions' fast loops
+#: (:mod:`~lmdk_core.leakage.recursion`, :mod:`~lmdk_core.leakage.restarts`) hand over
+#: to :meth:`LossFunction.scalar` / :meth:`LossFunction.evaluate` above it.
+LOG_BRANCH_ALPHA = 700.0
 #: the measured crossover of the two builds once the pruning kernels are loaded: at 48
 #: states they cost the same, from 56 the pruned build is 1.4–2.5× faster
 #: (``benchmarks/bench_cli.py --loss-curve``); at or below it the exact build always runs.
@@ -250,14 +254,14 @@ class LossFunction:
         """
         if self.is_zero:
             return np.zeros(a.shape)
-        if a.size and a.max() > _BIG_ALPHA:
+        if a.size and a.max() > LOG_BRANCH_ALPHA:
             return self._evaluate_big(a)
         x = np.expm1(a)
         k = self._x_thr.searchsorted(x, side="right")
         return np.log1p(self._wQmD.take(k) * x / (1.0 + self._wD.take(k) * x))
 
     def _evaluate_big(self, a: np.ndarray) -> np.ndarray:
-        big = a > _BIG_ALPHA
+        big = a > LOG_BRANCH_ALPHA
         with np.errstate(over="ignore", invalid="ignore"):
             x = np.expm1(a)
             k = np.searchsorted(self._x_thr, x, side="right")
@@ -287,7 +291,7 @@ class LossFunction:
         """
         if self.is_zero:
             return 0.0
-        if a > _BIG_ALPHA:
+        if a > LOG_BRANCH_ALPHA:
             k = bisect_right(self._log_thr_list, a)  # log x = α to within e^−700
             Q, D = self._wQ_list[k], self._wD_list[k]
             u = math.exp(-a)
@@ -318,7 +322,7 @@ class LossFunction:
         [0.706275]
         """
         a = np.asarray(alpha, dtype=float).reshape(-1)
-        x = np.expm1(np.minimum(a, _BIG_ALPHA))[:, None]
+        x = np.expm1(np.minimum(a, LOG_BRANCH_ALPHA))[:, None]
         vals = np.log1p(self.vertex_Q[None, :] * x) - np.log1p(self.vertex_D[None, :] * x)
         return np.maximum(vals.max(axis=1), 0.0)
 
@@ -385,3 +389,46 @@ def as_loss(obj: LossFunction | ArrayLike, name: str = "the transition matrix") 
     if isinstance(obj, LossFunction):
         return obj
     return LossFunction(obj, name=name)
+
+
+def loss_pair(backward: LossFunction | ArrayLike,
+              forward: LossFunction | ArrayLike | None) -> tuple[LossFunction, LossFunction]:
+    """The backward and forward loss functions ``(L_B, L_F)`` of a correlation model
+    (Cao et al., ICDE'17: BPL runs on ``L_B = L_{P_B}``, FPL on ``L_F = L_{P_F}``), each
+    as :func:`as_loss` gives it; ``forward=None`` uses the backward one for both.
+
+    Parameters
+    ----------
+    backward : LossFunction or array_like
+        The backward matrix ``P_B`` or its loss function.
+    forward : LossFunction or array_like or None
+        The forward matrix ``P_F`` or its loss function; None: the same as ``backward``.
+
+    Returns
+    -------
+    tuple of LossFunction
+        ``(L_B, L_F)``.
+
+    Raises
+    ------
+    InputError
+        If a matrix is not row-stochastic, or the two describe different numbers of states.
+
+    Examples
+    --------
+    >>> lb, lf = loss_pair([[0.8, 0.2], [0.1, 0.9]], None)
+    >>> lb is lf
+    True
+    >>> loss_pair([[1.0]], [[0.5, 0.5], [0.5, 0.5]])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    lmdk_core.foundation.errors.InputError: the backward matrix has 1 states but ...
+    """
+    lb = as_loss(backward, "the backward matrix")
+    lf = lb if forward is None else as_loss(forward, "the forward matrix")
+    if lf.n_states != lb.n_states:
+        raise InputError(
+            f"the backward matrix has {lb.n_states} states but the forward matrix has "
+            f"{lf.n_states}; both must describe the same states"
+        )
+    return lb, lf

@@ -16,7 +16,7 @@ from bisect import bisect_right
 
 import numpy as np
 
-from lmdk_core.leakage.loss import _BIG_ALPHA, LossFunction
+from lmdk_core.leakage.loss import LOG_BRANCH_ALPHA, LossFunction
 
 __all__ = ["COMPILED_MIN_LENGTH", "recurse", "run_python", "steps_kernel"]
 
@@ -31,7 +31,7 @@ def _run_steps(eps, restart, thr, wQ, wD, out):  # pragma: no cover - compiled b
     Returns the number of steps done; fewer than ``eps.size`` when ``α`` left the range."""
     a = 0.0
     for t in range(eps.size):
-        if a > _BIG_ALPHA:  # the loss function's branch in logs: the Python loop goes on
+        if a > LOG_BRANCH_ALPHA:  # the loss function's branch in logs: the Python loop goes on
             return t
         x = math.expm1(a)
         k = np.searchsorted(thr, x, side="right")
@@ -105,7 +105,7 @@ def run_python(eps: np.ndarray, loss: LossFunction, restart: np.ndarray | None,
     scalar, thr, wQ, wD = loss.scalar, loss._thr_list, loss._wQ_list, loss._wD_list
     expm1, log1p, bisect = math.expm1, math.log1p, bisect_right
     for t in range(start, len(e)):
-        if a > _BIG_ALPHA:
+        if a > LOG_BRANCH_ALPHA:
             a = scalar(a) + e[t]
         else:
             x = expm1(a)

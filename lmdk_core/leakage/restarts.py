@@ -16,14 +16,17 @@ import numpy as np
 
 from lmdk_core.leakage.loss import LossFunction
 
-__all__ = ["Gaps", "restarted", "restarted_both"]
+__all__ = ["MERGE_RTOL", "SAFE_SEGMENT_ALPHA", "Gaps", "restarted", "restarted_both"]
 
 #: a restarted recursion stops once it is within this relative distance of the segment
-#: recursion at the same timestamp (see :func:`restarted`)
-_MERGE_RTOL = 1e-13
+#: recursion at the same timestamp (see :func:`restarted`; also the loop of
+#: :mod:`~lmdk_core.leakage.tpl_many`)
+MERGE_RTOL = 1e-13
 #: segment runs at most this large keep every restarted run below the loss function's
-#: log branch (α > 700) with a wide margin: the loop skips its per-step check
-_SMALL_ALPHA = 650.0
+#: log branch (:data:`~lmdk_core.leakage.loss.LOG_BRANCH_ALPHA`, α > 700) with a margin
+#: of e^50: the loops skip its per-step check (a restarted run never exceeds its segment
+#: run: monotone maps from a smaller start)
+SAFE_SEGMENT_ALPHA = 650.0
 
 
 def restarted(eps: np.ndarray, loss: LossFunction, t: np.ndarray, anchor: np.ndarray,
@@ -38,7 +41,7 @@ def restarted(eps: np.ndarray, loss: LossFunction, t: np.ndarray, anchor: np.nda
 
     All recursions advance together as one numpy vector, one timestamp per step. The
     maps are monotone and non-expansive (``|L(a) − L(b)| <= |a − b|``), so once the run
-    of t is within ``_MERGE_RTOL`` (relative) of ``segment`` at the same timestamp, its
+    of t is within ``MERGE_RTOL`` (relative) of ``segment`` at the same timestamp, its
     final value is ``segment[anchor]`` to within that distance; it stops there. With a
     contractive ``L`` (any correlation short of deterministic transitions) the runs meet
     the segment run after a few dozen steps, so the work is ``O(T·K)`` for a mixing
@@ -94,7 +97,7 @@ class _Runs:
         # maps from a smaller start), so below the loss function's log branch (α > 700)
         # with a margin of e^50 for rounding, no run can reach it: no check per step
         self.small = not (l0.is_zero or l1.is_zero) and (
-            segment.size == 0 or float(segment.max()) <= _SMALL_ALPHA)
+            segment.size == 0 or float(segment.max()) <= SAFE_SEGMENT_ALPHA)
 
     def evaluate(self, v: np.ndarray) -> np.ndarray:
         """``L(v)`` of every run with its own loss function: the operations of
@@ -127,7 +130,7 @@ class _Runs:
         while True:
             ref = segment[pos + off]
             at_end = pos == anc
-            fin = np.abs(v - ref) <= _MERGE_RTOL * ref
+            fin = np.abs(v - ref) <= MERGE_RTOL * ref
             fin |= at_end
             fin &= live
             if fin.any():

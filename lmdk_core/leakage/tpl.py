@@ -32,7 +32,7 @@ from numpy.typing import ArrayLike
 
 from lmdk_core.foundation.errors import InputError
 from lmdk_core.foundation.validation import check_epsilon_array, check_landmarks
-from lmdk_core.leakage.loss import LossFunction, as_loss
+from lmdk_core.leakage.loss import LossFunction, as_loss, loss_pair
 from lmdk_core.leakage.recursion import recurse
 from lmdk_core.leakage.restarts import Gaps
 
@@ -47,6 +47,7 @@ __all__ = [
     "segment_bpl",
     "segment_fpl",
     "check_allocation",
+    "landmark_gaps",
 ]
 
 LossLike = LossFunction | ArrayLike
@@ -81,17 +82,6 @@ def check_allocation(epsilon_t: ArrayLike, name: str = "the allocation") -> np.n
     if eps.ndim != 1 or eps.size == 0:
         raise InputError(f"{name} must hold one budget per timestamp (at least one)")
     return eps
-
-
-def _losses(backward: LossLike, forward: LossLike | None) -> tuple[LossFunction, LossFunction]:
-    lb = as_loss(backward, "the backward matrix")
-    lf = lb if forward is None else as_loss(forward, "the forward matrix")
-    if lf.n_states != lb.n_states:
-        raise InputError(
-            f"the backward matrix has {lb.n_states} states but the forward matrix has "
-            f"{lf.n_states}; both must describe the same states"
-        )
-    return lb, lf
 
 
 def bpl(epsilon_t: ArrayLike, backward: LossLike) -> np.ndarray:
@@ -186,7 +176,7 @@ def tpl(epsilon_t: ArrayLike, backward: LossLike, forward: LossLike | None = Non
     [1.2454, 1.328, 1.2454]
     """
     eps = check_allocation(epsilon_t)
-    lb, lf = _losses(backward, forward)
+    lb, lf = loss_pair(backward, forward)
     return recurse(eps, lb) + recurse(eps[::-1], lf)[::-1] - eps
 
 
@@ -294,21 +284,45 @@ def landmark_tpl(
     >>> landmark_tpl([0.25] * 4, [1], smoothed_matrix(2, 0.1)).round(4).tolist()
     [0.8796, 0.8376, 0.916, 1.124]
     """
-    g = _gaps(epsilon_t, landmarks, backward, forward)
+    g = landmark_gaps(epsilon_t, landmarks, backward, forward)
     out = np.empty(g.eps.size)
     out[g.lm] = g.base
     out[g.regular] = g.exact(np.arange(g.regular.size))
     return out
 
 
-def _gaps(epsilon_t: ArrayLike, landmarks: Iterable[int] | None, backward: LossLike,
-          forward: LossLike | None) -> Gaps:
-    """The segment recursions between the landmarks and every regular t's bound
-    (:class:`~lmdk_core.leakage.restarts.Gaps`)."""
+def landmark_gaps(epsilon_t: ArrayLike, landmarks: Iterable[int] | None,
+                  backward: LossLike, forward: LossLike | None = None) -> Gaps:
+    """The part of the landmark TPL (Katsomallos et al., CODASPY'22, on Cao et al.'s
+    BPL/FPL, ICDE'17) that every timestamp shares, O(T): the segment recursions
+    ``sb`` (BPL restarted after every landmark) and ``sf`` (FPL restarted before every
+    landmark), the landmarks' own sum ``base = Σ_{l∈L} sb_l + sf_l − ε_l`` and, for each
+    regular t, the bound ``upper_t = base + sb_t + sf_t − ε_t ≥`` its landmark TPL;
+    :meth:`~lmdk_core.leakage.restarts.Gaps.exact` adds the two restarted corrections.
+    :func:`landmark_tpl`, :func:`max_landmark_tpl` and
+    :func:`~lmdk_core.leakage.tpl_many.max_landmark_tpls` start from it.
+
+    Parameters
+    ----------
+    epsilon_t, landmarks, backward, forward
+        As for :func:`landmark_tpl`.
+
+    Returns
+    -------
+    Gaps
+
+    Examples
+    --------
+    With no correlation the segment recursions are the budgets themselves:
+
+    >>> g = landmark_gaps([0.1, 0.2, 0.3, 0.4], [1], [[0.5, 0.5], [0.5, 0.5]])
+    >>> round(g.base, 6), g.regular.tolist(), g.upper.round(6).tolist()
+    (0.2, [0, 2, 3], [0.3, 0.5, 0.6])
+    """
     eps = check_allocation(epsilon_t)
     T = eps.size
     lm = check_landmarks(landmarks, T)
-    lb, lf = _losses(backward, forward)
+    lb, lf = loss_pair(backward, forward)
     mark = np.zeros(T, dtype=bool)
     mark[lm] = True
     sb = recurse(eps, lb, mark)  # BPL from (previous landmark)+1
@@ -338,7 +352,7 @@ def max_landmark_tpl(
     The maps ``v ↦ L(v) + ε`` are monotone and ``L >= 0``, so a recursion restarted
     nearer to its landmark never exceeds the segment recursion at the same timestamp:
     both corrections of a regular t are ``<= 0`` and its landmark TPL is at most
-    ``upper_t = base + sb_t + sf_t − ε_t`` (:func:`_gaps`, O(T) for all t). The regular
+    ``upper_t = base + sb_t + sf_t − ε_t`` (:func:`landmark_gaps`, O(T) for all t). The regular
     t are taken by decreasing ``upper_t`` in growing batches, their exact values
     computed, until the best exact value reaches the next bound: no t left can exceed
     it. The batch audit needs only this maximum (Cao et al., ICDE 2017; Katsomallos et
@@ -360,7 +374,7 @@ def max_landmark_tpl(
     >>> round(max_landmark_tpl([0.25] * 4, [1], smoothed_matrix(2, 0.1)), 4)
     1.124
     """
-    g = _gaps(epsilon_t, landmarks, backward, forward)
+    g = landmark_gaps(epsilon_t, landmarks, backward, forward)
     best = g.base if g.lm.size else -np.inf
     if g.regular.size == 0:
         return float(best)
@@ -428,7 +442,7 @@ def temporal_leakage(
     ['bpl', 'fpl', 'landmark_tpl', 'tpl']
     """
     eps = check_allocation(epsilon_t)
-    lb, lf = _losses(backward, forward)
+    lb, lf = loss_pair(backward, forward)
     a = recurse(eps, lb)
     f = recurse(eps[::-1], lf)[::-1].copy()
     lt = None

@@ -22,8 +22,8 @@ from __future__ import annotations
 import numpy as np
 
 from lmdk_core.leakage.loss import LossFunction
-from lmdk_core.leakage.restarts import _MERGE_RTOL, _SMALL_ALPHA, Gaps
-from lmdk_core.leakage.tpl import LossLike, _gaps, max_landmark_tpl
+from lmdk_core.leakage.restarts import MERGE_RTOL, SAFE_SEGMENT_ALPHA, Gaps
+from lmdk_core.leakage.tpl import LossLike, landmark_gaps, max_landmark_tpl
 
 __all__ = ["max_landmark_tpls"]
 
@@ -106,7 +106,7 @@ def _run_all(eps: np.ndarray, segment: np.ndarray, tables: _Tables, pos0: np.nda
     while True:
         ref = segment[pos + off]
         at_end = pos == anchor
-        fin = np.abs(v - ref) <= _MERGE_RTOL * ref
+        fin = np.abs(v - ref) <= MERGE_RTOL * ref
         fin |= at_end
         if fin.any():
             end = fin & at_end
@@ -133,7 +133,7 @@ def _batchable(g: Gaps) -> bool:
     both loss functions non-zero and every segment value below the log branch."""
     if g.lb.is_zero or g.lf.is_zero:
         return False
-    return max(float(g.sb.max()), float(g.sf.max())) <= _SMALL_ALPHA
+    return max(float(g.sb.max()), float(g.sf.max())) <= SAFE_SEGMENT_ALPHA
 
 
 def max_landmark_tpls(problems: list[tuple[np.ndarray, np.ndarray, LossLike, LossLike]]
@@ -164,7 +164,7 @@ def max_landmark_tpls(problems: list[tuple[np.ndarray, np.ndarray, LossLike, Los
     users: list[int] = []
     gaps: list[Gaps] = []
     for j, (eps, lm, lb, lf) in enumerate(problems):
-        g = _gaps(eps, lm, lb, lf)
+        g = landmark_gaps(eps, lm, lb, lf)
         if g.regular.size == 0 or not _batchable(g):
             out[j] = max_landmark_tpl(eps, lm, lb, lf)
         else:

@@ -24,7 +24,7 @@ from lmdk_core.decision.verdict import calibration_advice
 from lmdk_core.leakage import LossFunction, landmark_tpl, recursion, smoothed_matrix
 from lmdk_core.leakage.calibration import calibrate_scale
 from lmdk_core.leakage.recursion import run_python
-from lmdk_core.leakage.restarts import _MERGE_RTOL, Gaps, restarted
+from lmdk_core.leakage.restarts import MERGE_RTOL, Gaps, restarted
 from lmdk_core.leakage.tpl import max_landmark_tpl
 
 
@@ -51,7 +51,7 @@ def reference_run(eps: np.ndarray, loss: LossFunction, t: int, anchor: int, dire
     while True:
         if pos == anchor:
             return float(v)
-        if abs(v - segment[pos]) <= _MERGE_RTOL * segment[pos]:
+        if abs(v - segment[pos]) <= MERGE_RTOL * segment[pos]:
             return float(segment[anchor])
         pos += direction
         v = eps[pos] if loss.is_zero else loss.evaluate(np.array([v]))[0] + eps[pos]

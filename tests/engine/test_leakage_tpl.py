@@ -84,7 +84,7 @@ def test_landmark_tpl_matches_the_definition(PB, seed, alloc):
 def test_restarted_recursions_agree_with_definition(merge_rtol, monkeypatch):
     """Restarted recursions run to the end (−1: never stop early), stopped when bitwise
     equal to the segment recursion (0), or within the engine's tolerance."""
-    monkeypatch.setattr(restarts, "_MERGE_RTOL", merge_rtol)
+    monkeypatch.setattr(restarts, "MERGE_RTOL", merge_rtol)
     rng = np.random.default_rng(11)
     for P in (smoothed_matrix(3, 0.02, "shift"), np.eye(2), rng.dirichlet(np.ones(4), 4),
               np.full((2, 2), 0.5)):
@@ -104,9 +104,9 @@ def test_early_stop_changes_landmark_tpl_by_at_most_its_tolerance(monkeypatch):
     P /= P.sum(axis=1, keepdims=True)
     eps = rng.uniform(0, 0.5, 3000)
     lm = [700, 2900]
-    monkeypatch.setattr(restarts, "_MERGE_RTOL", -1.0)
+    monkeypatch.setattr(restarts, "MERGE_RTOL", -1.0)
     full = landmark_tpl(eps, lm, P)
-    monkeypatch.setattr(restarts, "_MERGE_RTOL", 1e-13)
+    monkeypatch.setattr(restarts, "MERGE_RTOL", 1e-13)
     np.testing.assert_allclose(landmark_tpl(eps, lm, P), full, rtol=1e-12, atol=0)
 
 
