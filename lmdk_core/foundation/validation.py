@@ -26,6 +26,7 @@ __all__ = [
     "check_epsilon_array",
     "check_landmarks",
     "check_length",
+    "check_nonnegative",
     "check_positive",
     "describe_budget",
     "format_landmark_range",
@@ -69,6 +70,26 @@ def check_positive(value: float, name: str) -> float:
     if not np.isfinite(x) or x <= 0:
         raise InputError(f"{name} must be a finite number greater than 0, got "
                          f"{quote_user_value(value)}")
+    return x
+
+
+def check_nonnegative(value: object, name: str) -> float:
+    """``value`` as a float when it is a finite number ``x ≥ 0``, else :class:`InputError`
+    naming ``name``.
+
+    >>> check_nonnegative("0.25", "the smoothing")
+    0.25
+    >>> check_nonnegative(-1, "the smoothing")
+    Traceback (most recent call last):
+    ...
+    lmdk_core.foundation.errors.InputError: the smoothing must be a finite number >= 0, got -1
+    """
+    try:
+        x = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be a number, got {value!r}") from None
+    if not np.isfinite(x) or x < 0:
+        raise InputError(f"{name} must be a finite number >= 0, got {value!r}")
     return x
 
 

@@ -30,11 +30,12 @@ from numpy.typing import ArrayLike
 from lmdk_core.data.tables import Source, read_bytes
 from lmdk_core.foundation.errors import InputError
 from lmdk_core.foundation.quoting import quote_user_text
-from lmdk_core.foundation.validation import as_generator
+from lmdk_core.foundation.validation import as_generator, check_nonnegative
 
 __all__ = [
     "ROW_SUM_TOLERANCE",
     "MAX_STATES",
+    "check_n_states",
     "check_transition_matrix",
     "parse_matrix_text",
     "load_matrix_csv",
@@ -231,22 +232,18 @@ def load_matrix_csv(source: Source, name: str = "the matrix file") -> np.ndarray
     return parse_matrix_text(text, name=name)
 
 
-def _check_n_states(n: object, name: str = "the number of states") -> int:
+def check_n_states(n: object, name: str = "the number of states") -> int:
+    """A number of Markov states n (a transition matrix is n × n): a whole number in
+    ``1..MAX_STATES``, returned as an int, else :class:`InputError` naming ``name``.
+
+    >>> check_n_states(3)
+    3
+    """
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise InputError(f"{name} must be a whole number >= 1, got {n!r}")
     if n > MAX_STATES:
         raise InputError(f"{name} is {n}; at most {MAX_STATES} states are supported")
     return int(n)
-
-
-def _check_nonneg(value: object, name: str) -> float:
-    try:
-        x = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise InputError(f"{name} must be a number, got {value!r}") from None
-    if not np.isfinite(x) or x < 0:
-        raise InputError(f"{name} must be a finite number >= 0, got {value!r}")
-    return x
 
 
 def smoothed_matrix(
@@ -285,8 +282,8 @@ def smoothed_matrix(
     >>> smoothed_matrix(3, 0.5, "shift").round(4).tolist()
     [[0.2, 0.6, 0.2], [0.2, 0.2, 0.6], [0.6, 0.2, 0.2]]
     """
-    n = _check_n_states(n_states)
-    s = _check_nonneg(strength, "the smoothing strength s")
+    n = check_n_states(n_states)
+    s = check_nonnegative(strength, "the smoothing strength s")
     key = str(base).strip().lower()
     if key == "identity":
         perm = np.arange(n)

@@ -18,7 +18,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from lmdk_core.foundation.errors import InputError
-from lmdk_core.leakage.correlation import MAX_STATES, _check_n_states, _check_nonneg
+from lmdk_core.foundation.validation import check_nonnegative
+from lmdk_core.leakage.correlation import MAX_STATES, check_n_states
 
 __all__ = [
     "Discretization",
@@ -95,7 +96,7 @@ def discretize_series(values: ArrayLike, n_bins: int, method: str = "width") -> 
     [0, 1, 2, 0, 1, 2, 2, 0]
     """
     v = _finite_series(values, "the series")
-    k = _check_n_states(n_bins, "the number of bins")
+    k = check_n_states(n_bins, "the number of bins")
     key = str(method).strip().lower()
     lo, hi = float(v.min()), float(v.max())
     if lo == hi:
@@ -166,7 +167,7 @@ def trajectory_cells(lat: ArrayLike, lon: ArrayLike, cell_size_m: float) -> Grid
         raise InputError("latitudes must lie between -90 and 90 degrees")
     if np.any(np.abs(lo) > 180):
         raise InputError("longitudes must lie between -180 and 180 degrees")
-    size = _check_nonneg(cell_size_m, "the cell size (metres)")
+    size = check_nonnegative(cell_size_m, "the cell size (metres)")
     if size <= 0:
         raise InputError("the cell size must be greater than 0 metres")
     lat0, lon0 = float(np.mean(la)), float(np.mean(lo))
@@ -216,7 +217,7 @@ def _check_states(states: ArrayLike, n_states: int | None) -> tuple[np.ndarray, 
     """The state sequence as ints and the number of states n (given, or the largest
     state + 1); every state must lie in ``0..n-1`` and n within :data:`MAX_STATES`."""
     s = _whole_states(states)
-    n = int(s.max()) + 1 if n_states is None else _check_n_states(n_states)
+    n = int(s.max()) + 1 if n_states is None else check_n_states(n_states)
     if int(s.max()) >= n:
         raise InputError(f"state {int(s.max())} is outside 0..{n - 1}; raise the number of states")
     if n > MAX_STATES:
@@ -295,7 +296,7 @@ def transition_matrices(
     [[0.3333333333333333, 0.3333333333333333, 0.3333333333333333], [0.5, 0.5, 0.0], [0.0, 1.0, 0.0]]
     """
     s, n = _check_states(states, n_states)
-    k = _check_nonneg(smoothing, "the smoothing")
+    k = check_nonnegative(smoothing, "the smoothing")
     C = np.zeros((n, n))
     if s.size > 1:
         np.add.at(C, (s[:-1], s[1:]), 1.0)

@@ -26,14 +26,15 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.validation import check_nonnegative
 from lmdk_core.leakage.loss import LossFunction, as_loss
 
 __all__ = ["check_constant_epsilon", "divergence_threshold", "supremum", "tpl_supremum"]
 
 
 def check_constant_epsilon(epsilon: float, name: str = "epsilon") -> float:
-    """A constant per-timestamp budget: a finite number >= 0.
+    """A constant per-timestamp budget: a finite number >= 0
+    (:func:`~lmdk_core.foundation.validation.check_nonnegative`).
 
     Parameters
     ----------
@@ -51,13 +52,7 @@ def check_constant_epsilon(epsilon: float, name: str = "epsilon") -> float:
     >>> check_constant_epsilon("0.5")
     0.5
     """
-    try:
-        e = float(epsilon)
-    except (TypeError, ValueError):
-        raise InputError(f"{name} must be a number, got {epsilon!r}") from None
-    if not math.isfinite(e) or e < 0:
-        raise InputError(f"{name} must be a finite number >= 0, got {epsilon!r}")
-    return e
+    return check_nonnegative(epsilon, name)
 
 
 def supremum(loss: LossFunction | ArrayLike, epsilon: float) -> float:
