@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from lmdk_core.dummies.metrics import Metric, _check_length
+from lmdk_core.dummies.membership import check_series_length
+from lmdk_core.dummies.metrics import Metric
 from lmdk_core.foundation.errors import InputError
 from lmdk_core.foundation.validation import check_landmarks
 
@@ -82,7 +83,7 @@ def prepare_chain(length: int,
                   landmarks: Iterable[int] | None) -> tuple[int, np.ndarray, np.ndarray]:
     """``(T, L, regular)``: the checked length, landmarks and regular timestamps
     ``T ∖ L``; InputError when L or ``T ∖ L`` is empty (no chain to build)."""
-    T = _check_length(length)
+    T = check_series_length(length)
     lm = check_landmarks(landmarks, T)
     if lm.size == 0:
         raise InputError(

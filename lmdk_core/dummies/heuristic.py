@@ -10,13 +10,8 @@ from collections.abc import Iterable
 import numpy as np
 
 from lmdk_core.dummies.chain import DummyOptions, ProgressCallback, notify, prepare_chain
-from lmdk_core.dummies.metrics import (
-    GapStd,
-    Metric,
-    _membership,
-    _std_from_moments,
-    get_metric,
-)
+from lmdk_core.dummies.membership import membership_row
+from lmdk_core.dummies.metrics import GapStd, Metric, get_metric, std_from_moments
 from lmdk_core.foundation.errors import InputError
 
 __all__ = ["HEURISTIC_MAX_STEPS", "heuristic_options"]
@@ -47,7 +42,7 @@ def heuristic_options(
     T, lm, regular = prepare_chain(length, landmarks)
     met = get_metric(metric)
     steps = _step_count(regular.size, max_options)
-    member = _membership(lm, T)
+    member = membership_row(lm, T)
     m0 = float(met.values(member[None, :])[0])
     if type(met) is GapStd:
         added, metrics = _greedy_gap_std(T, lm, steps, m0, progress)
@@ -139,7 +134,7 @@ def _best_gap_addition(gaps: _Gaps, m0: float) -> tuple[int, int, int, float]:
     A = np.clip(A, 1, (G // 2)[:, None])
     GG = np.broadcast_to(G[:, None], A.shape)
     new = gaps.sumsq - GG * GG + A * A + (GG - A) ** 2
-    vals = _std_from_moments(new.ravel(), np.full(new.size, cnt), gaps.total)
+    vals = std_from_moments(new.ravel(), np.full(new.size, cnt), gaps.total)
     dist = np.abs(vals - m0)
     choice = None
     for k in np.flatnonzero(dist == dist.min()).tolist():

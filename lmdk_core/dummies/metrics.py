@@ -9,36 +9,16 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
+from lmdk_core.dummies.membership import (
+    MEMBERSHIP_BLOCK_CELLS,
+    check_series_length,
+    membership_row,
+)
 from lmdk_core.foundation.errors import InputError
 from lmdk_core.foundation.validation import check_landmarks, check_positive
 
-__all__ = ["METRICS", "FunctionMetric", "GapStd", "Metric", "NearestDistanceMean", "get_metric"]
-
-# Rows × timestamps of one membership block evaluated at once (memory bound).
-_BLOCK_CELLS = 2_000_000
-
-
-def _check_length(length: int) -> int:
-    if isinstance(length, (bool, np.bool_)) or not isinstance(length, (int, np.integer)):
-        try:
-            as_float = float(length)
-        except (TypeError, ValueError):
-            raise InputError(
-                f"the series length T must be a whole number, got {length!r}"
-            ) from None
-        if not as_float.is_integer():
-            raise InputError(f"the series length T must be a whole number, got {length!r}")
-        length = int(as_float)
-    if length < 1:
-        raise InputError(f"the series length T must be at least 1, got {length}")
-    return int(length)
-
-
-def _membership(landmarks: np.ndarray, length: int) -> np.ndarray:
-    row = np.zeros(length, dtype=bool)
-    row[landmarks] = True
-    return row
-
+__all__ = ["METRICS", "FunctionMetric", "GapStd", "Metric", "NearestDistanceMean", "get_metric",
+           "std_from_moments"]
 
 
 class Metric(ABC):
@@ -67,9 +47,9 @@ class Metric(ABC):
 
     def __call__(self, landmarks: Iterable[int], length: int) -> float:
         """The metric of one landmark set."""
-        T = _check_length(length)
+        T = check_series_length(length)
         lm = check_landmarks(landmarks, T)
-        return float(self.values(_membership(lm, T)[None, :])[0])
+        return float(self.values(membership_row(lm, T)[None, :])[0])
 
     def with_added(self, member: np.ndarray, candidates: np.ndarray) -> np.ndarray:
         """Metric of ``S ∪ {c}`` for every candidate c (regular timestamps of ``S``).
@@ -79,7 +59,7 @@ class Metric(ABC):
         member = np.asarray(member, dtype=bool)
         cand = np.asarray(candidates, dtype=int)
         out = np.empty(cand.size)
-        block = max(1, _BLOCK_CELLS // max(1, member.size))
+        block = max(1, MEMBERSHIP_BLOCK_CELLS // max(1, member.size))
         for s in range(0, cand.size, block):
             c = cand[s : s + block]
             rows = np.repeat(member[None, :], c.size, axis=0)
@@ -88,9 +68,16 @@ class Metric(ABC):
         return out
 
 
-def _std_from_moments(sumsq: np.ndarray, count: np.ndarray, total: int) -> np.ndarray:
-    """Population std of ``count`` numbers with sum ``total`` and sum of squares
-    ``sumsq``, from exact integers: ``sqrt((count·sumsq − total²)) / count``."""
+def std_from_moments(sumsq: np.ndarray, count: np.ndarray, total: int) -> np.ndarray:
+    """Population standard deviation of ``count`` numbers with sum ``total`` and sum of
+    squares ``sumsq``, from exact integers (int64):
+    ``sqrt(count·sumsq − total²) / count`` — so equal gap configurations give equal
+    floats (the :class:`GapStd` metric, its incremental forms and the heuristic's greedy
+    step; Katsomallos et al., CODASPY'22, "Dummy landmark generation").
+
+    >>> std_from_moments(np.array([1 + 9]), np.array([2]), 4).tolist()  # gaps 1 and 3
+    [1.0]
+    """
     num = count.astype(np.int64) * sumsq.astype(np.int64) - np.int64(total) ** 2
     return np.sqrt(np.maximum(num, 0).astype(float)) / count.astype(float)
 
@@ -125,7 +112,7 @@ class GapStd(Metric):
         prev[:, 0] = -1
         prev[:, 1:] = prev_incl[:, :-1]
         gaps = np.where(ext, pos - prev, 0)
-        return _std_from_moments((gaps * gaps).sum(axis=1), ext.sum(axis=1), T + 1)
+        return std_from_moments((gaps * gaps).sum(axis=1), ext.sum(axis=1), T + 1)
 
     def with_added(self, member: np.ndarray, candidates: np.ndarray) -> np.ndarray:
         """O(T + C): adding c splits the gap (p, q) around it into (p, c) and (c, q)."""
@@ -140,7 +127,7 @@ class GapStd(Metric):
         k = np.searchsorted(points, cand)
         p, q = points[k - 1], points[k]
         new = sumsq - (q - p) ** 2 + (cand - p) ** 2 + (q - cand) ** 2
-        return _std_from_moments(new, np.full(cand.size, gaps.size + 1), T + 1)
+        return std_from_moments(new, np.full(cand.size, gaps.size + 1), T + 1)
 
     def sensitivity(self, length: int) -> float:
         """``(T − 1)/2``: the metric of any non-empty landmark set lies in
@@ -153,7 +140,7 @@ class GapStd(Metric):
         attained: ``L = {0}`` has std ``(T−1)/2`` and ``L = T`` has 0, and moving the
         single landmark of ``{0}`` to the middle changes the std by ≈ ``(T−1)/2``.
         """
-        T = _check_length(length)
+        T = check_series_length(length)
         return max(T - 1, 1) / 2.0
 
 
@@ -221,7 +208,7 @@ class NearestDistanceMean(Metric):
         over non-empty sets is reached by a single landmark p, where it equals
         ``(p(p+1)/2 + (T−1−p)(T−p)/2)/T ≤ (T−1)/2`` (p at either end); its minimum is
         0 (``S = T``). Any change of the landmarks moves it by at most ``(T−1)/2``."""
-        T = _check_length(length)
+        T = check_series_length(length)
         return max(T - 1, 1) / 2.0
 
 
@@ -261,7 +248,7 @@ class FunctionMetric(Metric):
         s = self._sensitivity
         if s is None:
             return None
-        value = s(_check_length(length)) if callable(s) else s
+        value = s(check_series_length(length)) if callable(s) else s
         return check_positive(value, f"sensitivity of metric {self.key!r}")
 
 

@@ -12,7 +12,8 @@ import numpy as np
 
 from lmdk_core.dummies.chain import DummyOptions, ProgressCallback, notify, prepare_chain
 from lmdk_core.dummies.heuristic import heuristic_options
-from lmdk_core.dummies.metrics import _BLOCK_CELLS, Metric, _membership, get_metric
+from lmdk_core.dummies.membership import MEMBERSHIP_BLOCK_CELLS, membership_row
+from lmdk_core.dummies.metrics import Metric, get_metric
 from lmdk_core.foundation.errors import InputError
 
 __all__ = ["OPTIMAL_MAX_REGULAR", "optimal_options"]
@@ -178,9 +179,9 @@ class _Lattice:
 def _set_metrics(T: int, lm: np.ndarray, regular: np.ndarray, met: Metric,
                  lat: _Lattice) -> np.ndarray:
     """The metric of all ``2^R`` sets, evaluated block-wise."""
-    base = _membership(lm, T)
+    base = membership_row(lm, T)
     mvals = np.empty(lat.full + 1)
-    block = max(1, _BLOCK_CELLS // T)
+    block = max(1, MEMBERSHIP_BLOCK_CELLS // T)
     for s in range(0, lat.full + 1, block):
         rows = np.repeat(base[None, :], min(block, lat.full + 1 - s), axis=0)
         rows[:, regular] = lat.has[s : s + rows.shape[0]]
