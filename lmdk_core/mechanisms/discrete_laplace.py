@@ -19,7 +19,8 @@ privacy", NeurIPS 2020, Algorithms 1 and 2), in integer arithmetic only:
    return ``(1 − 2B)·Y``.
 
 Every Bernoulli(n/d) with integers ``0 ≤ n ≤ d < 2⁶²`` compares the binary expansion of
-``n/d`` with random bits, lazily (two bits on average; exact). A Bernoulli(n/(d·k)) whose
+``n/d`` with random bits, lazily (two bits on average; exact;
+:mod:`lmdk_core.mechanisms.exact_bernoulli`). A Bernoulli(n/(d·k)) whose
 denominator would leave 62 bits is drawn as Bernoulli(1/k) and Bernoulli(n/d) — the same
 probability. No floating-point number is involved, so the law is exactly the one above:
 no Mironov attack ("On significance of the least significant bits for differential
@@ -45,7 +46,8 @@ import numpy as np
 
 from lmdk_core.foundation.compiled_paths import KernelCost, PathChooser, lazy_njit
 from lmdk_core.foundation.errors import InputError
-from lmdk_core.mechanisms.entropy import EntropyStream, refill_words, stream
+from lmdk_core.mechanisms.entropy import BitReader, EntropyStream, stream
+from lmdk_core.mechanisms.exact_bernoulli import INT_LIMIT, bernoulli_exp
 
 __all__ = ["MAX_T", "discrete_laplace", "dyadic_upper_scale", "reference_draws"]
 
@@ -54,8 +56,6 @@ SCALE_BITS = 30
 #: t must stay below this, so that ``X = U + t·V`` stays below 2⁶² unless V ≥ 2¹⁰
 #: (probability e^−1024); the sampler raises rather than wrap around
 MAX_T = 2**52
-#: largest ``d`` of a lazily drawn Bernoulli(n/d) (``2n`` must fit in 63 bits)
-_LIMIT = 2**62
 
 #: CPU per value measured on the project's 2-core machine (benchmarks/bench_noise.py):
 #: the Python reference ~7 µs, the kernel ~0.25 µs; loading the kernel from numba's
@@ -92,77 +92,7 @@ def dyadic_upper_scale(sigma: Fraction) -> tuple[int, int]:
 
 # -- the reference (plain Python integers) ---------------------------------------------
 
-class _Bits:
-    """Bits of an :class:`EntropyStream` as Python integers (read in the order the
-    compiled kernel reads them); :meth:`close` writes the position back."""
-
-    def __init__(self, s: EntropyStream) -> None:
-        self.words = s.words
-        self.state = s.state
-        self.pos, self.res, self.nb = (int(v) for v in s.state[:3])
-
-    def word(self) -> int:
-        if self.pos >= self.words.size:
-            refill_words(self.words)
-            self.pos = 0
-        w = int(self.words[self.pos])
-        self.pos += 1
-        return w
-
-    def take(self, n: int) -> int:
-        """The next ``n`` bits (1 ≤ n ≤ 62) as an integer: low bits first."""
-        if self.nb >= n:
-            v = self.res & ((1 << n) - 1)
-            self.res >>= n
-            self.nb -= n
-            return v
-        need = n - self.nb
-        w = self.word()
-        v = self.res | ((w & ((1 << need) - 1)) << self.nb)
-        self.res = w >> need
-        self.nb = 64 - need
-        return v
-
-    def close(self) -> None:
-        self.state[:3] = (self.pos, self.res, self.nb)
-
-
-def _bernoulli(bits: _Bits, n: int, d: int) -> bool:
-    """Bernoulli(n/d), ``0 ≤ n``, ``0 < d < 2^62``: a uniform ``0.r₁r₂…`` against the
-    binary expansion of ``n/d``, bit by bit until they differ."""
-    if n <= 0:
-        return False
-    if n >= d:
-        return True
-    while True:
-        n <<= 1
-        p = n >= d
-        if p:
-            n -= d
-        r = bits.take(1)
-        if r != p:
-            return r < p
-        if n == 0:
-            return False
-
-
-def _bernoulli_over_k(bits: _Bits, n: int, d: int, k: int) -> bool:
-    """Bernoulli(n/(d·k)): one lazy comparison, or Bernoulli(1/k) and Bernoulli(n/d)
-    when ``d·k`` would reach 2⁶²."""
-    if k > (_LIMIT - 1) // d:
-        return _bernoulli(bits, 1, k) and _bernoulli(bits, n, d)
-    return _bernoulli(bits, n, d * k)
-
-
-def _bernoulli_exp(bits: _Bits, n: int, d: int) -> bool:
-    """Bernoulli(exp(−n/d)) for ``0 ≤ n ≤ d`` (Canonne, Kamath & Steinke, Algorithm 1)."""
-    k = 1
-    while _bernoulli_over_k(bits, n, d, k):
-        k += 1
-    return k % 2 == 1
-
-
-def _uniform_below(bits: _Bits, t: int, width: int) -> int:
+def _uniform_below(bits: BitReader, t: int, width: int) -> int:
     """Uniform on ``{0, …, t−1}``: ``width = bitlen(t−1)`` bits until below ``t``."""
     if t == 1:
         return 0
@@ -172,16 +102,16 @@ def _uniform_below(bits: _Bits, t: int, width: int) -> int:
             return v
 
 
-def _one_draw(bits: _Bits, t: int, j: int, width: int) -> int:
+def _one_draw(bits: BitReader, t: int, j: int, width: int) -> int:
     """One discrete Laplace value of scale ``t/2^j`` (module docstring, steps 1–5)."""
     while True:
         u = _uniform_below(bits, t, width)
-        if not _bernoulli_exp(bits, u, t):
+        if not bernoulli_exp(bits, u, t):
             continue
         v = 0
-        while _bernoulli_exp(bits, 1, 1):
+        while bernoulli_exp(bits, 1, 1):
             v += 1
-        if v > (_LIMIT - u) // t:  # pragma: no cover - probability below e^-1024
+        if v > (INT_LIMIT - u) // t:  # pragma: no cover - probability below e^-1024
             raise OverflowError("discrete Laplace draw beyond 2^62")
         y = (u + t * v) >> j
         b = bits.take(1)
@@ -194,7 +124,7 @@ def reference_draws(t: np.ndarray, j: np.ndarray, width: np.ndarray, which: np.n
                     s: EntropyStream) -> np.ndarray:
     """``out[i]`` ~ discrete Laplace of scale ``t[which[i]] / 2^j[which[i]]`` (int64),
     drawn one by one in Python from the stream ``s`` (``width = bitlen(t − 1)``)."""
-    bits = _Bits(s)
+    bits = BitReader(s)
     tl, jl, wl = t.tolist(), j.tolist(), width.tolist()
     out = np.empty(which.size, dtype=np.int64)
     try:

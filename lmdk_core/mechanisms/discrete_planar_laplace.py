@@ -43,13 +43,9 @@ from math import isqrt
 import numpy as np
 
 from lmdk_core.foundation.errors import InputError
-from lmdk_core.mechanisms.discrete_laplace import (
-    _bernoulli_exp,
-    _Bits,
-    discrete_laplace,
-    dyadic_upper_scale,
-)
-from lmdk_core.mechanisms.entropy import EntropyStream, stream
+from lmdk_core.mechanisms.discrete_laplace import discrete_laplace, dyadic_upper_scale
+from lmdk_core.mechanisms.entropy import BitReader, EntropyStream, stream
+from lmdk_core.mechanisms.exact_bernoulli import bernoulli_exp
 
 __all__ = ["LatticeScale", "discrete_planar_laplace", "lattice_scale", "sqrt2_upper"]
 
@@ -102,7 +98,7 @@ def lattice_scale(alpha: Fraction) -> LatticeScale:
     return LatticeScale(A, J, t, j, int(t - 1).bit_length())
 
 
-def _bernoulli_sqrt(bits: _Bits, p2m: int, c: int, d: int) -> bool:
+def _bernoulli_sqrt(bits: BitReader, p2m: int, c: int, d: int) -> bool:
     """Bernoulli(p), ``p = (√p2m − c)/d ∈ [0, 1]`` (integers, ``c ≥ 0``, ``d > 0``): a
     uniform drawn bit by bit against p, compared exactly by squaring."""
     v, shift = 0, 0
@@ -118,7 +114,7 @@ def _bernoulli_sqrt(bits: _Bits, p2m: int, c: int, d: int) -> bool:
             return False
 
 
-def _bernoulli_exp_sqrt(bits: _Bits, p: int, m: int, q: int, r: int) -> bool:
+def _bernoulli_exp_sqrt(bits: BitReader, p: int, m: int, q: int, r: int) -> bool:
     """Bernoulli(exp(−γ)), ``γ = (p√m − q)/r ≥ 0`` (Canonne, Kamath & Steinke,
     Algorithm 1, for this irrational γ)."""
     p2m = p * p * m
@@ -126,7 +122,7 @@ def _bernoulli_exp_sqrt(bits: _Bits, p: int, m: int, q: int, r: int) -> bool:
     if g < 0:  # pragma: no cover - γ ≥ 0 by the choice of the proposal
         raise AssertionError("negative acceptance exponent")
     for _ in range(g):
-        if not _bernoulli_exp(bits, 1, 1):
+        if not bernoulli_exp(bits, 1, 1):
             return False
     c = q + g * r  # {γ} = (p√m − c)/r ∈ [0, 1)
     k = 1
@@ -135,7 +131,7 @@ def _bernoulli_exp_sqrt(bits: _Bits, p: int, m: int, q: int, r: int) -> bool:
     return k % 2 == 1
 
 
-def _accepted(bits: _Bits, s: LatticeScale, a: int, b: int) -> bool:
+def _accepted(bits: BitReader, s: LatticeScale, a: int, b: int) -> bool:
     """Whether the proposal ``(a, b)`` is accepted: Bernoulli(exp(−γ)), step 2."""
     return _bernoulli_exp_sqrt(bits, s.A * s.t, a * a + b * b,
                                (abs(a) + abs(b)) << (s.J + s.j), s.t << s.J)
@@ -168,7 +164,7 @@ def discrete_planar_laplace(scales: list[LatticeScale], which: np.ndarray,
             prop = discrete_laplace(np.array([sc.t]), np.array([sc.j]),
                                     np.zeros(2 * m, dtype=np.int64), s).reshape(m, 2)
             with s.lock:
-                bits = _Bits(s)
+                bits = BitReader(s)
                 try:
                     for a, b in prop.tolist():
                         if _accepted(bits, sc, a, b):

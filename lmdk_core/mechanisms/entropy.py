@@ -27,7 +27,7 @@ import threading
 
 import numpy as np
 
-__all__ = ["PROVIDER", "EntropyStream", "os_entropy", "refill_words", "stream"]
+__all__ = ["PROVIDER", "BitReader", "EntropyStream", "os_entropy", "refill_words", "stream"]
 
 #: 64-bit words per refill (512 KiB: one ``getrandom`` call serves ~45,000 values)
 WORDS = 65536
@@ -79,6 +79,50 @@ class EntropyStream:
         self.lock = threading.Lock()
         self.words[:] = 0
         self.state[:] = (self.words.size, 0, 0, 0)
+
+
+class BitReader:
+    """The bits of an :class:`EntropyStream` as Python integers, for the exact samplers'
+    Python reference (:mod:`lmdk_core.mechanisms.discrete_laplace`,
+    :mod:`lmdk_core.mechanisms.discrete_planar_laplace`): its position and bit reservoir
+    are copied in, bits are read in the order the compiled kernel reads them (whole
+    words from the buffer, refilled when spent; short strings from the reservoir, low
+    bits first), and :meth:`close` writes the position back — hold the stream's lock
+    from the reader's creation to its close."""
+
+    def __init__(self, s: EntropyStream) -> None:
+        self.words = s.words
+        self.state = s.state
+        self.pos, self.res, self.nb = (int(v) for v in s.state[:3])
+
+    def word(self) -> int:
+        """The next whole 64-bit word of the buffer (refilled from :data:`PROVIDER` when
+        every word is read)."""
+        if self.pos >= self.words.size:
+            refill_words(self.words)
+            self.pos = 0
+        w = int(self.words[self.pos])
+        self.pos += 1
+        return w
+
+    def take(self, n: int) -> int:
+        """The next ``n`` bits (1 ≤ n ≤ 62) as an integer: low bits first."""
+        if self.nb >= n:
+            v = self.res & ((1 << n) - 1)
+            self.res >>= n
+            self.nb -= n
+            return v
+        need = n - self.nb
+        w = self.word()
+        v = self.res | ((w & ((1 << need) - 1)) << self.nb)
+        self.res = w >> need
+        self.nb = 64 - need
+        return v
+
+    def close(self) -> None:
+        """Write the position and the reservoir back to the stream: the next reader goes
+        on from the first unread bit."""
+        self.state[:3] = (self.pos, self.res, self.nb)
 
 
 _STREAM = EntropyStream()
