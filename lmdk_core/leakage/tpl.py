@@ -300,20 +300,9 @@ def landmark_gaps(epsilon_t: ArrayLike, landmarks: Iterable[int] | None,
     regular t, the bound ``upper_t = base + sb_t + sf_t − ε_t ≥`` its landmark TPL;
     :meth:`~lmdk_core.leakage.restarts.Gaps.exact` adds the two restarted corrections.
     :func:`landmark_tpl`, :func:`max_landmark_tpl` and
-    :func:`~lmdk_core.leakage.tpl_many.max_landmark_tpls` start from it.
-
-    Parameters
-    ----------
-    epsilon_t, landmarks, backward, forward
-        As for :func:`landmark_tpl`.
-
-    Returns
-    -------
-    Gaps
-
-    Examples
-    --------
-    With no correlation the segment recursions are the budgets themselves:
+    :func:`~lmdk_core.leakage.tpl_many.max_landmark_tpls` start from it; the arguments
+    are those of :func:`landmark_tpl`. With no correlation the segment recursions are
+    the budgets themselves:
 
     >>> g = landmark_gaps([0.1, 0.2, 0.3, 0.4], [1], [[0.5, 0.5], [0.5, 0.5]])
     >>> round(g.base, 6), g.regular.tolist(), g.upper.round(6).tolist()
