@@ -100,10 +100,16 @@ def laplace_fresh_mean(delta, b1, b2) -> np.ndarray:
 
 
 def _geometric_weights(e1, e2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Weights of the signed mixture for budgets-over-Δf ``e1``, ``e2`` (α = e^{−e})."""
+    """Weights of the signed mixture for budgets-over-Δf ``e1``, ``e2`` (α = e^{−e}).
+
+    When both α are below 2⁻⁶⁰ (ε/Δf above 41.6) the noise is 0 with probability above
+    1 − 2⁻⁵⁸, so the sum's law is Z's alone to double precision: weight 1 on Z. This
+    also avoids 0/0 once both α underflow (ε/Δf above 745)."""
     e2 = _apart(e1, e2)
     a1, a2 = np.exp(-np.asarray(e1, float)), np.exp(-e2)
-    w1 = a1 * (1 - a2) ** 2 / ((a1 - a2) * (1 - a1 * a2))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w1 = a1 * (1 - a2) ** 2 / ((a1 - a2) * (1 - a1 * a2))
+    w1 = np.where(np.maximum(a1, a2) < 2.0 ** -60, 1.0, w1)
     return w1, 1.0 - w1, a2
 
 

@@ -320,3 +320,22 @@ def test_choose_page_offers_all_readings_at_once():
     assert not at.exception and not at.error
     assert at.session_state.w_acc_per == "each"
     assert "all" not in at.radio(key="w_acc_per").options
+
+
+def test_geometric_fresh_noise_law_at_budgets_where_the_noise_vanishes():
+    """Regression (found by the dense-scan test above): at ε/Δf above 745 both α = e^{−ε/Δf}
+    underflow to 0 and the signed mixture's weight was 0/0, so Skip's Geometric accuracy
+    was NaN and the feasible interval stopped at ε ≈ 738 instead of the range's end."""
+    from lmdk_core.decision.fresh_noise_laws import geometric_fresh_mean, geometric_fresh_within
+
+    for e1, e2 in [(800.0, 800.0), (800.0, 50.0), (45.0, 60.0), (2000.0, 900.0)]:
+        within = geometric_fresh_within(np.array([0.0, 1.0, 2.0]), e1, e2, 1.0)
+        np.testing.assert_allclose(within, [1.0, 1.0, 0.0], atol=1e-15)
+        np.testing.assert_allclose(geometric_fresh_mean(np.array([0.0, 3.0]), e1, e2),
+                                   [0.0, 3.0], atol=1e-15)
+    x = np.zeros(4)
+    tgt = AccuracyTarget("within", 1.0, 0.5, "each")
+    sol = solve_epsilon(x, [1], "skip", tgt, mechanism="geometric", eps_range=(1e-2, 1e3))
+    (lo, hi), = sol.extra["intervals"]
+    assert hi == pytest.approx(1e3)
+    assert accuracy_at(x, [1], 999.0, "skip", tgt, mechanism="geometric") >= 0.5
