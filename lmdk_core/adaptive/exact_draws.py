@@ -127,11 +127,12 @@ class BatchedExactDraws:
         if mech.exact_sampler is None or mech.noise != "exact":
             raise ValueError("batched exact draws need a mechanism drawing with the exact sampler")
         self._mech = mech
+        self._sampler = mech.exact_sampler
         self._values = values
         self._next = next_landmarks(is_lm)
         self._random = gen.random
         self._start = self._end = 0
-        self._epsilon = None
+        self._epsilon: float | None = None
         self._batch = np.zeros(0)
         #: sampler calls made and values drawn (for the benchmark)
         self.calls = 0
@@ -146,8 +147,7 @@ class BatchedExactDraws:
         (past the batch, or the budget changed)."""
         if not (self._start <= t < self._end and epsilon == self._epsilon):
             end = batch_end(t, int(self._next[t]), self._values.shape[0])
-            mech = self._mech
-            self._batch = mech.exact_sampler(self._values[t:end], mech.scale(epsilon))
+            self._batch = self._sampler(self._values[t:end], self._mech.scale(epsilon))
             self._start, self._end, self._epsilon = t, end, epsilon
             self.calls += 1
             self.drawn += end - t

@@ -179,7 +179,7 @@ def adaptive_planar(points: np.ndarray, is_lm: np.ndarray, V: float, radius: flo
         return None
     geo = compiled_geodesic()
     kernel = _compiled_kernel() if geo is not None else None
-    if kernel is None:
+    if geo is None or kernel is None:
         return None
     lat = np.ascontiguousarray(points[:, 0], dtype=np.float64)
     lon = np.ascontiguousarray(points[:, 1], dtype=np.float64)

@@ -25,7 +25,7 @@ HEURISTIC_MAX_STEPS = 5_000
 
 def heuristic_options(
     length: int,
-    landmarks: Iterable[int],
+    landmarks: Iterable[int] | None,
     metric: str | Metric = "gap_std",
     *,
     max_options: int | None = None,
@@ -136,13 +136,14 @@ def _best_gap_addition(gaps: _Gaps, m0: float) -> tuple[int, int, int, float]:
     new = gaps.sumsq - GG * GG + A * A + (GG - A) ** 2
     vals = std_from_moments(new.ravel(), np.full(new.size, cnt), gaps.total)
     dist = np.abs(vals - m0)
-    choice = None
+    choice: tuple[int, int, int, float] | None = None
     for k in np.flatnonzero(dist == dist.min()).tolist():
         g = int(GG.ravel()[k])
         p = gaps.earliest(g)
         c = p + int(A.ravel()[k])
         if choice is None or c < choice[0]:
             choice = (c, g, p, float(vals[k]))
+    assert choice is not None  # the minimum of dist is attained at least once
     return choice
 
 

@@ -51,7 +51,7 @@ def _interval_distance(x: np.ndarray | float, lo: float, hi: float) -> np.ndarra
 
 def optimal_options(
     length: int,
-    landmarks: Iterable[int],
+    landmarks: Iterable[int] | None,
     metric: str | Metric = "gap_std",
     *,
     progress: ProgressCallback | None = None,

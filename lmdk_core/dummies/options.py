@@ -30,7 +30,7 @@ METHODS = ("heuristic", "optimal")
 
 def dummy_options(
     length: int,
-    landmarks: Iterable[int],
+    landmarks: Iterable[int] | None,
     method: str = "heuristic",
     metric: str | Metric = "gap_std",
     *,

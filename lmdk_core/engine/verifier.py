@@ -49,6 +49,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -194,8 +195,9 @@ def check_groups(groups: Iterable[tuple[int, int]] | None,
     return tuple(out)
 
 
-def _group_range(g: object, length: int, what: str = "stay") -> tuple[int, int]:
-    """One group as ``(start, end)`` with ``0 <= start <= end < length``."""
+def _group_range(g: Any, length: int, what: str = "stay") -> tuple[int, int]:
+    """One group as ``(start, end)`` with ``0 <= start <= end < length`` (``g``: whatever
+    the caller passed, checked here)."""
     try:
         a, b = (int(v) for v in g)
     except (TypeError, ValueError):

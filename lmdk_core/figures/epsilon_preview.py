@@ -136,10 +136,10 @@ def timeline_preview(fig: go.Figure, rel: Release, *,
         elif axis == "y" and (tr.name == "released"
                               or str(tr.name).startswith("approximated")):
             rule = {"rule": "noise", "base": b64(base[_t(tr)])}
-        elif axis == "y3" and leakage and curves.get(tr.name) is not None:
+        elif axis == "y3" and leakage and (curve := curves.get(tr.name)) is not None:
             now = np.asarray(leakage[tr.name], dtype=float)
             idx = display_indices(now.size, [now], lm)
-            rule = {"rule": "grid", "grid": b64(curves[tr.name][:, idx])}
+            rule = {"rule": "grid", "grid": b64(curve[:, idx])}
         if rule is not None:
             spec["traces"].append({"i": i, "y0": b64(_y(tr)), **rule})
     return spec
@@ -243,14 +243,14 @@ def _compare_rule(name: str, row: int, rel: Release, y: np.ndarray, lms: np.ndar
             return None
         return {"rule": "noise", "base": b64(noise_bases(rel)[idx])}
     if row == 3 and leak is not None and grid is not None and grid.tpl is not None:
-        curves = {"TPL": grid.tpl, "landmark TPL": grid.landmark_tpl}
-        if curves.get(name) is None or name not in leak:
+        curve = {"TPL": grid.tpl, "landmark TPL": grid.landmark_tpl}.get(name)
+        if curve is None or name not in leak:
             return None
         now = np.asarray(leak[name], dtype=float)
         idx = display_indices(T, [now], lms)
         if not _same(y, now[idx]):
             return None
-        return {"rule": "grid", "grid": b64(curves[name][:, idx])}
+        return {"rule": "grid", "grid": b64(curve[:, idx])}
     return None
 
 

@@ -102,6 +102,7 @@ def _offline_map(r: np.ndarray):
                    else [0.0, 0.0], zoom_start=13)
     m.default_js, m.default_css = [], []  # no CDN: Leaflet is inlined below
     root = m.get_root()
+    assert isinstance(root, folium.Figure)  # a Map's root is the page: it has a header
     css, js = _inline_leaflet(_leaflet_dir())
     root.header.add_child(folium.Element(css), name="leaflet_css")
     root.header.add_child(folium.Element(js), name="leaflet_js")

@@ -173,7 +173,7 @@ def _panel(title: str, layers: list[dict], subtitle: str = "", description: str 
 
 
 def _frame(x: np.ndarray, labels: np.ndarray | None, rows: np.ndarray,
-           **columns: np.ndarray) -> pd.DataFrame:
+           **columns: np.ndarray | float) -> pd.DataFrame:
     """The drawn ``rows`` of a panel: x, t, the time label (for dates), the given
     per-timestamp columns (scalars are repeated) and the hover bands."""
     return _with_bands(pd.DataFrame({

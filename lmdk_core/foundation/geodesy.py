@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -81,8 +82,8 @@ class CompiledGeodesic:
     ``f``): the same machine code on the same numbers, so the same doubles as pyproj.
     """
 
-    direct: object
-    inverse: object
+    direct: Callable[..., object]
+    inverse: Callable[..., object]
     geodesic: np.ndarray = field(repr=False)
 
 

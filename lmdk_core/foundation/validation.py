@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterable
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from lmdk_core.foundation.errors import InputError
 from lmdk_core.foundation.quoting import quote_user_text, quote_user_value
@@ -93,7 +94,7 @@ def check_nonnegative(value: object, name: str) -> float:
     return x
 
 
-def budget_below(epsilon: float | Iterable[float], floor: float) -> float | None:
+def budget_below(epsilon: ArrayLike, floor: float) -> float | None:
     """The smallest budget of ``epsilon`` when it is below ``floor`` (the bottom of a
     mechanism's usable range), else None. NaN and infinities are left to
     :func:`check_epsilon_array`."""
@@ -117,7 +118,7 @@ def check_epsilon(epsilon: float, name: str = "epsilon") -> float:
 
 
 def check_epsilon_array(
-    epsilon: float | Iterable[float],
+    epsilon: ArrayLike,
     length: int | None = None,
     *,
     allow_zero: bool = False,
@@ -134,7 +135,7 @@ def check_epsilon_array(
     return eps
 
 
-def _as_budget_array(epsilon: float | Iterable[float], name: str) -> np.ndarray:
+def _as_budget_array(epsilon: ArrayLike, name: str) -> np.ndarray:
     """``epsilon`` as a float array of at most one dimension."""
     try:
         eps = np.asarray(epsilon, dtype=float)
@@ -348,7 +349,7 @@ def picker_entries(landmarks: Iterable[int], max_single: int) -> list[int | tupl
     """
     lm = sorted({int(t) for t in landmarks})
     if len(lm) <= max_single:
-        return lm
+        return list(lm)
     return [a if a == b else (a, b) for a, b in landmark_runs(lm)]
 
 

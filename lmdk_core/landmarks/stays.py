@@ -149,7 +149,7 @@ def merge_stays(stays: list[StayPoint], lat: np.ndarray, lon: np.ndarray,
     for s in stays:
         if out:
             p = out[-1]
-            same = distance_m(p.lat, p.lon, s.lat, s.lon) <= distance_threshold_m
+            same = bool(distance_m(p.lat, p.lon, s.lat, s.lon) <= distance_threshold_m)
             if same and s.start > p.end + 1:
                 gap = slice(p.end + 1, s.start)
                 d = np.minimum(distance_m(p.lat, p.lon, lat[gap], lon[gap]),
@@ -392,6 +392,7 @@ def track_stay_points(
     stays: list[StayPoint] = []
     for a, b in chains:
         minutes = _piece_minutes(track, a, b, minutes_per_time_unit)
+        assert minutes is not None  # a chain joins pieces with a time at every point
         found = detect_stay_points(track.lat[a:b], track.lon[a:b], minutes,
                                    distance_threshold_m, time_threshold_min,
                                    labels=None if labels is None else labels[a:b])

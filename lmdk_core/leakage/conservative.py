@@ -97,18 +97,21 @@ def smoothing_variants(model: CorrelationModel) -> tuple[ModelVariant, ...]:
     >>> bool(np.allclose(smoothing_variants(model)[0].forward, model.forward))
     True
     """
-    if not is_estimated(model):
+    states = model.states
+    if not is_estimated(model) or states is None:
         return ()
     from lmdk_core.leakage.correlation import backward_matrix
 
-    states = model.states
     how = model.spec.get("backward", "estimated")
     out = []
     for a in smoothing_values(model.spec.get("smoothing")):
         forward, counted = transition_matrices(states.states, states.n_states, a)
-        backward = {"same": forward, "bayes": None}.get(how, counted)
         if how == "bayes":
             backward = backward_matrix(forward)
+        elif how == "same":
+            backward = forward
+        else:
+            backward = counted
         out.append(ModelVariant(a, backward, forward))
     return tuple(out)
 

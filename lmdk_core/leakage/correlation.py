@@ -50,7 +50,8 @@ ROW_SUM_TOLERANCE = 1e-9
 MAX_STATES = 5000
 
 
-def check_transition_matrix(matrix: ArrayLike, name: str = "the transition matrix") -> np.ndarray:
+def check_transition_matrix(matrix: ArrayLike | None,
+                            name: str = "the transition matrix") -> np.ndarray:
     """Validate a row-stochastic matrix and return it as a C-contiguous float array.
 
     Requirements: 2-D, square (``n × n``, ``1 <= n <= MAX_STATES``), finite,
@@ -60,7 +61,7 @@ def check_transition_matrix(matrix: ArrayLike, name: str = "the transition matri
     Parameters
     ----------
     matrix : array_like
-        The matrix.
+        The matrix (None, a missing entry, is refused as not 2-D).
     name : str
         How error messages name it.
 
@@ -96,7 +97,7 @@ def check_transition_matrix(matrix: ArrayLike, name: str = "the transition matri
     return np.ascontiguousarray(P)
 
 
-def _square_matrix(matrix: ArrayLike, name: str) -> np.ndarray:
+def _square_matrix(matrix: ArrayLike | None, name: str) -> np.ndarray:
     """``matrix`` as a float array of shape ``n × n`` with ``1 <= n <= MAX_STATES``."""
     try:
         P = np.array(matrix, dtype=float)

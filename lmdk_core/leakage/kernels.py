@@ -26,11 +26,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-try:
-    from numba import njit
-except ImportError:  # pragma: no cover - numba is a dependency; keep working without it
-    njit = None
-
 __all__ = [
     "Checks",
     "Grid",
@@ -112,7 +107,9 @@ class Stage(NamedTuple):
 
 def _kernel(**options):
     def wrap(fn):
-        if njit is None:  # pragma: no cover - numba is a dependency
+        try:
+            from numba import njit
+        except ImportError:  # pragma: no cover - numba is a dependency; work without it
             return fn
         return njit(cache=True, nogil=True, **options)(fn)
 

@@ -42,6 +42,7 @@ matrix is derived from the raw input: configurations store only the recipe
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -49,6 +50,9 @@ from lmdk_core.data.series import Series
 from lmdk_core.data.track import Track
 from lmdk_core.foundation.errors import InputError
 from lmdk_core.foundation.quoting import quote_user_text, quote_user_value, shorten_user_text
+
+if TYPE_CHECKING:
+    from lmdk_core.leakage.estimation import Discretization, GridStates
 
 __all__ = [
     "DEFAULT_CELL_SIZE_M",
@@ -92,7 +96,7 @@ class CorrelationModel:
     note: str | None = None
     short: str = ""
     spec: dict = field(default_factory=dict)
-    states: object = None
+    states: Discretization | GridStates | None = None
     noisy_counts: np.ndarray | None = None
 
     @property
@@ -136,6 +140,7 @@ def _backward(spec: dict, forward: np.ndarray, estimated: np.ndarray | None,
         from lmdk_core.leakage.correlation import backward_matrix
 
         return backward_matrix(forward), how, "backward matrix by Bayes' rule"
+    assert estimated is not None  # "estimated" is offered only with a counted matrix
     return estimated, how, "backward matrix counted from reversed transitions"
 
 
@@ -287,10 +292,9 @@ def _estimated_model(key: str, spec: dict, data: Series | Track, default_cell_si
                      prefix: str) -> CorrelationModel:
     """A model counted from the data: ``estimated`` for a series, ``grid`` for a track."""
     smoothing = _number(spec.get("smoothing", 1.0), f"{prefix}.smoothing", False)
-    is_track = isinstance(data, Track)
-    if key == "estimated" and not is_track:
+    if key == "estimated" and not isinstance(data, Track):
         return _series_model(spec, data, smoothing, prefix)
-    if not is_track:
+    if not isinstance(data, Track):
         raise InputError(f"config: {prefix} model 'grid' is for tracks; use "
                          "'smoothed' or 'estimated' for a series")
     if key == "estimated":

@@ -70,7 +70,8 @@ class Mechanism(abc.ABC):
     #: (:mod:`lmdk_core.mechanisms.exact_noise`, OS entropy)
     noise: ClassVar[str] = "fast"
     #: the exact sampler of this family, ``f(values, scales)``; None if there is none
-    exact_sampler: ClassVar[ExactSampler | None] = None
+    #: (an attribute, not a method: a plain function or a bound method of the subclass)
+    exact_sampler: ExactSampler | None = None
     #: the numpy draws of :meth:`perturb_one` by name (a compiled Adaptive loop reproduces
     #: them); None when the draws are not numpy's or no compiled loop exists
     numpy_draws: ClassVar[str | None] = None

@@ -23,6 +23,8 @@ sampler for speed and reproducibility.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -61,7 +63,7 @@ class Geometric(Mechanism):
     label = "Geometric (integers)"
     data_kind = "count"
     exact_sampler = staticmethod(exact_geometric)
-    numpy_draws = "geometric"
+    numpy_draws: ClassVar[str | None] = "geometric"  # None in the exact subclass
 
     def __init__(self, sensitivity: float = 1) -> None:
         s = check_positive(sensitivity, "sensitivity")
@@ -132,8 +134,8 @@ class Geometric(Mechanism):
     def noise_cdf(self, k: ArrayLike, epsilon: float) -> np.ndarray:
         """Exact CDF ``P(Z <= k)`` of the noise at budget ``epsilon``."""
         a = float(self.ratio(epsilon))
-        k = np.floor(np.asarray(k, dtype=float))
-        return np.where(k >= 0, 1.0 - a ** (k + 1) / (1 + a), a ** (-k) / (1 + a))
+        kf = np.floor(np.asarray(k, dtype=float))
+        return np.where(kf >= 0, 1.0 - a ** (kf + 1) / (1 + a), a ** (-kf) / (1 + a))
 
     def error_cdf(self, d: ArrayLike, epsilon: float,
                   values: ArrayLike | None = None) -> np.ndarray:

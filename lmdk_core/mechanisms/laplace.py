@@ -21,6 +21,8 @@ sampler for speed and reproducibility.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -45,7 +47,7 @@ class Laplace(Mechanism):
     name = "laplace"
     label = "Laplace"
     data_kind = "number"
-    numpy_draws = "laplace"
+    numpy_draws: ClassVar[str | None] = "laplace"  # None in the exact subclass
 
     def __init__(self, sensitivity: float = 1.0) -> None:
         self.sensitivity = check_positive(sensitivity, "sensitivity")

@@ -24,6 +24,7 @@ infinity and no location could be released (it is refused with a message).
 from __future__ import annotations
 
 import functools
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -67,7 +68,7 @@ class PlanarLaplace(Mechanism):
     name = "planar_laplace"
     label = "Planar Laplace (geo-indistinguishability)"
     data_kind = "location"
-    numpy_draws = "planar"
+    numpy_draws: ClassVar[str | None] = "planar"  # None in the exact subclass
 
     def __init__(self, radius: float = 100.0) -> None:
         self.radius = check_positive(radius, "protection radius (metres)")

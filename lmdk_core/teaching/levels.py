@@ -99,13 +99,22 @@ def _check_example_length(length: object) -> int:
     return int(length)
 
 
+def _whole(value: object) -> int | None:
+    """``value`` as an int when it is a whole number (3 or 3.0, not True), else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        return None
+    return int(value) if float(value).is_integer() else None
+
+
 def _check_window_and_focus(window: object, focus: object, T: int) -> tuple[int, int]:
     """The window w (a whole number >= 1) and the chosen timestamp (in ``0..T-1``)."""
-    if isinstance(window, bool) or int(window) != window or window < 1:
+    w = _whole(window)
+    if w is None or w < 1:
         raise InputError(f"the window w must be a whole number >= 1, got {window!r}")
-    if isinstance(focus, bool) or int(focus) != focus or not 0 <= focus < T:
+    f = _whole(focus)
+    if f is None or not 0 <= f < T:
         raise InputError(f"the chosen timestamp must lie in 0..{T - 1}, got {focus!r}")
-    return int(window), int(focus)
+    return w, f
 
 
 def _protected_with(key: str, T: int, lm: np.ndarray, f: int, w: int) -> np.ndarray:

@@ -133,7 +133,11 @@ def test_w_event_is_landmark_private_iff_window_covers_landmarks(T, data, eps):
 
 
 def test_protection_levels_bad_input():
-    for args in [(0, [], 1, 1, 0), (5, [7], 1, 1, 0), (5, [], 1, 0, 0), (5, [], 1, 1, 5)]:
+    # a window or timestamp that is not a number at all (None, text) is an InputError too,
+    # not a TypeError from int() (found by mypy, issue 40)
+    for args in [(0, [], 1, 1, 0), (5, [7], 1, 1, 0), (5, [], 1, 0, 0), (5, [], 1, 1, 5),
+                 (5, [], 1, None, 0), (5, [], 1, 2, None), (5, [], 1, "2", 0),
+                 (5, [], 1, 2.5, 0)]:
         with pytest.raises(InputError):
             protection_levels(*args)
 
