@@ -11,11 +11,12 @@ import pandas as pd
 import streamlit as st
 
 from app_support import state_keys as K
+from app_support.app_settings import current_settings, set_setting
 from app_support.components import cached_posterior_curve, cached_sweep, smoothing_table
 from app_support.current_data import CurrentData, data_choice
 from app_support.figure_memo import content_key, memo_figure
 from app_support.live_chart import live_chart
-from app_support.session import keep_page_state, leakage_target, set_setting, setting
+from app_support.session import keep_page_state, leakage_target
 from lmdk_core.decision.accuracy import EPS_RANGE, AccuracyTarget, accuracy_at
 from lmdk_core.decision.adaptive_accuracy import min_adaptive_runs
 from lmdk_core.decision.attacker import (
@@ -82,7 +83,8 @@ st.caption("Nobody thinks in ε. Start from what matters — how accurate the re
            "simulated on your data, not asserted.")
 cur: CurrentData = data_choice()
 unit = cur.unit
-eps_now = float(setting("epsilon"))
+settings = current_settings()
+eps_now = settings.epsilon
 # a whole run already shows the applied ε: no tab needs to ask for one (_follow_apply)
 st.session_state.pop(K.CHOOSE_RERUN_APP, None)
 if msg := st.session_state.pop(K.CHOOSE_MSG, None):
@@ -90,12 +92,12 @@ if msg := st.session_state.pop(K.CHOOSE_MSG, None):
 
 if cur.is_track:
     values = np.column_stack([cur.data.lat, cur.data.lon])
-    mech_kw = {"radius": float(setting("radius"))}
-    mech_text = f"Planar Laplace, r = {float(setting('radius')):g} m"
+    mech_kw = {"radius": settings.radius}
+    mech_text = f"Planar Laplace, r = {settings.radius:g} m"
 else:
     values = cur.data.values
-    mech_kw = {"mechanism": setting("mechanism"), "sensitivity": float(setting("sensitivity"))}
-    mech_text = f"{setting('mechanism').capitalize()}, Δf = {float(setting('sensitivity')):g}"
+    mech_kw = {"mechanism": settings.mechanism, "sensitivity": settings.sensitivity}
+    mech_text = f"{settings.mechanism.capitalize()}, Δf = {settings.sensitivity:g}"
 lm = list(cur.landmarks)
 # accuracy → ε releases a track's accepted stays as one landmark event each (docs/stays.md)
 acc_kw = {**mech_kw, **({"stays": cur.stays} if cur.stays else {})}
@@ -105,7 +107,7 @@ lm_text = (f"{counted(len(lm) - n_fix + len(cur.stays), 'landmark event')} "
            f"({counted(len(cur.stays), group)} of {counted(n_fix, *member)}, "
            "each one event)" if cur.stays else counted(len(lm), "landmark"))
 st.caption(f"{cur.length:,} timestamps, {lm_text}, {mech_text}, current ε = "
-           f"{eps_now:g} ({SCHEMES[setting('scheme')].label}).")
+           f"{eps_now:g} ({SCHEMES[settings.scheme].label}).")
 
 # keyed and tracked: the tab chosen stays chosen across reruns (an Apply moves the
 # attacker's prior, and an untracked tab bar would return to its first tab)
@@ -189,7 +191,7 @@ def _static_answers(target: AccuracyTarget) -> None:
     accuracy-against-ε chart."""
     schemes = tuple(st.session_state[K.W_ACC_SCHEMES])
     mech = tuple(sorted(acc_kw.items()))
-    window = int(setting("window"))
+    window = current_settings().window
     try:
         sols = _static_solutions(values, tuple(lm), target, schemes, window, mech)
     except InputError as exc:
@@ -305,7 +307,7 @@ def _repeat_table(values: np.ndarray, lm: tuple, eps: float, window: int, mech: 
 def _certainty(prior: float, events: list) -> None:
     """What the attacker's suspicion can grow to: the error when Δf does not cover the
     data's own landmark events (in bold red), otherwise the bound ε gives."""
-    sentence = uncovered_event_sentence(events, float(setting("sensitivity")), unit,
+    sentence = uncovered_event_sentence(events, current_settings().sensitivity, unit,
                                         eps_now, prior)
     if sentence is not None:
         st.error(sentence, icon=":material/error:")
@@ -328,7 +330,8 @@ def _posterior_section(prior: float, plan_scheme: str, eps_t: np.ndarray,
             if is_estimated(model) else None
         tpl_now = float(np.max(sweep.worst if sweep is not None else leak["landmark TPL"]))
         corr = cached_posterior_curve(spec, cur.key, prior, grid, plan_scheme, cur.length,
-                                      tuple(lm), int(setting("window")), model).correlated
+                                      tuple(lm), current_settings().window,
+                                      model).correlated
         name = (f"{conservative_name(model)}, estimated from this data: the worst over "
                 f"smoothing {range_text(model.spec.get('smoothing'))}" if sweep is not None
                 else model.short)
@@ -342,7 +345,7 @@ def _posterior_section(prior: float, plan_scheme: str, eps_t: np.ndarray,
                            "the worst row.")
     elif note:
         st.caption(f"No correlation view: {note}")
-    scheme = setting("scheme")
+    scheme = current_settings().scheme
     fig_in = (grid, posterior_bound(prior, grid), corr, prior, eps_now)
     live_chart(memo_figure(content_key("choose_posterior", *fig_in),
                            lambda: posterior_figure(*fig_in)),
@@ -363,16 +366,17 @@ def _events_section(events: list, prior: float) -> None:
     st.dataframe(pd.DataFrame(event_rows(events, data_labels(cur.data), unit, prior)),
                  hide_index=True, width="stretch")
     total = sum(e.log_ratio for e in events)
+    now = current_settings()
     st.caption(
         f"Each landmark event (a run of consecutive landmarks) changes its readings by "
         f"d_t, measured against the typical value at that time; released with noise "
         f"Lap(Δf/ε_t), the output is at most exp(Σ|d_t|·ε_t/Δf) times more likely with "
         f"the event than without it (Dwork & Roth, Thm 3.6). At Δf = "
-        f"{float(setting('sensitivity')):g} {unit} all landmark events together give "
+        f"{now.sensitivity:g} {unit} all landmark events together give "
         f"{np.exp(min(total, 700)):,.3g}× (e^ε = {np.exp(eps_now):.3g}); landmark "
         "privacy promises at most e^ε only when every change is ≤ Δf. Computed on this "
         "data with the current allocation"
-        + (" (Adaptive: its starting Uniform allocation)." if setting("scheme") == "adaptive"
+        + (" (Adaptive: its starting Uniform allocation)." if now.scheme == "adaptive"
            else "."))
 
 
@@ -380,7 +384,7 @@ def _repeat_section() -> None:
     """Which timestamps an attacker flags as landmarks from repeated or withheld values."""
     st.header("Which timestamps are landmarks?")
     try:
-        table = _repeat_table(values, tuple(lm), eps_now, int(setting("window")),
+        table = _repeat_table(values, tuple(lm), eps_now, current_settings().window,
                               tuple(sorted(mech_kw.items())))
     except InputError as exc:
         st.error(f"Cannot simulate: {exc}", icon=":material/error:")
@@ -431,11 +435,12 @@ def _averaging_section() -> None:
                      format_func=labels.__getitem__)
     st.multiselect("Days of releases", [1, 3, 7, 14, 30, 90, 182, 365], key=K.W_ATT_DAYS)
     days = sorted(st.session_state[K.W_ATT_DAYS]) or [1]
-    scheme = setting("scheme")
+    now = current_settings()
+    scheme = now.scheme
     try:
         res = averaging_attack(cur.data.lat, cur.data.lon, lm, stays[i].timestamps,
-                               scheme, eps_now, float(setting("radius")), days,
-                               window=int(setting("window")), runs=200)
+                               scheme, eps_now, now.radius, days, window=now.window,
+                               runs=200)
     except InputError as exc:
         st.error(f"Cannot simulate: {exc}", icon=":material/error:")
         return
@@ -453,13 +458,14 @@ def _attacker_tab() -> None:
               help="How likely the attacker thinks a statement about the landmarks is "
                    "before seeing the release (e.g. 'a landmark reading exceeded 3 kWh').")
     prior = float(st.session_state[K.W_ATT_PRIOR]) / 100
-    plan_scheme = planning_scheme(setting("scheme"))
-    eps_t = allocate(plan_scheme, cur.length, lm, eps_now, int(setting("window")))
+    now = current_settings()
+    plan_scheme = planning_scheme(now.scheme)
+    eps_t = allocate(plan_scheme, cur.length, lm, eps_now, now.window)
     events = []
     if not cur.is_track and lm:
         from lmdk_core.decision.sensitivity import landmark_events
 
-        events = landmark_events(cur.data, lm, eps_t, float(setting("sensitivity")))
+        events = landmark_events(cur.data, lm, eps_t, now.sensitivity)
     _posterior_section(prior, plan_scheme, eps_t, events)
     if events:
         _events_section(events, prior)

@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app_support import state_keys as K
+from app_support.app_settings import current_settings
 from app_support.components import (
     ICONS,
     compact_verdict_text,
@@ -21,7 +22,7 @@ from app_support.download_buttons import confidential_downloads
 from app_support.figure_memo import content_key, memo_figure, release_figure_key
 from app_support.live_chart import live_chart, scrubbed_epsilon
 from app_support.report_button import release_note_button
-from app_support.session import keep_page_state, setting, settings_on_page, take_epsilon
+from app_support.session import keep_page_state, settings_on_page, take_epsilon
 from lmdk_core.decision.comparison import (
     UtilitySweep,
     epsilon_grid,
@@ -42,9 +43,10 @@ SCHEMES_KEY = K.W_COMPARE_SCHEMES
 #: sweeps kept per browser session (revisiting a setting is instant)
 MAX_STORED_SWEEPS = 12
 
+settings = current_settings()
 keep_page_state({SCHEMES_KEY: ["uniform", "skip", "adaptive"], K.W_SWEEP_RUNS: 20,
-                 K.W_SWEEP_POINTS: 9, K.W_SWEEP_LOW: round(float(setting("epsilon")) / 10, 4),
-                 K.W_SWEEP_HIGH: round(float(setting("epsilon")) * 10, 4)})
+                 K.W_SWEEP_POINTS: 9, K.W_SWEEP_LOW: round(settings.epsilon / 10, 4),
+                 K.W_SWEEP_HIGH: round(settings.epsilon * 10, 4)})
 
 def _centre_sweep(eps: float) -> None:
     st.session_state[K.W_SWEEP_LOW] = round(eps / 10, 4)
@@ -64,14 +66,14 @@ st.multiselect(
     format_func=lambda k: SCHEMES[k].label,
     help="; ".join(f"{s.label}: {s.description}" for s in SCHEMES.values()))
 schemes: list[str] = list(st.session_state[SCHEMES_KEY])
-eps = float(setting("epsilon"))
+eps = settings.epsilon
 what = (f"{quote_user_text(cur.name)} — {cur.length:,} timestamps, {len(cur.landmarks)} "
         f"landmarks (edit them on the {'Map' if cur.is_track else 'Timeline'} page), "
         f"ε = {eps:g}, "
-        + (f"teaching seed {int(setting('seed'))}, " if setting("reproducible") else
+        + (f"teaching seed {settings.seed}, " if settings.reproducible else
            "one fresh random seed, "))
-what += (f"Planar Laplace with r = {float(setting('radius')):g} m." if cur.is_track else
-         f"{setting('mechanism').capitalize()} with Δf = {float(setting('sensitivity')):g}.")
+what += (f"Planar Laplace with r = {settings.radius:g} m." if cur.is_track else
+         f"{settings.mechanism.capitalize()} with Δf = {settings.sensitivity:g}.")
 st.caption(what)
 if len(schemes) < 2:
     st.info("Pick at least two schemes to compare.", icon=":material/info:")
@@ -182,7 +184,7 @@ def _preview() -> dict | None:
     if cur.is_track:  # a track's displacement is not its noise scaled (approximations)
         return None
     grids = {s: cur.leakage_grid(model, allocate(s, cur.length, cur.landmarks, 1.0,
-                                                 int(setting("window"))),
+                                                 settings.window),
                                  slider_range(eps), curves=True)
              for s in schemes if s in LINEAR_SCHEMES}
     return compare_preview(both, releases, leakage=shown_leak, grids=grids)
@@ -227,18 +229,17 @@ def _run_sweep(grid: np.ndarray, runs: int, key: tuple, store: dict) -> UtilityS
     settings. None (and an error shown) when the data cannot be swept."""
     if cur.is_track:
         fn = track_release_fn(cur.data.lat, cur.data.lon, cur.landmarks,
-                              float(setting("radius")), int(setting("window")), cur.stays)
+                              settings.radius, settings.window, cur.stays)
     else:
-        fn = series_release_fn(cur.data.values, cur.landmarks, setting("mechanism"),
-                               float(setting("sensitivity")), int(setting("window")),
-                               runs=cur.stays)
+        fn = series_release_fn(cur.data.values, cur.landmarks, settings.mechanism,
+                               settings.sensitivity, settings.window, runs=cur.stays)
     running = st.empty()  # the bar and Cancel go once the sweep is done
     p1, p2 = running.container().columns([5, 1], vertical_alignment="center")
     bar = p1.progress(0.0, text="Running the releases…")
     p2.button("Cancel", key="compare_cancel", on_click=_cancel_sweep, icon=":material/stop:",
               width="stretch")
     try:
-        out = utility_sweep(fn, schemes, grid, runs, int(setting("seed")), cur.landmarks,
+        out = utility_sweep(fn, schemes, grid, runs, settings.seed, cur.landmarks,
                             progress=lambda f, msg: bar.progress(min(f, 1.0), text=msg))
     except InputError as exc:
         running.empty()
@@ -281,8 +282,8 @@ def error_against_epsilon() -> None:
                   args=(eps,))
 
     key = (cur.key, tuple(cur.landmarks), cur.stays, tuple(schemes), tuple(grid),
-           int(runs), int(setting("seed")), int(setting("window")), float(setting("radius")),
-           setting("mechanism"), float(setting("sensitivity")))
+           int(runs), settings.seed, settings.window, settings.radius, settings.mechanism,
+           settings.sensitivity)
     store: dict = st.session_state.setdefault(K.COMPARE_SWEEPS, {})
     sweep: UtilitySweep | None = store.get(key)
     if sweep is None:

@@ -6,11 +6,12 @@ import numpy as np
 import streamlit as st
 
 from app_support import state_keys as K
+from app_support.app_settings import current_settings
 from app_support.components import cached_series_release, model_caption, render_verdict
 from app_support.current_data import current_data
 from app_support.figure_memo import memo_figure, release_figure_key
 from app_support.live_chart import live_chart
-from app_support.session import current_series, series_landmarks, setting
+from app_support.session import current_series, series_landmarks
 from lmdk_core.decision.utility import release_utility
 from lmdk_core.decision.verdict import privacy_verdict
 from lmdk_core.dummies import (
@@ -118,7 +119,8 @@ if key not in store:
         st.stop()
     bar.empty()
 opts: DummyOptions = store[key]
-seed = int(setting("seed"))
+s = current_settings()
+seed = s.seed
 sel = select_option(opts, eps_sel, seed)
 
 # ---- summary of the draw (the full lists are in the expander)
@@ -128,12 +130,10 @@ k10 = min(10, len(opts))
 st.header("The drawn set L′")
 try:
     dr = release_series_with_dummies(
-        values, landmarks, float(setting("epsilon")), eps_sel, setting("scheme"),
-        setting("mechanism"), float(setting("sensitivity")), method=method, metric=metric,
-        seed=seed, window=int(setting("window")))
-    plain = cached_series_release(values, tuple(landmarks), float(setting("epsilon")),
-                                  setting("scheme"), setting("mechanism"),
-                                  float(setting("sensitivity")), seed, int(setting("window")))
+        values, landmarks, s.epsilon, eps_sel, s.scheme, s.mechanism, s.sensitivity,
+        method=method, metric=metric, seed=seed, window=s.window)
+    plain = cached_series_release(values, tuple(landmarks), s.epsilon, s.scheme, s.mechanism,
+                                  s.sensitivity, seed, s.window)
 except InputError as exc:
     st.error(f"Cannot release: {exc}", icon=":material/error:")
     st.stop()
@@ -185,10 +185,10 @@ if source == "current":
                    utility=cur.utility(dr.release))
     model_caption(model, note)
 else:
-    render_verdict(privacy_verdict(dr.release.epsilon_t, landmarks, float(setting("epsilon")),
+    render_verdict(privacy_verdict(dr.release.epsilon_t, landmarks, s.epsilon,
                                    model_note="the small example has no correlation model."),
                    utility=release_utility(dr.release,
-                                           sensitivity=float(setting("sensitivity"))))
+                                           sensitivity=s.sensitivity))
 with st.expander("What is protected, and what is not", expanded=True):
     st.markdown(
         "- **The values**: the release is landmark ε-private for L′. Since L ⊆ L′, every "

@@ -11,6 +11,7 @@ import numpy as np
 import streamlit as st
 
 from app_support import state_keys as K
+from app_support.app_settings import current_settings, set_setting
 from app_support.components import (
     MAX_LEAKAGE_STATES,
     cached_loss,
@@ -29,8 +30,6 @@ from app_support.session import (
     STRENGTH_LABEL,
     keep_page_state,
     leakage_target,
-    set_setting,
-    setting,
     strength_ladder,
 )
 from lmdk_core.data.digest import array_digest, sha256_hex
@@ -72,10 +71,11 @@ SOURCES = {k: v for k, v in CORRELATION_KINDS.items() if k != "none"}
 BACKWARD = {"same": "Same as forward", "bayes": "Bayes (from forward + stationary)",
             "estimated": "Estimated (reversed transitions)", "matrix": "Uploaded CSV"}
 
+settings = current_settings()
 keep_page_state({K.LK_ALLOC: "scheme", "lk_const_eps": 0.1,
-                 K.LK_TARGET: float(setting("epsilon")), K.LK_CAL_KIND: "scale"})
+                 K.LK_TARGET: settings.epsilon, K.LK_CAL_KIND: "scale"})
 if not st.session_state.get(K.LK_TARGET_EDITED):  # α follows ε until the user sets it
-    st.session_state[K.LK_TARGET] = float(setting("epsilon"))
+    st.session_state[K.LK_TARGET] = settings.epsilon
 
 
 SMOOTHING = {"label": "Smoothing (added to every count)", "min_value": 0.0,
@@ -183,9 +183,10 @@ def _apply(kind: str, value: float, n_landmarks: int, T: int, target: float) -> 
         note = (f"Applied: Uniform with ε = {eps:.4g}, which spends the calibrated "
                 f"{value:.4g} at every timestamp.")
     else:
-        eps = value * float(setting("epsilon"))
+        now = current_settings()
+        eps = value * now.epsilon
         note = (f"Applied: ε = {eps:.4g} ({value:.4g} × the previous ε) with the "
-                f"{SCHEMES[setting('scheme')].label} scheme.")
+                f"{SCHEMES[now.scheme].label} scheme.")
     if not MIN_EPSILON <= eps <= MAX_EPSILON:
         st.session_state[K.LK_APPLIED] = (f"Not applied: ε = {eps:.4g} is outside the sidebar's "
                                        f"range [{MIN_EPSILON:g}, {MAX_EPSILON:g}].")
@@ -224,7 +225,7 @@ if st.session_state.get(K.LK_UPLOAD_ERROR):
 if src == "smoothed":
     c1, c2, c3 = st.columns(3)
     c1.select_slider(STRENGTH_LABEL, key=K.W_CORRELATION_STRENGTH,
-                     options=strength_ladder(float(setting("correlation_strength"))),
+                     options=strength_ladder(settings.correlation_strength),
                      format_func=lambda s: f"{s:g}",
                      help="Cao et al.'s smoothing: P = (B + s)/(1 + n·s). s → 0: "
                           "deterministic moves (strongest); large s: nearly uniform.")
@@ -318,8 +319,8 @@ lb = lf if backward is forward else loss_of(backward)
 # ---- 2. the allocation
 st.header("2. Budget per timestamp")
 alloc = st.radio("Allocation", ["scheme", "constant"], key=K.LK_ALLOC, horizontal=True,
-                 format_func={"scheme": f"Sidebar scheme ({SCHEMES[setting('scheme')].label}, "
-                                        f"ε = {float(setting('epsilon')):.4g}) on the "
+                 format_func={"scheme": f"Sidebar scheme ({SCHEMES[settings.scheme].label}, "
+                                        f"ε = {settings.epsilon:.4g}) on the "
                                         f"{counted(len(landmarks), 'landmark')}",
                               "constant": "The same ε at every timestamp"}.get)
 if alloc == "constant":
@@ -329,13 +330,13 @@ if alloc == "constant":
     utility = cur.allocation_utility(eps_t)
 else:
     try:
-        lk_rel = cur.release(setting("scheme"))
+        lk_rel = cur.release(settings.scheme)
         eps_t = lk_rel.epsilon_t
         utility = cur.utility(lk_rel)
     except InputError as exc:
         st.error(f"Cannot allocate: {exc}.", icon=":material/error:")
         st.stop()
-    if setting("scheme") == "adaptive":
+    if settings.scheme == "adaptive":
         st.caption("Adaptive's budget depends on its noisy releases: this is the allocation "
                    "it actually spent with the current seed.")
 
@@ -347,7 +348,7 @@ res = temporal_leakage(eps_t, lb, lf, landmarks if landmarks else None)
 sweep = (cached_sweep(json.dumps(corr.spec, sort_keys=True), cur.key, eps_t,
                       tuple(landmarks), corr) if is_estimated(corr) else None)
 render_verdict(privacy_verdict(
-    eps_t, landmarks, float(setting("epsilon")),
+    eps_t, landmarks, settings.epsilon,
     landmark_tpl=(sweep.worst if sweep is not None else res.landmark_tpl
                   if res.landmark_tpl is not None else res.tpl),
     model=conservative_name(corr) if sweep is not None else model,
@@ -355,7 +356,7 @@ render_verdict(privacy_verdict(
     leakage_target=leakage_target(), backward=lb, forward=lf,
     alternatives=variant_losses(corr) if sweep is not None else (),
     estimated=range_text(corr.spec.get("smoothing")) if sweep is not None else None,
-    advise=alloc == "scheme" and setting("scheme") != "adaptive"), utility=utility,
+    advise=alloc == "scheme" and settings.scheme != "adaptive"), utility=utility,
     key="lk_apply_advice", sweep=sweep)
 top = float(np.max(eps_t))
 constant = bool(np.all(eps_t == eps_t[0]))
@@ -381,7 +382,7 @@ if math.isinf(sup):
         f"bound as the series gets longer. It stays finite for ε_t < {th:.3g}. The "
         f"{T:,} timestamps here still have the finite leakage shown.",
         icon=":material/all_inclusive:")
-lk_in = (cur.data.time, cur.data.time_kind, res, float(setting("epsilon")))
+lk_in = (cur.data.time, cur.data.time_kind, res, settings.epsilon)
 lk_kw = {"supremum": sup, "target": float(st.session_state[K.LK_TARGET])}
 live_chart(memo_figure(content_key("lk_curves", *lk_in, lk_kw), lambda: leakage_curves_figure(
     *lk_in, **lk_kw)), key="lk_curves")
@@ -414,7 +415,7 @@ if alloc == "constant":  # the constant allocation calibrates as a constant
 kind = c2.radio("Find", list(kinds), key=K.LK_CAL_KIND, format_func=kinds.get,
                 horizontal=True, disabled=alloc == "constant")
 try:
-    base_eps = cur.release(setting("scheme")).epsilon_t if kind == "scale" else eps_t
+    base_eps = cur.release(settings.scheme).epsilon_t if kind == "scale" else eps_t
 except InputError as exc:
     st.error(f"Cannot calibrate: {exc}.", icon=":material/error:")
     st.stop()
@@ -481,14 +482,14 @@ if cal.kind == "constant":
             "amber. To bound that too, choose *Scale the sidebar allocation*.",
             icon=":material/warning:")
 else:
-    new_eps = cal.value * float(setting("epsilon"))
+    new_eps = cal.value * settings.epsilon
     confirm_needed = False
     r1.metric("Scale factor", f"{cal.value:.4g}",
               help="Multiply every ε_t of the sidebar allocation by this.")
     r2.metric("Achieved max landmark TPL" if landmarks else "Achieved max TPL",
               f"{cal.achieved:.4g}", help=f"≤ α = {cal.target:g}")
-    r3.metric("New total ε", f"{cal.value * float(setting('epsilon')):.4g}",
-              help=f"The {SCHEMES[setting('scheme')].label} scheme with this ε.")
+    r3.metric("New total ε", f"{cal.value * settings.epsilon:.4g}",
+              help=f"The {SCHEMES[settings.scheme].label} scheme with this ε.")
 with st.expander("Under the hood"):
     st.markdown(
         f"- The leakage only grows with the budget, so the largest feasible value is found "
@@ -498,7 +499,7 @@ with st.expander("Under the hood"):
         "et al.'s loss function of the matrix; TPL_t = BPL_t + FPL_t − ε_t. Landmark TPL "
         "restarts both recursions between consecutive members of L ∪ {t} and adds them up.\n"
         "- The long-run limit is Cao et al.'s Theorem 10 (a fixed point of the recursion).")
-cur_eps = float(setting("epsilon"))
+cur_eps = settings.epsilon
 if new_eps > cur_eps * (1 + 1e-12):
     st.warning(
         f"**Applying this raises ε** from your {cur_eps:g} to **{new_eps:.4g}**: every "
@@ -519,7 +520,7 @@ st.button("Apply to the sidebar", type="primary", icon=":material/done:", on_cli
           disabled=not confirmed,
           help="Set the shared ε (and, for a constant budget, the Uniform scheme); the "
                "verdicts then check landmark TPL against α under this session's model.")
-if kind == "scale" and setting("scheme") == "adaptive":
+if kind == "scale" and settings.scheme == "adaptive":
     st.caption("Adaptive decides what to publish from its noisy outputs, so after scaling "
                "its realised allocation may differ; the page recomputes it after applying.")
 applied = st.session_state.pop(K.LK_APPLIED, None)  # shown once, after the click

@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from app_support import state_keys as K
+from app_support.app_settings import current_settings
 from app_support.components import (
     cached_averaging,
     cached_track_release,
@@ -24,7 +25,6 @@ from app_support.download_buttons import (
 )
 from app_support.map_scrub import map_scrub, scrubbed_settings
 from app_support.session import (
-    setting,
     settings_on_page,
     take_epsilon,
 )
@@ -132,17 +132,18 @@ c[2].toggle("2r/ε_t circles", key=K.W_SHOW_CIRCLES,
 c[3].toggle("Online map tiles", key=K.W_TILES,
             help="Off (default): a plain offline background; nothing leaves this machine. "
                  "On: background tiles are fetched from OpenStreetMap's servers.")
-if setting("tiles"):
+settings = current_settings()
+if settings.tiles:
     st.caption(":material/public: Online tiles: your browser asks OpenStreetMap for the "
                "tiles of this track's area, which reveals where it is.")
 
 def _release(landmarks: list[int], accepted: list[tuple[int, int]], radius: float) -> Release:
     """The track's release at the sidebar's settings (stays released as one event each)."""
+    s = current_settings()
     try:
         return cached_track_release(
-            track.lat, track.lon, tuple(landmarks), float(setting("epsilon")), radius,
-            setting("scheme"), int(setting("seed")), int(setting("window")), tuple(accepted),
-            int(setting("max_landmarks")))
+            track.lat, track.lon, tuple(landmarks), s.epsilon, radius, s.scheme, s.seed,
+            s.window, tuple(accepted), s.max_landmarks)
     except InputError as exc:
         st.error(f"Cannot release this track: {exc}", icon=":material/error:")
         st.stop()
@@ -153,7 +154,7 @@ def _averaging_line(rel: Release, radius: float) -> None:
     figure of ``lmdk geo-release``'s ``averaging:`` line (simulated releases of their
     own seed; docs/correlation.md)."""
     eff = cached_averaging(track.lat, track.lon, tuple(rel.landmarks.tolist()), rel.epsilon,
-                           radius, rel.scheme, int(setting("window")), tuple(rel.stays),
+                           radius, rel.scheme, current_settings().window, tuple(rel.stays),
                            rel.max_landmarks)
     st.markdown(f":material/blur_on: **Averaging consecutive points.** {eff.sentence()}")
 
@@ -180,10 +181,10 @@ def _displacement_metrics(rel: Release, summary: pd.DataFrame) -> None:
 def _map_column(rel: Release, radius: float, stays: list,
                 accepted: list[tuple[int, int]]) -> None:
     """The map (true path, released points, stays, suggestions, waypoints) and its toggle."""
-    track_map(map_payload(track, rel, radius, tiles=bool(setting("tiles")),
-                       show_released=bool(setting("show_released")),
-                       show_circles=bool(setting("show_circles")),
-                       suggestions=[s for s in stays if s.span not in accepted],
+    s = current_settings()
+    track_map(map_payload(track, rel, radius, tiles=s.tiles, show_released=s.show_released,
+                       show_circles=s.show_circles,
+                       suggestions=[p for p in stays if p.span not in accepted],
                        waypoints=track.waypoints, events=accepted),
               key=MAP_KEY, height=620, on_toggle=on_map_click)
     st.toggle("Show the released points", key=K.W_SHOW_RELEASED,
@@ -302,7 +303,8 @@ def _suggestion_controls(stays: list, stay_note: str | None) -> None:
     st.toggle("Suggest stay points", key=K.W_SUGGEST,
               help="Places where the track stayed within a distance for at least a time "
                    "(Li et al. 2008; Project Lachesis). Shown as orange circles.")
-    if setting("suggest"):
+    suggest = current_settings().suggest
+    if suggest:
         s1, s2 = st.columns(2)
         s1.number_input("Within (metres)",
                         min_value=LIMITS["stay_distance"].low,
@@ -349,7 +351,7 @@ def _suggestion_controls(stays: list, stay_note: str | None) -> None:
         a2.button("Accept all", on_click=accept_candidates, args=(True,), width="stretch",
                   icon=":material/done_all:",
                   help="Accepts every suggested stay; waypoints only when picked above.")
-    elif setting("suggest") and not (stay_note or "").startswith("No stay points"):
+    elif suggest and not (stay_note or "").startswith("No stay points"):
         st.caption("No stay found with these thresholds.")
 
 
@@ -366,12 +368,13 @@ def _panels(rel: Release, radius: float, model: CorrelationModel | None,
                    "correlated in time, under the session's correlation model (by default "
                    "estimated from this track: its points are mapped to square grid cells, the "
                    "states, and the moves between cells are counted with add-one smoothing).")
-    if setting("track_leakage") and setting("corr_kind_track") == "estimated":
+    s = current_settings()
+    if s.track_leakage and s.corr_kind_track == "estimated":
         k2.number_input("Grid cell size (metres)", min_value=10.0, max_value=100_000.0, step=50.0,
                         format="%.0f", key=K.W_CELL_SIZE,
                         help="The cell size of the session's estimated model (shared with the "
                              "Leakage page).")
-    if not setting("track_leakage"):
+    if not s.track_leakage:
         leakage = None  # the panel is off; the verdict above still uses the model
     elif leakage is None:
         k3.warning(f"No leakage: {model_note}", icon=":material/warning:")
@@ -386,7 +389,7 @@ def _panels(rel: Release, radius: float, model: CorrelationModel | None,
     # changed plotly figure was rebuilt from scratch in the browser (twice)
     for k, (data, spec) in enumerate(budget_panels(
             track, rel, radius, leakage=leakage,
-            displacement=bool(setting("point_displacement")))):
+            displacement=s.point_displacement)):
         st.vega_lite_chart(data, spec, width="stretch", height=PANEL_HEIGHT,
                            key=f"track_budget_panel_{k}")
 
@@ -418,7 +421,8 @@ def landmark_workspace() -> None:
     _keep_fragment_settings()
     landmarks = track_landmarks(name)
     accepted = track_stays(name)  # stays protected as one landmark event each
-    radius = float(setting("radius"))
+    s = current_settings()
+    radius = s.radius
     rel = _release(landmarks, accepted, radius)
 
     # the one verdict: the theorem plus landmark TPL under the session's correlation model
@@ -432,7 +436,7 @@ def landmark_workspace() -> None:
     summary = displacement_summary(rel, radius)
     _displacement_metrics(rel, summary)
 
-    stays, stay_note = stay_suggestions() if setting("suggest") else ([], None)
+    stays, stay_note = stay_suggestions() if s.suggest else ([], None)
     left, right = st.columns([3, 2], gap="medium")
     with left:
         _map_column(rel, radius, stays, accepted)
@@ -499,7 +503,7 @@ def _keep_fragment_settings() -> None:
 def _follow_shared_settings() -> None:
     """First thing in the fragment: when a widget inside it changed ε (the verdict's
     "Apply the calibration"), rerun the whole page so that the sidebar shows the new ε."""
-    if st.session_state.get(K.MAP_EPSILON_DRAWN) != setting("epsilon"):
+    if st.session_state.get(K.MAP_EPSILON_DRAWN) != current_settings().epsilon:
         st.rerun()
 
 
@@ -510,7 +514,7 @@ def _take_scrub() -> None:
     if radius is not None:
         st.session_state[K.W_RADIUS] = min(max(radius, LIMITS["radius"].low),
                                            LIMITS["radius"].high)
-    if eps is not None and eps != float(setting("epsilon")):
+    if eps is not None and eps != current_settings().epsilon:
         take_epsilon(eps)
 
 
@@ -520,7 +524,7 @@ SCRUB_KEY = "map_scrub"
 settings_on_page()
 # ε and r scrubbed in the browser: the map previews the release while a slider moves
 # (app_support/map_scrub.py); outside the fragment, so letting go is one whole-page run
-map_scrub(epsilon=float(setting("epsilon")), radius=float(setting("radius")), key=SCRUB_KEY,
+map_scrub(epsilon=settings.epsilon, radius=settings.radius, key=SCRUB_KEY,
           on_scrub=_take_scrub)
-st.session_state[K.MAP_EPSILON_DRAWN] = setting("epsilon")  # the ε the sidebar shows
+st.session_state[K.MAP_EPSILON_DRAWN] = settings.epsilon  # the ε the sidebar shows
 landmark_workspace()

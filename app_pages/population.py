@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from app_support import state_keys as K
+from app_support.app_settings import current_settings
 from app_support.components import render_population_utility
 from app_support.live_chart import live_chart
 from app_support.population_session import (
@@ -36,7 +37,6 @@ from app_support.session import (
     correlation_spec,
     keep_page_state,
     leakage_target,
-    setting,
 )
 from app_support.statistics_view import render_statistics
 from lmdk_core.engine.allocation import SCHEMES
@@ -163,11 +163,12 @@ if not use_flags:
                             min_value=LIMITS["stay_minutes"].low,
                             max_value=LIMITS["stay_minutes"].high,
                             step=5.0, format="%.0f", key=K.W_STAY_MINUTES)
+s = current_settings()
 discovery = DiscoverySettings(
     window=(None if st.session_state.get(K.POP_DEV_WINDOW_AUTO, True)
             else int(st.session_state[K.POP_DEV_WINDOW])),
     k=float(st.session_state[K.POP_DEV_K]),
-    distance_m=float(setting("stay_distance")), duration_min=float(setting("stay_minutes")))
+    distance_m=s.stay_distance, duration_min=s.stay_minutes)
 with c2:
     if kind == "series":
         st.radio("Noise", list(NOISE), key=K.POP_NOISE, format_func=NOISE.get, horizontal=True,
@@ -190,17 +191,16 @@ with c2:
                 PlanarRegion.parse(region_text)
             except InputError as exc:
                 st.error(f"Region not used: {exc}.")
-    mech = (mechanism_text(setting("mechanism"), sensitivity=population_sensitivity(pop))
-            if kind == "series" else mechanism_text("planar_laplace",
-                                                    radius=float(setting("radius"))))
-    st.caption(f"From the sidebar: ε = {float(setting('epsilon')):g} per user, "
-               f"{SCHEMES[setting('scheme')].label}, {mech}"
+    mech = (mechanism_text(s.mechanism, sensitivity=population_sensitivity(pop))
+            if kind == "series" else mechanism_text("planar_laplace", radius=s.radius))
+    st.caption(f"From the sidebar: ε = {s.epsilon:g} per user, "
+               f"{SCHEMES[s.scheme].label}, {mech}"
                + (" (Δf declared with the upload; to change it, load the population again "
                   "with another Δf)" if kind == "series" and "sensitivity" in pop else "")
                + ".")
 
 with c2:
-    st.checkbox(f"Declare k = {int(setting('max_landmarks'))} for every user (the sidebar's "
+    st.checkbox(f"Declare k = {s.max_landmarks} for every user (the sidebar's "
                 "bound on landmark events)", key=K.POP_DECLARE_K,
                 help="Uniform and Adaptive then spend ε/(k+1) for every user whatever their "
                      "landmarks, so the file is publishable; a user with more landmark "
@@ -212,7 +212,7 @@ scale_unit = settings.radius if kind == "track" else settings.sensitivity
 try:
     settings.make_mechanism()
     plans = population_plans(pop, discovery, use_flags)
-    preview = preview_table(plans, settings.epsilon, settings.scheme, int(setting("window")),
+    preview = preview_table(plans, settings.epsilon, settings.scheme, s.window,
                             settings.mechanism, scale_unit, settings.max_landmarks)
 except InputError as exc:
     st.error(f"Cannot release this population: {exc}.", icon=":material/error:")
@@ -396,7 +396,7 @@ elif st.session_state.get(K.POP_MODEL_NOTE) and spec["model"] == "matrix":
     s2.page_link("app_pages/leakage.py", label="Leakage page", icon=":material/water_drop:")
 
 st.header("8. Downloads and the batch command")
-teaching = teaching_note(int(setting("seed"))) if setting("reproducible") else None
+teaching = teaching_note(s.seed) if s.reproducible else None
 undeclared_k = settings.shows_landmark_count()
 header = [
     (f"Landmark Privacy Explorer — {teaching}" if teaching else
@@ -407,7 +407,7 @@ header = [
     f"scheme: {SCHEMES[settings.scheme].label}", f"mechanism: {mech}",
     f"noise: {sampler(settings)}",
     "withheld timestamps (nothing released yet) are empty"] + (
-    [f"noise drawn from the fixed teaching seed {int(setting('seed'))}"
+    [f"noise drawn from the fixed teaching seed {s.seed}"
      if settings.noise == "fast" else
      "noise: the exact sampler (not seeded), but made in the teaching mode"]
     if teaching else [])
@@ -452,7 +452,7 @@ if shown is not None and current:
             "mechanism": mech, "noise": sampler(settings),
             "landmarks": "flag column" if use_flags else "discovered per user",
             "correlation model": json.dumps(correlation_spec(kind))[:200],
-            "seed": (str(setting("seed")) if setting("reproducible")
+            "seed": (str(s.seed) if s.reproducible
                      else "fresh 128-bit OS entropy (not recorded)")}
     with d2.expander(":material/lock: CONFIDENTIAL — per-user audit"):
         st.caption(AUDIT_LABEL + ".")
@@ -492,7 +492,7 @@ with st.expander(":material/terminal: Batch command for the whole dataset (Dask)
     except InputError as exc:
         st.error(f"Cannot write the configuration: {exc}.", icon=":material/error:")
     st.caption("The batch draws exact noise by default (`--noise fast` for numpy) "
-               + ("and, in the teaching mode, the seed above; " if setting("reproducible")
+               + ("and, in the teaching mode, the seed above; " if s.reproducible
                   else "and fresh OS entropy for every run; ")
                + "it writes the publishable file only when every user's release is "
                "landmark-private.")

@@ -8,6 +8,7 @@ import numpy as np
 import streamlit as st
 
 from app_support import state_keys as K
+from app_support.app_settings import current_settings, set_setting
 from app_support.components import (
     cached_series_release,
     error_metrics,
@@ -33,8 +34,6 @@ from app_support.session import (
     series_runs,
     set_series_landmarks,
     set_series_runs,
-    set_setting,
-    setting,
     settings_on_page,
     take_epsilon,
 )
@@ -364,8 +363,9 @@ if pending is not None:
 chart_area = st.container()
 
 # ---------------------------------------------------------------- mechanism and Δf
-mechanism = setting("mechanism")
-problems = mechanism_problems(series.values, mechanism, float(setting("sensitivity")))
+settings = current_settings()
+mechanism = settings.mechanism
+problems = mechanism_problems(series.values, mechanism, settings.sensitivity)
 if problems:  # say everything that must change at once, keep the page alive
     st.error(
         "**The Geometric mechanism cannot release this series yet:**\n"
@@ -376,7 +376,7 @@ if problems:  # say everything that must change at once, keep the page alive
     f1.button("Use Laplace", on_click=set_setting, args=("mechanism", "laplace"),
               icon=":material/swap_horiz:", width="stretch")
     if any(p.kind == "sensitivity" for p in problems):
-        whole = float(max(1, int(np.ceil(float(setting("sensitivity"))))))
+        whole = float(max(1, int(np.ceil(settings.sensitivity))))
         f2.button(f"Set Δf = {whole:g}", on_click=set_setting, args=("sensitivity", whole),
                   width="stretch")
     if any(p.kind == "data" for p in problems):
@@ -414,9 +414,9 @@ with st.expander(":material/straighten: Sensitivity Δf from data bounds"):
 
 try:
     rel = cached_series_release(
-        series.values, tuple(landmarks), float(setting("epsilon")), setting("scheme"),
-        mechanism, float(setting("sensitivity")), int(setting("seed")),
-        int(setting("window")), int(setting("max_landmarks")), tuple(runs),
+        series.values, tuple(landmarks), settings.epsilon, settings.scheme, mechanism,
+        settings.sensitivity, settings.seed, settings.window, settings.max_landmarks,
+        tuple(runs),
     )
 except InputError as exc:
     st.error(f"Cannot release this series: {exc}", icon=":material/error:")
@@ -441,16 +441,16 @@ k1, k2, k3 = st.columns([2, 3, 4], vertical_alignment="bottom")
 k1.toggle("Temporal leakage (TPL)", key=K.W_SERIES_LEAKAGE,
           help="Cao et al. (ICDE'17): how much a release leaks when consecutive values are "
                "correlated. Adds a third panel with TPL and landmark TPL.")
-if setting("series_leakage") and setting("corr_kind_series") == "smoothed":
+if settings.series_leakage and settings.corr_kind_series == "smoothed":
     k2.select_slider(
         STRENGTH_LABEL, key=K.W_CORRELATION_STRENGTH,
-        options=strength_ladder(float(setting("correlation_strength"))),
+        options=strength_ladder(settings.correlation_strength),
         format_func=lambda s: f"{s:g}",
         help="The strength s of the session's correlation model (Cao et al.'s smoothed "
              "matrix P = (I + s)/(1 + n·s)), shared with the Leakage page. s → 0: the value "
              "never changes (strongest correlation, leakage grows without bound); large s: "
              "nearly independent values (leakage ≈ the theorem's total).")
-if not setting("series_leakage"):
+if not settings.series_leakage:
     leakage = None  # the panel is off; the verdict above still uses the model
 elif leakage is not None:
     k3.caption(

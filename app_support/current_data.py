@@ -15,6 +15,7 @@ import numpy as np
 import streamlit as st
 
 from app_support import state_keys as K
+from app_support.app_settings import current_settings
 from app_support.components import (
     cached_advice,
     cached_correlation,
@@ -32,7 +33,6 @@ from app_support.session import (
     leakage_target,
     series_landmarks,
     series_runs,
-    setting,
 )
 from app_support.track_session import (
     DEMO_TRACK_KEY,
@@ -91,23 +91,21 @@ class CurrentData:
 
     def release(self, scheme: str, epsilon: float | None = None) -> Release:
         """The release of this data under ``scheme`` with the shared settings (cached)."""
-        eps = float(setting("epsilon") if epsilon is None else epsilon)
+        s = current_settings()
+        eps = float(s.epsilon if epsilon is None else epsilon)
         lm = tuple(self.landmarks)
         if self.is_track:
             return cached_track_release(self.data.lat, self.data.lon, lm, eps,
-                                        float(setting("radius")), scheme, int(setting("seed")),
-                                        int(setting("window")), self.stays,
-                                        int(setting("max_landmarks")))
+                                        s.radius, scheme, s.seed, s.window, self.stays,
+                                        s.max_landmarks)
         # what stops the mechanism, all at once and each with its fix (as on the Timeline)
-        problems = mechanism_problems(self.data.values, setting("mechanism"),
-                                      float(setting("sensitivity")))
+        problems = mechanism_problems(self.data.values, s.mechanism, s.sensitivity)
         if problems:
             raise InputError("the Geometric mechanism cannot release this series: "
                              + "; ".join(f"{p.problem} (fix: {p.fix})" for p in problems)
                              + ". The Timeline page has buttons for these fixes")
-        return cached_series_release(self.data.values, lm, eps, scheme, setting("mechanism"),
-                                     float(setting("sensitivity")), int(setting("seed")),
-                                     int(setting("window")), int(setting("max_landmarks")),
+        return cached_series_release(self.data.values, lm, eps, scheme, s.mechanism,
+                                     s.sensitivity, s.seed, s.window, s.max_landmarks,
                                      self.stays)
 
     @property
@@ -120,9 +118,9 @@ class CurrentData:
         """The session's correlation model for this data (the Leakage page's choice;
         raises :class:`InputError` when it cannot be built for this data)."""
         spec = json.dumps(correlation_spec(self.kind), sort_keys=True)
-        return cached_correlation(spec, self.key, self.data,
-                                  float(setting("correlation_strength")),
-                                  float(setting("cell_size")))
+        s = current_settings()
+        return cached_correlation(spec, self.key, self.data, s.correlation_strength,
+                                  s.cell_size)
 
     def leakage(self, epsilon_t: np.ndarray, landmarks: list[int] | None = None
                 ) -> tuple[CorrelationModel | None, dict[str, np.ndarray] | None, str | None]:
@@ -205,30 +203,28 @@ class CurrentData:
         """The utility line of a release of this data: its expected error at the
         session's Δf (series) or r (track) against the data's own scale (cached per
         release: :func:`app_support.components.cached_release_utility`)."""
+        s = current_settings()
         if self.is_track:
-            return cached_release_utility(rel, radius=float(setting("radius")),
-                                          times=self.data.time)
-        return cached_release_utility(rel, sensitivity=float(setting("sensitivity")),
-                                      unit=self.data.unit)
+            return cached_release_utility(rel, radius=s.radius, times=self.data.time)
+        return cached_release_utility(rel, sensitivity=s.sensitivity, unit=self.data.unit)
 
     def allocation_utility(self, epsilon_t: np.ndarray) -> UtilityVerdict:
         """The utility line of an allocation of this data (published where ε_t > 0) with
         the session's mechanism and Δf (series) or r (track)."""
+        s = current_settings()
         if self.is_track:
             return utility_verdict(np.c_[self.data.lat, self.data.lon], epsilon_t,
-                                   radius=float(setting("radius")), times=self.data.time,
-                                   epsilon=float(setting("epsilon")),
-                                   n_landmarks=len(self.landmarks), scheme=setting("scheme"))
-        return utility_verdict(self.data.values, epsilon_t, mechanism=setting("mechanism"),
-                               sensitivity=float(setting("sensitivity")),
-                               epsilon=float(setting("epsilon")),
-                               n_landmarks=len(self.landmarks), scheme=setting("scheme"),
+                                   radius=s.radius, times=self.data.time, epsilon=s.epsilon,
+                                   n_landmarks=len(self.landmarks), scheme=s.scheme)
+        return utility_verdict(self.data.values, epsilon_t, mechanism=s.mechanism,
+                               sensitivity=s.sensitivity, epsilon=s.epsilon,
+                               n_landmarks=len(self.landmarks), scheme=s.scheme,
                                unit=self.data.unit)
 
 
 def current_data(kind: str | None = None) -> CurrentData:
     """The data of ``kind`` ('series' or 'track'; default: the pages' shared choice)."""
-    kind = kind or setting("analysis_data")
+    kind = kind or current_settings().analysis_data
     if kind == "track":
         name, track = current_track()
         stays = tuple(track_stays(name))
@@ -261,11 +257,12 @@ def view_config(cur: CurrentData, page: str, extra: dict | None = None) -> ViewC
     table is shared between reruns: nothing may change it (the files are built from deep
     copies)."""
     data = cur.data
+    s = current_settings()
     if cur.is_track:
         is_demo = st.session_state[K.TRACK_KEYS].get(cur.name) == DEMO_TRACK_KEY
         table = None if is_demo else _embedded_table(data)
         dataset = DEMO_TRACK_KEY if is_demo else "embedded"
-        extra = {"cell_size_m": float(setting("cell_size")),
+        extra = {"cell_size_m": s.cell_size,
                  **({"stays": format_stays(cur.stays)} if cur.stays else {}), **(extra or {})}
     else:
         is_demo = cur.name == DEMO_SERIES
@@ -279,13 +276,11 @@ def view_config(cur: CurrentData, page: str, extra: dict | None = None) -> ViewC
         extra = {"source_file": dict(source), **(extra or {})}
     return ViewConfig(
         data_kind=cur.kind, dataset=dataset, data=table, time_kind=data.time_kind,
-        landmarks=list(cur.landmarks), epsilon=float(setting("epsilon")),
-        scheme=setting("scheme"), window=int(setting("window")), mechanism=setting("mechanism"),
-        sensitivity=float(setting("sensitivity")), radius=float(setting("radius")),
-        seed=int(setting("seed")), reproducible=bool(setting("reproducible")),
-        correlation_strength=float(setting("correlation_strength")),
+        landmarks=list(cur.landmarks), epsilon=s.epsilon, scheme=s.scheme, window=s.window,
+        mechanism=s.mechanism, sensitivity=s.sensitivity, radius=s.radius, seed=s.seed,
+        reproducible=s.reproducible, correlation_strength=s.correlation_strength,
         page=page, extra={"correlation": correlation_spec(cur.kind),
-                          "max_landmarks": int(setting("max_landmarks")),
+                          "max_landmarks": s.max_landmarks,
                           **({"leakage_target": leakage_target()} if leakage_target() else {}),
                           **(extra or {})},
     )

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from app_support import state_keys as K
+from app_support.app_settings import current_settings, set_setting
 from app_support.report_button import (
     TEACHING_HELP,
     internal_report_button,
@@ -224,7 +225,6 @@ def _restore_target(kind: str) -> _RestoreTarget:
 def _checked_view(source: bytes | ViewConfig, target: _RestoreTarget):
     """(configuration, its checked view), or None while the referenced data file is
     awaited; InputError when anything is wrong."""
-    from app_support import session
 
     cfg = config_from_json(source) if isinstance(source, bytes) else source
     if cfg.data_kind != target.kind:
@@ -236,7 +236,7 @@ def _checked_view(source: bytes | ViewConfig, target: _RestoreTarget):
         return None
     st.session_state.pop(K.pending_reference_key(target.kind), None)
     return cfg, restored_view(cfg, target.demo_key, target.datasets[target.demo_name],
-                              default_cell_size=session.setting("cell_size"),
+                              default_cell_size=current_settings().cell_size,
                               check_data=target.check_data)
 
 
@@ -264,7 +264,7 @@ def restore_config(source: bytes | ViewConfig, fname: str, kind: str) -> None:
             else target.add("Restored: " + fname, view.data))
     target.select(name, view)
     for setting_name, value in view.settings.items():
-        session.set_setting(setting_name, value)
+        set_setting(setting_name, value)
     correlation_state.restore_correlation(view.correlation, kind)
     session.restore_seed(cfg)
 

@@ -12,11 +12,11 @@ import pandas as pd
 import streamlit as st
 
 from app_support import state_keys as K
+from app_support.app_settings import current_settings
 from app_support.session import (
     add_series,
     correlation_spec,
     set_series_runs,
-    setting,
 )
 from app_support.track_session import MAX_TRACK_POINTS, add_track, set_track_stays
 from lmdk_core.cli.batch_commands import batch_command_line, batch_options
@@ -152,7 +152,7 @@ def population_sensitivity(pop: dict) -> float:
     for a demo population the sidebar's declared Δf."""
     if "sensitivity" in pop:
         return float(pop["sensitivity"])
-    return float(setting("sensitivity"))
+    return current_settings().sensitivity
 
 
 def _load_upload(cols: PopulationColumns, sensitivity: float | None = None) -> None:
@@ -247,21 +247,19 @@ def batch_settings(pop: dict, discovery: DiscoverySettings) -> BatchSettings:
     """The sidebar's (and the Map page's) settings as the batch's settings; a series
     population's Δf is :func:`population_sensitivity` (an upload's own declaration)."""
     kind = pop["kind"]
+    s = current_settings()
     return BatchSettings(
-        kind=kind, epsilon=float(setting("epsilon")), scheme=setting("scheme"),
-        window=int(setting("window")),
-        mechanism=setting("mechanism") if kind == "series" else "planar_laplace",
-        sensitivity=population_sensitivity(pop) if kind == "series" else
-        float(setting("sensitivity")), radius=float(setting("radius")),
+        kind=kind, epsilon=s.epsilon, scheme=s.scheme, window=s.window,
+        mechanism=s.mechanism if kind == "series" else "planar_laplace",
+        sensitivity=population_sensitivity(pop) if kind == "series" else s.sensitivity,
+        radius=s.radius,
         noise=(st.session_state[K.POP_NOISE] if kind == "series"
                else "exact" if pop_region() is not None else "fast"),
         region=pop_region() if kind == "track" else None,
-        root_entropy=int(setting("seed")), adaptive=AdaptiveSettings(), discovery=discovery,
-        max_landmarks=(int(setting("max_landmarks"))
-                       if st.session_state.get(K.POP_DECLARE_K) else None),
-        leakage=LeakageSettings(spec=correlation_spec(kind),
-                                strength=float(setting("correlation_strength")),
-                                cell_size_m=float(setting("cell_size"))))
+        root_entropy=s.seed, adaptive=AdaptiveSettings(), discovery=discovery,
+        max_landmarks=s.max_landmarks if st.session_state.get(K.POP_DECLARE_K) else None,
+        leakage=LeakageSettings(spec=correlation_spec(kind), strength=s.correlation_strength,
+                                cell_size_m=s.cell_size))
 
 
 def pop_region() -> str | None:
@@ -417,8 +415,8 @@ def batch_config(pop: dict, settings: BatchSettings, use_flags: bool) -> ViewCon
     the detectors' parameters; no data, no landmarks, no seed (the batch draws fresh OS
     entropy unless given --seed)."""
     d = settings.discovery
-    extra = {"correlation": correlation_spec(pop["kind"]),
-             "cell_size_m": float(setting("cell_size"))}
+    s = current_settings()
+    extra = {"correlation": correlation_spec(pop["kind"]), "cell_size_m": s.cell_size}
     if settings.region is not None:  # the declared region of the tracks' exact release
         extra["region"] = settings.region
     if settings.max_landmarks is not None:  # the declared bound k (public)
@@ -432,16 +430,17 @@ def batch_config(pop: dict, settings: BatchSettings, use_flags: bool) -> ViewCon
         data_kind=pop["kind"], **batch_dataset(pop["kind"], pop["name"], pop.get("sha256")),
         time_kind=pop["time_kind"] if pop["time_kind"] == "datetime"
         else "number", landmarks=[], epsilon=settings.epsilon, scheme=settings.scheme,
-        window=int(setting("window")), mechanism=setting("mechanism"),
+        window=s.window, mechanism=s.mechanism,
         sensitivity=settings.sensitivity, radius=settings.radius, seed=None,
-        correlation_strength=float(setting("correlation_strength")), page="population",
+        correlation_strength=s.correlation_strength, page="population",
         extra=extra)
 
 
 def batch_command(pop: dict, use_flags: bool) -> str:
     """The ``lmdk batch`` command that runs this page's release on the full dataset."""
     cols: PopulationColumns = pop["cols"]
+    s = current_settings()
     return batch_command_line(batch_options(
         cols, "population.parquet" if pop["key"].startswith("demo") else pop["name"],
         landmark_col=cols.landmark if use_flags else None,
-        seed=int(setting("seed")) if setting("reproducible") else None))
+        seed=s.seed if s.reproducible else None))

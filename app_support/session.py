@@ -12,6 +12,7 @@ import streamlit as st
 
 from app_support import markdown_guard
 from app_support import state_keys as K
+from app_support.app_settings import current_settings, set_setting
 from app_support.correlation_state import (  # noqa: F401 - re-exported for the pages
     CORRELATION_DEFAULTS,
     CORRELATION_KINDS,
@@ -92,16 +93,6 @@ def keep_page_state(defaults: dict) -> None:
         st.session_state[k] = st.session_state[k]
 
 
-def setting(name: str):
-    """The current value of a shared setting (ε, scheme, seed, ...)."""
-    return st.session_state[K.setting_key(name)]
-
-
-def set_setting(name: str, value) -> None:
-    """Change a shared setting (call before the sidebar is drawn, e.g. in a callback)."""
-    st.session_state[K.setting_key(name)] = value
-
-
 def apply_calibration(epsilon: float, target: float) -> None:
     """Follow an amber verdict's advice (:class:`lmdk_core.decision.verdict.CalibrationAdvice`):
     spend the calibrated ε and check landmark TPL against the target α from now on."""
@@ -131,7 +122,7 @@ def derived_sensitivity_now():
     try:
         return _derived_sensitivity(series.values, series.time, series.time_kind,
                                     tuple(series_landmarks()),
-                                    setting("mechanism") == "geometric")
+                                    current_settings().mechanism == "geometric")
     except InputError:
         return None
 
@@ -285,7 +276,7 @@ def page_settings(page: str) -> set[str]:
     parts = set(PAGE_SETTINGS.get(page, ALL_SETTINGS))
     if "data" in parts:
         parts.discard("data")
-        if setting("analysis_data") == "series":
+        if current_settings().analysis_data == "series":
             parts.add("series")
         else:
             parts.discard("mechanism")
@@ -345,6 +336,7 @@ def sidebar(page: str | None = None) -> None:
     parts = set(ALL_SETTINGS) if page is None else page_settings(page)
     if not parts:
         return
+    s = current_settings()
     with st.sidebar:
         st.markdown("### Shared settings")
         if "series" in parts:
@@ -352,7 +344,7 @@ def sidebar(page: str | None = None) -> None:
                          key=K.W_SERIES_NAME,
                          help="The demo, or a CSV you uploaded on the Timeline page.")
         _epsilon_input(K.W_EPSILON, clear_leakage_target)
-        if float(setting("epsilon")) <= LIMITS["epsilon"].low:
+        if s.epsilon <= LIMITS["epsilon"].low:
             # the browser's number field turns an unreadable entry such as 1e309 into the
             # smallest allowed value without a word: say so instead of staying silent
             st.caption(f":material/info: ε is at its smallest allowed value. A number "
@@ -360,7 +352,7 @@ def sidebar(page: str | None = None) -> None:
                        "accepted by this field.")
         if "scheme" in parts:
             _scheme_input(K.W_SCHEME)
-            st.caption(SCHEMES[setting("scheme")].description)
+            st.caption(SCHEMES[s.scheme].description)
             st.number_input("Declared bound on landmark events k",
                             min_value=int(LIMITS["max_landmarks"].low),
                             max_value=int(LIMITS["max_landmarks"].high), step=1,
@@ -373,7 +365,7 @@ def sidebar(page: str | None = None) -> None:
         # keyboard: after ε and the scheme, one Tab and Enter back to the page (shown
         # only while it has the focus; app_support/accessibility.py handles it)
         st.html('<a class="lmdk-to-page" href="#">Back to the page</a>')
-        if ("scheme" in parts and setting("scheme") == "w-event") or "window" in parts:
+        if ("scheme" in parts and s.scheme == "w-event") or "window" in parts:
             st.number_input("Window w (timestamps)", min_value=LIMITS["window"].low,
                             max_value=LIMITS["window"].high, step=1,
                             key=K.W_WINDOW,
@@ -398,11 +390,12 @@ def _mechanism_settings(sensitivity: bool = True) -> None:
     if not sensitivity:
         st.caption("Δf: the one declared with the uploaded population (on the page).")
         return
-    if setting("mechanism") == "geometric":
+    s = current_settings()
+    if s.mechanism == "geometric":
         from lmdk_core.decision.mechanism_choice import mechanism_problems
 
         for p in mechanism_problems(current_series()[1].values, "geometric",
-                                    float(setting("sensitivity"))):
+                                    s.sensitivity):
             st.caption(f":material/warning: {p.problem[0].upper()}{p.problem[1:]}; "
                        f"{p.fix}.")
     st.number_input("Declared sensitivity Δf", min_value=LIMITS["sensitivity"].low,
@@ -418,13 +411,13 @@ def _mechanism_settings(sensitivity: bool = True) -> None:
         return
     st.caption(f":material/info: Suggestion from the data (not used until you declare it; "
                f"a bound computed from the data depends on the data): {d.sentence(unit)}")
-    if float(setting("sensitivity")) < abs(d.largest):
-        st.caption(f":material/warning: Your Δf = {float(setting('sensitivity')):g} is "
+    if s.sensitivity < abs(d.largest):
+        st.caption(f":material/warning: Your Δf = {s.sensitivity:g} is "
                    f"below the {abs(d.largest):.3g} {unit} a reading of this series "
                    f"departs from its typical value (t={d.timestamp}"
                    + (", a landmark" if d.from_landmarks else "")
                    + "): an event that large gets a likelihood ratio above e^ε.")
-    if float(setting("sensitivity")) != d.value:
+    if s.sensitivity != d.value:
         st.button(f"Use {d.value:g} as my declared bound", on_click=_declare_sensitivity,
                   args=(d.value,), key="sensitivity_derive")
 
@@ -436,7 +429,7 @@ def _seed_settings() -> None:
               help="Off (default): every session and every Resample draws a fresh "
                    "128-bit random seed from the operating system. On: a fixed seed "
                    "you choose, so a class sees the same noise.")
-    if setting("reproducible"):
+    if current_settings().reproducible:
         st.warning("**Fixed seed: not for real releases.** Anyone who knows the seed "
                    "can regenerate the noise and subtract it, recovering the original "
                    "data exactly.", icon=":material/warning:")

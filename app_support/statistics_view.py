@@ -15,8 +15,9 @@ import pandas as pd
 import streamlit as st
 
 from app_support import state_keys as K
+from app_support.app_settings import current_settings
 from app_support.live_chart import live_chart
-from app_support.session import keep_page_state, setting
+from app_support.session import keep_page_state
 from lmdk_core.aggregate.cells import parse_bbox
 from lmdk_core.aggregate.levels import expected_error_curves, landmark_share
 from lmdk_core.aggregate.output_files import (
@@ -140,15 +141,16 @@ def _request(pop: dict) -> AggregateRequest:
                          "times or none")
     start, end = (str(ss[K.ST_START]).strip() or None), (str(ss[K.ST_END]).strip() or None)
     box = str(ss[K.ST_BBOX]).strip() if track else ""
+    s = current_settings()
     return AggregateRequest(
         statistic=stat, width=parse_width(ss[K.ST_WINDOW]), start=start, end=end,
         bbox=parse_bbox(box) if box else None,
-        epsilon=float(setting("epsilon")), scheme=ss[K.ST_SCHEME],
+        epsilon=s.epsilon, scheme=ss[K.ST_SCHEME],
         cell_size=float(ss[K.ST_CELL]) if track else None,
-        w=int(setting("window")) if ss[K.ST_SCHEME] == "w-event" else None,
+        w=s.window if ss[K.ST_SCHEME] == "w-event" else None,
         landmark_times=times, k=int(ss[K.ST_K]) if personal else None,
         landmark_flags=personal, over_k=ss[K.ST_OVER_K], noise=ss[K.ST_NOISE],
-        seed=int(setting("seed")) if ss[K.ST_NOISE] == "fast" else None)
+        seed=s.seed if ss[K.ST_NOISE] == "fast" else None)
 
 
 def _result(pop: dict, req: AggregateRequest):
@@ -268,7 +270,7 @@ def _charts(pop: dict, result) -> None:
 def _levels(pop: dict, result) -> None:
     spec = result.spec
     unit = pop["unit"] if spec.cells is None else "users"
-    w = int(setting("window")) if st.session_state[K.ST_SCHEME] == "w-event" else min(
+    w = current_settings().window if st.session_state[K.ST_SCHEME] == "w-event" else min(
         DEFAULT_W, spec.windows.count)
     curves = expected_error_curves(spec.statistic, spec.windows.count, w,
                                    landmark_share(result.release, spec.epsilon), EPSILONS)
@@ -295,7 +297,7 @@ def _downloads(result, noise: str, w: int | None) -> None:
                    "period (and the map box) above to publish.", icon=":material/warning:")
     d1, d2 = st.columns(2)
     if result.publishable:
-        seeded = noise == "fast" and bool(setting("reproducible"))
+        seeded = noise == "fast" and current_settings().reproducible
         lines = header_lines(result, noise, seeded)
         text = "".join(f"# {line}\n" for line in lines) + publishable_frame(result).to_csv(
             index=False)

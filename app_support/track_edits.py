@@ -10,11 +10,9 @@ import numpy as np
 import streamlit as st
 
 from app_support import state_keys as K
+from app_support.app_settings import current_settings
 from app_support.download_buttons import (
     remember_upload,
-)
-from app_support.session import (
-    setting,
 )
 from app_support.track_columns_choice import offer_track_columns
 from app_support.track_map import clicked_point
@@ -66,11 +64,11 @@ def stay_suggestions() -> tuple[list, str | None]:
     assumed for pieces without times, or why there are none)."""
     _, track = current_track()
     untimed = track.time_kind == "index" or track.n_missing_times
+    s = current_settings()
     try:
         stays, notes = cached_stays(
             track.lat, track.lon, np.asarray(track.time), track.segment, track.time_kind,
-            float(setting("minutes_per_point")) if untimed else None,
-            float(setting("stay_distance")), float(setting("stay_minutes")))
+            s.minutes_per_point if untimed else None, s.stay_distance, s.stay_minutes)
     except InputError as exc:
         return [], f"No stay points: {exc}."
     return stays, " ".join(notes) or None
@@ -185,7 +183,7 @@ def _candidate_timestamps(keys: list[str], stays: list) -> tuple[set[int], list]
     track = current_track()[1]
     out: set[int] = set()
     events: list[tuple[int, int]] = []
-    mark = setting("stay_mark")
+    mark = current_settings().stay_mark
     for k in keys:
         kind, _, i = k.partition(":")
         if kind == "stay" and int(i) < len(stays):
@@ -201,7 +199,7 @@ def _candidate_timestamps(keys: list[str], stays: list) -> tuple[set[int], list]
 
 def accept_candidates(all_: bool) -> None:
     name = current_track()[0]
-    stays, _ = stay_suggestions() if setting("suggest") else ([], None)
+    stays, _ = stay_suggestions() if current_settings().suggest else ([], None)
     # "Accept all" accepts the stays (what `lmdk suggest` recommends); a GPX waypoint is a
     # place named in the file, not a visit: it is accepted only when picked (issue 37 §9)
     keys = ([k for k in candidate_options(stays) if k.startswith("stay:")] if all_
