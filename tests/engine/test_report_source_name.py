@@ -57,11 +57,12 @@ def _page_config_app():  # pragma: no cover - runs inside AppTest
     from app_support.current_data import current_data, view_config
     from app_support.download_buttons import remember_upload
     from app_support.session import add_series, init_state
+    from app_support.track_session import init_track_state
     from lmdk_core.data.series import load_series_csv
     from lmdk_core.files.config import config_to_json
 
     init_state()
-    st.session_state.setdefault("w_radius", 100.0)  # a Map setting the view records
+    init_track_state()  # the Map's settings (r, the grid cell size) the view records
     raw = st.session_state["nile_bytes"]
     series = load_series_csv(raw, name="nile.csv", time_col="year", value_col="volume")
     remember_upload(add_series("Upload: nile.csv", series), "nile.csv", raw)
