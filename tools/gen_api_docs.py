@@ -37,6 +37,7 @@ MODULES = [
     "lmdk_core.leakage.conservative",
     "lmdk_core.leakage.private_model",
     "lmdk_core.decision.noise_laws",
+    "lmdk_core.decision.accuracy_model",
     "lmdk_core.decision.accuracy",
     "lmdk_core.decision.adaptive_accuracy",
     "lmdk_core.decision.epsilon_search",

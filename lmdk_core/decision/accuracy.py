@@ -32,7 +32,9 @@ for Planar Laplace it is the union (Bonferroni) lower bound 1 − Σ_t P(|err_t|
 
 The smallest ε that meets a target is searched by :mod:`lmdk_core.decision.epsilon_search`;
 Adaptive's accuracy is estimated by simulation in
-:mod:`lmdk_core.decision.adaptive_accuracy`.
+:mod:`lmdk_core.decision.adaptive_accuracy`; the data and mechanism all three evaluate
+a target on, and each reading's offset and fresh noise, are in
+:mod:`lmdk_core.decision.accuracy_model`.
 """
 
 from __future__ import annotations
@@ -43,6 +45,12 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike
 
+from lmdk_core.decision.accuracy_model import (
+    AccuracyModel,
+    accuracy_model,
+    fresh_budgets,
+    reading_offsets,
+)
 from lmdk_core.decision.fresh_noise_laws import (
     geometric_fresh_mean,
     geometric_fresh_within,
@@ -62,11 +70,12 @@ from lmdk_core.decision.noise_laws import (
     planar_mean,
     planar_within,
 )
-from lmdk_core.engine.allocation import allocate, scheme_info
+from lmdk_core.engine.allocation import scheme_info
 from lmdk_core.foundation.errors import InputError
-from lmdk_core.foundation.validation import check_epsilon, check_landmarks, check_positive
+from lmdk_core.foundation.validation import check_epsilon, check_positive
 
-__all__ = ["AccuracyTarget", "EpsilonSolution", "accuracy_at"]
+__all__ = ["AccuracyTarget", "EpsilonSolution", "accuracy_at", "accuracy_is_monotone",
+           "meets_target", "reading_accuracy", "rising_readings", "static_accuracy"]
 
 
 @dataclass(frozen=True)
@@ -168,92 +177,27 @@ class EpsilonSolution:
                 "exact": self.extra.get("exact"),
                 "feasible_intervals": [list(iv) for iv in self.extra.get("intervals", [])]}
 
+
 # ------------------------------------------------------------------ a release's reading errors
-@dataclass(frozen=True)
-class _Model:
-    """The data and mechanism a target is evaluated on."""
+def reading_accuracy(model: AccuracyModel, eps_t: np.ndarray, published: np.ndarray,
+                     target: AccuracyTarget) -> np.ndarray:
+    """Per released reading t: ``P(|err_t| ≤ a)`` (kind 'within', a = the bound) or
+    ``E|err_t|`` (kind 'mean'), exactly, for ``err_t = δ_t + Z_{s(t)}`` plus the fresh
+    noise ``W_t`` of a repeated value
+    (:func:`~lmdk_core.decision.accuracy_model.reading_offsets`,
+    :func:`~lmdk_core.decision.accuracy_model.fresh_budgets`): Laplace noise of scale
+    b = Δf/ε_t, two-sided Geometric of α = e^{−ε_t/Δf}, Planar Laplace of
+    scale r/ε_t (Andrés et al., CCS'13) — the laws of
+    :mod:`lmdk_core.decision.noise_laws` and :mod:`lmdk_core.decision.fresh_noise_laws`.
 
-    mechanism: str            # 'laplace' | 'geometric' | 'planar_laplace'
-    scale_unit: float         # Δf (series) or r (tracks)
-    values: np.ndarray        # (T,) or (T, 2) [lat, lon]
-    #: stays released as one landmark event each (tracks; docs/stays.md)
-    stays: tuple[tuple[int, int], ...] = ()
-    #: the point a publication at t noises (a stay's first fix: the stay's centroid);
-    #: None = the value itself
-    base: np.ndarray | None = None
-
-    @property
-    def T(self) -> int:
-        return int(self.values.shape[0])
-
-    def landmarks(self, landmarks: Iterable[int] | None) -> np.ndarray:
-        """The landmark set: the given one plus every fix of the stays."""
-        lm = check_landmarks(landmarks, self.T)
-        if not self.stays:
-            return lm
-        from lmdk_core.engine.stay_events import stay_members
-
-        return np.union1d(lm, stay_members(self.stays)).astype(int)
-
-    def allocate(self, key: str, landmarks: Iterable[int] | None, epsilon: float,
-                 window: int | None) -> np.ndarray:
-        """The scheme's planned ε_t; with stays, the allocation of the condensed
-        timeline (each stay one landmark) with each stay's budget at its first fix."""
-        lm = self.landmarks(landmarks)
-        if not self.stays:
-            return allocate(key, self.T, lm, epsilon, window)
-        from lmdk_core.engine.stay_events import condense
-
-        cond = condense(self.T, self.stays)
-        out = np.zeros(self.T)
-        out[cond.rep] = allocate(key, cond.condensed_length, np.unique(cond.index[lm]),
-                                 epsilon, window)
-        return out
-
-
-def _offsets(model: _Model, published: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """For each released t: the publication s(t) it shows and the offset δ_t
-    (0 where t itself is published); plus the mask of released (not withheld) t."""
-    T = published.size
-    idx = np.where(published, np.arange(T), -1)
-    np.maximum.accumulate(idx, out=idx)
-    released = idx >= 0
-    src = np.maximum(idx, 0)
-    base = model.values if model.base is None else model.base
-    if model.values.ndim == 1:
-        delta = base[src] - model.values
-    else:
-        from lmdk_core.foundation.geodesy import distance_m
-
-        delta = distance_m(base[src, 0], base[src, 1], model.values[:, 0],
-                           model.values[:, 1])
-    if model.base is None:  # a publication noises the value itself
-        delta = np.where(published, 0.0, delta)
-    return src, np.asarray(delta, float), released
-
-
-def _fresh_budgets(model: _Model, eps_t: np.ndarray, published: np.ndarray) -> np.ndarray:
-    """Per timestamp, the budget of the fresh post-processing noise its released value
-    carries (0 where none): every approximation and every fix of a stay shows its
-    repeated value plus noise of the regular law (:mod:`lmdk_core.engine.repeat_noise`),
-    whose budget is the largest planned share (a static scheme plans one share for every
-    regular timestamp, and no other timestamp gets more)."""
-    fresh = ~np.asarray(published, dtype=bool)
-    if model.stays:
-        from lmdk_core.engine.stay_events import stay_members
-
-        fresh[stay_members(model.stays)] = True
-    e = float(eps_t.max()) if eps_t.size else 0.0
-    return np.where(fresh, e, 0.0)
-
-
-def _reading_accuracy(model: _Model, eps_t: np.ndarray, published: np.ndarray,
-                      target: AccuracyTarget) -> np.ndarray:
-    """Per released reading: P(|err| ≤ bound) (kind 'within') or E|err| (kind 'mean'),
-    with the fresh noise of repeated values (:func:`_fresh_budgets`)."""
-    src, delta, released = _offsets(model, published)
+    >>> m = accuracy_model([0.0, 0.0], "laplace", 1.0, None)
+    >>> t = AccuracyTarget("within", 1.0, 0.5)
+    >>> reading_accuracy(m, np.array([1.0, 2.0]), np.array([True, True]), t).round(6).tolist()
+    [0.632121, 0.864665]
+    """
+    src, delta, released = reading_offsets(model, published)
     law = _READING_LAWS[model.mechanism]
-    fresh = _fresh_budgets(model, eps_t, published)[released]
+    fresh = fresh_budgets(model, eps_t, published)[released]
     e, d = eps_t[src][released], delta[released]
     out = np.empty(e.size)
     plain = fresh == 0
@@ -345,20 +289,20 @@ def _aggregate(per_reading: np.ndarray, target: AccuracyTarget) -> float:
     return float(per_reading.min() if target.kind == "within" else per_reading.max())
 
 
-def _all_within(model: _Model, eps_t: np.ndarray, published: np.ndarray,
+def _all_within(model: AccuracyModel, eps_t: np.ndarray, published: np.ndarray,
                 target: AccuracyTarget) -> float:
     """P(every released reading within ±a at once). Laplace / Geometric with every
     reading published: exact — the readings are independent, so the probability is the
     product of theirs (the general form below: a publication's readings are within ±a
     iff Z_s ∈ [max_t(−a − δ_t), min_t(a − δ_t)]). With repeated values (each with its
-    own fresh noise W_t, :func:`_fresh_budgets`) and for Planar Laplace: the union
+    own fresh noise W_t, :func:`fresh_budgets`) and for Planar Laplace: the union
     (Bonferroni) lower bound 1 − Σ_t P(|err_t| > a)."""
-    src, delta, released = _offsets(model, published)
+    src, delta, released = reading_offsets(model, published)
     if not released.any():
         return float("nan")
     a = float(target.bound)
-    if model.mechanism == "planar_laplace" or _fresh_budgets(model, eps_t, published).any():
-        p = _reading_accuracy(model, eps_t, published, target)
+    if model.mechanism == "planar_laplace" or fresh_budgets(model, eps_t, published).any():
+        p = reading_accuracy(model, eps_t, published, target)
         return float(max(0.0, 1.0 - float(np.sum(1.0 - p))))
     s_idx = src[released]
     d = delta[released]  # error of reading t = δ_t + Z_{s(t)}, δ_t = x_s − x_t
@@ -375,30 +319,53 @@ def _all_within(model: _Model, eps_t: np.ndarray, published: np.ndarray,
     return float(np.exp(np.sum(np.log(np.minimum(p, 1.0)))))
 
 
-def _static_accuracy(model: _Model, eps_t: np.ndarray, target: AccuracyTarget) -> float:
-    """The accuracy of a static allocation ``eps_t`` (exact laws)."""
+def static_accuracy(model: AccuracyModel, eps_t: np.ndarray, target: AccuracyTarget) -> float:
+    """The accuracy of the static allocation ``eps_t`` (published where ε_t > 0), exactly
+    (the module docstring's three readings): ``each`` — the minimum over the released
+    readings of :func:`reading_accuracy` (the maximum of a mean error); ``typical`` —
+    their mean; ``all`` — P(every released reading within ±a at once). NaN when
+    nothing is released.
+
+    >>> m = accuracy_model([0.0, 0.0], "laplace", 1.0, None)
+    >>> round(static_accuracy(m, np.array([1.0, 2.0]), AccuracyTarget("within", 1.0, 0.5)), 6)
+    0.632121
+    """
     published = eps_t > 0
     if target.per == "all":
         return _all_within(model, eps_t, published, target)
-    return _aggregate(_reading_accuracy(model, eps_t, published, target), target)
+    return _aggregate(reading_accuracy(model, eps_t, published, target), target)
 
 
-def _monotone(model: _Model, profile: np.ndarray, target: AccuracyTarget) -> bool:
-    """Whether every reading's accuracy is monotone in ε (so is any aggregate). A mean
-    error always is (it grows with the noise scale); a probability is, unless a repeated
-    reading's acceptance set {z: |δ + z| ≤ a} leaves out z = 0 — its probability then
-    rises and falls with ε."""
+def accuracy_is_monotone(model: AccuracyModel, profile: np.ndarray,
+                         target: AccuracyTarget) -> bool:
+    """Whether every reading's accuracy is monotone in ε for the allocations ε·``profile``
+    of a static scheme (so is any aggregate). A mean error always is (it grows with the
+    noise scale); a probability is, unless a repeated reading's acceptance set
+    {z: |δ + z| ≤ a} leaves out z = 0 (:func:`rising_readings`) — its probability then
+    rises and falls with ε.
+
+    >>> m = accuracy_model([0.0, 5.0], "laplace", 1.0, None)
+    >>> accuracy_is_monotone(m, np.array([1.0, 0.0]), AccuracyTarget("within", 1.0, 0.5))
+    False
+    """
     if target.kind == "mean":
         return True
-    return bool(np.all(_rising_readings(model, profile > 0, target)))
+    return bool(np.all(rising_readings(model, profile > 0, target)))
 
 
-def _rising_readings(model: _Model, published: np.ndarray, target: AccuracyTarget
-                     ) -> np.ndarray:
+def rising_readings(model: AccuracyModel, published: np.ndarray, target: AccuracyTarget
+                    ) -> np.ndarray:
     """Per released reading (kind 'within'): whether its probability of lying within ±a
-    rises with ε — its acceptance set {z: |δ_t + z| ≤ a} holds z = 0, so a smaller noise
-    scale only widens it around the noise's mode (the others rise and fall)."""
-    _, delta, released = _offsets(model, published)
+    rises with ε — its acceptance set {z: |δ_t + z| ≤ a} holds z = 0 (for Geometric
+    noise: the integers ⌈−a − δ_t⌉..⌊a − δ_t⌋ hold 0), so a smaller noise scale only
+    widens it around the noise's mode (the others rise and fall).
+
+    >>> m = accuracy_model([0.0, 5.0], "laplace", 1.0, None)
+    >>> t = AccuracyTarget("within", 1.0, 0.5)
+    >>> rising_readings(m, np.array([True, False]), t).tolist()
+    [True, False]
+    """
+    _, delta, released = reading_offsets(model, published)
     d = delta[released]
     a = float(target.bound)
     if model.mechanism == "geometric":
@@ -406,57 +373,21 @@ def _rising_readings(model: _Model, published: np.ndarray, target: AccuracyTarge
     return np.abs(d) <= a
 
 
-def _meets(value: float, target: AccuracyTarget) -> bool:
+def meets_target(value: float, target: AccuracyTarget) -> bool:
+    """Whether an accuracy ``value`` meets ``target``: a probability at least
+    ``target.probability`` (kind 'within'), a mean error at most ``target.bound`` (kind
+    'mean'); never when the value is NaN (nothing released).
+
+    >>> meets_target(0.96, AccuracyTarget("within", 1.0, 0.95)), meets_target(
+    ...     float("nan"), AccuracyTarget("mean", 1.0))
+    (True, False)
+    """
     if not np.isfinite(value):
         return False
     return value >= target.probability if target.kind == "within" else value <= target.bound
 
 
-# ------------------------------------------------------------------ public API
-def _model(values: ArrayLike, mechanism: str, sensitivity: float | None,
-           radius: float | None, stays: Iterable[tuple[int, int]] | None = None) -> _Model:
-    """The checked data and mechanism: Planar Laplace for a track (T, 2), Laplace or
-    Geometric for a series (T,)."""
-    x = np.asarray(values, dtype=float)
-    if x.ndim == 2:
-        return _track_model(x, radius, stays)
-    if x.ndim != 1 or x.size == 0:
-        raise InputError("the data must be a non-empty series or a track")
-    mech = str(mechanism).lower()
-    if mech not in ("laplace", "geometric"):
-        raise InputError("the series mechanism is 'laplace' or 'geometric'")
-    df = check_positive(sensitivity if sensitivity is not None else 1.0, "sensitivity Δf")
-    return _events_model(_Model(mech, df, x), stays, whole=mech == "geometric")
-
-
-def _events_model(model: _Model, stays: Iterable[tuple[int, int]] | None,
-                  whole: bool = False) -> _Model:
-    """``model`` with its stays (a track) or runs (a series) released as one landmark
-    event each: a group's first timestamp noises the group's centroid or level
-    (docs/stays.md, docs/series-events.md)."""
-    if not stays:
-        return model
-    from lmdk_core.engine.stay_events import condense, condensed_points
-
-    x = model.values
-    cond = condense(x.shape[0], stays)
-    if not cond.stays:
-        return model
-    base = x.copy()
-    base[cond.rep] = condensed_points(x, cond, whole=whole)
-    return _Model(model.mechanism, model.scale_unit, x, cond.stays, base)
-
-
-def _track_model(x: np.ndarray, radius: float | None,
-                 stays: Iterable[tuple[int, int]] | None) -> _Model:
-    """A track's model: Planar Laplace of radius r; with stays, each stay's first fix noises
-    the stay's centroid (docs/stays.md)."""
-    if radius is None:
-        raise InputError("a track needs the protection radius r (metres)")
-    r = check_positive(radius, "protection radius")
-    return _events_model(_Model("planar_laplace", r, x), stays)
-
-
+# ------------------------------------------------------------------ the accuracy at ε
 def accuracy_at(values: ArrayLike, landmarks: Iterable[int] | None, epsilon: float,
                 scheme: str, target: AccuracyTarget, *, mechanism: str = "laplace",
                 sensitivity: float | None = 1.0, radius: float | None = None,
@@ -466,10 +397,10 @@ def accuracy_at(values: ArrayLike, landmarks: Iterable[int] | None, epsilon: flo
     the probability (kind 'within') or the mean error (kind 'mean') of ``target``.
     Adaptive is data- and noise-dependent: use :func:`adaptive_accuracy`. ``stays``
     (tracks): released as one landmark event each, from their centroids (docs/stays.md)."""
-    model = _model(values, mechanism, sensitivity, radius, stays)
+    model = accuracy_model(values, mechanism, sensitivity, radius, stays)
     key = scheme_info(scheme).key
     if key == "adaptive":
         raise InputError("Adaptive's accuracy depends on its noise: use the Monte Carlo "
                          "estimate (adaptive_accuracy)")
     eps_t = model.allocate(key, landmarks, check_epsilon(epsilon), window)
-    return _static_accuracy(model, eps_t, target)
+    return static_accuracy(model, eps_t, target)

@@ -11,9 +11,9 @@ stated confidence; the minimum of those bounds is a valid lower bound of the min
 releases with every reading within ±a (Clopper–Pearson); for a mean error, the mean
 over releases with a one-sided normal bound (per t for ``each``).
 
-The exact floor below which Adaptive cannot meet an 'each'/'all' target and the fewest
-runs that can certify a probability are here too (used by
-:mod:`lmdk_core.decision.epsilon_search`).
+The exact floor below which Adaptive cannot meet an 'each'/'all' target
+(:func:`adaptive_epsilon_floor`) and the fewest runs that can certify a probability
+(:func:`min_adaptive_runs`) are here too (used by :mod:`lmdk_core.decision.epsilon_search`).
 """
 
 from __future__ import annotations
@@ -23,13 +23,15 @@ from collections.abc import Iterable
 import numpy as np
 from numpy.typing import ArrayLike
 
-from lmdk_core.decision.accuracy import AccuracyTarget, _Model, _model
+from lmdk_core.decision.accuracy import AccuracyTarget
+from lmdk_core.decision.accuracy_model import AccuracyModel, accuracy_model
 from lmdk_core.decision.noise_laws import laplace_epsilon_for, planar_epsilon_for
 from lmdk_core.engine.allocation import allocate
 from lmdk_core.foundation.validation import check_landmarks
 
-__all__ = ["adaptive_accuracy", "adaptive_errors", "adaptive_expected_errors",
-           "estimate_from_errors", "min_adaptive_runs", "utility_runs"]
+__all__ = ["adaptive_accuracy", "adaptive_epsilon_floor", "adaptive_errors",
+           "adaptive_expected_errors", "estimate_from_errors", "min_adaptive_runs",
+           "utility_runs"]
 
 #: simulated timestamps (runs × T) for the expected error of Adaptive's utility line:
 #: 256 whole releases of a short series, down to 32 for 1,563 timestamps and more
@@ -51,7 +53,7 @@ def adaptive_errors(values: ArrayLike, landmarks: Iterable[int] | None, epsilon:
     from lmdk_core.engine.release import release_series, release_trajectory
     from lmdk_core.foundation.setting_limits import check_setting
 
-    model = _model(values, mechanism, sensitivity, radius, stays)
+    model = accuracy_model(values, mechanism, sensitivity, radius, stays)
     n = int(check_setting("runs", runs, label="the number of Monte Carlo runs"))
     lm = list(check_landmarks(landmarks, model.T))
     out = np.empty((n, model.T))
@@ -77,7 +79,7 @@ def adaptive_errors(values: ArrayLike, landmarks: Iterable[int] | None, epsilon:
     return out, all_private
 
 
-def _unchecked_releases(model: _Model, lm: list[int], epsilon: float,
+def _unchecked_releases(model: AccuracyModel, lm: list[int], epsilon: float,
                         gens: Iterable[np.random.Generator]):
     """(errors, private) of one whole Adaptive release per generator, with the mechanism
     built once (:func:`lmdk_core.engine.release.adaptive_release_errors`), for inputs a
@@ -244,12 +246,21 @@ def adaptive_accuracy(values: ArrayLike, landmarks: Iterable[int] | None, epsilo
     return est, bound, private
 
 
-def _adaptive_floor(model: _Model, lm: np.ndarray, target: AccuracyTarget) -> float:
-    """A total ε below which Adaptive cannot meet an 'each' or 'all' target: its first
-    reading is always published with the planned Uniform share c·ε (c = 1/(|L|+1)), and
-    that reading alone must meet the target — exactly, not statistically. Laplace:
-    ``1 − e^{−a·c·ε/Δf} ≥ p``, ``Δf/(c·ε) ≤ m``; Planar Laplace: Lambert's W, ``2r/(c·ε)
-    ≤ m``. 0 for 'typical' and for Geometric noise (no floor used)."""
+def adaptive_epsilon_floor(model: AccuracyModel, lm: np.ndarray,
+                           target: AccuracyTarget) -> float:
+    """A total ε below which Adaptive (Katsomallos et al., CODASPY'22) cannot meet an
+    'each' or 'all' target: its first reading is always published with the planned
+    Uniform share c·ε (c = 1/(|L|+1) for the landmarks ``lm``), and that reading alone
+    must meet the target — exactly, not statistically. Laplace: ``1 − e^{−a·c·ε/Δf} ≥
+    p``, ``Δf/(c·ε) ≤ m``; Planar Laplace: Lambert's W, ``2r/(c·ε) ≤ m`` (for a
+    probability p within ±a, or a mean error m). 0 for 'typical' and for Geometric noise
+    (no floor used). :func:`~lmdk_core.decision.epsilon_search.solve_epsilon` starts
+    Adaptive's search there.
+
+    >>> m = accuracy_model([0.0] * 4, "laplace", 1.0, None)
+    >>> round(adaptive_epsilon_floor(m, np.array([1]), AccuracyTarget("mean", 0.5)), 6)
+    4.0
+    """
     if target.per == "typical" or model.mechanism == "geometric":
         return 0.0
     c = float(allocate("uniform", model.T, lm, 1.0)[0])

@@ -34,19 +34,21 @@ from lmdk_core.decision.accuracy import (
     EPS_RANGE,
     AccuracyTarget,
     EpsilonSolution,
-    _fresh_budgets,
-    _meets,
-    _Model,
-    _model,
-    _monotone,
-    _offsets,
-    _reading_accuracy,
-    _rising_readings,
-    _static_accuracy,
+    accuracy_is_monotone,
+    meets_target,
+    reading_accuracy,
+    rising_readings,
+    static_accuracy,
+)
+from lmdk_core.decision.accuracy_model import (
+    AccuracyModel,
+    accuracy_model,
+    fresh_budgets,
+    reading_offsets,
 )
 from lmdk_core.decision.adaptive_accuracy import (
-    _adaptive_floor,
     adaptive_accuracy,
+    adaptive_epsilon_floor,
     min_adaptive_runs,
 )
 from lmdk_core.decision.noise_laws import laplace_within_peak
@@ -63,10 +65,10 @@ GRID_POINTS = 97
 def _bisect(value, target: AccuracyTarget, a: float, b: float, rel_tol: float) -> float:
     """The crossing between ``a`` and ``b`` (exactly one of which meets the target), to a
     relative ``rel_tol``; returns the end that meets."""
-    meets_a = _meets(value(a), target)
+    meets_a = meets_target(value(a), target)
     while b / a - 1 > rel_tol:
         mid = float(np.sqrt(a * b))
-        if _meets(value(mid), target) == meets_a:
+        if meets_target(value(mid), target) == meets_a:
             a = mid
         else:
             b = mid
@@ -81,7 +83,7 @@ def _grid_status(value, target: AccuracyTarget, grid: np.ndarray,
     for i, e in enumerate(grid):
         if progress is not None:
             progress(0.6 * (i + 1) / n)
-        pts.append((float(e), _meets(value(float(e)), target)))
+        pts.append((float(e), meets_target(value(float(e)), target)))
     return pts
 
 
@@ -98,7 +100,7 @@ def _cell_maximum(value, target: AccuracyTarget, e0: float, e1: float) -> float 
     res = minimize_scalar(f, bounds=(np.log(e0), np.log(e1)), method="bounded",
                           options={"xatol": 1e-10})
     e = float(np.exp(res.x))
-    return e if e0 < e < e1 and _meets(value(e), target) else None
+    return e if e0 < e < e1 and meets_target(value(e), target) else None
 
 
 #: a cell is passed over only when its ceiling misses the target by more than this (the
@@ -224,7 +226,7 @@ def solve_epsilon(values: ArrayLike, landmarks: Iterable[int] | None, scheme: st
     the module docstring). Adaptive: whole releases simulated, ``runs`` per ε, common
     random numbers (the same ``seed`` at every ε), the target met by the one-sided
     ``confidence`` bound; 5 grid points per decade from the exact floor of an 'each' /
-    'all' target (:func:`~lmdk_core.decision.adaptive_accuracy._adaptive_floor`), the
+    'all' target (:func:`~lmdk_core.decision.adaptive_accuracy.adaptive_epsilon_floor`), the
     first crossing bisected to 1 %.
     ``progress(fraction)`` is called as the search advances.
 
@@ -243,7 +245,7 @@ def solve_epsilon(values: ArrayLike, landmarks: Iterable[int] | None, scheme: st
     >>> round(s.epsilon, 6), s.landmark_private
     (8.987197, True)
     """
-    model = _model(values, mechanism, sensitivity, radius, stays)
+    model = accuracy_model(values, mechanism, sensitivity, radius, stays)
     key = scheme_info(scheme).key
     lm = model.landmarks(landmarks)
     lo, hi = _eps_bounds(eps_range)
@@ -262,13 +264,13 @@ def _first_crossing(value, target: AccuracyTarget, grid: np.ndarray,
     for i, e in enumerate(grid):
         if progress is not None:
             progress(0.8 * (i + 1) / grid.size)
-        if _meets(value(float(e)), target):
+        if meets_target(value(float(e)), target):
             return prev, float(e)
         prev = float(e)
     return prev, None
 
 
-def _solve_adaptive(model: _Model, lm: np.ndarray, target: AccuracyTarget, lo: float,
+def _solve_adaptive(model: AccuracyModel, lm: np.ndarray, target: AccuracyTarget, lo: float,
                     hi: float, settings: MonteCarloSettings, progress=None) -> EpsilonSolution:
     """Adaptive's smallest ε: Monte Carlo accuracy on 5 grid points per decade from the
     exact floor, the first crossing bisected to 1 %."""
@@ -290,7 +292,7 @@ def _solve_adaptive(model: _Model, lm: np.ndarray, target: AccuracyTarget, lo: f
         return evaluate(e)[1]
     # no ε below the one at which the first reading alone (always published, at the
     # planned Uniform share) meets an 'each'/'all' target can meet it: start there
-    start = max(lo, min(_adaptive_floor(model, lm, target), hi))
+    start = max(lo, min(adaptive_epsilon_floor(model, lm, target), hi))
     grid = np.geomspace(start, hi, max(2, int(np.ceil(np.log10(hi / start) * 5)) + 1))
     prev, found = _first_crossing(value, target, grid, progress)
     if found is None:
@@ -320,10 +322,10 @@ def _static_method(monotone: bool, exact: bool) -> str:
             "could be taken for one)")
 
 
-def _cell_ceiling(model: _Model, key: str, lm: np.ndarray, window: int | None,
+def _cell_ceiling(model: AccuracyModel, key: str, lm: np.ndarray, window: int | None,
                   target: AccuracyTarget) -> Callable[[float], float] | None:
     """ε ↦ the lowest probability at ε among the readings whose probability rises with ε
-    (:func:`~lmdk_core.decision.accuracy._rising_readings`) and, for Laplace noise, the
+    (:func:`~lmdk_core.decision.accuracy.rising_readings`) and, for Laplace noise, the
     peak over every ε of each of the others
     (:func:`~lmdk_core.decision.noise_laws.laplace_within_peak`): an upper bound of the
     accuracy at every smaller ε for a target met by each reading (the minimum over the
@@ -337,15 +339,15 @@ def _cell_ceiling(model: _Model, key: str, lm: np.ndarray, window: int | None,
     def ceiling(e: float) -> float:
         eps_t = model.allocate(key, lm, e, window)
         published = eps_t > 0
-        rising = _rising_readings(model, published, target)
-        bound = float(np.min(_reading_accuracy(model, eps_t, published, target)[rising],
+        rising = rising_readings(model, published, target)
+        bound = float(np.min(reading_accuracy(model, eps_t, published, target)[rising],
                              initial=np.inf))
         if model.mechanism == "laplace" and not rising.all():
             # the others rise and fall: none exceeds its peak over every scale
-            _, delta, released = _offsets(model, published)
+            _, delta, released = reading_offsets(model, published)
             # a reading shown with fresh noise (δ + Z + W, W symmetric) whose acceptance
             # set [−a − δ, a − δ] leaves out 0 is within with probability ≤ ½ at any scale
-            fresh = _fresh_budgets(model, eps_t, published)[released][~rising] > 0
+            fresh = fresh_budgets(model, eps_t, published)[released][~rising] > 0
             peaks = np.where(fresh, 0.5, laplace_within_peak(delta[released][~rising],
                                                              float(target.bound)))
             bound = min(bound, float(np.min(peaks)))
@@ -359,18 +361,18 @@ def _best_on_grid(value, target: AccuracyTarget, grid: np.ndarray) -> float:
         -np.inf if not np.isfinite(v) else (v if target.kind == "within" else -v)))
 
 
-def _solve_static(model: _Model, key: str, lm: np.ndarray, target: AccuracyTarget,
+def _solve_static(model: AccuracyModel, key: str, lm: np.ndarray, target: AccuracyTarget,
                   lo: float, hi: float, window: int | None, progress=None) -> EpsilonSolution:
     """A static scheme's smallest ε and every feasible interval, from the exact laws."""
     from lmdk_core.engine.verifier import verify
 
     profile = model.allocate(key, lm, 1.0, window)
-    monotone = _monotone(model, profile, target)
+    monotone = accuracy_is_monotone(model, profile, target)
     exact = monotone or (target.per == "each" and model.mechanism != "planar_laplace")
     method = _static_method(monotone, exact)
 
     def value(e: float) -> float:
-        return _static_accuracy(model, model.allocate(key, lm, e, window), target)
+        return static_accuracy(model, model.allocate(key, lm, e, window), target)
     grid = np.geomspace(lo, hi, GRID_POINTS)
     intervals = _feasible_intervals(value, target, grid, 1e-10, not monotone, progress,
                                     _cell_ceiling(model, key, lm, window, target))

@@ -20,12 +20,12 @@ from lmdk_core.decision.noise_laws import laplace_within, laplace_within_peak
 def _evaluations(fn):
     """fn() and how many accuracies it evaluated."""
     n = [0]
-    original = search._static_accuracy
+    original = search.static_accuracy
 
     def counted(*args, **kwargs):
         n[0] += 1
         return original(*args, **kwargs)
-    with patch.object(search, "_static_accuracy", counted):
+    with patch.object(search, "static_accuracy", counted):
         return fn(), n[0]
 
 
