@@ -31,6 +31,15 @@ LAYERS = [
 ]
 #: imports that go up a layer, each with its reason: none today
 ALLOWED_UPWARD: dict[tuple[str, str], str] = {}
+#: private names one lmdk_core module imports from another (``importer imports
+#: module._name`` as tools/measure_code.py prints them), each with its reason; the list
+#: only shrinks
+ALLOWED_PRIVATE: dict[str, str] = {
+    "data.track_pieces imports data.track._nearest_waypoints":
+        "data/track.py is being split into one module per format (issue 40)",
+    "data.track_pieces imports data.track._pieces_note":
+        "data/track.py is being split into one module per format (issue 40)",
+}
 
 
 def _layer(package: str) -> int:
@@ -177,6 +186,24 @@ def test_the_cycle_check_finds_a_planted_cycle():
     assert cycles({"a": {"b"}, "b": set()}) == []
     assert cycles(package_graph({"lmdk_core.x.m": {"lmdk_core.y.n"},
                                  "lmdk_core.y.n": {"lmdk_core.x.k"}})) == [["x", "y"]]
+
+
+def test_no_private_name_is_imported_across_modules(measure):
+    """No lmdk_core module imports a private (``_name``) function, class, constant or
+    module of another: what two modules share is public — named, documented, in its
+    module's ``__all__`` (CONTRIBUTING.md). The scan is tools/measure_code.py's (the
+    ``private`` section; tests/docs/test_measure_code.py shows it finds a planted one).
+    Tests are not scanned: a white-box test may import a module's private helper to
+    check it on its own (tests/engine/test_exact_planar.py's irrational Bernoulli)."""
+    imports = measure.package_imports(CORE)
+    assert len(imports) > 500, "the scan found too few of lmdk_core's imports"
+    found = {re.sub(r":\d+ imports ", " imports ", row)
+             for rows in measure.private_imports(imports, CORE).values() for row in rows}
+    wrong = sorted(found - set(ALLOWED_PRIVATE))
+    assert not wrong, "private names imported from another module (make the name " \
+        "public where it belongs, or move the user into its module):\n" + "\n".join(wrong)
+    stale = sorted(set(ALLOWED_PRIVATE) - found)
+    assert not stale, f"no longer imported, remove from ALLOWED_PRIVATE: {stale}"
 
 
 def test_app_support_imports_no_page():

@@ -1,32 +1,15 @@
 """tools/measure_code.py finds what issue 40 measures — import cycles (top-level and
 inside functions), functions with many positional parameters, private names imported
-across modules, tuples returned — on a small package planted with one of each."""
+across modules, tuples returned — on a small package planted with one of each (the
+``measure`` fixture, the tool loaded as a module, is in tests/docs/conftest.py)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def measure():
-    spec = importlib.util.spec_from_file_location("measure_code",
-                                                  ROOT / "tools" / "measure_code.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    try:
-        spec.loader.exec_module(module)
-        yield module
-    finally:
-        sys.modules.pop(spec.name, None)
-
 
 FILES = {
     "__init__.py": "",
