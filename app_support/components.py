@@ -52,8 +52,9 @@ def cached_series_release(values: np.ndarray, landmarks: tuple[int, ...], epsilo
     """release_series, cached on its inputs (``max_landmarks``: the declared bound k on
     landmark events, Uniform ε/(k+1); ``runs``: protected as one landmark event each,
     docs/series-events.md)."""
-    return release_series(values, list(landmarks), epsilon, scheme, mechanism, sensitivity,
-                          seed, window, max_landmarks=max_landmarks, runs=list(runs) or None)
+    return release_series(values, list(landmarks), epsilon=epsilon, scheme=scheme,
+                          mechanism=mechanism, sensitivity=sensitivity, seed=seed, window=window,
+                          max_landmarks=max_landmarks, runs=list(runs) or None)
 
 
 def cached_release_utility(rel: Release, *, sensitivity: float | None = None,
@@ -460,8 +461,9 @@ def cached_track_release(lat: np.ndarray, lon: np.ndarray, landmarks: tuple[int,
                          max_landmarks: int | None = None) -> Release:
     """release_trajectory, cached on its inputs (``stays``: protected as one landmark event
     each, docs/stays.md; ``max_landmarks``: the declared bound k on landmark events)."""
-    return release_trajectory(lat, lon, list(landmarks), epsilon, radius, scheme, seed, window,
-                              stays=list(stays) or None, max_landmarks=max_landmarks)
+    return release_trajectory(lat, lon, list(landmarks), epsilon=epsilon, radius=radius,
+                              scheme=scheme, seed=seed, window=window, stays=list(stays) or None,
+                              max_landmarks=max_landmarks)
 
 
 @st.cache_data(max_entries=16, show_spinner="Measuring what averaging recovers…")

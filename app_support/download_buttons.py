@@ -289,10 +289,10 @@ def exact_series_release(series: Series, rel: Release, cfg: ViewConfig,
     if key not in store:
         while len(store) >= MAX_EXACT_RELEASES:
             store.pop(next(iter(store)))
-        store[key] = release_series(series.values, rel.landmarks.tolist(), rel.epsilon,
-                                    rel.scheme, rel.mechanism, cfg.sensitivity, None,
-                                    cfg.window, noise="exact",
-                                    max_landmarks=rel.max_landmarks)
+        store[key] = release_series(series.values, rel.landmarks.tolist(), epsilon=rel.epsilon,
+                                    scheme=rel.scheme, mechanism=rel.mechanism,
+                                    sensitivity=cfg.sensitivity, seed=None, window=cfg.window,
+                                    noise="exact", max_landmarks=rel.max_landmarks)
     return store[key]
 
 

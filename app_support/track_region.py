@@ -100,8 +100,8 @@ def exact_track_release(track: Track, rel: Release, cfg: ViewConfig,
         while len(store) >= MAX_EXACT_TRACKS:
             store.pop(next(iter(store)))
         store[key] = release_trajectory(track.lat, track.lon, rel.landmarks.tolist(),
-                                        rel.epsilon, cfg.radius,
-                                        rel.scheme, None, cfg.window,
+                                        epsilon=rel.epsilon, radius=cfg.radius,
+                                        scheme=rel.scheme, seed=None, window=cfg.window,
                                         stays=list(rel.stays) or None,
                                         max_landmarks=rel.max_landmarks, noise="exact",
                                         region=region)

@@ -79,10 +79,10 @@ def track(T: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def release_once(kind: str, T: int) -> None:
     if kind == "series":
         x, lm = series(T)
-        release_series(x, lm, 1.0, "adaptive", seed=1)
+        release_series(x, lm, epsilon=1.0, scheme="adaptive", seed=1)
     else:
         lat, lon, lm = track(T)
-        release_trajectory(lat, lon, lm, 1.0, 100.0, "adaptive", seed=1)
+        release_trajectory(lat, lon, lm, epsilon=1.0, radius=100.0, scheme="adaptive", seed=1)
 
 
 def path_taken(kind: str, T: int) -> str:
@@ -95,9 +95,10 @@ def path_taken(kind: str, T: int) -> str:
 def timed_release(kind: str, T: int, runs: int) -> float:
     if kind == "series":
         x, lm = series(T)
-        return best(lambda: release_series(x, lm, 1.0, "adaptive", seed=1), runs)
+        return best(lambda: release_series(x, lm, epsilon=1.0, scheme="adaptive", seed=1), runs)
     lat, lon, lm = track(T)
-    return best(lambda: release_trajectory(lat, lon, lm, 1.0, 100.0, "adaptive", seed=1), runs)
+    return best(lambda: release_trajectory(lat, lon, lm, epsilon=1.0, radius=100.0,
+                                           scheme="adaptive", seed=1), runs)
 
 
 COLD = """
@@ -219,7 +220,8 @@ def exact_section(args) -> None:
     x = np.cumsum(np.random.default_rng(2).normal(0, 1, T))
     lm = np.sort(np.random.default_rng(3).choice(T, 20, replace=False))
     for scheme in ("uniform", "adaptive"):
-        s = best(lambda sc=scheme: release_series(x, lm, 1.0, sc, "laplace", 1.0, seed=1,
+        s = best(lambda sc=scheme: release_series(x, lm, epsilon=1.0, scheme=sc,
+                                                  mechanism="laplace", sensitivity=1.0, seed=1,
                                                   noise="exact"), 2)
         print(f"release_series {scheme}, T = {T:,}, |L| = {lm.size}: {s / T * 1e6:.1f} µs per "
               f"timestamp = {s / T * 1e6 / floor:.2f} × OpenDP's own")

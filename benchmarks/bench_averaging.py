@@ -45,8 +45,8 @@ def main() -> None:
             continue
         if len(track) < 100:
             continue
-        rel = release_trajectory(track.lat, track.lon, [], EPSILON, RADIUS, "uniform", 99,
-                                 max_landmarks=K)
+        rel = release_trajectory(track.lat, track.lon, [], epsilon=EPSILON, radius=RADIUS,
+                                 scheme="uniform", seed=99, max_landmarks=K)
         pv = release_verdict(rel, release_leakage(rel, correlation_from_spec(None, track)))
         t0 = time.perf_counter()
         eff = averaging_effect(track_release_fn(track.lat, track.lon, [], RADIUS,

@@ -33,12 +33,14 @@ def timed(fn, repeat: int = 5):
 
 def main() -> None:
     print("== accuracy ==")
-    rel = release_series(np.full(4000, 5.0), [], 0.5, "uniform", "laplace", 1.0, seed=0)
+    rel = release_series(np.full(4000, 5.0), [], epsilon=0.5, scheme="uniform", mechanism="laplace",
+                         sensitivity=1.0, seed=0)
     print(f"Laplace, 4,000 constant values, eps=0.5, df=1: MAE {rel.metrics()['mae']:.3f} "
           f"(expected 2.000)")
     track = load_track(ROOT / "assets" / "sample_tracks" / "cerknicko-jezero.gpx")
     for seed in range(3):
-        rel = release_trajectory(track.lat, track.lon, [], 1.0, 100.0, "uniform", seed=seed)
+        rel = release_trajectory(track.lat, track.lon, [], epsilon=1.0, radius=100.0,
+                                 scheme="uniform", seed=seed)
         m = rel.metrics()
         print(f"GPX cerknicko-jezero ({len(track)} pts), eps=1, r=100 m, seed {seed}: mean "
               f"displacement {m['mae']:.1f} m (expected 200.0), median {m['median_error']:.1f} "
@@ -49,14 +51,16 @@ def main() -> None:
         x = np.cumsum(gen.normal(0, 1, T))
         lm = sorted(gen.choice(T, 20, replace=False).tolist())
         for scheme in ("uniform", "skip", "adaptive"):
-            _, t, peak = timed(lambda x=x, lm=lm, s=scheme: release_series(x, lm, 1.0, s, seed=1))
+            _, t, peak = timed(lambda x=x, lm=lm, s=scheme: release_series(x, lm, epsilon=1.0,
+                                                                           scheme=s, seed=1))
             print(f"release_series T={T:>6,} {scheme:<8}: {t * 1e3:7.1f} ms, "
                   f"peak {peak / 2**20:5.1f} MB")
         lat = 48.85 + np.cumsum(gen.normal(0, 1e-4, T))
         lon = 2.35 + np.cumsum(gen.normal(0, 1e-4, T))
         for scheme in ("uniform", "adaptive"):
             _, t, peak = timed(lambda s=scheme, lat=lat, lon=lon, lm=lm:
-                               release_trajectory(lat, lon, lm, 1.0, 100.0, s, seed=1))
+                               release_trajectory(lat, lon, lm, epsilon=1.0, radius=100.0, scheme=s,
+                                                  seed=1))
             print(f"release_trajectory T={T:>6,} {scheme:<8}: {t * 1e3:7.1f} ms, "
                   f"peak {peak / 2**20:5.1f} MB")
 

@@ -66,8 +66,9 @@ def bench_series(repeat: int) -> None:
     x = np.cumsum(gen.normal(0, 1, T))
     lm = np.sort(gen.choice(T, T // 1000, replace=False))  # |L| grows with T
     floor = median_time(lambda: x + np.random.default_rng(1).laplace(0.0, 1.0, T), repeat)
-    release_series(x[:300_000], [], 1.0, "adaptive", seed=1)  # numba compile/cache load
-    s = median_time(lambda: release_series(x, lm, 1.0, "adaptive", seed=1), repeat)
+    # numba compile/cache load
+    release_series(x[:300_000], [], epsilon=1.0, scheme="adaptive", seed=1)
+    s = median_time(lambda: release_series(x, lm, epsilon=1.0, scheme="adaptive", seed=1), repeat)
     planned = allocate("adaptive", T, lm, 1.0)
     mask = np.zeros(T, dtype=bool)
     mask[lm] = True
@@ -76,7 +77,7 @@ def bench_series(repeat: int) -> None:
     row(f"series Adaptive, T = 10⁷, |L| = {lm.size:,}: release_series / the Adaptive loop", s,
         f"loop {loop:.3f} s; floor (x + Laplace draws) {floor:.3f} s; ratios "
         f"{s / floor:.1f}× / {loop / floor:.1f}×")
-    u = median_time(lambda: release_series(x, lm, 1.0, "uniform", seed=1), repeat)
+    u = median_time(lambda: release_series(x, lm, epsilon=1.0, scheme="uniform", seed=1), repeat)
     row(f"series Uniform, T = 10⁷, |L| = {lm.size:,}: release_series", u,
         f"floor (x + Laplace draws) {floor:.3f} s; ratio {u / floor:.1f}×")
 
@@ -97,9 +98,9 @@ def bench_track(repeat: int) -> None:
     floor = median_time(floor_fn, repeat)
     # the compiled loop's one-off numba compile / cache load, outside the timings
     n = 200_000  # long enough for the compiled loop (lmdk_core.foundation.compiled_paths)
-    release_trajectory(lat[:n], lon[:n], [], 1.0, 100.0, "adaptive", seed=1)
-    s = median_time(lambda: release_trajectory(lat, lon, lm, 1.0, 100.0, "adaptive", seed=1),
-                    repeat)
+    release_trajectory(lat[:n], lon[:n], [], epsilon=1.0, radius=100.0, scheme="adaptive", seed=1)
+    s = median_time(lambda: release_trajectory(lat, lon, lm, epsilon=1.0, radius=100.0,
+                                               scheme="adaptive", seed=1), repeat)
     row(f"trajectory Adaptive, 10⁶ points, |L| = {lm.size:,}", s,
         f"floor (draws + Geod.fwd) {floor:.3f} s, ratio {s / floor:.1f}×")
 

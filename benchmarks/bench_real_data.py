@@ -114,8 +114,8 @@ def runs_section(tmp: Path) -> None:
         cells = []
         for scheme, runs, k in (("uniform", None, len(lm)), ("uniform", ev, len(ev)),
                                 ("skip", None, len(lm))):
-            rel = release_series(s.values, lm, 2.0, scheme, "laplace", df, 0, runs=runs,
-                                 max_landmarks=k)
+            rel = release_series(s.values, lm, epsilon=2.0, scheme=scheme, mechanism="laplace",
+                                 sensitivity=df, seed=0, runs=runs, max_landmarks=k)
             uv = release_utility(rel, sensitivity=df)
             cells.append(f"{uv.ratio:8.3g} {uv.label:>14s}")
         top = shown_score(max(x.score for x in sug.found))

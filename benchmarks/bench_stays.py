@@ -52,8 +52,8 @@ def displacement(track, landmarks, stays) -> tuple[float, float, float]:
     displacement of any seed (km)."""
     med, mx = [], []
     for seed in SEEDS:
-        rel = release_trajectory(track.lat, track.lon, landmarks, EPSILON, RADIUS, SCHEME,
-                                 seed=seed, stays=stays)
+        rel = release_trajectory(track.lat, track.lon, landmarks, epsilon=EPSILON, radius=RADIUS,
+                                 scheme=SCHEME, seed=seed, stays=stays)
         assert rel.verdict.private, rel.verdict.summary()
         med.append(float(np.nanmedian(rel.errors)) / 1000)
         mx.append(float(np.nanmax(rel.errors)) / 1000)

@@ -38,8 +38,8 @@ def _track_line(name: str, p: Path) -> str:
     cells = []
     fixes = suggested_timestamps(stays) if stays else []
     for lm, st in ((fixes, None), ([], [s.span for s in stays] or None)):
-        rel = release_trajectory(track.lat, track.lon, lm, EPSILON, RADIUS, "uniform", seed=0,
-                                 stays=st)
+        rel = release_trajectory(track.lat, track.lon, lm, epsilon=EPSILON, radius=RADIUS,
+                                 scheme="uniform", seed=0, stays=st)
         uv = release_utility(rel, radius=RADIUS)
         cells.append(f"{format_amount(uv.typical, 'm'):>9s} {uv.ratio:7.2f} {uv.label:>10s}")
     extent = release_utility(rel, radius=RADIUS).scale.value

@@ -48,7 +48,7 @@ def _figures() -> dict[float, tuple[go.Figure, pd.DataFrame]]:
     series = demo_series()
     out = {}
     for eps in EPSILONS:
-        rel = release_series(series.values, demo_series_landmarks(), eps, "uniform",
+        rel = release_series(series.values, demo_series_landmarks(), epsilon=eps, scheme="uniform",
                              seed=1)
         fig = timeline_figure(series.time, series.time_kind, rel, unit=series.unit)
         frame = pd.DataFrame({"t": np.arange(len(rel.released)), "released": rel.released,

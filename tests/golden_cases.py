@@ -490,8 +490,9 @@ def _page_timeline(ctx: Context) -> dict[str, str]:
     out: dict[str, str] = {}
     for scheme in ("uniform", "skip", "adaptive"):
         cfg = _teaching_cfg(landmarks=lm, scheme=scheme, sensitivity=2.9)
-        rel = release_series(series.values, lm, cfg.epsilon, scheme, cfg.mechanism,
-                             cfg.sensitivity, cfg.seed, cfg.window)
+        rel = release_series(series.values, lm, epsilon=cfg.epsilon, scheme=scheme,
+                             mechanism=cfg.mechanism, sensitivity=cfg.sensitivity, seed=cfg.seed,
+                             window=cfg.window)
         mech = mechanism_text(rel.mechanism, sensitivity=cfg.sensitivity)
         note = teaching_note(cfg.seed)
         out[f"{scheme}:release.csv"] = series_publishable_csv(
@@ -502,8 +503,9 @@ def _page_timeline(ctx: Context) -> dict[str, str]:
         out[f"{scheme}:note.html"] = build_release_note(cfg, noise=noise_text("exact"))
         if scheme == "uniform":
             out[f"{scheme}:report.html"] = build_report(cfg)
-            exact = release_series(series.values, lm, cfg.epsilon, scheme, cfg.mechanism,
-                                   cfg.sensitivity, None, cfg.window, noise="exact")
+            exact = release_series(series.values, lm, epsilon=cfg.epsilon, scheme=scheme,
+                                   mechanism=cfg.mechanism, sensitivity=cfg.sensitivity, seed=None,
+                                   window=cfg.window, noise="exact")
             out[f"{scheme}:exact_release.csv"] = mask_csv_columns(series_publishable_csv(
                 series, exact, mech, f"{noise_text('exact')}; {note}",
                 sensitivity=cfg.sensitivity), ("released",))
@@ -536,8 +538,8 @@ def _page_map(ctx: Context) -> dict[str, str]:
     for scheme in ("uniform", "adaptive"):
         cfg = _teaching_cfg(data_kind="track", dataset="demo-paris", landmarks=lm,
                             scheme=scheme, page="map")
-        rel = release_trajectory(track.lat, track.lon, lm, cfg.epsilon, cfg.radius, scheme,
-                                 cfg.seed, cfg.window)
+        rel = release_trajectory(track.lat, track.lon, lm, epsilon=cfg.epsilon, radius=cfg.radius,
+                                 scheme=scheme, seed=cfg.seed, window=cfg.window)
         mech = mechanism_text("planar laplace", radius=cfg.radius)
         noise = f"{PLANAR_NOISE}; {teaching_note(cfg.seed)}"
         out[f"{scheme}:release.csv"] = trajectory_publishable_csv(track, rel, mech, noise,
@@ -569,7 +571,8 @@ def _page_leakage(ctx: Context) -> dict[str, str]:
 
     series, lm = demo_series(), demo_series_landmarks()
     P = pd.read_csv(EXAMPLES / "P.csv", header=None).to_numpy(float)
-    rel = release_series(series.values, lm, 1.0, "uniform", "laplace", 2.9, TEACHING_SEED, 10)
+    rel = release_series(series.values, lm, epsilon=1.0, scheme="uniform", mechanism="laplace",
+                         sensitivity=2.9, seed=TEACHING_SEED, window=10)
     res = temporal_leakage(rel.epsilon_t, loss_function(P), None, lm)
     text = csv_with_header([CONFIDENTIAL_LABEL, "leakage per timestamp with ε_t and the "
                             "landmark flags: do not publish"],

@@ -129,7 +129,8 @@ def release_adaptive(kept: Totals, stat: Statistic, landmarks: np.ndarray, epsil
         raise InputError("Adaptive releases one number per window: use it with --statistic "
                          "sum or count (cell counts and the mean: uniform or skip)")
     mech = _mechanism(stat.integer, stat.sensitivity, noise)
-    rel = release(kept.values(stat)[:, 0], landmarks, epsilon, "adaptive", mech, seed=rng)
+    rel = release(kept.values(stat)[:, 0], landmarks, epsilon=epsilon, scheme="adaptive",
+                  mechanism=mech, seed=rng)
     pub = rel.published
     spent = rel.epsilon_t
     scale = np.where(pub, stat.sensitivity / np.where(pub, spent, 1.0), np.nan)

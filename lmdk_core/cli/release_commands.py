@@ -147,9 +147,9 @@ def _cmd_release(args: argparse.Namespace) -> int:
     landmarks = parse_landmarks(args.landmarks)
     declared = _declared_sensitivity(args, series, landmarks)
     # one release (the exact sampler by default) is written to both files
-    rel = release_series(declared.values, landmarks, args.epsilon,
-                         args.scheme, args.mechanism, declared.sensitivity, args.seed,
-                         args.window, noise=args.noise, max_landmarks=args.max_landmarks,
+    rel = release_series(declared.values, landmarks, epsilon=args.epsilon, scheme=args.scheme,
+                         mechanism=args.mechanism, sensitivity=declared.sensitivity, seed=args.seed,
+                         window=args.window, noise=args.noise, max_landmarks=args.max_landmarks,
                          runs=parse_runs(args.runs) or None)
     sensitivity, how = declared.sensitivity, declared.how
     mech = mechanism_text(args.mechanism, sensitivity=sensitivity, bounds=declared.bounds)
@@ -267,9 +267,9 @@ def _cmd_geo_release(args: argparse.Namespace) -> int:
                        **track_columns(args))
     region = _declared_region(args, track)
     rel = release_trajectory(track.lat, track.lon, parse_landmarks(args.landmarks),
-                             args.epsilon, args.radius, args.scheme, args.seed, args.window,
-                             stays=parse_stays(args.stays), max_landmarks=args.max_landmarks,
-                             noise=args.noise, region=region)
+                             epsilon=args.epsilon, radius=args.radius, scheme=args.scheme,
+                             seed=args.seed, window=args.window, stays=parse_stays(args.stays),
+                             max_landmarks=args.max_landmarks, noise=args.noise, region=region)
     # printed once the release is drawn, so that refused settings stay one line on stderr
     _print_loader_notes(track)
     mech = mechanism_text("planar laplace", radius=args.radius)

@@ -61,12 +61,13 @@ def adaptive_errors(values: ArrayLike, landmarks: Iterable[int] | None, epsilon:
     gens = (np.random.default_rng(c) for c in np.random.SeedSequence(seed).spawn(n))
     for r, gen in enumerate(gens):
         if model.mechanism == "planar_laplace":
-            rel = release_trajectory(model.values[:, 0], model.values[:, 1], lm, epsilon,
-                                     model.scale_unit, "adaptive", gen,
+            rel = release_trajectory(model.values[:, 0], model.values[:, 1], lm, epsilon=epsilon,
+                                     radius=model.scale_unit, scheme="adaptive", seed=gen,
                                      stays=list(model.stays) or None)
         else:
-            rel = release_series(model.values, lm, epsilon, "adaptive", model.mechanism,
-                                 model.scale_unit, gen, runs=list(model.stays) or None)
+            rel = release_series(model.values, lm, epsilon=epsilon, scheme="adaptive",
+                                 mechanism=model.mechanism, sensitivity=model.scale_unit, seed=gen,
+                                 runs=list(model.stays) or None)
         all_private &= bool(rel.verdict.private)
         out[r] = rel.errors
         if not model.stays:  # the first release checked the inputs: the others need not
@@ -93,8 +94,8 @@ def _unchecked_releases(model: AccuracyModel, lm: list[int], epsilon: float,
         mech = PlanarLaplace(model.scale_unit)
     else:
         x = np.asarray(model.values, dtype=float)
-        mech = numeric_mechanism(model.mechanism, model.scale_unit)
-    return adaptive_release_errors(x, lm, epsilon, mech, gens)
+        mech = numeric_mechanism(model.mechanism, sensitivity=model.scale_unit)
+    return adaptive_release_errors(x, lm, epsilon=epsilon, mechanism=mech, generators=gens)
 
 
 def adaptive_expected_errors(values: ArrayLike, landmarks: Iterable[int] | None,

@@ -236,9 +236,11 @@ def simulate_repeat_inference(values: ArrayLike, landmarks: Iterable[int] | None
         if x.ndim == 2:
             if radius is None:
                 raise InputError("a track needs the protection radius r (metres)")
-            rel = release_trajectory(x[:, 0], x[:, 1], lm, epsilon, radius, key, gen, window)
+            rel = release_trajectory(x[:, 0], x[:, 1], lm, epsilon=epsilon, radius=radius,
+                                     scheme=key, seed=gen, window=window)
         else:
-            rel = release_series(x, lm, epsilon, key, mechanism, sensitivity, gen, window)
+            rel = release_series(x, lm, epsilon=epsilon, scheme=key, mechanism=mechanism,
+                                 sensitivity=sensitivity, seed=gen, window=window)
         f, h, _ = repeat_inference(rel.released, lm)
         flagged += f
         hits += h

@@ -65,7 +65,8 @@ def series_release_fn(values: ArrayLike, landmarks: Iterable[int], mechanism: st
     groups = list(runs or []) or None
 
     def run(scheme: str, epsilon: float, gen: np.random.Generator) -> Release:
-        return release_series(x, lm, epsilon, scheme, mechanism, sensitivity, gen, window,
+        return release_series(x, lm, epsilon=epsilon, scheme=scheme, mechanism=mechanism,
+                              sensitivity=sensitivity, seed=gen, window=window,
                               max_landmarks=max_landmarks, runs=groups)
 
     return run
@@ -83,8 +84,9 @@ def track_release_fn(lat: ArrayLike, lon: ArrayLike, landmarks: Iterable[int], r
     groups = list(stays or []) or None
 
     def run(scheme: str, epsilon: float, gen: np.random.Generator) -> Release:
-        return release_trajectory(la, lo, lm, epsilon, radius, scheme, gen, window,
-                                  stays=groups, max_landmarks=max_landmarks)
+        return release_trajectory(la, lo, lm, epsilon=epsilon, radius=radius, scheme=scheme,
+                                  seed=gen, window=window, stays=groups,
+                                  max_landmarks=max_landmarks)
 
     return run
 

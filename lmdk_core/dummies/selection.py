@@ -201,8 +201,8 @@ def release_series_with_dummies(
     gen = as_generator(seed)
     sel = _select_for(x.size, landmarks, epsilon_selection, method, metric,
                       selection_sensitivity, max_options, gen, progress)
-    rel = release_series(values, sel.selected, eps, scheme, mechanism, sensitivity, gen,
-                         window, adaptive)
+    rel = release_series(values, sel.selected, epsilon=eps, scheme=scheme, mechanism=mechanism,
+                         sensitivity=sensitivity, seed=gen, window=window, adaptive=adaptive)
     return DummyRelease(sel, rel, verify(rel.epsilon_t, sel.options.landmarks, eps),
                         sel.epsilon, eps)
 
@@ -235,6 +235,7 @@ def release_trajectory_with_dummies(
     gen = as_generator(seed)
     sel = _select_for(la.size, landmarks, epsilon_selection, method, metric,
                       selection_sensitivity, max_options, gen, progress)
-    rel = release_trajectory(lat, lon, sel.selected, eps, radius, scheme, gen, window, adaptive)
+    rel = release_trajectory(lat, lon, sel.selected, epsilon=eps, radius=radius, scheme=scheme,
+                             seed=gen, window=window, adaptive=adaptive)
     return DummyRelease(sel, rel, verify(rel.epsilon_t, sel.options.landmarks, eps),
                         sel.epsilon, eps)

@@ -564,10 +564,10 @@ def release_series(
     if not np.all(np.isfinite(x)):
         bad = int(np.flatnonzero(~np.isfinite(x))[0])
         raise InputError(f"the series has a missing or infinite value at t={bad}")
-    mech = numeric_mechanism(mechanism, sensitivity, noise)
+    mech = numeric_mechanism(mechanism, sensitivity=sensitivity, noise=noise)
     mech.check_values(x)
-    return release(x, landmarks, epsilon, scheme, mech, seed, window, adaptive,
-                   stays=runs, max_landmarks=max_landmarks)
+    return release(x, landmarks, epsilon=epsilon, scheme=scheme, mechanism=mech, seed=seed,
+                   window=window, adaptive=adaptive, stays=runs, max_landmarks=max_landmarks)
 
 
 def release_trajectory(
@@ -598,5 +598,5 @@ def release_trajectory(
     mech = ExactPlanarLaplace(radius, region) if noise == "exact" else PlanarLaplace(radius)
     points = np.column_stack([la, lo])
     mech.check_values(points)  # an exact release refuses locations outside its region
-    return release(points, landmarks, epsilon, scheme, mech, seed, window, adaptive, stays,
-                   max_landmarks)
+    return release(points, landmarks, epsilon=epsilon, scheme=scheme, mechanism=mech, seed=seed,
+                   window=window, adaptive=adaptive, stays=stays, max_landmarks=max_landmarks)

@@ -295,8 +295,8 @@ def _noise_errors(rd: ReportData, view: PublicView) -> np.ndarray:
     eps = view.epsilon_t[view.published]
     if rd.is_track:
         return 2.0 * cfg.radius / eps
-    return np.asarray(numeric_mechanism(cfg.mechanism, cfg.sensitivity).expected_error(eps),
-                      dtype=float)
+    mech = numeric_mechanism(cfg.mechanism, sensitivity=cfg.sensitivity)
+    return np.asarray(mech.expected_error(eps), dtype=float)
 
 
 def _utility(rd: ReportData, view: PublicView) -> tuple[str, str, str]:
@@ -322,7 +322,7 @@ def _expected_error(rd: ReportData, view: PublicView) -> list[tuple[str, str]]:
     if rd.is_track:
         return [("Expected displacement of a noisy location (mean, 2r/ε_t)",
                  f"{float(np.mean(errors)):,.0f} m")]
-    mech = numeric_mechanism(cfg.mechanism, cfg.sensitivity)
+    mech = numeric_mechanism(cfg.mechanism, sensitivity=cfg.sensitivity)
     unit = f" {rd.data.unit}" if getattr(rd.data, "unit", "") else ""
     rmse = float(np.sqrt(np.mean(mech.expected_rmse(eps) ** 2)))
     return [("Expected absolute error of a noisy value (MAE)",

@@ -318,7 +318,7 @@ def _series_error(rd: ReportData, m: dict) -> dict[str, object]:
     released timestamps."""
     rel, cfg = rd.release, rd.cfg
     pub = rel.published
-    mech = numeric_mechanism(cfg.mechanism, cfg.sensitivity)
+    mech = numeric_mechanism(cfg.mechanism, sensitivity=cfg.sensitivity)
     eps = rel.epsilon_t[pub]
     exp_rmse = float(np.sqrt(np.mean(mech.expected_rmse(eps) ** 2))) if eps.size else np.nan
     e_pub = rel.errors[pub]

@@ -34,7 +34,8 @@ def test_timeline_shows_the_utility_line_under_the_verdict():
     sens = float(at.session_state["w_sensitivity"])
     eps = float(at.number_input(key="w_epsilon").value)
     s = demo_series()
-    rel = release_series(s.values, demo_series_landmarks(), eps, "uniform", "laplace", sens, 0)
+    rel = release_series(s.values, demo_series_landmarks(), epsilon=eps, scheme="uniform",
+                         mechanism="laplace", sensitivity=sens, seed=0)
     uv = release_utility(rel, sensitivity=sens, unit=s.unit)
     lines = utility_lines(at)
     assert len(lines) == 1 and len(verdict_boxes(at)) == 1
@@ -63,8 +64,8 @@ def test_map_shows_displacement_against_the_track_extent():
     at = open_page("map", TIMEOUT)
     tr = demo_track()
     radius = float(at.number_input(key="w_radius").value)
-    rel = release_trajectory(tr.lat, tr.lon, demo_track_landmarks(), 1.0, radius, "uniform", 0,
-                             max_landmarks=5)  # the sidebar's declared k
+    rel = release_trajectory(tr.lat, tr.lon, demo_track_landmarks(), epsilon=1.0, radius=radius,
+                             scheme="uniform", seed=0, max_landmarks=5)  # the sidebar's declared k
     uv = release_utility(rel, radius=radius)
     line = utility_lines(at)[0]
     assert f"Utility: {uv.label}" in line

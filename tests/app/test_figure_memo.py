@@ -14,7 +14,7 @@ from lmdk_core.engine.release import release_series
 
 def _rel(eps: float, seed: int = 7):
     values = np.sin(np.arange(60) / 5.0) + 2
-    return release_series(values, [4, 5, 30], eps, "uniform", seed=seed)
+    return release_series(values, [4, 5, 30], epsilon=eps, scheme="uniform", seed=seed)
 
 
 def test_release_key_follows_every_drawn_value():

@@ -47,7 +47,8 @@ def tooltips(spec: dict) -> list[str]:
 def test_gpx_waypoint_name_reaches_the_map_as_text_only():
     track = load_track_gpx(gpx_with_waypoint(INJECTION), name=INJECTION)
     assert track.waypoints and track.waypoints[0].name == INJECTION  # the attack is loaded
-    rel = release_trajectory(track.lat, track.lon, [3], 1.0, 100.0, "uniform", 0)
+    rel = release_trajectory(track.lat, track.lon, [3], epsilon=1.0, radius=100.0, scheme="uniform",
+                             seed=0)
     tips = tooltips(map_spec(track, rel, 100.0, waypoints=track.waypoints))
     # the name is a plain string in the map's JSON value; that the page's map shows it
     # as text (no element, no script) is checked on the running page:
@@ -57,7 +58,8 @@ def test_gpx_waypoint_name_reaches_the_map_as_text_only():
 
 def test_long_waypoint_name_is_shortened_in_the_tooltip():
     track = load_track_gpx(gpx_with_waypoint("w" * 100_000))
-    rel = release_trajectory(track.lat, track.lon, [], 1.0, 100.0, "uniform", 0)
+    rel = release_trajectory(track.lat, track.lon, [], epsilon=1.0, radius=100.0, scheme="uniform",
+                             seed=0)
     tips = tooltips(map_spec(track, rel, 100.0, waypoints=track.waypoints))
     wpt = [t for t in tips if t.startswith("Waypoint")]
     assert wpt and wpt[0].startswith("Waypoint: " + "w" * MAX_QUOTED_CHARS + "… (nearest")
@@ -73,19 +75,24 @@ def test_fresh_seeds_are_128_bit_and_never_repeat():
 
 def test_engine_releases_take_128_bit_seeds_whole():
     x = np.linspace(0, 10, 50)
-    a = release_series(x, [3], 1.0, "uniform", "laplace", 1.0, SEED_MAX)
-    b = release_series(x, [3], 1.0, "uniform", "laplace", 1.0, SEED_MAX)
-    c = release_series(x, [3], 1.0, "uniform", "laplace", 1.0, SEED_MAX - 1)
-    d = release_series(x, [3], 1.0, "uniform", "laplace", 1.0, SEED_MAX % 2**32)
+    a = release_series(x, [3], epsilon=1.0, scheme="uniform", mechanism="laplace", sensitivity=1.0,
+                       seed=SEED_MAX)
+    b = release_series(x, [3], epsilon=1.0, scheme="uniform", mechanism="laplace", sensitivity=1.0,
+                       seed=SEED_MAX)
+    c = release_series(x, [3], epsilon=1.0, scheme="uniform", mechanism="laplace", sensitivity=1.0,
+                       seed=SEED_MAX - 1)
+    d = release_series(x, [3], epsilon=1.0, scheme="uniform", mechanism="laplace", sensitivity=1.0,
+                       seed=SEED_MAX % 2**32)
     assert np.array_equal(a.released, b.released)  # reproducible from the seed
     assert not np.array_equal(a.released, c.released)  # every bit counts,
     assert not np.array_equal(a.released, d.released)  # not only the low 32
     lat, lon = np.full(10, 48.85), np.full(10, 2.35)
-    t = release_trajectory(lat, lon, [2], 1.0, 100.0, "skip", SEED_MAX)
+    t = release_trajectory(lat, lon, [2], epsilon=1.0, radius=100.0, scheme="skip", seed=SEED_MAX)
     assert np.isfinite(t.released[~t.withheld]).all()
 
     def fn(scheme, eps, rng):
-        return release_series(x, [3], eps, scheme, "laplace", 1.0, rng)
+        return release_series(x, [3], epsilon=eps, scheme=scheme, mechanism="laplace",
+                              sensitivity=1.0, seed=rng)
 
     sweep = utility_sweep(fn, ["uniform", "skip"], [0.5, 1.0], 2, SEED_MAX)
     assert np.isfinite(sweep.errors).all()
@@ -246,7 +253,8 @@ def test_map_has_no_online_tiles_unless_asked():
     from lmdk_core.data.demo_track import demo_track
 
     track = demo_track()
-    rel = release_trajectory(track.lat, track.lon, [5], 1.0, 100.0, "uniform", 0)
+    rel = release_trajectory(track.lat, track.lon, [5], epsilon=1.0, radius=100.0, scheme="uniform",
+                             seed=0)
     spec = map_spec(track, rel, 100.0, waypoints=track.waypoints)
     assert not re.findall(r"https?://", json.dumps(spec)) and spec["tiles"] is False
     assert map_spec(track, rel, 100.0, tiles=True)["tiles"] is True

@@ -70,14 +70,16 @@ def draw(page, fig, width: int = 1200) -> list[dict]:
 
 def test_timeline_figure_draws_far_apart_landmark_bars_narrow(blank):
     series, values, time = demo_case()
-    rel = release_series(values, LANDMARKS, 1.0, "uniform", "laplace", 1.0, seed=1)
+    rel = release_series(values, LANDMARKS, epsilon=1.0, scheme="uniform", mechanism="laplace",
+                         sensitivity=1.0, seed=1)
     fig = timeline_figure(time, series.time_kind, rel, unit=series.unit)
     assert_landmark_bars_like_regular(draw(blank, fig), "timeline")
 
 
 def test_leakage_figure_draws_far_apart_landmark_bars_narrow(blank):
     series, values, time = demo_case()
-    rel = release_series(values, LANDMARKS, 1.0, "uniform", "laplace", 1.0, seed=1)
+    rel = release_series(values, LANDMARKS, epsilon=1.0, scheme="uniform", mechanism="laplace",
+                         sensitivity=1.0, seed=1)
     loss = LossFunction(smoothed_matrix(10, 0.1))
     result = temporal_leakage(rel.epsilon_t, loss, loss, LANDMARKS)
     fig = leakage_curves_figure(time, series.time_kind, result, 1.0)

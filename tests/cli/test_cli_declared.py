@@ -87,8 +87,8 @@ def test_bounds_clamp_the_readings_and_give_df_hi_minus_lo(tmp_path):
            "Δf = HI − LO = 2\n" in _header(out)
     assert "clamped" not in _header(out).replace("readings clamped into them", "")
     # the released values are the clamped readings plus the noise of the same seed
-    want = release_series(np.clip(x, 0, 2), [27, 28, 85, 86, 139], 1.0, "uniform",
-                          "laplace", 2.0, 3, max_landmarks=5)
+    want = release_series(np.clip(x, 0, 2), [27, 28, 85, 86, 139], epsilon=1.0, scheme="uniform",
+                          mechanism="laplace", sensitivity=2.0, seed=3, max_landmarks=5)
     np.testing.assert_allclose(_released(out), want.released, atol=5e-4)
     # the count goes to stderr beside a CSV on stdout, never into the file
     p = run_cli("release", "--input", str(SERIES), "--epsilon", "1", "--bounds", "0,2",
@@ -137,8 +137,8 @@ def test_uniform_noise_is_the_same_draw_for_2_and_5_landmarks(tmp_path):
     _, five = _release(tmp_path, "--sensitivity", "2.9", name="five.csv")
     np.testing.assert_array_equal(_released(two), _released(five))
     x = load_series_csv(SERIES).values
-    noise = release_series(x, [27, 139], 1.0, "uniform", "laplace", 2.9, 3,
-                           max_landmarks=5).released - x
+    noise = release_series(x, [27, 139], epsilon=1.0, scheme="uniform", mechanism="laplace",
+                           sensitivity=2.9, seed=3, max_landmarks=5).released - x
     assert np.mean(np.abs(noise)) == pytest.approx(2.9 * 6, rel=0.2)  # 168 draws, seed 3
 
 

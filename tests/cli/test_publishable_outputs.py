@@ -98,7 +98,8 @@ def assert_series_file_is_publishable(text: str, raw: np.ndarray, lm: list[int],
 def test_series_publishable_csv_has_released_values_only(scheme):
     s = demo_series()
     lm = demo_series_landmarks()
-    rel = release_series(s.values, lm, 1.0, scheme, "laplace", 0.2, SEED, 10)
+    rel = release_series(s.values, lm, epsilon=1.0, scheme=scheme, mechanism="laplace",
+                         sensitivity=0.2, seed=SEED, window=10)
     mech = mechanism_text("laplace", sensitivity=0.2)
     text = series_publishable_csv(s, rel, mech)
     df = assert_series_file_is_publishable(text, s.values, lm, s.time, s.time_kind)
@@ -110,7 +111,8 @@ def test_series_publishable_csv_has_released_values_only(scheme):
 
 def test_withheld_timestamps_are_empty_in_the_publishable_csv():
     s = demo_series()
-    rel = release_series(s.values, [0, 1], 1.0, "skip", "laplace", 0.2, SEED)
+    rel = release_series(s.values, [0, 1], epsilon=1.0, scheme="skip", mechanism="laplace",
+                         sensitivity=0.2, seed=SEED)
     text = series_publishable_csv(s, rel, "Laplace")
     rows = [ln for ln in text.splitlines() if not ln.startswith("#")]
     assert rows[1].endswith(",") and rows[2].endswith(",")  # t=0,1 withheld: empty cells
@@ -120,7 +122,8 @@ def test_withheld_timestamps_are_empty_in_the_publishable_csv():
 def test_series_audit_csv_has_everything_and_says_confidential():
     s = demo_series()
     lm = demo_series_landmarks()
-    rel = release_series(s.values, lm, 1.0, "skip", "laplace", 0.2, SEED)
+    rel = release_series(s.values, lm, epsilon=1.0, scheme="skip", mechanism="laplace",
+                         sensitivity=0.2, seed=SEED)
     text = series_audit_csv(s, rel, "Laplace", seed=SEED)
     assert text.splitlines()[0] == f"# {CONFIDENTIAL_LABEL}"
     assert f"# seed: {SEED}" in text
@@ -138,7 +141,8 @@ def test_series_audit_csv_has_everything_and_says_confidential():
 def _track_release(scheme: str = "uniform"):
     tr = demo_track()
     lm = demo_track_landmarks()
-    rel = release_trajectory(tr.lat, tr.lon, lm, 1.0, 100.0, scheme, SEED, 10)
+    rel = release_trajectory(tr.lat, tr.lon, lm, epsilon=1.0, radius=100.0, scheme=scheme,
+                             seed=SEED, window=10)
     return tr, lm, rel, mechanism_text("planar laplace", radius=100.0)
 
 
@@ -355,7 +359,8 @@ def test_app_publishable_series_is_a_fresh_exact_release(scheme):
     from lmdk_core.files.export import noise_text
 
     s, lm = demo_series(), demo_series_landmarks()
-    page = release_series(s.values, lm, 1.0, scheme, "laplace", 0.2, SEED, 10)
+    page = release_series(s.values, lm, epsilon=1.0, scheme=scheme, mechanism="laplace",
+                          sensitivity=0.2, seed=SEED, window=10)
     cfg = ViewConfig(landmarks=lm, seed=SEED, sensitivity=0.2, scheme=scheme, window=10)
     store: dict = {}
     rel = exact_series_release(s, page, cfg, store)

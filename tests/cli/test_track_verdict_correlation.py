@@ -72,8 +72,8 @@ def test_the_verdict_counts_correlation_like_the_report(tmp_path):
     assert s["verdict"] == "amber" and s["landmark_tpl_max"] > 3
     assert s["correlation_model_estimated"] is True
     track = load_track(str(DENSE), filename=str(DENSE))
-    rel = release_trajectory(track.lat, track.lon, [], 3.0, 100.0, "uniform", 1,
-                             max_landmarks=5)
+    rel = release_trajectory(track.lat, track.lon, [], epsilon=3.0, radius=100.0, scheme="uniform",
+                             seed=1, max_landmarks=5)
     pv = release_verdict(rel, release_leakage(rel, correlation_from_spec(None, track)))
     assert pv.colour == s["verdict"]
     assert pv.landmark_tpl_max == pytest.approx(s["landmark_tpl_max"], rel=1e-12)

@@ -95,7 +95,8 @@ def test_internal_report_shows_the_utility_beside_the_verdict():
                      extra={"compare_schemes": ["uniform", "skip"]})
     rd = compute_report(cfg)
     s = demo_series()
-    rel = release_series(s.values, cfg.landmarks, 1.0, "uniform", "laplace", 0.2, 3)
+    rel = release_series(s.values, cfg.landmarks, epsilon=1.0, scheme="uniform",
+                         mechanism="laplace", sensitivity=0.2, seed=3)
     uv = release_utility(rel, sensitivity=0.2, unit=s.unit)
     assert rd.utility.level == uv.level and rd.utility.typical == pytest.approx(uv.typical)
     html = build_report(cfg)

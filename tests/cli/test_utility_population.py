@@ -50,7 +50,8 @@ def test_audit_utility_equals_the_single_trace_engine(scheme):
     for _, row in audit.iterrows():
         g = frame[frame["user"] == row["user"]]
         lm = np.flatnonzero(g["landmark"].to_numpy())
-        single = release_series(g["value"].to_numpy(), lm, 1.0, scheme, "laplace", 0.2,
+        single = release_series(g["value"].to_numpy(), lm, epsilon=1.0, scheme=scheme,
+                                mechanism="laplace", sensitivity=0.2,
                                 seed=user_generator(2024, row["user"]), window=10,
                                 runs=runs_of(lm) or None)
         uv = release_utility(single, sensitivity=0.2)

@@ -88,7 +88,8 @@ def test_laplace_mixture_matches_simulation_under_skip():
     n = 4000
     hits, errs = [], []
     for _ in range(n):
-        rel = release_series(x, lm, eps, "skip", "laplace", 1.5, gen)
+        rel = release_series(x, lm, epsilon=eps, scheme="skip", mechanism="laplace",
+                             sensitivity=1.5, seed=gen)
         e = rel.errors[~np.isnan(rel.errors)]
         hits.append(np.mean(e <= 0.8))
         errs.append(e.mean())
@@ -101,7 +102,8 @@ def test_geometric_probability_matches_simulation():
     x = np.arange(20, dtype=float)
     tgt = AccuracyTarget("within", 2.0, 0.5)
     p = accuracy_at(x, [3, 4], 1.2, "uniform", tgt, mechanism="geometric", sensitivity=1)
-    rel = [release_series(x, [3, 4], 1.2, "uniform", "geometric", 1, s) for s in range(3000)]
+    rel = [release_series(x, [3, 4], epsilon=1.2, scheme="uniform", mechanism="geometric",
+                          sensitivity=1, seed=s) for s in range(3000)]
     e = np.concatenate([r.errors for r in rel])
     assert _within_5se(float(np.mean(e <= 2.0)), p, e.size // 20)
     m = accuracy_at(x, [3, 4], 1.2, "uniform", AccuracyTarget("mean", 1.0), mechanism="geometric")
@@ -121,7 +123,7 @@ def test_planar_with_offsets_matches_simulation():
     gen = np.random.default_rng(2)
     hits, means = [], []
     for _ in range(3000):
-        rel = release_trajectory(lat, lon, lm, 1.0, 100, "skip", gen)
+        rel = release_trajectory(lat, lon, lm, epsilon=1.0, radius=100, scheme="skip", seed=gen)
         hits.append(np.mean(rel.errors <= 400.0))
         means.append(rel.errors.mean())
     assert abs(np.mean(hits) - p) <= 5 * np.std(hits) / math.sqrt(3000)

@@ -33,7 +33,8 @@ def _whole_releases(x, lm, eps, scheme, runs, seed, mechanism="laplace"):
     """(runs, T) absolute errors of ``runs`` whole releases (NaN where withheld)."""
     out = np.empty((runs, len(x)))
     for r, child in enumerate(np.random.SeedSequence(seed).spawn(runs)):
-        rel = release_series(x, lm, eps, scheme, mechanism, 1.0, np.random.default_rng(child))
+        rel = release_series(x, lm, epsilon=eps, scheme=scheme, mechanism=mechanism,
+                             sensitivity=1.0, seed=np.random.default_rng(child))
         out[r] = rel.errors
     return out
 

@@ -328,8 +328,8 @@ def _release_on(compiled: bool, case):
     lat, lon, lm, eps, radius, seed, bit_generator, adaptive = case
     gen = np.random.Generator(bit_generator(seed))
     with _planar_path(compiled):
-        rel = release_trajectory(lat, lon, lm, eps, radius, "adaptive", seed=gen,
-                                 adaptive=adaptive)
+        rel = release_trajectory(lat, lon, lm, epsilon=eps, radius=radius, scheme="adaptive",
+                                 seed=gen, adaptive=adaptive)
     return rel, gen.bit_generator.state
 
 
@@ -363,7 +363,8 @@ def test_a_long_track_matches_the_python_loop():
         assert _same(getattr(fast, name), getattr(slow, name)), name
     assert _same_state(fast_state, slow_state)
     gen = np.random.default_rng(5)
-    default = release_trajectory(lat, lon, lm, 1.0, 100.0, "adaptive", seed=gen)
+    default = release_trajectory(lat, lon, lm, epsilon=1.0, radius=100.0, scheme="adaptive",
+                                 seed=gen)
     assert _same(default.released, fast.released) and _same(default.errors, fast.errors)
 
 
@@ -433,10 +434,11 @@ def _stored_cases():
 def _run_case(case: dict):
     c = dict(case)
     if c.pop("kind") == "series":
-        return release_series(c["values"], c["landmarks"], c["epsilon"], "adaptive",
-                              c["mechanism"], seed=c["seed"], adaptive=c["adaptive"])
-    return release_trajectory(c["lat"], c["lon"], c["landmarks"], c["epsilon"], 100.0,
-                              "adaptive", seed=c["seed"], adaptive=c["adaptive"])
+        return release_series(c["values"], c["landmarks"], epsilon=c["epsilon"], scheme="adaptive",
+                              mechanism=c["mechanism"], seed=c["seed"], adaptive=c["adaptive"])
+    return release_trajectory(c["lat"], c["lon"], c["landmarks"], epsilon=c["epsilon"],
+                              radius=100.0, scheme="adaptive", seed=c["seed"],
+                              adaptive=c["adaptive"])
 
 
 @pytest.mark.parametrize("name,case", _stored_cases(), ids=[n for n, _ in _stored_cases()])

@@ -28,8 +28,9 @@ def _case(seed: int, T: int, n_lm: int, kind: str):
                              116 + np.cumsum(rng.normal(0, 1e-3, T))])
         return x, lm, PlanarLaplace(100.0)
     if kind == "geometric":
-        return np.round(np.cumsum(rng.normal(0, 2, T))), lm, numeric_mechanism(kind, 2.0)
-    return np.cumsum(rng.normal(size=T)), lm, numeric_mechanism(kind, 1.3)
+        return np.round(np.cumsum(rng.normal(0, 2, T))), lm, numeric_mechanism(kind,
+                                                                               sensitivity=2.0)
+    return np.cumsum(rng.normal(size=T)), lm, numeric_mechanism(kind, sensitivity=1.3)
 
 
 @settings(max_examples=120, deadline=None)
@@ -38,10 +39,11 @@ def _case(seed: int, T: int, n_lm: int, kind: str):
 def test_checked_once_equals_the_checked_path(seed, T, n_lm, kind, eps):
     x, lm, mech = _case(seed, T, n_lm, kind)
     children = np.random.SeedSequence(seed).spawn(6)
-    fast = list(adaptive_release_errors(x, lm, eps, mech,
-                                        (np.random.default_rng(c) for c in children)))
+    fast = list(adaptive_release_errors(x, lm, epsilon=eps, mechanism=mech,
+                                        generators=(np.random.default_rng(c) for c in children)))
     for (errors, private), child in zip(fast, children, strict=True):
-        rel = release(x, lm, eps, "adaptive", mech, np.random.default_rng(child))
+        rel = release(x, lm, epsilon=eps, scheme="adaptive", mechanism=mech,
+                      seed=np.random.default_rng(child))
         np.testing.assert_array_equal(errors, rel.errors)  # NaN where NaN
         assert private == bool(rel.verdict.private)
 
@@ -50,7 +52,8 @@ def test_adaptive_errors_equal_a_loop_of_checked_releases():
     x = np.array([0.31, 0.33, 0.48, 0.44, 0.52, 0.50])
     errors, private = adaptive_errors(x, [1, 4], 3.0, sensitivity=2.9, runs=40, seed=9)
     gens = [np.random.default_rng(c) for c in np.random.SeedSequence(9).spawn(40)]
-    want = np.array([release_series(x, [1, 4], 3.0, "adaptive", "laplace", 2.9, g).errors
+    want = np.array([release_series(x, [1, 4], epsilon=3.0, scheme="adaptive", mechanism="laplace",
+                                    sensitivity=2.9, seed=g).errors
                      for g in gens])
     np.testing.assert_array_equal(errors, want)
     assert private

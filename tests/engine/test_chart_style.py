@@ -84,7 +84,8 @@ def test_dates_show_their_year_when_the_series_spans_years():
 
     s = load_series_csv(SERIES_DIR / "bitcoin.csv", time_col="date", value_col="price")
     assert spans_years(s.time)
-    rel = release_series(s.values, [], 1.0, "uniform", "laplace", 100.0, SEED)
+    rel = release_series(s.values, [], epsilon=1.0, scheme="uniform", mechanism="laplace",
+                         sensitivity=100.0, seed=SEED)
     fig = timeline_figure(s.time, s.time_kind, rel)
     values = [st.value for st in fig.layout.xaxis.tickformatstops]
     assert values == [f for _, _, f in DATE_TICK_FORMATS_YEARS]
@@ -101,15 +102,15 @@ def test_dates_show_their_year_when_the_series_spans_years():
 @pytest.fixture(scope="module")
 def series_release():
     s = demo_series()
-    return s, release_series(s.values, demo_series_landmarks(), 1.0, "uniform", "laplace",
-                             0.2, SEED)
+    return s, release_series(s.values, demo_series_landmarks(), epsilon=1.0, scheme="uniform",
+                             mechanism="laplace", sensitivity=0.2, seed=SEED)
 
 
 @pytest.fixture(scope="module")
 def track_release():
     tr = demo_track()
-    return tr, release_trajectory(tr.lat, tr.lon, demo_track_landmarks(), 1.0, 100.0,
-                                  "uniform", SEED)
+    return tr, release_trajectory(tr.lat, tr.lon, demo_track_landmarks(), epsilon=1.0, radius=100.0,
+                                  scheme="uniform", seed=SEED)
 
 
 def test_plotly_timeline_follows_the_style(series_release):

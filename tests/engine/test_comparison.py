@@ -27,7 +27,8 @@ def test_compare_schemes_uses_the_seed_and_the_verifier():
     fn = series_release_fn(values, [5, 30], "laplace", 1.0, window=4)
     out = compare_schemes(fn, ["uniform", "skip", "event", "uniform"], 2.0, seed=7)
     assert list(out) == ["uniform", "skip", "event"]  # duplicates dropped, order kept
-    ref = release_series(values, [5, 30], 2.0, "uniform", "laplace", 1.0, 7, 4)
+    ref = release_series(values, [5, 30], epsilon=2.0, scheme="uniform", mechanism="laplace",
+                         sensitivity=1.0, seed=7, window=4)
     np.testing.assert_array_equal(out["uniform"].released, ref.released)
     assert out["uniform"].verdict.private and out["skip"].verdict.private
     assert not out["event"].verdict.private  # two landmarks: 3ε at a regular timestamp

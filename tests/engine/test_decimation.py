@@ -95,7 +95,8 @@ def test_compare_figure_of_a_long_series_is_decimated_before_drawing():
     x = np.cumsum(rng.normal(0, 1, T))
     x[12_345] += 500.0
     lm = np.sort(rng.choice(T, 30, replace=False))
-    rels = {s: release_series(x, lm, 1.0, s, seed=1) for s in ("uniform", "adaptive")}
+    rels = {s: release_series(x, lm, epsilon=1.0, scheme=s, seed=1)
+            for s in ("uniform", "adaptive")}
     time = np.datetime64("2024-01-01T00:00") + np.arange(T) * np.timedelta64(1, "h")
     fig = side_by_side_figure(time, "datetime", rels)
     limit = 2 * 1000 + lm.size + 2

@@ -46,19 +46,20 @@ def test_a_stay_counts_as_one_landmark_event():
     assert landmark_event_count(np.array([0, 9]), ((2, 4), (6, 7))) == 2
     lat = 48.85 + np.arange(20) * 1e-4
     lon = 2.35 + np.zeros(20)
-    rel = release_trajectory(lat, lon, [15], 1.0, 100.0, "uniform", 1, stays=[(2, 8)],
-                             max_landmarks=2)
+    rel = release_trajectory(lat, lon, [15], epsilon=1.0, radius=100.0, scheme="uniform", seed=1,
+                             stays=[(2, 8)], max_landmarks=2)
     assert rel.verdict.private and rel.max_landmarks == 2
     assert np.allclose(rel.epsilon_t[rel.epsilon_t > 0], 1.0 / 3)
     with pytest.raises(InputError, match="2 landmark events are more than"):
-        release_trajectory(lat, lon, [15], 1.0, 100.0, "uniform", 1, stays=[(2, 8)],
-                           max_landmarks=1)
+        release_trajectory(lat, lon, [15], epsilon=1.0, radius=100.0, scheme="uniform", seed=1,
+                           stays=[(2, 8)], max_landmarks=1)
 
 
 def test_the_release_noise_does_not_depend_on_the_landmarks_marked():
     x = np.linspace(0, 5, 100)
-    a = release_series(x, [3, 50], 1.0, "uniform", sensitivity=2.0, seed=9, max_landmarks=5)
-    b = release_series(x, [1, 2, 3, 4, 5], 1.0, "uniform", sensitivity=2.0, seed=9,
+    a = release_series(x, [3, 50], epsilon=1.0, scheme="uniform", sensitivity=2.0, seed=9,
+                       max_landmarks=5)
+    b = release_series(x, [1, 2, 3, 4, 5], epsilon=1.0, scheme="uniform", sensitivity=2.0, seed=9,
                        max_landmarks=5)
     np.testing.assert_array_equal(a.released, b.released)
     assert a.max_landmarks == b.max_landmarks == 5

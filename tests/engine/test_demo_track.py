@@ -85,7 +85,8 @@ def test_places_are_waypoints_attached_to_the_nearest_point():
 
 def test_demo_round_trips_through_the_release_csv():
     tr = demo_track()
-    rel = release_trajectory(tr.lat, tr.lon, demo_track_landmarks(), 1.0, 100, "uniform", 0)
+    rel = release_trajectory(tr.lat, tr.lon, demo_track_landmarks(), epsilon=1.0, radius=100,
+                             scheme="uniform", seed=0)
     csv = trajectory_release_frame(tr, rel).to_csv(index=False).encode()
     again = load_track(csv, filename="demo.csv")
     assert np.allclose(again.lat, tr.lat) and np.allclose(again.lon, tr.lon)

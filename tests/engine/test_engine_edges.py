@@ -77,7 +77,7 @@ def test_adaptive_allocations_are_private_at_many_epsilons(T, data, log_eps, see
     k = data.draw(st.integers(0, T))
     lm = sorted(data.draw(st.permutations(range(T)))[:k])
     x = np.random.default_rng(seed).normal(0, 1, T).cumsum()
-    rel = release_series(x, lm, eps, "adaptive", seed=seed)
+    rel = release_series(x, lm, epsilon=eps, scheme="adaptive", seed=seed)
     assert rel.verdict.private, (T, len(lm), eps, rel.verdict.summary())
     # and the exact (rational) total of what Adaptive spent is within ε + the tolerance
     exact = _exact_totals(rel.epsilon_t, lm)
@@ -148,7 +148,8 @@ def test_geometric_below_its_range_is_a_clear_error(eps):
     with pytest.raises(InputError, match="usable range is ε_t ≥ Δf·1e-12"):
         Geometric(1).perturb(np.zeros(3), eps, 0)
     with pytest.raises(InputError, match="usable range"):
-        release_series([1.0, 2.0, 3.0], [1], eps, "uniform", "geometric", seed=0)
+        release_series([1.0, 2.0, 3.0], [1], epsilon=eps, scheme="uniform", mechanism="geometric",
+                       seed=0)
 
 
 def test_geometric_at_the_edge_of_its_range_releases_whole_numbers():
@@ -174,7 +175,7 @@ def test_laplace_never_releases_infinity(eps):
         Laplace(1).perturb(np.zeros(3), eps, 0)
     for scheme in ("uniform", "skip", "event", "adaptive"):
         with pytest.raises(InputError, match="usable range"):
-            release_series([1.0, 2.0, 3.0, 4.0], [1], eps, scheme, seed=0)
+            release_series([1.0, 2.0, 3.0, 4.0], [1], epsilon=eps, scheme=scheme, seed=0)
 
 
 def test_laplace_at_the_edge_of_its_range_is_finite_and_overflow_is_refused():
@@ -187,7 +188,7 @@ def test_laplace_at_the_edge_of_its_range_is_finite_and_overflow_is_refused():
 def test_a_share_that_underflows_to_zero_is_refused_not_withheld():
     # ε = 5e-324 split three ways is 0: refuse instead of "withholding" everything
     with pytest.raises(InputError, match="below the smallest float"):
-        release_series([1.0, 2.0, 3.0], [0, 1], 5e-324, "uniform", seed=0)
+        release_series([1.0, 2.0, 3.0], [0, 1], epsilon=5e-324, scheme="uniform", seed=0)
 
 
 def test_planar_laplace_range_and_tiny_epsilon_trajectories():
@@ -197,8 +198,8 @@ def test_planar_laplace_range_and_tiny_epsilon_trajectories():
     assert np.all(np.isfinite(out))
     for scheme in ("uniform", "skip", "adaptive"):
         with pytest.raises(InputError, match="usable range"):
-            release_trajectory([48.0, 48.1, 48.2], [2.0, 2.1, 2.2], [1], 5e-324, 100, scheme,
-                               seed=0)
+            release_trajectory([48.0, 48.1, 48.2], [2.0, 2.1, 2.2], [1], epsilon=5e-324, radius=100,
+                               scheme=scheme, seed=0)
 
 
 def test_geo_release_at_5e_324_is_a_clear_error_and_writes_nothing(tmp_path):
@@ -212,13 +213,13 @@ def test_geo_release_at_5e_324_is_a_clear_error_and_writes_nothing(tmp_path):
         assert_clean_error(p, "--epsilon must be a number from 0.001 to 100")
         assert not out.exists()
         with pytest.raises(InputError, match="usable range"):
-            release_trajectory([48.0, 48.1, 48.2], [2.0, 2.1, 2.2], [1], 5e-324, 100, scheme,
-                               seed=0)
+            release_trajectory([48.0, 48.1, 48.2], [2.0, 2.1, 2.2], [1], epsilon=5e-324, radius=100,
+                               scheme=scheme, seed=0)
 
 
 def test_small_but_usable_epsilon_releases_are_consistent():
-    rel = release_trajectory([48.0, 48.1, 48.2, 48.3], [2.0, 2.1, 2.2, 2.3], [1], 1e-6, 100,
-                             "skip", seed=0)
+    rel = release_trajectory([48.0, 48.1, 48.2, 48.3], [2.0, 2.1, 2.2, 2.3], [1], epsilon=1e-6,
+                             radius=100, scheme="skip", seed=0)
     assert not np.any(rel.published & rel.withheld)
     assert np.all(np.isfinite(rel.released[~rel.withheld]))
 

@@ -56,7 +56,8 @@ def _apply(spec: dict, fig, eps: float) -> dict[int, np.ndarray]:
 
 
 def _release(values, landmarks, eps, scheme):
-    return release_series(values, landmarks, eps, scheme, "laplace", 0.7, seed=11, window=4)
+    return release_series(values, landmarks, epsilon=eps, scheme=scheme, mechanism="laplace",
+                          sensitivity=0.7, seed=11, window=4)
 
 
 @settings(max_examples=40, deadline=None)

@@ -217,8 +217,8 @@ def test_an_exact_track_release_is_verified_and_every_shown_point_is_on_the_grid
     gen = np.random.default_rng(8)
     lat = 48.85 + np.cumsum(gen.normal(0, 1e-4, 60))
     lon = 2.35 + np.cumsum(gen.normal(0, 1e-4, 60))
-    rel = release_trajectory(lat, lon, [10, 30], 1.0, 100.0, scheme, seed=4, noise="exact",
-                             region=PARIS)
+    rel = release_trajectory(lat, lon, [10, 30], epsilon=1.0, radius=100.0, scheme=scheme, seed=4,
+                             noise="exact", region=PARIS)
     assert rel.noise == "exact" and rel.verdict.private
     shown = ~np.isnan(rel.released).any(axis=1)
     e, n, _ = PARIS.to_plane(rel.released[shown, 0], rel.released[shown, 1])
@@ -230,8 +230,8 @@ def test_an_exact_track_release_is_verified_and_every_shown_point_is_on_the_grid
 
 def test_exact_track_release_needs_a_region():
     with pytest.raises(InputError, match="declared region"):
-        release_trajectory([48.85, 48.86], [2.35, 2.36], [], 1.0, 100.0, "uniform",
-                           noise="exact")
+        release_trajectory([48.85, 48.86], [2.35, 2.36], [], epsilon=1.0, radius=100.0,
+                           scheme="uniform", noise="exact")
 
 
 @pytest.mark.parametrize("scheme", ["uniform", "adaptive"])

@@ -28,12 +28,12 @@ P_KS = 4e-7
 
 
 def test_numeric_mechanism_chooses_the_sampler():
-    assert type(numeric_mechanism("laplace", 0.5)) is Laplace
-    assert type(numeric_mechanism("laplace", 0.5, noise="exact")) is ExactLaplace
-    assert type(numeric_mechanism("Geometric", 2, noise="exact")) is ExactGeometric
-    assert numeric_mechanism("laplace", 0.5, noise="exact").sensitivity == 0.5
+    assert type(numeric_mechanism("laplace", sensitivity=0.5)) is Laplace
+    assert type(numeric_mechanism("laplace", sensitivity=0.5, noise="exact")) is ExactLaplace
+    assert type(numeric_mechanism("Geometric", sensitivity=2, noise="exact")) is ExactGeometric
+    assert numeric_mechanism("laplace", sensitivity=0.5, noise="exact").sensitivity == 0.5
     with pytest.raises(InputError, match="exact or fast"):
-        numeric_mechanism("laplace", 1.0, noise="secure")
+        numeric_mechanism("laplace", sensitivity=1.0, noise="secure")
 
 
 def test_exact_laplace_release_minus_original_has_the_laplace_law():
@@ -43,7 +43,8 @@ def test_exact_laplace_release_minus_original_has_the_laplace_law():
     rng = np.random.default_rng(11)  # the data only; OpenDP's noise is unseeded
     x = rng.uniform(-50, 50, N)
     sens, eps = 2.0, 0.8
-    rel = release_series(x, [], eps, "uniform", "laplace", sens, noise="exact")
+    rel = release_series(x, [], epsilon=eps, scheme="uniform", mechanism="laplace",
+                         sensitivity=sens, noise="exact")
     assert rel.noise == "exact" and rel.verdict.private
     z = rel.released - x
     b = sens / eps  # Δf/ε
@@ -61,7 +62,8 @@ def test_exact_release_uses_the_verified_per_timestamp_budgets():
     at each published timestamp has scale Δf/ε_t of the verified allocation (mean within
     6 standard errors of 3,600 unit exponentials: false failure ≈ 2e-9)."""
     T, lm = 4_000, list(range(0, 4_000, 10))
-    rel = release_series(np.zeros(T), lm, 1.0, "skip", "laplace", 1.0, noise="exact")
+    rel = release_series(np.zeros(T), lm, epsilon=1.0, scheme="skip", mechanism="laplace",
+                         sensitivity=1.0, noise="exact")
     planned = allocate("skip", T, np.array(lm), 1.0)
     np.testing.assert_array_equal(rel.epsilon_t, np.where(rel.published, planned, 0.0))
     assert verify(rel.epsilon_t, np.array(lm), 1.0).private
@@ -72,8 +74,8 @@ def test_exact_release_uses_the_verified_per_timestamp_budgets():
 
 def test_exact_adaptive_release_is_verified():
     x = np.sin(np.arange(300) / 10) * 5
-    rel = release_series(x, [5, 50, 120], 1.0, "adaptive", "laplace", 1.0, seed=3,
-                         noise="exact")
+    rel = release_series(x, [5, 50, 120], epsilon=1.0, scheme="adaptive", mechanism="laplace",
+                         sensitivity=1.0, seed=3, noise="exact")
     assert rel.noise == "exact" and rel.verdict.private
     assert rel.published[0] and np.all(np.isfinite(rel.released))
 
@@ -81,7 +83,8 @@ def test_exact_adaptive_release_is_verified():
 def test_exact_geometric_release_of_counts():
     """Mean |Z| within 6 conservative standard errors: false failure < 2e-9."""
     x = np.random.default_rng(4).integers(0, 1000, N).astype(float)
-    rel = release_series(x, [], 0.5, "uniform", "geometric", 1, noise="exact")
+    rel = release_series(x, [], epsilon=0.5, scheme="uniform", mechanism="geometric", sensitivity=1,
+                         noise="exact")
     z = rel.released - x
     assert np.all(z == np.round(z))
     mech = Geometric(1)
@@ -89,16 +92,20 @@ def test_exact_geometric_release_of_counts():
     sd = float(mech.expected_rmse(0.5))  # E Z² ≥ Var|Z|: a conservative standard error
     assert abs(np.mean(np.abs(z)) - expected) < 6 * sd / np.sqrt(N)
     with pytest.raises(InputError, match="whole numbers"):
-        release_series([0.5, 1.0], [], 1.0, "uniform", "geometric", 1, noise="exact")
+        release_series([0.5, 1.0], [], epsilon=1.0, scheme="uniform", mechanism="geometric",
+                       sensitivity=1, noise="exact")
 
 
 def test_fast_release_stays_seeded_and_exact_is_not_the_seeded_draw():
     x = np.arange(50, dtype=float)
-    a = release_series(x, [3], 1.0, "uniform", "laplace", 1.0, seed=9)
-    b = release_series(x, [3], 1.0, "uniform", "laplace", 1.0, seed=9)
+    a = release_series(x, [3], epsilon=1.0, scheme="uniform", mechanism="laplace", sensitivity=1.0,
+                       seed=9)
+    b = release_series(x, [3], epsilon=1.0, scheme="uniform", mechanism="laplace", sensitivity=1.0,
+                       seed=9)
     assert a.noise == "fast"
     np.testing.assert_array_equal(a.released, b.released)
-    c = release_series(x, [3], 1.0, "uniform", "laplace", 1.0, seed=9, noise="exact")
+    c = release_series(x, [3], epsilon=1.0, scheme="uniform", mechanism="laplace", sensitivity=1.0,
+                       seed=9, noise="exact")
     assert not np.array_equal(a.released, c.released)  # equal with probability 0
 
 

@@ -20,7 +20,8 @@ RADIUS = 100.0
 def exported():
     tr = demo_track()
     lm = demo_track_landmarks()
-    rel = release_trajectory(tr.lat, tr.lon, lm, 1.0, RADIUS, "uniform", SEED)
+    rel = release_trajectory(tr.lat, tr.lon, lm, epsilon=1.0, radius=RADIUS, scheme="uniform",
+                             seed=SEED)
     return tr, lm, json.loads(geojson_text(trajectory_geojson(tr, rel)))
 
 
@@ -59,7 +60,8 @@ def test_released_coordinates_are_the_seeded_noise(exported):
     """The released path equals a direct release with the same seed, and differs from
     the original by exactly that release's displacements (metres)."""
     tr, lm, gj = exported
-    direct = release_trajectory(tr.lat, tr.lon, lm, 1.0, RADIUS, "uniform", SEED)
+    direct = release_trajectory(tr.lat, tr.lon, lm, epsilon=1.0, radius=RADIUS, scheme="uniform",
+                                seed=SEED)
     path = np.array(by_kind(gj, "released")[0]["geometry"]["coordinates"])
     assert np.allclose(path[:, 1], direct.released[:, 0], atol=1e-7)
     assert np.allclose(path[:, 0], direct.released[:, 1], atol=1e-7)
@@ -72,13 +74,15 @@ def test_released_coordinates_are_the_seeded_noise(exported):
     assert [f["properties"]["t"] for f in pts] == list(range(len(tr)))
     assert all(f["properties"]["epsilon"] == pytest.approx(0.2) for f in pts)
     # another seed gives other noise
-    other = release_trajectory(tr.lat, tr.lon, lm, 1.0, RADIUS, "uniform", SEED + 1)
+    other = release_trajectory(tr.lat, tr.lon, lm, epsilon=1.0, radius=RADIUS, scheme="uniform",
+                               seed=SEED + 1)
     assert not np.allclose(other.released, direct.released)
 
 
 def test_skip_leaves_withheld_points_out():
     tr = demo_track()
-    rel = release_trajectory(tr.lat, tr.lon, [0, 1, 40], 1.0, RADIUS, "skip", SEED)
+    rel = release_trajectory(tr.lat, tr.lon, [0, 1, 40], epsilon=1.0, radius=RADIUS, scheme="skip",
+                             seed=SEED)
     gj = json.loads(geojson_text(trajectory_geojson(tr, rel)))
     released = by_kind(gj, "released")[0]["geometry"]["coordinates"]
     assert len(released) == len(tr) - 2

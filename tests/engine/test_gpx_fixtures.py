@@ -205,7 +205,7 @@ def test_pieces_stay_apart_in_every_output(tmp_path, capsys):
     df = pd.read_csv(out, comment="#")
     assert df["segment"].tolist() == [0] * 25 + [1] * 25 + [2] * 20
     t = load_track(GPX / name)
-    rel = release_trajectory(t.lat, t.lon, [0], 1.0, 100.0, "uniform", 0)
+    rel = release_trajectory(t.lat, t.lon, [0], epsilon=1.0, radius=100.0, scheme="uniform", seed=0)
     paths = [f["geometry"] for f in trajectory_geojson(t, rel)["features"]
              if f["properties"]["kind"] in ("original", "released")]
     assert [g["type"] for g in paths] == ["MultiLineString"] * 2

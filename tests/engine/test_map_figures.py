@@ -36,7 +36,8 @@ from lmdk_core.mechanisms.planar_laplace import PlanarLaplace
 @pytest.fixture(scope="module")
 def demo():
     tr = demo_track()
-    rel = release_trajectory(tr.lat, tr.lon, demo_track_landmarks(), 1.0, 100.0, "uniform", 0)
+    rel = release_trajectory(tr.lat, tr.lon, demo_track_landmarks(), epsilon=1.0, radius=100.0,
+                             scheme="uniform", seed=0)
     return tr, rel
 
 
@@ -113,7 +114,8 @@ def test_overlay_spec(demo):
 
 def test_expected_circles_have_radius_2r_over_eps_and_are_capped():
     tr = random_walk(3000)
-    rel = release_trajectory(tr.lat, tr.lon, [5], 2.0, 50.0, "uniform", 0)
+    rel = release_trajectory(tr.lat, tr.lon, [5], epsilon=2.0, radius=50.0, scheme="uniform",
+                             seed=0)
     circles = overlay_spec(tr, rel, 50.0, show_circles=True, show_released=False)["circles"]
     radii = np.array(circles["r"])
     assert radii.size and np.allclose(radii, 2 * 50.0 / 1.0)  # ε_t = 2/2 = 1
@@ -122,7 +124,8 @@ def test_expected_circles_have_radius_2r_over_eps_and_are_capped():
 
 def test_withheld_points_are_left_out_and_approximations_marked():
     tr = demo_track()
-    rel = release_trajectory(tr.lat, tr.lon, [0, 1, 50], 1.0, 100.0, "skip", 0)
+    rel = release_trajectory(tr.lat, tr.lon, [0, 1, 50], epsilon=1.0, radius=100.0, scheme="skip",
+                             seed=0)
     assert rel.withheld[:2].all()
     released = overlay_spec(tr, rel, 100.0)["released"]
     shown = released["published"]["t"] + released["approximated"]["t"]
@@ -134,7 +137,8 @@ def test_withheld_points_are_left_out_and_approximations_marked():
 
 def test_big_track_is_thinned():
     tr = random_walk(5000)
-    rel = release_trajectory(tr.lat, tr.lon, [10, 2500], 1.0, 100.0, "uniform", 0)
+    rel = release_trajectory(tr.lat, tr.lon, [10, 2500], epsilon=1.0, radius=100.0,
+                             scheme="uniform", seed=0)
     spec = map_spec(tr, rel, 100.0, show_circles=True)
     assert len(spec["base"]["points"]["t"]) <= MAX_MARKERS + 1
     assert len(spec["overlay"]["released"]["published"]["t"]) <= MAX_MARKERS + 1

@@ -27,8 +27,8 @@ TRACK = demo_track()
 
 
 def _release(landmarks, eps, radius, scheme, stays=None):
-    return release_trajectory(TRACK.lat, TRACK.lon, landmarks, eps, radius, scheme, 5, 10,
-                              stays=stays, max_landmarks=8)
+    return release_trajectory(TRACK.lat, TRACK.lon, landmarks, epsilon=eps, radius=radius,
+                              scheme=scheme, seed=5, window=10, stays=stays, max_landmarks=8)
 
 
 def _preview(rel, eps, radius, r0):

@@ -68,7 +68,8 @@ def test_population_error_figure_escapes_user_ids_and_the_unit(hostile):
 
 def _release():
     values = np.linspace(0.0, 5.0, 40)
-    return values, release_series(values, [5, 20], 1.0, "uniform", "laplace", 5.0, 3)
+    return values, release_series(values, [5, 20], epsilon=1.0, scheme="uniform",
+                                  mechanism="laplace", sensitivity=5.0, seed=3)
 
 
 @pytest.mark.parametrize("hostile", HOSTILE)

@@ -90,9 +90,9 @@ def test_static_schemes_equal_the_single_trace_engine(tmp_path, cluster, scheme)
         g = g.sort_values("t")
         lm = np.flatnonzero(g["event"].to_numpy())
         # runs of consecutive flags are one landmark event each (docs/series-events.md)
-        single = release_series(g["kwh"].to_numpy(), lm, 0.8, scheme, "laplace", 2.0,
-                                seed=user_generator(SEED, uid), window=4,
-                                runs=runs_of(lm) or None)
+        single = release_series(g["kwh"].to_numpy(), lm, epsilon=0.8, scheme=scheme,
+                                mechanism="laplace", sensitivity=2.0,
+                                seed=user_generator(SEED, uid), window=4, runs=runs_of(lm) or None)
         row = audit.loc[uid]
         assert bool(row["landmark_private"]) == single.verdict.private
         assert int(row["worst_timestamp"]) == single.verdict.worst_timestamp
@@ -177,8 +177,8 @@ def test_tracks_uniform_equals_single_trace_and_adaptive_is_private(tmp_path, cl
     assert list(out.columns) == ["user", "time", "released_lat", "released_lon"]
     for u, g in df.groupby("who"):
         lmk = np.flatnonzero(g["flag"].to_numpy())
-        single = release_trajectory(g["la"], g["lo"], lmk, 1.0, 50.0, "uniform",
-                                    seed=user_generator(SEED, str(u)))
+        single = release_trajectory(g["la"], g["lo"], lmk, epsilon=1.0, radius=50.0,
+                                    scheme="uniform", seed=user_generator(SEED, str(u)))
         mine = out[out["user"] == u][["released_lat", "released_lon"]].to_numpy()
         # rounded to the publishable places (r = 50 m at ε = 1: 7 places of a degree)
         np.testing.assert_allclose(

@@ -63,7 +63,7 @@ def test_the_demo_commuters_fit_k_5_and_every_user_is_private(commuters):
         runs = runs_of(lm)
         assert len(lm) - sum(b - a for a, b in runs) <= 5  # the events k counts
         n_runs += len(runs)
-        single = release_trajectory(g["lat"], g["lon"], lm, 1.0, R, "uniform",
+        single = release_trajectory(g["lat"], g["lon"], lm, epsilon=1.0, radius=R, scheme="uniform",
                                     seed=user_generator(ENTROPY, user), stays=runs,
                                     max_landmarks=5)
         assert verify(single.epsilon_t, lm, 1.0, groups=runs or None,

@@ -65,7 +65,7 @@ def test_stays_are_events_in_batch_and_the_release_is_usable(population):
         # one release per stay, each fix shown with fresh post-processing noise: the
         # single-trace engine's release from the user's stream, point for point (rounded
         # as the file is), and no two consecutive points the same
-        single = release_trajectory(lat, lon, [], 1.0, 100.0, "uniform",
+        single = release_trajectory(lat, lon, [], epsilon=1.0, radius=100.0, scheme="uniform",
                                     seed=user_generator(ENTROPY, user),
                                     stays=[s.span for s in stays])
         decimals = BatchSettings.from_config(ViewConfig(data_kind="track"), "track", "fast",

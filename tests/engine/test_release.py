@@ -17,7 +17,8 @@ from tests.conftest import ASSETS
 def test_laplace_mae_on_4000_constants_is_two():
     """ε = 0.5, Δf = 1 -> expected MAE Δf/ε = 2. SE of the MAE is b/√n = 0.032;
     tolerance 0.15 (~5 SE), seed 0."""
-    rel = release_series(np.full(4000, 7.0), [], 0.5, "uniform", "laplace", 1.0, seed=0)
+    rel = release_series(np.full(4000, 7.0), [], epsilon=0.5, scheme="uniform", mechanism="laplace",
+                         sensitivity=1.0, seed=0)
     m = rel.metrics()
     assert abs(m["mae"] - 2.0) < 0.15
     assert m["expected_mae_published"] == pytest.approx(2.0)
@@ -29,7 +30,8 @@ def test_real_gpx_track_mean_displacement_is_two_r_over_eps():
     r = 100 m -> mean displacement 2r/ε = 200 m; SD of Gamma(2, 100) is 141 m, SE 8.2 m;
     tolerance 30 m, seed 0."""
     track = load_track(ASSETS / "sample_tracks" / "cerknicko-jezero.gpx")
-    rel = release_trajectory(track.lat, track.lon, [], 1.0, 100.0, "uniform", seed=0)
+    rel = release_trajectory(track.lat, track.lon, [], epsilon=1.0, radius=100.0, scheme="uniform",
+                             seed=0)
     m = rel.metrics()
     assert abs(m["mae"] - 200.0) < 30.0
     assert m["expected_mae_published"] == pytest.approx(200.0)
@@ -37,7 +39,7 @@ def test_real_gpx_track_mean_displacement_is_two_r_over_eps():
 
 def test_skip_spends_nothing_at_landmarks_and_repeats_the_last_release():
     x = np.arange(20, dtype=float)
-    rel = release_series(x, [0, 4, 5, 12], 1.0, "skip", seed=1)
+    rel = release_series(x, [0, 4, 5, 12], epsilon=1.0, scheme="skip", seed=1)
     assert np.all(rel.epsilon_t[[0, 4, 5, 12]] == 0)
     assert not rel.published[[0, 4, 5, 12]].any()
     assert np.isnan(rel.released[0])  # nothing released yet: withheld
@@ -54,7 +56,7 @@ def test_skip_spends_nothing_at_landmarks_and_repeats_the_last_release():
 @pytest.mark.parametrize("scheme", ["event", "user", "w-event", "uniform", "skip", "adaptive"])
 def test_every_scheme_releases_and_is_verified(scheme):
     x = np.sin(np.arange(100) / 7) * 10
-    rel = release_series(x, [10, 50, 51], 2.0, scheme, seed=3, window=5)
+    rel = release_series(x, [10, 50, 51], epsilon=2.0, scheme=scheme, seed=3, window=5)
     assert rel.released.shape == x.shape
     v = verify(rel.epsilon_t, [10, 50, 51], 2.0)
     assert v.private == rel.verdict.private
@@ -63,10 +65,12 @@ def test_every_scheme_releases_and_is_verified(scheme):
 
 def test_geometric_release_of_counts():
     counts = np.random.default_rng(0).poisson(20, 500).astype(float)
-    rel = release_series(counts, [3], 1.0, "uniform", "geometric", 1, seed=2)
+    rel = release_series(counts, [3], epsilon=1.0, scheme="uniform", mechanism="geometric",
+                         sensitivity=1, seed=2)
     assert np.all(rel.released == np.round(rel.released))
     with pytest.raises(InputError, match="whole numbers"):
-        release_series(counts + 0.5, [3], 1.0, "uniform", "geometric", 1, seed=2)
+        release_series(counts + 0.5, [3], epsilon=1.0, scheme="uniform", mechanism="geometric",
+                       sensitivity=1, seed=2)
 
 
 @st.composite
@@ -93,7 +97,7 @@ def series_and_landmarks(draw):
 @given(series_and_landmarks())
 def test_adaptive_final_allocation_is_landmark_private(case):
     x, lm, eps, seed, adaptive = case
-    rel = release_series(x, lm, eps, "adaptive", seed=seed, adaptive=adaptive)
+    rel = release_series(x, lm, epsilon=eps, scheme="adaptive", seed=seed, adaptive=adaptive)
     v = verify(rel.epsilon_t, lm, eps)
     assert v.private, v.summary()
     assert np.all(rel.epsilon_t[~rel.published] == 0)
@@ -114,7 +118,7 @@ def test_adaptive_redistributes_a_skipped_landmark_share():
     # flat data: the sampling rate drops, landmarks get skipped and their share moves on
     x = np.full(400, 3.0)
     lm = list(range(0, 400, 20))
-    rel = release_series(x, lm, 1.0, "adaptive", seed=5)
+    rel = release_series(x, lm, epsilon=1.0, scheme="adaptive", seed=5)
     skipped_lm = [t for t in lm if not rel.published[t]]
     assert skipped_lm, "expected some landmark to be approximated on flat data"
     later = rel.epsilon_t[rel.published & (np.arange(400) > skipped_lm[0])]
@@ -129,7 +133,7 @@ def test_adaptive_trajectory_is_landmark_private(T, data):
     lat = 48.85 + np.cumsum(gen.normal(0, 1e-4, T))
     lon = 2.35 + np.cumsum(gen.normal(0, 1e-4, T))
     lm = sorted(data.draw(st.sets(st.integers(0, T - 1))))
-    rel = release_trajectory(lat, lon, lm, 1.0, 100.0, "adaptive", seed=1)
+    rel = release_trajectory(lat, lon, lm, epsilon=1.0, radius=100.0, scheme="adaptive", seed=1)
     assert verify(rel.epsilon_t, lm, 1.0).private
     assert np.all(rel.epsilon_t[~rel.published] == 0)
     assert rel.released.shape == (T, 2)
@@ -138,7 +142,7 @@ def test_adaptive_trajectory_is_landmark_private(T, data):
 def test_trajectory_skip_withholds_a_starting_landmark():
     lat = np.linspace(48.85, 48.86, 10)
     lon = np.linspace(2.35, 2.36, 10)
-    rel = release_trajectory(lat, lon, [0, 1, 5], 1.0, 50.0, "skip", seed=0)
+    rel = release_trajectory(lat, lon, [0, 1, 5], epsilon=1.0, radius=50.0, scheme="skip", seed=0)
     assert rel.withheld[[0, 1]].all() and not rel.withheld[2:].any()
     assert rel.renoised.tolist() == [False] * 5 + [True] + [False] * 4
     assert not np.array_equal(rel.released[5], rel.released[4])
@@ -164,8 +168,8 @@ def test_bad_release_input(kwargs, msg):
 
 
 def test_same_seed_same_release():
-    a = release_series(np.arange(50.0), [3], 1.0, "adaptive", seed=11)
-    b = release_series(np.arange(50.0), [3], 1.0, "adaptive", seed=11)
+    a = release_series(np.arange(50.0), [3], epsilon=1.0, scheme="adaptive", seed=11)
+    b = release_series(np.arange(50.0), [3], epsilon=1.0, scheme="adaptive", seed=11)
     np.testing.assert_array_equal(a.released, b.released)
     np.testing.assert_array_equal(a.epsilon_t, b.epsilon_t)
 
@@ -184,7 +188,7 @@ def test_long_adaptive_trajectory_is_private_and_measured(monkeypatch):
     lat = -33.86 + np.cumsum(gen.normal(0, 1e-4, T))
     lon = 151.2 + np.cumsum(gen.normal(0, 1e-4, T))
     lm = np.sort(gen.choice(T, 40, replace=False))
-    rel = release_trajectory(lat, lon, lm, 2.0, 50.0, "adaptive", seed=4)
+    rel = release_trajectory(lat, lon, lm, epsilon=2.0, radius=50.0, scheme="adaptive", seed=4)
     assert rel.verdict.private and verify(rel.epsilon_t, lm, 2.0).private
     assert rel.published[0] and np.all(rel.epsilon_t[~rel.published] == 0)
     assert 0 < rel.published.sum() < T

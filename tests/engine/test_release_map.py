@@ -22,7 +22,8 @@ SEED = 11  # the release's noise (numpy Planar Laplace)
 
 def _map(scheme: str = "uniform"):
     tr, lm = demo_track(), demo_track_landmarks()
-    rel = release_trajectory(tr.lat, tr.lon, lm, 1.0, 100.0, scheme, seed=SEED)
+    rel = release_trajectory(tr.lat, tr.lon, lm, epsilon=1.0, radius=100.0, scheme=scheme,
+                             seed=SEED)
     return tr, lm, rel, released_track_map_html(tr, rel, mechanism_text(
         "planar laplace", radius=100.0), PLANAR_NOISE)
 

@@ -58,7 +58,8 @@ def test_tracks_round_in_degrees_from_metres():
 def test_series_csv_is_rounded_as_its_header_says_and_only_that():
     s = demo_series()
     lm = demo_series_landmarks()
-    rel = release_series(s.values, lm, 1.0, "adaptive", "laplace", 2.9, SEED)
+    rel = release_series(s.values, lm, epsilon=1.0, scheme="adaptive", mechanism="laplace",
+                         sensitivity=2.9, seed=SEED)
     text = series_publishable_csv(s, rel, mechanism_text("laplace", sensitivity=2.9),
                                   sensitivity=2.9)
     places = _places(text)
@@ -77,16 +78,17 @@ def test_the_rounding_does_not_depend_on_the_landmarks():
     """The number of places is a function of public ε and Δf: a landmark set that
     changes every ε_t leaves it the same (else the file's precision would leak L)."""
     s = demo_series()
-    texts = [series_publishable_csv(s, release_series(s.values, lm, 1.0, "uniform", "laplace",
-                                                      0.2, SEED), "Laplace", sensitivity=0.2)
+    texts = [series_publishable_csv(s, release_series(s.values, lm, epsilon=1.0, scheme="uniform",
+                                                      mechanism="laplace", sensitivity=0.2,
+                                                      seed=SEED), "Laplace", sensitivity=0.2)
              for lm in ([], [3], list(range(0, 160, 7)))]
     assert len({_places(t) for t in texts}) == 1
 
 
 def test_track_csv_is_rounded_to_the_stated_places():
     tr = demo_track()
-    rel = release_trajectory(tr.lat, tr.lon, demo_track_landmarks(), 1.0, 100.0, "adaptive",
-                             SEED)
+    rel = release_trajectory(tr.lat, tr.lon, demo_track_landmarks(), epsilon=1.0, radius=100.0,
+                             scheme="adaptive", seed=SEED)
     text = trajectory_publishable_csv(tr, rel, "Planar Laplace", radius=100.0)
     places = _places(text)
     assert places == 7

@@ -51,7 +51,8 @@ def test_stay_fixes_cannot_be_told_from_stationary_regular_fixes():
     gen = np.random.default_rng(2026)
     stay_d, home_d = [], []
     for _ in range(30):
-        rel = release_trajectory(lat, lon, [], 1.0, 100.0, "uniform", seed=gen, stays=[(a, b)])
+        rel = release_trajectory(lat, lon, [], epsilon=1.0, radius=100.0, scheme="uniform",
+                                 seed=gen, stays=[(a, b)])
         assert rel.renoise_epsilon == 0.5 and rel.epsilon_t[0] == 0.5
         stay_d.append(_pairs(rel.released[a:b + 1]))
         home_d.append(_pairs(rel.released[0:300]))
@@ -60,7 +61,8 @@ def test_stay_fixes_cannot_be_told_from_stationary_regular_fixes():
     assert ks_2samp(np.zeros_like(home_d), home_d).pvalue < P_FAIL
     doubled = []
     for _ in range(30):  # regular fixes at half the budget (0.25): twice the scale
-        rel = release_trajectory(lat[:300], lon[:300], [], 0.25, 100.0, "event", seed=gen)
+        rel = release_trajectory(lat[:300], lon[:300], [], epsilon=0.25, radius=100.0,
+                                 scheme="event", seed=gen)
         doubled.append(_pairs(rel.released))
     assert ks_2samp(stay_d, np.concatenate(doubled)).pvalue < P_FAIL
 
@@ -77,7 +79,7 @@ def test_skip_approximations_inside_a_run_look_like_stationary_regular_readings(
     gen = np.random.default_rng(2027)
     inside, regular = [], []
     for _ in range(40):
-        rel = release_series(x, lm, 1.0, "skip", seed=gen)
+        rel = release_series(x, lm, epsilon=1.0, scheme="skip", seed=gen)
         r = rel.released
         for s in range(11, T, 22):  # a block s … s+10: pairs (s+1, s+2) … (s+9, s+10)
             inside.extend(r[s + 2:s + 11:2] - r[s + 1:s + 10:2])
@@ -94,7 +96,7 @@ def test_no_run_of_identical_released_values(T, scheme, eps, seed, data):
     points) are equal — Laplace and Planar Laplace are continuous, so a repeat would be
     the engine's, not chance."""
     lm = sorted(data.draw(st.sets(st.integers(0, T - 1), max_size=T)))
-    rel = release_series(np.full(T, 2.0), lm, eps, scheme, seed=seed)
+    rel = release_series(np.full(T, 2.0), lm, epsilon=eps, scheme=scheme, seed=seed)
     v = rel.released[~rel.withheld]
     assert not np.any(v[1:] == v[:-1])
     cut = sorted(data.draw(st.sets(st.integers(0, T), min_size=2, max_size=2)))
@@ -103,6 +105,7 @@ def test_no_run_of_identical_released_values(T, scheme, eps, seed, data):
     lat = 45.0 + rng.normal(0, 1e-5, T)
     lon = 7.0 + rng.normal(0, 1e-5, T)
     singles = [t for t in lm if not any(a <= t <= b for a, b in stays)]
-    tr = release_trajectory(lat, lon, singles, eps, 100.0, scheme, seed=seed, stays=stays)
+    tr = release_trajectory(lat, lon, singles, epsilon=eps, radius=100.0, scheme=scheme, seed=seed,
+                            stays=stays)
     p = tr.released[~tr.withheld]
     assert not np.any(np.all(p[1:] == p[:-1], axis=1))

@@ -124,7 +124,8 @@ def test_report_recomputes_the_pages_release_exactly():
     cfg = series_cfg(scheme="skip", seed=11)
     rd = compute_report(copy.deepcopy(cfg))
     s = demo_series()
-    ref = release_series(s.values, cfg.landmarks, cfg.epsilon, "skip", "laplace", 0.2, 11, 10)
+    ref = release_series(s.values, cfg.landmarks, epsilon=cfg.epsilon, scheme="skip",
+                         mechanism="laplace", sensitivity=0.2, seed=11, window=10)
     np.testing.assert_array_equal(rd.release.released, ref.released)
     np.testing.assert_array_equal(rd.release.epsilon_t, ref.epsilon_t)
     # the leakage without correlation reduces to the theorem's totals

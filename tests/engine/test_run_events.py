@@ -54,8 +54,8 @@ def test_a_run_release_is_verified_and_each_run_spends_once(T, scheme, eps, seed
     b = int(rng.integers(a + 1, T - 1))
     runs = [(a, b)]
     single = [T - 1]
-    rel = release_series(x, single, eps, scheme, mech, 3.0, seed, runs=runs,
-                         max_landmarks=2)
+    rel = release_series(x, single, epsilon=eps, scheme=scheme, mechanism=mech, sensitivity=3.0,
+                         seed=seed, runs=runs, max_landmarks=2)
     assert rel.verdict.private and rel.verdict.groups == tuple(runs)
     assert rel.verdict.landmark_events == 2
     assert set(rel.landmarks.tolist()) == set(range(a, b + 1)) | set(single)
@@ -78,13 +78,15 @@ def test_a_run_release_equals_the_condensed_release():
     noise of the regular scale drawn next from the same stream: draw for draw."""
     x = np.sin(np.arange(200) / 9.0) * 20 + 100
     runs = [(20, 80), (120, 170)]
-    full = release_series(x, [5], 1.0, "uniform", "laplace", 2.0, seed=9, runs=runs)
+    full = release_series(x, [5], epsilon=1.0, scheme="uniform", mechanism="laplace",
+                          sensitivity=2.0, seed=9, runs=runs)
     c = condense(200, runs)
     small_x = condensed_points(x, c)
     assert small_x[c.index[20]] == pytest.approx(x[20:81].mean())
     lm_c = sorted({int(c.index[5]), int(c.index[20]), int(c.index[120])})
     gen = np.random.default_rng(9)
-    small = release_series(small_x, lm_c, 1.0, "uniform", "laplace", 2.0, seed=gen)
+    small = release_series(small_x, lm_c, epsilon=1.0, scheme="uniform", mechanism="laplace",
+                           sensitivity=2.0, seed=gen)
     want = small.released[c.index]
     members = stay_members(runs)
     want[members] = Laplace(2.0).perturb(want[members], 1.0 / 4, gen)
@@ -94,9 +96,9 @@ def test_a_run_release_equals_the_condensed_release():
 
 def test_runs_are_for_series_and_stays_for_tracks():
     with pytest.raises(InputError, match="runs"):
-        release_series(np.ones(20), [], 1.0, "uniform", runs=[(0, 5), (5, 8)])
+        release_series(np.ones(20), [], epsilon=1.0, scheme="uniform", runs=[(0, 5), (5, 8)])
     with pytest.raises(InputError, match="run 15-25"):
-        release_series(np.ones(20), [], 1.0, "uniform", runs=[(15, 25)])
+        release_series(np.ones(20), [], epsilon=1.0, scheme="uniform", runs=[(15, 25)])
 
 
 def test_the_expected_error_of_a_run_matches_simulated_releases():
@@ -108,9 +110,11 @@ def test_the_expected_error_of_a_run_matches_simulated_releases():
     x = rng.normal(10, 1, 60)
     x[20:40] += np.linspace(0, 6, 20)
     runs = [(20, 39)]
-    errs = np.array([release_series(x, [], 1.0, "uniform", "laplace", 2.0, seed=rng,
-                                    runs=runs).errors for _ in range(3000)])
-    rel = release_series(x, [], 1.0, "uniform", "laplace", 2.0, seed=0, runs=runs)
+    errs = np.array([release_series(x, [], epsilon=1.0, scheme="uniform", mechanism="laplace",
+                                    sensitivity=2.0, seed=rng, runs=runs).errors
+                     for _ in range(3000)])
+    rel = release_series(x, [], epsilon=1.0, scheme="uniform", mechanism="laplace", sensitivity=2.0,
+                         seed=0, runs=runs)
     from lmdk_core.decision.expected_error import expected_errors
 
     c = condense(60, runs)

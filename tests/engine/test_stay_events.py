@@ -149,7 +149,8 @@ def stay_layouts(draw):
 def test_stay_release_is_verified_and_stays_publish_one_point(layout, scheme, eps, seed):
     T, stays, extra = layout
     lat, lon = walk(T, seed)
-    rel = release_trajectory(lat, lon, extra, eps, 100.0, scheme, seed=seed, stays=stays)
+    rel = release_trajectory(lat, lon, extra, epsilon=eps, radius=100.0, scheme=scheme, seed=seed,
+                             stays=stays)
     assert rel.verdict.private and rel.verdict.groups == tuple(stays)
     # the verdict is the grouped theorem on what was spent (brute force for small T)
     members = set(stay_members(stays).tolist())
@@ -182,7 +183,8 @@ def test_uniform_cost_does_not_grow_with_the_fixes(lengths, eps, n_single):
     T = t + 5
     singles = list(range(T - n_single, T))
     lat, lon = walk(T, 1)
-    rel = release_trajectory(lat, lon, singles, eps, 100.0, "uniform", seed=0, stays=stays)
+    rel = release_trajectory(lat, lon, singles, epsilon=eps, radius=100.0, scheme="uniform", seed=0,
+                             stays=stays)
     share = eps / (len(stays) + n_single + 1)
     firsts = [a for a, _ in stays]
     np.testing.assert_allclose(rel.epsilon_t[firsts], share)
@@ -200,12 +202,14 @@ def test_stay_release_equals_the_condensed_release():
 
     lat, lon = walk(200, 3)
     stays = [(20, 80), (120, 170)]
-    full = release_trajectory(lat, lon, [5], 1.0, 100.0, "uniform", seed=9, stays=stays)
+    full = release_trajectory(lat, lon, [5], epsilon=1.0, radius=100.0, scheme="uniform", seed=9,
+                              stays=stays)
     c = condense(200, stays)
     pts = condensed_points(np.column_stack([lat, lon]), c)
     lm_c = sorted({int(c.index[5]), int(c.index[20]), int(c.index[120])})
     gen = np.random.default_rng(9)
-    small = release_trajectory(pts[:, 0], pts[:, 1], lm_c, 1.0, 100.0, "uniform", seed=gen)
+    small = release_trajectory(pts[:, 0], pts[:, 1], lm_c, epsilon=1.0, radius=100.0,
+                               scheme="uniform", seed=gen)
     want = small.released[c.index]
     members = stay_members(stays)
     want[members] = PlanarLaplace(100.0).perturb(want[members], 1.0 / 4, gen)
@@ -228,7 +232,8 @@ def test_a_stays_release_is_planar_laplace_around_its_centroid():
     c_lat, c_lon = centroid(lat[5:25], lon[5:25])
     d = []
     for _ in range(4000):
-        rel = release_trajectory(lat, lon, [], 1.0, 100.0, "uniform", seed=rng, stays=[(5, 24)])
+        rel = release_trajectory(lat, lon, [], epsilon=1.0, radius=100.0, scheme="uniform",
+                                 seed=rng, stays=[(5, 24)])
         d.append(float(distance_m(c_lat, c_lon, rel.released[10, 0], rel.released[10, 1])))
         assert rel.epsilon_t[5] == pytest.approx(0.5)
     g = np.random.default_rng(1)
@@ -241,9 +246,11 @@ def test_a_stays_release_is_planar_laplace_around_its_centroid():
 def test_stays_are_for_tracks_and_need_valid_ranges():
     lat, lon = walk(20, 0)
     with pytest.raises(InputError, match="overlap"):
-        release_trajectory(lat, lon, [], 1.0, 100.0, "uniform", stays=[(0, 5), (5, 8)])
+        release_trajectory(lat, lon, [], epsilon=1.0, radius=100.0, scheme="uniform",
+                           stays=[(0, 5), (5, 8)])
     with pytest.raises(InputError, match="0 to 19"):
-        release_trajectory(lat, lon, [], 1.0, 100.0, "uniform", stays=[(15, 25)])
+        release_trajectory(lat, lon, [], epsilon=1.0, radius=100.0, scheme="uniform",
+                           stays=[(15, 25)])
 
 
 # ------------------------------------------------------------------ sensitivity
@@ -364,7 +371,7 @@ def test_the_verdict_counts_stays_as_events():
     from lmdk_core.decision.verdict import privacy_verdict
 
     lat, lon = walk(60, 5)
-    rel = release_trajectory(lat, lon, [55], 1.0, 100.0, "uniform", seed=0,
+    rel = release_trajectory(lat, lon, [55], epsilon=1.0, radius=100.0, scheme="uniform", seed=0,
                              stays=[(5, 24), (30, 44)])
     v = privacy_verdict(rel.epsilon_t, rel.landmarks, 1.0, groups=rel.stays)
     assert v.private and v.theorem.groups == ((5, 24), (30, 44))
@@ -380,8 +387,10 @@ def test_the_utility_advice_does_not_ask_for_what_is_done():
 
     lat, lon = walk(800, 6)
     stays = [(10 + 30 * k, 30 + 30 * k) for k in range(25)]
-    as_events = release_trajectory(lat, lon, [], 1.0, 100.0, "uniform", seed=0, stays=stays)
-    per_fix = release_trajectory(lat, lon, stay_members(stays), 1.0, 100.0, "uniform", seed=0)
+    as_events = release_trajectory(lat, lon, [], epsilon=1.0, radius=100.0, scheme="uniform",
+                                   seed=0, stays=stays)
+    per_fix = release_trajectory(lat, lon, stay_members(stays), epsilon=1.0, radius=100.0,
+                                 scheme="uniform", seed=0)
     tip = "protect each stay as one event"
     assert tip not in release_utility(as_events, radius=100.0).advice
     assert tip in release_utility(per_fix, radius=100.0).advice
@@ -393,7 +402,7 @@ def test_the_map_draws_a_stay_as_one_ring_not_its_fixes_as_landmarks():
 
     lat, lon = walk(80, 7)
     track = Track(lat=lat, lon=lon, time=np.arange(80.0), time_kind="number")
-    rel = release_trajectory(lat, lon, [70], 1.0, 100.0, "uniform", seed=0,
+    rel = release_trajectory(lat, lon, [70], epsilon=1.0, radius=100.0, scheme="uniform", seed=0,
                              stays=[(10, 29)])
     spec = overlay_spec(track, rel, 100.0, events=[(10, 29)])
     assert spec["landmarks"]["t"] == [70]  # the stay's fixes are not drawn as landmarks
@@ -423,8 +432,8 @@ def test_accuracy_with_stays_matches_simulated_releases():
     within_t = AccuracyTarget("within", 2000.0, 0.5, per="typical")
     exact_mean = accuracy_at(pts, [], 1.0, "uniform", mean_t, radius=100.0, stays=stays)
     exact_within = accuracy_at(pts, [], 1.0, "uniform", within_t, radius=100.0, stays=stays)
-    errs = np.array([release_trajectory(lat, lon, [], 1.0, 100.0, "uniform", seed=rng,
-                                        stays=stays).errors for _ in range(3000)])
+    errs = np.array([release_trajectory(lat, lon, [], epsilon=1.0, radius=100.0, scheme="uniform",
+                                        seed=rng, stays=stays).errors for _ in range(3000)])
     assert exact_mean == pytest.approx(errs.mean(), rel=0.03)
     assert exact_within == pytest.approx((errs <= 2000.0).mean(), abs=0.02)
     target = AccuracyTarget("mean", 500.0, per="typical")

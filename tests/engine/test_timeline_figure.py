@@ -24,7 +24,8 @@ from lmdk_core.figures.timeline import (
 
 def _release(T: int, landmarks: list[int], scheme: str = "skip"):
     values = np.random.default_rng(T).normal(2.0, 1.0, T)
-    return release_series(values, landmarks, 1.0, scheme, "laplace", 0.2, seed=3, window=5)
+    return release_series(values, landmarks, epsilon=1.0, scheme=scheme, mechanism="laplace",
+                          sensitivity=0.2, seed=3, window=5)
 
 
 def _reference(fig: go.Figure, unit: str, leakage: bool, height: int | None,

@@ -26,7 +26,8 @@ from lmdk_core.figures.track_budget import budget_panels, x_values
 @pytest.fixture(scope="module")
 def demo():
     tr = demo_track()
-    rel = release_trajectory(tr.lat, tr.lon, demo_track_landmarks(), 1.0, 100.0, "uniform", 0)
+    rel = release_trajectory(tr.lat, tr.lon, demo_track_landmarks(), epsilon=1.0, radius=100.0,
+                             scheme="uniform", seed=0)
     return tr, rel
 
 
@@ -84,7 +85,8 @@ def test_displacement_and_leakage_panels(demo):
 
 def test_approximations_are_drawn_apart_from_noisy_releases(demo):
     tr, _ = demo
-    rel = release_trajectory(tr.lat, tr.lon, demo_track_landmarks(), 1.0, 100.0, "skip", 0)
+    rel = release_trajectory(tr.lat, tr.lon, demo_track_landmarks(), epsilon=1.0, radius=100.0,
+                             scheme="skip", seed=0)
     disp = budget_panels(tr, rel, 100.0, displacement=True)[1][0]
     approx = ~rel.published & ~rel.withheld
     assert approx.any()
@@ -95,7 +97,8 @@ def test_the_specification_does_not_change_with_landmarks_epsilon_or_scheme(demo
     """The page relies on it: the browser then replaces the panels' data in place
     instead of building new charts."""
     tr, rel = demo
-    other = release_trajectory(tr.lat, tr.lon, [5, 6, 300], 0.3, 100.0, "skip", 7)
+    other = release_trajectory(tr.lat, tr.lon, [5, 6, 300], epsilon=0.3, radius=100.0,
+                               scheme="skip", seed=7)
     for kw in ({}, {"displacement": True}, {"displacement": True, "leakage": True}):
         def specs(r, kw=kw):
             kw2 = {**kw, "leakage": leakage_of(r) if kw.get("leakage") else None}
@@ -125,15 +128,15 @@ def test_a_track_without_times_uses_indices():
     tr = Track(lat=np.array([48.0, 48.001, 48.002]), lon=np.array([2.0, 2.0, 2.0]),
                time=np.arange(3.0), time_kind="index", waypoints=[
                    Waypoint("w", 48.0, 2.0, 0, 0.0)])
-    rel = release_trajectory(tr.lat, tr.lon, [1], 1.0, 50.0, "skip", 0)
+    rel = release_trajectory(tr.lat, tr.lon, [1], epsilon=1.0, radius=50.0, scheme="skip", seed=0)
     data, spec = budget_panels(tr, rel, 50.0)[0]
     assert list(data["x"]) == [0, 1, 2]
     assert x_of(spec)["type"] == "quantitative" and x_of(spec)["title"] == "t"
     json.dumps(map_spec(tr, rel, 50.0, waypoints=tr.waypoints))  # the map of a tiny track
     one = Track(lat=np.array([48.0]), lon=np.array([2.0]), time=np.arange(1.0),
                 time_kind="index")
-    data, _ = budget_panels(one, release_trajectory(one.lat, one.lon, [], 1.0, 50.0,
-                                                    "uniform", 0), 50.0)[0]
+    data, _ = budget_panels(one, release_trajectory(one.lat, one.lon, [], epsilon=1.0, radius=50.0,
+                                                    scheme="uniform", seed=0), 50.0)[0]
     assert data["band0"][0] < data["x"][0] < data["band1"][0]
 
 
@@ -144,7 +147,8 @@ def test_missing_times_fall_back_to_indices():
     x, kind = x_values(tr)
     assert kind == "index" and list(x) == [0, 1, 2]
     seconds = Track(lat=tr.lat, lon=tr.lon, time=np.array([0.0, 2.5, 4.0]), time_kind="number")
-    rel = release_trajectory(seconds.lat, seconds.lon, [1], 1.0, 50.0, "uniform", 0)
+    rel = release_trajectory(seconds.lat, seconds.lon, [1], epsilon=1.0, radius=50.0,
+                             scheme="uniform", seed=0)
     data, spec = budget_panels(seconds, rel, 50.0)[0]
     assert list(data["x"]) == [0.0, 2.5, 4.0] and x_of(spec)["title"] == "time"
 
@@ -160,7 +164,8 @@ def test_long_tracks_are_decimated_keeping_landmarks_and_extremes(T, seed):
                lon=2.0 + np.cumsum(rng.normal(0, 1e-4, T)),
                time=np.arange(float(T)), time_kind="index")
     lm = sorted(rng.choice(T, size=int(rng.integers(1, 30)), replace=False).tolist())
-    rel = release_trajectory(tr.lat, tr.lon, lm, 1.0, 50.0, "uniform", seed)
+    rel = release_trajectory(tr.lat, tr.lon, lm, epsilon=1.0, radius=50.0, scheme="uniform",
+                             seed=seed)
     data = budget_panels(tr, rel, 50.0)[0][0]
     assert len(data) < T
     assert set(lm) <= set(data["t"])

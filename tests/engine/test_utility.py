@@ -51,7 +51,8 @@ def test_laplace_expected_error_matches_simulation(scheme):
     samples, expected, published = [], [], []
     seeds = np.random.SeedSequence(2024).spawn(RUNS)
     for child in seeds:
-        rel = release_series(x, lm, 1.0, scheme, "laplace", 0.5, np.random.default_rng(child))
+        rel = release_series(x, lm, epsilon=1.0, scheme=scheme, mechanism="laplace",
+                             sensitivity=0.5, seed=np.random.default_rng(child))
         samples.append(rel.errors)
         published.append(rel.published)
         expected.append(expected_errors(x, rel.epsilon_t, rel.published, mechanism="laplace",
@@ -98,7 +99,8 @@ def test_geometric_expected_error_matches_simulation():
     eps_plan = allocate("skip", 40, lm, 0.8)
     samples = []
     for child in np.random.SeedSequence(77).spawn(RUNS):
-        rel = release_series(x, lm, 0.8, "skip", "geometric", 2, np.random.default_rng(child))
+        rel = release_series(x, lm, epsilon=0.8, scheme="skip", mechanism="geometric",
+                             sensitivity=2, seed=np.random.default_rng(child))
         samples.append(rel.errors)
     expected = expected_errors(x, eps_plan, mechanism="geometric", sensitivity=2)
     assert np.isnan(expected[[0, 1]]).all()  # withheld: nothing published before them
@@ -116,7 +118,8 @@ def test_planar_expected_displacement_matches_simulation():
     eps_plan = allocate("skip", 30, lm, 0.5)
     samples = []
     for child in np.random.SeedSequence(9).spawn(2000):
-        rel = release_trajectory(lat, lon, lm, 0.5, 120.0, "skip", np.random.default_rng(child))
+        rel = release_trajectory(lat, lon, lm, epsilon=0.5, radius=120.0, scheme="skip",
+                                 seed=np.random.default_rng(child))
         samples.append(rel.errors)
     expected = expected_errors(np.c_[lat, lon], eps_plan, radius=120.0)
     assert expected[0] == pytest.approx(2 * 120 / 0.5)  # Andrés et al.: E R = 2r/ε
@@ -263,11 +266,13 @@ def test_release_utility_uses_the_release_pattern():
 
     rng = np.random.default_rng(0)
     x = rng.normal(10, 2, 60)
-    rel = release_series(x, [5, 6], 1.0, "skip", "laplace", 1.0, 4)
+    rel = release_series(x, [5, 6], epsilon=1.0, scheme="skip", mechanism="laplace",
+                         sensitivity=1.0, seed=4)
     uv = release_utility(rel, sensitivity=1.0, unit="°C")
     e = expected_errors(x, rel.epsilon_t, rel.published, sensitivity=1.0, fresh=_fresh(rel))
     assert uv.typical == pytest.approx(np.nanmedian(e))
-    rel = release_series(x, [5, 6], 1.0, "adaptive", "laplace", 1.0, 4)
+    rel = release_series(x, [5, 6], epsilon=1.0, scheme="adaptive", mechanism="laplace",
+                         sensitivity=1.0, seed=4)
     uv = release_utility(rel, sensitivity=1.0, unit="°C")
     e = adaptive_expected_errors(x, [5, 6], 1.0, sensitivity=1.0)
     assert uv.typical == pytest.approx(np.nanmedian(e))
@@ -299,8 +304,8 @@ def test_stays_as_events_count_from_the_released_centroid():
     stays = [(6, 20)]
     samples = []
     for child in np.random.SeedSequence(31).spawn(2000):
-        rel = release_trajectory(x[:, 0], x[:, 1], [2], 1.0, 50.0, "uniform",
-                                 np.random.default_rng(child), stays=stays)
+        rel = release_trajectory(x[:, 0], x[:, 1], [2], epsilon=1.0, radius=50.0, scheme="uniform",
+                                 seed=np.random.default_rng(child), stays=stays)
         samples.append(rel.errors)
     cond = condense(len(x), stays)
     sources = condensed_points(x, cond)[cond.index]
@@ -451,7 +456,8 @@ def test_adaptive_utility_line_is_the_expected_error_of_whole_releases():
     sims, _ = adaptive_errors(x, lm, 1.0, sensitivity=0.5, runs=4000, seed=2024)
     per_run = sims.mean(axis=1)  # Adaptive publishes its first reading: none withheld
     mc, se_mc = per_run.mean(), per_run.std(ddof=1) / np.sqrt(per_run.size)
-    rel = release_series(x, lm, 1.0, "adaptive", "laplace", 0.5, np.random.default_rng(1))
+    rel = release_series(x, lm, epsilon=1.0, scheme="adaptive", mechanism="laplace",
+                         sensitivity=0.5, seed=np.random.default_rng(1))
     line = release_utility(rel, sensitivity=0.5)
     runs = 256  # utility_runs(40)
     se_line = per_run.std(ddof=1) / np.sqrt(runs)
@@ -462,8 +468,8 @@ def test_adaptive_utility_line_is_the_expected_error_of_whole_releases():
     assert z.max() < Z_TOL
     assert line.typical == pytest.approx(float(np.median(each)))
     closed = [utility_verdict(x, r.epsilon_t, r.published, sensitivity=0.5).mean
-              for r in (release_series(x, lm, 1.0, "adaptive", "laplace", 0.5,
-                                       np.random.default_rng(c))
+              for r in (release_series(x, lm, epsilon=1.0, scheme="adaptive", mechanism="laplace",
+                                       sensitivity=0.5, seed=np.random.default_rng(c))
                         for c in np.random.SeedSequence(5).spawn(300))]
     # (with the fresh noise on approximations the closed forms at the drawn pattern now
     # under-state it: wrong either way)

@@ -31,8 +31,8 @@ def test_a_multi_day_track_is_judged_by_its_typical_day():
     """The scale is the median over the track's 24-hour days (from the first fix) of each
     day's middle-95 % box diagonal, recomputed here with pandas."""
     track = load_track(str(MULTI_DAY), filename=str(MULTI_DAY))
-    rel = release_trajectory(track.lat, track.lon, [], 1.0, 100.0, "uniform", 0,
-                             max_landmarks=5)
+    rel = release_trajectory(track.lat, track.lon, [], epsilon=1.0, radius=100.0, scheme="uniform",
+                             seed=0, max_landmarks=5)
     uv = release_utility(rel, radius=100.0, times=track.time)
     t = pd.Series(track.time)
     day = ((t - t.min()) // pd.Timedelta(days=1)).to_numpy()
@@ -71,8 +71,8 @@ def test_the_error_is_called_a_mean():
     """Uniform's single law: the stated error is its mean 2r/ε_t ("on average"), not a
     "typical" point (the median of Gamma(2, r/ε_t) is 1.68 r/ε_t, 16 % less)."""
     track = load_track(str(MULTI_DAY), filename=str(MULTI_DAY))
-    rel = release_trajectory(track.lat, track.lon, [], 1.0, 100.0, "uniform", 0,
-                             max_landmarks=5)
+    rel = release_trajectory(track.lat, track.lon, [], epsilon=1.0, radius=100.0, scheme="uniform",
+                             seed=0, max_landmarks=5)
     uv = release_utility(rel, radius=100.0, times=track.time)
     assert uv.typical == pytest.approx(1200.0)  # 2·100/(1/6)
     assert "a released point is on average 1.2 km from the truth" in uv.sentence
