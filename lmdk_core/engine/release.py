@@ -46,6 +46,7 @@ from lmdk_core.adaptive import adaptive_run
 from lmdk_core.adaptive.settings import AdaptiveSettings
 from lmdk_core.engine.allocation import allocate, scheme_info
 from lmdk_core.engine.repeat_noise import regular_share, renoise
+from lmdk_core.engine.scheme_settings import SchemeSettings
 from lmdk_core.engine.stay_events import condense, condensed_points, stay_members
 from lmdk_core.engine.verifier import Verdict, check_groups, verify
 from lmdk_core.foundation.errors import InputError
@@ -57,6 +58,7 @@ from lmdk_core.mechanisms.planar_laplace import check_coordinates
 __all__ = [
     "AdaptiveSettings",
     "Release",
+    "SchemeSettings",
     "adaptive_release_errors",
     "numeric_mechanism",
     "release",
@@ -138,7 +140,7 @@ def _error_summary(e: np.ndarray) -> dict[str, float]:
             "max_error": float(e.max())}
 
 
-def numeric_mechanism(name: str, sensitivity: float = 1.0,
+def numeric_mechanism(name: str, *, sensitivity: float = 1.0,
                       noise: str = "fast") -> Mechanism:
     """The series mechanism called ``name`` ('laplace' or 'geometric'), with numpy's
     samplers (``noise="fast"``) or the exact ones (``noise="exact"``: the
@@ -227,6 +229,7 @@ def _assemble_parts(shape: tuple, T: int, pub_t, pub_out, pub_eps):
 def release(
     values: ArrayLike,
     landmarks: Iterable[int] | None,
+    *,
     epsilon: float,
     scheme: str,
     mechanism: Mechanism,
@@ -238,11 +241,40 @@ def release(
 ) -> Release:
     """Release ``values`` (T,) or trajectory rows (T, 2) under ``scheme`` with ``mechanism``.
 
-    ``stays`` (a trajectory's stays, a series' runs): inclusive ranges ``(start, end)``,
-    each protected as one landmark event (:func:`_release_stays`). ``max_landmarks``: the
-    declared bound k on landmark events (Uniform spends ε/(k+1); more than k events are refused; see
-    :func:`lmdk_core.engine.allocation.allocate`). Returns a :class:`Release` whose
-    allocation has been checked by the verifier (told k).
+    The data come first and by position; every setting is keyword-only (``seed`` and
+    ``window`` are both whole numbers: a swap must not pass silently). The settings
+    travel on as one :class:`~lmdk_core.engine.scheme_settings.SchemeSettings`.
+
+    Parameters
+    ----------
+    values : array_like
+        The series (T,) or trajectory rows (T, 2) ``[lat, lon]``.
+    landmarks : iterable of int or None
+        The landmark timestamps.
+    epsilon : float
+        The total budget ε.
+    scheme : str
+        A scheme of :data:`lmdk_core.engine.allocation.SCHEMES` (Katsomallos et al.,
+        CODASPY 2022).
+    mechanism : Mechanism
+        The noise mechanism (its law, sensitivity or radius, and sampler).
+    seed : int or numpy.random.Generator, optional
+        The noise seed (None: fresh OS entropy).
+    window : int, optional
+        w of the ``w-event`` scheme.
+    adaptive : AdaptiveSettings, optional
+        Adaptive's sampling-rate settings (None: the defaults).
+    stays : iterable of (int, int), optional
+        A trajectory's stays or a series' runs: inclusive ranges ``(start, end)``, each
+        protected as one landmark event (:func:`_release_stays`).
+    max_landmarks : int, optional
+        The declared bound k on landmark events (Uniform spends ε/(k+1); more than k
+        events are refused; see :func:`lmdk_core.engine.allocation.allocate`).
+
+    Returns
+    -------
+    Release
+        The release, its allocation checked by the verifier (told k).
     """
     x = np.asarray(values, dtype=float)
     if x.ndim not in (1, 2) or x.shape[0] == 0:
@@ -250,25 +282,24 @@ def release(
     T = x.shape[0]
     grp = (check_groups(stays, T, "run" if x.ndim == 1 else "stay") if stays is not None
            else ())
+    settings = SchemeSettings(epsilon, scheme, window, adaptive, max_landmarks)
     if grp:
-        return _release_stays(x, landmarks, epsilon, scheme, mechanism, seed, window,
-                              adaptive, grp, max_landmarks)
+        return _release_stays(x, landmarks, grp, settings, mechanism, seed)
     gen = as_generator(seed)
-    rel = _release_held(x, landmarks, epsilon, scheme, mechanism, gen, window, adaptive,
-                        max_landmarks)
+    rel = _release_held(x, landmarks, settings, mechanism, gen)
     return _renoised(rel, mechanism, gen, ~rel.published)
 
 
-def _release_held(x: np.ndarray, landmarks, epsilon: float, scheme: str,
-                  mechanism: Mechanism, gen: np.random.Generator, window, adaptive,
-                  max_landmarks: int | None = None) -> Release:
+def _release_held(x: np.ndarray, landmarks, settings: SchemeSettings, mechanism: Mechanism,
+                  gen: np.random.Generator) -> Release:
     """The release with every approximation holding the last publication as it is (the
     scheme's own output, before :func:`_renoised`)."""
     T = x.shape[0]
-    eps_total = check_epsilon(epsilon)
+    eps_total = check_epsilon(settings.epsilon)
+    max_landmarks = settings.max_landmarks
     lm = check_landmarks(landmarks, T)
-    info = scheme_info(scheme)
-    planned = allocate(info.key, T, lm, eps_total, window, max_landmarks)
+    info = scheme_info(settings.scheme)
+    planned = allocate(info.key, T, lm, eps_total, settings.window, max_landmarks)
     # every planned share must lie in the mechanism's usable range (a share that
     # underflowed to 0, or one whose noise scale overflows, is refused with the range);
     # Adaptive only raises budgets, so checking its Uniform start covers its release.
@@ -276,7 +307,7 @@ def _release_held(x: np.ndarray, landmarks, epsilon: float, scheme: str,
     mechanism.check_budget(_fresh_range(planned, lm if info.key == "skip" else None))
     if info.key == "adaptive":
         released, spent, published, idx, pub_eps, errors = _adaptive_release(
-            x, lm, planned, mechanism, gen, adaptive or AdaptiveSettings())
+            x, lm, planned, mechanism, gen, settings.adaptive_or_default())
     else:
         released, spent, published, idx, pub_eps = _planned_release(x, planned, mechanism,
                                                                     gen)
@@ -332,9 +363,9 @@ def _expected_errors(mechanism: Mechanism, spent: np.ndarray, idx: np.ndarray | 
     return expected
 
 
-def _release_stays(x: np.ndarray, landmarks, epsilon: float, scheme: str, mechanism,
-                   seed, window, adaptive, stays: tuple[tuple[int, int], ...],
-                   max_landmarks: int | None = None) -> Release:
+def _release_stays(x: np.ndarray, landmarks, stays: tuple[tuple[int, int], ...],
+                   settings: SchemeSettings, mechanism: Mechanism,
+                   seed: int | np.random.Generator | None) -> Release:
     """A trajectory release with every stay protected as one landmark event
     (docs/stays.md), or a series release with every run of readings protected so
     (docs/series-events.md).
@@ -352,13 +383,12 @@ def _release_stays(x: np.ndarray, landmarks, epsilon: float, scheme: str, mechan
         raise InputError("stays are ranges of a track's fixes (Planar Laplace), runs ranges "
                          "of a series' readings (Laplace, Geometric)")
     T = x.shape[0]
-    eps_total = check_epsilon(epsilon)
+    eps_total = check_epsilon(settings.epsilon)
     lm = np.union1d(check_landmarks(landmarks, T), stay_members(stays)).astype(int)
     cond = condense(T, stays)
     gen = as_generator(seed)
     rc = _release_held(condensed_points(x, cond, whole=mechanism.data_kind == "count"),
-                       np.unique(cond.index[lm]), eps_total,
-                       scheme, mechanism, gen, window, adaptive, max_landmarks)
+                       np.unique(cond.index[lm]), settings, mechanism, gen)
     idx = cond.index
     released = rc.released[idx]
     spent = np.zeros(T)
@@ -374,7 +404,7 @@ def _release_stays(x: np.ndarray, landmarks, epsilon: float, scheme: str, mechan
         released=released,
         epsilon_t=spent,
         published=published,
-        verdict=verify(spent, lm, eps_total, groups=stays, max_landmarks=max_landmarks),
+        verdict=verify(spent, lm, eps_total, groups=stays, max_landmarks=settings.max_landmarks),
         scheme=rc.scheme,
         mechanism=rc.mechanism,
         epsilon=eps_total,
@@ -419,17 +449,18 @@ def _renoise_shown(released: np.ndarray, x: np.ndarray, shown: np.ndarray,
 _VERDICT_MEMO_BYTES = 8 << 20
 
 
-def adaptive_release_errors(x: np.ndarray, landmarks, epsilon: float,
+def adaptive_release_errors(x: np.ndarray, landmarks, *, epsilon: float,
                             mechanism: Mechanism,
                             generators: Iterable[np.random.Generator]
                             ) -> Iterator[tuple[np.ndarray, bool]]:
     """For each generator, one whole Adaptive release of ``x`` (a series (T,) or
     trajectory rows (T, 2), no stays or runs): its errors ``d(o_t, x_t)`` (NaN where
     withheld) and whether :func:`~lmdk_core.engine.verifier.verify` found its spent
-    allocation landmark-private — the same floats as ``release(x, landmarks, epsilon,
-    "adaptive", mechanism, gen)`` gives for each (tests/engine/test_adaptive_simulations.py),
-    with the inputs, the Uniform start and its budget check done once instead of per
-    release (Monte Carlo accuracy simulates thousands of releases;
+    allocation landmark-private — the same floats as ``release(x, landmarks,
+    epsilon=epsilon, scheme="adaptive", mechanism=mechanism, seed=gen)`` gives for each
+    (tests/engine/test_adaptive_simulations.py), with the inputs, the Uniform start and
+    its budget check done once instead of per release (Monte Carlo accuracy simulates
+    thousands of releases;
     :mod:`lmdk_core.decision.adaptive_accuracy`). Every release's spent allocation still
     goes through the verifier."""
     T = x.shape[0]
@@ -493,6 +524,7 @@ def _fresh_range(planned: np.ndarray, skipped: np.ndarray | None) -> np.ndarray:
 def release_series(
     values: ArrayLike,
     landmarks: Iterable[int] | None,
+    *,
     epsilon: float,
     scheme: str,
     mechanism: str = "laplace",
@@ -549,7 +581,7 @@ def release_series(
 
     Examples
     --------
-    >>> r = release_series([3.0, 4.0, 5.0, 4.0, 3.0], [2], 1.0, "skip", seed=7)
+    >>> r = release_series([3.0, 4.0, 5.0, 4.0, 3.0], [2], epsilon=1.0, scheme="skip", seed=7)
     >>> r.epsilon_t.tolist(), r.verdict.private
     ([1.0, 1.0, 0.0, 1.0, 1.0], True)
     >>> r.renoised.tolist()  # Skip's landmark: the last release plus fresh noise (no budget)
@@ -574,6 +606,7 @@ def release_trajectory(
     lat: ArrayLike,
     lon: ArrayLike,
     landmarks: Iterable[int] | None,
+    *,
     epsilon: float,
     radius: float,
     scheme: str,
@@ -586,12 +619,47 @@ def release_trajectory(
     region: PlanarRegion | None = None,
 ) -> Release:
     """Release a trajectory with Planar Laplace (protection radius ``radius`` metres);
-    errors are displacements in metres. ``stays``: ranges protected as one landmark
-    event each (docs/stays.md); ``max_landmarks``: the declared bound k on landmark
-    events (a stay counts once). ``noise="fast"``: numpy's floating-point draws
-    (reproducible from ``seed``, exploration); ``"exact"``: the exact sampler on the grid
-    of the declared ``region`` (:mod:`lmdk_core.mechanisms.exact_planar`, Andrés et al.,
-    CCS 2013, §5; OS entropy: ``seed`` then only drives Adaptive's sampling)."""
+    errors are displacements in metres.
+
+    Every published fix is ``x_t`` displaced by Planar Laplace noise of scale r/ε_t
+    (Andrés et al., CCS 2013) under the budgets of ``scheme`` (Katsomallos et al.,
+    CODASPY 2022); the allocation spent is checked by the verifier.
+
+    Parameters
+    ----------
+    lat, lon : array_like
+        The fixes' latitudes and longitudes (degrees).
+    landmarks : iterable of int or None
+        The landmark timestamps (fix indices).
+    epsilon : float
+        The total budget ε.
+    radius : float
+        r, the protection radius in metres.
+    scheme : str
+        A scheme of :data:`lmdk_core.engine.allocation.SCHEMES`.
+    seed : int or numpy.random.Generator, optional
+        The noise seed (None: fresh OS entropy).
+    window : int, optional
+        w of the ``w-event`` scheme.
+    adaptive : AdaptiveSettings, optional
+        Adaptive's sampling-rate settings.
+    stays : iterable of (int, int), optional
+        Ranges of fixes protected as one landmark event each (docs/stays.md).
+    max_landmarks : int, optional
+        The declared bound k on landmark events (a stay counts once).
+    noise : str
+        ``fast``: numpy's floating-point draws (reproducible from ``seed``, exploration);
+        ``exact``: the exact sampler on the grid of the declared ``region``
+        (:mod:`lmdk_core.mechanisms.exact_planar`, Andrés et al., CCS 2013, §5; OS
+        entropy: ``seed`` then only drives Adaptive's sampling).
+    region : PlanarRegion, optional
+        The declared region of an exact release.
+
+    Returns
+    -------
+    Release
+        Released fixes, the budgets spent, what was published and the verdict.
+    """
     la, lo = check_coordinates(lat, lon)
     if noise not in NOISE_CHOICES:
         raise InputError(f"unknown noise sampler {noise!r}; choose exact or fast")
