@@ -43,6 +43,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from lmdk_core.adaptive.rules import (
+    handed_on_budget,
+    publishes,
+    rate_after_publication,
+    within_noise,
+)
 from lmdk_core.adaptive.settings import AdaptiveSettings
 from lmdk_core.mechanisms.base import Mechanism
 
@@ -93,8 +99,7 @@ def batch_plan(coins: list[float], lms: list[bool], nxt: list[int], t: int, rate
     length = len(coins)
     end = batch_end(t, nxt[t], length)
     limit = min(length, t + MAX_BATCH)
-    hi = min(1.0, rate + settings.step)
-    lo = max(settings.min_rate, rate - settings.step)
+    hi, lo = settings.raised(rate), settings.lowered(rate)
     idx = [t]
     steady = True  # every landmark so far publishes for sure: the budget is still ε
     j = t + 1
@@ -110,10 +115,9 @@ def batch_plan(coins: list[float], lms: list[bool], nxt: list[int], t: int, rate
                 end = max(end, min(limit, batch_end(j, nxt[j], length)))
             else:
                 steady = False
-        if c < hi:
+        if publishes(c, hi):
             idx.append(j)
-            hi = min(1.0, hi + settings.step)
-            lo = max(settings.min_rate, lo - settings.step)
+            hi, lo = settings.raised(hi), settings.lowered(lo)
         j += 1
     return idx, end
 
@@ -175,7 +179,7 @@ def exact_publications(values: np.ndarray, is_lm: np.ndarray, start: float, mech
     cs = coins.tolist()
     V = start
     noise_scale = mech.expected_error(np.array([V]))[0]
-    rate = settings.initial_rate
+    rate, min_rate, step = settings.initial_rate, settings.min_rate, settings.step
     distance = mech.distance_one
     after = int(np.count_nonzero(is_lm))  # landmarks after t (counting t until passed)
     candidates: dict[int, float] = {}
@@ -187,7 +191,7 @@ def exact_publications(values: np.ndarray, is_lm: np.ndarray, start: float, mech
     for t in range(T):
         if lms[t]:
             after -= 1
-        if last is None or cs[t] < rate:
+        if last is None or publishes(cs[t], rate):
             if not (t < end and drawn_at == V and t in candidates):
                 idx, end = batch_plan(cs, lms, nxt, t, rate, settings)
                 released = yield values[idx], V
@@ -196,12 +200,13 @@ def exact_publications(values: np.ndarray, is_lm: np.ndarray, start: float, mech
                 drawn_at = V
             out = candidates[t]
             if last is not None:
-                rate = settings.after_publication(rate, noise_scale, distance(out, last))
+                within = within_noise(noise_scale, distance(out, last))
+                rate = rate_after_publication(rate, within, min_rate, step)
             pub_t.append(t)
             pub_out.append(out)
             pub_eps.append(V)
             last = out
         elif lms[t]:
-            V = V + V / (after + 1)  # + b/(k+1), k = landmarks after t
+            V = handed_on_budget(V, V, after)  # + b/(k+1), k = landmarks after t
             noise_scale = mech.expected_error(np.array([V]))[0]
     return pub_t, pub_out, pub_eps

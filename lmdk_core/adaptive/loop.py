@@ -5,9 +5,9 @@ a landmark is handed on. But the budget starts constant (Uniform) and a handed-o
 is added to *every* later timestamp, so all budgets not yet spent are equal at any time:
 one running value ``V`` replaces the array (``V ← V + V/(k+1)`` when a landmark with k
 later landmarks is approximated — the very floating-point operation the reference
-applies to each later element). Draws, their order and every decision are the
-reference's (tested bit for bit against it); the loop costs O(T) whatever the number of
-landmarks.
+applies to each later element, :func:`lmdk_core.adaptive.rules.handed_on_budget`).
+Draws, their order and every decision are the reference's (tested bit for bit against
+it); the loop costs O(T) whatever the number of landmarks.
 """
 
 from __future__ import annotations
@@ -15,6 +15,12 @@ from __future__ import annotations
 import numpy as np
 
 from lmdk_core.adaptive.reference import Draws
+from lmdk_core.adaptive.rules import (
+    handed_on_budget,
+    publishes,
+    rate_after_publication,
+    within_noise,
+)
 from lmdk_core.adaptive.settings import AdaptiveSettings
 from lmdk_core.mechanisms.base import Mechanism
 
@@ -34,7 +40,7 @@ def adaptive_publications(
     T = is_lm.size
     V = start
     noise_scale = mech.expected_error(np.array([V]))[0]
-    rate = settings.initial_rate
+    rate, min_rate, step = settings.initial_rate, settings.min_rate, settings.step
     coin, release, distance = draws.coin, draws.release, mech.distance_one
     after = int(np.count_nonzero(is_lm))  # landmarks after t (counting t until passed)
     lms = is_lm.tolist()
@@ -45,15 +51,16 @@ def adaptive_publications(
     for t in range(T):
         if lms[t]:
             after -= 1
-        if last is None or coin(t) < rate:
+        if last is None or publishes(coin(t), rate):
             out = release(t, values[t], V)
             if last is not None:
-                rate = settings.after_publication(rate, noise_scale, distance(out, last))
+                within = within_noise(noise_scale, distance(out, last))
+                rate = rate_after_publication(rate, within, min_rate, step)
             pub_t.append(t)
             pub_out.append(out)
             pub_eps.append(V)
             last = out
         elif lms[t]:
-            V = V + V / (after + 1)  # + b/(k+1), k = landmarks after t
+            V = handed_on_budget(V, V, after)  # + b/(k+1), k = landmarks after t
             noise_scale = mech.expected_error(np.array([V]))[0]
     return pub_t, pub_out, pub_eps

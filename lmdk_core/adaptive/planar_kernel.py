@@ -15,6 +15,8 @@ time series" (CODASPY 2022), Adaptive scheme as defined in
 * when it approximates a landmark with k landmarks after it, its share goes to the
   future, ``V ← V + V/(k+1)``: every unspent budget equals the one number V.
 
+Those rules are the functions of :mod:`lmdk_core.adaptive.rules`, compiled into the loop.
+
 Everything here is the step-by-step definition with the same draws in the same order:
 numba's ``Generator.random`` / ``Generator.gamma`` are line-for-line ports of numpy's
 samplers and draw from the caller's bit generator (advancing it), and the geodesic
@@ -32,7 +34,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from lmdk_core.foundation.compiled_paths import KernelCost, PathChooser, lazy_njit
+from lmdk_core.adaptive.rules import (
+    handed_on_budget,
+    publishes,
+    rate_after_publication,
+    within_noise,
+)
+from lmdk_core.foundation.compiled_paths import (
+    KernelCost,
+    PathChooser,
+    compile_with_helpers,
+    lazy_njit,
+)
 from lmdk_core.foundation.geodesy import compiled_geodesic, wgs84
 
 __all__ = ["COST", "adaptive_planar"]
@@ -66,78 +79,82 @@ def _sphere_angle(x1, y1, z1, x2, y2, z2):
     return np.arctan2(np.sqrt(cx * cx + cy * cy + cz * cz), x1 * x2 + y1 * y2 + z1 * z2)
 
 
-def _planar_steps(lat, lon, is_lm, n_after, gen, V, radius, rate, lo, step,
-                  geodesic, direct, inverse, a, one_minus_f, released, spent, published,
-                  errors, pub_t, pub_eps):
-    """Run the whole release; returns the number of publications.
+def _planar_steps_for(rules_stamp: str):
+    """The release loop, a closure over the stamp of the rules it calls
+    (:func:`~lmdk_core.foundation.compiled_paths.compile_with_helpers`)."""
 
-    ``n_after`` counts the landmarks from t on. Fills ``released`` (T, 2), ``spent``,
-    ``published``, ``errors`` and the first entries of ``pub_t`` / ``pub_eps``.
+    def planar_steps(lat, lon, is_lm, n_after, gen, V, radius, rate, lo, step,
+                     geodesic, direct, inverse, a, one_minus_f, released, spent, published,
+                     errors, pub_t, pub_eps):
+        """Run the whole release; returns the number of publications.
 
-    The rate decision needs only the sign of ``2r/ε_t − d(o_t, o_prev)``. Stretching
-    the ellipsoid's polar axis by a/b maps it onto the sphere of radius a and changes
-    every length by a factor in [1, a/b], so the geodesic distance s lies in
-    ``[(1−f)·σ, σ]`` where σ is the great-circle distance of the stretched points. When
-    the noise scale lies outside that interval, widened by 1 mm plus 1e-9·σ (far above
-    the solver's 15 nm and this computation's rounding), the sign is that of the exact
-    solver's; only inside it is the inverse problem solved.
-    """
-    T = lat.size
-    out = np.zeros(3)  # geod_direct: lat2, lon2, azi2 / geod_inverse: s12, azi1, azi2
-    scale = radius / V
-    noise_scale = 2.0 * (radius / V)  # expected displacement 2r/ε_t
-    n_pub = 0
-    last_lat = 0.0
-    last_lon = 0.0
-    lx = ly = lz = 0.0  # the last publication on the stretched sphere
-    for t in range(T):
-        lm_t = is_lm[t]
-        if lm_t:
-            n_after -= 1  # landmarks after t
-        if n_pub == 0 or gen.random() < rate:
-            dist = gen.gamma(2.0, scale)
-            azimuth = 0.0 + 360.0 * gen.random()
-            direct(geodesic.ctypes, lat[t], lon[t], azimuth, dist,
-                   out[0:].ctypes, out[1:].ctypes, out[2:].ctypes)
-            lat2 = out[0]
-            lon2 = out[1]
-            ux, uy, uz = _sphere_direction(lat2, lon2, one_minus_f)
-            if n_pub > 0:
-                sigma = a * _sphere_angle(ux, uy, uz, lx, ly, lz)
-                if noise_scale > sigma * (1.0 + 1e-9) + 1e-3:
-                    within_noise = True
-                elif noise_scale < one_minus_f * sigma * (1.0 - 1e-9) - 1e-3:
-                    within_noise = False
-                else:
-                    inverse(geodesic.ctypes, lat2, lon2, last_lat, last_lon,
-                            out[0:].ctypes, out[1:].ctypes, out[2:].ctypes)
-                    within_noise = noise_scale > out[0]
-                if within_noise:
-                    rate = max(lo, rate - step)
-                else:
-                    rate = min(1.0, rate + step)
-            lx, ly, lz = ux, uy, uz
-            pub_t[n_pub] = t
-            pub_eps[n_pub] = V
-            n_pub += 1
-            spent[t] = V
-            published[t] = True
-            last_lat = lat2
-            last_lon = lon2
-        elif lm_t:
-            V = V + V / (n_after + 1)  # + b/(k+1)
-            scale = radius / V
-            noise_scale = 2.0 * (radius / V)
-        released[t, 0] = last_lat
-        released[t, 1] = last_lon
-        if (np.isfinite(last_lat) and np.isfinite(last_lon) and np.isfinite(lat[t])
-                and np.isfinite(lon[t])):
-            inverse(geodesic.ctypes, last_lat, last_lon, lat[t], lon[t],
-                    out[0:].ctypes, out[1:].ctypes, out[2:].ctypes)
-            errors[t] = out[0]
-        else:
-            errors[t] = np.nan
-    return n_pub
+        ``n_after`` counts the landmarks from t on. Fills ``released`` (T, 2), ``spent``,
+        ``published``, ``errors`` and the first entries of ``pub_t`` / ``pub_eps``.
+
+        The rate decision needs only the sign of ``2r/ε_t − d(o_t, o_prev)``. Stretching
+        the ellipsoid's polar axis by a/b maps it onto the sphere of radius a and changes
+        every length by a factor in [1, a/b], so the geodesic distance s lies in
+        ``[(1−f)·σ, σ]`` where σ is the great-circle distance of the stretched points. When
+        the noise scale lies outside that interval, widened by 1 mm plus 1e-9·σ (far above
+        the solver's 15 nm and this computation's rounding), the sign is that of the exact
+        solver's; only inside it is the inverse problem solved.
+        """
+        _ = rules_stamp  # numba's cache key: a kernel built on other rules is not loaded
+        T = lat.size
+        out = np.zeros(3)  # geod_direct: lat2, lon2, azi2 / geod_inverse: s12, azi1, azi2
+        scale = radius / V
+        noise_scale = 2.0 * (radius / V)  # expected displacement 2r/ε_t
+        n_pub = 0
+        last_lat = 0.0
+        last_lon = 0.0
+        lx = ly = lz = 0.0  # the last publication on the stretched sphere
+        for t in range(T):
+            lm_t = is_lm[t]
+            if lm_t:
+                n_after -= 1  # landmarks after t
+            if n_pub == 0 or publishes(gen.random(), rate):
+                dist = gen.gamma(2.0, scale)
+                azimuth = 0.0 + 360.0 * gen.random()
+                direct(geodesic.ctypes, lat[t], lon[t], azimuth, dist,
+                       out[0:].ctypes, out[1:].ctypes, out[2:].ctypes)
+                lat2 = out[0]
+                lon2 = out[1]
+                ux, uy, uz = _sphere_direction(lat2, lon2, one_minus_f)
+                if n_pub > 0:
+                    sigma = a * _sphere_angle(ux, uy, uz, lx, ly, lz)
+                    if noise_scale > sigma * (1.0 + 1e-9) + 1e-3:  # > the largest s possible
+                        within = True
+                    elif noise_scale < one_minus_f * sigma * (1.0 - 1e-9) - 1e-3:
+                        within = False  # < the smallest s possible
+                    else:
+                        inverse(geodesic.ctypes, lat2, lon2, last_lat, last_lon,
+                                out[0:].ctypes, out[1:].ctypes, out[2:].ctypes)
+                        within = within_noise(noise_scale, out[0])
+                    rate = rate_after_publication(rate, within, lo, step)
+                lx, ly, lz = ux, uy, uz
+                pub_t[n_pub] = t
+                pub_eps[n_pub] = V
+                n_pub += 1
+                spent[t] = V
+                published[t] = True
+                last_lat = lat2
+                last_lon = lon2
+            elif lm_t:
+                V = handed_on_budget(V, V, n_after)  # + b/(k+1), k = landmarks after t
+                scale = radius / V
+                noise_scale = 2.0 * (radius / V)
+            released[t, 0] = last_lat
+            released[t, 1] = last_lon
+            if (np.isfinite(last_lat) and np.isfinite(last_lon) and np.isfinite(lat[t])
+                    and np.isfinite(lon[t])):
+                inverse(geodesic.ctypes, last_lat, last_lon, lat[t], lon[t],
+                        out[0:].ctypes, out[1:].ctypes, out[2:].ctypes)
+                errors[t] = out[0]
+            else:
+                errors[t] = np.nan
+        return n_pub
+
+    return planar_steps
 
 
 _kernel = None
@@ -156,7 +173,8 @@ def _compiled_kernel():
             return None
         _sphere_direction = njit(cache=True)(_sphere_direction)
         _sphere_angle = njit(cache=True)(_sphere_angle)
-        _kernel = njit(cache=True)(_planar_steps)
+        _kernel = compile_with_helpers(
+            _planar_steps_for, (publishes, within_noise, rate_after_publication, handed_on_budget))
     return _kernel
 
 

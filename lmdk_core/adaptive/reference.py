@@ -29,7 +29,8 @@ Where the randomness comes from is a parameter, a :class:`Draws`: the sampling c
 t and the released value at t. :class:`GeneratorDraws` is the engine's single-series
 order (one numpy Generator, step by step); the population draws every coin and standard
 variate of a user ahead (:class:`PresampledDraws`); the exact path draws its values with
-OpenDP. Everything else — decisions, budgets, hand-overs — is this function.
+OpenDP. Everything else — decisions, budgets, hand-overs — is this function, each rule
+a call of :mod:`lmdk_core.adaptive.rules` (the same functions every variant calls).
 """
 
 from __future__ import annotations
@@ -38,6 +39,12 @@ from typing import Protocol
 
 import numpy as np
 
+from lmdk_core.adaptive.rules import (
+    handed_on_budget,
+    publishes,
+    rate_after_publication,
+    within_noise,
+)
 from lmdk_core.adaptive.settings import AdaptiveSettings
 from lmdk_core.mechanisms.base import Mechanism
 
@@ -122,14 +129,12 @@ def adaptive_reference(
     last = None                                     # the last published value
     for t in range(T):
         # (2) the sampling component: always publish first, then with the current rate
-        if last is None or draws.coin(t) < rate:
+        if last is None or publishes(draws.coin(t), rate):
             out = draws.release(t, values[t], eps[t])
             # (3) the analysis: is the change since the last publication within noise?
             if last is not None:
-                if noise_scale[t] > mech.distance_one(out, last):
-                    rate = settings.lowered(rate)
-                else:
-                    rate = settings.raised(rate)
+                within = within_noise(noise_scale[t], mech.distance_one(out, last))
+                rate = rate_after_publication(rate, within, settings.min_rate, settings.step)
             released[t] = out
             published[t] = True
             last = out
@@ -140,7 +145,7 @@ def adaptive_reference(
                 # (4) a skipped landmark's share goes to the future: + b/(k+1) each
                 later = slice(t + 1, T)
                 k = int(is_lm[later].sum())
-                eps[later] += eps[t] / (k + 1)
+                eps[later] = handed_on_budget(eps[later], eps[t], k)
                 if t + 1 < T:
                     noise_scale[later] = mech.expected_error(eps[later])
             eps[t] = 0.0

@@ -8,7 +8,8 @@ first timestamp), a Laplace draw ``x_t + Lap(Δf/ε_t)`` when it publishes, a ra
 after each publication (``Δf/ε_t > |o_t − o_prev|`` lowers it by ``step`` down to
 ``min_rate``, otherwise it rises by ``step`` up to 1), and a skipped landmark's share
 handed to the future (``V ← V + V/(k+1)``, k = landmarks after it; all unspent budgets
-are equal, so one number ``V`` is the whole allocation still to come).
+are equal, so one number ``V`` is the whole allocation still to come). Those rules are
+the functions of :mod:`lmdk_core.adaptive.rules`, compiled into the loop.
 
 It is the engine's loop (:mod:`lmdk_core.adaptive.loop`) with the same draws in the same
 order: numba's ``Generator.random`` and ``Generator.laplace`` are line-for-line ports of
@@ -22,7 +23,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from lmdk_core.foundation.compiled_paths import KernelCost, PathChooser, lazy_njit
+from lmdk_core.adaptive.rules import (
+    handed_on_budget,
+    publishes,
+    rate_after_publication,
+    within_noise,
+)
+from lmdk_core.foundation.compiled_paths import KernelCost, PathChooser, compile_with_helpers
 
 __all__ = ["COST", "adaptive_laplace"]
 
@@ -34,33 +41,39 @@ COST = KernelCost(python_s=1.8e-6, compiled_s=0.05e-6, load_s=0.45)
 FORCE_COMPILED: bool | None = None
 
 
-def _laplace_steps(xs, is_lm, n_after, gen, V, sens, rate, lo, step, pub_t, pub_out,
-                   pub_eps):
-    """Run the whole release; returns the number of publications (``pub_t``, ``pub_out``
-    and ``pub_eps`` hold them). ``n_after`` counts the landmarks from t on."""
-    T = xs.size
-    b = sens / V  # the noise scale Δf/ε_t, also Laplace's expected error
-    n_pub = 0
-    last = 0.0
-    for t in range(T):
-        if is_lm[t]:
-            n_after -= 1  # landmarks after t
-        if n_pub == 0 or gen.random() < rate:
-            out = xs[t] + gen.laplace(0.0, b)
-            if n_pub > 0:
-                if b > abs(out - last):
-                    rate = max(lo, rate - step)
-                else:
-                    rate = min(1.0, rate + step)
-            pub_t[n_pub] = t
-            pub_out[n_pub] = out
-            pub_eps[n_pub] = V
-            n_pub += 1
-            last = out
-        elif is_lm[t]:
-            V = V + V / (n_after + 1)  # + b/(k+1)
-            b = sens / V
-    return n_pub
+def _laplace_steps_for(rules_stamp: str):
+    """The release loop, a closure over the stamp of the rules it calls
+    (:func:`~lmdk_core.foundation.compiled_paths.compile_with_helpers`)."""
+
+    def laplace_steps(xs, is_lm, n_after, gen, V, sens, rate, lo, step, pub_t, pub_out,
+                      pub_eps):
+        """Run the whole release; returns the number of publications (``pub_t``,
+        ``pub_out`` and ``pub_eps`` hold them). ``n_after`` counts the landmarks from t
+        on."""
+        _ = rules_stamp  # numba's cache key: a kernel built on other rules is not loaded
+        T = xs.size
+        b = sens / V  # the noise scale Δf/ε_t, also Laplace's expected error
+        n_pub = 0
+        last = 0.0
+        for t in range(T):
+            if is_lm[t]:
+                n_after -= 1  # landmarks after t
+            if n_pub == 0 or publishes(gen.random(), rate):
+                out = xs[t] + gen.laplace(0.0, b)
+                if n_pub > 0:
+                    rate = rate_after_publication(rate, within_noise(b, abs(out - last)),
+                                                  lo, step)
+                pub_t[n_pub] = t
+                pub_out[n_pub] = out
+                pub_eps[n_pub] = V
+                n_pub += 1
+                last = out
+            elif is_lm[t]:
+                V = handed_on_budget(V, V, n_after)  # + b/(k+1), k = landmarks after t
+                b = sens / V
+        return n_pub
+
+    return laplace_steps
 
 
 _kernel = None
@@ -73,10 +86,9 @@ def _compiled_kernel():
     without numba."""
     global _kernel
     if _kernel is None:
-        njit = lazy_njit()
-        if njit is None:  # pragma: no cover - numba is a dependency
-            return None
-        _kernel = njit(cache=True, nogil=True)(_laplace_steps)
+        _kernel = compile_with_helpers(
+            _laplace_steps_for,
+            (publishes, within_noise, rate_after_publication, handed_on_budget), nogil=True)
     return _kernel
 
 

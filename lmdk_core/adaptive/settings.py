@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from lmdk_core.adaptive.rules import rate_after_publication
 from lmdk_core.foundation.errors import InputError
 
 __all__ = ["AdaptiveSettings"]
@@ -31,15 +32,11 @@ class AdaptiveSettings:
             raise InputError("adaptive minimum rate must not exceed the initial rate")
 
     def lowered(self, rate: float) -> float:
-        """The rate after a publication whose change is within the noise."""
-        return max(self.min_rate, rate - self.step)
+        """The rate after a publication whose change is within the noise
+        (:func:`~lmdk_core.adaptive.rules.rate_after_publication`)."""
+        return rate_after_publication(rate, True, self.min_rate, self.step)
 
     def raised(self, rate: float) -> float:
-        """The rate after a publication whose change exceeds the noise."""
-        return min(1.0, rate + self.step)
-
-    def after_publication(self, rate: float, noise_scale: float, change: float) -> float:
-        """The rate after a publication that moved ``change`` from the previous one:
-        lowered when the change is within the noise (``noise_scale > change``), raised
-        otherwise (Katsomallos et al. CODASPY'22, the Adaptive scheme)."""
-        return self.lowered(rate) if noise_scale > change else self.raised(rate)
+        """The rate after a publication whose change exceeds the noise
+        (:func:`~lmdk_core.adaptive.rules.rate_after_publication`)."""
+        return rate_after_publication(rate, False, self.min_rate, self.step)

@@ -26,11 +26,14 @@ this project's 2-core machine (they vary with the machine, their ratios much les
 
 from __future__ import annotations
 
+import hashlib
+import inspect
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["KernelCost", "PathChooser", "lazy_njit", "worth_compiling"]
+__all__ = ["KernelCost", "PathChooser", "compile_with_helpers", "helpers_stamp", "lazy_njit",
+           "worth_compiling"]
 
 #: seconds to import numba (measured 0.3–0.35 s)
 NUMBA_IMPORT_S = 0.33
@@ -90,3 +93,45 @@ def lazy_njit() -> Callable | None:
     except ImportError:  # pragma: no cover - numba is a dependency
         return None
     return njit
+
+
+#: the plain-Python helpers made callable from compiled code so far (numba registers a
+#: function once)
+_JITABLE: set[Callable] = set()
+
+
+def helpers_stamp(helpers: Sequence[Callable]) -> str:
+    """A digest of the helpers' source code (their bytecode where the source is not
+    available): it changes whenever one of them is edited."""
+    digest = hashlib.sha256()
+    for fn in helpers:
+        try:
+            digest.update(inspect.getsource(fn).encode())
+        except (OSError, TypeError):  # pragma: no cover - installed without sources
+            digest.update(fn.__code__.co_code)
+    return digest.hexdigest()
+
+
+def compile_with_helpers(build: Callable[[str], Callable], helpers: Sequence[Callable],
+                         **options) -> Callable | None:
+    """A compiled kernel that calls plain-Python ``helpers`` (Adaptive's rules,
+    :mod:`lmdk_core.adaptive.rules`): the helpers are made callable from compiled code
+    (numba's ``register_jitable``: compiled into the kernel, still plain Python
+    elsewhere), then ``njit(cache=True, **options)`` compiles ``build(stamp)``, or loads
+    it from numba's on-disk cache. None without numba.
+
+    numba's cache notices edits of the kernel's own file only, not of the functions it
+    calls in other modules; so ``build`` returns the kernel as a closure over ``stamp``
+    (:func:`helpers_stamp`), which the kernel mentions: numba keys its cache on a
+    closure's values, and an edited rule compiles anew instead of loading a kernel built
+    on the old one."""
+    njit = lazy_njit()
+    if njit is None:  # pragma: no cover - numba is a dependency
+        return None
+    from numba.extending import register_jitable
+
+    for fn in helpers:
+        if fn not in _JITABLE:
+            register_jitable(fn)
+            _JITABLE.add(fn)
+    return njit(cache=True, **options)(build(helpers_stamp(helpers)))

@@ -18,7 +18,8 @@ release runs over all users together:
   of the published value with the noise scale (the mechanism's expected error at ε_t)
   and move the rate by ±step within [min_rate, 1], and hand an approximated landmark's
   share b on: each of the k later landmarks and every later timestamp of that user get
-  ``+b/(k+1)``. Nothing loops over users in Python (numpy noise; exact noise below).
+  ``+b/(k+1)`` — the rules of :mod:`lmdk_core.adaptive.rules`, applied to all users at
+  once. Nothing loops over users in Python (numpy noise; exact noise below).
 
 Randomness: each user's coins and standard noise are drawn from that user's stream
 before the loop (T_u coins, T_u standard variates), so a user's release does not depend
@@ -63,6 +64,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from lmdk_core.adaptive.exact_draws import exact_publications
+from lmdk_core.adaptive.rules import (
+    handed_on_budget,
+    publishes,
+    rates_after_publication,
+    within_noise,
+)
 from lmdk_core.adaptive.settings import AdaptiveSettings
 from lmdk_core.engine.allocation import scheme_info
 from lmdk_core.foundation.errors import InputError
@@ -275,18 +282,16 @@ def _adaptive(x, lengths, landmarks, planned, mech, gens, settings: AdaptiveSett
         active = lengths > t
         if not active.any():
             break
-        pub = active & (~has_last | (coins[:, t] < rate))
+        pub = active & (~has_last | publishes(coins[:, t], rate))
         if pub.any():
             out = mech.release_presampled(x[pub, t], eps[pub, t],
                                           tuple(v[pub, t] for v in variates))
             had = has_last[pub]
             if had.any():
                 idx = np.flatnonzero(pub)[had]
-                d = mech.distance(out[had], last[idx])
-                within = scale[idx, t] > d
-                rate[idx] = np.where(within, np.maximum(settings.min_rate,
-                                                        rate[idx] - settings.step),
-                                     np.minimum(1.0, rate[idx] + settings.step))
+                within = within_noise(scale[idx, t], mech.distance(out[had], last[idx]))
+                rate[idx] = rates_after_publication(rate[idx], within, settings.min_rate,
+                                                    settings.step)
             released[pub, t] = out
             last[pub] = out
             has_last |= pub
@@ -296,9 +301,9 @@ def _adaptive(x, lengths, landmarks, planned, mech, gens, settings: AdaptiveSett
             released[skip, t] = last[skip]
             hand = np.flatnonzero(skip & landmarks[:, t])
             if hand.size and t + 1 < T:
-                share = eps[hand, t] / (later[hand, t] + 1)
-                eps[hand, t + 1:] += share[:, None]
-                block = eps[hand, t + 1:]
+                block = handed_on_budget(eps[hand, t + 1:], eps[hand, t][:, None],
+                                         later[hand, t][:, None])
+                eps[hand, t + 1:] = block
                 scale[hand, t + 1:] = mech.expected_error(block.ravel()).reshape(block.shape)
             eps[skip, t] = 0.0
     eps[np.arange(T)[None, :] >= lengths[:, None]] = 0.0
