@@ -40,12 +40,7 @@ from lmdk_core.adaptive.rules import (
     rate_after_publication,
     within_noise,
 )
-from lmdk_core.foundation.compiled_paths import (
-    KernelCost,
-    PathChooser,
-    compile_with_helpers,
-    lazy_njit,
-)
+from lmdk_core.foundation.compiled_paths import KernelCost, PathChooser, compile_with_helpers
 from lmdk_core.foundation.geodesy import compiled_geodesic, wgs84
 
 __all__ = ["COST", "adaptive_planar"]
@@ -91,13 +86,15 @@ def _planar_steps_for(rules_stamp: str):
         ``n_after`` counts the landmarks from t on. Fills ``released`` (T, 2), ``spent``,
         ``published``, ``errors`` and the first entries of ``pub_t`` / ``pub_eps``.
 
-        The rate decision needs only the sign of ``2r/ε_t − d(o_t, o_prev)``. Stretching
-        the ellipsoid's polar axis by a/b maps it onto the sphere of radius a and changes
-        every length by a factor in [1, a/b], so the geodesic distance s lies in
-        ``[(1−f)·σ, σ]`` where σ is the great-circle distance of the stretched points. When
-        the noise scale lies outside that interval, widened by 1 mm plus 1e-9·σ (far above
-        the solver's 15 nm and this computation's rounding), the sign is that of the exact
-        solver's; only inside it is the inverse problem solved.
+        The rate decision needs only whether the geodesic distance s = d(o_t, o_prev) is
+        within the noise (``2r/ε_t > s``). Stretching the ellipsoid's polar axis by a/b
+        maps it onto the sphere of radius a and changes every length by a factor in
+        [1, a/b], so s lies in ``[(1−f)·σ, σ]`` where σ is the great-circle distance of
+        the stretched points. That interval, widened by 1 mm plus 1e-9·σ (far above the
+        solver's 15 nm and this computation's rounding), settles the decision when the
+        rule gives the same answer at both of its ends (a smaller change is never less
+        within the noise: :func:`~lmdk_core.adaptive.rules.within_noise`); only otherwise
+        is the inverse problem solved.
         """
         _ = rules_stamp  # numba's cache key: a kernel built on other rules is not loaded
         T = lat.size
@@ -122,10 +119,11 @@ def _planar_steps_for(rules_stamp: str):
                 ux, uy, uz = _sphere_direction(lat2, lon2, one_minus_f)
                 if n_pub > 0:
                     sigma = a * _sphere_angle(ux, uy, uz, lx, ly, lz)
-                    if noise_scale > sigma * (1.0 + 1e-9) + 1e-3:  # > the largest s possible
-                        within = True
-                    elif noise_scale < one_minus_f * sigma * (1.0 - 1e-9) - 1e-3:
-                        within = False  # < the smallest s possible
+                    if within_noise(noise_scale, sigma * (1.0 + 1e-9) + 1e-3):
+                        within = True  # even at the largest distance possible
+                    elif not within_noise(noise_scale,
+                                          one_minus_f * sigma * (1.0 - 1e-9) - 1e-3):
+                        within = False  # not even at the smallest distance possible
                     else:
                         inverse(geodesic.ctypes, lat2, lon2, last_lat, last_lon,
                                 out[0:].ctypes, out[1:].ctypes, out[2:].ctypes)
@@ -163,18 +161,14 @@ _CHOOSER = PathChooser(COST)
 
 
 def _compiled_kernel():
-    """The compiled loop, compiled (or loaded from numba's cache) on first use; None
-    without numba. Its helpers are compiled first and rebound in this module, so the
-    compiled loop calls them compiled."""
-    global _kernel, _sphere_direction, _sphere_angle
+    """The compiled loop, compiled (or loaded from numba's cache) on first use, with its
+    helpers (the sphere's geometry above, Adaptive's rules) compiled into it; None
+    without numba."""
+    global _kernel
     if _kernel is None:
-        njit = lazy_njit()
-        if njit is None:  # pragma: no cover - numba is a dependency
-            return None
-        _sphere_direction = njit(cache=True)(_sphere_direction)
-        _sphere_angle = njit(cache=True)(_sphere_angle)
         _kernel = compile_with_helpers(
-            _planar_steps_for, (publishes, within_noise, rate_after_publication, handed_on_budget))
+            _planar_steps_for, (_sphere_direction, _sphere_angle, publishes, within_noise,
+                                rate_after_publication, handed_on_budget))
     return _kernel
 
 

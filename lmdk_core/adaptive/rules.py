@@ -54,6 +54,9 @@ def within_noise(noise_scale, change):
     mechanism's expected error at ε_t (``Δf/ε_t`` for Laplace, ``2r/ε_t`` for Planar
     Laplace; Katsomallos et al. CODASPY'22, Adaptive's feedback). Scalars or arrays.
 
+    A change within the noise stays within it when it shrinks: the trajectory kernel
+    settles most decisions from bounds of the geodesic distance by that property.
+
     >>> within_noise(2.0, 1.5), within_noise(2.0, 2.0)
     (True, False)
     """
