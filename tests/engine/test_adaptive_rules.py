@@ -308,3 +308,50 @@ def test_every_variant_follows_a_changed_rule(rule, tmp_path, monkeypatch):
     for before, after in zip(original, changed, strict=True):
         assert (not np.array_equal(before[0], after[0])
                 or before[2].tobytes() != after[2].tobytes()), f"{rule}'s variant changes nothing"
+
+
+# -- numba's cache follows an edited rule -----------------------------------------------
+
+RULE_MODULE = '''
+def bump(x):
+    return x + {increment}
+'''
+
+KERNEL_MODULE = '''
+from lmdk_core.adaptive.compiled import compile_with_helpers
+from edited_rule import bump
+
+
+def build(stamp):
+    def kernel(x):
+        _ = stamp
+        return bump(x)
+    return kernel
+
+
+print(compile_with_helpers(build, (bump,))(1.0))
+'''
+
+
+def test_a_kernel_built_on_an_edited_rule_is_not_loaded_from_the_cache(tmp_path):
+    """numba's on-disk cache watches the kernel's own file only; after an edit of a rule
+    in another file, the next process compiles the kernel anew instead of loading the one
+    built on the old rule (compile_with_helpers keys the cache on the rules' source)."""
+    pytest.importorskip("numba")
+    import os
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    (tmp_path / "kernel_module.py").write_text(KERNEL_MODULE, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(root)]),
+           "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    printed = []
+    for increment in (1, 2, 2):
+        (tmp_path / "edited_rule.py").write_text(RULE_MODULE.format(increment=increment),
+                                                 encoding="utf-8")
+        out = subprocess.run([sys.executable, str(tmp_path / "kernel_module.py")], env=env,
+                             capture_output=True, text=True, check=True)
+        printed.append(out.stdout.strip())
+    assert printed == ["2.0", "3.0", "3.0"]
+    assert len(list((tmp_path / "cache").rglob("*.nbc"))) == 2  # one kernel per rule
