@@ -2,6 +2,8 @@
 
 * :mod:`~lmdk_core.adaptive.reference` — the definition, readable, with its randomness
   as a parameter (:class:`Draws`);
+* :mod:`~lmdk_core.adaptive.rules` — its update rules (sampling, feedback, budget
+  hand-over), each written once and called by every variant below;
 * :mod:`~lmdk_core.adaptive.loop` — the engine's loop: the reference with O(1)
   bookkeeping, for every mechanism;
 * :mod:`~lmdk_core.adaptive.series_kernel` — Laplace on a series, compiled (where it

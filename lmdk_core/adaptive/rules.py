@@ -22,9 +22,9 @@ Every variant calls these functions: the reference, the engine's loop
 (:mod:`lmdk_core.population.lockstep`) and the numba kernels
 (:mod:`~lmdk_core.adaptive.series_kernel`, :mod:`~lmdk_core.adaptive.planar_kernel`),
 which compile the scalar rules into their loops
-(:func:`lmdk_core.foundation.compiled_paths.compile_with_helpers`). So the rules are plain Python
-on scalars — numba compiles them as they are; nothing here imports numba — and work
-element-wise on numpy arrays where they can (:func:`publishes`, :func:`within_noise`,
+(:func:`lmdk_core.foundation.compiled_paths.compile_with_helpers`). So the rules are
+plain Python on scalars — numba compiles them as they are; nothing here imports numba —
+and work element-wise on numpy arrays where they can (:func:`publishes`, :func:`within_noise`,
 :func:`handed_on_budget`). tests/engine/test_adaptive_rules.py replaces each rule by a
 variant and checks that every variant follows it (a copy of a rule elsewhere fails).
 """

@@ -25,7 +25,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lmdk_core.adaptive import planar_kernel, rules, series_kernel
-from lmdk_core.adaptive.compiled import compile_with_helpers
 from lmdk_core.adaptive.exact_draws import exact_publications
 from lmdk_core.adaptive.loop import adaptive_publications
 from lmdk_core.adaptive.reference import GeneratorDraws, PresampledDraws, adaptive_reference
@@ -38,8 +37,9 @@ from lmdk_core.adaptive.rules import (
 )
 from lmdk_core.adaptive.settings import AdaptiveSettings
 from lmdk_core.engine.allocation import allocate
+from lmdk_core.foundation.compiled_paths import compile_with_helpers
 from lmdk_core.mechanisms import Laplace, PlanarLaplace
-from lmdk_core.mechanisms.exact import ExactLaplace
+from lmdk_core.mechanisms.laplace import ExactLaplace
 from lmdk_core.population.lockstep import lockstep_release
 
 SCALAR_RULES = (publishes, within_noise, rate_after_publication, handed_on_budget)
@@ -318,7 +318,7 @@ def bump(x):
 '''
 
 KERNEL_MODULE = '''
-from lmdk_core.adaptive.compiled import compile_with_helpers
+from lmdk_core.foundation.compiled_paths import compile_with_helpers
 from edited_rule import bump
 
 
