@@ -3,6 +3,7 @@
     python benchmarks/bench_adaptive.py                       # everything
     python benchmarks/bench_adaptive.py --sections curve --max-t 1000000 --kinds series
     python benchmarks/bench_adaptive.py --sections exact
+    python benchmarks/bench_adaptive.py --sections variants
 
 Sections (``--sections``, default all):
 
@@ -22,6 +23,14 @@ Sections (``--sections``, default all):
   2,000 with ~50 landmarks each, the dense case): µs per timestamp and the ratio to
   OpenDP's own, for the population both in wall-clock time and in this process's CPU
   time (on a shared machine the CPU ratio is the one other processes do not move).
+* ``variants`` — the CPU time per step of each variant of Adaptive called directly,
+  without the release around it (settings 1.0 / 0.2 / 0.2, |L| = T/1000): the compiled
+  series kernel (10⁶ steps), the compiled trajectory kernel (10⁵), the engine's Python
+  loop on a series (10⁵), the exact-noise loop (10⁵, a deterministic stand-in for the
+  sampler) and the population's lockstep with numpy noise (200 users × 8,760): the
+  least CPU time of several runs, which other processes on a shared machine move
+  least. The figures a change of the loops (e.g. of lmdk_core/adaptive/rules.py) is
+  measured with.
 
 Prints timings only (no assertions); the machine's load is printed with each section.
 """
@@ -261,9 +270,62 @@ def exact_section(args) -> None:
                   f"own ({load()})")
 
 
+def variants_section(args) -> None:
+    from lmdk_core.adaptive.exact_draws import exact_publications
+    from lmdk_core.adaptive.loop import adaptive_publications
+    from lmdk_core.adaptive.reference import GeneratorDraws
+    from lmdk_core.adaptive.settings import AdaptiveSettings
+    from lmdk_core.mechanisms import Laplace
+    from lmdk_core.population.lockstep import lockstep_release
+
+    print(f"\n== the variants of Adaptive, CPU time per step ({load()})")
+    settings = AdaptiveSettings(1.0, 0.2, 0.2)
+    mech = Laplace(1.0)
+    x, lm_idx = series(1_000_000)
+    lm = np.zeros(x.size, dtype=bool)
+    lm[lm_idx] = True
+    lat, lon, tlm_idx = track(100_000)
+    pts = np.column_stack([lat, lon])
+    tlm = np.zeros(lat.size, dtype=bool)
+    tlm[tlm_idx] = True
+    rng = np.random.default_rng
+
+    def exact_loop(n: int = 100_000):
+        noise = rng(8)
+        run = exact_publications(x[:n], lm[:n], 0.5, mech, rng(7).random(n), settings)
+        request = next(run)
+        try:
+            while True:
+                values, eps = request
+                request = run.send(values + noise.laplace(0.0, 1.0 / eps, len(values)))
+        except StopIteration:
+            pass
+
+    U, T_u = 200, 8_760
+    xs = np.cumsum(rng(5).normal(0, 1, (U, T_u)), axis=1)
+    lms = rng(6).random((U, T_u)) < 5 / T_u
+    runs = (
+        ("compiled series kernel", 1_000_000, 9, lambda: series_kernel.adaptive_laplace(
+            x, lm, 0.5, 1.0, rng(1), 1.0, 0.2, 0.2)),
+        ("compiled trajectory kernel", 100_000, 5, lambda: planar_kernel.adaptive_planar(
+            pts, tlm, 0.5, 100.0, rng(1), 1.0, 0.2, 0.2)),
+        ("engine loop (Python), series", 100_000, 3, lambda: adaptive_publications(
+            x[:100_000], lm[:100_000], 0.5, mech, GeneratorDraws(mech, rng(1)), settings)),
+        ("exact-noise loop (stand-in sampler)", 100_000, 3, exact_loop),
+        (f"population lockstep, numpy noise, {U} users", U * T_u, 3, lambda: lockstep_release(
+            xs, np.full(U, T_u), lms, "adaptive", 1.0, mech,
+            [rng([1, u]) for u in range(U)], "fast")),
+    )
+    series_kernel.FORCE_COMPILED = planar_kernel.FORCE_COMPILED = True
+    for name, steps, repeats, run in runs:
+        run()  # compiles or loads a kernel, warms the caches
+        print(f"{name:<45} {best_cpu(run, repeats) / steps * 1e9:9.1f} ns per step")
+    series_kernel.FORCE_COMPILED = planar_kernel.FORCE_COMPILED = None
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sections", default="curve,exact")
+    ap.add_argument("--sections", default="curve,exact,variants")
     ap.add_argument("--max-t", type=float, default=1e7)
     ap.add_argument("--users", type=int, default=20)
     ap.add_argument("--kinds", default="series,track", help="curves: series, track")
@@ -274,6 +336,8 @@ def main() -> None:
         curve_section(args)
     if "exact" in sections:
         exact_section(args)
+    if "variants" in sections:
+        variants_section(args)
 
 
 if __name__ == "__main__":
