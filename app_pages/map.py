@@ -62,7 +62,7 @@ from app_support.track_session import (
     track_stays,
 )
 from lmdk_core.data.demo_track import demo_track_events
-from lmdk_core.data.track import DEFAULT_WAYPOINT_MAX_M
+from lmdk_core.data.track_building import DEFAULT_WAYPOINT_MAX_M
 from lmdk_core.engine.release import Release
 from lmdk_core.figures.common import data_labels
 from lmdk_core.figures.map import (

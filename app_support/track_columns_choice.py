@@ -12,7 +12,7 @@ from app_support import state_keys as K
 from app_support.download_buttons import remember_upload
 from app_support.track_session import add_track, check_track_size
 from lmdk_core.data.series import csv_columns, guess_series_columns
-from lmdk_core.data.track import load_track
+from lmdk_core.data.track_loading import load_track
 from lmdk_core.foundation.errors import InputError
 from lmdk_core.foundation.quoting import quote_user_text
 

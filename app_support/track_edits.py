@@ -29,7 +29,8 @@ from app_support.track_session import (
     track_stays,
 )
 from lmdk_core.data.demo_track import demo_track_landmarks
-from lmdk_core.data.track import Track, load_track
+from lmdk_core.data.track import Track
+from lmdk_core.data.track_loading import load_track
 from lmdk_core.figures.map import (
     nearest_in_time,
     revisit_candidates,

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lmdk_core.data.track import load_track
+from lmdk_core.data.track_loading import load_track
 from lmdk_core.decision.averaging import averaging_effect, moving_average
 from lmdk_core.decision.comparison import track_release_fn
 from lmdk_core.decision.release_verdict import release_leakage, release_verdict

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from lmdk_core.data.series import load_series_csv  # noqa: E402
-from lmdk_core.data.track import load_track  # noqa: E402
+from lmdk_core.data.track_loading import load_track  # noqa: E402
 from lmdk_core.decision.sensitivity import derived_sensitivity  # noqa: E402
 from lmdk_core.decision.verdict import privacy_verdict  # noqa: E402
 from lmdk_core.engine.allocation import allocate  # noqa: E402

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lmdk_core.data.track import load_track
+from lmdk_core.data.track_loading import load_track
 from lmdk_core.engine.release import release_series, release_trajectory
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lmdk_core.data.track import load_track
+from lmdk_core.data.track_loading import load_track
 from lmdk_core.engine.release import release_trajectory
 from lmdk_core.foundation.errors import InputError
 from lmdk_core.landmarks.discovery import stay_points, suggested_timestamps

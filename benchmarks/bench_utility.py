@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lmdk_core.data.series import load_series_csv
-from lmdk_core.data.track import load_track
+from lmdk_core.data.track_loading import load_track
 from lmdk_core.decision.utility import format_amount, release_utility, utility_verdict
 from lmdk_core.engine.allocation import allocate
 from lmdk_core.engine.release import release_trajectory

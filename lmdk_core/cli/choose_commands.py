@@ -29,7 +29,7 @@ def _load(args: argparse.Namespace):
 
     path = args.input
     if input_kind(path, args) == "track":
-        from lmdk_core.data.track import load_track
+        from lmdk_core.data.track_loading import load_track
 
         if args.radius is None:
             raise InputError("a track needs --radius (the protection radius r in metres)")

@@ -78,7 +78,7 @@ class _Suggested:
 
 def _suggest_for_track(args: argparse.Namespace, name: str) -> _Suggested:
     """A track's stay points (``--distance``, ``--duration``, sampling interval)."""
-    from lmdk_core.data.track import load_track
+    from lmdk_core.data.track_loading import load_track
     from lmdk_core.landmarks.discovery import track_stay_points
 
     track = load_track(args.input, filename=args.input, name=name, **track_columns(args))

@@ -255,7 +255,7 @@ def _declared_sensitivity(args: argparse.Namespace, series,
 
 def _cmd_geo_release(args: argparse.Namespace) -> int:
     from lmdk_core.cli.json_output import emit_json
-    from lmdk_core.data.track import load_track
+    from lmdk_core.data.track_loading import load_track
     from lmdk_core.decision.utility import release_utility
     from lmdk_core.engine.release import release_trajectory
     from lmdk_core.engine.stay_events import parse_stays

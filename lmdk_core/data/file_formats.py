@@ -4,7 +4,7 @@ saw (docs/data-formats.md)."""
 
 from __future__ import annotations
 
-__all__ = ["FORMAT_NAMES", "format_by_content", "format_by_name"]
+__all__ = ["FILE_WORDS", "FORMAT_NAMES", "format_by_content", "format_by_name"]
 
 #: how messages name each format
 FORMAT_NAMES = {
@@ -22,6 +22,11 @@ FORMAT_NAMES = {
     "xml": "an XML file",
     "binary": "a binary file",
 }
+
+#: how messages name a file of each track format read as that format (size, emptiness)
+FILE_WORDS = {"csv": "the CSV file", "plt": "the PLT file", "gpx": "the GPX file",
+              "fit": "the FIT file", "tcx": "the TCX file", "kml": "the KML file",
+              "geojson": "the GeoJSON file"}
 
 #: file-name endings and the format they name
 _EXTENSIONS = {".gpx": "gpx", ".plt": "plt", ".csv": "csv", ".txt": "csv", ".tsv": "csv",

@@ -374,7 +374,7 @@ def _restored_data(cfg: ViewConfig, demo_key: str,
     import pandas as pd
 
     from lmdk_core.data.series import load_series_csv
-    from lmdk_core.data.track import load_track_csv
+    from lmdk_core.data.track_loading import load_track
 
     if cfg.dataset == demo_key:
         return None
@@ -382,8 +382,9 @@ def _restored_data(cfg: ViewConfig, demo_key: str,
         raise InputError(f"unknown dataset {quote_user_text(cfg.dataset)} (expected "
                          f"{demo_key!r} or 'embedded')")
     table = pd.DataFrame(cfg.data).to_csv(index=False).encode()
-    loader = load_series_csv if cfg.data_kind == "series" else load_track_csv
-    data = loader(table, name=f"restored {_noun(cfg)}")
+    name = f"restored {_noun(cfg)}"
+    data = (load_series_csv(table, name=name) if cfg.data_kind == "series"
+            else load_track(table, name=name, file_format="csv"))
     return check_data(data) if check_data is not None else data
 
 

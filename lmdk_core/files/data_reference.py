@@ -16,7 +16,8 @@ import copy
 
 from lmdk_core.data.digest import sha256_hex
 from lmdk_core.data.series import Series, load_series_csv
-from lmdk_core.data.track import Track, load_track
+from lmdk_core.data.track import Track
+from lmdk_core.data.track_loading import load_track
 from lmdk_core.files.config import ViewConfig
 from lmdk_core.foundation.errors import InputError
 from lmdk_core.foundation.quoting import quote_user_text

@@ -16,7 +16,8 @@ import numpy as np
 import pandas as pd
 
 from lmdk_core.data.series import Series, load_series_csv
-from lmdk_core.data.track import Track, load_track_csv
+from lmdk_core.data.track import Track
+from lmdk_core.data.track_loading import load_track
 from lmdk_core.decision.comparison import (
     ReleaseFn,
     compare_schemes,
@@ -113,8 +114,8 @@ def _load_track(cfg: ViewConfig) -> Track:
                              "version; embed the track in 'data' instead") from None
         return demo_track()
     if cfg.dataset == "embedded":
-        return load_track_csv(_embedded_csv(cfg, ("lat", "lon")),
-                              name=_embedded_name(cfg, "embedded track"))
+        return load_track(_embedded_csv(cfg, ("lat", "lon")),
+                          name=_embedded_name(cfg, "embedded track"), file_format="csv")
     raise InputError(f"config: unknown track dataset {cfg.dataset!r}; expected 'demo-paris' "
                      "or 'embedded'")
 

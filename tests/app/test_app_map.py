@@ -374,7 +374,7 @@ def test_the_map_says_what_averaging_recovers_like_the_cli(mappage):
     the figure of ``lmdk geo-release``'s ``averaging:`` line (the same function and its
     own fixed seed, so the numbers are the CLI's whatever the session's seed). Real
     dense track: GeoLife user 004's ten recordings (tests/data/real/README.md)."""
-    from lmdk_core.data.track import load_track
+    from lmdk_core.data.track_loading import load_track
     from lmdk_core.decision.averaging import averaging_effect
     from lmdk_core.decision.comparison import track_release_fn
 
@@ -421,7 +421,7 @@ def test_a_reload_is_explained_and_the_configuration_restores_the_upload():
     outside the session, so while an uploaded track is shown the page says what a reload
     loses and how to come back — the configuration with the data restores data,
     landmarks and settings in one upload. Real file: the Cerknica GPX."""
-    from lmdk_core.data.track import load_track
+    from lmdk_core.data.track_loading import load_track
 
     gpx_path = ASSETS / "sample_tracks" / "cerknicko-jezero.gpx"
     at = open_page("map", TIMEOUT)

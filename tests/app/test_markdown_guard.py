@@ -92,7 +92,7 @@ def test_engine_messages_quote_the_attacked_surfaces():
     import pandas as pd
 
     from lmdk_core.data.series import Series
-    from lmdk_core.data.track import load_track_gpx
+    from lmdk_core.data.track_loading import load_track
     from lmdk_core.foundation.errors import InputError
     from lmdk_core.leakage.model import correlation_from_spec
     from lmdk_core.population.partition import BatchSettings, release_partition
@@ -100,8 +100,9 @@ def test_engine_messages_quote_the_attacked_surfaces():
     from tests.browser.test_browser_markdown import _gpx
 
     # GPX: a far waypoint's name and the track names of the "separate pieces" note
-    far = load_track_gpx(_gpx([("a", 48.85)], (BEACON, 40.0)))
-    pieces = load_track_gpx(_gpx([(BEACON, 48.85), (BEACON + "2", 48.86)], None))
+    far = load_track(_gpx([("a", 48.85)], (BEACON, 40.0)), file_format="gpx")
+    pieces = load_track(_gpx([(BEACON, 48.85), (BEACON + "2", 48.86)], None),
+                        file_format="gpx")
     for note in far.notes + pieces.notes:  # user text only inside code spans
         assert inert_markdown(note) == note, note
     assert any("separate pieces" in n for n in pieces.notes)

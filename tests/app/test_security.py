@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from lmdk_core.data.series import load_series_csv
-from lmdk_core.data.track import load_track_gpx
+from lmdk_core.data.track_loading import load_track
 from lmdk_core.decision.comparison import utility_sweep
 from lmdk_core.engine.release import release_series, release_trajectory
 from lmdk_core.figures.map import map_spec
@@ -45,7 +45,7 @@ def tooltips(spec: dict) -> list[str]:
 
 # ------------------------------------------------------------------ 1. script injection
 def test_gpx_waypoint_name_reaches_the_map_as_text_only():
-    track = load_track_gpx(gpx_with_waypoint(INJECTION), name=INJECTION)
+    track = load_track(gpx_with_waypoint(INJECTION), name=INJECTION, file_format="gpx")
     assert track.waypoints and track.waypoints[0].name == INJECTION  # the attack is loaded
     rel = release_trajectory(track.lat, track.lon, [3], epsilon=1.0, radius=100.0, scheme="uniform",
                              seed=0)
@@ -57,7 +57,7 @@ def test_gpx_waypoint_name_reaches_the_map_as_text_only():
 
 
 def test_long_waypoint_name_is_shortened_in_the_tooltip():
-    track = load_track_gpx(gpx_with_waypoint("w" * 100_000))
+    track = load_track(gpx_with_waypoint("w" * 100_000), file_format="gpx")
     rel = release_trajectory(track.lat, track.lon, [], epsilon=1.0, radius=100.0, scheme="uniform",
                              seed=0)
     tips = tooltips(map_spec(track, rel, 100.0, waypoints=track.waypoints))

@@ -20,7 +20,7 @@ from lmdk_core.data.allocation_csv import load_allocation_csv
 from lmdk_core.data.demo import demo_series, demo_series_landmarks
 from lmdk_core.data.demo_track import demo_track, demo_track_landmarks
 from lmdk_core.data.series import load_series_csv
-from lmdk_core.data.track import load_track_csv
+from lmdk_core.data.track_loading import load_track
 from lmdk_core.engine.release import release_series, release_trajectory
 from lmdk_core.engine.verifier import verify
 from lmdk_core.figures import hover_labels
@@ -191,7 +191,7 @@ def test_track_audit_files_keep_the_raw_track():
     assert list(df.columns) == ["time", "lat", "lon", "released_lat", "released_lon",
                                 "epsilon", "published"]
     np.testing.assert_array_equal(df["lat"], tr.lat)
-    again = load_track_csv(text.encode())
+    again = load_track(text.encode(), file_format="csv")
     np.testing.assert_array_equal(again.lon, tr.lon)
     gj = trajectory_geojson(tr, rel)
     assert gj["properties"]["confidential"] == CONFIDENTIAL_LABEL

@@ -15,7 +15,7 @@ import pytest
 
 from lmdk_core.cli import main
 from lmdk_core.data.series import load_series_csv
-from lmdk_core.data.track import load_track
+from lmdk_core.data.track_loading import load_track
 from lmdk_core.files.config import ViewConfig, config_to_json
 from tests.conftest import open_page
 from tests.engine.test_real_data import (

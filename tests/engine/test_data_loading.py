@@ -9,7 +9,7 @@ from lmdk_core.data import tables
 from lmdk_core.data.allocation_csv import load_allocation_csv
 from lmdk_core.data.demo import demo_series, demo_series_landmarks
 from lmdk_core.data.series import load_series_csv
-from lmdk_core.data.track import load_track
+from lmdk_core.data.track_loading import load_track
 from lmdk_core.foundation.errors import InputError
 from tests.conftest import ASSETS
 

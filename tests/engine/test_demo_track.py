@@ -12,7 +12,7 @@ from lmdk_core.data.demo_track import (
     demo_track_events,
     demo_track_landmarks,
 )
-from lmdk_core.data.track import load_track
+from lmdk_core.data.track_loading import load_track
 from lmdk_core.engine.release import release_trajectory
 from lmdk_core.files.export import trajectory_release_frame
 from lmdk_core.foundation.geodesy import distance_m

@@ -105,10 +105,10 @@ def test_a_geojson_track_with_a_repeated_key_is_refused():
     """A GeoJSON upload is JSON from outside too: ``"coordinates"`` given twice in one
     geometry (a reader keeping the first and one keeping the last see different tracks)
     is refused naming the key."""
-    from lmdk_core.data.track_geojson import load_track_geojson
+    from lmdk_core.data.track_loading import load_track
 
     doc = (b'{"type": "Feature", "properties": {}, "geometry": {"type": "LineString", '
            b'"coordinates": [[14.3, 45.79], [14.31, 45.8]], '
            b'"coordinates": [[0.0, 0.0], [0.1, 0.1]]}}')
     with pytest.raises(InputError, match="coordinates"):
-        load_track_geojson(doc)
+        load_track(doc, file_format="geojson")

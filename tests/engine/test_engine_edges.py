@@ -329,7 +329,7 @@ def test_series_whole_number_times_are_exact():
 
 
 def test_track_whole_number_times_are_exact():
-    from lmdk_core.data.track import load_track
+    from lmdk_core.data.track_loading import load_track
 
     t = load_track(b"time,lat,lon\n9007199254740992,48,2\n9007199254740993,48.1,2\n", "t.csv")
     assert t.time.tolist() == [2**53, 2**53 + 1]
@@ -354,7 +354,7 @@ def _csv(times: list[str]) -> bytes:
     (["2024-03-01T08:00:00Z", "2024-03-01T07:59:00Z", "2024-03-01T08:01:00Z"], "backwards"),
 ])
 def test_gpx_and_csv_treat_repeated_and_backward_times_alike(times, expect):
-    from lmdk_core.data.track import load_track
+    from lmdk_core.data.track_loading import load_track
 
     a, b = load_track(_gpx(times), "a.gpx"), load_track(_csv(times), "b.csv")
     assert (a.time_kind, a.notes, a.warnings) == (b.time_kind, b.notes, b.warnings)

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from lmdk_core.cli import main
-from lmdk_core.data.track import load_track
+from lmdk_core.data.track_loading import load_track
 from lmdk_core.files.config import ViewConfig, config_from_json, config_to_json
 from lmdk_core.foundation.errors import InputError
 from lmdk_core.report import build_report, compute_report

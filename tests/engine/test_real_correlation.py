@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from lmdk_core.data.series import load_series_csv
-from lmdk_core.data.track import load_track
+from lmdk_core.data.track_loading import load_track
 from lmdk_core.decision.sensitivity import derived_sensitivity, landmark_events
 from lmdk_core.decision.verdict import AMBER, GREEN, privacy_verdict
 from lmdk_core.engine.allocation import allocate

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from lmdk_core.data.series import load_series_csv
-from lmdk_core.data.track import load_track
+from lmdk_core.data.track_loading import load_track
 from lmdk_core.foundation.errors import InputError
 from lmdk_core.foundation.geodesy import distance_m
 

@@ -13,7 +13,7 @@ import pytest
 from lmdk_core.cli import main
 from lmdk_core.data.series import load_series_csv
 from lmdk_core.data.tables import csv_separator
-from lmdk_core.data.track import load_track
+from lmdk_core.data.track_loading import load_track
 from lmdk_core.engine.stay_events import parse_stays
 from lmdk_core.foundation.errors import InputError
 from lmdk_core.foundation.geodesy import distance_m

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lmdk_core.data.track import load_track
+from lmdk_core.data.track_loading import load_track
 from lmdk_core.engine.release import AdaptiveSettings, release_series, release_trajectory
 from lmdk_core.engine.verifier import verify
 from lmdk_core.foundation.errors import InputError

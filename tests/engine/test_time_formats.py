@@ -12,7 +12,7 @@ import pytest
 from lmdk_core.cli import main
 from lmdk_core.data.series import load_series_csv
 from lmdk_core.data.time_formats import date_order_advice
-from lmdk_core.data.track import load_track
+from lmdk_core.data.track_loading import load_track
 from lmdk_core.foundation.errors import InputError
 from tests.engine.test_real_data import SERIES_DIR
 

@@ -13,8 +13,8 @@ import pytest
 
 from lmdk_core.cli import main
 from lmdk_core.cli.input_columns import input_kind
-from lmdk_core.data.track import load_track
 from lmdk_core.data.track_columns import find_track_columns
+from lmdk_core.data.track_loading import load_track
 from lmdk_core.foundation.errors import InputError
 from lmdk_core.landmarks.stays import track_stay_points
 from tests.engine.test_real_data import GPS

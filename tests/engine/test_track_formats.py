@@ -14,7 +14,7 @@ import pytest
 
 from lmdk_core.cli import main
 from lmdk_core.data.file_formats import format_by_content
-from lmdk_core.data.track import load_track
+from lmdk_core.data.track_loading import load_track
 from lmdk_core.foundation.errors import InputError
 from tests.engine.test_real_data import GPS, REFUSED, REFUSED_DIR
 

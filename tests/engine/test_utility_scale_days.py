@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lmdk_core.data.track import load_track
+from lmdk_core.data.track_loading import load_track
 from lmdk_core.decision.utility import release_utility, utility_verdict
 from lmdk_core.engine.release import release_trajectory
 from lmdk_core.foundation.geodesy import distance_m

@@ -18,13 +18,12 @@ import re
 import numpy as np
 
 from lmdk_core.data.strict_json import loads_strict
-from lmdk_core.data.tables import Source, read_bytes
 from lmdk_core.data.track import Track
-from lmdk_core.data.track_pieces import Piece, track_from_pieces, utc_times
+from lmdk_core.data.track_building import Piece, ReadOptions, track_from_pieces, utc_times
 from lmdk_core.foundation.errors import InputError
 from lmdk_core.foundation.quoting import quote_user_text
 
-__all__ = ["load_track_geojson"]
+__all__ = ["LIST_TIME_KEYS", "POINT_TIME_KEYS", "read_track"]
 
 #: properties holding one time per coordinate of a line
 LIST_TIME_KEYS = ("coordTimes", "times", "time", "timestamps")
@@ -119,10 +118,10 @@ def _point_piece(points: list[dict]) -> Piece:
     return _piece(coords, when if any(w is not None for w in when) else [], "points")
 
 
-def load_track_geojson(source: Source, name: str = "uploaded track") -> Track:
+def read_track(data: bytes, options: ReadOptions) -> Track:
     """Read a GeoJSON file: its lines (and multipoints) as pieces, else its Point
     features as one piece (module docstring)."""
-    doc = _document(read_bytes(source, "the GeoJSON file"))
+    doc = _document(data)
     _check_crs(doc)
     feats = _features(doc)
     pieces = [p for k, f in enumerate(feats) for p in _feature_pieces(f, k)]
@@ -138,7 +137,7 @@ def load_track_geojson(source: Source, name: str = "uploaded track") -> Track:
                          "or Point features" + (f" (it has {', '.join(kinds)})" if kinds
                                                 else " (it has no features)")
                          + ": there is no track to release")
-    return track_from_pieces(pieces, name, "the GeoJSON file", notes, utc=_zoned(doc))
+    return track_from_pieces(pieces, options, "the GeoJSON file", notes, utc=_zoned(doc))
 
 
 def _zoned(doc: dict) -> bool:

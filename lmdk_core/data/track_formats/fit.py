@@ -10,13 +10,12 @@ import io
 
 import numpy as np
 
-from lmdk_core.data.tables import Source, read_bytes
 from lmdk_core.data.track import Track
-from lmdk_core.data.track_pieces import Piece, track_from_pieces, utc_times
+from lmdk_core.data.track_building import Piece, ReadOptions, track_from_pieces, utc_times
 from lmdk_core.foundation.errors import InputError
 from lmdk_core.foundation.quoting import quote_user_text
 
-__all__ = ["load_track_fit"]
+__all__ = ["SEMICIRCLE_DEG", "read_track"]
 
 #: degrees per semicircle (FIT SDK)
 SEMICIRCLE_DEG = 180.0 / 2**31
@@ -63,12 +62,11 @@ def _read_error(exc: Exception) -> InputError:
     return InputError(f"the FIT file cannot be read: {msg}")
 
 
-def load_track_fit(source: Source, name: str = "uploaded track") -> Track:
+def read_track(data: bytes, options: ReadOptions) -> Track:
     """Read a FIT activity: every ``record`` with a position, in file order (records
     without a position — before the GPS fix, indoors — are left out and counted)."""
     import fitdecode
 
-    data = read_bytes(source, "the FIT file")
     if len(data) < 12 or data[8:12] != b".FIT":
         raise InputError("the file is not a FIT file: its header lacks the '.FIT' "
                          "signature (a download that failed, or another format)")
@@ -88,4 +86,4 @@ def load_track_fit(source: Source, name: str = "uploaded track") -> Track:
     notes = ([f"{without:,} record{'s' if without != 1 else ''} without a GPS position "
               "(before the fix, or indoors) left out."] if without else [])
     piece = Piece(np.asarray(lat), np.asarray(lon), utc_times(when), "activity")
-    return track_from_pieces([piece], name, "the FIT file", notes)
+    return track_from_pieces([piece], options, "the FIT file", notes)
