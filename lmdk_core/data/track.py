@@ -79,7 +79,7 @@ class Track:
         n = len(self)
         if n == 0:
             return []
-        cuts = np.flatnonzero(np.diff(self.segment) != 0) + 1
+        cuts = np.flatnonzero(np.diff(np.asarray(self.segment)) != 0) + 1
         bounds = [0, *cuts.tolist(), n]
         return [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
 
@@ -95,7 +95,7 @@ class Track:
         out["lat"] = np.asarray(self.lat, dtype=float).tolist()
         out["lon"] = np.asarray(self.lon, dtype=float).tolist()
         if self.n_segments > 1:
-            out["segment"] = self.segment.tolist()
+            out["segment"] = np.asarray(self.segment).tolist()
         return out
 
     def _time_cells(self) -> list:

@@ -8,7 +8,7 @@ format module."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Sequence, Sized
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
@@ -168,7 +168,8 @@ def nearest_waypoints(lat: np.ndarray, lon: np.ndarray, places: Sequence[Place],
                       max_m: float) -> tuple[list[Waypoint], list[str]]:
     """The ``places`` within ``max_m`` metres of the track (each attached to its nearest
     point, geodesic distance on WGS84) and a note about the farther ones."""
-    out, far = [], []
+    out: list[Waypoint] = []
+    far: list[Waypoint] = []
     for k, w in enumerate(places):
         d = distance_m(lat, lon, w.latitude, w.longitude)
         i = int(np.argmin(d))
@@ -188,7 +189,7 @@ def _far_waypoints_note(far: list[Waypoint], max_m: float) -> str:
             f"{_metres(near.distance_m)} away).")
 
 
-def pieces_note(pieces: Sequence[Sequence], labels: list[str]) -> str:
+def pieces_note(pieces: Sequence[Sized], labels: list[str]) -> str:
     """The note listing a file's separate pieces (anything with a length) with their
     sizes."""
     return (f"{len(pieces)} separate pieces: "
