@@ -34,12 +34,7 @@ ALLOWED_UPWARD: dict[tuple[str, str], str] = {}
 #: private names one lmdk_core module imports from another (``importer imports
 #: module._name`` as tools/measure_code.py prints them), each with its reason; the list
 #: only shrinks
-ALLOWED_PRIVATE: dict[str, str] = {
-    "data.track_pieces imports data.track._nearest_waypoints":
-        "data/track.py is being split into one module per format (issue 40)",
-    "data.track_pieces imports data.track._pieces_note":
-        "data/track.py is being split into one module per format (issue 40)",
-}
+ALLOWED_PRIVATE: dict[str, str] = {}
 
 
 def _layer(package: str) -> int:
