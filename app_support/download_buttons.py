@@ -277,8 +277,9 @@ MAX_EXACT_RELEASES = 8
 def exact_series_release(series: Series, rel: Release, cfg: ViewConfig,
                          store: dict) -> Release:
     """The publishable release of the page's view: a fresh release of the same data with
-    the same landmarks, ε, scheme, mechanism, Δf and w, its noise drawn by OpenDP's
-    exact samplers (Mironov, CCS 2012) and its allocation checked by the verifier.
+    the same landmarks, ε, scheme, mechanism, Δf and w, its noise drawn by the exact
+    discrete Laplace sampler (safe against Mironov's attack, CCS 2012) and its allocation
+    checked by the verifier.
 
     Kept in ``store`` per setting: downloading again gives the same file, never a second
     independent release of the same data (two releases would spend 2ε)."""
@@ -377,8 +378,8 @@ def series_downloads(series: Series, rel: Release, cfg: ViewConfig, key: str,
     """Timeline: the publishable CSV and release note, then the confidential expander.
 
     The page's ``rel`` (numpy's samplers, seeded) is for exploration; the released series
-    and the audit table are the publishable release of the same view drawn with OpenDP's
-    exact samplers (:func:`exact_series_release`), built when a button is clicked. While
+    and the audit table are the publishable release of the same view drawn with the exact
+    sampler (:func:`exact_series_release`), built when a button is clicked. While
     the configured mechanism cannot release the data (Geometric on decimals), the page
     says so and offers only the configuration."""
     problems = mechanism_problems(series.values, cfg.mechanism, cfg.sensitivity)

@@ -98,8 +98,8 @@ def _snapshot(cfg: ViewConfig) -> ViewConfig | None:
 def release_note_button(cfg: ViewConfig, key: str, noise: str | None = None) -> None:
     """The publishable *Public release note (HTML)* button. ``noise`` is the sampler of
     the published file; by default that of the file a configuration's release is
-    published in (:func:`~lmdk_core.report.release_note.published_noise`: OpenDP's exact
-    samplers for a series). A release the note cannot describe (Adaptive) gets no
+    published in (:func:`~lmdk_core.report.release_note.published_noise`: the exact
+    sampler for a series). A release the note cannot describe (Adaptive) gets no
     button but a line saying why; in the teaching mode the button and the file say
     "TEACHING — not publishable"."""
     snapshot = _snapshot(cfg)

@@ -9,7 +9,7 @@
 * :mod:`~lmdk_core.adaptive.series_kernel` — Laplace on a series, compiled (where it
   pays);
 * :mod:`~lmdk_core.adaptive.planar_kernel` — Planar Laplace on a trajectory, compiled;
-* :mod:`~lmdk_core.adaptive.exact_draws` — OpenDP's exact values drawn in batches;
+* :mod:`~lmdk_core.adaptive.exact_draws` — exact values drawn in batches;
 * :mod:`~lmdk_core.foundation.compiled_paths` — when a compiled kernel pays;
 * the population's lockstep release over many users is
   :func:`lmdk_core.population.lockstep.lockstep_release`.
@@ -42,7 +42,7 @@ __all__ = ["AdaptiveSettings", "Draws", "GeneratorDraws", "PresampledDraws", "ad
 
 def engine_draws(mech: Mechanism, values: np.ndarray, is_lm: np.ndarray,
                  gen: np.random.Generator) -> Draws:
-    """The draws of the engine's loop: batched OpenDP values for an exact mechanism
+    """The draws of the engine's loop: batched exact values for an exact mechanism
     (:class:`BatchedExactDraws`), else the mechanism's own draws from ``gen``."""
     if mech.noise == "exact" and mech.exact_sampler is not None:
         return BatchedExactDraws(mech, values, is_lm, gen)

@@ -29,8 +29,9 @@ Where the randomness comes from is a parameter, a :class:`Draws`: the sampling c
 t and the released value at t. :class:`GeneratorDraws` is the engine's single-series
 order (one numpy Generator, step by step); the population draws every coin and standard
 variate of a user ahead (:class:`PresampledDraws`); the exact path draws its values with
-OpenDP. Everything else — decisions, budgets, hand-overs — is this function, each rule
-a call of :mod:`lmdk_core.adaptive.rules` (the same functions every variant calls).
+the exact sampler (:mod:`lmdk_core.mechanisms.exact_noise`). Everything else —
+decisions, budgets, hand-overs — is this function, each rule a call of
+:mod:`lmdk_core.adaptive.rules` (the same functions every variant calls).
 """
 
 from __future__ import annotations
