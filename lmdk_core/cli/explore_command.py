@@ -32,7 +32,7 @@ def find_app() -> tuple[Path, Path]:
     ``lmdk_app`` package; :class:`InputError` when neither is there."""
     for locate in (_checkout_app, _installed_app):  # the checkout first
         app, config = locate()
-        if app is not None and app.is_file() and config.is_file():
+        if app is not None and config is not None and app.is_file() and config.is_file():
             return app, config
     raise InputError("the app is not installed (no lmdk_app package and no source checkout "
                      f"at {_CHECKOUT}); reinstall with: pip install lmdk-explorer")

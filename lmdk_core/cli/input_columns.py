@@ -6,6 +6,7 @@ track or a series (docs/data-formats.md)."""
 from __future__ import annotations
 
 import argparse
+from typing import TypedDict
 
 #: track files recognised by their extension (never read as a series)
 TRACK_EXTENSIONS = (".gpx", ".plt", ".fit", ".tcx", ".kml", ".geojson", ".gpkg")
@@ -33,14 +34,32 @@ def add_column_options(p: argparse.ArgumentParser, series: bool = True,
                             "or X)")
 
 
-def series_columns(args: argparse.Namespace) -> dict[str, str]:
+class SeriesColumns(TypedDict):
+    """The keyword arguments of the series loader that name a CSV's columns."""
+
+    time_col: str
+    value_col: str
+    time_format: str | None
+
+
+class TrackColumns(TypedDict):
+    """The keyword arguments of the track loader that name a CSV's columns (None:
+    recognised by name)."""
+
+    time_col: str | None
+    lat_col: str | None
+    lon_col: str | None
+    time_format: str | None
+
+
+def series_columns(args: argparse.Namespace) -> SeriesColumns:
     """``time_col``/``value_col`` keyword arguments of the series loader."""
     return {"time_col": getattr(args, "time_col", None) or "time",
             "value_col": getattr(args, "value_col", None) or "value",
             "time_format": getattr(args, "time_format", None)}
 
 
-def track_columns(args: argparse.Namespace) -> dict[str, str | None]:
+def track_columns(args: argparse.Namespace) -> TrackColumns:
     """``time_col``/``lat_col``/``lon_col`` keyword arguments of the track loader."""
     return {"time_col": getattr(args, "time_col", None),
             "lat_col": getattr(args, "lat_col", None),
@@ -61,8 +80,7 @@ def input_kind(path: str, args: argparse.Namespace | None = None) -> str:
 
     if path.lower().endswith(TRACK_EXTENSIONS):
         return "track"
-    cols = track_columns(args) if args is not None else {}
-    if cols.get("lat_col") or cols.get("lon_col"):
+    if args is not None and (getattr(args, "lat_col", None) or getattr(args, "lon_col", None)):
         return "track"
     data = read_bytes(path, "the input file")
     if format_by_content(data) is not None:  # a track file, or one the loader names

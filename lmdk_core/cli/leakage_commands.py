@@ -65,11 +65,13 @@ def _length(value: int | None) -> int | None:
 
 
 def _cmd_loss(args: argparse.Namespace) -> int:
+    import numpy as np
+
     from lmdk_core.cli.json_output import emit_json
 
     alphas = _parse_alphas(args.alpha)
     loss = _loss(args.matrix, "--matrix")
-    values = loss(alphas)
+    values = np.asarray(loss(alphas))  # alphas is 1-D: an array of the same shape
     if args.json:
         emit_json({"alpha": alphas, "loss": values})
     else:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from lmdk_core.cli.bounded import OptionOutOfRange, bounded
 from lmdk_core.cli.input_columns import add_column_options, track_columns
@@ -17,6 +17,9 @@ from lmdk_core.files.output_paths import check_outputs
 from lmdk_core.foundation.errors import InputError
 from lmdk_core.foundation.plurals import agree, counted
 from lmdk_core.foundation.validation import check_length, parse_landmarks
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: ``--sensitivity auto``: refused for a publishable file; its message gives the suggestion
 AUTO = "auto"
@@ -211,9 +214,9 @@ class DeclaredSensitivity(NamedTuple):
     declared), how Δf was declared, and how many readings were clamped (confidential)."""
 
     sensitivity: float
-    values: object
+    values: np.ndarray
     how: str
-    bounds: object = None
+    bounds: tuple[float, float] | None = None
     clamped: int = 0
 
 

@@ -96,9 +96,10 @@ def _report_config(config: str, data: str | None):
     from lmdk_core.files.data_reference import attach_referenced_data
 
     if not data:
+        ref = cfg.file_reference()
         raise InputError(f"the configuration references its data file "
-                         f"{quote_user_text(cfg.data_file['name'])} (SHA-256 "
-                         f"{cfg.data_file['sha256'][:12]}…) instead of embedding it; "
+                         f"{quote_user_text(ref['name'])} (SHA-256 "
+                         f"{ref['sha256'][:12]}…) instead of embedding it; "
                          "give that file with --data FILE")
     return attach_referenced_data(cfg, read_bytes(data, f"the data file {data}"), data)
 

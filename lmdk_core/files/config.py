@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -26,7 +26,11 @@ from lmdk_core.data.strict_json import loads_strict
 from lmdk_core.engine.allocation import scheme_info
 from lmdk_core.foundation.errors import InputError
 from lmdk_core.foundation.quoting import quote_user_text
-from lmdk_core.foundation.setting_limits import check_landmark_list, check_setting
+from lmdk_core.foundation.setting_limits import (
+    check_landmark_list,
+    check_setting,
+    check_whole_setting,
+)
 
 __all__ = ["CONFIG_FORMAT", "RESTORED_SETTINGS", "RestoredView", "ViewConfig",
            "config_from_json", "config_to_json", "restored_view", "view_groups"]
@@ -83,6 +87,11 @@ class ViewConfig:
             _check_data_table(self.data)
         self._check_reference()
 
+    def file_reference(self) -> dict[str, str]:
+        """The checked ``data_file`` (``{"name", "sha256"}``) of a configuration that
+        references its data; InputError when there is none."""
+        return _check_data_file(self.data_file)
+
     def _check_reference(self) -> None:
         """``data_file``: required by dataset 'file' (which holds no table), and where
         embedded data came from otherwise."""
@@ -102,7 +111,7 @@ class ViewConfig:
         for name in ("epsilon", "sensitivity", "radius", "window", "correlation_strength"):
             setattr(self, name, check_setting(name, getattr(self, name)))
         if self.seed is not None:
-            self.seed = check_setting("seed", self.seed)
+            self.seed = check_whole_setting("seed", self.seed)
         if not isinstance(self.reproducible, bool):
             raise InputError("config: reproducible must be true or false")
         if self.reproducible and self.seed is None:
@@ -187,8 +196,8 @@ def _check_data_column(name: object, col: object, form: str) -> None:
                          "numbers or text, not lists or objects")
 
 
-def _check_data_file(ref: object) -> None:
-    """``data_file`` must be {"name": text, "sha256": 64 hex digits}."""
+def _check_data_file(ref: object) -> dict[str, str]:
+    """``data_file`` must be {"name": text, "sha256": 64 hex digits}; returned checked."""
     if not _is_reference(ref):
         raise InputError('config: dataset \'file\' needs "data_file": {"name": "...", '
                          '"sha256": "..."}')
@@ -196,9 +205,10 @@ def _check_data_file(ref: object) -> None:
         raise InputError("config: data_file.sha256 must be 64 hexadecimal digits")
     if set(ref) - {"name", "sha256"}:
         raise InputError("config: data_file holds only 'name' and 'sha256'")
+    return ref
 
 
-def _is_reference(ref: object) -> bool:
+def _is_reference(ref: object) -> TypeGuard[dict[str, str]]:
     """True for an object whose ``name`` and ``sha256`` are text."""
     return (isinstance(ref, dict) and isinstance(ref.get("name"), str)
             and isinstance(ref.get("sha256"), str))
@@ -415,12 +425,12 @@ def view_groups(cfg: ViewConfig) -> list[tuple[int, int]]:
 
 
 def _restored_settings(cfg: ViewConfig, default_cell_size: float
-                       ) -> tuple[dict[str, Any], dict[str, float]]:
+                       ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The settings of :data:`RESTORED_SETTINGS` and the keyword arguments of the
     correlation model (a track's grid cell size, checked)."""
     kind = cfg.data_kind
     settings = {k: getattr(cfg, k) for k in RESTORED_SETTINGS[kind] if k != "cell_size"}
-    model_kw = {}
+    model_kw: dict[str, Any] = {}
     if kind == "track":
         settings["radius"] = float(cfg.radius)
         settings["cell_size"] = model_kw["default_cell_size"] = check_setting(
@@ -429,7 +439,7 @@ def _restored_settings(cfg: ViewConfig, default_cell_size: float
     return settings, model_kw
 
 
-def _checked_correlation(cfg: ViewConfig, data: Any, model_kw: dict[str, float]
+def _checked_correlation(cfg: ViewConfig, data: Any, model_kw: dict[str, Any]
                          ) -> dict | None:
     """The saved correlation model (``extra.correlation``), built once on the data to
     check it, or None."""

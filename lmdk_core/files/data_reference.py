@@ -62,17 +62,18 @@ def load_referenced_data(cfg: ViewConfig, data: bytes, filename: str) -> Series 
     cfg.validate()
     if cfg.dataset != "file":
         raise InputError("this configuration does not reference a data file")
-    want = cfg.data_file["sha256"].lower()
+    ref = cfg.file_reference()
+    want = ref["sha256"].lower()
     got = sha256_hex(data)
     if got != want:
         raise InputError(
             f"the file {quote_user_text(filename)} is not the one this configuration was "
-            f"saved with ({quote_user_text(cfg.data_file['name'])}): its SHA-256 is "
+            f"saved with ({quote_user_text(ref['name'])}): its SHA-256 is "
             f"{got[:12]}…, the configuration expects {want[:12]}…. Supply the original file, "
             "unchanged")
     if cfg.data_kind == "series":
-        return load_series_csv(data, name=cfg.data_file["name"])
-    return load_track(data, filename=cfg.data_file["name"], name=cfg.data_file["name"])
+        return load_series_csv(data, name=ref["name"])
+    return load_track(data, filename=ref["name"], name=ref["name"])
 
 
 def attach_referenced_data(cfg: ViewConfig, data: bytes, filename: str) -> ViewConfig:

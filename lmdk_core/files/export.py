@@ -206,8 +206,9 @@ def release_header(rel: Release, mechanism: str, noise: str = NUMPY_NOISE) -> li
         f"epsilon: {rel.epsilon:g} (landmark privacy, Katsomallos et al. CODASPY 2022)",
         f"scheme: {info.label}",
     ]
-    if getattr(rel, "max_landmarks", None) is not None:
-        lines.append(max_landmarks_line(rel.max_landmarks))
+    k = getattr(rel, "max_landmarks", None)
+    if k is not None:
+        lines.append(max_landmarks_line(k))
     return lines + [
         f"mechanism: {mechanism}",
         f"noise: {noise}",
@@ -447,7 +448,7 @@ def trajectory_publishable_geojson(track: Track, rel: Release, mechanism: str,
     props = {"title": header[0], "epsilon": float(rel.epsilon),
              "scheme": scheme_info(rel.scheme).label, "mechanism": mechanism, "noise": noise,
              "note": header[-1]}
-    feats = []
+    feats: list[dict[str, object]] = []
     if ok.any():
         feats.append({"type": "Feature", "geometry": _path(track, r[:, 0], r[:, 1], ok),
                       "properties": {"kind": "released_path"}})

@@ -32,6 +32,7 @@ __all__ = [
     "SettingLimit",
     "check_landmark_list",
     "check_setting",
+    "check_whole_setting",
     "fresh_seed",
 ]
 
@@ -148,6 +149,19 @@ def check_setting(name: str, value: object, where: str = "config", *,
     if not lim.low <= v <= lim.high:
         raise InputError(f"{must}; got {_shown(value)}")
     return v
+
+
+def check_whole_setting(name: str, value: object, where: str = "config", *,
+                        label: str | None = None) -> int:
+    """:func:`check_setting` for a whole setting (``LIMITS[name].whole``: the seed, the
+    window, …), typed as the ``int`` it returns.
+
+    >>> check_whole_setting("seed", 7)
+    7
+    """
+    if not LIMITS[name].whole:
+        raise ValueError(f"{name} is not a whole-number setting")
+    return int(check_setting(name, value, where, label=label))
 
 
 def _whole_value(value: numbers.Real, must: str) -> int:

@@ -63,7 +63,7 @@ def _losses(settings: LeakageSettings, time, data, kind: str):
     model = correlation_from_spec(settings.spec, _user_data(time, data, kind),
                                   default_strength=settings.strength,
                                   default_cell_size=settings.cell_size_m)
-    out = (None, "" if model_key == "none" else (model.note or ""))
+    out: tuple[tuple | None, str] = (None, "" if model_key == "none" else (model.note or ""))
     if model.backward is not None and model.forward is not None:
         out = (_loss_pair(model), "")
     if shared:

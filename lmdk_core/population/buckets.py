@@ -32,6 +32,7 @@ from lmdk_core.files.atomic_write import AtomicFile, private_folder
 if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
+    import pyarrow.parquet as pq
 
 __all__ = ["BATCH_ROWS", "bucket_ids", "parquet_units", "plan_units", "read_bucket",
            "scatter_frame", "scatter_units"]
@@ -58,7 +59,7 @@ class _Writers:
 
     def __init__(self, root: Path, piece: int):
         self.root, self.piece = private_folder(root, exist_ok=True), piece
-        self.open: dict[int, tuple[object, AtomicFile]] = {}
+        self.open: dict[int, tuple[pq.ParquetWriter, AtomicFile]] = {}
         self.files: dict[int, int] = {}
         self.rows: dict[int, int] = {}
 

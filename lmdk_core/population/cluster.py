@@ -14,7 +14,9 @@ import contextlib
 import os
 import re
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from types import FrameType
 
 from lmdk_core.foundation.errors import InputError
 from lmdk_core.foundation.quoting import quote_user_text
@@ -116,7 +118,7 @@ class BatchStopped(BaseException):
 
 
 @contextlib.contextmanager
-def _signal_handlers(handlers: dict[str, object]):
+def _signal_handlers(handlers: dict[str, Callable[[int, FrameType | None], object] | int]):
     """While inside, in the main thread: each named signal this platform has handled by
     ``handlers[name]``, the previous handlers restored on the way out (in another thread
     Python cannot set handlers: nothing changes)."""

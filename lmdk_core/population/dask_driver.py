@@ -351,11 +351,15 @@ def _sampler_text(noise: str, kind: str, seed: int | None, settings: BatchSettin
     region's grid for tracks — numpy's otherwise (tracks: :data:`PLANAR_PROTECTION`);
     with a fixed seed and numpy's noise the file says that the seed regenerates it."""
     from lmdk_core.mechanisms.exact_noise import FAST_SAMPLER_NAME, sampler_description
+    from lmdk_core.mechanisms.exact_planar import ExactPlanarLaplace
     from lmdk_core.population.lockstep import PLANAR_PROTECTION
 
     exact = noise == "exact"
     if kind == "track":
-        sampler = settings.make_mechanism().sampler if exact else PLANAR_PROTECTION
+        mech = settings.make_mechanism()
+        # tracks with exact noise: the exact Planar Laplace on the declared region's grid
+        sampler = mech.sampler if exact and isinstance(mech, ExactPlanarLaplace) \
+            else PLANAR_PROTECTION
     else:
         sampler = sampler_description() if exact else FAST_SAMPLER_NAME
     if seed is not None and not exact:

@@ -60,6 +60,7 @@ u's data.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -190,8 +191,15 @@ def _static(x, lengths, planned, mech, gens, noise):
     return LockstepRelease(released, spent, published)
 
 
-def _predraw(gens, lengths, T, mech: Mechanism,
-             noise: bool = True) -> dict[str, np.ndarray | tuple | None]:
+class _Predrawn(NamedTuple):
+    """Each user's coins (U × T) and standard variates (one U × T array per variate of
+    the mechanism; None when no noise was drawn ahead)."""
+
+    coins: np.ndarray
+    variates: tuple[np.ndarray, ...] | None
+
+
+def _predraw(gens, lengths, T, mech: Mechanism, noise: bool = True) -> _Predrawn:
     """Each user's coins and (``noise``) standard variates for every one of its
     timestamps, coins first (:meth:`~lmdk_core.mechanisms.base.Mechanism.presample`); the
     exact path draws its noise from the exact sampler instead, and only the coins here."""
@@ -200,7 +208,7 @@ def _predraw(gens, lengths, T, mech: Mechanism,
     if not noise:
         for u, gen in enumerate(gens):
             coins[u, :int(lengths[u])] = gen.random(int(lengths[u]))
-        return {"coins": coins, "variates": None}
+        return _Predrawn(coins, None)
     variates: tuple[np.ndarray, ...] | None = None
     for u, gen in enumerate(gens):
         n = int(lengths[u])
@@ -210,7 +218,7 @@ def _predraw(gens, lengths, T, mech: Mechanism,
             variates = tuple(np.zeros((U, T)) for _ in drawn)
         for v, d in zip(variates, drawn, strict=True):
             v[u, :n] = d
-    return {"coins": coins, "variates": variates}
+    return _Predrawn(coins, variates)
 
 
 def _adaptive_exact(x, lengths, landmarks, planned, mech, gens, settings: AdaptiveSettings):
@@ -219,7 +227,7 @@ def _adaptive_exact(x, lengths, landmarks, planned, mech, gens, settings: Adapti
     ahead from its stream); each round asks for the batches of every user waiting for
     one, together."""
     U, T = planned.shape
-    coins = _predraw(gens, lengths, T, mech, noise=False)["coins"]
+    coins = _predraw(gens, lengths, T, mech, noise=False).coins
     users = [u for u in range(U) if lengths[u] > 0]
     runs = {u: exact_publications(x[u, :lengths[u]], landmarks[u, :lengths[u]],
                                   float(planned[u, 0]), mech, coins[u, :lengths[u]], settings)
@@ -265,8 +273,8 @@ def _adaptive(x, lengths, landmarks, planned, mech, gens, settings: AdaptiveSett
     per timestamp over the users."""
     U, T = planned.shape
     track = x.ndim == 3
-    draws = _predraw(gens, lengths, T, mech)
-    coins, variates = draws["coins"], draws["variates"]
+    coins, drawn = _predraw(gens, lengths, T, mech)
+    variates = drawn or ()  # None: no user, no timestamp to release
     eps = planned.copy()
     published = np.zeros((U, T), dtype=bool)
     released = np.full(x.shape, np.nan)

@@ -38,7 +38,9 @@ def user_key(user: object) -> int:
 
 def fresh_root_entropy() -> int:
     """128 bits of OS entropy for a run without a seed."""
-    return int(np.random.SeedSequence().entropy)
+    entropy = np.random.SeedSequence().entropy
+    assert isinstance(entropy, int)  # drawn from the OS when none is given
+    return entropy
 
 
 def user_generator(root_entropy: int, user: object) -> np.random.Generator:

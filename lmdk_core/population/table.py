@@ -311,6 +311,7 @@ def _check_user_column(users: pd.Series, col: str) -> None:
 
 def _add_points(out: pd.DataFrame, df: pd.DataFrame, cols: PopulationColumns) -> None:
     """Add the checked ``lat``/``lon`` columns of ``df`` to ``out`` (finite, in range)."""
+    assert cols.lat is not None and cols.lon is not None  # no value column: both (__post_init__)
     out["lat"] = _finite(df[cols.lat], cols.lat, out)
     out["lon"] = _finite(df[cols.lon], cols.lon, out)
     outside = (out["lat"].abs() > 90) | (out["lon"].abs() > 180)
