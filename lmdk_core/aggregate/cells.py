@@ -106,7 +106,7 @@ def cell_grid(size: float, *, bbox: tuple[float, float, float, float] | None = N
     if bbox is not None:
         grid = CellGrid(*bbox, size=float(size), declared=True)
     else:
-        if lat is None or not np.size(lat):
+        if lat is None or lon is None or not np.size(lat):
             raise InputError("the data have no points")
         s, n = float(np.min(lat)), float(np.max(lat))
         w, e = float(np.min(lon)), float(np.max(lon))

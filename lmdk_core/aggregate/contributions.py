@@ -79,6 +79,8 @@ def bound_contributions(frame, windows: WindowGrid, *, cells: CellGrid | None = 
                            frame["lon"].to_numpy()[keep][starts])
         value = np.ones(starts.size)
     else:
+        if bounds is None:
+            raise ValueError("the contributions of a series need its declared bounds")
         lo, hi = bounds
         x = np.clip(frame["value"].to_numpy(dtype=float)[keep], lo, hi)
         n = np.diff(np.append(starts, keep.size))

@@ -32,7 +32,7 @@ OVER_K_RULES = ("drop", "refuse")
 def check_k(k: object) -> int:
     """The declared bound k as an int ≥ 0, else InputError."""
     try:
-        value = float(k)
+        value = float(k)  # type: ignore[arg-type]  # any object: float() refuses the rest
     except (TypeError, ValueError):
         raise InputError(f"--landmarks-per-user must be a whole number >= 0, got {k!r}"
                          ) from None

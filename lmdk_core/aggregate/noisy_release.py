@@ -24,6 +24,7 @@ from lmdk_core.aggregate.intervals import (
     ratio_interval,
 )
 from lmdk_core.aggregate.statistics import Statistic, Totals
+from lmdk_core.engine.verifier import Verdict
 from lmdk_core.foundation.errors import InputError
 from lmdk_core.mechanisms import Geometric, Laplace
 
@@ -92,7 +93,7 @@ def _noisy_mean(kept: Totals, idx: np.ndarray, e: np.ndarray, stat: Statistic, n
                 rng) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Noisy sum (Laplace, ε_t/2) / noisy count (geometric, ε_t/2), clamped to the bounds;
     the midpoint of the bounds where the noisy count is not positive."""
-    lo, hi = stat.bounds
+    lo, hi = stat.declared_bounds()
     half = e / 2
     s, qs, _ = _noisy(kept.total[idx], half, False, stat.sensitivity, noise, rng)
     n, qn, _ = _noisy(kept.count[idx].astype(float), half, True, 1.0, noise, rng)
@@ -120,7 +121,7 @@ def _hold(fresh: np.ndarray, pub: np.ndarray) -> np.ndarray:
 
 
 def release_adaptive(kept: Totals, stat: Statistic, landmarks: np.ndarray, epsilon: float,
-                     noise: str = "exact", rng=None) -> tuple[StatisticRelease, object]:
+                     noise: str = "exact", rng=None) -> tuple[StatisticRelease, Verdict]:
     """Adaptive on the window series of a sum or a count with public landmark windows:
     the engine's release (its verifier included); returns the release and its verdict."""
     from lmdk_core.engine.release import release

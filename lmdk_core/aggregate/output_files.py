@@ -131,6 +131,8 @@ def od_publishable_frame(result: AggregateResult) -> pd.DataFrame:
     """One row per transition (the first window of the pair), origin and destination
     cell: released count and its 95 % interval."""
     rel = result.od_release
+    if rel is None:
+        raise ValueError("this release has no origin-destination counts (od)")
     C = result.spec.n_cells
     n = rel.released.shape[0]
     places = decimals(result)
@@ -144,7 +146,10 @@ def od_publishable_frame(result: AggregateResult) -> pd.DataFrame:
 
 def od_audit_frame(result: AggregateResult) -> pd.DataFrame:
     """The OD rows plus ``true`` (CONFIDENTIAL)."""
-    return od_publishable_frame(result).assign(true=result.od_truth.ravel())
+    frame = od_publishable_frame(result)
+    if result.od_truth is None:
+        raise ValueError("this release has no origin-destination counts (od)")
+    return frame.assign(true=result.od_truth.ravel())
 
 
 def audit_frame(result: AggregateResult) -> pd.DataFrame:

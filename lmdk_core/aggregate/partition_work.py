@@ -115,7 +115,8 @@ def aggregate_frame(frame: pd.DataFrame, kind: str, spec: AggregateSpec) -> Part
                               row_landmarks=_row_landmarks(frame, spec.landmarks, kind, track))
     landmark = _contribution_landmarks(con, spec.landmarks)
     if spec.landmarks.kind == "personal":
-        kept, dropped, refused = kept_contributions(con.user, landmark, spec.landmarks.k,
+        kept, dropped, refused = kept_contributions(con.user, landmark,
+                                                    spec.landmarks.declared_k(),
                                                     spec.landmarks.rule, spec.skip_landmarks)
     else:
         kept = np.ones(len(con), dtype=bool)

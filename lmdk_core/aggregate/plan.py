@@ -56,6 +56,12 @@ class LandmarkSetting:
                     f"windows per user; users with more than k: {rule}")
         return "landmarks: none (every window a regular event)"
 
+    def declared_k(self) -> int:
+        """The declared bound k of personal landmarks (ValueError for another kind)."""
+        if self.kind != "personal" or self.k is None:
+            raise ValueError(f"landmarks {self.kind!r} declare no bound k")
+        return int(self.k)
+
 
 @dataclass(frozen=True)
 class Plan:
@@ -77,7 +83,7 @@ def plan_allocation(scheme: str, windows: int, setting: LandmarkSetting, epsilon
         if key == "adaptive":
             raise InputError("Adaptive needs landmarks common to everyone (--landmark-times); "
                              "with each user's own landmarks use uniform or skip")
-        k = int(setting.k)
+        k = setting.declared_k()
         worst = np.arange(min(k, windows))
         if key in ("uniform", "skip"):
             # the allocation of the declared k (Uniform ε/(k+1), ε/T when k ≥ T), verified

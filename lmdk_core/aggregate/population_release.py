@@ -144,6 +144,8 @@ def make_spec(req: AggregateRequest, kind: str, *, first=None, last=None,
                           last=last)
     cells: CellGrid | None = None
     if req.statistic.kind == "cells":
+        if req.cell_size is None:
+            raise InputError("users per cell need the cell size (--cell, in metres)")
         cells = cell_grid(float(req.cell_size), bbox=req.bbox, lat=lat, lon=lon)
     setting = _landmark_setting(req, windows)
     plan = plan_allocation(req.scheme, windows.count, setting, eps, req.w)
@@ -188,6 +190,8 @@ def finish_release(partial: PartialAggregate, spec: AggregateSpec, plan: Plan,
     truth = partial.all.values(spec.statistic)
     result = AggregateResult(spec, plan, rel, verdict, truth, partial)
     if spec.od:
+        if partial.od is None:
+            raise ValueError("an origin-destination release needs the partitions' OD counts")
         T, C = partial.od.shape[0], spec.n_cells
         od = Totals(partial.od.reshape(T, C * C), np.zeros((T, C * C)))
         result.od_release = release_statistic(od, spec.statistic, plan.allocation[:-1] / 4,

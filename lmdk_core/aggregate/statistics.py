@@ -50,8 +50,14 @@ class Statistic:
             return 2.0
         if self.kind == "count":
             return 1.0
-        lo, hi = self.bounds
+        lo, hi = self.declared_bounds()
         return float(max(hi - lo, abs(lo), abs(hi)))
+
+    def declared_bounds(self) -> tuple[float, float]:
+        """[LO, HI] of a series statistic (:func:`statistic` refuses one without)."""
+        if self.bounds is None:
+            raise InputError(f"the {self.kind} of a series needs declared bounds --bounds LO,HI")
+        return self.bounds
 
     @property
     def integer(self) -> bool:
@@ -63,7 +69,7 @@ class Statistic:
         if self.kind == "cells":
             return ("statistic: users per cell per window (each user's first fix of the "
                     "window); L1 sensitivity 2; two-sided geometric noise")
-        lo, hi = self.bounds
+        lo, hi = self.declared_bounds()
         base = (f"statistic: {self.kind} per window of each user's mean reading clamped to "
                 f"the declared bounds [{lo:g}, {hi:g}]")
         if self.kind == "count":

@@ -64,7 +64,7 @@ def aggregate_leakage(allocation: np.ndarray, setting: LandmarkSetting,
     per_t = np.asarray(tpl(eps, lb, lf), dtype=float)
     if setting.kind == "personal":
         top = np.asarray(tpl(np.full(eps.size, float(eps.max())), lb, lf), dtype=float)
-        k = int(setting.k)
+        k = setting.declared_k()
         return AggregateLeakage(float(per_t.max()),
                                 float(np.sort(top)[-min(k + 1, eps.size):].sum()), True)
     if setting.kind == "public" and setting.windows.size:

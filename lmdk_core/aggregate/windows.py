@@ -14,6 +14,7 @@ number of seconds.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -57,7 +58,7 @@ class WindowGrid:
     """
 
     kind: str
-    origin: object
+    origin: np.datetime64 | float
     width: float
     count: int
     declared: bool
@@ -66,12 +67,12 @@ class WindowGrid:
         """The window of each time (int64; −1 before the grid, ``count`` and beyond after
         it): ``⌊(t − origin)/w⌋``, in whole nanoseconds for dates."""
         if self.kind == "datetime":
-            ns = (np.asarray(times, dtype="datetime64[ns]") - np.datetime64(self.origin, "ns")
+            ns = (np.asarray(times, dtype="datetime64[ns]") - _date(self.origin)
                   ).astype(np.int64)
             w = int(round(self.width * _NS))
             idx = np.floor_divide(ns, w)
         else:
-            idx = np.floor((np.asarray(times, dtype=float) - float(self.origin)) / self.width)
+            idx = np.floor((np.asarray(times, dtype=float) - _number(self.origin)) / self.width)
         idx = np.asarray(idx, dtype=np.int64)
         return np.clip(idx, -1, self.count)
 
@@ -80,10 +81,11 @@ class WindowGrid:
         if self.kind == "datetime":
             w = int(round(self.width * _NS))
             step = np.arange(self.count) * np.timedelta64(w, "ns")
-            starts = np.datetime64(self.origin, "ns") + step
+            starts = _date(self.origin) + step
             text = np.datetime_as_string(starts, unit="s")
             return [f"{s}Z" for s in text]
-        return [f"{float(self.origin) + i * self.width:g}" for i in range(self.count)]
+        origin = _number(self.origin)
+        return [f"{origin + i * self.width:g}" for i in range(self.count)]
 
     def describe(self) -> str:
         """The header line of the grid (public: declared, or marked as read from data)."""
@@ -94,7 +96,21 @@ class WindowGrid:
         return (f"windows: {self.count} of {self.width:g} s from {labels[0]} ({src})")
 
 
-def parse_instant(text: str, kind: str, what: str) -> object:
+def _date(t: np.datetime64 | float) -> np.datetime64:
+    """An instant of a grid of dates (always a datetime64), in nanoseconds."""
+    if not isinstance(t, np.datetime64):
+        raise TypeError(f"an instant of a grid of dates must be a datetime64, got {t!r}")
+    return t.astype("datetime64[ns]")
+
+
+def _number(t: np.datetime64 | float) -> float:
+    """An instant of a grid of numbers."""
+    if isinstance(t, np.datetime64):
+        raise TypeError(f"an instant of a grid of numbers must be a number, got {t!r}")
+    return float(t)
+
+
+def parse_instant(text: str, kind: str, what: str) -> np.datetime64 | float:
     """A declared instant in the data's time kind."""
     import pandas as pd
 
@@ -119,7 +135,7 @@ def parse_instant(text: str, kind: str, what: str) -> object:
 
 
 def window_grid(width: float, kind: str, *, start: str | None = None, end: str | None = None,
-                first: object = None, last: object = None) -> WindowGrid:
+                first: Any = None, last: Any = None) -> WindowGrid:
     """The window grid: from the declared ``start`` (inclusive) to ``end`` (exclusive),
     or — when not declared — from the data's ``first`` time (floored to a whole number
     of widths since the Unix epoch / 0) to its ``last`` time inclusive."""
@@ -127,7 +143,8 @@ def window_grid(width: float, kind: str, *, start: str | None = None, end: str |
     if (start is None) != (end is None):
         raise InputError("declare both the start and the end of the period (--start and "
                          "--end), or neither")
-    if declared:
+    origin: np.datetime64 | float
+    if start is not None and end is not None:
         origin = parse_instant(start, kind, "--start")
         stop = parse_instant(end, kind, "--end")
         span = _seconds_between(origin, stop, kind)
@@ -145,13 +162,17 @@ def window_grid(width: float, kind: str, *, start: str | None = None, end: str |
     return WindowGrid(kind=kind, origin=origin, width=width, count=count, declared=declared)
 
 
-def _seconds_between(a: object, b: object, kind: str) -> float:
+def _seconds_between(a: Any, b: Any, kind: str) -> float:
+    """Seconds from ``a`` to ``b``: datetime64s or pandas Timestamps (dates), or numbers."""
     if kind == "datetime":
-        return float((np.datetime64(b, "ns") - np.datetime64(a, "ns")).astype(np.int64)) / _NS
+        ns_a, ns_b = (int(np.datetime64(t, "ns").astype(np.int64)) for t in (a, b))
+        return float(ns_b - ns_a) / _NS
     return float(b) - float(a)
 
 
-def _floor_to_width(t: object, width: float, kind: str) -> object:
+def _floor_to_width(t: Any, width: float, kind: str) -> np.datetime64 | float:
+    """``t`` (a date as datetime64 or pandas Timestamp, or a number) floored to a whole
+    number of widths since the Unix epoch / 0."""
     if kind == "datetime":
         w = int(round(width * _NS))
         ns = int(np.datetime64(t, "ns").astype(np.int64))

@@ -86,9 +86,10 @@ def _unchecked_releases(model: AccuracyModel, lm: list[int], epsilon: float,
     built once (:func:`lmdk_core.engine.release.adaptive_release_errors`), for inputs a
     first release through the checked path has accepted."""
     from lmdk_core.engine.release import adaptive_release_errors, numeric_mechanism
-    from lmdk_core.mechanisms import PlanarLaplace
+    from lmdk_core.mechanisms import Mechanism, PlanarLaplace
     from lmdk_core.mechanisms.planar_laplace import check_coordinates
 
+    mech: Mechanism
     if model.mechanism == "planar_laplace":
         x = np.column_stack(check_coordinates(model.values[:, 0], model.values[:, 1]))
         mech = PlanarLaplace(model.scale_unit)

@@ -126,10 +126,17 @@ def posterior_vs_epsilon(prior: float, epsilons: ArrayLike, scheme: str, length:
 
     lm = list(landmarks)
     plan = planning_scheme(scheme)
-    tpl = np.array([float(np.max(temporal_leakage(allocate(plan, length, lm, float(e), window),
-                                                  backward, forward, lm).landmark_tpl))
+    tpl = np.array([_largest(temporal_leakage(allocate(plan, length, lm, float(e), window),
+                                              backward, forward, lm).landmark_tpl)
                     for e in grid])
     return PosteriorCurve(float(prior), grid, independent, tpl, posterior_bound(prior, tpl))
+
+
+def _largest(landmark_tpl: np.ndarray | None) -> float:
+    """The peak of a landmark TPL curve (computed: the landmarks were given)."""
+    if landmark_tpl is None:
+        raise ValueError("landmark TPL was not computed")
+    return float(np.max(landmark_tpl))
 
 
 def _times(factor: float) -> str:

@@ -13,7 +13,7 @@ import math
 from collections.abc import Sequence
 
 from lmdk_core.decision.accuracy import AccuracyTarget, EpsilonSolution
-from lmdk_core.decision.attacker import posterior_bound
+from lmdk_core.decision.attacker import RepeatInference, posterior_bound
 from lmdk_core.decision.sensitivity import LandmarkEvent
 from lmdk_core.engine.allocation import SCHEMES
 
@@ -98,7 +98,7 @@ def event_rows(events: Sequence[LandmarkEvent], labels: Sequence[str], unit: str
         "covered by Δf": "yes" if e.covered else "NO"} for e in events]
 
 
-def repeat_rows(table: Sequence[tuple[str, object]]) -> list[dict[str, str]]:
+def repeat_rows(table: Sequence[tuple[str, RepeatInference]]) -> list[dict[str, str]]:
     """One row per scheme of a repeat-inference simulation
     (:func:`~lmdk_core.decision.attacker.simulate_repeat_inference`): values flagged per
     release, the share of them that are landmarks, the share of landmarks found."""

@@ -251,6 +251,8 @@ def _cell_summary(rels: Iterable[Release], landmarks: Iterable[int], lm: np.ndar
         private &= bool(rel.verdict.private)
         worst = max(worst, rel.verdict.worst_total)
     lm_mean = float(np.mean(lm_frac)) if lm_frac else float("nan")
+    if lm is None:
+        raise ValueError("no release to summarise")
     return (np.asarray(maes, dtype=float), float(np.mean(pub_frac)), lm_mean, private,
             worst), lm
 
@@ -353,10 +355,10 @@ def _leakage_lines(landmark_leakage: dict[str, float], label: dict[str, str],
     over = {k: v for k, v in landmark_leakage.items() if k in label and v > eps * 1.001}
     if not over:
         return []
-    worst = max(over, key=over.get)
+    worst = max(over, key=lambda k: over[k])
     return ["Under temporal correlation the guarantee is weaker than ε: the landmarks "
             "plus one timestamp leak up to " + ", ".join(
-                f"{over[k]:.3g} ({label[k]})" for k in sorted(over, key=over.get))
+                f"{over[k]:.3g} ({label[k]})" for k in sorted(over, key=lambda k: over[k]))
             + f" at ε = {eps:.3g}. The most accurate scheme is not always the safest: "
             f"{label[worst]} leaks the most."]
 

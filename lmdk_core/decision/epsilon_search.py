@@ -142,7 +142,8 @@ def _intervals_from_status(value, target: AccuracyTarget, pts: list[tuple[float,
         cross = _bisect(value, target, e0, e1, rel_tol)
         if m1:  # enters the feasible set
             start = cross
-        else:
+        else:  # leaves it: it entered before (or was feasible from the first point)
+            assert start is not None
             intervals.append((start, cross))
             start = None
     if start is not None:

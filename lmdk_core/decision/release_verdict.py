@@ -15,7 +15,9 @@ advice. The app's pages compute the same leakage through their caches and call
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypedDict
 
 import numpy as np
 
@@ -74,8 +76,23 @@ def release_leakage(rel: Release, model: CorrelationModel) -> LeakageSummary:
 
 
 
+class _LeakageArguments(TypedDict, total=False):
+    """The keyword arguments of :func:`~lmdk_core.decision.verdict.privacy_verdict` that
+    come from the leakage."""
+
+    landmark_tpl: np.ndarray | None
+    model_note: str | None
+    leakage_target: float | None
+    backward: np.ndarray | None
+    forward: np.ndarray | None
+    advise: bool
+    model: str | None
+    estimated: str | None
+    alternatives: Sequence[tuple]
+
+
 def _leakage_arguments(leak: LeakageSummary, scheme: str,
-                       target: float | None) -> dict[str, object]:
+                       target: float | None) -> _LeakageArguments:
     """:func:`~lmdk_core.decision.verdict.privacy_verdict`'s leakage arguments: with the
     leakage computed, its landmark TPL, the target and (advice on the allocation, except
     for Adaptive) the correlation matrices; without, the model's note on why not."""
@@ -83,15 +100,17 @@ def _leakage_arguments(leak: LeakageSummary, scheme: str,
         return {"landmark_tpl": None, "model_note": leak.model.note, "leakage_target": None,
                 "backward": None, "forward": None, "advise": False}
     advise = scheme != "adaptive"
-    out = {"landmark_tpl": leak.landmark_tpl, "model_note": None, "leakage_target": target,
-           "backward": leak.model.backward if advise else None,
-           "forward": leak.model.forward if advise else None, "advise": advise}
-    if leak.estimated:  # the worst over the smoothing range, calibrated over all of it
-        own = leak.model.spec.get("smoothing")
-        out.update(landmark_tpl=leak.sweep.worst, estimated=range_text(own),
-                   model=conservative_name(leak.model),
-                   alternatives=[(v.backward, v.forward) for v in leak.variants
-                                 if v.smoothing != own] if advise else [])
+    out: _LeakageArguments = {
+        "landmark_tpl": leak.landmark_tpl, "model_note": None, "leakage_target": target,
+        "backward": leak.model.backward if advise else None,
+        "forward": leak.model.forward if advise else None, "advise": advise}
+    if leak.sweep is not None:  # estimated: the worst over the smoothing range, calibrated
+        own = leak.model.spec.get("smoothing")  # over all of it
+        out["landmark_tpl"] = leak.sweep.worst
+        out["estimated"] = range_text(own)
+        out["model"] = conservative_name(leak.model)
+        out["alternatives"] = [(v.backward, v.forward) for v in leak.variants
+                               if v.smoothing != own] if advise else []
     return out
 
 
@@ -99,7 +118,7 @@ def release_verdict(rel: Release, leak: LeakageSummary, labels: list[str] | None
                     target: float | None = None) -> PrivacyVerdict:
     """:func:`lmdk_core.decision.verdict.privacy_verdict` of a release under the leakage computed
     for it (green / amber / red); ``target`` is the landmark-TPL target (default ε)."""
+    kw = _leakage_arguments(leak, rel.scheme, target)
+    kw.setdefault("model", leak.model.short or None)
     return privacy_verdict(rel.epsilon_t, rel.landmarks.tolist(), rel.epsilon,
-                           groups=rel.stays, time_labels=labels,
-                           **{"model": leak.model.short or None,
-                              **_leakage_arguments(leak, rel.scheme, target)})
+                           groups=rel.stays, time_labels=labels, **kw)

@@ -66,6 +66,7 @@ from lmdk_core.decision.expected_error import (
 )
 from lmdk_core.decision.utility_advice import AdviceSetting, release_advice
 from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.validation import check_positive
 
 __all__ = [
     "USEFUL", "MARGINAL", "NOT_USEFUL", "USEFUL_RATIO", "NOISE_RATIO",
@@ -393,7 +394,10 @@ def utility_verdict(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLik
         keeps = "the route's shape" if facts.track else "the series' shape"
         sentence = f"Useful: {facts.off}, {facts.compared}. The release keeps {keeps}.{facts.notes}"
         return facts.verdict(USEFUL, "Useful", sentence)
-    setting = AdviceSetting(mech, float(radius if mech == "planar_laplace" else sensitivity),
+    # the declared r or Δf (checked here too: with measured ``errors`` nothing needed it yet)
+    declared = (check_positive(radius, "protection radius r") if mech == "planar_laplace"
+                else check_positive(sensitivity, "sensitivity Δf"))
+    setting = AdviceSetting(mech, declared,
                             USEFUL_RATIO * sc.value, epsilon, n_landmarks, scheme,
                             track=x.ndim == 2, stays_as_events=sources is not None,
                             readings_in_runs=readings_in_runs, better_scheme=better_scheme)

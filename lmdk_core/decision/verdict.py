@@ -133,6 +133,8 @@ class PrivacyVerdict:
         out = {**self.theorem.to_dict(), "verdict": self.colour,
                "verdict_why": self.why, "verdict_sentence": self.sentence}
         if self.landmark_tpl_max is not None:
+            # set together by privacy_verdict
+            assert self.landmark_tpl_timestamp is not None and self.leakage_target is not None
             out["landmark_tpl_max"] = float(self.landmark_tpl_max)
             out["landmark_tpl_timestamp"] = int(self.landmark_tpl_timestamp)
             out["leakage_target"] = float(self.leakage_target)
@@ -308,7 +310,15 @@ class _VerdictContext:
     @property
     def tpl_within_target(self) -> bool:
         """Whether the largest landmark TPL is finite and ``≤ α·(1 + LEAKAGE_RTOL)``."""
-        return bool(np.isfinite(self.lt_max) and self.lt_max <= self.alpha * (1 + LEAKAGE_RTOL))
+        lt = self.lt_max
+        return lt is not None and bool(np.isfinite(lt) and lt <= self.alpha * (1 + LEAKAGE_RTOL))
+
+    @property
+    def peak_t(self) -> int:
+        """Where landmark TPL peaks (a verdict under a model has a peak)."""
+        if self.lt_t is None:
+            raise ValueError("no landmark TPL peak: the verdict has no correlation model")
+        return self.lt_t
 
     @property
     def alpha_name(self) -> str:
@@ -408,9 +418,9 @@ def _amber_verdict(ctx: _VerdictContext, advice: CalibrationAdvice | None) -> Pr
            "or check that the model fits the data.")
     sentence = (f"{ctx.spend}: landmark-private if consecutive values were independent. "
                 f"Under {ctx.under} landmark TPL reaches "
-                f"{ctx.lt_max:.4g} > {ctx.bound} at {ctx.at(ctx.lt_t)}. {act}")
+                f"{ctx.lt_max:.4g} > {ctx.bound} at {ctx.at(ctx.peak_t)}. {act}")
     return ctx.verdict(AMBER, "Landmark-private only if values were independent",
-                       sentence, ctx.lt_t, why, advice)
+                       sentence, ctx.peak_t, why, advice)
 
 
 def _green_under_model(ctx: _VerdictContext) -> PrivacyVerdict:
@@ -418,7 +428,7 @@ def _green_under_model(ctx: _VerdictContext) -> PrivacyVerdict:
     th = ctx.theorem
     sentence = (f"{ctx.spend} (largest total at {ctx.at(th.worst_timestamp)}); under "
                 f"{ctx.under} landmark TPL stays at most {ctx.lt_max:.4g} "
-                f"≤ {ctx.bound} (largest at {ctx.at(ctx.lt_t)}).")
+                f"≤ {ctx.bound} (largest at {ctx.at(ctx.peak_t)}).")
     if ctx.estimated:
         sentence += (" The model is an estimate from this data: an attacker who knows a "
                      "stronger correlation than any of these fits could learn more.")
@@ -471,6 +481,7 @@ def calibration_advice(epsilon_t: ArrayLike, landmarks: Iterable[int] | None,
         return None
     cal = calibrate_scale(eps_t, target, backward, forward, lm, rtol=rtol,
                           also=alternatives)
+    assert cal.epsilon_t is not None  # a scale calibration returns its allocation
     new_eps = cal.value * float(epsilon)
     if not LIMITS["epsilon"].low <= new_eps <= LIMITS["epsilon"].high:
         return None

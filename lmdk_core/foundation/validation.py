@@ -62,9 +62,12 @@ def check_count(n: object, name: str, maximum: int = 1_000_000) -> int:
     return int(n)
 
 
-def check_positive(value: float, name: str) -> float:
-    """Return ``value`` as a float if it is finite and > 0, else raise InputError."""
+def check_positive(value: float | str | None, name: str) -> float:
+    """Return ``value`` as a float if it is finite and > 0, else raise InputError (None,
+    a setting not given, included)."""
     try:
+        if value is None:
+            raise TypeError
         x = float(value)
     except (TypeError, ValueError):
         raise InputError(f"{name} must be a number, got {quote_user_value(value)}") from None

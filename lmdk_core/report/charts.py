@@ -37,6 +37,8 @@ def _fix_bars(fig: go.Figure, x: np.ndarray) -> go.Figure:
     if w is None:
         return fig
     fig.update_traces(width=w, selector={"type": "bar"})
+    lo: str | float
+    hi: str | float
     if np.issubdtype(x.dtype, np.datetime64):
         ms = x.astype("datetime64[ms]")
         pad = np.timedelta64(int(w), "ms")

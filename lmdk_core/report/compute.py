@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import TypeGuard
 
 import numpy as np
 import pandas as pd
@@ -140,7 +141,7 @@ def _embedded_name(cfg: ViewConfig, default: str) -> str:
     return ref["name"].strip() if ref is not None else default
 
 
-def _is_table(data) -> bool:
+def _is_table(data: object) -> TypeGuard[dict[str, list]]:
     """Whether ``data`` maps column names to lists (the embedded table's form)."""
     return isinstance(data, dict) and all(isinstance(v, list) for v in data.values())
 
@@ -239,6 +240,13 @@ class ReportData:
     @property
     def is_track(self) -> bool:
         return isinstance(self.data, Track)
+
+    @property
+    def series(self) -> Series:
+        """The data of a series report (TypeError for a track's)."""
+        if not isinstance(self.data, Series):
+            raise TypeError("a track report has no series")
+        return self.data
 
     @property
     def labels(self) -> list[str]:

@@ -46,6 +46,7 @@ from lmdk_core import __version__
 from lmdk_core.decision.utility import declared_utility
 from lmdk_core.engine.allocation import scheme_info
 from lmdk_core.engine.release import numeric_mechanism
+from lmdk_core.engine.verifier import Verdict
 from lmdk_core.files.config import ViewConfig
 from lmdk_core.files.export import (
     NUMPY_NOISE,
@@ -147,7 +148,7 @@ class PublicView:
     epsilon_t: np.ndarray
     published: np.ndarray
     k: int
-    theorem: object
+    theorem: Verdict
     tpl_max: float | None
     landmark_bound: float | None
     share: float = 0.0
@@ -323,7 +324,7 @@ def _expected_error(rd: ReportData, view: PublicView) -> list[tuple[str, str]]:
         return [("Expected displacement of a noisy location (mean, 2r/ε_t)",
                  f"{float(np.mean(errors)):,.0f} m")]
     mech = numeric_mechanism(cfg.mechanism, sensitivity=cfg.sensitivity)
-    unit = f" {rd.data.unit}" if getattr(rd.data, "unit", "") else ""
+    unit = f" {rd.series.unit}" if rd.series.unit else ""
     rmse = float(np.sqrt(np.mean(mech.expected_rmse(eps) ** 2)))
     return [("Expected absolute error of a noisy value (MAE)",
              f"{_num(float(np.mean(errors)))}{unit}"),
@@ -381,6 +382,8 @@ def render_release_note(rd: ReportData, noise: str = NUMPY_NOISE) -> str:
     share = _model_share(rd)
     title = "Public release note"
     if cfg.reproducible:  # the teaching mode: the seed is fixed and known
+        if cfg.seed is None:  # ViewConfig.validate refuses it too
+            raise InputError("config: reproducible (teaching mode) needs its fixed seed")
         title = "TEACHING note (not publishable)"
         noise = f"{noise}; {teaching_note(cfg.seed)}"
     custom = custom_title(cfg)

@@ -136,7 +136,7 @@ def _settings_rows(rd: ReportData) -> list[tuple[str, str]]:
                  "geometric": "Geometric, two-sided (whole numbers)"}[cfg.mechanism]
         rows += [("Mechanism", label),
                  ("Sensitivity Δf", f"{cfg.sensitivity:g}"
-                                    + (f" {rd.data.unit}" if rd.data.unit else ""))]
+                                    + (f" {rd.series.unit}" if rd.series.unit else ""))]
     rows += [("Random seed", _seed_text(cfg)),
              ("Budget spent", f"{int(rel.published.sum())} timestamps published with noise, "
                               f"{int((~rel.published & ~rel.withheld).sum())} approximated "
@@ -198,7 +198,8 @@ def _attacker_rows(rd: ReportData) -> list[tuple[str, str]]:
     from lmdk_core.decision.attacker import repeat_inference, risk_statements
 
     leak, rel = rd.leakage, rd.release
-    tpl_max = float(np.max(leak.landmark_tpl)) if leak.computed else None
+    tpl_max = float(np.max(leak.landmark_tpl)) \
+        if leak.computed and leak.landmark_tpl is not None else None
     rows = risk_statements(rel.epsilon, tpl_max)
     if not rd.is_track and rel.landmarks.size:
         rows.append(_sensitivity_row(rd))
@@ -224,12 +225,12 @@ def _sensitivity_row(rd: ReportData) -> tuple[str, str]:
     from lmdk_core.decision.sensitivity import derived_sensitivity, landmark_events
 
     rel, df = rd.release, float(rd.cfg.sensitivity)
-    events = landmark_events(rd.data, rel.landmarks.tolist(), rel.epsilon_t, df)
+    events = landmark_events(rd.series, rel.landmarks.tolist(), rel.epsilon_t, df)
     worst = max(events, key=lambda e: e.log_ratio)
     span = (f"t={worst.timestamps[0]}" + (f"–{worst.timestamps[-1]}"
                                          if len(worst.timestamps) > 1 else ""))
     biggest = max(abs(d) for e in events for d in e.changes)
-    derived = derived_sensitivity(rd.data, rel.landmarks.tolist()).value
+    derived = derived_sensitivity(rd.series, rel.landmarks.tolist()).value
     if all(e.covered for e in events):
         text = (f"Δf = {df:g} covers every landmark event (largest change {biggest:.3g}); the "
                 f"largest likelihood ratio of one event is {worst.likelihood_ratio:.3g} ({span}) "
@@ -249,14 +250,15 @@ def _leakage(rd: ReportData) -> dict[str, object]:
     leak, rel = rd.leakage, rd.release
     out: dict[str, object] = {"description": leak.model.description,
                               "computed": leak.computed, "note": leak.model.note or ""}
-    if not leak.computed:
+    tpl, landmark_tpl = leak.tpl, leak.landmark_tpl
+    if tpl is None or landmark_tpl is None:  # not computed
         return out
     labels = rd.labels
-    i_t = int(np.argmax(leak.tpl))
-    i_l = int(np.argmax(leak.landmark_tpl))
-    max_l = float(leak.landmark_tpl[i_l])
+    i_t = int(np.argmax(tpl))
+    i_l = int(np.argmax(landmark_tpl))
+    max_l = float(landmark_tpl[i_l])
     out["rows"] = [("Largest TPL (one timestamp)",
-                    f"{_num(float(leak.tpl[i_t]))} at t={i_t} ({labels[i_t]})"),
+                    f"{_num(float(tpl[i_t]))} at t={i_t} ({labels[i_t]})"),
                    ("Largest landmark TPL (landmarks + one timestamp)",
                     f"{_num(max_l)} at t={i_l} ({labels[i_l]})"),
                    ("Without correlation (the theorem's total)",
@@ -322,7 +324,7 @@ def _series_error(rd: ReportData, m: dict) -> dict[str, object]:
     eps = rel.epsilon_t[pub]
     exp_rmse = float(np.sqrt(np.mean(mech.expected_rmse(eps) ** 2))) if eps.size else np.nan
     e_pub = rel.errors[pub]
-    u = f" ({rd.data.unit})" if rd.data.unit else ""
+    u = f" ({rd.series.unit})" if rd.series.unit else ""
     df = pd.DataFrame({
         "": ["mean absolute error (MAE)", "root mean squared error (RMSE)"],
         f"measured at noisy releases{u}": [_measured(e_pub, np.mean), _measured(e_pub, _rms)],
@@ -344,12 +346,13 @@ def _error(rd: ReportData) -> dict[str, object]:
 
 def _error_unit(rd: ReportData) -> str:
     """The unit of the error: metres for a track, the series' unit (may be empty)."""
-    return "m" if rd.is_track else (rd.data.unit or "")
+    return "m" if rd.is_track else (rd.series.unit or "")
 
 
-def _max_leakage(leak, values: np.ndarray, missing: str = "—") -> str:
+def _max_leakage(leak, values: np.ndarray | None, missing: str = "—") -> str:
     """The largest of a leakage curve (3 digits), or ``missing`` when not computed."""
-    return _num(float(np.max(values)), ".3g") if leak.computed else missing
+    return _num(float(np.max(values)), ".3g") if leak.computed and values is not None \
+        else missing
 
 
 def _comparison_row(rd: ReportData, key: str, rel, leak) -> dict[str, str]:

@@ -261,6 +261,8 @@ def _legend(c: Canvas) -> int:
 def _clip_paths(c: Canvas) -> None:
     """One clip path per panel, so each panel's traces stay inside it."""
     xa = next(iter(c.x.values()), None)
+    if xa is None:  # no panel
+        return
     for name, ax in c.y.items():
         c.parts.append(f'<clipPath id="clip-{name}"><rect x="{fmt(xa.p0)}" '
                        f'y="{fmt(ax.p1)}" width="{fmt(xa.p1 - xa.p0)}" '

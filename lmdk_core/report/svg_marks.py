@@ -59,12 +59,13 @@ def path_data(xp: np.ndarray, yp: np.ndarray, shape: str = "linear") -> str:
     """An SVG path through the points, broken at NaN; ``hv``/``hvh`` steps."""
     out: list[str] = []
     pen = False
-    prev = None
+    prev: tuple[float, float] | None = None  # the last point drawn (set while pen is down)
     for x, y in zip(xp.tolist(), yp.tolist(), strict=True):
         if not (math.isfinite(x) and math.isfinite(y)):
             pen = False
             continue
-        out.append(_segment(shape, prev, x, y) if pen else f"M{fmt(x)},{fmt(y)}")
+        out.append(_segment(shape, prev, x, y) if pen and prev is not None
+                   else f"M{fmt(x)},{fmt(y)}")
         pen, prev = True, (x, y)
     return "".join(out)
 
