@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import streamlit as st
@@ -225,12 +225,15 @@ def plain_verdict(pv: PrivacyVerdict, button: bool = True) -> str:
 
 
 #: the utility line's colour and icon per level: words and an icon, never colour alone
-UTILITY_STYLE = {USEFUL: ("green", ":material/insights:"),
+#: the colours of the utility badge (st.badge's names)
+BadgeColour = Literal["green", "orange", "red"]
+UTILITY_STYLE: dict[str, tuple[BadgeColour, str]] = {USEFUL: ("green", ":material/insights:"),
                  MARGINAL: ("orange", ":material/contrast:"),
                  NOT_USEFUL: ("red", ":material/block:")}
 
 
-def utility_parts(uv: UtilityVerdict, compact: bool = False) -> tuple[str, str, str, str]:
+def utility_parts(uv: UtilityVerdict, compact: bool = False
+                  ) -> tuple[str, BadgeColour, str, str]:
     """The utility line as (badge label, colour, icon, text): the badge says the level in
     words ("Utility: not useful") with an icon; the text is the sentence, a release that
     is noise opening with **This release is not useful:**; ``compact``: the deciding
@@ -244,7 +247,7 @@ def utility_parts(uv: UtilityVerdict, compact: bool = False) -> tuple[str, str, 
     return f"Utility: {uv.label}", colour, icon, f"**{lead}:** {body}"
 
 
-def _utility_box(label: str, colour: str, icon: str, text: str) -> None:
+def _utility_box(label: str, colour: BadgeColour, icon: str, text: str) -> None:
     """A bordered box: the badge (words, icon, colour), then the text. Not an
     ``st.error`` box: the pages keep those for what the user must fix."""
     with st.container(border=True):
@@ -334,6 +337,15 @@ def cached_loss(matrix_bytes: bytes, n: int) -> LossFunction:
     return LossFunction(np.frombuffer(matrix_bytes, dtype=float).reshape(n, n))
 
 
+def model_losses(model: CorrelationModel) -> tuple[LossFunction, LossFunction]:
+    """The cached (backward, forward) loss functions of a model with matrices (the same
+    function twice when both are the same matrix)."""
+    if model.backward is None or model.forward is None:
+        raise ValueError(f"the correlation model has no matrices ({model.note})")
+    lf = loss_of(model.forward)
+    return (lf if model.backward is model.forward else loss_of(model.backward)), lf
+
+
 def loss_of(P: np.ndarray) -> LossFunction:
     """The cached loss function of ``P`` (a spinner above 150 states: the precompute is
     noticeable)."""
@@ -359,9 +371,10 @@ def cached_model_leakage(spec_json: str, data_key: str, epsilon_t: np.ndarray,
     """TPL and landmark TPL of an allocation under a (built) correlation model."""
     from lmdk_core.leakage.tpl import temporal_leakage
 
-    lf = loss_of(_model.forward)
-    lb = lf if _model.backward is _model.forward else loss_of(_model.backward)
+    lb, lf = model_losses(_model)
     res = temporal_leakage(epsilon_t, lb, lf, list(landmarks))
+    if res.landmark_tpl is None:
+        raise ValueError("landmark TPL was not computed")
     return {"TPL": res.tpl, "landmark TPL": res.landmark_tpl}
 
 
@@ -374,8 +387,7 @@ def cached_leakage_grid(spec_json: str, data_key: str, share: np.ndarray,
     depend on the current ε, so moving ε reuses it."""
     from lmdk_core.leakage.epsilon_grid import epsilon_grid, leakage_on_grid
 
-    lf = loss_of(_model.forward)
-    lb = lf if _model.backward is _model.forward else loss_of(_model.backward)
+    lb, lf = model_losses(_model)
     return leakage_on_grid(share, landmarks, lb, lf, epsilon_grid(low, high),
                            curves=curves)
 
@@ -385,8 +397,7 @@ def cached_posterior_curve(spec_json: str, data_key: str, prior: float, grid: np
                            scheme: str, length: int, landmarks: tuple[int, ...],
                            window: int, _model: CorrelationModel) -> PosteriorCurve:
     """:func:`lmdk_core.decision.attacker.posterior_vs_epsilon` under a (built) model, cached."""
-    lf = loss_of(_model.forward)
-    lb = lf if _model.backward is _model.forward else loss_of(_model.backward)
+    lb, lf = model_losses(_model)
     return posterior_vs_epsilon(prior, grid, scheme, length, landmarks, window, lb, lf)
 
 
@@ -420,8 +431,7 @@ def cached_advice(spec_json: str, data_key: str, epsilon_t: np.ndarray,
     """:func:`lmdk_core.decision.verdict.calibration_advice` under a (built) model, cached
     (``groups``: stays protected as one event each); for an estimated model the target
     holds under every smoothing of the range (the conservative model)."""
-    lf = loss_of(_model.forward)
-    lb = lf if _model.backward is _model.forward else loss_of(_model.backward)
+    lb, lf = model_losses(_model)
     estimated = range_text(_model.spec.get("smoothing")) if is_estimated(_model) else None
     return calibration_advice(epsilon_t, list(landmarks), epsilon, target, lb, lf,
                               groups=groups or None, alternatives=variant_losses(_model),

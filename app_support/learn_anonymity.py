@@ -30,9 +30,9 @@ def _anonymity_table(variant: str) -> None:
     with c2:
         g1, g2 = st.columns(2)
         age_lv = g1.selectbox("Generalise Age to", list(AGE_LEVELS), index=2,
-                              format_func=AGE_LEVELS.get, key="learn_k_age")
+                              format_func=AGE_LEVELS.__getitem__, key="learn_k_age")
         loc_lv = g2.selectbox("Generalise Location to", list(LOCATION_LEVELS), index=1,
-                              format_func=LOCATION_LEVELS.get, key="learn_k_loc")
+                              format_func=LOCATION_LEVELS.__getitem__, key="learn_k_loc")
         rep = anonymity_report(age_lv, loc_lv, variant)
         st.markdown("**Released table**")
         st.dataframe(rep.released, hide_index=True, width="stretch")
@@ -66,16 +66,16 @@ def _intersection_attack(variant: str) -> None:
     a1, a2, a3 = st.columns(3)
     with a1:
         st.markdown("**Release 1**")
-        r1 = (st.selectbox("Age", list(AGE_LEVELS), index=2, format_func=AGE_LEVELS.get,
+        r1 = (st.selectbox("Age", list(AGE_LEVELS), index=2, format_func=AGE_LEVELS.__getitem__,
                            key="learn_i_age1"),
               st.selectbox("Location", list(LOCATION_LEVELS), index=1,
-                           format_func=LOCATION_LEVELS.get, key="learn_i_loc1"))
+                           format_func=LOCATION_LEVELS.__getitem__, key="learn_i_loc1"))
     with a2:
         st.markdown("**Release 2**")
-        r2 = (st.selectbox("Age", list(AGE_LEVELS), index=3, format_func=AGE_LEVELS.get,
+        r2 = (st.selectbox("Age", list(AGE_LEVELS), index=3, format_func=AGE_LEVELS.__getitem__,
                            key="learn_i_age2"),
               st.selectbox("Location", list(LOCATION_LEVELS), index=0,
-                           format_func=LOCATION_LEVELS.get, key="learn_i_loc2"))
+                           format_func=LOCATION_LEVELS.__getitem__, key="learn_i_loc2"))
     with a3:
         st.markdown("**Target**")
         target = st.selectbox("Person the adversary knows", PEOPLE, index=0,

@@ -227,6 +227,8 @@ def scrubbed_epsilon(key: str) -> float | None:
     value = trigger_value(key, "epsilon")
     if isinstance(value, dict):
         value = value.get("epsilon")
+    if not isinstance(value, (int, float, str)):  # what a component reports: JSON
+        return None
     try:
         eps = float(value)
     except (TypeError, ValueError):

@@ -87,6 +87,8 @@ def map_scrub(*, epsilon: float, radius: float, key: str,
 
 
 def _positive(value: object) -> float | None:
+    if not isinstance(value, (int, float, str)):  # what a component reports: JSON
+        return None
     try:
         x = float(value)
     except (TypeError, ValueError):

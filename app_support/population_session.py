@@ -33,6 +33,7 @@ from lmdk_core.foundation.errors import InputError
 from lmdk_core.foundation.quoting import quote_user_text, shorten_user_text
 from lmdk_core.foundation.setting_limits import LIMITS
 from lmdk_core.leakage.model import MAX_LEAKAGE_STATES
+from lmdk_core.mechanisms.exact_planar import ExactPlanarLaplace
 from lmdk_core.population.audit import LeakageSettings
 from lmdk_core.population.demo_population import (
     DEMO_POPULATION_SERIES_COLUMNS,
@@ -279,7 +280,10 @@ def pop_region() -> str | None:
 
 def sampler(settings: BatchSettings) -> str:
     if settings.kind == "track":
-        return settings.make_mechanism().sampler if settings.noise == "exact" else PLANAR_NOISE
+        mech = settings.make_mechanism()
+        # exact noise for tracks: the exact Planar Laplace on the declared region's grid
+        return mech.sampler if settings.noise == "exact" and isinstance(
+            mech, ExactPlanarLaplace) else PLANAR_NOISE
     return noise_text(settings.noise)
 
 

@@ -76,7 +76,7 @@ def _defaults(pop: dict) -> None:
 def _settings_widgets(pop: dict) -> None:
     track = pop["kind"] == "track"
     c1, c2, c3 = st.columns(3)
-    c1.selectbox("Window", list(WINDOWS), key=K.ST_WINDOW, format_func=WINDOWS.get)
+    c1.selectbox("Window", list(WINDOWS), key=K.ST_WINDOW, format_func=WINDOWS.__getitem__)
     if track:
         c2.number_input("Cell size (metres)", min_value=50.0, max_value=50_000.0, step=50.0,
                         format="%.0f", key=K.ST_CELL,
@@ -119,7 +119,7 @@ def _settings_widgets(pop: dict) -> None:
                       placeholder="2024-04-05T18:00, 2024-04-06T20:00",
                       help="Moments common to everyone (a storm, a festival): their windows "
                            "are the landmarks of every user.")
-    d3.selectbox("Scheme", list(SCHEMES), key=K.ST_SCHEME, format_func=SCHEMES.get)
+    d3.selectbox("Scheme", list(SCHEMES), key=K.ST_SCHEME, format_func=SCHEMES.__getitem__)
     d3.radio("Noise", list(NOISE), key=K.ST_NOISE, format_func=NOISE.get, horizontal=True)
 
 
@@ -249,7 +249,7 @@ def _charts(pop: dict, result) -> None:
         if st.session_state.get(K.ST_CELL_PICK) not in names:
             st.session_state[K.ST_CELL_PICK] = int(order[0])
         st.selectbox("Cell (busiest released first)", list(names), key=K.ST_CELL_PICK,
-                     format_func=names.get)
+                     format_func=names.__getitem__)
         c = int(st.session_state[K.ST_CELL_PICK])
         live_chart(statistic_time_figure(labels, rel.released[:, c], rel.low[:, c],
                                          rel.high[:, c], result.truth[:, c],

@@ -52,7 +52,7 @@ CANDIDATE_KEY = K.TRACK_CANDIDATES
 TABLE_TOGGLE_KEY = K.TRACK_TABLE_OPEN
 # ---------------------------------------------------------------- cached engine calls
 @st.cache_data(max_entries=16, show_spinner=False)
-def cached_stays(lat: np.ndarray, lon: np.ndarray, times: np.ndarray, segment: np.ndarray,
+def cached_stays(lat: np.ndarray, lon: np.ndarray, times: np.ndarray, segment: np.ndarray | None,
                  time_kind: str, minutes_per_point: float | None, distance_m: float,
                  duration_min: float) -> tuple[list, list[str]]:
     """Stay points and notes (discovery.track_stay_points), cached on their inputs."""

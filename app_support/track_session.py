@@ -206,13 +206,13 @@ class _TableEdits:
         """A field 't': a whole number in [0, T), never a bool or text (None: empty)."""
         if value is None or value == "":
             return None
-        ok = (isinstance(value, numbers.Real) and not isinstance(value, bool)
-              and math.isfinite(value) and float(value).is_integer() and 0 <= value < self.T)
-        if not ok:
+        x = float(value) if isinstance(value, numbers.Real) and not isinstance(value, bool) \
+            else math.nan
+        if not (math.isfinite(x) and x.is_integer() and 0 <= x < self.T):
             self.notes.append(f"{where}, field 't' must be a whole number from 0 to "
                               f"{self.T - 1} (a timestamp of this track); got {_shown(value)}")
             return None
-        return int(value)
+        return int(x)
 
     def keep_flag(self, where: str, change: dict) -> bool | None:
         """A field 'keep': true or false (None: not given or refused)."""

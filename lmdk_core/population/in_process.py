@@ -116,7 +116,8 @@ class PopulationRelease:
 
 def release_in_process(frame: pd.DataFrame, kind: str, settings: BatchSettings,
                        chunk_users: int = 25,
-                       progress: Callable[[int, int], None] | None = None) -> PopulationRelease:
+                       progress: Callable[[int, int], object] | None = None
+                       ) -> PopulationRelease:
     """Release every user of a standardised ``frame`` (:func:`standardise`) with
     ``settings``; ``progress(done_users, users)`` after every chunk."""
     cols = _standard_cols(kind, "landmark" in frame)
