@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import os
+from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING
 
 import numpy as np
@@ -124,7 +125,8 @@ def _consistent_fields(lines: list[str], sep: str) -> int:
     return n if n >= 2 and all(len(r) == n for r in rows) else 0
 
 
-def _read_typed(data: bytes, required: list[str], optional: list[str]) -> pd.DataFrame | None:
+def _read_typed(data: bytes, required: Sequence[str],
+                optional: Sequence[str]) -> pd.DataFrame | None:
     """The common, well-formed case at ``pd.read_csv`` speed, or None.
 
     One parse with pandas' type inference (no NA detection, so
@@ -175,8 +177,8 @@ def _column_names(df: pd.DataFrame) -> dict[str, object]:
     return {str(c).strip().lower(): c for c in df.columns}
 
 
-def _kept_columns(names: dict[str, object], required: list[str],
-                  optional: list[str]) -> list[str]:
+def _kept_columns(names: dict[str, object], required: Sequence[str],
+                  optional: Sequence[str]) -> list[str]:
     """The required columns and the optional ones present, in that order."""
     return [c for c in list(required) + list(optional) if c in names]
 
@@ -188,7 +190,8 @@ def _renamed(df: pd.DataFrame, names: dict[str, object], keep: list[str]) -> pd.
     return out
 
 
-def read_csv_table(source: Source, required: list[str], optional: list[str] = ()) -> pd.DataFrame:
+def read_csv_table(source: Source, required: Sequence[str],
+                   optional: Sequence[str] = ()) -> pd.DataFrame:
     """Read a CSV with a header row; column names are matched case-insensitively; the
     separator (``,`` ``;`` tab ``|``) is detected by :func:`csv_separator`.
 
@@ -223,7 +226,7 @@ def _read_text(data: bytes) -> pd.DataFrame:
                          ) from None
 
 
-def _check_required(df: pd.DataFrame, names: dict[str, object], required: list[str]) -> None:
+def _check_required(df: pd.DataFrame, names: dict[str, object], required: Sequence[str]) -> None:
     """InputError naming the required columns the header lacks and the ones it has."""
     missing = [c for c in required if c not in names]
     if not missing:
@@ -363,7 +366,7 @@ def _parse_text_times(raw: pd.Series) -> tuple[np.ndarray, str]:
         # become the same time
         times = _whole_number_times(raw)
         kind = "number"
-    elif numeric and nums.notna().all():
+    elif nums is not None and nums.notna().all():
         times, kind = _decimal_times(nums), "number"
     else:
         times, kind = _iso_times(raw, nums), "datetime"
