@@ -66,7 +66,8 @@ __all__ = [
     "release_trajectory",
 ]
 
-NUMERIC_MECHANISMS = {"laplace": Laplace, "geometric": Geometric}
+NUMERIC_MECHANISMS: dict[str, type[Laplace] | type[Geometric]] = {"laplace": Laplace,
+                                                                   "geometric": Geometric}
 #: the noise samplers: "fast" (numpy, seeded, exploration) or "exact" (exact_noise)
 NOISE_CHOICES = ("fast", "exact")
 
@@ -141,7 +142,7 @@ def _error_summary(e: np.ndarray) -> dict[str, float]:
 
 
 def numeric_mechanism(name: str, *, sensitivity: float = 1.0,
-                      noise: str = "fast") -> Mechanism:
+                      noise: str = "fast") -> Laplace | Geometric:
     """The series mechanism called ``name`` ('laplace' or 'geometric'), with numpy's
     samplers (``noise="fast"``) or the exact ones (``noise="exact"``: the
     mechanism's :meth:`~lmdk_core.mechanisms.base.Mechanism.exact`)."""
