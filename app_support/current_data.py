@@ -82,8 +82,22 @@ class CurrentData:
         return self.kind == "track"
 
     @property
+    def track(self) -> Track:
+        """The data of a track (TypeError for a series)."""
+        if not isinstance(self.data, Track):
+            raise TypeError("the current data are a series, not a track")
+        return self.data
+
+    @property
+    def series(self) -> Series:
+        """The data of a series (TypeError for a track)."""
+        if not isinstance(self.data, Series):
+            raise TypeError("the current data are a track, not a series")
+        return self.data
+
+    @property
     def unit(self) -> str:
-        return "m" if self.is_track else self.data.unit
+        return "m" if self.is_track else self.series.unit
 
     @property
     def length(self) -> int:
@@ -95,23 +109,23 @@ class CurrentData:
         eps = float(s.epsilon if epsilon is None else epsilon)
         lm = tuple(self.landmarks)
         if self.is_track:
-            return cached_track_release(self.data.lat, self.data.lon, lm, eps,
+            return cached_track_release(self.track.lat, self.track.lon, lm, eps,
                                         s.radius, scheme, s.seed, s.window, self.stays,
                                         s.max_landmarks)
         # what stops the mechanism, all at once and each with its fix (as on the Timeline)
-        problems = mechanism_problems(self.data.values, s.mechanism, s.sensitivity)
+        problems = mechanism_problems(self.series.values, s.mechanism, s.sensitivity)
         if problems:
             raise InputError("the Geometric mechanism cannot release this series: "
                              + "; ".join(f"{p.problem} (fix: {p.fix})" for p in problems)
                              + ". The Timeline page has buttons for these fixes")
-        return cached_series_release(self.data.values, lm, eps, scheme, s.mechanism,
+        return cached_series_release(self.series.values, lm, eps, scheme, s.mechanism,
                                      s.sensitivity, s.seed, s.window, s.max_landmarks,
                                      self.stays)
 
     @property
     def key(self) -> str:
         """A digest of the data's values (a cache key for models estimated from them)."""
-        arrays = (self.data.lat, self.data.lon) if self.is_track else (self.data.values,)
+        arrays = (self.track.lat, self.track.lon) if self.is_track else (self.series.values,)
         return array_digest(*arrays, label=self.kind)
 
     def correlation(self) -> CorrelationModel:
@@ -158,14 +172,15 @@ class CurrentData:
         for Adaptive, whose allocation depends on its own noise."""
         labels = data_labels(self.data)
         target = leakage_target() if leak is not None else None
-        groups = tuple(tuple(int(x) for x in g) for g in getattr(rel, "stays", ()))
+        groups = tuple((int(a), int(b)) for a, b in getattr(rel, "stays", ()))
         lt, name, estimated = self._verdict_leakage(rel, leak, model)
         pv = privacy_verdict(rel.epsilon_t, self.landmarks, rel.epsilon, groups=groups,
                              landmark_tpl=lt, model=name, model_note=note,
                              time_labels=labels, leakage_target=target, advise=False,
                              estimated=estimated)
         if pv.colour != "amber" or model is None or not model.computed \
-                or rel.scheme == "adaptive" or not np.isfinite(pv.landmark_tpl_max):
+                or rel.scheme == "adaptive" or pv.landmark_tpl_max is None \
+                or pv.leakage_target is None or not np.isfinite(pv.landmark_tpl_max):
             return pv
         spec = json.dumps(model.spec, sort_keys=True)
         advice = cached_advice(spec, self.key, rel.epsilon_t, tuple(self.landmarks),
@@ -194,7 +209,7 @@ class CurrentData:
         if leak is None:
             return None, model.short if model is not None else None, None
         sw = self.sweep(rel, model)
-        if sw is None:
+        if sw is None or model is None:
             return leak["landmark TPL"], model.short if model is not None else None, None
         return (sw.worst, conservative_name(model),
                 range_text(model.spec.get("smoothing")))
@@ -206,20 +221,20 @@ class CurrentData:
         s = current_settings()
         if self.is_track:
             return cached_release_utility(rel, radius=s.radius, times=self.data.time)
-        return cached_release_utility(rel, sensitivity=s.sensitivity, unit=self.data.unit)
+        return cached_release_utility(rel, sensitivity=s.sensitivity, unit=self.series.unit)
 
     def allocation_utility(self, epsilon_t: np.ndarray) -> UtilityVerdict:
         """The utility line of an allocation of this data (published where ε_t > 0) with
         the session's mechanism and Δf (series) or r (track)."""
         s = current_settings()
         if self.is_track:
-            return utility_verdict(np.c_[self.data.lat, self.data.lon], epsilon_t,
+            return utility_verdict(np.c_[self.track.lat, self.track.lon], epsilon_t,
                                    radius=s.radius, times=self.data.time, epsilon=s.epsilon,
                                    n_landmarks=len(self.landmarks), scheme=s.scheme)
-        return utility_verdict(self.data.values, epsilon_t, mechanism=s.mechanism,
+        return utility_verdict(self.series.values, epsilon_t, mechanism=s.mechanism,
                                sensitivity=s.sensitivity, epsilon=s.epsilon,
                                n_landmarks=len(self.landmarks), scheme=s.scheme,
-                               unit=self.data.unit)
+                               unit=self.series.unit)
 
 
 def current_data(kind: str | None = None) -> CurrentData:

@@ -17,7 +17,7 @@ configuration on restore.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import streamlit as st
@@ -119,7 +119,7 @@ def referenced_or_pending(cfg: ViewConfig, kind: str,
     asks for the file (:func:`reference_uploader`)."""
     if cfg.dataset != "file":
         return cfg
-    want = cfg.data_file["sha256"].lower()
+    want = cfg.file_reference()["sha256"].lower()
     for name, info in st.session_state.get(K.DATA_FILES, {}).items():
         if info["sha256"] == want and name in datasets:
             out = copy.deepcopy(cfg)
@@ -165,7 +165,7 @@ def reference_uploader(kind: str, key: str) -> None:
         remember_upload("Restored: " + f.name, f.name, f.getvalue())
         restore_config(ready, f.name, kind)
 
-    ref = cfg.data_file
+    ref = cfg.file_reference()
     st.info(f"The configuration refers to its data file {quote_user_text(ref['name'])} "
             f"(SHA-256 `{ref['sha256'][:16]}…`) instead of containing it. Upload that file "
             "to restore the view; a different file is refused.", icon=":material/link:")
@@ -231,9 +231,10 @@ def _checked_view(source: bytes | ViewConfig, target: _RestoreTarget):
         raise InputError("this configuration is for a trajectory; open it on the Map page"
                          if target.kind == "series" else "this configuration is for a time "
                          "series; open it on the Timeline page")
-    cfg = referenced_or_pending(cfg, target.kind, target.datasets)
-    if cfg is None:  # the page asks for the data file (reference_uploader)
+    ready = referenced_or_pending(cfg, target.kind, target.datasets)
+    if ready is None:  # the page asks for the data file (reference_uploader)
         return None
+    cfg = ready
     st.session_state.pop(K.pending_reference_key(target.kind), None)
     return cfg, restored_view(cfg, target.demo_key, target.datasets[target.demo_name],
                               default_cell_size=current_settings().cell_size,
@@ -303,7 +304,8 @@ def release_button(where, cfg: ViewConfig, label: str, data, stem: str, ext: str
     teaching mode (``cfg.reproducible``: the fixed seed) labelled "TEACHING — not
     publishable", named ``lmdk_TEACHING_<stem>`` and with the teaching line in the file
     (``data`` is called with that line, or with None, and returns the file's text)."""
-    note = teaching_note(cfg.seed) if cfg.reproducible else None
+    seed = cfg.teaching_seed()
+    note = teaching_note(seed) if seed is not None else None
     where.download_button(
         f"TEACHING — {label[0].lower()}{label[1:]}, not publishable" if note else label,
         lambda: data(note),
@@ -321,8 +323,13 @@ def _explain_csv(message: str) -> str:
     return f"# No release: {message}\n"
 
 
+#: an audit file of the confidential expander: (label, its text or a callable making the
+#: text when the button is clicked, file name, mime type)
+AuditFile = tuple[str, str | Callable[[], str], str, str]
+
+
 def confidential_downloads(cfg: ViewConfig, key: str, dataset_name: str,
-                           audit_files: list[tuple[str, str, str, str]] = (),
+                           audit_files: Sequence[AuditFile] = (),
                            report: bool = True) -> None:
     """The confidential expander: audit files ``(label, text, file name, mime)`` (``text``
     may be a callable, run when the button is clicked), the configuration with the data

@@ -87,6 +87,15 @@ class ViewConfig:
             _check_data_table(self.data)
         self._check_reference()
 
+    def teaching_seed(self) -> int | None:
+        """The fixed seed of the teaching (reproducible) mode, None outside it;
+        InputError when the mode is on without one."""
+        if not self.reproducible:
+            return None
+        if self.seed is None:
+            raise InputError("config: reproducible (teaching mode) needs its fixed seed")
+        return self.seed
+
     def file_reference(self) -> dict[str, str]:
         """The checked ``data_file`` (``{"name", "sha256"}``) of a configuration that
         references its data; InputError when there is none."""
@@ -114,8 +123,7 @@ class ViewConfig:
             self.seed = check_whole_setting("seed", self.seed)
         if not isinstance(self.reproducible, bool):
             raise InputError("config: reproducible must be true or false")
-        if self.reproducible and self.seed is None:
-            raise InputError("config: reproducible (teaching mode) needs its fixed seed")
+        self.teaching_seed()
 
     def _check_choices(self) -> None:
         """The text settings (scheme normalised to its key), the mechanism and ``extra``."""

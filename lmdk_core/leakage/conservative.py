@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TypeGuard
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -41,7 +42,7 @@ __all__ = ["SMOOTHING_RANGE", "ModelVariant", "SmoothingSweep", "conservative_na
 SMOOTHING_RANGE = (1.0, 0.5, 0.1, 0.01)
 
 
-def is_estimated(model: CorrelationModel | None) -> bool:
+def is_estimated(model: CorrelationModel | None) -> TypeGuard[CorrelationModel]:
     """Whether ``model`` was counted from the data (``estimated`` series, ``grid``
     track) and has matrices: the models whose verdict is conservative."""
     return model is not None and model.key in ("estimated", "grid") and model.computed \

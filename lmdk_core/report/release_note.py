@@ -381,11 +381,10 @@ def render_release_note(rd: ReportData, noise: str = NUMPY_NOISE) -> str:
     ucolour, ulabel, usentence = _utility(rd, view)
     share = _model_share(rd)
     title = "Public release note"
-    if cfg.reproducible:  # the teaching mode: the seed is fixed and known
-        if cfg.seed is None:  # ViewConfig.validate refuses it too
-            raise InputError("config: reproducible (teaching mode) needs its fixed seed")
+    seed = cfg.teaching_seed()
+    if seed is not None:  # the teaching mode: the seed is fixed and known
         title = "TEACHING note (not publishable)"
-        noise = f"{noise}; {teaching_note(cfg.seed)}"
+        noise = f"{noise}; {teaching_note(seed)}"
     custom = custom_title(cfg)
     if custom:
         title += " — " + custom
