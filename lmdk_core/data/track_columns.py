@@ -74,7 +74,8 @@ def _header_text(header: list[str]) -> str:
     return shown + (f" and {len(header) - 12} more" if len(header) > 12 else "")
 
 
-def _recognised(keys: list[str], names: tuple[str, ...], taken: set[str]) -> str | None:
+def _recognised(keys: list[str], names: tuple[str, ...],
+                taken: set[str | None]) -> str | None:
     return next((n for n in names if n in keys and n not in taken), None)
 
 

@@ -113,7 +113,7 @@ def _implausible_warnings(filled: np.ndarray, known: np.ndarray,
                           now: np.datetime64 | None) -> list[str]:
     """The warning (at most one) about datetimes before :data:`EARLIEST_PLAUSIBLE` or
     more than a day after ``now``."""
-    now64 = np.datetime64("now", "ns") if now is None else np.datetime64(now, "ns")
+    now64 = np.datetime64("now", "ns") if now is None else now.astype("datetime64[ns]")
     lo = float(EARLIEST_PLAUSIBLE.astype(np.int64))
     hi = float((now64 + np.timedelta64(1, "D")).astype(np.int64))
     bad = known[(filled[known] < lo) | (filled[known] > hi)]
