@@ -18,6 +18,7 @@ The exact floor below which Adaptive cannot meet an 'each'/'all' target
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
 import numpy as np
@@ -58,7 +59,8 @@ def adaptive_errors(values: ArrayLike, landmarks: Iterable[int] | None, epsilon:
     lm = list(check_landmarks(landmarks, model.T))
     out = np.empty((n, model.T))
     all_private = True
-    gens = (np.random.default_rng(c) for c in np.random.SeedSequence(seed).spawn(n))
+    seq = np.random.SeedSequence(seed)
+    gens = (np.random.default_rng(seq.spawn(1)[0]) for _ in range(n))  # children 0..n−1
     for r, gen in enumerate(gens):
         if model.mechanism == "planar_laplace":
             rel = release_trajectory(model.values[:, 0], model.values[:, 1], lm, epsilon=epsilon,
@@ -72,12 +74,100 @@ def adaptive_errors(values: ArrayLike, landmarks: Iterable[int] | None, epsilon:
         out[r] = rel.errors
         if not model.stays:  # the first release checked the inputs: the others need not
             break
-    if not model.stays:  # the same floats as the loop above (checked in its tests)
-        for r, (errors, private) in enumerate(_unchecked_releases(model, lm, epsilon, gens),
-                                              start=1):
-            all_private &= private
-            out[r] = errors
+    if model.stays:
+        return out, all_private
+    batch = _batched_releases(model, lm, epsilon, n, seed, seq)
+    if batch is not None:  # the same floats as the loop below (checked in its tests)
+        errors, private = batch
+        out[1:] = errors
+        return out, all_private & private
+    for r, (errors, private) in enumerate(_unchecked_releases(model, lm, epsilon, gens),
+                                          start=1):
+        all_private &= private
+        out[r] = errors
     return out, all_private
+
+
+#: the most doubles (runs × (2T − 1)) the releases of a series are simulated together for
+#: (:mod:`lmdk_core.adaptive.simulations`): 16 MiB of draws and their logarithms
+BATCH_DOUBLES = 1 << 20
+
+
+def _batched_releases(model: AccuracyModel, lm: list[int], epsilon: float, n: int,
+                      seed: int | None, seq: np.random.SeedSequence
+                      ) -> tuple[np.ndarray, bool] | None:
+    """(errors of releases 1..n−1, whether the verifier found each private) of a series
+    with numpy's Laplace noise, simulated together
+    (:func:`lmdk_core.adaptive.simulations.laplace_releases`) — the floats of
+    :func:`_unchecked_releases`; None where that does not apply (other noise, a track,
+    too many draws). ``seq`` has spawned child 0 (the checked release) and spawns the
+    others unless a whole-number seed's are kept. A row its draws cannot replay goes
+    through the generator path."""
+    from lmdk_core.adaptive import AdaptiveSettings
+    from lmdk_core.adaptive.simulations import draws_per_release, laplace_releases
+    from lmdk_core.engine.release import adaptive_release_errors, numeric_mechanism
+    from lmdk_core.engine.repeat_noise import regular_share
+    from lmdk_core.engine.verifier import verify
+
+    width = draws_per_release(model.T)
+    if model.mechanism == "planar_laplace" or n < 2 or (n - 1) * width > BATCH_DOUBLES:
+        return None
+    mech = numeric_mechanism(model.mechanism, sensitivity=model.scale_unit)
+    if mech.numpy_draws != "laplace" or not width:
+        return None
+    x = np.asarray(model.values, dtype=float)
+    eps_total = float(epsilon)
+    planned = allocate("adaptive", model.T, lm, eps_total)
+    is_lm = np.zeros(model.T, dtype=bool)
+    is_lm[lm] = True
+    draws = _release_uniforms(seed, seq, n, width)
+    released, spent, ok = laplace_releases(x, is_lm, float(planned[0]), mech,
+                                           regular_share(planned, lm), draws,
+                                           AdaptiveSettings())
+    errors = np.asarray(mech.distance(released, x), dtype=float)
+    verdicts: dict[bytes, bool] = {}  # verify is a function of the allocation: once each
+    private = True
+    for r in range(n - 1):
+        if not ok[r]:  # numpy would have drawn otherwise: the release from its generator
+            [(errors[r], row_private)] = adaptive_release_errors(
+                x, lm, epsilon=epsilon, mechanism=mech,
+                generators=[np.random.default_rng(draws.children[r])])
+            private &= row_private
+            continue
+        key = spent[r].tobytes()
+        if key not in verdicts:
+            verdicts[key] = bool(verify(spent[r], lm, eps_total).private)
+        private &= verdicts[key]
+    return errors, private
+
+
+def _release_uniforms(seed: int | None, seq: np.random.SeedSequence, n: int, width: int):
+    """The leading doubles of releases 1..n−1 (children 1..n−1 of ``SeedSequence(seed)``),
+    kept across calls for a whole-number seed: the search over ε simulates the same
+    releases at every ε (common random numbers)."""
+    if isinstance(seed, int) and not isinstance(seed, bool):
+        return _seeded_uniforms(seed, n, width)
+    return _uniforms_of(seq, n, width)
+
+
+@functools.lru_cache(maxsize=2)
+def _seeded_uniforms(seed: int, n: int, width: int):
+    """:func:`_release_uniforms` of a whole-number seed (read-only arrays)."""
+    seq = np.random.SeedSequence(seed)
+    seq.spawn(1)  # child 0: the checked release
+    draws = _uniforms_of(seq, n, width)
+    for a in (draws.uniforms, draws.high, draws.log, draws.usable):
+        a.setflags(write=False)
+    return draws
+
+
+def _uniforms_of(seq: np.random.SeedSequence, n: int, width: int):
+    """The leading doubles of the next n − 1 children of ``seq`` (it has spawned child
+    0), the children kept."""
+    from lmdk_core.adaptive.simulations import leading_uniforms
+
+    children = seq.spawn(n - 1)
+    return leading_uniforms(children, width)
 
 
 def _unchecked_releases(model: AccuracyModel, lm: list[int], epsilon: float,
