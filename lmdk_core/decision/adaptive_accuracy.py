@@ -118,11 +118,12 @@ def _batched_releases(model: AccuracyModel, lm: list[int], epsilon: float, n: in
     x = np.asarray(model.values, dtype=float)
     eps_total = float(epsilon)
     planned = allocate("adaptive", model.T, lm, eps_total)
+    lm_at = np.asarray(lm, dtype=np.intp)
     is_lm = np.zeros(model.T, dtype=bool)
-    is_lm[lm] = True
+    is_lm[lm_at] = True
     draws = _release_uniforms(seed, seq, n, width)
     released, spent, ok = laplace_releases(x, is_lm, float(planned[0]), mech,
-                                           regular_share(planned, lm), draws,
+                                           regular_share(planned, lm_at), draws,
                                            AdaptiveSettings())
     errors = np.asarray(mech.distance(released, x), dtype=float)
     verdicts: dict[bytes, bool] = {}  # verify is a function of the allocation: once each
