@@ -5,6 +5,7 @@ lmdk_core.decision.composition)."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -90,17 +91,18 @@ st.session_state.pop(K.CHOOSE_RERUN_APP, None)
 if msg := st.session_state.pop(K.CHOOSE_MSG, None):
     st.info(msg, icon=":material/info:")
 
+mech_kw: dict[str, Any]  # the mechanism's keyword arguments of the accuracy functions
 if cur.is_track:
-    values = np.column_stack([cur.data.lat, cur.data.lon])
+    values = np.column_stack([cur.track.lat, cur.track.lon])
     mech_kw = {"radius": settings.radius}
     mech_text = f"Planar Laplace, r = {settings.radius:g} m"
 else:
-    values = cur.data.values
+    values = cur.series.values
     mech_kw = {"mechanism": settings.mechanism, "sensitivity": settings.sensitivity}
     mech_text = f"{settings.mechanism.capitalize()}, Δf = {settings.sensitivity:g}"
 lm = list(cur.landmarks)
 # accuracy → ε releases a track's accepted stays as one landmark event each (docs/stays.md)
-acc_kw = {**mech_kw, **({"stays": cur.stays} if cur.stays else {})}
+acc_kw: dict[str, Any] = {**mech_kw, **({"stays": cur.stays} if cur.stays else {})}
 n_fix = sum(b - a + 1 for a, b in cur.stays)
 group, *member = ("stay", "fix", "fixes") if cur.is_track else ("run", "reading", "readings")
 lm_text = (f"{counted(len(lm) - n_fix + len(cur.stays), 'landmark event')} "
@@ -210,7 +212,7 @@ def _static_answers(target: AccuracyTarget) -> None:
     hi = max([eps_now, *found]) * 3
     grid = np.geomspace(max(lo, EPS_RANGE[0]), min(hi, EPS_RANGE[1]), 60)
     curves = _accuracy_curves(values, tuple(lm), target, schemes, window, mech, grid)
-    fig_kw = {"kind": target.kind, "current_epsilon": eps_now, "unit": unit,
+    fig_kw: dict[str, Any] = {"kind": target.kind, "current_epsilon": eps_now, "unit": unit,
               "target": target.probability if target.kind == "within" else target.bound,
               "solutions": {s.scheme: s.epsilon for s in sols}, "per": target.per}
     live_chart(memo_figure(content_key("choose_accuracy", grid, curves, fig_kw),
@@ -323,7 +325,7 @@ def _posterior_section(prior: float, plan_scheme: str, eps_t: np.ndarray,
     corr = None
     model, leak, note = cur.leakage(eps_t)
     _certainty(prior, events)
-    if leak is not None:
+    if leak is not None and model is not None:  # leakage comes with its model
         spec = json.dumps(model.spec, sort_keys=True)
         # an estimated model: the worst over the smoothing range, and how it moves
         sweep = cached_sweep(spec, cur.key, eps_t, tuple(lm), model) \
@@ -422,7 +424,7 @@ def _averaging_section() -> None:
 
     st.header("Averaging a place over repeated releases")
     try:
-        stays, stay_notes = track_stay_points(cur.data)
+        stays, stay_notes = track_stay_points(cur.track)
     except InputError as exc:
         stays, stay_notes = [], []
         st.caption(f"No stay points: {exc}")
@@ -438,7 +440,7 @@ def _averaging_section() -> None:
     now = current_settings()
     scheme = now.scheme
     try:
-        res = averaging_attack(cur.data.lat, cur.data.lon, lm, stays[i].timestamps,
+        res = averaging_attack(cur.track.lat, cur.track.lon, lm, stays[i].timestamps,
                                scheme, eps_now, now.radius, days, window=now.window,
                                runs=200)
     except InputError as exc:
@@ -465,7 +467,7 @@ def _attacker_tab() -> None:
     if not cur.is_track and lm:
         from lmdk_core.decision.sensitivity import landmark_events
 
-        events = landmark_events(cur.data, lm, eps_t, now.sensitivity)
+        events = landmark_events(cur.series, lm, eps_t, now.sensitivity)
     _posterior_section(prior, plan_scheme, eps_t, events)
     if events:
         _events_section(events, prior)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -88,13 +90,14 @@ except InputError as exc:
 
 # the one verdict per scheme: theorem + landmark TPL under the session's correlation model
 model, note = None, None
-leakage: dict | None = {}
+leaks: dict = {}
 for s, rel in releases.items():
     model, leak, note = cur.leakage(rel.epsilon_t)
     if leak is None:
-        leakage = None
         break
-    leakage[s] = leak
+    leaks[s] = leak
+# every scheme's leakage, or None when the model gives none
+leakage: dict | None = leaks if len(leaks) == len(releases) else None
 verdicts = {s: cur.verdict(rel, leakage[s] if leakage else None, model, note)
             for s, rel in releases.items()}
 model_caption(model, note)
@@ -200,7 +203,7 @@ with st.container(key="lmdk_narrow_compare"):
                    on_change="rerun")
     for tab, s in zip(tabs, schemes, strict=True):
         if tab.open:
-            one = memo_figure(f"{both_key}|{s}", lambda s=s: _one_scheme(s, both))
+            one = memo_figure(f"{both_key}|{s}", functools.partial(_one_scheme, s, both))
             live_chart(one, key=f"compare_one_{s}", where=tab)
 with st.expander("How to read this"):
     st.markdown(
@@ -228,10 +231,10 @@ def _run_sweep(grid: np.ndarray, runs: int, key: tuple, store: dict) -> UtilityS
     """The Monte Carlo sweep, with a progress bar and a Cancel button; stored per
     settings. None (and an error shown) when the data cannot be swept."""
     if cur.is_track:
-        fn = track_release_fn(cur.data.lat, cur.data.lon, cur.landmarks,
+        fn = track_release_fn(cur.track.lat, cur.track.lon, cur.landmarks,
                               settings.radius, settings.window, cur.stays)
     else:
-        fn = series_release_fn(cur.data.values, cur.landmarks, settings.mechanism,
+        fn = series_release_fn(cur.series.values, cur.landmarks, settings.mechanism,
                                settings.sensitivity, settings.window, runs=cur.stays)
     running = st.empty()  # the bar and Cancel go once the sweep is done
     p1, p2 = running.container().columns([5, 1], vertical_alignment="center")

@@ -6,6 +6,7 @@ import json
 import math
 import threading
 from collections import OrderedDict
+from typing import Any
 
 import numpy as np
 import streamlit as st
@@ -16,7 +17,7 @@ from app_support.components import (
     MAX_LEAKAGE_STATES,
     cached_loss,
     cached_sweep,
-    loss_of,
+    model_losses,
     render_verdict,
     variant_losses,
 )
@@ -66,6 +67,7 @@ from lmdk_core.leakage.conservative import (
     range_text,
     smoothing_variants,
 )
+from lmdk_core.leakage.estimation import Discretization, GridStates
 
 SOURCES = {k: v for k, v in CORRELATION_KINDS.items() if k != "none"}
 BACKWARD = {"same": "Same as forward", "bayes": "Bayes (from forward + stationary)",
@@ -78,7 +80,7 @@ if not st.session_state.get(K.LK_TARGET_EDITED):  # α follows ε until the user
     st.session_state[K.LK_TARGET] = settings.epsilon
 
 
-SMOOTHING = {"label": "Smoothing (added to every count)", "min_value": 0.0,
+SMOOTHING: dict[str, Any] = {"label": "Smoothing (added to every count)", "min_value": 0.0,
              "max_value": 10.0, "step": 0.1, "format": "%.3g", "key": K.W_CORR_SMOOTHING,
              "help": "Additive smoothing of the counted transitions. 1 (add-one) is robust "
                      "for few data; with many states and few moves it pulls every row "
@@ -279,12 +281,15 @@ except InputError as exc:
     st.error(f"Cannot build the matrix: {exc}", icon=":material/error:")
     st.stop()
 forward, backward = corr.forward, corr.backward
-if corr.key == "estimated":
-    labels, hover = series_state_labels(corr.states.edges, cur.unit), None
-    sparse_note(corr.states.states, corr.states.n_states)
-elif corr.key == "grid":
-    labels, hover = track_state_labels(corr.states.centre_lat, corr.states.centre_lon)
-    sparse_note(corr.states.states, corr.states.n_states)
+if forward is None or backward is None:  # not computed: refused above
+    st.stop()
+states = corr.states
+if isinstance(states, Discretization):  # an estimated series model
+    labels, hover = series_state_labels(states.edges, cur.unit), None
+    sparse_note(states.states, states.n_states)
+elif isinstance(states, GridStates):  # an estimated track (grid) model
+    labels, hover = track_state_labels(states.centre_lat, states.centre_lon)
+    sparse_note(states.states, states.n_states)
 else:
     labels, hover = [str(k) for k in range(forward.shape[0])], None
 model = corr.short
@@ -313,8 +318,7 @@ if corr.key in ("estimated", "grid"):
                "attacker knows these matrices; anyone with this data can count them. They are "
                "derived from the raw data and never written to a shared file (a saved "
                "configuration keeps only this recipe).")
-lf = loss_of(forward)
-lb = lf if backward is forward else loss_of(backward)
+lb, lf = model_losses(corr)
 
 # ---- 2. the allocation
 st.header("2. Budget per timestamp")
@@ -365,7 +369,8 @@ m = st.columns(5)
 m[0].metric("Max BPL", f"{res.bpl.max():.3g}")
 m[1].metric("Max FPL", f"{res.fpl.max():.3g}")
 m[2].metric("Max TPL", f"{res.tpl.max():.3g}", help="The leakage of one timestamp.")
-m[3].metric("Max landmark TPL", f"{res.landmark_tpl.max():.3g}" if landmarks else "—",
+m[3].metric("Max landmark TPL",
+            f"{res.landmark_tpl.max():.3g}" if res.landmark_tpl is not None else "—",
             help="The leakage of all landmarks plus one timestamp (no landmarks: —).")
 m[4].metric("Long-run limit of TPL" if constant else "Long-run TPL bound",
             "∞" if math.isinf(sup) else f"{sup:.3g}",
@@ -383,7 +388,7 @@ if math.isinf(sup):
         f"{T:,} timestamps here still have the finite leakage shown.",
         icon=":material/all_inclusive:")
 lk_in = (cur.data.time, cur.data.time_kind, res, settings.epsilon)
-lk_kw = {"supremum": sup, "target": float(st.session_state[K.LK_TARGET])}
+lk_kw: dict[str, Any] = {"supremum": sup, "target": float(st.session_state[K.LK_TARGET])}
 live_chart(memo_figure(content_key("lk_curves", *lk_in, lk_kw), lambda: leakage_curves_figure(
     *lk_in, **lk_kw)), key="lk_curves")
 with st.expander(f":material/lock: {CONFIDENTIAL_LABEL} — leakage per timestamp"):
@@ -472,7 +477,9 @@ if cal.kind == "constant":
               help="Uniform with this total spends the calibrated ε at every timestamp "
                    "and is landmark-private. Its landmark TPL is larger than the TPL.")
     new_eps = applied_eps
+    assert cal.epsilon_t is not None  # calibrated for this series' length
     lt = temporal_leakage(cal.epsilon_t, lb, lf, landmarks).landmark_tpl
+    assert lt is not None  # the landmarks were given
     confirm_needed = bool(lt.max() > cal.target * (1 + LEAKAGE_RTOL))
     if confirm_needed:
         st.warning(

@@ -376,7 +376,7 @@ def _panels(rel: Release, radius: float, model: CorrelationModel | None,
                              "Leakage page).")
     if not s.track_leakage:
         leakage = None  # the panel is off; the verdict above still uses the model
-    elif leakage is None:
+    elif leakage is None or model is None:  # (leakage comes with its model)
         k3.warning(f"No leakage: {model_note}", icon=":material/warning:")
     else:
         k3.caption(

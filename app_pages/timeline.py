@@ -459,7 +459,7 @@ elif leakage is not None:
         f"ε = {rel.epsilon:g}. Without correlation the landmark TPL equals the green total.")
 
 chart_area.segmented_control(
-    "Box / lasso selection", list(BOX_MODES), key=BOX_MODE_KEY, format_func=BOX_MODES.get,
+    "Box / lasso selection", list(BOX_MODES), key=BOX_MODE_KEY, format_func=BOX_MODES.__getitem__,
     on_change=_on_box_mode,
     help="What the box and lasso tools of the chart toolbar do with the timestamps they "
          "cover: add them all, or remove them all (selecting the same region twice changes "

@@ -30,7 +30,7 @@ __all__ = ["aggregate_on_dask"]
 def aggregate_on_dask(src: Path, in_fmt: str, cols: PopulationColumns, spec: AggregateSpec,
                       scratch_dir: Path, *, scheduler: str | None = None,
                       workers: int | None = None, rows_per_partition: int = 2_000_000,
-                      progress: Callable[[int, int], None] | None = None) -> PartialAggregate:
+                      progress: Callable[[int, int], object] | None = None) -> PartialAggregate:
     """The summed :class:`PartialAggregate` of every partition of ``src`` (see the module
     docstring); scratch buckets go to a folder inside ``scratch_dir``, removed on every
     exit."""

@@ -182,7 +182,7 @@ def utility_sweep(
     runs: int,
     seed: int,
     landmarks: Iterable[int] = (),
-    progress: Callable[[float, str], None] | None = None,
+    progress: Callable[[float, str], object] | None = None,
 ) -> UtilitySweep:
     """Run every scheme ``runs`` times at every ε of ``epsilons`` (see the module doc).
 

@@ -17,7 +17,7 @@ from lmdk_core.foundation.validation import check_landmarks
 __all__ = ["DummyOptions", "ProgressCallback", "notify", "prepare_chain"]
 
 #: ``progress(fraction in [0, 1], message)``; called from long computations.
-ProgressCallback = Callable[[float, str], None]
+ProgressCallback = Callable[[float, str], object]  # what it returns is ignored
 
 
 @dataclass(frozen=True)

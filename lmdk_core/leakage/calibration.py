@@ -82,7 +82,7 @@ def _check_rtol(rtol: float) -> float:
 
 
 #: ``progress(fraction, message)``, called after every leakage evaluation of a search
-ProgressCallback = Callable[[float, str], None]
+ProgressCallback = Callable[[float, str], object]  # what it returns is ignored
 
 
 @dataclass(frozen=True)

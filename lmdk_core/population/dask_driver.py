@@ -306,7 +306,7 @@ def run_batch(cfg, input_path: str | Path, cols: PopulationColumns, output: str 
               audit: str | Path, *, scheduler: str | None = None, workers: int | None = None,
               seed: int | None = None, noise: str = "exact", leakage: bool = True,
               rows_per_partition: int = 2_000_000,
-              progress: Callable[[int, int], None] | None = None,
+              progress: Callable[[int, int], object] | None = None,
               other_inputs: dict[str, str | Path | None] | None = None) -> BatchResult:
     """Release every user of ``input_path`` with configuration ``cfg`` (a
     :class:`~lmdk_core.files.config.ViewConfig`); see the module docstring.
@@ -392,7 +392,7 @@ def partition_tasks(client, src: Path, in_fmt: str, cols: PopulationColumns, npa
             for i, b in enumerate(filled)]
 
 
-def collect_partitions(futures, progress: Callable[[int, int], None] | None) -> list:
+def collect_partitions(futures, progress: Callable[[int, int], object] | None) -> list:
     """The partitions' results as they finish, reporting ``progress(done, total)``."""
     from dask.distributed import as_completed
 
