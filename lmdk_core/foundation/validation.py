@@ -89,7 +89,7 @@ def check_nonnegative(value: object, name: str) -> float:
     lmdk_core.foundation.errors.InputError: the smoothing must be a finite number >= 0, got -1
     """
     try:
-        x = float(value)  # type: ignore[arg-type]
+        x = float(value)  # type: ignore[arg-type]  # any object: float() refuses the rest
     except (TypeError, ValueError):
         raise InputError(f"{name} must be a number, got {value!r}") from None
     if not np.isfinite(x) or x < 0:

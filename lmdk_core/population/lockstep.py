@@ -360,7 +360,10 @@ def _drive(steppers: list, mech) -> list[LockstepRelease]:
                         np.concatenate([e for _, e in requests]))
         for i, out in zip(keys, np.split(values, sizes), strict=True):
             advance(i, out)
-    return results  # type: ignore[return-value]
+    done = [r for r in results if r is not None]
+    if len(done) != len(results):
+        raise RuntimeError("a lockstep release stopped without its result")
+    return done
 
 
 def lockstep_release(x: np.ndarray, lengths: np.ndarray, landmarks: np.ndarray,
