@@ -17,12 +17,18 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from lmdk_core.aggregate.intervals import geometric_half_width, laplace_half_width
 from lmdk_core.aggregate.noisy_release import release_statistic
 from lmdk_core.aggregate.output_files import header_lines, publishable_frame
-from lmdk_core.aggregate.population_release import AggregateRequest, aggregate_population
+from lmdk_core.aggregate.population_release import (
+    AggregateRequest,
+    aggregate_population,
+    make_spec,
+)
 from lmdk_core.aggregate.statistics import Statistic, Totals, statistic
+from lmdk_core.foundation.errors import InputError
 from lmdk_core.population.table import PopulationColumns, prepare_users
 
 TRACK_COLS = PopulationColumns("user", "time", lat="lat", lon="lon", landmark="flag")
@@ -248,3 +254,10 @@ def test_neighbour_with_origin_destination_stays_within_epsilon():
     assert too_much > 1.0
     assert header_lines(a, "exact") == header_lines(b, "exact")
     assert a.od_release.released.shape == (11, a.spec.n_cells ** 2)
+
+
+def test_cells_without_a_cell_size_is_an_input_error():
+    """Users per cell need the cell size: the engine says so (InputError), where it raised
+    a TypeError from float(None) before (found by mypy, issue 40; the CLI checked it)."""
+    with pytest.raises(InputError, match="cell size"):
+        make_spec(_request(cell_size=None), "datetime")

@@ -474,3 +474,11 @@ def test_adaptive_utility_line_is_the_expected_error_of_whole_releases():
     # (with the fresh noise on approximations the closed forms at the drawn pattern now
     # under-state it: wrong either way)
     assert abs(np.mean(closed) - mc) > Z_TOL * np.hypot(se_mc, np.std(closed) / np.sqrt(300))
+
+
+def test_measured_errors_without_the_declared_scale_is_an_input_error():
+    """With measured ``errors`` the verdict still needs Δf (series) for its advice: a
+    missing one is an InputError naming it, not a TypeError (found by mypy, issue 40)."""
+    x = np.linspace(0, 100, 50)
+    with pytest.raises(InputError, match="sensitivity"):
+        utility_verdict(x, np.full(50, 0.001), errors=np.full(50, 500.0))
