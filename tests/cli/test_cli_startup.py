@@ -8,7 +8,8 @@ pandas, scipy, numba, streamlit or plotly, and running ``loss``, ``leakage``,
 pandas, scipy, numba (its kernels pay only for large matrices and long recursions),
 dask, opendp, streamlit or plotly; ``dummies`` and ``compose`` none of these nor pyproj
 and gpxpy, and ``release`` / ``attack`` on a small series CSV none of the track
-libraries (pyproj, gpxpy), numba or scipy.
+libraries (pyproj, gpxpy), numba or scipy; ``solve-epsilon`` on a 4-row series none of
+scipy.stats, numba, OpenDP, plotly or the track libraries.
 """
 
 from __future__ import annotations
@@ -141,6 +142,32 @@ def test_series_commands_load_no_track_or_compiled_libraries(argv, tmp_path):
     loaded = set(out["heavy"]) & {"gpxpy", "pyproj", "numba", "llvmlite", "scipy", "dask",
                                   "streamlit", "plotly"}
     assert not loaded, f"lmdk {argv[0]} imported {sorted(loaded)}"
+
+
+def test_solve_epsilon_loads_only_what_it_computes_with(tmp_path):
+    """``solve-epsilon`` on a 4-row series reads it with pandas and takes its quantiles
+    from ``scipy.special`` (Clopper–Pearson, the normal quantile), but loads neither
+    ``scipy.stats`` nor numba (Adaptive's simulated releases run together as arrays:
+    lmdk_core.adaptive.simulations), OpenDP, plotly, the track libraries, dask or
+    streamlit."""
+    four = tmp_path / "four.csv"
+    four.write_text("time,value\n" + "".join(
+        f"2024-03-04T0{h}:00:00,{v}\n" for h, v in enumerate((0.31, 0.33, 0.48, 0.44))))
+    probe = textwrap.dedent("""
+        import json, sys
+        from lmdk_core.cli import main
+        code = main(sys.argv[1:])
+        names = {"scipy.stats", "numba", "llvmlite", "opendp", "plotly", "pyproj", "gpxpy",
+                 "dask", "streamlit"}
+        print(json.dumps([code, sorted(names & set(sys.modules))]))
+    """)
+    proc = subprocess.run([sys.executable, "-c", probe, "solve-epsilon", "--input", str(four),
+                           "--landmarks", "1", "--within", "0.5", "--sensitivity", "2.9",
+                           "--seed", "4"], capture_output=True, text=True, cwd=ROOT,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    code, loaded = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert code == 0 and not loaded, f"lmdk solve-epsilon imported {loaded}"
 
 
 def test_the_ellipsoid_is_made_on_first_use():
