@@ -402,7 +402,7 @@ def _repeat_section() -> None:
 def _averaging_chart(res, scheme: str) -> None:
     """The averaging attack's error against the days of releases, with its caption."""
     live_chart(averaging_figure(res.days, res.simulated_mean, res.simulated_p90,
-                                res.rice_mean, res.estimates, int(res.days[-1])),
+                                res.rice_mean, res.estimates, largest_days=int(res.days[-1])),
                key="choose_averaging_chart")
     st.caption(
         "Each day the same routine is released with fresh Planar Laplace "
@@ -440,8 +440,8 @@ def _averaging_section() -> None:
     now = current_settings()
     scheme = now.scheme
     try:
-        res = averaging_attack(cur.track.lat, cur.track.lon, lm, stays[i].timestamps,
-                               scheme, eps_now, now.radius, days, window=now.window,
+        res = averaging_attack(cur.track.lat, cur.track.lon, lm, stays[i].timestamps, scheme=scheme,
+                               epsilon=eps_now, radius=now.radius, days=days, window=now.window,
                                runs=200)
     except InputError as exc:
         st.error(f"Cannot simulate: {exc}", icon=":material/error:")
@@ -462,7 +462,7 @@ def _attacker_tab() -> None:
     prior = float(st.session_state[K.W_ATT_PRIOR]) / 100
     now = current_settings()
     plan_scheme = planning_scheme(now.scheme)
-    eps_t = allocate(plan_scheme, cur.length, lm, eps_now, now.window)
+    eps_t = allocate(plan_scheme, cur.length, lm, eps_now, window=now.window)
     events = []
     if not cur.is_track and lm:
         from lmdk_core.decision.sensitivity import landmark_events

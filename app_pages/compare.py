@@ -187,7 +187,7 @@ def _preview() -> dict | None:
     if cur.is_track:  # a track's displacement is not its noise scaled (approximations)
         return None
     grids = {s: cur.leakage_grid(model, allocate(s, cur.length, cur.landmarks, 1.0,
-                                                 settings.window),
+                                                 window=settings.window),
                                  slider_range(eps), curves=True)
              for s in schemes if s in LINEAR_SCHEMES}
     return compare_preview(both, releases, leakage=shown_leak, grids=grids)
@@ -232,17 +232,19 @@ def _run_sweep(grid: np.ndarray, runs: int, key: tuple, store: dict) -> UtilityS
     settings. None (and an error shown) when the data cannot be swept."""
     if cur.is_track:
         fn = track_release_fn(cur.track.lat, cur.track.lon, cur.landmarks,
-                              settings.radius, settings.window, cur.stays)
+                              radius=settings.radius, window=settings.window, stays=cur.stays)
     else:
-        fn = series_release_fn(cur.series.values, cur.landmarks, settings.mechanism,
-                               settings.sensitivity, settings.window, runs=cur.stays)
+        fn = series_release_fn(cur.series.values, cur.landmarks, mechanism=settings.mechanism,
+                               sensitivity=settings.sensitivity, window=settings.window,
+                               runs=cur.stays)
     running = st.empty()  # the bar and Cancel go once the sweep is done
     p1, p2 = running.container().columns([5, 1], vertical_alignment="center")
     bar = p1.progress(0.0, text="Running the releases…")
     p2.button("Cancel", key="compare_cancel", on_click=_cancel_sweep, icon=":material/stop:",
               width="stretch")
     try:
-        out = utility_sweep(fn, schemes, grid, runs, settings.seed, cur.landmarks,
+        out = utility_sweep(fn, schemes, grid, runs=runs, seed=settings.seed,
+                            landmarks=cur.landmarks,
                             progress=lambda f, msg: bar.progress(min(f, 1.0), text=msg))
     except InputError as exc:
         running.empty()

@@ -130,8 +130,9 @@ k10 = min(10, len(opts))
 st.header("The drawn set L′")
 try:
     dr = release_series_with_dummies(
-        values, landmarks, s.epsilon, eps_sel, s.scheme, s.mechanism, s.sensitivity,
-        method=method, metric=metric, seed=seed, window=s.window)
+        values, landmarks, epsilon=s.epsilon, epsilon_selection=eps_sel, scheme=s.scheme,
+        mechanism=s.mechanism, sensitivity=s.sensitivity, method=method, metric=metric, seed=seed,
+        window=s.window)
     plain = cached_series_release(values, tuple(landmarks), s.epsilon, s.scheme, s.mechanism,
                                   s.sensitivity, seed, s.window)
 except InputError as exc:

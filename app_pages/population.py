@@ -212,8 +212,9 @@ scale_unit = settings.radius if kind == "track" else settings.sensitivity
 try:
     settings.make_mechanism()
     plans = population_plans(pop, discovery, use_flags)
-    preview = preview_table(plans, settings.epsilon, settings.scheme, s.window,
-                            settings.mechanism, scale_unit, settings.max_landmarks)
+    preview = preview_table(plans, epsilon=settings.epsilon, scheme=settings.scheme,
+                            window=s.window, mechanism=settings.mechanism, scale_unit=scale_unit,
+                            max_landmarks=settings.max_landmarks)
 except InputError as exc:
     st.error(f"Cannot release this population: {exc}.", icon=":material/error:")
     st.stop()

@@ -160,8 +160,8 @@ def _suggest() -> None:
     window = (None if st.session_state.get(K.DEV_WINDOW_AUTO, True)
               else int(st.session_state[K.DEV_WINDOW]))
     try:  # daily/weekly profile removed; the window from the sampling interval
-        found = series_suggestions(series.time, series.time_kind, series.values, window,
-                                   float(st.session_state[K.DEV_K]))
+        found = series_suggestions(series.time, series.time_kind, series.values, window=window,
+                                   k=float(st.session_state[K.DEV_K]))
     except InputError as exc:
         st.session_state[K.SUGGEST_ERROR] = str(exc)
         return

@@ -398,7 +398,8 @@ def cached_posterior_curve(spec_json: str, data_key: str, prior: float, grid: np
                            window: int, _model: CorrelationModel) -> PosteriorCurve:
     """:func:`lmdk_core.decision.attacker.posterior_vs_epsilon` under a (built) model, cached."""
     lb, lf = model_losses(_model)
-    return posterior_vs_epsilon(prior, grid, scheme, length, landmarks, window, lb, lf)
+    return posterior_vs_epsilon(prior, grid, scheme=scheme, length=length, landmarks=landmarks,
+                                window=window, backward=lb, forward=lf)
 
 
 def variant_losses(model: CorrelationModel) -> list[tuple[LossFunction, LossFunction]]:
@@ -433,9 +434,9 @@ def cached_advice(spec_json: str, data_key: str, epsilon_t: np.ndarray,
     holds under every smoothing of the range (the conservative model)."""
     lb, lf = model_losses(_model)
     estimated = range_text(_model.spec.get("smoothing")) if is_estimated(_model) else None
-    return calibration_advice(epsilon_t, list(landmarks), epsilon, target, lb, lf,
-                              groups=groups or None, alternatives=variant_losses(_model),
-                              estimated=estimated)
+    return calibration_advice(epsilon_t, list(landmarks), epsilon=epsilon, target=target,
+                              backward=lb, forward=lf, groups=groups or None,
+                              alternatives=variant_losses(_model), estimated=estimated)
 
 
 def model_caption(model: CorrelationModel | None, note: str | None = None) -> None:
@@ -487,6 +488,6 @@ def cached_averaging(lat: np.ndarray, lon: np.ndarray, landmarks: tuple[int, ...
     from lmdk_core.decision.averaging import averaging_effect
     from lmdk_core.decision.comparison import track_release_fn
 
-    fn = track_release_fn(lat, lon, list(landmarks), radius, window, list(stays) or None,
-                          max_landmarks)
+    fn = track_release_fn(lat, lon, list(landmarks), radius=radius, window=window,
+                          stays=list(stays) or None, max_landmarks=max_landmarks)
     return averaging_effect(fn, scheme, epsilon)

@@ -239,8 +239,8 @@ def _charts(pop: dict, result) -> None:
     unit = pop["unit"] if spec.cells is None else "users"
     if spec.cells is None:
         title = f"Released {spec.statistic.kind} per window, 95 % interval"
-        live_chart(statistic_time_figure(labels, rel.released[:, 0], rel.low[:, 0],
-                                         rel.high[:, 0], result.truth[:, 0], title, unit),
+        live_chart(statistic_time_figure(labels, rel.released[:, 0], rel.low[:, 0], rel.high[:, 0],
+                                         result.truth[:, 0], title=title, unit=unit),
                    key="st_fig_time")
     else:
         lat, lon = spec.cells.centres()
@@ -253,8 +253,8 @@ def _charts(pop: dict, result) -> None:
         c = int(st.session_state[K.ST_CELL_PICK])
         live_chart(statistic_time_figure(labels, rel.released[:, c], rel.low[:, c],
                                          rel.high[:, c], result.truth[:, c],
-                                         f"Users in {names[c]} per window, 95 % interval",
-                                         unit), key="st_fig_time")
+                                         title=f"Users in {names[c]} per window, 95 % interval",
+                                         unit=unit), key="st_fig_time")
         if st.session_state.get(K.ST_WINDOW_PICK) not in labels:
             st.session_state[K.ST_WINDOW_PICK] = labels[int(np.argmax(
                 np.nansum(rel.released, axis=1)))]

@@ -57,7 +57,8 @@ def cached_stays(lat: np.ndarray, lon: np.ndarray, times: np.ndarray, segment: n
                  duration_min: float) -> tuple[list, list[str]]:
     """Stay points and notes (discovery.track_stay_points), cached on their inputs."""
     tr = Track(lat=lat, lon=lon, time=times, time_kind=time_kind, segment=segment)
-    return track_stay_points(tr, distance_m, duration_min, minutes_per_point)
+    return track_stay_points(tr, distance_threshold_m=distance_m, time_threshold_min=duration_min,
+                             minutes_per_point=minutes_per_point)
 
 
 def stay_suggestions() -> tuple[list, str | None]:

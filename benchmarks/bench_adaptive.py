@@ -259,8 +259,9 @@ def exact_section(args) -> None:
 
         def release(xs=xs, lms=lms, U=U, Tp=Tp, runs=runs):
             k = next(runs)
-            lockstep_release(xs, np.full(U, Tp), lms, "adaptive", 1.0, Laplace(1.0),
-                             [np.random.default_rng([k, u]) for u in range(U)], "exact")
+            lockstep_release(xs, np.full(U, Tp), lms, scheme="adaptive", epsilon=1.0,
+                             mech=Laplace(1.0),
+                             gens=[np.random.default_rng([k, u]) for u in range(U)], noise="exact")
 
         for clock, ref, what in ((best, floor, "wall"), (best_cpu, cpu_floor, "CPU")):
             s = clock(release, 2)

@@ -49,7 +49,7 @@ def main() -> None:
                                  scheme="uniform", seed=99, max_landmarks=K)
         pv = release_verdict(rel, release_leakage(rel, correlation_from_spec(None, track)))
         t0 = time.perf_counter()
-        eff = averaging_effect(track_release_fn(track.lat, track.lon, [], RADIUS,
+        eff = averaging_effect(track_release_fn(track.lat, track.lon, [], radius=RADIUS,
                                                 max_landmarks=K), "uniform", EPSILON)
         took = time.perf_counter() - t0
         la, lo = moving_average(rel.released[:, 0], rel.released[:, 1], eff.window)

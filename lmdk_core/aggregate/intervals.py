@@ -41,7 +41,7 @@ def geometric_half_width(scale: np.ndarray, alpha: float = ALPHA) -> np.ndarray:
 
 
 def ratio_interval(num_lo: np.ndarray, num_hi: np.ndarray, den_lo: np.ndarray,
-                   den_hi: np.ndarray, lo: float, hi: float) -> tuple[np.ndarray, np.ndarray]:
+                   den_hi: np.ndarray, *, lo: float, hi: float) -> tuple[np.ndarray, np.ndarray]:
     """The range of ``n/d`` over ``n ∈ [num_lo, num_hi]``, ``d ∈ [den_lo, den_hi]``,
     clamped to ``[lo, hi]``; the whole ``[lo, hi]`` where the denominator's interval
     reaches 0 or below."""

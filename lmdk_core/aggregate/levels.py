@@ -76,7 +76,7 @@ def _summary(level: str, rel: StatisticRelease, stat: Statistic,
 
 
 def compare_levels(all_totals: Totals, landmark_release: StatisticRelease, stat: Statistic,
-                   epsilon: float, w: int, noise: str = "exact", rng=None
+                   *, epsilon: float, w: int, noise: str = "exact", rng=None
                    ) -> list[LevelError]:
     """Event, w-event and user level released from every bounded contribution at the
     same ε, beside the landmark release already made (see the module docstring)."""

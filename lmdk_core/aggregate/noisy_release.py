@@ -102,7 +102,7 @@ def _noisy_mean(kept: Totals, idx: np.ndarray, e: np.ndarray, stat: Statistic, n
     # each interval at 97.5 % (Bonferroni): the ratio's range holds the mean at ≥ 95 %
     qs2 = laplace_half_width(stat.sensitivity / half, 0.025)[:, None]
     qn2 = geometric_half_width(1.0 / half, 0.025)[:, None]
-    low, high = ratio_interval(s - qs2, s + qs2, n - qn2, n + qn2, lo, hi)
+    low, high = ratio_interval(s - qs2, s + qs2, n - qn2, n + qn2, lo=lo, hi=hi)
     return mean, low, high
 
 
@@ -120,7 +120,7 @@ def _hold(fresh: np.ndarray, pub: np.ndarray) -> np.ndarray:
     return lead[np.where(which >= 0, which, fresh.shape[0])]
 
 
-def release_adaptive(kept: Totals, stat: Statistic, landmarks: np.ndarray, epsilon: float,
+def release_adaptive(kept: Totals, stat: Statistic, landmarks: np.ndarray, *, epsilon: float,
                      noise: str = "exact", rng=None) -> tuple[StatisticRelease, Verdict]:
     """Adaptive on the window series of a sum or a count with public landmark windows:
     the engine's release (its verifier included); returns the release and its verdict."""

@@ -40,7 +40,7 @@ def check_od(allocation: np.ndarray, windows: int, cells: int) -> None:
 
 
 def od_totals(user: np.ndarray, window: np.ndarray, cell: np.ndarray, kept: np.ndarray,
-              windows: int, cells: int) -> np.ndarray:
+              *, windows: int, cells: int) -> np.ndarray:
     """Counts ``(T − 1, C, C)`` of (origin, destination) per transition, from
     contributions sorted by user then window (see the module docstring)."""
     ok = np.asarray(kept, dtype=bool) & (cell >= 0)

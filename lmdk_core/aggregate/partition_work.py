@@ -122,10 +122,10 @@ def aggregate_frame(frame: pd.DataFrame, kind: str, spec: AggregateSpec) -> Part
         kept = np.ones(len(con), dtype=bool)
         dropped = refused = np.zeros(len(con), dtype=bool)
     everyone = np.ones(len(con), dtype=bool)
-    totals_all = totals_of(con.window, con.cell, con.value, everyone, T, C)
-    totals_kept = totals_of(con.window, con.cell, con.value, kept, T, C)
+    totals_all = totals_of(con.window, con.cell, con.value, everyone, windows=T, cells=C)
+    totals_kept = totals_of(con.window, con.cell, con.value, kept, windows=T, cells=C)
     users = _user_rows(con, landmark, kept, dropped, refused, spec)
-    od = od_totals(con.user, con.window, con.cell, kept, T, C) if spec.od else None
+    od = od_totals(con.user, con.window, con.cell, kept, windows=T, cells=C) if spec.od else None
     return PartialAggregate(totals_all, totals_kept, users, con.rows_outside, kind, od)
 
 

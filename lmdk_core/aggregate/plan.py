@@ -93,8 +93,8 @@ def plan_allocation(scheme: str, windows: int, setting: LandmarkSetting, epsilon
             plan = alloc if key == "uniform" else np.full(windows, float(epsilon))
             return Plan(key, plan, verify(alloc, worst, epsilon, max_landmarks=k),
                         key == "skip")
-        alloc = allocate(key, windows, [], epsilon, w)
+        alloc = allocate(key, windows, [], epsilon, window=w)
         return Plan(key, alloc, verify(alloc, worst, epsilon, max_landmarks=k), False)
     lm = setting.windows if setting.kind == "public" else np.zeros(0, dtype=np.int64)
-    alloc = allocate(key, windows, lm, epsilon, w)
+    alloc = allocate(key, windows, lm, epsilon, window=w)
     return Plan(key, alloc, verify(alloc, lm, epsilon), False)

@@ -180,7 +180,7 @@ def finish_release(partial: PartialAggregate, spec: AggregateSpec, plan: Plan,
     verdict = plan.verdict
     if plan.scheme == "adaptive":
         rel, verdict = release_adaptive(partial.kept, spec.statistic, spec.landmarks.windows,
-                                        spec.epsilon, req.noise, rng)
+                                        epsilon=spec.epsilon, noise=req.noise, rng=rng)
         # every user shares the public landmarks and spends at most the release's ε_t
         partial.users["landmark_private"] = bool(verdict.private)
     else:
@@ -202,6 +202,6 @@ def finish_release(partial: PartialAggregate, spec: AggregateSpec, plan: Plan,
                                            req.forward_matrix)
     if compare:
         w = req.w or min(DEFAULT_W, spec.windows.count)
-        result.levels = compare_levels(partial.all, rel, spec.statistic, spec.epsilon, w,
-                                       req.noise, rng)
+        result.levels = compare_levels(partial.all, rel, spec.statistic, epsilon=spec.epsilon, w=w,
+                                       noise=req.noise, rng=rng)
     return result

@@ -123,7 +123,7 @@ class Totals:
 
 
 def totals_of(window: np.ndarray, cell: np.ndarray, value: np.ndarray, mask: np.ndarray,
-              windows: int, cells: int) -> Totals:
+              *, windows: int, cells: int) -> Totals:
     """The :class:`Totals` of the contributions selected by ``mask`` (those in no cell,
     ``cell`` < 0, are left out)."""
     sel = np.asarray(mask, dtype=bool) & (cell >= 0)

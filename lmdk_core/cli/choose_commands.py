@@ -260,9 +260,9 @@ def _add_averaging(result: dict, args: argparse.Namespace, values, lm: list[int]
     """Add the averaging attack on the stay ``--stay`` over ``--days`` daily releases."""
     from lmdk_core.decision.attacker import averaging_attack
 
-    avg = averaging_attack(values[:, 0], values[:, 1], lm, stay, args.scheme, args.epsilon,
-                           args.radius, days, window=args.window, runs=runs,
-                           seed=args.seed)
+    avg = averaging_attack(values[:, 0], values[:, 1], lm, stay, scheme=args.scheme,
+                           epsilon=args.epsilon, radius=args.radius, days=days, window=args.window,
+                           runs=runs, seed=args.seed)
     result["averaging"] = {"days": avg.days, "mean_error_m": avg.simulated_mean,
                            "p90_error_m": avg.simulated_p90, "rice_mean_m": avg.rice_mean,
                            "offset_m": avg.offset_m}

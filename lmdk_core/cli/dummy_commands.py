@@ -82,8 +82,10 @@ def _suggest_for_track(args: argparse.Namespace, name: str) -> _Suggested:
     from lmdk_core.landmarks.discovery import track_stay_points
 
     track = load_track(args.input, filename=args.input, name=name, **track_columns(args))
-    found, notes = track_stay_points(track, args.distance, args.duration,
-                                     args.minutes_per_point, TIME_UNITS[args.time_unit])
+    found, notes = track_stay_points(track, distance_threshold_m=args.distance,
+                                     time_threshold_min=args.duration,
+                                     minutes_per_point=args.minutes_per_point,
+                                     minutes_per_time_unit=TIME_UNITS[args.time_unit])
     params = {"distance_m": args.distance, "duration_minutes": args.duration,
               "minutes_per_point": args.minutes_per_point}
     return _Suggested("track", name, len(track), found, "stay_points", params, notes)
@@ -95,8 +97,8 @@ def _suggest_for_series(args: argparse.Namespace, name: str) -> _Suggested:
     from lmdk_core.landmarks.discovery import series_suggestions
 
     series = load_series_csv(args.input, name=name, **series_columns(args))
-    sugg = series_suggestions(series.time, series.time_kind, series.values,
-                              args.window, args.k, args.season, args.max_events)
+    sugg = series_suggestions(series.time, series.time_kind, series.values, window=args.window,
+                              k=args.k, season=args.season, max_events=args.max_events)
     params = {"window": sugg.window, "window_from": sugg.window_note, "k": args.k,
               "season": sugg.season, "max_events": args.max_events,
               "events_left_out": sugg.left_out}

@@ -230,7 +230,7 @@ def _calibrate_scheme(args: argparse.Namespace, lb, lf, length: int | None,
     info = scheme_info(args.scheme or "uniform")
     if info.data_dependent:
         raise InputError("the adaptive scheme depends on the data; calibrate a static scheme")
-    base = allocate(info.key, length, landmarks, args.target, args.window)
+    base = allocate(info.key, length, landmarks, args.target, window=args.window)
     res = calibrate_scale(base, args.target, lb, lf, landmarks)
     out = {"scheme": info.key, "target": res.target, "scale": res.value,
            "epsilon": res.value * args.target, "achieved": res.achieved,

@@ -91,7 +91,7 @@ def _cmd_allocate(args: argparse.Namespace) -> int:
         raise InputError("the adaptive scheme depends on the data; use lmdk release to see it")
     landmarks = parse_landmarks(args.landmarks)
     eps = allocate(info.key, check_length(args.length, "--length"), landmarks, args.epsilon,
-                   args.window)
+                   window=args.window)
     verdict = verify(eps, landmarks, args.epsilon)
     if args.json:
         emit_json({"scheme": info.key, "epsilon_t": eps, **verdict.to_dict()})
@@ -311,8 +311,8 @@ def _track_judgement(track, rel, args: argparse.Namespace):
     model = correlation_from_spec(None, track, default_cell_size=cell)
     verdict = release_verdict(rel, release_leakage(rel, model),
                               hover_labels(track.time, track.time_kind))
-    fn = track_release_fn(track.lat, track.lon, rel.landmarks.tolist(), args.radius,
-                          args.window, rel.stays, rel.max_landmarks)
+    fn = track_release_fn(track.lat, track.lon, rel.landmarks.tolist(), radius=args.radius,
+                          window=args.window, stays=rel.stays, max_landmarks=rel.max_landmarks)
     return verdict, averaging_effect(fn, rel.scheme, rel.epsilon)
 
 

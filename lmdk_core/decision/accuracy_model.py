@@ -66,13 +66,13 @@ class AccuracyModel:
         timeline (each stay one landmark) with each stay's budget at its first fix."""
         lm = self.landmarks(landmarks)
         if not self.stays:
-            return allocate(key, self.T, lm, epsilon, window)
+            return allocate(key, self.T, lm, epsilon, window=window)
         from lmdk_core.engine.stay_events import condense
 
         cond = condense(self.T, self.stays)
         out = np.zeros(self.T)
         out[cond.rep] = allocate(key, cond.condensed_length, np.unique(cond.index[lm]),
-                                 epsilon, window)
+                                 epsilon, window=window)
         return out
 
 

@@ -105,7 +105,7 @@ class PosteriorCurve:
     correlated: np.ndarray | None = None
 
 
-def posterior_vs_epsilon(prior: float, epsilons: ArrayLike, scheme: str, length: int,
+def posterior_vs_epsilon(prior: float, epsilons: ArrayLike, *, scheme: str, length: int,
                          landmarks: Iterable[int], window: int | None = None,
                          backward=None, forward=None) -> PosteriorCurve:
     """The posterior bound ``p·e^x/(1 − p + p·e^x)`` (:func:`posterior_bound`) for each ε
@@ -114,7 +114,7 @@ def posterior_vs_epsilon(prior: float, epsilons: ArrayLike, scheme: str, length:
     TPL of the :func:`planning_scheme`'s allocation at that ε (Cao et al. ICDE 2017 /
     TKDE 2018; ``forward`` defaults to ``backward``).
 
-    >>> c = posterior_vs_epsilon(0.1, [0.0, 1.0], "uniform", 5, [2])
+    >>> c = posterior_vs_epsilon(0.1, [0.0, 1.0], scheme="uniform", length=5, landmarks=[2])
     >>> [round(float(p), 4) for p in c.independent], c.correlated
     ([0.1, 0.232], None)
     """
@@ -126,7 +126,8 @@ def posterior_vs_epsilon(prior: float, epsilons: ArrayLike, scheme: str, length:
 
     lm = list(landmarks)
     plan = planning_scheme(scheme)
-    tpl = np.array([_largest(temporal_leakage(allocate(plan, length, lm, float(e), window),
+    tpl = np.array([_largest(temporal_leakage(allocate(plan, length, lm, float(e),
+                                                       window=window),
                                               backward, forward, lm).landmark_tpl)
                     for e in grid])
     return PosteriorCurve(float(prior), grid, independent, tpl, posterior_bound(prior, tpl))
@@ -342,8 +343,8 @@ def _summed_noise(gen: np.random.Generator, n: int, D: int, s: np.ndarray, w: np
 
 
 def averaging_attack(lat: ArrayLike, lon: ArrayLike, landmarks: Iterable[int] | None,
-                     stay: Sequence[int], scheme: str, epsilon: float, radius: float,
-                     days: Sequence[int] = (1, 7, 30, 90, 365), *, window: int | None = None,
+                     stay: Sequence[int], *, scheme: str, epsilon: float, radius: float,
+                     days: Sequence[int] = (1, 7, 30, 90, 365), window: int | None = None,
                      runs: int = 200, seed: int | None = None) -> AveragingResult:
     """The averaging attack on the stay made of timestamps ``stay`` (its true place is
     their centroid), for a static scheme's allocation at total ``epsilon`` (Adaptive's
@@ -356,7 +357,7 @@ def averaging_attack(lat: ArrayLike, lon: ArrayLike, landmarks: Iterable[int] | 
     st = _checked_stay(stay, T)
     r = check_positive(radius, "protection radius")
     key = scheme_info(scheme).key
-    eps_t = allocate("uniform" if key == "adaptive" else key, T, lm, epsilon, window)
+    eps_t = allocate("uniform" if key == "adaptive" else key, T, lm, epsilon, window=window)
     published = eps_t > 0
     idx = np.where(published, np.arange(T), -1)
     np.maximum.accumulate(idx, out=idx)

@@ -53,7 +53,7 @@ MAX_RUNS = 500
 MAX_GRID = 60
 
 
-def series_release_fn(values: ArrayLike, landmarks: Iterable[int], mechanism: str = "laplace",
+def series_release_fn(values: ArrayLike, landmarks: Iterable[int], *, mechanism: str = "laplace",
                       sensitivity: float = 1.0, window: int | None = None,
                       max_landmarks: int | None = None,
                       runs: Iterable[tuple[int, int]] | None = None) -> ReleaseFn:
@@ -72,7 +72,7 @@ def series_release_fn(values: ArrayLike, landmarks: Iterable[int], mechanism: st
     return run
 
 
-def track_release_fn(lat: ArrayLike, lon: ArrayLike, landmarks: Iterable[int], radius: float,
+def track_release_fn(lat: ArrayLike, lon: ArrayLike, landmarks: Iterable[int], *, radius: float,
                      window: int | None = None,
                      stays: Iterable[tuple[int, int]] | None = None,
                      max_landmarks: int | None = None) -> ReleaseFn:
@@ -179,7 +179,7 @@ def utility_sweep(
     release_fn: ReleaseFn,
     schemes: Sequence[str],
     epsilons: ArrayLike,
-    runs: int,
+    *, runs: int,
     seed: int,
     landmarks: Iterable[int] = (),
     progress: Callable[[float, str], object] | None = None,

@@ -227,8 +227,8 @@ def privacy_verdict(
     if ctx.tpl_within_target:
         return _green_under_model(ctx)
     if advice is None and advise and backward is not None and np.isfinite(ctx.lt_max):
-        advice = calibration_advice(epsilon_t, lm_list, theorem.epsilon, ctx.alpha,
-                                    backward, forward, groups=groups,
+        advice = calibration_advice(epsilon_t, lm_list, epsilon=theorem.epsilon, target=ctx.alpha,
+                                    backward=backward, forward=forward, groups=groups,
                                     alternatives=alternatives, estimated=ctx.estimated)
     return _amber_verdict(ctx, advice)
 
@@ -448,8 +448,7 @@ ADVICE_MAX_LENGTH = 20_000
 
 
 def calibration_advice(epsilon_t: ArrayLike, landmarks: Iterable[int] | None,
-                       epsilon: float, target: float, backward, forward=None, *,
-                       rtol: float = 1e-6,
+                       *, epsilon: float, target: float, backward, forward=None, rtol: float = 1e-6,
                        groups: Iterable[tuple[int, int]] | None = None,
                        alternatives: Sequence[tuple] = (),
                        estimated: str | None = None

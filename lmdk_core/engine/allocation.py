@@ -96,7 +96,7 @@ def allocate(
     length: int,
     landmarks: Iterable[int] | None,
     epsilon: float,
-    window: int | None = None,
+    *, window: int | None = None,
     max_landmarks: int | None = None,
 ) -> np.ndarray:
     """The planned per-timestamp budget ``eps[t]`` of a scheme (see the module table).

@@ -300,7 +300,8 @@ def _release_held(x: np.ndarray, landmarks, settings: SchemeSettings, mechanism:
     max_landmarks = settings.max_landmarks
     lm = check_landmarks(landmarks, T)
     info = scheme_info(settings.scheme)
-    planned = allocate(info.key, T, lm, eps_total, settings.window, max_landmarks)
+    planned = allocate(info.key, T, lm, eps_total, window=settings.window,
+                       max_landmarks=max_landmarks)
     # every planned share must lie in the mechanism's usable range (a share that
     # underflowed to 0, or one whose noise scale overflows, is refused with the range);
     # Adaptive only raises budgets, so checking its Uniform start covers its release.

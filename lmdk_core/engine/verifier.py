@@ -245,7 +245,7 @@ def landmark_event_count(landmarks: np.ndarray, groups: tuple[tuple[int, int], .
 
 
 def verify(epsilon_t: ArrayLike, landmarks: Iterable[int] | None, epsilon: float,
-           groups: Iterable[tuple[int, int]] | None = None, shared: float = 0.0,
+           *, groups: Iterable[tuple[int, int]] | None = None, shared: float = 0.0,
            max_landmarks: int | None = None) -> Verdict:
     """Check an allocation ``epsilon_t`` (one ε_i >= 0 per timestamp) against the
     landmark-privacy theorem for landmark set ``landmarks`` and total budget ``epsilon``.

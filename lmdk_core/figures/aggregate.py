@@ -43,7 +43,7 @@ def _style(fig: go.Figure, title: str, x: str, y: str) -> go.Figure:
 
 
 def statistic_time_figure(windows: list[str], released: np.ndarray, low: np.ndarray,
-                          high: np.ndarray, truth: np.ndarray | None, title: str,
+                          high: np.ndarray, truth: np.ndarray | None, *, title: str,
                           unit: str = "") -> go.Figure:
     """Released values with their 95 % band over the windows; the truth (CONFIDENTIAL,
     on screen only) dashed grey when given."""

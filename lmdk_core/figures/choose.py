@@ -126,7 +126,7 @@ def posterior_figure(eps_grid: np.ndarray, independent: np.ndarray,
 
 
 def averaging_figure(days: Sequence[int], mean_m: np.ndarray, p90_m: np.ndarray,
-                     rice_m: np.ndarray, estimates: np.ndarray, largest_days: int
+                     rice_m: np.ndarray, estimates: np.ndarray, *, largest_days: int
                      ) -> go.Figure:
     """Left: distance from the attacker's average to the true place against the number
     of daily releases (simulated mean, 90th percentile, normal-limit mean). Right: the

@@ -240,7 +240,7 @@ class SeriesSuggestions:
 
 
 def series_suggestions(time: ArrayLike, time_kind: str, values: ArrayLike,
-                       window: int | None = None, k: float = DEFAULT_DEVIATION_K,
+                       *, window: int | None = None, k: float = DEFAULT_DEVIATION_K,
                        season: str = "auto",
                        max_events: int | None = DEFAULT_MAX_SUGGESTED_EVENTS
                        ) -> SeriesSuggestions:

@@ -171,7 +171,7 @@ def detect_stay_points(
     lat: ArrayLike,
     lon: ArrayLike,
     minutes: ArrayLike,
-    distance_threshold_m: float = DEFAULT_STAY_DISTANCE_M,
+    *, distance_threshold_m: float = DEFAULT_STAY_DISTANCE_M,
     time_threshold_min: float = DEFAULT_STAY_MINUTES,
     labels: ArrayLike | None = None,
     merge: bool = True,
@@ -293,8 +293,9 @@ def stay_points(
     times are read)."""
     _check_track(track)
     minutes = track_minutes(track, minutes_per_point, minutes_per_time_unit)
-    return detect_stay_points(track.lat, track.lon, minutes, distance_threshold_m,
-                              time_threshold_min, labels=_time_labels(track))
+    return detect_stay_points(track.lat, track.lon, minutes,
+                              distance_threshold_m=distance_threshold_m,
+                              time_threshold_min=time_threshold_min, labels=_time_labels(track))
 
 
 def _check_track(track: Track) -> None:
@@ -363,7 +364,7 @@ def _absolute_minutes(track: Track, i: int, minutes_per_time_unit: float | None)
 
 def track_stay_points(
     track: Track,
-    distance_threshold_m: float = DEFAULT_STAY_DISTANCE_M,
+    *, distance_threshold_m: float = DEFAULT_STAY_DISTANCE_M,
     time_threshold_min: float = DEFAULT_STAY_MINUTES,
     minutes_per_point: float | None = None,
     minutes_per_time_unit: float | None = None,
@@ -394,7 +395,8 @@ def track_stay_points(
         minutes = _piece_minutes(track, a, b, minutes_per_time_unit)
         assert minutes is not None  # a chain joins pieces with a time at every point
         found = detect_stay_points(track.lat[a:b], track.lon[a:b], minutes,
-                                   distance_threshold_m, time_threshold_min,
+                                   distance_threshold_m=distance_threshold_m,
+                                   time_threshold_min=time_threshold_min,
                                    labels=None if labels is None else labels[a:b])
         stays += [replace(s, start=s.start + a, end=s.end + a) for s in found]
     if step is not None:
@@ -428,7 +430,8 @@ def _untimed_piece_stays(track: Track, a: int, b: int, step: float,
     between points; their durations are labelled as assumed."""
     minutes = np.arange(b - a, dtype=float) * step
     found = detect_stay_points(track.lat[a:b], track.lon[a:b], minutes,
-                               distance_threshold_m, time_threshold_min)
+                               distance_threshold_m=distance_threshold_m,
+                               time_threshold_min=time_threshold_min)
     return [replace(s, start=s.start + a, end=s.end + a, assumed_minutes_per_point=step,
                     arrival="", departure="") for s in found]
 

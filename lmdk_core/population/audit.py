@@ -22,7 +22,7 @@ import numpy as np
 
 from lmdk_core.engine.verifier import verify
 
-__all__ = ["AUDIT_COLUMNS", "LeakageSettings", "landmark_tpls", "user_audit"]
+__all__ = ["AUDIT_COLUMNS", "LeakageSettings", "UserTrace", "landmark_tpls", "user_audit"]
 
 AUDIT_COLUMNS = ["user", "n_timestamps", "n_landmarks", "landmark_private", "worst_timestamp",
                  "worst_total", "max_landmark_tpl", "mae", "rmse", "n_published",
@@ -41,6 +41,24 @@ class LeakageSettings:
     strength: float = 0.1
     cell_size_m: float = 250.0
     enabled: bool = True
+
+
+@dataclass(frozen=True)
+class UserTrace:
+    """One user's data and release, as the audit reads them (one row per timestamp).
+
+    ``time`` the timestamps; ``original`` the raw values (T,) or ``[lat, lon]`` rows
+    (T, 2); ``released`` the released values (same shape, NaN where withheld);
+    ``epsilon_t`` the budget spent at each timestamp; ``published`` where a fresh noisy
+    value was released; ``landmarks`` the landmark timestamps (indices).
+    """
+
+    time: np.ndarray
+    original: np.ndarray
+    released: np.ndarray
+    epsilon_t: np.ndarray
+    published: np.ndarray
+    landmarks: np.ndarray
 
 
 _LOSS_CACHE: dict[str, tuple] = {}
@@ -145,18 +163,21 @@ def _error_sources(original: np.ndarray, n: int, groups,
             n_landmarks - sum(b - a for a, b in cond.stays))
 
 
-def user_audit(user: object, time: np.ndarray, original: np.ndarray, released: np.ndarray,
-               epsilon_t: np.ndarray, published: np.ndarray, landmarks: np.ndarray,
-               epsilon: float, kind: str, distance, leakage: LeakageSettings,
-               mechanism: str = "laplace", scale_unit: float = 1.0,
+def user_audit(user: object, trace: UserTrace, *, epsilon: float, kind: str, distance,
+               leakage: LeakageSettings, mechanism: str = "laplace", scale_unit: float = 1.0,
                scheme: str | None = None, groups=None,
                tpl: tuple[float, str] | None = None) -> dict:
-    """One audit row (keys :data:`AUDIT_COLUMNS`) for one user's release; ``mechanism``
-    and ``scale_unit`` (Δf, or r for Planar Laplace) give its expected error; ``groups``:
-    its stays released as one landmark event each, checked in the verifier's grouped
-    form (docs/stays.md); ``tpl``: its ``(largest landmark TPL, note)`` when already
-    computed (:func:`landmark_tpls`)."""
+    """One audit row (keys :data:`AUDIT_COLUMNS`) for one user's release ``trace``
+    (:class:`UserTrace`) under the total budget ``epsilon``; ``kind`` 'series' or 'track';
+    ``distance`` the mechanism's error metric; ``leakage`` the correlation model of the
+    landmark TPL; ``mechanism`` and ``scale_unit`` (Δf, or r for Planar Laplace) give its
+    expected error; ``groups``: its stays released as one landmark event each, checked in
+    the verifier's grouped form (docs/stays.md); ``tpl``: its ``(largest landmark TPL,
+    note)`` when already computed (:func:`landmark_tpls`)."""
     from lmdk_core.decision.utility import utility_verdict
+
+    time, original, released = trace.time, trace.original, trace.released
+    epsilon_t, published, landmarks = trace.epsilon_t, trace.published, trace.landmarks
 
     verdict = verify(epsilon_t, landmarks, epsilon, groups=groups)
     withheld = np.isnan(released) if released.ndim == 1 else np.isnan(released).any(axis=1)

@@ -99,7 +99,8 @@ def discover_stays(time: np.ndarray, data: np.ndarray, kind: str,
     """The stays of one user's track ``data`` (T, 2) as inclusive ranges, each to be
     released as one landmark event (docs/stays.md)."""
     stays = detect_stay_points(data[:, 0], data[:, 1], _minutes(time, kind),
-                               settings.distance_m, settings.duration_min)
+                               distance_threshold_m=settings.distance_m,
+                               time_threshold_min=settings.duration_min)
     return [s.span for s in stays]
 
 
@@ -110,10 +111,11 @@ def discover_landmarks(time: np.ndarray, data: np.ndarray, kind: str,
     track; ``kind`` the time kind ('number' or 'datetime')."""
     if data.ndim == 2:
         stays = detect_stay_points(data[:, 0], data[:, 1], _minutes(time, kind),
-                                   settings.distance_m, settings.duration_min)
+                                   distance_threshold_m=settings.distance_m,
+                                   time_threshold_min=settings.duration_min)
         return np.asarray(suggested_timestamps(stays), dtype=int)
-    found = series_suggestions(time, kind, data, settings.window, settings.k,
-                               settings.season, max_events=None).found
+    found = series_suggestions(time, kind, data, window=settings.window, k=settings.k,
+                               season=settings.season, max_events=None).found
     return np.asarray(suggested_timestamps(found), dtype=int)
 
 

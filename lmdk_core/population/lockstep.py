@@ -73,6 +73,7 @@ from lmdk_core.adaptive.rules import (
 )
 from lmdk_core.adaptive.settings import AdaptiveSettings
 from lmdk_core.engine.allocation import scheme_info
+from lmdk_core.engine.scheme_settings import SchemeSettings
 from lmdk_core.foundation.errors import InputError
 from lmdk_core.foundation.plurals import agree, counted
 from lmdk_core.mechanisms import Mechanism
@@ -100,7 +101,7 @@ class LockstepRelease:
 
 
 def planned_budgets(scheme: str, lengths: np.ndarray, landmarks: np.ndarray,
-                    epsilon: float, window: int | None,
+                    epsilon: float, *, window: int | None,
                     max_landmarks: int | None = None) -> np.ndarray:
     """The (U, T_max) planned allocation (Adaptive: its Uniform start); 0 on padding.
     With a declared bound k (``max_landmarks``) Uniform and Adaptive's start are ε/(k+1)
@@ -318,19 +319,21 @@ def _adaptive(x, lengths, landmarks, planned, mech, gens, settings: AdaptiveSett
     return LockstepRelease(released, eps, published)
 
 
-def _stepper(x, lengths, landmarks, scheme, epsilon, mech, gens, noise, window, adaptive,
-             max_landmarks=None):
+def _stepper(x, lengths, landmarks, settings: SchemeSettings, mech: Mechanism, gens,
+             noise: str):
+    """One block's release: a :class:`LockstepRelease`, or a generator of its exact-noise
+    requests (:func:`_drive`)."""
     lengths = np.asarray(lengths, dtype=int)
-    planned = planned_budgets(scheme, lengths, landmarks, epsilon, window, max_landmarks)
+    planned = planned_budgets(settings.scheme, lengths, landmarks, settings.epsilon,
+                              window=settings.window, max_landmarks=settings.max_landmarks)
     fresh = planned[planned > 0]
     if fresh.size:
         mech.check_budget(np.unique(fresh))
-    if scheme_info(scheme).key == "adaptive":
+    if scheme_info(settings.scheme).key == "adaptive":
+        adaptive = settings.adaptive_or_default()
         if _uses_exact(mech, noise):
-            return _adaptive_exact(x, lengths, landmarks, planned, mech, gens,
-                                   adaptive or AdaptiveSettings())
-        return _adaptive(x, lengths, landmarks, planned, mech, gens,
-                         adaptive or AdaptiveSettings())
+            return _adaptive_exact(x, lengths, landmarks, planned, mech, gens, adaptive)
+        return _adaptive(x, lengths, landmarks, planned, mech, gens, adaptive)
     return _static(x, lengths, planned, mech, gens, noise)
 
 
@@ -367,7 +370,7 @@ def _drive(steppers: list, mech) -> list[LockstepRelease]:
 
 
 def lockstep_release(x: np.ndarray, lengths: np.ndarray, landmarks: np.ndarray,
-                     scheme: str, epsilon: float, mech: Mechanism,
+                     *, scheme: str, epsilon: float, mech: Mechanism,
                      gens: list[np.random.Generator], noise: str = "exact",
                      window: int | None = None,
                      adaptive: AdaptiveSettings | None = None) -> LockstepRelease:
@@ -377,11 +380,12 @@ def lockstep_release(x: np.ndarray, lengths: np.ndarray, landmarks: np.ndarray,
     length; ``lengths`` (U,); ``landmarks`` (U, T_max) bool; ``gens`` one generator per
     user; ``noise`` 'exact' (the exact sampler for Laplace / Geometric) or 'fast' (numpy).
     """
-    return lockstep_release_many([(x, lengths, landmarks, gens)], scheme, epsilon, mech,
-                                 noise, window, adaptive)[0]
+    return lockstep_release_many([(x, lengths, landmarks, gens)], scheme=scheme,
+                                 epsilon=epsilon, mech=mech, noise=noise, window=window,
+                                 adaptive=adaptive)[0]
 
 
-def lockstep_release_many(blocks: list[tuple], scheme: str, epsilon: float,
+def lockstep_release_many(blocks: list[tuple], *, scheme: str, epsilon: float,
                           mech: Mechanism, noise: str = "exact",
                           window: int | None = None,
                           adaptive: AdaptiveSettings | None = None,
@@ -392,7 +396,7 @@ def lockstep_release_many(blocks: list[tuple], scheme: str, epsilon: float,
     Adaptive). Each user's release is the one it gets alone."""
     if noise not in ("exact", "fast"):
         raise InputError(f"noise must be 'exact' or 'fast', got {noise!r}")
-    steppers = [_stepper(x, lengths, lm, scheme, epsilon, mech, gens, noise, window, adaptive,
-                         max_landmarks)
+    settings = SchemeSettings(epsilon, scheme, window, adaptive, max_landmarks)
+    steppers = [_stepper(x, lengths, lm, settings, mech, gens, noise)
                 for x, lengths, lm, gens in blocks]
     return _drive(steppers, mech)

@@ -24,7 +24,13 @@ from lmdk_core.engine.stay_events import Condensed, condense, condensed_points, 
 from lmdk_core.foundation.errors import InputError
 from lmdk_core.mechanisms import Geometric, Laplace, PlanarLaplace
 from lmdk_core.mechanisms.exact_planar import ExactPlanarLaplace, PlanarRegion
-from lmdk_core.population.audit import AUDIT_COLUMNS, LeakageSettings, landmark_tpls, user_audit
+from lmdk_core.population.audit import (
+    AUDIT_COLUMNS,
+    LeakageSettings,
+    UserTrace,
+    landmark_tpls,
+    user_audit,
+)
 from lmdk_core.population.landmarks import (
     DiscoverySettings,
     UserLandmarks,
@@ -356,9 +362,10 @@ def _release_waves(us: _Users, track: bool, mech,
     for wave in _waves(_blocks(us.lengths), us.lengths):
         stacked = [_stack(blk, us, track, settings) for blk in wave]
         rels = lockstep_release_many([(b.x, b.c_lengths, b.landmarks, b.gens) for b in stacked],
-                                     settings.scheme, settings.epsilon, mech, settings.noise,
-                                     settings.window, settings.adaptive,
-                                     settings.max_landmarks)
+                                     scheme=settings.scheme, epsilon=settings.epsilon, mech=mech,
+                                     noise=settings.noise, window=settings.window,
+                                     adaptive=settings.adaptive,
+                                     max_landmarks=settings.max_landmarks)
         for b, rel in zip(stacked, rels, strict=True):
             rows = _renoised_rows(b, rel, mech, settings, n_out)
             released_all[b.lo:b.lo + b.rows.size] = rows
@@ -377,7 +384,7 @@ def _renoised_rows(b: _Block, rel, mech, settings: BatchSettings, n_out: int) ->
     identical values in the publishable file."""
     rows = rel.released[b.rows, b.pos].reshape(-1, n_out)
     planned = planned_budgets(settings.scheme, b.c_lengths, b.landmarks, settings.epsilon,
-                              settings.window, settings.max_landmarks)
+                              window=settings.window, max_landmarks=settings.max_landmarks)
     for u in range(b.lengths.size):
         n, m, cond = int(b.lengths[u]), int(b.c_lengths[u]), b.conds[u]
         repeated = ~rel.published[u, :m]
@@ -416,12 +423,14 @@ def _audit_user(b: _Block, rel, u: int, us: _Users, mech, settings: BatchSetting
     cond = b.conds[u]
     track = settings.kind == "track"
     mine = rows[int(b.offsets[u]):int(b.offsets[u]) + n]
+    eps_u, pub_u = _user_budgets(rel, u, n, cond)
+    trace = UserTrace(us.times[s:s + n], us.data[s:s + n], mine if track else mine[:, 0],
+                      eps_u, pub_u, b.landmark_lists[u])
     return user_audit(
-        us.users[s], us.times[s:s + n], us.data[s:s + n],
-        mine if track else mine[:, 0], *_user_budgets(rel, u, n, cond),
-        b.landmark_lists[u], settings.epsilon, us.time_kind, mech.distance, settings.leakage,
-        settings.mechanism, settings.radius if track else settings.sensitivity,
-        settings.scheme, groups=None if cond is None else cond.stays, tpl=tpl)
+        us.users[s], trace, epsilon=settings.epsilon, kind=us.time_kind,
+        distance=mech.distance, leakage=settings.leakage, mechanism=settings.mechanism,
+        scale_unit=settings.radius if track else settings.sensitivity,
+        scheme=settings.scheme, groups=None if cond is None else cond.stays, tpl=tpl)
 
 
 def _user_budgets(rel, u: int, n: int, cond: Condensed | None) -> tuple[np.ndarray, np.ndarray]:

@@ -113,13 +113,14 @@ def _plan_row(p: UserPlan, epsilon: float, scheme: str, window: int | None,
                 "landmark_private": False, "worst_total": np.nan,
                 "expected_error": np.nan, "utility": f"refused: more than k = {max_landmarks}"}
     if cond is not None:  # the release allocates over the condensed stream (one slot per stay)
-        eps_c = allocate(scheme, cond.condensed_length, lm_c, epsilon, window,
+        eps_c = allocate(scheme, cond.condensed_length, lm_c, epsilon, window=window,
                          max_landmarks=max_landmarks)
         eps_t = np.zeros(n)
         eps_t[cond.rep] = eps_c
         sources = condensed_points(p.data, cond, mechanism == "geometric")[cond.index]
     else:
-        eps_t = allocate(scheme, n, p.landmarks, epsilon, window, max_landmarks=max_landmarks)
+        eps_t = allocate(scheme, n, p.landmarks, epsilon, window=window,
+                         max_landmarks=max_landmarks)
     published = eps_t > 0
     verdict = verify(eps_t, p.landmarks, epsilon, groups=list(p.stays) or None)
     planar = mechanism == "planar_laplace"
@@ -134,7 +135,7 @@ def _plan_row(p: UserPlan, epsilon: float, scheme: str, window: int | None,
             "utility": label}
 
 
-def preview_table(plans: list[UserPlan], epsilon: float, scheme: str, window: int | None,
+def preview_table(plans: list[UserPlan], *, epsilon: float, scheme: str, window: int | None,
                   mechanism: str, scale_unit: float,
                   max_landmarks: int | None = None) -> pd.DataFrame:
     """One row per user (:data:`PREVIEW_COLUMNS`): the planned allocation's verdict and

@@ -331,11 +331,13 @@ def _release_fn(cfg: ViewConfig, data: Series | Track) -> ReleaseFn:
     groups = view_groups(cfg)
     if isinstance(data, Track):
         check_groups(groups, len(data))
-        return track_release_fn(data.lat, data.lon, cfg.landmarks, cfg.radius, cfg.window,
-                                groups, declared_max_landmarks(cfg))
+        return track_release_fn(data.lat, data.lon, cfg.landmarks, radius=cfg.radius,
+                                window=cfg.window, stays=groups,
+                                max_landmarks=declared_max_landmarks(cfg))
     check_groups(groups, len(data), "run")
-    return series_release_fn(data.values, cfg.landmarks, cfg.mechanism, cfg.sensitivity,
-                             cfg.window, declared_max_landmarks(cfg), groups)
+    return series_release_fn(data.values, cfg.landmarks, mechanism=cfg.mechanism,
+                             sensitivity=cfg.sensitivity, window=cfg.window,
+                             max_landmarks=declared_max_landmarks(cfg), runs=groups)
 
 
 def _is_name_list(value, least: int, most: int) -> bool:

@@ -173,7 +173,7 @@ def public_view(rd: ReportData) -> PublicView:
     k = declared_max_landmarks(cfg)
     canonical = list(range(min(k, T)))
     share = _model_share(rd)
-    eps_t = allocate(rel.scheme, T, canonical, rel.epsilon, cfg.window, max_landmarks=k)
+    eps_t = allocate(rel.scheme, T, canonical, rel.epsilon, window=cfg.window, max_landmarks=k)
     published = eps_t > 0
     theorem = verify(eps_t, canonical, cfg.epsilon, shared=share, max_landmarks=k)
     if not publishes_leakage(rd) or not np.any(published):

@@ -148,8 +148,9 @@ def _markers(c: Canvas, tr: dict, pts: _Points, color: str) -> None:
     mk = tr.get("marker", {})
     ok = np.flatnonzero(np.isfinite(pts.xp) & np.isfinite(pts.yp))
     for i in ok.tolist():
-        el = marker_element(mk.get("symbol", "circle"), pts.xp[i], pts.yp[i], mk.get("size", 6),
-                     mk.get("color", color), mk.get("line", {}))
+        el = marker_element(mk.get("symbol", "circle"), pts.xp[i], pts.yp[i],
+                            size=mk.get("size", 6), color=mk.get("color", color),
+                            line=mk.get("line", {}))
         c.parts.append(f"<g>{el}{pts.tip(i)}</g>" if pts.tips else el)
 
 
@@ -236,8 +237,8 @@ def _legend_key(c: Canvas, tr: dict, x: float, y: float) -> list[str]:
                    f'stroke-width="2"{dash_attribute(ln.get("dash"))}/>')
     if "markers" in tr.get("mode", ""):
         out.append(marker_element(mk.get("symbol", "circle"), x + 9, y + 7,
-                           min(mk.get("size", 6), 11), mk.get("color", "#444"),
-                           mk.get("line", {})))
+                           size=min(mk.get("size", 6), 11), color=mk.get("color", "#444"),
+                           line=mk.get("line", {})))
     return out
 
 

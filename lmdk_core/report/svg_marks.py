@@ -109,7 +109,7 @@ def _circle(x: float, y: float, r: float, color: str, style: str) -> str:
 _MARKER_SHAPES = {"star": _star, "x": _cross, "triangle-up": _triangle_up, "diamond": _diamond}
 
 
-def marker_element(symbol: str, x: float, y: float, size: float, color: str, line: dict) -> str:
+def marker_element(symbol: str, x: float, y: float, *, size: float, color: str, line: dict) -> str:
     """One marker of plotly's ``symbol`` (``…-open``: outline only) centred at (x, y)."""
     open_ = symbol.endswith("-open")
     fill = "none" if open_ else color

@@ -84,7 +84,7 @@ def protection_levels(
     out = []
     for key in LEVEL_KEYS:
         label, scheme, desc = _LEVEL_INFO[key]
-        alloc = allocate(scheme, T, lm, eps, w)
+        alloc = allocate(scheme, T, lm, eps, window=w)
         prot = _protected_with(key, T, lm, f, w)
         v = verify(alloc, lm, eps)
         out.append(ProtectionLevel(key, label, desc, alloc, prot, float(alloc[prot].sum()),

@@ -386,7 +386,7 @@ def test_the_map_says_what_averaging_recovers_like_the_cli(mappage):
     assert "Landmark-private only if values were independent" in verdict_text(at)
     line = next(m.value for m in at.markdown if "Averaging consecutive points" in m.value)
     track = load_track(str(path), filename=str(path))
-    eff = averaging_effect(track_release_fn(track.lat, track.lon, [], 100.0,
+    eff = averaging_effect(track_release_fn(track.lat, track.lon, [], radius=100.0,
                                             max_landmarks=5), "uniform", 3.0)
     assert eff.helps and f"moving average of {eff.window} points" in line
     assert eff.sentence() in line

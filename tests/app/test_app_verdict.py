@@ -60,9 +60,10 @@ def test_defaults_are_amber_on_every_page_and_in_the_report():
     from lmdk_core.dummies import release_series_with_dummies
 
     lm = demo_series_landmarks()
-    dr = release_series_with_dummies(demo_series().values, lm, 1.0,
-                                     at.number_input(key="dl_eps_sel").value, "uniform",
-                                     "laplace", float(at.session_state["w_sensitivity"]),
+    dr = release_series_with_dummies(demo_series().values, lm, epsilon=1.0,
+                                     epsilon_selection=at.number_input(key="dl_eps_sel").value,
+                                     scheme="uniform", mechanism="laplace",
+                                     sensitivity=float(at.session_state["w_sensitivity"]),
                                      method="heuristic", metric="gap_std",
                                      seed=int(at.session_state["w_seed"]), window=10)
     from lmdk_core.leakage.conservative import smoothing_variants

@@ -51,8 +51,8 @@ def test_preview_is_the_releases_verdict_and_landmarks(kind, use_flags, scheme, 
     s = _settings(kind, scheme, epsilon)
     rel = release_in_process(frame if use_flags else frame.drop(columns="landmark"), kind, s)
     plans = user_plans(frame, kind, s.discovery, use_flags)
-    pre = preview_table(plans, epsilon, scheme, 10, s.mechanism,
-                        s.radius if kind == "track" else s.sensitivity)
+    pre = preview_table(plans, epsilon=epsilon, scheme=scheme, window=10, mechanism=s.mechanism,
+                        scale_unit=s.radius if kind == "track" else s.sensitivity)
     a = rel.audit
     assert pre["user"].tolist() == a["user"].tolist()
     assert pre["n_landmarks"].tolist() == a["n_landmarks"].tolist()
@@ -66,8 +66,10 @@ def test_preview_of_adaptive_is_its_uniform_start_and_the_release_spends_at_most
     frame = _pop("series", 4)
     s = _settings("series", "adaptive", 1.0)
     plans = user_plans(frame, "series", s.discovery, True)
-    pre = preview_table(plans, 1.0, "adaptive", 10, "laplace", 0.2)
-    uni = preview_table(plans, 1.0, "uniform", 10, "laplace", 0.2)
+    pre = preview_table(plans, epsilon=1.0, scheme="adaptive", window=10, mechanism="laplace",
+                        scale_unit=0.2)
+    uni = preview_table(plans, epsilon=1.0, scheme="uniform", window=10, mechanism="laplace",
+                        scale_unit=0.2)
     assert pre["worst_total"].tolist() == uni["worst_total"].tolist()
     rel = release_in_process(frame, "series", s)
     assert (rel.audit["worst_total"].to_numpy() <= pre["worst_total"].to_numpy() + 1e-12).all()
@@ -77,7 +79,8 @@ def test_preview_refuses_geometric_on_decimals_as_the_release_does():
     frame = _pop("series", 2)
     plans = user_plans(frame, "series", DiscoverySettings(), True)
     with pytest.raises(InputError, match="whole numbers"):
-        preview_table(plans, 1.0, "uniform", 10, "geometric", 1.0)
+        preview_table(plans, epsilon=1.0, scheme="uniform", window=10, mechanism="geometric",
+                      scale_unit=1.0)
 
 
 # ------------------------------------------------------------------ the page (AppTest)
@@ -147,9 +150,9 @@ def test_every_demo_fits_the_default_k_with_its_flags(source):
     frame, _ = demo_population(source)
     kind = "series" if "value" in frame else "track"
     plans = user_plans(frame, kind, DiscoverySettings(), True)
-    pre = preview_table(plans, 1.0, "uniform", 10,
-                        "laplace" if kind == "series" else "planar_laplace", 0.2,
-                        max_landmarks=5)
+    pre = preview_table(plans, epsilon=1.0, scheme="uniform", window=10,
+                        mechanism="laplace" if kind == "series" else "planar_laplace",
+                        scale_unit=0.2, max_landmarks=5)
     assert len(pre) == frame["user"].nunique() and pre["landmark_private"].all()
 
 
@@ -158,8 +161,10 @@ def test_preview_at_a_declared_k_plans_eps_over_k_plus_one_and_refuses_users_ove
     plans = user_plans(pop, "series", DiscoverySettings(), True)
     n_events = [len(p.landmarks) if not p.stays else None for p in plans]
     k = 2
-    pre = preview_table(plans, 1.0, "uniform", 10, "laplace", 0.2, max_landmarks=k)
-    free = preview_table(plans, 1.0, "uniform", 10, "laplace", 0.2)
+    pre = preview_table(plans, epsilon=1.0, scheme="uniform", window=10, mechanism="laplace",
+                        scale_unit=0.2, max_landmarks=k)
+    free = preview_table(plans, epsilon=1.0, scheme="uniform", window=10, mechanism="laplace",
+                         scale_unit=0.2)
     assert len(pre) == len(plans)
     for row, n in zip(pre.itertuples(), n_events, strict=True):
         if n is not None and n > k:

@@ -94,7 +94,7 @@ def test_engine_releases_take_128_bit_seeds_whole():
         return release_series(x, [3], epsilon=eps, scheme=scheme, mechanism="laplace",
                               sensitivity=1.0, seed=rng)
 
-    sweep = utility_sweep(fn, ["uniform", "skip"], [0.5, 1.0], 2, SEED_MAX)
+    sweep = utility_sweep(fn, ["uniform", "skip"], [0.5, 1.0], runs=2, seed=SEED_MAX)
     assert np.isfinite(sweep.errors).all()
 
 

@@ -88,7 +88,8 @@ def test_leakage_figure_draws_far_apart_landmark_bars_narrow(blank):
 
 def test_compare_figure_draws_far_apart_landmark_bars_narrow(blank):
     series, values, time = demo_case()
-    rels = compare_schemes(series_release_fn(values, LANDMARKS, "laplace", 1.0),
+    rels = compare_schemes(series_release_fn(values, LANDMARKS, mechanism="laplace",
+                                             sensitivity=1.0),
                            ["uniform", "skip"], 1.0, 0)
     fig = side_by_side_figure(time, series.time_kind, rels, unit=series.unit)
     assert_landmark_bars_like_regular(draw(blank, fig), "compare")

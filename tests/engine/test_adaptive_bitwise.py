@@ -527,8 +527,8 @@ def test_lockstep_release_matches_the_reference_for_every_user(case):
     fed with that user's pre-drawn coins and standard variates, bit for bit."""
     x, lengths, lm, mech, eps, seed, adaptive = case
     U = lengths.size
-    rel = lockstep_release(x, lengths, lm, "adaptive", eps, mech, _user_generators(seed, U),
-                           "fast", adaptive=adaptive)
+    rel = lockstep_release(x, lengths, lm, scheme="adaptive", epsilon=eps, mech=mech,
+                           gens=_user_generators(seed, U), noise="fast", adaptive=adaptive)
     for u, gen in enumerate(_user_generators(seed, U)):
         n = int(lengths[u])
         coins = gen.random(n)
@@ -623,8 +623,8 @@ def test_lockstep_exact_batches_match_the_reference_for_every_user(case, min_bat
     old = exact_draws.MIN_BATCH
     exact_draws.MIN_BATCH = min_batch
     try:
-        rel = lockstep_release(x, lengths, lm, "adaptive", eps, m, _user_generators(seed, U),
-                               "exact", adaptive=adaptive)
+        rel = lockstep_release(x, lengths, lm, scheme="adaptive", epsilon=eps, mech=m,
+                               gens=_user_generators(seed, U), noise="exact", adaptive=adaptive)
     finally:
         exact_draws.MIN_BATCH = old
     for u, gen in enumerate(_user_generators(seed, U)):
@@ -728,8 +728,8 @@ def test_dense_landmark_exact_release_is_the_per_timestamp_definition():
                                                    _stand_in(v, b))[1])
 
     m = Counting(1.0)
-    rel = lockstep_release(x, np.full(U, T), lm, "adaptive", 1.0, m, _user_generators(7, U),
-                           "exact")
+    rel = lockstep_release(x, np.full(U, T), lm, scheme="adaptive", epsilon=1.0, mech=m,
+                           gens=_user_generators(7, U), noise="exact")
     values_drawn, calls = sum(drawn), len(drawn)
     for u, g in enumerate(_user_generators(7, U)):
         L = np.flatnonzero(lm[u])

@@ -177,7 +177,7 @@ def test_origin_destination_counts_equal_the_slow_loops(rows, k):
     windows = WindowGrid("number", 0.0, WIDTH, COUNT, declared=True)
     con = bound_contributions(frame, windows, cells=BOX)
     kept, _, _ = kept_contributions(con.user, con.landmark, k, "drop")
-    got = od_totals(con.user, con.window, con.cell, kept, COUNT, BOX.count)
+    got = od_totals(con.user, con.window, con.cell, kept, windows=COUNT, cells=BOX.count)
     # slow: per user, the kept (window -> cell) map, then consecutive windows
     want = np.zeros_like(got)
     by_user = defaultdict(dict)

@@ -76,17 +76,18 @@ def test_averaging_attack_matches_the_rice_limit_and_skip_offset():
     lat[:20] += np.linspace(0, 1e-4, 20)
     lat[4] += 0.002  # the last point before the stay is about 220 m away
     stay = list(range(5, 20))
-    res = averaging_attack(lat, lon, stay, stay, "uniform", 1.0, 50.0, days=(30, 365),
-                           runs=400, seed=7)
+    res = averaging_attack(lat, lon, stay, stay, scheme="uniform", epsilon=1.0, radius=50.0,
+                           days=(30, 365), runs=400, seed=7)
     assert np.allclose(res.simulated_mean, res.rice_mean, rtol=0.1)
     assert res.simulated_mean[1] < res.simulated_mean[0]
-    skip = averaging_attack(lat, lon, stay, stay, "skip", 1.0, 50.0, days=(365,), runs=200,
-                            seed=7)
+    skip = averaging_attack(lat, lon, stay, stay, scheme="skip", epsilon=1.0, radius=50.0,
+                            days=(365,), runs=200, seed=7)
     # every stay point repeats the point at t=4, ~220 m from the centroid; one day's
     # noise (σ₁ = √3·50 m) averaged over 365 days is ~5 m
     assert skip.offset_m > 200
     assert skip.simulated_mean[0] == pytest.approx(skip.offset_m, rel=0.05)
-    withheld = averaging_attack(lat, lon, list(range(20)), list(range(20)), "skip", 1.0, 50.0)
+    withheld = averaging_attack(lat, lon, list(range(20)), list(range(20)), scheme="skip",
+                                epsilon=1.0, radius=50.0)
     assert withheld.withheld and "Nothing" in withheld.sentence()
 
 

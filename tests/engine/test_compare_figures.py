@@ -25,7 +25,8 @@ def series_case(T: int, schemes: list[str], time_kind: str = "datetime", seed: i
     rng = np.random.default_rng(seed)
     values = np.cumsum(rng.normal(0, 1, T))
     lm = sorted(rng.choice(T, 5, replace=False).tolist())
-    rels = compare_schemes(series_release_fn(values, lm, "laplace", 1.0), schemes, 1.0, 0)
+    fn = series_release_fn(values, lm, mechanism="laplace", sensitivity=1.0)
+    rels = compare_schemes(fn, schemes, 1.0, 0)
     leak = {k: {"TPL": 1.5 * r.epsilon_t, "landmark TPL": r.verdict.totals}
             for k, r in rels.items()}
     if time_kind == "datetime":
@@ -39,7 +40,7 @@ def track_case(T: int = 200):
     rng = np.random.default_rng(11)
     lat = 48.86 + np.cumsum(rng.normal(0, 4e-4, T))
     lon = 2.35 + np.cumsum(rng.normal(0, 4e-4, T))
-    rels = compare_schemes(track_release_fn(lat, lon, [10, 100, 150], 100.0, 10),
+    rels = compare_schemes(track_release_fn(lat, lon, [10, 100, 150], radius=100.0, window=10),
                            ["uniform", "skip", "adaptive"], 1.0, 0)
     leak = {k: {"TPL": 1.5 * r.epsilon_t, "landmark TPL": r.verdict.totals}
             for k, r in rels.items()}

@@ -24,7 +24,7 @@ ALL = ["event", "user", "w-event", "uniform", "skip", "adaptive"]
 
 def test_compare_schemes_uses_the_seed_and_the_verifier():
     values = np.linspace(0, 5, 60)
-    fn = series_release_fn(values, [5, 30], "laplace", 1.0, window=4)
+    fn = series_release_fn(values, [5, 30], mechanism="laplace", sensitivity=1.0, window=4)
     out = compare_schemes(fn, ["uniform", "skip", "event", "uniform"], 2.0, seed=7)
     assert list(out) == ["uniform", "skip", "event"]  # duplicates dropped, order kept
     ref = release_series(values, [5, 30], epsilon=2.0, scheme="uniform", mechanism="laplace",
@@ -53,7 +53,7 @@ def test_sweep_error_matches_laplace_expectation():
     R = 10, seed 11: the mean of 10,000 |Laplace| draws has a relative standard error of
     1%; tolerance 5%."""
     T, lm = 1000, [10, 500, 900]
-    fn = series_release_fn(np.zeros(T), lm, "laplace", 2.0)
+    fn = series_release_fn(np.zeros(T), lm, mechanism="laplace", sensitivity=2.0)
     sw = utility_sweep(fn, ["uniform", "skip"], [0.5, 2.0], runs=10, seed=11, landmarks=lm)
     expected = {"uniform": 4 * 2.0 / np.array([0.5, 2.0]), "skip": 2.0 / np.array([0.5, 2.0])}
     for s, key in enumerate(sw.schemes):
@@ -73,7 +73,7 @@ def test_common_random_numbers_and_reproducibility():
     """Event-level and w-event with w = 1 spend the same ε_t: with the shared generator of
     (seed, i, r) their errors are identical, run for run."""
     values = np.sin(np.arange(80) / 5)
-    fn = series_release_fn(values, [], "laplace", 1.0, window=1)
+    fn = series_release_fn(values, [], mechanism="laplace", sensitivity=1.0, window=1)
     a = utility_sweep(fn, ["event", "w-event"], [0.3, 1.0], runs=5, seed=3)
     np.testing.assert_array_equal(a.errors[0], a.errors[1])
     b = utility_sweep(fn, ["event", "w-event"], [0.3, 1.0], runs=5, seed=3)
@@ -83,7 +83,7 @@ def test_common_random_numbers_and_reproducibility():
 
 
 def test_sweep_progress_and_bad_inputs():
-    fn = series_release_fn(np.ones(20), [3], "laplace", 1.0)
+    fn = series_release_fn(np.ones(20), [3], mechanism="laplace", sensitivity=1.0)
     seen = []
     utility_sweep(fn, ["uniform", "skip"], [1, 2, 3], runs=2, seed=0,
                   progress=lambda f, m: seen.append(f))
@@ -93,7 +93,7 @@ def test_sweep_progress_and_bad_inputs():
                         ({"schemes": []}, "at least one")]:
         args = {"schemes": ["uniform"], "epsilons": [1.0], "runs": 2} | kwargs
         with pytest.raises(InputError, match=msg):
-            utility_sweep(fn, args["schemes"], args["epsilons"], args["runs"], 0)
+            utility_sweep(fn, args["schemes"], args["epsilons"], runs=args["runs"], seed=0)
 
 
 @settings(max_examples=40, deadline=None)
@@ -103,7 +103,7 @@ def test_every_run_but_event_level_is_landmark_private(T, data, eps, seed):
     lm = sorted(data.draw(st.sets(st.integers(0, T - 1), max_size=T)))
     values = data.draw(st.lists(st.floats(-100, 100), min_size=T, max_size=T))
     w = data.draw(st.integers(len(lm) + 1, len(lm) + 5))
-    fn = series_release_fn(values, lm, "laplace", 1.0, window=w)
+    fn = series_release_fn(values, lm, mechanism="laplace", sensitivity=1.0, window=w)
     sw = utility_sweep(fn, ALL, [eps], runs=2, seed=seed, landmarks=lm)
     for s, key in enumerate(sw.schemes):
         if key == "event":
@@ -117,7 +117,7 @@ def test_every_run_but_event_level_is_landmark_private(T, data, eps, seed):
 
 def test_reading_names_the_best_scheme_and_the_catches():
     T, lm = 400, [50, 51, 200]
-    fn = series_release_fn(np.zeros(T), lm, "laplace", 1.0)
+    fn = series_release_fn(np.zeros(T), lm, mechanism="laplace", sensitivity=1.0)
     sw = utility_sweep(fn, ["uniform", "skip", "event"], epsilon_grid(0.1, 10, 5), runs=5,
                        seed=2, landmarks=lm)
     text = "\n".join(sweep_reading(sw, 1.0, "kWh"))
@@ -137,7 +137,7 @@ def test_track_sweep_measures_displacement_in_metres():
     of 1.6%; tolerance 5%."""
     lat = np.full(200, 48.85)
     lon = np.linspace(2.30, 2.35, 200)
-    fn = track_release_fn(lat, lon, [], 50.0)
+    fn = track_release_fn(lat, lon, [], radius=50.0)
     sw = utility_sweep(fn, ["uniform"], [1.0], runs=10, seed=5)
     assert abs(sw.mean()[0, 0] / 100.0 - 1) < 0.05
     assert np.isnan(sw.landmarks_published).all()
@@ -145,7 +145,7 @@ def test_track_sweep_measures_displacement_in_metres():
 
 def test_figures_have_one_column_per_scheme():
     values = np.linspace(0, 1, 30)
-    fn = series_release_fn(values, [4], "laplace", 1.0)
+    fn = series_release_fn(values, [4], mechanism="laplace", sensitivity=1.0)
     rels = compare_schemes(fn, ["uniform", "skip", "adaptive"], 1.0, 0)
     leak = {k: {"TPL": r.epsilon_t, "landmark TPL": r.verdict.totals} for k, r in rels.items()}
     fig = side_by_side_figure(np.arange(30), "number", rels, leakage=leak, unit="kWh")
@@ -171,7 +171,7 @@ def test_reading_outside_the_range_with_leakage_and_lower_errors():
     T, lm = 300, [20, 150]
     values = np.zeros(T)
     values[lm] = 100.0  # Skip repeats the value before each spike: a large error there
-    fn = series_release_fn(values, lm, "laplace", 1.0)
+    fn = series_release_fn(values, lm, mechanism="laplace", sensitivity=1.0)
     sw = utility_sweep(fn, ["uniform", "skip", "event"], [0.5, 1.0, 2.0], runs=4, seed=1,
                        landmarks=lm)
     text = "\n".join(sweep_reading(sw, 50.0))

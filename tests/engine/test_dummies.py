@@ -322,7 +322,8 @@ def test_selection_seed_sensitivity_and_errors():
 def test_release_series_with_dummies_budget_and_verdicts():
     rng = np.random.default_rng(0)
     values = rng.normal(10, 2, 30)
-    out = release_series_with_dummies(values, [4, 20], 1.0, 0.5, "uniform", seed=7)
+    out = release_series_with_dummies(values, [4, 20], epsilon=1.0, epsilon_selection=0.5,
+                                      scheme="uniform", seed=7)
     sel, rel = out.selection, out.release
     assert rel.landmarks.tolist() == sel.selected.tolist()
     assert {4, 20} <= set(sel.selected.tolist())
@@ -335,12 +336,14 @@ def test_release_series_with_dummies_budget_and_verdicts():
     assert acc["epsilon_selection"] == 0.5 and acc["epsilon_release"] == 1.0
     assert acc["epsilon_total"] == pytest.approx(1.5)
     assert acc["landmarks_used"] == sel.selected.tolist()
-    again = release_series_with_dummies(values, [4, 20], 1.0, 0.5, "uniform", seed=7)
+    again = release_series_with_dummies(values, [4, 20], epsilon=1.0, epsilon_selection=0.5,
+                                        scheme="uniform", seed=7)
     np.testing.assert_array_equal(again.release.released, rel.released)
 
 
 def test_release_with_dummies_event_scheme_fails_verifier_for_l_prime():
-    out = release_series_with_dummies(np.arange(12.0), [3], 1.0, 1.0, "event", seed=1)
+    out = release_series_with_dummies(np.arange(12.0), [3], epsilon=1.0, epsilon_selection=1.0,
+                                      scheme="event", seed=1)
     # event-level spends ε everywhere: not landmark-private once |L′| >= 2
     assert not out.release.verdict.private
     assert not out.accounting()["private_for_selected"]
@@ -349,8 +352,9 @@ def test_release_with_dummies_event_scheme_fails_verifier_for_l_prime():
 def test_release_trajectory_with_dummies():
     lat = np.linspace(48.85, 48.86, 13)  # 11 regular timestamps: optimal is allowed
     lon = np.linspace(2.35, 2.36, 13)
-    out = release_trajectory_with_dummies(lat, lon, [2, 9], 1.0, 0.2, 100.0, "uniform",
-                                          method="optimal", metric="nearest_mean", seed=3)
+    out = release_trajectory_with_dummies(lat, lon, [2, 9], epsilon=1.0, epsilon_selection=0.2,
+                                          radius=100.0, scheme="uniform", method="optimal",
+                                          metric="nearest_mean", seed=3)
     assert out.release.released.shape == (13, 2)
     assert out.release.landmarks.tolist() == out.selection.selected.tolist()
     assert out.release.verdict.private and out.original_verdict.private
@@ -359,13 +363,16 @@ def test_release_trajectory_with_dummies():
 
 def test_release_with_dummies_bad_input():
     with pytest.raises(InputError, match="ε_sel"):
-        release_series_with_dummies(np.ones(5), [1], 1.0, 0.0, "uniform")
+        release_series_with_dummies(np.ones(5), [1], epsilon=1.0, epsilon_selection=0.0,
+                                    scheme="uniform")
     with pytest.raises(InputError, match="empty"):
-        release_series_with_dummies([], [1], 1.0, 1.0, "uniform")
+        release_series_with_dummies([], [1], epsilon=1.0, epsilon_selection=1.0, scheme="uniform")
     with pytest.raises(InputError, match="outside"):
-        release_series_with_dummies(np.ones(5), [7], 1.0, 1.0, "uniform")
+        release_series_with_dummies(np.ones(5), [7], epsilon=1.0, epsilon_selection=1.0,
+                                    scheme="uniform")
     with pytest.raises(InputError, match="greater than 0"):
-        release_series_with_dummies(np.ones(5), [1], -1.0, 1.0, "uniform")
+        release_series_with_dummies(np.ones(5), [1], epsilon=-1.0, epsilon_selection=1.0,
+                                    scheme="uniform")
 
 
 class _PlainGapStd(GapStd):

@@ -248,8 +248,8 @@ def test_population_lockstep_releases_tracks_exactly(scheme):
     landmarks = np.zeros((U, T), dtype=bool)
     landmarks[0, 5] = landmarks[1, 7] = True
     mech = ExactPlanarLaplace(100.0, PARIS)
-    rel = lockstep_release(x, lengths, landmarks, scheme, 1.0, mech,
-                           [np.random.default_rng(u) for u in range(U)], noise="exact")
+    rel = lockstep_release(x, lengths, landmarks, scheme=scheme, epsilon=1.0, mech=mech,
+                           gens=[np.random.default_rng(u) for u in range(U)], noise="exact")
     pts = np.concatenate([rel.released[0], rel.released[1, :25]])
     assert not np.isnan(pts).any()
     e, n, _ = PARIS.to_plane(pts[:, 0], pts[:, 1])

@@ -181,7 +181,7 @@ def test_advice_on_a_day_of_five_minute_points():
     lb, lf = LossFunction(PB), LossFunction(PF)
     lm = [36, 220, 227, 235]
     eps = np.full(288, 1.0 / 5)
-    got = calibration_advice(eps, lm, 1.0, 1.0, lb, lf)
+    got = calibration_advice(eps, lm, epsilon=1.0, target=1.0, backward=lb, forward=lf)
     with replaced_code():
-        want = calibration_advice(eps, lm, 1.0, 1.0, lb, lf)
+        want = calibration_advice(eps, lm, epsilon=1.0, target=1.0, backward=lb, forward=lf)
     assert got is not None and got == want

@@ -84,7 +84,7 @@ def test_timeline_figure_escapes_the_unit(hostile):
 @pytest.mark.parametrize("hostile", HOSTILE)
 def test_compare_figures_escape_the_unit_and_the_hover_labels(hostile):
     values = np.linspace(0.0, 1.0, 30)
-    fn = series_release_fn(values, [4], "laplace", 1.0)
+    fn = series_release_fn(values, [4], mechanism="laplace", sensitivity=1.0)
     rels = compare_schemes(fn, ["uniform", "skip"], 1.0, 0)
     labels = [hostile] * 30
     fig = side_by_side_figure(np.arange(30), "number", rels, unit=hostile, labels=labels)
@@ -118,7 +118,7 @@ def test_aggregate_figures_escape_the_unit(hostile):
     from lmdk_core.figures.aggregate import level_error_figure, statistic_time_figure
 
     y = np.array([1.0, 2.0])
-    fig = statistic_time_figure(["2024-01-01", "2024-01-02"], y, y - 1, y + 1, y, "t",
+    fig = statistic_time_figure(["2024-01-01", "2024-01-02"], y, y - 1, y + 1, y, title="t",
                                 unit=hostile)
     assert _raw_tags(fig) == []
     eps = np.array([0.1, 1.0])

@@ -122,7 +122,8 @@ def test_lockstep_adaptive_equals_the_single_trace_adaptive():
     mech = Laplace(1.0)
     gens = [user_generator(SEED, u) for u in range(U)]
     settings = AdaptiveSettings()
-    rel = lockstep_release(x, lengths, lm, "adaptive", 2.0, mech, gens, "fast")
+    rel = lockstep_release(x, lengths, lm, scheme="adaptive", epsilon=2.0, mech=mech, gens=gens,
+                           noise="fast")
     for u in range(U):
         n = lengths[u]
         g = user_generator(SEED, u)
@@ -146,8 +147,8 @@ def test_geometric_adaptive_releases_whole_numbers_and_stays_private():
     lm = rng.random((U, T)) < 0.05
     lengths = np.full(U, T)
     for noise in ("fast", "exact"):
-        rel = lockstep_release(x, lengths, lm, "adaptive", 1.0, Geometric(1), [
-            user_generator(SEED, u) for u in range(U)], noise)
+        rel = lockstep_release(x, lengths, lm, scheme="adaptive", epsilon=1.0, mech=Geometric(1),
+                               gens=[user_generator(SEED, u) for u in range(U)], noise=noise)
         assert np.all(rel.released == np.round(rel.released))
         for u in range(U):
             assert verify(rel.epsilon_t[u], np.flatnonzero(lm[u]), 1.0).private

@@ -146,8 +146,8 @@ def test_adaptive_exact_draws_in_batches_for_all_blocks_together(small_blocks, i
         lm = part["landmark"].to_numpy().reshape(5, 400)
         blocks.append((x, np.full(5, 400), lm, [np.random.default_rng(u) for u in
                                                 range(lo, lo + 5)]))
-    rels = lockstep.lockstep_release_many(blocks, "adaptive", 1.0, s.make_mechanism(),
-                                          "exact")
+    rels = lockstep.lockstep_release_many(blocks, scheme="adaptive", epsilon=1.0,
+                                          mech=s.make_mechanism(), noise="exact")
     # a round only where some user of the 12 blocks needs a new batch: each user's batches
     # after its first start past one of its landmarks, so rounds <= 1 + all landmarks
     n_landmarks = sum(int(lm.sum()) for _, _, lm, _ in blocks)
@@ -233,9 +233,10 @@ def test_adaptive_exact_with_dense_landmarks_has_the_law_of_each_publications_sc
     lm = gen.random((U, T)) < 50 / T
     s = BatchSettings.from_config(ViewConfig(scheme="adaptive", epsilon=1.0), "series",
                                   "exact", 0)
-    rel = lockstep.lockstep_release(x, np.full(U, T), lm, "adaptive", 1.0,
-                                    s.make_mechanism(),
-                                    [np.random.default_rng(u) for u in range(U)], "exact")
+    rel = lockstep.lockstep_release(x, np.full(U, T), lm, scheme="adaptive", epsilon=1.0,
+                                    mech=s.make_mechanism(),
+                                    gens=[np.random.default_rng(u) for u in range(U)],
+                                    noise="exact")
     pub = rel.published
     z = (rel.released[pub] - x[pub]) * rel.epsilon_t[pub]  # Δf = 1
     assert z.size > 0.3 * U * T and len(np.unique(rel.epsilon_t[pub])) > 100

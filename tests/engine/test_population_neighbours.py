@@ -83,10 +83,11 @@ def test_declared_k_sets_every_users_share_whatever_discovery_found():
     lm = np.zeros((2, 10), dtype=bool)
     lm[1, [2, 5, 7]] = True
     lengths = np.array([10, 10])
-    k3 = planned_budgets("uniform", lengths, lm, 1.0, None, max_landmarks=3)
+    k3 = planned_budgets("uniform", lengths, lm, 1.0, window=None, max_landmarks=3)
     assert np.all(k3 == 0.25)
-    assert np.all(planned_budgets("adaptive", lengths, lm, 1.0, None, 3) == 0.25)
-    free = planned_budgets("uniform", lengths, lm, 1.0, None)
+    k3 = planned_budgets("adaptive", lengths, lm, 1.0, window=None, max_landmarks=3)
+    assert np.all(k3 == 0.25)
+    free = planned_budgets("uniform", lengths, lm, 1.0, window=None)
     assert free[0, 0] == 1.0 and free[1, 0] == 0.25
 
 

@@ -42,8 +42,8 @@ def test_correlated_curve_is_the_posterior_at_the_largest_landmark_tpl(seed, sch
     Pb, Pf = _chain(rng, 3), _chain(rng, 3)
     grid = np.geomspace(0.05, 3.0, 4)
     T = 8
-    curve = posterior_vs_epsilon(0.2, grid, scheme, T, lm, None, LossFunction(Pb),
-                                 LossFunction(Pf))
+    curve = posterior_vs_epsilon(0.2, grid, scheme=scheme, length=T, landmarks=lm, window=None,
+                                 backward=LossFunction(Pb), forward=LossFunction(Pf))
     np.testing.assert_array_equal(curve.independent, posterior_bound(0.2, grid))
     for i, e in enumerate(grid):
         eps_t = allocate(planning_scheme(scheme), T, lm, float(e))

@@ -298,7 +298,8 @@ def test_compare_report_lists_every_scheme_with_its_verdict():
                      extra={"compare_schemes": ["uniform", "skip", "event"]})
     rd = compute_report(cfg)
     assert [k for k, _, _ in rd.comparison] == ["uniform", "skip", "event"]
-    rels = compare_schemes(series_release_fn(demo_series().values, lm, "laplace", 1.0, 10, 5),
+    rels = compare_schemes(series_release_fn(demo_series().values, lm, mechanism="laplace",
+                                             sensitivity=1.0, window=10, max_landmarks=5),
                            ["uniform", "skip", "event"], 1.0, 4)
     for key, rel, leak in rd.comparison:
         np.testing.assert_array_equal(rel.epsilon_t, rels[key].epsilon_t)

@@ -45,7 +45,7 @@ def test_stated_likelihood_ratios_hold_at_the_default_sensitivity(eps, scheme):
     product over all landmark events (what landmark privacy promises), for every scheme
     that passes the theorem."""
     s, lm = demo_series(), demo_series_landmarks()
-    eps_t = allocate(scheme, len(s), lm, eps, 10)
+    eps_t = allocate(scheme, len(s), lm, eps, window=10)
     assert verify(eps_t, lm, eps).private
     events = landmark_events(s, lm, eps_t, derived_sensitivity(s, lm).value)
     assert [e.timestamps for e in events] == [(27, 28), (85, 86), (139,)]

@@ -52,7 +52,7 @@ def test_lowering_epsilon_alone_cannot_turn_the_demo_green():
 @pytest.mark.parametrize("scheme", ["uniform", "skip", "w-event"])
 def test_following_the_demos_advice_turns_it_green(eps, scheme):
     s, lm, m = demo()
-    eps_t = allocate(scheme, len(s), lm, eps, 10)
+    eps_t = allocate(scheme, len(s), lm, eps, window=10)
     pv = privacy_verdict(eps_t, lm, eps, backward=m.backward, forward=m.forward,
                          model=m.short)
     assert pv.colour == AMBER and pv.advice is not None
@@ -61,7 +61,7 @@ def test_following_the_demos_advice_turns_it_green(eps, scheme):
     a = pv.advice
     assert a.target == eps and a.epsilon == pytest.approx(a.scale * eps)
     # follow it as the app does: the same scheme at the calibrated ε, target α = ε
-    after = allocate(scheme, len(s), lm, a.epsilon, 10)
+    after = allocate(scheme, len(s), lm, a.epsilon, window=10)
     np.testing.assert_allclose(after, a.scale * eps_t, rtol=1e-12)
     pv2 = privacy_verdict(after, lm, a.epsilon, backward=m.backward, forward=m.forward,
                           leakage_target=eps)
@@ -90,7 +90,7 @@ def test_the_advice_always_works(data):
     scheme = data.draw(st.sampled_from(STATIC))
     eps = data.draw(st.floats(0.05, 5.0))
     w = data.draw(st.integers(1, 6))
-    eps_t = allocate(scheme, T, lm, eps, w)
+    eps_t = allocate(scheme, T, lm, eps, window=w)
     pv = privacy_verdict(eps_t, lm, eps, backward=PB, forward=PF)
     if pv.colour != AMBER:
         return
@@ -99,7 +99,7 @@ def test_the_advice_always_works(data):
         assert c * eps < LIMITS["epsilon"].low
         return
     a = pv.advice
-    after = allocate(scheme, T, lm, a.epsilon, w)
+    after = allocate(scheme, T, lm, a.epsilon, window=w)
     pv2 = privacy_verdict(after, lm, a.epsilon, backward=PB, forward=PF, leakage_target=eps)
     assert pv2.colour == GREEN
     assert pv2.landmark_tpl_max <= eps * (1 + LEAKAGE_RTOL)
@@ -141,5 +141,6 @@ def test_advice_is_not_computed_for_very_long_allocations():
 
     L = LossFunction(np.array([[0.9, 0.1], [0.1, 0.9]]))
     eps_t = np.full(ADVICE_MAX_LENGTH + 1, 1 / 3)
-    assert calibration_advice(eps_t[:200], [3, 7], 1.0, 1.0, L, L) is not None
-    assert calibration_advice(eps_t, [3, 7], 1.0, 1.0, L, L) is None
+    assert calibration_advice(eps_t[:200], [3, 7], epsilon=1.0, target=1.0, backward=L,
+                              forward=L) is not None
+    assert calibration_advice(eps_t, [3, 7], epsilon=1.0, target=1.0, backward=L, forward=L) is None
