@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -30,9 +31,9 @@ from lmdk_core.decision.noise_laws import laplace_epsilon_for, planar_epsilon_fo
 from lmdk_core.engine.allocation import allocate
 from lmdk_core.foundation.validation import check_landmarks
 
-__all__ = ["adaptive_accuracy", "adaptive_epsilon_floor", "adaptive_errors",
-           "adaptive_expected_errors", "estimate_from_errors", "min_adaptive_runs",
-           "utility_runs"]
+__all__ = ["AdaptiveAccuracy", "AdaptiveErrors", "adaptive_accuracy", "adaptive_epsilon_floor",
+           "adaptive_errors", "adaptive_expected_errors", "estimate_from_errors",
+           "min_adaptive_runs", "utility_runs"]
 
 #: simulated timestamps (runs × T) for the expected error of Adaptive's utility line:
 #: 256 whole releases of a short series, down to 32 for 1,563 timestamps and more
@@ -41,11 +42,31 @@ UTILITY_STEPS = 50_000
 UTILITY_SEED = 35
 
 
+class AdaptiveErrors(NamedTuple):
+    """The errors of simulated Adaptive releases (:func:`adaptive_errors`)."""
+
+    #: the absolute error of every reading in every release, (runs, T); NaN where withheld
+    errors: np.ndarray
+    #: whether the verifier found every release landmark-private
+    private: bool
+
+
+class AdaptiveAccuracy(NamedTuple):
+    """Monte Carlo accuracy of Adaptive at one ε (:func:`adaptive_accuracy`)."""
+
+    #: the estimate of the target's quantity (a probability or a mean error)
+    estimate: float
+    #: its one-sided bound at the confidence, in the target's favourable direction
+    bound: float
+    #: whether the verifier found every simulated release landmark-private
+    private: bool
+
+
 def adaptive_errors(values: ArrayLike, landmarks: Iterable[int] | None, epsilon: float, *,
                     mechanism: str = "laplace", sensitivity: float | None = 1.0,
                     radius: float | None = None, runs: int = 100,
                     seed: int | None = None,
-                    stays: Iterable[tuple[int, int]] | None = None) -> tuple[np.ndarray, bool]:
+                    stays: Iterable[tuple[int, int]] | None = None) -> AdaptiveErrors:
     """The absolute error of every reading in ``runs`` whole Adaptive releases at
     ``epsilon`` — an array (runs, T), NaN where a reading is withheld — and whether the
     verifier found every release landmark-private. Release r uses the r-th child of
@@ -75,17 +96,17 @@ def adaptive_errors(values: ArrayLike, landmarks: Iterable[int] | None, epsilon:
         if not model.stays:  # the first release checked the inputs: the others need not
             break
     if model.stays:
-        return out, all_private
+        return AdaptiveErrors(out, all_private)
     batch = _batched_releases(model, lm, epsilon, n, seed, seq)
     if batch is not None:  # the same floats as the loop below (checked in its tests)
         errors, private = batch
         out[1:] = errors
-        return out, all_private & private
+        return AdaptiveErrors(out, all_private & private)
     for r, (errors, private) in enumerate(_unchecked_releases(model, lm, epsilon, gens),
                                           start=1):
         all_private &= private
         out[r] = errors
-    return out, all_private
+    return AdaptiveErrors(out, all_private)
 
 
 #: the most doubles (runs × (2T − 1)) the releases of a series are simulated together for
@@ -325,7 +346,7 @@ def adaptive_accuracy(values: ArrayLike, landmarks: Iterable[int] | None, epsilo
                       runs: int = 100, seed: int | None = None,
                       confidence: float = 0.95,
                       stays: Iterable[tuple[int, int]] | None = None
-                      ) -> tuple[float, float, bool]:
+                      ) -> AdaptiveAccuracy:
     """Monte Carlo accuracy of Adaptive at ``epsilon``: (estimate, one-sided bound at
     ``confidence`` in the target's favourable direction — the lower bound of a
     probability, the upper bound of a mean error — and whether the verifier found every
@@ -336,7 +357,7 @@ def adaptive_accuracy(values: ArrayLike, landmarks: Iterable[int] | None, epsilo
                                       sensitivity=sensitivity, radius=radius, runs=runs,
                                       seed=seed, stays=stays)
     est, bound = estimate_from_errors(errors, target, confidence)
-    return est, bound, private
+    return AdaptiveAccuracy(est, bound, private)
 
 
 def adaptive_epsilon_floor(model: AccuracyModel, lm: np.ndarray,

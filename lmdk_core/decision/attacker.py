@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -42,6 +43,7 @@ from lmdk_core.foundation.validation import check_landmarks, check_positive
 __all__ = [
     "AveragingResult",
     "PosteriorCurve",
+    "RepeatFlags",
     "RepeatInference",
     "averaging_attack",
     "certainty_sentence",
@@ -208,7 +210,18 @@ class RepeatInference:
                 f"{self.recall:.0%} of the landmarks.")
 
 
-def repeat_inference(released: np.ndarray, landmarks: Iterable[int]) -> tuple[int, int, int]:
+class RepeatFlags(NamedTuple):
+    """What the repeat attacker flags in one release (:func:`repeat_inference`)."""
+
+    #: timestamps whose released value equals the previous one exactly, or is withheld
+    flagged: int
+    #: the landmarks among them
+    flagged_landmarks: int
+    #: the landmarks of the release
+    landmarks: int
+
+
+def repeat_inference(released: np.ndarray, landmarks: Iterable[int]) -> RepeatFlags:
     """(flagged, flagged landmarks, landmarks) for one release: t is flagged when its
     released value equals the previous one exactly, or is withheld (NaN)."""
     r = np.asarray(released, dtype=float)
@@ -219,7 +232,7 @@ def repeat_inference(released: np.ndarray, landmarks: Iterable[int]) -> tuple[in
     flagged = missing | same
     lm = np.asarray(list(landmarks), dtype=int)
     hit = int(flagged[lm].sum()) if lm.size else 0
-    return int(flagged.sum()), hit, int(lm.size)
+    return RepeatFlags(int(flagged.sum()), hit, int(lm.size))
 
 
 def simulate_repeat_inference(values: ArrayLike, landmarks: Iterable[int] | None,

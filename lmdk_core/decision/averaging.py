@@ -28,6 +28,7 @@ See ``docs/correlation.md``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -35,7 +36,8 @@ from numpy.typing import ArrayLike
 from lmdk_core.decision.comparison import ReleaseFn
 from lmdk_core.foundation.errors import InputError
 
-__all__ = ["RUNS", "SEED", "WINDOWS", "AveragingEffect", "averaging_effect", "moving_average"]
+__all__ = ["RUNS", "SEED", "WINDOWS", "AveragingEffect", "SmoothedTrack", "averaging_effect",
+           "moving_average"]
 
 #: the moving-average windows tried (consecutive released points, odd so they centre)
 WINDOWS = (1, 3, 5, 9, 15, 25, 41, 61, 101, 151, 251, 401)
@@ -91,7 +93,14 @@ class AveragingEffect:
                 "averaging_sentence": self.sentence()}
 
 
-def moving_average(lat: ArrayLike, lon: ArrayLike, window: int) -> tuple[np.ndarray, np.ndarray]:
+class SmoothedTrack(NamedTuple):
+    """A track's centred moving average (:func:`moving_average`), in degrees."""
+
+    lat: np.ndarray
+    lon: np.ndarray
+
+
+def moving_average(lat: ArrayLike, lon: ArrayLike, window: int) -> SmoothedTrack:
     """The centred moving average of ``window`` consecutive points (``window`` odd; at the
     ends the points there are, as ``pandas.Series.rolling(window, center=True,
     min_periods=1).mean()``). Longitudes are averaged unwrapped (``numpy.unwrap``), so a
@@ -121,7 +130,8 @@ def moving_average(lat: ArrayLike, lon: ArrayLike, window: int) -> tuple[np.ndar
         return x0 + (cs[b] - cs[a]) / count
 
     out_lo = mean(lo_u)
-    return mean(la), np.where(np.abs(out_lo) > 180.0, (out_lo + 180.0) % 360.0 - 180.0, out_lo)
+    return SmoothedTrack(mean(la), np.where(np.abs(out_lo) > 180.0,
+                                            (out_lo + 180.0) % 360.0 - 180.0, out_lo))
 
 
 def averaging_effect(release_fn: ReleaseFn, scheme: str, epsilon: float, *,

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -34,6 +35,7 @@ from lmdk_core.foundation.validation import check_epsilon, check_landmarks
 
 __all__ = [
     "MAX_RUNS",
+    "ErrorBand",
     "ReleaseFn",
     "UtilitySweep",
     "compare_schemes",
@@ -116,6 +118,13 @@ def epsilon_grid(low: float, high: float, points: int, log: bool = True) -> np.n
     return np.geomspace(lo, hi, int(points)) if log else np.linspace(lo, hi, int(points))
 
 
+class ErrorBand(NamedTuple):
+    """Percentiles of the error over the runs, each (schemes, ε) (:meth:`UtilitySweep.band`)."""
+
+    low: np.ndarray
+    high: np.ndarray
+
+
 @dataclass(frozen=True)
 class UtilitySweep:
     """Monte Carlo error of each scheme over a grid of ε.
@@ -144,11 +153,11 @@ class UtilitySweep:
         with np.errstate(all="ignore"):
             return np.nanmean(self.errors, axis=2)
 
-    def band(self, low: float = 10.0, high: float = 90.0) -> tuple[np.ndarray, np.ndarray]:
+    def band(self, low: float = 10.0, high: float = 90.0) -> ErrorBand:
         """Percentiles of the error over the runs (the spread band), each (schemes, ε)."""
         with np.errstate(all="ignore"):
-            return (np.nanpercentile(self.errors, low, axis=2),
-                    np.nanpercentile(self.errors, high, axis=2))
+            return ErrorBand(np.nanpercentile(self.errors, low, axis=2),
+                             np.nanpercentile(self.errors, high, axis=2))
 
     def standard_error(self) -> np.ndarray:
         """Standard error of the mean error, shape (schemes, ε)."""

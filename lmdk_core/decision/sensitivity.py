@@ -35,6 +35,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -46,6 +47,7 @@ from lmdk_core.landmarks.discovery import DEFAULT_DEVIATION_WINDOW, deviation_sc
 
 __all__ = [
     "DerivedSensitivity",
+    "LandmarkChanges",
     "LandmarkEvent",
     "derived_sensitivity",
     "landmark_changes",
@@ -73,8 +75,19 @@ def _baseline(series: Series) -> tuple[np.ndarray, str]:
     return base, how
 
 
+class LandmarkChanges(NamedTuple):
+    """The changes at the landmarks from a baseline (:func:`landmark_changes`)."""
+
+    #: the timestamps (the landmarks, or every timestamp)
+    timestamps: np.ndarray
+    #: ``d_t = x_t − b_t`` at those timestamps
+    changes: np.ndarray
+    #: the baseline ``b_t``, in words
+    how: str
+
+
 def landmark_changes(series: Series, landmarks: Iterable[int] | None = None
-                     ) -> tuple[np.ndarray, np.ndarray, str]:
+                     ) -> LandmarkChanges:
     """``(timestamps, changes, how)``: ``d_t = x_t − b_t`` at the landmarks (every
     timestamp when ``landmarks`` is None), ``b_t`` the baseline described by ``how``."""
     x = np.asarray(series.values, dtype=float)
@@ -82,7 +95,7 @@ def landmark_changes(series: Series, landmarks: Iterable[int] | None = None
         raise InputError("the series is empty: there are no changes to measure")
     base, how = _baseline(series)
     ts = np.arange(x.size) if landmarks is None else check_landmarks(landmarks, x.size)
-    return ts, x[ts] - base[ts], how
+    return LandmarkChanges(ts, x[ts] - base[ts], how)
 
 
 @dataclass(frozen=True)

@@ -55,6 +55,7 @@ See ``docs/utility.md``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -70,7 +71,8 @@ from lmdk_core.foundation.validation import check_positive
 
 __all__ = [
     "USEFUL", "MARGINAL", "NOT_USEFUL", "USEFUL_RATIO", "NOISE_RATIO",
-    "DataScale", "UtilityVerdict", "data_scale", "declared_utility", "expected_utility",
+    "DataScale", "ExpectedUtility", "UtilityLine", "UtilityVerdict", "data_scale",
+    "declared_utility", "expected_utility",
     "release_utility", "utility_verdict", "format_amount",
 ]
 
@@ -295,8 +297,17 @@ class UtilityVerdict:
         }
 
 
+class UtilityLine(NamedTuple):
+    """The utility line of a publishable text (:func:`declared_utility`)."""
+
+    #: useful, marginal, not useful, or "not judged"
+    level: str
+    #: the sentence that says why
+    sentence: str
+
+
 def declared_utility(errors: ArrayLike, scale: float | None, scale_name: str,
-                     unit: str = "") -> tuple[str, str]:
+                     unit: str = "") -> UtilityLine:
     """``(level, sentence)`` of the utility line of a *publishable* text (the public
     release note), from public settings only: ``errors`` are the mechanism's expected
     errors at the budgets of the noisy publications (Laplace Δf/ε_t, Geometric
@@ -315,25 +326,27 @@ def declared_utility(errors: ArrayLike, scale: float | None, scale_name: str,
     """
     e = np.asarray(errors, dtype=float)
     if e.size == 0:
-        return NOT_USEFUL, "This release is not useful: nothing is released."
+        return UtilityLine(NOT_USEFUL, "This release is not useful: nothing is released.")
     typical, worst = float(np.median(e)), float(np.max(e))
     amount = format_amount(typical, unit)
     if scale is None or not scale > 0:
-        return "not judged", (f"Utility not judged in this note: the expected error of a "
-                              f"noisy value is {amount}, and no scale of the data was "
-                              "declared to compare it with (the data's own spread is "
-                              "computed from the raw data and not stated here).")
+        return UtilityLine("not judged", f"Utility not judged in this note: the expected "
+                                         f"error of a noisy value is {amount}, and no scale of "
+                                         "the data was declared to compare it with (the data's "
+                                         "own spread is computed from the raw data and not "
+                                         "stated here).")
     ratio = typical / float(scale)
     compared = (f"the expected error of a noisy value, {amount}, is "
                 f"{_ratio_phrase(ratio)} {scale_name} ({format_amount(float(scale), unit)})")
     rule = (f" (useful: at most {USEFUL_RATIO:.0%} of it; noise: above {NOISE_RATIO:.0%}; "
             "both numbers are public settings, not measurements of the data)")
     if ratio <= USEFUL_RATIO and worst <= scale:
-        return USEFUL, f"Useful: {compared}{rule}."
+        return UtilityLine(USEFUL, f"Useful: {compared}{rule}.")
     if ratio > NOISE_RATIO:
-        return NOT_USEFUL, (f"This release is not useful at this scale: {compared} — the "
-                            f"noise hides a change of that size{rule}.")
-    return MARGINAL, f"Marginal: {compared} — broad levels survive, single values do not{rule}."
+        return UtilityLine(NOT_USEFUL, f"This release is not useful at this scale: {compared} "
+                                       f"— the noise hides a change of that size{rule}.")
+    return UtilityLine(MARGINAL, f"Marginal: {compared} — broad levels survive, single values "
+                                 f"do not{rule}.")
 
 
 def utility_verdict(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLike | None = None,
@@ -405,13 +418,22 @@ def utility_verdict(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLik
     return _marginal_or_noise(facts, advice)
 
 
+class ExpectedUtility(NamedTuple):
+    """The two columns of the Population page's preview (:func:`expected_utility`)."""
+
+    #: the median expected error of the released readings (NaN when nothing is released)
+    typical: float
+    #: the verdict's badge (:attr:`UtilityVerdict.label`)
+    label: str
+
+
 def expected_utility(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLike | None = None,
                      *, mechanism: str | None = "laplace", sensitivity: float | None = None,
                      radius: float | None = None, unit: str | None = None,
                      sources: ArrayLike | None = None,
                      scale: DataScale | None = None,
                      times: ArrayLike | None = None,
-                     fresh: ArrayLike | None = None) -> tuple[float, str]:
+                     fresh: ArrayLike | None = None) -> ExpectedUtility:
     """``(typical, label)`` of :func:`utility_verdict` at the same inputs — the median
     expected error of the released readings (NaN when nothing is released) and the
     verdict's badge (``UtilityVerdict.label``) — without its sentences and advice (the
@@ -423,8 +445,8 @@ def expected_utility(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLi
                            sensitivity, radius, unit, sources, scale, fresh=fresh,
                            times=times)
     if facts.n_released and not facts.scale.value > 0:
-        return facts.typical, "not judged"
-    return facts.typical, facts.level
+        return ExpectedUtility(facts.typical, "not judged")
+    return ExpectedUtility(facts.typical, facts.level)
 
 
 def _summary(x: np.ndarray, eps: np.ndarray, published: ArrayLike | None, mech: str,

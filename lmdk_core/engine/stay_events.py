@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -36,6 +37,7 @@ from lmdk_core.foundation.validation import parse_landmark_ranges
 
 __all__ = [
     "STAY_MODES",
+    "Centroid",
     "Condensed",
     "centroid",
     "condense",
@@ -52,7 +54,14 @@ STAY_MODES = {
 }
 
 
-def centroid(lat: ArrayLike, lon: ArrayLike) -> tuple[float, float]:
+class Centroid(NamedTuple):
+    """The mean position of a stay's fixes (:func:`centroid`), in degrees."""
+
+    lat: float
+    lon: float
+
+
+def centroid(lat: ArrayLike, lon: ArrayLike) -> Centroid:
     """Mean position of a stay's fixes: each fix ``(φ, λ)`` as the 3-D unit vector
     ``(cos φ cos λ, cos φ sin λ, sin φ)``, the vectors averaged and the mean projected back
     to the sphere, ``(atan2(z, √(x² + y²)), atan2(y, x))``.
@@ -73,7 +82,7 @@ def centroid(lat: ArrayLike, lon: ArrayLike) -> tuple[float, float]:
     c_lat = float(np.degrees(np.arctan2(z, np.hypot(x, y))))
     c_lon = float(np.degrees(np.arctan2(y, x))) if np.hypot(x, y) > 0 else float(
         np.asarray(lon, dtype=float)[0])
-    return c_lat, c_lon
+    return Centroid(c_lat, c_lon)
 
 
 @dataclass(frozen=True)

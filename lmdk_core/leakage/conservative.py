@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TypeGuard
+from typing import NamedTuple, TypeGuard
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -34,8 +34,8 @@ from numpy.typing import ArrayLike
 from lmdk_core.leakage.estimation import transition_matrices
 from lmdk_core.leakage.model import CorrelationModel
 
-__all__ = ["SMOOTHING_RANGE", "ModelVariant", "SmoothingSweep", "conservative_name",
-           "is_estimated", "range_text", "smoothing_sweep", "smoothing_values",
+__all__ = ["SMOOTHING_RANGE", "ModelVariant", "SmoothingSweep", "WorstCurve",
+           "conservative_name", "is_estimated", "range_text", "smoothing_sweep", "smoothing_values",
            "smoothing_variants", "worst_curve"]
 
 #: the smoothing counts over which an estimated model's worst landmark TPL is taken
@@ -117,8 +117,18 @@ def smoothing_variants(model: CorrelationModel) -> tuple[ModelVariant, ...]:
     return tuple(out)
 
 
+class WorstCurve(NamedTuple):
+    """The landmark TPL under the worst of several correlation models
+    (:func:`worst_curve`)."""
+
+    #: the landmark TPL per timestamp under the model of the largest peak
+    curve: np.ndarray
+    #: ``max_t`` landmark TPL under each model, in the order given
+    peaks: tuple[float, ...]
+
+
 def worst_curve(epsilon_t: ArrayLike, landmarks: list[int], models: list[tuple]
-                ) -> tuple[np.ndarray, tuple[float, ...]]:
+                ) -> WorstCurve:
     """``(curve, peaks)``: ``peaks[m] = max_t landmark TPL_t`` under each ``(backward,
     forward)`` model (:func:`~lmdk_core.leakage.tpl.max_landmark_tpl`, bit for bit the
     maximum of the curve, ~10× cheaper: it runs the restarted recursions only where the
@@ -129,7 +139,7 @@ def worst_curve(epsilon_t: ArrayLike, landmarks: list[int], models: list[tuple]
 
     peaks = tuple(float(max_landmark_tpl(epsilon_t, landmarks, b, f)) for b, f in models)
     b, f = models[int(np.argmax(peaks))]
-    return np.asarray(landmark_tpl(epsilon_t, landmarks, b, f), dtype=float), peaks
+    return WorstCurve(np.asarray(landmark_tpl(epsilon_t, landmarks, b, f), dtype=float), peaks)
 
 
 @dataclass(frozen=True)

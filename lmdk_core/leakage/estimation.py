@@ -13,6 +13,7 @@ steps reversed).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -24,6 +25,7 @@ from lmdk_core.leakage.correlation import MAX_STATES, check_n_states
 __all__ = [
     "Discretization",
     "GridStates",
+    "TransitionMatrices",
     "discretize_series",
     "trajectory_cells",
     "transition_matrix",
@@ -235,6 +237,15 @@ def _normalise_counts(C: np.ndarray, smoothing: float) -> np.ndarray:
     return P
 
 
+class TransitionMatrices(NamedTuple):
+    """The forward and backward transition matrices of a correlation model (Cao et al.,
+    ICDE 2017): ``forward[i, j] = P(s_t = j | s_{t−1} = i)``, ``backward[j, i] =
+    P(s_{t−1} = i | s_t = j)``."""
+
+    forward: np.ndarray
+    backward: np.ndarray
+
+
 def transition_matrix(
     states: ArrayLike, n_states: int | None = None, smoothing: float = 1.0
 ) -> np.ndarray:
@@ -268,7 +279,7 @@ def transition_matrix(
 
 def transition_matrices(
     states: ArrayLike, n_states: int | None = None, smoothing: float = 1.0
-) -> tuple[np.ndarray, np.ndarray]:
+) -> TransitionMatrices:
     """``(P_F, P_B)`` estimated from one state sequence with additive smoothing.
 
     The backward matrix counts the same steps reversed: ``P_B[j, i] ∝ c_ij + k``.
@@ -284,8 +295,8 @@ def transition_matrices(
 
     Returns
     -------
-    tuple of numpy.ndarray
-        ``(P_F, P_B)``.
+    TransitionMatrices
+        ``(P_F, P_B)``: ``forward`` and ``backward``.
 
     Examples
     --------
@@ -300,4 +311,4 @@ def transition_matrices(
     C = np.zeros((n, n))
     if s.size > 1:
         np.add.at(C, (s[:-1], s[1:]), 1.0)
-    return _normalise_counts(C, k), _normalise_counts(C.T.copy(), k)
+    return TransitionMatrices(_normalise_counts(C, k), _normalise_counts(C.T.copy(), k))

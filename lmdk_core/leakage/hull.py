@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["COMPILED_MIN_POINTS", "Hull", "build_exact", "chain_points", "pair_batches",
-           "upper_hull"]
+__all__ = ["COMPILED_MIN_POINTS", "Hull", "HullPoints", "build_exact", "chain_points",
+           "pair_batches", "upper_hull"]
 
 #: point sets at least this large run :func:`upper_hull`'s loop compiled, when numba is
 #: already loaded (a population batch loads it for its recursions): never loaded for it
@@ -63,7 +64,16 @@ def _chain_kernel():
     return _compiled_chain
 
 
-def upper_hull(D: np.ndarray, Q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+class HullPoints(NamedTuple):
+    """Points ``(D, Q)`` of the loss function's plane (Cao et al., ICDE 2017, Theorem 4):
+    ``D`` the summed probabilities of a set of states under one row, ``Q`` under the
+    other."""
+
+    D: np.ndarray
+    Q: np.ndarray
+
+
+def upper_hull(D: np.ndarray, Q: np.ndarray) -> HullPoints:
     """Upper convex hull (Andrew's monotone chain) of points ``(D, Q)``, D ascending.
 
     Collinear middle points are dropped (they never give a strictly larger loss). Large
@@ -77,7 +87,7 @@ def upper_hull(D: np.ndarray, Q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
     Returns
     -------
-    tuple of numpy.ndarray
+    HullPoints
         The hull's vertices ``(D, Q)``, D strictly ascending.
 
     Examples
@@ -96,7 +106,7 @@ def upper_hull(D: np.ndarray, Q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if kernel is not None:
         keep = np.empty(D.size, dtype=np.intp)
         m = kernel(D, Q, keep)
-        return D[keep[:m]], Q[keep[:m]]
+        return HullPoints(D[keep[:m]], Q[keep[:m]])
     hd: list[float] = []
     hq: list[float] = []
     for d, q in zip(D.tolist(), Q.tolist(), strict=True):
@@ -107,7 +117,7 @@ def upper_hull(D: np.ndarray, Q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             hq.pop()
         hd.append(d)
         hq.append(q)
-    return np.array(hd), np.array(hq)
+    return HullPoints(np.array(hd), np.array(hq))
 
 
 class Hull:
@@ -162,7 +172,7 @@ class Hull:
         return np.max(self.Q[None, :] - lam[:, None] * self.D[None, :], axis=1)
 
 
-def chain_points(P: np.ndarray, ii: np.ndarray, kk: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def chain_points(P: np.ndarray, ii: np.ndarray, kk: np.ndarray) -> HullPoints:
     """All prefix points (D, Q) of the row pairs (P[ii], P[kk]) over states with q > d.
 
     States are sorted by q_j/d_j descending (Cao's Theorem 4), i.e. by d_j/q_j
@@ -181,7 +191,7 @@ def chain_points(P: np.ndarray, ii: np.ndarray, kk: np.ndarray) -> tuple[np.ndar
     npos = pos.sum(axis=1)
     width = int(npos.max()) if npos.size else 0
     if width == 0:
-        return np.zeros(0), np.zeros(0)
+        return HullPoints(np.zeros(0), np.zeros(0))
     key = np.full((B, n), 2.0)
     np.divide(d, q, out=key, where=pos)
     bits = max(1, int(n - 1).bit_length())
@@ -195,7 +205,7 @@ def chain_points(P: np.ndarray, ii: np.ndarray, kk: np.ndarray) -> tuple[np.ndar
     Qc = np.cumsum(q.ravel()[idx], axis=1)
     Dc = np.cumsum(d.ravel()[idx], axis=1)
     sel = np.arange(width)[None, :] < npos[:, None]
-    return Dc[sel], Qc[sel]
+    return HullPoints(Dc[sel], Qc[sel])
 
 
 def pair_batches(pairs_i: np.ndarray, pairs_k: np.ndarray, n: int,

@@ -43,7 +43,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from lmdk_core.foundation.errors import InputError
-from lmdk_core.leakage.estimation import Discretization
+from lmdk_core.leakage.estimation import Discretization, TransitionMatrices
 
 __all__ = ["PrivateCounts", "count_sensitivity", "declared_bins", "noisy_log_likelihood",
            "noisy_transition_counts", "private_matrices", "transition_counts"]
@@ -138,7 +138,7 @@ def noisy_log_likelihood(noisy: np.ndarray, counts: np.ndarray, alpha: float) ->
                  + np.abs(z - c).sum() * np.log(alpha))
 
 
-def private_matrices(noisy: np.ndarray, smoothing: float) -> tuple[np.ndarray, np.ndarray]:
+def private_matrices(noisy: np.ndarray, smoothing: float) -> TransitionMatrices:
     """``(P_F, P_B)`` from noisy counts by post-processing: clipped at 0, ``smoothing``
     (> 0) added to every cell, rows normalised; the backward matrix from the transposed
     counts.
@@ -156,4 +156,4 @@ def private_matrices(noisy: np.ndarray, smoothing: float) -> tuple[np.ndarray, n
     C = np.maximum(np.asarray(noisy, dtype=float), 0.0) + a
     forward = C / C.sum(axis=1, keepdims=True)
     backward = C.T / C.T.sum(axis=1, keepdims=True)
-    return forward, backward
+    return TransitionMatrices(forward, backward)

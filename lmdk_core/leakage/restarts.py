@@ -11,12 +11,14 @@ t as one numpy vector; :class:`Gaps` holds the shared part and adds the correcti
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from lmdk_core.leakage.loss import LossFunction
 
-__all__ = ["MERGE_RTOL", "SAFE_SEGMENT_ALPHA", "Gaps", "restarted", "restarted_both"]
+__all__ = ["MERGE_RTOL", "SAFE_SEGMENT_ALPHA", "Gaps", "RestartedPair", "restarted",
+           "restarted_both"]
 
 #: a restarted recursion stops once it is within this relative distance of the segment
 #: recursion at the same timestamp (see :func:`restarted`; also the loop of
@@ -53,9 +55,18 @@ def restarted(eps: np.ndarray, loss: LossFunction, t: np.ndarray, anchor: np.nda
                  np.zeros(t.size, dtype=np.intp)).run(t, anchor)
 
 
+class RestartedPair(NamedTuple):
+    """The restarted recursions of :func:`restarted_both`, each as :func:`restarted`
+    gives it: the forward leakage (the runs down, ``fpl``) and the backward leakage (the
+    runs up, ``bpl``)."""
+
+    forward: np.ndarray
+    backward: np.ndarray
+
+
 def restarted_both(eps: np.ndarray, losses: tuple[LossFunction, LossFunction],
                    fpl: tuple[np.ndarray, np.ndarray], bpl: tuple[np.ndarray, np.ndarray],
-                   sf: np.ndarray, sb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                   sf: np.ndarray, sb: np.ndarray) -> RestartedPair:
     """:func:`restarted` down (``fpl = (t, landmark before t)``, loss ``losses[0]``,
     against ``sf``) and up (``bpl = (t, landmark after t)``, loss ``losses[1]``, against
     ``sb``) in ONE vector.
@@ -73,7 +84,7 @@ def restarted_both(eps: np.ndarray, losses: tuple[LossFunction, LossFunction],
     offset = np.r_[np.zeros(nf, dtype=np.intp), np.full(tb.size, sf.size, dtype=np.intp)]
     out = _Runs(eps, losses, nf, steps, np.r_[sf, sb], offset).run(np.r_[tf, tb],
                                                                    np.r_[af, ab])
-    return out[:nf], out[nf:]
+    return RestartedPair(out[:nf], out[nf:])
 
 
 class _Runs:
