@@ -49,8 +49,10 @@ def aggregate_on_dask(src: Path, in_fmt: str, cols: PopulationColumns, spec: Agg
             client, cluster = connect_client(scheduler, workers)
         n_workers = len(client.scheduler_info().get("workers", {})) or 1
         nparts = max(n_workers, -(-rows // max(1, rows_per_partition)))
-        tasks = partition_tasks(client, src, in_fmt, cols, nparts, -(-rows // nparts),
-                                bucket_root, n_workers, aggregate_raw_partition, spec)
+        tasks = partition_tasks(client, src, in_fmt=in_fmt, cols=cols, nparts=nparts,
+                                rows_per_part=-(-rows // nparts), bucket_root=bucket_root,
+                                n_workers=n_workers, work=aggregate_raw_partition,
+                                work_args=(spec,))
         futures = client.compute(tasks)
         return reduce(add, collect_partitions(futures, progress))
     finally:

@@ -22,6 +22,7 @@ keyed by the user), so a seed gives the same release for any row order.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,11 +35,23 @@ if TYPE_CHECKING:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-__all__ = ["BATCH_ROWS", "bucket_ids", "parquet_units", "plan_units", "read_bucket",
+__all__ = ["BATCH_ROWS", "Buckets", "bucket_ids", "parquet_units", "plan_units", "read_bucket",
            "scatter_frame", "scatter_units"]
 
 #: largest Parquet record batch read at once by a scatter task
 BATCH_ROWS = 1_000_000
+
+
+@dataclass(frozen=True)
+class Buckets:
+    """Where and how a scatter task writes: the ``user`` column that picks a row's bucket
+    (:func:`bucket_ids`), the ``columns`` kept, the number of buckets ``n_buckets`` and
+    the ``root`` folder of the ``bNNNNN`` bucket folders."""
+
+    user: str
+    columns: list[str]
+    n_buckets: int
+    root: str
 
 
 def bucket_ids(users, n_buckets: int) -> np.ndarray:
@@ -136,14 +149,15 @@ def plan_units(units: list[tuple[str, int, int]], target_rows: int) -> list[tupl
     return spans
 
 
-def scatter_units(units, lo: int, hi: int, piece: int, user: str, columns: list[str],
-                  n_buckets: int, root: str) -> dict[int, int]:
-    """Scatter task over the row groups ``units[lo:hi]`` of a Parquet input: read them in
-    record batches and append the rows to the buckets; returns rows per bucket."""
+def scatter_units(units, lo: int, hi: int, piece: int, buckets: Buckets) -> dict[int, int]:
+    """Scatter task ``piece`` over the row groups ``units[lo:hi]`` of a Parquet input: read
+    them in record batches and append the rows to the ``buckets``; returns rows per
+    bucket."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    writers = _Writers(Path(root), piece)
+    user, columns, n_buckets = buckets.user, buckets.columns, buckets.n_buckets
+    writers = _Writers(Path(buckets.root), piece)
     try:
         by_file: dict[str, list[int]] = {}
         for f, g, _ in units[lo:hi]:
@@ -158,17 +172,17 @@ def scatter_units(units, lo: int, hi: int, piece: int, user: str, columns: list[
     return rows
 
 
-def scatter_frame(frame: pd.DataFrame, piece: int, user: str, columns: list[str],
-                  n_buckets: int, root: str) -> dict[int, int]:
-    """Scatter task over one CSV block read as text (every column a string); returns
-    rows per bucket."""
+def scatter_frame(frame: pd.DataFrame, piece: int, buckets: Buckets) -> dict[int, int]:
+    """Scatter task ``piece`` over one CSV block read as text (every column a string),
+    its rows appended to the ``buckets``; returns rows per bucket."""
     import pyarrow as pa
 
+    columns = buckets.columns
     schema = pa.schema([(c, pa.string()) for c in columns])
     table = pa.Table.from_pandas(frame[columns], schema=schema, preserve_index=False)
-    writers = _Writers(Path(root), piece)
+    writers = _Writers(Path(buckets.root), piece)
     try:
-        _split(table, user, n_buckets, writers)
+        _split(table, buckets.user, buckets.n_buckets, writers)
     finally:
         rows = writers.close()
     return rows

@@ -43,6 +43,7 @@ from lmdk_core.files.export import max_landmarks_line, rounding_line
 from lmdk_core.foundation.errors import InputError
 from lmdk_core.foundation.quoting import quote_user_text
 from lmdk_core.population.buckets import (
+    Buckets,
     parquet_units,
     plan_units,
     read_bucket,
@@ -246,8 +247,9 @@ def _parquet_scatter_tasks(src: Path, cols: PopulationColumns, n_buckets: int,
 
     units = parquet_units(src)
     units_d = delayed(units, traverse=False)
+    buckets = Buckets(cols.user, cols.needed(), n_buckets, str(root))
     return [delayed(_guarded_scatter)(scatter_units, str(src), "parquet", units_d, lo, hi, i,
-                                      cols.user, cols.needed(), n_buckets, str(root))
+                                      buckets)
             for i, (lo, hi) in enumerate(plan_units(units, target_rows))]
 
 
@@ -261,8 +263,8 @@ def _csv_scatter_tasks(src: Path, cols: PopulationColumns, n_buckets: int,
     needed = cols.needed()
     ddf = dd.read_csv(str(src), usecols=needed, dtype={c: str for c in needed},
                       blocksize="64MB", keep_default_na=False, na_values=[""])
-    return [delayed(_guarded_scatter)(scatter_frame, str(src), "csv", p, i, cols.user,
-                                      needed, n_buckets, str(root))
+    buckets = Buckets(cols.user, needed, n_buckets, str(root))
+    return [delayed(_guarded_scatter)(scatter_frame, str(src), "csv", p, i, buckets)
             for i, p in enumerate(ddf.to_delayed())]
 
 
@@ -370,15 +372,17 @@ def _sampler_text(noise: str, kind: str, seed: int | None, settings: BatchSettin
     return sampler
 
 
-def partition_tasks(client, src: Path, in_fmt: str, cols: PopulationColumns, nparts: int,
+def partition_tasks(client, src: Path, *, in_fmt: str, cols: PopulationColumns, nparts: int,
                     rows_per_part: int, bucket_root: Path, n_workers: int, work: Callable,
-                    *args) -> list:
+                    work_args: tuple = ()) -> list:
     """One delayed task per partition of whole users, each running ``work(part, index,
-    cols, *args)`` on the partition's raw rows (a pandas frame): along the Parquet row
+    cols, *work_args)`` on the partition's raw rows (a pandas frame): along the Parquet row
     groups when the file is ordered by user (no shuffle), else over buckets of users
     scattered to disk (:func:`_scatter`). ``work`` returns a :class:`TaskError` for bad
     input. Used by ``lmdk batch`` and ``lmdk aggregate``."""
     from dask import delayed
+
+    args = tuple(work_args)
 
     plan = (row_group_plan(src, cols.user, rows_per_part) if in_fmt == "parquet" else None)
     if plan is not None and len(plan[1]) >= n_workers:
@@ -483,9 +487,10 @@ def _run(cfg, src: Path, in_fmt: str, cols: PopulationColumns, output: Path, out
         private_folder(tmp_dir)
         n_workers = len(client.scheduler_info().get("workers", {})) or 1
         nparts = max(n_workers, -(-rows // max(1, rows_per_partition)))
-        tasks = partition_tasks(client, src, in_fmt, cols, nparts, -(-rows // nparts),
-                                bucket_root, n_workers, _process, settings, str(tmp_dir),
-                                out_fmt, pub_meta)
+        tasks = partition_tasks(client, src, in_fmt=in_fmt, cols=cols, nparts=nparts,
+                                rows_per_part=-(-rows // nparts), bucket_root=bucket_root,
+                                n_workers=n_workers, work=_process,
+                                work_args=(settings, str(tmp_dir), out_fmt, pub_meta))
         futures = client.compute(tasks)
         results = collect_partitions(futures, progress)
         table = _audit_table(results, src)

@@ -23,7 +23,7 @@ from lmdk_core.files.atomic_write import (
     replace_folder,
     write_atomically,
 )
-from lmdk_core.population.buckets import read_bucket, scatter_frame
+from lmdk_core.population.buckets import Buckets, read_bucket, scatter_frame
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -120,7 +120,7 @@ def test_scratch_folders_are_0700_whatever_the_umask(tmp_path, umask_000):
 def test_raw_rows_scattered_to_buckets_are_0600_in_0700_folders(tmp_path, umask_000):
     root = private_folder(tmp_path / ".out.buckets-x")
     frame = pd.DataFrame({"u": ["a", "b", "c", "d"], "t": ["1", "2", "3", "4"]})
-    rows = scatter_frame(frame, 0, "u", ["u", "t"], 3, str(root))
+    rows = scatter_frame(frame, 0, Buckets("u", ["u", "t"], 3, str(root)))
     assert sum(rows.values()) == 4
     folders = sorted(root.iterdir())
     assert folders and all(_mode(f) == 0o700 for f in folders)

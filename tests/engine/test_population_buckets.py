@@ -16,6 +16,7 @@ import lmdk_core.population.buckets as buckets
 from lmdk_core.cli import main
 from lmdk_core.files.config import ViewConfig, config_to_json
 from lmdk_core.population.buckets import (
+    Buckets,
     bucket_ids,
     parquet_units,
     plan_units,
@@ -109,7 +110,8 @@ def test_scatter_keeps_every_row_and_puts_each_user_in_one_bucket(tmp_path, monk
     root = tmp_path / "b"
     counts: dict[int, int] = {}
     for i, (lo, hi) in enumerate(spans):
-        for b, n in scatter_units(units, lo, hi, i, "uid", COLS.needed(), 4, str(root)).items():
+        target = Buckets("uid", COLS.needed(), 4, str(root))
+        for b, n in scatter_units(units, lo, hi, i, target).items():
             counts[b] = counts.get(b, 0) + n
     expect = pd.Series(bucket_ids(df["uid"], 4)).value_counts().to_dict()
     assert counts == expect
