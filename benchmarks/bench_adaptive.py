@@ -314,8 +314,8 @@ def variants_section(args) -> None:
             x[:100_000], lm[:100_000], 0.5, mech, GeneratorDraws(mech, rng(1)), settings)),
         ("exact-noise loop (stand-in sampler)", 100_000, 3, exact_loop),
         (f"population lockstep, numpy noise, {U} users", U * T_u, 3, lambda: lockstep_release(
-            xs, np.full(U, T_u), lms, "adaptive", 1.0, mech,
-            [rng([1, u]) for u in range(U)], "fast")),
+            xs, np.full(U, T_u), lms, scheme="adaptive", epsilon=1.0, mech=mech,
+            gens=[rng([1, u]) for u in range(U)], noise="fast")),
     )
     series_kernel.FORCE_COMPILED = planar_kernel.FORCE_COMPILED = True
     for name, steps, repeats, run in runs:

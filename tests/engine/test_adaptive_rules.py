@@ -275,8 +275,8 @@ def every_variant(values, is_lm, pts, is_lm_track):
     lm2 = np.stack([is_lm, is_lm[::-1]])
     for noise, m in (("fast", mech), ("exact", exact)):
         gens = [np.random.default_rng([4, u]) for u in range(2)]
-        rel = lockstep_release(x2, np.array([values.size] * 2), lm2, "adaptive", 1.0, m, gens,
-                               noise, adaptive=SETTINGS)
+        rel = lockstep_release(x2, np.array([values.size] * 2), lm2, scheme="adaptive", epsilon=1.0,
+                               mech=m, gens=gens, noise=noise, adaptive=SETTINGS)
         for u in range(2):
             gen = np.random.default_rng([4, u])
             coins = gen.random(values.size)
