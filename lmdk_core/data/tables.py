@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Sequence
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -20,7 +20,7 @@ from lmdk_core.foundation.quoting import quote_user_text
 if TYPE_CHECKING:  # pandas is imported where a table is parsed: `lmdk loss` never needs it
     import pandas as pd
 
-__all__ = ["MAX_BYTES", "MAX_ROWS", "SEPARATORS", "Source", "csv_separator",
+__all__ = ["MAX_BYTES", "MAX_ROWS", "SEPARATORS", "ParsedTimes", "Source", "csv_separator",
            "leading_comment_lines", "read_bytes", "read_csv_table", "numeric_column",
            "has_zone", "parse_times", "repeated_times_note"]
 
@@ -282,14 +282,22 @@ def _whole_number_times(raw: pd.Series) -> np.ndarray:
     return np.array(values, dtype=np.int64)
 
 
+class ParsedTimes(NamedTuple):
+    """A parsed time column: the ``times`` (int64 or float numbers, or datetime64) and
+    their ``kind``, 'number' or 'datetime'."""
+
+    times: np.ndarray
+    kind: str
+
+
 def parse_times(df: pd.DataFrame, column: str = "time",
-                time_format: str | None = None) -> tuple[np.ndarray, str]:
+                time_format: str | None = None) -> ParsedTimes:
     """Parse a time column: whole numbers / decimals, or ISO-8601 datetimes.
 
-    Returns (times, kind) with kind 'number' or 'datetime'; whole numbers are returned
-    exactly, as int64 (not via float). Times must not decrease (out-of-order rows raise
-    InputError naming the lines); a time equal to the previous row's is kept, each row
-    its own timestamp (the repeated-timestamp rule, docs/data-formats.md;
+    Returns :class:`ParsedTimes` (times, kind) with kind 'number' or 'datetime'; whole
+    numbers are returned exactly, as int64 (not via float). Times must not decrease
+    (out-of-order rows raise InputError naming the lines); a time equal to the previous
+    row's is kept, each row its own timestamp (the repeated-timestamp rule, docs/data-formats.md;
     :func:`repeated_times_note` says how many).
     """
     col = df[column]
@@ -299,7 +307,7 @@ def parse_times(df: pd.DataFrame, column: str = "time",
         raw = col.astype(str).str.strip()
         times = parse_formatted_times(raw, time_format, column)
         _check_time_order(times, raw)
-        return times, "datetime"
+        return ParsedTimes(times, "datetime")
     if col.dtype.kind == "i":  # whole numbers parsed exactly by read_csv_table
         times, kind = col.to_numpy(dtype=np.int64), "number"
         raw = col
@@ -310,7 +318,7 @@ def parse_times(df: pd.DataFrame, column: str = "time",
         raw = col.astype(str).str.strip()
         times, kind = _parse_text_times(raw)
     _check_time_order(times, raw)
-    return times, kind
+    return ParsedTimes(times, kind)
 
 
 def _check_time_order(times: np.ndarray, raw: pd.Series) -> None:

@@ -12,11 +12,13 @@ longitude`` (a bus feed), ``X;Y;…;t`` (a GIS export, ``X`` the longitude) and
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from lmdk_core.foundation.errors import InputError
 from lmdk_core.foundation.quoting import quote_user_text
 
-__all__ = ["LAT_NAMES", "LON_NAMES", "TIME_NAMES", "TrackColumns", "find_track_columns",
+__all__ = ["LAT_NAMES", "LON_NAMES", "TIME_NAMES", "TrackColumns", "WantedColumns",
+           "find_track_columns",
            "missing_coordinates_error"]
 
 #: latitude headers recognised, best first (``y`` only when no other is present)
@@ -33,6 +35,14 @@ TIME_NAMES = ("time", "timestamp", "datetime", "date_time", "t", "tracked_at",
 SEGMENT_NAME = "segment"
 
 
+class WantedColumns(NamedTuple):
+    """The column names a track table must have and those it may have
+    (:meth:`TrackColumns.wanted`)."""
+
+    required: list[str]
+    optional: list[str]
+
+
 @dataclass(frozen=True)
 class TrackColumns:
     """The (lower-case, stripped) header names of a track table's columns: ``lat`` and
@@ -43,10 +53,10 @@ class TrackColumns:
     time: str | None = None
     segment: str | None = None
 
-    def wanted(self) -> tuple[list[str], list[str]]:
+    def wanted(self) -> WantedColumns:
         """(required, optional) column names for
         :func:`~lmdk_core.data.tables.read_csv_table`."""
-        return [self.lat, self.lon], [c for c in (self.time, self.segment) if c]
+        return WantedColumns([self.lat, self.lon], [c for c in (self.time, self.segment) if c])
 
     def renaming(self) -> dict[str, str]:
         """The table's names mapped to the track's canonical ``lat, lon, time, segment``."""

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from lmdk_core.data.tables import ParsedTimes
 from lmdk_core.foundation.plurals import agree
 from lmdk_core.foundation.quoting import quote_user_text
 
@@ -308,7 +309,7 @@ def iso_time_labels(times: np.ndarray, utc: bool = False) -> list[str | None]:
     return [None if pd.isna(x) else pd.Timestamp(x).isoformat() + z for x in np.asarray(times)]
 
 
-def parse_time_cells(raw: pd.Series) -> tuple[np.ndarray, str]:
+def parse_time_cells(raw: pd.Series) -> ParsedTimes:
     """A track CSV's time column with empty cells allowed: (values, kind) with NaN/NaT
     where a cell is empty; kind 'number' if every non-empty cell is a number, else
     'datetime' (ISO 8601, any time zone, converted to UTC). Raises ValueError with
@@ -318,10 +319,10 @@ def parse_time_cells(raw: pd.Series) -> tuple[np.ndarray, str]:
     nums = pd.to_numeric(cells.where(~empty), errors="coerce")
     if not empty.any() and cells.str.fullmatch(r"[+-]?[0-9]{1,18}").all():
         # whole numbers exactly (int64), not via float (2**53 + 1 is not 2**53)
-        return np.array([int(c) for c in cells], dtype=np.int64), "number"
+        return ParsedTimes(np.array([int(c) for c in cells], dtype=np.int64), "number")
     if nums[~empty].notna().all():
-        return nums.to_numpy(dtype=float), "number"
-    return _iso_time_cells(cells, np.flatnonzero(~empty.to_numpy())), "datetime"
+        return ParsedTimes(nums.to_numpy(dtype=float), "number")
+    return ParsedTimes(_iso_time_cells(cells, np.flatnonzero(~empty.to_numpy())), "datetime")
 
 
 def _iso_time_cells(cells: pd.Series, keep: np.ndarray) -> np.ndarray:
