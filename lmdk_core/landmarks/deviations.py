@@ -13,6 +13,7 @@ are combined into suggestions by :mod:`.discovery`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -28,7 +29,9 @@ __all__ = [
     "SCORE_EXPLAINED",
     "SCORE_SHOWN_MAX",
     "SEASONS",
+    "DeviationScores",
     "DeviationSuggestion",
+    "SeasonalPhase",
     "check_window",
     "deviation_scores",
     "seasonal_phase",
@@ -155,8 +158,17 @@ def _baseline(x: np.ndarray, w: int) -> np.ndarray:
 SEASONS = {"day": np.timedelta64(1, "D"), "week": np.timedelta64(7, "D")}
 
 
+class SeasonalPhase(NamedTuple):
+    """The position of every timestamp in its day or week (:func:`seasonal_phase`)."""
+
+    #: the phase of every timestamp (None: no seasonal profile)
+    phase: np.ndarray | None
+    #: what the phase is, or why there is none, in words
+    how: str
+
+
 def seasonal_phase(time: ArrayLike, time_kind: str,
-                   season: str = "auto") -> tuple[np.ndarray | None, str]:
+                   season: str = "auto") -> SeasonalPhase:
     """The position of every timestamp in its day or week, for a seasonal baseline.
 
     ``season``: 'day' (hour of day, or whatever the sampling step is), 'week' (hour of
@@ -168,24 +180,24 @@ def seasonal_phase(time: ArrayLike, time_kind: str,
     reason)`` when there is no usable season.
     """
     if season == "none":
-        return None, "no seasonal profile"
+        return SeasonalPhase(None, "no seasonal profile")
     if time_kind != "datetime":
-        return None, "no seasonal profile (the times are not dates)"
+        return SeasonalPhase(None, "no seasonal profile (the times are not dates)")
     t = np.asarray(time, dtype="datetime64[s]")
     if t.size < 3 or np.isnat(t).any():
-        return None, "no seasonal profile (too few or missing times)"
+        return SeasonalPhase(None, "no seasonal profile (too few or missing times)")
     step = _day_dividing_step(t)
     if step == 0:
-        return None, "no seasonal profile (the sampling step does not divide a day)"
+        return SeasonalPhase(None, "no seasonal profile (the sampling step does not divide a day)")
     if season == "auto":
         season = _auto_season(int((t[-1] - t[0]).astype(np.int64)))
         if season == "none":
-            return None, "no seasonal profile (the series spans less than 3 days)"
+            return SeasonalPhase(None, "no seasonal profile (the series spans less than 3 days)")
     if season not in SEASONS:
         raise InputError(f"season must be 'auto', 'day', 'week' or 'none', got {season!r}")
     period = int(SEASONS[season].astype("timedelta64[s]").astype(np.int64)) // step
     phase = ((t - t[0]).astype(np.int64) // step) % period
-    return phase.astype(int), f"{_slot_name(step)} of the {season}"
+    return SeasonalPhase(phase.astype(int), f"{_slot_name(step)} of the {season}")
 
 
 def _day_dividing_step(t: np.ndarray) -> int:
@@ -225,10 +237,17 @@ def _check_values(values: ArrayLike) -> np.ndarray:
     return x
 
 
+class DeviationScores(NamedTuple):
+    """The baseline and the deviation score of every timestamp (:func:`deviation_scores`)."""
+
+    baseline: np.ndarray
+    score: np.ndarray
+
+
 def deviation_scores(
     values: ArrayLike, window: int = DEFAULT_DEVIATION_WINDOW,
     phase: ArrayLike | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
+) -> DeviationScores:
     """``(baseline, score)`` for every timestamp.
 
     **Seasonal** (``phase`` given, e.g. hour of day from :func:`seasonal_phase`): the
@@ -267,10 +286,10 @@ def deviation_scores(
     if sigma == 0:
         sigma = MEANAD_TO_SD * float(np.mean(np.abs(r - r.mean())))
     if sigma == 0:
-        return baseline, np.zeros_like(x)
+        return DeviationScores(baseline, np.zeros_like(x))
     if ph is None:
-        return baseline, np.abs(r) / sigma
+        return DeviationScores(baseline, np.abs(r) / sigma)
     ser = pd.Series(r)
     med = ser.groupby(ph).transform("median")
     per_phase = MAD_TO_SD * (ser - med).abs().groupby(ph).transform("median").to_numpy()
-    return baseline, np.abs(r) / np.maximum(per_phase, sigma)
+    return DeviationScores(baseline, np.abs(r) / np.maximum(per_phase, sigma))

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -58,8 +59,10 @@ __all__ = [
     "MAD_TO_SD",
     "SCORE_EXPLAINED",
     "SCORE_SHOWN_MAX",
+    "CappedEvents",
     "DeviationSuggestion",
     "LevelShift",
+    "SamplingWindow",
     "SeriesSuggestions",
     "StayPoint",
     "cap_events",
@@ -143,8 +146,16 @@ def suggested_timestamps(
 
 
 # ------------------------------------------------------- window, cap and one entry point
+class SamplingWindow(NamedTuple):
+    """The deviation window derived from the sampling interval (:func:`sampling_window`)."""
+
+    window: int
+    #: how it was chosen, in words
+    how: str
+
+
 def sampling_window(time: ArrayLike, time_kind: str,
-                    length: int | None = None) -> tuple[int, str]:
+                    length: int | None = None) -> SamplingWindow:
     """The deviation window derived from the sampling interval: ``(window, how)``.
 
     A day's worth of readings, ``w = round(86 400 s / Δ)`` with Δ the median step of
@@ -162,7 +173,7 @@ def sampling_window(time: ArrayLike, time_kind: str,
     if length is not None and w > max(lo, int(length) // 4):
         w = max(lo, int(length) // 4)
         why = f"a quarter of the {int(length):,} readings ({why})"
-    return w, f"{w} timestamps: {why}"
+    return SamplingWindow(w, f"{w} timestamps: {why}")
 
 
 def _median_step_s(time: ArrayLike, time_kind: str) -> int:
@@ -203,15 +214,23 @@ def _step_text(step: int) -> str:
     return f"{step}-second"
 
 
+class CappedEvents(NamedTuple):
+    """The suggestions kept under the cap on events (:func:`cap_events`)."""
+
+    kept: list[DeviationSuggestion]
+    #: the number of events left out
+    left_out: int
+
+
 def cap_events(found: list[DeviationSuggestion],
                max_events: int | None = DEFAULT_MAX_SUGGESTED_EVENTS
-               ) -> tuple[list[DeviationSuggestion], int]:
+               ) -> CappedEvents:
     """At most ``max_events`` events of ``found`` (runs of consecutive timestamps,
     :func:`suggestion_events`): those holding a level shift first, then by their largest
     score; returned in time order with the number of events left out (None: no cap)."""
     events = suggestion_events(s.timestamp for s in found)
     if max_events is None or len(events) <= max_events:
-        return list(found), 0
+        return CappedEvents(list(found), 0)
     by_t = {s.timestamp: s for s in found}
 
     def rank(ev: tuple[int, int]) -> tuple[bool, float]:
@@ -220,7 +239,7 @@ def cap_events(found: list[DeviationSuggestion],
 
     keep = sorted(sorted(events, key=rank, reverse=True)[:int(max_events)])
     kept = [by_t[t] for a, b in keep for t in range(a, b + 1)]
-    return kept, len(events) - len(keep)
+    return CappedEvents(kept, len(events) - len(keep))
 
 
 @dataclass(frozen=True)

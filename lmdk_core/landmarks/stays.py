@@ -13,6 +13,7 @@ default as ONE landmark event (docs/stays.md).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -29,6 +30,7 @@ __all__ = [
     "DEFAULT_STAY_DISTANCE_M",
     "DEFAULT_STAY_MINUTES",
     "StayPoint",
+    "TrackStays",
     "detect_stay_points",
     "merge_stays",
     "stay_points",
@@ -362,6 +364,15 @@ def _absolute_minutes(track: Track, i: int, minutes_per_time_unit: float | None)
         minutes_per_time_unit)
 
 
+class TrackStays(NamedTuple):
+    """The stay points of a track and what was assumed to find them
+    (:func:`track_stay_points`)."""
+
+    stays: list[StayPoint]
+    #: sentences saying what was assumed (times of untimed pieces, gaps split at)
+    notes: list[str]
+
+
 def track_stay_points(
     track: Track,
     *, distance_threshold_m: float = DEFAULT_STAY_DISTANCE_M,
@@ -369,7 +380,7 @@ def track_stay_points(
     minutes_per_point: float | None = None,
     minutes_per_time_unit: float | None = None,
     max_gap_hours: float = DEFAULT_MAX_GAP_HOURS,
-) -> tuple[list[StayPoint], list[str]]:
+) -> TrackStays:
     """Stay points of a track whose pieces may lack times, and notes saying what was
     assumed: ``(stays, notes)``.
 
@@ -405,7 +416,7 @@ def track_stay_points(
                                           time_threshold_min)
     stays.sort(key=lambda s: s.start)
     notes = [_untimed_note(track, untimed, step)] if untimed else []
-    return stays, notes
+    return TrackStays(stays, notes)
 
 
 def _check_stay_track(track: Track, minutes_per_point: float | None) -> float | None:
