@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cached_property
 from typing import TypeGuard
 
 import numpy as np
@@ -248,18 +249,21 @@ class ReportData:
             raise TypeError("a track report has no series")
         return self.data
 
-    @property
+    # computed once per report (the page, the note and the command's summary line all
+    # read them; the verdict's calibration advice is a search of a few dozen landmark-TPL
+    # runs): functions of the frozen fields above
+    @cached_property
     def labels(self) -> list[str]:
         """A human label for each timestamp (date/time or number)."""
         return hover_labels(self.data.time, self.data.time_kind)
 
-    @property
+    @cached_property
     def verdict(self) -> PrivacyVerdict:
         """The one verdict (theorem + landmark TPL under the model) of the release."""
         return release_verdict(self.release, self.leakage, self.labels,
                                leakage_target(self.cfg))
 
-    @property
+    @cached_property
     def utility(self) -> UtilityVerdict:
         """The utility line of the release (:mod:`lmdk_core.decision.utility`)."""
         return utility_of(self.cfg, self.data, self.release)
