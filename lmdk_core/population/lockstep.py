@@ -78,8 +78,8 @@ from lmdk_core.foundation.errors import InputError
 from lmdk_core.foundation.plurals import agree, counted
 from lmdk_core.mechanisms import Mechanism
 
-__all__ = ["PLANAR_PROTECTION", "LockstepRelease", "lockstep_release", "lockstep_release_many",
-           "planned_budgets"]
+__all__ = ["PLANAR_PROTECTION", "LockstepRelease", "exact_release", "lockstep_release",
+           "lockstep_release_many", "planned_budgets", "uses_exact"]
 
 #: what protects a Planar Laplace release drawn with numpy (``noise='fast'``)
 PLANAR_PROTECTION = (
@@ -154,7 +154,7 @@ def _forward_fill(noisy: np.ndarray, published: np.ndarray) -> np.ndarray:
     return out
 
 
-def _exact(mech: Mechanism, x: np.ndarray, eps: np.ndarray) -> np.ndarray:
+def exact_release(mech: Mechanism, x: np.ndarray, eps: np.ndarray) -> np.ndarray:
     """``x`` released by the mechanism's exact sampler at budgets ``eps`` (the exact
     Planar Laplace releases location rows at their ε directly)."""
     if mech.exact_sampler is None:
@@ -162,7 +162,7 @@ def _exact(mech: Mechanism, x: np.ndarray, eps: np.ndarray) -> np.ndarray:
     return mech.exact_sampler(x, mech.scale(eps))
 
 
-def _uses_exact(mech: Mechanism, noise: str) -> bool:
+def uses_exact(mech: Mechanism, noise: str) -> bool:
     """Exact noise was asked for and the mechanism draws exactly (the Laplace and
     Geometric exact samplers; the exact Planar Laplace of a declared region; numpy's
     Planar Laplace is :data:`PLANAR_PROTECTION`)."""
@@ -173,7 +173,7 @@ def _static(x, lengths, planned, mech, gens, noise):
     """Stepper of the static schemes: one exact-noise request (every publication)."""
     published = planned > 0
     noisy = np.array(x, dtype=float, copy=True)
-    if _uses_exact(mech, noise):
+    if uses_exact(mech, noise):
         if published.any():
             noisy[published] = yield x[published], planned[published]
     else:
@@ -331,7 +331,7 @@ def _stepper(x, lengths, landmarks, settings: SchemeSettings, mech: Mechanism, g
         mech.check_budget(np.unique(fresh))
     if scheme_info(settings.scheme).key == "adaptive":
         adaptive = settings.adaptive_or_default()
-        if _uses_exact(mech, noise):
+        if uses_exact(mech, noise):
             return _adaptive_exact(x, lengths, landmarks, planned, mech, gens, adaptive)
         return _adaptive(x, lengths, landmarks, planned, mech, gens, adaptive)
     return _static(x, lengths, planned, mech, gens, noise)
@@ -359,7 +359,7 @@ def _drive(steppers: list, mech) -> list[LockstepRelease]:
         keys = list(pending)
         requests = [pending.pop(i) for i in keys]
         sizes = np.cumsum([len(v) for v, _ in requests])[:-1]
-        values = _exact(mech, np.concatenate([v for v, _ in requests]),
+        values = exact_release(mech, np.concatenate([v for v, _ in requests]),
                         np.concatenate([e for _, e in requests]))
         for i, out in zip(keys, np.split(values, sizes), strict=True):
             advance(i, out)

@@ -37,6 +37,7 @@ from lmdk_core.population.landmarks import (
     find_user_landmarks,
 )
 from lmdk_core.population.lockstep import lockstep_release_many, planned_budgets
+from lmdk_core.population.one_row import one_row_users, release_one_row
 from lmdk_core.population.streams import user_generator
 from lmdk_core.population.table import (
     PopulationColumns,
@@ -337,14 +338,45 @@ def release_partition(raw: pd.DataFrame, cols: PopulationColumns,
     if mech.data_kind == "count":
         check_whole_numbers(frame["user"].to_numpy(), frame["value"].to_numpy())
     us = _Users.of(frame, track, time_kind)
-    released_all, audits = _release_waves(us, track, mech, settings)
+    one = one_row_users(us.lengths, us.starts, us.flags, settings)
+    if one.any():  # users of one reading: vectors, not a Python loop per user
+        released_all, audit = _release_with_one_row(us, one, track, mech, settings)
+    else:
+        released_all, audits = _release_waves(us, track, mech, settings)
+        audit = pd.DataFrame(audits, columns=AUDIT_COLUMNS)
     # the publishable rows: rounded to what the noise justifies (post-processing of
     # released values; the audit above was computed from the unrounded release)
     released_all = np.round(released_all, settings.release_decimals())
     out = pd.DataFrame({"user": us.users, "time": frame["time"].to_numpy()})
     for k, name in enumerate(_released_columns(track)[2:]):
         out[name] = released_all[:, k]
-    return PartitionResult(out, pd.DataFrame(audits, columns=AUDIT_COLUMNS), time_kind)
+    return PartitionResult(out, audit, time_kind)
+
+
+def _release_with_one_row(us: _Users, one: np.ndarray, track: bool, mech,
+                          settings: BatchSettings) -> tuple[np.ndarray, pd.DataFrame]:
+    """The released rows and the audit of a partition whose users ``one`` (mask over its
+    users) have one reading each (:mod:`lmdk_core.population.one_row`); the others go
+    through the lockstep waves. The audit keeps the partition's user order."""
+    import pandas as pd
+
+    rows = us.starts[one]
+    fast = release_one_row(us.users[rows], us.times[rows], us.data[rows], us.time_kind,
+                           mech, settings)
+    released_all = np.full((us.users.size, 2 if track else 1), np.nan)
+    released_all[rows, 0] = fast.released
+    audit = pd.DataFrame(fast.audit, columns=AUDIT_COLUMNS)
+    if one.all():
+        return released_all, audit
+    keep = np.repeat(~one, us.lengths)
+    rest = _Users(us.users[keep], us.times[keep], us.data[keep],
+                  None if us.flags is None else us.flags[keep], np.r_[0, np.cumsum(
+                      us.lengths[~one])[:-1]], us.lengths[~one], us.time_kind)
+    rest_rows, audits = _release_waves(rest, track, mech, settings)
+    released_all[keep] = rest_rows
+    both = pd.concat([audit, pd.DataFrame(audits, columns=AUDIT_COLUMNS)], ignore_index=True)
+    order = np.argsort(np.r_[np.flatnonzero(one), np.flatnonzero(~one)], kind="stable")
+    return released_all, both.iloc[order].reset_index(drop=True)
 
 
 def _released_columns(track: bool) -> list[str]:

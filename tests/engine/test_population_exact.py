@@ -129,13 +129,13 @@ def test_adaptive_exact_draws_in_batches_for_all_blocks_together(small_blocks, i
     over 100 runs with numpy's noise: a share of 0.820 ± 0.006, lowest 0.804)."""
     df = _population()
     rounds = []
-    real_exact = lockstep._exact
+    real_exact = lockstep.exact_release
 
     def spy(mech, x, eps):
         rounds.append(np.unique(mech.sensitivity / np.asarray(eps, dtype=float)).size)
         return real_exact(mech, x, eps)
 
-    monkeypatch.setattr(lockstep, "_exact", spy)
+    monkeypatch.setattr(lockstep, "exact_release", spy)
     s = BatchSettings.from_config(ViewConfig(scheme="adaptive", epsilon=1.0), "series",
                                   "exact", 0)
     frame = df.rename(columns={"uid": "user", "t": "time", "v": "value", "lm": "landmark"})
