@@ -3,7 +3,7 @@
     lmdk batch --config view.json --input data.parquet --user-col user --time-col time \
         --value-col kwh [--landmark-col event] --output released.parquet \
         --audit audit.parquet [--scheduler tcp://host:8786] [--workers N] [--seed S] \
-        [--noise exact|fast] [--no-leakage] [--json]
+        [--noise exact|fast] [--no-leakage] [--progress] [--json]
 
 Tracks: ``--lat-col`` and ``--lon-col`` instead of ``--value-col``. The publishable
 output holds only user, time and the released value (or released lat/lon); the audit is
@@ -39,6 +39,9 @@ def _provenance(path: str) -> dict:
 
 
 def _cmd_batch(args: argparse.Namespace) -> int:
+    import contextlib
+
+    from lmdk_core.cli.batch_progress import BatchProgress
     from lmdk_core.data.tables import read_bytes
     from lmdk_core.files.config import config_from_json
     from lmdk_core.files.output_paths import check_outputs
@@ -57,11 +60,14 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     if args.region is not None:  # the declared region of an exact track release
         cfg = dataclasses.replace(cfg, extra={**cfg.extra, "region": args.region})
     cols = columns_from_args(args)
+    shown = args.progress or sys.stderr.isatty()
     try:
-        res = run_batch(cfg, args.input, cols, args.output, args.audit,
-                        scheduler=args.scheduler, workers=args.workers, seed=args.seed,
-                        noise=args.noise, leakage=not args.no_leakage,
-                        other_inputs={"--config": args.config})
+        with BatchProgress() if shown else contextlib.nullcontext() as progress:
+            res = run_batch(cfg, args.input, cols, args.output, args.audit,
+                            scheduler=args.scheduler, workers=args.workers, seed=args.seed,
+                            noise=args.noise, leakage=not args.no_leakage,
+                            progress=progress.partition_done if progress else None,
+                            other_inputs={"--config": args.config})
     except BatchStopped as exc:
         print(f"lmdk: {exc}; the temporary files were removed",
               file=sys.stderr)
@@ -143,7 +149,8 @@ def utility_summary(res, unit: str = "") -> str:
 #: how :func:`batch_command_line` lays the options out, one line per group (by ``dest``)
 COMMAND_LINES = (("config",), ("input",), ("user_col", "time_col"),
                  ("value_col", "lat_col", "lon_col"), ("landmark_col",), ("output", "audit"),
-                 ("scheduler", "workers"), ("seed", "noise", "region", "no_leakage", "json"))
+                 ("scheduler", "workers"),
+                 ("seed", "noise", "region", "no_leakage", "progress", "json"))
 
 
 def columns_from_args(args: argparse.Namespace) -> PopulationColumns:
@@ -250,5 +257,8 @@ def register(sub) -> None:
                         "the configuration's extra.region")
     p.add_argument("--no-leakage", action="store_true",
                    help="skip the landmark TPL column of the audit (faster)")
+    p.add_argument("--progress", action="store_true",
+                   help="a progress line on stderr (partitions, users released, rate, time) "
+                        "even when stderr is not a terminal (on a terminal: always)")
     p.add_argument("--json", action="store_true", help="one JSON summary on stdout")
     p.set_defaults(handler=_cmd_batch)

@@ -308,10 +308,12 @@ def run_batch(cfg, input_path: str | Path, cols: PopulationColumns, output: str 
               audit: str | Path, *, scheduler: str | None = None, workers: int | None = None,
               seed: int | None = None, noise: str = "exact", leakage: bool = True,
               rows_per_partition: int = 2_000_000,
-              progress: Callable[[int, int], object] | None = None,
+              progress: Callable[[int, int, int], object] | None = None,
               other_inputs: dict[str, str | Path | None] | None = None) -> BatchResult:
     """Release every user of ``input_path`` with configuration ``cfg`` (a
     :class:`~lmdk_core.files.config.ViewConfig`); see the module docstring.
+    ``progress(done, total, users)`` after each partition: partitions done and in all,
+    and the users of the one just finished.
 
     Paths are made absolute first (the workers of a ``scheduler`` run in other
     folders). Neither output may be the input, lie inside it, or be the other output
@@ -396,16 +398,25 @@ def partition_tasks(client, src: Path, *, in_fmt: str, cols: PopulationColumns, 
             for i, b in enumerate(filled)]
 
 
-def collect_partitions(futures, progress: Callable[[int, int], object] | None) -> list:
-    """The partitions' results as they finish, reporting ``progress(done, total)``."""
+def collect_partitions(futures, progress: Callable[..., object] | None,
+                       users_of: Callable[[object], int] | None = None) -> list:
+    """The partitions' results as they finish, reporting ``progress(done, total)`` —
+    ``progress(done, total, users)`` with ``users_of`` (the users of a finished
+    partition's result)."""
     from dask.distributed import as_completed
 
     results = []
     for done, fut in enumerate(as_completed(futures), start=1):
-        results.append(_result(fut))
+        value = _result(fut)
+        results.append(value)
         if progress:
-            progress(done, len(futures))
+            progress(done, len(futures), *(() if users_of is None else (users_of(value),)))
     return results
+
+
+def _partition_users(result) -> int:
+    """The users of a released partition (its audit rows)."""
+    return len(result[0])
 
 
 def _check_one_time_kind(results: list) -> None:
@@ -492,7 +503,7 @@ def _run(cfg, src: Path, in_fmt: str, cols: PopulationColumns, output: Path, out
                                 n_workers=n_workers, work=_process,
                                 work_args=(settings, str(tmp_dir), out_fmt, pub_meta))
         futures = client.compute(tasks)
-        results = collect_partitions(futures, progress)
+        results = collect_partitions(futures, progress, _partition_users)
         table = _audit_table(results, src)
         not_private = int((~table["landmark_private"].astype(bool)).sum())
         _write_audit(table, audit, audit_fmt, _audit_meta(seed, sampler, settings, cols))

@@ -62,10 +62,10 @@ def test_batch_replaces_links_at_audit_and_output_and_keeps_the_audit_private(
     scratch_modes: dict[str, int] = {}
     collect = dask_driver.collect_partitions
 
-    def spy(futures, progress):  # the scratch folders while the workers run
+    def spy(futures, progress, *users_of):  # the scratch folders while the workers run
         scratch_modes.update({p.name: _mode(p) for p in tmp_path.iterdir()
                               if p.name.startswith(".")})
-        return collect(futures, progress)
+        return collect(futures, progress, *users_of)
 
     monkeypatch.setattr(dask_driver, "collect_partitions", spy)
     old = os.umask(0)  # the most permissive umask: the modes must not depend on it
