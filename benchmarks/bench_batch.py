@@ -23,17 +23,17 @@ Sections (``--sections``, default all):
   rows: hour-major order, every row group holding every user, which is as unordered as
   a table gets for grouping by user), as Parquet and — up to 1,000 users — as CSV.
 * ``tracks`` — Planar Laplace, Uniform and Adaptive.
-* ``per_user`` — the **cost per user**: ``--one-row-users`` users (default 20,000) of
-  ONE row each released in one process (``release_partition``, one partition, no
-  cluster), numpy and exact noise, with and without the landmark TPL column; the time
-  divided by the number of users is the fixed per-user overhead (validation, landmark
-  discovery, the stream's set-up, the verifier and the audit row), i.e. what 10⁶ tiny
-  users cost per core. Measured 2026-11-25 on this 2-core machine (load average 6.5 from
-  other jobs), 5,000 one-row users: 507 µs per user with numpy noise and 477 µs with
-  exact noise without the TPL column, 696 and 641 µs with it (at load 15: about 1.1 ms).
-  So 10⁶ one-row users cost about 8–12 minutes of CPU per core; the audit row's utility
-  verdict (medians and percentiles per user) is about half of it. Not yet small:
-  vectorising the audit over the users of a partition is the next step.
+* ``per_user`` — the **cost per user**: ``--one-row-users`` users (default 10,000 and
+  100,000) of ONE row each released in one process (``release_partition``, one
+  partition, no cluster), numpy and exact noise, with and without the landmark TPL
+  column, each twice (the second run is the figure: the first also loads numba's
+  kernels, about 2 s once per process); the time divided by the number of users is the
+  fixed per-user overhead. Such
+  users take the vector path of ``lmdk_core/population/one_row.py`` (before it: 480–874
+  µs per user, the detectors, the verifier and the utility verdict called per user).
+* ``million`` — ``--million-users`` (default 10⁶) one-row users through ``run_batch``
+  as ``lmdk batch`` runs them (2 workers, cluster start included), with the progress
+  line: wall time and peak RSS. Figures: docs/performance.md.
 
 Peak RSS is the largest sum over the driver and its worker processes (sampled every
 0.2 s). Prints timings only (no assertions); note the machine's load (printed before
@@ -307,20 +307,47 @@ def per_user_section(args) -> None:
     """Users of one row each in one process: microseconds per user (see the docstring)."""
     from lmdk_core.population.partition import BatchSettings, release_partition
 
-    n = args.one_row_users
-    rng = np.random.default_rng(1)  # data, not noise
-    df = pd.DataFrame({"user": np.arange(n), "time": np.zeros(n, dtype=np.int64),
-                       "value": rng.normal(size=n)})
     cols = PopulationColumns(user="user", time="time", value="value")
-    for noise in ("fast", "exact"):
-        for leakage in (False, True):
-            s = BatchSettings.from_config(ViewConfig(), "series", noise, 5, leakage)
-            t = time.perf_counter()
-            release_partition(df, cols, s)
-            dt = time.perf_counter() - t
-            print(f"per user ({n:,} users x 1 row, {noise} noise, TPL column "
-                  f"{'on' if leakage else 'off'}): {dt / n * 1e6:7.0f} µs/user, "
-                  f"{dt:.1f} s ({load()})")
+    for n in (int(v) for v in str(args.one_row_users).split(",")):
+        rng = np.random.default_rng(1)  # data, not noise
+        df = pd.DataFrame({"user": np.arange(n), "time": np.zeros(n, dtype=np.int64),
+                           "value": rng.normal(size=n)})
+        for noise in ("fast", "exact"):
+            for leakage in (False, True):
+                s = BatchSettings.from_config(ViewConfig(), "series", noise, 5, leakage)
+                runs = []
+                for _ in range(2):  # the first run of a process also loads numba's kernels
+                    t = time.perf_counter()
+                    release_partition(df, cols, s)
+                    runs.append(time.perf_counter() - t)
+                print(f"per user ({n:,} users x 1 row, {noise} noise, TPL column "
+                      f"{'on' if leakage else 'off'}): {runs[1] / n * 1e6:7.1f} µs/user "
+                      f"(second run; first {runs[0] / n * 1e6:.1f}), {runs[1]:.2f} s "
+                      f"({load()})")
+
+
+def million_section(args, d: Path) -> None:
+    """``--million-users`` one-row users (default 10⁶) through ``run_batch`` as ``lmdk
+    batch`` runs it (exact noise and the default audit, 2 workers, Parquet in and out,
+    cluster start included): wall time, users per second and peak RSS (driver + workers),
+    with the progress line the CLI prints."""
+    from lmdk_core.cli.batch_progress import BatchProgress
+
+    n = args.million_users
+    src = d / "one_row.parquet"
+    rng = np.random.default_rng(1)  # data, not noise
+    pd.DataFrame({"user": np.arange(n, dtype=np.int64), "time": np.zeros(n, dtype=np.int64),
+                  "value": rng.normal(size=n)}).to_parquet(src, row_group_size=100_000)
+    cols = PopulationColumns(user="user", time="time", value="value")
+    for noise, leakage in (("exact", True), ("exact", False), ("fast", False)):
+        with BatchProgress(sys.stdout) as progress:
+            dt, peak, res = timed(ViewConfig(), src, cols, d / "one_row_out.parquet",
+                                  d / "one_row_audit.parquet", workers=2, noise=noise,
+                                  leakage=leakage, progress=progress.partition_done)
+        print(f"{res.users:,} one-row users, {noise} noise, TPL column "
+              f"{'on' if leakage else 'off'}: {dt:.1f} s ({res.users / dt:,.0f} users/s, "
+              f"{dt / res.users * 1e6:.1f} µs/user wall on 2 workers), peak RSS "
+              f"{peak / 2**30:.2f} GiB ({load()})")
 
 
 def main() -> None:
@@ -331,11 +358,13 @@ def main() -> None:
     ap.add_argument("--points", type=int, default=2_000)
     ap.add_argument("--exact-users", type=int, default=200)
     ap.add_argument("--unordered-users", type=int, default=1_000)
-    ap.add_argument("--one-row-users", type=int, default=20_000)
+    ap.add_argument("--one-row-users", default="10000,100000",
+                    help="sizes of the per_user section, comma-separated")
+    ap.add_argument("--million-users", type=int, default=1_000_000)
     ap.add_argument("--repeats", type=int, default=3,
                     help="runs of each command in the leakage section (interleaved)")
     ap.add_argument("--sections",
-                    default="series,leakage,exact,unordered,tracks,per_user")
+                    default="series,leakage,exact,unordered,tracks,per_user,million")
     args = ap.parse_args()
     sections = set(args.sections.split(","))
     print(f"{load()} on {os.cpu_count()} cores before")
@@ -355,6 +384,8 @@ def main() -> None:
             tracks_section(args, d, kw)
         if "per_user" in sections:
             per_user_section(args)
+        if "million" in sections:
+            million_section(args, d)
     print(f"{load()} after")
 
 
