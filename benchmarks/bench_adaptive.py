@@ -240,9 +240,9 @@ def exact_section(args) -> None:
     from lmdk_core.adaptive.reference import adaptive_reference
     from lmdk_core.engine.release import AdaptiveSettings
 
-    s = best(lambda: adaptive_reference(x[:n], lm[lm < n], planned, mech,
-                                        GeneratorDraws(mech, np.random.default_rng(1)),
-                                        AdaptiveSettings()), 1)
+    s = best(lambda: adaptive_reference(x[:n], lm[lm < n], planned=planned, mech=mech,
+                                        draws=GeneratorDraws(mech, np.random.default_rng(1)),
+                                        settings=AdaptiveSettings()), 1)
     print(f"Adaptive with one OpenDP call per publication (the reference's draws), T = "
           f"{n:,}: {s / n * 1e6:.1f} µs per timestamp = {s / n * 1e6 / floor:.2f} × OpenDP's own")
     from lmdk_core.mechanisms import Laplace
@@ -293,7 +293,8 @@ def variants_section(args) -> None:
 
     def exact_loop(n: int = 100_000):
         noise = rng(8)
-        run = exact_publications(x[:n], lm[:n], 0.5, mech, rng(7).random(n), settings)
+        run = exact_publications(x[:n], lm[:n], start=0.5, mech=mech, coins=rng(7).random(n),
+                                 settings=settings)
         request = next(run)
         try:
             while True:
@@ -307,11 +308,12 @@ def variants_section(args) -> None:
     lms = rng(6).random((U, T_u)) < 5 / T_u
     runs = (
         ("compiled series kernel", 1_000_000, 9, lambda: series_kernel.adaptive_laplace(
-            x, lm, 0.5, 1.0, rng(1), 1.0, 0.2, 0.2)),
+            x, lm, V=0.5, sensitivity=1.0, gen=rng(1), settings=AdaptiveSettings())),
         ("compiled trajectory kernel", 100_000, 5, lambda: planar_kernel.adaptive_planar(
-            pts, tlm, 0.5, 100.0, rng(1), 1.0, 0.2, 0.2)),
+            pts, tlm, V=0.5, radius=100.0, gen=rng(1), settings=AdaptiveSettings())),
         ("engine loop (Python), series", 100_000, 3, lambda: adaptive_publications(
-            x[:100_000], lm[:100_000], 0.5, mech, GeneratorDraws(mech, rng(1)), settings)),
+            x[:100_000], lm[:100_000], start=0.5, mech=mech, draws=GeneratorDraws(mech, rng(1)),
+            settings=settings)),
         ("exact-noise loop (stand-in sampler)", 100_000, 3, exact_loop),
         (f"population lockstep, numpy noise, {U} users", U * T_u, 3, lambda: lockstep_release(
             xs, np.full(U, T_u), lms, scheme="adaptive", epsilon=1.0, mech=mech,

@@ -49,7 +49,7 @@ def engine_draws(mech: Mechanism, values: np.ndarray, is_lm: np.ndarray,
     return GeneratorDraws(mech, gen)
 
 
-def adaptive_run(values: np.ndarray, is_lm: np.ndarray, start: float, mech: Mechanism,
+def adaptive_run(values: np.ndarray, is_lm: np.ndarray, *, start: float, mech: Mechanism,
                  gen: np.random.Generator, settings: AdaptiveSettings):
     """Adaptive on ``values`` from the constant budget ``start`` with the fastest
     variant that applies. Returns ``("release", (released, spent, published, pub_t,
@@ -57,14 +57,15 @@ def adaptive_run(values: np.ndarray, is_lm: np.ndarray, start: float, mech: Mech
     kernel), else ``("publications", (pub_t, pub_out, pub_eps))``."""
     # the kernels' one parameter c of the noise scale c/ε, read through the interface
     if mech.numpy_draws == "planar" and values.ndim == 2:
-        full = adaptive_planar(values, is_lm, start, float(mech.scale(1.0)), gen,
-                               settings.initial_rate, settings.min_rate, settings.step)
+        full = adaptive_planar(values, is_lm, V=start, radius=float(mech.scale(1.0)), gen=gen,
+                               settings=settings)
         if full is not None:
             return "release", full
     if mech.numpy_draws == "laplace" and values.ndim == 1:
-        fast = adaptive_laplace(values, is_lm, start, float(mech.scale(1.0)), gen,
-                                settings.initial_rate, settings.min_rate, settings.step)
+        fast = adaptive_laplace(values, is_lm, V=start, sensitivity=float(mech.scale(1.0)), gen=gen,
+                                settings=settings)
         if fast is not None:
             return "publications", fast
     draws = engine_draws(mech, values, is_lm, gen)
-    return "publications", adaptive_publications(values, is_lm, start, mech, draws, settings)
+    return "publications", adaptive_publications(values, is_lm, start=start, mech=mech, draws=draws,
+                                                 settings=settings)

@@ -158,7 +158,7 @@ class BatchedExactDraws:
         return float(self._batch[t - self._start])
 
 
-def exact_publications(values: np.ndarray, is_lm: np.ndarray, start: float, mech: Mechanism,
+def exact_publications(values: np.ndarray, is_lm: np.ndarray, *, start: float, mech: Mechanism,
                        coins: np.ndarray, settings: AdaptiveSettings):
     """One user's Adaptive with exact values requested in batches, as a generator.
 

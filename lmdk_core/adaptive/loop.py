@@ -30,7 +30,7 @@ __all__ = ["adaptive_publications"]
 def adaptive_publications(
     values: np.ndarray,
     is_lm: np.ndarray,
-    start: float,
+    *, start: float,
     mech: Mechanism,
     draws: Draws,
     settings: AdaptiveSettings,

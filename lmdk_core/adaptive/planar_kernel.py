@@ -40,6 +40,7 @@ from lmdk_core.adaptive.rules import (
     rate_after_publication,
     within_noise,
 )
+from lmdk_core.adaptive.settings import AdaptiveSettings
 from lmdk_core.foundation.compiled_paths import KernelCost, PathChooser, compile_with_helpers
 from lmdk_core.foundation.geodesy import compiled_geodesic, wgs84
 
@@ -172,11 +173,12 @@ def _compiled_kernel():
     return _kernel
 
 
-def adaptive_planar(points: np.ndarray, is_lm: np.ndarray, V: float, radius: float,
-                    gen, initial_rate: float, min_rate: float, step: float):
+def adaptive_planar(points: np.ndarray, is_lm: np.ndarray, *, V: float, radius: float,
+                    gen, settings: AdaptiveSettings):
     """Run Adaptive with Planar Laplace (radius ``radius`` metres) on ``points`` (T, 2).
 
-    ``V`` is the (constant) starting budget per timestamp. Returns ``(released, spent,
+    ``V`` is the (constant) starting budget per timestamp; ``settings`` the sampling
+    rate's start, floor and step. Returns ``(released, spent,
     published, pub_t, pub_eps, errors)``: the released points (the last publication
     repeated), the budget spent at each timestamp, the published flags, the published
     timestamps with their budgets, and each timestamp's error in metres. Returns None
@@ -204,7 +206,8 @@ def adaptive_planar(points: np.ndarray, is_lm: np.ndarray, V: float, radius: flo
     pub_eps = np.empty(T)
     n_pub = kernel(
         lat, lon, lm, int(np.count_nonzero(lm)), gen, float(V), float(radius),
-        float(initial_rate), float(min_rate), float(step), geo.geodesic, geo.direct,
+        float(settings.initial_rate), float(settings.min_rate), float(settings.step),
+        geo.geodesic, geo.direct,
         geo.inverse, float(wgs84().a), 1.0 - float(wgs84().f), released, spent, published,
         errors, pub_t, pub_eps)
     return released, spent, published, pub_t[:n_pub], pub_eps[:n_pub], errors

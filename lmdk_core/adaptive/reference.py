@@ -107,7 +107,7 @@ class PresampledDraws:
 def adaptive_reference(
     values: np.ndarray,
     landmarks: np.ndarray,
-    planned: np.ndarray,
+    *, planned: np.ndarray,
     mech: Mechanism,
     draws: Draws,
     settings: AdaptiveSettings,

@@ -29,6 +29,7 @@ from lmdk_core.adaptive.rules import (
     rate_after_publication,
     within_noise,
 )
+from lmdk_core.adaptive.settings import AdaptiveSettings
 from lmdk_core.foundation.compiled_paths import KernelCost, PathChooser, compile_with_helpers
 
 __all__ = ["COST", "adaptive_laplace"]
@@ -92,12 +93,12 @@ def _compiled_kernel():
     return _kernel
 
 
-def adaptive_laplace(x: np.ndarray, is_lm: np.ndarray, V: float, sensitivity: float,
-                     gen: np.random.Generator, initial_rate: float, min_rate: float,
-                     step: float):
+def adaptive_laplace(x: np.ndarray, is_lm: np.ndarray, *, V: float, sensitivity: float,
+                     gen: np.random.Generator, settings: AdaptiveSettings):
     """Run Adaptive with Laplace noise of scale ``sensitivity/ε_t`` on the series ``x``.
 
-    ``V`` is the (constant) starting budget per timestamp. Returns the published
+    ``V`` is the (constant) starting budget per timestamp; ``settings`` the sampling
+    rate's start, floor and step. Returns the published
     timestamps, their released values and their budgets, or None where the compiled loop
     does not apply (it does not pay for this length, no numba, or ``gen`` not a numpy
     Generator); the caller then runs the engine's Python loop, which gives the same
@@ -115,6 +116,6 @@ def adaptive_laplace(x: np.ndarray, is_lm: np.ndarray, V: float, sensitivity: fl
     pub_eps = np.empty(T)
     n_pub = kernel(np.ascontiguousarray(x, dtype=np.float64),
                    np.ascontiguousarray(is_lm, dtype=np.bool_), int(np.count_nonzero(is_lm)),
-                   gen, float(V), float(sensitivity), float(initial_rate), float(min_rate),
-                   float(step), pub_t, pub_out, pub_eps)
+                   gen, float(V), float(sensitivity), float(settings.initial_rate),
+                   float(settings.min_rate), float(settings.step), pub_t, pub_out, pub_eps)
     return pub_t[:n_pub], pub_out[:n_pub], pub_eps[:n_pub]

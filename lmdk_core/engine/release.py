@@ -204,7 +204,7 @@ def _adaptive_release(
     is_lm = np.zeros(T, dtype=bool)
     is_lm[landmarks] = True
     start = planned[0] if T else 0.0
-    kind, result = adaptive_run(values, is_lm, start, mech, gen, settings)
+    kind, result = adaptive_run(values, is_lm, start=start, mech=mech, gen=gen, settings=settings)
     if kind == "release":
         return result
     return (*_assemble_parts(values.shape, T, *result), None)

@@ -231,7 +231,8 @@ def _adaptive_exact(x, lengths, landmarks, planned, mech, gens, settings: Adapti
     coins = _predraw(gens, lengths, T, mech, noise=False).coins
     users = [u for u in range(U) if lengths[u] > 0]
     runs = {u: exact_publications(x[u, :lengths[u]], landmarks[u, :lengths[u]],
-                                  float(planned[u, 0]), mech, coins[u, :lengths[u]], settings)
+                                  start=float(planned[u, 0]), mech=mech,
+                                  coins=coins[u, :lengths[u]], settings=settings)
             for u in users}
     parts: dict[int, tuple] = {}
     pending: dict[int, tuple[np.ndarray, float]] = {}

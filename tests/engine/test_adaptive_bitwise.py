@@ -59,8 +59,8 @@ CASES = Path(__file__).parents[1] / "data" / "adaptive_cases.npz"
 
 def _adaptive_reference(values, landmarks, planned, mech, gen, settings):
     """The reference with the engine's single-series draws (one generator, in order)."""
-    return adaptive_reference(values, landmarks, planned, mech, GeneratorDraws(mech, gen),
-                              settings)
+    return adaptive_reference(values, landmarks, planned=planned, mech=mech,
+                              draws=GeneratorDraws(mech, gen), settings=settings)
 
 
 def _same(a: np.ndarray, b: np.ndarray) -> bool:
@@ -220,8 +220,8 @@ def _engine_loop(values, lm, planned, mech, gen, adaptive):
     """The engine's O(1) loop with the generator's draws, whatever kernels exist."""
     is_lm = np.zeros(planned.size, dtype=bool)
     is_lm[lm] = True
-    parts = adaptive_publications(values, is_lm, planned[0], mech, GeneratorDraws(mech, gen),
-                                  adaptive)
+    parts = adaptive_publications(values, is_lm, start=planned[0], mech=mech,
+                                  draws=GeneratorDraws(mech, gen), settings=adaptive)
     return _assemble_parts(values.shape, planned.size, *parts)[:3]
 
 
@@ -260,8 +260,8 @@ def test_the_compiled_trajectory_loop_is_available_here():
     pts = np.column_stack([np.linspace(10, 11, 50), np.linspace(20, 21, 50)])
     with _planar_path(compiled=True):
         out = adaptive_planar_module.adaptive_planar(
-            pts, np.zeros(50, dtype=bool), 0.02, 100.0, np.random.default_rng(0), 1.0, 0.2,
-            0.2)
+            pts, np.zeros(50, dtype=bool), V=0.02, radius=100.0, gen=np.random.default_rng(0),
+            settings=AdaptiveSettings())
     assert out is not None and out[3][0] == 0
 
 
@@ -536,7 +536,8 @@ def test_lockstep_release_matches_the_reference_for_every_user(case):
         L = np.flatnonzero(lm[u, :n])
         planned = allocate("adaptive", n, L, eps)
         released, spent, published = adaptive_reference(
-            x[u, :n], L, planned, mech, PresampledDraws(mech, coins, variates), adaptive)
+            x[u, :n], L, planned=planned, mech=mech, draws=PresampledDraws(mech, coins, variates),
+            settings=adaptive)
         assert _same(rel.released[u, :n], released), u
         assert _same(rel.epsilon_t[u, :n], spent), u
         assert _same(rel.published[u, :n], published), u
@@ -588,7 +589,8 @@ def test_batched_exact_draws_match_the_reference(case, min_batch):
     exact_draws.MIN_BATCH = min_batch
     try:
         draws = exact_draws.BatchedExactDraws(m, x, is_lm, g2)
-        parts = adaptive_publications(x, is_lm, planned[0], m, draws, adaptive)
+        parts = adaptive_publications(x, is_lm, start=planned[0], mech=m, draws=draws,
+                                      settings=adaptive)
     finally:
         exact_draws.MIN_BATCH = old
     new = _assemble_parts(x.shape, x.size, *parts)[:3]
@@ -632,7 +634,8 @@ def test_lockstep_exact_batches_match_the_reference_for_every_user(case, min_bat
         L = np.flatnonzero(lm[u, :n])
         planned = allocate("adaptive", n, L, eps)
         released, spent, published = adaptive_reference(
-            x[u, :n], L, planned, m, _CoinsAndSampler(m, gen.random(n)), adaptive)
+            x[u, :n], L, planned=planned, mech=m, draws=_CoinsAndSampler(m, gen.random(n)),
+            settings=adaptive)
         assert _same(rel.released[u, :n], released), u
         assert _same(rel.epsilon_t[u, :n], spent), u
         assert _same(rel.published[u, :n], published), u
@@ -646,9 +649,11 @@ def test_exact_publications_match_the_reference(case):
     bit; at most one batch per landmark plus one."""
     x, lm, planned, m, is_lm, seed, adaptive = _stand_in_case(case)
     coins = np.random.default_rng(seed).random(x.size)
-    ref = adaptive_reference(x, lm, planned, m, _CoinsAndSampler(m, coins), adaptive)
+    ref = adaptive_reference(x, lm, planned=planned, mech=m, draws=_CoinsAndSampler(m, coins),
+                             settings=adaptive)
     batches = 0
-    run = exact_draws.exact_publications(x, is_lm, planned[0], m, coins, adaptive)
+    run = exact_draws.exact_publications(x, is_lm, start=planned[0], mech=m, coins=coins,
+                                         settings=adaptive)
     answer = None
     while True:
         try:
@@ -735,7 +740,8 @@ def test_dense_landmark_exact_release_is_the_per_timestamp_definition():
         L = np.flatnonzero(lm[u])
         planned = allocate("adaptive", T, L, 1.0)
         released, spent, published = adaptive_reference(
-            x[u], L, planned, m, _CoinsAndSampler(m, g.random(T)), AdaptiveSettings())
+            x[u], L, planned=planned, mech=m, draws=_CoinsAndSampler(m, g.random(T)),
+            settings=AdaptiveSettings())
         assert _same(rel.released[u], released), u
         assert _same(rel.epsilon_t[u], spent), u
         assert _same(rel.published[u], published), u
@@ -754,8 +760,8 @@ def test_the_engine_batches_exact_draws():
     is_lm[[5, 7000, 15000]] = True
     draws = engine_draws(_StandInLaplace(1.0), x, is_lm, np.random.default_rng(0))
     assert isinstance(draws, exact_draws.BatchedExactDraws)
-    parts = adaptive_publications(x, is_lm, 0.25, _StandInLaplace(1.0), draws,
-                                  AdaptiveSettings())
+    parts = adaptive_publications(x, is_lm, start=0.25, mech=_StandInLaplace(1.0), draws=draws,
+                                  settings=AdaptiveSettings())
     assert len(parts[0]) > 1000 and draws.calls <= 5
 
 

@@ -220,7 +220,8 @@ def reference(values, is_lm, mech, draws):
     """(pub_t, published values, their budgets, budgets spent) of the reference."""
     L = np.flatnonzero(is_lm)
     planned = allocate("adaptive", is_lm.size, L, 1.0)
-    released, spent, published = adaptive_reference(values, L, planned, mech, draws, SETTINGS)
+    released, spent, published = adaptive_reference(values, L, planned=planned, mech=mech,
+                                                    draws=draws, settings=SETTINGS)
     return np.flatnonzero(published), released[published], spent[published], spent
 
 
@@ -239,29 +240,32 @@ def every_variant(values, is_lm, pts, is_lm_track):
     returns the references (to compare with the original rules')."""
     mech, planar = Laplace(1.0), PlanarLaplace(80.0)
     ref = reference(values, is_lm, mech, GeneratorDraws(mech, np.random.default_rng(1)))
-    loop = adaptive_publications(values, is_lm, start(is_lm), mech,
-                                 GeneratorDraws(mech, np.random.default_rng(1)), SETTINGS)
+    loop = adaptive_publications(values, is_lm, start=start(is_lm), mech=mech,
+                                 draws=GeneratorDraws(mech, np.random.default_rng(1)),
+                                 settings=SETTINGS)
     assert_same(ref, *loop, "engine loop")
-    kernel = series_kernel.adaptive_laplace(values, is_lm, start(is_lm), 1.0,
-                                            np.random.default_rng(1), SETTINGS.initial_rate,
-                                            SETTINGS.min_rate, SETTINGS.step)
+    kernel = series_kernel.adaptive_laplace(values, is_lm, V=start(is_lm), sensitivity=1.0,
+                                            gen=np.random.default_rng(1),
+                                            settings=SETTINGS)
     assert_same(ref, *kernel, "compiled series kernel")
 
     ref_track = reference(pts, is_lm_track, planar,
                           GeneratorDraws(planar, np.random.default_rng(2)))
-    loop = adaptive_publications(pts, is_lm_track, start(is_lm_track), planar,
-                                 GeneratorDraws(planar, np.random.default_rng(2)), SETTINGS)
+    loop = adaptive_publications(pts, is_lm_track, start=start(is_lm_track), mech=planar,
+                                 draws=GeneratorDraws(planar, np.random.default_rng(2)),
+                                 settings=SETTINGS)
     assert_same(ref_track, *loop, "engine loop on a track")
     released, spent, published, pub_t, pub_eps, _ = planar_kernel.adaptive_planar(
-        pts, is_lm_track, start(is_lm_track), 80.0, np.random.default_rng(2),
-        SETTINGS.initial_rate, SETTINGS.min_rate, SETTINGS.step)
+        pts, is_lm_track, V=start(is_lm_track), radius=80.0, gen=np.random.default_rng(2),
+        settings=SETTINGS)
     assert_same(ref_track, pub_t, released[published], pub_eps, "compiled trajectory kernel")
     assert spent.tobytes() == ref_track[3].tobytes()
 
     exact = StandInExactLaplace(1.0)
     coins = np.random.default_rng(3).random(values.size)
     ref_exact = reference(values, is_lm, exact, CoinsAndSampler(exact, coins))
-    run = exact_publications(values, is_lm, start(is_lm), exact, coins, SETTINGS)
+    run = exact_publications(values, is_lm, start=start(is_lm), mech=exact, coins=coins,
+                             settings=SETTINGS)
     answer = None
     while True:
         try:

@@ -131,8 +131,9 @@ def test_lockstep_adaptive_equals_the_single_trace_adaptive():
         L = np.flatnonzero(lm[u, :n])
         planned = np.full(n, 2.0 / (L.size + 1) if L.size < n else 2.0 / L.size)
         # the reference definition of Adaptive, fed with those draws
-        released, eps, pub = adaptive_reference(x[u, :n], L, planned, mech,
-                                                PresampledDraws(mech, coins, z), settings)
+        released, eps, pub = adaptive_reference(x[u, :n], L, planned=planned, mech=mech,
+                                                draws=PresampledDraws(mech, coins, z),
+                                                settings=settings)
         np.testing.assert_array_equal(rel.released[u, :n], released)
         np.testing.assert_array_equal(rel.epsilon_t[u, :n], eps)
         np.testing.assert_array_equal(rel.published[u, :n], pub)
