@@ -90,7 +90,7 @@ def leading_uniforms(children: Sequence[np.random.SeedSequence], width: int
     return draws
 
 
-def laplace_releases(x: np.ndarray, is_lm: np.ndarray, start: float, mech: Mechanism,
+def laplace_releases(x: np.ndarray, is_lm: np.ndarray, *, start: float, mech: Mechanism,
                      share: float, draws: LaplaceUniforms, settings: AdaptiveSettings
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(released (R, T), spent (R, T), ok (R,)) of one Adaptive release of the series

@@ -144,9 +144,9 @@ def _batched_releases(model: AccuracyModel, lm: list[int], epsilon: float, n: in
     is_lm[lm_at] = True
     draws = _release_uniforms(seed, seq, n, width)
     with np.errstate(over="ignore", invalid="ignore"):  # an overflowing row is replayed
-        released, spent, ok = laplace_releases(x, is_lm, float(planned[0]), mech,
-                                               regular_share(planned, lm_at), draws,
-                                               AdaptiveSettings())
+        released, spent, ok = laplace_releases(x, is_lm, start=float(planned[0]), mech=mech,
+                                               share=regular_share(planned, lm_at), draws=draws,
+                                               settings=AdaptiveSettings())
         errors = np.asarray(mech.distance(released, x), dtype=float)
     verdicts: dict[bytes, bool] = {}  # verify is a function of the allocation: once each
     private = True
