@@ -24,7 +24,11 @@ VERDICT_BOX = """() => { const a = [...document.querySelectorAll('[data-testid=s
   return {top: r.top, bottom: r.bottom, text: a.innerText}; }"""
 
 
-def box(page, selector: str) -> dict | None:
+def box(page, selector: str) -> dict:
+    """The bounding box of the first element matching ``selector``, once it is in the
+    page: a chart can be drawn a moment after Streamlit's run ends on a loaded machine
+    (waited for up to 60 s, so a missing element fails with the selector named)."""
+    page.wait_for_selector(selector, state="attached", timeout=60_000)
     return page.evaluate("""s => { const e = document.querySelector(s); if (!e) return null;
         const r = e.getBoundingClientRect();
         return {top: r.top, bottom: r.bottom, left: r.left, right: r.right,
