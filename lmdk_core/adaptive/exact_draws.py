@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from lmdk_core.adaptive.publications import Publications
 from lmdk_core.adaptive.rules import (
     handed_on_budget,
     publishes,
@@ -209,4 +210,4 @@ def exact_publications(values: np.ndarray, is_lm: np.ndarray, *, start: float, m
         elif lms[t]:
             V = handed_on_budget(V, V, after)  # + b/(k+1), k = landmarks after t
             noise_scale = mech.expected_error(np.array([V]))[0]
-    return pub_t, pub_out, pub_eps
+    return Publications(pub_t, pub_out, pub_eps)

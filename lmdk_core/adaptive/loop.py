@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from lmdk_core.adaptive.publications import Publications
 from lmdk_core.adaptive.reference import Draws
 from lmdk_core.adaptive.rules import (
     handed_on_budget,
@@ -34,7 +35,7 @@ def adaptive_publications(
     mech: Mechanism,
     draws: Draws,
     settings: AdaptiveSettings,
-) -> tuple[list[int], list, list[float]]:
+) -> Publications:
     """The published timestamps (increasing, the first is 0), their released values and
     their budgets; ``start`` is the constant Uniform budget ``ε/(|L|+1)``."""
     T = is_lm.size
@@ -63,4 +64,4 @@ def adaptive_publications(
         elif lms[t]:
             V = handed_on_budget(V, V, after)  # + b/(k+1), k = landmarks after t
             noise_scale = mech.expected_error(np.array([V]))[0]
-    return pub_t, pub_out, pub_eps
+    return Publications(pub_t, pub_out, pub_eps)

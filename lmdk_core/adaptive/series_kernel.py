@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from lmdk_core.adaptive.publications import Publications
 from lmdk_core.adaptive.rules import (
     handed_on_budget,
     publishes,
@@ -94,7 +95,8 @@ def _compiled_kernel():
 
 
 def adaptive_laplace(x: np.ndarray, is_lm: np.ndarray, *, V: float, sensitivity: float,
-                     gen: np.random.Generator, settings: AdaptiveSettings):
+                     gen: np.random.Generator, settings: AdaptiveSettings
+                     ) -> Publications | None:
     """Run Adaptive with Laplace noise of scale ``sensitivity/ε_t`` on the series ``x``.
 
     ``V`` is the (constant) starting budget per timestamp; ``settings`` the sampling
@@ -118,4 +120,4 @@ def adaptive_laplace(x: np.ndarray, is_lm: np.ndarray, *, V: float, sensitivity:
                    np.ascontiguousarray(is_lm, dtype=np.bool_), int(np.count_nonzero(is_lm)),
                    gen, float(V), float(sensitivity), float(settings.initial_rate),
                    float(settings.min_rate), float(settings.step), pub_t, pub_out, pub_eps)
-    return pub_t[:n_pub], pub_out[:n_pub], pub_eps[:n_pub]
+    return Publications(pub_t[:n_pub], pub_out[:n_pub], pub_eps[:n_pub])

@@ -27,9 +27,9 @@ from lmdk_core.mechanisms.planar_laplace import check_coordinates
 if TYPE_CHECKING:
     from lmdk_core.data.track_columns import TrackColumns
 
-__all__ = ["DEFAULT_WAYPOINT_MAX_M", "NamedPlace", "Piece", "Place", "ReadOptions",
-           "check_point_count", "clean_name", "column_coordinates", "nearest_waypoints",
-           "pieces_note", "track_from_pieces", "utc_times"]
+__all__ = ["DEFAULT_WAYPOINT_MAX_M", "NamedPlace", "NearbyWaypoints", "Piece", "Place",
+           "ReadOptions", "check_point_count", "clean_name", "column_coordinates",
+           "nearest_waypoints", "pieces_note", "track_from_pieces", "utc_times"]
 
 #: waypoints farther than this from every track point are not offered as landmarks
 DEFAULT_WAYPOINT_MAX_M = 1000.0
@@ -164,8 +164,16 @@ def clean_name(name: str | None) -> str:
     return " ".join(str(name).split()) if name else ""
 
 
+class NearbyWaypoints(NamedTuple):
+    """The places near a track (:func:`nearest_waypoints`)."""
+
+    waypoints: list[Waypoint]
+    #: a note about the farther places (empty when none)
+    notes: list[str]
+
+
 def nearest_waypoints(lat: np.ndarray, lon: np.ndarray, places: Sequence[Place],
-                      max_m: float) -> tuple[list[Waypoint], list[str]]:
+                      max_m: float) -> NearbyWaypoints:
     """The ``places`` within ``max_m`` metres of the track (each attached to its nearest
     point, geodesic distance on WGS84) and a note about the farther ones."""
     out: list[Waypoint] = []
@@ -177,7 +185,7 @@ def nearest_waypoints(lat: np.ndarray, lon: np.ndarray, places: Sequence[Place],
                       float(w.longitude), i,
                       float(d[i]))
         (out if wp.distance_m <= max_m else far).append(wp)
-    return out, [_far_waypoints_note(far, max_m)] if far else []
+    return NearbyWaypoints(out, [_far_waypoints_note(far, max_m)] if far else [])
 
 
 def _far_waypoints_note(far: list[Waypoint], max_m: float) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -25,7 +26,7 @@ from lmdk_core.engine.allocation import allocate
 from lmdk_core.foundation.errors import InputError
 from lmdk_core.foundation.validation import check_landmarks, check_positive
 
-__all__ = ["AccuracyModel", "accuracy_model", "fresh_budgets", "reading_offsets"]
+__all__ = ["AccuracyModel", "ReadingOffsets", "accuracy_model", "fresh_budgets", "reading_offsets"]
 
 
 @dataclass(frozen=True)
@@ -76,8 +77,19 @@ class AccuracyModel:
         return out
 
 
+class ReadingOffsets(NamedTuple):
+    """What each reading's released value shows (:func:`reading_offsets`)."""
+
+    #: s(t): the last publication at or before t that its released value shows
+    source: np.ndarray
+    #: δ_t = x_{s(t)} − x_t (a track: the distance in metres)
+    delta: np.ndarray
+    #: whether anything is released at t (False before the first publication)
+    released: np.ndarray
+
+
 def reading_offsets(model: AccuracyModel, published: np.ndarray
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                    ) -> ReadingOffsets:
     """``(s, δ, released)``: for each t, the last publication ``s(t) ≤ t`` its released
     value shows and the offset ``δ_t = x_{s(t)} − x_t`` (a track: the distance in
     metres; 0 where t itself is published and noises its own value; with stays, the
@@ -106,7 +118,7 @@ def reading_offsets(model: AccuracyModel, published: np.ndarray
                            model.values[:, 1])
     if model.base is None:  # a publication noises the value itself
         delta = np.where(published, 0.0, delta)
-    return src, np.asarray(delta, float), released
+    return ReadingOffsets(src, np.asarray(delta, float), released)
 
 
 def fresh_budgets(model: AccuracyModel, eps_t: np.ndarray, published: np.ndarray

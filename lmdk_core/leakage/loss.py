@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -31,7 +32,7 @@ from lmdk_core.foundation.errors import InputError
 from lmdk_core.leakage.correlation import check_transition_matrix
 from lmdk_core.leakage.hull import Hull, build_exact, upper_hull
 
-__all__ = ["LOG_BRANCH_ALPHA", "LossFunction", "LossStats", "loss_function", "as_loss",
+__all__ = ["LOG_BRANCH_ALPHA", "LossFunction", "LossPair", "LossStats", "loss_function", "as_loss",
            "loss_pair", "upper_hull"]
 
 #: the loss function's log branch: above this α, ``e^α − 1`` is evaluated through logs
@@ -391,8 +392,17 @@ def as_loss(obj: LossFunction | ArrayLike, name: str = "the transition matrix") 
     return LossFunction(obj, name=name)
 
 
+class LossPair(NamedTuple):
+    """The loss functions of a correlation model (:func:`loss_pair`; Cao et al., ICDE'17)."""
+
+    #: L_B = L_{P_B}, for the backward privacy leakage
+    backward: LossFunction
+    #: L_F = L_{P_F}, for the forward privacy leakage
+    forward: LossFunction
+
+
 def loss_pair(backward: LossFunction | ArrayLike,
-              forward: LossFunction | ArrayLike | None) -> tuple[LossFunction, LossFunction]:
+              forward: LossFunction | ArrayLike | None) -> LossPair:
     """The backward and forward loss functions ``(L_B, L_F)`` of a correlation model
     (Cao et al., ICDE'17: BPL runs on ``L_B = L_{P_B}``, FPL on ``L_F = L_{P_F}``), each
     as :func:`as_loss` gives it; ``forward=None`` uses the backward one for both.
@@ -431,4 +441,4 @@ def loss_pair(backward: LossFunction | ArrayLike,
             f"the backward matrix has {lb.n_states} states but the forward matrix has "
             f"{lf.n_states}; both must describe the same states"
         )
-    return lb, lf
+    return LossPair(lb, lf)
