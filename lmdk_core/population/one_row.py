@@ -3,9 +3,10 @@
 A population of many tiny users (a meter read once, a survey answer) spent most of its
 time in per-user Python: the detectors, the stacking, the verifier, the utility verdict
 and the landmark TPL, each called once per user on one-element arrays (about 0.5–1 ms a
-user). For a series user with ONE reading and no landmark flag, under a static scheme
-(event, user, w-event, Uniform, Skip), every one of those has a closed form that depends
-on the user's reading only through the noise or through ``|x|``:
+user). For a series user with ONE reading and no landmark flag, under any scheme (event,
+user, w-event, Uniform, Skip, and Adaptive, whose first reading always publishes), every
+one of those has a closed form that depends on the user's reading only through the noise
+or through ``|x|``:
 
 * **landmarks**: none. The detectors find nothing in one reading (its robust σ is 0, so
   every deviation score is 0; a level shift needs at least three readings), so the
@@ -14,7 +15,8 @@ on the user's reading only through the noise or through ``|x|``:
   on that one reading (published; nothing is repeated, so no post-processing noise).
 * **noise**: ``--noise fast`` draws each user's value with :meth:`Mechanism.perturb` from
   the user's own stream (:func:`~lmdk_core.population.streams.user_generator`), exactly
-  as the lockstep path does; exact noise is one call of the exact sampler for all of them.
+  as the lockstep path does (Adaptive: its coin, then the standard variates drawn
+  ahead); exact noise is one call of the exact sampler for all of them.
 * **audit**: the verifier's verdict (:func:`lmdk_core.engine.verifier.verify`) and the
   expected error depend on ``ε_t`` only, so they are computed by the same functions once
   per distinct ``ε_t``; the data scale of one reading is ``|x|`` (interquartile range and
@@ -41,15 +43,16 @@ from lmdk_core.population.streams import user_generator
 
 __all__ = ["OneRowRelease", "one_row_users", "release_one_row"]
 
-#: the schemes whose one-reading user spends its planned share on its reading
-_STATIC = ("event", "user", "w-event", "uniform", "skip")
+#: the schemes whose one-reading user spends its planned share on its reading (Adaptive's
+#: first reading always publishes, at its Uniform start)
+_SCHEMES = ("event", "user", "w-event", "uniform", "skip", "adaptive")
 
 
 def one_row_users(lengths: np.ndarray, starts: np.ndarray, flags: np.ndarray | None,
                   settings) -> np.ndarray:
     """Which users (mask over ``lengths``) take this module's path: one reading, not
     flagged, a series under a static scheme (see the module docstring)."""
-    if settings.kind != "series" or scheme_info(settings.scheme).key not in _STATIC:
+    if settings.kind != "series" or scheme_info(settings.scheme).key not in _SCHEMES:
         return np.zeros(lengths.size, dtype=bool)
     one = lengths == 1
     if flags is not None:
@@ -94,12 +97,29 @@ def _noisy(users, x, eps, mech, settings) -> np.ndarray:
     from lmdk_core.mechanisms.base import check_finite_release
 
     root = settings.root_entropy
+    if scheme_info(settings.scheme).key == "adaptive":
+        return _adaptive_noisy(users, x, eps, mech, root)
     draw = mech.perturb_one  # perturb's draws on one element; values and budgets checked
     with np.errstate(over="ignore"):
         out = np.array([draw(v, e, user_generator(root, user)) for v, e, user in
                         zip(x.tolist(), eps.tolist(), users.tolist(), strict=True)],
                        dtype=float)
     return check_finite_release(out)
+
+
+def _adaptive_noisy(users, x, eps, mech, root: int) -> np.ndarray:
+    """Adaptive with numpy's noise on one reading: the first reading always publishes,
+    at the planned budget, from the draws the lockstep path makes ahead from the user's
+    stream — its coin, then the mechanism's standard variates
+    (:meth:`~lmdk_core.mechanisms.base.Mechanism.presample`) — released together
+    (:meth:`~lmdk_core.mechanisms.base.Mechanism.release_presampled`)."""
+    drawn = []
+    for user in users.tolist():
+        gen = user_generator(root, user)
+        gen.random(1)  # the coin of t = 0 (drawn, never read: the first reading publishes)
+        drawn.append(mech.presample(gen, 1))
+    variates = tuple(np.concatenate(v) for v in zip(*drawn, strict=True))
+    return np.asarray(mech.release_presampled(x, eps, variates), dtype=float)
 
 
 def _audit(users, times, x, eps, released, time_kind, mech, settings) -> dict[str, np.ndarray]:
