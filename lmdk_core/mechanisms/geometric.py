@@ -161,8 +161,9 @@ class Geometric(Mechanism):
 
     @staticmethod
     def distance(a: ArrayLike, b: ArrayLike) -> np.ndarray:
-        """Absolute difference."""
-        return np.abs(np.asarray(a, dtype=float) - np.asarray(b, dtype=float))
+        """Absolute difference (formed in the difference's buffer)."""
+        d = np.subtract(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
+        return np.abs(d, out=d) if isinstance(d, np.ndarray) else np.abs(d)
 
 
 class ExactGeometric(Geometric):

@@ -84,11 +84,19 @@ class Laplace(Mechanism):
 
     def _randomise(self, x: np.ndarray, epsilon: np.ndarray,
                    rng: int | np.random.Generator | None) -> np.ndarray:
-        """``x + Lap(Δf/ε)`` drawn by numpy (``Generator.laplace``)."""
+        """``x + Lap(Δf/ε)`` drawn by numpy (``Generator.laplace``).
+
+        One budget for every value (Uniform, Skip's publications, fresh noise of the
+        regular law) passes numpy one scale: the same draws as the per-element scales
+        (numpy draws each value from its own scale either way), without the array of
+        scales; the sum is formed in the noise's buffer (no further temporary)."""
         gen = as_generator(rng)
+        one = epsilon.ndim == 1 and epsilon.size > 0 and epsilon.min() == epsilon.max()
+        scale = self.sensitivity / (float(epsilon[0]) if one else epsilon)
         with np.errstate(over="ignore"):
-            out = x + gen.laplace(0.0, self.sensitivity / epsilon, size=x.shape)
-        return check_finite_release(out)
+            out = gen.laplace(0.0, scale, size=x.shape)
+            out += x
+        return check_finite_release(out if out.ndim else out[()])
 
     def exact(self) -> Laplace:
         """The same mechanism with the exact sampler (:class:`ExactLaplace`)."""
@@ -138,8 +146,9 @@ class Laplace(Mechanism):
 
     @staticmethod
     def distance(a: ArrayLike, b: ArrayLike) -> np.ndarray:
-        """Absolute difference."""
-        return np.abs(np.asarray(a, dtype=float) - np.asarray(b, dtype=float))
+        """Absolute difference (formed in the difference's buffer)."""
+        d = np.subtract(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
+        return np.abs(d, out=d) if isinstance(d, np.ndarray) else np.abs(d)
 
 
 class ExactLaplace(Laplace):
