@@ -435,16 +435,23 @@ def _renoised(rel: Release, mechanism: Mechanism, gen: np.random.Generator,
     rel.renoise_epsilon = share
     if shown.any():
         rel.released, rel.errors = _renoise_shown(rel.released, rel.original, shown,
-                                                  mechanism, share, gen)
+                                                  mechanism, share, gen, rel.errors)
     return rel
 
 
 def _renoise_shown(released: np.ndarray, x: np.ndarray, shown: np.ndarray,
-                   mechanism: Mechanism, share: float, gen: np.random.Generator):
+                   mechanism: Mechanism, share: float, gen: np.random.Generator,
+                   errors: np.ndarray | None):
     """``(released, errors)`` after fresh noise of the regular law at the ``shown``
-    repeated timestamps, the errors measured again."""
-    out = renoise(released, shown, mechanism, share, gen)
-    return out, _measure_errors(mechanism, out, x)
+    repeated timestamps (``released``, a fresh array of the release, changed in place),
+    the errors measured again there (``errors`` given: changed in place at ``shown``
+    only, the distance being element by element; None: measured everywhere)."""
+    out = renoise(released, shown, mechanism, share, gen, in_place=True)
+    if errors is None:
+        return out, _measure_errors(mechanism, out, x)
+    idx = np.flatnonzero(shown)
+    errors[idx] = _measure_errors(mechanism, out[idx], x[idx])
+    return out, errors
 
 
 #: the most bytes of allocations :func:`adaptive_release_errors` keeps verdicts for
@@ -486,7 +493,8 @@ def adaptive_release_errors(x: np.ndarray, landmarks, *, epsilon: float,
             axis=1)
         shown = ~published & ~withheld
         if shown.any():
-            released, errors = _renoise_shown(released, x, shown, mechanism, share, gen)
+            released, errors = _renoise_shown(released, x, shown, mechanism, share, gen,
+                                              errors)
         elif errors is None:
             errors = _measure_errors(mechanism, released, x)
         yield errors, private

@@ -53,14 +53,22 @@ def regular_share(planned: np.ndarray, landmarks: np.ndarray) -> float:
 
 
 def renoise(released: np.ndarray, repeated: np.ndarray, mechanism: Mechanism, share: float,
-            gen: np.random.Generator) -> np.ndarray:
+            gen: np.random.Generator, *, in_place: bool = False) -> np.ndarray:
     """``released`` with fresh noise of the regular law added at every ``repeated``
     timestamp: ``o_t = released_t + W_t``, ``W_t`` the mechanism's noise at budget
     ``share`` (ε_reg), independent of everything else (post-processing: no budget).
-    Withheld (NaN) values stay withheld. Returns a new array."""
-    out = np.array(released, dtype=float, copy=True)
-    mask = np.asarray(repeated, dtype=bool).copy()
-    mask &= ~(np.isnan(out) if out.ndim == 1 else np.isnan(out).any(axis=1))
-    if mask.any() and share > 0:
-        out[mask] = np.asarray(mechanism.perturb(out[mask], share, gen), dtype=float)
+    Withheld (NaN) values stay withheld. Returns a new array, or ``released`` itself
+    changed where it was repeated with ``in_place`` (a float array the caller owns).
+
+    The repeated timestamps are gathered by index (in increasing order, as a boolean
+    mask gathers them, so the draws are the same) and only they are checked for NaN:
+    no copy of the mask, no NaN test of the whole series."""
+    out = released if in_place else np.array(released, dtype=float, copy=True)
+    idx = np.flatnonzero(np.asarray(repeated, dtype=bool))
+    if not idx.size or share <= 0:
+        return out
+    vals = out[idx]
+    idx = idx[~(np.isnan(vals) if vals.ndim == 1 else np.isnan(vals).any(axis=1))]
+    if idx.size:
+        out[idx] = np.asarray(mechanism.perturb(out[idx], share, gen), dtype=float)
     return out
