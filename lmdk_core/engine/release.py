@@ -169,9 +169,25 @@ def _hold(outs: np.ndarray, published: np.ndarray, idx: np.ndarray) -> np.ndarra
         return outs.take(which, axis=0)
     if not idx.size:
         return np.full((T,) + outs.shape[1:], np.nan)
+    if T - idx.size <= idx.size // 8:  # few repeated timestamps (Skip): fill only those
+        return _fill_holes(outs, published, idx)
     # publication count so far: 0 before the first, indexing a leading NaN row
     lead = np.full((1,) + outs.shape[1:], np.nan)
     return np.concatenate([lead, outs]).take(np.cumsum(published, dtype=np.intp), axis=0)
+
+
+def _fill_holes(outs: np.ndarray, published: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """:func:`_hold` by scattering the publications and filling each unpublished
+    timestamp with the last publication before it (NaN before the first): the same
+    values, one buffer of the series and work on the holes only (no running count)."""
+    released = np.empty((published.size,) + outs.shape[1:])
+    released[idx] = outs
+    holes = np.flatnonzero(~published)
+    before = np.searchsorted(idx, holes) - 1  # the publication last before each hole
+    filled = outs[np.maximum(before, 0)]
+    filled[before < 0] = np.nan
+    released[holes] = filled
+    return released
 
 
 def _adaptive(
@@ -603,7 +619,7 @@ def release_series(
         raise InputError("the series values must be numbers") from None
     if x.ndim != 1:
         raise InputError("a series is one column of numbers")
-    if not np.all(np.isfinite(x)):
+    if x.size and not (np.isfinite(x.min()) and np.isfinite(x.max())):  # NaN propagates
         bad = int(np.flatnonzero(~np.isfinite(x))[0])
         raise InputError(f"the series has a missing or infinite value at t={bad}")
     mech = numeric_mechanism(mechanism, sensitivity=sensitivity, noise=noise)

@@ -43,10 +43,12 @@ def regular_share(planned: np.ndarray, landmarks: np.ndarray) -> float:
     p = np.asarray(planned, dtype=float)
     if not p.size:
         return 0.0
-    regular = np.ones(p.size, dtype=bool)
-    regular[np.asarray(landmarks, dtype=np.intp)] = False
-    if regular.any():
-        share = float(p[np.argmax(regular)])
+    # the first timestamp outside L: the first k with lm[k] != k (no mask of the series)
+    lm = np.unique(np.asarray(landmarks, dtype=np.intp) % p.size)
+    gaps = np.flatnonzero(lm != np.arange(lm.size))
+    first = int(gaps[0]) if gaps.size else lm.size
+    if first < p.size:
+        share = float(p[first])
         if share > 0:
             return share
     return float(p.max())
