@@ -160,17 +160,18 @@ def numeric_mechanism(name: str, *, sensitivity: float = 1.0,
 def _hold(outs: np.ndarray, published: np.ndarray, idx: np.ndarray) -> np.ndarray:
     """The released values: ``outs[k]`` (the publication at ``idx[k]``) from ``idx[k]`` to
     the next publication, NaN before the first. One pass over the series (a running
-    count of publications used as an index), no mask or copy of the series."""
+    count of publications used as an index), no mask or copy of the series; with few
+    unpublished timestamps (Skip) only those are filled (:func:`_fill_holes`)."""
     outs = np.asarray(outs, dtype=float)
     T = published.size
-    if idx.size and idx[0] == 0:  # nothing withheld (always so for Adaptive)
-        which = np.cumsum(published, dtype=np.intp)
-        which -= 1
-        return outs.take(which, axis=0)
     if not idx.size:
         return np.full((T,) + outs.shape[1:], np.nan)
     if T - idx.size <= idx.size // 8:  # few repeated timestamps (Skip): fill only those
         return _fill_holes(outs, published, idx)
+    if idx[0] == 0:  # nothing withheld (always so for Adaptive)
+        which = np.cumsum(published, dtype=np.intp)
+        which -= 1
+        return outs.take(which, axis=0)
     # publication count so far: 0 before the first, indexing a leading NaN row
     lead = np.full((1,) + outs.shape[1:], np.nan)
     return np.concatenate([lead, outs]).take(np.cumsum(published, dtype=np.intp), axis=0)
