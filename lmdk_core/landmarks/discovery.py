@@ -116,10 +116,14 @@ def deviation_suggestions(
 def _shift_suggestions(x: np.ndarray, w: int, k: float,
                        phase: ArrayLike | None) -> dict[int, DeviationSuggestion]:
     """The timestamps of the level shifts of ``x`` without its seasonal profile
-    (:func:`level_shifts` with minimum duration ``w``), as suggestions."""
+    (:func:`level_shifts` with minimum duration ``w``, noise measured ``w // 24``
+    timestamps apart: an hour when ``w`` is a day of readings, so the noise level does
+    not shrink with the sampling rate), as suggestions."""
     level = x - (seasonal_profile(x, np.asarray(phase)) if phase is not None else 0.0)
     out: dict[int, DeviationSuggestion] = {}
-    for sh in level_shifts(level, k, min_len=max(3, w // 4), min_duration=w):
+    lag = max(1, w // DEFAULT_DEVIATION_WINDOW)
+    for sh in level_shifts(level, k, min_len=max(3, w // 4), min_duration=w,
+                           noise_lag=lag):
         for t in sh.timestamps:
             out.setdefault(t, DeviationSuggestion(t, float(x[t]), sh.usual, sh.score,
                                                   reason="level_shift"))

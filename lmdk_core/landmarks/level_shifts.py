@@ -41,10 +41,11 @@ class LevelShift:
         return list(range(self.start, self.end + 1))
 
 
-def _noise_sigma(x: np.ndarray) -> float:
+def _noise_sigma(x: np.ndarray, lag: int = 1) -> float:
     """The noise level of ``x`` robust to level shifts and spikes: ``1.4826·MAD`` of the
-    first differences, over √2 (a difference holds two noises)."""
-    d = np.diff(x)
+    differences ``x[t+lag] − x[t]``, over √2 (a difference holds two noises). ``lag`` is
+    the resolution the noise is measured at (:func:`level_shifts`)."""
+    d = x[lag:] - x[:-lag] if 0 < lag < x.size else np.diff(x)
     if d.size == 0:
         return 0.0
     s = MAD_TO_SD * float(np.median(np.abs(d - np.median(d)))) / np.sqrt(2)
@@ -70,7 +71,8 @@ def _best_split(c: np.ndarray, a: int, b: int, min_len: int) -> tuple[int, float
 
 def level_shifts(values: ArrayLike, k: float = DEFAULT_DEVIATION_K, min_len: int = 5,
                  max_changes: int = 8,
-                 min_duration: int = DEFAULT_DEVIATION_WINDOW) -> list[LevelShift]:
+                 min_duration: int = DEFAULT_DEVIATION_WINDOW,
+                 noise_lag: int = 1) -> list[LevelShift]:
     """Sustained changes of level, which a rolling median absorbs (a 25-day holiday in
     a daily series moves the median with it and scores ~0).
 
@@ -90,11 +92,18 @@ def level_shifts(values: ArrayLike, k: float = DEFAULT_DEVIATION_K, min_len: int
     timestamps on either side differ by at least half the shift (a slow cycle or trend,
     which a rolling median follows, is not a shift) — is a shift: an episode
     when the usual level comes back on both sides, else (touching an end) a lasting
-    change suggested at its change point only."""
+    change suggested at its change point only.
+
+    σ is measured on differences ``noise_lag`` timestamps apart (1: first differences).
+    On a series sampled finer than its value changes (a meter read every 5 minutes that
+    updates hourly) most first differences are exactly 0, so σ — and with it the bar a
+    change must clear — shrinks with the sampling rate; :mod:`.discovery` measures it at
+    a 24th of the deviation window (an hour when the window is a day), the same
+    resolution at every rate."""
     x = np.asarray(values, dtype=float)
     T = x.size
     m = max(int(min_len), 2)
-    sigma = _noise_sigma(x)
+    sigma = _noise_sigma(x, int(noise_lag))
     if T < 2 * m or sigma == 0 or not np.isfinite(sigma):
         return []
     thr = max(float(k), np.sqrt(2 * np.log(T)) + 1)

@@ -10,15 +10,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from lmdk_core.data.series import load_series_csv
 from lmdk_core.landmarks.discovery import (
+    DEFAULT_DEVIATION_K,
     DEFAULT_MAX_SUGGESTED_EVENTS,
     DeviationSuggestion,
     cap_events,
+    deviation_scores,
     sampling_window,
+    seasonal_phase,
     series_suggestions,
 )
 from lmdk_core.population.landmarks import DiscoverySettings, discover_landmarks
@@ -124,19 +127,46 @@ def _meter(seed: int, hours: int, rate: int) -> tuple[np.ndarray, np.ndarray]:
     return _times(hours * rate, 3600 // rate), np.repeat(x, rate)
 
 
+#: A fine event on hours the hourly series does not flag must score there at least this
+#: share of k (test_resampling_finer_does_not_add_suggestions).
+BORDERLINE = 0.95
+
+
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), hours=st.integers(96, 144),
        rate=st.sampled_from([2, 4, 6, 12, 60]))
+@example(seed=528794202, hours=138, rate=2)     # hour 41: 4.92σ hourly, 5.01σ finer
+@example(seed=3461897003, hours=131, rate=12)   # was a level shift at 5 minutes only
 def test_resampling_finer_does_not_add_suggestions(seed, hours, rate):
-    """The same series hourly and ``rate`` times finer: the suggested events do not
-    grow (with the fixed 24-reading window they did: 3 → 14 events at one-minute
-    sampling on one such meter)."""
+    """The same series hourly and ``rate`` times finer: every event suggested on the
+    finer series lies on hours the hourly series suggests too, or on hours it scores
+    within 5 % of the threshold k (with the fixed 24-reading window the events grew
+    3 → 14 at one-minute sampling on one such meter; until the level-shift noise was
+    measured an hour apart, 11 of 12 zero differences of a 5-minute copy made a 0.8σ
+    dip a "shift").
+
+    Why not "never more events": a centred median over an even window leans half a
+    reading to the right (pandas), half an hour hourly but a quarter hour half-hourly,
+    and a copy that repeats each hour's value cannot give every fine reading the
+    hourly window, so the residuals — and the robust σ taken over all of them — differ
+    by a few percent; a reading scoring 4.92σ hourly (k = 5) can score 5.01σ finer.
+    That is a threshold meeting estimation noise, not a detector that sees more in
+    finer data; a symmetric (odd) window would change the hourly suggestions the
+    golden outputs pin."""
     t1, x1 = _meter(seed, hours, 1)
     tr, xr = _meter(seed, hours, rate)
     coarse = series_suggestions(t1, "datetime", x1, max_events=None)
     fine = series_suggestions(tr, "datetime", xr, max_events=None)
     assert fine.window == coarse.window * rate
-    assert len(fine.events) <= len(coarse.events)
+    flagged = {s.timestamp for s in coarse.found}
+    hourly_score = deviation_scores(x1, coarse.window,
+                                    seasonal_phase(t1, "datetime").phase).score
+    for a, b in fine.events:
+        hrs = range(a // rate, b // rate + 1)
+        if flagged.isdisjoint(hrs):
+            assert max(hourly_score[h] for h in hrs) >= BORDERLINE * DEFAULT_DEVIATION_K, (
+                f"fine event {(a, b)} on hours {hrs} the hourly series does not flag")
+            assert {s.reason for s in fine.found if a <= s.timestamp <= b} == {"deviation"}
 
 
 # ---------------------------------------------------------------- CLI and batch
