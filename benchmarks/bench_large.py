@@ -6,7 +6,7 @@ implementation can avoid (the noise draws themselves, ``pd.read_csv`` of the fil
 
 Run: python benchmarks/bench_large.py [--quick] [--only NAME ...]
      --quick skips the slow rows (loss precompute n = 2,000; dummy heuristic T = 10⁵ full)
-     NAME in: tpl, series, track, csv, loss, dummies, calibration
+     NAME in: tpl, series, engine, track, csv, loss, dummies, calibration
 """
 
 from __future__ import annotations
@@ -80,6 +80,41 @@ def bench_series(repeat: int) -> None:
     u = median_time(lambda: release_series(x, lm, epsilon=1.0, scheme="uniform", seed=1), repeat)
     row(f"series Uniform, T = 10⁷, |L| = {lm.size:,}: release_series", u,
         f"floor (x + Laplace draws) {floor:.3f} s; ratio {u / floor:.1f}×")
+
+
+def bench_series_engine(repeat: int = 5) -> None:
+    """The series engine (Uniform, Skip; numpy noise) at 10⁶ and 10⁷ beside its floor
+    (x + one Laplace draw per timestamp), CPU time, each release paired with a floor
+    run in the same process; median of ``repeat`` pairs (ratio: median of the pairs'
+    ratios), and the minor page faults of one release."""
+    import resource
+
+    def cpu(fn: Callable[[], object]) -> tuple[float, int]:
+        f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        t0 = time.process_time()
+        fn()
+        return time.process_time() - t0, resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0
+
+    for T in (1_000_000, 10_000_000):
+        gen = np.random.default_rng(0)
+        x = np.cumsum(gen.normal(0, 1, T))
+        lm = np.sort(gen.choice(T, T // 1000, replace=False))
+        for scheme in ("uniform", "skip"):
+            def floor(x: np.ndarray = x, T: int = T) -> object:
+                return x + np.random.default_rng(1).laplace(0.0, 1.0, T)
+
+            def rel(x: np.ndarray = x, lm: np.ndarray = lm, scheme: str = scheme) -> object:
+                return release_series(x, lm, epsilon=1.0, scheme=scheme, seed=1,
+                                      max_landmarks=lm.size)
+
+            rel(), floor()  # warm: imports, first-touch of the inputs
+            pairs = [(cpu(floor), cpu(rel)) for _ in range(repeat)]
+            f = statistics.median(p[0][0] for p in pairs)
+            s = statistics.median(p[1][0] for p in pairs)
+            ratio = statistics.median(p[1][0] / p[0][0] for p in pairs)
+            row(f"series engine {scheme.title()}, T = {T:,}, |L| = {lm.size:,} (CPU)", s,
+                f"floor {f:.3f} s, ratio {ratio:.2f}×; minor page faults "
+                f"{pairs[-1][1][1]:,} (floor {pairs[-1][0][1]:,})")
 
 
 def bench_track(repeat: int) -> None:
@@ -200,6 +235,8 @@ def main(argv: list[str]) -> None:
         bench_calibration(repeat)
     if want("series"):
         bench_series(1 if quick else repeat)
+    if want("engine"):
+        bench_series_engine()
     if want("track"):
         bench_track(repeat)
     if want("csv"):
