@@ -111,7 +111,6 @@ class Verdict:
     worst_total: float
     epsilon: float
     totals: np.ndarray
-    slack: np.ndarray
     landmarks: np.ndarray
     tolerance: float = 0.0
     #: the groups (inclusive ranges start..end) each read by one mechanism; () = none
@@ -122,6 +121,12 @@ class Verdict:
     max_landmarks: int | None = None
     #: the landmark events (landmarks outside groups + groups holding a landmark)
     landmark_events: int = 0
+
+    @property
+    def slack(self) -> np.ndarray:
+        """``ε − totals[t]`` per timestamp (negative where the theorem is violated),
+        computed when asked: a release does not carry a second array of the series."""
+        return self.epsilon - self.totals
 
     @property
     def exceeds_bound(self) -> bool:
@@ -336,7 +341,6 @@ def verify(epsilon_t: ArrayLike, landmarks: Iterable[int] | None, epsilon: float
         worst_total=worst_total,
         epsilon=eps_total,
         totals=totals,
-        slack=eps_total - totals,
         landmarks=lm,
         tolerance=tol,
         groups=grp,
