@@ -13,7 +13,8 @@ Sections (``--sections``, default all):
   Laplace variates, write the released column as Parquet. Then 1 vs 2 workers.
 * ``leakage`` — the default command (the audit's landmark TPL column) against
   ``--no-leakage``, Adaptive with ``--noise fast``, 2 workers, run ``--repeats`` times
-  each, interleaved, and their ratio (the median of each; issue 39's target: <= 1.3).
+  each, interleaved, and their ratio (the median of each, wall time and CPU time of the
+  driver and its workers; issue 39's target: <= 1.3).
 * ``exact`` — the default exact OpenDP noise on ``--exact-users`` users (default 200):
   end to end (cluster start included) and in one process on one partition, in µs per
   value, next to OpenDP's own cost (one float-Laplace measurement over 100,000 values),
@@ -188,12 +189,26 @@ def floor(path: Path, out: Path) -> float:
     return time.perf_counter() - t0
 
 
+def cpu_seconds() -> float:
+    """CPU time (user + system) of this process and of its reaped descendants (the
+    cluster's nannies and workers, once the cluster is closed)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
 def timed(cfg, src, cols, out, audit, **kw):
     with PeakRSS() as mem:
         t0 = time.perf_counter()
         res = run_batch(cfg, src, cols, out, audit, **kw)
         dt = time.perf_counter() - t0
     return dt, mem.peak, res
+
+
+def timed_cpu(cfg, src, cols, out, audit, **kw) -> tuple[float, float]:
+    """``(wall seconds, CPU seconds of the driver and its workers)`` of one batch."""
+    c0, t0 = cpu_seconds(), time.perf_counter()
+    run_batch(cfg, src, cols, out, audit, **kw)
+    return time.perf_counter() - t0, cpu_seconds() - c0
 
 
 def load() -> str:
@@ -231,18 +246,22 @@ def leakage_section(args, d: Path, cols) -> None:
     src = d / "series.parquet"
     make_series(src, args.users, args.hours)
     times: dict[bool, list[float]] = {True: [], False: []}
+    cpus: dict[bool, list[float]] = {True: [], False: []}
     for _ in range(args.repeats):
         for leakage in (False, True):
-            dt, _, res = timed(ViewConfig(scheme="adaptive"), src, cols, d / "r.parquet",
-                               d / "a.parquet", workers=2, seed=1, noise="fast",
-                               leakage=leakage)
+            dt, cpu = timed_cpu(ViewConfig(scheme="adaptive"), src, cols, d / "r.parquet",
+                                d / "a.parquet", workers=2, seed=1, noise="fast",
+                                leakage=leakage)
             times[leakage].append(dt)
-            print(f"adaptive {'default     ' if leakage else '--no-leakage'}: {dt:6.1f} s "
-                  f"({load()})")
+            cpus[leakage].append(cpu)
+            print(f"adaptive {'default     ' if leakage else '--no-leakage'}: {dt:6.1f} s, "
+                  f"CPU {cpu:6.1f} s ({load()})")
     on, off = float(np.median(times[True])), float(np.median(times[False]))
+    con, coff = float(np.median(cpus[True])), float(np.median(cpus[False]))
     print(f"leakage: {args.users:,} users x {args.hours:,} hours, Adaptive, --noise fast: "
-          f"default {on:.1f} s, --no-leakage {off:.1f} s, ratio {on / off:.2f} (median of "
-          f"{args.repeats} each, interleaved; best of each: ratio "
+          f"default {on:.1f} s, --no-leakage {off:.1f} s, ratio {on / off:.2f}; CPU time "
+          f"default {con:.1f} s, --no-leakage {coff:.1f} s, ratio {con / coff:.2f} (median "
+          f"of {args.repeats} each, interleaved; best of each: ratio "
           f"{min(times[True]) / min(times[False]):.2f}; target <= 1.3; {load()})")
     src.unlink()
 

@@ -308,7 +308,8 @@ def transition_matrices(
     """
     s, n = _check_states(states, n_states)
     k = check_nonnegative(smoothing, "the smoothing")
-    C = np.zeros((n, n))
-    if s.size > 1:
-        np.add.at(C, (s[:-1], s[1:]), 1.0)
+    # c_ij = the number of steps i → j, counted on the flat index i·n + j (whole numbers,
+    # the same floats as adding 1.0 per step)
+    C = np.bincount(s[:-1] * n + s[1:], minlength=n * n).reshape(n, n).astype(float) \
+        if s.size > 1 else np.zeros((n, n))
     return TransitionMatrices(_normalise_counts(C, k), _normalise_counts(C.T.copy(), k))

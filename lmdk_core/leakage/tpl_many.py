@@ -184,12 +184,17 @@ def max_landmark_tpls(problems: list[tuple[np.ndarray, np.ndarray, LossLike, Los
     off_f = e_off  # sf of user j starts at 2·e_off[j]: index = (e_off[j] + t) + e_off[j]
     off_b = e_off + sizes  # its sb right after its sf
     best = np.array([g.base if g.lm.size else -np.inf for g in gaps])
-    orders = [np.argsort(-g.upper, kind="stable") for g in gaps]
-    done = np.zeros(len(gaps), dtype=np.intp)
     chunk = 64
+    orders = [_descending_prefix(g.upper, chunk) for g in gaps]
+    done = np.zeros(len(gaps), dtype=np.intp)
+    active = list(range(len(gaps)))
     while True:
-        active = [i for i, g in enumerate(gaps)
-                  if done[i] < orders[i].size and g.upper[orders[i][done[i]]] > best[i]]
+        for i in active:  # the next chunk of each order, where still short
+            if orders[i].size < min(done[i] + chunk, gaps[i].upper.size):
+                orders[i] = _descending_prefix(gaps[i].upper, int(done[i]) + chunk)
+        # a user whose next bound cannot beat its best is done (best only grows)
+        active = [i for i in active if done[i] < gaps[i].upper.size
+                  and gaps[i].upper[orders[i][done[i]]] > best[i]]
         if not active:
             break
         sels = [orders[i][done[i]:done[i] + chunk] for i in active]
@@ -213,6 +218,18 @@ def max_landmark_tpls(problems: list[tuple[np.ndarray, np.ndarray, LossLike, Los
         chunk *= 4
     out[users] = best
     return out
+
+
+def _descending_prefix(upper: np.ndarray, k: int) -> np.ndarray:
+    """The first ``m >= min(k, upper.size)`` entries of ``np.argsort(-upper,
+    kind="stable")``, the same indices in the same order: every index whose bound is at
+    least the k-th largest (ties at the cut included), sorted. O(T) plus the sort of
+    that prefix, instead of sorting all T bounds when the pruning stops early."""
+    if k >= upper.size:
+        return np.argsort(-upper, kind="stable")
+    cut = np.partition(upper, upper.size - k)[upper.size - k]  # the k-th largest
+    cand = np.flatnonzero(upper >= cut)
+    return cand[np.argsort(-upper[cand], kind="stable")]
 
 
 def _runs_of(g: Gaps, sel: np.ndarray, i: int, e_off, off_f, off_b, lf_id, lb_id):
