@@ -53,9 +53,11 @@ def test_array_digest_depends_on_values_not_on_dtype_or_layout():
 
 
 def test_nothing_else_in_the_app_or_engine_hashes_data():
-    """Only the digest module hashes (and the per-user random streams, which derive
-    seeds from user ids: population/streams.py)."""
-    allowed = {"digest.py", "streams.py"}
+    """Only the digest module hashes data (and the per-user random streams, which derive
+    seeds from user ids: population/streams.py; and foundation/compiled_paths.py, which
+    hashes the project's own source code, Adaptive's rules, to key numba's cache — no
+    data)."""
+    allowed = {"digest.py", "streams.py", "compiled_paths.py"}
     found = [p.relative_to(ROOT).as_posix()
              for folder in ("lmdk_core", "app_pages", "app_support")
              for p in (ROOT / folder).rglob("*.py")
