@@ -93,7 +93,10 @@ def test_one_row_path_matches_lockstep(monkeypatch, seed, n_one, n_multi, flags,
 def test_one_row_path_exact_noise_audit(monkeypatch, scheme):
     """Exact noise (fresh OS entropy): everything in the audit but the measured error
     matches the lockstep path (under Adaptive: of the one-reading users), and the released
-    values differ from the readings."""
+    values differ from the readings. Unseeded (OS entropy): a released value equals its
+    reading only when the exact noise is 0, probability about 2⁻³¹ on the sampler's grid
+    of 2⁻³⁰ of the scale (docs/noise.md), so more than 10 % of the values equal to theirs
+    has a false-failure probability far below 1e-6."""
     df, cols = _population(3, 300, 4, True, False, False)
     s = BatchSettings.from_config(ViewConfig(scheme=scheme), "series", "exact", 0, True)
     fast, slow = _both(monkeypatch, df, cols, s)
