@@ -48,86 +48,6 @@ def core_packages() -> list[str]:
     return sorted(p.parent.name for p in CORE.glob("*/__init__.py"))
 
 
-def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
-    """lmdk_core's module import graph: module → the lmdk_core modules it imports, at the
-    top or inside a function (``from lmdk_core.pkg import name`` is the submodule
-    ``pkg.name`` when there is one, else the package)."""
-    core = root / "lmdk_core"
-    names = {}
-    for p in core.rglob("*.py"):
-        parts = list(p.relative_to(root).with_suffix("").parts)
-        names[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = p
-    graph: dict[str, set[str]] = {m: set() for m in names}
-    for module, path in names.items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                if not node.module.startswith("lmdk_core"):
-                    continue
-                for alias in node.names:
-                    sub = f"{node.module}.{alias.name}"
-                    target = sub if sub in names else node.module
-                    if target in names and target != module:
-                        graph[module].add(target)
-            elif isinstance(node, ast.Import):
-                graph[module] |= {a.name for a in node.names if a.name in names} - {module}
-    return graph
-
-
-def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """The strongly connected components with more than one node (Tarjan's algorithm,
-    iterative), each sorted: every import cycle of ``graph``."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found = []
-    for root in sorted(graph):
-        if root in index:
-            continue
-        work = [(root, iter(sorted(graph[root])))]
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, children = work[-1]
-            child = next(children, None)
-            if child is not None:
-                if child not in index:
-                    index[child] = low[child] = len(index)
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(sorted(graph.get(child, ())))))
-                elif child in on_stack:
-                    low[node] = min(low[node], index[child])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                component = []
-                while True:
-                    top = stack.pop()
-                    on_stack.discard(top)
-                    component.append(top)
-                    if top == node:
-                        break
-                if len(component) > 1:
-                    found.append(sorted(component))
-    return found
-
-
-def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
-    """The same graph between lmdk_core's packages (``lmdk_core.X…`` → ``X``)."""
-    def package(module: str) -> str:
-        parts = module.split(".")
-        return parts[1] if len(parts) > 1 else parts[0]
-    out: dict[str, set[str]] = {}
-    for src, dsts in graph.items():
-        out.setdefault(package(src), set()).update(
-            package(d) for d in dsts if package(d) != package(src))
-    return out
-
-
 def _imports(path: Path, prefix: str) -> list[str]:
     """Every module below ``prefix`` that ``path`` imports (also inside functions)."""
     found = []
@@ -166,39 +86,25 @@ def test_imports_go_down_the_layers():
     assert not wrong, "\n".join(wrong)
 
 
-def test_no_import_cycle_between_modules_or_packages():
+def test_no_import_cycle_between_modules_or_packages(measure):
     """No module imports itself back, directly or around a loop, even through an import
-    inside a function (those hide a cycle from Python's import but not from a reader)."""
-    graph = import_graph()
-    assert not cycles(graph), f"module import cycles: {cycles(graph)}"
-    packages = package_graph(graph)
-    assert not cycles(packages), f"package import cycles: {cycles(packages)}"
+    inside a function or under TYPE_CHECKING (those hide a cycle from Python's import but
+    not from a reader): tools/measure_code.py's import graph and its strongly connected
+    components."""
+    found = measure.cycles(measure.package_imports(CORE))["all"]
+    assert not found["module_cycles"], f"module import cycles: {found['module_cycles']}"
+    assert not found["package_cycles"], f"package import cycles: {found['package_cycles']}"
 
 
-def test_the_cycle_check_finds_a_planted_cycle():
+def test_the_cycle_check_finds_a_planted_cycle(measure):
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
-    assert cycles(graph) == [["a", "b", "c"]]
-    assert cycles({"a": {"b"}, "b": set()}) == []
-    assert cycles(package_graph({"lmdk_core.x.m": {"lmdk_core.y.n"},
-                                 "lmdk_core.y.n": {"lmdk_core.x.k"}})) == [["x", "y"]]
-
-
-def test_no_private_name_is_imported_across_modules(measure):
-    """No lmdk_core module imports a private (``_name``) function, class, constant or
-    module of another: what two modules share is public — named, documented, in its
-    module's ``__all__`` (CONTRIBUTING.md). The scan is tools/measure_code.py's (the
-    ``private`` section; tests/docs/test_measure_code.py shows it finds a planted one).
-    Tests are not scanned: a white-box test may import a module's private helper to
-    check it on its own (tests/engine/test_exact_planar.py's irrational Bernoulli)."""
-    imports = measure.package_imports(CORE)
-    assert len(imports) > 500, "the scan found too few of lmdk_core's imports"
-    found = {re.sub(r":\d+ imports ", " imports ", row)
-             for rows in measure.private_imports(imports, CORE).values() for row in rows}
-    wrong = sorted(found - set(ALLOWED_PRIVATE))
-    assert not wrong, "private names imported from another module (make the name " \
-        "public where it belongs, or move the user into its module):\n" + "\n".join(wrong)
-    stale = sorted(set(ALLOWED_PRIVATE) - found)
-    assert not stale, f"no longer imported, remove from ALLOWED_PRIVATE: {stale}"
+    assert measure.strongly_connected(graph) == [["a", "b", "c"]]
+    assert measure.strongly_connected({"a": {"b"}, "b": set()}) == []
+    imports = [measure.Import("lmdk_core.x.m", "lmdk_core.y.n", "n", "function", 1),
+               measure.Import("lmdk_core.y.n", "lmdk_core.x.k", "k", "top", 1)]
+    assert measure.cycles(imports)["all"]["package_cycles"][0]["packages"] == [
+        "lmdk_core.x", "lmdk_core.y"]
+    assert measure.cycles(imports)["top_level"]["package_cycles"] == []
 
 
 def test_app_support_imports_no_page():
