@@ -159,11 +159,7 @@ class Geometric(Mechanism):
         g2 = np.floor(np.log1p(-draws[1]) / log_q)
         return values + (g1 - g2)
 
-    @staticmethod
-    def distance(a: ArrayLike, b: ArrayLike) -> np.ndarray:
-        """Absolute difference (formed in the difference's buffer)."""
-        d = np.subtract(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
-        return np.abs(d, out=d) if isinstance(d, np.ndarray) else np.abs(d)
+    distance = staticmethod(Laplace.distance)
 
 
 class ExactGeometric(Geometric):
