@@ -39,8 +39,9 @@ from lmdk_core.adaptive.settings import AdaptiveSettings
 from lmdk_core.engine.allocation import allocate
 from lmdk_core.foundation.compiled_paths import compile_with_helpers
 from lmdk_core.mechanisms import Laplace, PlanarLaplace
-from lmdk_core.mechanisms.laplace import ExactLaplace
 from lmdk_core.population.lockstep import lockstep_release
+from tests.engine.test_adaptive_bitwise import _CoinsAndSampler as CoinsAndSampler
+from tests.engine.test_adaptive_bitwise import _StandInLaplace as StandInLaplace
 
 SCALAR_RULES = (publishes, within_noise, rate_after_publication, handed_on_budget)
 
@@ -175,27 +176,6 @@ def replace_everywhere(monkeypatch, replacements: dict) -> int:
     return count
 
 
-class StandInExactLaplace(ExactLaplace):
-    """Exact Laplace with a deterministic stand-in for OpenDP's sampler (the value plus
-    its scale times a fixed function of the value)."""
-
-    exact_sampler = staticmethod(
-        lambda v, b: np.asarray(v, float) + np.asarray(b, float) * np.sin(np.asarray(v) * 7.3))
-
-
-class CoinsAndSampler:
-    """Draws with pre-drawn coins and the mechanism's own (stand-in) sampler."""
-
-    def __init__(self, mech, coins):
-        self.mech, self.coins = mech, coins
-
-    def coin(self, t):
-        return float(self.coins[t])
-
-    def release(self, t, value, epsilon):
-        return self.mech.perturb_one(value, epsilon, None)
-
-
 SETTINGS = AdaptiveSettings(initial_rate=0.9, min_rate=0.2, step=0.15)
 
 
@@ -261,7 +241,7 @@ def every_variant(values, is_lm, pts, is_lm_track):
     assert_same(ref_track, pub_t, released[published], pub_eps, "compiled trajectory kernel")
     assert spent.tobytes() == ref_track[3].tobytes()
 
-    exact = StandInExactLaplace(1.0)
+    exact = StandInLaplace(1.0)
     coins = np.random.default_rng(3).random(values.size)
     ref_exact = reference(values, is_lm, exact, CoinsAndSampler(exact, coins))
     run = exact_publications(values, is_lm, start=start(is_lm), mech=exact, coins=coins,
