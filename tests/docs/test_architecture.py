@@ -107,6 +107,24 @@ def test_the_cycle_check_finds_a_planted_cycle(measure):
     assert measure.cycles(imports)["top_level"]["package_cycles"] == []
 
 
+def test_no_private_name_is_imported_across_modules(measure):
+    """No lmdk_core module imports a private (``_name``) function, class, constant or
+    module of another: what two modules share is public — named, documented, in its
+    module's ``__all__`` (CONTRIBUTING.md). The scan is tools/measure_code.py's (the
+    ``private`` section; tests/docs/test_measure_code.py shows it finds a planted one).
+    Tests are not scanned: a white-box test may import a module's private helper to
+    check it on its own (tests/engine/test_exact_planar.py's irrational Bernoulli)."""
+    imports = measure.package_imports(CORE)
+    assert len(imports) > 500, "the scan found too few of lmdk_core's imports"
+    found = {re.sub(r":\d+ imports ", " imports ", row)
+             for rows in measure.private_imports(imports, CORE).values() for row in rows}
+    wrong = sorted(found - set(ALLOWED_PRIVATE))
+    assert not wrong, "private names imported from another module (make the name " \
+        "public where it belongs, or move the user into its module):\n" + "\n".join(wrong)
+    stale = sorted(set(ALLOWED_PRIVATE) - found)
+    assert not stale, f"no longer imported, remove from ALLOWED_PRIVATE: {stale}"
+
+
 def test_app_support_imports_no_page():
     wrong = [f"{p.name} imports {m}" for p in sorted((ROOT / "app_support").glob("*.py"))
              for m in _imports(p, "app_pages")]
