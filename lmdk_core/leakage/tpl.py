@@ -48,6 +48,7 @@ __all__ = [
     "segment_fpl",
     "check_allocation",
     "landmark_gaps",
+    "gaps_from_segments",
 ]
 
 LossLike = LossFunction | ArrayLike
@@ -316,6 +317,16 @@ def landmark_gaps(epsilon_t: ArrayLike, landmarks: Iterable[int] | None,
     mark[lm] = True
     sb = recurse(eps, lb, mark)  # BPL from (previous landmark)+1
     sf = recurse(eps[::-1], lf, mark[::-1])[::-1]  # FPL from (next landmark)−1
+    return gaps_from_segments(eps, lm, lb, lf, mark, sb, sf)
+
+
+def gaps_from_segments(eps: np.ndarray, lm: np.ndarray, lb: LossFunction, lf: LossFunction,
+                       mark: np.ndarray, sb: np.ndarray, sf: np.ndarray) -> Gaps:
+    """The :class:`~lmdk_core.leakage.restarts.Gaps` of :func:`landmark_gaps` from its
+    checked budget ``eps``, landmarks ``lm`` (``mark`` their mask), loss functions and
+    segment recursions ``sb``, ``sf``: ``base = Σ_{l∈L} sb_l + sf_l − ε_l``, each regular
+    t's landmarks around it and its bound ``upper_t = base + sb_t + sf_t − ε_t``."""
+    T = eps.size
     base = float(np.sum(sb[lm] + sf[lm] - eps[lm])) if lm.size else 0.0
     regular = np.flatnonzero(~mark)
     if lm.size:

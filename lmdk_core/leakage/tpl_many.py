@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from lmdk_core.leakage.loss import LossFunction
+from lmdk_core.foundation.validation import check_landmarks
+from lmdk_core.leakage.loss import LossFunction, loss_pair
+from lmdk_core.leakage.recursion import chains_kernel
 from lmdk_core.leakage.restarts import MERGE_RTOL, SAFE_SEGMENT_ALPHA, Gaps
-from lmdk_core.leakage.tpl import LossLike, landmark_gaps, max_landmark_tpl
+from lmdk_core.leakage.tpl import LossLike, check_allocation, gaps_from_segments, max_landmark_tpl
 
 __all__ = ["max_landmark_tpls"]
 
@@ -65,6 +67,7 @@ class _Tables:
         self.thr: list[np.ndarray] = []
         self.qmd: list[np.ndarray] = []
         self.d: list[np.ndarray] = []
+        self.q: list[np.ndarray] = []
 
     def add(self, loss: LossFunction) -> int:
         """The index of ``loss`` in the tables (added once per object)."""
@@ -74,6 +77,7 @@ class _Tables:
             self.thr.append(loss._x_thr)
             self.qmd.append(loss._wQmD)
             self.d.append(loss._wD)
+            self.q.append(loss._wQ)
         return self.ids[key]
 
     def freeze(self):
@@ -84,6 +88,7 @@ class _Tables:
         self.thr_all = np.concatenate(self.thr) if self.thr else np.zeros(0)
         self.qmd_all = np.concatenate(self.qmd)
         self.d_all = np.concatenate(self.d)
+        self.q_all = np.concatenate(self.q)
 
 
 def _run_all(eps: np.ndarray, segment: np.ndarray, tables: _Tables, pos0: np.ndarray,
@@ -128,6 +133,57 @@ def _run_all(eps: np.ndarray, segment: np.ndarray, tables: _Tables, pos0: np.nda
             + eps[pos]
 
 
+def _gaps_many(problems: list[tuple[np.ndarray, np.ndarray, LossLike, LossLike]]
+               ) -> list[Gaps | None]:
+    """:func:`~lmdk_core.leakage.tpl.landmark_gaps` of every problem, bit for bit, its
+    two segment recursions (Cao et al., ICDE 2017: BPL restarted after every landmark,
+    FPL before) run for all problems in one compiled call
+    (:func:`~lmdk_core.leakage.recursion.chains_kernel`: the steps of the one-recursion
+    loop, eight chains interleaved). None where a loss function is zero or a recursion
+    reaches the loss function's log branch (α > 700): such a problem takes the one-user
+    path."""
+    checked: list[tuple[np.ndarray, np.ndarray, LossFunction, LossFunction, np.ndarray]] = []
+    for eps, lm, b, f in problems:
+        e = check_allocation(eps)
+        lm_u = check_landmarks(lm, e.size)
+        lb, lf = loss_pair(b, f)
+        mark = np.zeros(e.size, dtype=bool)
+        mark[lm_u] = True
+        checked.append((e, lm_u, lb, lf, mark))
+    live = [i for i, c in enumerate(checked) if not (c[2].is_zero or c[3].is_zero)]
+    out: list[Gaps | None] = [None] * len(problems)
+    kernel = chains_kernel() if live else None
+    if kernel is None:
+        return out
+    tables = _Tables()
+    sizes = np.array([checked[i][0].size for i in live], dtype=np.intp)
+    e_off = np.r_[0, np.cumsum(sizes)[:-1]].astype(np.intp)
+    # chain 2u: BPL of user u forwards; chain 2u + 1: its FPL backwards
+    loss_id = np.array([tables.add(L) for i in live for L in checked[i][2:4]],
+                       dtype=np.intp)
+    tables.freeze()
+    start = np.repeat(e_off, 2)
+    length = np.repeat(sizes, 2)
+    reverse = np.tile(np.array([False, True]), len(live))
+    out_start = start + np.tile(np.array([0, 1]), len(live)) * int(sizes.sum())
+    eps_all = np.concatenate([checked[i][0] for i in live])
+    mark_all = np.concatenate([checked[i][4] for i in live])
+    seg = np.empty(2 * eps_all.size)
+    done = np.empty(length.size, dtype=np.intp)
+    kernel(eps_all, mark_all, start, length, reverse, out_start, tables.thr_all,
+           tables.thr_start[loss_id], tables.thr_len[loss_id], tables.q_all,
+           tables.d_all, tables.v_start[loss_id], seg, done)
+    for u, i in enumerate(live):
+        if done[2 * u] < sizes[u] or done[2 * u + 1] < sizes[u]:
+            continue  # the log branch: the one-user path
+        e, lm_u, lb, lf, mark = checked[i]
+        lo = int(e_off[u])
+        sb = seg[lo:lo + e.size]
+        sf = seg[eps_all.size + lo:eps_all.size + lo + e.size]
+        out[i] = gaps_from_segments(e, lm_u, lb, lf, mark, sb, sf)
+    return out
+
+
 def _batchable(g: Gaps) -> bool:
     """Whether the user's runs take the loop's fast branch (:class:`_Runs` ``small``):
     both loss functions non-zero and every segment value below the log branch."""
@@ -163,9 +219,9 @@ def max_landmark_tpls(problems: list[tuple[np.ndarray, np.ndarray, LossLike, Los
     out = np.full(len(problems), np.nan)
     users: list[int] = []
     gaps: list[Gaps] = []
-    for j, (eps, lm, lb, lf) in enumerate(problems):
-        g = landmark_gaps(eps, lm, lb, lf)
-        if g.regular.size == 0 or not _batchable(g):
+    for j, ((eps, lm, lb, lf), g) in enumerate(zip(problems, _gaps_many(problems),
+                                                   strict=True)):
+        if g is None or g.regular.size == 0 or not _batchable(g):
             out[j] = max_landmark_tpl(eps, lm, lb, lf)
         else:
             users.append(j)
