@@ -106,7 +106,14 @@ def discretize_series(values: ArrayLike, n_bins: int, method: str = "width") -> 
     elif key == "width":
         edges = np.linspace(lo, hi, k + 1)
     elif key == "quantile":
-        edges = np.unique(np.quantile(v, np.linspace(0.0, 1.0, k + 1)))
+        # np.quantile reads order statistics only: on the sorted values it finds the same
+        # ones (its partition then has nothing to move) and interpolates them the same
+        # way, and numpy's vectorised sort takes about half the time of the partition at
+        # these 2(k + 1) positions. Not when -0.0 and 0.0 mix: which of the two equal
+        # values lands at a position may differ, and the edge's sign with it.
+        neg_zero = bool(np.any(np.signbit(v) & (v == 0.0)))
+        edges = np.unique(np.quantile(v if neg_zero else np.sort(v),
+                                      np.linspace(0.0, 1.0, k + 1)))
     else:
         raise InputError(f"unknown binning method {method!r}; choose width or quantile")
     states = np.searchsorted(edges, v, side="right") - 1

@@ -115,6 +115,31 @@ def test_discretize_width_and_quantile():
         discretize_series([1.0, np.nan], 3)
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 3000), st.integers(1, 30),
+       st.sampled_from(["normal", "rounded", "few", "signed zeros"]))
+def test_quantile_bins_equal_numpy_quantile_bit_for_bit(seed, n, k, kind):
+    """The quantile edges, found on the sorted values, are numpy's quantiles of the raw
+    values bit for bit (ties, whole numbers, -0.0 next to 0.0 included), and every value
+    falls in the bin ``searchsorted`` gives."""
+    rng = np.random.default_rng(seed)
+    v = rng.normal(size=n) * 10.0 ** float(rng.integers(-3, 4))
+    if kind == "rounded":
+        v = np.round(v)  # -0.0 among them
+    elif kind == "few":
+        v = rng.choice([-1.5, 0.0, 2.0, 7.25], n)
+    elif kind == "signed zeros":
+        v = np.where(rng.random(n) < 0.5, rng.choice([0.0, -0.0], n), v)
+    d = discretize_series(v, k, "quantile")
+    edges = np.unique(np.quantile(v, np.linspace(0.0, 1.0, k + 1)))
+    if edges.size == 1:  # a constant series: one state around its value
+        assert d.n_states == 1 and np.all(d.states == 0)
+        return
+    assert d.edges.tobytes() == edges.tobytes()
+    want = np.clip(np.searchsorted(edges, v, side="right") - 1, 0, edges.size - 2)
+    assert d.states.tolist() == want.tolist()
+
+
 def test_transition_counts_with_smoothing():
     s = [0, 1, 1, 2, 0, 1]
     PF, PB = transition_matrices(s, 3, smoothing=0.0)
