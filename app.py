@@ -8,6 +8,7 @@ import streamlit as st
 
 from app_support.accessibility import enable_accessibility
 from app_support.session import init_state, keep_widget_state, sidebar
+from app_support.tab_memory import remember_this_tab, restored_note, tab_memory
 from app_support.touch_select import enable_tap_select
 from app_support.track_session import init_track_state, keep_track_widget_state
 from app_support.url_state import restore_settings, url_problems, write_settings
@@ -63,4 +64,10 @@ for problem in url_problems():
 write_settings()  # the URL follows the settings (never the data, landmarks or seed)
 enable_tap_select()  # a tap on a chart point selects it on phones too
 enable_accessibility()  # skip link, chart labels, focus ring
-nav.run()
+tab_memory()  # the tab's key (sessionStorage): a reload brings back this tab's view
+if (note := restored_note()) is not None:
+    st.success(note, icon=":material/restore:")
+try:
+    nav.run()
+finally:  # also when a page stops or reruns the script
+    remember_this_tab()

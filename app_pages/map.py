@@ -108,7 +108,8 @@ with st.expander(":material/upload_file: Use your own track, or restore a saved 
                      key=K.TRACK_CONFIG_UPLOAD, on_change=restore_uploaded_config,
                      args=(K.TRACK_CONFIG_UPLOAD, "track"))
     track_column_choices()
-reload_note(st.session_state[K.TRACK_KEYS].get(name) != DEMO_TRACK_KEY)
+reload_note(st.session_state[K.TRACK_KEYS].get(name) != DEMO_TRACK_KEY,
+            key="map_forget_tab")
 reference_uploader("track", "track_reference_upload")
 if st.session_state.get(K.TRACK_UPLOAD_ERROR):
     st.error(st.session_state[K.TRACK_UPLOAD_ERROR], icon=":material/error:")

@@ -224,7 +224,7 @@ with st.expander(":material/upload_file: Use your own data, or restore a saved v
                      key=K.CONFIG_UPLOAD, on_change=restore_uploaded_config,
                      args=(K.CONFIG_UPLOAD, "series"))
     column_choices()
-reload_note(name != DEMO_SERIES)
+reload_note(name != DEMO_SERIES, key="timeline_forget_tab")
 reference_uploader("series", "series_reference_upload")
 if st.session_state.get(K.UPLOAD_ERROR):
     st.error(st.session_state[K.UPLOAD_ERROR], icon=":material/error:")

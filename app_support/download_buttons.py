@@ -80,19 +80,37 @@ PUBLISHABLE_HELP = ("Publishable: the released values only (time and released va
 
 
 #: what a reload keeps and how to come back to an uploaded view (docs/app.md)
-RELOAD_NOTE = (":material/restart_alt: **A reload starts afresh.** The settings in the URL "
-               "(ε, scheme, window, mechanism, r, k) come back; this upload, its landmarks "
-               "and Δf do not — raw data are never kept outside this session (not in the "
-               "URL, not in the browser). To return to this view later, download "
+RELOAD_NOTE = (":material/restart_alt: **A reload keeps this view in this tab.** The "
+               "settings come back from the URL; this upload, its landmarks and Δf from the "
+               "app's memory, kept for this tab only (a random key in the tab, never in the "
+               "URL or on disk) for {minutes} minutes after your last change. A new tab "
+               "starts afresh. To return to this view later or elsewhere, download "
                "**CONFIDENTIAL — Configuration with the data (JSON)** below and upload it "
                "here: data, landmarks and settings in one step.")
+#: the same note once "Forget this tab's data" was clicked
+FORGOTTEN_NOTE = (":material/restart_alt: **A reload starts afresh:** this tab's data are no "
+                  "longer kept in the app's memory. To return to this view later, download "
+                  "**CONFIDENTIAL — Configuration with the data (JSON)** below and upload it "
+                  "here.")
 
 
-def reload_note(is_upload: bool) -> None:
+def reload_note(is_upload: bool, key: str) -> None:
     """Under the upload box of the Timeline and the Map, while an uploaded file is the
-    current data: what a reload loses and how to restore it (:data:`RELOAD_NOTE`)."""
-    if is_upload:
-        st.caption(RELOAD_NOTE)
+    current data: what a reload keeps and how to restore it (:data:`RELOAD_NOTE`), and
+    a button that forgets the tab's kept view (:mod:`app_support.tab_memory`)."""
+    from app_support.tab_memory import KEEP_MINUTES, forget_this_tab, keeping_this_tab
+
+    if not is_upload:
+        return
+    if not keeping_this_tab():
+        st.caption(FORGOTTEN_NOTE)
+        return
+    st.caption(RELOAD_NOTE.format(minutes=KEEP_MINUTES))
+    st.button("Forget this tab's data", key=key, on_click=forget_this_tab,
+              icon=":material/delete:",
+              help="Drops this tab's data and landmarks from the app's memory now: a "
+                   "reload then starts afresh with the demo data. What is on the page "
+                   "stays until then.")
 
 
 # ---------------------------------------------------------------- uploads and references

@@ -5,8 +5,8 @@ query: ``eps`` (total budget ε), ``scheme``, ``w`` (window), ``mech`` (Laplace 
 Geometric) and ``r`` (the Map's radius in metres) and ``k`` (the declared bound on landmark events).
 Never the data, the landmarks, Δf
 (it may be a suggestion derived from the data) or a seed (a fresh seed regenerates the
-noise): the URL is shared, pasted and logged. A reload starts a new Streamlit session —
-the uploaded data and the landmarks are not kept (docs/app.md says so) — and
+noise): the URL is shared, pasted and logged. A reload starts a new Streamlit session
+(the tab's data and landmarks come back from :mod:`app_support.tab_memory`), and
 :func:`restore_settings` reads the query once per session; a value outside its range is
 refused with a message and the default kept. :func:`write_settings` keeps the query
 equal to the settings on every run.

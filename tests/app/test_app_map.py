@@ -425,10 +425,10 @@ def test_a_reload_is_explained_and_the_configuration_restores_the_upload():
 
     gpx_path = ASSETS / "sample_tracks" / "cerknicko-jezero.gpx"
     at = open_page("map", TIMEOUT)
-    assert not any("A reload starts afresh" in c.value for c in at.caption)  # the demo
+    assert not any("A reload keeps this view" in c.value for c in at.caption)  # the demo
     upload(at, "track_upload", "lake.gpx", gpx_path.read_bytes(), "application/gpx+xml")
     at.multiselect(key="w_track_lm_select").set_value([3, 40]).run()
-    note = next(c.value for c in at.caption if "A reload starts afresh" in c.value)
+    note = next(c.value for c in at.caption if "A reload keeps this view" in c.value)
     assert "Configuration with the data (JSON)" in note and "landmarks" in note
 
     # the reload: a new session; the configuration of the view brings everything back

@@ -154,12 +154,12 @@ def test_good_upload_becomes_the_current_series(timeline):
     at.multiselect(key="w_lm_select").set_value([3]).run()
     assert "Landmark-private" in verdict_text(at)
     # what a reload loses and how to restore it, while the upload is shown (issue 37 §9)
-    assert any("A reload starts afresh" in c.value for c in at.caption)
+    assert any("A reload keeps this view" in c.value for c in at.caption)
     # the demo keeps its own landmarks
     at.sidebar.selectbox(key="w_series_name").set_value(
         at.sidebar.selectbox(key="w_series_name").options[0]).run()
     assert at.multiselect(key="w_lm_select").value == [27, 28, 85, 86, 139]
-    assert not any("A reload starts afresh" in c.value for c in at.caption)
+    assert not any("A reload keeps this view" in c.value for c in at.caption)
 
 
 def test_after_an_upload_df_stays_declared_and_the_suggestion_needs_a_click(timeline):
