@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from lmdk_core.data.file_formats import FORMAT_NAMES, format_by_content
+from lmdk_core.data.plain_series_csv import plain_header, read_plain_series
 from lmdk_core.data.tables import (
     Source,
     csv_separator,
@@ -20,6 +21,9 @@ from lmdk_core.data.tables import (
     repeated_times_note,
 )
 from lmdk_core.foundation.errors import InputError
+
+if TYPE_CHECKING:  # pandas is imported where a table is parsed: a plain file needs none
+    import pandas as pd
 
 __all__ = ["Series", "csv_columns", "guess_series_columns", "is_index_column",
            "load_series_csv"]
@@ -48,6 +52,8 @@ class Series:
 
     def frame(self) -> pd.DataFrame:
         """The series as a ``time,value`` table."""
+        import pandas as pd
+
         return pd.DataFrame({"time": self.time, "value": self.values})
 
 
@@ -64,6 +70,11 @@ def load_series_csv(source: Source, name: str = "uploaded series", time_col: str
     tcol, vcol = str(time_col).strip().lower(), str(value_col).strip().lower()
     if tcol == vcol:
         raise InputError(f"the time and value columns must differ (both are {time_col!r})")
+    plain = None if time_format else read_plain_series(data, tcol, vcol)
+    if plain is not None:  # the same numbers and times as below, without pandas
+        note = repeated_times_note(plain.times)
+        return Series(time=plain.times, values=plain.values, time_kind=plain.kind,
+                      name=name, notes=(note,) if note else ())
     df = _read_series_table(data, tcol, vcol)
     values = numeric_column(df, vcol)
     times, kind = parse_times(df, tcol, time_format)
@@ -107,6 +118,11 @@ def csv_columns(source: Source) -> list[str]:
         data = read_bytes(source, "the CSV file")
     except InputError:
         return []
+    plain = plain_header(data)
+    if plain is not None:  # the names pandas reads, without pandas
+        return plain
+    import pandas as pd
+
     try:
         head = pd.read_csv(io.BytesIO(data), nrows=0, skiprows=leading_comment_lines(data),
                            sep=csv_separator(data))
@@ -130,6 +146,8 @@ def is_index_column(name: str, values: pd.Series | None = None) -> bool:
 
 def _is_row_numbering(values: pd.Series) -> bool:
     """True for the row numbers 0, 1, 2, … or 1, 2, 3, …"""
+    import pandas as pd
+
     v = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
     if not v.size or not np.all(np.isfinite(v)):
         return False
@@ -162,6 +180,8 @@ def _head_rows(source: Source) -> pd.DataFrame | None:
     """The first 200 rows of a CSV as text cells, or None when it cannot be read."""
     import io
 
+    import pandas as pd
+
     try:
         data = read_bytes(source, "the CSV file")
         return pd.read_csv(io.BytesIO(data), nrows=200, dtype=str,
@@ -178,11 +198,15 @@ def _mostly(parsed: pd.Series) -> bool:
 
 def _mostly_numbers(cells: pd.Series) -> bool:
     """True when more than 90 % of the cells are numbers."""
+    import pandas as pd
+
     return _mostly(pd.to_numeric(cells.str.strip(), errors="coerce"))
 
 
 def _mostly_dates(cells: pd.Series) -> bool:
     """True when more than 90 % of the cells are ISO 8601 dates."""
+    import pandas as pd
+
     return _mostly(pd.to_datetime(cells.str.strip(), errors="coerce", format="ISO8601",
                                   utc=True))
 
