@@ -25,15 +25,16 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from lmdk_core.decision.accuracy import AccuracyTarget
+from lmdk_core.decision.accuracy import AccuracyTarget, meets_target
 from lmdk_core.decision.accuracy_model import AccuracyModel, accuracy_model
+from lmdk_core.decision.clopper_pearson import lower_bound_at_least
 from lmdk_core.decision.noise_laws import laplace_epsilon_for, planar_epsilon_for
 from lmdk_core.engine.allocation import allocate
 from lmdk_core.foundation.validation import check_landmarks
 
 __all__ = ["AdaptiveAccuracy", "AdaptiveErrors", "adaptive_accuracy", "adaptive_epsilon_floor",
            "adaptive_errors", "adaptive_expected_errors", "estimate_from_errors",
-           "min_adaptive_runs", "utility_runs"]
+           "estimate_meets_target", "min_adaptive_runs", "utility_runs"]
 
 #: simulated timestamps (runs × T) for the expected error of Adaptive's utility line:
 #: 256 whole releases of a short series, down to 32 for 1,563 timestamps and more
@@ -286,22 +287,59 @@ def estimate_from_errors(errors: np.ndarray, target: AccuracyTarget,
 def _each_within(inside: np.ndarray, released: np.ndarray, confidence: float,
                  z: float) -> tuple[float, float]:
     """'each': the smallest per-reading share within, with its Clopper–Pearson bound."""
-    n_t = released.sum(axis=0)
-    ok = n_t > 0
-    if not ok.any():
+    counts = _within_counts(inside, released, "each")
+    if counts is None:
         return float("nan"), float("nan")
-    k_t = inside.sum(axis=0)[ok]
-    est = float(np.min(k_t / n_t[ok]))
-    return est, float(np.min(_clopper_pearson_lower(k_t, n_t[ok], confidence)))
+    k_t, n_t = counts
+    return _share(k_t, n_t), float(np.min(_clopper_pearson_lower(k_t, n_t, confidence)))
 
 
 def _all_within_share(inside: np.ndarray, released: np.ndarray, confidence: float,
                       z: float) -> tuple[float, float]:
     """'all': the share of releases with every reading within (Clopper–Pearson)."""
-    R = inside.shape[0]
-    k = int(np.sum(inside.sum(axis=1) == released.sum(axis=1)))
-    return k / R, float(_clopper_pearson_lower(np.array([k]), np.array([R]),
-                                               confidence)[0])
+    k, R = _within_counts(inside, released, "all")  # type: ignore[misc]
+    return _share(k, R), float(_clopper_pearson_lower(k, R, confidence)[0])
+
+
+def _within_counts(inside: np.ndarray, released: np.ndarray,
+                   per: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """(successes k, trials n) behind an 'each' (per reading: releases within the bound,
+    releases that published it; None when no reading was ever published) or an 'all'
+    target (one pair: releases with every reading within, all releases)."""
+    if per == "all":
+        R = inside.shape[0]
+        return (np.array([int(np.sum(inside.sum(axis=1) == released.sum(axis=1)))]),
+                np.array([R]))
+    n_t = released.sum(axis=0)
+    ok = n_t > 0
+    return (inside.sum(axis=0)[ok], n_t[ok]) if ok.any() else None
+
+
+def _share(k: np.ndarray, n: np.ndarray) -> float:
+    """The smallest share k / n."""
+    return float(np.min(k / n))
+
+
+def estimate_meets_target(errors: np.ndarray, target: AccuracyTarget,
+                          confidence: float = 0.95) -> tuple[float, bool]:
+    """(estimate, whether its one-sided bound at ``confidence`` meets ``target``): the
+    same as :func:`estimate_from_errors` then
+    :func:`~lmdk_core.decision.accuracy.meets_target`, but for an 'each' or 'all'
+    probability target the Clopper–Pearson comparison is decided from the binomial tail
+    (:func:`~lmdk_core.decision.clopper_pearson.lower_bound_at_least`) without scipy
+    whenever that is certain."""
+    if target.kind == "within" and target.per in ("each", "all"):
+        err = np.asarray(errors, float)
+        released = ~np.isnan(err)
+        inside = released & (np.nan_to_num(err, nan=np.inf) <= target.bound)
+        counts = _within_counts(inside, released, target.per)
+        met = (None if counts is None
+               else lower_bound_at_least(counts[0], counts[1], confidence,
+                                         target.probability))
+        if counts is not None and met is not None:
+            return _share(*counts), met
+    est, bound = estimate_from_errors(errors, target, confidence)
+    return est, meets_target(bound, target)
 
 
 def _typical_within(inside: np.ndarray, released: np.ndarray, confidence: float,

@@ -47,8 +47,9 @@ from lmdk_core.decision.accuracy_model import (
     reading_offsets,
 )
 from lmdk_core.decision.adaptive_accuracy import (
-    adaptive_accuracy,
     adaptive_epsilon_floor,
+    adaptive_errors,
+    estimate_meets_target,
     min_adaptive_runs,
 )
 from lmdk_core.decision.noise_laws import laplace_within_peak
@@ -62,13 +63,13 @@ __all__ = ["MonteCarloSettings", "solve_epsilon", "solve_all_schemes"]
 GRID_POINTS = 97
 
 
-def _bisect(value, target: AccuracyTarget, a: float, b: float, rel_tol: float) -> float:
-    """The crossing between ``a`` and ``b`` (exactly one of which meets the target), to a
-    relative ``rel_tol``; returns the end that meets."""
-    meets_a = meets_target(value(a), target)
+def _bisect(meets: Callable[[float], bool], a: float, b: float, rel_tol: float) -> float:
+    """The crossing between ``a`` and ``b`` (exactly one of which ``meets`` the target),
+    to a relative ``rel_tol``; returns the end that meets."""
+    meets_a = meets(a)
     while b / a - 1 > rel_tol:
         mid = float(np.sqrt(a * b))
-        if meets_target(value(mid), target) == meets_a:
+        if meets(mid) == meets_a:
             a = mid
         else:
             b = mid
@@ -139,7 +140,7 @@ def _intervals_from_status(value, target: AccuracyTarget, pts: list[tuple[float,
     for (e0, m0), (e1, m1) in zip(pts, pts[1:], strict=False):
         if m0 == m1:
             continue
-        cross = _bisect(value, target, e0, e1, rel_tol)
+        cross = _bisect(lambda e: meets_target(value(e), target), e0, e1, rel_tol)
         if m1:  # enters the feasible set
             start = cross
         else:  # leaves it: it entered before (or was feasible from the first point)
@@ -257,15 +258,15 @@ def solve_epsilon(values: ArrayLike, landmarks: Iterable[int] | None, scheme: st
     return _solve_static(model, key, lm, target, lo, hi, window, progress)
 
 
-def _first_crossing(value, target: AccuracyTarget, grid: np.ndarray,
+def _first_crossing(meets: Callable[[float], bool], grid: np.ndarray,
                     progress=None) -> tuple[float | None, float | None]:
-    """(the last grid point that misses before the first that meets, that first point);
-    either is None when there is none (progress 0 → 0.8)."""
+    """(the last grid point that misses before the first that ``meets`` the target, that
+    first point); either is None when there is none (progress 0 → 0.8)."""
     prev = None
     for i, e in enumerate(grid):
         if progress is not None:
             progress(0.8 * (i + 1) / grid.size)
-        if meets_target(value(float(e)), target):
+        if meets(float(e)):
             return prev, float(e)
         prev = float(e)
     return prev, None
@@ -277,31 +278,34 @@ def _solve_adaptive(model: AccuracyModel, lm: np.ndarray, target: AccuracyTarget
     exact floor, the first crossing bisected to 1 %."""
     key = "adaptive"
     method = settings.method(target)
-    cache: dict[float, tuple[float, float, bool]] = {}
+    cache: dict[float, tuple[float, bool, bool]] = {}
 
-    def evaluate(e: float) -> tuple[float, float, bool]:
+    def evaluate(e: float) -> tuple[float, bool, bool]:
+        """(estimate, whether its bound meets the target, landmark-private) at ε."""
         if e not in cache:
-            cache[e] = adaptive_accuracy(model.values, lm, e, target,
-                                         mechanism=model.mechanism,
-                                         sensitivity=model.scale_unit,
-                                         radius=model.scale_unit, runs=settings.runs,
-                                         seed=settings.seed, confidence=settings.confidence,
-                                         stays=list(model.stays) or None)
+            errors, private = adaptive_errors(model.values, lm, e,
+                                              mechanism=model.mechanism,
+                                              sensitivity=model.scale_unit,
+                                              radius=model.scale_unit, runs=settings.runs,
+                                              seed=settings.seed,
+                                              stays=list(model.stays) or None)
+            cache[e] = (*estimate_meets_target(errors, target, settings.confidence),
+                        private)
         return cache[e]
 
-    def value(e: float) -> float:
+    def meets(e: float) -> bool:
         return evaluate(e)[1]
     # no ε below the one at which the first reading alone (always published, at the
     # planned Uniform share) meets an 'each'/'all' target can meet it: start there
     start = max(lo, min(adaptive_epsilon_floor(model, lm, target), hi))
     grid = np.geomspace(start, hi, max(2, int(np.ceil(np.log10(hi / start) * 5)) + 1))
-    prev, found = _first_crossing(value, target, grid, progress)
+    prev, found = _first_crossing(meets, grid, progress)
     if found is None:
         best = evaluate(float(hi))[0]
         return EpsilonSolution(key, None, best if np.isfinite(best) else None, target,
                                method, reason=_unreachable_reason(lm, key, target, best, hi))
     if prev is not None:
-        found = _bisect(value, target, prev, found, 1e-2)
+        found = _bisect(meets, prev, found, 1e-2)
     if progress is not None:
         progress(1.0)
     est, _, private = evaluate(found)
