@@ -16,7 +16,8 @@ with pandas, which gives every message. "Plain" means all of:
   all whole numbers or decimals of that form, or all ISO 8601 local times of one
   layout, ``YYYY-MM-DDTHH:MM[:SS]`` or with a space for ``T``, years 1900–2199 (no
   zone, no fraction of a second);
-* times that never decrease (the order message comes from the pandas path).
+* at most :data:`~lmdk_core.data.tables.MAX_ROWS` rows, times that never decrease (the
+  messages come from the pandas path).
 
 Why the numbers are the same: pandas' default float parser (``precise_xstrtod``) reads a
 number of at most 15 digits as the integer of its digits, exact in a double (< 2⁵³),
@@ -35,6 +36,8 @@ import re
 from typing import NamedTuple
 
 import numpy as np
+
+from lmdk_core.data import tables
 
 __all__ = ["PLAIN_MAX_BYTES", "PlainSeries", "plain_header", "read_plain_series"]
 
@@ -138,7 +141,9 @@ def read_plain_series(data: bytes, time_col: str, value_col: str) -> PlainSeries
     if sorted(names) != sorted((time_col, value_col)):
         return None
     lines = _lines(data)
-    cells = _row_cells(lines[1:], names[0] == time_col) if lines else None
+    if lines is None or len(lines) - 1 > tables.MAX_ROWS:  # the row limit's message
+        return None
+    cells = _row_cells(lines[1:], names[0] == time_col)
     if cells is None:
         return None
     raw_t, raw_v = cells
