@@ -34,6 +34,7 @@ from lmdk_core.leakage.loss import LossFunction, loss_pair
 from lmdk_core.leakage.recursion import recurse
 from lmdk_core.leakage.supremum import tpl_supremum
 from lmdk_core.leakage.tpl import check_allocation, max_landmark_tpl
+from lmdk_core.leakage.tpl_many import max_landmark_tpls
 
 __all__ = ["CalibrationResult", "ProgressCallback", "calibrate_epsilon", "calibrate_scale",
            "max_tpl_constant"]
@@ -349,10 +350,15 @@ def calibrate_scale(
 
     def f(c: float) -> float:
         # max_t landmark TPL, bit for bit np.max(landmark_tpl(...)), with the restarted
-        # recursions computed only where the maximum can be (tests/engine/test_leakage_max_tpl.py)
+        # recursions computed only where the maximum can be (tests/engine/test_leakage_max_tpl.py);
+        # several models' pruning rounds run as one vector, each model's maximum bit for
+        # bit its own max_landmark_tpl (tests/engine/test_leakage_tpl_many.py)
         if c <= 0:
             return 0.0
-        return max(max_landmark_tpl(c * eps, lm, lb, lf) for lb, lf in models)
+        x = c * eps
+        if len(models) == 1:
+            return max_landmark_tpl(x, lm, *models[0])
+        return float(np.max(max_landmark_tpls([(x, lm, lb, lf) for lb, lf in models])))
 
     # landmark TPL_t >= Σ_{i∈L∪{t}} c ε_i >= c · max ε, so c <= α / max ε.
     hi = alpha / float(np.max(eps))

@@ -132,12 +132,19 @@ def worst_curve(epsilon_t: ArrayLike, landmarks: list[int], models: list[tuple]
     """``(curve, peaks)``: ``peaks[m] = max_t landmark TPL_t`` under each ``(backward,
     forward)`` model (:func:`~lmdk_core.leakage.tpl.max_landmark_tpl`, bit for bit the
     maximum of the curve, ~10× cheaper: it runs the restarted recursions only where the
-    maximum can be), and ``curve`` the landmark TPL per timestamp under the model of the
-    largest peak — its maximum is the worst over the models and its argmax where it is
-    reached, all the verdict reads."""
+    maximum can be; several models' rounds run as one vector by
+    :func:`~lmdk_core.leakage.tpl_many.max_landmark_tpls`, each peak bit for bit its own),
+    and ``curve`` the landmark TPL per timestamp under the model of the largest peak —
+    its maximum is the worst over the models and its argmax where it is reached, all the
+    verdict reads."""
     from lmdk_core.leakage.tpl import landmark_tpl, max_landmark_tpl
+    from lmdk_core.leakage.tpl_many import max_landmark_tpls
 
-    peaks = tuple(float(max_landmark_tpl(epsilon_t, landmarks, b, f)) for b, f in models)
+    if len(models) == 1:
+        peaks: tuple[float, ...] = (float(max_landmark_tpl(epsilon_t, landmarks, *models[0])),)
+    else:
+        eps, lm = np.asarray(epsilon_t, dtype=float), np.asarray(landmarks, dtype=np.intp)
+        peaks = tuple(float(p) for p in max_landmark_tpls([(eps, lm, b, f) for b, f in models]))
     b, f = models[int(np.argmax(peaks))]
     return WorstCurve(np.asarray(landmark_tpl(epsilon_t, landmarks, b, f), dtype=float), peaks)
 

@@ -99,3 +99,61 @@ def test_calibration_reports_progress_up_to_one():
     assert all(0.0 <= f <= 1.0 for f in fractions)
     assert fractions == sorted(fractions) and fractions[-1] == 1.0
     assert "evaluation" in calls[0][1]
+
+
+def _models(rng: np.random.Generator, n_models: int) -> list[tuple[LossFunction, LossFunction]]:
+    """Random correlation models (an estimated model's smoothing variants stand-in):
+    backward and forward loss functions of random row-stochastic matrices."""
+    out = []
+    n = int(rng.integers(2, 7))
+    for _ in range(n_models):
+        P = rng.random((n, n)) ** 3
+        P /= P.sum(axis=1, keepdims=True)
+        lb = LossFunction(P)
+        out.append((lb, lb if rng.random() < 0.3 else LossFunction(P[rng.permutation(n)])))
+    return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 6), st.sampled_from([20, 168, 700]))
+def test_scale_under_several_models_is_the_search_of_their_largest_peak_bit_for_bit(
+        seed, n_models, max_T):
+    """calibrate_scale with ``also`` (the conservative model: every smoothing at once,
+    the models' pruning rounds run as one vector) returns the same floats, after the same
+    evaluations, as the search over ``max_m max_landmark_tpl(c·ε_t; m)`` one model at a
+    time: the value Compare's calibration advice shows did not move."""
+    from lmdk_core.leakage.calibration import _search
+    from lmdk_core.leakage.tpl import max_landmark_tpl
+
+    rng = np.random.default_rng(seed)
+    T = int(rng.integers(2, max_T))
+    lm = np.sort(rng.choice(T, min(T - 1, int(rng.integers(0, 8))), replace=False))
+    eps = allocate(str(rng.choice(["uniform", "skip", "event"])), T, lm.tolist(), 1.0)
+    if not np.any(eps > 0):
+        return
+    models = _models(rng, n_models)
+    target = float(rng.choice([0.05, 0.5, 1.0, 3.0]))
+    got = calibrate_scale(eps, target, *models[0], lm, rtol=1e-6, also=models[1:])
+
+    def one_at_a_time(c: float) -> float:
+        return 0.0 if c <= 0 else max(max_landmark_tpl(c * eps, lm, b, f) for b, f in models)
+
+    value, achieved, evals = _search(one_at_a_time, target, target / float(np.max(eps)), 1e-6)
+    assert (got.value, got.achieved, got.evaluations) == (value, achieved, evals)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 6))
+def test_worst_curve_peaks_are_each_models_own_maximum_bit_for_bit(seed, n_models):
+    from lmdk_core.leakage.conservative import worst_curve
+    from lmdk_core.leakage.tpl import landmark_tpl, max_landmark_tpl
+
+    rng = np.random.default_rng(seed)
+    T = int(rng.integers(1, 400))
+    lm = np.sort(rng.choice(T, min(T, int(rng.integers(0, 8))), replace=False)).tolist()
+    eps = rng.random(T) * float(rng.choice([0.01, 0.3, 2.0]))
+    models = _models(rng, n_models)
+    curve, peaks = worst_curve(eps, lm, models)
+    assert peaks == tuple(float(max_landmark_tpl(eps, lm, b, f)) for b, f in models)
+    b, f = models[int(np.argmax(peaks))]
+    assert curve.tobytes() == landmark_tpl(eps, lm, b, f).tobytes()
