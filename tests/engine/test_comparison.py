@@ -188,3 +188,24 @@ def test_reading_outside_the_range_with_leakage_and_lower_errors():
     name = ["Uniform", "Skip"][best]
     assert f"Event-level's error is {drop:.0f}% lower than {name}'s" in text
     assert "Uniform's" in text.split("the errors shrink:")[1]
+
+
+@settings(max_examples=40, deadline=None)
+@given(T=st.integers(1, 60), data=st.data(), eps=st.floats(0.05, 5),
+       seed=st.integers(0, 2**31 - 1))
+def test_sweep_cells_are_the_releases_own_metrics_bit_for_bit(T, data, eps, seed):
+    """The sweep reads each run's MAE and published share without the rest of
+    Release.metrics() (its median and percentile): the same floats as from metrics(),
+    withheld readings (NaN errors) and a release with nothing released included."""
+    lm = sorted(data.draw(st.sets(st.integers(0, T - 1), max_size=T)))
+    values = data.draw(st.lists(st.floats(-100, 100), min_size=T, max_size=T))
+    fn = series_release_fn(values, lm, mechanism="laplace", sensitivity=1.0,
+                           window=len(lm) + 2)
+    runs = 3
+    sw = utility_sweep(fn, ALL, [eps], runs=runs, seed=seed, landmarks=lm)
+    for s, key in enumerate(sw.schemes):
+        ms = [fn(key, eps, np.random.default_rng([seed, 0, r])).metrics() for r in range(runs)]
+        want = np.array([m["mae"] for m in ms])
+        assert sw.errors[s, 0].tobytes() == want.tobytes(), key
+        share = float(np.mean([m["n_published"] / T for m in ms]))
+        assert sw.published[s, 0] == share, key
