@@ -48,7 +48,8 @@ class AdaptiveErrors(NamedTuple):
 
     #: the absolute error of every reading in every release, (runs, T); NaN where withheld
     errors: np.ndarray
-    #: whether the verifier found every release landmark-private
+    #: whether the verifier found every release landmark-private (with
+    #: ``adaptive_errors(checked=False)``: every release it verified)
     private: bool
 
 
@@ -67,12 +68,17 @@ def adaptive_errors(values: ArrayLike, landmarks: Iterable[int] | None, epsilon:
                     mechanism: str = "laplace", sensitivity: float | None = 1.0,
                     radius: float | None = None, runs: int = 100,
                     seed: int | None = None,
-                    stays: Iterable[tuple[int, int]] | None = None) -> AdaptiveErrors:
+                    stays: Iterable[tuple[int, int]] | None = None,
+                    checked: bool = True) -> AdaptiveErrors:
     """The absolute error of every reading in ``runs`` whole Adaptive releases at
     ``epsilon`` — an array (runs, T), NaN where a reading is withheld — and whether the
     verifier found every release landmark-private. Release r uses the r-th child of
     ``SeedSequence(seed)``: the same seed gives the same releases at every ε (common
-    random numbers)."""
+    random numbers). ``checked=False``, for a caller that reads only the errors (the
+    utility line's expected error: nothing of these simulated releases is shown or
+    released): the simulated series releases after the first (which goes through the
+    checked release path) skip the verifier (``private`` covers the releases verified),
+    the errors are the same floats (about 40 % of the line's time on the demo week)."""
     from lmdk_core.engine.release import release_series, release_trajectory
     from lmdk_core.foundation.setting_limits import check_setting
 
@@ -98,7 +104,7 @@ def adaptive_errors(values: ArrayLike, landmarks: Iterable[int] | None, epsilon:
             break
     if model.stays:
         return AdaptiveErrors(out, all_private)
-    batch = _batched_releases(model, lm, epsilon, n, seed, seq)
+    batch = _batched_releases(model, lm, epsilon, n, seed, seq, checked)
     if batch is not None:  # the same floats as the loop below (checked in its tests)
         errors, private = batch
         out[1:] = errors
@@ -116,7 +122,7 @@ BATCH_DOUBLES = 1 << 20
 
 
 def _batched_releases(model: AccuracyModel, lm: list[int], epsilon: float, n: int,
-                      seed: int | None, seq: np.random.SeedSequence
+                      seed: int | None, seq: np.random.SeedSequence, checked: bool = True
                       ) -> tuple[np.ndarray, bool] | None:
     """(errors of releases 1..n−1, whether the verifier found each private) of a series
     with numpy's Laplace noise, simulated together
@@ -124,7 +130,8 @@ def _batched_releases(model: AccuracyModel, lm: list[int], epsilon: float, n: in
     :func:`_unchecked_releases`; None where that does not apply (other noise, a track,
     too many draws). ``seq`` has spawned child 0 (the checked release) and spawns the
     others unless a whole-number seed's are kept. A row its draws cannot replay goes
-    through the generator path."""
+    through the generator path. ``checked=False``: only such replayed rows are verified
+    (the others' errors are the same floats, their privacy is not looked at)."""
     from lmdk_core.adaptive import AdaptiveSettings
     from lmdk_core.adaptive.simulations import draws_per_release, laplace_releases
     from lmdk_core.engine.release import adaptive_release_errors, numeric_mechanism
@@ -157,6 +164,8 @@ def _batched_releases(model: AccuracyModel, lm: list[int], epsilon: float, n: in
                 x, lm, epsilon=epsilon, mechanism=mech,
                 generators=[np.random.default_rng(draws.children[r])])
             private &= row_private
+            continue
+        if not checked:
             continue
         key = spent[r].tobytes()
         if key not in verdicts:
@@ -237,7 +246,7 @@ def adaptive_expected_errors(values: ArrayLike, landmarks: Iterable[int] | None,
         runs = utility_runs(np.shape(values)[0])
     errors, _ = adaptive_errors(values, landmarks, epsilon, mechanism=mechanism,
                                 sensitivity=sensitivity, radius=radius, runs=runs,
-                                seed=seed, stays=stays)
+                                seed=seed, stays=stays, checked=False)
     released = ~np.isnan(errors)
     n = released.sum(axis=0)
     total = np.where(released, errors, 0.0).sum(axis=0)
