@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from lmdk_core.engine.share_allocation import ShareAllocation
 from lmdk_core.foundation.errors import InputError
 from lmdk_core.foundation.plurals import agree, counted
 from lmdk_core.foundation.quoting import quote_user_text
@@ -41,7 +42,8 @@ from lmdk_core.foundation.setting_limits import check_setting
 from lmdk_core.foundation.validation import check_epsilon, check_landmarks, check_length
 
 __all__ = ["DEFAULT_MAX_LANDMARKS", "SCHEMES", "Scheme", "allocate", "check_max_landmarks",
-           "literal_uniform_reading", "scheme_info", "uniform_total_for_share"]
+           "literal_uniform_reading", "planned_shares", "scheme_info",
+           "uniform_total_for_share"]
 
 #: the declared bound k on landmark events when the user declares none (``lmdk release``,
 #: ``lmdk geo-release``, the app's number input, a configuration without
@@ -138,6 +140,23 @@ def allocate(
     >>> allocate("uniform", 5, [1, 3], 1.0, max_landmarks=4).tolist()  # ε/(k+1)
     [0.2, 0.2, 0.2, 0.2, 0.2]
     """
+    return planned_shares(scheme, length, landmarks, epsilon, window=window,
+                          max_landmarks=max_landmarks).array()
+
+
+def planned_shares(
+    scheme: str,
+    length: int,
+    landmarks: Iterable[int] | None,
+    epsilon: float,
+    *, window: int | None = None,
+    max_landmarks: int | None = None,
+) -> ShareAllocation:
+    """:func:`allocate`'s plan in compact form: one share ``s`` and the timestamps Z
+    where nothing is planned (``ε_t = s`` off Z, 0 on Z; Z = L for Skip, empty
+    otherwise; :class:`~lmdk_core.engine.share_allocation.ShareAllocation`).
+    :func:`allocate` is this plan as an array, so both are the same floats. Same
+    parameters and checks as :func:`allocate`."""
     info = scheme_info(scheme)
     T = check_length(length)
     eps = check_epsilon(epsilon)
@@ -145,8 +164,9 @@ def allocate(
     if max_landmarks is not None:
         k = check_max_landmarks(max_landmarks, lm.size)
         if info.key in ("uniform", "adaptive"):
-            return np.full(T, eps / (k + 1))
-    return _BUDGETS[info.key](T, lm, eps, window)
+            return ShareAllocation(T, eps / (k + 1), _NONE)
+    share, zero_at = _BUDGETS[info.key](T, lm, eps, window)
+    return ShareAllocation(T, share, zero_at)
 
 
 def check_max_landmarks(max_landmarks: object, n_landmarks: int = 0,
@@ -167,40 +187,43 @@ def check_max_landmarks(max_landmarks: object, n_landmarks: int = 0,
     return k
 
 
-def _event_budget(T: int, lm: np.ndarray, eps: float, window: int | None) -> np.ndarray:
+#: no timestamp without a share
+_NONE = np.zeros(0, dtype=np.intp)
+#: a scheme's plan: its share and where it plans nothing
+_Plan = tuple[float, np.ndarray]
+
+
+def _event_budget(T: int, lm: np.ndarray, eps: float, window: int | None) -> _Plan:
     """Event-level: ε at every timestamp."""
-    return np.full(T, eps)
+    return eps, _NONE
 
 
-def _user_budget(T: int, lm: np.ndarray, eps: float, window: int | None) -> np.ndarray:
+def _user_budget(T: int, lm: np.ndarray, eps: float, window: int | None) -> _Plan:
     """User-level: ε/T at every timestamp."""
-    return np.full(T, eps / T)
+    return eps / T, _NONE
 
 
-def _w_event_budget(T: int, lm: np.ndarray, eps: float, window: int | None) -> np.ndarray:
+def _w_event_budget(T: int, lm: np.ndarray, eps: float, window: int | None) -> _Plan:
     """w-event: ε/w at every timestamp (w a whole number ≥ 1)."""
     if window is None:
         raise InputError("the w-event scheme needs a window w (a whole number >= 1)")
     if isinstance(window, bool) or int(window) != window or window < 1:
         raise InputError(f"the window w must be a whole number >= 1, got {window!r}")
-    return np.full(T, eps / int(window))
+    return eps / int(window), _NONE
 
 
-def _uniform_budget(T: int, lm: np.ndarray, eps: float, window: int | None) -> np.ndarray:
+def _uniform_budget(T: int, lm: np.ndarray, eps: float, window: int | None) -> _Plan:
     """Uniform (and Adaptive's start): ε/(|L|+1) everywhere, ε/|L| when every timestamp
     is a landmark."""
-    share = eps / lm.size if lm.size == T else eps / (lm.size + 1)
-    return np.full(T, share)
+    return (eps / lm.size if lm.size == T else eps / (lm.size + 1)), _NONE
 
 
-def _skip_budget(T: int, lm: np.ndarray, eps: float, window: int | None) -> np.ndarray:
+def _skip_budget(T: int, lm: np.ndarray, eps: float, window: int | None) -> _Plan:
     """Skip: nothing at the landmarks, ε at every regular timestamp."""
-    out = np.full(T, eps)
-    out[lm] = 0.0
-    return out
+    return eps, lm
 
 
-#: the planned budget of every scheme key: ``f(T, landmarks, ε, window)``
+#: the plan of every scheme key: ``f(T, landmarks, ε, window)`` = (share, where nothing)
 _BUDGETS = {"event": _event_budget, "user": _user_budget, "w-event": _w_event_budget,
             "uniform": _uniform_budget, "adaptive": _uniform_budget, "skip": _skip_budget}
 

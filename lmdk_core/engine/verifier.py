@@ -48,18 +48,19 @@ is "not landmark-private" (the release would protect fewer events than it states
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from lmdk_core.engine.share_allocation import ShareAllocation, first_outside
 from lmdk_core.foundation.errors import InputError
 from lmdk_core.foundation.plurals import agree, counted
 from lmdk_core.foundation.validation import check_epsilon, check_epsilon_array, check_landmarks
 
-__all__ = ["EPSILON_MIN", "Verdict", "verify", "landmark_totals", "grouped_totals",
-           "check_groups", "landmark_event_count", "tolerance", "TOLERANCE_ULPS"]
+__all__ = ["EPSILON_MIN", "ShareTotals", "Verdict", "verify", "landmark_totals", "grouped_totals",
+           "check_groups", "landmark_event_count", "share_totals", "tolerance", "TOLERANCE_ULPS"]
 
 #: ulps of ε allowed per term of the theorem's sum (see :func:`tolerance`).
 TOLERANCE_ULPS = 4
@@ -110,7 +111,9 @@ class Verdict:
     worst_timestamp: int
     worst_total: float
     epsilon: float
-    totals: np.ndarray
+    #: ``totals`` as an array, or in compact form (a static scheme's allocation,
+    #: :class:`ShareTotals`) until something reads :attr:`totals`
+    totals_form: np.ndarray | ShareTotals = field(repr=False)
     landmarks: np.ndarray
     tolerance: float = 0.0
     #: the groups (inclusive ranges start..end) each read by one mechanism; () = none
@@ -121,6 +124,16 @@ class Verdict:
     max_landmarks: int | None = None
     #: the landmark events (landmarks outside groups + groups holding a landmark)
     landmark_events: int = 0
+
+    @property
+    def totals(self) -> np.ndarray:
+        """``Σ_{i∈L∪{t}} ε_i`` (plus ε_S) per timestamp; built from the compact form when
+        first read (then kept)."""
+        form = self.totals_form
+        if isinstance(form, ShareTotals):
+            form = form.array()
+            object.__setattr__(self, "totals_form", form)
+        return form
 
     @property
     def slack(self) -> np.ndarray:
@@ -249,7 +262,7 @@ def landmark_event_count(landmarks: np.ndarray, groups: tuple[tuple[int, int], .
     return int((~inside).sum() + np.unique(g[inside]).size)
 
 
-def verify(epsilon_t: ArrayLike, landmarks: Iterable[int] | None, epsilon: float,
+def verify(epsilon_t: ArrayLike | ShareAllocation, landmarks: Iterable[int] | None, epsilon: float,
            *, groups: Iterable[tuple[int, int]] | None = None, shared: float = 0.0,
            max_landmarks: int | None = None) -> Verdict:
     """Check an allocation ``epsilon_t`` (one ε_i >= 0 per timestamp) against the
@@ -262,8 +275,12 @@ def verify(epsilon_t: ArrayLike, landmarks: Iterable[int] | None, epsilon: float
 
     Parameters
     ----------
-    epsilon_t : array_like
-        One budget ε_i ≥ 0 per timestamp.
+    epsilon_t : array_like or ShareAllocation
+        One budget ε_i ≥ 0 per timestamp, or a static scheme's allocation in compact
+        form (one share, 0 on a set of timestamps;
+        :class:`~lmdk_core.engine.share_allocation.ShareAllocation`), checked exactly
+        without building the arrays (:func:`share_totals`; the same verdict, floats
+        and messages as the array).
     landmarks : iterable of int or None
         The landmark set L (timestamps of ``epsilon_t``).
     epsilon : float
@@ -310,27 +327,42 @@ def verify(epsilon_t: ArrayLike, landmarks: Iterable[int] | None, epsilon: float
         raise InputError(f"ε = {eps_total:.4g} is below the smallest total budget the "
                          f"verifier judges, {EPSILON_MIN:g} (no release is made below it; "
                          "the rounding allowance would be as large as ε): raise ε")
-    eps = check_epsilon_array(epsilon_t, allow_zero=True, name="allocation")
-    if eps.ndim != 1 or eps.size == 0:
-        raise InputError("the allocation must hold one budget per timestamp (at least one)")
-    lm = check_landmarks(landmarks, eps.size)
-    grp = check_groups(groups, eps.size)
+    compact = epsilon_t if isinstance(epsilon_t, ShareAllocation) else None
+    if compact is not None:
+        size = _check_share_allocation(compact)
+    else:
+        eps = check_epsilon_array(epsilon_t, allow_zero=True, name="allocation")
+        if eps.ndim != 1 or eps.size == 0:
+            raise InputError("the allocation must hold one budget per timestamp (at least "
+                             "one)")
+        size = eps.size
+    lm = check_landmarks(landmarks, size)
+    grp = check_groups(groups, size)
     spent = float(shared)
     if not (np.isfinite(spent) and spent >= 0):
         raise InputError(f"the shared budget must be a finite number >= 0, got {shared!r}")
-    if grp:
-        totals = grouped_totals(eps, lm, grp)
-        # the timestamps of the groups L touches (each holds a landmark: at most |L| plus
-        # the groups' other members) and of t's group: at most |L| + 1 + 2·Σ(|g| − 1)
-        terms = lm.size + 1 + 2 * sum(b - a for a, b in grp)
+    if compact is not None and grp:  # the grouped form reads the array
+        eps, compact = compact.array(), None
+    terms = lm.size + 1  # |L ∪ {t}| <= |L| + 1 terms at every t
+    totals: np.ndarray | ShareTotals
+    if compact is not None:
+        totals = share_totals(compact, lm, spent)
+        worst, worst_total = totals.worst()
     else:
-        totals = landmark_totals(eps, lm)
-        terms = lm.size + 1  # |L ∪ {t}| <= |L| + 1 terms at every t
+        if grp:
+            totals = grouped_totals(eps, lm, grp)
+            # the timestamps of the groups L touches (each holds a landmark: at most |L|
+            # plus the groups' other members) and of t's group: at most
+            # |L| + 1 + 2·Σ(|g| − 1)
+            terms = lm.size + 1 + 2 * sum(b - a for a, b in grp)
+        else:
+            totals = landmark_totals(eps, lm)
+        if spent > 0:
+            totals = totals + spent
+        worst = int(np.argmax(totals))
+        worst_total = float(totals[worst])
     if spent > 0:
-        totals = totals + spent
         terms += 1
-    worst = int(np.argmax(totals))
-    worst_total = float(totals[worst])
     tol = tolerance(eps_total, terms)
     k = None if max_landmarks is None else _declared_bound(max_landmarks)
     events = landmark_event_count(lm, grp)
@@ -340,7 +372,7 @@ def verify(epsilon_t: ArrayLike, landmarks: Iterable[int] | None, epsilon: float
         worst_timestamp=worst,
         worst_total=worst_total,
         epsilon=eps_total,
-        totals=totals,
+        totals_form=totals,
         landmarks=lm,
         tolerance=tol,
         groups=grp,
@@ -357,3 +389,68 @@ def _declared_bound(max_landmarks: object) -> int:
         raise InputError(f"the declared bound k on landmark events must be a whole number "
                          f">= 0; got {max_landmarks!r}")
     return int(max_landmarks)
+
+
+def _check_share_allocation(alloc: ShareAllocation) -> int:
+    """The length of a compact allocation, after the checks :func:`verify` makes on an
+    array (same messages): its values, ``share`` off ``zero_at`` and 0 on it, finite and
+    >= 0, at least one timestamp, ``zero_at`` sorted unique timestamps."""
+    length = int(alloc.length)
+    if length < 1:
+        raise InputError("the allocation must hold one budget per timestamp (at least one)")
+    z = np.asarray(alloc.zero_at)
+    if z.ndim != 1 or (z.size and (z[0] < 0 or z[-1] >= length
+                                   or not bool(np.all(np.diff(z) > 0)))):
+        raise InputError("the allocation's zero timestamps must be sorted, unique "
+                         f"timestamps 0 to {length - 1}")
+    present = ([alloc.share] if z.size < length else []) + ([0.0] if z.size else [])
+    check_epsilon_array(present, allow_zero=True, name="allocation")
+    return length
+
+
+@dataclass(frozen=True, eq=False)
+class ShareTotals:
+    """The theorem's totals of a compact allocation: ``high`` at every timestamp outside
+    ``low_at`` (sorted unique), ``low`` on it (see :func:`share_totals`)."""
+
+    length: int
+    high: float
+    low: float
+    low_at: np.ndarray
+
+    def array(self) -> np.ndarray:
+        """The totals, one per timestamp (a fresh array)."""
+        out = np.full(self.length, self.high)
+        out[self.low_at] = self.low
+        return out
+
+    def worst(self) -> tuple[int, float]:
+        """``(argmax, max)`` of :meth:`array` without building it: the first timestamp
+        outside ``low_at`` when ``high > low``, else 0 (every total is ``low``: none is
+        high, or ``high == low``)."""
+        first_high = first_outside(self.low_at, self.length)
+        if first_high < self.length and self.high > self.low:
+            return first_high, float(self.high)
+        return 0, float(self.low)
+
+
+def share_totals(alloc: ShareAllocation, landmarks: np.ndarray,
+                 shared: float = 0.0) -> ShareTotals:
+    """:func:`landmark_totals` (plus ``shared`` when > 0) of ``alloc`` in compact form.
+
+    With ``ε_t = s`` off Z and 0 on Z, ``Λ = Σ_{i∈L} ε_i`` (summed as numpy sums
+    ``ε[L]``: the same float), the total at t is ``Λ + ε_t`` off L and ``Λ + 0`` on L:
+    ``s + Λ`` outside L ∪ Z, ``Λ`` on L ∪ Z (each plus ε_S when ε_S > 0), the very
+    floating-point operations the array path does (tests/engine/test_share_allocation.py
+    checks this on random allocations)."""
+    lm = np.asarray(landmarks, dtype=int)
+    z = np.asarray(alloc.zero_at, dtype=int)
+    on_lm = np.full(lm.size, float(alloc.share))
+    if lm.size and z.size:
+        on_lm[np.isin(lm, z, assume_unique=True)] = 0.0
+    lsum = float(on_lm.sum()) if lm.size else 0.0
+    high = float(np.float64(alloc.share) + lsum)
+    low = float(np.float64(0.0) + lsum)
+    if shared > 0:
+        high, low = high + shared, low + shared
+    return ShareTotals(int(alloc.length), high, low, np.union1d(lm, z))
