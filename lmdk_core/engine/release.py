@@ -44,14 +44,16 @@ from numpy.typing import ArrayLike
 
 from lmdk_core.adaptive import adaptive_run
 from lmdk_core.adaptive.settings import AdaptiveSettings
-from lmdk_core.engine.allocation import allocate, scheme_info
-from lmdk_core.engine.repeat_noise import regular_share, renoise
+from lmdk_core.engine.allocation import allocate, planned_shares, scheme_info
+from lmdk_core.engine.repeat_noise import regular_share, renoise_at
 from lmdk_core.engine.scheme_settings import SchemeSettings
+from lmdk_core.engine.share_allocation import ShareAllocation
 from lmdk_core.engine.stay_events import condense, condensed_points, stay_members
 from lmdk_core.engine.verifier import Verdict, check_groups, verify
 from lmdk_core.foundation.errors import InputError
 from lmdk_core.foundation.validation import as_generator, check_epsilon, check_landmarks
 from lmdk_core.mechanisms import Geometric, Laplace, Mechanism, PlanarLaplace
+from lmdk_core.mechanisms.base import check_finite_release
 from lmdk_core.mechanisms.exact_planar import ExactPlanarLaplace, PlanarRegion
 from lmdk_core.mechanisms.planar_laplace import check_coordinates
 
@@ -80,20 +82,26 @@ class Release:
     ``published[t]`` is True where a fresh noisy value was released from the raw data,
     ``errors[t]`` the absolute error (metres for trajectories; NaN where withheld) and
     ``expected_errors[t]`` the mechanism's expected error at ε_t (NaN off publications).
+
+    A static scheme's release keeps its budgets in compact form (``spent``, ``planned``:
+    a :class:`~lmdk_core.engine.share_allocation.ShareAllocation`, one share and the
+    timestamps without one); ``epsilon_t``, ``planned_epsilon_t``, ``published``,
+    ``expected_errors`` and ``renoised`` are then built when first read (and kept): the
+    same arrays, not made by a release nobody reads them from (docs/performance.md).
     """
 
     original: np.ndarray
     released: np.ndarray
-    epsilon_t: np.ndarray
-    published: np.ndarray
     verdict: Verdict
     scheme: str
     mechanism: str
     epsilon: float
     landmarks: np.ndarray
     errors: np.ndarray
-    expected_errors: np.ndarray
-    planned_epsilon_t: np.ndarray = field(repr=False)
+    #: the budget spent per timestamp: an array, or a static scheme's compact form
+    spent: np.ndarray | ShareAllocation = field(repr=False)
+    #: the scheme's planned budget per timestamp: an array or the compact form
+    planned: np.ndarray | ShareAllocation = field(repr=False)
     #: the noise sampler: "fast" (numpy's floating-point samplers) or "exact" (exact_noise)
     noise: str = "fast"
     #: stays of a track (runs of a series' readings) released as one landmark event each
@@ -101,13 +109,78 @@ class Release:
     stays: tuple[tuple[int, int], ...] = ()
     #: the declared bound k on landmark events (public; None: not declared, exploring)
     max_landmarks: int | None = None
-    #: where fresh post-processing noise of the regular law was added to a repeated value
-    #: (approximations, every fix of a stay; :mod:`lmdk_core.engine.repeat_noise`); None
-    #: only on a Release built elsewhere
-    renoised: np.ndarray | None = field(default=None, repr=False)
-    #: the budget ε_reg of that noise's law (a regular timestamp's planned share; spent
-    #: nowhere: post-processing)
+    #: the budget ε_reg of the fresh post-processing noise on repeated values (a regular
+    #: timestamp's planned share; spent nowhere: post-processing)
     renoise_epsilon: float = 0.0
+    #: the timestamps that got that noise, when known as indices (the compact form)
+    renoised_at: np.ndarray | None = field(default=None, repr=False)
+    #: the mechanism (its expected errors are computed from it when first read)
+    law: Mechanism | None = field(default=None, repr=False)
+    #: the arrays given or already built, by attribute name
+    arrays: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+
+    @property
+    def epsilon_t(self) -> np.ndarray:
+        """The budget actually spent per timestamp (0 where approximated or withheld)."""
+        return self._budgets("epsilon_t", self.spent)
+
+    @property
+    def planned_epsilon_t(self) -> np.ndarray:
+        """The scheme's planned budget per timestamp."""
+        return self._budgets("planned_epsilon_t", self.planned)
+
+    def _budgets(self, name: str, form: np.ndarray | ShareAllocation) -> np.ndarray:
+        """``form`` as an array (built once from the compact form)."""
+        if isinstance(form, np.ndarray):
+            return form
+        if name not in self.arrays:
+            self.arrays[name] = form.array()
+        return self.arrays[name]
+
+    @property
+    def published(self) -> np.ndarray:
+        """True where a fresh noisy value was released from the raw data (ε_t > 0)."""
+        if "published" not in self.arrays:
+            self.arrays["published"] = _compact(self.spent).fresh()
+        return self.arrays["published"]
+
+    @published.setter
+    def published(self, value: np.ndarray) -> None:
+        self.arrays["published"] = value
+
+    @property
+    def expected_errors(self) -> np.ndarray:
+        """The mechanism's expected error at each publication's ε_t, NaN elsewhere."""
+        if "expected_errors" not in self.arrays:
+            if self.law is None:
+                raise ValueError("a compact release needs its mechanism for expected errors")
+            alloc = _compact(self.spent)
+            idx = None if not alloc.zero_at.size else np.flatnonzero(self.published)
+            eps = self.epsilon_t
+            self.arrays["expected_errors"] = _expected_errors(
+                self.law, eps, idx, eps if idx is None else eps[idx])
+        return self.arrays["expected_errors"]
+
+    @expected_errors.setter
+    def expected_errors(self, value: np.ndarray) -> None:
+        self.arrays["expected_errors"] = value
+
+    @property
+    def renoised(self) -> np.ndarray | None:
+        """Where fresh post-processing noise of the regular law was added to a repeated
+        value (approximations, every fix of a stay; :mod:`lmdk_core.engine.repeat_noise`);
+        None only on a release that was not renoised (an inner step)."""
+        if "renoised" not in self.arrays:
+            if self.renoised_at is None:
+                return None
+            mask = np.zeros(self.original.shape[0], dtype=bool)
+            mask[self.renoised_at] = True
+            self.arrays["renoised"] = mask
+        return self.arrays["renoised"]
+
+    @renoised.setter
+    def renoised(self, value: np.ndarray) -> None:
+        self.arrays["renoised"] = value
 
     @property
     def withheld(self) -> np.ndarray:
@@ -135,6 +208,14 @@ class Release:
             "n_approximated": int((~pub & ~self.withheld).sum()),
             "n_withheld": int(self.withheld.sum()),
         }
+
+
+def _compact(form: np.ndarray | ShareAllocation) -> ShareAllocation:
+    """``form`` as a compact allocation (a release without the array it derives from
+    carries the compact form)."""
+    if not isinstance(form, ShareAllocation):
+        raise ValueError("this attribute of the release is built from a compact allocation")
+    return form
 
 
 def _error_summary(e: np.ndarray, mae_only: bool = False) -> dict[str, float]:
@@ -314,53 +395,141 @@ def release(
     if grp:
         return _release_stays(x, landmarks, grp, settings, mechanism, seed)
     gen = as_generator(seed)
-    rel = _release_held(x, landmarks, settings, mechanism, gen)
-    return _renoised(rel, mechanism, gen, ~rel.published)
+    return _release_held(x, landmarks, settings, mechanism, gen, renoise=True)
 
 
 def _release_held(x: np.ndarray, landmarks, settings: SchemeSettings, mechanism: Mechanism,
-                  gen: np.random.Generator) -> Release:
-    """The release with every approximation holding the last publication as it is (the
-    scheme's own output, before :func:`_renoised`)."""
+                  gen: np.random.Generator, *, renoise: bool = False) -> Release:
+    """The release, every approximation showing the last publication plus fresh noise
+    of the regular law with ``renoise`` (:func:`_renoised`), or holding it as it is
+    without (the scheme's own output, which :func:`_release_stays` expands).
+
+    A static scheme keeps its plan in compact form (one share, the timestamps without
+    one: :func:`~lmdk_core.engine.allocation.planned_shares`); the verifier checks that
+    form exactly and the release builds no array of budgets. With numpy's Laplace noise
+    the publications and the repeats' fresh noise are one draw in one buffer
+    (:func:`_laplace_release`)."""
     T = x.shape[0]
     eps_total = check_epsilon(settings.epsilon)
     max_landmarks = settings.max_landmarks
     lm = check_landmarks(landmarks, T)
     info = scheme_info(settings.scheme)
-    planned = allocate(info.key, T, lm, eps_total, window=settings.window,
-                       max_landmarks=max_landmarks)
+    plan = planned_shares(info.key, T, lm, eps_total, window=settings.window,
+                          max_landmarks=max_landmarks)
     # every planned share must lie in the mechanism's usable range (a share that
     # underflowed to 0, or one whose noise scale overflows, is refused with the range);
     # Adaptive only raises budgets, so checking its Uniform start covers its release.
-    # The checks read the smallest and largest share only (no copy of the allocation).
-    mechanism.check_budget(_fresh_range(planned, lm if info.key == "skip" else None))
+    # The checks read the smallest and largest share only: the one share, if any
+    # timestamp gets it (Skip with every timestamp a landmark publishes nothing).
+    mechanism.check_budget(np.full(2, plan.share) if plan.first_fresh < T else np.zeros(0))
+    common = {"original": x, "scheme": info.key, "mechanism": mechanism.name,
+              "epsilon": eps_total, "landmarks": lm, "noise": mechanism.noise,
+              "law": mechanism}
     if info.key == "adaptive":
+        planned = plan.array()
         released, spent, published, idx, pub_eps, errors = _adaptive_release(
             x, lm, planned, mechanism, gen, settings.adaptive_or_default())
+        verdict = verify(spent, lm, eps_total, max_landmarks=max_landmarks)
+        if errors is None:
+            errors = _measure_errors(mechanism, released, x)
+        rel = Release(released=released, verdict=verdict, errors=errors, spent=spent,
+                      planned=planned, max_landmarks=verdict.max_landmarks,
+                      arrays={"published": published,
+                              "expected_errors": _expected_errors(mechanism, spent, idx,
+                                                                  pub_eps)},
+                      **common)
+        return _renoised(rel, mechanism, gen, ~published) if renoise else rel
+    share = regular_share(plan, lm)
+    # the repeated timestamps that show a value: those after the first publication
+    shown = plan.zero_at[min(plan.first_fresh, plan.zero_at.size):]
+    arrays: dict[str, np.ndarray] = {}
+    if renoise and _one_laplace_draw(mechanism, x, plan, share, shown):
+        released = _laplace_release(x, plan, mechanism, gen)  # type: ignore[arg-type]
+        renoised_now = True
     else:
-        released, spent, published, idx, pub_eps = _planned_release(x, planned, mechanism,
-                                                                    gen)
-        errors = None  # measured below (only the Adaptive loop measures them itself)
-    verdict = verify(spent, lm, eps_total, max_landmarks=max_landmarks)
-    if errors is None:
-        errors = _measure_errors(mechanism, released, x)
-    expected = _expected_errors(mechanism, spent, idx, pub_eps)
-    return Release(
-        original=x,
-        released=released,
-        epsilon_t=spent,
-        published=published,
-        verdict=verdict,
-        scheme=info.key,
-        mechanism=mechanism.name,
-        epsilon=eps_total,
-        landmarks=lm,
-        errors=errors,
-        expected_errors=expected,
-        planned_epsilon_t=planned,
-        noise=mechanism.noise,
-        max_landmarks=verdict.max_landmarks,
-    )
+        released, _, arrays["published"], _, _ = _planned_release(x, plan.array(), mechanism,
+                                                                   gen)
+        renoised_now = False
+    verdict = verify(plan, lm, eps_total, max_landmarks=max_landmarks)
+    errors = _measure_errors(mechanism, released, x)
+    rel = Release(released=released, verdict=verdict, errors=errors, spent=plan, planned=plan,
+                  max_landmarks=verdict.max_landmarks, arrays=arrays, **common)
+    if not renoise:
+        return rel
+    rel.renoise_epsilon = share
+    rel.renoised_at = shown
+    if shown.size and not renoised_now:
+        rel.released, rel.errors = _renoise_shown(rel.released, x, shown, mechanism, share, gen,
+                                                  rel.errors)
+    return rel
+
+
+def _one_laplace_draw(mechanism: Mechanism, x: np.ndarray, plan: ShareAllocation,
+                      share: float, shown: np.ndarray) -> bool:
+    """Whether :func:`_laplace_release` applies: numpy's Laplace noise on a series, a
+    timestamp published, and the repeats' noise of the publications' law."""
+    return (isinstance(mechanism, Laplace) and mechanism.numpy_draws == "laplace"
+            and x.ndim == 1 and plan.first_fresh < plan.length
+            and (not shown.size or share == plan.share))
+
+
+def _laplace_release(x: np.ndarray, plan: ShareAllocation, mechanism: Laplace,
+                     gen: np.random.Generator) -> np.ndarray:
+    """A static scheme's renoised release of a series with numpy's Laplace noise, in one
+    buffer: ``x_t + Lap(Δf/s)`` at every timestamp outside Z, and at every timestamp of Z
+    after the first publication the last publication before it plus fresh
+    ``Lap(Δf/s)`` (the regular law: Skip's ε; :mod:`lmdk_core.engine.repeat_noise`), NaN
+    before the first publication.
+
+    The same floats as publishing then renoising (:func:`_planned_release`,
+    :func:`_renoise_shown`; tests/engine/test_release_buffers.py): those draw the n
+    publications' noise, then the repeats' noise in increasing t, at the same scale; one
+    call draws that sequence (:meth:`Laplace.noise_draws`). The publications' draws are
+    moved to their timestamps in the draws' own buffer (:func:`_spread`), ``x`` is added
+    in place, and the repeats are written over."""
+    T, z, f0 = plan.length, plan.zero_at, plan.first_fresh
+    n = T - z.size
+    draws = mechanism.noise_draws(plan.share, T - f0, gen)
+    with np.errstate(over="ignore"):
+        if not z.size:  # every timestamp published (Uniform, event, user, w-event)
+            draws += x
+            return check_finite_release(draws)
+        again = draws[n:].copy()  # the repeats' fresh noise, in increasing t
+        out = _spread(draws, n, plan)
+        out += x  # right at every publication; the repeats are written over below
+        again += out[_last_fresh_before(z)[f0:]]
+    out[z[f0:]] = again
+    out[:f0] = np.nan
+    check_finite_release(out[f0:])
+    return out
+
+
+def _spread(draws: np.ndarray, n: int, plan: ShareAllocation) -> np.ndarray:
+    """An array of the series whose timestamps outside ``plan.zero_at`` hold ``draws[:n]``
+    in order (the others unset). With few such timestamps, in ``draws`` itself: each
+    block between two of them moves right by the number before it, the last block
+    first (numpy copies an overlapping slice correctly); otherwise a fresh buffer filled
+    through the mask of the publications."""
+    T, z = plan.length, plan.zero_at
+    if draws.size == T and z.size <= T // 512:
+        ends = z.tolist() + [T]
+        for j in range(z.size, 0, -1):
+            a, b = ends[j - 1] + 1, ends[j]
+            if b > a:
+                draws[a:b] = draws[a - j:b - j]
+        return draws
+    out = np.empty(T)
+    out[plan.fresh()] = draws[:n]
+    return out
+
+
+def _last_fresh_before(z: np.ndarray) -> np.ndarray:
+    """For each timestamp of ``z`` (sorted, unique), the last timestamp before it outside
+    ``z``: the start of its run of consecutive timestamps, minus one (−1 for the run
+    starting at 0)."""
+    new_run = np.ones(z.size, dtype=bool)
+    new_run[1:] = np.diff(z) != 1
+    return z[new_run][np.cumsum(new_run) - 1] - 1
 
 
 def _planned_release(x: np.ndarray, planned: np.ndarray, mechanism: Mechanism,
@@ -431,19 +600,19 @@ def _release_stays(x: np.ndarray, landmarks, stays: tuple[tuple[int, int], ...],
     held = Release(
         original=x,
         released=released,
-        epsilon_t=spent,
-        published=published,
         verdict=verify(spent, lm, eps_total, groups=stays, max_landmarks=settings.max_landmarks),
         scheme=rc.scheme,
         mechanism=rc.mechanism,
         epsilon=eps_total,
         landmarks=lm,
         errors=_measure_errors(mechanism, released, x),
-        expected_errors=expected,
-        planned_epsilon_t=planned,
+        spent=spent,
+        planned=planned,
         noise=rc.noise,
         stays=stays,
         max_landmarks=rc.max_landmarks,
+        law=mechanism,
+        arrays={"published": published, "expected_errors": expected},
     )
     repeated = ~published
     repeated[stay_members(stays)] = True
@@ -470,13 +639,14 @@ def _renoise_shown(released: np.ndarray, x: np.ndarray, shown: np.ndarray,
                    mechanism: Mechanism, share: float, gen: np.random.Generator,
                    errors: np.ndarray | None):
     """``(released, errors)`` after fresh noise of the regular law at the ``shown``
-    repeated timestamps (``released``, a fresh array of the release, changed in place),
-    the errors measured again there (``errors`` given: changed in place at ``shown``
-    only, the distance being element by element; None: measured everywhere)."""
-    out = renoise(released, shown, mechanism, share, gen, in_place=True)
+    repeated timestamps (a mask, or their indices in increasing order; ``released``, a
+    fresh array of the release, changed in place), the errors measured again there
+    (``errors`` given: changed in place at ``shown`` only, the distance being element by
+    element; None: measured everywhere)."""
+    idx = shown if shown.dtype != bool else np.flatnonzero(shown)
+    out = renoise_at(released, idx, mechanism, share, gen)
     if errors is None:
         return out, _measure_errors(mechanism, out, x)
-    idx = np.flatnonzero(shown)
     errors[idx] = _measure_errors(mechanism, out[idx], x[idx])
     return out, errors
 

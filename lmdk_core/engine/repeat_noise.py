@@ -29,29 +29,47 @@ from __future__ import annotations
 
 import numpy as np
 
+from lmdk_core.engine.share_allocation import ShareAllocation, first_outside
 from lmdk_core.mechanisms import Mechanism
 
-__all__ = ["regular_share", "renoise"]
+__all__ = ["regular_share", "renoise", "renoise_at"]
 
 
-def regular_share(planned: np.ndarray, landmarks: np.ndarray) -> float:
+def regular_share(planned: np.ndarray | ShareAllocation, landmarks: np.ndarray) -> float:
     """The budget ε_reg the scheme plans for a regular timestamp: its planned ε_t at the
     first timestamp outside ``landmarks`` (every scheme plans one share for all of them:
     event ε, user ε/T, w-event ε/w, Uniform and Adaptive's start ε/(k+1), Skip ε); the
     largest planned share when every timestamp is a landmark; 0 when nothing is
-    planned (nothing is then released, so nothing is repeated)."""
+    planned (nothing is then released, so nothing is repeated). ``planned`` may be a
+    static scheme's plan in compact form (the same share, read without its array)."""
+    if isinstance(planned, ShareAllocation):
+        return _regular_share_of_plan(planned, landmarks)
     p = np.asarray(planned, dtype=float)
     if not p.size:
         return 0.0
     # the first timestamp outside L: the first k with lm[k] != k (no mask of the series)
-    lm = np.unique(np.asarray(landmarks, dtype=np.intp) % p.size)
-    gaps = np.flatnonzero(lm != np.arange(lm.size))
-    first = int(gaps[0]) if gaps.size else lm.size
+    first = first_outside(np.unique(np.asarray(landmarks, dtype=np.intp) % p.size), p.size)
     if first < p.size:
         share = float(p[first])
         if share > 0:
             return share
     return float(p.max())
+
+
+def _regular_share_of_plan(plan: ShareAllocation, landmarks: np.ndarray) -> float:
+    """:func:`regular_share` of ``plan``'s array: ε_t is ``share`` off ``zero_at`` and 0
+    on it, so its value at the first regular timestamp is one lookup and its largest
+    value ``share`` (0 when every timestamp is in ``zero_at``)."""
+    T = plan.length
+    if not T:
+        return 0.0
+    first = first_outside(np.unique(np.asarray(landmarks, dtype=np.intp) % T), T)
+    if first < T and plan.share > 0:
+        i = int(np.searchsorted(plan.zero_at, first))
+        if not (i < plan.zero_at.size and plan.zero_at[i] == first):
+            return float(plan.share)
+    values = ([plan.share] if plan.zero_at.size < T else []) + ([0.0] if plan.zero_at.size else [])
+    return float(max(values))
 
 
 def renoise(released: np.ndarray, repeated: np.ndarray, mechanism: Mechanism, share: float,
@@ -66,7 +84,16 @@ def renoise(released: np.ndarray, repeated: np.ndarray, mechanism: Mechanism, sh
     mask gathers them, so the draws are the same) and only they are checked for NaN:
     no copy of the mask, no NaN test of the whole series."""
     out = released if in_place else np.array(released, dtype=float, copy=True)
-    idx = np.flatnonzero(np.asarray(repeated, dtype=bool))
+    return renoise_at(out, np.flatnonzero(np.asarray(repeated, dtype=bool)), mechanism, share,
+                      gen)
+
+
+def renoise_at(released: np.ndarray, idx: np.ndarray, mechanism: Mechanism, share: float,
+               gen: np.random.Generator) -> np.ndarray:
+    """:func:`renoise` in place at the timestamps ``idx`` (increasing): ``released``
+    itself, changed there (the same draws as the mask ``repeated`` with those
+    timestamps set)."""
+    out = released
     if not idx.size or share <= 0:
         return out
     vals = out[idx]

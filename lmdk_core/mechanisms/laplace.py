@@ -92,11 +92,21 @@ class Laplace(Mechanism):
         scales; the sum is formed in the noise's buffer (no further temporary)."""
         gen = as_generator(rng)
         one = epsilon.ndim == 1 and epsilon.size > 0 and epsilon.min() == epsilon.max()
-        scale = self.sensitivity / (float(epsilon[0]) if one else epsilon)
-        with np.errstate(over="ignore"):
-            out = gen.laplace(0.0, scale, size=x.shape)
-            out += x
+        if one:
+            out = self.noise_draws(float(epsilon[0]), x.shape[0], gen)
+        else:
+            with np.errstate(over="ignore"):
+                out = gen.laplace(0.0, self.sensitivity / epsilon, size=x.shape)
+        out += x
         return check_finite_release(out if out.ndim else out[()])
+
+    def noise_draws(self, epsilon: float, size: int, gen: np.random.Generator) -> np.ndarray:
+        """``size`` draws of ``Lap(Δf/ε)`` at one budget ε (in the usable range, checked
+        by the caller), numpy's sequence: what :meth:`perturb` adds to ``size`` values at
+        that budget, and one call of ``size = a + b`` draws what a call of ``a`` then a
+        call of ``b`` draw (``Generator.laplace`` takes its uniforms one by one)."""
+        with np.errstate(over="ignore"):
+            return gen.laplace(0.0, self.sensitivity / epsilon, size=size)
 
     def exact(self) -> Laplace:
         """The same mechanism with the exact sampler (:class:`ExactLaplace`)."""
