@@ -422,9 +422,15 @@ def _release_held(x: np.ndarray, landmarks, settings: SchemeSettings, mechanism:
     # The checks read the smallest and largest share only: the one share, if any
     # timestamp gets it (Skip with every timestamp a landmark publishes nothing).
     mechanism.check_budget(np.full(2, plan.share) if plan.first_fresh < T else np.zeros(0))
-    common = {"original": x, "scheme": info.key, "mechanism": mechanism.name,
-              "epsilon": eps_total, "landmarks": lm, "noise": mechanism.noise,
-              "law": mechanism}
+
+    def finished(released: np.ndarray, verdict: Verdict, errors: np.ndarray,
+                 spent: np.ndarray | ShareAllocation, planned: np.ndarray | ShareAllocation,
+                 arrays: dict[str, np.ndarray]) -> Release:
+        return Release(original=x, released=released, verdict=verdict, scheme=info.key,
+                       mechanism=mechanism.name, epsilon=eps_total, landmarks=lm,
+                       errors=errors, spent=spent, planned=planned, noise=mechanism.noise,
+                       max_landmarks=verdict.max_landmarks, law=mechanism, arrays=arrays)
+
     if info.key == "adaptive":
         planned = plan.array()
         released, spent, published, idx, pub_eps, errors = _adaptive_release(
@@ -432,12 +438,9 @@ def _release_held(x: np.ndarray, landmarks, settings: SchemeSettings, mechanism:
         verdict = verify(spent, lm, eps_total, max_landmarks=max_landmarks)
         if errors is None:
             errors = _measure_errors(mechanism, released, x)
-        rel = Release(released=released, verdict=verdict, errors=errors, spent=spent,
-                      planned=planned, max_landmarks=verdict.max_landmarks,
-                      arrays={"published": published,
-                              "expected_errors": _expected_errors(mechanism, spent, idx,
-                                                                  pub_eps)},
-                      **common)
+        rel = finished(released, verdict, errors, spent, planned,
+                       {"published": published,
+                        "expected_errors": _expected_errors(mechanism, spent, idx, pub_eps)})
         return _renoised(rel, mechanism, gen, ~published) if renoise else rel
     share = regular_share(plan, lm)
     # the repeated timestamps that show a value: those after the first publication
@@ -452,8 +455,7 @@ def _release_held(x: np.ndarray, landmarks, settings: SchemeSettings, mechanism:
         renoised_now = False
     verdict = verify(plan, lm, eps_total, max_landmarks=max_landmarks)
     errors = _measure_errors(mechanism, released, x)
-    rel = Release(released=released, verdict=verdict, errors=errors, spent=plan, planned=plan,
-                  max_landmarks=verdict.max_landmarks, arrays=arrays, **common)
+    rel = finished(released, verdict, errors, plan, plan, arrays)
     if not renoise:
         return rel
     rel.renoise_epsilon = share

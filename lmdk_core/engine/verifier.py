@@ -327,8 +327,9 @@ def verify(epsilon_t: ArrayLike | ShareAllocation, landmarks: Iterable[int] | No
         raise InputError(f"ε = {eps_total:.4g} is below the smallest total budget the "
                          f"verifier judges, {EPSILON_MIN:g} (no release is made below it; "
                          "the rounding allowance would be as large as ε): raise ε")
-    compact = epsilon_t if isinstance(epsilon_t, ShareAllocation) else None
-    if compact is not None:
+    compact: ShareAllocation | None = None
+    if isinstance(epsilon_t, ShareAllocation):
+        compact = epsilon_t
         size = _check_share_allocation(compact)
     else:
         eps = check_epsilon_array(epsilon_t, allow_zero=True, name="allocation")

@@ -92,12 +92,12 @@ class Laplace(Mechanism):
         scales; the sum is formed in the noise's buffer (no further temporary)."""
         gen = as_generator(rng)
         one = epsilon.ndim == 1 and epsilon.size > 0 and epsilon.min() == epsilon.max()
-        if one:
-            out = self.noise_draws(float(epsilon[0]), x.shape[0], gen)
-        else:
-            with np.errstate(over="ignore"):
+        with np.errstate(over="ignore"):
+            if one:
+                out = self.noise_draws(float(epsilon[0]), x.shape[0], gen)
+            else:
                 out = gen.laplace(0.0, self.sensitivity / epsilon, size=x.shape)
-        out += x
+            out += x
         return check_finite_release(out if out.ndim else out[()])
 
     def noise_draws(self, epsilon: float, size: int, gen: np.random.Generator) -> np.ndarray:

@@ -8,9 +8,18 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lmdk_core.engine.release import _fill_holes, _hold, release_series
+from lmdk_core.engine.allocation import allocate
+from lmdk_core.engine.release import (
+    _fill_holes,
+    _hold,
+    numeric_mechanism,
+    release_series,
+    release_trajectory,
+)
 from lmdk_core.engine.repeat_noise import regular_share, renoise
-from lmdk_core.mechanisms import Laplace
+from lmdk_core.engine.share_allocation import ShareAllocation
+from lmdk_core.engine.verifier import verify
+from lmdk_core.mechanisms import Laplace, PlanarLaplace
 
 masks = st.lists(st.booleans(), min_size=1, max_size=60).map(lambda b: np.array(b, dtype=bool))
 
@@ -83,3 +92,131 @@ def test_a_skip_release_repeats_and_renoises_as_before():
     assert rel.renoised[[40, 41]].all() and rel.renoised.sum() == 2
     assert rel.released[40] != rel.released[39] != rel.released[41]
     np.testing.assert_array_equal(rel.errors[1:], np.abs(rel.released[1:] - x[1:]))
+
+
+def plain_release(x, lm, *, epsilon, scheme, mech, seed, k=None, window=3):
+    """The reference a static scheme's release replaces: every budget, flag and expected
+    error as an array of the series, publish by mask, hold by running count, renoise by
+    mask, measure everything, verify the array (the engine before its compact form)."""
+    T = x.shape[0]
+    planned = allocate(scheme, T, lm, epsilon, window=window, max_landmarks=k)
+    gen = np.random.default_rng(seed)
+    published = planned > 0
+    spent = np.where(published, planned, 0.0)
+    idx = np.flatnonzero(published)
+    outs = mech.perturb(x[idx], spent[idx], gen) if idx.size else x[idx]
+    released = held_by_count(np.asarray(outs, dtype=float).reshape((idx.size,) + x.shape[1:]),
+                             published)
+    expected = np.full(T, np.nan)
+    if published.all():
+        expected = np.asarray(mech.expected_error(spent), dtype=float)
+    elif idx.size:
+        expected[idx] = mech.expected_error(spent[idx])
+    withheld = np.isnan(released) if x.ndim == 1 else np.isnan(released).any(axis=1)
+    shown = ~published & ~withheld
+    share = regular_share(planned, np.asarray(lm, dtype=np.intp))
+    if shown.any() and share > 0:
+        released[shown] = mech.perturb(released[shown], share, gen)
+    if x.ndim == 1:
+        errors = np.abs(released - x)
+    else:
+        errors = np.full(T, np.nan)
+        errors[~withheld] = mech.distance(released[~withheld], x[~withheld])
+    return {"released": released, "epsilon_t": spent, "planned_epsilon_t": planned,
+            "published": published, "errors": errors, "expected_errors": expected,
+            "renoised": shown, "renoise_epsilon": share,
+            "verdict": verify(spent, lm, epsilon, max_landmarks=k)}
+
+
+def _same_release(rel, want):
+    for name, value in want.items():
+        got = getattr(rel, name)
+        if name == "verdict":
+            for f in ("private", "worst_timestamp", "worst_total", "tolerance",
+                      "landmark_events", "max_landmarks"):
+                assert getattr(got, f) == getattr(value, f), f
+            np.testing.assert_array_equal(got.totals, value.totals)
+        elif name == "renoise_epsilon":
+            assert got == value
+        else:
+            assert got.dtype == value.dtype, name
+            np.testing.assert_array_equal(got, value, err_msg=name)
+
+
+@st.composite
+def static_releases(draw):
+    """A series (or track) and landmarks: short ones, and long ones with a few landmarks
+    (Skip's in-place spreading of the draws, :func:`release._spread`), landmarks at 0
+    and in runs included."""
+    T = draw(st.one_of(st.integers(1, 60), st.integers(600, 2500)))
+    few = T >= 600
+    lm = sorted(draw(st.sets(st.integers(0, T - 1), max_size=4 if few else T)))
+    if draw(st.booleans()) and T > 3:
+        lm = sorted(set(lm) | {0, 1} if draw(st.booleans()) else set(lm) | {T - 2, T - 1})
+    return T, lm
+
+
+@settings(max_examples=150, deadline=None)
+@given(case=static_releases(), scheme=st.sampled_from(["uniform", "skip", "event", "user",
+                                                       "w-event"]),
+       law=st.sampled_from(["laplace", "geometric"]), eps=st.floats(0.05, 5.0),
+       declared=st.booleans(), seed=st.integers(0, 2**32 - 1))
+def test_a_static_series_release_is_the_plain_release(case, scheme, law, eps, declared, seed):
+    T, lm = case
+    x = np.round(np.cumsum(np.random.default_rng(seed).normal(0, 3, T)))
+    k = len(lm) + 2 if declared else None
+    mech = numeric_mechanism(law)
+    want = plain_release(x, lm, epsilon=eps, scheme=scheme, mech=mech, seed=seed, k=k)
+    rel = release_series(x, lm, epsilon=eps, scheme=scheme, mechanism=law, seed=seed,
+                         max_landmarks=k, window=3)
+    _same_release(rel, want)
+    assert rel.metrics().keys() == {"mae", "rmse", "median_error", "p95_error", "max_error",
+                                    "mae_published", "expected_mae_published", "n_published",
+                                    "n_approximated", "n_withheld"}
+
+
+@settings(max_examples=40, deadline=None)
+@given(T=st.integers(1, 30), data=st.data(), scheme=st.sampled_from(["uniform", "skip"]),
+       seed=st.integers(0, 2**32 - 1))
+def test_a_static_track_release_is_the_plain_release(T, data, scheme, seed):
+    lm = sorted(data.draw(st.sets(st.integers(0, T - 1))))
+    g = np.random.default_rng(seed)
+    lat, lon = 48.85 + g.normal(0, 1e-3, T), 2.35 + g.normal(0, 1e-3, T)
+    want = plain_release(np.column_stack([lat, lon]), lm, epsilon=1.0, scheme=scheme,
+                         mech=PlanarLaplace(100.0), seed=seed)
+    rel = release_trajectory(lat, lon, lm, epsilon=1.0, radius=100.0, scheme=scheme,
+                             seed=seed)
+    _same_release(rel, want)
+
+
+@settings(max_examples=200, deadline=None)
+@given(T=st.integers(1, 40), data=st.data(), share=st.sampled_from([0.0, 0.3, 1.0]))
+def test_the_regular_share_of_a_compact_plan_is_that_of_its_array(T, data, share):
+    z = np.array(sorted(data.draw(st.sets(st.integers(0, T - 1)))), dtype=np.intp)
+    lm = np.array(sorted(data.draw(st.sets(st.integers(0, T - 1)))), dtype=np.intp)
+    plan = ShareAllocation(T, share, z)
+    assert regular_share(plan, lm) == regular_share(plan.array(), lm)
+
+
+@settings(max_examples=100, deadline=None)
+@given(a=st.integers(0, 50), b=st.integers(0, 50), eps=st.floats(1e-3, 1e3),
+       sens=st.floats(0.1, 10.0), seed=st.integers(0, 2**32 - 1))
+def test_one_draw_is_two_draws_in_a_row(a, b, eps, sens, seed):
+    """What the one-buffer release relies on: numpy's Laplace draws one value after the
+    other, so a call of a + b values is a call of a then a call of b."""
+    one = Laplace(sens).noise_draws(eps, a + b, np.random.default_rng(seed))
+    g = np.random.default_rng(seed)
+    two = np.concatenate([g.laplace(0.0, sens / eps, a), g.laplace(0.0, sens / eps, b)])
+    np.testing.assert_array_equal(one, two)
+
+
+@settings(max_examples=60, deadline=None)
+@given(T=st.integers(1024, 6000), data=st.data(), eps=st.floats(0.05, 5.0),
+       seed=st.integers(0, 2**32 - 1))
+def test_skip_spreading_its_draws_in_place_is_the_plain_release(T, data, eps, seed):
+    """Skip with at most T/512 landmarks, none at 0: the publications' draws move to their
+    timestamps inside the draws' buffer (runs of landmarks and one at the end included)."""
+    lm = sorted(data.draw(st.sets(st.integers(1, T - 1), min_size=1, max_size=T // 512)))
+    x = np.cumsum(np.random.default_rng(seed).normal(0, 3, T))
+    want = plain_release(x, lm, epsilon=eps, scheme="skip", mech=Laplace(1.0), seed=seed)
+    _same_release(release_series(x, lm, epsilon=eps, scheme="skip", seed=seed), want)
