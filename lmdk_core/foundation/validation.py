@@ -178,7 +178,13 @@ def _check_budget_values(eps: np.ndarray, allow_zero: bool, name: str) -> None:
 
 
 def check_landmarks(landmarks: Iterable[int] | None, length: int) -> np.ndarray:
-    """Landmark timestamps as a sorted array of unique 0-based indices in ``0..length-1``."""
+    """Landmark timestamps as a sorted array of unique 0-based indices in ``0..length-1``
+    (a fresh array; one already so, as the engine passes them on, is copied without
+    going through a list)."""
+    if (isinstance(landmarks, np.ndarray) and landmarks.ndim == 1 and landmarks.size
+            and landmarks.dtype.kind in "iu" and 0 <= landmarks[0] and landmarks[-1] < length
+            and bool(np.all(landmarks[1:] > landmarks[:-1]))):
+        return landmarks.copy()
     raw = [] if landmarks is None else list(landmarks)
     if not raw:
         return np.zeros(0, dtype=int)

@@ -5,6 +5,7 @@ outputs, fewer temporaries."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,6 +20,8 @@ from lmdk_core.engine.release import (
 from lmdk_core.engine.repeat_noise import regular_share, renoise
 from lmdk_core.engine.share_allocation import ShareAllocation
 from lmdk_core.engine.verifier import verify
+from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.validation import check_landmarks
 from lmdk_core.mechanisms import Laplace, PlanarLaplace
 
 masks = st.lists(st.booleans(), min_size=1, max_size=60).map(lambda b: np.array(b, dtype=bool))
@@ -220,3 +223,30 @@ def test_skip_spreading_its_draws_in_place_is_the_plain_release(T, data, eps, se
     x = np.cumsum(np.random.default_rng(seed).normal(0, 3, T))
     want = plain_release(x, lm, epsilon=eps, scheme="skip", mech=Laplace(1.0), seed=seed)
     _same_release(release_series(x, lm, epsilon=eps, scheme="skip", seed=seed), want)
+
+
+@settings(max_examples=300, deadline=None)
+@given(values=st.lists(st.integers(-3, 70), max_size=30),
+       dtype=st.sampled_from([np.int64, np.int32, np.uint16, np.intp]),
+       length=st.integers(1, 64), as_list=st.booleans())
+def test_checked_landmarks_skip_the_list_only_when_already_checked(values, dtype, length,
+                                                                   as_list):
+    """check_landmarks on a sorted, unique, in-range integer array (what the engine passes
+    on) copies it; anything else goes through the list: the same array or refusal."""
+    vals = [v for v in values if v >= 0] if np.dtype(dtype).kind == "u" else values
+    arr = np.array(vals, dtype=dtype)
+    given_in = arr.tolist() if as_list else arr
+    try:
+        want = np.unique(np.array(list(arr), dtype=dtype)) if arr.size else np.zeros(0, int)
+        if arr.size and (arr.min() < 0 or arr.max() >= length):
+            want = None
+    except ValueError:
+        want = None
+    if want is None:
+        with pytest.raises(InputError):
+            check_landmarks(given_in, length)
+        return
+    got = check_landmarks(given_in, length)
+    np.testing.assert_array_equal(got, want)
+    if not as_list:
+        assert got.dtype == want.dtype and got is not arr
