@@ -22,6 +22,7 @@ OUT = ROOT / "docs" / "api.md"
 #: the public engine, bottom up (docs/architecture.md)
 MODULES = [
     "lmdk_core.engine.allocation",
+    "lmdk_core.engine.share_allocation",
     "lmdk_core.engine.scheme_settings",
     "lmdk_core.engine.verifier",
     "lmdk_core.engine.release",
