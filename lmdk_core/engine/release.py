@@ -446,8 +446,9 @@ def _release_held(x: np.ndarray, landmarks, settings: SchemeSettings, mechanism:
     # the repeated timestamps that show a value: those after the first publication
     shown = plan.zero_at[min(plan.first_fresh, plan.zero_at.size):]
     arrays: dict[str, np.ndarray] = {}
-    if renoise and _one_laplace_draw(mechanism, x, plan, share, shown):
-        released = _laplace_release(x, plan, mechanism, gen)  # type: ignore[arg-type]
+    if renoise and isinstance(mechanism, Laplace) and _one_laplace_draw(mechanism, x, plan,
+                                                                          share, shown):
+        released = _laplace_release(x, plan, mechanism, gen)
         renoised_now = True
     else:
         released, _, arrays["published"], _, _ = _planned_release(x, plan.array(), mechanism,
@@ -466,12 +467,12 @@ def _release_held(x: np.ndarray, landmarks, settings: SchemeSettings, mechanism:
     return rel
 
 
-def _one_laplace_draw(mechanism: Mechanism, x: np.ndarray, plan: ShareAllocation,
+def _one_laplace_draw(mechanism: Laplace, x: np.ndarray, plan: ShareAllocation,
                       share: float, shown: np.ndarray) -> bool:
-    """Whether :func:`_laplace_release` applies: numpy's Laplace noise on a series, a
-    timestamp published, and the repeats' noise of the publications' law."""
-    return (isinstance(mechanism, Laplace) and mechanism.numpy_draws == "laplace"
-            and x.ndim == 1 and plan.first_fresh < plan.length
+    """Whether :func:`_laplace_release` applies: numpy's Laplace noise (not the exact
+    sampler) on a series, a timestamp published, and the repeats' noise of the
+    publications' law."""
+    return (mechanism.numpy_draws == "laplace" and x.ndim == 1 and plan.first_fresh < plan.length
             and (not shown.size or share == plan.share))
 
 
