@@ -240,7 +240,11 @@ def max_landmark_tpls(problems: list[tuple[np.ndarray, np.ndarray, LossLike, Los
     off_f = e_off  # sf of user j starts at 2·e_off[j]: index = (e_off[j] + t) + e_off[j]
     off_b = e_off + sizes  # its sb right after its sf
     best = np.array([g.base if g.lm.size else -np.inf for g in gaps])
-    chunk = 64
+    # the first round examines each user's 16 largest bounds (×4 each round after): on
+    # 100 Adaptive users × 8,760 hours at most 4 bounds exceeded the final maximum, and
+    # one round of 16 runs 4× fewer restarted steps than one of 64 (the result is the
+    # same float whatever the rounds: every bound left is at most the best value)
+    chunk = 16
     orders = [_descending_prefix(g.upper, chunk) for g in gaps]
     done = np.zeros(len(gaps), dtype=np.intp)
     active = list(range(len(gaps)))
