@@ -7,6 +7,7 @@ from pathlib import Path
 import streamlit as st
 
 from app_support.accessibility import enable_accessibility
+from app_support.live_chart import warm_plotly
 from app_support.session import init_state, keep_widget_state, sidebar
 from app_support.tab_memory import remember_this_tab, restored_note, tab_memory
 from app_support.touch_select import enable_tap_select
@@ -65,6 +66,7 @@ write_settings()  # the URL follows the settings (never the data, landmarks or s
 enable_tap_select()  # a tap on a chart point selects it on phones too
 enable_accessibility()  # skip link, chart labels, focus ring
 tab_memory()  # the tab's key (sessionStorage): a reload brings back this tab's view
+warm_plotly()  # plotly.js loaded in idle time, before the first page with a chart
 if (note := restored_note()) is not None:
     st.success(note, icon=":material/restore:")
 try:

@@ -52,8 +52,9 @@ _SCRIPT = """<style>
    gives its first column the whole width and keeps the others in one row under it */
 /* room above the Map's landmark table for the table's own toolbar */
 .st-key-lmdk_table_gap { padding-top: 1.9rem; }
-/* the tab's key (app_support/tab_memory.py) draws nothing and takes no room */
-.st-key-lmdk_tab_memory_box { display: none !important; }
+/* the tab's key (app_support/tab_memory.py) and the other components that draw nothing
+   take no room */
+.st-key-lmdk_tab_memory_box, [class*="st-key-lmdk_hidden_"] { display: none !important; }
 /* Home's page list: a link's line wraps instead of ending in "…" on a phone */
 .st-key-lmdk_pages [data-testid^=stPageLink] * { white-space: normal !important;
   overflow: visible !important; text-overflow: clip !important; height: auto !important; }

@@ -56,7 +56,7 @@ from lmdk_core.figures.object_memo import per_object
 from lmdk_core.figures.style import PLOTLY_CONFIG
 
 __all__ = ["COMPONENT", "SCRUB_HEIGHT", "chart_alt", "chart_selection", "live_chart",
-           "scrubbed_epsilon", "themed_spec"]
+           "scrubbed_epsilon", "themed_spec", "warm_plotly"]
 
 #: the component's name: "<package>.<component>" of its asset manifest
 COMPONENT = "lmdk.live_chart"
@@ -101,6 +101,39 @@ def _component() -> tuple[Callable, str] | None:
         COMPONENT, html="", css=_CSS, js=component_script(_JS),
         isolate_styles=False)
     return component, asset_url_path(COMPONENT, "plotly.min.js")
+
+
+#: loads plotly.js while the browser is idle (the same module URL as the charts', so the
+#: browser fetches and runs it once per page: a chart's own import then finds it)
+_WARM_JS = """
+export default function (component) {
+  const { data } = component;
+  if (window.Plotly || window.__lmdkPlotlyWarm || !data || !data.plotly) return;
+  window.__lmdkPlotlyWarm = true;
+  const load = () => import(new URL("_stcore/bidi-components/" + data.plotly,
+                                    document.baseURI).href)
+    .catch(() => { window.__lmdkPlotlyWarm = false; });
+  if (window.requestIdleCallback) window.requestIdleCallback(load, { timeout: 4000 });
+  else setTimeout(load, 500);
+}
+"""
+
+
+@functools.cache
+def _warm_component() -> Callable:
+    return st.components.v2.component("lmdk.plotly_warmup", html="", js=_WARM_JS)
+
+
+def warm_plotly() -> None:
+    """On a page without a chart (Home, Learn …): load plotly.js in the browser's idle
+    time, so that the first chart of the next page (Home's *Start here* opens the
+    Timeline) draws without waiting for the 4.6 MB library. Draws nothing; no-op where
+    plotly.js cannot be served (the charts then use ``st.plotly_chart``)."""
+    found = _component()
+    if found is None:
+        return
+    with st.container(key="lmdk_hidden_plotly_warmup"):
+        _warm_component()(data={"plotly": found[1]}, key="lmdk_plotly_warmup")
 
 
 @functools.cache

@@ -212,3 +212,20 @@ def test_compares_epsilon_slider_previews_every_column_and_reruns_once(page, app
     span = max(abs(v) for v in released)
     assert len(released) == len(preview)
     assert all(abs(a - b) <= 1e-4 * span for a, b in zip(preview, released, strict=True))
+
+
+def test_home_loads_plotly_in_idle_time_so_start_here_does_not_wait_for_it(app_url, page):
+    """Home has no chart, but it loads plotly.js once the page is idle
+    (app_support.live_chart.warm_plotly); Start here then opens the Timeline, whose chart
+    draws with the plotly.js already in the page: no second request for it."""
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(urlparse(r.url).path))
+    page.goto(app_url + "/")
+    wait_for_app(page)
+    page.wait_for_function("() => !!window.Plotly", timeout=60_000)
+    assert requests.count(PLOTLY_PATH) == 1, requests
+    assert not page.locator(CHART).count()  # Home itself draws no chart
+    page.get_by_role("button", name="Start here").click()
+    page.wait_for_selector(CHART + " .main-svg", timeout=60_000)
+    wait_for_app(page)
+    assert requests.count(PLOTLY_PATH) == 1, requests
