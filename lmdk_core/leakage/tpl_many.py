@@ -19,6 +19,8 @@ examined, so every result is bit for bit that of the one-user function
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from lmdk_core.foundation.validation import check_landmarks
@@ -27,7 +29,13 @@ from lmdk_core.leakage.recursion import chains_kernel
 from lmdk_core.leakage.restarts import MERGE_RTOL, SAFE_SEGMENT_ALPHA, Gaps
 from lmdk_core.leakage.tpl import LossLike, check_allocation, gaps_from_segments, max_landmark_tpl
 
-__all__ = ["max_landmark_tpls"]
+__all__ = ["KERNEL_MIN_PROBLEMS", "max_landmark_tpls"]
+
+#: fewer live problems than this take the one-user path unless numba is already loaded:
+#: it costs 1–2 ms per problem of 168–8,760 steps, about what the compiled chains cost
+#: for one, while loading numba and the kernel costs a fresh process 0.5–0.9 s of CPU
+#: (``lmdk report``'s calibration advice: 4 smoothing variants of one release)
+KERNEL_MIN_PROBLEMS = 32
 
 
 def _search_rows(x, thr, start, length, out):  # pragma: no cover - compiled by numba
@@ -141,7 +149,8 @@ def _gaps_many(problems: list[tuple[np.ndarray, np.ndarray, LossLike, LossLike]]
     (:func:`~lmdk_core.leakage.recursion.chains_kernel`: the steps of the one-recursion
     loop, eight chains interleaved). None where a loss function is zero or a recursion
     reaches the loss function's log branch (α > 700): such a problem takes the one-user
-    path."""
+    path; so does every problem when they are fewer than :data:`KERNEL_MIN_PROBLEMS` and
+    numba is not loaded yet."""
     checked: list[tuple[np.ndarray, np.ndarray, LossFunction, LossFunction, np.ndarray]] = []
     for eps, lm, b, f in problems:
         e = check_allocation(eps)
@@ -152,6 +161,8 @@ def _gaps_many(problems: list[tuple[np.ndarray, np.ndarray, LossLike, LossLike]]
         checked.append((e, lm_u, lb, lf, mark))
     live = [i for i, c in enumerate(checked) if not (c[2].is_zero or c[3].is_zero)]
     out: list[Gaps | None] = [None] * len(problems)
+    if len(live) < KERNEL_MIN_PROBLEMS and "numba" not in sys.modules:
+        return out  # a few problems: the one-user path, without loading numba
     kernel = chains_kernel() if live else None
     if kernel is None:
         return out

@@ -4,13 +4,26 @@ batches (:func:`lmdk_core.leakage.tpl.max_landmark_tpl`): the same float, bit fo
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lmdk_core.leakage import LossFunction, smoothed_matrix
+from lmdk_core.leakage import LossFunction, smoothed_matrix, tpl_many
 from lmdk_core.leakage.tpl import max_landmark_tpl
 from lmdk_core.leakage.tpl_many import max_landmark_tpls
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _compiled_chains_for_any_count():
+    """The compiled chains for any number of problems, numba loaded or not (that a few
+    problems skip them in a process without numba is tested at the end)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(tpl_many, "KERNEL_MIN_PROBLEMS", 0)
+        yield
 
 
 def _problem(rng: np.random.Generator, max_T: int):
@@ -50,3 +63,22 @@ def test_shared_loss_zero_loss_and_the_log_branch_fall_back_exactly():
     want = np.array([max_landmark_tpl(*p) for p in problems])
     assert got.tobytes() == want.tobytes()
     assert max_landmark_tpls([]).size == 0
+
+
+def test_a_few_problems_do_not_load_numba():
+    """``lmdk report``'s calibration advice (4 smoothing variants of one 168-step
+    release) takes the one-user path in a fresh process: numba (0.5–0.9 s of CPU with the
+    kernel) is not loaded for it; the values are the one-user function's."""
+    code = ("import sys, numpy as np\n"
+            "from lmdk_core.leakage import LossFunction, smoothed_matrix\n"
+            "from lmdk_core.leakage.tpl import max_landmark_tpl\n"
+            "from lmdk_core.leakage.tpl_many import max_landmark_tpls\n"
+            "ps = [(np.full(168, 1 / 6), [27, 28, 85, 86, 139],"
+            " LossFunction(smoothed_matrix(10, s)), LossFunction(smoothed_matrix(10, s)))"
+            " for s in (1, 0.5, 0.1, 0.01)]\n"
+            "got = max_landmark_tpls(ps)\n"
+            "same = got.tobytes() == np.array([max_landmark_tpl(*p) for p in ps]).tobytes()\n"
+            "print('numba' in sys.modules, same)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["False", "True"]
