@@ -14,9 +14,36 @@ import pandas as pd
 from lmdk_core.foundation.errors import InputError
 from lmdk_core.foundation.quoting import quote_user_text
 
-__all__ = ["date_order_advice", "parse_formatted_times"]
+__all__ = ["checked_ns", "date_order_advice", "parse_formatted_times"]
 
 _SLASHED = re.compile(r"^\s*(\d{1,2})([/.-])(\d{1,2})\2(\d{2,4})(.*)$")
+
+
+#: the times a datetime64[ns] can hold (numpy's and pandas' time type here)
+NS_FIRST, NS_LAST = np.datetime64("1677-09-22", "D"), np.datetime64("2262-04-11", "D")
+
+
+def checked_ns(times: np.ndarray, what: str = "point", first: int = 1) -> np.ndarray:
+    """``times`` (datetime64 of any unit, NaT where missing) as datetime64[ns].
+
+    A time outside 1677-09-22 … 2262-04-10 cannot be held in nanoseconds, and numpy's
+    cast wraps it silently (year 1 became 1754): such a time is refused with an
+    InputError naming the first one as ``what`` and its position (``first`` for the
+    first element: 1 for points, 2 for the lines of a CSV file under its header)."""
+    t = np.asarray(times)
+    if t.dtype == np.dtype("datetime64[ns]"):
+        return t
+    bad = np.flatnonzero(~np.isnat(t) & ((t < NS_FIRST) | (t > NS_LAST)))
+    if bad.size:
+        i = int(bad[0])
+        stamp = np.datetime_as_string(t[i], unit="s")
+        raise InputError(
+            f"{what} {i + first}: the time {stamp} is outside the years 1678–2261 that this "
+            "tool can hold (GPS receivers write year 1 when they have no time fix)"
+            + (f"; {bad.size:,} such times in all" if bad.size > 1 else "")
+            + ". Remove those times (points without a time keep their order in the file) "
+            "or correct them")
+    return t.astype("datetime64[ns]")
 
 
 def _format_for(sep: str, year_digits: int, rest: str, month_first: bool) -> str:
@@ -73,4 +100,4 @@ def parse_formatted_times(cells: pd.Series, time_format: str,
         raise InputError(f"line {i + 2}: {column} {quote_user_text(raw.iloc[i], 40)} does not "
                          f"match --time-format {quote_user_text(time_format, 40)}"
                          + (f" ({bad.size:,} cells in all)" if bad.size > 1 else ""))
-    return parsed.dt.tz_localize(None).to_numpy(dtype="datetime64[ns]")
+    return checked_ns(parsed.dt.tz_localize(None).to_numpy(), "line", first=2)

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from lmdk_core.data.tables import MAX_ROWS, numeric_column
+from lmdk_core.data.time_formats import checked_ns
 from lmdk_core.data.track import Track, Waypoint
 from lmdk_core.data.track_times import resolve_track_times
 from lmdk_core.foundation.errors import InputError
@@ -102,7 +103,10 @@ def utc_times(values: list) -> np.ndarray:
     if text:
         parsed = pd.to_datetime(pd.Series([values[i].strip() for i in text]), utc=True,
                                 format="ISO8601", errors="coerce")
-        out[text] = parsed.dt.tz_localize(None).to_numpy("datetime64[ns]")
+        found = parsed.dt.tz_localize(None).to_numpy()
+        wide = np.full(len(values), np.datetime64("NaT"), dtype=found.dtype)
+        wide[text] = found
+        out[text] = checked_ns(wide)[text]  # year 1 refused, not wrapped to 1754
     return out
 
 

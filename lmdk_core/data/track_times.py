@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from lmdk_core.data.tables import ParsedTimes
+from lmdk_core.data.time_formats import checked_ns
 from lmdk_core.foundation.plurals import agree
 from lmdk_core.foundation.quoting import quote_user_text
 
@@ -328,13 +329,14 @@ def parse_time_cells(raw: pd.Series) -> ParsedTimes:
 def _iso_time_cells(cells: pd.Series, keep: np.ndarray) -> np.ndarray:
     """The cells ``keep`` as UTC datetimes (NaT elsewhere); ValueError with the row of
     the first cell that is not ISO 8601."""
-    out = np.full(len(cells), np.datetime64("NaT"), dtype="datetime64[ns]")
     try:
         parsed = pd.to_datetime(cells.iloc[keep], format="ISO8601", utc=True)
     except (ValueError, TypeError):
         raise ValueError(_first_non_iso(cells, keep)) from None
-    out[keep] = parsed.dt.tz_localize(None).to_numpy(dtype="datetime64[ns]")
-    return out
+    found = parsed.dt.tz_localize(None).to_numpy()
+    wide = np.full(len(cells), np.datetime64("NaT"), dtype=found.dtype)
+    wide[keep] = found
+    return checked_ns(wide, "line", first=2)  # the header is line 1
 
 
 def _first_non_iso(cells: pd.Series, keep: np.ndarray) -> int:

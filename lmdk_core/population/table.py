@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from lmdk_core.data.time_formats import checked_ns
 from lmdk_core.foundation.errors import InputError
 from lmdk_core.foundation.quoting import quote_user_text
 
@@ -209,7 +210,7 @@ def _parse_time_text(text: pd.Series) -> tuple[np.ndarray, str]:
         bad = next(c for c in text if _not_date(c))
         raise InputError(f"time {quote_user_text(bad)} is neither a number nor an ISO date "
                          "like 2024-03-01T08:00") from None
-    return parsed.dt.tz_localize(None).to_numpy(dtype="datetime64[ns]"), "datetime"
+    return checked_ns(parsed.dt.tz_localize(None).to_numpy(), "row"), "datetime"
 
 
 def _text_numbers(text: pd.Series, nums: pd.Series) -> np.ndarray:

@@ -132,3 +132,52 @@ def test_the_map_refuses_a_bad_fit_and_keeps_the_track():
                                                     "application/octet-stream")).run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert "131 points" in at.caption[0].value
+
+
+_YEAR_ONE_GPX = b"""<?xml version="1.0" encoding="UTF-8"?>
+<gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
+<trkpt lat="46.0" lon="14.0"><time>0001-01-01T00:00:00Z</time></trkpt>
+<trkpt lat="46.001" lon="14.001"><time>0001-01-01T00:00:05Z</time></trkpt>
+</trkseg></trk></gpx>"""
+_YEAR_ONE_KML = b"""<?xml version="1.0" encoding="UTF-8"?>
+<kml xmlns="http://www.opengis.net/kml/2.2" xmlns:gx="http://www.google.com/kml/ext/2.2">
+<Placemark><gx:Track><when>2024-05-01T08:00:00Z</when><when>2300-01-01T00:00:00Z</when>
+<gx:coord>14.0 46.0 0</gx:coord><gx:coord>14.001 46.001 0</gx:coord></gx:Track></Placemark>
+</kml>"""
+#: times a datetime64[ns] cannot hold: year 1 (what GPS receivers write without a time
+#: fix) was wrapped to 1754 without a word; each reader refuses it, naming where
+OUT_OF_RANGE = {
+    "y1.gpx": (_YEAR_ONE_GPX, "point 1: the time 0001-01-01T00:00:00"),
+    "y1.csv": (b"lat,lon,time\n46,14,2024-05-01T08:00:00Z\n46.001,14.001,0001-01-01T00:00:05Z\n",
+               "line 3: the time 0001-01-01T00:00:05"),
+    "y1.geojson": (_line([[14, 46], [14.001, 46.001]],
+                         ["0001-01-01T00:00:00Z", "0001-01-01T00:00:05Z"]),
+                   "point 1: the time 0001-01-01T00:00:00 "),
+    "y2300.kml": (_YEAR_ONE_KML, "point 2: the time 2300-01-01T00:00:00"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OUT_OF_RANGE))
+def test_a_time_outside_what_nanoseconds_hold_is_refused_not_wrapped(name, tmp_path, capsys):
+    data, where = OUT_OF_RANGE[name]
+    src = tmp_path / name
+    src.write_bytes(data)
+    with pytest.raises(InputError, match=_escaped(where)) as err:
+        load_track(src)
+    assert "outside the years 1678–2261" in str(err.value)
+    code = main(["geo-release", "--noise", "fast", "--input", str(src), "--epsilon", "1",
+                 "--output", str(tmp_path / "o.csv")])
+    lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert code == 2 and len(lines) == 1 and "1678–2261" in lines[0], lines
+
+
+def test_gpx_times_keep_their_microseconds_and_zones():
+    """The GPX reader's own UTC conversion (no pandas) gives the times it gave before."""
+    gpx = (b'<?xml version="1.0"?><gpx version="1.1" creator="t" '
+           b'xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>'
+           b'<trkpt lat="46" lon="14"><time>2024-05-01T10:00:00.123456+02:00</time></trkpt>'
+           b'<trkpt lat="46.001" lon="14.001"><time>2024-05-01T08:00:05Z</time></trkpt>'
+           b'</trkseg></trk></gpx>')
+    t = load_track(gpx, filename="z.gpx")
+    assert t.time.tolist() == np.array(["2024-05-01T08:00:00.123456",
+                                        "2024-05-01T08:00:05"], "datetime64[ns]").tolist()

@@ -74,6 +74,8 @@ def _time_cells(cells: pd.Series, column: str | None = "time",
         return out, "datetime"
     try:
         return parse_time_cells(cells)
+    except InputError:  # a time this tool cannot hold (track_times.checked_ns)
+        raise
     except ValueError as exc:
         i = int(exc.args[0])
         advice = date_order_advice(cells)

@@ -13,19 +13,18 @@ notes.
 
 from __future__ import annotations
 
+import datetime
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
+from lmdk_core.data.time_formats import checked_ns
 from lmdk_core.data.track import Track
 from lmdk_core.data.track_building import Piece, ReadOptions, clean_name, track_from_pieces
 from lmdk_core.foundation.errors import InputError
 from lmdk_core.foundation.quoting import quote_user_text
 
 if TYPE_CHECKING:
-    import datetime
-
     import gpxpy.gpx
 
 __all__ = ["read_track"]
@@ -41,20 +40,21 @@ def read_track(data: bytes, options: ReadOptions) -> Track:
         raise _no_points_error(gpx)
     pieces = [Piece(np.asarray([p.latitude for p in pts], dtype=float),
                     np.asarray([p.longitude for p in pts], dtype=float),
-                    np.array([_utc_naive(p.time) for p in pts], dtype="datetime64[ns]"), label)
+                    checked_ns(np.array([_utc_naive(p.time) for p in pts],
+                                        dtype="datetime64[us]"),
+                               f"{label}: point"), label)
               for pts, label in zip(points, labels, strict=True)]
     return track_from_pieces(pieces, options, "the GPX file", notes, gpx.waypoints,
                              name_bad_point=False)
 
 
 def _utc_naive(time: datetime.datetime | None) -> np.datetime64:
-    """A GPX point's time as naive UTC (NaT when it has none)."""
+    """A GPX point's time as naive UTC, to the microsecond (NaT when it has none)."""
     if time is None:
-        return np.datetime64("NaT", "ns")
-    ts = pd.Timestamp(time)
-    if ts.tzinfo is not None:
-        ts = ts.tz_convert("UTC").tz_localize(None)
-    return ts.to_datetime64()
+        return np.datetime64("NaT", "us")
+    if time.tzinfo is not None:
+        time = time.astimezone(datetime.UTC).replace(tzinfo=None)
+    return np.datetime64(time, "us")
 
 
 def _track_pieces(gpx: gpxpy.gpx.GPX) -> tuple[list, list[str]]:
