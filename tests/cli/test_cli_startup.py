@@ -145,11 +145,11 @@ def test_series_commands_load_no_track_or_compiled_libraries(argv, tmp_path):
 
 
 def test_solve_epsilon_loads_only_what_it_computes_with(tmp_path):
-    """``solve-epsilon`` on a 4-row series reads it with pandas and takes its quantiles
-    from ``scipy.special`` (Clopper–Pearson, the normal quantile), but loads neither
-    ``scipy.stats`` nor numba (Adaptive's simulated releases run together as arrays:
-    lmdk_core.adaptive.simulations), OpenDP, plotly, the track libraries, dask or
-    streamlit."""
+    """``solve-epsilon`` on a plain 4-row series loads no heavy library: the file is read
+    without pandas (lmdk_core.data.plain_series_csv), Adaptive's Clopper–Pearson
+    comparison is decided without scipy (lmdk_core.decision.clopper_pearson), its
+    simulated releases run together as arrays (lmdk_core.adaptive.simulations: no
+    numba); nor OpenDP, plotly, the track libraries, dask or streamlit."""
     four = tmp_path / "four.csv"
     four.write_text("time,value\n" + "".join(
         f"2024-03-04T0{h}:00:00,{v}\n" for h, v in enumerate((0.31, 0.33, 0.48, 0.44))))
@@ -157,8 +157,8 @@ def test_solve_epsilon_loads_only_what_it_computes_with(tmp_path):
         import json, sys
         from lmdk_core.cli import main
         code = main(sys.argv[1:])
-        names = {"scipy.stats", "numba", "llvmlite", "opendp", "plotly", "pyproj", "gpxpy",
-                 "dask", "streamlit"}
+        names = {"scipy", "pandas", "pyarrow", "numba", "llvmlite", "opendp", "plotly",
+                 "pyproj", "gpxpy", "dask", "streamlit"}
         print(json.dumps([code, sorted(names & set(sys.modules))]))
     """)
     proc = subprocess.run([sys.executable, "-c", probe, "solve-epsilon", "--input", str(four),
@@ -168,6 +168,25 @@ def test_solve_epsilon_loads_only_what_it_computes_with(tmp_path):
     assert proc.returncode == 0, proc.stderr
     code, loaded = json.loads(proc.stdout.strip().splitlines()[-1])
     assert code == 0 and not loaded, f"lmdk solve-epsilon imported {loaded}"
+
+
+def test_report_loads_no_numba(tmp_path):
+    """``lmdk report`` on the example view: the calibration advice's few landmark-TPL
+    problems take the one-user path (lmdk_core.leakage.tpl_many.KERNEL_MIN_PROBLEMS),
+    so numba and its kernels (0.5–0.9 s of CPU) are not loaded."""
+    probe = textwrap.dedent("""
+        import json, sys
+        from lmdk_core.cli import main
+        code = main(sys.argv[1:])
+        print(json.dumps([code, sorted({"numba", "llvmlite"} & set(sys.modules))]))
+    """)
+    proc = subprocess.run([sys.executable, "-c", probe, "report", "--config",
+                           str(ROOT / "examples" / "lmdk_view.json"), "--output",
+                           str(tmp_path / "report.html")], capture_output=True, text=True,
+                          cwd=ROOT, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    code, loaded = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert code == 0 and not loaded, f"lmdk report imported {loaded}"
 
 
 def test_the_ellipsoid_is_made_on_first_use():
