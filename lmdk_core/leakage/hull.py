@@ -25,7 +25,7 @@ from typing import NamedTuple
 import numpy as np
 
 __all__ = ["COMPILED_MIN_POINTS", "Hull", "HullPoints", "build_exact", "chain_points",
-           "pair_batches", "upper_hull"]
+           "chain_points_many", "one_batch", "pair_batches", "upper_hull"]
 
 #: point sets at least this large run :func:`upper_hull`'s loop compiled, when numba is
 #: already loaded (a population batch loads it for its recursions): never loaded for it
@@ -206,6 +206,32 @@ def chain_points(P: np.ndarray, ii: np.ndarray, kk: np.ndarray) -> HullPoints:
     Dc = np.cumsum(d.ravel()[idx], axis=1)
     sel = np.arange(width)[None, :] < npos[:, None]
     return HullPoints(Dc[sel], Qc[sel])
+
+
+def chain_points_many(matrices: list[np.ndarray]) -> list[HullPoints]:
+    """:func:`chain_points` of every ordered pair of distinct rows, for each of several
+    ``n × n`` matrices (the same n), in one call on their stacked rows: each row pair is
+    sorted and summed on its own, so every matrix gets the points (and their order) of
+    its own call, bit for bit."""
+    if not matrices:
+        return []
+    n = matrices[0].shape[0]
+    ii, kk = np.nonzero(~np.eye(n, dtype=bool))
+    shift = (np.arange(len(matrices)) * n)[:, None]
+    P = np.concatenate(matrices)
+    rows_q, rows_d = (ii + shift).ravel(), (kk + shift).ravel()
+    D, Q = chain_points(P, rows_q, rows_d)
+    per_matrix = (P[rows_q] > P[rows_d]).sum(axis=1).reshape(len(matrices), -1).sum(axis=1)
+    cut = np.cumsum(per_matrix)[:-1]
+    return [HullPoints(d, q) for d, q in zip(np.split(D, cut), np.split(Q, cut),
+                                             strict=True)]
+
+
+def one_batch(n: int, memory_elements: int = 1 << 21) -> bool:
+    """Whether :func:`build_exact` sorts all ``n(n − 1)`` pairs of an ``n``-state matrix
+    in one batch of :func:`pair_batches` (n <= 16 at the default memory)."""
+    full = max(1, memory_elements // max(n, 1))
+    return n * (n - 1) <= max(1, min(full, 4096 // max(n, 1) + 1))
 
 
 def pair_batches(pairs_i: np.ndarray, pairs_k: np.ndarray, n: int,

@@ -30,10 +30,10 @@ from numpy.typing import ArrayLike
 
 from lmdk_core.foundation.errors import InputError
 from lmdk_core.leakage.correlation import check_transition_matrix
-from lmdk_core.leakage.hull import Hull, build_exact, upper_hull
+from lmdk_core.leakage.hull import Hull, build_exact, chain_points_many, one_batch, upper_hull
 
 __all__ = ["LOG_BRANCH_ALPHA", "LossFunction", "LossPair", "LossStats", "loss_function", "as_loss",
-           "loss_pair", "upper_hull"]
+           "loss_functions", "loss_pair", "upper_hull"]
 
 #: the loss function's log branch: above this α, ``e^α − 1`` is evaluated through logs
 #: (``e^α`` overflows at ~709.8); the recursions' fast loops
@@ -164,6 +164,18 @@ class LossFunction:
                 _kernels_loaded = True
             else:
                 sorted_pairs = build_exact(P, hull, memory_elements)
+        self._finish(n, hull, sorted_pairs)
+
+    @classmethod
+    def _of_hull(cls, n: int, hull: Hull, sorted_pairs: int) -> LossFunction:
+        """The loss function of an ``n``-state matrix whose hull is already built
+        (:func:`loss_functions`)."""
+        self = cls.__new__(cls)
+        self._finish(n, hull, sorted_pairs)
+        return self
+
+    def _finish(self, n: int, hull: Hull, sorted_pairs: int) -> None:
+        self.n_states = n
         self._set_vertices(hull.D, hull.Q)
         self.stats = LossStats(
             n_states=n,
@@ -363,6 +375,37 @@ def loss_function(matrix: ArrayLike, **kwargs) -> LossFunction:
     LossStats(n_states=2, pairs=2, pairs_sorted=2, hull_vertices=1)
     """
     return LossFunction(matrix, **kwargs)
+
+
+def loss_functions(matrices: list[ArrayLike],
+                   name: str = "the transition matrix") -> list[LossFunction]:
+    """``[LossFunction(P) for P in matrices]``, the same functions bit for bit, the
+    prefix chains of every small matrix sorted together (Cao et al., ICDE'17, Theorems
+    4–5): matrices of the same n whose pairs make one batch of the exact build
+    (:func:`~lmdk_core.leakage.hull.build_exact`) have their rows stacked and pass
+    through one :func:`~lmdk_core.leakage.hull.chain_points_many` call, then each its
+    own hull; the others are built one by one. The population audit builds two per user.
+
+    Examples
+    --------
+    >>> a, b = loss_functions([[[0.8, 0.2], [0.1, 0.9]], [[0.5, 0.5], [0.5, 0.5]]])
+    >>> round(a(1.0), 6), b.is_zero
+    (0.706275, True)
+    """
+    checked = [check_transition_matrix(m, name) for m in matrices]
+    out: list[LossFunction | None] = [None] * len(checked)
+    groups: dict[int, list[int]] = {}
+    for i, P in enumerate(checked):
+        n = P.shape[0]
+        if 2 <= n and one_batch(n) and not _prune_pays(n):
+            groups.setdefault(n, []).append(i)
+    for n, idx in groups.items():
+        for i, (D, Q) in zip(idx, chain_points_many([checked[i] for i in idx]), strict=True):
+            hull = Hull()
+            hull.add(D, Q)  # build_exact's one batch
+            out[i] = LossFunction._of_hull(n, hull, n * (n - 1))
+    return [f if f is not None else LossFunction(P, name=name)
+            for f, P in zip(out, checked, strict=True)]
 
 
 def as_loss(obj: LossFunction | ArrayLike, name: str = "the transition matrix") -> LossFunction:

@@ -71,8 +71,7 @@ def _losses(settings: LeakageSettings, time, data, kind: str):
     models (smoothed, matrix) are built once per process."""
     from lmdk_core.leakage.model import correlation_from_spec
 
-    model_key = str((settings.spec or {}).get("model", "grid" if data.ndim == 2
-                                                       else "estimated")).strip().lower()
+    model_key = _model_key(settings, data)
     shared = model_key in ("smoothed", "matrix", "none")
     key = json.dumps([settings.spec, settings.strength, data.ndim], sort_keys=True,
                      default=str)
@@ -87,6 +86,50 @@ def _losses(settings: LeakageSettings, time, data, kind: str):
     if shared:
         _LOSS_CACHE[key] = out
     return out
+
+
+def _model_key(settings: LeakageSettings, data: np.ndarray) -> str:
+    """The name of the correlation model the audit uses for ``data``."""
+    return str((settings.spec or {}).get("model", "grid" if data.ndim == 2
+                                         else "estimated")).strip().lower()
+
+
+def _losses_many(settings: LeakageSettings, users: list[tuple]) -> list[tuple]:
+    """:func:`_losses` of every ``(time, original, kind, …)`` of ``users``, the same loss
+    functions bit for bit: the models estimated from each user's data one by one, their
+    loss functions built together (:func:`lmdk_core.leakage.loss.loss_functions`)."""
+    from lmdk_core.leakage.loss import loss_functions
+    from lmdk_core.leakage.model import CorrelationModel, correlation_from_spec
+
+    out: list = []
+    fresh: list[tuple[int, CorrelationModel]] = []  # (position, model) estimated from data
+    for time, original, kind, *_ in users:
+        model_key = _model_key(settings, original)
+        if model_key in ("smoothed", "matrix", "none"):
+            out.append(_losses(settings, time, original, kind))
+            continue
+        model = correlation_from_spec(settings.spec, _user_data(time, original, kind),
+                                      default_strength=settings.strength,
+                                      default_cell_size=settings.cell_size_m)
+        if model.backward is None or model.forward is None:
+            out.append((None, model.note or ""))
+            continue
+        fresh.append((len(out), model))
+        out.append(None)
+    matrices = [m for _, model in fresh for m in _pair_matrices(model)]
+    built = iter(loss_functions(matrices))
+    for j, model in fresh:
+        lb = next(built)
+        lf = lb if model.forward is model.backward else next(built)
+        out[j] = ((lb, lf), "")
+    return out
+
+
+def _pair_matrices(model) -> list:
+    """The matrices :func:`_loss_pair` builds loss functions of: the backward one, and
+    the forward one unless it is the same matrix."""
+    return [model.backward] if model.forward is model.backward else [model.backward,
+                                                                     model.forward]
 
 
 def _user_data(time, data: np.ndarray, kind: str):
@@ -139,8 +182,8 @@ def landmark_tpls(leakage: LeakageSettings,
 
     out: list[tuple[float, str]] = []
     problems, where = [], []
-    for time, original, kind, eps, landmarks in users:
-        losses, note = _losses(leakage, time, original, kind)
+    for (*_, eps, landmarks), (losses, note) in zip(users, _losses_many(leakage, users),
+                                                    strict=True):
         if losses is not None:
             where.append(len(out))
             problems.append((eps, landmarks, *losses))
