@@ -76,12 +76,13 @@ def _lines(data: bytes) -> list[str] | None:
 
 
 def plain_header(data: bytes) -> list[str] | None:
-    """The two column names of a plain file (as pandas reads its header), or None."""
+    """The two column names of a plain file (as pandas reads its header), or None (also
+    when a row has other than two cells)."""
     lines = _lines(data)
     if lines is None:
         return None
     m = _HEADER.fullmatch(lines[0])
-    if m is None or m.group(1) == m.group(2):
+    if m is None or m.group(1) == m.group(2) or any(ln.count(",") != 1 for ln in lines[1:]):
         return None
     return [m.group(1), m.group(2)]
 

@@ -176,6 +176,8 @@ def test_plain_files_are_read_without_pandas_as_pandas_reads_them(data):
     b"time,value\n1,1\n0,2\n",  # out of order: pandas' message
     b"time,value\n0,100000000000000000\n",  # 18 digits
     b"kWh,timestamp\n1.5,3\n2.5,4\n",
+    b"lat,lon\n48.85,2.35\n48.86,2.36\n",  # a track's header: csv_columns alike
+    b"lat,lon\n48.85,2.35,7\n",  # a row of three cells
 ])
 def test_examples_agree(data):
     _check_same(data, **({"time_col": "timestamp", "value_col": "kWh"}
