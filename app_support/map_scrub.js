@@ -15,8 +15,20 @@
 
 const STATES = new WeakMap();
 
+// one number format for every frame (toLocaleString builds a new one per call)
+const WHOLE = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
+
 function metres(x) {
-  return `${Math.round(x).toLocaleString("en-US")} m`;
+  return `${WHOLE.format(Math.round(x))} m`;
+}
+
+function setText(el, text) {
+  // a frame writes to the DOM only what changed (each write is a layout of the page)
+  if (el.textContent !== text) el.textContent = text;
+}
+
+function setAttr(el, name, value) {
+  if (el.getAttribute(name) !== value) el.setAttribute(name, value);
 }
 
 function previewWords(info, eps, r) {
@@ -40,10 +52,10 @@ function show(st, preview) {
   // the outputs, the sliders' spoken values and the preview verdict
   const eps = valueAt(st.data.eps, Number(st.eps.value));
   const r = valueAt(st.data.r, Number(st.r.value));
-  st.epsOut.textContent = `ε = ${fmt(eps)}`;
-  st.rOut.textContent = `r = ${metres(r)}`;
-  st.eps.setAttribute("aria-valuetext", `ε = ${fmt(eps)}` + (preview ? ", preview" : ""));
-  st.r.setAttribute("aria-valuetext", `r = ${metres(r)}` + (preview ? ", preview" : ""));
+  setText(st.epsOut, `ε = ${fmt(eps)}`);
+  setText(st.rOut, `r = ${metres(r)}`);
+  setAttr(st.eps, "aria-valuetext", `ε = ${fmt(eps)}` + (preview ? ", preview" : ""));
+  setAttr(st.r, "aria-valuetext", `r = ${metres(r)}` + (preview ? ", preview" : ""));
   const map = window.__lmdkTrackMap;
   const info = map && map.info;
   let colour = "none", words;
@@ -60,8 +72,8 @@ function show(st, preview) {
     colour = c;
     words = `Preview at ε = ${fmt(eps)}, r = ${metres(r)} (not a release): ${w}.`;
   }
-  st.verdict.dataset.colour = colour;
-  st.verdict.textContent = words;
+  if (st.verdict.dataset.colour !== colour) st.verdict.dataset.colour = colour;
+  setText(st.verdict, words);
   return [eps, r, info];
 }
 

@@ -136,6 +136,7 @@ function createState(parentElement) {
   st.resize.observe(el);
   st.clientPoint = (t) => clientPoint(st, t);
   st.previewTo = (f, g) => previewTo(st, f, g);
+  st.releasedNow = () => releasedNow(st);
   st.freePoint = (start, gap) => freePoint(st, start, gap ?? 10);
   window.__lmdkTrackMap = st;  // read by the browser tests and benchmarks
   return st;
@@ -233,17 +234,15 @@ function draw(st, spec) {
   // drawn on top of them
   const rel = overlay.released;
   const released = [];
-  // what the ε and r sliders move (previewTo): each released point and line with its
-  // noise's true base, each circle with its radius; the factors of the last preview
-  st.movable = { points: [], lines: [], circles: [] };
-  st.previewing = false;  // the layers below are drawn afresh on the main canvas
+  // what the ε and r sliders move (previewTo): the released points with their noise's
+  // true bases and the circles (movableLayers), the joined line; the factors of the last
+  // preview
+  st.movable = movableLayers(overlay);
+  if (st.previewing) clearPreview(st);  // the layers below are drawn afresh on the main canvas
+  st.previewing = false;
   st.info = overlay.preview || null;
   st.scale = { f: 1, g: 1 };
-  if (overlay.circles) {
-    for (const layer of st.groups[LAYER_NAMES.circles].getLayers()) {
-      st.movable.circles.push([layer, layer.getRadius()]);
-    }
-  }
+  if (overlay.circles) st.movable.layers.push(...st.groups[LAYER_NAMES.circles].getLayers());
   if (rel) {
     add("released_path", rel.lines.map((piece) => {
       const l = line(st, piece, { color: COLORS.released, weight: 1.2, opacity: 0.45 });
@@ -256,18 +255,18 @@ function draw(st, spec) {
     // a tooltip says the error and ε_t of what is drawn: the preview's while it moves
     const err = (e) => fmtMetres(e * st.scale.f);
     const eps = (e) => fmtEps(e * st.scale.g);
-    const keep = (m, part, k) => {
-      if (part.blat) st.movable.points.push([m, part.lat[k], part.lon[k], part.blat[k], part.blon[k]]);
+    const keep = (m, part) => {
+      if (part.blat) st.movable.layers.push(m);
       return m;
     };
     p.t.forEach((t, k) => released.push(keep(circle(st, p.lat[k], p.lon[k], {
       radius: 3, color: COLORS.released, fillColor: COLORS.released, fillOpacity: 0.8,
       weight: 1.5 }, () => `Released t=${t} · ${labels.get(t) ?? ""} · noisy, ε_t = ` +
-        `${eps(p.eps[k])} · ${err(p.err[k])} m from the true point` + previewNote(st)), p, k)));
+        `${eps(p.eps[k])} · ${err(p.err[k])} m from the true point` + previewNote(st)), p)));
     a.t.forEach((t, k) => released.push(keep(circle(st, a.lat[k], a.lon[k], {
       radius: 3, color: COLORS.approximated, fillColor: "#ffffff", fillOpacity: 0.8,
       weight: 1.5 }, () => `Released t=${t} · ${labels.get(t) ?? ""} · last release ` +
-        `repeated (ε_t = 0) · ${err(a.err[k])} m from the true point` + previewNote(st)), a, k)));
+        `repeated (ε_t = 0) · ${err(a.err[k])} m from the true point` + previewNote(st)), a)));
     add("released", released);
   }
   add("path", base.path.map((piece) => line(st, piece,
@@ -326,49 +325,334 @@ function previewNote(st) {
   return st.scale.f === 1 && st.scale.g === 1 ? "" : " (preview, not a release)";
 }
 
-function previewRenderer(st) {
-  // a canvas of its own for what a preview moves, in a pane under the main canvas (the
-  // released points are drawn under the true path) that takes no pointer events: each
-  // preview frame repaints only it, not the track's path and points (a 5,000-point track
-  // repainted in full every frame drew ~10 frames a second)
-  if (!st.previewCanvas) {
+function movableLayers(overlay) {
+  // what a preview moves, as typed arrays built once per release: each released point
+  // that carries its noise's true base (blat/blon: a static scheme), published first,
+  // then the approximated ones (drawn in that order), and each 2r/ε_t circle's true
+  // centre and radius in metres; ``layers``: their Leaflet layers (hidden while previewing)
+  const rel = overlay.released;
+  const parts = rel ? [rel.published, rel.approximated].filter((part) => part.blat) : [];
+  const n = parts.reduce((sum, part) => sum + part.lat.length, 0);
+  const pts = { lat: new Float64Array(n), lon: new Float64Array(n), blat: new Float64Array(n),
+    blon: new Float64Array(n), published: rel && rel.published.blat ? rel.published.lat.length : 0,
+    x: new Float64Array(n), y: new Float64Array(n) };
+  let i = 0;
+  for (const part of parts) {
+    for (let k = 0; k < part.lat.length; k++, i++) {
+      pts.lat[i] = part.lat[k];
+      pts.lon[i] = part.lon[k];
+      pts.blat[i] = part.blat[k];
+      pts.blon[i] = part.blon[k];
+    }
+  }
+  const c = overlay.circles;
+  const circles = c ? { lat: Float64Array.from(c.lat), lon: Float64Array.from(c.lon),
+    r: Float64Array.from(c.r) } : null;
+  return { pts, circles, layers: [], lines: [] };
+}
+
+function previewCanvas(st) {
+  // a canvas of its own for the preview, in a pane under the main canvas (the released
+  // points are drawn under the true path) that takes no pointer events, covering the
+  // map's view: each preview frame repaints only it, with one path per style, not the
+  // track's path and points nor one Leaflet layer per point (a 5,000-point track
+  // repainted in full every frame drew ~10 frames a second; moving 1,500 Leaflet
+  // markers, ~27). It follows the view: placed again after a pan or zoom, hidden while
+  // a zoom animates.
+  if (!st.pv) {
     const pane = st.map.createPane("lmdkPreview");
     pane.style.zIndex = 399;  // the overlay pane (the main canvas) is 400
     pane.style.pointerEvents = "none";
-    st.previewCanvas = L.canvas({ padding: 0, pane: "lmdkPreview" });  // a smaller canvas to paint
+    // the rings under the points: each a canvas of its own
+    const rings = L.DomUtil.create("canvas", "lmdk-preview-canvas", pane);
+    const dots = L.DomUtil.create("canvas", "lmdk-preview-canvas", pane);
+    st.pv = { canvases: [rings, dots], ctx: rings.getContext("2d"),
+      dots: dots.getContext("2d"), image: null, placed: false, topLeft: null, size: null,
+      dpr: 1, ringsDrawn: false };
+    const replace = () => {
+      st.pv.placed = false;
+      for (const c of st.pv.canvases) c.style.visibility = "";
+      if (st.previewing) paintPreview(st);
+    };
+    st.map.on("moveend zoomend viewreset resize", replace);
+    st.map.on("zoomstart", () => {
+      for (const c of st.pv.canvases) c.style.visibility = "hidden";
+    });
+    st.map.on("overlayadd overlayremove", () => {
+      if (st.previewing) {
+        hideMovable(st);
+        paintPreview(st);
+      }
+    });
   }
-  return st.previewCanvas;
+  return st.pv;
 }
 
-function moveTo(st, renderer) {
-  // the movable layers drawn by ``renderer`` (re-added: Leaflet binds a renderer on add)
-  const layers = st.movable.points.map((p) => p[0]).concat(st.movable.circles.map((c) => c[0]));
-  for (const layer of layers) {
-    if (layer.options.renderer === renderer) continue;
-    const on = st.map.hasLayer(layer);
-    if (on) layer.remove();
-    layer.options.renderer = renderer;
-    if (on) layer.addTo(st.map);
+function place(st, pv) {
+  // the canvas over the map's view, in the panes' coordinates (read once per view, not
+  // per frame)
+  const size = st.map.getSize();
+  const dpr = window.devicePixelRatio || 1;
+  pv.topLeft = st.map.containerPointToLayerPoint([0, 0]).round();
+  pv.origin = st.map.getPixelOrigin();
+  pv.scale = st.map.options.crs.scale(st.map.getZoom());
+  for (const c of pv.canvases) L.DomUtil.setPosition(c, pv.topLeft);
+  if (!pv.size || pv.size.x !== size.x || pv.size.y !== size.y || pv.dpr !== dpr) {
+    for (const c of pv.canvases) {
+      c.width = Math.round(size.x * dpr);
+      c.height = Math.round(size.y * dpr);
+      c.style.width = size.x + "px";
+      c.style.height = size.y + "px";
+    }
+    pv.image = pv.dots.createImageData(pv.canvases[1].width, pv.canvases[1].height);
+    pv.ringsDrawn = true;  // cleared by the resize: cleared again below all the same
+  }
+  pv.size = size;
+  pv.dpr = dpr;
+  pv.placed = true;
+}
+
+function projector(st, pv) {
+  // (lat, lon) → x, y on the preview canvas: Leaflet's own projection of the map
+  // (latLngToLayerPoint, less the canvas's corner); Web Mercator (EPSG:3857, the map's
+  // CRS) inlined with Leaflet's constants, so a frame allocates nothing per point
+  const crs = st.map.options.crs;
+  const ox = pv.origin.x + pv.topLeft.x, oy = pv.origin.y + pv.topLeft.y;
+  if (crs === L.CRS.EPSG3857) {
+    const proj = L.Projection.SphericalMercator, R = proj.R, max = proj.MAX_LATITUDE;
+    const d = Math.PI / 180, a = 0.5 / (Math.PI * R), s = pv.scale;
+    return (lat, lon, out, k) => {
+      const sin = Math.sin(Math.max(Math.min(max, lat), -max) * d);
+      out.x[k] = s * (a * (R * lon * d) + 0.5) - ox;
+      out.y[k] = s * (-a * (R * Math.log((1 + sin) / (1 - sin)) / 2) + 0.5) - oy;
+    };
+  }
+  return (lat, lon, out, k) => {
+    const p = st.map.project([lat, lon]);
+    out.x[k] = p.x - ox;
+    out.y[k] = p.y - oy;
+  };
+}
+
+function circlePixels(st, pv, lat, lon, metres) {
+  // [x, y, rx, ry] of a circle of ``metres`` around (lat, lon) on the preview canvas, as
+  // Leaflet's L.Circle projects it (its _project, the Earth's CRS)
+  const map = st.map, d = Math.PI / 180;
+  const latR = (metres / L.CRS.Earth.R) / d;
+  const top = map.project([lat + latR, lon]);
+  const p = top.add(map.project([lat - latR, lon])).divideBy(2);
+  const lat2 = map.unproject(p).lat;
+  let lngR = Math.acos((Math.cos(latR * d) - Math.sin(lat * d) * Math.sin(lat2 * d)) /
+    (Math.cos(lat * d) * Math.cos(lat2 * d))) / d;
+  if (isNaN(lngR) || lngR === 0) lngR = latR / Math.cos(d * lat);
+  const rx = isNaN(lngR) ? 0 : p.x - map.project([lat2, lon - lngR]).x;
+  return [p.x - pv.origin.x - pv.topLeft.x, p.y - pv.origin.y - pv.topLeft.y, rx, p.y - top.y];
+}
+
+function shown(st, key) {
+  const g = st.groups[LAYER_NAMES[key]];
+  return Boolean(g && st.map.hasLayer(g));
+}
+
+function dotSprite(pv, stroke, fill) {
+  // one released point as Leaflet draws it (radius 3, fill at 0.8 opacity, a 1.5 px
+  // ring), drawn once on a small canvas and kept as its pixels (offsets and straight
+  // RGBA): a frame stamps them at each point, in order, as Leaflet paints one marker
+  // after the other (a path of 1,500 circles filled and stroked cost ~8 ms of software
+  // rasterising a frame; 1,500 drawImage calls ~3 ms)
+  const key = `${stroke} ${fill} ${pv.dpr}`;
+  pv.sprites = pv.sprites || new Map();
+  let sprite = pv.sprites.get(key);
+  if (!sprite) {
+    const side = Math.ceil(DOT_BOX * pv.dpr);
+    const canvas = document.createElement("canvas");
+    canvas.width = canvas.height = side;
+    const ctx = canvas.getContext("2d", { willReadFrequently: true });
+    ctx.scale(pv.dpr, pv.dpr);
+    ctx.beginPath();
+    ctx.arc(DOT_BOX / 2, DOT_BOX / 2, DOT_RADIUS, 0, 2 * Math.PI);
+    ctx.globalAlpha = 0.8;
+    ctx.fillStyle = fill;
+    ctx.fill();
+    ctx.globalAlpha = 1;
+    ctx.lineWidth = 1.5;
+    ctx.strokeStyle = stroke;
+    ctx.stroke();
+    const px = ctx.getImageData(0, 0, side, side).data;
+    const dx = [], dy = [], rgba = [];
+    for (let k = 0; k < side * side; k++) {
+      if (!px[4 * k + 3]) continue;
+      dx.push((k % side) - Math.floor(side / 2));
+      dy.push(Math.floor(k / side) - Math.floor(side / 2));
+      rgba.push(px[4 * k], px[4 * k + 1], px[4 * k + 2], px[4 * k + 3]);
+    }
+    const bytes = Uint8Array.from(rgba);
+    sprite = { dx: Int32Array.from(dx), dy: Int32Array.from(dy), rgba: bytes,
+      px32: new Uint32Array(bytes.buffer), half: Math.ceil(side / 2), w: 0, off: null };
+    pv.sprites.set(key, sprite);
+  }
+  return sprite;
+}
+
+function stampDots(image, sprite, xs, ys, from, to, dpr) {
+  // the sprite's pixels laid over ``image`` (ImageData: straight RGBA) at each point
+  // from..to (CSS px, rounded to whole pixels as Leaflet rounds a marker's point),
+  // blended "source-over" as a canvas draws one over another; a pixel still empty takes
+  // the sprite's as one 32-bit write
+  const { dx, dy, rgba, px32, half } = sprite, m = dx.length;
+  const w = image.width, h = image.height, buf = image.data;
+  if (image.words === undefined || image.words.buffer !== buf.buffer) {
+    image.words = new Uint32Array(buf.buffer);
+  }
+  const words = image.words;
+  if (sprite.w !== w) {  // the sprite's pixels as offsets in this image
+    sprite.w = w;
+    sprite.off = Int32Array.from(dx, (x, j) => dy[j] * w + x);
+  }
+  const off = sprite.off;
+  for (let k = from; k < to; k++) {
+    const x = Math.round(xs[k]) * dpr, y = Math.round(ys[k]) * dpr;
+    if (x < -half || y < -half || x >= w + half || y >= h + half) continue;
+    const inside = x >= half && y >= half && x < w - half && y < h - half;
+    const at = y * w + x;
+    for (let j = 0; j < m; j++) {
+      if (!inside) {
+        const px = x + dx[j], py = y + dy[j];
+        if (px < 0 || py < 0 || px >= w || py >= h) continue;
+      }
+      const q = at + off[j];
+      if (words[q] === 0) {
+        words[q] = px32[j];
+        continue;
+      }
+      const i = 4 * q, s = 4 * j;
+      const as = rgba[s + 3] / 255, bd = (buf[i + 3] / 255) * (1 - as), ao = as + bd;
+      buf[i] = (rgba[s] * as + buf[i] * bd) / ao;
+      buf[i + 1] = (rgba[s + 1] * as + buf[i + 1] * bd) / ao;
+      buf[i + 2] = (rgba[s + 2] * as + buf[i + 2] * bd) / ao;
+      buf[i + 3] = ao * 255;
+    }
+  }
+}
+
+const DOT_RADIUS = 3;
+const DOT_BOX = 10;  // the sprite's side in CSS px: the dot and its ring, centred
+
+function ringArc(x, y, r, w, h) {
+  // the part of a ring (centre x, y, radius r) that can cross the view [0, w] × [0, h]:
+  // null when none does; else [start, end] angles (the whole ring when the centre is in
+  // view), so a huge dashed ring is not dashed along its whole length
+  const nx = Math.max(0, Math.min(w, x)), ny = Math.max(0, Math.min(h, y));
+  if (Math.hypot(nx - x, ny - y) > r) return null;  // the view is outside the ring
+  const fx = Math.max(Math.abs(x), Math.abs(w - x)), fy = Math.max(Math.abs(y), Math.abs(h - y));
+  if (Math.hypot(fx, fy) < r) return null;  // the view is inside it
+  if (x >= 0 && x <= w && y >= 0 && y <= h) return [0, 2 * Math.PI];
+  const mid = Math.atan2(h / 2 - y, w / 2 - x);
+  let lo = 0, hi = 0;
+  for (const [cx, cy] of [[0, 0], [w, 0], [0, h], [w, h]]) {
+    let a = Math.atan2(cy - y, cx - x) - mid;
+    a = Math.atan2(Math.sin(a), Math.cos(a));  // within ±π of the view's direction
+    lo = Math.min(lo, a);
+    hi = Math.max(hi, a);
+  }
+  return [mid + lo - 0.05, mid + hi + 0.05];
+}
+
+function paintPreview(st) {
+  // one preview frame: every released point at base + (released − base)·f and every
+  // circle's radius × f, on the preview canvas: the rings as one dashed path, then the
+  // points stamped (published first, then approximated); what lies off the view skipped
+  const pv = previewCanvas(st);
+  if (!pv.placed) place(st, pv);
+  const { ctx, size, dpr } = pv;
+  const f = st.scale.f;
+  const c = st.movable.circles;
+  if (pv.ringsDrawn) {
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, ctx.canvas.width, ctx.canvas.height);
+    pv.ringsDrawn = false;
+  }
+  if (c && shown(st, "circles")) {
+    pv.ringsDrawn = true;
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    const path = new Path2D();
+    for (let k = 0; k < c.r.length; k++) {
+      const [x, y, rx, ry] = circlePixels(st, pv, c.lat[k], c.lon[k], c.r[k] * f);
+      const r = Math.max(Math.round(rx), 1), rr = Math.max(Math.round(ry), 1) || r;
+      const arc = ringArc(x, y, Math.max(r, rr), size.x, size.y);
+      if (!arc) continue;
+      path.moveTo(x + r * Math.cos(arc[0]), y + rr * Math.sin(arc[0]));
+      path.ellipse(x, y, r, rr, 0, arc[0], arc[1]);
+    }
+    ctx.setLineDash([4, 4]);
+    ctx.globalAlpha = 0.45;
+    ctx.lineWidth = 1;
+    ctx.strokeStyle = COLORS.circle;
+    ctx.lineCap = ctx.lineJoin = "round";
+    ctx.stroke(path);
+    ctx.setLineDash([]);
+    ctx.globalAlpha = 1;
+  }
+  const pts = st.movable.pts, n = pts.lat.length;
+  pv.image.data.fill(0);
+  if (n && shown(st, "released")) {
+    const project = projector(st, pv);
+    for (let k = 0; k < n; k++) {
+      project(pts.blat[k] + (pts.lat[k] - pts.blat[k]) * f,
+        pts.blon[k] + (pts.lon[k] - pts.blon[k]) * f, pts, k);
+    }
+    stampDots(pv.image, dotSprite(pv, COLORS.released, COLORS.released), pts.x, pts.y,
+      0, pts.published, dpr);
+    stampDots(pv.image, dotSprite(pv, COLORS.approximated, "#ffffff"), pts.x, pts.y,
+      pts.published, n, dpr);
+  }
+  pv.dots.putImageData(pv.image, 0, 0);
+}
+
+function clearPreview(st) {
+  const pv = st.pv;
+  if (!pv || !pv.size) return;
+  pv.ctx.setTransform(1, 0, 0, 1, 0, 0);
+  for (const ctx of [pv.ctx, pv.dots]) ctx.clearRect(0, 0, ctx.canvas.width, ctx.canvas.height);
+  pv.ringsDrawn = false;
+}
+
+function hideMovable(st) {
+  // the moved layers off the main canvas (each on its own: their groups stay on the map
+  // and in the layers control)
+  for (const layer of st.movable.layers) {
+    if (st.map.hasLayer(layer)) layer.remove();
+  }
+}
+
+function showMovable(st) {
+  // back on the main canvas, those of a group that is on the map
+  for (const key of ["released", "circles"]) {
+    if (!shown(st, key)) continue;
+    st.groups[LAYER_NAMES[key]].eachLayer((layer) => {
+      if (!st.map.hasLayer(layer)) layer.addTo(st.map);
+    });
   }
 }
 
 function previewTo(st, f, g) {
   // the release previewed at another ε and r (app_support/map_scrub.js): every drawn
-  // released point moved to base + (released − base)·f and every circle scaled by f,
-  // f = (r'/r)·(ε/ε'); g = ε'/ε scales the budgets in the tooltips. The same unit draws,
-  // scaled: what a static scheme's release at ε', r' would show (lmdk_core.figures.map).
-  // While previewing they sit on their own canvas (no tooltips: it takes no pointer
-  // events), redrawn once on the next animation frame; back at f = g = 1, or with the
-  // next release, they are on the main canvas again.
+  // released point drawn at base + (released − base)·f and every circle scaled by f,
+  // f = (r'/r)·(ε/ε'); g = ε'/ε scales the budgets. The same unit draws, scaled: what a
+  // static scheme's release at ε', r' would show (lmdk_core.figures.map). While
+  // previewing they are drawn on the preview canvas (paintPreview: no tooltips, it takes
+  // no pointer events) at once, in the caller's animation frame; back at f = g = 1, or
+  // with the next release, the Leaflet layers are on the main canvas again.
   if (!st.alive || !st.movable) return false;
   const previewing = !(f === 1 && g === 1);
-  if (previewing !== st.previewing) {
-    moveTo(st, previewing ? previewRenderer(st) : st.renderer);
-    st.previewing = previewing;
-  }
   st.scale = { f, g };
-  for (const [m, lat, lon, blat, blon] of st.movable.points) {
-    m.setLatLng([blat + (lat - blat) * f, blon + (lon - blon) * f]);
+  if (previewing !== st.previewing) {
+    st.previewing = previewing;
+    if (previewing) hideMovable(st);
+    else {
+      clearPreview(st);
+      showMovable(st);
+    }
   }
   // the line joining every released point (off by default) is hidden while previewing:
   // its points are not sent with their bases; the next release draws it again
@@ -376,8 +660,19 @@ function previewTo(st, f, g) {
   for (const l of st.movable.lines) {
     if (l.options.opacity !== joined) l.setStyle({ opacity: joined });
   }
-  for (const [c, r] of st.movable.circles) c.setRadius(r * f);
+  if (previewing) paintPreview(st);
   return true;
+}
+
+function releasedNow(st) {
+  // [lat, lon, blat, blon] of each released point a preview moves, where it is drawn now
+  // (for the browser tests)
+  const pts = st.movable.pts, f = st.previewing ? st.scale.f : 1, out = [];
+  for (let k = 0; k < pts.lat.length; k++) {
+    out.push([pts.blat[k] + (pts.lat[k] - pts.blat[k]) * f,
+      pts.blon[k] + (pts.lon[k] - pts.blon[k]) * f, pts.blat[k], pts.blon[k]]);
+  }
+  return out;
 }
 
 function setTiles(st, on) {

@@ -21,10 +21,9 @@ from tests.browser import (
 
 pytestmark = pytest.mark.browser
 
-#: the drawn released points as [t, lat, lon] and the noise's base of each, sorted by t
-RELEASED = """() => window.__lmdkTrackMap.movable.points.map(([m, lat, lon, blat, blon]) => {
-    const p = m.getLatLng(); return [p.lat, p.lng, blat, blon];
-})"""
+#: the drawn released points as [lat, lon] and the noise's base of each, in the
+#: order they were sent (published, then approximated)
+RELEASED = "() => window.__lmdkTrackMap.releasedNow()"
 RADIUS_FIELD = "input[aria-label^='Protection radius r']"
 
 
