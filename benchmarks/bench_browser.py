@@ -39,7 +39,7 @@ against the same page with its map drawn by streamlit-folium
 (``benchmarks/folium_map_app.py``, a second server), interleaved action by action.
 
 Run: python benchmarks/bench_browser.py [--reps 5] [--port 8621] [--only timeline,map]
-(``uptime`` is printed first and last.)
+[--drags map] (the drag scenario on the Map only; ``uptime`` is printed first and last.)
 """
 
 from __future__ import annotations
@@ -85,6 +85,8 @@ QUIET_MS = 400
 DRAG_SECONDS = 1.5
 #: the preview's goal while the slider is dragged
 TARGET_FPS = 30.0
+#: the pages whose scrub sliders ``drag`` drags (``--drags``)
+DRAG_PAGES = ("timeline", "compare", "map")
 #: :data:`tests.browser.SCRUB_LATENCY` of the ``nth`` scrub slider (the Map's r is its
 #: second): the same measure, the slider chosen by its index
 SCRUB_LATENCY_NTH = SCRUB_LATENCY.replace("async ([n]) =>", "async ([n, nth]) =>").replace(
@@ -761,7 +763,7 @@ class Bench:
                     traceback.print_exc()
         page.context.close()
 
-    def drag(self, tmp: Path) -> None:
+    def drag(self, tmp: Path, pages: tuple[str, ...] = DRAG_PAGES) -> None:
         """The ε slider above the Timeline's and Compare's chart dragged across its range
         for :data:`DRAG_SECONDS` (alternately up and down), on the demo week and on the
         2,000-row series, then the Map's r slider (and its ε slider on the demo day) on
@@ -769,16 +771,18 @@ class Bench:
         redrew per second of drag (``window.__lmdkScrubFrames``), the script runs that
         finished during the drag and after letting go, the wait from letting go until
         the rerun is done and the DOM still, and the input → paint latency of a preview
-        frame."""
+        frame. ``pages``: which of :data:`DRAG_PAGES` to drag on."""
+        charts = [(t, path) for t, path in (("Timeline", "/timeline"), ("Compare", "/compare"))
+                  if t.lower() in pages]
         page, wire = self.session()
-        for d, data in enumerate(("demo", "2,000 rows")):
+        for d, data in enumerate(("demo", "2,000 rows") if charts else ()):
             if data != "demo":
                 open_page(page, self.url, "/timeline")
                 upload(page, wire, series_csv(2000, tmp))
                 page.locator("[data-testid=stCaptionContainer]").filter(
                     has_text="series_2000.csv — 2000 timestamps").first.wait_for(
                     timeout=30_000)
-            for title, path in (("Timeline", "/timeline"), ("Compare", "/compare")):
+            for title, path in charts:
                 open_page(page, self.url, path)
                 try:
                     self.drag_one(page, wire, title, data, d)
@@ -788,6 +792,8 @@ class Bench:
         page.context.close()
         # the Map's r slider (the second of its two; ε is the first) on the demo day and
         # on a 5,000-point track
+        if "map" not in pages:
+            return
         page, wire = self.session()
         for d, data in enumerate(("demo", "5,000 points")):
             open_page(page, self.url, "/map")
@@ -1071,7 +1077,11 @@ def main() -> None:
                     help="stop repeating an interaction after this many seconds in all")
     ap.add_argument("--only", default=",".join(SCENARIOS),
                     help="comma-separated subset of: " + ", ".join(SCENARIOS + EXTRA_SCENARIOS))
+    ap.add_argument("--drags", default=",".join(DRAG_PAGES),
+                    help="the drag scenario's pages, comma-separated subset of: "
+                    + ", ".join(DRAG_PAGES))
     args = ap.parse_args()
+    drags = tuple(s.strip() for s in args.drags.split(",") if s.strip())
     only = [s.strip() for s in args.only.split(",") if s.strip()]
     print(f"uptime: {os.popen('uptime').read().strip()}")
     print(f"chromium {VIEWPORT['width']}×{VIEWPORT['height']}, {args.reps} repetitions, "
@@ -1087,7 +1097,7 @@ def main() -> None:
         bench = Bench(url, browser, args.reps, args.budget)
         tmp = Path(tmpdir)
         runs: list[tuple[str, Callable[[], None]]] = [
-            ("home", bench.home), ("learn", bench.learn), ("drag", lambda: bench.drag(tmp))]
+            ("home", bench.home), ("learn", bench.learn), ("drag", lambda: bench.drag(tmp, drags))]
         if any(s in only for s in SERIES_PAGES):
             runs.append(("series pages", lambda: bench.series_pages(tmp, only)))
         runs += [("map", lambda: bench.map(tmp)), ("population", bench.population),
