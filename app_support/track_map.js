@@ -252,9 +252,10 @@ function draw(st, spec) {
   }
   if (rel) {
     const p = rel.published, a = rel.approximated;
-    // a tooltip says the error and ε_t of what is drawn: the preview's while it moves
-    const err = (e) => fmtMetres(e * st.scale.f);
-    const eps = (e) => fmtEps(e * st.scale.g);
+    // a tooltip says the error and ε_t of the release (a preview is drawn apart, without
+    // tooltips: paintPreview)
+    const err = (e) => fmtMetres(e);
+    const eps = (e) => fmtEps(e);
     const keep = (m, part) => {
       if (part.blat) st.movable.layers.push(m);
       return m;
@@ -262,11 +263,11 @@ function draw(st, spec) {
     p.t.forEach((t, k) => released.push(keep(circle(st, p.lat[k], p.lon[k], {
       radius: 3, color: COLORS.released, fillColor: COLORS.released, fillOpacity: 0.8,
       weight: 1.5 }, () => `Released t=${t} · ${labels.get(t) ?? ""} · noisy, ε_t = ` +
-        `${eps(p.eps[k])} · ${err(p.err[k])} m from the true point` + previewNote(st)), p)));
+        `${eps(p.eps[k])} · ${err(p.err[k])} m from the true point`), p)));
     a.t.forEach((t, k) => released.push(keep(circle(st, a.lat[k], a.lon[k], {
       radius: 3, color: COLORS.approximated, fillColor: "#ffffff", fillOpacity: 0.8,
       weight: 1.5 }, () => `Released t=${t} · ${labels.get(t) ?? ""} · last release ` +
-        `repeated (ε_t = 0) · ${err(a.err[k])} m from the true point` + previewNote(st)), a)));
+        `repeated (ε_t = 0) · ${err(a.err[k])} m from the true point`), a)));
     add("released", released);
   }
   add("path", base.path.map((piece) => line(st, piece,
@@ -321,10 +322,6 @@ function draw(st, spec) {
   })));
 }
 
-function previewNote(st) {
-  return st.scale.f === 1 && st.scale.g === 1 ? "" : " (preview, not a release)";
-}
-
 function movableLayers(overlay) {
   // what a preview moves, as typed arrays built once per release: each released point
   // that carries its noise's true base (blat/blon: a static scheme), published first,
@@ -354,11 +351,10 @@ function movableLayers(overlay) {
 function previewCanvas(st) {
   // a canvas of its own for the preview, in a pane under the main canvas (the released
   // points are drawn under the true path) that takes no pointer events, covering the
-  // map's view: each preview frame repaints only it, with one path per style, not the
-  // track's path and points nor one Leaflet layer per point (a 5,000-point track
-  // repainted in full every frame drew ~10 frames a second; moving 1,500 Leaflet
-  // markers, ~27). It follows the view: placed again after a pan or zoom, hidden while
-  // a zoom animates.
+  // map's view: each preview frame repaints only it (paintPreview), not the track's path
+  // and points nor one Leaflet layer per point (a 5,000-point track repainted in full
+  // every frame drew ~10 frames a second; 1,500 Leaflet markers moved, ~27). It follows
+  // the view: placed again after a pan or zoom, hidden while a zoom animates.
   if (!st.pv) {
     const pane = st.map.createPane("lmdkPreview");
     pane.style.zIndex = 399;  // the overlay pane (the main canvas) is 400
@@ -405,6 +401,8 @@ function place(st, pv) {
       c.style.height = size.y + "px";
     }
     pv.image = pv.dots.createImageData(pv.canvases[1].width, pv.canvases[1].height);
+    pv.words = new Uint32Array(pv.image.data.buffer);
+    pv.dirty = null;
     pv.ringsDrawn = true;  // cleared by the resize: cleared again below all the same
   }
   pv.size = size;
@@ -494,17 +492,14 @@ function dotSprite(pv, stroke, fill) {
   return sprite;
 }
 
-function stampDots(image, sprite, xs, ys, from, to, dpr) {
-  // the sprite's pixels laid over ``image`` (ImageData: straight RGBA) at each point
-  // from..to (CSS px, rounded to whole pixels as Leaflet rounds a marker's point),
-  // blended "source-over" as a canvas draws one over another; a pixel still empty takes
-  // the sprite's as one 32-bit write
+function stampDots(image, words, box, sprite, xs, ys, from, to, dpr) {
+  // the sprite's pixels laid over ``image`` (ImageData: straight RGBA; ``words``: the
+  // same pixels as 32-bit words) at each point from..to (CSS px, rounded to whole pixels
+  // as Leaflet rounds a marker's point), blended "source-over" as a canvas draws one
+  // over another; a pixel still empty takes the sprite's as one 32-bit write. ``box``
+  // grows to hold what was stamped.
   const { dx, dy, rgba, px32, half } = sprite, m = dx.length;
   const w = image.width, h = image.height, buf = image.data;
-  if (image.words === undefined || image.words.buffer !== buf.buffer) {
-    image.words = new Uint32Array(buf.buffer);
-  }
-  const words = image.words;
   if (sprite.w !== w) {  // the sprite's pixels as offsets in this image
     sprite.w = w;
     sprite.off = Int32Array.from(dx, (x, j) => dy[j] * w + x);
@@ -515,6 +510,10 @@ function stampDots(image, sprite, xs, ys, from, to, dpr) {
     if (x < -half || y < -half || x >= w + half || y >= h + half) continue;
     const inside = x >= half && y >= half && x < w - half && y < h - half;
     const at = y * w + x;
+    if (x - half < box.x0) box.x0 = Math.max(0, x - half);
+    if (y - half < box.y0) box.y0 = Math.max(0, y - half);
+    if (x + half > box.x1) box.x1 = Math.min(w, x + half);
+    if (y + half > box.y1) box.y1 = Math.min(h, y + half);
     for (let j = 0; j < m; j++) {
       if (!inside) {
         const px = x + dx[j], py = y + dy[j];
@@ -594,19 +593,30 @@ function paintPreview(st) {
     ctx.globalAlpha = 1;
   }
   const pts = st.movable.pts, n = pts.lat.length;
-  pv.image.data.fill(0);
+  const img = pv.image, w = img.width, last = pv.dirty;
+  // only the rectangle the last frame stamped is cleared, and only it and this frame's
+  // are copied to the canvas (a few released points on a large map copy a few pixels)
+  if (last) {
+    for (let y = last.y0; y < last.y1; y++) pv.words.fill(0, y * w + last.x0, y * w + last.x1);
+  }
+  const box = { x0: w, y0: img.height, x1: 0, y1: 0 };
   if (n && shown(st, "released")) {
     const project = projector(st, pv);
     for (let k = 0; k < n; k++) {
       project(pts.blat[k] + (pts.lat[k] - pts.blat[k]) * f,
         pts.blon[k] + (pts.lon[k] - pts.blon[k]) * f, pts, k);
     }
-    stampDots(pv.image, dotSprite(pv, COLORS.released, COLORS.released), pts.x, pts.y,
-      0, pts.published, dpr);
-    stampDots(pv.image, dotSprite(pv, COLORS.approximated, "#ffffff"), pts.x, pts.y,
-      pts.published, n, dpr);
+    stampDots(img, pv.words, box, dotSprite(pv, COLORS.released, COLORS.released), pts.x,
+      pts.y, 0, pts.published, dpr);
+    stampDots(img, pv.words, box, dotSprite(pv, COLORS.approximated, "#ffffff"), pts.x,
+      pts.y, pts.published, n, dpr);
   }
-  pv.dots.putImageData(pv.image, 0, 0);
+  const put = last ? { x0: Math.min(last.x0, box.x0), y0: Math.min(last.y0, box.y0),
+    x1: Math.max(last.x1, box.x1), y1: Math.max(last.y1, box.y1) } : box;
+  if (put.x1 > put.x0 && put.y1 > put.y0) {
+    pv.dots.putImageData(img, 0, 0, put.x0, put.y0, put.x1 - put.x0, put.y1 - put.y0);
+  }
+  pv.dirty = box.x1 > box.x0 && box.y1 > box.y0 ? box : null;
 }
 
 function clearPreview(st) {
@@ -614,6 +624,8 @@ function clearPreview(st) {
   if (!pv || !pv.size) return;
   pv.ctx.setTransform(1, 0, 0, 1, 0, 0);
   for (const ctx of [pv.ctx, pv.dots]) ctx.clearRect(0, 0, ctx.canvas.width, ctx.canvas.height);
+  pv.image.data.fill(0);
+  pv.dirty = null;
   pv.ringsDrawn = false;
 }
 
