@@ -135,6 +135,32 @@ function gridAt(grid, values, n, eps) {
   return out;
 }
 
+// the slider previews' leakage grids by digest (live_chart.py shared_grids): the server
+// sends a grid once per session, then only its digest; the newest GRIDS_KEPT received are
+// kept (more than the server counts as sent), across the pages of the tab
+const GRIDS = window.__lmdkPreviewGrids || (window.__lmdkPreviewGrids = new Map());
+const GRIDS_KEPT = 24;
+
+function resolveGrids(sc) {
+  // the preview with every grid in full: a new one is stored, a digest is looked up
+  if (!sc || !sc.traces) return sc;
+  const traces = [];
+  for (const tr of sc.traces) {
+    if (!tr.gridKey) {
+      traces.push(tr);
+    } else if (tr.grid) {
+      GRIDS.delete(tr.gridKey);
+      GRIDS.set(tr.gridKey, tr.grid);
+      while (GRIDS.size > GRIDS_KEPT) GRIDS.delete(GRIDS.keys().next().value);
+      traces.push(tr);
+    } else if (GRIDS.has(tr.gridKey)) {
+      traces.push({ ...tr, grid: GRIDS.get(tr.gridKey) });
+    }
+    // else (not kept: should not happen) the trace keeps still while the slider moves
+  }
+  return { ...sc, traces };
+}
+
 function prepareScrub(sc) {
   // decode the preview's arrays once per value
   sc.gridV = decode(sc.grid);
@@ -611,8 +637,12 @@ function draw(st, data) {
 }
 
 export default function (component) {
-  const { parentElement, data, setTriggerValue } = component;
+  const { parentElement, setTriggerValue } = component;
+  let { data } = component;
   if (!data || !data.figure) return;
+  // at once, not when drawn: a hidden chart draws only its last value, which may name a
+  // grid an earlier value brought
+  if (data.scrub) data = { ...data, scrub: resolveGrids(data.scrub) };
   let st = STATES.get(parentElement);
   if (!st) {
     st = createState(parentElement);

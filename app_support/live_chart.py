@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -46,6 +47,7 @@ import plotly
 import plotly.io as pio
 import streamlit as st
 
+from app_support import state_keys as K
 from app_support.bidi_assets import (
     asset_url_path,
     component_script,
@@ -211,6 +213,53 @@ def _height(fig) -> int:
     return int(height) if isinstance(height, int | float) and height > 0 else DEFAULT_HEIGHT
 
 
+#: preview grids a session remembers as sent: fewer than the browser keeps
+#: (``GRIDS_KEPT`` = 24 in live_chart.js, the newest first received), so it holds every
+#: grid the server counts as sent
+GRIDS_REMEMBERED = 8
+
+
+def grid_digest(grid: str) -> str:
+    """The name of a preview's leakage grid (its base64 text) in the browser's store."""
+    return hashlib.blake2b(grid.encode("ascii"), digest_size=12).hexdigest()
+
+
+def shared_grids(scrub: dict | None, sent: list[str]) -> tuple[dict | None, list[str]]:
+    """The slider preview ``scrub`` as sent to the browser, and the digests it sends in
+    full. Each trace's leakage off the grid of ε (``grid``: 64 ε × the points shown,
+    2.7 MB of the 3.9 MB of a 2,000-row Compare ε step) does not change when ε does, so
+    a grid whose digest is in ``sent`` (this session sent it already, the browser keeps
+    it: ``GRIDS`` in live_chart.js) goes as its digest (``gridKey``) alone; a new one
+    goes in full, with its digest. ``scrub`` itself is not changed (it may be memoised)."""
+    if not scrub or not scrub.get("traces"):
+        return scrub, []
+    traces, full = [], []
+    for tr in scrub["traces"]:
+        grid = tr.get("grid")
+        if not isinstance(grid, str) or not grid:
+            traces.append(tr)
+            continue
+        digest = grid_digest(grid)
+        if digest in sent:
+            traces.append({k: v for k, v in tr.items() if k != "grid"} | {"gridKey": digest})
+        else:
+            traces.append(tr | {"gridKey": digest})
+            full.append(digest)
+    return scrub | {"traces": traces}, full
+
+
+def _remember_sent(full: list[str]) -> None:
+    """Count ``full`` as sent in this session (the newest :data:`GRIDS_REMEMBERED`)."""
+    if not full:
+        return
+    sent = st.session_state.setdefault(K.PREVIEW_GRIDS_SENT, [])
+    for d in full:
+        if d in sent:
+            sent.remove(d)
+        sent.append(d)
+    del sent[:-GRIDS_REMEMBERED]
+
+
 def live_chart(fig, *, key: str, where=None, on_select: Callable[[], None] | None = None,
                selection_mode: Sequence[str] = ("points", "box", "lasso"),
                config: dict | None = None, scrub: dict | None = None,
@@ -234,13 +283,18 @@ def live_chart(fig, *, key: str, where=None, on_select: Callable[[], None] | Non
     component, plotly_js = found
     height = _height(fig)
     figure, alt = _themed_once(fig)
+    scrub, full = shared_grids(scrub, list(st.session_state.get(K.PREVIEW_GRIDS_SENT, [])))
     with contextlib.nullcontext() if where is st else where:
-        return component(
+        out = component(
             data={"figure": figure, "alt": alt, "config": config, "height": height,
                   "select": list(selection_mode) if on_select else [],
                   "plotly": plotly_js, "scrub": scrub},
             key=key, height=height + (SCRUB_HEIGHT if scrub else 0),
             on_selection_change=on_select, on_epsilon_change=on_scrub)
+    # counted as sent only once the element is on its way (a rerun that stopped this one
+    # before it was queued sends the grids again)
+    _remember_sent(full)
+    return out
 
 
 def chart_selection(key: str) -> dict:

@@ -38,6 +38,9 @@ LK_UPLOAD_ERROR = "lk_upload_error"
 #: the ε the Map page's sidebar showed at its last whole run (its fragment compares)
 MAP_EPSILON_DRAWN = "map_epsilon_drawn"
 PICKER_ERROR = "picker_error"
+#: digests of the slider previews' leakage grids this session has sent to the browser
+#: (app_support/live_chart.py: a grid sent once is named by its digest afterwards)
+PREVIEW_GRIDS_SENT = "preview_grids_sent"
 POP_CANCELLED = "pop_cancelled"
 POP_DECLARED_DF = "pop_declared_df"
 POP_DEV_K = "pop_dev_k"

@@ -48,3 +48,44 @@ def test_every_chart_has_the_style_guide_toolbar(page):
     configs = chart_configs(at)
     assert configs, f"{page}: no live chart drawn"
     assert all(c == PLOTLY_CONFIG for c in configs), (page, configs)
+
+
+def test_a_preview_grid_is_sent_once_then_named_by_its_digest():
+    """The slider preview's leakage grids (unchanged by an ε step, most of a large ε
+    step's message) go in full the first time, then as their digest; a changed grid
+    (new landmarks, model or data) goes in full again; the memoised preview is not
+    changed."""
+    from app_support.live_chart import grid_digest, shared_grids
+
+    scrub = {"epsilon": 1.0, "traces": [
+        {"i": 0, "y0": "AAAA", "rule": "noise", "base": "AAAA"},
+        {"i": 5, "y0": "AAAA", "rule": "grid", "grid": "AAAAAAAA"},
+        {"i": 6, "y0": "AAAA", "rule": "grid", "grid": "AACAAAAA"}]}
+    first, full = shared_grids(scrub, [])
+    assert first == {"epsilon": 1.0, "traces": [
+        scrub["traces"][0], scrub["traces"][1] | {"gridKey": grid_digest("AAAAAAAA")},
+        scrub["traces"][2] | {"gridKey": grid_digest("AACAAAAA")}]}
+    assert full == [grid_digest("AAAAAAAA"), grid_digest("AACAAAAA")]
+    again, full = shared_grids(scrub, [grid_digest("AAAAAAAA"), grid_digest("AACAAAAA")])
+    assert full == [] and [t.get("grid") for t in again["traces"]] == [None] * 3
+    assert [t.get("gridKey") for t in again["traces"]] == [
+        None, grid_digest("AAAAAAAA"), grid_digest("AACAAAAA")]
+    changed = {"traces": [{"i": 5, "rule": "grid", "grid": "AAAAAAAB"}]}
+    out, full = shared_grids(changed, [grid_digest("AAAAAAAA")])
+    assert out["traces"][0]["grid"] == "AAAAAAAB" and full == [grid_digest("AAAAAAAB")]
+    assert scrub["traces"][1] == {"i": 5, "y0": "AAAA", "rule": "grid", "grid": "AAAAAAAA"}
+    assert shared_grids(None, []) == (None, [])
+
+
+def test_compare_sends_its_grids_once_per_session():
+    """On the Compare page (the demo week) an ε step sends the preview's leakage grids
+    as digests only: the session counts them as sent, at most GRIDS_REMEMBERED."""
+    from app_support import state_keys as K
+    from app_support.live_chart import GRIDS_REMEMBERED
+
+    at = open_page("compare")
+    sent = list(at.session_state[K.PREVIEW_GRIDS_SENT])
+    assert 1 <= len(sent) <= GRIDS_REMEMBERED
+    at.sidebar.number_input(key="w_epsilon").set_value(1.5).run()
+    assert not at.exception
+    assert list(at.session_state[K.PREVIEW_GRIDS_SENT]) == sent  # nothing new sent

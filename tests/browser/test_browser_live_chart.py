@@ -95,6 +95,8 @@ def test_the_timeline_chart_stays_mounted_and_keeps_the_zoom(page, app_url):
 #: the released values the chart draws (its "released" trace)
 RELEASED_Y = f"""() => Array.from(document.querySelector('{CHART}')._fullData
     .find(d => d.name === 'released').y)"""
+LANDMARK_TPL_Y = f"""() => Array.from(document.querySelector('{CHART}')._fullData
+    .find(d => d.name === 'landmark TPL').y)"""
 
 
 def test_the_epsilon_slider_redraws_while_dragged_and_reruns_once_when_let_go(page, app_url):
@@ -212,6 +214,16 @@ def test_compares_epsilon_slider_previews_every_column_and_reruns_once(page, app
     span = max(abs(v) for v in released)
     assert len(released) == len(preview)
     assert all(abs(a - b) <= 1e-4 * span for a, b in zip(preview, released, strict=True))
+    # that run sent the leakage grids by digest only (app_support/live_chart.py
+    # shared_grids): the browser's copies still move the leakage rows in a second drag
+    assert page.evaluate("() => (window.__lmdkPreviewGrids || new Map()).size") >= 1
+    before = page.evaluate(LANDMARK_TPL_Y)
+    drag_scrub(page, 0.3, 0.9, 1.0, release=False)
+    page.wait_for_timeout(300)
+    during = page.evaluate(LANDMARK_TPL_Y)
+    page.mouse.up()
+    wait_for_app(page)
+    assert len(during) == len(before) and during != before
 
 
 def test_home_loads_plotly_in_idle_time_so_start_here_does_not_wait_for_it(app_url, page):
