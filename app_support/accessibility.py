@@ -42,6 +42,25 @@ _SCRIPT = """<style>
   padding: 0.3rem 0.6rem; border: 2px solid #111111; border-radius: 0.4rem;
   color: #111111; background: #ffffff; font-weight: 600; text-decoration: none; }
 :focus-visible { outline: 2px solid #111111 !important; outline-offset: 2px !important; }
+/* st.code's syntax colours on the light theme: Streamlit's are below 4.5:1 on the code
+   background #fcfcfb (its light blue #00a4d4 2.8:1, green #09ab3b 3.0:1, orange #ed6f13
+   3.0:1, grey #808495 3.6:1, blue #1c83e1 3.8:1); darker shades of the same hues, each
+   ≥ 5.7:1 there. Only on a light page (class set below): the dark theme keeps its own */
+.lmdk-light [data-testid=stCode] .token:is(.comment, .prolog, .doctype, .cdata, .punctuation,
+  .unchanged) { color: #5c5f6b !important; }
+.lmdk-light [data-testid=stCode] .token:is(.attr-name, .property, .variable) {
+  color: #00678a !important; }
+.lmdk-light [data-testid=stCode] .token:is(.boolean, .constant, .symbol, .string, .char,
+  .attr-value, .inserted) { color: #1a7431 !important; }
+.lmdk-light [data-testid=stCode] .token:is(.number, .regex) { color: #1b6e63 !important; }
+.lmdk-light [data-testid=stCode] .token:is(.operator, .entity, .decorator, .atrule) {
+  color: #a6470a !important; }
+.lmdk-light [data-testid=stCode] .token:is(.keyword, .tag, .function, .class-name,
+  .selector) { color: #0b5cad !important; }
+.lmdk-light [data-testid=stCode] .token:is(.important, .deleted) { color: #b3261e !important; }
+/* KaTeX's 2 px spacer (.vlist-s) made most display formulas scroll sideways by 2 px (a
+   scroll region the keyboard cannot reach, axe's scrollable-region-focusable) */
+.katex-display { padding-right: 2px; }
 /* ε and the scheme above the verdict: for phones, where the sidebar covers the page
    (Streamlit's sidebar becomes an overlay at 768 px and below) */
 @media (min-width: 769px) { .st-key-lmdk_row_settings { display: none !important; } }
@@ -104,7 +123,11 @@ _SCRIPT = """<style>
       if (++tries < 40) { window.setTimeout(wait, 50); }
     })();
   });
-  doc.body.insertBefore(skip, doc.body.firstChild);
+  // in a navigation landmark of their own (axe's "region": all content in landmarks)
+  var nav = doc.createElement("nav");
+  nav.setAttribute("aria-label", "Skip links");
+  nav.appendChild(skip);
+  doc.body.insertBefore(nav, doc.body.firstChild);
 
   // the second Tab: to the page's first download (the publishable file comes first), on
   // pages that have one (it was ~24 Tab presses away on the Timeline)
@@ -216,11 +239,40 @@ _SCRIPT = """<style>
       });
     });
   }
+  // a formula or code block wider than the page (on a phone) scrolls sideways: it takes
+  // the keyboard focus then, so the arrow keys scroll it (2.1.1; axe's
+  // scrollable-region-focusable). Checked whenever its size changes (an expander
+  // opened, the window turned), and only then a Tab stop
+  var scrolls = new ResizeObserver(function (entries) {
+    entries.forEach(function (en) {
+      var e = en.target;
+      var wide = e.scrollWidth > e.clientWidth + 1;
+      if (wide && !e.hasAttribute("tabindex")) {
+        e.setAttribute("tabindex", "0");
+        e.setAttribute("data-lmdk-scroll", "");
+      } else if (!wide && e.hasAttribute("data-lmdk-scroll")) {
+        e.removeAttribute("tabindex");
+        e.removeAttribute("data-lmdk-scroll");
+      }
+    });
+  });
+  function scrollers() {
+    doc.querySelectorAll(".katex-display, [data-testid=stCode] pre").forEach(function (e) {
+      if (!e.__lmdkScroll) { e.__lmdkScroll = true; scrolls.observe(e); }
+    });
+    // the code colours above: on a light page only
+    var app = doc.querySelector("[data-testid=stApp]");
+    var bg = app ? getComputedStyle(app).backgroundColor.match(/\\d+/g) : null;
+    var light = !!bg && (+bg[0]) + (+bg[1]) + (+bg[2]) > 3 * 160;
+    doc.documentElement.classList.toggle("lmdk-light", light);
+  }
   // labelled as soon as the chart's nodes are there (the observer runs after the task that
   // drew them; it only sets attributes, which it does not observe). A 250 ms timer made
   // the label land a quarter of a second after every re-drawn chart
-  new MutationObserver(label).observe(doc.body, {subtree: true, childList: true});
+  new MutationObserver(function () { label(); scrollers(); }).observe(
+    doc.body, {subtree: true, childList: true});
   label();
+  scrollers();
 })();
 </script>"""
 
