@@ -548,7 +548,8 @@ function updateScrub(st, sc) {
   if (!st.bar) createScrubBar(st);
   const input = st.bar.input;
   input.max = String(sc.steps);
-  input.setAttribute("aria-label", "Total privacy budget ε, log scale (preview)");
+  // the name holds the visible label (WCAG 2.5.3, label in name)
+  input.setAttribute("aria-label", "Total privacy budget ε (drag to preview), log scale");
   if (!st.dragging) {
     input.value = String(posOf(sc, sc.epsilon));
     scrubText(st, sc.epsilon, false);

@@ -139,8 +139,11 @@ function createState(parentElement) {
   const id = "lmdk-map-scrub-" + Math.random().toString(36).slice(2);
   const [epsRow, eps, epsOut] = slider(st, id + "-eps", "ε (drag to preview)");
   const [rRow, r, rOut] = slider(st, id + "-r", "r (drag to preview)");
-  eps.setAttribute("aria-label", "Total privacy budget ε, log scale (preview on the map)");
-  r.setAttribute("aria-label", "Protection radius r in metres, log scale (preview on the map)");
+  // each name holds its visible label (WCAG 2.5.3, label in name: "ε (drag to preview)")
+  eps.setAttribute("aria-label",
+    "Total privacy budget ε (drag to preview), log scale, on the map");
+  r.setAttribute("aria-label",
+    "Protection radius r (drag to preview), in metres, log scale, on the map");
   const verdict = document.createElement("div");
   verdict.className = "lmdk-scrub-verdict";
   verdict.setAttribute("role", "status");  // announced politely, once per change

@@ -1,6 +1,8 @@
 """Accessibility in a real browser (WCAG 2.1 AA): axe-core on every page at a desktop
-size and on a phone, a text alternative on every chart, and one keyboard-only walk
-through the main flow of the Timeline page.
+size and on a phone with every expander open, every tab and popover shown (and on the
+large data: a 2,000-row series, a 5,000-point track), a text alternative on every chart,
+the scrub sliders by keyboard, and one keyboard-only walk through the main flow of the
+Timeline page.
 
 axe-core (through ``axe-playwright-python``) checks what it can check automatically:
 contrast, heading order, lists, table headers, names of controls. What remains of
@@ -15,7 +17,13 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, wait_for_app, wait_until_still
+from tests.browser import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    SCRUB_SLIDER,
+    wait_for_app,
+    wait_until_still,
+)
 from tests.conftest import ARTIFACTS
 
 pytestmark = pytest.mark.browser
@@ -24,6 +32,10 @@ PAGES = ["", "learn", "timeline", "map", "choose", "compare", "leakage", "dummie
          "population"]
 #: the pages that show the series uploaded on the Timeline
 LARGE_SERIES_PAGES = ["timeline", "choose", "compare", "leakage", "dummies"]
+#: the scrub sliders (app_support/live_chart.js, map_scrub.js) of each page, by what
+#: their names start with
+SCRUB_SLIDERS = {"timeline": ["Total privacy budget ε"], "compare": ["Total privacy budget ε"],
+                 "map": ["Total privacy budget ε", "Protection radius r"]}
 SIZES = {
     "desktop": {"viewport": {"width": 1440, "height": 900}},
     "phone": {"viewport": {"width": 390, "height": 844}, "has_touch": True,
@@ -139,6 +151,8 @@ def axe_every_state(page, app_url: str, names: list[str], size: str,
         else:
             page.goto(f"{app_url}/{name}")
             settle(page)
+        if name in SCRUB_SLIDERS:  # drawn by its component after the run
+            page.locator(SCRUB_SLIDER).first.wait_for(state="attached", timeout=60_000)
         for label in page_states(page, name):
             bad = serious_violations(axe, page)
             if bad:
@@ -208,6 +222,41 @@ def test_every_chart_has_a_text_alternative(app_url):
                         .getAttribute('aria-label') || '')""")
                 assert vega and all("Budget" in v or "Leakage" in v or "Displacement" in v
                                     for v in vega), vega
+
+
+def test_every_scrub_slider_steps_by_keyboard_and_says_its_value(app_url):
+    """The ε slider above the Timeline's and Compare's charts and the Map's ε and r
+    sliders: in the Tab order, named with their visible label in the name (2.5.3), the
+    arrow keys step them, and the value stepped to is said (``aria-valuetext``; the
+    preview's verdict is a status region, announced politely)."""
+    with browser_page("desktop") as page:
+        for name, starts in SCRUB_SLIDERS.items():
+            page.goto(f"{app_url}/{name}")
+            settle(page)
+            sliders = page.locator(SCRUB_SLIDER)
+            sliders.nth(len(starts) - 1).wait_for(timeout=60_000)
+            assert sliders.count() == len(starts), (name, sliders.count())
+            for nth, start in enumerate(starts):
+                slider = sliders.nth(nth)
+                label = slider.get_attribute("aria-label")
+                shown = page.locator(f"label[for='{slider.get_attribute('id')}']").inner_text()
+                assert label.startswith(start) and shown.strip() in label, (label, shown)
+                assert slider.evaluate("e => e.tabIndex === 0 && !e.disabled")
+                said, before = slider.get_attribute("aria-valuetext"), int(slider.input_value())
+                assert re.fullmatch(r"[εr] = [\d.,]+( k?m)?", said), said
+                slider.focus()
+                page.keyboard.press("ArrowLeft")
+                page.keyboard.press("ArrowLeft")
+                assert int(slider.input_value()) == before - 2, name
+                slider.evaluate("""e => new Promise(done => { const t = performance.now();
+                    (function wait() { const v = e.getAttribute('aria-valuetext') || '';
+                      if (v.includes('preview') || performance.now() - t > 30000) done();
+                      else requestAnimationFrame(wait); })(); })""")
+                now = slider.get_attribute("aria-valuetext")
+                assert "preview" in now and now.split(",")[0] != said, (said, now)
+                verdict = page.locator(".lmdk-scrub-verdict").first
+                assert verdict.get_attribute("role") == "status" and verdict.inner_text()
+                settle(page)  # the stepped value, sent once, reruns the page
 
 
 def focused(page) -> dict:
