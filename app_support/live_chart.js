@@ -443,7 +443,9 @@ function fullFrame(st, eps) {
   st.drawing = true;
   st.lastFull = performance.now();
   return Plotly.react(st.gd, data, layout, st.config).then(() => {
-    st.fullCost = performance.now() - st.lastFull;
+    // the slowest full drawing so far: a chart that once took over 60 ms (a long series,
+    // a loaded machine) is drawn in full only when the pointer rests
+    st.fullCost = Math.max(st.fullCost, performance.now() - st.lastFull);
     st.snap = snapshot(st, eps);
     st.gd.dataset.previewEpsilon = String(eps);  // the ε of the last full preview drawing
     window.__lmdkScrubFrames = (window.__lmdkScrubFrames || 0) + 1;
@@ -469,7 +471,8 @@ function scrubFrame(st) {
   clearTimeout(st.restTimer);
   // ε a long way (10×) from the last full drawing: its axes no longer fit what is
   // shown, so one full drawing now and then (at most every 700 ms) while the pointer moves
-  // — unless a full drawing is slow (over 60 ms: a long series), then only at rest
+  // — unless a full drawing of this chart was ever slow (over 60 ms: a long series, a
+  // loaded machine), then only at rest
   const far = st.snap && Math.max(eps / st.snap.eps, st.snap.eps / eps) > 10
     && performance.now() - st.lastFull > 700 && st.fullCost < 60;
   if (st.snap && st.snap.ok && !far) {
@@ -626,7 +629,14 @@ function draw(st, data) {
   st.wanted = null;
   if (data.scrub) updateScrub(st, data.scrub);
   unstretch(st);
+  const t0 = performance.now();
   return Plotly.react(st.gd, fig.data, layout, config).then(() => {
+    // what a full drawing of this chart costs, measured on the page's own drawing too: a
+    // drag draws one now and then only when it is cheap (scrubFrame), and the first drag
+    // no longer finds out by stalling the pointer (one Plotly.react took 0.3–0.7 s at
+    // load ~10 on the demo week: 17–27 redraws/s in that drag instead of 35–45)
+    st.fullCost = Math.max(st.fullCost, performance.now() - t0);
+    st.lastFull = t0;
     if (!st.bound) {
       bind(st);
       st.bound = true;
