@@ -217,7 +217,7 @@ def user_audit(user: object, trace: UserTrace, *, epsilon: float, kind: str, dis
     expected error; ``groups``: its stays released as one landmark event each, checked in
     the verifier's grouped form (docs/stays.md); ``tpl``: its ``(largest landmark TPL,
     note)`` when already computed (:func:`landmark_tpls`)."""
-    from lmdk_core.decision.utility import utility_verdict
+    from lmdk_core.decision.utility import data_scale, expected_utility
 
     time, original, released = trace.time, trace.original, trace.released
     epsilon_t, published, landmarks = trace.epsilon_t, trace.published, trace.landmarks
@@ -229,12 +229,16 @@ def user_audit(user: object, trace: UserTrace, *, epsilon: float, kind: str, dis
     tpl_max, tpl_note = tpl if tpl is not None else _landmark_tpl(
         leakage, time, original, kind, epsilon_t, landmarks)
     planar = mechanism == "planar_laplace"
-    sources, n_events = _error_sources(original, len(epsilon_t), groups, len(landmarks))
-    uv = utility_verdict(original, epsilon_t, published, mechanism=mechanism,
-                         sensitivity=None if planar else scale_unit,
-                         radius=scale_unit if planar else None, epsilon=epsilon,
-                         n_landmarks=n_events, scheme=scheme, sources=sources,
-                         times=time if kind == "track" else None)
+    sources, _ = _error_sources(original, len(epsilon_t), groups, len(landmarks))
+    # the verdict's typical error, badge and scale only: expected_utility is
+    # utility_verdict without its sentences and the advice's search for a better ε
+    # (tests/engine/test_utility.py checks that they agree), a third of its cost per user
+    times = time if kind == "track" else None
+    scale = data_scale(original, "m" if kind == "track" else "", times)
+    typical, label = expected_utility(original, epsilon_t, published, mechanism=mechanism,
+                                      sensitivity=None if planar else scale_unit,
+                                      radius=scale_unit if planar else None, sources=sources,
+                                      scale=scale, times=times)
     return {
         "user": user,
         "n_timestamps": int(epsilon_t.size),
@@ -248,9 +252,9 @@ def user_audit(user: object, trace: UserTrace, *, epsilon: float, kind: str, dis
         "n_published": int(published.sum()),
         "n_approximated": int((~published & ok).sum()),
         "n_withheld": int(withheld.sum()),
-        "expected_error": uv.typical,
-        "data_scale": uv.scale.value,
-        "utility": uv.label,
+        "expected_error": typical,
+        "data_scale": scale.value,
+        "utility": label,
     }
 
 
