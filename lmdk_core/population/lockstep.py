@@ -272,52 +272,79 @@ def _adaptive_exact(x, lengths, landmarks, planned, mech, gens, settings: Adapti
 
 def _adaptive(x, lengths, landmarks, planned, mech, gens, settings: AdaptiveSettings):
     """Stepper of Adaptive with numpy noise (no exact-noise requests): one vector step
-    per timestamp over the users."""
+    per timestamp over the users.
+
+    The loop runs on time-major copies (T, U): a step reads one contiguous row of each
+    matrix instead of one element per user ``T`` floats apart (a page apart at a year of
+    hours), the same floats in the same operations; the result is turned back to (U, T).
+    """
     U, T = planned.shape
     track = x.ndim == 3
     coins, drawn = _predraw(gens, lengths, T, mech)
-    variates = drawn or ()  # None: no user, no timestamp to release
-    eps = planned.copy()
-    published = np.zeros((U, T), dtype=bool)
-    released = np.full(x.shape, np.nan)
+    # time-major copies: row t holds every user's timestamp t
+    xt = np.ascontiguousarray(np.swapaxes(x, 0, 1))
+    coins_t = np.ascontiguousarray(coins.T)
+    variates = tuple(np.ascontiguousarray(v.T) for v in drawn or ())  # None: nothing to draw
+    eps = np.ascontiguousarray(planned.T)
+    lm = np.ascontiguousarray(landmarks.T)
+    published = np.zeros((T, U), dtype=bool)
+    released = np.full(xt.shape, np.nan)
     rate = np.full(U, float(settings.initial_rate))
     last = np.full((U, 2) if track else (U,), np.nan)
     has_last = np.zeros(U, dtype=bool)
-    # later[u, t] = landmarks of u strictly after t
-    later = np.cumsum(landmarks[:, ::-1], axis=1)[:, ::-1] - landmarks
+    # later[t, u] = landmarks of u strictly after t
+    later = np.cumsum(lm[::-1], axis=0)[::-1] - lm
     with np.errstate(divide="ignore"):
         scale = np.where(eps > 0, mech.expected_error(np.where(eps > 0, eps, 1.0).ravel())
                          .reshape(eps.shape), np.inf)
+    # users are all active before the shortest one ends, and all have a publication to
+    # compare with once each has published once: then the masks are not needed
+    everyone = np.ones(U, dtype=bool)
+    all_active_until = int(lengths.min()) if U else 0
+    all_had = False
     for t in range(T):
-        active = lengths > t
-        if not active.any():
-            break
-        pub = active & (~has_last | publishes(coins[:, t], rate))
-        if pub.any():
-            out = mech.release_presampled(x[pub, t], eps[pub, t],
-                                          tuple(v[pub, t] for v in variates))
-            had = has_last[pub]
-            if had.any():
-                idx = np.flatnonzero(pub)[had]
-                within = within_noise(scale[idx, t], mech.distance(out[had], last[idx]))
+        if t < all_active_until:
+            active = everyone
+        else:
+            active = lengths > t
+            if not active.any():
+                break
+        coin_pub = publishes(coins_t[t], rate)
+        pub = active & coin_pub if all_had else active & (~has_last | coin_pub)
+        ip = np.flatnonzero(pub)  # the publishing users, in order
+        if ip.size:
+            out = mech.release_presampled(xt[t][ip], eps[t][ip],
+                                          tuple(v[t][ip] for v in variates))
+            if all_had:
+                idx, fresh = ip, out
+            else:
+                had = has_last[ip]
+                idx, fresh = ip[had], out[had]
+            if idx.size:
+                within = within_noise(scale[t][idx], mech.distance(fresh, last[idx]))
                 rate[idx] = rates_after_publication(rate[idx], within, settings.min_rate,
                                                     settings.step)
-            released[pub, t] = out
-            last[pub] = out
-            has_last |= pub
-            published[pub, t] = True
-        skip = active & ~pub
-        if skip.any():
-            released[skip, t] = last[skip]
-            hand = np.flatnonzero(skip & landmarks[:, t])
+            released[t][ip] = out
+            last[ip] = out
+            if not all_had:
+                has_last[ip] = True
+                all_had = bool(has_last.all())
+            published[t][ip] = True
+        if ip.size == U:
+            continue  # nobody skips
+        iskip = np.flatnonzero(active & ~pub)
+        if iskip.size:
+            released[t][iskip] = last[iskip]
+            hand = iskip[lm[t][iskip]]
             if hand.size and t + 1 < T:
-                block = handed_on_budget(eps[hand, t + 1:], eps[hand, t][:, None],
-                                         later[hand, t][:, None])
-                eps[hand, t + 1:] = block
-                scale[hand, t + 1:] = mech.expected_error(block.ravel()).reshape(block.shape)
-            eps[skip, t] = 0.0
-    eps[np.arange(T)[None, :] >= lengths[:, None]] = 0.0
-    return LockstepRelease(released, eps, published)
+                block = handed_on_budget(eps[t + 1:, hand], eps[t, hand][None, :],
+                                         later[t, hand][None, :])
+                eps[t + 1:, hand] = block
+                scale[t + 1:, hand] = mech.expected_error(block.ravel()).reshape(block.shape)
+            eps[t][iskip] = 0.0
+    eps[np.arange(T)[:, None] >= lengths[None, :]] = 0.0
+    return LockstepRelease(np.ascontiguousarray(np.swapaxes(released, 0, 1)),
+                           np.ascontiguousarray(eps.T), np.ascontiguousarray(published.T))
 
 
 def _stepper(x, lengths, landmarks, settings: SchemeSettings, mech: Mechanism, gens,
