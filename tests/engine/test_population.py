@@ -329,3 +329,51 @@ def test_input_ordered_by_user_is_cut_along_row_groups_with_the_same_release(
         outs.append(_read_release(out))
     pd.testing.assert_frame_equal(outs[0], outs[1])
     assert outs[0]["user"].nunique() == 30 and len(outs[0]) == len(df)
+
+
+@pytest.mark.parametrize("kind", ["series", "stays", "track"])
+def test_audit_utility_columns_are_the_utility_verdicts(kind):
+    """The audit's expected_error, data_scale and utility columns (computed without the
+    verdict's sentences and advice) equal :func:`utility_verdict`'s typical error, scale
+    and badge: a series, a series whose stays are released as events (errors counted
+    from the stays' centroids), and a track over several days (a typical day's extent);
+    ε_t with approximated (0) and landmark timestamps, seed 7."""
+    from lmdk_core.decision.utility import utility_verdict
+    from lmdk_core.mechanisms import PlanarLaplace
+    from lmdk_core.population.audit import UserTrace, user_audit
+
+    rng = np.random.default_rng(7)
+    n = 60
+    track = kind == "track"
+    time = (np.datetime64("2024-05-01T00:00") + np.arange(n) * np.timedelta64(2, "h")
+            if track else np.arange(n))
+    original = (np.column_stack([48.85 + np.cumsum(rng.normal(0, 1e-3, n)),
+                                 2.35 + np.cumsum(rng.normal(0, 1e-3, n))])
+                if track else rng.normal(10.0, 3.0, n))
+    eps = np.where(rng.random(n) < 0.3, 0.0, 0.1)
+    eps[0] = 0.1
+    published = eps > 0
+    released = original + rng.normal(0, 1e-3 if track else 1.0, original.shape)
+    landmarks = np.array([5, 6, 7, 20]) if kind == "stays" else np.array([3, 20])
+    groups = [(5, 8)] if kind == "stays" else None
+    mech = PlanarLaplace() if track else Laplace(1.0)
+    row = user_audit(1, UserTrace(time, original, released, eps, published, landmarks),
+                     epsilon=1.0, kind="track" if track else "series", distance=mech.distance,
+                     leakage=None, mechanism="planar_laplace" if track else "laplace",
+                     scale_unit=100.0 if track else 1.0, scheme="uniform", groups=groups,
+                     tpl=(float("nan"), "not computed"))
+    sources = None
+    if groups:
+        from lmdk_core.engine.stay_events import condense, condensed_points
+
+        cond = condense(n, groups)
+        sources = condensed_points(original, cond)[cond.index]
+    uv = utility_verdict(original, eps, published,
+                         mechanism="planar_laplace" if track else "laplace",
+                         sensitivity=None if track else 1.0, radius=100.0 if track else None,
+                         epsilon=1.0, n_landmarks=len(landmarks), scheme="uniform",
+                         sources=sources, times=time if track else None)
+    assert (row["expected_error"], row["data_scale"], row["utility"]) == (
+        uv.typical, uv.scale.value, uv.label)
+    if track:
+        assert uv.scale.name == "typical day's extent"
