@@ -484,6 +484,10 @@ class Bench:
         #: the ε slider's drags: (data, redraws per second, runs during, runs after, waits,
         #: redraws per second when the page moves the slider every animation frame)
         self.drags: list[tuple] = []
+        #: drags so far: each ends at the other end from the one before, on every page
+        #: (the pages share ε, so a page's first drag must not end where the last
+        #: page's last drag left it: a drag that ends at the ε already set sends nothing)
+        self.drag_turn = 0
         self.home_page, self.home_wire = self.session()
         open_page(self.home_page, url, "/")
 
@@ -840,10 +844,11 @@ class Bench:
         page.locator(SCRUB_SLIDER).nth(nth).wait_for(timeout=60_000)
         settle(page)
         fps, during, after, waits = [], [], [], []
-        for i in range(self.reps):
-            # each drag ends at the other end from the last one (a drag that ends at
-            # the ε already set sends nothing)
-            a, b = (0.95, 0.05) if (i + d) % 2 == 0 else (0.05, 0.95)
+        for _ in range(self.reps):
+            # each drag ends at the other end from the last one, on this page or the
+            # one before (a drag that ends at the ε already set sends nothing)
+            a, b = (0.95, 0.05) if self.drag_turn % 2 == 0 else (0.05, 0.95)
+            self.drag_turn += 1
             f0, r0 = scrub_frames(page), wire.finished
             t0 = time.perf_counter()
             drag_scrub(page, a, b, DRAG_SECONDS, nth=nth, release=False)
