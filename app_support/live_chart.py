@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -54,6 +53,7 @@ from app_support.bidi_assets import (
     serve_component_assets,
     trigger_value,
 )
+from lmdk_core.data.digest import sha256_hex
 from lmdk_core.figures.object_memo import per_object
 from lmdk_core.figures.style import PLOTLY_CONFIG
 
@@ -220,8 +220,10 @@ GRIDS_REMEMBERED = 8
 
 
 def grid_digest(grid: str) -> str:
-    """The name of a preview's leakage grid (its base64 text) in the browser's store."""
-    return hashlib.blake2b(grid.encode("ascii"), digest_size=12).hexdigest()
+    """The name of a preview's leakage grid (its base64 text) in the browser's store: the
+    first 24 hex digits of its SHA-256 (lmdk_core.data.digest, the one place data are
+    hashed)."""
+    return sha256_hex(grid.encode("ascii"))[:24]
 
 
 def shared_grids(scrub: dict | None, sent: list[str]) -> tuple[dict | None, list[str]]:
