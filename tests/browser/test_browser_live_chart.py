@@ -164,7 +164,7 @@ def test_the_epsilon_slider_steps_by_keyboard_and_says_its_value(page, app_url):
     # the preview frame (the next animation frame) says the value and the preview
     page.wait_for_function(
         "() => (document.querySelector('.lmdk-scrub input[type=range]')"
-        ".getAttribute('aria-valuetext') || '').includes('preview')", timeout=30_000)
+        ".getAttribute('aria-valuetext') || '').includes('preview')", timeout=60_000)
     text = slider.get_attribute("aria-valuetext")
     assert text.startswith("ε = ") and "preview" in text
     # the two steps are sent once, after the last one
