@@ -38,6 +38,7 @@ from lmdk_core.foundation.validation import (
 )
 from lmdk_core.mechanisms.base import Mechanism
 from lmdk_core.mechanisms.exact_noise import SAMPLER_NAME, exact_geometric
+from lmdk_core.mechanisms.exact_scaled import ExactScaledNoise
 from lmdk_core.mechanisms.laplace import Laplace
 
 #: smallest ε/Δf the mechanism accepts (see the module docstring).
@@ -162,24 +163,8 @@ class Geometric(Mechanism):
     distance = staticmethod(Laplace.distance)
 
 
-class ExactGeometric(Geometric):
+class ExactGeometric(ExactScaledNoise, Geometric):
     """The two-sided geometric mechanism with the exact sampler."""
 
-    #: which sampler produced the noise (``Release.noise``; the numpy classes: "fast")
-    noise = "exact"
+    #: the sampler's name and public parameters, as a file's header states them
     sampler = SAMPLER_NAME
-    numpy_draws = None
-
-    def _randomise(self, x: np.ndarray, epsilon: np.ndarray,
-                   rng: int | np.random.Generator | None) -> np.ndarray:
-        """``x + Z``, Z two-sided geometric of scale Δf/ε drawn exactly (values are
-        whole numbers, checked); ``rng`` is ignored (OS entropy)."""
-        return self.exact_sampler(x, self.sensitivity / epsilon)
-
-    def exact(self) -> ExactGeometric:
-        """Itself: it already draws exactly."""
-        return self
-
-    def perturb_one(self, value: float, epsilon: float, gen: np.random.Generator) -> float:
-        """One count released exactly at budget ``epsilon`` (``gen`` is not used)."""
-        return float(self.exact_sampler(np.array([float(value)]), self.sensitivity / epsilon)[0])

@@ -36,6 +36,7 @@ from lmdk_core.foundation.validation import (
 )
 from lmdk_core.mechanisms.base import Mechanism, check_finite_release
 from lmdk_core.mechanisms.exact_noise import SAMPLER_NAME, exact_laplace
+from lmdk_core.mechanisms.exact_scaled import ExactScaledNoise
 
 #: largest noise scale Δf/ε the mechanism accepts (see the module docstring).
 MAX_SCALE = 1e300
@@ -161,23 +162,8 @@ class Laplace(Mechanism):
         return np.abs(d, out=d) if isinstance(d, np.ndarray) else np.abs(d)
 
 
-class ExactLaplace(Laplace):
+class ExactLaplace(ExactScaledNoise, Laplace):
     """The Laplace mechanism with the exact sampler (``values + Lap(Δf/ε)`` on a grid)."""
 
-    #: which sampler produced the noise (``Release.noise``; the numpy classes: "fast")
-    noise = "exact"
+    #: the sampler's name and public parameters, as a file's header states them
     sampler = SAMPLER_NAME
-    numpy_draws = None
-
-    def _randomise(self, x: np.ndarray, epsilon: np.ndarray,
-                   rng: int | np.random.Generator | None) -> np.ndarray:
-        """``x + Lap(Δf/ε)`` drawn exactly; ``rng`` is ignored (OS entropy)."""
-        return self.exact_sampler(x, self.sensitivity / epsilon)
-
-    def exact(self) -> ExactLaplace:
-        """Itself: it already draws exactly."""
-        return self
-
-    def perturb_one(self, value: float, epsilon: float, gen: np.random.Generator) -> float:
-        """One value released exactly at budget ``epsilon`` (``gen`` is not used)."""
-        return float(self.exact_sampler(np.array([float(value)]), self.sensitivity / epsilon)[0])
