@@ -17,6 +17,13 @@ Prints (docs/performance.md, "Exact noise"):
    its CPU time from ``getrusage``): ``--noise exact`` against ``--noise fast`` (numpy),
    and the exact release's CPU time over the fast one's.
 
+The peers of row 1 that are not dependencies of this project — python-dp, diffprivlib and
+PipelineDP — are timed in their own virtual environment by ``peers_noise.py`` (one call
+per value, as their APIs take one value), measured in the same run and printed among the
+rows; ``--peers PYTHON`` names that environment's interpreter (default
+``benchmarks/.peers-venv/bin/python``; ``benchmarks/README.md`` says how to make it).
+Without it the peers' rows say so and the rest runs.
+
 Run: ``PYTHONPATH=. .venv/bin/python benchmarks/bench_noise.py [--n 1000000]``.
 It asserts nothing.
 """
@@ -24,6 +31,7 @@ It asserts nothing.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import subprocess
@@ -58,7 +66,30 @@ def opendp_laplace_measurement(scale: float):
     return dp.m.make_laplace(*space, scale=scale)
 
 
-def per_value(n: int) -> None:
+#: the peers' own virtual environment (benchmarks/README.md)
+PEERS_PYTHON = ROOT / "benchmarks" / ".peers-venv" / "bin" / "python"
+
+
+def peer_rows(python: Path, n: int) -> list[tuple[str, float | None, str]]:
+    """(name, CPU seconds per value or None, note) of each peer, from ``peers_noise.py``
+    run by the peers' interpreter ``python``."""
+    if not python.exists():
+        return [(name, None, f"not measured: {python} not found (benchmarks/README.md)")
+                for name in ("python-dp", "diffprivlib", "PipelineDP")]
+    out = subprocess.run([str(python), str(ROOT / "benchmarks" / "peers_noise.py"), str(n)],
+                         check=True, capture_output=True, text=True)
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    rows: list[tuple[str, float | None, str]] = []
+    for name, res in got["peers"].items():
+        if "error" in res:
+            rows.append((name, None, f"not measured: {res['error'][:80]}"))
+        else:
+            rows.append((f"{name} {res['version']}, one call per value",
+                         res["us_per_value"] / 1e6, ""))
+    return rows
+
+
+def per_value(n: int, peers: Path = PEERS_PYTHON) -> None:
     from lmdk_core.mechanisms import discrete_laplace as dl
     from lmdk_core.mechanisms import entropy
     from lmdk_core.mechanisms.exact_noise import exact_geometric, exact_laplace
@@ -83,10 +114,19 @@ def per_value(n: int) -> None:
     rows.append(("ours: the Python reference (small calls)",
                  best(lambda: exact_laplace(x[:n_ref], 2.0, 1.0), 1) / n_ref))
     dl.FORCE_COMPILED = None
+    n_peer = min(n, 20_000)
+    peer = peer_rows(peers, n_peer)
     print(f"\n== CPU µs per Laplace value (n = {n:,}; OpenDP n = {n_odp:,}; reference "
-          f"n = {n_ref:,})")
-    for name, s in rows:
+          f"and peers n = {n_ref:,} / {n_peer:,}; peers in their own environment)")
+    for name, s in rows[:2]:
         print(f"  {name:<52} {s * 1e6:9.3f} µs")
+    for name, sp, note in peer:
+        print(f"  {name:<52} " + (f"{sp * 1e6:9.3f} µs" if sp is not None else note))
+    for name, s in rows[2:]:
+        print(f"  {name:<52} {s * 1e6:9.3f} µs")
+    safe = [sp for name, sp, _ in peer if sp is not None] + [rows[1][1]]
+    print(f"  ours (compiled) against the fastest measured peer: "
+          f"{rows[2][1] / min(safe):.3f}× its CPU per value (issue target: ≤ 2 µs)")
     s = entropy.EntropyStream()
     used = []
     entropy_words = entropy.PROVIDER[0]
@@ -193,9 +233,11 @@ def main(argv=None) -> None:
                     help="locations per timing of the exact Planar Laplace")
     ap.add_argument("--readings", type=int, default=200_000)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--peers", type=Path, default=PEERS_PYTHON,
+                    help="the Python of the peers' own virtual environment")
     a = ap.parse_args(argv)
     print(f"machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}")
-    per_value(a.n)
+    per_value(a.n, a.peers)
     per_location(a.n, a.n_planar)
     whole_release(a.readings, a.runs)
 
