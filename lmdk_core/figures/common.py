@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import copy
 import functools
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from lmdk_core.figures.decimation import display_indices
 from lmdk_core.figures.object_memo import per_object
 from lmdk_core.figures.style import COLORS
+from lmdk_core.figures.subplot_grid import SUPPORTED_OPTIONS, column_layout
+
+if TYPE_CHECKING:  # plotly is imported where a figure is made: the report draws SVG
+    import plotly.graph_objects as go
 
 __all__ = ["BARS_MAX_POINTS", "COLORS", "bar_width", "data_labels", "date_axis_values",
            "decimate_figure", "display_values", "hover_labels", "hline", "plain_figure",
@@ -37,6 +40,8 @@ def plain_figure(data: list[dict], layout: dict) -> go.Figure:
     build time on every rerun. The result equals ``go.Figure(data=data, layout=layout)``
     (same JSON), provided the dictionaries are valid — tests/engine/test_figures_common.py
     checks the figures built this way against plotly's validated construction."""
+    import plotly.graph_objects as go
+
     return go.Figure(data=data, layout=layout, _validate=False)
 
 
@@ -64,7 +69,9 @@ def subplot_layout(rows: int, cols: int = 1, **options) -> dict:
     titles; without plotly's default template, which ``go.Figure`` adds itself), as a
     fresh plain dictionary. ``make_subplots`` runs once per set of arguments: it
     validates every property it sets, most of a chart's build time on every rerun.
-    List arguments (titles, heights) may be given as lists or tuples."""
+    List arguments (titles, heights) may be given as lists or tuples. One column
+    (the Timeline's and Learn's panels) is written without plotly
+    (:func:`~lmdk_core.figures.subplot_grid.column_layout`, the same JSON)."""
     frozen = tuple(sorted((k, tuple(v) if isinstance(v, list | tuple) else v)
                           for k, v in options.items()))
     return copy.deepcopy(_subplot_layout(rows, cols, frozen))
@@ -73,7 +80,11 @@ def subplot_layout(rows: int, cols: int = 1, **options) -> dict:
 @functools.lru_cache(maxsize=64)
 def _subplot_layout(rows: int, cols: int, options: tuple) -> dict:
     """A ``make_subplots`` grid's layout (cached per shape and options; no template)."""
-    kwargs = {k: list(v) if isinstance(v, tuple) else v for k, v in options}
+    kwargs: dict[str, Any] = {k: list(v) if isinstance(v, tuple) else v for k, v in options}
+    if cols == 1 and set(kwargs) <= SUPPORTED_OPTIONS:
+        return column_layout(rows, **kwargs)
+    from plotly.subplots import make_subplots
+
     layout = make_subplots(rows=rows, cols=cols, **kwargs).layout.to_plotly_json()
     layout.pop("template", None)
     return layout

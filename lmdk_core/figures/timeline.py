@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import plotly.graph_objects as go
 
 from lmdk_core.engine.release import Release
 from lmdk_core.figures.common import (
@@ -15,11 +15,11 @@ from lmdk_core.figures.common import (
     bar_width,
     display_values,
     hline,
-    plain_figure,
     subplot_axes,
     subplot_layout,
 )
 from lmdk_core.figures.decimation import display_indices
+from lmdk_core.figures.figure_spec import FigureSpec
 from lmdk_core.figures.style import (
     AXIS_TITLES,
     LANDMARK_BAR_PATTERN,
@@ -31,7 +31,10 @@ from lmdk_core.figures.style import (
 )
 from lmdk_core.foundation.quoting import plotly_text
 
-__all__ = ["timeline_figure"]
+if TYPE_CHECKING:  # the figure is made by plotly for the app; the report draws the spec
+    import plotly.graph_objects as go
+
+__all__ = ["timeline_figure", "timeline_spec"]
 
 #: above this many points, scatter traces switch to WebGL
 WEBGL_THRESHOLD = 3000
@@ -101,6 +104,24 @@ def timeline_figure(
     height: int | None = None,
     uirevision: str | None = "timeline",
 ) -> go.Figure:
+    """The Timeline's plotly figure: :func:`timeline_spec` made into a figure once
+    (:meth:`~lmdk_core.figures.figure_spec.FigureSpec.figure`, not validated again)."""
+    return timeline_spec(time, time_kind, rel, unit=unit, leakage=leakage,
+                         suggestions=suggestions, height=height,
+                         uirevision=uirevision).figure()
+
+
+def timeline_spec(
+    time: np.ndarray,
+    time_kind: str,
+    rel: Release,
+    *,
+    unit: str = "",
+    leakage: dict[str, np.ndarray] | None = None,
+    suggestions: list[int] | None = None,
+    height: int | None = None,
+    uirevision: str | None = "timeline",
+) -> FigureSpec:
     """Aligned panels on one time axis: data (original vs released, landmarks marked),
     per-timestamp budget (bars, landmarks coloured, approximations marked, the
     theorem's total Σ_{L∪{t}} ε_i against ε), and, if given, the leakage curves
@@ -117,7 +138,8 @@ def timeline_figure(
     Built in named steps — :func:`_data_traces`, :func:`_budget_traces`,
     :func:`_leakage_traces`, :func:`_timeline_layout` — as plain traces with their
     panel's axes and one layout, the figure made once at the end (the same figure as
-    ``make_subplots`` + ``add_trace(row=…)`` + ``add_hline``, in a third of the time)."""
+    ``make_subplots`` + ``add_trace(row=…)`` + ``add_hline``, in a third of the time),
+    as plain dictionaries: the report draws them without plotly."""
     T = rel.original.shape[0]
     is_lm = np.zeros(T, dtype=bool)
     is_lm[rel.landmarks] = True
@@ -143,7 +165,7 @@ def timeline_figure(
                               uirevision=uirevision)
     # the traces and layout are plain dicts of plotly's schema: made into a figure
     # without validating every property again (see _trace)
-    return plain_figure(traces, layout)
+    return FigureSpec(traces, layout)
 
 
 def _original_trace(ax: _Axis, rel: Release, idx_orig: np.ndarray):

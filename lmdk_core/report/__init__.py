@@ -18,11 +18,12 @@ landmarks, ε, scheme, mechanism and seed give the same noise — and writes:
 * the seed, software versions, generation date and the configuration itself.
 
 Modules: :mod:`.compute` (configuration → :class:`ReportData`: data, release, leakage),
-:mod:`.charts` (its plotly figures), :mod:`.render` (the internal report's HTML),
+:mod:`.charts` (its figures as plotly's JSON in plain dictionaries), :mod:`.svg` (drawn
+as static SVG), :mod:`.render` (the internal report's HTML),
 :mod:`.release_note` (the public note's HTML); the HTML comes from the Jinja2 templates
 in ``templates/`` with autoescaping, so every string from the configuration or the data
-is escaped. Charts are interactive plotly figures; plotly.js is embedded once (no CDN),
-so the file opens offline. No streamlit here: the app (``app_support/report_button.py``)
+is escaped. Charts are inline SVG without any script (no plotly.js, no CDN), so the file
+opens offline; building the report imports neither plotly nor pandas. No streamlit here: the app (``app_support/report_button.py``)
 and the CLI (``lmdk report``) both call :func:`build_report`.
 """
 

@@ -405,15 +405,23 @@ def _config_text(cfg: ViewConfig) -> str:
     return text
 
 
+#: the libraries whose versions the report lists (their distributions' names)
+VERSIONED_LIBRARIES = ("numpy", "scipy", "pandas", "plotly")
+
+
+def library_version(name: str) -> str:
+    """The installed version of distribution ``name``, read from its metadata: the
+    library's ``__version__`` without importing it (pandas and plotly cost a report
+    0.2–0.3 s of CPU each; tests/engine/test_report_versions.py checks both agree)."""
+    from importlib.metadata import version
+
+    return version(name)
+
+
 def _versions() -> list[tuple[str, str]]:
     """The versions of the package, Python and the numerical libraries."""
-    import numpy
-    import plotly
-    import scipy
-
     return [("lmdk-explorer", __version__), ("Python", platform.python_version()),
-            ("numpy", numpy.__version__), ("scipy", scipy.__version__),
-            ("pandas", pd.__version__), ("plotly", plotly.__version__)]
+            *((name, library_version(name)) for name in VERSIONED_LIBRARIES)]
 
 
 def _cards(rd: ReportData) -> list[tuple[str, str]]:

@@ -1,7 +1,9 @@
-"""Static SVG of the report's plotly figures: no plotly.js (4.8 MB), no script at all.
+"""Static SVG of the report's figures: no plotly.js (4.8 MB), no script at all.
 
-The report's charts are built as plotly figures (the app's own builders, with the style
-of :mod:`lmdk_core.figures.style`) and drawn here as inline SVG: what the figure holds —
+The report's charts are built as plotly's JSON in plain dictionaries
+(:class:`~lmdk_core.figures.figure_spec.FigureSpec`: the app's own builders, with the
+style of :mod:`lmdk_core.figures.style`; a plotly figure is read through its JSON) and
+drawn here as inline SVG without plotly: what the figure holds —
 subplots, lines (linear and step), filled areas, markers (circle, open circle, star,
 cross, triangle, diamond), bars (landmark bars hatched), the ε reference lines, panel
 titles and labels, the legend — on linear, log and date axes with the style's tick
@@ -17,10 +19,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import plotly.graph_objects as go
 
+from lmdk_core.figures.figure_spec import FigureSpec
 from lmdk_core.figures.style import FONT, TITLE_FONT_SIZE
 from lmdk_core.report.svg_axes import (
     Axis,
@@ -39,6 +42,9 @@ from lmdk_core.report.svg_marks import (
     path_data,
     text_element,
 )
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
 
 __all__ = ["figure_svg"]
 
@@ -279,7 +285,7 @@ def _draw_traces(c: Canvas) -> None:
         c.parts[start:] = [f'<g clip-path="url(#clip-{clip})">', *c.parts[start:], "</g>"]
 
 
-def figure_svg(fig: go.Figure, *, title: str = "", description: str = "",
+def figure_svg(fig: FigureSpec | go.Figure, *, title: str = "", description: str = "",
                width: int = WIDTH) -> str:
     """The figure as one ``<svg>`` element (``role="img"``, ``title``/``description`` as
     its text alternative; the figure's ``meta.alt`` when not given)."""

@@ -7,12 +7,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import plotly.graph_objects as go
 
+from lmdk_core.figures.figure_spec import FigureSpec
 from lmdk_core.figures.style import DATE_TICK_FORMATS, FONT
 from lmdk_core.report.svg_marks import fmt, text_element
+
+if TYPE_CHECKING:  # a plotly figure is read through its JSON; plotly is not imported here
+    import plotly.graph_objects as go
 
 __all__ = ["Axis", "Canvas", "as_numbers", "date_label", "draw_grid", "place_x_axes",
            "place_y_axes"]
@@ -91,11 +95,16 @@ def date_label(ms: float, fmt: str) -> str:
 
 
 class Canvas:
-    """The figure's subplots in pixels and the SVG elements drawn so far."""
+    """The figure's subplots in pixels and the SVG elements drawn so far: of a
+    :class:`~lmdk_core.figures.figure_spec.FigureSpec` (plain JSON, the report's) or of
+    a plotly figure (read through its ``to_plotly_json``)."""
 
-    def __init__(self, fig: go.Figure, width: int) -> None:
-        self.layout = fig.layout.to_plotly_json()
-        self.traces = [t.to_plotly_json() for t in fig.data]
+    def __init__(self, fig: FigureSpec | go.Figure, width: int) -> None:
+        if isinstance(fig, FigureSpec):
+            self.layout, self.traces = fig.layout, fig.data
+        else:
+            self.layout = fig.layout.to_plotly_json()
+            self.traces = [t.to_plotly_json() for t in fig.data]
         self.width = width
         self.height = int(self.layout.get("height") or 400)
         m = {"l": 60, "r": 20, "t": 40, "b": 40, **self.layout.get("margin", {})}
