@@ -7,12 +7,15 @@ the message says which order the file shows, or that it cannot tell (docs/data-f
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from lmdk_core.foundation.errors import InputError
 from lmdk_core.foundation.quoting import quote_user_text
+
+if TYPE_CHECKING:  # pandas is imported where a table is handled
+    import pandas as pd
 
 __all__ = ["checked_ns", "date_order_advice", "parse_formatted_times"]
 
@@ -62,9 +65,12 @@ def date_order_advice(cells: pd.Series) -> str | None:
     day (day-first), a second number above 12 is a day (month-first) — and never
     guessed when no cell shows it.
 
+    >>> import pandas as pd
     >>> date_order_advice(pd.Series(["11/25/2011 01:00:00", "11/26/2011 01:00:00"]))
     'they are month-first (25 cannot be a month): give --time-format "%m/%d/%Y %H:%M:%S"...'
     """
+    import pandas as pd
+
     text = cells.astype(str).head(5000)
     m = text.str.extract(_SLASHED)
     if m[0].isna().mean() > 0.1:
@@ -92,6 +98,8 @@ def parse_formatted_times(cells: pd.Series, time_format: str,
     """Text times read with the strptime format ``time_format`` (a zone in it, ``%z``,
     is converted to UTC) as naive datetime64[ns]; InputError naming the first line
     (header = line 1) whose cell does not match."""
+    import pandas as pd
+
     raw = cells.astype(str).str.strip()
     parsed = pd.to_datetime(raw, format=time_format, errors="coerce", utc=True)
     bad = np.flatnonzero(parsed.isna().to_numpy())

@@ -11,12 +11,15 @@ the one entry point, which hands each format to its reader in
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from lmdk_core.data.track_times import iso_time_labels
 from lmdk_core.foundation.errors import InputError
+
+if TYPE_CHECKING:  # pandas is imported where a table is handled
+    import pandas as pd
 
 __all__ = ["Track", "Waypoint"]
 
@@ -129,5 +132,7 @@ class Track:
 
     def frame(self) -> pd.DataFrame:
         """The track as a ``time,lat,lon,segment`` table."""
+        import pandas as pd
+
         return pd.DataFrame({"time": self.time, "lat": self.lat, "lon": self.lon,
                              "segment": self.segment})

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 import numpy as np
-import pandas as pd
 
 from lmdk_core.data.tables import MAX_ROWS, numeric_column
 from lmdk_core.data.time_formats import checked_ns
@@ -25,7 +24,9 @@ from lmdk_core.foundation.quoting import quote_user_text
 from lmdk_core.foundation.validation import check_positive
 from lmdk_core.mechanisms.planar_laplace import check_coordinates
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # pandas is imported where a table is handled
+    import pandas as pd
+
     from lmdk_core.data.track_columns import TrackColumns
 
 __all__ = ["DEFAULT_WAYPOINT_MAX_M", "NamedPlace", "NearbyWaypoints", "Piece", "Place",
@@ -92,6 +93,8 @@ def utc_times(values: list) -> np.ndarray:
     """Times as naive UTC datetime64[ns] (NaT where a value is missing or unreadable):
     ISO 8601 text (any offset converted to UTC), or numbers as Unix time in seconds
     (milliseconds when above 10¹¹, as JavaScript writes them)."""
+    import pandas as pd
+
     out = np.full(len(values), np.datetime64("NaT"), dtype="datetime64[ns]")
     nums = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(float)
     num = np.isfinite(nums)

@@ -25,14 +25,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from lmdk_core.data.tables import ParsedTimes
 from lmdk_core.data.time_formats import checked_ns
 from lmdk_core.foundation.plurals import agree
 from lmdk_core.foundation.quoting import quote_user_text
+
+if TYPE_CHECKING:  # pandas is imported where a table is handled
+    import pandas as pd
 
 __all__ = ["EARLIEST_PLAUSIBLE", "ResolvedTimes", "iso_time_labels", "parse_time_cells",
            "resolve_track_times"]
@@ -306,6 +309,8 @@ def iso_time_labels(times: np.ndarray, utc: bool = False) -> list[str | None]:
     >>> iso_time_labels(np.array(["2024-03-01T08:00", "NaT"], dtype="datetime64[ns]"), utc=True)
     ['2024-03-01T08:00:00Z', None]
     """
+    import pandas as pd
+
     z = "Z" if utc else ""
     return [None if pd.isna(x) else pd.Timestamp(x).isoformat() + z for x in np.asarray(times)]
 
@@ -315,6 +320,8 @@ def parse_time_cells(raw: pd.Series) -> ParsedTimes:
     where a cell is empty; kind 'number' if every non-empty cell is a number, else
     'datetime' (ISO 8601, any time zone, converted to UTC). Raises ValueError with
     the 0-based row of the first cell that is neither."""
+    import pandas as pd
+
     cells = raw.astype(str).str.strip()
     empty = (cells == "") | cells.str.lower().isin(["nan", "nat", "none", "null"])
     nums = pd.to_numeric(cells.where(~empty), errors="coerce")
@@ -329,6 +336,8 @@ def parse_time_cells(raw: pd.Series) -> ParsedTimes:
 def _iso_time_cells(cells: pd.Series, keep: np.ndarray) -> np.ndarray:
     """The cells ``keep`` as UTC datetimes (NaT elsewhere); ValueError with the row of
     the first cell that is not ISO 8601."""
+    import pandas as pd
+
     try:
         parsed = pd.to_datetime(cells.iloc[keep], format="ISO8601", utc=True)
     except (ValueError, TypeError):
@@ -342,6 +351,8 @@ def _iso_time_cells(cells: pd.Series, keep: np.ndarray) -> np.ndarray:
 def _first_non_iso(cells: pd.Series, keep: np.ndarray) -> int:
     """The row of the first of the cells ``keep`` that is not ISO 8601 (the first cell
     when each parses alone)."""
+    import pandas as pd
+
     for i in keep:
         try:
             pd.to_datetime(cells.iloc[i], format="ISO8601", utc=True)

@@ -144,10 +144,16 @@ _MONTHS = np.array(["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep
 
 def _datetime_labels(t: np.ndarray) -> list[str]:
     """strftime('%a %d %b %H:%M') of datetimes, '?' for NaT, with numpy only (pandas'
-    strftime takes seconds on 200,000 timestamps)."""
-    import pandas as pd
+    strftime takes seconds on 200,000 timestamps). A datetime64 array is read as it is
+    (``pd.to_datetime`` keeps its instants: the same minutes); other values (text,
+    timestamps) through ``pd.to_datetime``."""
+    raw = np.asarray(t).ravel()
+    if raw.dtype.kind == "M":
+        ts = raw.astype("datetime64[m]")
+    else:
+        import pandas as pd
 
-    ts = np.asarray(pd.to_datetime(np.asarray(t).ravel()).values, dtype="datetime64[m]")
+        ts = np.asarray(pd.to_datetime(raw).values, dtype="datetime64[m]")
     nat = np.isnat(ts)
     ts = np.where(nat, np.datetime64(0, "m"), ts)
     days = ts.astype("datetime64[D]")

@@ -21,15 +21,18 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from lmdk_core.data.series import Series
 from lmdk_core.data.track import Track
 from lmdk_core.data.track_times import iso_time_labels
 from lmdk_core.engine.allocation import scheme_info
 from lmdk_core.engine.release import Release
+
+if TYPE_CHECKING:  # pandas is imported where a table is handled
+    import pandas as pd
 
 __all__ = [
     "CONFIDENTIAL_LABEL",
@@ -234,6 +237,8 @@ def series_publishable_frame(series: Series, rel: Release,
                              decimals: int | None = None) -> pd.DataFrame:
     """``time,released`` (``released`` is empty where withheld), rounded to ``decimals``
     places when given (:func:`release_decimals`)."""
+    import pandas as pd
+
     col, times = _time_column(series.time, series.time_kind, series.utc)
     released = np.asarray(rel.released, dtype=float)
     if decimals is not None:
@@ -296,6 +301,8 @@ def time_labels(time: np.ndarray, kind: str, utc: bool = False) -> list:
 def leakage_frame(time: np.ndarray, kind: str, result) -> pd.DataFrame:
     """``t,time,epsilon,landmark,bpl,fpl,tpl[,landmark_tpl]`` of a
     :class:`~lmdk_core.leakage.LeakageResult` (one row per timestamp)."""
+    import pandas as pd
+
     T = result.epsilon_t.size
     is_lm = np.zeros(T, dtype=bool)
     if result.landmarks is not None:
@@ -310,6 +317,8 @@ def leakage_frame(time: np.ndarray, kind: str, result) -> pd.DataFrame:
 
 def series_release_frame(series: Series, rel: Release) -> pd.DataFrame:
     """``time,value,released,epsilon,published`` (released is empty where withheld)."""
+    import pandas as pd
+
     return pd.DataFrame({
         "time": time_labels(series.time, series.time_kind, series.utc),
         "value": series.values,
@@ -322,6 +331,8 @@ def series_release_frame(series: Series, rel: Release) -> pd.DataFrame:
 def trajectory_release_frame(track: Track, rel: Release) -> pd.DataFrame:
     """``time,lat,lon,released_lat,released_lon,epsilon,published`` (+ ``segment`` when
     the track has several pieces)."""
+    import pandas as pd
+
     return _with_segment(track, pd.DataFrame({
         "time": time_labels(track.time, track.time_kind, track.utc),
         "lat": track.lat,
@@ -403,6 +414,8 @@ def trajectory_publishable_frame(track: Track, rel: Release,
     """``time,released_lat,released_lon`` (``t`` instead of ``time`` for a track without
     times; both coordinates empty where withheld), rounded to ``decimals`` places of a
     degree when given (:func:`release_decimals`)."""
+    import pandas as pd
+
     col, times = _time_column(track.time, track.time_kind, track.utc)
     r = np.asarray(rel.released, dtype=float)
     if decimals is not None:

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
-import pandas as pd
 from numpy.typing import ArrayLike
 
 from lmdk_core.foundation.errors import InputError
+from lmdk_core.landmarks.robust_medians import centred_rolling_median, group_median
 
 __all__ = [
     "DEFAULT_DEVIATION_K",
@@ -139,7 +139,7 @@ def _baseline(x: np.ndarray, w: int) -> np.ndarray:
     t = np.arange(T, dtype=float)
     if T < 3:
         return np.full(T, float(np.median(x)))
-    base = pd.Series(x).rolling(w, center=True, min_periods=w).median().to_numpy().copy()
+    base = centred_rolling_median(x, w)
     missing = np.isnan(base)
     if missing.all():
         slope, icept = _theil_sen(t, x)
@@ -219,8 +219,7 @@ def _slot_name(step: int) -> str:
 
 def seasonal_profile(x: np.ndarray, phase: np.ndarray) -> np.ndarray:
     """The median of the values that share each timestamp's phase."""
-    prof = pd.Series(x).groupby(phase).transform("median").to_numpy(dtype=float)
-    return prof
+    return group_median(x, phase)
 
 
 def _check_values(values: ArrayLike) -> np.ndarray:
@@ -270,6 +269,9 @@ def deviation_scores(
     ``σ = 1.4826·median(|r − median(r)|)`` over the whole series (``1.2533·mean|r −
     mean(r)|`` if that MAD is 0); ``score_t = |r_t| / σ`` (0 everywhere if σ = 0, i.e.
     the series follows its baseline exactly).
+
+    The medians are numpy's (:mod:`lmdk_core.landmarks.robust_medians`: the same
+    floats as pandas' rolling and per-group medians, which they replace).
     """
     x = _check_values(values)
     w = check_window(window)
@@ -289,7 +291,6 @@ def deviation_scores(
         return DeviationScores(baseline, np.zeros_like(x))
     if ph is None:
         return DeviationScores(baseline, np.abs(r) / sigma)
-    ser = pd.Series(r)
-    med = ser.groupby(ph).transform("median")
-    per_phase = MAD_TO_SD * (ser - med).abs().groupby(ph).transform("median").to_numpy()
+    med = group_median(r, ph)
+    per_phase = MAD_TO_SD * group_median(np.abs(r - med), ph)
     return DeviationScores(baseline, np.abs(r) / np.maximum(per_phase, sigma))

@@ -23,8 +23,9 @@ as static SVG), :mod:`.render` (the internal report's HTML),
 :mod:`.release_note` (the public note's HTML); the HTML comes from the Jinja2 templates
 in ``templates/`` with autoescaping, so every string from the configuration or the data
 is escaped. Charts are inline SVG without any script (no plotly.js, no CDN), so the file
-opens offline; building the report imports neither plotly nor pandas. No streamlit here: the app (``app_support/report_button.py``)
-and the CLI (``lmdk report``) both call :func:`build_report`.
+opens offline; building a report does not import plotly. No streamlit here: the app
+(``app_support/report_button.py``) and the CLI (``lmdk report``) both call
+:func:`build_report`.
 """
 
 from lmdk_core.report.compute import (

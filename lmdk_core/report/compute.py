@@ -15,7 +15,6 @@ from functools import cached_property
 from typing import TypeGuard
 
 import numpy as np
-import pandas as pd
 
 from lmdk_core.data.series import Series, load_series_csv
 from lmdk_core.data.track import Track
@@ -150,6 +149,8 @@ def _is_table(data: object) -> TypeGuard[dict[str, list]]:
 def _embedded_csv(cfg: ViewConfig, needed: tuple[str, ...]) -> bytes:
     """The embedded table as CSV bytes, after checking it is columns of equal length
     holding the ``needed`` ones."""
+    import pandas as pd
+
     data = cfg.data
     if not _is_table(data):
         raise InputError("config: 'data' must map column names to lists of values")

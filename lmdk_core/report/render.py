@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import json
 import platform
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import numpy as np
-import pandas as pd
 
 from lmdk_core import __version__
 from lmdk_core.data.track import Track
@@ -54,14 +54,32 @@ VERDICT_LABELS = {"green": "green: landmark-private",
 
 @dataclass(frozen=True)
 class Grid:
-    """A table with a header row, for the template's ``grid`` macro (cells escaped)."""
+    """A table with a header row, for the template's ``grid`` macro (cells escaped).
+
+    Built from plain rows and columns, as ``Grid.of(pd.DataFrame(...))`` built it
+    before (pandas cost the report 0.2 s of CPU to import): the same header and cells
+    (tests/engine/test_report_without_pandas.py compares both on random tables)."""
 
     columns: list[str]
     rows: list[list[object]]
 
     @classmethod
-    def of(cls, df: pd.DataFrame) -> Grid:
-        return cls([str(c) for c in df.columns], [list(r) for r in df.itertuples(index=False)])
+    def of_records(cls, records: Sequence[Mapping[str, object]]) -> Grid:
+        """One row per record, every record with the same keys (``pd.DataFrame(records)``
+        of such records: the columns in the first record's order)."""
+        columns = list(records[0]) if records else []
+        if any(r.keys() != records[0].keys() for r in records):
+            raise ValueError("every row of a table must have the same columns")
+        return cls([str(c) for c in columns], [[r[c] for c in columns] for r in records])
+
+    @classmethod
+    def of_columns(cls, columns: Mapping[str, Sequence[object]]) -> Grid:
+        """Columns of equal length (``pd.DataFrame(columns)``)."""
+        lengths = {len(v) for v in columns.values()}
+        if len(lengths) > 1:
+            raise ValueError("the columns of a table must have the same length")
+        return cls([str(c) for c in columns],
+                   [list(r) for r in zip(*columns.values(), strict=True)])
 
 
 
@@ -145,7 +163,7 @@ def _settings_rows(rd: ReportData) -> list[tuple[str, str]]:
     return rows
 
 
-def _landmark_frame(rd: ReportData) -> pd.DataFrame:
+def _landmark_rows(rd: ReportData) -> list[dict[str, object]]:
     """One row per landmark: t, time, value or place, ε_t, how it was released."""
     rel, data, labels = rd.release, rd.data, rd.labels
     rows = []
@@ -160,7 +178,7 @@ def _landmark_frame(rd: ReportData) -> pd.DataFrame:
         row["release"] = ("published (noisy)" if rel.published[t] else
                           "withheld" if rel.withheld[t] else "approximated (last release)")
         rows.append(row)
-    return pd.DataFrame(rows)
+    return rows
 
 
 def _verdict(rd: ReportData) -> dict[str, str | None]:
@@ -298,7 +316,7 @@ def _track_error(rd: ReportData, m: dict) -> dict[str, object]:
     exp_med = mixture_quantile(mech, eps, 0.5)
     exp_p95 = mixture_quantile(mech, eps, 0.95)
     e_pub = rel.errors[pub]
-    df = pd.DataFrame({
+    table = Grid.of_columns({
         "": ["mean", "median", "95th percentile"],
         "measured at noisy releases (m)": [_measured(e_pub, np.mean, ",.0f"),
                                            _measured(e_pub, np.median, ",.0f"),
@@ -311,7 +329,7 @@ def _track_error(rd: ReportData, m: dict) -> dict[str, object]:
     note = ("Expected: mean 2r/ε_t, median and 95th percentile of Gamma(2, r/ε_t), "
             "mixed over the published timestamps. Approximated points repeat the last "
             "release, so their displacement also includes the movement since.")
-    return {"table": Grid.of(df), "note": note}
+    return {"table": table, "note": note}
 
 
 def _series_error(rd: ReportData, m: dict) -> dict[str, object]:
@@ -325,7 +343,7 @@ def _series_error(rd: ReportData, m: dict) -> dict[str, object]:
     exp_rmse = float(np.sqrt(np.mean(mech.expected_rmse(eps) ** 2))) if eps.size else np.nan
     e_pub = rel.errors[pub]
     u = f" ({rd.series.unit})" if rd.series.unit else ""
-    df = pd.DataFrame({
+    table = Grid.of_columns({
         "": ["mean absolute error (MAE)", "root mean squared error (RMSE)"],
         f"measured at noisy releases{u}": [_measured(e_pub, np.mean), _measured(e_pub, _rms)],
         f"expected at noisy releases{u}": [_num(m["expected_mae_published"]),
@@ -335,7 +353,7 @@ def _series_error(rd: ReportData, m: dict) -> dict[str, object]:
     note = ("Expected: Laplace MAE Δf/ε_t and RMSE √2·Δf/ε_t; Geometric MAE 2a/(1 − a²) "
             "with a = e^(−ε_t/Δf) — averaged over the published timestamps. "
             "Approximations repeat the last release: their error is the change since.")
-    return {"table": Grid.of(df), "note": note}
+    return {"table": table, "note": note}
 
 
 def _error(rd: ReportData) -> dict[str, object]:
@@ -381,8 +399,8 @@ def _comparison(rd: ReportData) -> Grid | None:
     """A table of the compared schemes: verdict, worst total, error and leakage."""
     if not rd.comparison:
         return None
-    return Grid.of(pd.DataFrame([_comparison_row(rd, key, rel, leak)
-                                 for key, rel, leak in rd.comparison]))
+    return Grid.of_records([_comparison_row(rd, key, rel, leak)
+                            for key, rel, leak in rd.comparison])
 
 
 def _extra_rows(cfg: ViewConfig) -> list[tuple[str, str]]:
@@ -450,15 +468,15 @@ def render_html(rd: ReportData) -> str:
     cfg, rel = rd.cfg, rd.release
     date = rd.generated.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
     title = custom_title(cfg) or "Privacy report — " + rd.data.name
-    lm_df = _landmark_frame(rd)
+    lm_rows = _landmark_rows(rd)
     return render_template(
         "report.html.j2",
         title=title, banner=CONFIDENTIAL_BANNER, version=__version__, date=date,
         seed=_seed_text(cfg), is_track=rd.is_track, cards=_cards(rd), verdict=_verdict(rd),
         utility=_utility(rd),
         data_rows=_data_rows(rd), n_landmarks=rel.landmarks.size,
-        landmarks=None if lm_df.empty else Grid.of(lm_df),
-        more_landmarks=rel.landmarks.size - len(lm_df),
+        landmarks=Grid.of_records(lm_rows) if lm_rows else None,
+        more_landmarks=rel.landmarks.size - len(lm_rows),
         settings_rows=_settings_rows(rd), extra_rows=_extra_rows(cfg),
         # plotly's HTML of figures drawn from the engine's numbers: inserted |safe
         figs=figures_html(report_figures(rd)),

@@ -9,7 +9,8 @@ pandas, scipy, numba (its kernels pay only for large matrices and long recursion
 dask, opendp, streamlit or plotly; ``dummies`` and ``compose`` none of these nor pyproj
 and gpxpy, and ``release`` / ``attack`` on a small series CSV none of the track
 libraries (pyproj, gpxpy), numba or scipy; ``solve-epsilon`` on a 4-row series none of
-scipy.stats, numba, OpenDP, plotly or the track libraries.
+scipy.stats, numba, OpenDP, plotly or the track libraries; ``report`` on the example
+view none of pandas, pyarrow, scipy, plotly, numba (nor the others).
 """
 
 from __future__ import annotations
@@ -170,20 +171,29 @@ def test_solve_epsilon_loads_only_what_it_computes_with(tmp_path):
     assert code == 0 and not loaded, f"lmdk solve-epsilon imported {loaded}"
 
 
-def test_report_loads_no_numba(tmp_path):
-    """``lmdk report`` on the example view: the calibration advice's few landmark-TPL
-    problems take the one-user path (lmdk_core.leakage.tpl_many.KERNEL_MIN_PROBLEMS),
-    so numba and its kernels (0.5–0.9 s of CPU) are not loaded."""
+@pytest.mark.parametrize("public", [False, True])
+def test_report_loads_only_what_it_computes_with(tmp_path, public):
+    """``lmdk report`` (and ``--public``) on the example view loads no heavy library:
+    the calibration advice's few landmark-TPL problems take the one-user path
+    (lmdk_core.leakage.tpl_many.KERNEL_MIN_PROBLEMS: no numba and its kernels, 0.5–0.9
+    s of CPU); the charts are plain plotly JSON drawn as SVG (lmdk_core.report.charts:
+    no plotly, narwhals); the tables, the demo's times, the hover labels and the
+    landmark baseline's medians are computed without pandas (render.Grid,
+    data.demo.demo_series_times, figures.common, landmarks.robust_medians: no pandas,
+    pyarrow); the versions are read from the libraries' metadata (no scipy); nor
+    OpenDP, the track libraries, dask or streamlit."""
     probe = textwrap.dedent("""
         import json, sys
         from lmdk_core.cli import main
         code = main(sys.argv[1:])
-        print(json.dumps([code, sorted({"numba", "llvmlite"} & set(sys.modules))]))
+        names = {"numba", "llvmlite", "pandas", "pyarrow", "scipy", "plotly", "narwhals",
+                 "opendp", "pyproj", "gpxpy", "dask", "streamlit"}
+        print(json.dumps([code, sorted(names & {m.split(".")[0] for m in sys.modules})]))
     """)
     proc = subprocess.run([sys.executable, "-c", probe, "report", "--config",
                            str(ROOT / "examples" / "lmdk_view.json"), "--output",
-                           str(tmp_path / "report.html")], capture_output=True, text=True,
-                          cwd=ROOT, timeout=300)
+                           str(tmp_path / "report.html"), *(["--public"] if public else [])],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert proc.returncode == 0, proc.stderr
     code, loaded = json.loads(proc.stdout.strip().splitlines()[-1])
     assert code == 0 and not loaded, f"lmdk report imported {loaded}"

@@ -10,8 +10,9 @@ piece starts wherever the ``segment`` column (whole numbers) changes.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 
 from lmdk_core.data.series import csv_columns
 from lmdk_core.data.tables import has_zone, numeric_column, read_csv_table
@@ -22,6 +23,9 @@ from lmdk_core.data.track_columns import find_track_columns, missing_coordinates
 from lmdk_core.data.track_times import parse_time_cells, resolve_track_times
 from lmdk_core.foundation.errors import InputError
 from lmdk_core.foundation.quoting import quote_user_text
+
+if TYPE_CHECKING:  # pandas is imported where a table is handled
+    import pandas as pd
 
 __all__ = ["read_track"]
 

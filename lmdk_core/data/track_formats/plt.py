@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import io
 import re
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from lmdk_core.data.tables import numeric_column
 from lmdk_core.data.track import Track
@@ -18,6 +18,9 @@ from lmdk_core.data.track_times import resolve_track_times
 from lmdk_core.foundation.errors import InputError
 from lmdk_core.foundation.quoting import quote_user_text
 from lmdk_core.mechanisms.planar_laplace import check_coordinates
+
+if TYPE_CHECKING:  # pandas is imported where a table is handled
+    import pandas as pd
 
 __all__ = ["PLT_HEADER_LINES", "read_track"]
 
@@ -30,6 +33,8 @@ def read_track(data: bytes, options: ReadOptions) -> Track:
     (GeoLife writes them in UTC); a row whose date or time cannot be read falls back on
     the ``days`` field (days since 1899-12-30, the OziExplorer clock). Missing or
     backward times are handled like a CSV's (one piece)."""
+    import pandas as pd
+
     df = _rows(data)
     if df.shape[1] < 2:
         raise InputError("the PLT file's rows need at least latitude,longitude")
@@ -49,6 +54,8 @@ def read_track(data: bytes, options: ReadOptions) -> Track:
 def _rows(data: bytes) -> pd.DataFrame:
     """The point rows of a ``.plt`` file as text cells; InputError when its first line
     is not a GeoLife / OziExplorer header or no row can be read."""
+    import pandas as pd
+
     lines = data.decode("utf-8-sig", errors="replace").splitlines()
     if len(lines) <= PLT_HEADER_LINES or not lines[0].strip().lower().startswith(
             ("geolife trajectory", "oziexplorer track point file")):
@@ -67,6 +74,8 @@ def _rows(data: bytes) -> pd.DataFrame:
 def _times(df: pd.DataFrame) -> np.ndarray:
     """The rows' UTC times: the ``date`` and ``time`` fields, else the ``days`` field
     (days since 1899-12-30); NaT where neither can be read."""
+    import pandas as pd
+
     raw = np.full(len(df), np.datetime64("NaT"), dtype="datetime64[ns]")
     if df.shape[1] >= 7:
         stamp = pd.to_datetime(df[5].str.strip() + " " + df[6].str.strip(), errors="coerce",
