@@ -18,7 +18,6 @@ import numpy as np
 
 from lmdk_core.data.series import Series, load_series_csv
 from lmdk_core.data.track import Track
-from lmdk_core.data.track_loading import load_track
 from lmdk_core.decision.comparison import (
     ReleaseFn,
     compare_schemes,
@@ -115,6 +114,9 @@ def _load_track(cfg: ViewConfig) -> Track:
                              "version; embed the track in 'data' instead") from None
         return demo_track()
     if cfg.dataset == "embedded":
+        # the track readers (GPX, FIT, KML, … and their parsers) load only for a track
+        from lmdk_core.data.track_loading import load_track
+
         return load_track(_embedded_csv(cfg, ("lat", "lon")),
                           name=_embedded_name(cfg, "embedded track"), file_format="csv")
     raise InputError(f"config: unknown track dataset {cfg.dataset!r}; expected 'demo-paris' "
