@@ -9,6 +9,8 @@
 * :mod:`~lmdk_core.adaptive.series_kernel` — Laplace on a series, compiled (where it
   pays);
 * :mod:`~lmdk_core.adaptive.planar_kernel` — Planar Laplace on a trajectory, compiled;
+* :mod:`~lmdk_core.adaptive.block_kernel` — Laplace over a block of users (the
+  population's lockstep release, numpy noise drawn ahead), compiled (where it pays);
 * :mod:`~lmdk_core.adaptive.exact_draws` — exact values drawn in batches;
 * :mod:`~lmdk_core.foundation.compiled_paths` — when a compiled kernel pays;
 * the population's lockstep release over many users is

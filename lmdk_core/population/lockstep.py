@@ -19,7 +19,10 @@ release runs over all users together:
   and move the rate by ±step within [min_rate, 1], and hand an approximated landmark's
   share b on: each of the k later landmarks and every later timestamp of that user get
   ``+b/(k+1)`` — the rules of :mod:`lmdk_core.adaptive.rules`, applied to all users at
-  once. Nothing loops over users in Python (numpy noise; exact noise below).
+  once. Nothing loops over users in Python (numpy noise; exact noise below). With
+  numpy's Laplace noise on a series, a block large enough to pay for numba's load runs
+  the compiled kernel of :mod:`lmdk_core.adaptive.block_kernel` instead: the same steps
+  one user after the other, the same floats (tests/engine/test_population_block_kernel.py).
 
 Randomness: each user's coins and standard noise are drawn from that user's stream
 before the loop (T_u coins, T_u standard variates), so a user's release does not depend
@@ -64,6 +67,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from lmdk_core.adaptive import block_kernel
 from lmdk_core.adaptive.exact_draws import exact_publications
 from lmdk_core.adaptive.rules import (
     handed_on_budget,
@@ -270,14 +274,35 @@ def _adaptive_exact(x, lengths, landmarks, planned, mech, gens, settings: Adapti
     return LockstepRelease(released, spent, published)
 
 
+def _adaptive_compiled(x, lengths, landmarks, planned, mech: Mechanism, gens,
+                       settings: AdaptiveSettings) -> LockstepRelease | None:
+    """Adaptive with numpy's Laplace noise on a series block by the compiled kernel
+    (:mod:`lmdk_core.adaptive.block_kernel`: the numpy path's floats, one user after
+    the other), where it applies and pays; None (nothing drawn) where it does not."""
+    if x.ndim != 2 or mech.numpy_draws != "laplace" or not mech.can_presample:
+        return None
+    start = block_kernel.constant_start(planned, lengths)
+    U, T = planned.shape
+    if start is None or not block_kernel.use_compiled(U, T, block_kernel.FORCE_COMPILED):
+        return None
+    out = block_kernel.adaptive_laplace_block(
+        x, lengths, landmarks, start, gens, scale_unit=float(mech.scale(1.0)),
+        settings=settings, presample=lambda gen, n: mech.presample(gen, n)[0])
+    return None if out is None else LockstepRelease(*out)
+
+
 def _adaptive(x, lengths, landmarks, planned, mech, gens, settings: AdaptiveSettings):
-    """Stepper of Adaptive with numpy noise (no exact-noise requests): one vector step
-    per timestamp over the users.
+    """Stepper of Adaptive with numpy noise (no exact-noise requests): the compiled
+    kernel for a large enough series block with Laplace noise (:func:`_adaptive_compiled`),
+    else one vector step per timestamp over the users.
 
     The loop runs on time-major copies (T, U): a step reads one contiguous row of each
     matrix instead of one element per user ``T`` floats apart (a page apart at a year of
     hours), the same floats in the same operations; the result is turned back to (U, T).
     """
+    compiled = _adaptive_compiled(x, lengths, landmarks, planned, mech, gens, settings)
+    if compiled is not None:
+        return compiled
     U, T = planned.shape
     track = x.ndim == 3
     coins, drawn = _predraw(gens, lengths, T, mech)

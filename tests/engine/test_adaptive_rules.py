@@ -9,8 +9,9 @@ budget hand-over of an approximated landmark (``handed_on_budget``).
   on numpy arrays (hypothesis, bit for bit).
 * Every variant of Adaptive *calls* them: each rule in turn is replaced, everywhere it
   was imported, by a variant that changes the release, and every variant — the engine's
-  loop, both compiled kernels (compiled anew for the variant rule), the exact-noise loop,
-  the population's lockstep release with numpy and with exact noise — must still be the
+  loop, the compiled kernels (compiled anew for the variant rule), the exact-noise loop,
+  the population's lockstep release with numpy noise (its numpy path and its compiled
+  block kernel) and with exact noise — must still be the
   reference bit for bit. A variant that kept its own copy of a rule would follow the
   original rule and fail here.
 """
@@ -24,7 +25,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lmdk_core.adaptive import planar_kernel, rules, series_kernel
+from lmdk_core.adaptive import block_kernel, planar_kernel, rules, series_kernel
 from lmdk_core.adaptive.exact_draws import exact_publications
 from lmdk_core.adaptive.loop import adaptive_publications
 from lmdk_core.adaptive.reference import GeneratorDraws, PresampledDraws, adaptive_reference
@@ -257,10 +258,14 @@ def every_variant(values, is_lm, pts, is_lm_track):
 
     x2 = np.stack([values, values[::-1]])
     lm2 = np.stack([is_lm, is_lm[::-1]])
-    for noise, m in (("fast", mech), ("exact", exact)):
+    for noise, m, compiled in (("fast", mech, False), ("fast", mech, True),
+                               ("exact", exact, None)):
         gens = [np.random.default_rng([4, u]) for u in range(2)]
-        rel = lockstep_release(x2, np.array([values.size] * 2), lm2, scheme="adaptive", epsilon=1.0,
-                               mech=m, gens=gens, noise=noise, adaptive=SETTINGS)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(block_kernel, "FORCE_COMPILED", compiled)  # numpy path or kernel
+            rel = lockstep_release(x2, np.array([values.size] * 2), lm2, scheme="adaptive",
+                                   epsilon=1.0, mech=m, gens=gens, noise=noise,
+                                   adaptive=SETTINGS)
         for u in range(2):
             gen = np.random.default_rng([4, u])
             coins = gen.random(values.size)
@@ -269,7 +274,7 @@ def every_variant(values, is_lm, pts, is_lm_track):
             ref_u = reference(x2[u], lm2[u], m, draws)
             got = rel.published[u]
             assert_same(ref_u, np.flatnonzero(got), rel.released[u][got], rel.epsilon_t[u][got],
-                        f"lockstep ({noise} noise), user {u}")
+                        f"lockstep ({noise} noise, compiled {compiled}), user {u}")
     return ref, ref_track
 
 
@@ -288,6 +293,7 @@ def test_every_variant_follows_a_changed_rule(rule, tmp_path, monkeypatch):
     assert replace_everywhere(monkeypatch, VARIANTS[rule]) >= 2
     monkeypatch.setattr(series_kernel, "_kernel", None)
     monkeypatch.setattr(planar_kernel, "_kernel", None)
+    monkeypatch.setattr(block_kernel, "_kernel", None)
     changed = every_variant(values, is_lm, pts, is_lm_track)
     for before, after in zip(original, changed, strict=True):
         assert (not np.array_equal(before[0], after[0])
