@@ -16,6 +16,14 @@ Sections (``--sections``, default all):
   each, interleaved, and their ratio (the median of each, wall time and CPU time of the
   driver and its workers; issue 39's target: <= 1.3); and both against the floor's CPU
   time (read + draw + write in one process, run as often; target: <= 5).
+* ``partition`` — one partition of the batch's default size (``--partition-users``,
+  default 228 users × ``--hours``, ~5 landmarks each), Adaptive, ``--noise fast``,
+  released ``--repeats`` + 1 times in this one process (``release_partition``, no
+  cluster) with the landmark TPL column off (``--no-leakage``) then on: CPU seconds of
+  each run (the first of a process also loads what it loads once: numba's kernels where
+  they pay), the median of the others, and the blocks that took Adaptive's compiled
+  block kernel (:mod:`lmdk_core.adaptive.block_kernel`) or its numpy path; beside them
+  the floor's CPU for the same cells (read-free: the numpy Laplace draw alone).
 * ``exact`` — the default exact OpenDP noise on ``--exact-users`` users (default 200):
   end to end (cluster start included) and in one process on one partition, in µs per
   value, next to OpenDP's own cost (one float-Laplace measurement over 100,000 values),
@@ -275,6 +283,44 @@ def leakage_section(args, d: Path, cols) -> None:
     src.unlink()
 
 
+def partition_section(args, cols) -> None:
+    """One partition in this process (see the module docstring): CPU per run."""
+    from lmdk_core.population.partition import BatchSettings, release_partition
+
+    try:
+        from lmdk_core.adaptive import block_kernel
+        counts: dict[str, int] | None = block_kernel.PATH_COUNTS
+    except ImportError:  # code before the compiled block kernel
+        counts = None
+    users, hours = args.partition_users, args.hours
+    rng = np.random.default_rng(0)  # data, not noise
+    v = 0.5 + np.abs(rng.normal(0, 0.3, users * hours)) + np.tile(
+        np.sin(np.arange(hours) * 2 * np.pi / 24), users)
+    df = pd.DataFrame({"user": np.repeat(np.arange(users, dtype=np.int64), hours),
+                       "time": np.tile(np.arange(hours, dtype=np.int64), users), "value": v,
+                       "landmark": rng.random(users * hours) < 5 / hours})
+    c0 = time.process_time()
+    np.random.default_rng(2).laplace(0, 1, users * hours)
+    floor_cpu = time.process_time() - c0
+    for leakage in (False, True):
+        s = BatchSettings.from_config(ViewConfig(scheme="adaptive"), "series", "fast", 1,
+                                      leakage)
+        runs = []
+        before = dict(counts) if counts is not None else None
+        for _ in range(args.repeats + 1):
+            c0 = time.process_time()
+            release_partition(df, cols, s)
+            runs.append(time.process_time() - c0)
+        paths = ("" if counts is None or before is None else
+                 f"; blocks compiled {counts['compiled'] - before['compiled']}, numpy "
+                 f"{counts['numpy'] - before['numpy']}")
+        print(f"partition {users} users x {hours:,} hours, Adaptive, --noise fast, "
+              f"{'default     ' if leakage else '--no-leakage'}: CPU runs "
+              f"{' '.join(f'{r:.2f}' for r in runs)} s, median after the first "
+              f"{float(np.median(runs[1:])):.2f} s (floor: the numpy Laplace draw "
+              f"{floor_cpu:.2f} s{paths}; {load()})")
+
+
 def exact_section(args, d: Path, cols) -> None:
     small = d / "exact.parquet"
     make_series(small, args.exact_users, args.hours)
@@ -385,14 +431,19 @@ def main() -> None:
     ap.add_argument("--tracks", type=int, default=10_000)
     ap.add_argument("--points", type=int, default=2_000)
     ap.add_argument("--exact-users", type=int, default=200)
+    ap.add_argument("--partition-users", type=int, default=228,
+                    help="users of the partition section (228 x 8,760 hours: the default "
+                         "partition)")
     ap.add_argument("--unordered-users", type=int, default=1_000)
     ap.add_argument("--one-row-users", default="10000,100000",
                     help="sizes of the per_user section, comma-separated")
     ap.add_argument("--million-users", type=int, default=1_000_000)
     ap.add_argument("--repeats", type=int, default=3,
-                    help="runs of each command in the leakage section (interleaved)")
+                    help="runs of each command in the leakage section (interleaved); runs "
+                         "after the first in the partition section")
     ap.add_argument("--sections",
-                    default="series,leakage,exact,unordered,tracks,per_user,million")
+                    default="series,leakage,partition,exact,unordered,tracks,per_user,"
+                            "million")
     args = ap.parse_args()
     sections = set(args.sections.split(","))
     print(f"{load()} on {os.cpu_count()} cores before")
@@ -404,6 +455,8 @@ def main() -> None:
             series_section(args, d, cols, kw)
         if "leakage" in sections:
             leakage_section(args, d, cols)
+        if "partition" in sections:
+            partition_section(args, cols)
         if "exact" in sections:
             exact_section(args, d, cols)
         if "unordered" in sections:

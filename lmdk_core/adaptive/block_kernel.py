@@ -40,13 +40,16 @@ start within [1e-250, 1e250], where no hand-over can reach 0 or overflow, so the
 path's budget checks cannot refuse it) and runs the numpy path otherwise.
 tests/engine/test_population_block_kernel.py compares the two paths bit for bit.
 
-**When it runs.** numba's import and the kernel's load from its on-disk cache cost
-~0.8 s of CPU in a process that has not loaded numba; the numpy path costs per
-timestamp a fixed ~40 µs plus ~0.2 µs per user, the kernel ~10 ns per (user,
-timestamp). :func:`use_compiled` applies the project's rule
-(:func:`lmdk_core.foundation.compiled_paths.worth_compiling`): once loaded, the kernel
-runs whenever it saves more than its call; before, when the block's saving plus what the
-numpy path has already cost this process exceeds the load (ski rental).
+**When it runs.** numba's import and the first kernel's load from its on-disk cache cost
+~0.8 s of CPU in a process that has not loaded numba (the batch's audit loads numba by
+default, ``--no-leakage`` does not); the numpy path costs per timestamp a fixed ~15 µs
+plus ~0.17 µs per user, the compiled path ~0.03 µs per (user, timestamp), its draws
+included. :func:`use_compiled` applies the project's rule
+(:func:`lmdk_core.foundation.compiled_paths.worth_compiling`, the block as one step):
+once loaded, the kernel runs whenever it saves more than its call; before, when the
+block's saving plus what the numpy path has already cost this process exceeds the load
+(ski rental: a worker of the batch loads it at its second partition of 228 users ×
+8,760 hours, and never pays more than twice what the best choice in hindsight costs).
 """
 
 from __future__ import annotations
@@ -66,16 +69,21 @@ from lmdk_core.adaptive.rules import (
 from lmdk_core.adaptive.settings import AdaptiveSettings
 from lmdk_core.foundation.compiled_paths import KernelCost, compile_with_helpers, worth_compiling
 
-__all__ = ["COMPILED_CELL_S", "LOAD_S", "NUMPY_CELL_S", "NUMPY_STEP_S", "START_RANGE",
+__all__ = ["COMPILED_CELL_S", "LOAD_S", "NUMPY_CELL_S", "NUMPY_STEP_S", "PATH_COUNTS",
+           "START_RANGE",
            "BlockNoise", "adaptive_laplace_block", "constant_start", "laplace_uniforms",
            "numpy_seconds", "use_compiled"]
 
-#: measured seconds of the numpy path per timestamp (its ~30 numpy calls) and per (user,
-#: timestamp) cell, and of the compiled kernel per cell (2-core machine, load ~1)
-NUMPY_STEP_S = 40e-6
-NUMPY_CELL_S = 0.2e-6
-COMPILED_CELL_S = 0.01e-6
-#: loading the kernel from numba's on-disk cache, numba already imported
+#: measured seconds of the numpy path (its draws and its loop) per timestamp (~30 numpy
+#: calls) and per (user, timestamp) cell, and of the compiled path (its draws and the
+#: kernel) per cell: 15 µs + 0.17 µs per user a timestamp against 0.03 µs per cell, a
+#: block of 228 users × 8,760 hours 0.47 s against 0.06 s (halved from a run at load
+#: 12, where both doubled; docs/performance.md)
+NUMPY_STEP_S = 15e-6
+NUMPY_CELL_S = 0.17e-6
+COMPILED_CELL_S = 0.03e-6
+#: the first kernel of a process loaded from numba's on-disk cache, numba imported
+#: (numba's compiler set up, then the kernel; ~0.01 s once another kernel is loaded)
 LOAD_S = 0.45
 #: force a path in tests and benchmarks: True (compiled for every block), False (never),
 #: None (the cost model)
@@ -83,6 +91,8 @@ FORCE_COMPILED: bool | None = None
 
 #: the seconds the numpy path has run in this process instead of the kernel
 _numpy_spent = 0.0
+#: blocks released by each path in this process (for the benchmarks)
+PATH_COUNTS = {"compiled": 0, "numpy": 0}
 _kernel = None
 
 
@@ -106,6 +116,7 @@ def use_compiled(users: int, steps: int, force: bool | None = None) -> bool:
         use = worth_compiling(1, cost, _kernel is not None, _numpy_spent)
     if not use:
         _numpy_spent += numpy_seconds(users, steps)
+    PATH_COUNTS["compiled" if use else "numpy"] += 1
     return use
 
 
