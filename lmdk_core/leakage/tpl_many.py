@@ -10,11 +10,14 @@ allocation, segment recursion and loss function.
 
 Every run does the same floating-point operations on the same numbers as in
 :func:`~lmdk_core.leakage.tpl.max_landmark_tpl` (numpy's element-wise functions give each
-element the same double wherever it sits in a vector; the hull vertex is found by an
-exact binary search in the run's own crossing table, compiled, integer results only), and
-the maximum over the pruned candidates does not depend on the order in which they are
-examined, so every result is bit for bit that of the one-user function
-(tests/engine/test_leakage_tpl_many.py).
+element the same double wherever it sits in a vector; the hull vertex is the number of
+the run's own crossings ``<= x``, which is ``searchsorted(side="right")``,
+:func:`~lmdk_core.leakage.vector_chains.vertex_index`), and the maximum over the pruned
+candidates does not depend on the order in which they are examined, so every result is
+bit for bit that of the one-user function (tests/engine/test_leakage_tpl_many.py). The
+users' segment recursions run together too (:func:`_gaps_many`): as numpy vectors
+(:mod:`~lmdk_core.leakage.vector_chains`), so a batch worker does not load numba for
+them.
 """
 
 from __future__ import annotations
@@ -28,78 +31,19 @@ from lmdk_core.leakage.loss import LossFunction, loss_pair
 from lmdk_core.leakage.recursion import chains_kernel
 from lmdk_core.leakage.restarts import MERGE_RTOL, SAFE_SEGMENT_ALPHA, Gaps
 from lmdk_core.leakage.tpl import LossLike, check_allocation, gaps_from_segments, max_landmark_tpl
+from lmdk_core.leakage.vector_chains import VertexTables, numpy_is_libm, run_chains, vertex_index
 
 __all__ = ["KERNEL_MIN_PROBLEMS", "max_landmark_tpls"]
 
-#: fewer live problems than this take the one-user path unless numba is already loaded:
-#: it costs 1–2 ms per problem of 168–8,760 steps, about what the compiled chains cost
-#: for one, while loading numba and the kernel costs a fresh process 0.5–0.9 s of CPU
-#: (``lmdk report``'s calibration advice: 4 smoothing variants of one release)
+#: fewer live problems than this take the one-user path unless numba is already loaded
+#: (then the compiled chains): it costs 1–2 ms per problem of 168–8,760 steps, while the
+#: vector chains cost ~10 µs per step whatever the number of problems and loading numba
+#: and the kernel costs a fresh process 0.5–0.9 s of CPU (``lmdk report``'s calibration
+#: advice: 4 smoothing variants of one release); from this many on, the vector chains
 KERNEL_MIN_PROBLEMS = 32
 
 
-def _search_rows(x, thr, start, length, out):  # pragma: no cover - compiled by numba
-    """``out[i]`` = number of ``thr[start_i : start_i + length_i]`` ``<= x[i]``: numpy's
-    ``searchsorted(side="right")`` in run i's own ascending table."""
-    for i in range(x.size):
-        lo = start[i]
-        a, b = lo, lo + length[i]
-        xi = x[i]
-        while a < b:
-            m = (a + b) // 2
-            if thr[m] <= xi:
-                a = m + 1
-            else:
-                b = m
-        out[i] = a - lo
-
-
-_compiled_search = None
-
-
-def _search_kernel():
-    """:func:`_search_rows` compiled by numba (imported on first use)."""
-    global _compiled_search
-    if _compiled_search is None:
-        from numba import njit
-
-        _compiled_search = njit(cache=True, nogil=True)(_search_rows)
-    return _compiled_search
-
-
-class _Tables:
-    """The crossing and vertex tables of every loss function end to end."""
-
-    def __init__(self):
-        self.ids: dict[int, int] = {}
-        self.thr: list[np.ndarray] = []
-        self.qmd: list[np.ndarray] = []
-        self.d: list[np.ndarray] = []
-        self.q: list[np.ndarray] = []
-
-    def add(self, loss: LossFunction) -> int:
-        """The index of ``loss`` in the tables (added once per object)."""
-        key = id(loss)
-        if key not in self.ids:
-            self.ids[key] = len(self.thr)
-            self.thr.append(loss._x_thr)
-            self.qmd.append(loss._wQmD)
-            self.d.append(loss._wD)
-            self.q.append(loss._wQ)
-        return self.ids[key]
-
-    def freeze(self):
-        self.thr_len = np.array([a.size for a in self.thr], dtype=np.intp)
-        self.thr_start = np.r_[0, np.cumsum(self.thr_len)[:-1]].astype(np.intp)
-        v_len = np.array([a.size for a in self.qmd], dtype=np.intp)
-        self.v_start = np.r_[0, np.cumsum(v_len)[:-1]].astype(np.intp)
-        self.thr_all = np.concatenate(self.thr) if self.thr else np.zeros(0)
-        self.qmd_all = np.concatenate(self.qmd)
-        self.d_all = np.concatenate(self.d)
-        self.q_all = np.concatenate(self.q)
-
-
-def _run_all(eps: np.ndarray, segment: np.ndarray, tables: _Tables, pos0: np.ndarray,
+def _run_all(eps: np.ndarray, segment: np.ndarray, tables: VertexTables, pos0: np.ndarray,
              step: np.ndarray, anchor: np.ndarray, off: np.ndarray,
              loss: np.ndarray) -> np.ndarray:
     """The final value of every restarted run (:class:`~lmdk_core.leakage.restarts._Runs`
@@ -109,13 +53,12 @@ def _run_all(eps: np.ndarray, segment: np.ndarray, tables: _Tables, pos0: np.nda
     out = np.empty(pos0.size)
     if pos0.size == 0:
         return out
-    search = _search_kernel()
     idx = np.arange(pos0.size)
     pos = pos0 + step
     v = eps[pos].copy()  # L(0) + ε = ε
-    t_start, t_len, v_start = (tables.thr_start[loss], tables.thr_len[loss],
-                               tables.v_start[loss])
+    thr, v_start = tables.thr[:, loss], tables.v_start[loss]
     k = np.empty(pos0.size, dtype=np.intp)
+    cmp = np.empty(thr.shape, dtype=bool)
     while True:
         ref = segment[pos + off]
         at_end = pos == anchor
@@ -131,26 +74,27 @@ def _run_all(eps: np.ndarray, segment: np.ndarray, tables: _Tables, pos0: np.nda
                 return out
             idx, anchor, pos, v, step, off = (idx[keep], anchor[keep], pos[keep], v[keep],
                                               step[keep], off[keep])
-            t_start, t_len, v_start = t_start[keep], t_len[keep], v_start[keep]
-            k = k[:idx.size]
+            thr, v_start = thr[:, keep], v_start[keep]
+            k, cmp = k[:idx.size], cmp[:, :idx.size]
         pos = pos + step
         x = np.expm1(v)
-        search(x, tables.thr_all, t_start, t_len, k)
-        kv = k + v_start
-        v = np.log1p(tables.qmd_all.take(kv) * x / (1.0 + tables.d_all.take(kv) * x)) \
-            + eps[pos]
+        kv = vertex_index(thr, x, v_start, cmp, k)
+        v = np.log1p(tables.qmd.take(kv) * x / (1.0 + tables.d.take(kv) * x)) + eps[pos]
 
 
 def _gaps_many(problems: list[tuple[np.ndarray, np.ndarray, LossLike, LossLike]]
                ) -> list[Gaps | None]:
     """:func:`~lmdk_core.leakage.tpl.landmark_gaps` of every problem, bit for bit, its
     two segment recursions (Cao et al., ICDE 2017: BPL restarted after every landmark,
-    FPL before) run for all problems in one compiled call
-    (:func:`~lmdk_core.leakage.recursion.chains_kernel`: the steps of the one-recursion
-    loop, eight chains interleaved). None where a loss function is zero or a recursion
-    reaches the loss function's log branch (α > 700): such a problem takes the one-user
-    path; so does every problem when they are fewer than :data:`KERNEL_MIN_PROBLEMS` and
-    numba is not loaded yet."""
+    FPL before) run for all problems together: as numpy vectors
+    (:func:`~lmdk_core.leakage.vector_chains.run_chains`, no numba) from
+    :data:`KERNEL_MIN_PROBLEMS` problems on, where numpy's ``expm1`` and ``log1p`` are
+    the C library's (:func:`~lmdk_core.leakage.vector_chains.numpy_is_libm`); otherwise
+    in one compiled call (:func:`~lmdk_core.leakage.recursion.chains_kernel`, eight
+    chains interleaved) — for fewer problems only when numba is already loaded. Both
+    do the steps of the one-recursion loop. None where a loss function is zero or a
+    recursion reaches the loss function's log branch (α > 700): such a problem takes
+    the one-user path, as every problem does when none of the above applies."""
     checked: list[tuple[np.ndarray, np.ndarray, LossFunction, LossFunction, np.ndarray]] = []
     for eps, lm, b, f in problems:
         e = check_allocation(eps)
@@ -161,37 +105,70 @@ def _gaps_many(problems: list[tuple[np.ndarray, np.ndarray, LossLike, LossLike]]
         checked.append((e, lm_u, lb, lf, mark))
     live = [i for i, c in enumerate(checked) if not (c[2].is_zero or c[3].is_zero)]
     out: list[Gaps | None] = [None] * len(problems)
-    if len(live) < KERNEL_MIN_PROBLEMS and "numba" not in sys.modules:
+    many = len(live) >= KERNEL_MIN_PROBLEMS
+    if not live or (not many and "numba" not in sys.modules):
         return out  # a few problems: the one-user path, without loading numba
-    kernel = chains_kernel() if live else None
-    if kernel is None:
-        return out
-    tables = _Tables()
-    sizes = np.array([checked[i][0].size for i in live], dtype=np.intp)
-    e_off = np.r_[0, np.cumsum(sizes)[:-1]].astype(np.intp)
+    tables = VertexTables()
     # chain 2u: BPL of user u forwards; chain 2u + 1: its FPL backwards
     loss_id = np.array([tables.add(L) for i in live for L in checked[i][2:4]],
                        dtype=np.intp)
     tables.freeze()
+    if many and numpy_is_libm() and tables.countable:
+        segments = _vector_segments([checked[i] for i in live], loss_id, tables)
+    else:
+        segments = _compiled_segments([checked[i] for i in live], loss_id, tables)
+    for i, seg in zip(live, segments, strict=True):
+        if seg is not None:  # None: the log branch, the one-user path
+            out[i] = gaps_from_segments(*checked[i][:4], checked[i][4], *seg)
+    return out
+
+
+def _vector_segments(users: list[tuple], loss_id: np.ndarray, tables: VertexTables
+                     ) -> list[tuple[np.ndarray, np.ndarray] | None]:
+    """``(sb, sf)`` of every ``(eps, landmarks, lb, lf, mark)`` of ``users`` by
+    :func:`~lmdk_core.leakage.vector_chains.run_chains` (chain 2u: user u's BPL
+    forwards, chain 2u + 1: its FPL on the reversed budget); None where a chain stopped
+    at the log branch."""
+    eps = [a for e, *_, mark in users for a in (e, e[::-1])]
+    marks = [a for e, *_, mark in users for a in (mark, mark[::-1])]
+    res = run_chains(eps, marks, loss_id, tables)
+    out: list[tuple[np.ndarray, np.ndarray] | None] = []
+    for u, (e, *_) in enumerate(users):
+        n = e.size
+        if res.done[2 * u] < n or res.done[2 * u + 1] < n:
+            out.append(None)
+            continue
+        out.append((res.chain(2 * u, n).copy(), res.chain(2 * u + 1, n)[::-1].copy()))
+    return out
+
+
+def _compiled_segments(users: list[tuple], loss_id: np.ndarray, tables: VertexTables
+                       ) -> list[tuple[np.ndarray, np.ndarray] | None]:
+    """:func:`_vector_segments` in one call of the compiled chains
+    (:func:`~lmdk_core.leakage.recursion.chains_kernel`); all None without numba."""
+    kernel = chains_kernel()
+    if kernel is None:  # pragma: no cover - numba is a dependency
+        return [None] * len(users)
+    sizes = np.array([u[0].size for u in users], dtype=np.intp)
+    e_off = np.r_[0, np.cumsum(sizes)[:-1]].astype(np.intp)
     start = np.repeat(e_off, 2)
     length = np.repeat(sizes, 2)
-    reverse = np.tile(np.array([False, True]), len(live))
-    out_start = start + np.tile(np.array([0, 1]), len(live)) * int(sizes.sum())
-    eps_all = np.concatenate([checked[i][0] for i in live])
-    mark_all = np.concatenate([checked[i][4] for i in live])
+    reverse = np.tile(np.array([False, True]), len(users))
+    out_start = start + np.tile(np.array([0, 1]), len(users)) * int(sizes.sum())
+    eps_all = np.concatenate([u[0] for u in users])
+    mark_all = np.concatenate([u[4] for u in users])
     seg = np.empty(2 * eps_all.size)
     done = np.empty(length.size, dtype=np.intp)
     kernel(eps_all, mark_all, start, length, reverse, out_start, tables.thr_all,
-           tables.thr_start[loss_id], tables.thr_len[loss_id], tables.q_all,
-           tables.d_all, tables.v_start[loss_id], seg, done)
-    for u, i in enumerate(live):
+           tables.thr_start[loss_id], tables.thr_len[loss_id], tables.q,
+           tables.d, tables.v_start[loss_id], seg, done)
+    out: list[tuple[np.ndarray, np.ndarray] | None] = []
+    for u in range(len(users)):
         if done[2 * u] < sizes[u] or done[2 * u + 1] < sizes[u]:
-            continue  # the log branch: the one-user path
-        e, lm_u, lb, lf, mark = checked[i]
-        lo = int(e_off[u])
-        sb = seg[lo:lo + e.size]
-        sf = seg[eps_all.size + lo:eps_all.size + lo + e.size]
-        out[i] = gaps_from_segments(e, lm_u, lb, lf, mark, sb, sf)
+            out.append(None)
+            continue
+        lo, n = int(e_off[u]), int(sizes[u])
+        out.append((seg[lo:lo + n], seg[eps_all.size + lo:eps_all.size + lo + n]))
     return out
 
 
@@ -239,7 +216,7 @@ def max_landmark_tpls(problems: list[tuple[np.ndarray, np.ndarray, LossLike, Los
             gaps.append(g)
     if not users:
         return out
-    tables = _Tables()
+    tables = VertexTables()
     lf_id = np.array([tables.add(g.lf) for g in gaps], dtype=np.intp)
     lb_id = np.array([tables.add(g.lb) for g in gaps], dtype=np.intp)
     tables.freeze()

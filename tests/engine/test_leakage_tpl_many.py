@@ -17,12 +17,18 @@ from lmdk_core.leakage.tpl import max_landmark_tpl
 from lmdk_core.leakage.tpl_many import max_landmark_tpls
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _compiled_chains_for_any_count():
-    """The compiled chains for any number of problems, numba loaded or not (that a few
-    problems skip them in a process without numba is tested at the end)."""
+@pytest.fixture(params=["vector", "compiled"])
+def _chains_for_any_count(request):
+    """The batched segment recursions for any number of problems: numpy's vector chains
+    (where they are exact, :func:`~lmdk_core.leakage.vector_chains.numpy_is_libm`) and
+    the compiled chains, each in turn (that a few problems skip them in a process
+    without numba is tested at the end)."""
+    if request.param == "vector" and not tpl_many.numpy_is_libm():
+        pytest.skip("numpy's expm1/log1p are not the C library's here")
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(tpl_many, "KERNEL_MIN_PROBLEMS", 0)
+        if request.param == "compiled":
+            mp.setattr(tpl_many, "numpy_is_libm", lambda: False)
         yield
 
 
@@ -39,6 +45,7 @@ def _problem(rng: np.random.Generator, max_T: int):
     return eps, lm, lb, lf
 
 
+@pytest.mark.usefixtures("_chains_for_any_count")
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 40), st.sampled_from([30, 400, 3000]))
 def test_many_users_equal_one_user_at_a_time_bit_for_bit(seed, users, max_T):
@@ -49,6 +56,7 @@ def test_many_users_equal_one_user_at_a_time_bit_for_bit(seed, users, max_T):
     assert got.tobytes() == want.tobytes()
 
 
+@pytest.mark.usefixtures("_chains_for_any_count")
 def test_shared_loss_zero_loss_and_the_log_branch_fall_back_exactly():
     """A loss function shared by users, an independent model (L = 0, the fallback) and
     budgets large enough for the recursion's log branch (α > 650, the fallback)."""
@@ -63,6 +71,30 @@ def test_shared_loss_zero_loss_and_the_log_branch_fall_back_exactly():
     want = np.array([max_landmark_tpl(*p) for p in problems])
     assert got.tobytes() == want.tobytes()
     assert max_landmark_tpls([]).size == 0
+
+
+def test_a_block_of_users_does_not_load_numba():
+    """A population block (here 40 users of 3,000 steps, at least
+    :data:`~lmdk_core.leakage.tpl_many.KERNEL_MIN_PROBLEMS`) runs its recursions as numpy
+    vectors where they are exact: a batch worker that needs numba for nothing else does
+    not load it (0.8 s of CPU per process); the values are the one-user function's."""
+    code = ("import sys, numpy as np\n"
+            "from lmdk_core.leakage import LossFunction, smoothed_matrix\n"
+            "from lmdk_core.leakage.tpl_many import max_landmark_tpls\n"
+            "from lmdk_core.leakage.vector_chains import numpy_is_libm\n"
+            "rng = np.random.default_rng(5)\n"
+            "ps = [(rng.choice([0.0, 0.2, 0.4], 3000), np.sort(rng.choice(3000, 4, False)),"
+            " LossFunction(smoothed_matrix(10, s)), LossFunction(smoothed_matrix(10, s / 2)))"
+            " for s in rng.uniform(0.01, 1, 40)]\n"
+            "got = max_landmark_tpls(ps)\n"
+            "print(numpy_is_libm(), 'numba' in sys.modules)\n"
+            "from lmdk_core.leakage.tpl import max_landmark_tpl\n"
+            "print(got.tobytes() == np.array([max_landmark_tpl(*p) for p in ps]).tobytes())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    if out[0] == "False":
+        pytest.skip("numpy's expm1/log1p are not the C library's here: compiled chains")
+    assert out[1:] == ["False", "True"]
 
 
 def test_a_few_problems_do_not_load_numba():
