@@ -11,17 +11,35 @@ forwards (BPL) and on the reversed budget (FPL), restarted at landmarks. Recursi
 
 from __future__ import annotations
 
+import functools
 import math
 from bisect import bisect_right
+from collections.abc import Callable
 
 import numpy as np
 
+from lmdk_core.foundation.compiled_paths import compile_with_helpers
 from lmdk_core.leakage.loss import LOG_BRANCH_ALPHA, LossFunction
 
 __all__ = ["COMPILED_MIN_LENGTH", "chains_kernel", "recurse", "run_python", "steps_kernel"]
 
 #: recursions at least this long run compiled (numba), when numba is installed
 COMPILED_MIN_LENGTH = 2_000
+
+
+def _vertex(thr, lo, length, x):  # pragma: no cover - compiled into the kernels by numba
+    """The number of ``thr[lo : lo + length]`` (ascending) that are ``<= x``: numpy's
+    ``searchsorted(side="right")`` by binary search, the hull vertex of ``x`` in a loss
+    function's crossing table. Plain Python, made callable from the compiled loops
+    (numba's ``register_jitable``, :func:`_compiled`)."""
+    p, q = lo, lo + length
+    while p < q:
+        m = (p + q) // 2
+        if thr[m] <= x:
+            p = m + 1
+        else:
+            q = m
+    return p - lo
 
 
 def _run_steps(eps, restart, thr, wQ, wD, out):  # pragma: no cover - compiled by numba
@@ -34,7 +52,7 @@ def _run_steps(eps, restart, thr, wQ, wD, out):  # pragma: no cover - compiled b
         if a > LOG_BRANCH_ALPHA:  # the loss function's branch in logs: the Python loop goes on
             return t
         x = math.expm1(a)
-        k = np.searchsorted(thr, x, side="right")
+        k = _vertex(thr, 0, thr.size, x)
         D = wD[k]
         a = math.log1p((wQ[k] - D) * x / (1.0 + D * x)) + eps[t]
         out[t] = a
@@ -54,7 +72,7 @@ def _run_chains(eps, restart, start, length, reverse, out_start, thr, t_start, t
     writes ``out[out_start_c + i]`` for the budget's index i (a reversed chain's output
     comes back in the budget's order). Each step does the operations of
     :func:`_run_steps` in the same order (the hull vertex by the same binary search as
-    ``searchsorted(side="right")``); chains are independent, so a group of 8 chains
+    ``searchsorted(side="right")``, :func:`_vertex`); chains are independent, so a group of 8 chains
     advances together one timestamp at a time and the processor overlaps their
     ``expm1``/``log1p`` latencies (about 2× the steps per second of one chain).
     ``done_c`` is the number of steps done (fewer than ``length_c`` where α left the
@@ -80,15 +98,7 @@ def _run_chains(eps, restart, start, length, reverse, out_start, thr, t_start, t
                     continue
                 i = length[c] - 1 - t if reverse[c] else t
                 x = math.expm1(a[j])
-                lo = t_start[c]
-                p, q = lo, lo + t_len[c]
-                while p < q:
-                    m = (p + q) // 2
-                    if thr[m] <= x:
-                        p = m + 1
-                    else:
-                        q = m
-                k = v_start[c] + p - lo
+                k = v_start[c] + _vertex(thr, t_start[c], t_len[c], x)
                 D = wD[k]
                 v = math.log1p((wQ[k] - D) * x / (1.0 + D * x)) + eps[start[c] + i]
                 out[out_start[c] + i] = v
@@ -96,33 +106,23 @@ def _run_chains(eps, restart, start, length, reverse, out_start, thr, t_start, t
     return n
 
 
-_compiled_steps = None
-_compiled_chains = None
+@functools.cache
+def _compiled(kernel: Callable) -> Callable | None:
+    """``kernel`` compiled by numba (``njit(cache=True, nogil=True)``, loaded from numba's
+    on-disk cache when there), :func:`_vertex` compiled into it; None without numba.
+    numba is imported on the first call."""
+    return compile_with_helpers(lambda _stamp: kernel, [_vertex], nogil=True)
 
 
-def chains_kernel():
+def chains_kernel() -> Callable | None:
     """:func:`_run_chains` compiled (None without numba); numba imported on first use."""
-    global _compiled_chains
-    if _compiled_chains is None:
-        try:
-            from numba import njit
-        except ImportError:  # pragma: no cover - numba is a dependency
-            return None
-        _compiled_chains = njit(cache=True, nogil=True)(_run_chains)
-    return _compiled_chains
+    return _compiled(_run_chains)
 
 
-def steps_kernel():
+def steps_kernel() -> Callable | None:
     """:func:`_run_steps` compiled (None without numba). numba is imported here, on the
     first recursion long enough to use it: short inputs never load it."""
-    global _compiled_steps
-    if _compiled_steps is None:
-        try:
-            from numba import njit
-        except ImportError:  # pragma: no cover - numba is a dependency
-            return None
-        _compiled_steps = njit(cache=True, nogil=True)(_run_steps)
-    return _compiled_steps
+    return _compiled(_run_steps)
 
 
 def recurse(eps: np.ndarray, loss: LossFunction, restart: np.ndarray | None = None) -> np.ndarray:
