@@ -96,32 +96,80 @@ def _model_key(settings: LeakageSettings, data: np.ndarray) -> str:
 
 def _losses_many(settings: LeakageSettings, users: list[tuple]) -> list[tuple]:
     """:func:`_losses` of every ``(time, original, kind, …)`` of ``users``, the same loss
-    functions bit for bit: the models estimated from each user's data one by one, their
-    loss functions built together (:func:`lmdk_core.leakage.loss.loss_functions`)."""
+    functions bit for bit: the models estimated from each user's data (a series' default
+    binned model for all of them together, :func:`_series_pairs`), their loss functions
+    built together (:func:`lmdk_core.leakage.loss.loss_functions`)."""
     from lmdk_core.leakage.loss import loss_functions
-    from lmdk_core.leakage.model import CorrelationModel, correlation_from_spec
+    from lmdk_core.leakage.model import correlation_from_spec
 
     out: list = []
-    fresh: list[tuple[int, CorrelationModel]] = []  # (position, model) estimated from data
+    fresh: list[tuple[int, list]] = []  # (position, its matrices) estimated from data
+    series: list[tuple[int, object]] = []  # (position, Series) of the estimated model
     for time, original, kind, *_ in users:
         model_key = _model_key(settings, original)
         if model_key in ("smoothed", "matrix", "none"):
             out.append(_losses(settings, time, original, kind))
             continue
-        model = correlation_from_spec(settings.spec, _user_data(time, original, kind),
+        data = _user_data(time, original, kind)
+        out.append(None)
+        if model_key == "estimated" and original.ndim == 1:
+            series.append((len(out) - 1, data))
+            continue
+        model = correlation_from_spec(settings.spec, data,
                                       default_strength=settings.strength,
                                       default_cell_size=settings.cell_size_m)
         if model.backward is None or model.forward is None:
-            out.append((None, model.note or ""))
+            out[-1] = (None, model.note or "")
             continue
-        fresh.append((len(out), model))
-        out.append(None)
-    matrices = [m for _, model in fresh for m in _pair_matrices(model)]
-    built = iter(loss_functions(matrices))
-    for j, model in fresh:
+        fresh.append((len(out) - 1, _pair_matrices(model)))
+    if series:
+        pairs = _series_pairs(settings, [d for _, d in series])
+        fresh += [(j, m) for (j, _), m in zip(series, pairs, strict=True)]
+        fresh.sort(key=lambda f: f[0])
+    built = iter(loss_functions([m for _, ms in fresh for m in ms]))
+    for j, ms in fresh:
         lb = next(built)
-        lf = lb if model.forward is model.backward else next(built)
+        lf = lb if len(ms) == 1 else next(built)
         out[j] = ((lb, lf), "")
+    return out
+
+
+def _series_pairs(settings: LeakageSettings, datas: list) -> list[list]:
+    """:func:`_pair_matrices` of the estimated correlation model of every series of
+    ``datas`` (Cao et al., ICDE 2017: the values cut into bins, the transitions
+    counted), the same matrices bit for bit: the first user's model by
+    :func:`~lmdk_core.leakage.model.correlation_from_spec` (which checks the
+    specification), then the binned matrices of all the others at once
+    (:func:`~lmdk_core.leakage.estimation.quantile_transitions_many`) where the
+    specification bins by quantiles, each backward matrix as the model chooses it;
+    a series that function leaves aside gets its own model."""
+    from lmdk_core.leakage.correlation import backward_matrix
+    from lmdk_core.leakage.estimation import quantile_transitions_many
+    from lmdk_core.leakage.model import correlation_from_spec
+
+    def one(data) -> list:
+        return _pair_matrices(correlation_from_spec(
+            settings.spec, data, default_strength=settings.strength,
+            default_cell_size=settings.cell_size_m))
+
+    first = correlation_from_spec(settings.spec, datas[0], default_strength=settings.strength,
+                                  default_cell_size=settings.cell_size_m)
+    spec = first.spec or {}
+    if len(datas) == 1 or spec.get("binning") != "quantile":
+        return [_pair_matrices(first)] + [one(d) for d in datas[1:]]
+    how = spec.get("backward")
+    out = [_pair_matrices(first)]
+    for data, est in zip(datas[1:], quantile_transitions_many(
+            [d.values for d in datas[1:]], int(spec["bins"]), float(spec["smoothing"])),
+            strict=True):
+        if est is None:
+            out.append(one(data))
+        elif how == "estimated":
+            out.append([est.backward, est.forward])
+        elif how == "bayes":
+            out.append([backward_matrix(est.forward), est.forward])
+        else:  # "same": one matrix both ways
+            out.append([est.forward])
     return out
 
 
