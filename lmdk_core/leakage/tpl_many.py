@@ -41,6 +41,15 @@ __all__ = ["KERNEL_MIN_PROBLEMS", "max_landmark_tpls"]
 #: and the kernel costs a fresh process 0.5–0.9 s of CPU (``lmdk report``'s calibration
 #: advice: 4 smoothing variants of one release); from this many on, the vector chains
 KERNEL_MIN_PROBLEMS = 32
+#: the vector chains' extra seconds per recursion step over the compiled chains (as
+#: ``python_s``; the compiled chains' own cost counted as 0, so both the saving and what
+#: the vector chains have cost so far are the difference) and the compiled chains' load
+#: once numba is imported: one block of 228 Adaptive users × 8,760 hours on this
+#: project's 2-core machine at load 12 took 106–143 vs 66–78 ns per step
+#: (docs/performance.md); 28 ns taken, about that difference on a quieter machine
+_CHAINS_COST = {"python_s": 2.8e-8, "compiled_s": 0.0, "load_s": 0.45}
+_chooser = None  # the PathChooser of the compiled chains, made at the first block
+_chains_loaded = False  # whether the compiled chains ran in this process
 
 
 def _run_all(eps: np.ndarray, segment: np.ndarray, tables: VertexTables, pos0: np.ndarray,
@@ -113,7 +122,8 @@ def _gaps_many(problems: list[tuple[np.ndarray, np.ndarray, LossLike, LossLike]]
     loss_id = np.array([tables.add(L) for i in live for L in checked[i][2:4]],
                        dtype=np.intp)
     tables.freeze()
-    if many and numpy_is_libm() and tables.countable:
+    steps = 2 * sum(checked[i][0].size for i in live)
+    if many and numpy_is_libm() and tables.countable and not _compile_chains(steps):
         segments = _vector_segments([checked[i] for i in live], loss_id, tables)
     else:
         segments = _compiled_segments([checked[i] for i in live], loss_id, tables)
@@ -121,6 +131,23 @@ def _gaps_many(problems: list[tuple[np.ndarray, np.ndarray, LossLike, LossLike]]
         if seg is not None:  # None: the log branch, the one-user path
             out[i] = gaps_from_segments(*checked[i][:4], checked[i][4], *seg)
     return out
+
+
+def _compile_chains(steps: int) -> bool:
+    """Whether ``steps`` recursion steps take the compiled chains rather than the vector
+    chains in this process (:class:`~lmdk_core.foundation.compiled_paths.PathChooser`,
+    the rule of Adaptive's kernels on the difference of the two paths: once loaded,
+    always; before, when the steps' saving plus what the vector chains have cost this
+    process more than the compiled chains would have exceeds numba's load). A
+    batch worker of a few blocks never loads numba; one of many blocks loads it once the
+    vector chains' extra cost has reached the load (never more than twice the best
+    choice made with hindsight)."""
+    global _chooser
+    from lmdk_core.foundation.compiled_paths import KernelCost, PathChooser
+
+    if _chooser is None:
+        _chooser = PathChooser(KernelCost(**_CHAINS_COST))
+    return _chooser.use_compiled(steps, _chains_loaded)
 
 
 def _vector_segments(users: list[tuple], loss_id: np.ndarray, tables: VertexTables
@@ -146,9 +173,11 @@ def _compiled_segments(users: list[tuple], loss_id: np.ndarray, tables: VertexTa
                        ) -> list[tuple[np.ndarray, np.ndarray] | None]:
     """:func:`_vector_segments` in one call of the compiled chains
     (:func:`~lmdk_core.leakage.recursion.chains_kernel`); all None without numba."""
+    global _chains_loaded
     kernel = chains_kernel()
     if kernel is None:  # pragma: no cover - numba is a dependency
         return [None] * len(users)
+    _chains_loaded = True
     sizes = np.array([u[0].size for u in users], dtype=np.intp)
     e_off = np.r_[0, np.cumsum(sizes)[:-1]].astype(np.intp)
     start = np.repeat(e_off, 2)

@@ -29,6 +29,8 @@ def _chains_for_any_count(request):
         mp.setattr(tpl_many, "KERNEL_MIN_PROBLEMS", 0)
         if request.param == "compiled":
             mp.setattr(tpl_many, "numpy_is_libm", lambda: False)
+        else:  # whatever this process has run so far
+            mp.setattr(tpl_many, "_compile_chains", lambda steps: False)
         yield
 
 
@@ -114,3 +116,18 @@ def test_a_few_problems_do_not_load_numba():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == ["False", "True"]
+
+
+def test_a_worker_of_many_blocks_loads_the_compiled_chains_once_they_pay(monkeypatch):
+    """The vector chains until their extra cost so far (steps × the per-step difference)
+    plus a block's would exceed numba's load, then the compiled chains (the ski-rental
+    rule of :mod:`lmdk_core.foundation.compiled_paths`)."""
+    monkeypatch.setattr(tpl_many, "_chooser", None)
+    monkeypatch.setattr(tpl_many, "_chains_loaded", False)
+    block = 2 * 228 * 8_760  # one block's steps: ~0.11 s more as vectors
+    choices = [tpl_many._compile_chains(block) for _ in range(12)]
+    assert choices[0] is False
+    # after (load [+ numba's import]) / 0.11 s of blocks: 5 (numba imported) or 7
+    assert choices.index(True) in (4, 6)
+    monkeypatch.setattr(tpl_many, "_chains_loaded", True)
+    assert tpl_many._compile_chains(block)

@@ -55,6 +55,7 @@ def test_block_audit_equals_the_audit_user_by_user(seed, users, T, scheme, corre
     s = BatchSettings.from_config(cfg, "series", "fast", seed, True)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(tpl_many, "KERNEL_MIN_PROBLEMS", min_problems)
+        patch.setattr(tpl_many, "_compile_chains", lambda steps: False)
         batched = release_partition(df, COLS, s).audit
         # the reference: user_audit's own per-user landmark TPL
         patch.setattr(partition, "_block_tpls", lambda b, *a: [None] * b.lengths.size)
