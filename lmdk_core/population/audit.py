@@ -256,8 +256,7 @@ def _error_sources(original: np.ndarray, n: int, groups,
 
 def user_audit(user: object, trace: UserTrace, *, epsilon: float, kind: str, distance,
                leakage: LeakageSettings, mechanism: str = "laplace", scale_unit: float = 1.0,
-               scheme: str | None = None, groups=None,
-               tpl: tuple[float, str] | None = None) -> dict:
+               groups=None, tpl: tuple[float, str] | None = None) -> dict:
     """One audit row (keys :data:`AUDIT_COLUMNS`) for one user's release ``trace``
     (:class:`UserTrace`) under the total budget ``epsilon``; ``kind`` 'series' or 'track';
     ``distance`` the mechanism's error metric; ``leakage`` the correlation model of the

@@ -134,7 +134,7 @@ def _audit(users, times, x, eps, released, time_kind, mech, settings) -> dict[st
                                            np.ones(1, dtype=bool), np.zeros(0, dtype=int)),
                        epsilon=settings.epsilon, kind=time_kind, distance=mech.distance,
                        leakage=settings.leakage, mechanism=settings.mechanism,
-                       scale_unit=settings.sensitivity, scheme=settings.scheme, groups=None,
+                       scale_unit=settings.sensitivity, groups=None,
                        tpl=(float("nan"), "")) for e in values.tolist()]
 
     def per_eps(key: str, dtype) -> np.ndarray:

@@ -462,7 +462,7 @@ def _audit_user(b: _Block, rel, u: int, us: _Users, mech, settings: BatchSetting
         us.users[s], trace, epsilon=settings.epsilon, kind=us.time_kind,
         distance=mech.distance, leakage=settings.leakage, mechanism=settings.mechanism,
         scale_unit=settings.radius if track else settings.sensitivity,
-        scheme=settings.scheme, groups=None if cond is None else cond.stays, tpl=tpl)
+        groups=None if cond is None else cond.stays, tpl=tpl)
 
 
 def _user_budgets(rel, u: int, n: int, cond: Condensed | None) -> tuple[np.ndarray, np.ndarray]:

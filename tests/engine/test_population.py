@@ -360,7 +360,7 @@ def test_audit_utility_columns_are_the_utility_verdicts(kind):
     row = user_audit(1, UserTrace(time, original, released, eps, published, landmarks),
                      epsilon=1.0, kind="track" if track else "series", distance=mech.distance,
                      leakage=None, mechanism="planar_laplace" if track else "laplace",
-                     scale_unit=100.0 if track else 1.0, scheme="uniform", groups=groups,
+                     scale_unit=100.0 if track else 1.0, groups=groups,
                      tpl=(float("nan"), "not computed"))
     sources = None
     if groups:
