@@ -205,8 +205,8 @@ def run_chains(eps: Sequence[np.ndarray], restart: Sequence[np.ndarray],
             np.less_equal(thr_n, x, out=cmp)  # vertex_index, inline
             np.add.reduce(cmp, axis=0, dtype=np.intp, out=k)
             k += v_n
-            qmd.take(k, out=q)
-            dtab.take(k, out=d)
+            qmd.take(k, out=q, mode="clip")  # k is in range: "clip" only skips a copy
+            dtab.take(k, out=d, mode="clip")
             q *= x
             d *= x
             d += 1.0
