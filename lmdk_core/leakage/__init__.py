@@ -11,7 +11,9 @@ extended to landmark privacy.
   kernels of :mod:`~lmdk_core.leakage.kernels`, docs/leakage-algorithm.md);
 * :mod:`~lmdk_core.leakage.tpl` — BPL, FPL, TPL and landmark TPL (the recursion and
   its compiled loop in :mod:`~lmdk_core.leakage.recursion`, the restarted recursions of
-  landmark TPL in :mod:`~lmdk_core.leakage.restarts`);
+  landmark TPL in :mod:`~lmdk_core.leakage.restarts`); many users' largest landmark TPL
+  at once in :mod:`~lmdk_core.leakage.tpl_many` (their recursions as numpy vectors in
+  :mod:`~lmdk_core.leakage.vector_chains`);
 * :mod:`~lmdk_core.leakage.supremum` — suprema for a constant budget (Theorem 10);
 * :mod:`~lmdk_core.leakage.calibration` — budgets that meet a target leakage.
 """
