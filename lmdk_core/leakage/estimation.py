@@ -335,7 +335,8 @@ def quantile_transitions_many(series: list[np.ndarray], n_bins: int,
 
     None where a series is left to the one-series functions: not a 1-D array of at
     least two numbers (integers are read as floats, as there), a value not finite (their
-    error), a constant series, or -0.0 and 0.0 mixed (:func:`discretize_series` then does not sort first)."""
+    error), a constant series, or -0.0 and 0.0 mixed (:func:`discretize_series` then
+    does not sort first)."""
     k = check_n_states(n_bins, "the number of bins")
     smooth = check_nonnegative(smoothing, "the smoothing")
     out: list[TransitionMatrices | None] = [None] * len(series)
