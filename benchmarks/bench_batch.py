@@ -67,8 +67,15 @@ import psutil
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from lmdk_core.files.config import ViewConfig  # noqa: E402
-from lmdk_core.population.dask_driver import run_batch  # noqa: E402
 from lmdk_core.population.table import PopulationColumns  # noqa: E402
+
+
+def run_batch(*args, **kw):
+    """:func:`lmdk_core.population.dask_driver.run_batch`, imported on first use (a
+    measured child process imports it inside its measurement)."""
+    from lmdk_core.population.dask_driver import run_batch as run
+
+    return run(*args, **kw)
 
 
 class PeakRSS:
@@ -213,11 +220,49 @@ def timed(cfg, src, cols, out, audit, **kw):
     return dt, mem.peak, res
 
 
-def timed_cpu(cfg, src, cols, out, audit, **kw) -> tuple[float, float]:
-    """``(wall seconds, CPU seconds of the driver and its workers)`` of one batch."""
+def timed_cpu(cfg, src, cols, out, audit, **kw) -> tuple[float, float, float]:
+    """``(wall seconds, CPU seconds, whole-process CPU seconds)`` of one batch run in a
+    fresh Python process, as ``lmdk batch`` runs: the CPU time (user + system, this child
+    and its reaped descendants: a cluster's nannies and workers, once closed) from just
+    before ``run_batch`` to just after it — the child has imported numpy, pandas and
+    pyarrow, as the floor's process has, and nothing of the batch — and the child's
+    whole CPU time (interpreter start and every import included)."""
+    import json
+    import subprocess
+
+    job = {"cfg": {"scheme": cfg.scheme}, "src": str(src), "cols": cols.__dict__,
+           "out": str(out), "audit": str(audit), "kw": kw}
+    proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--one-batch",
+                           json.dumps(job)], capture_output=True, text=True, check=True)
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    return got["wall"], got["cpu"], got["process_cpu"]
+
+
+def _one_batch(job_text: str) -> None:
+    """The child of :func:`timed_cpu`: one batch, its times printed as JSON."""
+    import json
+
+    import pyarrow.parquet  # noqa: F401 - imported as the floor's process has it
+
+    job = json.loads(job_text)
     c0, t0 = cpu_seconds(), time.perf_counter()
-    run_batch(cfg, src, cols, out, audit, **kw)
-    return time.perf_counter() - t0, cpu_seconds() - c0
+    run_batch(ViewConfig(**job["cfg"]), job["src"], PopulationColumns(**job["cols"]),
+              job["out"], job["audit"], **job["kw"])
+    wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
+    print(json.dumps({"wall": wall, "cpu": cpu, "process_cpu": cpu_seconds()}))
+
+
+def floor_process(src: Path, out: Path) -> float:
+    """The floor's whole-process CPU seconds: a fresh Python process that imports numpy
+    and pandas, then reads, draws and writes (:func:`floor`)."""
+    import subprocess
+
+    here = str(Path(__file__).resolve().parent)
+    code = (f"import os, sys; sys.path.insert(0, {here!r}); import bench_batch as b; "
+            f"b.floor({str(src)!r}, {str(out)!r}); t = os.times(); print(t.user + t.system)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    return float(proc.stdout.strip().splitlines()[-1])
 
 
 def load() -> str:
@@ -250,40 +295,51 @@ def series_section(args, d: Path, cols, kw) -> None:
 
 def leakage_section(args, d: Path, cols) -> None:
     """The default command (landmark TPL column of the audit) against ``--no-leakage``,
-    Adaptive, numpy noise, 2 workers, interleaved on the same file; prints the ratio of
-    the medians (and of the best runs) with the load average."""
+    Adaptive, numpy noise, 2 workers, interleaved on the same file, each batch in a fresh
+    process (:func:`timed_cpu`); prints the ratio of the medians with the load average,
+    and both against the floor (read + draw + write in one process)."""
     src = d / "series.parquet"
     make_series(src, args.users, args.hours)
     times: dict[bool, list[float]] = {True: [], False: []}
     cpus: dict[bool, list[float]] = {True: [], False: []}
+    procs: dict[bool, list[float]] = {True: [], False: []}
     floors: list[float] = []
+    floor_procs: list[float] = []
     for _ in range(args.repeats):
         c0 = cpu_seconds()
         floor(src, d / "floor.parquet")
         floors.append(cpu_seconds() - c0)
+        floor_procs.append(floor_process(src, d / "floor.parquet"))
         for leakage in (False, True):
-            dt, cpu = timed_cpu(ViewConfig(scheme="adaptive"), src, cols, d / "r.parquet",
-                                d / "a.parquet", workers=2, seed=1, noise="fast",
-                                leakage=leakage)
+            dt, cpu, whole = timed_cpu(ViewConfig(scheme="adaptive"), src, cols,
+                                       d / "r.parquet", d / "a.parquet", workers=args.workers,
+                                       seed=1, noise="fast", leakage=leakage)
             times[leakage].append(dt)
             cpus[leakage].append(cpu)
+            procs[leakage].append(whole)
             print(f"adaptive {'default     ' if leakage else '--no-leakage'}: {dt:6.1f} s, "
-                  f"CPU {cpu:6.1f} s ({load()})")
-    on, off = float(np.median(times[True])), float(np.median(times[False]))
-    con, coff = float(np.median(cpus[True])), float(np.median(cpus[False]))
-    print(f"leakage: {args.users:,} users x {args.hours:,} hours, Adaptive, --noise fast: "
-          f"default {on:.1f} s, --no-leakage {off:.1f} s, ratio {on / off:.2f}; CPU time "
-          f"default {con:.1f} s, --no-leakage {coff:.1f} s, ratio {con / coff:.2f} (median "
-          f"of {args.repeats} each, interleaved; best of each: ratio "
-          f"{min(times[True]) / min(times[False]):.2f}; target <= 1.3; {load()})")
-    extra = (con - coff) * 1000 / args.users
+                  f"CPU {cpu:6.1f} s (whole process {whole:5.1f} s) ({load()})")
+    med = {k: float(np.median(v)) for k, v in (("on", times[True]), ("off", times[False]),
+                                                ("con", cpus[True]), ("coff", cpus[False]),
+                                                ("pon", procs[True]),
+                                                ("poff", procs[False]))}
+    print(f"leakage: {args.users:,} users x {args.hours:,} hours, Adaptive, --noise fast, "
+          f"{args.workers} workers: default {med['on']:.1f} s, --no-leakage "
+          f"{med['off']:.1f} s, ratio {med['on'] / med['off']:.2f}; CPU time default "
+          f"{med['con']:.1f} s, --no-leakage {med['coff']:.1f} s, ratio "
+          f"{med['con'] / med['coff']:.2f} (median of {args.repeats} each, interleaved; "
+          f"target <= 1.3; {load()})")
+    extra = (med['con'] - med['coff']) * 1000 / args.users
     print(f"landmark TPL column's extra CPU: {extra:.2f} s per 1,000 users (median default "
           f"- median --no-leakage; target <= 1.2 s, so that the ratio stays <= 1.3 once "
           f"--no-leakage costs ~4-5 s CPU per 1,000 users)")
-    fl = float(np.median(floors))
-    print(f"floor (read + numpy Laplace + write, one process): CPU {fl:.1f} s (median of "
-          f"{args.repeats}); whole batch / floor, CPU: default {con / fl:.2f}, --no-leakage "
-          f"{coff / fl:.2f} (target <= 5; {load()})")
+    fl, flp = float(np.median(floors)), float(np.median(floor_procs))
+    print(f"floor (read + numpy Laplace + write, one process): CPU {fl:.2f} s (median of "
+          f"{args.repeats}); whole batch / floor, CPU: default {med['con'] / fl:.2f}, "
+          f"--no-leakage {med['coff'] / fl:.2f} (target <= 5; {load()})")
+    print(f"whole processes (interpreter start and imports included): floor {flp:.2f} s, "
+          f"default {med['pon']:.1f} s ({med['pon'] / flp:.2f}x), --no-leakage "
+          f"{med['poff']:.1f} s ({med['poff'] / flp:.2f}x)")
     src.unlink()
 
 
@@ -429,6 +485,9 @@ def million_section(args, d: Path) -> None:
 
 
 def main() -> None:
+    if len(sys.argv) == 3 and sys.argv[1] == "--one-batch":  # a child of timed_cpu
+        _one_batch(sys.argv[2])
+        return
     ap = argparse.ArgumentParser()
     ap.add_argument("--users", type=int, default=10_000)
     ap.add_argument("--hours", type=int, default=8_760)
@@ -442,6 +501,8 @@ def main() -> None:
     ap.add_argument("--one-row-users", default="10000,100000",
                     help="sizes of the per_user section, comma-separated")
     ap.add_argument("--million-users", type=int, default=1_000_000)
+    ap.add_argument("--workers", type=int, default=2,
+                    help="workers of the leakage section's batches")
     ap.add_argument("--repeats", type=int, default=3,
                     help="runs of each command in the leakage section (interleaved); runs "
                          "after the first in the partition section")
