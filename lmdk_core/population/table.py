@@ -36,10 +36,9 @@ if TYPE_CHECKING:  # pandas is imported lazily (fast CLI start)
     import pandas as pd
 
 __all__ = ["MAX_USER_ID_CHARS", "PopulationColumns", "check_columns", "check_parquet_parts",
-           "check_user_ids",
-           "file_format", "prepare_users", "read_header", "read_population",
-           "repeated_times_count", "check_whole_numbers", "user_arrays",
-           "user_starts"]
+           "check_user_ids", "file_format", "ordered_by_user_and_time", "prepare_users",
+           "read_header", "read_population", "repeated_times_count", "check_whole_numbers",
+           "user_arrays", "user_starts"]
 
 #: longest user id accepted (characters of its text form)
 MAX_USER_ID_CHARS = 256
@@ -295,9 +294,35 @@ def prepare_users(df: pd.DataFrame, cols: PopulationColumns) -> tuple[pd.DataFra
         _add_points(out, df, cols)
     if cols.landmark is not None:
         out["landmark"] = _flags(df[cols.landmark], cols.landmark)
-    # stable: rows with the same (user, time) keep their file order (each its own t)
-    out = out.sort_values(["user", "time"], kind="stable", ignore_index=True)
+    # stable: rows with the same (user, time) keep their file order (each its own t);
+    # rows already in that order (a Parquet file ordered by user) are left as they are:
+    # the stable sort of an ordered table is the table itself
+    if not ordered_by_user_and_time(out["user"].to_numpy(), times):
+        out = out.sort_values(["user", "time"], kind="stable", ignore_index=True)
     return out, kind
+
+
+def ordered_by_user_and_time(users: np.ndarray, times: np.ndarray) -> bool:
+    """Whether the rows are already in the order of a stable sort by (user, time): users
+    never decrease and, within a user, times never decrease. Decided only for users of a
+    numeric, boolean or date type (compared as numpy compares them, which is how pandas
+    orders them: ``-0.0 == 0.0``, no NaN reaches here); text ids answer False (the caller
+    sorts).
+
+    >>> ordered_by_user_and_time(np.array([1, 1, 2]), np.array([5, 7, 0]))
+    True
+    >>> ordered_by_user_and_time(np.array([1, 1, 2]), np.array([7, 5, 0]))
+    False
+    """
+    if users.dtype.kind not in "biufmM" or times.dtype.kind not in "iufmM":
+        return False
+    if users.size < 2:
+        return True
+    later, earlier = users[1:], users[:-1]
+    if not bool(np.all(later >= earlier)):
+        return False
+    same = later == earlier
+    return bool(np.all(times[1:][same] >= times[:-1][same]))
 
 
 def _check_user_column(users: pd.Series, col: str) -> None:
