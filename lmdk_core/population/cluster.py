@@ -81,10 +81,14 @@ def _probe_scheduler(address: str, seconds: float) -> None:
                          "printed by `dask scheduler`")
 
 
-def connect_client(scheduler: str | None, workers: int | None):
+def connect_client(scheduler: str | None, workers: int | None, *, threads: bool = False):
     """``(client, cluster)``: a client of the checked and probed ``scheduler``
     (``cluster`` None), or of a new local cluster of ``workers`` single-threaded worker
-    processes (default: one per core) listening on localhost only."""
+    processes (default: one per core) listening on localhost only; with ``threads`` (and
+    no ``scheduler``) :class:`LocalThreads` of ``workers`` threads in this process instead
+    (``cluster`` None)."""
+    if not scheduler and threads:
+        return LocalThreads(workers or os.cpu_count() or 1), None
     from dask.distributed import Client, LocalCluster
 
     if scheduler:
@@ -102,6 +106,45 @@ def connect_client(scheduler: str | None, workers: int | None):
                            silence_logs=50, scheduler_kwargs={"dashboard": False})
     return Client(cluster), cluster
 
+
+class LocalThreads:
+    """The batch's tasks (``dask.delayed`` objects) run on ``workers`` threads of this
+    process, each task by Dask's synchronous scheduler: the part of a
+    ``distributed.Client`` the batch uses (``compute``, ``scheduler_info``, ``cancel``,
+    ``close``), with :class:`concurrent.futures.Future` results. No scheduler, no worker
+    process to start, nothing pickled; the libraries are imported once (numba's kernels
+    loaded once); numpy, pyarrow and the ``nogil`` kernels run in parallel, the rest of
+    the Python code of two tasks shares one interpreter lock."""
+
+    def __init__(self, workers: int) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.workers = int(workers)
+        self._pool = ThreadPoolExecutor(max_workers=self.workers,
+                                        thread_name_prefix="lmdk-batch")
+
+    def compute(self, tasks: list) -> list:
+        """One future per task, in order."""
+        return [self._pool.submit(_compute_sync, t) for t in tasks]
+
+    def scheduler_info(self) -> dict:
+        """The workers, as ``Client.scheduler_info`` names them."""
+        return {"workers": {f"thread-{i}": {} for i in range(self.workers)}}
+
+    def cancel(self, futures) -> None:
+        """Cancel the tasks that have not started (a running task finishes)."""
+        for f in futures:
+            f.cancel()
+
+    def close(self, timeout: float | None = None) -> None:
+        """Cancel what has not started and wait for the running tasks to end (they may
+        still be writing into the scratch folders that are removed next)."""
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _compute_sync(task):
+    """One ``dask.delayed`` task computed in the calling thread."""
+    return task.compute(scheduler="sync")
 
 
 class BatchStopped(BaseException):

@@ -218,8 +218,6 @@ def _scatter(client, src: Path, fmt: str, cols: PopulationColumns, n_buckets: in
              target_rows: int, root: Path) -> list[int]:
     """First pass of the bucket path (see the module docstring): the buckets that got
     rows, in order."""
-    from dask.distributed import wait
-
     make_tasks = _parquet_scatter_tasks if fmt == "parquet" else _csv_scatter_tasks
     try:
         tasks = make_tasks(src, cols, n_buckets, target_rows, root)
@@ -228,7 +226,8 @@ def _scatter(client, src: Path, fmt: str, cols: PopulationColumns, n_buckets: in
     except Exception as exc:  # pyarrow / pandas reading errors
         raise _read_error(exc, src, fmt) from None
     futures = client.compute(tasks)
-    wait(futures)
+    for _ in _as_completed(futures):
+        pass
     filled: set[int] = set()
     for fut in futures:
         try:
@@ -403,15 +402,25 @@ def collect_partitions(futures, progress: Callable[..., object] | None,
     """The partitions' results as they finish, reporting ``progress(done, total)`` —
     ``progress(done, total, users)`` with ``users_of`` (the users of a finished
     partition's result)."""
-    from dask.distributed import as_completed
-
     results = []
-    for done, fut in enumerate(as_completed(futures), start=1):
+    for done, fut in enumerate(_as_completed(futures), start=1):
         value = _result(fut)
         results.append(value)
         if progress:
             progress(done, len(futures), *(() if users_of is None else (users_of(value),)))
     return results
+
+
+def _as_completed(futures):
+    """The futures as they finish: Dask's (a cluster) or ``concurrent.futures``' (the
+    threads of :class:`~lmdk_core.population.cluster.LocalThreads`)."""
+    from concurrent.futures import Future, as_completed
+
+    if futures and isinstance(futures[0], Future):
+        return as_completed(futures)
+    from dask.distributed import as_completed as dask_as_completed
+
+    return dask_as_completed(futures)
 
 
 def _partition_users(result) -> int:
@@ -494,7 +503,7 @@ def _run(cfg, src: Path, in_fmt: str, cols: PopulationColumns, output: Path, out
     client = cluster = futures = None
     try:
         with workers_ignore_ctrl_c():
-            client, cluster = connect_client(scheduler, workers)
+            client, cluster = connect_client(scheduler, workers, threads=True)
         private_folder(tmp_dir)
         n_workers = len(client.scheduler_info().get("workers", {})) or 1
         nparts = max(n_workers, -(-rows // max(1, rows_per_partition)))
