@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from types import FrameType
 
@@ -24,6 +25,7 @@ from lmdk_core.foundation.quoting import quote_user_text
 __all__ = [
     "SCHEDULER_TIMEOUT_S",
     "BatchStopped",
+    "LocalThreads",
     "check_scheduler_address",
     "connect_client",
     "shut_down",
@@ -108,13 +110,14 @@ def connect_client(scheduler: str | None, workers: int | None, *, threads: bool 
 
 
 class LocalThreads:
-    """The batch's tasks (``dask.delayed`` objects) run on ``workers`` threads of this
-    process, each task by Dask's synchronous scheduler: the part of a
+    """The batch's tasks run on ``workers`` threads of this process: the part of a
     ``distributed.Client`` the batch uses (``compute``, ``scheduler_info``, ``cancel``,
-    ``close``), with :class:`concurrent.futures.Future` results. No scheduler, no worker
-    process to start, nothing pickled; the libraries are imported once (numba's kernels
-    loaded once); numpy, pyarrow and the ``nogil`` kernels run in parallel, the rest of
-    the Python code of two tasks shares one interpreter lock."""
+    ``close``), with :class:`concurrent.futures.Future` results. A task is a plain call
+    (:func:`functools.partial`) or a ``dask.delayed`` one (computed by Dask's synchronous
+    scheduler in the thread). No scheduler, no worker process to start, nothing pickled;
+    the libraries are imported once (numba's kernels loaded once); numpy, pyarrow and the
+    ``nogil`` kernels run in parallel, the rest of the Python code of two tasks shares
+    one interpreter lock."""
 
     def __init__(self, workers: int) -> None:
         from concurrent.futures import ThreadPoolExecutor
@@ -125,7 +128,8 @@ class LocalThreads:
 
     def compute(self, tasks: list) -> list:
         """One future per task, in order."""
-        return [self._pool.submit(_compute_sync, t) for t in tasks]
+        return [self._pool.submit(t) if isinstance(t, partial) else
+                self._pool.submit(_compute_sync, t) for t in tasks]
 
     def scheduler_info(self) -> dict:
         """The workers, as ``Client.scheduler_info`` names them."""

@@ -36,6 +36,7 @@ import shutil
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from lmdk_core.files.atomic_write import AtomicFile, private_folder, replace_folder
@@ -52,6 +53,7 @@ from lmdk_core.population.buckets import (
 )
 from lmdk_core.population.cluster import (
     BatchStopped,
+    LocalThreads,
     check_scheduler_address,
     connect_client,
     shut_down,
@@ -68,9 +70,20 @@ from lmdk_core.population.table import (
     read_header,
 )
 
-__all__ = ["BatchResult", "BatchStopped", "PUBLISHABLE_NOTE", "AUDIT_LABEL", "TaskError",
+__all__ = ["BatchResult", "BatchStopped", "LOCAL_THREADS_MAX_ROWS", "PUBLISHABLE_NOTE",
+           "AUDIT_LABEL", "TaskError",
            "collect_partitions", "partition_tasks", "row_count",
            "check_scheduler_address", "run_batch"]
+
+#: inputs of at most this many rows (ten partitions of the default size; a CSV's rows
+#: estimated from its size) run on ``--workers`` threads of the batch's own process
+#: (:class:`~lmdk_core.population.cluster.LocalThreads`) when no ``--scheduler`` is given:
+#: a local cluster's start (scheduler, nannies, worker processes each importing pandas,
+#: Dask and ``lmdk_core``: about 3 s of CPU on 2 workers) would cost more than the
+#: release itself. Larger inputs get the local cluster of worker processes, whose
+#: Python-bound steps (Adaptive's lockstep loop, the audit's per-user columns) then run
+#: in parallel instead of taking turns at one interpreter lock.
+LOCAL_THREADS_MAX_ROWS = 20_000_000
 
 #: written into every publishable file (Parquet metadata / CSV first line)
 PUBLISHABLE_NOTE = "released values only (no raw data, landmarks, budgets or seeds)"
@@ -220,7 +233,7 @@ def _scatter(client, src: Path, fmt: str, cols: PopulationColumns, n_buckets: in
     rows, in order."""
     make_tasks = _parquet_scatter_tasks if fmt == "parquet" else _csv_scatter_tasks
     try:
-        tasks = make_tasks(src, cols, n_buckets, target_rows, root)
+        tasks = make_tasks(client, src, cols, n_buckets, target_rows, root)
     except InputError:
         raise
     except Exception as exc:  # pyarrow / pandas reading errors
@@ -239,32 +252,60 @@ def _scatter(client, src: Path, fmt: str, cols: PopulationColumns, n_buckets: in
     return sorted(filled)
 
 
-def _parquet_scatter_tasks(src: Path, cols: PopulationColumns, n_buckets: int,
-                           target_rows: int, root: Path) -> list:
-    """One scatter task per run of about ``target_rows`` rows of Parquet record batches."""
+def _task(client, fn: Callable, *args):
+    """The call ``fn(*args)`` as a task of ``client``: a plain call for the threads of
+    :class:`~lmdk_core.population.cluster.LocalThreads` (nothing of Dask imported), a
+    ``dask.delayed`` call for a Dask cluster."""
+    if isinstance(client, LocalThreads):
+        return partial(fn, *args)
     from dask import delayed
 
+    return delayed(fn)(*args)
+
+
+def _shared(client, value):
+    """``value`` handed to many tasks of ``client``: as it is for threads, one
+    ``dask.delayed`` object (sent once, not inside every task) for a Dask cluster."""
+    if isinstance(client, LocalThreads):
+        return value
+    from dask import delayed
+
+    return delayed(value, traverse=False)
+
+
+def _parquet_scatter_tasks(client, src: Path, cols: PopulationColumns, n_buckets: int,
+                           target_rows: int, root: Path) -> list:
+    """One scatter task per run of about ``target_rows`` rows of Parquet record batches."""
     units = parquet_units(src)
-    units_d = delayed(units, traverse=False)
+    units_d = _shared(client, units)
     buckets = Buckets(cols.user, cols.needed(), n_buckets, str(root))
-    return [delayed(_guarded_scatter)(scatter_units, str(src), "parquet", units_d, lo, hi, i,
-                                      buckets)
+    return [_task(client, _guarded_scatter, scatter_units, str(src), "parquet", units_d, lo,
+                  hi, i, buckets)
             for i, (lo, hi) in enumerate(plan_units(units, target_rows))]
 
 
-def _csv_scatter_tasks(src: Path, cols: PopulationColumns, n_buckets: int,
+def _csv_scatter_tasks(client, src: Path, cols: PopulationColumns, n_buckets: int,
                        target_rows: int, root: Path) -> list:
     """One scatter task per 64 MB block of the CSV, read as text (``target_rows`` unused:
     the blocks set the size)."""
     import dask.dataframe as dd
-    from dask import delayed
 
     needed = cols.needed()
     ddf = dd.read_csv(str(src), usecols=needed, dtype={c: str for c in needed},
                       blocksize="64MB", keep_default_na=False, na_values=[""])
     buckets = Buckets(cols.user, needed, n_buckets, str(root))
+    if isinstance(client, LocalThreads):  # each thread reads its own block
+        return [partial(_guarded_scatter, _scatter_csv_block, str(src), "csv", p, i, buckets)
+                for i, p in enumerate(ddf.to_delayed())]
+    from dask import delayed
+
     return [delayed(_guarded_scatter)(scatter_frame, str(src), "csv", p, i, buckets)
             for i, p in enumerate(ddf.to_delayed())]
+
+
+def _scatter_csv_block(block, piece: int, buckets: Buckets) -> dict[int, int]:
+    """Read one CSV block (a ``dask.delayed`` frame) in this thread and scatter it."""
+    return scatter_frame(block.compute(scheduler="sync"), piece, buckets)
 
 
 def _write_audit(audit, path: Path, fmt: str, meta: dict[str, str]) -> None:
@@ -381,19 +422,17 @@ def partition_tasks(client, src: Path, *, in_fmt: str, cols: PopulationColumns, 
     groups when the file is ordered by user (no shuffle), else over buckets of users
     scattered to disk (:func:`_scatter`). ``work`` returns a :class:`TaskError` for bad
     input. Used by ``lmdk batch`` and ``lmdk aggregate``."""
-    from dask import delayed
-
     args = tuple(work_args)
 
     plan = (row_group_plan(src, cols.user, rows_per_part) if in_fmt == "parquet" else None)
     if plan is not None and len(plan[1]) >= n_workers:
         units, spans = plan
-        units_d = delayed(units, traverse=False)
-        return [delayed(_units_task)(work, units_d, lo, hi, i, cols, *args)
+        units_d = _shared(client, units)
+        return [_task(client, _units_task, work, units_d, lo, hi, i, cols, *args)
                 for i, (lo, hi) in enumerate(spans)]
     private_folder(bucket_root)
     filled = _scatter(client, src, in_fmt, cols, nparts, rows_per_part, bucket_root)
-    return [delayed(_bucket_task)(work, str(bucket_root / f"b{b:05d}"), i, cols, *args)
+    return [_task(client, _bucket_task, work, str(bucket_root / f"b{b:05d}"), i, cols, *args)
             for i, b in enumerate(filled)]
 
 
@@ -503,7 +542,8 @@ def _run(cfg, src: Path, in_fmt: str, cols: PopulationColumns, output: Path, out
     client = cluster = futures = None
     try:
         with workers_ignore_ctrl_c():
-            client, cluster = connect_client(scheduler, workers, threads=True)
+            client, cluster = connect_client(scheduler, workers,
+                                             threads=rows <= LOCAL_THREADS_MAX_ROWS)
         private_folder(tmp_dir)
         n_workers = len(client.scheduler_info().get("workers", {})) or 1
         nparts = max(n_workers, -(-rows // max(1, rows_per_partition)))

@@ -15,7 +15,7 @@ import pytest
 
 from lmdk_core.files.config import ViewConfig
 from lmdk_core.population.cluster import LocalThreads, connect_client
-from lmdk_core.population.dask_driver import run_batch
+from lmdk_core.population.dask_driver import LOCAL_THREADS_MAX_ROWS, run_batch
 from lmdk_core.population.table import PopulationColumns
 
 SEED = 29  # seed of the releases compared below
@@ -109,3 +109,28 @@ def test_closing_the_threads_waits_for_the_running_task_and_drops_the_others():
     closer.join(60)
     assert seen_at_close == [["running task done"]]
     assert futures[1].cancelled() and log == ["running task done"]
+
+
+@pytest.mark.parametrize("limit, threads", [(10**9, True), (10, False)])
+def test_small_inputs_run_on_threads_large_ones_on_worker_processes(tmp_path, monkeypatch,
+                                                                    limit, threads):
+    """The choice follows the input's rows (at most LOCAL_THREADS_MAX_ROWS, 20 M); the spy runs
+    both on threads, so only the choice is under test here (the releases are the same
+    either way: above)."""
+    from lmdk_core.population import dask_driver
+
+    asked: list[bool] = []
+    real = dask_driver.connect_client
+
+    def spy(scheduler, workers, *, threads=False):
+        asked.append(threads)
+        return real(scheduler, workers, threads=True)
+
+    monkeypatch.setattr(dask_driver, "LOCAL_THREADS_MAX_ROWS", limit)
+    monkeypatch.setattr(dask_driver, "connect_client", spy)
+    src = tmp_path / "pop.parquet"
+    _population(users=4, rows=20).to_parquet(src)
+    res = run_batch(ViewConfig(), src, COLS, tmp_path / "r.parquet", tmp_path / "a.parquet",
+                    seed=SEED, noise="fast", workers=1)
+    assert asked == [threads] and res.users == 4
+    assert LOCAL_THREADS_MAX_ROWS >= 1000 * 8760  # issue 39's batch runs on threads
