@@ -50,12 +50,20 @@ once loaded, the kernel runs whenever it saves more than its call; before, when 
 block's saving plus what the numpy path has already cost this process exceeds the load
 (ski rental: a worker of the batch loads it at its second partition of 228 users ×
 8,760 hours, and never pays more than twice what the best choice in hindsight costs).
+When the process knows the work ahead — ``lmdk batch`` on its own threads knows the
+input's rows before the first block — :func:`expected_cells` counts the numpy path's
+estimated cost of those cells as if already spent (the ski rental's length known: buy at
+once when renting all of it would cost more than buying), so a batch of 1,000 users ×
+8,760 hours loads the kernel at its first block instead of releasing two blocks on
+numpy first (one per thread).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import NamedTuple
 
 import numpy as np
@@ -71,8 +79,8 @@ from lmdk_core.foundation.compiled_paths import KernelCost, compile_with_helpers
 
 __all__ = ["COMPILED_CELL_S", "LOAD_S", "NUMPY_CELL_S", "NUMPY_STEP_S", "PATH_COUNTS",
            "START_RANGE",
-           "BlockNoise", "adaptive_laplace_block", "constant_start", "laplace_uniforms",
-           "numpy_seconds", "use_compiled"]
+           "BlockNoise", "adaptive_laplace_block", "constant_start", "expected_cells",
+           "laplace_uniforms", "numpy_seconds", "use_compiled"]
 
 #: measured seconds of the numpy path (its draws and its loop) per timestamp (~30 numpy
 #: calls) and per (user, timestamp) cell, and of the compiled path (its draws and the
@@ -91,6 +99,11 @@ FORCE_COMPILED: bool | None = None
 
 #: the seconds the numpy path has run in this process instead of the kernel
 _numpy_spent = 0.0
+#: the numpy path's estimated seconds of the blocks this process is known to run yet
+#: (:func:`expected_cells`)
+_numpy_ahead = 0.0
+#: one thread loads the kernel while the others wait (threads of one batch)
+_load_lock = threading.Lock()
 #: blocks released by each path in this process (for the benchmarks)
 PATH_COUNTS = {"compiled": 0, "numpy": 0}
 _kernel = None
@@ -113,11 +126,35 @@ def use_compiled(users: int, steps: int, force: bool | None = None) -> bool:
         # one "step" of worth_compiling: the whole block, its saving in seconds
         cost = KernelCost(python_s=numpy_s - users * steps * COMPILED_CELL_S,
                           compiled_s=0.0, load_s=LOAD_S)
-        use = worth_compiling(1, cost, _kernel is not None, _numpy_spent)
+        use = worth_compiling(1, cost, _kernel is not None,
+                              _numpy_spent + _ahead(users, steps))
     if not use:
         _numpy_spent += numpy_seconds(users, steps)
     PATH_COUNTS["compiled" if use else "numpy"] += 1
     return use
+
+
+def _ahead(users: int, steps: int) -> float:
+    """The numpy seconds known to come after this block (:func:`expected_cells`), the
+    block's own cells taken off them."""
+    global _numpy_ahead
+    _numpy_ahead = max(0.0, _numpy_ahead - users * steps * NUMPY_CELL_S)
+    return _numpy_ahead
+
+
+@contextmanager
+def expected_cells(cells: int) -> Iterator[None]:
+    """Within the block, this process is known to release about ``cells`` (user,
+    timestamp) cells of Adaptive series blocks (a batch's rows): their numpy cost, at
+    :data:`NUMPY_CELL_S` each (the per-timestamp part left out: a lower bound), counts in
+    :func:`use_compiled` as already spent. Only the choice of path changes (the two
+    paths give the same floats); the count is dropped on leaving."""
+    global _numpy_ahead
+    _numpy_ahead += max(0, int(cells)) * NUMPY_CELL_S
+    try:
+        yield
+    finally:
+        _numpy_ahead = 0.0
 
 
 #: the starts (ε/(k+1) per user) the kernel takes: within them no hand-over reaches 0 or
@@ -232,11 +269,12 @@ def _compiled_kernel():
     """The compiled loop, compiled (or loaded from numba's cache) on first use; None
     without numba."""
     global _kernel
-    if _kernel is None:
-        _kernel = compile_with_helpers(
-            _block_steps_for,
-            (publishes, within_noise, rate_after_publication, handed_on_budget),
-            nogil=True, error_model="numpy")
+    with _load_lock:
+        if _kernel is None:
+            _kernel = compile_with_helpers(
+                _block_steps_for,
+                (publishes, within_noise, rate_after_publication, handed_on_budget),
+                nogil=True, error_model="numpy")
     return _kernel
 
 

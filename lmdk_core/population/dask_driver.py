@@ -31,6 +31,7 @@ shut-down are :mod:`lmdk_core.population.cluster`; the row-group path is
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import uuid
@@ -250,6 +251,17 @@ def _scatter(client, src: Path, fmt: str, cols: PopulationColumns, n_buckets: in
         except Exception as exc:  # reading the CSV blocks (dask's own tasks)
             raise _read_error(exc, src, fmt) from None
     return sorted(filled)
+
+
+def _known_work(client, rows: int):
+    """A context in which this process expects ``rows`` cells of work when the tasks run
+    on its own threads (:func:`lmdk_core.adaptive.block_kernel.expected_cells`: a
+    choice of path only, the same outputs); no context for a cluster's workers."""
+    if isinstance(client, LocalThreads):
+        from lmdk_core.adaptive.block_kernel import expected_cells
+
+        return expected_cells(rows)
+    return contextlib.nullcontext()
 
 
 def _task(client, fn: Callable, *args):
@@ -551,8 +563,11 @@ def _run(cfg, src: Path, in_fmt: str, cols: PopulationColumns, output: Path, out
                                 rows_per_part=-(-rows // nparts), bucket_root=bucket_root,
                                 n_workers=n_workers, work=_process,
                                 work_args=(settings, str(tmp_dir), out_fmt, pub_meta))
-        futures = client.compute(tasks)
-        results = collect_partitions(futures, progress, _partition_users)
+        # on threads of this process the batch's rows are this process's work: the
+        # compiled Adaptive block loads at the first block when that work pays for it
+        with _known_work(client, rows):
+            futures = client.compute(tasks)
+            results = collect_partitions(futures, progress, _partition_users)
         table = _audit_table(results, src)
         not_private = int((~table["landmark_private"].astype(bool)).sum())
         _write_audit(table, audit, audit_fmt, _audit_meta(seed, sampler, settings, cols))

@@ -249,6 +249,57 @@ def test_small_blocks_take_the_numpy_path_until_it_has_cost_the_load(monkeypatch
     assert not block_kernel.use_compiled(1, 1)
 
 
+def test_known_work_loads_the_kernel_at_the_first_block(monkeypatch):
+    """With the work ahead declared (a batch's rows on its own threads), a block that
+    alone would not pay for the load takes the kernel when the declared cells' numpy
+    cost does; the declared cells are used up by the blocks run, and dropped on leaving,
+    so a later small block is back on the ski-rental rule."""
+    monkeypatch.setattr(block_kernel, "_kernel", None)
+    monkeypatch.setattr(block_kernel, "_numpy_spent", 0.0)
+    U, T = 5, 500
+    assert not block_kernel.use_compiled(U, T)
+    monkeypatch.setattr(block_kernel, "_numpy_spent", 0.0)
+    cells = int(2 * block_kernel.LOAD_S / block_kernel.NUMPY_CELL_S)
+    with block_kernel.expected_cells(cells):
+        assert block_kernel.use_compiled(U, T)
+    assert block_kernel._numpy_ahead == 0.0
+    assert not block_kernel.use_compiled(U, T)
+    # too little work declared: numpy, and each block takes its own cells off the count
+    monkeypatch.setattr(block_kernel, "_numpy_spent", 0.0)
+    with block_kernel.expected_cells(U * T):
+        assert not block_kernel.use_compiled(U, T)
+        assert block_kernel._numpy_ahead == 0.0
+
+
+def test_batch_on_threads_declares_its_rows(tmp_path, monkeypatch):
+    """``lmdk batch`` on its own threads declares the input's rows while its tasks run
+    (and a cluster's driver does not: its workers are other processes)."""
+    from lmdk_core.population import dask_driver
+
+    seen: list[float] = []
+    real = block_kernel.use_compiled
+
+    def spy(users, steps, force=None):
+        seen.append(block_kernel._numpy_ahead)
+        return real(users, steps, force)
+
+    monkeypatch.setattr(block_kernel, "use_compiled", spy)
+    rng = np.random.default_rng(5)  # data, not noise
+    n_users, hours = 3, 40
+    df = pd.DataFrame({"user": np.repeat(np.arange(n_users), hours),
+                       "time": np.tile(np.arange(hours), n_users),
+                       "value": rng.normal(size=n_users * hours),
+                       "landmark": rng.random(n_users * hours) < 0.1})
+    src = tmp_path / "pop.parquet"
+    df.to_parquet(src)
+    cols = PopulationColumns(user="user", time="time", value="value", landmark="landmark")
+    dask_driver.run_batch(ViewConfig(scheme="adaptive"), src, cols, tmp_path / "r.parquet",
+                          tmp_path / "a.parquet", seed=1, noise="fast", workers=1,
+                          leakage=False)
+    assert seen and seen[0] == pytest.approx(n_users * hours * block_kernel.NUMPY_CELL_S)
+    assert block_kernel._numpy_ahead == 0.0
+
+
 # -- a whole partition: publishable rows and audit ----------------------------------------
 
 @st.composite
