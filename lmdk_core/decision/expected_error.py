@@ -93,15 +93,16 @@ def expected_errors(values: ArrayLike, epsilon_t: ArrayLike, published: ArrayLik
     src = idx[r]
     e = eps[src]
     vals = _noise_mean(mech, scale, e)
-    # the readings whose error has an offset: repeated ones, or any whose publication
-    # noised another value (a stay's centroid)
-    cand = np.flatnonzero(src != r) if sources is None else np.arange(r.size)
+    fresh_r = fr[r] > 0  # their error is the fresh noise's law, set below
+    # the other readings whose error has an offset: repeated ones, or any whose
+    # publication noised another value (a stay's centroid)
+    cand = np.flatnonzero((src != r if sources is None else True) & ~fresh_r)
     if cand.size:
         d = _offset_lengths(x, y, r[cand], src[cand])
         nz = d != 0
         cand, d = cand[nz], d[nz]
         vals[cand] = _offset_mean(mech, scale, d, e[cand])
-    with_fresh = np.flatnonzero(fr[r] > 0)
+    with_fresh = np.flatnonzero(fresh_r)
     if with_fresh.size:
         d = _offset_lengths(x, y, r[with_fresh], src[with_fresh])
         vals[with_fresh] = _fresh_mean(mech, scale, d, e[with_fresh], fr[r][with_fresh])
