@@ -1,0 +1,29 @@
+"""The benchmark scripts still run against the engine's current interfaces.
+
+Issue 39's figures come from ``benchmarks/`` (benchmarks/README.md); a script that calls
+a function by an old signature fails only when someone needs its figure. Each script's
+smallest section runs here on tiny inputs (its output is not checked: the figures are
+timings, read by a person, never asserted)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("argv", [
+    ["benchmarks/bench_adaptive.py", "--sections", "curve", "--kinds", "series,track",
+     "--max-t", "1000"],
+])
+def test_benchmark_runs(argv):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, *argv], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "cold (fresh process, first release)" in proc.stdout
