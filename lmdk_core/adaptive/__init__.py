@@ -8,6 +8,8 @@
   bookkeeping, for every mechanism;
 * :mod:`~lmdk_core.adaptive.series_kernel` — Laplace on a series, compiled (where it
   pays);
+* :mod:`~lmdk_core.adaptive.replay_loop` — Laplace on a series where the compiled loop
+  does not pay: the engine's loop on the generator's doubles drawn in bulk;
 * :mod:`~lmdk_core.adaptive.planar_kernel` — Planar Laplace on a trajectory, compiled;
 * :mod:`~lmdk_core.adaptive.block_kernel` — Laplace over a block of users (the
   population's lockstep release, numpy noise drawn ahead), compiled (where it pays);
@@ -34,6 +36,7 @@ from lmdk_core.adaptive.reference import (
     PresampledDraws,
     adaptive_reference,
 )
+from lmdk_core.adaptive.replay_loop import adaptive_laplace_replayed
 from lmdk_core.adaptive.series_kernel import adaptive_laplace
 from lmdk_core.adaptive.settings import AdaptiveSettings
 from lmdk_core.mechanisms.base import Mechanism
@@ -64,8 +67,12 @@ def adaptive_run(values: np.ndarray, is_lm: np.ndarray, *, start: float, mech: M
         if full is not None:
             return "release", full
     if mech.numpy_draws == "laplace" and values.ndim == 1:
-        fast = adaptive_laplace(values, is_lm, V=start, sensitivity=float(mech.scale(1.0)), gen=gen,
+        sens = float(mech.scale(1.0))
+        fast = adaptive_laplace(values, is_lm, V=start, sensitivity=sens, gen=gen,
                                 settings=settings)
+        if fast is None:  # not compiled here: the engine's loop on doubles drawn in bulk
+            fast = adaptive_laplace_replayed(values, is_lm, V=start, sensitivity=sens, gen=gen,
+                                             settings=settings)
         if fast is not None:
             return "publications", fast
     draws = engine_draws(mech, values, is_lm, gen)

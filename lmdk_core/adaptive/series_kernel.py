@@ -16,7 +16,8 @@ order: numba's ``Generator.random`` and ``Generator.laplace`` are line-for-line 
 numpy's samplers and draw from the caller's bit generator (advancing it), so the release,
 the decisions and the generator's state afterwards are bit for bit the reference's
 (tested). Where compiling does not pay (:mod:`lmdk_core.foundation.compiled_paths`) the engine's
-Python loop runs instead and gives the same release.
+loop runs instead on the generator's doubles drawn in bulk
+(:mod:`lmdk_core.adaptive.replay_loop`) and gives the same release.
 """
 
 from __future__ import annotations
@@ -35,10 +36,12 @@ from lmdk_core.foundation.compiled_paths import KernelCost, PathChooser, compile
 
 __all__ = ["COST", "adaptive_laplace"]
 
-#: measured seconds per step: the engine's Python loop ~1.8 µs, compiled ~0.05 µs (the
-#: ratio ~25 holds under load); loading the compiled loop from numba's cache ~0.45 s
-#: (numba imported): they cross near 450,000 points in a process that has not loaded it
-COST = KernelCost(python_s=1.8e-6, compiled_s=0.05e-6, load_s=0.45)
+#: measured seconds per step: the loop that runs instead (the engine's loop on doubles
+#: drawn in bulk, :mod:`lmdk_core.adaptive.replay_loop`) ~0.6 µs (0.94 at load 3.7; the
+#: engine's loop with a numpy call per draw was ~1.8), compiled ~0.05 µs; loading the
+#: compiled loop from numba's cache ~0.45 s (numba imported): they cross near 800,000
+#: points in a process that has not loaded it
+COST = KernelCost(python_s=0.6e-6, compiled_s=0.05e-6, load_s=0.45)
 #: force a path in tests: True (compiled at every length), False (never), None (COST)
 FORCE_COMPILED: bool | None = None
 
