@@ -24,10 +24,11 @@ Sections (``--sections``, default all):
   they pay), the median of the others, and the blocks that took Adaptive's compiled
   block kernel (:mod:`lmdk_core.adaptive.block_kernel`) or its numpy path; beside them
   the floor's CPU for the same cells (read-free: the numpy Laplace draw alone).
-* ``exact`` — the default exact OpenDP noise on ``--exact-users`` users (default 200):
-  end to end (cluster start included) and in one process on one partition, in µs per
-  value, next to OpenDP's own cost (one float-Laplace measurement over 100,000 values),
-  and extrapolated to ``--users`` × ``--hours`` on 2 workers.
+* ``exact`` — the default exact noise (the project's own sampler on a declared grid,
+  docs/noise.md) on ``--exact-users`` users (default 200): end to end (cluster or
+  threads started) and in one process on one partition, in µs per value, next to
+  OpenDP's own cost (one float-Laplace measurement over 100,000 values: the peer and
+  reference sampler), and extrapolated to ``--users`` × ``--hours`` on 2 workers.
 * ``unordered`` — the same kind of table with its rows NOT ordered by user (the bucket
   path): ``--unordered-users`` users (default 1,000), rows in random order (above 20 M
   rows: hour-major order, every row group holding every user, which is as unordered as
@@ -397,7 +398,7 @@ def exact_section(args, d: Path, cols) -> None:
                               leakage=False)
         us = dt / m * 1e6
         inproc = in_process_exact(small, cols, scheme, min(per_part, args.exact_users))
-        print(f"exact OpenDP noise, {scheme}, {args.exact_users} users ({m / 1e6:.2f} M "
+        print(f"exact noise (default sampler), {scheme}, {args.exact_users} users ({m / 1e6:.2f} M "
               f"values), 2 workers: {dt:.1f} s = {us:.1f} µs per value end to end "
               f"({res.partitions} partitions, peak RSS {peak / 2**30:.2f} GiB); one "
               f"partition in one process: {inproc:.1f} µs per value; full size "
