@@ -28,18 +28,19 @@ import numpy as np
 
 from lmdk_core.foundation.validation import check_landmarks
 from lmdk_core.leakage.loss import LossFunction, loss_pair
-from lmdk_core.leakage.recursion import chains_kernel
+from lmdk_core.leakage.recursion import chains_kernel, recurse
 from lmdk_core.leakage.restarts import MERGE_RTOL, SAFE_SEGMENT_ALPHA, Gaps
 from lmdk_core.leakage.tpl import LossLike, check_allocation, gaps_from_segments, max_landmark_tpl
 from lmdk_core.leakage.vector_chains import VertexTables, numpy_is_libm, run_chains, vertex_index
 
 __all__ = ["KERNEL_MIN_PROBLEMS", "max_landmark_tpls"]
 
-#: fewer live problems than this take the one-user path unless numba is already loaded
-#: (then the compiled chains): it costs 1–2 ms per problem of 168–8,760 steps, while the
-#: vector chains cost ~10 µs per step whatever the number of problems and loading numba
-#: and the kernel costs a fresh process 0.5–0.9 s of CPU (``lmdk report``'s calibration
-#: advice: 4 smoothing variants of one release); from this many on, the vector chains
+#: fewer live problems than this run their segment recursions one by one (the one-user
+#: recursion) unless numba is already loaded (then the compiled chains): it costs 1–2 ms
+#: per problem of 168–8,760 steps, while the vector chains cost ~10 µs per step whatever
+#: the number of problems and loading numba and the kernel costs a fresh process 0.5–0.9
+#: s of CPU (``lmdk report``'s calibration advice: 4 smoothing variants of one release);
+#: from this many on, the vector chains. The pruning rounds run together either way.
 KERNEL_MIN_PROBLEMS = 32
 #: the vector chains' extra seconds per recursion step over the compiled chains (as
 #: ``python_s``; the compiled chains' own cost counted as 0, so both the saving and what
@@ -101,9 +102,11 @@ def _gaps_many(problems: list[tuple[np.ndarray, np.ndarray, LossLike, LossLike]]
     the C library's (:func:`~lmdk_core.leakage.vector_chains.numpy_is_libm`); otherwise
     in one compiled call (:func:`~lmdk_core.leakage.recursion.chains_kernel`, eight
     chains interleaved) — for fewer problems only when numba is already loaded. Both
-    do the steps of the one-recursion loop. None where a loss function is zero or a
-    recursion reaches the loss function's log branch (α > 700): such a problem takes
-    the one-user path, as every problem does when none of the above applies."""
+    do the steps of the one-recursion loop. Fewer problems in a process without numba
+    run the one-user recursion each (:func:`~lmdk_core.leakage.recursion.recurse`, as
+    :func:`~lmdk_core.leakage.tpl.landmark_gaps` does): their pruning rounds still run
+    together. None where a loss function is zero or a recursion reaches the loss
+    function's log branch (α > 700): such a problem takes the one-user path."""
     checked: list[tuple[np.ndarray, np.ndarray, LossFunction, LossFunction, np.ndarray]] = []
     for eps, lm, b, f in problems:
         e = check_allocation(eps)
@@ -115,8 +118,14 @@ def _gaps_many(problems: list[tuple[np.ndarray, np.ndarray, LossLike, LossLike]]
     live = [i for i, c in enumerate(checked) if not (c[2].is_zero or c[3].is_zero)]
     out: list[Gaps | None] = [None] * len(problems)
     many = len(live) >= KERNEL_MIN_PROBLEMS
-    if not live or (not many and "numba" not in sys.modules):
-        return out  # a few problems: the one-user path, without loading numba
+    if not live:
+        return out
+    if not many and not _numba_loaded():  # a few problems: without loading numba
+        for i in live:
+            e, lm_u, lb, lf, mark = checked[i]
+            out[i] = gaps_from_segments(e, lm_u, lb, lf, mark,
+                                        *_one_user_segments(e, lb, lf, mark))
+        return out
     tables = VertexTables()
     # chain 2u: BPL of user u forwards; chain 2u + 1: its FPL backwards
     loss_id = np.array([tables.add(L) for i in live for L in checked[i][2:4]],
@@ -131,6 +140,19 @@ def _gaps_many(problems: list[tuple[np.ndarray, np.ndarray, LossLike, LossLike]]
         if seg is not None:  # None: the log branch, the one-user path
             out[i] = gaps_from_segments(*checked[i][:4], checked[i][4], *seg)
     return out
+
+
+def _numba_loaded() -> bool:
+    """Whether numba is already imported in this process (then the compiled chains cost
+    only their kernel's load)."""
+    return "numba" in sys.modules
+
+
+def _one_user_segments(e: np.ndarray, lb: LossFunction, lf: LossFunction, mark: np.ndarray
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    """``(sb, sf)`` of one problem as :func:`~lmdk_core.leakage.tpl.landmark_gaps`
+    computes them (:func:`~lmdk_core.leakage.recursion.recurse`)."""
+    return recurse(e, lb, mark), recurse(e[::-1], lf, mark[::-1])[::-1]
 
 
 def _compile_chains(steps: int) -> bool:

@@ -17,15 +17,22 @@ from lmdk_core.leakage.tpl import max_landmark_tpl
 from lmdk_core.leakage.tpl_many import max_landmark_tpls
 
 
-@pytest.fixture(params=["vector", "compiled"])
+@pytest.fixture(params=["vector", "compiled", "one-user segments"])
 def _chains_for_any_count(request):
     """The batched segment recursions for any number of problems: numpy's vector chains
     (where they are exact, :func:`~lmdk_core.leakage.vector_chains.numpy_is_libm`) and
-    the compiled chains, each in turn (that a few problems skip them in a process
-    without numba is tested at the end)."""
+    the compiled chains, each in turn; and the path of a few problems in a process
+    without numba, for any number: each problem's segment recursions by the one-user
+    recursion, the pruning rounds together (that a few problems take it in a fresh
+    process is tested at the end)."""
     if request.param == "vector" and not tpl_many.numpy_is_libm():
         pytest.skip("numpy's expm1/log1p are not the C library's here")
     with pytest.MonkeyPatch.context() as mp:
+        if request.param == "one-user segments":
+            mp.setattr(tpl_many, "KERNEL_MIN_PROBLEMS", 10**9)
+            mp.setattr(tpl_many, "_numba_loaded", lambda: False)
+            yield
+            return
         mp.setattr(tpl_many, "KERNEL_MIN_PROBLEMS", 0)
         if request.param == "compiled":
             mp.setattr(tpl_many, "numpy_is_libm", lambda: False)
@@ -101,8 +108,9 @@ def test_a_block_of_users_does_not_load_numba():
 
 def test_a_few_problems_do_not_load_numba():
     """``lmdk report``'s calibration advice (4 smoothing variants of one 168-step
-    release) takes the one-user path in a fresh process: numba (0.5–0.9 s of CPU with the
-    kernel) is not loaded for it; the values are the one-user function's."""
+    release) runs its segment recursions by the one-user recursion in a fresh process,
+    its pruning rounds together: numba (0.5–0.9 s of CPU with the kernel) is not loaded
+    for it; the values are the one-user function's."""
     code = ("import sys, numpy as np\n"
             "from lmdk_core.leakage import LossFunction, smoothed_matrix\n"
             "from lmdk_core.leakage.tpl import max_landmark_tpl\n"
