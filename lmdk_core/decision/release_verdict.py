@@ -31,6 +31,7 @@ from lmdk_core.leakage.conservative import (
     smoothing_sweep,
     smoothing_variants,
 )
+from lmdk_core.leakage.loss import LossFunction, LossPair
 from lmdk_core.leakage.model import CorrelationModel
 
 __all__ = ["LeakageSummary", "release_leakage", "release_verdict"]
@@ -46,6 +47,10 @@ class LeakageSummary:
     landmark_tpl: np.ndarray | None
     sweep: SmoothingSweep | None = None
     variants: tuple[ModelVariant, ...] = ()
+    #: the loss functions of ``model``'s matrices and of each variant's (in the order of
+    #: ``variants``), built once: the verdict and its calibration advice reuse them
+    model_losses: LossPair | None = None
+    variant_losses: tuple[LossPair, ...] = ()
 
     @property
     def computed(self) -> bool:
@@ -66,13 +71,17 @@ def release_leakage(rel: Release, model: CorrelationModel) -> LeakageSummary:
     if model.backward is None:
         return LeakageSummary(model, None, None)
     from lmdk_core.leakage import temporal_leakage
+    from lmdk_core.leakage.loss import loss_pair
 
-    res = temporal_leakage(rel.epsilon_t, model.backward, model.forward,
-                           rel.landmarks.tolist())
+    # each matrix's loss function is built once (Cao et al.'s L_P, the same function
+    # whoever builds it): the verdict's calibration advice reuses them
+    own = loss_pair(model.backward, model.forward)
+    res = temporal_leakage(rel.epsilon_t, *own, rel.landmarks.tolist())
     variants = smoothing_variants(model)
-    sweep = (smoothing_sweep(rel.epsilon_t, rel.landmarks.tolist(), variants)
+    losses = tuple(loss_pair(v.backward, v.forward) for v in variants)
+    sweep = (smoothing_sweep(rel.epsilon_t, rel.landmarks.tolist(), variants, losses)
              if variants else None)
-    return LeakageSummary(model, res.tpl, res.landmark_tpl, sweep, variants)
+    return LeakageSummary(model, res.tpl, res.landmark_tpl, sweep, variants, own, losses)
 
 
 
@@ -83,8 +92,8 @@ class _LeakageArguments(TypedDict, total=False):
     landmark_tpl: np.ndarray | None
     model_note: str | None
     leakage_target: float | None
-    backward: np.ndarray | None
-    forward: np.ndarray | None
+    backward: np.ndarray | LossFunction | None
+    forward: np.ndarray | LossFunction | None
     advise: bool
     model: str | None
     estimated: str | None
@@ -100,16 +109,20 @@ def _leakage_arguments(leak: LeakageSummary, scheme: str,
         return {"landmark_tpl": None, "model_note": leak.model.note, "leakage_target": None,
                 "backward": None, "forward": None, "advise": False}
     advise = scheme != "adaptive"
+    # the model's loss functions where release_leakage built them (else its matrices)
+    backward, forward = (leak.model_losses if leak.model_losses is not None
+                         else (leak.model.backward, leak.model.forward))
     out: _LeakageArguments = {
         "landmark_tpl": leak.landmark_tpl, "model_note": None, "leakage_target": target,
-        "backward": leak.model.backward if advise else None,
-        "forward": leak.model.forward if advise else None, "advise": advise}
+        "backward": backward if advise else None,
+        "forward": forward if advise else None, "advise": advise}
     if leak.sweep is not None:  # estimated: the worst over the smoothing range, calibrated
         own = leak.model.spec.get("smoothing")  # over all of it
         out["landmark_tpl"] = leak.sweep.worst
         out["estimated"] = range_text(own)
         out["model"] = conservative_name(leak.model)
-        out["alternatives"] = [(v.backward, v.forward) for v in leak.variants
+        pairs = leak.variant_losses or [(v.backward, v.forward) for v in leak.variants]
+        out["alternatives"] = [tuple(p) for v, p in zip(leak.variants, pairs, strict=True)
                                if v.smoothing != own] if advise else []
     return out
 
