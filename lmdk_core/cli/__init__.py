@@ -126,11 +126,38 @@ def _fail(exc: BaseException, line: str, status: int, debug: bool, *,
     return status
 
 
+#: the variables OpenBLAS (numpy's BLAS) reads for its thread count when numpy loads it
+_BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
+
+
+def _load_numpy_with_one_blas_thread() -> None:
+    """Import numpy with OpenBLAS limited to one thread, unless numpy is already loaded
+    or the caller chose a thread count (one of :data:`_BLAS_THREAD_VARIABLES` set).
+
+    OpenBLAS starts its worker threads when numpy loads it, and they spin while they
+    wait for work: on the project's 2-core machine ``import numpy`` costs 0.21 instead
+    of 0.28 s of CPU with one thread (median of 10 paired runs, docs/performance.md,
+    "The 0.5 s target"). The commands' matrices are small (the BLAS calls of the engine:
+    a least-squares solve of n + 1 equations, one n × n by n × k product of the pruned
+    loss build), so one thread costs them nothing measurable (``lmdk loss`` at 256
+    states, same page). The variable is removed again once numpy is loaded: processes
+    the command starts (``lmdk explore``'s Streamlit server) get the caller's
+    environment."""
+    if "numpy" in sys.modules or any(v in os.environ for v in _BLAS_THREAD_VARIABLES):
+        return
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    try:
+        import numpy  # noqa: F401 - loaded here for its BLAS thread count
+    finally:
+        del os.environ["OPENBLAS_NUM_THREADS"]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``lmdk`` console script."""
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = debug_requested(argv)
     try:
+        _load_numpy_with_one_blas_thread()
         parser = build_parser()
         args = parser.parse_args(argv)
         if not getattr(args, "handler", None):

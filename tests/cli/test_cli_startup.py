@@ -10,7 +10,8 @@ dask, opendp, streamlit or plotly; ``dummies`` and ``compose`` none of these nor
 and gpxpy, and ``release`` / ``attack`` on a small series CSV none of the track
 libraries (pyproj, gpxpy), numba or scipy; ``solve-epsilon`` on a 4-row series none of
 scipy.stats, numba, OpenDP, plotly or the track libraries; ``report`` on the example
-view none of pandas, pyarrow, scipy, plotly, numba (nor the others).
+view none of pandas, pyarrow, scipy, plotly, numba (nor the others). numpy is loaded
+with one OpenBLAS thread unless the caller chose a count.
 """
 
 from __future__ import annotations
@@ -346,3 +347,52 @@ def test_a_real_process_reports_bad_input_on_one_line():
                            "no-such-file.csv", "--epsilon", "1"],
                           capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert_clean_error(proc, "no such file")
+
+
+_BLAS_PROBE = textwrap.dedent("""
+    import ctypes, json, os, sys
+    if sys.argv[1] == "lmdk":
+        from lmdk_core.cli import main
+        code = main(["allocate", "--length", "6", "--landmarks", "1,4", "--epsilon", "1"])
+    else:
+        import numpy
+        code = 0
+    libs = [line.split()[-1] for line in open("/proc/self/maps")
+            if "openblas" in line.lower() and ".so" in line.split()[-1]]
+    threads = None
+    if libs:
+        lib = ctypes.CDLL(libs[0])
+        for name in ("scipy_openblas_get_num_threads64_", "openblas_get_num_threads64_",
+                     "openblas_get_num_threads"):
+            if hasattr(lib, name):
+                threads = getattr(lib, name)()
+                break
+    print(json.dumps([code, threads, os.environ.get("OPENBLAS_NUM_THREADS")]))
+""")
+
+
+def _blas_threads(kind: str, env: dict[str, str]) -> list:
+    proc = subprocess.run([sys.executable, "-c", _BLAS_PROBE, kind], capture_output=True,
+                          text=True, cwd=ROOT, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/maps")
+def test_the_command_loads_numpy_with_one_blas_thread_and_leaves_the_environment():
+    """``lmdk`` loads numpy with OpenBLAS limited to one thread (its worker threads'
+    start-up cost ``import numpy`` 0.07 s of CPU on the 2-core machine:
+    lmdk_core.cli._load_numpy_with_one_blas_thread), and removes the variable again (a
+    process the command starts gets the caller's environment); a thread count the
+    caller chose is kept."""
+    import os
+
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")}
+    code, threads, left = _blas_threads("lmdk", env)
+    if threads is None:
+        pytest.skip("numpy's BLAS here is not OpenBLAS")
+    assert (code, threads, left) == (0, 1, None)
+    chosen = {**env, "OPENBLAS_NUM_THREADS": "2"}
+    plain_numpy = _blas_threads("numpy", chosen)
+    assert _blas_threads("lmdk", chosen) == [0, plain_numpy[1], "2"]
