@@ -430,10 +430,12 @@ VERSIONED_LIBRARIES = ("numpy", "scipy", "pandas", "plotly")
 def library_version(name: str) -> str:
     """The installed version of distribution ``name``, read from its metadata: the
     library's ``__version__`` without importing it (pandas and plotly cost a report
-    0.2–0.3 s of CPU each; tests/engine/test_report_versions.py checks both agree)."""
-    from importlib.metadata import version
+    0.2–0.3 s of CPU each; tests/engine/test_report_versions.py checks both agree), as
+    ``importlib.metadata.version`` reads it (mostly without importing that either:
+    :func:`lmdk_core.foundation.installed_versions.installed_version`)."""
+    from lmdk_core.foundation.installed_versions import installed_version
 
-    return version(name)
+    return installed_version(name)
 
 
 def _versions() -> list[tuple[str, str]]:

@@ -181,15 +181,18 @@ def test_report_loads_only_what_it_computes_with(tmp_path, public):
     no plotly, narwhals); the tables, the demo's times, the hover labels and the
     landmark baseline's medians are computed without pandas (render.Grid,
     data.demo.demo_series_times, figures.common, landmarks.robust_medians: no pandas,
-    pyarrow); the versions are read from the libraries' metadata (no scipy); nor
-    OpenDP, the track libraries, dask or streamlit."""
+    pyarrow); the versions are read from the libraries' metadata (no scipy), directly
+    (lmdk_core.foundation.installed_versions: no importlib.metadata, email); nor OpenDP,
+    the track libraries, dask or streamlit."""
     probe = textwrap.dedent("""
         import json, sys
         from lmdk_core.cli import main
         code = main(sys.argv[1:])
         names = {"numba", "llvmlite", "pandas", "pyarrow", "scipy", "plotly", "narwhals",
-                 "opendp", "pyproj", "gpxpy", "dask", "streamlit"}
-        print(json.dumps([code, sorted(names & {m.split(".")[0] for m in sys.modules})]))
+                 "opendp", "pyproj", "gpxpy", "dask", "streamlit", "importlib.metadata",
+                 "email"}
+        print(json.dumps([code, sorted(names & {m.split(".")[0] for m in sys.modules}
+                                       | names & set(sys.modules))]))
     """)
     proc = subprocess.run([sys.executable, "-c", probe, "report", "--config",
                            str(ROOT / "examples" / "lmdk_view.json"), "--output",
@@ -294,7 +297,11 @@ def test_version_is_the_projects_and_loads_nothing_heavy(monkeypatch):
     def not_installed(name):
         raise importlib.metadata.PackageNotFoundError(name)
 
+    from lmdk_core.foundation import installed_versions
+
     monkeypatch.setattr(importlib.metadata, "version", not_installed)
+    # the direct read of the metadata finds nothing either
+    monkeypatch.setattr(installed_versions, "_plain_version", lambda name: None)
     monkeypatch.setitem(vars(lmdk_core), "__version__", "cached")  # undone after the test
     monkeypatch.delitem(vars(lmdk_core), "__version__")
     assert lmdk_core.__version__ == f"{declared}+src"
