@@ -183,14 +183,17 @@ def test_report_loads_only_what_it_computes_with(tmp_path, public):
     data.demo.demo_series_times, figures.common, landmarks.robust_medians: no pandas,
     pyarrow); the versions are read from the libraries' metadata (no scipy), directly
     (lmdk_core.foundation.installed_versions: no importlib.metadata, email); nor OpenDP,
-    the track libraries, dask or streamlit."""
+    the track libraries, dask or streamlit; the parser has only the report's group
+    (lmdk_core.cli.build_parser(command): not the other groups' modules, tomllib,
+    subprocess)."""
     probe = textwrap.dedent("""
         import json, sys
         from lmdk_core.cli import main
         code = main(sys.argv[1:])
         names = {"numba", "llvmlite", "pandas", "pyarrow", "scipy", "plotly", "narwhals",
                  "opendp", "pyproj", "gpxpy", "dask", "streamlit", "importlib.metadata",
-                 "email"}
+                 "email", "lmdk_core.cli.explore_command", "lmdk_core.cli.batch_commands",
+                 "lmdk_core.cli.choose_commands", "tomllib", "subprocess"}
         print(json.dumps([code, sorted(names & {m.split(".")[0] for m in sys.modules}
                                        | names & set(sys.modules))]))
     """)
@@ -403,3 +406,66 @@ def test_the_command_loads_numpy_with_one_blas_thread_and_leaves_the_environment
     chosen = {**env, "OPENBLAS_NUM_THREADS": "2"}
     plain_numpy = _blas_threads("numpy", chosen)
     assert _blas_threads("lmdk", chosen) == [0, plain_numpy[1], "2"]
+
+
+def _subcommands(parser) -> dict:
+    import argparse
+
+    return next(a for a in parser._actions
+                if isinstance(a, argparse._SubParsersAction)).choices
+
+
+def test_the_command_groups_table_is_what_the_groups_register():
+    """lmdk_core.cli.COMMAND_GROUPS (which module to import for a command) names each
+    group's commands, in the full parser's order."""
+    import argparse
+    import importlib
+
+    from lmdk_core.cli import COMMAND_GROUPS, build_parser
+
+    for module, commands in COMMAND_GROUPS.items():
+        sub = argparse.ArgumentParser().add_subparsers()
+        importlib.import_module(f"lmdk_core.cli.{module}").register(sub)
+        assert tuple(sub.choices) == commands, module
+    assert list(_subcommands(build_parser())) == [c for cs in COMMAND_GROUPS.values()
+                                                  for c in cs]
+
+
+@pytest.mark.parametrize("argv, command", [
+    (["report", "--config", "c.json"], "report"), (["--debug", "loss", "--help"], "loss"),
+    (["--help"], None), (["--version"], None), (["-h", "report"], None),
+    (["--deb", "report"], None), (["reprot"], None), ([], None), (["--debug"], None),
+])
+def test_requested_command(argv, command):
+    from lmdk_core.cli import requested_command
+
+    assert requested_command(argv) == command
+
+
+def test_one_commands_parser_parses_and_helps_as_the_full_parser(files):
+    """``build_parser(command)`` registers only that command's group: every command line
+    of these tests parses to the same namespace, and each command's help and usage
+    errors read the same, as with the full parser."""
+    from lmdk_core.cli import COMMAND_GROUPS, build_parser
+    from lmdk_core.foundation.errors import InputError
+
+    full = build_parser()
+    lines = [_fill(a, files) for a in FAST_COMMANDS.values()] + PARSE_ONLY
+    for argv in lines:
+        one = build_parser(argv[0])
+        assert list(_subcommands(one)) == next(list(cs) for cs in COMMAND_GROUPS.values()
+                                               if argv[0] in cs)
+        assert vars(one.parse_args(argv)) == vars(full.parse_args(argv)), argv
+    for command in (c for cs in COMMAND_GROUPS.values() for c in cs):
+        one = build_parser(command)
+        assert _subcommands(one)[command].format_help() == \
+            _subcommands(full)[command].format_help()
+        for bad in ([command, "--no-such-option"], [command, "--debug", "x", "--json=1"]):
+            messages = []
+            for parser in (one, full):
+                try:
+                    parser.parse_args(bad)
+                    messages.append(None)
+                except InputError as exc:
+                    messages.append(str(exc))
+            assert messages[0] == messages[1], bad
