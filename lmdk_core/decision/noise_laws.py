@@ -133,8 +133,13 @@ def planar_within(delta: np.ndarray, s: np.ndarray, d: float) -> np.ndarray:
     return p.mean(axis=-1)
 
 
-#: Gauss–Legendre nodes per panel of the planar mean's radial integral
-_PANEL_X, _PANEL_W = np.polynomial.legendre.leggauss(24)
+@functools.cache
+def _panel_rule() -> tuple[np.ndarray, np.ndarray]:
+    """The 24 Gauss–Legendre nodes and weights per panel of the planar mean's radial
+    integral (made at the first use: ``numpy.polynomial`` costs an import 5 ms of CPU)."""
+    return np.polynomial.legendre.leggauss(24)
+
+
 #: panel ends graded geometrically toward r = δ/s (where the angular mean has its
 #: (r − δ)²·log|r − δ| singularity): 1, 1/2, …, 2⁻⁴⁵ of the distance
 _GRADE = 2.0 ** -np.arange(46)
@@ -197,13 +202,14 @@ def planar_mean_unit(beta: np.ndarray) -> np.ndarray:
     pts = np.sort(np.clip(pts, 0.0, _R_MAX), axis=1)
     lo, hi = pts[:, :-1, None], pts[:, 1:, None]
     half = 0.5 * (hi - lo)
-    r = lo + half * (1.0 + _PANEL_X)            # (n, panels, nodes)
+    panel_x, panel_w = _panel_rule()
+    r = lo + half * (1.0 + panel_x)             # (n, panels, nodes)
     bb = b[:, :, None]
     mx = np.maximum(bb, r)
     mn = np.minimum(bb, r)
     with np.errstate(invalid="ignore", divide="ignore"):
         m = np.where(mx > 0, (mn / np.where(mx > 0, mx, 1.0)) ** 2, 0.0)
-    excess = (mx * _angular_excess(m) * r * np.exp(-r) * (half * _PANEL_W)).sum(axis=(1, 2))
+    excess = (mx * _angular_excess(m) * r * np.exp(-r) * (half * panel_w)).sum(axis=(1, 2))
     b = b[:, 0]
     return b + (b + 2.0) * np.exp(-b) + excess
 

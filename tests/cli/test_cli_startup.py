@@ -185,7 +185,8 @@ def test_report_loads_only_what_it_computes_with(tmp_path, public):
     (lmdk_core.foundation.installed_versions: no importlib.metadata, email); nor OpenDP,
     the track libraries, dask or streamlit; the parser has only the report's group
     (lmdk_core.cli.build_parser(command): not the other groups' modules, tomllib,
-    subprocess)."""
+    subprocess); numpy.polynomial loads only for the planar mean's quadrature
+    (decision.noise_laws)."""
     probe = textwrap.dedent("""
         import json, sys
         from lmdk_core.cli import main
@@ -193,7 +194,8 @@ def test_report_loads_only_what_it_computes_with(tmp_path, public):
         names = {"numba", "llvmlite", "pandas", "pyarrow", "scipy", "plotly", "narwhals",
                  "opendp", "pyproj", "gpxpy", "dask", "streamlit", "importlib.metadata",
                  "email", "lmdk_core.cli.explore_command", "lmdk_core.cli.batch_commands",
-                 "lmdk_core.cli.choose_commands", "tomllib", "subprocess"}
+                 "lmdk_core.cli.choose_commands", "tomllib", "subprocess",
+                 "numpy.polynomial"}
         print(json.dumps([code, sorted(names & {m.split(".")[0] for m in sys.modules}
                                        | names & set(sys.modules))]))
     """)
