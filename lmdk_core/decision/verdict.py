@@ -484,7 +484,9 @@ def calibration_advice(epsilon_t: ArrayLike, landmarks: Iterable[int] | None,
     new_eps = cal.value * float(epsilon)
     if not LIMITS["epsilon"].low <= new_eps <= LIMITS["epsilon"].high:
         return None
-    lt = (worst_curve(cal.epsilon_t, lm, [(backward, forward), *alternatives])[0]
+    # the search has computed each model's maximum at c already: only the worst curve
+    lt = (worst_curve(cal.epsilon_t, lm, [(backward, forward), *alternatives],
+                      peaks=cal.model_peaks)[0]
           if alternatives else _landmark_tpl(cal.epsilon_t, lm, backward, forward))
     check = privacy_verdict(cal.epsilon_t, lm, new_eps, landmark_tpl=lt,
                             leakage_target=target, advise=False, groups=groups)

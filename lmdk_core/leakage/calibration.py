@@ -48,6 +48,9 @@ class CalibrationResult:
     factor (``kind`` "scale"). ``achieved`` is the maximum leakage at ``value``
     (<= ``target``); ``epsilon_t`` the resulting per-timestamp budget (None for the
     infinite horizon); ``evaluations`` how many leakage computations the search used.
+    ``model_peaks`` (a scale calibration that evaluated ``value``): the largest landmark
+    TPL of ``epsilon_t`` under each model, in the order given — what
+    :func:`~lmdk_core.leakage.conservative.worst_curve` would compute again.
     """
 
     kind: str
@@ -57,6 +60,7 @@ class CalibrationResult:
     epsilon_t: np.ndarray | None
     horizon: int | None
     evaluations: int
+    model_peaks: tuple[float, ...] | None = None
 
     def to_dict(self) -> dict:
         out = {
@@ -347,6 +351,7 @@ def calibrate_scale(
     if not np.any(eps > 0):
         raise InputError("the allocation is 0 everywhere; there is nothing to scale")
     models = [loss_pair(backward, forward), *(loss_pair(b, f) for b, f in also)]
+    peaks: dict[float, tuple[float, ...]] = {}  # each model's maximum at each c evaluated
 
     def f(c: float) -> float:
         # max_t landmark TPL, bit for bit np.max(landmark_tpl(...)), with the restarted
@@ -357,11 +362,16 @@ def calibrate_scale(
             return 0.0
         x = c * eps
         if len(models) == 1:
-            return max_landmark_tpl(x, lm, *models[0])
-        return float(np.max(max_landmark_tpls([(x, lm, lb, lf) for lb, lf in models])))
+            one = max_landmark_tpl(x, lm, *models[0])
+            peaks[c] = (float(one),)
+            return one
+        each = max_landmark_tpls([(x, lm, lb, lf) for lb, lf in models])
+        peaks[c] = tuple(float(p) for p in each)
+        return float(np.max(each))
 
     # landmark TPL_t >= Σ_{i∈L∪{t}} c ε_i >= c · max ε, so c <= α / max ε.
     hi = alpha / float(np.max(eps))
     c, achieved, evals = _search(f, alpha, hi, tol, progress=progress)
     return CalibrationResult(kind="scale", target=alpha, value=c, achieved=achieved,
-                             epsilon_t=c * eps, horizon=eps.size, evaluations=evals)
+                             epsilon_t=c * eps, horizon=eps.size, evaluations=evals,
+                             model_peaks=peaks.get(c))

@@ -127,8 +127,8 @@ class WorstCurve(NamedTuple):
     peaks: tuple[float, ...]
 
 
-def worst_curve(epsilon_t: ArrayLike, landmarks: list[int], models: list[tuple]
-                ) -> WorstCurve:
+def worst_curve(epsilon_t: ArrayLike, landmarks: list[int], models: list[tuple],
+                peaks: tuple[float, ...] | None = None) -> WorstCurve:
     """``(curve, peaks)``: ``peaks[m] = max_t landmark TPL_t`` under each ``(backward,
     forward)`` model (:func:`~lmdk_core.leakage.tpl.max_landmark_tpl`, bit for bit the
     maximum of the curve, ~10× cheaper: it runs the restarted recursions only where the
@@ -136,12 +136,17 @@ def worst_curve(epsilon_t: ArrayLike, landmarks: list[int], models: list[tuple]
     :func:`~lmdk_core.leakage.tpl_many.max_landmark_tpls`, each peak bit for bit its own),
     and ``curve`` the landmark TPL per timestamp under the model of the largest peak —
     its maximum is the worst over the models and its argmax where it is reached, all the
-    verdict reads."""
+    verdict reads. ``peaks``: the models' maxima already computed for this allocation
+    (a scale calibration's at its result, :attr:`CalibrationResult.model_peaks
+    <lmdk_core.leakage.calibration.CalibrationResult>`): not computed again."""
     from lmdk_core.leakage.tpl import landmark_tpl, max_landmark_tpl
     from lmdk_core.leakage.tpl_many import max_landmark_tpls
 
-    if len(models) == 1:
-        peaks: tuple[float, ...] = (float(max_landmark_tpl(epsilon_t, landmarks, *models[0])),)
+    if peaks is not None:
+        if len(peaks) != len(models):
+            raise ValueError(f"{len(peaks)} peaks for {len(models)} models")
+    elif len(models) == 1:
+        peaks = (float(max_landmark_tpl(epsilon_t, landmarks, *models[0])),)
     else:
         eps, lm = np.asarray(epsilon_t, dtype=float), np.asarray(landmarks, dtype=np.intp)
         peaks = tuple(float(p) for p in max_landmark_tpls([(eps, lm, b, f) for b, f in models]))

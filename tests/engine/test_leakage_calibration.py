@@ -140,6 +140,17 @@ def test_scale_under_several_models_is_the_search_of_their_largest_peak_bit_for_
 
     value, achieved, evals = _search(one_at_a_time, target, target / float(np.max(eps)), 1e-6)
     assert (got.value, got.achieved, got.evaluations) == (value, achieved, evals)
+    # the models' maxima at the result, kept from the search (the calibration advice's
+    # worst curve does not compute them again): worst_curve's, bit for bit
+    from lmdk_core.leakage.conservative import worst_curve
+
+    if got.value > 0:
+        assert got.model_peaks == worst_curve(got.epsilon_t, lm.tolist(), models).peaks
+        curve, peaks = worst_curve(got.epsilon_t, lm.tolist(), models, peaks=got.model_peaks)
+        want = worst_curve(got.epsilon_t, lm.tolist(), models)
+        assert peaks == want.peaks and curve.tobytes() == want.curve.tobytes()
+    else:
+        assert got.model_peaks is None
 
 
 @settings(max_examples=30, deadline=None)
