@@ -8,14 +8,15 @@ for reproducibility) and nothing else from it. :func:`installed_version` walks
 ``sys.path`` as its path finder does (Python 3.11, ``MetadataPathFinder``): in each
 directory in order, the ``*.dist-info`` / ``*.egg-info`` entries whose name before the
 first ``-`` normalises (PEP 503, dashes as underscores) to the wanted name; the first
-directory with one answers, with the ``Version`` header of its ``METADATA``
+directory with one answers, with the ``Version`` header of its ``METADATA`` (of an
+``.egg-info`` folder's ``PKG-INFO``, as a source checkout's editable install has it)
 (``email``'s parsing of a header line: the text after the colon without leading blanks
 and the line end). Whenever the layout is anything but plain — another finder that
-finds distributions, a zip or ``.egg`` path entry, several or ``.egg-info`` matches in
-the directory, a folded or missing header, a file that cannot be read — the answer is
-:func:`importlib.metadata.version`'s, so it is that function's in every case
-(tests/engine/test_installed_versions.py compares both on every installed distribution
-and on made-up layouts).
+finds distributions, a zip or ``.egg`` path entry, several matches in the directory, an
+``.egg-info`` file or one with a ``METADATA``, a folded or missing header, a file that
+cannot be read — the answer is :func:`importlib.metadata.version`'s, so it is that
+function's in every case (tests/engine/test_installed_versions.py compares both on every
+installed distribution and on made-up layouts).
 """
 
 from __future__ import annotations
@@ -88,9 +89,16 @@ def _plain_version(name: str) -> str | None:
                    and _normalized(c.lower().rpartition(".")[0].partition("-")[0]) == wanted]
         if not matches:
             continue
-        if len(matches) > 1 or not matches[0].lower().endswith(".dist-info"):
+        if len(matches) > 1:
             return None
-        return _metadata_version(os.path.join(root, matches[0], "METADATA"))
+        found = os.path.join(root, matches[0])
+        if matches[0].lower().endswith(".dist-info"):
+            return _metadata_version(os.path.join(found, "METADATA"))
+        # an .egg-info folder (a source checkout's editable install): its PKG-INFO, which
+        # importlib.metadata reads when there is no METADATA beside it
+        if not os.path.isdir(found) or os.path.exists(os.path.join(found, "METADATA")):
+            return None
+        return _metadata_version(os.path.join(found, "PKG-INFO"))
     return None
 
 

@@ -110,6 +110,8 @@ LAYOUTS = {
     "two matches": ({"fake_dist-1.dist-info": "Version: 1\n",
                      "Fake.Dist-2.dist-info": "Version: 2\n"}, "fake-dist"),
     "egg-info": ({"fake_dist-3.egg-info": None}, "fake-dist"),
+    "egg-info with METADATA": ({"fake_dist-5.egg-info": "Version: 5.5\n"}, "fake-dist"),
+    "egg-info file": ({}, "fake-dist"),
     "no METADATA": ({"fake_dist-4.dist-info": None}, "fake-dist"),
     "empty METADATA": ({"fake_dist-4.dist-info": ""}, "fake-dist"),
     "not installed": ({"other-1.dist-info": "Version: 1\n"}, "fake-dist"),
@@ -124,6 +126,10 @@ def test_made_up_layouts(tmp_path, monkeypatch, case):
     _layout(root, entries)
     if case == "egg-info":
         (root / "fake_dist-3.egg-info" / "PKG-INFO").write_text("Name: fake\nVersion: 3\n")
+    if case == "egg-info with METADATA":
+        (root / "fake_dist-5.egg-info" / "PKG-INFO").write_text("Version: 5.6\n")
+    if case == "egg-info file":
+        (root / "fake_dist-6.egg-info").write_text("Name: fake\nVersion: 6\n")
     if case in ("no METADATA", "empty METADATA"):
         (root / "fake_dist-4.dist-info" / "PKG-INFO").write_text("Version: 4.1\n")
     monkeypatch.syspath_prepend(str(root))
