@@ -16,8 +16,11 @@ the run's own crossings ``<= x``, which is ``searchsorted(side="right")``,
 candidates does not depend on the order in which they are examined, so every result is
 bit for bit that of the one-user function (tests/engine/test_leakage_tpl_many.py). The
 users' segment recursions run together too (:func:`_gaps_many`): as numpy vectors
-(:mod:`~lmdk_core.leakage.vector_chains`), so a batch worker does not load numba for
-them.
+(:mod:`~lmdk_core.leakage.vector_chains`), so a batch worker that needs numba for
+nothing else does not load it for them, or in one compiled call
+(:func:`~lmdk_core.leakage.recursion.chains_kernel`) where numba is loaded anyway; so do
+the restarted runs of each pruning round (:func:`_restarted_all`: numpy vectors, or
+:func:`~lmdk_core.leakage.restarted_kernel.restarted_kernel` where numba is loaded).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import numpy as np
 from lmdk_core.foundation.validation import check_landmarks
 from lmdk_core.leakage.loss import LossFunction, loss_pair
 from lmdk_core.leakage.recursion import chains_kernel, recurse
+from lmdk_core.leakage.restarted_kernel import restarted_kernel
 from lmdk_core.leakage.restarts import MERGE_RTOL, SAFE_SEGMENT_ALPHA, Gaps
 from lmdk_core.leakage.tpl import LossLike, check_allocation, gaps_from_segments, max_landmark_tpl
 from lmdk_core.leakage.vector_chains import VertexTables, numpy_is_libm, run_chains, vertex_index
@@ -45,10 +49,16 @@ KERNEL_MIN_PROBLEMS = 32
 #: the vector chains' extra seconds per recursion step over the compiled chains (as
 #: ``python_s``; the compiled chains' own cost counted as 0, so both the saving and what
 #: the vector chains have cost so far are the difference) and the compiled chains' load
-#: once numba is imported: one block of 228 Adaptive users × 8,760 hours on this
-#: project's 2-core machine at load 12 took 106–143 vs 66–78 ns per step
-#: (docs/performance.md); 28 ns taken, about that difference on a quieter machine
-_CHAINS_COST = {"python_s": 2.8e-8, "compiled_s": 0.0, "load_s": 0.45}
+#: in a process that has not run a compiled kernel yet (numba's compiler set up, then
+#: the kernel from numba's on-disk cache; numba's import is added when not imported):
+#: one block of 228 Adaptive users × 8,760 hours (4.0 M steps) on this project's 2-core
+#: machine at load 2.5 took 0.36–0.42 s as vectors against 0.24 s compiled (~35 ns per
+#: step less; docs/performance.md, "Population releases")
+_CHAINS_COST = {"python_s": 3.5e-8, "compiled_s": 0.0, "load_s": 0.45}
+#: the compiled chains' load once numba is imported: this project imports numba only
+#: to run a compiled kernel (Adaptive's block kernel in a batch), after which the next
+#: kernel loads from numba's cache in ~0.01 s (measured 0.008–0.012 s)
+_NEXT_KERNEL_LOAD_S = 0.02
 _chooser = None  # the PathChooser of the compiled chains, made at the first block
 _chains_loaded = False  # whether the compiled chains ran in this process
 
@@ -90,6 +100,33 @@ def _run_all(eps: np.ndarray, segment: np.ndarray, tables: VertexTables, pos0: n
         x = np.expm1(v)
         kv = vertex_index(thr, x, v_start, cmp, k)
         v = np.log1p(tables.qmd.take(kv) * x / (1.0 + tables.d.take(kv) * x)) + eps[pos]
+
+
+def _restarted_all(eps: np.ndarray, segment: np.ndarray, tables: VertexTables,
+                   pos0: np.ndarray, step: np.ndarray, anchor: np.ndarray, off: np.ndarray,
+                   loss: np.ndarray) -> np.ndarray:
+    """:func:`_run_all`, bit for bit: in one call of the compiled runs
+    (:func:`~lmdk_core.leakage.restarted_kernel.restarted_kernel`) where numba is loaded
+    already and numpy's ``expm1`` / ``log1p`` are the C library's
+    (:func:`~lmdk_core.leakage.vector_chains.numpy_is_libm`; the one-user path's
+    restarted runs are numpy's), else as numpy vectors: a dozen numpy calls per step of
+    the longest run, while the compiled loop costs ~50 ns per step of each run (806,088
+    steps in 585 vector steps on a block of 228 Adaptive users × 8,760 hours: 0.12 s as
+    vectors, 0.04 s compiled)."""
+    if pos0.size and _compiled_runs():
+        kernel = restarted_kernel()
+        if kernel is not None:
+            out = np.empty(pos0.size)
+            kernel(eps, segment, tables.thr, tables.v_start, tables.qmd, tables.d, pos0,
+                   step, anchor, off, loss, MERGE_RTOL, out)
+            return out
+    return _run_all(eps, segment, tables, pos0, step, anchor, off, loss)
+
+
+def _compiled_runs() -> bool:
+    """Whether the restarted runs take the compiled loop: numba loaded already
+    (:func:`_numba_loaded`) and numpy's ``expm1`` / ``log1p`` the C library's."""
+    return _numba_loaded() and numpy_is_libm()
 
 
 def _gaps_many(problems: list[tuple[np.ndarray, np.ndarray, LossLike, LossLike]]
@@ -161,14 +198,19 @@ def _compile_chains(steps: int) -> bool:
     the rule of Adaptive's kernels on the difference of the two paths: once loaded,
     always; before, when the steps' saving plus what the vector chains have cost this
     process more than the compiled chains would have exceeds numba's load). A
-    batch worker of a few blocks never loads numba; one of many blocks loads it once the
-    vector chains' extra cost has reached the load (never more than twice the best
-    choice made with hindsight)."""
+    batch worker of a few blocks that needs numba for nothing else never loads it; one of
+    many blocks loads it once the vector chains' extra cost has reached the load (never
+    more than twice the best choice made with hindsight); one that has loaded numba
+    anyway (Adaptive's compiled block kernel) takes the compiled chains from its first
+    block, their load then ~0.01 s."""
     global _chooser
     from lmdk_core.foundation.compiled_paths import KernelCost, PathChooser
 
     if _chooser is None:
         _chooser = PathChooser(KernelCost(**_CHAINS_COST))
+    load = _NEXT_KERNEL_LOAD_S if _numba_loaded() else _CHAINS_COST["load_s"]
+    if _chooser.cost.load_s != load:
+        _chooser.cost = KernelCost(**{**_CHAINS_COST, "load_s": load})
     return _chooser.use_compiled(steps, _chains_loaded)
 
 
@@ -300,7 +342,7 @@ def max_landmark_tpls(problems: list[tuple[np.ndarray, np.ndarray, LossLike, Los
         parts = [_runs_of(gaps[i], s, i, e_off, off_f, off_b, lf_id, lb_id)
                  for i, s in zip(active, sels, strict=True)]
         cat = [np.concatenate(c) for c in zip(*[p[:5] for p in parts], strict=True)]
-        res = _run_all(eps_all, segment, tables, *cat)
+        res = _restarted_all(eps_all, segment, tables, *cat)
         at = 0
         for i, sel, p in zip(active, sels, parts, strict=True):
             g = gaps[i]
