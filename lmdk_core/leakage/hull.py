@@ -100,7 +100,7 @@ def upper_hull(D: np.ndarray, Q: np.ndarray) -> HullPoints:
     Q = np.asarray(Q, dtype=float)
     order = np.lexsort((-Q, D))
     D, Q = D[order], Q[order]
-    first = np.r_[True, D[1:] != D[:-1]]  # highest Q per D
+    first = np.concatenate(([True], D[1:] != D[:-1]))  # highest Q per D (not np.r_: ~20 µs)
     D, Q = D[first], Q[first]
     kernel = _chain_kernel() if D.size >= COMPILED_MIN_POINTS else None
     if kernel is not None:
@@ -156,7 +156,8 @@ class Hull:
         up = Q > self.height(D)
         if not np.any(up):
             return
-        hd, hq = upper_hull(np.r_[0.0, self.D, D[up]], np.r_[0.0, self.Q, Q[up]])
+        hd, hq = upper_hull(np.concatenate(([0.0], self.D, D[up])),
+                            np.concatenate(([0.0], self.Q, Q[up])))
         last = int(np.argmax(hq - hd))
         self.D, self.Q = hd[: last + 1], hq[: last + 1]
 
