@@ -26,10 +26,12 @@ the restarted runs of each pruning round (:func:`_restarted_all`: numpy vectors,
 from __future__ import annotations
 
 import sys
+from typing import NamedTuple
 
 import numpy as np
 
 from lmdk_core.foundation.validation import check_landmarks
+from lmdk_core.leakage.gaps_kernel import gaps_kernel
 from lmdk_core.leakage.loss import LossFunction, loss_pair
 from lmdk_core.leakage.recursion import chains_kernel, recurse
 from lmdk_core.leakage.restarted_kernel import restarted_kernel
@@ -171,11 +173,13 @@ def _gaps_many(problems: list[tuple[np.ndarray, np.ndarray, LossLike, LossLike]]
     steps = 2 * sum(checked[i][0].size for i in live)
     if many and numpy_is_libm() and tables.countable and not _compile_chains(steps):
         segments = _vector_segments([checked[i] for i in live], loss_id, tables)
-    else:
-        segments = _compiled_segments([checked[i] for i in live], loss_id, tables)
-    for i, seg in zip(live, segments, strict=True):
-        if seg is not None:  # None: the log branch, the one-user path
-            out[i] = gaps_from_segments(*checked[i][:4], checked[i][4], *seg)
+        for i, seg in zip(live, segments, strict=True):
+            if seg is not None:  # None: the log branch, the one-user path
+                out[i] = gaps_from_segments(*checked[i][:4], checked[i][4], *seg)
+        return out
+    for i, g in zip(live, _compiled_gaps([checked[i] for i in live], loss_id, tables),
+                    strict=True):
+        out[i] = g  # None: the log branch, the one-user path
     return out
 
 
@@ -233,14 +237,31 @@ def _vector_segments(users: list[tuple], loss_id: np.ndarray, tables: VertexTabl
     return out
 
 
-def _compiled_segments(users: list[tuple], loss_id: np.ndarray, tables: VertexTables
-                       ) -> list[tuple[np.ndarray, np.ndarray] | None]:
-    """:func:`_vector_segments` in one call of the compiled chains
-    (:func:`~lmdk_core.leakage.recursion.chains_kernel`); all None without numba."""
+class _Flat(NamedTuple):
+    """The compiled chains' output (:func:`_compiled_flat`): every user's budget and
+    landmark mask end to end (``eps``, ``mark``; user u from ``e_off[u]``, ``sizes[u]``
+    long), its BPL segment recursion at the same place of ``seg[:E]`` and its FPL one
+    (in the budget's order) of ``seg[E:]``; ``ok[u]`` False where a chain stopped at the
+    log branch."""
+
+    eps: np.ndarray
+    mark: np.ndarray
+    seg: np.ndarray
+    e_off: np.ndarray
+    sizes: np.ndarray
+    ok: np.ndarray
+
+
+def _compiled_flat(users: list[tuple], loss_id: np.ndarray, tables: VertexTables
+                   ) -> _Flat | None:
+    """The segment recursions of every ``(eps, landmarks, lb, lf, mark)`` of ``users`` in
+    one call of the compiled chains (:func:`~lmdk_core.leakage.recursion.chains_kernel`;
+    chain 2u: user u's BPL forwards, chain 2u + 1: its FPL on the reversed budget);
+    None without numba."""
     global _chains_loaded
     kernel = chains_kernel()
     if kernel is None:  # pragma: no cover - numba is a dependency
-        return [None] * len(users)
+        return None
     _chains_loaded = True
     sizes = np.array([u[0].size for u in users], dtype=np.intp)
     e_off = np.r_[0, np.cumsum(sizes)[:-1]].astype(np.intp)
@@ -255,13 +276,54 @@ def _compiled_segments(users: list[tuple], loss_id: np.ndarray, tables: VertexTa
     kernel(eps_all, mark_all, start, length, reverse, out_start, tables.thr_all,
            tables.thr_start[loss_id], tables.thr_len[loss_id], tables.q,
            tables.d, tables.v_start[loss_id], seg, done)
-    out: list[tuple[np.ndarray, np.ndarray] | None] = []
-    for u in range(len(users)):
-        if done[2 * u] < sizes[u] or done[2 * u + 1] < sizes[u]:
-            out.append(None)
-            continue
-        lo, n = int(e_off[u]), int(sizes[u])
-        out.append((seg[lo:lo + n], seg[eps_all.size + lo:eps_all.size + lo + n]))
+    ok = (done[0::2] >= sizes) & (done[1::2] >= sizes)
+    return _Flat(eps_all, mark_all, seg, e_off, sizes, ok)
+
+
+def _compiled_gaps(users: list[tuple], loss_id: np.ndarray, tables: VertexTables
+                   ) -> list[Gaps | None]:
+    """:func:`~lmdk_core.leakage.tpl.gaps_from_segments` of the segment recursions of
+    :func:`_compiled_flat` (as :func:`_vector_segments` gives them) for every ``(eps,
+    landmarks, lb, lf, mark)`` of ``users``, the same
+    :class:`~lmdk_core.leakage.restarts.Gaps` bit for bit: each user's ``base`` by the
+    same numpy sum, then the regular timestamps, the landmarks around them and their
+    bounds of all users in one compiled call
+    (:func:`~lmdk_core.leakage.gaps_kernel.gaps_kernel`, numba being loaded for the
+    chains; ~10 numpy calls over each user's T timestamps otherwise). None where a chain
+    stopped at the log branch."""
+    flat = _compiled_flat(users, loss_id, tables)
+    kernel = gaps_kernel()
+    out: list[Gaps | None] = [None] * len(users)
+    if flat is None or kernel is None:  # pragma: no cover - numba is a dependency
+        return out
+    E = flat.eps.size
+    sb_all, sf_all = flat.seg[:E], flat.seg[E:]
+    ok = np.flatnonzero(flat.ok)
+    if not ok.size:
+        return out
+    e_off, sizes = flat.e_off[ok], flat.sizes[ok]
+    lms = [users[u][1] for u in ok.tolist()]
+    n_lm = np.array([lm.size for lm in lms], dtype=np.intp)
+    lm_off = np.r_[0, np.cumsum(n_lm)[:-1]].astype(np.intp)
+    lm_all = np.concatenate(lms).astype(np.intp) if n_lm.sum() else np.zeros(1, np.intp)
+    # base = Σ_{l∈L} sb_l + sf_l − ε_l, by gaps_from_segments' own numpy sum
+    bases = np.array([float(np.sum(sb_all[lo + lm] + sf_all[lo + lm] - flat.eps[lo + lm]))
+                      if lm.size else 0.0 for lo, lm in zip(e_off.tolist(), lms, strict=True)])
+    n_reg = sizes - n_lm
+    reg_off = np.r_[0, np.cumsum(n_reg)[:-1]].astype(np.intp)
+    total = int(n_reg.sum())
+    regular = np.empty(total, dtype=np.intp)
+    prev = np.empty(total, dtype=np.intp)
+    nxt = np.empty(total, dtype=np.intp)
+    upper = np.empty(total)
+    kernel(flat.eps, flat.mark, sb_all, sf_all, e_off, sizes, lm_all, lm_off, n_lm, bases,
+           reg_off, regular, prev, nxt, upper)
+    for j, u in enumerate(ok.tolist()):
+        eps, lm, lb, lf, _ = users[u]
+        lo, n = int(e_off[j]), int(sizes[j])
+        r0, r1 = int(reg_off[j]), int(reg_off[j] + n_reg[j])
+        out[u] = Gaps(eps, lm, lb, lf, sb_all[lo:lo + n], sf_all[lo:lo + n], float(bases[j]),
+                      regular[r0:r1], prev[r0:r1], nxt[r0:r1], upper[r0:r1])
     return out
 
 

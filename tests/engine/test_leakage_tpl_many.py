@@ -161,3 +161,31 @@ def test_a_worker_that_loaded_numba_takes_the_compiled_chains_from_its_first_blo
     monkeypatch.setattr(tpl_many, "_numba_loaded", lambda: True)
     assert tpl_many._compile_chains(2 * 40 * 300) is False
     assert tpl_many._compile_chains(2 * 228 * 8_760) is True
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 20), st.sampled_from([30, 400, 3000]))
+def test_compiled_gaps_equal_the_one_user_gaps_bit_for_bit(seed, users, max_T):
+    """The shared part of every user's landmark TPL from the compiled chains and the
+    compiled bounds (:mod:`lmdk_core.leakage.gaps_kernel`): segment recursions, base,
+    regular timestamps, the landmarks around them and the bounds, field by field, as
+    :func:`~lmdk_core.leakage.tpl.landmark_gaps` gives them for one user."""
+    from lmdk_core.leakage.tpl import landmark_gaps
+
+    rng = np.random.default_rng(seed)
+    problems = [_problem(rng, max_T) for _ in range(users)]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(tpl_many, "KERNEL_MIN_PROBLEMS", 0)
+        mp.setattr(tpl_many, "_compile_chains", lambda steps: True)
+        got = tpl_many._gaps_many(problems)
+    assert any(g is not None for g in got) or all(p[2].is_zero for p in problems)
+    for p, g in zip(problems, got, strict=True):
+        if g is None:  # a zero loss function or the log branch: the one-user path
+            continue
+        want = landmark_gaps(*p)
+        assert np.float64(g.base).tobytes() == np.float64(want.base).tobytes()
+        for name in ("sb", "sf", "upper"):
+            assert getattr(g, name).tobytes() == getattr(want, name).tobytes(), name
+        for name in ("lm", "regular", "prev", "nxt"):
+            assert np.array_equal(getattr(g, name), getattr(want, name)), name
+            assert getattr(g, name).shape == getattr(want, name).shape
