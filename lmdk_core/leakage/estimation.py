@@ -12,6 +12,7 @@ steps reversed).
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -323,6 +324,39 @@ def transition_matrices(
     return TransitionMatrices(_normalise_counts(C, k), _normalise_counts(C.T.copy(), k))
 
 
+def _numba_loaded() -> bool:
+    """Whether numba is imported (this project imports it only to run a compiled kernel:
+    one more loads from numba's cache in ~0.01 s)."""
+    return "numba" in sys.modules
+
+
+def _compiled_codes(X: np.ndarray, rows: np.ndarray, S: np.ndarray, Qs: np.ndarray,
+                    idx: list[int]) -> list[tuple[int, np.ndarray, int]]:
+    """The ``(series, flat transitions, states)`` of the loop of
+    :func:`quantile_transitions_many` for the rows ``rows`` of ``X`` (sorted: ``S``;
+    their quantiles: the columns of ``Qs``), the same integers, the states and codes of
+    all rows in one compiled call
+    (:func:`~lmdk_core.leakage.transition_kernel.transition_codes_kernel`); constant rows
+    left out, as there."""
+    from lmdk_core.leakage.transition_kernel import transition_codes_kernel
+
+    live = [j for j in range(rows.size) if S[j, 0] != S[j, -1]]
+    if not live:
+        return []
+    edges = [np.unique(Qs[:, j]) for j in live]
+    n_edges = np.array([e.size for e in edges], dtype=np.intp)
+    padded = np.full((len(live), int(n_edges.max())), np.inf)
+    for i, e in enumerate(edges):
+        padded[i, :e.size] = e
+    values = X[rows[live]]
+    codes = np.empty((len(live), values.shape[1] - 1), dtype=np.intp)
+    kernel = transition_codes_kernel()
+    if kernel is None:  # pragma: no cover - numba is a dependency
+        raise RuntimeError("numba is imported but its njit is not available")
+    kernel(values, padded, n_edges, codes)
+    return [(idx[int(rows[j])], codes[i], int(n_edges[i]) - 1) for i, j in enumerate(live)]
+
+
 def quantile_transitions_many(series: list[np.ndarray], n_bins: int,
                               smoothing: float = 1.0) -> list[TransitionMatrices | None]:
     """``transition_matrices(d.states, d.n_states, smoothing)`` of ``d =
@@ -358,6 +392,9 @@ def quantile_transitions_many(series: list[np.ndarray], n_bins: int,
             continue
         S = np.sort(X[rows], axis=1)
         Qs = np.quantile(S, probs, axis=1)  # (k + 1, rows)
+        if _numba_loaded():  # loaded anyway (a batch): every row's codes at once
+            counted += _compiled_codes(X, rows, S, Qs, idx)
+            continue
         for j, r in enumerate(rows.tolist()):
             if S[j, 0] == S[j, -1]:
                 continue  # constant: one state (discretize_series' own edges)

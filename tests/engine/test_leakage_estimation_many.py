@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lmdk_core.foundation.errors import InputError
+from lmdk_core.leakage import estimation
 from lmdk_core.leakage.estimation import (
     discretize_series,
     quantile_transitions_many,
@@ -44,6 +45,18 @@ def _one(v, n_bins: int, smoothing: float):
     return transition_matrices(d.states, d.n_states, smoothing)
 
 
+@pytest.fixture(params=["numpy", "compiled"])
+def _codes_path(request):
+    """The states and transition codes per series with numpy, then of all series in one
+    compiled call (:mod:`lmdk_core.leakage.transition_kernel`, where numba is loaded)."""
+    if request.param == "compiled":
+        pytest.importorskip("numba")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(estimation, "_numba_loaded", lambda: request.param == "compiled")
+        yield
+
+
+@pytest.mark.usefixtures("_codes_path")
 @settings(max_examples=80, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 12), st.integers(1, 15),
        st.sampled_from([0.0, 1.0, 0.25]))
