@@ -365,7 +365,10 @@ def quantile_transitions_many(series: list[np.ndarray], n_bins: int,
     series of one length binned together: one sort of their stacked values, their
     quantiles in one ``np.quantile`` call along the rows (the same order statistics,
     interpolated element by element as for one series), their transitions counted in
-    one ``np.bincount``. The population audit estimates one model per user.
+    one ``np.bincount``; where numba is loaded already (a population batch) the states
+    and transition codes of all series in one compiled pass
+    (:mod:`~lmdk_core.leakage.transition_kernel`, the same integers). The population
+    audit estimates one model per user.
 
     None where a series is left to the one-series functions: not a 1-D array of at
     least two numbers (integers are read as floats, as there), a value not finite (their
