@@ -106,8 +106,8 @@ def _metadata_version(path: str) -> str | None:
     """The first ``Version`` header of a ``METADATA`` file, or None when the file or its
     headers are not plain (then :mod:`email` decides)."""
     try:
-        with open(path, encoding="utf-8", newline="") as f:
-            text = f.read()
+        with open(path, "rb") as f:  # the same text as open(..., encoding="utf-8",
+            text = f.read().decode("utf-8")  # newline=""): line ends kept as they are
     except (OSError, UnicodeDecodeError):
         return None
     lines = _LINE_ENDS.split(text)

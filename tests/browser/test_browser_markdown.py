@@ -232,9 +232,11 @@ def test_raw_file_name_in_a_help_tooltip(watched, app_url, beacon, tmp_path):
     page.wait_for_timeout(500)
     button = page.locator("[data-testid=stDownloadButton]").filter(
         has_text="data by reference").first
+    # up to 60 s, as the other browser waits: a loaded CI machine renders the expander's
+    # buttons after Playwright's default 30 s (passes alone in 18 s)
     button.locator("[data-testid=stTooltipIcon], [data-testid=stTooltipHoverTarget]") \
-        .first.hover()
-    page.wait_for_selector("[data-testid=stTooltipContent]", timeout=10_000)
+        .first.hover(timeout=60_000)
+    page.wait_for_selector("[data-testid=stTooltipContent]", timeout=30_000)
     tip = page.locator("[data-testid=stTooltipContent]").first.inner_text()
     assert f"{TOKEN}-file.png" in tip, tip
     page.screenshot(path="/tmp/security_markdown_tooltip.png")
