@@ -342,6 +342,78 @@ def leakage_section(args, d: Path, cols) -> None:
           f"default {med['pon']:.1f} s ({med['pon'] / flp:.2f}x), --no-leakage "
           f"{med['poff']:.1f} s ({med['poff'] / flp:.2f}x)")
     src.unlink()
+    recursion_floor()
+
+
+def recursion_floor(users: int = 228, hours: int = 8_760, runs: int = 5) -> None:
+    """The landmark-TPL column's largest part beside its floor: the compiled segment
+    recursions (Cao et al., ICDE 2017: ``a_t = L(a_{t-1}) + ε_t``, BPL forwards and FPL on
+    the reversed budget, every user's two chains in one call, as the audit runs them on
+    one block) per step, against a compiled loop of the two C-library calls each step
+    makes, ``log1p(expm1(x))``, on the recursions' own α values. One block of the
+    partition's size: an Adaptive-like budget (half the timestamps spend), ~5 landmarks per
+    user, each user's loss functions of a 10-state model estimated from a sticky chain
+    (:func:`~lmdk_core.leakage.estimation.transition_matrices`). Best of ``runs``, CPU."""
+    import math
+
+    import numba
+
+    from lmdk_core.leakage.estimation import transition_matrices
+    from lmdk_core.leakage.loss import loss_functions
+    from lmdk_core.leakage.recursion import chains_kernel
+    from lmdk_core.leakage.vector_chains import VertexTables
+
+    rng = np.random.default_rng(5)
+    # as Adaptive's budgets on the leakage section's data: half the timestamps spend,
+    # 1/7 to 1/2 of ε = 1 each (its recursions' α then lie around 2-4)
+    spend = rng.random((users, hours)) < 0.5
+    eps = np.where(spend, rng.choice([1 / 7, 1 / 4, 1 / 2], (users, hours)), 0.0).ravel()
+    mark = (rng.random((users, hours)) < 5 / hours).ravel()
+    mats = []
+    for _ in range(users):  # a sticky chain: the state changes at a fifth of the steps
+        at = np.maximum.accumulate(np.where(rng.random(hours) < 0.2, np.arange(hours), 0))
+        mats += list(transition_matrices(rng.integers(0, 10, hours)[at], 10, 1.0))
+    tables = VertexTables()
+    ids = np.array([tables.add(L) for L in loss_functions(mats)], dtype=np.intp)
+    # mats: (forward, backward) per user; chain 2u runs user u's BPL forwards on its
+    # backward loss, chain 2u + 1 its FPL on the forward loss
+    loss_id = ids.reshape(users, 2)[:, ::-1].ravel().copy()
+    tables.freeze()
+    n = eps.size
+    start = np.repeat(np.arange(users, dtype=np.intp) * hours, 2)
+    length = np.full(2 * users, hours, dtype=np.intp)
+    reverse = np.tile(np.array([False, True]), users)
+    out_start = start + np.tile(np.array([0, n], dtype=np.intp), users)
+    seg, done = np.empty(2 * n), np.empty(2 * users, dtype=np.intp)
+    kernel = chains_kernel()
+    args = (eps, mark, start, length, reverse, out_start, tables.thr_all,
+            tables.thr_start[loss_id], tables.thr_len[loss_id], tables.q, tables.d,
+            tables.v_start[loss_id], seg, done)
+
+    @numba.njit(nogil=True)
+    def libm_floor(x, out):  # pragma: no cover - compiled
+        for i in range(x.size):
+            out[i] = math.log1p(math.expm1(x[i]))
+
+    x = seg.copy()
+    kernel(*args)
+    x[:] = np.clip(seg, 0.0, 700.0)  # the recursion's own α values
+    y = np.empty_like(x)
+    libm_floor(x, y)
+
+    def best(f, *a) -> float:
+        out = []
+        for _ in range(runs):
+            c0 = time.process_time()
+            f(*a)
+            out.append(time.process_time() - c0)
+        return min(out)
+
+    k, fl = best(kernel, *args), best(libm_floor, x, y)
+    print(f"landmark TPL column, segment recursions of one block ({users} users x "
+          f"{hours:,} hours, {2 * n:,} steps, compiled): {k / (2 * n) * 1e9:.1f} ns per "
+          f"step; floor log1p(expm1(x)) of the C library, compiled: "
+          f"{fl / (2 * n) * 1e9:.1f} ns; ratio {k / fl:.2f} (best of {runs}, CPU; {load()})")
 
 
 def partition_section(args, cols) -> None:

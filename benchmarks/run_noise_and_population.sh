@@ -14,16 +14,18 @@ if [ -n "${QUICK:-}" ]; then
   noise=(--n 200000 --n-planar 20000 --readings 50000 --runs 1)
   batch=(--users 200 --one-row-users 10000 --million-users 100000 --exact-users 50 --repeats 1)
   adaptive=(--max-t 100000 --users 5)
+  cli=(--repeat 5)
 else
   noise=()
   batch=(--users 1000 --repeats 3)
   adaptive=(--max-t 400000)
+  cli=(--repeat 15)  # the fixed costs' medians: one run varies by ±30 % on this machine
 fi
 {
   echo "== $(date -u +%FT%TZ) $(git rev-parse --short HEAD) — $(uptime)"
   "$PY" benchmarks/bench_noise.py ${noise[@]+"${noise[@]}"} --peers "$PEERS"
   "$PY" benchmarks/bench_adaptive.py --sections curve,exact --kinds series "${adaptive[@]}"
-  "$PY" benchmarks/bench_cli.py --fixed --repeat 5
+  "$PY" benchmarks/bench_cli.py --fixed "${cli[@]}"
   "$PY" benchmarks/bench_large.py --only engine
   "$PY" benchmarks/bench_batch.py --sections leakage,per_user,million,exact "${batch[@]}"
   echo "== done $(date -u +%FT%TZ) — $(uptime)"

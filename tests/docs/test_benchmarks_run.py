@@ -27,3 +27,15 @@ def test_benchmark_runs(argv):
                           text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "cold (fresh process, first release)" in proc.stdout
+
+
+def test_recursion_floor_runs():
+    """The audit column's recursions beside the C library's floor (bench_batch.py's
+    leakage section, last line) on a tiny block."""
+    code = ("import sys; sys.path.insert(0, 'benchmarks'); import bench_batch; "
+            "bench_batch.recursion_floor(users=3, hours=300, runs=1)")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "1,800 steps, compiled" in proc.stdout and "ratio" in proc.stdout
