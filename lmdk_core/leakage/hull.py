@@ -25,7 +25,7 @@ from typing import NamedTuple
 import numpy as np
 
 __all__ = ["COMPILED_MIN_POINTS", "Hull", "HullPoints", "build_exact", "chain_points",
-           "chain_points_many", "one_batch", "pair_batches", "upper_hull"]
+           "chain_points_many", "hulls_many", "one_batch", "pair_batches", "upper_hull"]
 
 #: point sets at least this large run :func:`upper_hull`'s loop compiled, when numba is
 #: already loaded (a population batch loads it for its recursions): never loaded for it
@@ -62,6 +62,69 @@ def _chain_kernel():
 
         _compiled_chain = njit(cache=True, nogil=True)(_chain)
     return _compiled_chain
+
+
+def _relevant_hulls(D, Q, start, length, Ds, Qs, keep, out_len):  # pragma: no cover
+    """:meth:`Hull.add` on an empty hull for every segment ``[start_s, start_s +
+    length_s)`` of the points ``(D, Q)`` (compiled by numba): the point :func:`upper_hull`
+    keeps of each D — the first of ``np.lexsort((−Q, D))``'s order, i.e. of a stable
+    sort by D the first of the largest Q — in ascending D (into ``Ds, Qs`` from
+    ``start_s``), :func:`_chain` on them (the hull's indices in ``keep`` from
+    ``start_s``), then the hull's relevant part: the vertices up to the first largest
+    ``Q − D`` (``np.argmax``), their number in ``out_len[s]``. The same comparisons of
+    the same numbers, in the same order."""
+    for s in range(start.size):
+        lo = start[s]
+        d = D[lo:lo + length[s]]
+        q = Q[lo:lo + length[s]]
+        order = np.argsort(d, kind="mergesort")  # stable: a D's points in their order
+        w = 0
+        r = 0
+        while r < order.size:  # each run of one D: its first point of the largest Q
+            i = order[r]
+            pick = i
+            r += 1
+            while r < order.size and d[order[r]] == d[i]:
+                if q[order[r]] > q[pick]:
+                    pick = order[r]
+                r += 1
+            Ds[lo + w] = d[pick]
+            Qs[lo + w] = q[pick]
+            w += 1
+        m = 0
+        for i in range(lo, lo + w):
+            di = Ds[i]
+            qi = Qs[i]
+            while m >= 2:
+                a = keep[lo + m - 2]
+                b = keep[lo + m - 1]
+                if (Ds[b] - Ds[a]) * (qi - Qs[a]) - (Qs[b] - Qs[a]) * (di - Ds[a]) >= 0.0:
+                    m -= 1
+                else:
+                    break
+            keep[lo + m] = i
+            m += 1
+        best = 0
+        top = Qs[keep[lo]] - Ds[keep[lo]]
+        for j in range(1, m):
+            v = Qs[keep[lo + j]] - Ds[keep[lo + j]]
+            if v > top:
+                top = v
+                best = j
+        out_len[s] = best + 1
+
+
+_compiled_relevant = None
+
+
+def _relevant_kernel():
+    """:func:`_relevant_hulls` compiled, or None when numba is not loaded yet."""
+    global _compiled_relevant
+    if _compiled_relevant is None and "numba" in sys.modules:
+        from numba import njit
+
+        _compiled_relevant = njit(cache=True, nogil=True)(_relevant_hulls)
+    return _compiled_relevant
 
 
 class HullPoints(NamedTuple):
@@ -171,6 +234,48 @@ class Hull:
     def sigma(self, lam: np.ndarray) -> np.ndarray:
         """Support function ``σ(λ) = max_v (Q_v − λ D_v)`` at each λ."""
         return np.max(self.Q[None, :] - lam[:, None] * self.D[None, :], axis=1)
+
+
+def hulls_many(points: list[HullPoints]) -> list[HullPoints] | None:
+    """``(hull.D, hull.Q)`` after ``hull = Hull(); hull.add(D, Q)`` for every ``(D, Q)``
+    of ``points``, the same arrays bit for bit, all in one compiled call
+    (:func:`_relevant_hulls`: each set's points above the empty hull's boundary with
+    the hull's two (0, 0) vertices, sorted and cut to one per D as :func:`upper_hull`
+    does, its upper hull and the hull's relevant part). None when numba is not loaded
+    (the caller builds them one by one) or a coordinate is not finite."""
+    kernel = _relevant_kernel()
+    if kernel is None or not points:
+        return None
+    sizes = np.array([p.D.size for p in points], dtype=np.intp)
+    D_all = np.concatenate([np.asarray(p.D, dtype=float) for p in points])
+    Q_all = np.concatenate([np.asarray(p.Q, dtype=float) for p in points])
+    if not (np.isfinite(D_all).all() and np.isfinite(Q_all).all()):
+        return None
+    up = Q_all > Hull().height(D_all)  # element-wise: each set's own test in Hull.add
+    owner = np.repeat(np.arange(sizes.size), sizes)[up]
+    counts = np.bincount(owner, minlength=sizes.size)
+    live = np.flatnonzero(counts)
+    out = [HullPoints(np.zeros(1), np.zeros(1)) for _ in range(sizes.size)]  # nothing above
+    if not live.size:
+        return out
+    # each live set: (0, 0) twice (the new point and the empty hull's vertex), then its
+    # points above, in their order
+    lens = counts[live] + 2
+    start = np.r_[0, np.cumsum(lens)[:-1]].astype(np.intp)
+    D = np.zeros(int(lens.sum()))
+    Q = np.zeros(D.size)
+    where = np.cumsum(counts > 0) - 1  # a set's position among the live ones
+    rank = np.arange(owner.size) - np.repeat(np.r_[0, np.cumsum(counts)[:-1]], counts)
+    at = start[where[owner]] + 2 + rank
+    D[at], Q[at] = D_all[up], Q_all[up]
+    Ds, Qs = np.empty(D.size), np.empty(D.size)
+    keep = np.empty(D.size, dtype=np.intp)
+    out_len = np.empty(live.size, dtype=np.intp)
+    kernel(D, Q, start, lens.astype(np.intp), Ds, Qs, keep, out_len)
+    for j, i in enumerate(live.tolist()):
+        idx = keep[start[j]:start[j] + out_len[j]]
+        out[i] = HullPoints(Ds[idx], Qs[idx])
+    return out
 
 
 def chain_points(P: np.ndarray, ii: np.ndarray, kk: np.ndarray) -> HullPoints:

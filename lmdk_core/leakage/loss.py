@@ -30,7 +30,15 @@ from numpy.typing import ArrayLike
 
 from lmdk_core.foundation.errors import InputError
 from lmdk_core.leakage.correlation import check_transition_matrix
-from lmdk_core.leakage.hull import Hull, build_exact, chain_points_many, one_batch, upper_hull
+from lmdk_core.leakage.hull import (
+    Hull,
+    HullPoints,
+    build_exact,
+    chain_points_many,
+    hulls_many,
+    one_batch,
+    upper_hull,
+)
 
 __all__ = ["LOG_BRANCH_ALPHA", "LossFunction", "LossPair", "LossStats", "loss_function", "as_loss",
            "loss_functions", "loss_pair", "upper_hull"]
@@ -82,6 +90,45 @@ class LossStats:
     pairs: int
     pairs_sorted: int
     hull_vertices: int
+
+
+def optimal_vertices(D: ArrayLike, Q: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    """The hull vertices ``(D, Q)`` (D ascending) that can be optimal for some α > 0:
+    all but ``(0, 0)``, which is never optimal once other vertices exist."""
+    D = np.asarray(D, dtype=float)
+    Q = np.asarray(Q, dtype=float)
+    if D.size > 1 and Q[0] == 0.0:
+        return D[1:], Q[1:]
+    return D, Q
+
+
+def vertex_crossings(Da: np.ndarray, Qa: np.ndarray, Db: np.ndarray, Qb: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """Where the curves of adjacent hull vertices ``a = v_{j−1}``, ``b = v_j`` cross
+    (Cao et al., ICDE'17: ``log((Q x + 1)/(D x + 1))`` of each vertex, equal at one
+    ``x > 0``): ``x_j = [(Q_b − Q_a) − (D_b − D_a)] / (Q_a D_b − Q_b D_a)`` (0 at least,
+    ∞ where the denominator is not positive), and the same crossings in logs, finite
+    even where the ratio overflows (a d(S) near the smallest float), used for α > 700
+    where x overflows: ``log den = log(Q_a D_b) + log1p(−Q_b D_a / (Q_a D_b))`` all in
+    logs (``Q_a D_b`` may underflow to 0 although the crossing is finite). Element-wise:
+    the crossings of many hulls' vertex pairs in one call are each pair's own."""
+    num = (Qb - Qa) - (Db - Da)
+    den = Qa * Db - Qb * Da
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        xs = np.where(den > 0, num / den, np.inf)
+        lqa, lqb = np.log(Qa), np.log(Qb)
+        lda, ldb = np.log(Da), np.log(Db)
+        log_den = lqa + ldb + np.log1p(-np.exp(lqb + lda - lqa - ldb))
+        log_xs = np.log(np.maximum(num, 0.0)) - log_den
+        log_xs = np.where(np.isnan(log_xs), np.inf, log_xs)
+    return np.maximum(xs, 0.0), log_xs
+
+
+def running_min(x: np.ndarray) -> np.ndarray:
+    """``x`` made non-increasing along its last axis (its running minimum): the crossings
+    of a hull's vertices in order, guarded against rounding (a 2-D ``x``: each row on
+    its own)."""
+    return np.minimum.accumulate(x, axis=-1)
 
 
 class LossFunction:
@@ -175,49 +222,39 @@ class LossFunction:
         return self
 
     def _finish(self, n: int, hull: Hull, sorted_pairs: int) -> None:
-        self.n_states = n
         self._set_vertices(hull.D, hull.Q)
+        self._set_stats(n, int(sorted_pairs))
+
+    def _set_stats(self, n: int, sorted_pairs: int) -> None:
+        self.n_states = n
         self.stats = LossStats(
             n_states=n,
             pairs=n * (n - 1),
-            pairs_sorted=int(sorted_pairs),
+            pairs_sorted=sorted_pairs,
             hull_vertices=int(self.vertex_D.size),
         )
 
     # -- vertices and breakpoints ------------------------------------------------------
     def _set_vertices(self, D: np.ndarray, Q: np.ndarray) -> None:
-        D = np.asarray(D, dtype=float)
-        Q = np.asarray(Q, dtype=float)
-        if D.size > 1 and Q[0] == 0.0:  # (0, 0) is never optimal once other vertices exist
-            D, Q = D[1:], Q[1:]
+        D, Q = optimal_vertices(D, Q)
+        if D.size > 1:
+            xs, log_xs = vertex_crossings(D[:-1], Q[:-1], D[1:], Q[1:])
+            self._set_tables(D, Q, running_min(xs), running_min(log_xs))
+        else:
+            self._set_tables(D, Q, np.zeros(0), np.zeros(0))
+
+    def _set_tables(self, D: np.ndarray, Q: np.ndarray, xs: np.ndarray,
+                    log_xs: np.ndarray) -> None:
+        """The tables of the hull vertices ``(D, Q)`` (D ascending, as
+        :func:`optimal_vertices` leaves them) and of their crossings ``xs`` and
+        ``log_xs`` (:func:`vertex_crossings`, made non-increasing by
+        :func:`running_min`; empty for one vertex)."""
         #: hull vertices (D ascending): the (d(S), q(S)) that can be optimal for some α
         self.vertex_D = D
         self.vertex_Q = Q
-        # Crossing of adjacent vertices a = v_{j-1}, b = v_j (curves equal at one x > 0):
-        # x_j = [(Q_b − Q_a) − (D_b − D_a)] / (Q_a D_b − Q_b D_a). v_j is optimal for
-        # x in [x_{j+1}, x_j]; larger x favours smaller D.
-        if D.size > 1:
-            num = (Q[1:] - Q[:-1]) - (D[1:] - D[:-1])
-            den = Q[:-1] * D[1:] - Q[1:] * D[:-1]
-            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                xs = np.where(den > 0, num / den, np.inf)
-                # the same crossings in logs: finite even where num/den overflows (a
-                # d(S) near the smallest float); used for α > 700, where x overflows
-                # log den = log(Q_a D_b) + log1p(−Q_b D_a / (Q_a D_b)), all in logs (Q_a D_b
-                # may underflow to 0 although the crossing is finite)
-                lqa, lqb = np.log(Q[:-1]), np.log(Q[1:])
-                lda, ldb = np.log(D[:-1]), np.log(D[1:])
-                log_den = lqa + ldb + np.log1p(-np.exp(lqb + lda - lqa - ldb))
-                log_xs = np.log(np.maximum(num, 0.0)) - log_den
-                log_xs = np.where(np.isnan(log_xs), np.inf, log_xs)
-            xs = np.maximum(xs, 0.0)
-            xs = np.minimum.accumulate(xs)  # guard monotonicity against rounding
-            log_xs = np.minimum.accumulate(log_xs)
-            self._x_thr = xs[::-1].copy()  # ascending
-            self._log_x_thr = log_xs[::-1].copy()
-        else:
-            self._x_thr = np.zeros(0)
-            self._log_x_thr = np.zeros(0)
+        # v_j is optimal for x in [x_{j+1}, x_j]; larger x favours smaller D
+        self._x_thr = xs[::-1].copy()  # ascending
+        self._log_x_thr = log_xs[::-1].copy()
         self._wD = D[::-1].copy()  # vertex for searchsorted index k (ascending x)
         self._wQ = Q[::-1].copy()
         self._wQmD = self._wQ - self._wD
@@ -400,12 +437,49 @@ def loss_functions(matrices: list[ArrayLike],
         if 2 <= n and one_batch(n) and not _prune_pays(n):
             groups.setdefault(n, []).append(i)
     for n, idx in groups.items():
-        for i, (D, Q) in zip(idx, chain_points_many([checked[i] for i in idx]), strict=True):
+        points = chain_points_many([checked[i] for i in idx])
+        hulls = hulls_many(points)  # all hulls in one compiled call where numba is loaded
+        if hulls is not None:
+            for i, f in zip(idx, _of_hulls(n, hulls), strict=True):
+                out[i] = f
+            continue
+        for i, (D, Q) in zip(idx, points, strict=True):
             hull = Hull()
             hull.add(D, Q)  # build_exact's one batch
             out[i] = LossFunction._of_hull(n, hull, n * (n - 1))
     return [f if f is not None else LossFunction(P, name=name)
             for f, P in zip(out, checked, strict=True)]
+
+
+def _of_hulls(n: int, hulls: list[HullPoints]) -> list[LossFunction]:
+    """``LossFunction._of_hull(n, hull, n(n − 1))`` of every hull of ``hulls``, the same
+    tables bit for bit: the crossings of every hull's adjacent vertices in one
+    :func:`vertex_crossings` call (element-wise: each pair's own doubles), their running
+    minima along the rows of one padded table (+∞ after a hull's last crossing changes
+    no minimum before it), then each function's tables from its slices."""
+    verts = [optimal_vertices(h.D, h.Q) for h in hulls]
+    sizes = np.array([D.size for D, _ in verts], dtype=np.intp)
+    pairs = np.maximum(sizes - 1, 0)
+    D_all = np.concatenate([D for D, _ in verts])
+    Q_all = np.concatenate([Q for _, Q in verts])
+    # pair k of hull h: its vertices j and j + 1 (j = k), at offset[h] + j in D_all
+    first_pair = np.r_[0, np.cumsum(pairs)[:-1]]
+    a = np.repeat(np.r_[0, np.cumsum(sizes)[:-1]] - first_pair, pairs) + np.arange(pairs.sum())
+    xs, log_xs = vertex_crossings(D_all[a], Q_all[a], D_all[a + 1], Q_all[a + 1])
+    width = int(pairs.max()) if pairs.size else 0
+    row = np.repeat(np.arange(sizes.size), pairs)
+    col = np.arange(pairs.sum()) - np.repeat(first_pair, pairs)
+    tx = np.full((sizes.size, width), np.inf)
+    tl = np.full((sizes.size, width), np.inf)
+    tx[row, col], tl[row, col] = xs, log_xs
+    tx, tl = running_min(tx), running_min(tl)
+    out = []
+    for h, (D, Q) in enumerate(verts):
+        f = LossFunction.__new__(LossFunction)
+        f._set_tables(D, Q, tx[h, :pairs[h]], tl[h, :pairs[h]])
+        f._set_stats(n, n * (n - 1))
+        out.append(f)
+    return out
 
 
 def as_loss(obj: LossFunction | ArrayLike, name: str = "the transition matrix") -> LossFunction:
