@@ -19,7 +19,7 @@ pairs that may reach it.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 import numpy as np
@@ -51,26 +51,13 @@ def _chain(D, Q, keep):  # pragma: no cover - compiled by numba
     return m
 
 
-_compiled_chain = None
-
-
-def _chain_kernel():
-    """:func:`_chain` compiled, or None when numba is not loaded yet."""
-    global _compiled_chain
-    if _compiled_chain is None and "numba" in sys.modules:
-        from numba import njit
-
-        _compiled_chain = njit(cache=True, nogil=True)(_chain)
-    return _compiled_chain
-
-
 def _relevant_hulls(D, Q, start, length, Ds, Qs, keep, out_len):  # pragma: no cover
     """:meth:`Hull.add` on an empty hull for every segment ``[start_s, start_s +
     length_s)`` of the points ``(D, Q)`` (compiled by numba): the point :func:`upper_hull`
     keeps of each D — the first of ``np.lexsort((−Q, D))``'s order, i.e. of a stable
     sort by D the first of the largest Q — in ascending D (into ``Ds, Qs`` from
-    ``start_s``), :func:`_chain` on them (the hull's indices in ``keep`` from
-    ``start_s``), then the hull's relevant part: the vertices up to the first largest
+    ``start_s``), :func:`_chain` on them (the hull's indices within the segment in
+    ``keep`` from ``start_s``), then the hull's relevant part: the vertices up to the first largest
     ``Q − D`` (``np.argmax``), their number in ``out_len[s]``. The same comparisons of
     the same numbers, in the same order."""
     for s in range(start.size):
@@ -91,40 +78,42 @@ def _relevant_hulls(D, Q, start, length, Ds, Qs, keep, out_len):  # pragma: no c
             Ds[lo + w] = d[pick]
             Qs[lo + w] = q[pick]
             w += 1
-        m = 0
-        for i in range(lo, lo + w):
-            di = Ds[i]
-            qi = Qs[i]
-            while m >= 2:
-                a = keep[lo + m - 2]
-                b = keep[lo + m - 1]
-                if (Ds[b] - Ds[a]) * (qi - Qs[a]) - (Qs[b] - Qs[a]) * (di - Ds[a]) >= 0.0:
-                    m -= 1
-                else:
-                    break
-            keep[lo + m] = i
-            m += 1
+        hd, hq, at = Ds[lo:lo + w], Qs[lo:lo + w], keep[lo:lo + w]
+        m = _chain(hd, hq, at)  # the hull's indices in the segment
         best = 0
-        top = Qs[keep[lo]] - Ds[keep[lo]]
+        top = hq[at[0]] - hd[at[0]]
         for j in range(1, m):
-            v = Qs[keep[lo + j]] - Ds[keep[lo + j]]
+            v = hq[at[j]] - hd[at[j]]
             if v > top:
                 top = v
                 best = j
         out_len[s] = best + 1
 
 
-_compiled_relevant = None
+#: the compiled loops, once numba is loaded (:func:`_when_numba_loaded`)
+_COMPILED: dict[Callable, Callable | None] = {}
 
 
-def _relevant_kernel():
+def _when_numba_loaded(loop: Callable) -> Callable | None:
+    """``loop`` compiled (:func:`_chain` compiled into it:
+    :func:`~lmdk_core.foundation.compiled_paths.compile_with_helpers`), or None while
+    numba is not loaded: a hull never loads it, a population batch has loaded it for
+    its recursions."""
+    if loop not in _COMPILED and "numba" in sys.modules:
+        from lmdk_core.foundation.compiled_paths import compile_with_helpers
+
+        _COMPILED[loop] = compile_with_helpers(lambda _stamp: loop, [_chain], nogil=True)
+    return _COMPILED.get(loop)
+
+
+def _chain_kernel() -> Callable | None:
+    """:func:`_chain` compiled, or None when numba is not loaded yet."""
+    return _when_numba_loaded(_chain)
+
+
+def _relevant_kernel() -> Callable | None:
     """:func:`_relevant_hulls` compiled, or None when numba is not loaded yet."""
-    global _compiled_relevant
-    if _compiled_relevant is None and "numba" in sys.modules:
-        from numba import njit
-
-        _compiled_relevant = njit(cache=True, nogil=True)(_relevant_hulls)
-    return _compiled_relevant
+    return _when_numba_loaded(_relevant_hulls)
 
 
 class HullPoints(NamedTuple):
@@ -273,7 +262,7 @@ def hulls_many(points: list[HullPoints]) -> list[HullPoints] | None:
     out_len = np.empty(live.size, dtype=np.intp)
     kernel(D, Q, start, lens.astype(np.intp), Ds, Qs, keep, out_len)
     for j, i in enumerate(live.tolist()):
-        idx = keep[start[j]:start[j] + out_len[j]]
+        idx = start[j] + keep[start[j]:start[j] + out_len[j]]
         out[i] = HullPoints(Ds[idx], Qs[idx])
     return out
 
