@@ -18,6 +18,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from lmdk_core.files.config import ViewConfig, config_to_json
 from tests.browser import wait_for_app, wait_for_map, wait_until_still
@@ -228,15 +229,35 @@ def test_raw_file_name_in_a_help_tooltip(watched, app_url, beacon, tmp_path):
     f.write_text("time,value\n" + "".join(f"{t},{t % 5}\n" for t in range(30)))
     _open(page, app_url, "/timeline", "Use your own data")
     _upload(page, "Series CSV", f)
-    page.get_by_text("audit files, configuration, internal report").first.click()
-    page.wait_for_timeout(500)
+    # the upload's rerun redraws the page; an expander opened before it settles can be
+    # drawn closed again (a loaded CI machine once never showed the button), so wait for
+    # the page to be still, then open the expander until its button is there
+    wait_until_still(page, 800, 120_000)
+    expander = page.locator("[data-testid=stExpander]").filter(
+        has_text="audit files, configuration, internal report").first
     button = page.locator("[data-testid=stDownloadButton]").filter(
         has_text="data by reference").first
-    # up to 60 s, as the other browser waits: a loaded CI machine renders the expander's
-    # buttons after Playwright's default 30 s (passes alone in 18 s)
-    button.locator("[data-testid=stTooltipIcon], [data-testid=stTooltipHoverTarget]") \
-        .first.hover(timeout=60_000)
-    page.wait_for_selector("[data-testid=stTooltipContent]", timeout=30_000)
+    for _ in range(5):
+        if expander.locator("details:not([open])").count():
+            expander.locator("summary").first.click()
+        try:
+            button.wait_for(state="visible", timeout=20_000)
+            break
+        except PlaywrightTimeout:
+            continue
+    # a hover whose element a late redraw replaced shows no tooltip (the mouse did not
+    # move again): the mouse leaves and comes back until the tooltip is drawn
+    icon = button.locator(
+        "[data-testid=stTooltipIcon], [data-testid=stTooltipHoverTarget]").first
+    for _ in range(5):
+        page.mouse.move(0, 0)
+        icon.hover(timeout=60_000)
+        try:
+            page.wait_for_selector("[data-testid=stTooltipContent]", timeout=15_000)
+            break
+        except PlaywrightTimeout:
+            continue
+    page.wait_for_selector("[data-testid=stTooltipContent]", timeout=15_000)
     tip = page.locator("[data-testid=stTooltipContent]").first.inner_text()
     assert f"{TOKEN}-file.png" in tip, tip
     page.screenshot(path="/tmp/security_markdown_tooltip.png")
