@@ -28,7 +28,9 @@ __all__ = [
     "GridStates",
     "TransitionMatrices",
     "discretize_series",
+    "distinct_sorted",
     "quantile_transitions_many",
+    "quantiles_of_sorted",
     "trajectory_cells",
     "transition_matrix",
     "transition_matrices",
@@ -70,6 +72,39 @@ def _finite_series(values: ArrayLike, name: str) -> np.ndarray:
     return v
 
 
+def quantiles_of_sorted(S: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    """``np.quantile(S, probs, axis=1)`` (the default, linear method) of rows ``S``
+    already sorted and free of NaN, bit for bit, without its partition and copies.
+
+    numpy's linear method (Hyndman & Fan's 7th) reads, for ``n`` values, the virtual
+    index ``v = (n − 1)·p``, its floor ``i`` (``-1``, the last value, where ``v ≥ n − 1``)
+    and ``γ = v − i``, and interpolates ``a = S[i]``, ``b = S[i + 1]`` as ``a + (b − a)·γ``,
+    or ``b − (b − a)·(1 − γ)`` where ``γ ≥ 0.5``; here the same operations on the same
+    doubles, element by element (tests/engine/test_quantiles_of_sorted.py checks it
+    against ``np.quantile``). Returns shape ``(len(probs), rows)``."""
+    n = S.shape[1]
+    v = (n - 1) * np.asarray(probs, dtype=float)
+    prev = np.floor(v)
+    nxt = prev + 1
+    last = v >= n - 1
+    prev[last] = -1
+    nxt[last] = -1
+    lo, hi = prev.astype(np.intp), nxt.astype(np.intp)
+    gamma = (v - lo)[:, None]
+    a, b = S[:, lo].T, S[:, hi].T
+    diff = b - a
+    out = a + diff * gamma
+    np.subtract(b, diff * (1 - gamma), out=out, where=gamma >= 0.5)
+    return out
+
+
+def distinct_sorted(q: np.ndarray) -> np.ndarray:
+    """``np.unique(q)`` of a 1-D array without NaN nor both zeros (-0.0 and 0.0): sorted,
+    each value once (the same doubles; numpy's hash-based unique is not needed here)."""
+    s = np.sort(q)
+    return s[np.r_[True, s[1:] != s[:-1]]]
+
+
 def discretize_series(values: ArrayLike, n_bins: int, method: str = "width") -> Discretization:
     """Map a numeric series to ``n_bins`` states: equal-width or quantile bins.
 
@@ -108,14 +143,16 @@ def discretize_series(values: ArrayLike, n_bins: int, method: str = "width") -> 
     elif key == "width":
         edges = np.linspace(lo, hi, k + 1)
     elif key == "quantile":
-        # np.quantile reads order statistics only: on the sorted values it finds the same
-        # ones (its partition then has nothing to move) and interpolates them the same
-        # way, and numpy's vectorised sort takes about half the time of the partition at
-        # these 2(k + 1) positions. Not when -0.0 and 0.0 mix: which of the two equal
-        # values lands at a position may differ, and the edge's sign with it.
+        # np.quantile reads order statistics only: the sorted values hold the same ones,
+        # and quantiles_of_sorted interpolates them as np.quantile does, bit for bit,
+        # without its partition (numpy's vectorised sort takes about half the time of
+        # the partition at these 2(k + 1) positions) nor its copies. Not when -0.0 and
+        # 0.0 mix: which of the two equal values lands at a position may differ, and the
+        # edge's sign with it (np.quantile and np.unique on the values as given).
         neg_zero = bool(np.any(np.signbit(v) & (v == 0.0)))
-        edges = np.unique(np.quantile(v if neg_zero else np.sort(v),
-                                      np.linspace(0.0, 1.0, k + 1)))
+        probs = np.linspace(0.0, 1.0, k + 1)
+        edges = (np.unique(np.quantile(v, probs)) if neg_zero else
+                 distinct_sorted(quantiles_of_sorted(np.sort(v)[None, :], probs)[:, 0]))
     else:
         raise InputError(f"unknown binning method {method!r}; choose width or quantile")
     states = np.searchsorted(edges, v, side="right") - 1
@@ -343,7 +380,7 @@ def _compiled_codes(X: np.ndarray, rows: np.ndarray, S: np.ndarray, Qs: np.ndarr
     live = [j for j in range(rows.size) if S[j, 0] != S[j, -1]]
     if not live:
         return []
-    edges = [np.unique(Qs[:, j]) for j in live]
+    edges = [distinct_sorted(Qs[:, j]) for j in live]
     n_edges = np.array([e.size for e in edges], dtype=np.intp)
     padded = np.full((len(live), int(n_edges.max())), np.inf)
     for i, e in enumerate(edges):
@@ -363,8 +400,8 @@ def quantile_transitions_many(series: list[np.ndarray], n_bins: int,
     discretize_series(v, n_bins, "quantile")`` for every series ``v``, the same matrices
     bit for bit (Cao et al., ICDE'17: a correlation model estimated from the data), the
     series of one length binned together: one sort of their stacked values, their
-    quantiles in one ``np.quantile`` call along the rows (the same order statistics,
-    interpolated element by element as for one series), their transitions counted in
+    quantiles along the rows in one :func:`quantiles_of_sorted` (the same order
+    statistics, interpolated element by element as for one series), their transitions counted in
     one ``np.bincount``; where numba is loaded already (a population batch) the states
     and transition codes of all series in one compiled pass
     (:mod:`~lmdk_core.leakage.transition_kernel`, the same integers). The population
@@ -394,14 +431,14 @@ def quantile_transitions_many(series: list[np.ndarray], n_bins: int,
         if rows.size == 0:
             continue
         S = np.sort(X[rows], axis=1)
-        Qs = np.quantile(S, probs, axis=1)  # (k + 1, rows)
+        Qs = quantiles_of_sorted(S, probs)  # (k + 1, rows)
         if _numba_loaded():  # loaded anyway (a batch): every row's codes at once
             counted += _compiled_codes(X, rows, S, Qs, idx)
             continue
         for j, r in enumerate(rows.tolist()):
             if S[j, 0] == S[j, -1]:
                 continue  # constant: one state (discretize_series' own edges)
-            edges = np.unique(Qs[:, j])
+            edges = distinct_sorted(Qs[:, j])
             states = np.searchsorted(edges, X[r], side="right") - 1
             states = np.clip(states, 0, edges.size - 2).astype(int)
             n = edges.size - 1
