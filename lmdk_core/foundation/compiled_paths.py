@@ -32,8 +32,8 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["KernelCost", "PathChooser", "compile_with_helpers", "helpers_stamp", "lazy_njit",
-           "worth_compiling"]
+__all__ = ["KernelCost", "PathChooser", "compile_with_helpers", "helpers_stamp",
+           "import_numba", "lazy_njit", "worth_compiling"]
 
 #: seconds to import numba (measured 0.3–0.35 s)
 NUMBA_IMPORT_S = 0.33
@@ -87,12 +87,51 @@ class PathChooser:
 
 
 def lazy_njit() -> Callable | None:
-    """numba's ``njit`` (importing numba now), or None when numba is not installed."""
+    """numba's ``njit`` (importing numba now, :func:`import_numba`), or None when numba
+    is not installed."""
     try:
-        from numba import njit
+        return import_numba().njit
     except ImportError:  # pragma: no cover - numba is a dependency
         return None
-    return njit
+
+
+def import_numba():
+    """numba, imported, with its probe for a BLAS skipped: the only import of numba in
+    this package (raises ImportError without numba).
+
+    When numba loads its first compiled function (from its cache too), it imports
+    ``numba.np.arraymath``, which asks whether ``np.dot`` may call BLAS by importing
+    ``scipy.linalg.cython_blas`` — all of ``scipy.linalg``: 0.3–0.4 s of CPU in a
+    fresh process on this project's machine, half of a batch worker's kernel load. None
+    of this package's kernels calls BLAS (no ``np.dot``, ``@`` or ``np.linalg`` in
+    compiled code), so this loads ``numba.np.arraymath`` first, under numba's compiler
+    lock, with numba's ``ensure_blas`` answering "no BLAS" for that one probe, then puts
+    ``ensure_blas`` back: numba then runs the inner products of ``np.correlate`` /
+    ``np.convolve`` with its own loop, and a later ``np.dot`` in compiled code imports
+    SciPy's BLAS as usual (tests/engine/test_numba_import.py). Nothing changes when
+    ``numba.np.arraymath`` or ``scipy.linalg`` is imported already."""
+    import numba
+
+    if "numba.np.arraymath" in sys.modules or "scipy.linalg" in sys.modules:
+        return numba
+    import numba.np.linalg as numba_linalg
+    from numba.core.compiler_lock import global_compiler_lock
+
+    with global_compiler_lock:
+        if "numba.np.arraymath" in sys.modules:  # pragma: no cover - another thread
+            return numba
+        ensure_blas = numba_linalg.ensure_blas
+
+        def no_blas() -> None:
+            raise ImportError("numba's BLAS probe skipped (no kernel here calls BLAS)")
+
+        numba_linalg.ensure_blas = no_blas
+        try:
+            import numba.np.arraymath as arraymath
+        finally:
+            numba_linalg.ensure_blas = ensure_blas
+        arraymath.ensure_blas = ensure_blas
+    return numba
 
 
 #: the plain-Python helpers made callable from compiled code so far (numba registers a

@@ -26,6 +26,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from lmdk_core.foundation.compiled_paths import lazy_njit
+
 __all__ = [
     "Checks",
     "Grid",
@@ -107,9 +109,8 @@ class Stage(NamedTuple):
 
 def _kernel(**options):
     def wrap(fn):
-        try:
-            from numba import njit
-        except ImportError:  # pragma: no cover - numba is a dependency; work without it
+        njit = lazy_njit()
+        if njit is None:  # pragma: no cover - numba is a dependency; work without it
             return fn
         return njit(cache=True, nogil=True, **options)(fn)
 

@@ -20,7 +20,10 @@ module, when the kernel pays for its load.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from lmdk_core.foundation.compiled_paths import import_numba
+
+njit = import_numba().njit
 
 __all__ = ["draws"]
 
