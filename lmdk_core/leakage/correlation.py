@@ -37,6 +37,7 @@ __all__ = [
     "MAX_STATES",
     "check_n_states",
     "check_transition_matrix",
+    "check_transition_matrices",
     "parse_matrix_text",
     "load_matrix_csv",
     "smoothed_matrix",
@@ -95,6 +96,29 @@ def check_transition_matrix(matrix: ArrayLike | None,
             f"distribution over the {P.shape[0]} states (divide the row by its sum)"
         )
     return np.ascontiguousarray(P)
+
+
+def check_transition_matrices(matrices: list[ArrayLike],
+                              name: str = "the transition matrix") -> list[np.ndarray]:
+    """``[check_transition_matrix(m, name) for m in matrices]``, the same arrays and the
+    same first error: float arrays of one shape are stacked and checked in one go (the
+    population audit's two estimated matrices per user: 456 small checks per block cost
+    ~19 ms, one stacked check well under 1 ms); anything else, or any matrix the stacked
+    check finds wrong, goes through :func:`check_transition_matrix` one by one, so the
+    message names the same entry or row."""
+    shapes = {m.shape for m in matrices if isinstance(m, np.ndarray)}
+    if (len(matrices) < 2 or len(shapes) != 1
+            or not all(isinstance(m, np.ndarray) and m.dtype == np.float64 for m in matrices)):
+        return [check_transition_matrix(m, name) for m in matrices]
+    (shape,) = shapes
+    if len(shape) != 2 or shape[0] != shape[1] or not 1 <= shape[0] <= MAX_STATES:
+        return [check_transition_matrix(m, name) for m in matrices]
+    S = np.stack(matrices)  # a copy, C-contiguous: each S[i] as np.array(m) would give
+    ok = bool(np.isfinite(S).all()) and not bool((S < 0).any())
+    ok = ok and not bool((np.abs(S.sum(axis=2) - 1.0) > ROW_SUM_TOLERANCE).any())
+    if not ok:
+        return [check_transition_matrix(m, name) for m in matrices]
+    return list(S)
 
 
 def _square_matrix(matrix: ArrayLike | None, name: str) -> np.ndarray:

@@ -29,7 +29,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from lmdk_core.foundation.errors import InputError
-from lmdk_core.leakage.correlation import check_transition_matrix
+from lmdk_core.leakage.correlation import check_transition_matrices, check_transition_matrix
 from lmdk_core.leakage.hull import (
     Hull,
     HullPoints,
@@ -429,7 +429,7 @@ def loss_functions(matrices: list[ArrayLike],
     >>> round(a(1.0), 6), b.is_zero
     (0.706275, True)
     """
-    checked = [check_transition_matrix(m, name) for m in matrices]
+    checked = check_transition_matrices(matrices, name)
     out: list[LossFunction | None] = [None] * len(checked)
     groups: dict[int, list[int]] = {}
     for i, P in enumerate(checked):
