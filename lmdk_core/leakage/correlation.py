@@ -106,19 +106,18 @@ def check_transition_matrices(matrices: list[ArrayLike],
     ~19 ms, one stacked check well under 1 ms); anything else, or any matrix the stacked
     check finds wrong, goes through :func:`check_transition_matrix` one by one, so the
     message names the same entry or row."""
-    shapes = {m.shape for m in matrices if isinstance(m, np.ndarray)}
-    if (len(matrices) < 2 or len(shapes) != 1
-            or not all(isinstance(m, np.ndarray) and m.dtype == np.float64 for m in matrices)):
-        return [check_transition_matrix(m, name) for m in matrices]
-    (shape,) = shapes
-    if len(shape) != 2 or shape[0] != shape[1] or not 1 <= shape[0] <= MAX_STATES:
-        return [check_transition_matrix(m, name) for m in matrices]
-    S = np.stack(matrices)  # a copy, C-contiguous: each S[i] as np.array(m) would give
-    ok = bool(np.isfinite(S).all()) and not bool((S < 0).any())
-    ok = ok and not bool((np.abs(S.sum(axis=2) - 1.0) > ROW_SUM_TOLERANCE).any())
-    if not ok:
-        return [check_transition_matrix(m, name) for m in matrices]
-    return list(S)
+    shapes = {m.shape if isinstance(m, np.ndarray) and m.dtype == np.float64 else None
+              for m in matrices}
+    if len(matrices) >= 2 and len(shapes) == 1:
+        (shape,) = shapes
+        if shape is not None and len(shape) == 2 and shape[0] == shape[1] \
+                and 1 <= shape[0] <= MAX_STATES:
+            S = np.stack(matrices)  # a copy, C-contiguous: each S[i] as np.array(m) gives
+            # check_transition_matrix's rules: entries finite, non-negative, rows sum to 1
+            if np.isfinite(S).all() and not (S < 0).any() \
+                    and not (np.abs(S.sum(axis=2) - 1.0) > ROW_SUM_TOLERANCE).any():
+                return list(S)
+    return [check_transition_matrix(m, name) for m in matrices]
 
 
 def _square_matrix(matrix: ArrayLike | None, name: str) -> np.ndarray:
