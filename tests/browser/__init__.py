@@ -52,6 +52,23 @@ def map_landmarks(page) -> list[int]:
     return sorted(page.evaluate("() => [...window.__lmdkTrackMap.landmarks]"))
 
 
+def act_until(act, done, attempts: int = 2) -> None:
+    """Do ``act``, then wait with ``done`` (a Playwright wait, which raises its
+    TimeoutError); an action a loaded page lost (a rerun redrew its element while the
+    click, tap, hover or upload landed) is done again, as a person would, up to
+    ``attempts`` times in all; the last wait's TimeoutError is raised."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for attempt in range(attempts):
+        act()
+        try:
+            done()
+            return
+        except PlaywrightTimeout:
+            if attempt == attempts - 1:
+                raise
+
+
 def wait_until_still(page, quiet_ms: int = 1000, timeout_ms: float = 60_000) -> None:
     """Wait until the page's DOM has not changed and no script run has been under way for
     ``quiet_ms`` (charts drawn, reruns done): the moment a person would act."""

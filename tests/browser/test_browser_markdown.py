@@ -18,10 +18,9 @@ import threading
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from lmdk_core.files.config import ViewConfig, config_to_json
-from tests.browser import wait_for_app, wait_for_map, wait_until_still
+from tests.browser import act_until, wait_for_app, wait_for_map, wait_until_still
 
 pytestmark = pytest.mark.browser
 
@@ -237,27 +236,23 @@ def test_raw_file_name_in_a_help_tooltip(watched, app_url, beacon, tmp_path):
         has_text="audit files, configuration, internal report").first
     button = page.locator("[data-testid=stDownloadButton]").filter(
         has_text="data by reference").first
-    for _ in range(5):
+    def open_expander() -> None:
         if expander.locator("details:not([open])").count():
             expander.locator("summary").first.click()
-        try:
-            button.wait_for(state="visible", timeout=20_000)
-            break
-        except PlaywrightTimeout:
-            continue
+
+    act_until(open_expander, lambda: button.wait_for(state="visible", timeout=20_000),
+              attempts=5)
     # a hover whose element a late redraw replaced shows no tooltip (the mouse did not
     # move again): the mouse leaves and comes back until the tooltip is drawn
     icon = button.locator(
         "[data-testid=stTooltipIcon], [data-testid=stTooltipHoverTarget]").first
-    for _ in range(5):
+
+    def hover() -> None:
         page.mouse.move(0, 0)
         icon.hover(timeout=60_000)
-        try:
-            page.wait_for_selector("[data-testid=stTooltipContent]", timeout=15_000)
-            break
-        except PlaywrightTimeout:
-            continue
-    page.wait_for_selector("[data-testid=stTooltipContent]", timeout=15_000)
+
+    act_until(hover, lambda: page.wait_for_selector("[data-testid=stTooltipContent]",
+                                                    timeout=15_000), attempts=5)
     tip = page.locator("[data-testid=stTooltipContent]").first.inner_text()
     assert f"{TOKEN}-file.png" in tip, tip
     page.screenshot(path="/tmp/security_markdown_tooltip.png")

@@ -7,10 +7,9 @@ from __future__ import annotations
 from urllib.parse import urlparse
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.app.test_security import INJECTION, gpx_with_waypoint
-from tests.browser import wait_for_app, wait_for_map, wait_until_still
+from tests.browser import act_until, wait_for_app, wait_for_map, wait_until_still
 from tests.browser.test_browser_map import open_map
 
 pytestmark = pytest.mark.browser
@@ -56,15 +55,9 @@ def test_map_tooltip_of_a_hostile_waypoint_runs_no_script(page, app_url, tmp_pat
     page.get_by_text("Use your own track").first.click()
     taken = ("() => [...document.querySelectorAll('p')].some(p => p.innerText.trim() === "
              "'Landmarks (0)')")
-    for attempt in range(2):
-        page.locator("[data-testid=stFileUploaderDropzoneInput]").first \
-            .set_input_files(str(gpx))
-        try:
-            page.wait_for_function(taken, timeout=60_000)
-            break
-        except PlaywrightTimeout:
-            if attempt:
-                raise
+    act_until(lambda: page.locator("[data-testid=stFileUploaderDropzoneInput]").first
+              .set_input_files(str(gpx)),
+              lambda: page.wait_for_function(taken, timeout=60_000))
     wait_for_app(page)
     wait_for_map(page)
     # the map draws the uploaded track (20 points) with its waypoint

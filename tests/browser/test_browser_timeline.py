@@ -5,9 +5,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.browser import wait_for_app, wait_until_still
+from tests.browser import act_until, wait_for_app, wait_until_still
 from tests.conftest import ARTIFACTS
 
 pytestmark = pytest.mark.browser
@@ -150,22 +149,19 @@ def test_tapping_points_on_a_phone_marks_them(app_url):
             # lost the first tap under full load)
             # a tap that a loaded CI machine still lost (no new chip after 45 s) is
             # tapped again, as a person would
-            for attempt in range(2):
+            def tap(k: int = k) -> None:
                 wait_until_still(page)
                 pt = points.nth(k)
                 pt.scroll_into_view_if_needed()
                 box = pt.bounding_box()
                 page.touchscreen.tap(box["x"] + box["width"] / 2,
                                      box["y"] + box["height"] / 2)
-                try:
-                    page.wait_for_function(
-                        "n => document.querySelector('[data-testid=stMultiSelect]')"
-                        ".innerText.split('\\n').filter(s => s.trim().startsWith('t='))"
-                        ".length > n", arg=len(seen), timeout=45_000)
-                    break
-                except PlaywrightTimeout:
-                    if attempt:
-                        raise
+
+            before = len(seen)
+            act_until(tap, lambda n=before: page.wait_for_function(
+                "n => document.querySelector('[data-testid=stMultiSelect]').innerText"
+                ".split('\\n').filter(s => s.trim().startsWith('t=')).length > n",
+                arg=n, timeout=45_000))
             wait_for_app(page)
             now = landmark_chips(page)
             added = [c for c in now if c not in seen]
