@@ -104,10 +104,10 @@ def _numbers(cells: list[str]) -> np.ndarray | None:
 def _pandas_time_unit() -> str:
     """The datetime64 unit of ``pd.to_datetime`` on ISO texts without a fraction of a
     second: microseconds from pandas 3 on, nanoseconds before (read from the installed
-    version, without importing pandas)."""
-    from importlib.metadata import version
+    version, without importing pandas nor, mostly, :mod:`importlib.metadata`)."""
+    from lmdk_core.foundation.installed_versions import installed_version
 
-    return "us" if int(version("pandas").split(".")[0]) >= 3 else "ns"
+    return "us" if int(installed_version("pandas").split(".")[0]) >= 3 else "ns"
 
 
 def _iso_times(cells: list[str]) -> np.ndarray | None:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from lmdk_core.engine.share_allocation import ShareAllocation, first_outside
+from lmdk_core.foundation.sorted_unique import distinct_sorted
 from lmdk_core.mechanisms import Mechanism
 
 __all__ = ["regular_share", "renoise", "renoise_at"]
@@ -48,7 +49,7 @@ def regular_share(planned: np.ndarray | ShareAllocation, landmarks: np.ndarray) 
     if not p.size:
         return 0.0
     # the first timestamp outside L: the first k with lm[k] != k (no mask of the series)
-    first = first_outside(np.unique(np.asarray(landmarks, dtype=np.intp) % p.size), p.size)
+    first = first_outside(distinct_sorted(np.asarray(landmarks, dtype=np.intp) % p.size), p.size)
     if first < p.size:
         share = float(p[first])
         if share > 0:
@@ -63,7 +64,7 @@ def _regular_share_of_plan(plan: ShareAllocation, landmarks: np.ndarray) -> floa
     T = plan.length
     if not T:
         return 0.0
-    first = first_outside(np.unique(np.asarray(landmarks, dtype=np.intp) % T), T)
+    first = first_outside(distinct_sorted(np.asarray(landmarks, dtype=np.intp) % T), T)
     if first < T and plan.share > 0:
         i = int(np.searchsorted(plan.zero_at, first))
         if not (i < plan.zero_at.size and plan.zero_at[i] == first):

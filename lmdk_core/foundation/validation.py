@@ -15,6 +15,7 @@ from numpy.typing import ArrayLike
 
 from lmdk_core.foundation.errors import InputError
 from lmdk_core.foundation.quoting import quote_user_text, quote_user_value
+from lmdk_core.foundation.sorted_unique import distinct_sorted
 
 __all__ = [
     "budget_below",
@@ -194,7 +195,7 @@ def check_landmarks(landmarks: Iterable[int] | None, length: int) -> np.ndarray:
         raise InputError(
             f"landmark {int(bad[0])} is outside the series: timestamps run from 0 to {length - 1}"
         )
-    return np.unique(arr)
+    return distinct_sorted(arr)  # np.unique(arr), without importing numpy.ma
 
 
 def _whole_landmarks(raw: list) -> np.ndarray:

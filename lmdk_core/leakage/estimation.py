@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from lmdk_core.foundation.errors import InputError
+from lmdk_core.foundation.sorted_unique import distinct_sorted
 from lmdk_core.foundation.validation import check_nonnegative
 from lmdk_core.leakage.correlation import MAX_STATES, check_n_states
 
@@ -28,7 +29,6 @@ __all__ = [
     "GridStates",
     "TransitionMatrices",
     "discretize_series",
-    "distinct_sorted",
     "quantile_transitions_many",
     "quantiles_of_sorted",
     "trajectory_cells",
@@ -96,13 +96,6 @@ def quantiles_of_sorted(S: np.ndarray, probs: np.ndarray) -> np.ndarray:
     out = a + diff * gamma
     np.subtract(b, diff * (1 - gamma), out=out, where=gamma >= 0.5)
     return out
-
-
-def distinct_sorted(q: np.ndarray) -> np.ndarray:
-    """``np.unique(q)`` of a 1-D array without NaN nor both zeros (-0.0 and 0.0): sorted,
-    each value once (the same doubles; numpy's hash-based unique is not needed here)."""
-    s = np.sort(q)
-    return s[np.r_[True, s[1:] != s[:-1]]]
 
 
 def discretize_series(values: ArrayLike, n_bins: int, method: str = "width") -> Discretization:

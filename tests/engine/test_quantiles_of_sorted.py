@@ -1,5 +1,5 @@
 """Quantile bins without ``np.quantile`` (:func:`lmdk_core.leakage.estimation.
-quantiles_of_sorted` and :func:`~lmdk_core.leakage.estimation.distinct_sorted`, the bins
+quantiles_of_sorted` and :func:`~lmdk_core.foundation.sorted_unique.distinct_sorted`, the bins
 of the correlation model estimated from the data, Cao et al. ICDE'17): bit for bit
 numpy's own ``np.quantile`` (linear method) and ``np.unique`` on many random inputs, and
 ``discretize_series``' quantile edges as ``np.unique(np.quantile(v, ...))`` gives them."""
@@ -11,11 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from lmdk_core.leakage.estimation import (
-    discretize_series,
-    distinct_sorted,
-    quantiles_of_sorted,
-)
+from lmdk_core.foundation.sorted_unique import distinct_sorted
+from lmdk_core.foundation.validation import check_landmarks
+from lmdk_core.leakage.estimation import discretize_series, quantiles_of_sorted
 
 _FINITE = st.floats(allow_nan=False, allow_infinity=False, allow_subnormal=True,
                     width=64)
@@ -68,3 +66,17 @@ def test_a_known_case():
     S = np.array([[1.0, 2.0, 4.0, 8.0]])
     got = quantiles_of_sorted(S, np.linspace(0.0, 1.0, 5))[:, 0]
     np.testing.assert_array_equal(got, [1.0, 1.75, 3.0, 5.0, 8.0])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 60), max_size=80), st.sampled_from([np.int64, np.int32,
+                                                                   np.uint16]))
+def test_landmarks_as_np_unique_gives_them(raw, dtype):
+    """check_landmarks' distinct sort (no numpy.ma import) is np.unique's array: values
+    and dtype, for lists and for unsorted arrays with repeats."""
+    arr = np.array(raw, dtype=dtype)
+    np.testing.assert_array_equal(distinct_sorted(arr), np.unique(arr))
+    assert distinct_sorted(arr).dtype == np.unique(arr).dtype
+    got = check_landmarks(raw, 61)
+    np.testing.assert_array_equal(got, np.unique(np.array(raw, dtype=int)))
+    assert got.dtype == np.unique(np.array(raw, dtype=int)).dtype
