@@ -7,7 +7,10 @@ script next to this interpreter, else ``python -m lmdk_core``); the table gives 
 best, median and worst wall time, the same for a bare ``python -c pass`` and
 ``python -c "import numpy"`` as the floor on this machine, and each command's median
 over ``python -c pass`` ("over python"), in wall time and in CPU time (user + system of
-the process: on a loaded machine the CPU figures move less than the wall times). The
+the process: on a loaded machine the CPU figures move less than the wall times), with
+the best CPU time beside the median. The commands run round robin (each once per
+round), so a slow spell of the shared host slows every row alike; a fixed pure-Python
+loop among them shows how much the host alone moves a CPU time. The
 target is ≤ 0.3 s over python for the small-input sub-commands that need no pandas
 (loss, leakage, supremum, calibrate, allocate, check on a 3-state matrix and a short
 allocation). ``--all`` adds the commands that read a CSV or GPX file (release,
@@ -49,6 +52,7 @@ def _commands(d: Path) -> dict[str, list[str]]:
     return {
         "python -c pass": [sys.executable, "-c", "pass"],
         "python -c 'import numpy'": [sys.executable, "-c", "import numpy"],
+        REFERENCE: [sys.executable, "-c", "sum(range(10_000_000))"],
         "lmdk --help": [*lmdk, "--help"],
         "lmdk loss": [*lmdk, "loss", "--matrix", str(p), "--alpha", "1", "--json"],
         "lmdk leakage": [*lmdk, "leakage", "--backward", str(p), "--epsilon", "0.5",
@@ -117,6 +121,10 @@ def _fixed_cost_commands(d: Path) -> dict[str, list[str]]:
                                            "1", "--json"]
     return cmds
 
+
+#: a fixed amount of pure-Python work: its CPU time over the rounds shows how much the
+#: shared machine itself moves the figures
+REFERENCE = "python: 10⁷ additions"
 
 #: issue 39's targets, CPU seconds of the whole process (printed beside the rows)
 TARGETS = {"lmdk solve-epsilon (4 rows)": 0.5, "lmdk report (example view)": 0.5}
@@ -224,7 +232,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         cmds = _commands(Path(tmp))
         if args.fixed:
-            cmds = {k: cmds[k] for k in list(cmds)[:2]}
+            cmds = {k: cmds[k] for k in list(cmds)[:3]}
             cmds.update(_fixed_cost_commands(Path(tmp)))
         if args.all:
             cmds.update(_file_commands(Path(tmp)))
@@ -234,25 +242,31 @@ def main() -> None:
         print(f"load average before: {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores); "
               f"{args.repeat} runs each")
         print(f"{'command':32} {'best s':>7} {'median s':>9} {'worst s':>8} "
-              f"{'over python':>12} {'cpu s':>6} {'cpu over':>9}  heavy imports")
-        floor = cpu_floor = None
-        for name, argv in cmds.items():
-            times, cpus = [], []
-            for _ in range(args.repeat):
+              f"{'over python':>12} {'cpu s':>6} {'best cpu':>9} {'cpu over':>9}  "
+              f"heavy imports")
+        times: dict[str, list[float]] = {name: [] for name in cmds}
+        cpus: dict[str, list[float]] = {name: [] for name in cmds}
+        for _ in range(args.repeat):  # round robin: the host's drift hits every row alike
+            for name, argv in cmds.items():
                 c0 = _children_cpu()
                 t0 = time.perf_counter()
                 subprocess.run(argv, capture_output=True, check=True, env=env)
-                times.append(time.perf_counter() - t0)
-                cpus.append(_children_cpu() - c0)
-            med, cpu = statistics.median(times), statistics.median(cpus)
+                times[name].append(time.perf_counter() - t0)
+                cpus[name].append(_children_cpu() - c0)
+        floor = cpu_floor = None
+        for name, argv in cmds.items():
+            med, cpu = statistics.median(times[name]), statistics.median(cpus[name])
             if floor is None:  # the first row: python -c pass
                 floor, cpu_floor = med, cpu
             target = (f"  [target ≤ {TARGETS[name]} s CPU: "
                       f"{'met' if cpu <= TARGETS[name] else 'NOT met'}]"
                       if name in TARGETS else "")
-            print(f"{name:32} {min(times):7.3f} {med:9.3f} {max(times):8.3f} "
-                  f"{med - floor:12.3f} {cpu:6.3f} {cpu - cpu_floor:9.3f}  {_heavy(argv)}"
-                  f"{target}")
+            print(f"{name:32} {min(times[name]):7.3f} {med:9.3f} {max(times[name]):8.3f} "
+                  f"{med - floor:12.3f} {cpu:6.3f} {min(cpus[name]):9.3f} "
+                  f"{cpu - cpu_floor:9.3f}  {_heavy(argv)}{target}")
+        spread = cpus[REFERENCE]
+        print(f"the machine's own spread: '{REFERENCE}' took {min(spread):.3f}–"
+              f"{max(spread):.3f} s of CPU over the same rounds (the same work every time)")
         print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 
