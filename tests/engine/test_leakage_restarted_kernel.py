@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from lmdk_core.leakage import LossFunction
 from lmdk_core.leakage.recursion import recurse
-from lmdk_core.leakage.restarted_kernel import restarted_kernel
+from lmdk_core.leakage.restarted_kernel import run_restarted
 from lmdk_core.leakage.restarts import MERGE_RTOL, SAFE_SEGMENT_ALPHA
 from lmdk_core.leakage.tpl_many import _run_all
 from lmdk_core.leakage.vector_chains import VertexTables, numpy_is_libm
@@ -71,9 +71,7 @@ def test_compiled_runs_equal_the_numpy_runs_bit_for_bit(seed, users, runs_per_us
     segment = np.concatenate(parts)
     args = [np.array(a, dtype=np.intp) for a in (pos0, step, anchor, off, loss)]
     want = _run_all(eps_all, segment, tables, *args)
-    got = np.full(args[0].size, np.nan)
-    restarted_kernel()(eps_all, segment, tables.thr, tables.v_start, tables.qmd, tables.d,
-                       *args, MERGE_RTOL, got)
+    got = run_restarted(tables, eps_all, segment, *args, MERGE_RTOL)
     assert got.tobytes() == want.tobytes()
 
 
@@ -96,9 +94,7 @@ def test_some_runs_meet_their_segment_run_and_some_reach_their_landmark():
     off = np.r_[np.zeros(4), np.full(4, 400)].astype(np.intp)
     args = [np.asarray(a, dtype=np.intp) for a in (pos0, step, anchor, off, np.zeros(8))]
     want = _run_all(eps, segment, tables, *args)
-    got = np.empty(8)
-    restarted_kernel()(eps, segment, tables.thr, tables.v_start, tables.qmd, tables.d,
-                       *args, MERGE_RTOL, got)
+    got = run_restarted(tables, eps, segment, *args, MERGE_RTOL)
     assert got.tobytes() == want.tobytes()
     met = got == segment[anchor + off]
     assert met.any() and not met.all()
