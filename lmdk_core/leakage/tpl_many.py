@@ -129,8 +129,25 @@ def _compiled_runs() -> bool:
     return _numba_loaded() and numpy_is_libm()
 
 
+class _Block(NamedTuple):
+    """Where the compiled chains left the problems' segment recursions: every live
+    problem's budget end to end in ``eps``, its BPL segment recursion at the same place
+    of ``seg[:E]`` and its FPL one (in the budget's order) of ``seg[E:]`` (``E =
+    eps.size``); problem j's timestamps start at ``start[j]`` (−1: not in the block)."""
+
+    eps: np.ndarray
+    seg: np.ndarray
+    start: np.ndarray
+
+
 def _gaps_many(problems: list[tuple[np.ndarray, np.ndarray, LossLike, LossLike]]
                ) -> list[Gaps | None]:
+    """:func:`_gaps_and_block` without the block."""
+    return _gaps_and_block(problems)[0]
+
+
+def _gaps_and_block(problems: list[tuple[np.ndarray, np.ndarray, LossLike, LossLike]]
+                    ) -> tuple[list[Gaps | None], _Block | None]:
     """:func:`~lmdk_core.leakage.tpl.landmark_gaps` of every problem, bit for bit, its
     two segment recursions (Cao et al., ICDE 2017: BPL restarted after every landmark,
     FPL before) run for all problems together: as numpy vectors
@@ -143,7 +160,9 @@ def _gaps_many(problems: list[tuple[np.ndarray, np.ndarray, LossLike, LossLike]]
     run the one-user recursion each (:func:`~lmdk_core.leakage.recursion.recurse`, as
     :func:`~lmdk_core.leakage.tpl.landmark_gaps` does): their pruning rounds still run
     together. None where a loss function is zero or a recursion reaches the loss
-    function's log branch (α > 700): such a problem takes the one-user path."""
+    function's log branch (α > 700): such a problem takes the one-user path. The
+    :class:`_Block` of the compiled chains comes with them (None on the other paths),
+    so the pruning rounds read the recursions where they are instead of copying them."""
     checked: list[tuple[np.ndarray, np.ndarray, LossFunction, LossFunction, np.ndarray]] = []
     for eps, lm, b, f in problems:
         e = check_allocation(eps)
@@ -156,13 +175,13 @@ def _gaps_many(problems: list[tuple[np.ndarray, np.ndarray, LossLike, LossLike]]
     out: list[Gaps | None] = [None] * len(problems)
     many = len(live) >= KERNEL_MIN_PROBLEMS
     if not live:
-        return out
+        return out, None
     if not many and not _numba_loaded():  # a few problems: without loading numba
         for i in live:
             e, lm_u, lb, lf, mark = checked[i]
             out[i] = gaps_from_segments(e, lm_u, lb, lf, mark,
                                         *_one_user_segments(e, lb, lf, mark))
-        return out
+        return out, None
     tables = VertexTables()
     # chain 2u: BPL of user u forwards; chain 2u + 1: its FPL backwards
     loss_id = np.array([tables.add(L) for i in live for L in checked[i][2:4]],
@@ -174,11 +193,15 @@ def _gaps_many(problems: list[tuple[np.ndarray, np.ndarray, LossLike, LossLike]]
         for i, seg in zip(live, segments, strict=True):
             if seg is not None:  # None: the log branch, the one-user path
                 out[i] = gaps_from_segments(*checked[i][:4], checked[i][4], *seg)
-        return out
-    for i, g in zip(live, _compiled_gaps([checked[i] for i in live], loss_id, tables),
-                    strict=True):
+        return out, None
+    found, flat = _compiled_gaps([checked[i] for i in live], loss_id, tables)
+    for i, g in zip(live, found, strict=True):
         out[i] = g  # None: the log branch, the one-user path
-    return out
+    if flat is None:  # pragma: no cover - numba is a dependency
+        return out, None
+    start = np.full(len(problems), -1, dtype=np.intp)
+    start[live] = flat.e_off
+    return out, _Block(flat.eps, flat.seg, start)
 
 
 def _numba_loaded() -> bool:
@@ -279,7 +302,7 @@ def _compiled_flat(users: list[tuple], loss_id: np.ndarray, tables: VertexTables
 
 
 def _compiled_gaps(users: list[tuple], loss_id: np.ndarray, tables: VertexTables
-                   ) -> list[Gaps | None]:
+                   ) -> tuple[list[Gaps | None], _Flat | None]:
     """:func:`~lmdk_core.leakage.tpl.gaps_from_segments` of the segment recursions of
     :func:`_compiled_flat` (as :func:`_vector_segments` gives them) for every ``(eps,
     landmarks, lb, lf, mark)`` of ``users``, the same
@@ -287,18 +310,18 @@ def _compiled_gaps(users: list[tuple], loss_id: np.ndarray, tables: VertexTables
     same numpy sum, then the regular timestamps, the landmarks around them and their
     bounds of all users in one compiled call
     (:func:`~lmdk_core.leakage.gaps_kernel.gaps_kernel`, numba being loaded for the
-    chains; ~10 numpy calls over each user's T timestamps otherwise). None where a chain
-    stopped at the log branch."""
+    chains; ~10 numpy calls over each user's T timestamps otherwise), with the
+    :class:`_Flat` they come from. None where a chain stopped at the log branch."""
     flat = _compiled_flat(users, loss_id, tables)
     kernel = gaps_kernel()
     out: list[Gaps | None] = [None] * len(users)
     if flat is None or kernel is None:  # pragma: no cover - numba is a dependency
-        return out
+        return out, None
     E = flat.eps.size
     sb_all, sf_all = flat.seg[:E], flat.seg[E:]
     ok = np.flatnonzero(flat.ok)
     if not ok.size:
-        return out
+        return out, flat
     e_off, sizes = flat.e_off[ok], flat.sizes[ok]
     lms = [users[u][1] for u in ok.tolist()]
     n_lm = np.array([lm.size for lm in lms], dtype=np.intp)
@@ -322,7 +345,7 @@ def _compiled_gaps(users: list[tuple], loss_id: np.ndarray, tables: VertexTables
         r0, r1 = int(reg_off[j]), int(reg_off[j] + n_reg[j])
         out[u] = Gaps(eps, lm, lb, lf, sb_all[lo:lo + n], sf_all[lo:lo + n], float(bases[j]),
                       regular[r0:r1], prev[r0:r1], nxt[r0:r1], upper[r0:r1])
-    return out
+    return out, flat
 
 
 def _batchable(g: Gaps) -> bool:
@@ -360,8 +383,8 @@ def max_landmark_tpls(problems: list[tuple[np.ndarray, np.ndarray, LossLike, Los
     out = np.full(len(problems), np.nan)
     users: list[int] = []
     gaps: list[Gaps] = []
-    for j, ((eps, lm, lb, lf), g) in enumerate(zip(problems, _gaps_many(problems),
-                                                   strict=True)):
+    found, block = _gaps_and_block(problems)
+    for j, ((eps, lm, lb, lf), g) in enumerate(zip(problems, found, strict=True)):
         if g is None or g.regular.size == 0 or not _batchable(g):
             out[j] = max_landmark_tpl(eps, lm, lb, lf)
         else:
@@ -373,13 +396,20 @@ def max_landmark_tpls(problems: list[tuple[np.ndarray, np.ndarray, LossLike, Los
     lf_id = np.array([tables.add(g.lf) for g in gaps], dtype=np.intp)
     lb_id = np.array([tables.add(g.lb) for g in gaps], dtype=np.intp)
     tables.freeze()
-    sizes = np.array([g.eps.size for g in gaps], dtype=np.intp)
-    e_off = np.r_[0, np.cumsum(sizes)[:-1]].astype(np.intp)
-    eps_all = np.concatenate([g.eps for g in gaps])
-    # segment: every user's sf then sb; a run down reads sf, a run up sb
-    segment = np.concatenate([a for g in gaps for a in (g.sf, g.sb)])
-    off_f = e_off  # sf of user j starts at 2·e_off[j]: index = (e_off[j] + t) + e_off[j]
-    off_b = e_off + sizes  # its sb right after its sf
+    if block is not None and bool(np.all(block.start[users] >= 0)):
+        # the compiled chains' arrays as they are: user j's timestamps from e_off[j] in
+        # eps_all, its sb at the same index of segment, its sf E further
+        eps_all, segment, e_off = block.eps, block.seg, block.start[users]
+        off_f = np.full(len(gaps), block.eps.size, dtype=np.intp)
+        off_b = np.zeros(len(gaps), dtype=np.intp)
+    else:
+        sizes = np.array([g.eps.size for g in gaps], dtype=np.intp)
+        e_off = np.r_[0, np.cumsum(sizes)[:-1]].astype(np.intp)
+        eps_all = np.concatenate([g.eps for g in gaps])
+        # segment: every user's sf then sb; a run down reads sf, a run up sb
+        segment = np.concatenate([a for g in gaps for a in (g.sf, g.sb)])
+        off_f = e_off  # user j's sf from 2·e_off[j]: index (e_off[j] + t) + e_off[j]
+        off_b = e_off + sizes  # its sb right after its sf
     best = np.array([g.base if g.lm.size else -np.inf for g in gaps])
     # the first round examines each user's 16 largest bounds (×4 each round after): on
     # 100 Adaptive users × 8,760 hours at most 4 bounds exceeded the final maximum, and
