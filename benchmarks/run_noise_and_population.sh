@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every figure of the exact-noise and population work measured in ONE run, each beside its
 # floor or peer, into one dated log (benchmarks/README.md lists what each part prints).
-#   benchmarks/run_noise_and_population.sh            # the whole set (about 15-25 min)
+#   benchmarks/run_noise_and_population.sh            # the whole set (about 5-10 min)
 #   QUICK=1 benchmarks/run_noise_and_population.sh    # smaller inputs (about 5 min)
 # PY picks the interpreter (default: the project's .venv); PEERS the peers' interpreter.
 set -euo pipefail
