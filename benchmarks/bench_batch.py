@@ -414,6 +414,71 @@ def recursion_floor(users: int = 228, hours: int = 8_760, runs: int = 5) -> None
           f"{hours:,} hours, {2 * n:,} steps, compiled): {k / (2 * n) * 1e9:.1f} ns per "
           f"step; floor log1p(expm1(x)) of the C library, compiled: "
           f"{fl / (2 * n) * 1e9:.1f} ns; ratio {k / fl:.2f} (best of {runs}, CPU; {load()})")
+    x_domain_experiment(args, seg, best, users, hours)
+
+
+def x_domain_experiment(args: tuple, seg: np.ndarray, best, users: int, hours: int) -> None:
+    """NOT the engine's recursion — a measurement for the decision the audit's 1.3
+    target needs (docs/performance.md, "What meeting 1.3 would take"): the same chains on
+    ``x = e^α − 1``, where a step is ``x' = y·e^{ε_t} + (e^{ε_t} − 1)`` with ``y = (Q_k −
+    D_k)x/(1 + D_k x)`` (algebraically ``expm1(log1p(y) + ε_t)``) and no C-library call,
+    the two exponentials of each ε_t taken once as numpy vectors, and the bound's
+    ``sb_t + sf_t`` as one ``log`` per timestamp of ``(1 + x_b)(1 + x_f)``. Prints its CPU
+    per step against the engine's chains and how far its values are from the engine's
+    (relative, the largest over the block): they round differently."""
+    import numba
+
+    (eps, mark, start, length, reverse, out_start, thr, t_start, t_len, wq, wd, v_start,
+     _, _) = args
+
+    @numba.njit(nogil=True)
+    def x_chains(E, M, restart, start, length, reverse, out_start, thr, t_start, t_len, wQ,
+                 wD, v_start, out):  # pragma: no cover - compiled
+        for c in range(start.size):
+            x = 0.0
+            n = length[c]
+            for t in range(n):
+                j = n - 1 - t if reverse[c] else t
+                i = start[c] + j
+                p, q = t_start[c], t_start[c] + t_len[c]
+                while p < q:  # the hull vertex: searchsorted(side="right")
+                    m = (p + q) // 2
+                    if thr[m] <= x:
+                        p = m + 1
+                    else:
+                        q = m
+                k = v_start[c] + p - t_start[c]
+                D = wD[k]
+                x = (wQ[k] - D) * x / (1.0 + D * x) * E[i] + M[i]
+                out[out_start[c] + j] = x
+                if restart[i]:
+                    x = 0.0
+        return 0
+
+    n = eps.size
+    xs = np.empty(2 * n)
+
+    def run() -> np.ndarray:
+        E, M = np.exp(eps), np.expm1(eps)
+        x_chains(E, M, mark, start, length, reverse, out_start, thr, t_start, t_len, wq, wd,
+                 v_start, xs)
+        return np.log((1.0 + xs[:n]) * (1.0 + xs[n:])) - eps  # sb_t + sf_t − ε_t
+
+    bound = run()
+    k = best(run)
+    chains = best(lambda: x_chains(np.exp(eps), np.expm1(eps), mark, start, length, reverse,
+                                   out_start, thr, t_start, t_len, wq, wd, v_start, xs))
+    want = seg[:n] + seg[n:] - eps
+    ok = np.isfinite(bound) & (want > 0)
+    rel_bound = float(np.max(np.abs(bound[ok] - want[ok]) / want[ok]))
+    alpha = np.log1p(xs)
+    rel_alpha = float(np.max(np.abs(alpha - seg)[seg > 0] / seg[seg > 0]))
+    print(f"  not the engine's recursion (a measurement): the same chains on x = e^α − 1, no "
+          f"C-library call per step: {chains / (2 * n) * 1e9:.1f} ns per step; with the "
+          f"bounds (one log per timestamp): {k / (2 * n) * 1e9:.1f} ns per step; largest "
+          f"relative difference from the engine's values: α {rel_alpha:.1e}, bound "
+          f"sb + sf − ε {rel_bound:.1e} ({int((~ok).sum())} of {n:,} bounds not finite "
+          f"or 0; {users} users x {hours:,} hours, best of 5, CPU)")
 
 
 def partition_section(args, cols) -> None:

@@ -8,6 +8,7 @@ timings, read by a person, never asserted)."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -39,3 +40,9 @@ def test_recursion_floor_runs():
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "1,800 steps, compiled" in proc.stdout and "ratio" in proc.stdout
+    # the measured alternative recursion (on x = e^α − 1) agrees with the engine's values
+    # within the golden outputs' tolerance, as docs/performance.md says
+    m = re.search(r"engine's values: α ([0-9.e+-]+), bound sb \+ sf − ε ([0-9.e+-]+)",
+                  proc.stdout)
+    assert m, proc.stdout[-2000:]
+    assert float(m.group(1)) < 1e-12 and float(m.group(2)) < 1e-12
