@@ -92,8 +92,9 @@ def _restarted_runs(eps, segment, thr, t_start, t_len, width, v_start, qmd, d, p
             while i >= 0:
                 p = pos[j]
                 a = v[j]
+                ref = segment[p + off[i]]
                 at_end = p == anchor[i]
-                if not (at_end or abs(a - segment[p + off[i]]) <= rtol * segment[p + off[i]]):
+                if not (at_end or abs(a - ref) <= rtol * ref):
                     break
                 out[i] = a if at_end else segment[anchor[i] + off[i]]
                 if nxt < n:  # the lane takes the next run (checked at once)

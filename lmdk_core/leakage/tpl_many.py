@@ -15,7 +15,7 @@ the run's own crossings ``<= x``, which is ``searchsorted(side="right")``,
 :func:`~lmdk_core.leakage.vector_chains.vertex_index`), and the maximum over the pruned
 candidates does not depend on the order in which they are examined, so every result is
 bit for bit that of the one-user function (tests/engine/test_leakage_tpl_many.py). The
-users' segment recursions run together too (:func:`_gaps_many`): as numpy vectors
+users' segment recursions run together too (:func:`_gaps_and_block`): as numpy vectors
 (:mod:`~lmdk_core.leakage.vector_chains`), so a batch worker that needs numba for
 nothing else does not load it for them, or in one compiled call
 (:func:`~lmdk_core.leakage.recursion.chains_kernel`) where numba is loaded anyway; so do
@@ -138,12 +138,6 @@ class _Block(NamedTuple):
     eps: np.ndarray
     seg: np.ndarray
     start: np.ndarray
-
-
-def _gaps_many(problems: list[tuple[np.ndarray, np.ndarray, LossLike, LossLike]]
-               ) -> list[Gaps | None]:
-    """:func:`_gaps_and_block` without the block."""
-    return _gaps_and_block(problems)[0]
 
 
 def _gaps_and_block(problems: list[tuple[np.ndarray, np.ndarray, LossLike, LossLike]]
@@ -396,9 +390,9 @@ def max_landmark_tpls(problems: list[tuple[np.ndarray, np.ndarray, LossLike, Los
     lf_id = np.array([tables.add(g.lf) for g in gaps], dtype=np.intp)
     lb_id = np.array([tables.add(g.lb) for g in gaps], dtype=np.intp)
     tables.freeze()
-    if block is not None and bool(np.all(block.start[users] >= 0)):
-        # the compiled chains' arrays as they are: user j's timestamps from e_off[j] in
-        # eps_all, its sb at the same index of segment, its sf E further
+    if block is not None:  # every Gaps then comes from the compiled chains' block
+        # its arrays as they are: user j's timestamps from e_off[j] in eps_all, its sb at
+        # the same index of segment, its sf E further
         eps_all, segment, e_off = block.eps, block.seg, block.start[users]
         off_f = np.full(len(gaps), block.eps.size, dtype=np.intp)
         off_b = np.zeros(len(gaps), dtype=np.intp)
